@@ -1,0 +1,15 @@
+/* The subcommands of the xsflow program. Each lives in its own cmd_*.c. */
+#ifndef XSF_APP_COMMANDS_H
+#define XSF_APP_COMMANDS_H
+
+typedef struct xsf_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+} xsf_command;
+
+int cmd_info(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+#endif

@@ -1,0 +1,37 @@
+/* xsflow: receive and decode JPEG XS (and BPC-PaCo) video. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const xsf_command commands[] = {
+    {"info", "print what the headers of a .jxs file say", cmd_info},
+    {"decode", "decode a .jxs file to .yuv, .y4m, .ppm or .pgm", cmd_decode},
+    {"demo", "decode the bundled example and say what it decoded", cmd_demo},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: xsflow COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'xsflow COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "xsflow: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
