@@ -1,0 +1,162 @@
+/* The C reference JPEG XS decoder: headers, a structural walk of the whole
+ * codestream, then slice by slice entropy decoding into coefficient planes,
+ * the inverse DWT of wavelet/ and the output stage. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xs_decoder.h"
+
+xsf_status xs_decoder_create(xs_decoder **dec)
+{
+    if (!dec)
+        return XSF_ERR_ARG;
+    *dec = calloc(1, sizeof **dec);
+    return *dec ? XSF_OK : XSF_ERR_NOMEM;
+}
+
+static void release_buffers(xs_decoder *d)
+{
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
+        free(d->coef[c]);
+        free(d->out[c]);
+        wav_plan_destroy(d->plan[c]);
+        d->coef[c] = NULL;
+        d->out[c] = NULL;
+        d->plan[c] = NULL;
+    }
+    free(d->gcli);
+    free(d->gtli);
+    free(d->sig_scratch);
+    d->gcli = d->gtli = d->sig_scratch = NULL;
+    d->configured = 0;
+}
+
+void xs_decoder_destroy(xs_decoder *d)
+{
+    if (!d)
+        return;
+    release_buffers(d);
+    free(d);
+}
+
+const xs_header *xs_decoder_header(const xs_decoder *d)
+{
+    return &d->hdr;
+}
+
+const char *xs_decoder_error(const xs_decoder *d)
+{
+    return d->err.msg;
+}
+
+/* Same buffer shapes? Then a new frame reuses every allocation. */
+static int same_format(const xs_header *a, const xs_header *b)
+{
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
+        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
+        return 0;
+    for (int c = 0; c < a->nc; c++)
+        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
+            return 0;
+    return 1;
+}
+
+static xsf_status configure(xs_decoder *d, const xs_header *prev)
+{
+    if (d->configured && same_format(prev, &d->hdr))
+        return XSF_OK;
+    release_buffers(d);
+    const xs_geometry *g = &d->geom;
+    size_t sig_bytes = 0;
+    for (int b = 0; b < g->nbands; b++)
+        sig_bytes += g->band[b].gcli_stride / 8 + 2;
+    d->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
+    d->gtli = malloc((size_t)g->rows * g->cols * g->nbands);
+    d->sig_scratch = malloc(sig_bytes * 8);
+    if (!d->gcli || !d->gtli || !d->sig_scratch)
+        goto nomem;
+    memset(&d->img, 0, sizeof d->img);
+    d->img.nc = g->nc;
+    for (int c = 0; c < g->nc; c++) {
+        const xs_component *cp = &g->comp[c];
+        const size_t n = (size_t)cp->width * cp->height;
+        d->coef[c] = malloc(n * sizeof(int32_t));
+        d->out[c] = malloc(n * sizeof(uint16_t));
+        if (!d->coef[c] || !d->out[c])
+            goto nomem;
+        if (cp->nlx > 0) {
+            wav_plan_desc desc = {
+                .width = (size_t)cp->width, .height = (size_t)cp->height, .pitch = (size_t)cp->width,
+                .planes = 1, .plane_stride = n, .filter = WAV_FILTER_53, .sample = WAV_INT32,
+                .levels_v = cp->nly, .levels_h = cp->nlx,
+            };
+            xsf_status st = wav_plan_create(&d->plan[c], &desc, &d->err);
+            if (st != XSF_OK) {
+                release_buffers(d);
+                return st;
+            }
+        }
+        d->img.width[c] = cp->width;
+        d->img.height[c] = cp->height;
+        d->img.depth[c] = d->hdr.depth[c];
+        d->img.pitch[c] = (size_t)cp->width;
+        d->img.plane[c] = d->out[c];
+    }
+    d->configured = 1;
+    return XSF_OK;
+nomem:
+    release_buffers(d);
+    return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture", d->hdr.wf, d->hdr.hf);
+}
+
+xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed, const xs_image **img)
+{
+    if (!d || !buf || !consumed || !img)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&d->err);
+    *consumed = 0;
+    *img = NULL;
+    /* Parse and walk the whole codestream before touching the decoder's
+     * state or allocating anything it sizes. */
+    xs_header h;
+    xsf_status st = xs_parse_header(buf, len, &h, &d->err);
+    if (st == XSF_OK)
+        st = xs_geometry_init(&d->scratch_geom, &h, &d->err);
+    size_t total = 0;
+    if (st == XSF_OK)
+        st = xs_walk(buf, len, &h, &d->scratch_geom, NULL, &total, &d->err);
+    if (st != XSF_OK)
+        return st;
+    const xs_header prev = d->hdr;
+    d->hdr = h;
+    d->geom = d->scratch_geom;
+    st = configure(d, &prev);
+    if (st != XSF_OK)
+        return st;
+    const xs_geometry *g = &d->geom;
+    size_t off = d->hdr.header_bytes;
+    for (int s = 0; s < g->slices; s++) {
+        off += 6; /* SLH, checked by the walk */
+        const int row_end = (s + 1) * d->hdr.hsl < g->rows ? (s + 1) * d->hdr.hsl : g->rows;
+        for (int row = s * d->hdr.hsl; row < row_end; row++) {
+            for (int col = 0; col < g->cols; col++) {
+                size_t used;
+                st = xs_decode_precinct(d, buf + off, total - off, off, row, col, row == s * d->hdr.hsl, &used);
+                if (st != XSF_OK)
+                    return st;
+                off += used;
+            }
+        }
+    }
+    for (int c = 0; c < g->nc; c++) {
+        if (d->plan[c]) {
+            st = wav_inverse(d->plan[c], d->coef[c]);
+            if (st != XSF_OK)
+                return xsf_error_set(&d->err, st, "inverse wavelet transform of component %d failed", c);
+        }
+    }
+    xs_output_stage(d);
+    *consumed = total;
+    *img = &d->img;
+    return XSF_OK;
+}

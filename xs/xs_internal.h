@@ -1,0 +1,84 @@
+/* Internal structures of the JPEG XS reader and decoder: the band and packet
+ * geometry derived from the headers (21122-1 Annex B). */
+#ifndef XS_INTERNAL_H
+#define XS_INTERNAL_H
+
+#include "xs.h"
+
+#define XS_MAX_NLX 8
+#define XS_MAX_NLY 2
+#define XS_MAX_BETA (2 * XS_MAX_NLY + XS_MAX_NLX + 1) /* band positions per component */
+#define XS_MAX_PACKETS (2 * XS_MAX_BETA + 8 * 4 + 1)
+#define XS_MAX_GCLI 15 /* a bitplane count fits in the 4 bits of the raw mode */
+
+/* Largest picture the decoder accepts, in samples over all components: it
+ * bounds every allocation made from header fields. */
+#define XS_MAX_SAMPLES ((size_t)1 << 28)
+
+typedef struct xs_component {
+    int width, height;   /* Wc = Wf / sx, Hc = Hf / sy */
+    int nlx, nly;        /* decomposition levels of this component */
+    int sx, sy;
+} xs_component;
+
+/* One band that exists in the codestream, in the order of 21122-1 Table B.x:
+ * band position beta major, component minor (the order of WGT and D[p,b]). */
+typedef struct xs_band {
+    int comp;
+    int beta;
+    int lx;              /* horizontal decomposition level of the band (0: none) */
+    int x0, y0;          /* origin in the component's Mallat plane */
+    int width, height;
+    int lines;           /* lines of this band in one precinct */
+    int col_width;       /* coefficients in one precinct column (the last may have fewer) */
+    uint8_t gain, priority;
+    size_t gcli_stride;  /* code groups in one row of the band, over all precinct columns */
+    size_t gcli_offset;  /* offset of the band's first code group in xs_geometry.gcli storage */
+} xs_band;
+
+typedef struct xs_packet {
+    int line;            /* line index inside the precinct */
+    int first, last;     /* bands [first, last) of xs_geometry.band */
+} xs_packet;
+
+typedef struct xs_geometry {
+    int nc, ncd;                       /* components, components with decomposition (Nc - Sd) */
+    xs_component comp[XS_MAX_COMPONENTS];
+    int nbands;                        /* bands that exist */
+    xs_band band[XS_MAX_BANDS];
+    int npackets;
+    xs_packet packet[XS_MAX_PACKETS];
+    int precinct_height;               /* 2^NLy lines of the frame */
+    int rows, cols;                    /* precincts per column and per row of the frame */
+    int slices;
+    int long_headers;                  /* 7-byte packet headers */
+    size_t precinct_header_bytes;      /* Lprc, Q, R and the D[p,b] bits, byte aligned */
+    size_t gcli_total;                 /* code groups of all bands over the frame */
+    size_t samples;                    /* sum of Wc * Hc */
+} xs_geometry;
+
+/* Derives the geometry from a parsed header; validates every combination it
+ * depends on. `err` receives a message naming the field at fault. */
+xsf_status xs_geometry_init(xs_geometry *g, const xs_header *hdr, xsf_error *err);
+
+/* Width and height of band b inside precinct (row, col); zero if absent. */
+static inline int xs_band_prec_width(const xs_geometry *g, const xs_band *b, int col)
+{
+    int x = col * b->col_width;
+    int w = b->width - x;
+    (void)g;
+    return w < 0 ? 0 : (w < b->col_width ? w : b->col_width);
+}
+static inline int xs_band_prec_height(const xs_band *b, int row)
+{
+    int h = b->height - row * b->lines;
+    return h < 0 ? 0 : (h < b->lines ? h : b->lines);
+}
+
+
+/* Walks slices and precincts by their lengths (layout.c); fills slice_offset
+ * when not NULL and *total with the codestream size. */
+xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
+                   size_t *total, xsf_error *err);
+
+#endif
