@@ -287,19 +287,18 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
 
 const char *xs_profile_name(uint16_t ppih)
 {
-    /* 21122-2 Table 2 (Ppih values). */
+    /* 21122-2 Table A.7 (Ppih values). */
     switch (ppih) {
     case 0x0000: return "Unrestricted";
     case 0x1500: return "Light 422.10";
     case 0x1a00: return "Light 444.12";
     case 0x2500: return "Light-Subline 422.10";
-    case 0x3540: return "Main 420.12";
-    case 0x3a40: return "Main 422.10";
-    case 0x3e40: return "Main 444.12";
-    case 0x3f40: return "Main 4444.12";
-    case 0x4a44: return "High 420.12";
-    case 0x4e44: return "High 444.12";
-    case 0x4f44: return "High 4444.12";
+    case 0x3240: return "Main 420.12";
+    case 0x3540: return "Main 422.10";
+    case 0x3a40: return "Main 444.12";
+    case 0x3e40: return "Main 4444.12";
+    case 0x4a40: return "High 444.12";
+    case 0x4e40: return "High 4444.12";
     case 0x6ec0: return "MLS.12";
     case 0x9300: return "Light Bayer";
     case 0xb340: return "Main Bayer";

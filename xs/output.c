@@ -8,7 +8,7 @@ static inline int64_t clamp64(int64_t v, int64_t hi)
     return v < 0 ? 0 : (v > hi ? hi : v);
 }
 
-static void inverse_rct(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
+void xs_inverse_rct(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         /* Wrapping arithmetic: hostile streams may carry any int32 here. */
@@ -25,7 +25,7 @@ void xs_output_stage(xs_decoder *d)
     const xs_header *h = &d->hdr;
     const xs_geometry *g = &d->geom;
     if (h->cpih == 1)
-        inverse_rct(d->coef[0], d->coef[1], d->coef[2], (size_t)g->comp[0].width * g->comp[0].height);
+        xs_inverse_rct(d->coef[0], d->coef[1], d->coef[2], (size_t)g->comp[0].width * g->comp[0].height);
     const int bw = h->bw;
     for (int c = 0; c < g->nc; c++) {
         const size_t n = (size_t)g->comp[c].width * g->comp[c].height;

@@ -51,8 +51,7 @@ static int decode_gcli_line(xs_bits *br, uint8_t *g, int n, int raw, int mode, c
                 if (x < 0)
                     return -1;
                 int thr = mtop - gtli > 0 ? mtop - gtli : 0;
-                int delta = x > 2 * thr ? x - thr : ((x & 1) ? -((x + 1) >> 1) : (x >> 1));
-                v = mtop + delta;
+                v = mtop + xs_bounded_residual(x, thr);
             }
         }
         if (v > XS_MAX_GCLI)

@@ -81,4 +81,18 @@ static inline int xs_band_prec_height(const xs_band *b, int row)
 xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
                    size_t *total, xsf_error *err);
 
+/* 21122-1 C.7 bounded code: the residual of a vertically predicted bitplane
+ * count cannot fall below -thr (the count cannot fall below the truncation
+ * position), so the unary symbol x folds the signed range [-thr, thr] as
+ * 0, -1, 1, -2, 2 ... and counts beyond it directly. */
+static inline int xs_bounded_residual(int x, int thr)
+{
+    if (x > 2 * thr)
+        return x - thr;
+    return (x & 1) ? -((x + 1) >> 1) : (x >> 1);
+}
+
+/* Inverse reversible colour transform (21122-1 F.3) on n samples. */
+void xs_inverse_rct(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
+
 #endif
