@@ -1,6 +1,8 @@
 /* xsflow wavelet core: CDF 5/3 (exact integer lifting of ISO/IEC 15444-1 Annex F
- * and ISO/IEC 21122-1 Annex E) and CDF 9/7 (float lifting), forward and inverse,
- * for JPEG 2000-style symmetric and JPEG XS asymmetric decompositions.
+ * and ISO/IEC 21122-1 Annex E) and CDF 9/7 (float lifting, JPEG 2000 irreversible
+ * filter), forward and inverse, for JPEG 2000-style symmetric and JPEG XS
+ * asymmetric decompositions. The CUDA version of the same plans is in
+ * wavelet_cuda.h; this header needs no CUDA headers.
  *
  * Layout: one plane is transformed in place. After the forward transform the
  * plane holds the subbands in Mallat order: at each level the low-pass half of
@@ -10,7 +12,19 @@
  * horizontal then vertical in the inverse); levels levels_v+1..levels_h split
  * only the horizontal dimension of the remaining low-pass band. A symmetric
  * decomposition has levels_v == levels_h. Boundaries use whole-sample symmetric
- * extension, right for any size including 1.
+ * extension (x[-i] = x[i], x[n-1+i] = x[n-1-i]), right for any size; a 1-sample
+ * line is left unchanged (15444-1 F.3.7 / F.4.8), so a level whose band is 1
+ * sample wide in a dimension leaves that dimension as it is and an empty
+ * high-pass band. Lines start at even coordinates (the first sample is low-pass).
+ *
+ * Sample types: the 5/3 works on int32 (WAV_INT32); the 5/3 sums two samples, so
+ * samples and coefficients must stay within +-2^29 (JPEG XS and JPEG 2000 data
+ * use at most ~20 bits). Right shifts of negative values floor, as both
+ * standards require. The 9/7 works on float32 (WAV_FLOAT32) with the JPEG 2000
+ * normalization (15444-1 F.3.8.2): the low-pass filter has DC gain 1, the
+ * high-pass filter gain 2 at the Nyquist frequency (analysis taps 0.6029490182,
+ * 0.2668641184, -0.0782232665, -0.0168641184, 0.0267487574 and 1.1150870525,
+ * -0.5912717631, -0.0575435262, 0.0912717631).
  */
 #ifndef XSF_WAVELET_H
 #define XSF_WAVELET_H
@@ -27,24 +41,30 @@ typedef enum wav_sample { WAV_INT32 = 0, WAV_FLOAT32 = 1 } wav_sample;
 #define WAV_MAX_LEVELS 15
 
 typedef struct wav_plan_desc {
-    size_t width, height; /* samples of one plane */
+    size_t width, height; /* samples of one plane, >= 1 */
     size_t pitch;         /* elements between the starts of two rows, >= width */
     size_t planes;        /* planes of this size transformed together (>= 1) */
-    size_t plane_stride;  /* elements between the starts of two planes */
+    size_t plane_stride;  /* elements between the starts of two planes (unused if planes == 1) */
     wav_filter filter;    /* 5/3 works on int32 samples, 9/7 on float32 */
     wav_sample sample;
-    int levels_v;         /* levels splitting both dimensions */
-    int levels_h;         /* total horizontal levels, >= levels_v */
+    int levels_v;         /* levels splitting both dimensions, 0..levels_h */
+    int levels_h;         /* total horizontal levels, 0..WAV_MAX_LEVELS (0: identity) */
 } wav_plan_desc;
 
 typedef struct wav_plan wav_plan;
 
-/* Validates the description and allocates the plan's scratch memory. */
+/* Checks a description: sizes, filter/sample pairing, level counts, and that
+ * the planes do not overlap and the extent fits in size_t. */
+xsf_status wav_plan_validate(const wav_plan_desc *desc, xsf_error *err);
+
+/* Validates the description and allocates the plan's scratch memory (one line
+ * of max(width, height) samples and a strip of columns). */
 xsf_status wav_plan_create(wav_plan **plan, const wav_plan_desc *desc, xsf_error *err);
 void wav_plan_destroy(wav_plan *plan);
 const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan);
 
-/* C reference transforms, in place on host memory. */
+/* C reference transforms, in place on host memory (data points to the first
+ * sample of the first plane). Single-threaded; a plan serves one call at a time. */
 xsf_status wav_forward(wav_plan *plan, void *data);
 xsf_status wav_inverse(wav_plan *plan, void *data);
 
@@ -56,11 +76,17 @@ static inline size_t wav_low_len(size_t n, int level)
     return n;
 }
 
-/* One-dimensional 5/3 lifting steps on a strided line (the building blocks the
- * codecs may call directly). `x` holds n interleaved samples (even = low,
- * odd = high) on input to the inverse and on output of the forward. */
+/* Size of the region that level `level` (1..levels_h) splits, that is the
+ * low-pass band left by level `level` - 1: width and height. */
+void wav_level_input_size(const wav_plan_desc *desc, int level, size_t *width, size_t *height);
+
+/* One-dimensional lifting on a strided line (the building blocks the codecs may
+ * call directly). `x` holds n interleaved samples (even = low, odd = high) on
+ * input to the inverse and on output of the forward. */
 void wav53_forward_1d(int32_t *x, size_t n, size_t stride);
 void wav53_inverse_1d(int32_t *x, size_t n, size_t stride);
+void wav97_forward_1d(float *x, size_t n, size_t stride);
+void wav97_inverse_1d(float *x, size_t n, size_t stride);
 
 #ifdef __cplusplus
 }

@@ -124,7 +124,7 @@ xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *cons
         st = xs_geometry_init(&d->scratch_geom, &h, &d->err);
     size_t total = 0;
     if (st == XSF_OK)
-        st = xs_walk(buf, len, &h, &d->scratch_geom, NULL, &total, &d->err);
+        st = xs_walk(buf, len, &h, &d->scratch_geom, NULL, NULL, &total, &d->err);
     if (st != XSF_OK)
         return st;
     const xs_header prev = d->hdr;

@@ -5,8 +5,10 @@
 #include "xs_internal.h"
 
 xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
-                   size_t *total, xsf_error *err)
+                   uint32_t *precinct_offset, size_t *total, xsf_error *err)
 {
+    if (len > UINT32_MAX)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "codestream buffer of %zu bytes exceeds 4 GiB", len);
     size_t off = h->header_bytes;
     for (int s = 0; s < g->slices; s++) {
         if (len - off < 6)
@@ -37,6 +39,8 @@ xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_
                     return xsf_error_set(err, XSF_ERR_TRUNCATED,
                                          "byte %zu: precinct (%d,%d): Lprc=%zu runs past the end (%zu bytes left)",
                                          off, row, col, lprc, len - off - g->precinct_header_bytes);
+                if (precinct_offset)
+                    precinct_offset[(size_t)row * g->cols + col] = (uint32_t)off;
                 off += g->precinct_header_bytes + lprc;
             }
         }
@@ -73,7 +77,7 @@ xsf_status xs_scan_layout(const uint8_t *buf, size_t len, xs_layout *layout, xsf
     layout->slice_offset = malloc(sizeof(size_t) * (size_t)g.slices);
     if (!layout->slice_offset)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for %d slice offsets", g.slices);
-    st = xs_walk(buf, len, &h, &g, layout->slice_offset, &layout->codestream_bytes, err);
+    st = xs_walk(buf, len, &h, &g, layout->slice_offset, NULL, &layout->codestream_bytes, err);
     if (st != XSF_OK) {
         xs_layout_free(layout);
         return st;

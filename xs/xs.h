@@ -120,6 +120,191 @@ xsf_status xs_decode(xs_decoder *dec, const uint8_t *buf, size_t len, size_t *co
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
 
+/* ---- GPU decoder (built when CUDA is available) ----
+ *
+ * A context is bound to one device and one CUDA stream, and is configured
+ * for a picture format by the first frame; device memory is allocated then
+ * (and again only when the format changes), never per frame. Calls enqueue
+ * work on the stream and return; only xs_gpu_sync and the download with
+ * sync=1 wait, and they wait for this stream alone. One context per host
+ * thread; any number of contexts per GPU. Errors found while the headers are
+ * read are returned at once; errors inside the entropy-coded data are found
+ * on the GPU and returned by the next xs_gpu_sync. */
+typedef struct CUstream_st *xs_cuda_stream; /* the same type as cudaStream_t */
+typedef struct xs_gpu_decoder xs_gpu_decoder;
+
+/* Device planes of the last decoded picture: uint16 samples at the
+ * component's depth, rows `pitch_bytes` apart. */
+typedef struct xs_gpu_image {
+    int nc;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+    size_t pitch_bytes[XS_MAX_COMPONENTS];
+    uint16_t *plane[XS_MAX_COMPONENTS];
+} xs_gpu_image;
+
+/* Returns XSF_ERR_NODEVICE where no GPU is usable (or CUDA was not built). */
+xsf_status xs_gpu_available(void);
+xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream);
+void xs_gpu_decoder_destroy(xs_gpu_decoder *dec);
+/* Decodes the codestream at buf (host memory; pinned memory makes the upload
+ * asynchronous). *consumed is its size in bytes. */
+xsf_status xs_gpu_decode(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
+/* Decodes a codestream already in device memory. The host still reads the
+ * headers and precinct lengths: `host_copy` is the same bytes in host memory,
+ * or NULL to have them read back from the device (which waits for the stream). */
+xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, const uint8_t *host_copy, size_t len,
+                                size_t *consumed);
+const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec);
+/* Copies the last picture into host planes (tightly packed uint16 rows, one
+ * plane per component, as xs_image). With sync=0 the copy is only enqueued. */
+xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync);
+/* Waits for the stream and reports errors found in the data on the GPU. */
+xsf_status xs_gpu_sync(xs_gpu_decoder *dec);
+const char *xs_gpu_decoder_error(const xs_gpu_decoder *dec);
+/* Per-kernel times of the last decode in milliseconds, when timing was
+ * enabled with xs_gpu_set_timing (it adds events to the stream). */
+void xs_gpu_set_timing(xs_gpu_decoder *dec, int on);
+int xs_gpu_kernel_times(const xs_gpu_decoder *dec, const char **names, float *ms, int max);
+
+/* ---- encoder ----
+ *
+ * The JPEG XS encoder: the C reference (xs_encoder) and the CUDA encoder
+ * (xs_gpu_encoder), which produce the same bytes for the same settings.
+ * Both write nothing outside 21122-1: SOC, CAP, PIH, CDT, WGT, and NLT/CWD
+ * when asked for, then slices of precincts, then EOC. ENCODER.md describes
+ * the rate control and the choice of coding modes. */
+
+/* Bit-plane count coding modes (21122-1 C.7) the encoder may use. It picks,
+ * per band and precinct, the cheapest of those allowed, and per packet raw
+ * coding when that is cheaper still. */
+enum {
+    XS_GCLI_RAW = 1,      /* 4-bit raw counts, chosen per packet (Dr; Rl=1) */
+    XS_GCLI_NOPRED = 2,   /* unary code without prediction (always allowed) */
+    XS_GCLI_VPRED = 4,    /* vertical prediction through the bounded code */
+    XS_GCLI_SIGFLAGS = 8, /* significance flags on top of the unary codes */
+    XS_GCLI_ALL = 15,
+};
+
+typedef enum xs_rate_control {
+    XS_RC_SLICE = 0,    /* every slice is exactly its share of the target; a precinct may use what
+                           the precincts before it in the slice left unused; padding ends the slice */
+    XS_RC_PRECINCT = 1, /* every precinct is exactly its share (strict CBR, no carry) */
+    XS_RC_FIXED = 2,    /* no target: every precinct uses the given Q and R (VBR; lossless with
+                           Q=R=0 and Fq=0) */
+} xs_rate_control;
+
+/* 21122-2 Ppih values the encoder can signal and check (0 = unrestricted). */
+enum {
+    XS_PPIH_UNRESTRICTED = 0x0000,
+    XS_PPIH_LIGHT_422_10 = 0x1500,
+    XS_PPIH_MAIN_422_10 = 0x3540,
+    XS_PPIH_MAIN_444_12 = 0x3a40,
+    XS_PPIH_HIGH_444_12 = 0x4a40,
+};
+
+typedef struct xs_encoder_config {
+    /* Picture: Nc components of depth 8..16, sampling 1 or 2 (component 0 full size). */
+    int width, height, nc;
+    int depth[XS_MAX_COMPONENTS];
+    int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
+    /* Rate: the codestream is exactly floor(bpp * width * height / 8) bytes, or
+     * target_bytes when that is non-zero (XS_RC_SLICE and XS_RC_PRECINCT). */
+    double bpp;
+    size_t target_bytes;
+    xs_rate_control rate_control;
+    int q, r;           /* XS_RC_FIXED: quantization 0..30 and refinement 0..255 */
+    /* Transform. */
+    int nlx, nly;       /* decomposition levels: horizontal 1..8, vertical 0..2, nly <= nlx */
+    int sd;             /* the last sd components are not transformed (CWD), 0 = none */
+    int cpih;           /* colour transform: 0 none, 1 RCT (components 0, 1, 2 given as R, G, B) */
+    int bw, fq;         /* coefficient precision and fractional bits (20, 8) */
+    /* Quantization and entropy coding. */
+    int qpih;           /* 0 deadzone, 1 uniform */
+    int fs;             /* 1: sign packing (signs of non-zero coefficients in their own subpacket) */
+    int rm;             /* significance run mode: 0 zero residuals, 1 zero counts */
+    unsigned gcli_modes;/* XS_GCLI_* */
+    int slice_lines;    /* slice height in lines, a multiple of 2^nly; 0 = 16 */
+    int cw;             /* precinct width (21122-1 Cw, units of 8 * max(sx) * 2^nlx), 0 = full width */
+    int long_headers;   /* 1: 7-byte packet headers even where 5-byte ones would do */
+    int lossless;       /* 1: lossless coding (sets Fq=0, Bw=max depth, XS_RC_FIXED with Q=R=0;
+                           signals cap[6]) */
+    /* Gains and priorities (WGT), in band order; nbands = 0 derives them for PSNR. */
+    int nbands;
+    uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
+    /* Non-linearity (NLT, 21122-1 Annex G): 0 none, 1 quadratic, 2 extended. */
+    int tnlt;
+    int nlt_sigma;      /* quadratic: DC offset sign */
+    unsigned nlt_alpha; /* quadratic: DC offset 0..32767 */
+    uint32_t nlt_t1, nlt_t2; /* extended: thresholds */
+    int nlt_e;          /* extended: exponent */
+    /* Profile and level (21122-2): the settings are checked against the profile. */
+    uint16_t ppih;      /* XS_PPIH_* */
+    int plev;           /* Plev to write, or -1 to derive level and sublevel from the size and rate */
+} xs_encoder_config;
+
+/* Defaults: 5 horizontal and 2 vertical levels (1 for the Main and Light
+ * profiles), Bw=20, Fq=8, deadzone, sign packing, every coding mode, slices of
+ * 16 lines, XS_RC_SLICE, PSNR weights, unrestricted profile, derived level.
+ * The caller fills the picture and the rate. */
+void xs_encoder_config_init(xs_encoder_config *cfg);
+
+/* Fills nc, sx, sy and depth for "400", "420", "422", "444" or "4444" (and
+ * the same with colons) at one depth for every component. */
+xsf_status xs_encoder_config_format(xs_encoder_config *cfg, const char *sampling, int width, int height, int depth);
+
+/* The header the configuration leads to (every field of what will be
+ * written, WGT included), after the checks of xs_encoder_create. */
+xsf_status xs_encoder_config_header(const xs_encoder_config *cfg, xs_header *hdr, xsf_error *err);
+
+/* Per-precinct record of the last frame, row-major: the bytes the precinct
+ * was allowed, the bytes its packets take (without padding), the bytes it
+ * occupies in the codestream (padding included), and its Q and R. */
+typedef struct xs_encoder_stats {
+    size_t nprecincts;
+    uint32_t *budget_bytes, *coded_bytes, *total_bytes;
+    uint8_t *q, *r;
+    size_t codestream_bytes;
+} xs_encoder_stats;
+
+typedef struct xs_encoder xs_encoder;
+
+/* Validates the configuration and allocates everything a frame needs. */
+xsf_status xs_encoder_create(xs_encoder **enc, const xs_encoder_config *cfg, xsf_error *err);
+void xs_encoder_destroy(xs_encoder *enc);
+const xs_header *xs_encoder_header(const xs_encoder *enc);
+/* The largest codestream a frame can give (its exact size with a target). */
+size_t xs_encoder_max_bytes(const xs_encoder *enc);
+/* Encodes one picture (planes as xs_image: uint16 samples at each component's
+ * depth) into out[0..cap); *len receives the codestream size. */
+xsf_status xs_encode(xs_encoder *enc, const xs_image *pic, uint8_t *out, size_t cap, size_t *len);
+const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *enc);
+const char *xs_encoder_error(const xs_encoder *enc);
+
+/* The GPU encoder: bound to one device and one CUDA stream; every device
+ * buffer is allocated at creation, none per frame. Calls enqueue work on the
+ * stream and return; xs_gpu_encoder_sync and a download with sync=1 wait for
+ * this stream alone. Returns XSF_ERR_NODEVICE where no GPU is usable. */
+typedef struct xs_gpu_encoder xs_gpu_encoder;
+xsf_status xs_gpu_encoder_create(xs_gpu_encoder **enc, const xs_encoder_config *cfg, int device,
+                                 xs_cuda_stream stream, xsf_error *err);
+void xs_gpu_encoder_destroy(xs_gpu_encoder *enc);
+size_t xs_gpu_encoder_max_bytes(const xs_gpu_encoder *enc);
+/* Encodes a picture in host memory (uploaded on the stream; pinned memory
+ * makes the upload asynchronous). */
+xsf_status xs_gpu_encode(xs_gpu_encoder *enc, const xs_image *pic);
+/* Encodes a picture already on the device: uint16 planes, rows pitch_bytes apart. */
+xsf_status xs_gpu_encode_device(xs_gpu_encoder *enc, const uint16_t *const plane[XS_MAX_COMPONENTS],
+                                const size_t pitch_bytes[XS_MAX_COMPONENTS]);
+/* The last codestream in device memory (valid until the next encode). */
+const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *enc);
+/* Copies the last codestream to host memory; with sync=0 the copy is only
+ * enqueued and *len is the size where it is known in advance (with a target),
+ * else 0 until xs_gpu_encoder_sync. */
+xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap, size_t *len, int sync);
+/* Waits for the stream; reports errors found on the GPU. */
+xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *enc);
+const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,9 +77,10 @@ static inline int xs_band_prec_height(const xs_band *b, int row)
 
 
 /* Walks slices and precincts by their lengths (layout.c); fills slice_offset
- * when not NULL and *total with the codestream size. */
+ * and precinct_offset (row-major) when not NULL, and *total with the
+ * codestream size. */
 xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
-                   size_t *total, xsf_error *err);
+                   uint32_t *precinct_offset, size_t *total, xsf_error *err);
 
 /* 21122-1 C.7 bounded code: the residual of a vertically predicted bitplane
  * count cannot fall below -thr (the count cannot fall below the truncation

@@ -1,0 +1,23 @@
+/* Command-line conventions shared by the xsflow subcommands: the one-line
+ * error format and option values. */
+#ifndef XSF_APP_CLI_H
+#define XSF_APP_CLI_H
+
+#include <stdarg.h>
+
+/* Prints "xsflow: <subject>: <message>" as one line on stderr; the message
+ * is cut at its first newline so that an error is always one line. */
+void cli_error(const char *subject, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parses a whole decimal number in [min, max]; 0 on success. */
+int cli_parse_long(const char *s, long min, long max, long *value);
+
+/* The value of option argv[*i] (the next argument), advancing *i; prints
+ * an error and returns NULL when it is missing. */
+const char *cli_option_value(int argc, char **argv, int *i);
+
+#endif

@@ -1,0 +1,213 @@
+/* xsflow info: what the headers of a .jxs file say, frame by frame. Reads
+ * the marker segments and walks the slices by their lengths; decodes no
+ * coefficient. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "image_io.h"
+#include "xs.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: xsflow info IN.jxs [--all] [-v]\n"
+               "\n"
+               "Prints what the headers of the first codestream say and how many codestreams\n"
+               "(frames) the file holds; frames whose headers differ from the first are listed.\n"
+               "\n"
+               "options:\n"
+               "  --all          print every frame in full\n"
+               "  -v, --verbose  also print the weights table (gain and priority per band)\n");
+}
+
+static const char *cpih_name(unsigned cpih)
+{
+    switch (cpih) {
+    case 0: return "no colour transform";
+    case 1: return "reversible colour transform, RCT";
+    case 3: return "Star-Tetrix";
+    }
+    return "reserved";
+}
+
+static void print_frame(const xs_header *h, const xs_layout *l, unsigned long frame, size_t offset,
+                        int verbose)
+{
+    int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
+    int depth_same = 1;
+    for (int c = 0; c < h->nc; c++) {
+        sx[c] = h->sx[c];
+        sy[c] = h->sy[c];
+        depth_same &= h->depth[c] == h->depth[0];
+    }
+    printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset,
+           offset + l->codestream_bytes - 1, l->codestream_bytes);
+    printf("  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc,
+           h->nc == 1 ? "" : "s", imgio_sampling_name(h->nc, sx, sy));
+    if (depth_same)
+        printf("%u bits\n", h->depth[0]);
+    else
+        printf("bits per component differ\n");
+    printf("  components   ");
+    for (int c = 0; c < h->nc; c++)
+        printf(" %d: %ux%u %u bits (sx %u, sy %u)%s", c, h->wf / h->sx[c], h->hf / h->sy[c],
+               h->depth[c], h->sx[c], h->sy[c], c + 1 < h->nc ? ";" : "\n");
+    printf("  profile       %s (Ppih 0x%04x), level %s, sublevel %s (Plev 0x%04x)\n",
+           xs_profile_name(h->ppih), h->ppih, xs_level_name(h->plev), xs_sublevel_name(h->plev),
+           h->plev);
+    if (h->lcod)
+        printf("  size          Lcod %u bytes, ", h->lcod);
+    else
+        printf("  size          Lcod 0 (not signalled), ");
+    printf("headers %zu bytes\n", l->header_bytes);
+    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", l->nslices, h->hsl,
+           h->hsl == 1 ? "" : "s");
+    printf("  precincts     %u lines high (2^NLy), ", 1u << h->nly);
+    if (h->cw)
+        printf("%lu samples wide (Cw %u)\n", (unsigned long)h->cw * 8ul << h->nlx, h->cw);
+    else
+        printf("the full width (Cw 0)\n");
+    printf("  wavelet       NLx %u horizontal, NLy %u vertical levels; %u component%s without "
+           "decomposition (CWD Sd)\n",
+           h->nlx, h->nly, h->sd, h->sd == 1 ? "" : "s");
+    printf("  coefficients  Bw %u bits, Fq %u fractional, Br %u, Ng %u, Ss %u\n", h->bw, h->fq,
+           h->br, h->ng, h->ss);
+    printf("  coding tools  Fs %u (%s), Rm %u (runs of %s), Qpih %u (%s quantizer),\n", h->fs,
+           h->fs ? "sign packing" : "signs inline", h->rm,
+           h->rm ? "zero coefficients" : "zero prediction residuals", h->qpih,
+           h->qpih ? "uniform" : "deadzone");
+    printf("                Lh %u (%s), Rl %u (raw mode %s), Fslc %u, Ppoc %u\n", h->lh,
+           h->lh ? "long headers" : "long headers only for wide pictures", h->rl,
+           h->rl ? "selected per packet" : "not selectable", h->fslc, h->ppoc);
+    printf("  colour        Cpih %u (%s)\n", h->cpih, cpih_name(h->cpih));
+    if (h->tnlt == 1)
+        printf("  NLT           quadratic, sigma %u, alpha %u\n", h->nlt_sigma, h->nlt_alpha);
+    else if (h->tnlt == 2)
+        printf("  NLT           extended, T1 %u, T2 %u, E %u\n", h->nlt_t1, h->nlt_t2, h->nlt_e);
+    else
+        printf("  NLT           none (linear output)\n");
+    if (h->has_cts)
+        printf("  CTS           Cf %u, e1 %u, e2 %u\n", h->cts_cf, h->cts_e1, h->cts_e2);
+    if (h->has_crg) {
+        printf("  CRG          ");
+        for (int c = 0; c < h->nc; c++)
+            printf(" %d: (%u, %u)%s", c, h->crg_x[c], h->crg_y[c], c + 1 < h->nc ? ";" : "\n");
+    }
+    printf("  CAP           0x%08x", h->cap_bits);
+    if (!h->cap_bits) {
+        printf(" (no optional capability)\n");
+    } else {
+        printf(" (bits set:");
+        for (int i = 0; i < 32; i++)
+            if (h->cap_bits & (1u << i))
+                printf(" cap[%d]", i);
+        printf(")\n");
+    }
+    if (verbose) {
+        printf("  weights       %d bands, gain/priority:", h->nbands);
+        for (int b = 0; b < h->nbands; b++)
+            printf("%s%u/%u", b % 12 ? " " : "\n                ", h->gain[b], h->priority[b]);
+        printf("\n");
+    }
+}
+
+/* Headers equal but for the fields that may change from frame to frame. */
+static int same_headers(const xs_header *a, const xs_header *b)
+{
+    xs_header x = *a, y = *b;
+    x.lcod = y.lcod = 0;
+    x.header_bytes = y.header_bytes = 0;
+    return !memcmp(&x, &y, sizeof x);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *in = NULL;
+    int all = 0, verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--all")) {
+            all = 1;
+        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+            verbose = 1;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error(argv[i], "unknown option of 'xsflow info' (see --help)");
+            return 2;
+        } else if (!in) {
+            in = argv[i];
+        } else {
+            cli_error(argv[i], "one input only (see --help)");
+            return 2;
+        }
+    }
+    if (!in) {
+        usage(stderr);
+        return 2;
+    }
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
+        cli_error(in, "%s", err.msg);
+        return 1;
+    }
+    if (len == 0) {
+        cli_error(in, "empty file");
+        free(data);
+        return 1;
+    }
+    xs_header first;
+    unsigned long frame = 0, differing = 0;
+    size_t off = 0;
+    int status = 0;
+    while (off < len) {
+        xs_header h;
+        xs_layout layout;
+        memset(&layout, 0, sizeof layout);
+        xsf_error_clear(&err);
+        xsf_status st = xs_parse_header(data + off, len - off, &h, &err);
+        if (st == XSF_OK)
+            st = xs_scan_layout(data + off, len - off, &layout, &err);
+        if (st != XSF_OK) {
+            fflush(stdout);
+            if (frame == 0)
+                cli_error(in, "%s", err.msg[0] ? err.msg : xsf_status_name(st));
+            else
+                cli_error(in, "frame %lu (file byte %zu): %s", frame, off,
+                          err.msg[0] ? err.msg : xsf_status_name(st));
+            xs_layout_free(&layout);
+            status = 1;
+            break;
+        }
+        if (frame == 0) {
+            first = h;
+            printf("%s: JPEG XS codestreams (ISO/IEC 21122-1)\n", in);
+        }
+        if (frame == 0 || all) {
+            print_frame(&h, &layout, frame, off, verbose);
+        } else if (!same_headers(&h, &first)) {
+            differing++;
+            printf("frame %lu: file bytes %zu..%zu, headers differ from frame 0: %ux%u, %u "
+                   "components, NLx %u, NLy %u (--all prints them)\n",
+                   frame, off, off + layout.codestream_bytes - 1, h.wf, h.hf, h.nc, h.nlx, h.nly);
+        }
+        off += layout.codestream_bytes;
+        xs_layout_free(&layout);
+        frame++;
+    }
+    if (status == 0) {
+        printf("%lu frame%s, %zu bytes", frame, frame == 1 ? "" : "s", len);
+        if (frame > 1 && !all && differing)
+            printf("; %lu with headers differing from frame 0", differing);
+        else if (frame > 1 && !all)
+            printf("; all with frame 0's headers");
+        printf("\n");
+    }
+    free(data);
+    return status;
+}

@@ -1,0 +1,548 @@
+/* Picture writers (.yuv, .y4m, .ppm, .pgm) and the helpers they share with
+ * the readers in image_read.c. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+
+#include "image_io.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The factor that subsamples `full` samples into `part` (rounding up), or 0. */
+static int subsampling(int full, int part)
+{
+    if (part < 1 || part > full)
+        return 0;
+    const int f = (full + part - 1) / part;
+    return (full + f - 1) / f == part ? f : 0;
+}
+
+imgio_format imgio_format_from_path(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        return IMGIO_FORMAT_NONE;
+    static const struct {
+        const char *ext;
+        imgio_format format;
+    } table[] = {
+        {".yuv", IMGIO_FORMAT_YUV},
+        {".y4m", IMGIO_FORMAT_Y4M},
+        {".ppm", IMGIO_FORMAT_PPM},
+        {".pgm", IMGIO_FORMAT_PGM},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const char *a = dot, *b = table[i].ext;
+        while (*a && *b && tolower((unsigned char)*a) == *b) {
+            a++;
+            b++;
+        }
+        if (!*a && !*b)
+            return table[i].format;
+    }
+    return IMGIO_FORMAT_NONE;
+}
+
+const char *imgio_format_name(imgio_format f)
+{
+    switch (f) {
+    case IMGIO_FORMAT_YUV: return "YUV";
+    case IMGIO_FORMAT_Y4M: return "Y4M";
+    case IMGIO_FORMAT_PPM: return "PPM";
+    case IMGIO_FORMAT_PGM: return "PGM";
+    case IMGIO_FORMAT_NONE: break;
+    }
+    return "unknown";
+}
+
+const char *imgio_sampling_name(int nc, const int *sx, const int *sy)
+{
+    if (nc < 1 || sx[0] != 1 || sy[0] != 1)
+        return "other";
+    if (nc == 1)
+        return "4:0:0";
+    for (int c = 2; c < nc; c++)
+        if (sx[c] != sx[1] || sy[c] != sy[1])
+            return "other";
+    if (nc != 3 && nc != 4)
+        return "other";
+    if (nc == 4)
+        return sx[1] == 1 && sy[1] == 1 ? "4:4:4:4" : "other";
+    if (sx[1] == 1 && sy[1] == 1)
+        return "4:4:4";
+    if (sx[1] == 2 && sy[1] == 1)
+        return "4:2:2";
+    if (sx[1] == 2 && sy[1] == 2)
+        return "4:2:0";
+    return "other";
+}
+
+const char *imgio_picture_sampling(const imgio_picture *pic)
+{
+    int sx[IMGIO_MAX_COMPONENTS], sy[IMGIO_MAX_COMPONENTS];
+    if (pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
+        return "other";
+    for (int c = 0; c < pic->nc; c++) {
+        sx[c] = subsampling(pic->width[0], pic->width[c]);
+        sy[c] = subsampling(pic->height[0], pic->height[c]);
+        if (!sx[c] || !sy[c])
+            return "other";
+    }
+    return imgio_sampling_name(pic->nc, sx, sy);
+}
+
+static const char *const colour_names[] = {"bt709",      "bt601", "bt709-full",
+                                           "bt601-full", "rgb",   "gbr"};
+
+xsf_status imgio_colour_parse(const char *name, imgio_colour *colour)
+{
+    for (size_t i = 0; i < sizeof colour_names / sizeof colour_names[0]; i++) {
+        if (!strcmp(name, colour_names[i])) {
+            *colour = (imgio_colour)i;
+            return XSF_OK;
+        }
+    }
+    return XSF_ERR_ARG;
+}
+
+const char *imgio_colour_name(imgio_colour colour)
+{
+    if ((size_t)colour < sizeof colour_names / sizeof colour_names[0])
+        return colour_names[colour];
+    return "unknown";
+}
+
+/* The Y4M colour-space tag of a picture, or NULL with the reason in err. */
+static const char *y4m_tag(const imgio_picture *pic, char *tag, size_t tag_len, xsf_error *err)
+{
+    if (pic->nc != 1 && pic->nc != 3) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                      "Y4M holds 1 or 3 components, the picture has %d (write .yuv)", pic->nc);
+        return NULL;
+    }
+    const int depth = pic->depth[0];
+    for (int c = 1; c < pic->nc; c++) {
+        if (pic->depth[c] != depth) {
+            xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                          "Y4M needs one depth for all components, the picture has %d and %d "
+                          "bits (write .yuv)",
+                          depth, pic->depth[c]);
+            return NULL;
+        }
+    }
+    const char *sampling = imgio_picture_sampling(pic);
+    const char *base = NULL;
+    if (!strcmp(sampling, "4:0:0"))
+        base = "mono";
+    else if (!strcmp(sampling, "4:2:0"))
+        base = "420";
+    else if (!strcmp(sampling, "4:2:2"))
+        base = "422";
+    else if (!strcmp(sampling, "4:4:4"))
+        base = "444";
+    if (!base) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                      "Y4M has no tag for this sampling (%dx%d luma, %dx%d chroma; write .yuv)",
+                      pic->width[0], pic->height[0], pic->width[1], pic->height[1]);
+        return NULL;
+    }
+    /* The tags that Y4M readers (mjpegtools, FFmpeg) know. */
+    const int mono_ok = depth == 8 || depth == 9 || depth == 10 || depth == 12 || depth == 16;
+    const int yuv_ok =
+        depth == 8 || depth == 9 || depth == 10 || depth == 12 || depth == 14 || depth == 16;
+    if (!strcmp(base, "mono") ? !mono_ok : !yuv_ok) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "Y4M has no tag for %d-bit %s samples (write .yuv)",
+                      depth, !strcmp(base, "mono") ? "monochrome" : sampling);
+        return NULL;
+    }
+    if (depth == 8)
+        snprintf(tag, tag_len, "%s", !strcmp(base, "420") ? "420jpeg" : base);
+    else if (!strcmp(base, "mono"))
+        snprintf(tag, tag_len, "mono%d", depth);
+    else
+        snprintf(tag, tag_len, "%sp%d", base, depth);
+    return tag;
+}
+
+static xsf_status check_planes(const imgio_picture *pic, xsf_error *err)
+{
+    if (pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
+        return xsf_error_set(err, XSF_ERR_ARG, "picture with %d components", pic->nc);
+    for (int c = 0; c < pic->nc; c++) {
+        if (pic->width[c] < 1 || pic->height[c] < 1 || pic->depth[c] < 1 || pic->depth[c] > 16 ||
+            pic->pitch[c] < (size_t)pic->width[c] || !pic->plane[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d: %dx%d, %d bits: not a picture", c,
+                                 pic->width[c], pic->height[c], pic->depth[c]);
+    }
+    return XSF_OK;
+}
+
+xsf_status imgio_check(const imgio_write_options *opt, const imgio_picture *pic, xsf_error *err)
+{
+    xsf_status st = check_planes(pic, err);
+    if (st != XSF_OK)
+        return st;
+    char tag[16];
+    switch (opt->format) {
+    case IMGIO_FORMAT_YUV: return XSF_OK;
+    case IMGIO_FORMAT_PGM: return XSF_OK;
+    case IMGIO_FORMAT_Y4M: return y4m_tag(pic, tag, sizeof tag, err) ? XSF_OK : err->status;
+    case IMGIO_FORMAT_PPM:
+        if (pic->nc != 3)
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                 "PPM holds 3 components, the picture has %d (write %s)", pic->nc,
+                                 pic->nc < 3 ? ".pgm" : ".yuv");
+        if (pic->depth[1] != pic->depth[0] || pic->depth[2] != pic->depth[0])
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                 "PPM needs one depth for all components, the picture has "
+                                 "%d, %d and %d bits (write .yuv)",
+                                 pic->depth[0], pic->depth[1], pic->depth[2]);
+        /* Chroma is upsampled by replication: each plane must be component
+         * 0 subsampled by a whole factor (sizes rounded up). */
+        for (int c = 1; c < 3; c++)
+            if (!subsampling(pic->width[0], pic->width[c]) ||
+                !subsampling(pic->height[0], pic->height[c]))
+                return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                     "component %d (%dx%d) is not component 0 (%dx%d) subsampled, "
+                                     "so it cannot be upsampled for PPM (write .yuv)",
+                                     c, pic->width[c], pic->height[c], pic->width[0],
+                                     pic->height[0]);
+        return XSF_OK;
+    case IMGIO_FORMAT_NONE: break;
+    }
+    return xsf_error_set(err, XSF_ERR_ARG, "no output format");
+}
+
+size_t imgio_yuv_frame_bytes(const imgio_picture *pic)
+{
+    size_t n = 0;
+    for (int c = 0; c < pic->nc; c++)
+        n += (size_t)pic->width[c] * pic->height[c] * (pic->depth[c] > 8 ? 2 : 1);
+    return n;
+}
+
+/* Samples per staging chunk: 4096 samples of two bytes, on the stack. */
+#define CHUNK_SAMPLES 4096
+
+int imgio_yuv_serialize(const imgio_picture *pic, imgio_sink sink, void *ctx)
+{
+    uint8_t buf[2 * CHUNK_SAMPLES];
+    for (int c = 0; c < pic->nc; c++) {
+        const int wide = pic->depth[c] > 8;
+        for (int y = 0; y < pic->height[c]; y++) {
+            const uint16_t *row = pic->plane[c] + (size_t)y * pic->pitch[c];
+            for (int x0 = 0; x0 < pic->width[c]; x0 += CHUNK_SAMPLES) {
+                const int n =
+                    pic->width[c] - x0 < CHUNK_SAMPLES ? pic->width[c] - x0 : CHUNK_SAMPLES;
+                if (wide) {
+                    for (int i = 0; i < n; i++) {
+                        buf[2 * i] = (uint8_t)(row[x0 + i] & 0xff);
+                        buf[2 * i + 1] = (uint8_t)(row[x0 + i] >> 8);
+                    }
+                } else {
+                    for (int i = 0; i < n; i++)
+                        buf[i] = (uint8_t)row[x0 + i];
+                }
+                int r = sink(ctx, buf, (size_t)n * (wide ? 2 : 1));
+                if (r)
+                    return r;
+            }
+        }
+    }
+    return 0;
+}
+
+struct imgio_writer {
+    imgio_write_options opt;
+    char *path;
+    char *last_path;
+    FILE *file;
+    int to_stdout;
+    uint64_t frames;
+    uint64_t bytes;
+    int y4m_width, y4m_height; /* the stream header's size, fixed by the first frame */
+    char y4m_tag[16];
+};
+
+xsf_status imgio_writer_open(imgio_writer **w, const char *path, const imgio_write_options *opt,
+                             xsf_error *err)
+{
+    *w = NULL;
+    if (opt->format == IMGIO_FORMAT_NONE)
+        return xsf_error_set(err, XSF_ERR_ARG, "no output format");
+    imgio_writer *n = calloc(1, sizeof *n);
+    if (!n || !(n->path = strdup(path))) {
+        free(n);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    }
+    n->opt = *opt;
+    if (!n->opt.fps_num || !n->opt.fps_den) {
+        n->opt.fps_num = 25;
+        n->opt.fps_den = 1;
+    }
+    n->to_stdout = !strcmp(path, "-");
+    /* Frame files are for netpbm, whose viewers show one image per file; a
+     * netpbm stream on standard output may hold several images. */
+    if (n->to_stdout || (opt->format != IMGIO_FORMAT_PPM && opt->format != IMGIO_FORMAT_PGM))
+        n->opt.frame_files = 0;
+    *w = n;
+    return XSF_OK;
+}
+
+/* "dir/out.ppm", 7 -> "dir/out-0007.ppm" */
+static char *frame_path(const char *path, uint64_t frame)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    size_t stem = (dot && (!slash || dot > slash)) ? (size_t)(dot - path) : strlen(path);
+    size_t len = strlen(path) + 32;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, "%.*s-%04llu%s", (int)stem, path, (unsigned long long)frame, path + stem);
+    return p;
+}
+
+static xsf_status open_file(imgio_writer *w, xsf_error *err)
+{
+    char *name = w->opt.frame_files ? frame_path(w->path, w->frames) : strdup(w->path);
+    if (!name)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    free(w->last_path);
+    w->last_path = name;
+    if (w->to_stdout) {
+        w->file = stdout;
+        return XSF_OK;
+    }
+    w->file = fopen(name, "wb");
+    if (!w->file)
+        return xsf_error_set(err, XSF_ERR_IO, "cannot create %s: %s", name, strerror(errno));
+    return XSF_OK;
+}
+
+static xsf_status close_file(imgio_writer *w, xsf_error *err)
+{
+    if (!w->file)
+        return XSF_OK;
+    int bad = ferror(w->file);
+    int e = errno;
+    if (w->to_stdout)
+        bad |= fflush(w->file) != 0;
+    else
+        bad |= fclose(w->file) != 0;
+    if (bad)
+        e = errno ? errno : e;
+    w->file = NULL;
+    if (bad)
+        return xsf_error_set(err, XSF_ERR_IO, "write to %s failed: %s", w->last_path,
+                             strerror(e ? e : EIO));
+    return XSF_OK;
+}
+
+static int file_sink(void *ctx, const uint8_t *data, size_t len)
+{
+    imgio_writer *w = ctx;
+    if (fwrite(data, 1, len, w->file) != len)
+        return 1;
+    w->bytes += len;
+    return 0;
+}
+
+static int put_text(imgio_writer *w, const char *text)
+{
+    return file_sink(w, (const uint8_t *)text, strlen(text));
+}
+
+/* Y'CbCr to R'G'B' (BT.709 / BT.601 matrices); doubles, since this only
+ * serves to look at a picture. */
+typedef struct ycbcr_matrix {
+    double kr, kb;
+    int full;
+} ycbcr_matrix;
+
+static int colour_matrix(imgio_colour colour, ycbcr_matrix *m)
+{
+    switch (colour) {
+    case IMGIO_COLOUR_BT709: *m = (ycbcr_matrix){0.2126, 0.0722, 0}; return 1;
+    case IMGIO_COLOUR_BT601: *m = (ycbcr_matrix){0.299, 0.114, 0}; return 1;
+    case IMGIO_COLOUR_BT709_FULL: *m = (ycbcr_matrix){0.2126, 0.0722, 1}; return 1;
+    case IMGIO_COLOUR_BT601_FULL: *m = (ycbcr_matrix){0.299, 0.114, 1}; return 1;
+    case IMGIO_COLOUR_RGB:
+    case IMGIO_COLOUR_GBR: break;
+    }
+    return 0;
+}
+
+static uint16_t to_sample(double e, double maxv)
+{
+    double v = floor(e * maxv + 0.5);
+    return (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+}
+
+/* One PPM row: components upsampled by replication, then R G B. */
+static void ppm_row(const imgio_picture *pic, imgio_colour colour, int y, uint16_t *rgb)
+{
+    const int w = pic->width[0], depth = pic->depth[0];
+    const double maxv = (double)((1u << depth) - 1);
+    const uint16_t *p[3];
+    int rx[3];
+    for (int c = 0; c < 3; c++) {
+        rx[c] = subsampling(w, pic->width[c]);
+        p[c] = pic->plane[c] +
+               (size_t)(y / subsampling(pic->height[0], pic->height[c])) * pic->pitch[c];
+    }
+    ycbcr_matrix m;
+    const int ycc = colour_matrix(colour, &m);
+    const double scale = ldexp(1.0, depth - 8);
+    const double y_off = ycc && !m.full ? 16 * scale : 0;
+    const double y_range = ycc && !m.full ? 219 * scale : maxv;
+    const double c_off = ycc && !m.full ? 128 * scale : ldexp(1.0, depth - 1);
+    const double c_range = ycc && !m.full ? 224 * scale : maxv;
+    for (int x = 0; x < w; x++) {
+        const uint16_t s0 = p[0][x / rx[0]], s1 = p[1][x / rx[1]], s2 = p[2][x / rx[2]];
+        uint16_t *o = rgb + 3 * (size_t)x;
+        if (!ycc) {
+            if (colour == IMGIO_COLOUR_GBR) {
+                o[0] = s2;
+                o[1] = s0;
+                o[2] = s1;
+            } else {
+                o[0] = s0;
+                o[1] = s1;
+                o[2] = s2;
+            }
+            continue;
+        }
+        const double ey = (s0 - y_off) / y_range;
+        const double epb = (s1 - c_off) / c_range, epr = (s2 - c_off) / c_range;
+        const double r = ey + 2 * (1 - m.kr) * epr;
+        const double b = ey + 2 * (1 - m.kb) * epb;
+        const double g = (ey - m.kr * r - m.kb * b) / (1 - m.kr - m.kb);
+        o[0] = to_sample(r, maxv);
+        o[1] = to_sample(g, maxv);
+        o[2] = to_sample(b, maxv);
+    }
+}
+
+/* Netpbm samples: one byte up to maxval 255, else two bytes big-endian. */
+static int write_netpbm_samples(imgio_writer *w, const uint16_t *s, size_t n, int depth)
+{
+    uint8_t buf[2 * CHUNK_SAMPLES];
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK_SAMPLES) {
+        const size_t k = n - i0 < CHUNK_SAMPLES ? n - i0 : CHUNK_SAMPLES;
+        for (size_t i = 0; i < k; i++) {
+            if (depth > 8) {
+                buf[2 * i] = (uint8_t)(s[i0 + i] >> 8);
+                buf[2 * i + 1] = (uint8_t)(s[i0 + i] & 0xff);
+            } else {
+                buf[i] = (uint8_t)s[i0 + i];
+            }
+        }
+        if (file_sink(w, buf, k * (depth > 8 ? 2 : 1)))
+            return 1;
+    }
+    return 0;
+}
+
+static int write_netpbm(imgio_writer *w, const imgio_picture *pic)
+{
+    const int ppm = w->opt.format == IMGIO_FORMAT_PPM;
+    const int depth = pic->depth[0];
+    char head[64];
+    snprintf(head, sizeof head, "P%c\n%d %d\n%u\n", ppm ? '6' : '5', pic->width[0], pic->height[0],
+             (1u << depth) - 1);
+    if (put_text(w, head))
+        return 1;
+    if (!ppm) {
+        for (int y = 0; y < pic->height[0]; y++)
+            if (write_netpbm_samples(w, pic->plane[0] + (size_t)y * pic->pitch[0],
+                                     (size_t)pic->width[0], depth))
+                return 1;
+        return 0;
+    }
+    uint16_t *rgb = malloc(sizeof(uint16_t) * 3 * (size_t)pic->width[0]);
+    if (!rgb) {
+        errno = ENOMEM;
+        return 1;
+    }
+    int bad = 0;
+    for (int y = 0; y < pic->height[0] && !bad; y++) {
+        ppm_row(pic, w->opt.colour, y, rgb);
+        bad = write_netpbm_samples(w, rgb, 3 * (size_t)pic->width[0], depth);
+    }
+    free(rgb);
+    return bad;
+}
+
+xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err)
+{
+    xsf_status st = imgio_check(&w->opt, pic, err);
+    if (st != XSF_OK)
+        return st;
+    if (w->opt.format == IMGIO_FORMAT_Y4M && w->frames > 0) {
+        char tag[16];
+        y4m_tag(pic, tag, sizeof tag, err);
+        if (pic->width[0] != w->y4m_width || pic->height[0] != w->y4m_height ||
+            strcmp(tag, w->y4m_tag))
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                 "frame %llu is %dx%d C%s but the Y4M stream is %dx%d C%s",
+                                 (unsigned long long)w->frames, pic->width[0], pic->height[0], tag,
+                                 w->y4m_width, w->y4m_height, w->y4m_tag);
+    }
+    if (!w->file) {
+        st = open_file(w, err);
+        if (st != XSF_OK)
+            return st;
+    }
+    errno = 0;
+    int bad = 0;
+    switch (w->opt.format) {
+    case IMGIO_FORMAT_YUV: bad = imgio_yuv_serialize(pic, file_sink, w); break;
+    case IMGIO_FORMAT_Y4M:
+        if (w->frames == 0) {
+            y4m_tag(pic, w->y4m_tag, sizeof w->y4m_tag, err);
+            w->y4m_width = pic->width[0];
+            w->y4m_height = pic->height[0];
+            char head[128];
+            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u Ip A1:1 C%s\n", pic->width[0],
+                     pic->height[0], w->opt.fps_num, w->opt.fps_den, w->y4m_tag);
+            bad = put_text(w, head);
+        }
+        bad = bad || put_text(w, "FRAME\n") || imgio_yuv_serialize(pic, file_sink, w);
+        break;
+    case IMGIO_FORMAT_PPM:
+    case IMGIO_FORMAT_PGM: bad = write_netpbm(w, pic); break;
+    case IMGIO_FORMAT_NONE: break;
+    }
+    if (bad)
+        return xsf_error_set(err, XSF_ERR_IO, "write to %s failed: %s", w->last_path,
+                             strerror(errno ? errno : EIO));
+    w->frames++;
+    if (w->opt.frame_files)
+        return close_file(w, err);
+    return XSF_OK;
+}
+
+xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err)
+{
+    if (!w)
+        return XSF_OK;
+    xsf_status st = close_file(w, err);
+    free(w->path);
+    free(w->last_path);
+    free(w);
+    return st;
+}
+
+uint64_t imgio_writer_bytes(const imgio_writer *w)
+{
+    return w->bytes;
+}
+
+const char *imgio_writer_last_path(const imgio_writer *w)
+{
+    return w->last_path ? w->last_path : w->path;
+}

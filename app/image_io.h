@@ -1,0 +1,139 @@
+/* Picture files of the xsflow program: writers for the decoder's output and
+ * readers for the encoder's input.
+ *
+ * Formats:
+ *  .yuv  raw planar, the layout of vectors/README.md: per frame, each
+ *        component in order, full rows top to bottom at the component's
+ *        own (subsampled) size; depth 8 as one byte, deeper as two bytes
+ *        little-endian. No header: a reader is told the layout.
+ *  .y4m  YUV4MPEG2: 1 (Cmono*) or 3 components (C420jpeg/C422/C444 and the
+ *        pN tags for deeper samples, e.g. C422p10), samples stored as in .yuv.
+ *  .ppm  binary PPM (P6), R G B interleaved, maxval 2^depth - 1, two bytes
+ *        big-endian per sample when the depth is above 8. Subsampled
+ *        chroma is upsampled by sample replication and converted to RGB
+ *        with the matrix chosen in imgio_write_options.colour.
+ *  .pgm  binary PGM (P5): the first component (luma) only.
+ *
+ * Nothing here prints or exits; errors go to an xsf_error whose message
+ * does not repeat the file name (the caller prefixes it). */
+#ifndef XSF_APP_IMAGE_IO_H
+#define XSF_APP_IMAGE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsf.h"
+
+#define IMGIO_MAX_COMPONENTS 8
+
+/* Largest picture a reader accepts, in samples over all components. */
+#define IMGIO_MAX_SAMPLES ((size_t)1 << 28)
+
+/* One picture: a plane of unsigned right-aligned samples per component.
+ * The shape matches xs_image, so a decoded image is viewed without a copy. */
+typedef struct imgio_picture {
+    int nc;
+    int width[IMGIO_MAX_COMPONENTS], height[IMGIO_MAX_COMPONENTS];
+    int depth[IMGIO_MAX_COMPONENTS];    /* bits per sample, 1..16 */
+    size_t pitch[IMGIO_MAX_COMPONENTS]; /* samples between the starts of two rows */
+    uint16_t *plane[IMGIO_MAX_COMPONENTS];
+} imgio_picture;
+
+typedef enum imgio_format {
+    IMGIO_FORMAT_NONE = 0,
+    IMGIO_FORMAT_YUV,
+    IMGIO_FORMAT_Y4M,
+    IMGIO_FORMAT_PPM,
+    IMGIO_FORMAT_PGM,
+} imgio_format;
+
+/* The format named by a path's extension (case-insensitive), or NONE. */
+imgio_format imgio_format_from_path(const char *path);
+const char *imgio_format_name(imgio_format f);
+
+/* "4:2:2", "4:2:0", "4:4:4", "4:0:0", "4:4:4:4", or "other": the component
+ * sampling factors relative to component 0. */
+const char *imgio_sampling_name(int nc, const int *sx, const int *sy);
+/* Same, from a picture's plane sizes. */
+const char *imgio_picture_sampling(const imgio_picture *pic);
+
+/* How a PPM writer turns components 0, 1, 2 into R, G, B. The codestream
+ * does not say what its components are (ST 2110-22 carries it in the SDP). */
+typedef enum imgio_colour {
+    IMGIO_COLOUR_BT709 = 0,  /* Y Cb Cr, BT.709 matrix, narrow range (16..235 at 8 bits) */
+    IMGIO_COLOUR_BT601,      /* Y Cb Cr, BT.601 matrix, narrow range */
+    IMGIO_COLOUR_BT709_FULL, /* Y Cb Cr, BT.709 matrix, full range */
+    IMGIO_COLOUR_BT601_FULL, /* Y Cb Cr, BT.601 matrix, full range */
+    IMGIO_COLOUR_RGB,        /* R G B as they are */
+    IMGIO_COLOUR_GBR,        /* G B R (the order of the rgb vectors in vectors/xs) */
+} imgio_colour;
+
+/* Parses "bt709", "bt601", "bt709-full", "bt601-full", "rgb", "gbr". */
+xsf_status imgio_colour_parse(const char *name, imgio_colour *colour);
+const char *imgio_colour_name(imgio_colour colour);
+
+typedef struct imgio_write_options {
+    imgio_format format;
+    imgio_colour colour;       /* PPM only */
+    unsigned fps_num, fps_den; /* Y4M frame rate; 0 = 25:1 */
+    int frame_files;           /* PPM/PGM: one file per frame, "-NNNN" before the extension */
+} imgio_write_options;
+
+/* Whether `pic` can be written with these options; touches no file. */
+xsf_status imgio_check(const imgio_write_options *opt, const imgio_picture *pic, xsf_error *err);
+
+/* Bytes that hold `pic` in the .yuv layout. */
+size_t imgio_yuv_frame_bytes(const imgio_picture *pic);
+
+/* Streams `pic` in the .yuv layout to `sink` (called with pieces of at
+ * most a few kilobytes); stops at the first non-zero return of `sink` and
+ * returns it. */
+typedef int (*imgio_sink)(void *ctx, const uint8_t *data, size_t len);
+int imgio_yuv_serialize(const imgio_picture *pic, imgio_sink sink, void *ctx);
+
+/* A writer of one output: frames are appended (.yuv, .y4m) or go to one
+ * file each (frame_files). The file is created by the first imgio_write,
+ * after the picture has passed imgio_check, so a refused format leaves no
+ * empty file behind. Path "-" is standard output (.yuv and .y4m). */
+typedef struct imgio_writer imgio_writer;
+
+xsf_status imgio_writer_open(imgio_writer **w, const char *path, const imgio_write_options *opt,
+                             xsf_error *err);
+xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err);
+/* Flushes and closes; reports a failed flush. Frees `w` in every case. */
+xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err);
+/* Bytes written so far, over all files. */
+uint64_t imgio_writer_bytes(const imgio_writer *w);
+/* The path the last frame went to (differs from the given one with frame_files). */
+const char *imgio_writer_last_path(const imgio_writer *w);
+
+/* The layout of a headerless .yuv file. */
+typedef struct imgio_raw_layout {
+    int width, height; /* of component 0 */
+    int nc;            /* 1 or 3 */
+    int sx, sy;        /* subsampling of components 1 and 2 (1 or 2) */
+    int depth;         /* 1..16, all components */
+} imgio_raw_layout;
+
+/* Fills `layout` from a sampling name ("420", "422", "444", "mono"; also
+ * with colons, "4:2:2"), a size and a depth. */
+xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling, int width,
+                                 int height, int depth, xsf_error *err);
+
+typedef struct imgio_reader imgio_reader;
+
+/* Opens `path` ("-" is standard input) as `format`; `raw` describes a .yuv
+ * file and is ignored for the others. */
+xsf_status imgio_reader_open(imgio_reader **r, const char *path, imgio_format format,
+                             const imgio_raw_layout *raw, xsf_error *err);
+/* Reads the next frame into planes owned by the reader (valid until the
+ * next call). At the clean end of the file *pic is NULL and XSF_OK is
+ * returned; a file that ends inside a frame is XSF_ERR_TRUNCATED. Samples
+ * above the depth are XSF_ERR_INVALID. */
+xsf_status imgio_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err);
+void imgio_reader_close(imgio_reader *r);
+
+/* Reads a whole file ("-": standard input) into memory the caller frees. */
+xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err);
+
+#endif

@@ -1,0 +1,442 @@
+/* Picture readers (.yuv given its layout, .y4m, .ppm/.pgm) and whole-file
+ * reading. Every size read from a header is checked before it is used. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_io.h"
+
+struct imgio_reader {
+    FILE *file;
+    int is_stdin;
+    imgio_format format;
+    imgio_raw_layout layout; /* .yuv and .y4m: fixed for the whole file */
+    imgio_picture pic;
+    uint16_t *samples; /* one block for every plane */
+    size_t samples_cap;
+    uint8_t *row;
+    size_t row_cap;
+    unsigned long long frame;
+};
+
+static int is_space(int ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling, int width,
+                                 int height, int depth, xsf_error *err)
+{
+    static const struct {
+        const char *name;
+        int nc, sx, sy;
+    } table[] = {
+        {"420", 3, 2, 2}, {"4:2:0", 3, 2, 2}, {"422", 3, 2, 1},  {"4:2:2", 3, 2, 1},
+        {"444", 3, 1, 1}, {"4:4:4", 3, 1, 1}, {"mono", 1, 1, 1}, {"4:0:0", 1, 1, 1},
+    };
+    memset(layout, 0, sizeof *layout);
+    size_t i = 0;
+    while (i < sizeof table / sizeof table[0] && strcmp(sampling, table[i].name))
+        i++;
+    if (i == sizeof table / sizeof table[0])
+        return xsf_error_set(err, XSF_ERR_ARG, "unknown sampling '%s' (420, 422, 444 or mono)",
+                             sampling);
+    if (width < 1 || height < 1 || width > 65535 || height > 65535)
+        return xsf_error_set(err, XSF_ERR_ARG, "picture size %dx%d (1..65535)", width, height);
+    if (depth < 1 || depth > 16)
+        return xsf_error_set(err, XSF_ERR_ARG, "depth %d bits (1..16)", depth);
+    layout->width = width;
+    layout->height = height;
+    layout->nc = table[i].nc;
+    layout->sx = table[i].sx;
+    layout->sy = table[i].sy;
+    layout->depth = depth;
+    return XSF_OK;
+}
+
+/* Shapes the reader's picture and makes room for its samples. */
+static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int depth,
+                        xsf_error *err)
+{
+    size_t total = 0;
+    for (int c = 0; c < nc; c++)
+        total += (size_t)w[c] * (size_t)h[c];
+    if (total > IMGIO_MAX_SAMPLES)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture of %zu samples (at most %zu)",
+                             total, IMGIO_MAX_SAMPLES);
+    if (total > r->samples_cap) {
+        uint16_t *s = realloc(r->samples, total * sizeof *s);
+        if (!s)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for %zu samples", total);
+        r->samples = s;
+        r->samples_cap = total;
+    }
+    size_t row_bytes = 0;
+    for (int c = 0; c < nc; c++)
+        if ((size_t)w[c] * 6 > row_bytes)
+            row_bytes = (size_t)w[c] * 6; /* an interleaved 16-bit RGB row at most */
+    if (row_bytes > r->row_cap) {
+        uint8_t *b = realloc(r->row, row_bytes);
+        if (!b)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a row");
+        r->row = b;
+        r->row_cap = row_bytes;
+    }
+    memset(&r->pic, 0, sizeof r->pic);
+    r->pic.nc = nc;
+    size_t off = 0;
+    for (int c = 0; c < nc; c++) {
+        r->pic.width[c] = w[c];
+        r->pic.height[c] = h[c];
+        r->pic.depth[c] = depth;
+        r->pic.pitch[c] = (size_t)w[c];
+        r->pic.plane[c] = r->samples + off;
+        off += (size_t)w[c] * h[c];
+    }
+    return XSF_OK;
+}
+
+static xsf_status shape_layout(imgio_reader *r, xsf_error *err)
+{
+    const imgio_raw_layout *l = &r->layout;
+    int w[3] = {l->width, (l->width + l->sx - 1) / l->sx, (l->width + l->sx - 1) / l->sx};
+    int h[3] = {l->height, (l->height + l->sy - 1) / l->sy, (l->height + l->sy - 1) / l->sy};
+    return shape(r, l->nc, w, h, l->depth, err);
+}
+
+/* Reads exactly n bytes; *got tells how many arrived before the end. */
+static int read_exact(imgio_reader *r, void *buf, size_t n, size_t *got)
+{
+    *got = fread(buf, 1, n, r->file);
+    return *got == n;
+}
+
+static xsf_status read_fail(imgio_reader *r, const char *what, xsf_error *err)
+{
+    if (ferror(r->file))
+        return xsf_error_set(err, XSF_ERR_IO, "read failed: %s", strerror(errno));
+    return xsf_error_set(err, XSF_ERR_TRUNCATED, "file ends inside %s of frame %llu", what,
+                         r->frame);
+}
+
+/* Reads one plane stored row by row: 8-bit samples, or 16-bit in the given
+ * byte order. Samples above maxval are invalid. */
+static xsf_status read_plane(imgio_reader *r, int c, int big_endian, unsigned maxval,
+                             xsf_error *err)
+{
+    const imgio_picture *p = &r->pic;
+    const int wide = maxval > 255;
+    const size_t row_bytes = (size_t)p->width[c] * (wide ? 2 : 1);
+    for (int y = 0; y < p->height[c]; y++) {
+        size_t got;
+        if (!read_exact(r, r->row, row_bytes, &got))
+            return read_fail(r, "a plane", err);
+        uint16_t *dst = p->plane[c] + (size_t)y * p->pitch[c];
+        for (int x = 0; x < p->width[c]; x++) {
+            unsigned v = r->row[x];
+            if (wide)
+                v = big_endian ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1]
+                               : (unsigned)r->row[2 * x + 1] << 8 | r->row[2 * x];
+            if (v > maxval)
+                return xsf_error_set(err, XSF_ERR_INVALID,
+                                     "frame %llu component %d sample (%d,%d) is %u, above %u",
+                                     r->frame, c, x, y, v, maxval);
+            dst[x] = (uint16_t)v;
+        }
+    }
+    return XSF_OK;
+}
+
+/* YUV4MPEG2 colour-space tags and the depth and sampling each stands for. */
+static xsf_status y4m_colour(const char *tag, imgio_raw_layout *l, xsf_error *err)
+{
+    static const struct {
+        const char *prefix;
+        int nc, sx, sy;
+    } table[] = {
+        {"420jpeg", 3, 2, 2}, {"420paldv", 3, 2, 2}, {"420mpeg2", 3, 2, 2}, {"420", 3, 2, 2},
+        {"422", 3, 2, 1},     {"444", 3, 1, 1},      {"mono", 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        size_t n = strlen(table[i].prefix);
+        if (strncmp(tag, table[i].prefix, n))
+            continue;
+        const char *rest = tag + n;
+        int depth = 8;
+        if (*rest == 'p' && table[i].nc == 3)
+            rest++;
+        if (*rest) {
+            char *end;
+            long d = strtol(rest, &end, 10);
+            if (*end || end == rest || d < 9 || d > 16)
+                break;
+            depth = (int)d;
+        }
+        l->nc = table[i].nc;
+        l->sx = table[i].sx;
+        l->sy = table[i].sy;
+        l->depth = depth;
+        return XSF_OK;
+    }
+    return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "Y4M colour space C%s is not supported", tag);
+}
+
+static xsf_status y4m_header(imgio_reader *r, xsf_error *err)
+{
+    char line[1024];
+    size_t n = 0;
+    int ch;
+    while ((ch = getc(r->file)) != EOF && ch != '\n') {
+        if (n + 1 >= sizeof line)
+            return xsf_error_set(err, XSF_ERR_INVALID, "Y4M header longer than %zu bytes",
+                                 sizeof line);
+        line[n++] = (char)ch;
+    }
+    line[n] = '\0';
+    if (ch == EOF)
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "file ends inside the Y4M header");
+    if (strncmp(line, "YUV4MPEG2", 9) || (line[9] && line[9] != ' '))
+        return xsf_error_set(err, XSF_ERR_INVALID, "not a Y4M file (no YUV4MPEG2 signature)");
+    long w = 0, h = 0;
+    xsf_status st = y4m_colour("420jpeg", &r->layout, err);
+    for (char *tok = strtok(line + 9, " "); tok && st == XSF_OK; tok = strtok(NULL, " ")) {
+        char *end = tok + 1;
+        if (tok[0] == 'W')
+            w = strtol(tok + 1, &end, 10);
+        else if (tok[0] == 'H')
+            h = strtol(tok + 1, &end, 10);
+        else if (tok[0] == 'C')
+            st = y4m_colour(tok + 1, &r->layout, err);
+        else if (tok[0] == 'I' && tok[1] && tok[1] != 'p' && tok[1] != '?')
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "interlaced Y4M (I%s)", tok + 1);
+        if ((tok[0] == 'W' || tok[0] == 'H') && (*end || end == tok + 1))
+            return xsf_error_set(err, XSF_ERR_INVALID, "Y4M header field %s", tok);
+    }
+    if (st != XSF_OK)
+        return st;
+    if (w < 1 || h < 1 || w > 65535 || h > 65535)
+        return xsf_error_set(err, XSF_ERR_INVALID, "Y4M picture size %ldx%ld (1..65535)", w, h);
+    r->layout.width = (int)w;
+    r->layout.height = (int)h;
+    return shape_layout(r, err);
+}
+
+xsf_status imgio_reader_open(imgio_reader **rp, const char *path, imgio_format format,
+                             const imgio_raw_layout *raw, xsf_error *err)
+{
+    *rp = NULL;
+    if (format == IMGIO_FORMAT_NONE)
+        return xsf_error_set(err, XSF_ERR_ARG, "no input format");
+    if (format == IMGIO_FORMAT_YUV && (!raw || raw->nc < 1))
+        return xsf_error_set(err, XSF_ERR_ARG, "a .yuv file needs its size and sampling");
+    imgio_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    r->format = format;
+    r->is_stdin = !strcmp(path, "-");
+    r->file = r->is_stdin ? stdin : fopen(path, "rb");
+    if (!r->file) {
+        xsf_status st = xsf_error_set(err, XSF_ERR_IO, "cannot open: %s", strerror(errno));
+        free(r);
+        return st;
+    }
+    xsf_status st = XSF_OK;
+    if (format == IMGIO_FORMAT_YUV) {
+        r->layout = *raw;
+        st = shape_layout(r, err);
+    } else if (format == IMGIO_FORMAT_Y4M) {
+        st = y4m_header(r, err);
+    }
+    if (st != XSF_OK) {
+        imgio_reader_close(r);
+        return st;
+    }
+    *rp = r;
+    return XSF_OK;
+}
+
+/* Netpbm header number: whitespace and '#' comments before it. */
+static xsf_status pnm_number(imgio_reader *r, unsigned long max, unsigned long *v, xsf_error *err)
+{
+    int ch = getc(r->file);
+    for (;;) {
+        if (ch == '#') {
+            while ((ch = getc(r->file)) != EOF && ch != '\n')
+                ;
+        } else if (ch != EOF && is_space(ch)) {
+            ch = getc(r->file);
+        } else {
+            break;
+        }
+    }
+    if (ch == EOF)
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "file ends inside the header of image %llu",
+                             r->frame);
+    if (ch < '0' || ch > '9')
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "header of image %llu: expected a number, "
+                             "found '%c'",
+                             r->frame, ch);
+    unsigned long n = 0;
+    while (ch >= '0' && ch <= '9') {
+        n = n * 10 + (unsigned long)(ch - '0');
+        if (n > max)
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "header of image %llu: value above %lu",
+                                 r->frame, max);
+        ch = getc(r->file);
+    }
+    /* Exactly one whitespace character ends the last field before the raster. */
+    if (ch == EOF || !is_space(ch))
+        return xsf_error_set(err, XSF_ERR_INVALID, "header of image %llu: bad number end",
+                             r->frame);
+    *v = n;
+    return XSF_OK;
+}
+
+static xsf_status pnm_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err)
+{
+    int ch = getc(r->file);
+    if (ch == EOF) {
+        if (ferror(r->file))
+            return read_fail(r, "the header", err);
+        if (r->frame == 0)
+            return xsf_error_set(err, XSF_ERR_TRUNCATED, "empty file");
+        return XSF_OK; /* clean end after the last image */
+    }
+    /* P5 or P6, whichever of .pgm and .ppm the name says. */
+    int kind = getc(r->file);
+    if (ch != 'P' || (kind != '5' && kind != '6'))
+        return xsf_error_set(err, XSF_ERR_INVALID, "image %llu: not a binary PGM/PPM (P5/P6)",
+                             r->frame);
+    unsigned long w, h, maxval;
+    xsf_status st = pnm_number(r, 65535, &w, err);
+    if (st == XSF_OK)
+        st = pnm_number(r, 65535, &h, err);
+    if (st == XSF_OK)
+        st = pnm_number(r, 65535, &maxval, err);
+    if (st != XSF_OK)
+        return st;
+    if (w < 1 || h < 1 || maxval < 1)
+        return xsf_error_set(err, XSF_ERR_INVALID, "image %llu: size %lux%lu, maxval %lu", r->frame,
+                             w, h, maxval);
+    int depth = 1;
+    while ((1ul << depth) - 1 < maxval)
+        depth++;
+    const int nc = kind == '6' ? 3 : 1;
+    int ws[3] = {(int)w, (int)w, (int)w}, hs[3] = {(int)h, (int)h, (int)h};
+    st = shape(r, nc, ws, hs, depth, err);
+    if (st != XSF_OK)
+        return st;
+    const int wide = maxval > 255;
+    if (nc == 1) {
+        st = read_plane(r, 0, 1, (unsigned)maxval, err);
+    } else {
+        const size_t row_bytes = 3 * (size_t)w * (wide ? 2 : 1);
+        for (unsigned long y = 0; y < h && st == XSF_OK; y++) {
+            size_t got;
+            if (!read_exact(r, r->row, row_bytes, &got))
+                return read_fail(r, "the raster", err);
+            for (unsigned long x = 0; x < 3 * w; x++) {
+                unsigned v = wide ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1] : r->row[x];
+                if (v > maxval)
+                    return xsf_error_set(err, XSF_ERR_INVALID,
+                                         "image %llu sample (%lu,%lu) is %u, above maxval %lu",
+                                         r->frame, x / 3, y, v, maxval);
+                r->pic.plane[x % 3][y * w + x / 3] = (uint16_t)v;
+            }
+        }
+    }
+    if (st != XSF_OK)
+        return st;
+    r->frame++;
+    *pic = &r->pic;
+    return XSF_OK;
+}
+
+xsf_status imgio_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err)
+{
+    *pic = NULL;
+    if (r->format == IMGIO_FORMAT_PPM || r->format == IMGIO_FORMAT_PGM)
+        return pnm_read(r, pic, err);
+    if (r->format == IMGIO_FORMAT_Y4M) {
+        char line[256];
+        size_t n = 0;
+        int ch;
+        while ((ch = getc(r->file)) != EOF && ch != '\n' && n + 1 < sizeof line)
+            line[n++] = (char)ch;
+        line[n] = '\0';
+        if (ch == EOF && n == 0)
+            return ferror(r->file) ? read_fail(r, "a frame header", err) : XSF_OK;
+        if (ch != '\n' || strncmp(line, "FRAME", 5) || (line[5] && line[5] != ' '))
+            return xsf_error_set(err, XSF_ERR_INVALID, "frame %llu: expected a FRAME header",
+                                 r->frame);
+    } else {
+        /* .yuv: the end of the file is clean only between frames. */
+        int ch = getc(r->file);
+        if (ch == EOF)
+            return ferror(r->file) ? read_fail(r, "a frame", err) : XSF_OK;
+        ungetc(ch, r->file);
+    }
+    const unsigned maxval = (1u << r->layout.depth) - 1;
+    for (int c = 0; c < r->pic.nc; c++) {
+        xsf_status st = read_plane(r, c, 0, maxval, err);
+        if (st != XSF_OK)
+            return st;
+    }
+    r->frame++;
+    *pic = &r->pic;
+    return XSF_OK;
+}
+
+void imgio_reader_close(imgio_reader *r)
+{
+    if (!r)
+        return;
+    if (r->file && !r->is_stdin)
+        fclose(r->file);
+    free(r->samples);
+    free(r->row);
+    free(r);
+}
+
+xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err)
+{
+    *data = NULL;
+    *len = 0;
+    const int is_stdin = !strcmp(path, "-");
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return xsf_error_set(err, XSF_ERR_IO, "cannot open: %s", strerror(errno));
+    size_t cap = 0, n = 0;
+    uint8_t *buf = NULL;
+    xsf_status st = XSF_OK;
+    for (;;) {
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 1 << 16;
+            uint8_t *b = ncap > cap ? realloc(buf, ncap) : NULL;
+            if (!b) {
+                st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory after %zu bytes", n);
+                break;
+            }
+            buf = b;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                st = xsf_error_set(err, XSF_ERR_IO, "read failed: %s", strerror(errno));
+            break;
+        }
+    }
+    if (!is_stdin)
+        fclose(f);
+    if (st != XSF_OK) {
+        free(buf);
+        return st;
+    }
+    *data = buf;
+    *len = n;
+    return XSF_OK;
+}

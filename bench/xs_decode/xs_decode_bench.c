@@ -1,0 +1,277 @@
+/* bench/xs_decode: the GPU JPEG XS decoder on whole frames.
+ *
+ * For each codestream given: frames per second for decode alone (codestream
+ * already in device memory), upload + decode on one stream, upload + decode
+ * overlapped on several streams (three-stage pipeline: host -> upload ->
+ * decode), and upload + decode + download of the 16-bit planes (four-stage);
+ * the time of each kernel; the single-frame latency from codestream in host
+ * memory to picture in device memory; and the ratios to the floors measured
+ * in the same run: PCIe (host-to-device and device-to-host copy rates of
+ * pinned memory) and device memory (device-to-device copy rate).
+ *
+ * Usage: xs_decode_bench [--frames N] [--streams K] FILE.jxs... */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xs.h"
+
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define CHECK_XS(call, dec)                                                                        \
+    do {                                                                                           \
+        xsf_status s_ = (call);                                                                    \
+        if (s_ != XSF_OK) {                                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, xs_gpu_decoder_error(dec)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define MAX_STREAMS 8
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Copy rate in GB/s (bytes moved once per copy) of a 256 MiB copy. */
+static double copy_rate(enum cudaMemcpyKind kind)
+{
+    const size_t n = (size_t)256 << 20;
+    void *a = NULL, *b = NULL;
+    if (kind == cudaMemcpyHostToDevice) {
+        CHECK_CUDA(cudaMallocHost(&a, n));
+        CHECK_CUDA(cudaMalloc(&b, n));
+        memset(a, 1, n);
+    } else if (kind == cudaMemcpyDeviceToHost) {
+        CHECK_CUDA(cudaMalloc(&a, n));
+        CHECK_CUDA(cudaMallocHost(&b, n));
+        CHECK_CUDA(cudaMemset(a, 1, n));
+    } else {
+        CHECK_CUDA(cudaMalloc(&a, n));
+        CHECK_CUDA(cudaMalloc(&b, n));
+        CHECK_CUDA(cudaMemset(a, 1, n));
+    }
+    void *dst = kind == cudaMemcpyHostToDevice ? b : (kind == cudaMemcpyDeviceToHost ? b : b);
+    void *src = a;
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaMemcpy(dst, src, n, kind));
+    float best = 1e30f;
+    for (int i = 0; i < 5; i++) {
+        float ms;
+        CHECK_CUDA(cudaEventRecord(e0, 0));
+        CHECK_CUDA(cudaMemcpyAsync(dst, src, n, kind, 0));
+        CHECK_CUDA(cudaEventRecord(e1, 0));
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        if (ms < best)
+            best = ms;
+    }
+    if (kind == cudaMemcpyHostToDevice)
+        cudaFreeHost(a), cudaFree(b);
+    else if (kind == cudaMemcpyDeviceToHost)
+        cudaFree(a), cudaFreeHost(b);
+    else
+        cudaFree(a), cudaFree(b);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return (double)n / (best * 1e-3) / 1e9;
+}
+
+static uint8_t *read_pinned(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = NULL;
+    if (n <= 0 || cudaMallocHost((void **)&buf, (size_t)n) != cudaSuccess || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = 2000, nstreams = 3, first = 1;
+    while (first < argc && argv[first][0] == '-') {
+        if (!strcmp(argv[first], "--frames") && first + 1 < argc)
+            frames = atoi(argv[first + 1]), first += 2;
+        else if (!strcmp(argv[first], "--streams") && first + 1 < argc)
+            nstreams = atoi(argv[first + 1]), first += 2;
+        else {
+            fprintf(stderr, "usage: %s [--frames N] [--streams K] FILE.jxs...\n", argv[0]);
+            return 2;
+        }
+    }
+    if (nstreams < 1 || nstreams > MAX_STREAMS)
+        nstreams = 3;
+    if (xs_gpu_available() != XSF_OK) {
+        printf("no GPU: nothing to measure\n");
+        return 0;
+    }
+    struct cudaDeviceProp prop;
+    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    const double h2d = copy_rate(cudaMemcpyHostToDevice), d2h = copy_rate(cudaMemcpyDeviceToHost);
+    const double d2d = 2 * copy_rate(cudaMemcpyDeviceToDevice); /* read + write */
+    printf("device: %s, %d SMs; measured: H2D %.1f GB/s, D2H %.1f GB/s, device memory (D2D copy, read+write) %.0f GB/s\n",
+           prop.name, prop.multiProcessorCount, h2d, d2h, d2d);
+    printf("frames per measurement: %d; pipelines use %d streams (one decoder context each)\n\n", frames, nstreams);
+
+    cudaStream_t streams[MAX_STREAMS];
+    xs_gpu_decoder *dec[MAX_STREAMS];
+    for (int s = 0; s < nstreams; s++) {
+        CHECK_CUDA(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        if (xs_gpu_decoder_create(&dec[s], 0, streams[s]) != XSF_OK) {
+            fprintf(stderr, "cannot create GPU decoder %d\n", s);
+            return 1;
+        }
+    }
+    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "codestream", "MB", "decode", "up+dec", "3-stage",
+           "4-stage", "PCIe-up", "D2H-flr", "mem-flr", "lat(us)");
+    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "", "", "fps", "fps", "fps", "fps", "fps", "fps", "fps", "");
+    for (int a = first; a < argc; a++) {
+        size_t len;
+        uint8_t *cs = read_pinned(argv[a], &len);
+        if (!cs) {
+            fprintf(stderr, "%s: cannot read\n", argv[a]);
+            continue;
+        }
+        const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+        size_t used;
+        /* Warm up and learn the format. */
+        for (int s = 0; s < nstreams; s++) {
+            CHECK_XS(xs_gpu_decode(dec[s], cs, len, &used), dec[s]);
+            CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
+        }
+        const xs_gpu_image *img = xs_gpu_decoder_image(dec[0]);
+        size_t out_bytes = 0, samples = 0;
+        for (int c = 0; c < img->nc; c++) {
+            samples += (size_t)img->width[c] * img->height[c];
+            out_bytes += (size_t)img->width[c] * img->height[c] * sizeof(uint16_t);
+        }
+        uint16_t *host_planes[MAX_STREAMS][XS_MAX_COMPONENTS] = {{0}};
+        for (int s = 0; s < nstreams; s++)
+            for (int c = 0; c < img->nc; c++)
+                CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c],
+                                          (size_t)img->width[c] * img->height[c] * sizeof(uint16_t)));
+        uint8_t *dev_cs;
+        CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
+        CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
+
+        /* Decode alone: the codestream is already on the device. */
+        double t0 = now_s();
+        for (int i = 0; i < frames; i++)
+            CHECK_XS(xs_gpu_decode_device(dec[0], dev_cs, cs, len, &used), dec[0]);
+        CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
+        const double fps_decode = frames / (now_s() - t0);
+
+        /* Upload + decode, one stream. */
+        t0 = now_s();
+        for (int i = 0; i < frames; i++)
+            CHECK_XS(xs_gpu_decode(dec[0], cs, len, &used), dec[0]);
+        CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
+        const double fps_serial = frames / (now_s() - t0);
+
+        /* Three-stage pipeline: frames round-robin over the streams, so one
+         * frame's upload overlaps another's kernels. */
+        t0 = now_s();
+        for (int i = 0; i < frames; i++)
+            CHECK_XS(xs_gpu_decode(dec[i % nstreams], cs, len, &used), dec[i % nstreams]);
+        for (int s = 0; s < nstreams; s++)
+            CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
+        const double fps_pipe3 = frames / (now_s() - t0);
+
+        /* Four-stage pipeline: upload, decode, download of the 16-bit planes. */
+        t0 = now_s();
+        for (int i = 0; i < frames; i++) {
+            const int s = i % nstreams;
+            CHECK_XS(xs_gpu_decode(dec[s], cs, len, &used), dec[s]);
+            CHECK_XS(xs_gpu_download(dec[s], host_planes[s], 0), dec[s]);
+        }
+        for (int s = 0; s < nstreams; s++)
+            CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
+        const double fps_pipe4 = frames / (now_s() - t0);
+
+        /* Latency of one frame with nothing else in flight: host memory to
+         * picture in device memory (header walk, upload, kernels). */
+        enum { LAT = 101 };
+        double lat[LAT];
+        for (int i = 0; i < LAT; i++) {
+            double l0 = now_s();
+            CHECK_XS(xs_gpu_decode(dec[0], cs, len, &used), dec[0]);
+            CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
+            lat[i] = now_s() - l0;
+        }
+        qsort(lat, LAT, sizeof lat[0], cmp_double);
+
+        /* Floors: the upload of the codestream over PCIe; the download of the
+         * 16-bit planes; device memory: codestream read, coefficients written
+         * by the entropy decoder and read + written once per DWT level pass
+         * at least once, 16-bit planes written. */
+        const double floor_up = h2d * 1e9 / (double)len;
+        const double floor_d2h = d2h * 1e9 / (double)out_bytes;
+        const double mem_bytes = (double)len + samples * 4.0 * 3 + (double)out_bytes;
+        const double floor_mem = d2d * 1e9 / mem_bytes;
+        printf("%-28s %9.2f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %8.0f\n", name, len / 1e6, fps_decode,
+               fps_serial, fps_pipe3, fps_pipe4, floor_up, floor_d2h, floor_mem, lat[LAT / 2] * 1e6);
+        printf("%-28s ratios: 3-stage/PCIe-up %.2f, 4-stage/D2H-floor %.2f, decode/mem-floor %.2f; latency min %.0f us, "
+               "p90 %.0f us\n",
+               "", fps_pipe3 / floor_up, fps_pipe4 / (floor_d2h < floor_up ? floor_d2h : floor_up),
+               fps_decode / floor_mem, lat[0] * 1e6, lat[LAT * 9 / 10] * 1e6);
+
+        /* Kernel breakdown of one frame. */
+        xs_gpu_set_timing(dec[0], 1);
+        const char *names[16];
+        float ms[16], sum[16] = {0};
+        int nk = 0;
+        const int reps = 20;
+        for (int r = 0; r < reps; r++) {
+            CHECK_XS(xs_gpu_decode(dec[0], cs, len, &used), dec[0]);
+            CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
+            nk = xs_gpu_kernel_times(dec[0], names, ms, 16);
+            for (int k = 0; k < nk; k++)
+                sum[k] += ms[k];
+        }
+        xs_gpu_set_timing(dec[0], 0);
+        printf("%-28s kernels (us, mean of %d):", "", reps);
+        for (int k = 0; k < nk; k++)
+            printf(" %s %.1f", names[k], sum[k] / reps * 1e3);
+        printf("\n");
+
+        for (int s = 0; s < nstreams; s++)
+            for (int c = 0; c < img->nc; c++)
+                cudaFreeHost(host_planes[s][c]);
+        cudaFree(dev_cs);
+        cudaFreeHost(cs);
+    }
+    for (int s = 0; s < nstreams; s++) {
+        xs_gpu_decoder_destroy(dec[s]);
+        cudaStreamDestroy(streams[s]);
+    }
+    return 0;
+}

@@ -1,0 +1,409 @@
+/* xsflow RTP: SMPTE ST 2110-22 transport of JPEG XS (RFC 9134 payload format)
+ * over RTP (RFC 3550), from UDP sockets and libpcap captures, and back.
+ *
+ * Layers, lowest first:
+ *   headers      RTP fixed header, CSRCs, extension, padding; the RFC 9134
+ *                payload header; 16-bit sequence numbers extended to 64 bits
+ *   boxes        the ISO/IEC 21122-3 boxes that open an RFC 9134 picture
+ *                segment (video support box, colour specification box)
+ *   depacketizer packets (in any order) -> whole codestreams, with loss,
+ *                reordering and duplicate handling in bounded memory
+ *   packetizer   codestreams -> packets, codestream or slice mode
+ *   pacer        ST 2110-21-style send times (narrow or wide)
+ *   sdp          the ST 2110-22 / RFC 9134 session description
+ *   udp, pcap    sources and sinks: sockets (IPv4/IPv6, unicast/multicast,
+ *                recvmmsg batches, kernel timestamps) and libpcap
+ *
+ * Nothing here prints or exits. Calls that may block say so. */
+#ifndef XSF_RTP_H
+#define XSF_RTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* RTP header (RFC 3550 5.1)                                           */
+
+#define RTP_HEADER_BYTES 12
+#define RTP_MAX_CSRC 15
+#define RTP_CLOCK_HZ 90000 /* RFC 9134: the RTP clock of JPEG XS video */
+
+typedef struct rtp_header {
+    uint8_t version;      /* always 2 once parsed */
+    uint8_t padding;      /* P bit */
+    uint8_t extension;    /* X bit */
+    uint8_t csrc_count;   /* CC */
+    uint8_t marker;       /* M bit */
+    uint8_t payload_type; /* PT, 7 bits */
+    uint16_t seq;
+    uint32_t timestamp;
+    uint32_t ssrc;
+    uint32_t csrc[RTP_MAX_CSRC];
+    /* Header extension (RFC 3550 5.3.1), when extension is set. */
+    uint16_t ext_profile;        /* "defined by profile" 16 bits */
+    size_t ext_bytes;            /* extension data bytes (length field x 4) */
+    const uint8_t *ext_data;     /* into the packet */
+    size_t padding_bytes;        /* the count in the last octet, when padding is set */
+    const uint8_t *payload;      /* into the packet, after header, CSRCs and extension */
+    size_t payload_bytes;        /* without the padding */
+} rtp_header;
+
+/* Parses an RTP packet of `len` bytes. Errors name the field and byte. */
+xsf_status rtp_header_parse(const uint8_t *pkt, size_t len, rtp_header *h, xsf_error *err);
+
+/* Writes the 12-byte fixed header plus h->csrc_count CSRCs (no extension, no
+ * padding); returns the bytes written or 0 when `cap` is too small. */
+size_t rtp_header_write(const rtp_header *h, uint8_t *out, size_t cap);
+
+/* Extends 16-bit sequence numbers to 64 bits across wraps (RFC 3550 A.1):
+ * each number is placed within 32767 of the highest seen so far. */
+typedef struct rtp_seq_extender {
+    int started;
+    uint64_t highest; /* highest extended number seen */
+} rtp_seq_extender;
+uint64_t rtp_seq_extend(rtp_seq_extender *x, uint16_t seq);
+
+/* ------------------------------------------------------------------ */
+/* RFC 9134 payload header (4 bytes after the RTP header)              */
+/*
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  |T|K|L| I |F counter|     SEP counter     |     P counter       |
+ */
+
+#define RTP_JXS_HEADER_BYTES 4
+#define RTP_JXS_SEP_HEADER_SEGMENT 0x7ff /* slice mode: the header segment's SEP */
+
+typedef enum rtp_jxs_mode {
+    RTP_JXS_CODESTREAM = 0, /* K=0: one packetization unit per picture segment */
+    RTP_JXS_SLICE = 1,      /* K=1: the header segment, then one unit per slice */
+} rtp_jxs_mode;
+
+typedef enum rtp_jxs_scan {
+    RTP_JXS_PROGRESSIVE = 0,  /* I=00 */
+    RTP_JXS_FIELD_FIRST = 2,  /* I=10 */
+    RTP_JXS_FIELD_SECOND = 3, /* I=11 (01 is reserved) */
+} rtp_jxs_scan;
+
+typedef struct rtp_jxs_header {
+    uint8_t t;     /* transmission mode: 1 sequential, 0 out of order allowed */
+    uint8_t k;     /* packetization mode (rtp_jxs_mode) */
+    uint8_t l;     /* last packet of a packetization unit */
+    uint8_t i;     /* interlace information (rtp_jxs_scan) */
+    uint8_t f;     /* frame counter, modulo 32 */
+    uint16_t sep;  /* 11 bits: slice index (K=1) or P counter extension (K=0) */
+    uint16_t p;    /* 11 bits: packet index within the packetization unit */
+} rtp_jxs_header;
+
+/* Fails (INVALID) on a reserved I value. */
+xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h, xsf_error *err);
+void rtp_jxs_header_write(const rtp_jxs_header *h, uint8_t out[RTP_JXS_HEADER_BYTES]);
+
+/* ------------------------------------------------------------------ */
+/* Picture segment boxes (RFC 9134 3: video support box + colour       */
+/* specification box, ISO/IEC 21122-3, in front of each codestream)    */
+
+typedef struct rtp_jxs_boxes {
+    int present;
+    uint32_t brat_mbps;          /* jpvi: maximum bit rate, Mbit/s */
+    uint8_t frat_interlace;      /* jpvi: 0 progressive */
+    uint8_t frat_den_code;       /* jpvi: 1 = integer rate, 2 = rate / 1.001 */
+    uint16_t frat_num;           /* jpvi: frame rate numerator */
+    uint16_t schar;              /* jpvi: sample characteristics, 0 = not given */
+    uint32_t tcod;               /* jpvi: time code hh:mm:ss:ff, one byte each */
+    uint16_t ppih, plev;         /* jxpl */
+    uint8_t colr_meth;           /* colr: 5 = ITU-T H.273 code points */
+    uint16_t primaries, transfer, matrix; /* colr, H.273 */
+    uint8_t full_range;
+} rtp_jxs_boxes;
+
+/* Bytes of the boxes rtp_jxs_boxes_write produces (jpvs 42 + colr 18). */
+#define RTP_JXS_BOXES_BYTES 60
+
+size_t rtp_jxs_boxes_write(const rtp_jxs_boxes *b, uint8_t *out, size_t cap);
+
+/* Walks the boxes in front of a codestream (at most 16, 4096 bytes); sets
+ * *codestream_offset to where SOC starts and fills `b` from the boxes it
+ * knows. Data that starts with SOC has no boxes (b->present = 0). */
+xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestream_offset,
+                               rtp_jxs_boxes *b, xsf_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Statistics of one received stream                                   */
+
+typedef struct rtp_stats {
+    uint64_t packets;          /* valid RTP packets of the stream, duplicates included */
+    uint64_t bytes;            /* their RTP packet bytes */
+    uint64_t invalid;          /* not RTP, or a bad RFC 9134 payload header */
+    uint64_t truncated;        /* cut short by the capture or the socket buffer */
+    uint64_t wrong_ssrc;       /* valid RTP from another SSRC (dropped) */
+    uint64_t wrong_pt;         /* valid RTP with another payload type (dropped) */
+    uint64_t lost;             /* sequence numbers given up on (never arrived in time) */
+    uint64_t reordered;        /* arrived after a higher sequence number, still in time */
+    uint64_t duplicated;       /* a sequence number already received */
+    uint64_t late;             /* arrived after its sequence number was given up on */
+    uint64_t frames_complete;  /* picture segments passed on whole */
+    uint64_t frames_dropped;   /* with a hole, or invalid, or wholly lost: not passed on */
+    uint64_t frames_partial;   /* slice mode: passed on with the list of whole slices */
+    uint64_t frames_invalid;   /* of frames_dropped: no hole, but not a valid codestream */
+    double jitter_ms;          /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
+    double bitrate_bps;        /* bits of RTP packets over the arrival span */
+    uint64_t first_arrival_ns, last_arrival_ns;
+    uint32_t ssrc;
+    uint64_t highest_seq;      /* extended */
+} rtp_stats;
+
+/* ------------------------------------------------------------------ */
+/* Depacketizer: packets in, whole codestreams out                      */
+
+/* One picture segment: a progressive frame or one field. */
+typedef struct rtp_jxs_slice {
+    uint32_t index;      /* slice index from 0 */
+    size_t offset;       /* in rtp_frame.data */
+    size_t bytes;
+} rtp_jxs_slice;
+
+typedef struct rtp_frame {
+    uint32_t timestamp;
+    uint32_t ssrc;
+    uint8_t f_counter;
+    uint8_t scan;              /* rtp_jxs_scan */
+    uint8_t mode;              /* rtp_jxs_mode */
+    int complete;              /* 1: data is the whole codestream */
+    const uint8_t *data;       /* the codestream (boxes removed); valid during the callback */
+    size_t bytes;
+    rtp_jxs_boxes boxes;
+    uint64_t first_seq, last_seq;  /* extended sequence numbers */
+    uint64_t first_arrival_ns, last_arrival_ns;
+    /* complete == 0 (slice mode only): data holds the header segment, then
+     * the whole slices listed here, one after the other. */
+    int header_whole;
+    size_t nslices;
+    const rtp_jxs_slice *slices;
+} rtp_frame;
+
+typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
+
+typedef struct rtp_depacketizer_config {
+    int payload_type;          /* -1: any */
+    int ssrc_given;            /* 1: only `ssrc`; 0: the first valid packet's SSRC */
+    uint32_t ssrc;
+    unsigned reorder_packets;  /* reorder window; 0 = 512 */
+    uint64_t reorder_ns;       /* give up on a hole after this long (0 = only by count) */
+    size_t max_packet_bytes;   /* largest RTP packet kept; 0 = 9000 */
+    size_t max_frame_bytes;    /* largest picture segment; 0 = 64 MiB */
+    unsigned max_slices;       /* slice mode; 0 = 4096 */
+    int validate;              /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
+    rtp_frame_cb on_frame;     /* called for whole frames and, in slice mode, partial ones */
+    void *ctx;
+} rtp_depacketizer_config;
+
+typedef struct rtp_depacketizer rtp_depacketizer;
+
+/* Allocates every buffer it will use; memory is bounded by
+ * reorder_packets x max_packet_bytes + max_frame_bytes + slice tables. */
+xsf_status rtp_depacketizer_create(rtp_depacketizer **d, const rtp_depacketizer_config *cfg,
+                                   xsf_error *err);
+void rtp_depacketizer_destroy(rtp_depacketizer *d);
+
+/* Feeds one UDP payload. `arrival_ns` is its receive time (any monotonic
+ * clock; 0 when unknown). Frames are passed to on_frame from inside this
+ * call. Never fails on bad input: it is counted in the statistics. */
+void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, uint64_t arrival_ns);
+/* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
+void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
+/* Gives up on holes older than reorder_ns at time now_ns (call it when no
+ * packet arrives for a while). */
+void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns);
+/* End of input: gives up on every hole and finishes the frame under way. */
+void rtp_depacketizer_flush(rtp_depacketizer *d);
+const rtp_stats *rtp_depacketizer_stats(const rtp_depacketizer *d);
+
+/* ------------------------------------------------------------------ */
+/* Packetizer: codestreams in, packets out                              */
+
+typedef struct rtp_packetizer_config {
+    rtp_jxs_mode mode;
+    size_t packet_bytes;      /* largest RTP packet (RTP header + payload); 0 = 1440 */
+    uint8_t payload_type;     /* 96..127 */
+    uint32_t ssrc;
+    uint16_t first_seq;
+    int boxes;                /* 1: put the picture segment boxes in front of each codestream */
+    rtp_jxs_boxes box_template; /* brat/frat/schar/colr; ppih/plev are taken from each codestream */
+} rtp_packetizer_config;
+
+typedef struct rtp_packetizer rtp_packetizer;
+
+/* Called once per packet, in order; a non-zero return stops packetization
+ * and is returned by rtp_packetize. */
+typedef int (*rtp_packet_cb)(void *ctx, const uint8_t *pkt, size_t len, int last_of_segment);
+
+xsf_status rtp_packetizer_create(rtp_packetizer **p, const rtp_packetizer_config *cfg, xsf_error *err);
+void rtp_packetizer_destroy(rtp_packetizer *p);
+
+/* Packet count rtp_packetize will produce for this codestream. */
+xsf_status rtp_packetize_count(rtp_packetizer *p, const uint8_t *cs, size_t len, size_t *packets,
+                               xsf_error *err);
+
+/* Packetizes one picture segment (codestream `cs` of `len` bytes, which
+ * must be exactly one codestream). `scan` is the I field; `f_counter` the
+ * frame number (mod 32; both fields of a frame share it). */
+xsf_status rtp_packetize(rtp_packetizer *p, const uint8_t *cs, size_t len, uint32_t timestamp,
+                         unsigned f_counter, rtp_jxs_scan scan, rtp_packet_cb cb, void *ctx,
+                         xsf_error *err);
+uint16_t rtp_packetizer_next_seq(const rtp_packetizer *p);
+
+/* ------------------------------------------------------------------ */
+/* Pacing (after SMPTE ST 2110-21)                                      */
+
+typedef enum rtp_pacing {
+    RTP_PACING_NARROW = 0, /* one packet every TRS = TFRAME / NPACKETS (linear) */
+    RTP_PACING_WIDE,       /* bursts of up to the wide sender's CMAX - 1 packets */
+    RTP_PACING_NONE,       /* as fast as possible */
+} rtp_pacing;
+
+/* ST 2110-21 network-compatibility bound CMAX for a frame of `npackets`
+ * sent over `frame_ns` (RACTIVE = 1, as for compressed video). */
+unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns);
+
+/* Send time of packet `index` of `npackets` from the start of the frame. */
+uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns);
+
+/* RTP timestamp of frame `n` at rate num/den from `base` (exact, no drift). */
+uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den);
+
+/* ------------------------------------------------------------------ */
+/* SDP (RFC 8866) for ST 2110-22 / RFC 9134                             */
+
+typedef struct rtp_sdp {
+    char session_name[64];
+    char origin_addr[64];        /* o= unicast address of the sender */
+    int ipv6;                    /* address family of c= */
+    char dest_addr[64];          /* c= */
+    unsigned ttl;                /* c= /ttl for IPv4 multicast (0: none) */
+    char source_addr[64];        /* a=source-filter: incl (SSM), "" when none */
+    unsigned port;               /* m= */
+    unsigned payload_type;       /* m= and a=rtpmap */
+    /* a=fmtp (RFC 9134 7.1, ST 2110-22) */
+    int packetmode;              /* K */
+    int transmode;               /* T (default 1) */
+    char profile[32], level[16], sublevel[24];
+    unsigned depth, width, height;
+    unsigned rate_num, rate_den; /* exactframerate; 0 = not given */
+    int interlace, segmented;
+    char sampling[32], colorimetry[32], tcs[24], range[24], ssn[32], tp[16];
+    uint64_t max_bitrate_kbps;   /* b=AS:, 0 = none */
+} rtp_sdp;
+
+/* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019, TP 2110TPN. */
+void rtp_sdp_init(rtp_sdp *s);
+/* Writes the description; returns the length, or the size needed when it exceeds cap. */
+size_t rtp_sdp_write(const rtp_sdp *s, char *out, size_t cap);
+/* Reads the first video m= section with a jxsv rtpmap. Errors name the line. */
+xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *err);
+
+/* The RFC 9134 names of a codestream's profile, level and sublevel ("High444.12", "2k-1",
+ * "Sublev3bpp"), from Ppih and Plev; NULL when unknown. */
+const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* UDP sockets                                                          */
+
+/* "239.1.1.1:5004", "[ff15::1]:5004", "127.0.0.1:5004", "[::1]:5004". */
+typedef struct rtp_addr {
+    int family;                  /* AF_INET or AF_INET6 */
+    uint8_t addr[16];            /* network order */
+    uint16_t port;
+    uint32_t scope_id;           /* IPv6 link-local scope */
+} rtp_addr;
+
+xsf_status rtp_addr_parse(const char *text, int need_port, rtp_addr *a, xsf_error *err);
+void rtp_addr_format(const rtp_addr *a, int with_port, char *out, size_t cap);
+int rtp_addr_is_multicast(const rtp_addr *a);
+
+typedef struct rtp_udp_config {
+    rtp_addr local;              /* receiver: group or unicast address (any: all zero) and port */
+    int has_source;              /* source-specific join (SSM) */
+    rtp_addr source;
+    char iface[32];              /* interface for joins / sending, "" = default */
+    size_t buffer_bytes;         /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
+    unsigned ttl;                /* sender: multicast TTL / hop limit; 0 = 16 */
+    int timestamps;              /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
+    int reuse_port;              /* receiver: SO_REUSEPORT (several receiving threads) */
+} rtp_udp_config;
+
+typedef struct rtp_udp rtp_udp;
+
+/* One received datagram of a batch: points into buffers the socket owns,
+ * valid until the next receive call. */
+typedef struct rtp_datagram {
+    const uint8_t *data;
+    size_t bytes;
+    int truncated;               /* larger than the buffer (MSG_TRUNC) */
+    uint64_t arrival_ns;         /* kernel timestamp (CLOCK_REALTIME) or, without, CLOCK_MONOTONIC at receive */
+    rtp_addr from;
+} rtp_datagram;
+
+#define RTP_UDP_BATCH 64
+
+xsf_status rtp_udp_open_receiver(rtp_udp **u, const rtp_udp_config *cfg, xsf_error *err);
+/* dest: where packets go. */
+xsf_status rtp_udp_open_sender(rtp_udp **u, const rtp_addr *dest, const rtp_udp_config *cfg,
+                               xsf_error *err);
+void rtp_udp_close(rtp_udp *u);
+/* Waits up to timeout_ms (-1: forever; it blocks) for datagrams and
+ * receives up to RTP_UDP_BATCH of them with one recvmmsg. *count = 0 on timeout. */
+xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count, xsf_error *err);
+/* Sends datagrams (sendmmsg); blocks while the socket buffer is full. */
+xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *lens, size_t n,
+                        xsf_error *err);
+/* Buffer size the kernel granted, the local port (after binding port 0). */
+size_t rtp_udp_buffer_bytes(const rtp_udp *u);
+uint16_t rtp_udp_local_port(const rtp_udp *u);
+/* Datagrams the kernel dropped for lack of buffer (SO_RXQ_OVFL), when known. */
+uint64_t rtp_udp_kernel_drops(const rtp_udp *u);
+
+/* ------------------------------------------------------------------ */
+/* libpcap: captures in, .pcap out                                      */
+
+typedef struct rtp_pcap_reader rtp_pcap_reader;
+
+typedef struct rtp_pcap_packet {
+    const uint8_t *udp_payload;  /* into libpcap's buffer, valid until the next call */
+    size_t bytes;                /* captured UDP payload bytes */
+    int truncated;               /* the capture holds fewer bytes than the datagram */
+    uint64_t arrival_ns;         /* capture time, ns since the epoch */
+    rtp_addr src, dst;           /* with ports */
+} rtp_pcap_packet;
+
+/* Opens a .pcap or .pcapng file. `filter` (BPF syntax) may be NULL. */
+xsf_status rtp_pcap_open_file(rtp_pcap_reader **r, const char *path, const char *filter, xsf_error *err);
+/* Captures live on interface `iface` (needs privileges). */
+xsf_status rtp_pcap_open_live(rtp_pcap_reader **r, const char *iface, const char *filter,
+                              size_t buffer_bytes, xsf_error *err);
+/* Next UDP datagram: XSF_OK with a packet, XSF_ERR_AGAIN when a live
+ * capture had nothing within its timeout (about 50 ms; it blocks that
+ * long), XSF_ERR_TRUNCATED at the end of a file. Frames that are not
+ * IPv4/IPv6 UDP are skipped and counted. */
+xsf_status rtp_pcap_next(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_error *err);
+uint64_t rtp_pcap_skipped(const rtp_pcap_reader *r);
+void rtp_pcap_close(rtp_pcap_reader *r);
+
+typedef struct rtp_pcap_writer rtp_pcap_writer;
+
+/* Writes Ethernet II frames (IPv4 or IPv6, UDP with its checksum) to a .pcap file. */
+xsf_status rtp_pcap_writer_open(rtp_pcap_writer **w, const char *path, xsf_error *err);
+xsf_status rtp_pcap_write(rtp_pcap_writer *w, const rtp_addr *src, const rtp_addr *dst,
+                          const uint8_t *payload, size_t len, uint64_t time_ns, xsf_error *err);
+xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

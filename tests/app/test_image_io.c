@@ -1,0 +1,429 @@
+/* Tests of the program's picture files (app/image_io.h): every writer read
+ * back by its reader, the Y4M tags, the PPM colour conversion and
+ * upsampling, the formats refused, reader errors; and the MD5 wrapper on
+ * the RFC 1321 test suite. Writes its files in the current directory. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "image_io.h"
+#include "md5.h"
+
+typedef struct owned_picture {
+    imgio_picture pic;
+    uint16_t *mem;
+} owned_picture;
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+
+/* A picture of random samples: nc components, chroma subsampled by sx, sy
+ * (sizes rounded up), `pad` samples of padding at the end of each row. */
+static owned_picture make(int nc, int w, int h, int sx, int sy, int depth, int pad)
+{
+    owned_picture o;
+    memset(&o, 0, sizeof o);
+    size_t total = 0;
+    for (int c = 0; c < nc; c++) {
+        const int cw = c ? (w + sx - 1) / sx : w, ch = c ? (h + sy - 1) / sy : h;
+        total += (size_t)(cw + pad) * ch;
+    }
+    o.mem = malloc(total * sizeof(uint16_t));
+    o.pic.nc = nc;
+    size_t off = 0;
+    for (int c = 0; c < nc; c++) {
+        imgio_picture *p = &o.pic;
+        p->width[c] = c ? (w + sx - 1) / sx : w;
+        p->height[c] = c ? (h + sy - 1) / sy : h;
+        p->depth[c] = depth;
+        p->pitch[c] = (size_t)p->width[c] + (size_t)pad;
+        p->plane[c] = o.mem + off;
+        off += p->pitch[c] * (size_t)p->height[c];
+        for (size_t i = 0; i < p->pitch[c] * (size_t)p->height[c]; i++)
+            p->plane[c][i] = (uint16_t)(rnd() & ((1u << depth) - 1));
+    }
+    return o;
+}
+
+static int same_planes(const imgio_picture *a, const imgio_picture *b, int ncomp)
+{
+    for (int c = 0; c < ncomp; c++) {
+        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] ||
+            a->depth[c] != b->depth[c])
+            return 0;
+        for (int y = 0; y < a->height[c]; y++)
+            if (memcmp(a->plane[c] + (size_t)y * a->pitch[c], b->plane[c] + (size_t)y * b->pitch[c],
+                       sizeof(uint16_t) * (size_t)a->width[c]))
+                return 0;
+    }
+    return 1;
+}
+
+static xsf_status write_frames(const char *path, imgio_format f, const imgio_picture *pic,
+                               int frames, xsf_error *err)
+{
+    imgio_write_options opt = {.format = f, .colour = IMGIO_COLOUR_RGB};
+    imgio_writer *w;
+    xsf_status st = imgio_writer_open(&w, path, &opt, err);
+    for (int i = 0; st == XSF_OK && i < frames; i++)
+        st = imgio_write(w, pic, err);
+    xsf_status cst = imgio_writer_close(w, err);
+    return st != XSF_OK ? st : cst;
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    uint8_t *data;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(path, &data, n, &err) != XSF_OK)
+        return NULL;
+    return (char *)data;
+}
+
+static void test_round_trip(const char *path, imgio_format f, int nc, int w, int h, int sx, int sy,
+                            int depth, const char *y4m_header)
+{
+    owned_picture o = make(nc, w, h, sx, sy, depth, 3);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(write_frames(path, f, &o.pic, 2, &err) == XSF_OK, "%s: write: %s", path, err.msg);
+    if (y4m_header) {
+        size_t n;
+        char *text = slurp(path, &n);
+        CHECK(text && n > strlen(y4m_header) && !memcmp(text, y4m_header, strlen(y4m_header)),
+              "%s: header is not '%s'", path, y4m_header);
+        free(text);
+    }
+    imgio_raw_layout layout;
+    const char *sampling = nc == 1 ? "mono" : sx == 1 ? "444" : sy == 1 ? "422" : "420";
+    CHECK(imgio_raw_layout_make(&layout, sampling, w, h, depth, &err) == XSF_OK, "layout: %s",
+          err.msg);
+    imgio_reader *r;
+    CHECK(imgio_reader_open(&r, path, f, &layout, &err) == XSF_OK, "%s: open: %s", path, err.msg);
+    int frames = 0;
+    for (;;) {
+        const imgio_picture *pic;
+        xsf_status st = imgio_read(r, &pic, &err);
+        CHECK(st == XSF_OK, "%s: read: %s", path, err.msg);
+        if (st != XSF_OK || !pic)
+            break;
+        const int ncomp = f == IMGIO_FORMAT_PGM ? 1 : nc;
+        CHECK(pic->nc == ncomp && same_planes(pic, &o.pic, ncomp), "%s: frame %d differs", path,
+              frames);
+        frames++;
+    }
+    CHECK(frames == 2, "%s: %d frames read back", path, frames);
+    imgio_reader_close(r);
+    free(o.mem);
+}
+
+static void test_y4m_refusals(void)
+{
+    const struct {
+        int nc, sx, sy, depth;
+        const char *why;
+    } cases[] = {
+        {3, 2, 1, 11, "11-bit"},      {3, 2, 1, 13, "13-bit"},      {1, 1, 1, 14, "14-bit"},
+        {2, 1, 1, 8, "2 components"}, {4, 1, 1, 8, "4 components"}, {3, 1, 2, 10, "4:4:0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        owned_picture o = make(cases[i].nc, 16, 8, cases[i].sx, cases[i].sy, cases[i].depth, 0);
+        imgio_write_options opt = {.format = IMGIO_FORMAT_Y4M};
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(imgio_check(&opt, &o.pic, &err) == XSF_ERR_UNSUPPORTED && strstr(err.msg, "Y4M"),
+              "Y4M accepted %s (%s)", cases[i].why, err.msg);
+        /* The writer refuses it too, and leaves no file behind. */
+        remove("refused.y4m");
+        xsf_error_clear(&err);
+        CHECK(write_frames("refused.y4m", IMGIO_FORMAT_Y4M, &o.pic, 1, &err) != XSF_OK,
+              "Y4M writer accepted %s", cases[i].why);
+        FILE *f = fopen("refused.y4m", "rb");
+        CHECK(!f, "a refused %s picture left refused.y4m behind", cases[i].why);
+        if (f)
+            fclose(f);
+        free(o.mem);
+    }
+    /* Mixed depths. */
+    owned_picture o = make(3, 16, 8, 2, 1, 10, 0);
+    o.pic.depth[2] = 12;
+    imgio_write_options opt = {.format = IMGIO_FORMAT_Y4M};
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_check(&opt, &o.pic, &err) != XSF_OK, "Y4M accepted mixed depths");
+    opt.format = IMGIO_FORMAT_PPM;
+    xsf_error_clear(&err);
+    CHECK(imgio_check(&opt, &o.pic, &err) != XSF_OK, "PPM accepted mixed depths");
+    free(o.mem);
+}
+
+static void test_ppm(void)
+{
+    xsf_error err;
+    /* 4:2:2 written as RGB as it is: chroma replicated to full width. */
+    owned_picture o = make(3, 9, 4, 2, 1, 12, 1);
+    imgio_write_options opt = {.format = IMGIO_FORMAT_PPM, .colour = IMGIO_COLOUR_RGB};
+    imgio_writer *w;
+    xsf_error_clear(&err);
+    CHECK(imgio_writer_open(&w, "up.ppm", &opt, &err) == XSF_OK &&
+              imgio_write(w, &o.pic, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
+          "up.ppm: %s", err.msg);
+    size_t n;
+    char *text = slurp("up.ppm", &n);
+    const char *head = "P6\n9 4\n4095\n";
+    CHECK(text && n == strlen(head) + 9 * 4 * 3 * 2 && !memcmp(text, head, strlen(head)),
+          "up.ppm: %zu bytes, header '%.12s'", n, text ? text : "");
+    free(text);
+    imgio_reader *r;
+    const imgio_picture *pic = NULL;
+    xsf_error_clear(&err);
+    CHECK(imgio_reader_open(&r, "up.ppm", IMGIO_FORMAT_PPM, NULL, &err) == XSF_OK &&
+              imgio_read(r, &pic, &err) == XSF_OK && pic,
+          "up.ppm: read: %s", err.msg);
+    if (pic) {
+        int ok = pic->nc == 3 && pic->width[1] == 9 && pic->depth[0] == 12;
+        for (int y = 0; ok && y < 4; y++)
+            for (int x = 0; x < 9; x++)
+                for (int c = 0; c < 3; c++)
+                    ok &= pic->plane[c][y * 9 + x] ==
+                          o.pic.plane[c][(size_t)y * o.pic.pitch[c] + (size_t)(c ? x / 2 : x)];
+        CHECK(ok, "up.ppm: samples are not component 0 with chroma replicated");
+    }
+    imgio_reader_close(r);
+    free(o.mem);
+
+    /* BT.709 narrow range at 10 bits: black, white, and GBR order. */
+    uint16_t y[4] = {64, 940, 0, 0}, cb[4] = {512, 512, 0, 0}, cr[4] = {512, 512, 0, 0};
+    imgio_picture p = {.nc = 3,
+                       .width = {2, 2, 2},
+                       .height = {1, 1, 1},
+                       .depth = {10, 10, 10},
+                       .pitch = {2, 2, 2},
+                       .plane = {y, cb, cr}};
+    opt.colour = IMGIO_COLOUR_BT709;
+    xsf_error_clear(&err);
+    CHECK(imgio_writer_open(&w, "bw.ppm", &opt, &err) == XSF_OK &&
+              imgio_write(w, &p, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
+          "bw.ppm: %s", err.msg);
+    text = slurp("bw.ppm", &n);
+    const char *bw_head = "P6\n2 1\n1023\n";
+    const unsigned char bw_samples[12] = {0, 0, 0, 0, 0, 0, 3, 255, 3, 255, 3, 255};
+    CHECK(text && n == strlen(bw_head) + 12 && !memcmp(text + strlen(bw_head), bw_samples, 12),
+          "bw.ppm: BT.709 black and white are not 0 and 1023");
+    free(text);
+
+    /* 1 component is refused with a hint at PGM. */
+    p.nc = 1;
+    xsf_error_clear(&err);
+    CHECK(imgio_check(&opt, &p, &err) != XSF_OK && strstr(err.msg, ".pgm"),
+          "PPM of 1 component: %s", err.msg);
+}
+
+static void test_frame_files(void)
+{
+    owned_picture o = make(1, 5, 3, 1, 1, 8, 0);
+    imgio_write_options opt = {.format = IMGIO_FORMAT_PGM, .frame_files = 1};
+    imgio_writer *w;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_writer_open(&w, "seq.pgm", &opt, &err) == XSF_OK, "seq.pgm: %s", err.msg);
+    for (int i = 0; i < 3; i++)
+        CHECK(imgio_write(w, &o.pic, &err) == XSF_OK, "seq.pgm frame %d: %s", i, err.msg);
+    CHECK(!strcmp(imgio_writer_last_path(w), "seq-0002.pgm"), "last file %s",
+          imgio_writer_last_path(w));
+    CHECK(imgio_writer_close(w, &err) == XSF_OK, "seq.pgm close: %s", err.msg);
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "seq-%04d.pgm", i);
+        size_t n;
+        char *text = slurp(name, &n);
+        CHECK(text && n == strlen("P5\n5 3\n255\n") + 15, "%s: %zu bytes", name, n);
+        free(text);
+    }
+    free(o.mem);
+}
+
+static void write_text(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+static xsf_status read_one(const char *path, imgio_format f, const imgio_raw_layout *l,
+                           xsf_error *err)
+{
+    imgio_reader *r;
+    xsf_error_clear(err);
+    xsf_status st = imgio_reader_open(&r, path, f, l, err);
+    if (st != XSF_OK)
+        return st;
+    const imgio_picture *pic;
+    do
+        st = imgio_read(r, &pic, err);
+    while (st == XSF_OK && pic);
+    imgio_reader_close(r);
+    return st;
+}
+
+static void test_reader_errors(void)
+{
+    xsf_error err;
+    imgio_raw_layout l;
+    xsf_error_clear(&err);
+    imgio_raw_layout_make(&l, "420", 4, 4, 8, &err);
+    const uint8_t frame_and_a_half[24 + 12] = {0};
+    write_text("half.yuv", frame_and_a_half, sizeof frame_and_a_half);
+    CHECK(read_one("half.yuv", IMGIO_FORMAT_YUV, &l, &err) == XSF_ERR_TRUNCATED,
+          "a .yuv ending inside a frame: %s", err.msg);
+    imgio_raw_layout_make(&l, "mono", 2, 1, 10, &err);
+    const uint8_t too_big[4] = {0xff, 0x03, 0x00, 0x04}; /* 1023, then 1024 */
+    write_text("big.yuv", too_big, sizeof too_big);
+    CHECK(read_one("big.yuv", IMGIO_FORMAT_YUV, &l, &err) == XSF_ERR_INVALID,
+          "a 10-bit .yuv sample of 1024: %s", err.msg);
+    CHECK(imgio_raw_layout_make(&l, "411", 4, 4, 8, &err) != XSF_OK, "sampling 411 accepted");
+    CHECK(imgio_raw_layout_make(&l, "420", 0, 4, 8, &err) != XSF_OK, "width 0 accepted");
+    CHECK(imgio_raw_layout_make(&l, "420", 4, 4, 17, &err) != XSF_OK, "17 bits accepted");
+
+    const char *bad_y4m[] = {
+        "YUV4MPEG2 W0 H2 C420jpeg\nFRAME\n",
+        "YUV4MPEG2 W2 H2 C411\nFRAME\n",
+        "YUV4MPEG2 W2 H2 It\nFRAME\n",
+        "YUV4MPEG2 W2x H2\nFRAME\n",
+        "YUV4MPEG W2 H2\nFRAME\n",
+        "YUV4MPEG2 W2 H2 C444\nFRAMX\n",
+        "YUV4MPEG2 W2 H2 C444\nFRAME\n\x01\x02",
+        "YUV4MPEG2 W70000 H2 C444\n",
+    };
+    for (size_t i = 0; i < sizeof bad_y4m / sizeof bad_y4m[0]; i++) {
+        write_text("bad.y4m", bad_y4m[i], strlen(bad_y4m[i]));
+        CHECK(read_one("bad.y4m", IMGIO_FORMAT_Y4M, NULL, &err) != XSF_OK && err.msg[0],
+              "bad Y4M %zu accepted", i);
+    }
+    const char *good_y4m = "YUV4MPEG2 W2 H1 F30000:1001 Ip A0:0 Cmono10 XYSCSS=MONO10\n"
+                           "FRAME\n\xff\x03\x00\x00";
+    write_text("good.y4m", good_y4m,
+               strlen("YUV4MPEG2 W2 H1 F30000:1001 Ip A0:0 Cmono10 "
+                      "XYSCSS=MONO10\nFRAME\n") +
+                   4);
+    CHECK(read_one("good.y4m", IMGIO_FORMAT_Y4M, NULL, &err) == XSF_OK, "Cmono10 Y4M: %s", err.msg);
+
+    const char *bad_pnm[] = {
+        "P6\n2 2\n0\n",       "P6\n0 2\n255\n",       "P6\n2 2\n65536\n", "P3\n2 2\n255\n",
+        "P5\n2 1\n255\n\x01", "P5\n2 1\n3\n\x01\x04", "P5 # no number\n", "",
+    };
+    const size_t bad_pnm_len[] = {9, 11, 13, 11, 12, 11, 15, 0};
+    for (size_t i = 0; i < sizeof bad_pnm / sizeof bad_pnm[0]; i++) {
+        write_text("bad.pgm", bad_pnm[i], bad_pnm_len[i]);
+        CHECK(read_one("bad.pgm", IMGIO_FORMAT_PGM, NULL, &err) != XSF_OK && err.msg[0],
+              "bad PNM %zu accepted", i);
+    }
+    const char good_pgm[] = "P5\n# comment\n2 1\n65535\n\x01\x02\x03\x04";
+    write_text("good.pgm", good_pgm, sizeof good_pgm - 1);
+    CHECK(read_one("good.pgm", IMGIO_FORMAT_PGM, NULL, &err) == XSF_OK, "16-bit PGM: %s", err.msg);
+}
+
+static void test_names(void)
+{
+    CHECK(imgio_format_from_path("a.YUV") == IMGIO_FORMAT_YUV, "a.YUV");
+    CHECK(imgio_format_from_path("d/x.y4m") == IMGIO_FORMAT_Y4M, "d/x.y4m");
+    CHECK(imgio_format_from_path("x.ppm") == IMGIO_FORMAT_PPM, "x.ppm");
+    CHECK(imgio_format_from_path("x.pgm") == IMGIO_FORMAT_PGM, "x.pgm");
+    CHECK(imgio_format_from_path("d.yuv/x") == IMGIO_FORMAT_NONE, "d.yuv/x");
+    CHECK(imgio_format_from_path("x.yuvx") == IMGIO_FORMAT_NONE, "x.yuvx");
+    const int sx[3] = {1, 2, 2}, sy[3] = {1, 1, 2}, one[3] = {1, 1, 1};
+    CHECK(!strcmp(imgio_sampling_name(3, sx, one), "4:2:2"), "4:2:2");
+    int s420[3] = {1, 2, 2}, y420[3] = {1, 2, 2};
+    CHECK(!strcmp(imgio_sampling_name(3, s420, y420), "4:2:0"), "4:2:0");
+    CHECK(!strcmp(imgio_sampling_name(3, one, one), "4:4:4"), "4:4:4");
+    CHECK(!strcmp(imgio_sampling_name(1, one, one), "4:0:0"), "4:0:0");
+    CHECK(!strcmp(imgio_sampling_name(3, sx, sy), "other"), "mixed sampling");
+    imgio_colour c;
+    CHECK(imgio_colour_parse("bt601-full", &c) == XSF_OK && c == IMGIO_COLOUR_BT601_FULL,
+          "bt601-full");
+    CHECK(imgio_colour_parse("srgb", &c) != XSF_OK, "srgb accepted");
+}
+
+static void test_md5(void)
+{
+    /* RFC 1321, A.5 test suite. */
+    static const char *const cases[][2] = {
+        {"", "d41d8cd98f00b204e9800998ecf8427e"},
+        {"a", "0cc175b9c0f1b6a831c399e269772661"},
+        {"abc", "900150983cd24fb0d6963f7d28e17f72"},
+        {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
+        {"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
+        {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+         "d174ab98d277d9f5a5611c2c9f419d9f"},
+        {"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+         "57edf4a22be3c955ac49da2e2107b67a"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        app_md5 m;
+        char hex[33];
+        app_md5_init(&m);
+        /* In two pieces, to cover updates that split a block. */
+        const size_t n = strlen(cases[i][0]), half = n / 3;
+        app_md5_update(&m, (const uint8_t *)cases[i][0], half);
+        app_md5_update(&m, (const uint8_t *)cases[i][0] + half, n - half);
+        app_md5_final_hex(&m, hex);
+        CHECK(!strcmp(hex, cases[i][1]), "MD5(\"%s\") = %s, expected %s", cases[i][0], hex,
+              cases[i][1]);
+    }
+    /* The .yuv serialization hashes like the .yuv file. */
+    owned_picture o = make(3, 13, 7, 2, 2, 10, 2);
+    xsf_error err;
+    xsf_error_clear(&err);
+    write_frames("hash.yuv", IMGIO_FORMAT_YUV, &o.pic, 1, &err);
+    size_t n;
+    char *text = slurp("hash.yuv", &n);
+    app_md5 a, b;
+    char ha[33], hb[33];
+    app_md5_init(&a);
+    app_md5_init(&b);
+    if (text)
+        app_md5_update(&a, (const uint8_t *)text, n);
+    imgio_yuv_serialize(&o.pic, app_md5_sink, &b);
+    app_md5_final_hex(&a, ha);
+    app_md5_final_hex(&b, hb);
+    CHECK(text && n == imgio_yuv_frame_bytes(&o.pic) && !strcmp(ha, hb),
+          "serialized MD5 %s, file MD5 %s (%zu bytes)", hb, ha, n);
+    free(text);
+    free(o.mem);
+}
+
+int main(void)
+{
+    test_names();
+    test_round_trip("t422p10.yuv", IMGIO_FORMAT_YUV, 3, 37, 11, 2, 1, 10, NULL);
+    test_round_trip("t420.yuv", IMGIO_FORMAT_YUV, 3, 33, 9, 2, 2, 8, NULL);
+    test_round_trip("t422p10.y4m", IMGIO_FORMAT_Y4M, 3, 37, 11, 2, 1, 10,
+                    "YUV4MPEG2 W37 H11 F25:1 Ip A1:1 C422p10\nFRAME\n");
+    test_round_trip("t420.y4m", IMGIO_FORMAT_Y4M, 3, 33, 9, 2, 2, 8,
+                    "YUV4MPEG2 W33 H9 F25:1 Ip A1:1 C420jpeg\nFRAME\n");
+    test_round_trip("t444p16.y4m", IMGIO_FORMAT_Y4M, 3, 8, 8, 1, 1, 16,
+                    "YUV4MPEG2 W8 H8 F25:1 Ip A1:1 C444p16\nFRAME\n");
+    test_round_trip("tmono12.y4m", IMGIO_FORMAT_Y4M, 1, 7, 5, 1, 1, 12,
+                    "YUV4MPEG2 W7 H5 F25:1 Ip A1:1 Cmono12\nFRAME\n");
+    test_round_trip("tmono.y4m", IMGIO_FORMAT_Y4M, 1, 7, 5, 1, 1, 8,
+                    "YUV4MPEG2 W7 H5 F25:1 Ip A1:1 Cmono\nFRAME\n");
+    test_round_trip("t8.pgm", IMGIO_FORMAT_PGM, 1, 17, 3, 1, 1, 8, "P5\n17 3\n255\n");
+    test_round_trip("t14.pgm", IMGIO_FORMAT_PGM, 3, 17, 3, 2, 1, 14, "P5\n17 3\n16383\n");
+    test_round_trip("t10.ppm", IMGIO_FORMAT_PPM, 3, 17, 3, 1, 1, 10, "P6\n17 3\n1023\n");
+    test_y4m_refusals();
+    test_ppm();
+    test_frame_files();
+    test_reader_errors();
+    test_md5();
+    return xsf_test_finish();
+}

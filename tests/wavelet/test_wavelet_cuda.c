@@ -1,0 +1,341 @@
+/* CUDA plans of wavelet/ against the C reference: the 5/3 forward and inverse
+ * bit for bit and exact reconstruction, the 9/7 within 1e-5 of the largest
+ * magnitude, on random and photographic-like data, in place and out of place,
+ * at sizes from 1x1 to 8193x4321 and every level pair JPEG XS (levels_v 0..2,
+ * levels_h 1..8) and JPEG 2000 / BPC-PaCo (symmetric 1..6) use. Outputs are
+ * poisoned before each run; padding between rows and planes must stay as it was.
+ * Prints why and exits 77 where no GPU is present.
+ *
+ *   test_wavelet_cuda          the full matrix
+ *   test_wavelet_cuda quick    small sizes only (for compute-sanitizer)
+ */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "wav_test_data.h"
+#include "wavelet_cuda.h"
+
+static wav_rng rng = {0x2545F4914F6CDD1Dull};
+static cudaStream_t stream;
+static int chunk_pairs; /* 0: the plan's choice */
+
+#define POISON 0x7fbadbadu
+
+typedef struct test_case {
+    size_t w, h, pitch, planes, plane_stride;
+    wav_filter filter;
+    int lv, lh, photo;
+} test_case;
+
+static size_t extent(const test_case *c)
+{
+    return (c->planes - 1) * c->plane_stride + (c->h - 1) * c->pitch + c->w;
+}
+
+static int in_region(const test_case *c, size_t i)
+{
+    const size_t in_plane = c->planes > 1 ? i % c->plane_stride : i;
+    return in_plane / c->pitch < c->h && in_plane % c->pitch < c->w;
+}
+
+/* Fills the picture region with samples, the padding with POISON. */
+static void fill(const test_case *c, uint32_t *x, int coefficients)
+{
+    const size_t n = extent(c);
+    for (size_t i = 0; i < n; i++) {
+        if (!in_region(c, i)) {
+            x[i] = POISON;
+            continue;
+        }
+        const size_t in_plane = c->planes > 1 ? i % c->plane_stride : i;
+        const size_t px = in_plane % c->pitch, py = in_plane / c->pitch;
+        int32_t v = coefficients ? wav_rng_range(&rng, c->filter == WAV_FILTER_53 ? 1 << 20 : 4000)
+                    : c->photo   ? wav_photo_sample(&rng, px, py, c->w, c->h)
+                                 : wav_rng_range(&rng, 1 << 20);
+        if (c->filter == WAV_FILTER_53) {
+            x[i] = (uint32_t)v;
+        } else {
+            const float f = (float)v;
+            memcpy(&x[i], &f, 4);
+        }
+    }
+}
+
+/* 0 if equal: bit for bit for the 5/3 and the padding, within 1e-5 of the
+ * largest reference magnitude for the 9/7. */
+static double compare(const test_case *c, const uint32_t *got, const uint32_t *want)
+{
+    const size_t n = extent(c);
+    double worst = 0, mx = 1;
+    if (c->filter == WAV_FILTER_97)
+        for (size_t i = 0; i < n; i++)
+            if (in_region(c, i)) {
+                float f;
+                memcpy(&f, &want[i], 4);
+                mx = fmax(mx, fabs(f));
+            }
+    for (size_t i = 0; i < n; i++) {
+        if (c->filter == WAV_FILTER_53 || !in_region(c, i)) {
+            if (got[i] != want[i])
+                return 1;
+        } else {
+            float a, b;
+            memcpy(&a, &got[i], 4);
+            memcpy(&b, &want[i], 4);
+            const double e = isnan(a) ? 1 : fabs((double)a - b) / mx;
+            worst = e > worst ? e : worst;
+        }
+    }
+    return worst;
+}
+
+static int cuda_ok(cudaError_t e, const char *what)
+{
+    CHECK(e == cudaSuccess, "%s: %s", what, cudaGetErrorString(e));
+    return e == cudaSuccess;
+}
+
+/* Runs one GPU transform and downloads the result; dst is poisoned first
+ * (except in place, where it holds the input). */
+static int gpu(wav_cuda_plan *p, int inverse, int inplace, void *d_src, void *d_dst,
+               uint32_t *host, size_t bytes)
+{
+    xsf_status st;
+    if (!inplace && !cuda_ok(cudaMemsetAsync(d_dst, 0x7f, bytes, stream), "poison"))
+        return 0;
+    if (inplace)
+        st = inverse ? wav_cuda_inverse(p, d_src, stream) : wav_cuda_forward(p, d_src, stream);
+    else
+        st = inverse ? wav_cuda_inverse_to(p, d_src, d_dst, stream)
+                     : wav_cuda_forward_to(p, d_src, d_dst, stream);
+    CHECK(st == XSF_OK, "transform: %s", wav_cuda_plan_error(p));
+    if (st != XSF_OK)
+        return 0;
+    return cuda_ok(cudaMemcpyAsync(host, inplace ? d_src : d_dst, bytes, cudaMemcpyDeviceToHost,
+                                   stream),
+                   "download") &&
+           cuda_ok(cudaStreamSynchronize(stream), "transform");
+}
+
+/* Padding of an out-of-place destination: the poison of gpu() must survive,
+ * so compare the padding against 0x7f7f7f7f there. */
+static void repoison(const test_case *c, uint32_t *x, uint32_t v)
+{
+    const size_t n = extent(c);
+    for (size_t i = 0; i < n; i++)
+        if (!in_region(c, i))
+            x[i] = v;
+}
+
+static double tolerance(const test_case *c)
+{
+    return c->filter == WAV_FILTER_53 ? 0 : 1e-5;
+}
+
+static void run_case(const test_case *c)
+{
+    const size_t n = extent(c), bytes = n * 4;
+    uint32_t *x = malloc(bytes), *ref = malloc(bytes), *got = malloc(bytes), *r = malloc(bytes),
+             *ref_r = malloc(bytes), *want = malloc(bytes);
+    void *d_a = NULL, *d_b = NULL;
+    wav_plan *cp = NULL;
+    wav_cuda_plan *gp = NULL;
+    xsf_error err = {0};
+    wav_plan_desc d = {c->w,  c->h,  c->pitch, c->planes, c->plane_stride,
+                       c->filter, c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                       c->lv, c->lh};
+    char name[96];
+    snprintf(name, sizeof name, "%s %zux%zu pitch %zu x%zu v%d h%d %s",
+             c->filter == WAV_FILTER_53 ? "5/3" : "9/7", c->w, c->h, c->pitch, c->planes, c->lv,
+             c->lh, c->photo ? "photo" : "random");
+    if (!x || !ref || !got || !r || !ref_r || !want) {
+        CHECK(0, "%s: host memory", name);
+        goto done;
+    }
+    if (wav_plan_create(&cp, &d, &err) != XSF_OK || wav_cuda_plan_create(&gp, &d, &err) != XSF_OK) {
+        CHECK(0, "%s: plan: %s", name, err.msg);
+        goto done;
+    }
+    if (chunk_pairs)
+        CHECK(wav_cuda_plan_tune(gp, chunk_pairs) == XSF_OK, "tune %d", chunk_pairs);
+    if (!cuda_ok(cudaMalloc(&d_a, bytes), "malloc") || !cuda_ok(cudaMalloc(&d_b, bytes), "malloc"))
+        goto done;
+    fill(c, x, 0);
+    memcpy(ref, x, bytes);
+    wav_forward(cp, ref);
+    fill(c, r, 1);
+    memcpy(ref_r, r, bytes);
+    wav_inverse(cp, ref_r);
+    const double tol = tolerance(c);
+    double e;
+
+    /* out of place: forward, then inverse of its output */
+    if (!cuda_ok(cudaMemcpy(d_a, x, bytes, cudaMemcpyHostToDevice), "upload"))
+        goto done;
+    if (!gpu(gp, 0, 0, d_a, d_b, got, bytes))
+        goto done;
+    memcpy(want, ref, bytes);
+    repoison(c, want, 0x7f7f7f7fu);
+    e = compare(c, got, want);
+    CHECK(e <= tol, "%s: forward_to differs from the C reference (%g)", name, e);
+    if (!gpu(gp, 1, 0, d_b, d_a, got, bytes))
+        goto done;
+    memcpy(want, x, bytes);
+    repoison(c, want, 0x7f7f7f7fu);
+    e = compare(c, got, want);
+    CHECK(e <= tol, "%s: inverse_to(forward_to(x)) != x (%g)", name, e);
+    /* source of an out-of-place call untouched */
+    if (!cuda_ok(cudaMemcpy(got, d_b, bytes, cudaMemcpyDeviceToHost), "download"))
+        goto done;
+    memcpy(want, ref, bytes);
+    repoison(c, want, 0x7f7f7f7fu);
+    CHECK(compare(c, got, want) <= tol, "%s: inverse_to modified its source", name);
+
+    /* in place: forward, inverse */
+    if (!cuda_ok(cudaMemcpy(d_a, x, bytes, cudaMemcpyHostToDevice), "upload"))
+        goto done;
+    if (!gpu(gp, 0, 1, d_a, NULL, got, bytes))
+        goto done;
+    e = compare(c, got, ref);
+    CHECK(e <= tol, "%s: in-place forward differs from the C reference (%g)", name, e);
+    if (!gpu(gp, 1, 1, d_a, NULL, got, bytes))
+        goto done;
+    e = compare(c, got, x);
+    CHECK(e <= tol, "%s: in-place inverse(forward(x)) != x (%g)", name, e);
+
+    /* inverse of arbitrary coefficients, both ways */
+    if (!cuda_ok(cudaMemcpy(d_a, r, bytes, cudaMemcpyHostToDevice), "upload"))
+        goto done;
+    if (!gpu(gp, 1, 0, d_a, d_b, got, bytes))
+        goto done;
+    memcpy(want, ref_r, bytes);
+    repoison(c, want, 0x7f7f7f7fu);
+    e = compare(c, got, want);
+    CHECK(e <= tol, "%s: inverse_to of random coefficients differs from the C reference (%g)",
+          name, e);
+    if (!gpu(gp, 1, 1, d_a, NULL, got, bytes))
+        goto done;
+    e = compare(c, got, ref_r);
+    CHECK(e <= tol, "%s: in-place inverse of random coefficients differs (%g)", name, e);
+done:
+    cudaFree(d_a);
+    cudaFree(d_b);
+    wav_cuda_plan_destroy(gp);
+    wav_plan_destroy(cp);
+    free(x);
+    free(ref);
+    free(got);
+    free(r);
+    free(ref_r);
+    free(want);
+}
+
+static int level_pairs(int lv[], int lh[])
+{
+    int k = 0;
+    lv[k] = 0, lh[k++] = 0;
+    for (int h = 1; h <= 8; h++)
+        for (int v = 0; v <= 2 && v <= h; v++)
+            lv[k] = v, lh[k++] = h;
+    for (int s = 3; s <= 6; s++)
+        lv[k] = s, lh[k++] = s;
+    return k;
+}
+
+static void test_arguments(void)
+{
+    wav_plan_desc d = {64, 32, 64, 1, 0, WAV_FILTER_53, WAV_INT32, 1, 3};
+    wav_cuda_plan *p = NULL;
+    xsf_error err = {0};
+    CHECK(wav_cuda_plan_create(&p, &d, &err) == XSF_OK, "%s", err.msg);
+    void *buf = NULL;
+    if (!p || !cuda_ok(cudaMalloc(&buf, 64 * 64 * 4), "malloc"))
+        return;
+    CHECK(wav_cuda_inverse_to(p, buf, (char *)buf + 64, stream) == XSF_ERR_ARG,
+          "overlapping source and destination refused");
+    CHECK(wav_cuda_forward(p, NULL, stream) == XSF_ERR_ARG, "null buffer refused");
+    CHECK(wav_cuda_plan_tune(p, 3) == XSF_ERR_ARG, "chunk of 3 pairs refused");
+    CHECK(wav_cuda_step_count(p, 1) == 2 && wav_cuda_step_count(p, 0) == 2,
+          "v1 h3: a row pass and a 2D level each way, got %d %d", wav_cuda_step_count(p, 1),
+          wav_cuda_step_count(p, 0));
+    d.filter = WAV_FILTER_97;
+    wav_cuda_plan *q = NULL;
+    CHECK(wav_cuda_plan_create(&q, &d, &err) == XSF_ERR_UNSUPPORTED && !q,
+          "9/7 on int32 refused");
+    cudaFree(buf);
+    wav_cuda_plan_destroy(p);
+}
+
+int main(int argc, char **argv)
+{
+    const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("no CUDA device: skipping the GPU wavelet tests\n");
+        return XSF_TEST_SKIP;
+    }
+    if (!cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream"))
+        return xsf_test_finish();
+    test_arguments();
+
+    static const size_t sizes[][2] = {
+        {1, 1},     {1, 2},     {2, 1},      {2, 2},      {3, 5},      {5, 3},     {1, 17},
+        {17, 1},    {7, 9},     {33, 31},    {64, 64},    {127, 129},  {241, 243}, {257, 3},
+        {3, 257},   {480, 270}, {1000, 999}, {1920, 1080}, {3840, 2160}, {8193, 4321}};
+    static const size_t quick_sizes[][2] = {{1, 1},   {2, 1},     {3, 5},     {1, 17},  {17, 1},
+                                            {33, 31}, {127, 129}, {241, 243}, {257, 3}};
+    const size_t nsizes = quick ? sizeof quick_sizes / sizeof quick_sizes[0]
+                                : sizeof sizes / sizeof sizes[0];
+    int lv[40], lh[40];
+    const int np = level_pairs(lv, lh);
+    for (size_t s = 0; s < nsizes; s++) {
+        const size_t w = quick ? quick_sizes[s][0] : sizes[s][0];
+        const size_t h = quick ? quick_sizes[s][1] : sizes[s][1];
+        const int fails_before = xsf_test_failed;
+        for (int k = 0; k < np; k++) {
+            /* quick: (0,1) (0,3) (1,1) (1,5) (2,2) (2,8) and symmetric 3, 6 */
+            if (quick && !((lv[k] == 0 && (lh[k] == 1 || lh[k] == 3)) ||
+                           (lv[k] == 1 && (lh[k] == 1 || lh[k] == 5)) ||
+                           (lv[k] == 2 && (lh[k] == 2 || lh[k] == 8)) || lv[k] == 3 || lv[k] == 6))
+                continue;
+            test_case c = {w, h, w, 1, w * h, WAV_FILTER_53, lv[k], lh[k], (int)(k & 1)};
+            run_case(&c);
+            /* 9/7: the symmetric pairs (JPEG 2000 / BPC-PaCo) and some XS ones */
+            if (lv[k] == lh[k] || k % 4 == 1) {
+                c.filter = WAV_FILTER_97;
+                run_case(&c);
+            }
+        }
+        printf("%zux%zu: %s\n", w, h, xsf_test_failed == fails_before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+    /* rows with padding and several planes (4:4:4 in one plan) */
+    static const size_t padded[][3] = {{37, 23, 41}, {250, 131, 256}, {1921, 1081, 1924}};
+    for (size_t s = 0; s < (quick ? 1u : 3u); s++) {
+        for (int k = quick ? 4 : 0; k < np; k += quick ? 9 : 2) {
+            const size_t w = padded[s][0], h = padded[s][1], pitch = padded[s][2];
+            test_case c = {w, h, pitch, 3, pitch * h + 7, WAV_FILTER_53, lv[k], lh[k], 1};
+            run_case(&c);
+            c.filter = WAV_FILTER_97;
+            run_case(&c);
+        }
+        printf("%zux%zu pitch %zu, 3 planes: done\n", padded[s][0], padded[s][1], padded[s][2]);
+    }
+    /* every chunk height computes the same */
+    static const int chunks[] = {4, 5, 64, 256};
+    for (size_t i = 0; i < (quick ? 1u : 4u); i++) {
+        chunk_pairs = chunks[i];
+        test_case c = {1000, 999, 1000, 1, 1000 * 999, WAV_FILTER_53, 1, 5, 1};
+        run_case(&c);
+        c.lv = c.lh = 5;
+        c.filter = WAV_FILTER_97;
+        run_case(&c);
+    }
+    chunk_pairs = 0;
+    printf("chunk heights: done\n");
+    cudaStreamDestroy(stream);
+    return xsf_test_finish();
+}

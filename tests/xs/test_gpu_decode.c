@@ -1,0 +1,178 @@
+/* The GPU decoder against the C decoder: every conformance vector (and the
+ * UHD ones where present) must decode to identical samples, and corrupted
+ * codestreams must be refused by both or decoded identically by both, never
+ * crash. Exits 77 (skipped) where no GPU is present.
+ * Usage: test_gpu_decode VECTOR_DIR [UHD_DIR] */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime_api.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "xs.h"
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = NULL;
+    if (n > 0 && cudaMallocHost((void **)&buf, (size_t)n) == cudaSuccess &&
+        fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        cudaFreeHost(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n > 0 ? (size_t)n : 0;
+    return buf;
+}
+
+/* Decodes every frame of buf with both decoders; returns 1 if both agree
+ * (same samples, or both refuse), 0 otherwise. *refused tells which. */
+static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t len, const char *name, int *refused)
+{
+    size_t off = 0;
+    *refused = 0;
+    while (off < len) {
+        size_t used_c = 0, used_g = 0;
+        const xs_image *img = NULL;
+        xsf_status sc = xs_decode(c, buf + off, len - off, &used_c, &img);
+        xsf_status sg = xs_gpu_decode(g, buf + off, len - off, &used_g);
+        uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+        if (sg == XSF_OK && sc == XSF_OK) {
+            for (int k = 0; k < img->nc; k++)
+                planes[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+            sg = xs_gpu_download(g, planes, 1);
+        } else if (sg == XSF_OK) {
+            sg = xs_gpu_sync(g);
+        }
+        int same = (sc == XSF_OK) == (sg == XSF_OK);
+        if (!same)
+            fprintf(stderr, "%s at byte %zu: C says '%s', GPU says '%s'\n", name, off,
+                    sc ? xs_decoder_error(c) : "ok", sg ? xs_gpu_decoder_error(g) : "ok");
+        if (sc == XSF_OK && sg == XSF_OK) {
+            for (int k = 0; k < img->nc && same; k++) {
+                const size_t n = (size_t)img->width[k] * img->height[k];
+                for (size_t i = 0; i < n; i++) {
+                    if (planes[k][i] != img->plane[k][i]) {
+                        fprintf(stderr, "%s component %d sample (%zu,%zu): GPU %u, C %u\n", name, k,
+                                i % (size_t)img->width[k], i / (size_t)img->width[k], planes[k][i],
+                                img->plane[k][i]);
+                        same = 0;
+                        break;
+                    }
+                }
+            }
+            same = same && used_c == used_g;
+        }
+        for (int k = 0; k < XS_MAX_COMPONENTS; k++)
+            free(planes[k]);
+        if (!same)
+            return 0;
+        if (sc != XSF_OK) {
+            *refused = 1;
+            return 1;
+        }
+        off += used_c;
+    }
+    return 1;
+}
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+
+static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corrupt)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        printf("no directory %s: skipped\n", dir);
+        return;
+    }
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(dp))) {
+        const size_t nl = strlen(e->d_name);
+        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len;
+        uint8_t *buf = read_file(path, &len);
+        if (!buf)
+            continue; /* empty placeholder files carry no codestream */
+        int refused;
+        CHECK(compare(c, g, buf, len, e->d_name, &refused) && !refused, "%s: GPU and C decoders differ", e->d_name);
+        files++;
+        if (corrupt && len < 200000) {
+            /* Flip bits past the headers: both decoders refuse or agree. */
+            xs_header h;
+            xsf_error err = {0};
+            size_t start = xs_parse_header(buf, len, &h, &err) == XSF_OK ? h.header_bytes : 0;
+            for (int t = 0; t < 20; t++) {
+                uint8_t *m;
+                if (cudaMallocHost((void **)&m, len) != cudaSuccess)
+                    break;
+                memcpy(m, buf, len);
+                for (int f = 0; f < 1 + t % 4; f++)
+                    m[start + rnd() % (len - start)] ^= (uint8_t)(1u << (rnd() % 8));
+                CHECK(compare(c, g, m, len, e->d_name, &refused), "%s corrupted (trial %d): decoders disagree",
+                      e->d_name, t);
+                cudaFreeHost(m);
+            }
+        }
+        cudaFreeHost(buf);
+    }
+    closedir(dp);
+    printf("%s: %d codestreams compared\n", dir, files);
+}
+
+int main(int argc, char **argv)
+{
+    if (xs_gpu_available() != XSF_OK) {
+        printf("no GPU: GPU decoder tests skipped\n");
+        return XSF_TEST_SKIP;
+    }
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s VECTOR_DIR [UHD_DIR]\n", argv[0]);
+        return 2;
+    }
+    cudaStream_t stream;
+    cudaStreamCreate(&stream);
+    xs_gpu_decoder *g = NULL;
+    xs_decoder *c = NULL;
+    CHECK(xs_gpu_decoder_create(&g, 0, stream) == XSF_OK, "cannot create the GPU decoder");
+    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    if (!g || !c)
+        return xsf_test_finish();
+    run_dir(c, g, argv[1], 1);
+    if (argc > 2)
+        run_dir(c, g, argv[2], 0);
+    /* Truncated input is refused before anything is enqueued. */
+    size_t len;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/geom_32x16_444.jxs", argv[1]);
+    uint8_t *buf = read_file(path, &len);
+    if (buf) {
+        for (size_t cut = 0; cut < len; cut += 7) {
+            size_t used;
+            CHECK(xs_gpu_decode(g, buf, cut, &used) != XSF_OK && xs_gpu_decoder_error(g)[0],
+                  "codestream cut at %zu accepted", cut);
+        }
+        cudaFreeHost(buf);
+    }
+    xs_gpu_decoder_destroy(g);
+    xs_decoder_destroy(c);
+    cudaStreamDestroy(stream);
+    return xsf_test_finish();
+}

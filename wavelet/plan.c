@@ -1,0 +1,248 @@
+/* Plans and the C reference driver: level geometry (wavelet.h), the 2D
+ * separable transform built from the 1D lifting of dwt53.c / dwt97.c. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wavelet.h"
+
+/* Columns gathered at once for the vertical pass: contiguous reads of a few
+ * cache lines per row instead of one sample per row. */
+#define WAV_COLUMN_BLOCK 16
+
+typedef void (*wav_lift_1d)(void *x, size_t n, size_t stride);
+
+struct wav_plan {
+    wav_plan_desc desc;
+    wav_lift_1d forward_1d, inverse_1d;
+    uint32_t *line;  /* max(width, height) samples */
+    uint32_t *strip; /* WAV_COLUMN_BLOCK columns of height samples */
+};
+
+static void fwd53(void *x, size_t n, size_t s)
+{
+    wav53_forward_1d(x, n, s);
+}
+static void inv53(void *x, size_t n, size_t s)
+{
+    wav53_inverse_1d(x, n, s);
+}
+static void fwd97(void *x, size_t n, size_t s)
+{
+    wav97_forward_1d(x, n, s);
+}
+static void inv97(void *x, size_t n, size_t s)
+{
+    wav97_inverse_1d(x, n, s);
+}
+
+static int mul_ok(size_t a, size_t b, size_t *r)
+{
+    if (a && b > SIZE_MAX / a)
+        return 0;
+    *r = a * b;
+    return 1;
+}
+
+xsf_status wav_plan_validate(const wav_plan_desc *d, xsf_error *err)
+{
+    if (!d)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: no description");
+    if (d->width == 0 || d->height == 0)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: size %zux%zu, expected at least 1x1",
+                             d->width, d->height);
+    if (d->pitch < d->width)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: pitch %zu smaller than width %zu",
+                             d->pitch, d->width);
+    if (d->planes == 0)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: 0 planes");
+    if (d->levels_h < 0 || d->levels_h > WAV_MAX_LEVELS || d->levels_v < 0 ||
+        d->levels_v > d->levels_h)
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "wavelet plan: levels_v %d, levels_h %d; expected 0 <= levels_v <= "
+                             "levels_h <= %d",
+                             d->levels_v, d->levels_h, WAV_MAX_LEVELS);
+    if (!((d->filter == WAV_FILTER_53 && d->sample == WAV_INT32) ||
+          (d->filter == WAV_FILTER_97 && d->sample == WAV_FLOAT32)))
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "wavelet plan: filter %d on sample type %d; the 5/3 runs on int32, "
+                             "the 9/7 on float32",
+                             (int)d->filter, (int)d->sample);
+    size_t plane_extent, extent;
+    if (!mul_ok(d->height - 1, d->pitch, &plane_extent) || plane_extent > SIZE_MAX - d->width)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: plane extent overflows");
+    plane_extent += d->width;
+    extent = plane_extent;
+    if (d->planes > 1) {
+        if (d->plane_stride < plane_extent)
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "wavelet plan: plane stride %zu, expected at least %zu (planes "
+                                 "overlap)",
+                                 d->plane_stride, plane_extent);
+        if (!mul_ok(d->planes - 1, d->plane_stride, &extent) || extent > SIZE_MAX - plane_extent)
+            return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: extent overflows");
+        extent += plane_extent;
+    }
+    if (extent > SIZE_MAX / sizeof(uint32_t))
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: extent overflows");
+    return XSF_OK;
+}
+
+void wav_level_input_size(const wav_plan_desc *d, int level, size_t *width, size_t *height)
+{
+    const int prev = level > 0 ? level - 1 : 0;
+    *width = wav_low_len(d->width, prev);
+    *height = wav_low_len(d->height, prev < d->levels_v ? prev : d->levels_v);
+}
+
+xsf_status wav_plan_create(wav_plan **plan, const wav_plan_desc *desc, xsf_error *err)
+{
+    if (!plan)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet plan: no plan pointer");
+    *plan = NULL;
+    xsf_status st = wav_plan_validate(desc, err);
+    if (st != XSF_OK)
+        return st;
+    wav_plan *p = calloc(1, sizeof *p);
+    if (!p)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "wavelet plan: out of memory");
+    p->desc = *desc;
+    if (desc->filter == WAV_FILTER_53) {
+        p->forward_1d = fwd53;
+        p->inverse_1d = inv53;
+    } else {
+        p->forward_1d = fwd97;
+        p->inverse_1d = inv97;
+    }
+    const size_t line = desc->width > desc->height ? desc->width : desc->height;
+    size_t strip;
+    if (mul_ok(desc->height, WAV_COLUMN_BLOCK, &strip) && strip <= SIZE_MAX / sizeof(uint32_t)) {
+        p->line = malloc(line * sizeof(uint32_t));
+        p->strip = malloc(strip * sizeof(uint32_t));
+    }
+    if (!p->line || !p->strip) {
+        wav_plan_destroy(p);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "wavelet plan: out of memory for %zu-sample lines",
+                             line);
+    }
+    *plan = p;
+    return XSF_OK;
+}
+
+void wav_plan_destroy(wav_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->line);
+    free(plan->strip);
+    free(plan);
+}
+
+const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan)
+{
+    return plan ? &plan->desc : NULL;
+}
+
+/* Samples are moved as 32-bit words whatever their type: int32 and float32
+ * share the size, and only the lifting functions look at the values. The moves
+ * go through memcpy, which keeps the samples' effective type (no aliasing of
+ * float through uint32_t); compilers turn it into one load and one store. */
+#define MOVE(dst, src) memcpy(&(dst), &(src), sizeof(uint32_t))
+
+static void rows_forward(wav_plan *p, uint32_t *a, size_t w, size_t h)
+{
+    const size_t pitch = p->desc.pitch, wl = (w + 1) / 2;
+    for (size_t y = 0; y < h; y++) {
+        uint32_t *row = a + y * pitch;
+        for (size_t x = 0; x < w; x++)
+            MOVE(p->line[x], row[x]);
+        p->forward_1d(p->line, w, 1);
+        for (size_t x = 0; x < w; x++)
+            MOVE(row[(x & 1) ? wl + x / 2 : x / 2], p->line[x]);
+    }
+}
+
+static void rows_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
+{
+    const size_t pitch = p->desc.pitch, wl = (w + 1) / 2;
+    for (size_t y = 0; y < h; y++) {
+        uint32_t *row = a + y * pitch;
+        for (size_t x = 0; x < w; x++)
+            MOVE(p->line[x], row[(x & 1) ? wl + x / 2 : x / 2]);
+        p->inverse_1d(p->line, w, 1);
+        for (size_t x = 0; x < w; x++)
+            MOVE(row[x], p->line[x]);
+    }
+}
+
+static void columns_forward(wav_plan *p, uint32_t *a, size_t w, size_t h)
+{
+    const size_t pitch = p->desc.pitch, hl = (h + 1) / 2;
+    for (size_t x0 = 0; x0 < w; x0 += WAV_COLUMN_BLOCK) {
+        const size_t nb = w - x0 < WAV_COLUMN_BLOCK ? w - x0 : WAV_COLUMN_BLOCK;
+        for (size_t y = 0; y < h; y++)
+            for (size_t c = 0; c < nb; c++)
+                MOVE(p->strip[c * h + y], a[y * pitch + x0 + c]);
+        for (size_t c = 0; c < nb; c++)
+            p->forward_1d(p->strip + c * h, h, 1);
+        for (size_t y = 0; y < h; y++) {
+            const size_t to = (y & 1) ? hl + y / 2 : y / 2;
+            for (size_t c = 0; c < nb; c++)
+                MOVE(a[to * pitch + x0 + c], p->strip[c * h + y]);
+        }
+    }
+}
+
+static void columns_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
+{
+    const size_t pitch = p->desc.pitch, hl = (h + 1) / 2;
+    for (size_t x0 = 0; x0 < w; x0 += WAV_COLUMN_BLOCK) {
+        const size_t nb = w - x0 < WAV_COLUMN_BLOCK ? w - x0 : WAV_COLUMN_BLOCK;
+        for (size_t y = 0; y < h; y++) {
+            const size_t from = (y & 1) ? hl + y / 2 : y / 2;
+            for (size_t c = 0; c < nb; c++)
+                MOVE(p->strip[c * h + y], a[from * pitch + x0 + c]);
+        }
+        for (size_t c = 0; c < nb; c++)
+            p->inverse_1d(p->strip + c * h, h, 1);
+        for (size_t y = 0; y < h; y++)
+            for (size_t c = 0; c < nb; c++)
+                MOVE(a[y * pitch + x0 + c], p->strip[c * h + y]);
+    }
+}
+
+xsf_status wav_forward(wav_plan *plan, void *data)
+{
+    if (!plan || !data)
+        return XSF_ERR_ARG;
+    const wav_plan_desc *d = &plan->desc;
+    for (size_t pl = 0; pl < d->planes; pl++) {
+        uint32_t *a = (uint32_t *)data + pl * d->plane_stride;
+        for (int l = 1; l <= d->levels_h; l++) {
+            size_t w, h;
+            wav_level_input_size(d, l, &w, &h);
+            if (l <= d->levels_v)
+                columns_forward(plan, a, w, h); /* vertical first (F.4.8.2, 21122-1 E) */
+            rows_forward(plan, a, w, h);
+        }
+    }
+    return XSF_OK;
+}
+
+xsf_status wav_inverse(wav_plan *plan, void *data)
+{
+    if (!plan || !data)
+        return XSF_ERR_ARG;
+    const wav_plan_desc *d = &plan->desc;
+    for (size_t pl = 0; pl < d->planes; pl++) {
+        uint32_t *a = (uint32_t *)data + pl * d->plane_stride;
+        for (int l = d->levels_h; l >= 1; l--) {
+            size_t w, h;
+            wav_level_input_size(d, l, &w, &h);
+            rows_inverse(plan, a, w, h); /* horizontal first, the exact reverse */
+            if (l <= d->levels_v)
+                columns_inverse(plan, a, w, h);
+        }
+    }
+    return XSF_OK;
+}

@@ -1,0 +1,559 @@
+/* CUDA plans: the schedule of kernel launches for a description, the scratch
+ * it needs, and the entry points of wavelet_cuda.h.
+ *
+ * Schedule (out of place, src -> dst), with V the 2D levels (levels_v, less the
+ * levels whose band is already 1 row high: those split nothing vertically and
+ * are horizontal levels) and L = levels_h:
+ *   forward: 2D levels 1..V, LL through the scratch T0/T1, highs straight to
+ *            dst; then one row pass for levels V+1..L in dst.
+ *   inverse: one row pass for levels L..V+1 (src -> T0, or dst if V == 0);
+ *            then 2D levels V..1, LL through T0/T1, highs from src, level 1
+ *            into dst.
+ * In place, the 2D level that reads the whole picture region cannot write over
+ * it while other warps still read: the forward copies the picture to S first;
+ * the inverse copies the level-1 high bands to S, has the step before level 1
+ * leave LL1 in S as well, and runs level 1 from S. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "wavelet_cuda.h"
+#include "wavelet_cuda_internal.h"
+
+namespace {
+
+enum buffer { BUF_IN, BUF_OUT, BUF_S, BUF_T0, BUF_T1, BUF_COUNT };
+enum step_kind { STEP_2D, STEP_ROWS, STEP_COPY_ALL, STEP_COPY_HIGH1, STEP_COPY_IDENTITY };
+
+struct step {
+    step_kind kind;
+    bool inverse;
+    int level_first, level_last;
+    int width, height; /* region */
+    int levels;        /* rows: horizontal levels */
+    buffer a, b, c;    /* 2D: image, ll, hi; rows: src, dst; copies: from, to */
+};
+
+constexpr int MAX_STEPS = WAV_MAX_LEVELS + 4;
+
+struct schedule {
+    int n;
+    step s[MAX_STEPS];
+};
+
+} // namespace
+
+struct wav_cuda_plan {
+    wav_plan_desc desc;
+    xsf_error err;
+    xsf_error *user_err;
+    int v2d; /* 2D levels that split rows */
+    schedule fwd, inv, fwd_inplace, inv_inplace;
+    /* scratch */
+    void *s, *t[2], *stage;
+    wav::surface surf_s, surf_t[2];
+    size_t scratch_bytes;
+    int stage_elems, rows_warps;
+    size_t rows_smem; /* 0: the stage lives in global memory */
+    int sm_count;
+    int chunk_override;
+};
+
+namespace {
+
+xsf_status fail(wav_cuda_plan *p, xsf_status st, const char *what, cudaError_t e)
+{
+    xsf_error_set(&p->err, st, "wavelet (CUDA): %s: %s", what, cudaGetErrorString(e));
+    if (p->user_err)
+        xsf_error_set(p->user_err, st, "%s", p->err.msg);
+    return st;
+}
+
+void push(schedule &sc, const step &st)
+{
+    sc.s[sc.n++] = st;
+}
+
+step step_2d(bool inverse, int level, int w, int h, buffer image, buffer ll, buffer hi)
+{
+    step s = {};
+    s.kind = STEP_2D;
+    s.inverse = inverse;
+    s.level_first = s.level_last = level;
+    s.width = w;
+    s.height = h;
+    s.a = image;
+    s.b = ll;
+    s.c = hi;
+    return s;
+}
+
+step step_rows(bool inverse, int first, int last, int w, int h, buffer src, buffer dst)
+{
+    step s = {};
+    s.kind = STEP_ROWS;
+    s.inverse = inverse;
+    s.level_first = first;
+    s.level_last = last;
+    s.levels = (last > first ? last - first : first - last) + 1;
+    s.width = w;
+    s.height = h;
+    s.a = src;
+    s.b = dst;
+    return s;
+}
+
+step step_copy(step_kind k, int w, int h, buffer from, buffer to)
+{
+    step s = {};
+    s.kind = k;
+    s.width = w;
+    s.height = h;
+    s.a = from;
+    s.b = to;
+    return s;
+}
+
+/* Scratch needed by the schedules: the largest band each T buffer holds. */
+struct extent {
+    int w = 0, h = 0;
+    void add(int ww, int hh)
+    {
+        w = ww > w ? ww : w;
+        h = hh > h ? hh : h;
+    }
+};
+
+void build(wav_cuda_plan *p, extent &t0, extent &t1, bool &need_s)
+{
+    const wav_plan_desc &d = p->desc;
+    const int W = (int)d.width, H = (int)d.height, L = d.levels_h;
+    int V = 0;
+    while (V < d.levels_v && wav_low_len(d.height, V) >= 2)
+        V++;
+    p->v2d = V;
+    const int rw = (int)wav_low_len(d.width, V), rh = (int)wav_low_len(d.height, V);
+    extent *te[2] = {&t0, &t1};
+    auto lw = [&](int l) { return (int)wav_low_len(d.width, l); };
+    auto lh = [&](int l) { return (int)wav_low_len(d.height, l < V ? l : V); };
+
+    for (int inplace = 0; inplace < 2; inplace++) {
+        /* forward */
+        schedule &f = inplace ? p->fwd_inplace : p->fwd;
+        f.n = 0;
+        if (L == 0) {
+            if (!inplace)
+                push(f, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+        } else {
+            buffer in = BUF_IN;
+            if (inplace && V > 0) {
+                push(f, step_copy(STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+                in = BUF_S;
+                need_s = true;
+            }
+            int ti = 0;
+            for (int l = 1; l <= V; l++) {
+                buffer ll = l == L ? BUF_OUT : (buffer)(BUF_T0 + ti);
+                if (ll != BUF_OUT)
+                    te[ti]->add(lw(l), lh(l));
+                push(f, step_2d(false, l, lw(l - 1), lh(l - 1), in, ll, BUF_OUT));
+                in = ll;
+                ti ^= 1;
+            }
+            if (L > V)
+                push(f, step_rows(false, V + 1, L, rw, rh, in, BUF_OUT));
+        }
+        /* inverse */
+        schedule &v = inplace ? p->inv_inplace : p->inv;
+        v.n = 0;
+        if (L == 0) {
+            if (!inplace)
+                push(v, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+            continue;
+        }
+        const bool stage_s = inplace && V > 0;
+        if (stage_s) {
+            need_s = true;
+            push(v, step_copy(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+        }
+        buffer cur = BUF_IN;
+        int ti = 0;
+        if (L > V) {
+            buffer out = V == 0 ? BUF_OUT : (stage_s && V == 1) ? BUF_S : BUF_T0;
+            if (out == BUF_T0)
+                te[0]->add(rw, rh), ti = 1;
+            push(v, step_rows(true, L, V + 1, rw, rh, BUF_IN, out));
+            cur = out;
+        }
+        for (int l = V; l >= 1; l--) {
+            buffer out = l == 1 ? BUF_OUT : (stage_s && l == 2) ? BUF_S : (buffer)(BUF_T0 + ti);
+            if (out == BUF_T0 || out == BUF_T1)
+                te[out - BUF_T0]->add(lw(l - 1), lh(l - 1));
+            buffer hi = (stage_s && l == 1) ? BUF_S : BUF_IN;
+            if (stage_s && l == 1 && L == 1)
+                cur = BUF_S; /* the whole picture was copied */
+            push(v, step_2d(true, l, lw(l - 1), lh(l - 1), out, cur, hi));
+            cur = out;
+            ti ^= 1;
+        }
+    }
+}
+
+wav::surface user_surface(const wav_plan_desc &d, const void *ptr)
+{
+    wav::surface s;
+    s.ptr = const_cast<void *>(ptr);
+    s.pitch = (long long)d.pitch;
+    s.plane_stride = (long long)d.plane_stride;
+    return s;
+}
+
+int pick_chunk(const wav_cuda_plan *p, const step &s)
+{
+    if (p->chunk_override)
+        return p->chunk_override;
+    const long long wl = (s.width + 1) / 2, hl = (s.height + 1) / 2;
+    const long long strips = (wl + wav::LEVEL2D_VALID_PAIRS - 1) / wav::LEVEL2D_VALID_PAIRS;
+    const long long warps_x = (strips + wav::LEVEL2D_WARPS - 1) / wav::LEVEL2D_WARPS *
+                              wav::LEVEL2D_WARPS;
+    /* Tall chunks re-read fewer pre-roll rows (STEPS pairs per chunk); short ones
+     * give more warps. Aim at about 24 resident warps per multiprocessor. */
+    int c = 32;
+    while (c > 4 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes <
+                        24ll * p->sm_count)
+        c /= 2;
+    return c;
+}
+
+
+cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wav::surface &to,
+                      int x0, int y0, int w, int h, cudaStream_t stream)
+{
+    if (w <= 0 || h <= 0)
+        return cudaSuccess;
+    for (size_t pl = 0; pl < d.planes; pl++) {
+        const char *src = static_cast<const char *>(from.ptr) +
+                          4 * ((long long)pl * from.plane_stride + (long long)y0 * from.pitch + x0);
+        char *dst = static_cast<char *>(to.ptr) +
+                    4 * ((long long)pl * to.plane_stride + (long long)y0 * to.pitch + x0);
+        cudaError_t e = cudaMemcpy2DAsync(dst, 4 * (size_t)to.pitch, src, 4 * (size_t)from.pitch,
+                                          4 * (size_t)w, (size_t)h, cudaMemcpyDeviceToDevice,
+                                          stream);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_COUNT],
+                    cudaStream_t stream)
+{
+    const wav_plan_desc &d = p->desc;
+    const bool f53 = d.filter == WAV_FILTER_53;
+    cudaError_t e = cudaSuccess;
+    const char *what = "";
+    switch (s.kind) {
+    case STEP_2D: {
+        wav::level2d_args a;
+        a.image = buf[s.a];
+        a.ll = buf[s.b];
+        a.hi = buf[s.c];
+        a.width = s.width;
+        a.height = s.height;
+        a.chunk_pairs = pick_chunk(p, s);
+        a.planes = (int)d.planes;
+        e = f53 ? wav::launch_level2d_53(s.inverse, a, stream)
+                : wav::launch_level2d_97(s.inverse, a, stream);
+        what = "2D level kernel";
+        break;
+    }
+    case STEP_ROWS: {
+        wav::rows_args a;
+        a.src = buf[s.a];
+        a.dst = buf[s.b];
+        a.stage_global = p->rows_smem ? nullptr : p->stage;
+        a.width = s.width;
+        a.height = s.height;
+        a.levels = s.levels;
+        a.planes = (int)d.planes;
+        a.stage_elems = p->stage_elems;
+        a.warps_per_block = p->rows_warps;
+        e = f53 ? wav::launch_rows_53(s.inverse, a, p->rows_smem, stream)
+                : wav::launch_rows_97(s.inverse, a, p->rows_smem, stream);
+        what = "row kernel";
+        break;
+    }
+    case STEP_COPY_IDENTITY:
+    case STEP_COPY_ALL:
+        e = copy_rect(d, buf[s.a], buf[s.b], 0, 0, s.width, s.height, stream);
+        what = "copy";
+        break;
+    case STEP_COPY_HIGH1: {
+        const int w1 = (s.width + 1) / 2, h1 = (s.height + 1) / 2;
+        e = copy_rect(d, buf[s.a], buf[s.b], w1, 0, s.width - w1, h1, stream);
+        if (e == cudaSuccess)
+            e = copy_rect(d, buf[s.a], buf[s.b], 0, h1, s.width, s.height - h1, stream);
+        what = "copy";
+        break;
+    }
+    }
+    if (e != cudaSuccess)
+        return fail(p, XSF_ERR_CUDA, what, e);
+    return XSF_OK;
+}
+
+void surfaces(const wav_cuda_plan *p, const void *in, void *out, wav::surface buf[BUF_COUNT])
+{
+    buf[BUF_IN] = user_surface(p->desc, in);
+    buf[BUF_OUT] = user_surface(p->desc, out);
+    buf[BUF_S] = p->surf_s;
+    buf[BUF_T0] = p->surf_t[0];
+    buf[BUF_T1] = p->surf_t[1];
+}
+
+xsf_status run(wav_cuda_plan *p, const schedule &sc, const void *in, void *out,
+               cudaStream_t stream)
+{
+    wav::surface buf[BUF_COUNT];
+    surfaces(p, in, out, buf);
+    for (int i = 0; i < sc.n; i++) {
+        xsf_status st = run_step(p, sc.s[i], buf, stream);
+        if (st != XSF_OK)
+            return st;
+    }
+    return XSF_OK;
+}
+
+size_t extent_bytes(const wav_plan_desc &d)
+{
+    return 4 * ((d.planes - 1) * (d.planes > 1 ? d.plane_stride : 0) + (d.height - 1) * d.pitch +
+                d.width);
+}
+
+xsf_status check_call(wav_cuda_plan *p, const void *a, const void *b)
+{
+    if (!p)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&p->err);
+    if (!a || !b) {
+        xsf_error_set(&p->err, XSF_ERR_ARG, "wavelet (CUDA): null buffer");
+        return XSF_ERR_ARG;
+    }
+    return XSF_OK;
+}
+
+xsf_status check_disjoint(wav_cuda_plan *p, const void *src, const void *dst)
+{
+    const size_t n = extent_bytes(p->desc);
+    const uintptr_t s = (uintptr_t)src, t = (uintptr_t)dst;
+    if (s < t + n && t < s + n) {
+        xsf_error_set(&p->err, XSF_ERR_ARG,
+                      "wavelet (CUDA): source and destination overlap; use the in-place call");
+        if (p->user_err)
+            xsf_error_set(p->user_err, XSF_ERR_ARG, "%s", p->err.msg);
+        return XSF_ERR_ARG;
+    }
+    return XSF_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc, xsf_error *err)
+{
+    if (!plan)
+        return xsf_error_set(err, XSF_ERR_ARG, "wavelet (CUDA): no plan pointer");
+    *plan = NULL;
+    xsf_status st = wav_plan_validate(desc, err);
+    if (st != XSF_OK)
+        return st;
+    if (desc->width >= (1u << 30) || desc->height >= (1u << 30) || desc->planes > 65535)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "wavelet (CUDA): %zux%zu x %zu planes; at most 2^30-1 samples a side "
+                             "and 65535 planes",
+                             desc->width, desc->height, desc->planes);
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&dev, cudaDevAttrMultiProcessorCount, dev);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return xsf_error_set(err, XSF_ERR_NODEVICE, "wavelet (CUDA): no usable GPU: %s",
+                             cudaGetErrorString(e));
+    }
+    wav_cuda_plan *p = static_cast<wav_cuda_plan *>(calloc(1, sizeof *p));
+    if (!p)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "wavelet (CUDA): out of memory");
+    p->desc = *desc;
+    if (p->desc.planes == 1)
+        p->desc.plane_stride = 0;
+    p->user_err = err;
+    p->sm_count = dev;
+
+    extent t0, t1;
+    bool need_s = false;
+    build(p, t0, t1, need_s);
+
+    /* the row kernels' stage: shared memory when one row fits (4 warps a block
+     * while that stays under 96 KiB, to keep several blocks per multiprocessor) */
+    const int rw = (int)wav_low_len(desc->width, p->v2d);
+    p->stage_elems = wav::rows_stage_elems(rw);
+    const size_t row_bytes = 4 * (size_t)p->stage_elems;
+    int dev_id = 0, smem_optin = 0;
+    cudaGetDevice(&dev_id);
+    cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev_id);
+    p->rows_warps = 4;
+    while (p->rows_warps > 1 && row_bytes * p->rows_warps > 96 * 1024)
+        p->rows_warps /= 2;
+    size_t stage_global = 0;
+    if (row_bytes * p->rows_warps <= (size_t)smem_optin) {
+        p->rows_smem = row_bytes * p->rows_warps;
+        if (p->rows_smem > 48 * 1024) {
+            e = desc->filter == WAV_FILTER_53 ? wav::rows_allow_smem_53(p->rows_smem)
+                                              : wav::rows_allow_smem_97(p->rows_smem);
+            if (e != cudaSuccess) {
+                fail(p, XSF_ERR_CUDA, "shared memory limit", e);
+                wav_cuda_plan_destroy(p);
+                return XSF_ERR_CUDA;
+            }
+        }
+    } else {
+        p->rows_smem = 0;
+        stage_global = row_bytes * desc->planes * wav_low_len(desc->height, p->v2d);
+    }
+
+    /* scratch: S (a copy of the picture region for in-place calls), T0, T1 */
+    const long long ps = ((long long)desc->width + 3) & ~3ll;
+    const size_t s_bytes = need_s ? 4 * (size_t)ps * desc->height * desc->planes : 0;
+    extent *te[2] = {&t0, &t1};
+    size_t t_bytes[2];
+    for (int i = 0; i < 2; i++) {
+        const long long pt = ((long long)te[i]->w + 3) & ~3ll;
+        p->surf_t[i].pitch = pt;
+        p->surf_t[i].plane_stride = pt * te[i]->h;
+        t_bytes[i] = 4 * (size_t)(pt * te[i]->h) * desc->planes;
+    }
+    p->surf_s.pitch = ps;
+    p->surf_s.plane_stride = ps * (long long)desc->height;
+    void **ptrs[4] = {&p->s, &p->t[0], &p->t[1], &p->stage};
+    const size_t sizes[4] = {s_bytes, t_bytes[0], t_bytes[1], stage_global};
+    for (int i = 0; i < 4; i++) {
+        if (!sizes[i])
+            continue;
+        e = cudaMalloc(ptrs[i], sizes[i]);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            fail(p, XSF_ERR_NOMEM, "scratch allocation", e);
+            wav_cuda_plan_destroy(p);
+            return XSF_ERR_NOMEM;
+        }
+        p->scratch_bytes += sizes[i];
+    }
+    p->surf_s.ptr = p->s;
+    p->surf_t[0].ptr = p->t[0];
+    p->surf_t[1].ptr = p->t[1];
+    *plan = p;
+    return XSF_OK;
+}
+
+void wav_cuda_plan_destroy(wav_cuda_plan *plan)
+{
+    if (!plan)
+        return;
+    cudaFree(plan->s);
+    cudaFree(plan->t[0]);
+    cudaFree(plan->t[1]);
+    cudaFree(plan->stage);
+    free(plan);
+}
+
+const wav_plan_desc *wav_cuda_plan_get_desc(const wav_cuda_plan *plan)
+{
+    return plan ? &plan->desc : NULL;
+}
+
+size_t wav_cuda_plan_scratch_bytes(const wav_cuda_plan *plan)
+{
+    return plan ? plan->scratch_bytes : 0;
+}
+
+const char *wav_cuda_plan_error(const wav_cuda_plan *plan)
+{
+    return plan ? plan->err.msg : "no plan";
+}
+
+xsf_status wav_cuda_forward(wav_cuda_plan *plan, void *data, struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, data, data);
+    return st != XSF_OK ? st : run(plan, plan->fwd_inplace, data, data, stream);
+}
+
+xsf_status wav_cuda_inverse(wav_cuda_plan *plan, void *data, struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, data, data);
+    return st != XSF_OK ? st : run(plan, plan->inv_inplace, data, data, stream);
+}
+
+xsf_status wav_cuda_forward_to(wav_cuda_plan *plan, const void *src, void *dst,
+                               struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, src, dst);
+    if (st == XSF_OK)
+        st = check_disjoint(plan, src, dst);
+    return st != XSF_OK ? st : run(plan, plan->fwd, src, dst, stream);
+}
+
+xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
+                               struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, src, dst);
+    if (st == XSF_OK)
+        st = check_disjoint(plan, src, dst);
+    return st != XSF_OK ? st : run(plan, plan->inv, src, dst, stream);
+}
+
+int wav_cuda_step_count(const wav_cuda_plan *plan, int inverse)
+{
+    return plan ? (inverse ? plan->inv.n : plan->fwd.n) : 0;
+}
+
+xsf_status wav_cuda_step_get(const wav_cuda_plan *plan, int inverse, int index,
+                             wav_cuda_step_info *info)
+{
+    if (!plan || !info || index < 0 || index >= wav_cuda_step_count(plan, inverse))
+        return XSF_ERR_ARG;
+    const step &s = (inverse ? plan->inv : plan->fwd).s[index];
+    info->first_level = s.level_first;
+    info->last_level = s.level_last;
+    info->two_d = s.kind == STEP_2D;
+    info->width = (size_t)s.width;
+    info->height = (size_t)s.height;
+    /* each sample of the region read once and written once */
+    info->bytes = 2 * 4 * (size_t)s.width * s.height * plan->desc.planes;
+    return XSF_OK;
+}
+
+xsf_status wav_cuda_step_run(wav_cuda_plan *plan, int inverse, int index, const void *src,
+                             void *dst, struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, src, dst);
+    if (st == XSF_OK)
+        st = check_disjoint(plan, src, dst);
+    if (st != XSF_OK)
+        return st;
+    if (index < 0 || index >= wav_cuda_step_count(plan, inverse))
+        return XSF_ERR_ARG;
+    wav::surface buf[BUF_COUNT];
+    surfaces(plan, src, dst, buf);
+    return run_step(plan, (inverse ? plan->inv : plan->fwd).s[index], buf, stream);
+}
+
+xsf_status wav_cuda_plan_tune(wav_cuda_plan *plan, int chunk_pairs)
+{
+    if (!plan || (chunk_pairs != 0 && (chunk_pairs < 4 || chunk_pairs > 256)))
+        return XSF_ERR_ARG;
+    plan->chunk_override = chunk_pairs;
+    return XSF_OK;
+}
+
+} /* extern "C" */

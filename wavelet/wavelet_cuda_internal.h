@@ -1,0 +1,64 @@
+/* Internal to wavelet/: the launch interface between the CUDA plan
+ * (plan_cuda.cu) and the kernels of each filter (dwt53.cu, dwt97.cu). */
+#ifndef XSF_WAVELET_CUDA_INTERNAL_H
+#define XSF_WAVELET_CUDA_INTERNAL_H
+
+#include <cuda_runtime.h>
+
+#include "wavelet.h"
+
+namespace wav {
+
+/* A region of device memory, in elements. */
+struct surface {
+    void *ptr;
+    long long pitch;
+    long long plane_stride;
+};
+
+/* One 2D level (both dimensions split) of a w x h region, w >= 1, h >= 2.
+ * Forward: image -> ll (LL band) and hi (HL at (wl, 0), LH at (0, hl), HH at
+ * (wl, hl) of the same region origin). Inverse: ll + hi -> image. */
+struct level2d_args {
+    surface image, ll, hi;
+    int width, height;
+    int chunk_pairs; /* pair rows per warp */
+    int planes;
+};
+
+/* Horizontal-only levels of a W x H region, each row by one warp: the row is
+ * staged whole (shared memory or, where too long, the global stage buffer),
+ * then `levels` levels run from the stage, so src may equal dst. */
+struct rows_args {
+    surface src, dst;
+    void *stage_global; /* planes * H rows of stage_elems, or NULL to use shared memory */
+    int width, height, levels, planes;
+    int stage_elems;     /* per row, a multiple of 4 */
+    int warps_per_block;
+};
+
+constexpr int LEVEL2D_WARPS = 4;
+/* Pairs of columns a warp of the 2D and row kernels stores (dwt_lifting.cuh). */
+constexpr int LEVEL2D_VALID_PAIRS = 120;
+/* 4 blocks of 4 warps per multiprocessor at least: caps registers at 128. */
+constexpr int LEVEL2D_MIN_BLOCKS = 4;
+
+/* Elements of the stage of one row of `width` samples: the row and two
+ * ping-pong buffers for the intermediate low-pass bands. */
+static inline int rows_stage_elems(int width)
+{
+    const int a = (width + 3) & ~3, b = (((width + 1) / 2) + 3) & ~3, c = (((width + 3) / 4) + 3) & ~3;
+    return a + b + c;
+}
+
+cudaError_t launch_level2d_53(bool inverse, const level2d_args &a, cudaStream_t s);
+cudaError_t launch_level2d_97(bool inverse, const level2d_args &a, cudaStream_t s);
+cudaError_t launch_rows_53(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
+cudaError_t launch_rows_97(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
+/* Raise the dynamic shared-memory limit of the row kernels (once per plan). */
+cudaError_t rows_allow_smem_53(size_t bytes);
+cudaError_t rows_allow_smem_97(size_t bytes);
+
+} // namespace wav
+
+#endif

@@ -1,0 +1,1170 @@
+/* The GPU JPEG XS decoder. The host reads the headers and walks the precinct
+ * lengths (a few microseconds); everything that touches the entropy-coded
+ * data runs on the GPU:
+ *   1. xs_parse_precincts   one warp per precinct: Q, R, coding modes, the
+ *                           truncation positions, and the packet headers, which
+ *                           locate every subpacket;
+ *   2. xs_decode_gcli       one block per packet (its bands as one flat run of
+ *                           code groups, 512 per step): significance flags and the
+ *                           raw or unary bitplane counts (vertically predicted
+ *                           bands keep their residual symbols);
+ *   3. xs_resolve_vpred     one thread per code group column of a slice: the
+ *                           vertical prediction, precinct row after row;
+ *   4. xs_decode_data       one block per packet, 512 code groups per step: bit
+ *                           offsets from a block scan of their lengths, then
+ *                           magnitudes, dequantization and signs (sign packing
+ *                           too, from a second scan of the non-zero counts);
+ *   5. the inverse 5/3 DWT of wavelet/;
+ *   6. xs_output            inverse RCT, NLT, rounding, clamping, uint16 planes.
+ * Every step checks its input against the lengths that bound it and reports
+ * the first error through a device word read back after the frame. */
+#include <cub/block/block_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" {
+#include "wavelet_cuda.h"
+#include "xs_internal.h"
+}
+
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return xsf_error_set(&d->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_)); \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* Geometry as the kernels see it (uploaded with every frame: gains may change). */
+
+struct gpu_band {
+    int comp, lines, x0, y0, width, height, col_width, gcli_stride;
+    unsigned long long gcli_offset;
+    int gain, priority;
+};
+
+struct gpu_packet {
+    int line, first, last;
+};
+
+struct gpu_geom {
+    int nbands, npackets, rows, cols, hsl, nc;
+    int long_headers, fs, rm, qpih, fq, header_bytes;
+    int comp_width[XS_MAX_COMPONENTS];
+    gpu_band band[XS_MAX_BANDS];
+    gpu_packet packet[XS_MAX_PACKETS];
+};
+
+struct gpu_packet_info {
+    unsigned sig, gcli, data, sign; /* byte offsets in the codestream */
+    unsigned lcnt, ldat, lsgn;
+    int flags;                      /* 1 present, 2 raw */
+};
+
+/* The device status words: err[0] the first error, err[1..3] where it was,
+ * err[GPU_FLAGS] what the frame uses. */
+#define GPU_STATUS_WORDS 8
+#define GPU_FLAGS 4
+#define GPU_FLAG_VPRED 1
+
+enum {
+    GPU_ERR_VPRED_FIRST = 1,
+    GPU_ERR_PACKET_HEADER,
+    GPU_ERR_SUBPACKETS,
+    GPU_ERR_GCLI,
+    GPU_ERR_GCLI_OVERRUN,
+    GPU_ERR_DATA_OVERRUN,
+    GPU_ERR_SIGN_OVERRUN,
+    GPU_ERR_GCLI_RANGE,
+};
+
+static const char *gpu_error_text(int code)
+{
+    switch (code) {
+    case GPU_ERR_VPRED_FIRST: return "vertical prediction in the first precinct of a slice";
+    case GPU_ERR_PACKET_HEADER: return "packet header runs past Lprc";
+    case GPU_ERR_SUBPACKETS: return "subpacket lengths exceed Lprc";
+    case GPU_ERR_GCLI: return "invalid bitplane count code";
+    case GPU_ERR_GCLI_OVERRUN: return "bitplane counts overrun Lcnt";
+    case GPU_ERR_DATA_OVERRUN: return "data overrun Ldat";
+    case GPU_ERR_SIGN_OVERRUN: return "signs overrun Lsgn";
+    case GPU_ERR_GCLI_RANGE: return "predicted bitplane count out of range";
+    }
+    return "unknown error";
+}
+
+__device__ static void report(int *err, int code, int precinct, int packet, int band)
+{
+    if (atomicCAS(err, 0, code) == 0) {
+        err[1] = precinct;
+        err[2] = packet;
+        err[3] = band;
+    }
+}
+
+__device__ __forceinline__ int prec_height(const gpu_band &b, int row)
+{
+    int h = b.height - row * b.lines;
+    return h < 0 ? 0 : min(h, b.lines);
+}
+
+__device__ __forceinline__ int prec_width(const gpu_band &b, int col)
+{
+    int w = b.width - col * b.col_width;
+    return w < 0 ? 0 : min(w, b.col_width);
+}
+
+/* Codestream bits through aligned 32-bit words. The device copy of the
+ * codestream is followed by 16 zero bytes, so a window that starts inside it
+ * never leaves the allocation; a reader that consumes bits past its
+ * subpacket is caught by comparing its final position with the subpacket end. */
+__device__ __forceinline__ unsigned be32(const unsigned *w, unsigned long long idx)
+{
+    return __byte_perm(w[idx], 0, 0x0123);
+}
+
+/* Bits [pos, pos+32), first bit in the MSB. */
+__device__ __forceinline__ unsigned peek32(const unsigned *w, unsigned long long pos)
+{
+    const unsigned long long i = pos >> 5;
+    return __funnelshift_l(be32(w, i + 1), be32(w, i), (unsigned)pos & 31);
+}
+
+/* Bits [pos, pos+64). */
+__device__ __forceinline__ unsigned long long peek64(const unsigned *w, unsigned long long pos)
+{
+    const unsigned long long i = pos >> 5;
+    const unsigned s = (unsigned)pos & 31, a = be32(w, i), b = be32(w, i + 1), c = be32(w, i + 2);
+    return (unsigned long long)__funnelshift_l(b, a, s) << 32 | __funnelshift_l(c, b, s);
+}
+
+__device__ __forceinline__ unsigned get_bits(const unsigned *w, unsigned long long &pos, int n)
+{
+    const unsigned v = peek32(w, pos) >> (32 - n);
+    pos += n;
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* One warp per precinct: the lanes share out the bands (coding modes,
+ * truncation positions, which bands a packet holds), then walk the packet
+ * headers together, each packet's position following from the last. */
+__global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off, const __grid_constant__ gpu_geom gg, uint8_t *gtli,
+                                   uint8_t *mode, gpu_packet_info *pkt, int nprec, int *err)
+{
+    const gpu_geom *g = &gg;
+    const int lane = threadIdx.x % 32;
+    const int p = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (p >= nprec)
+        return;
+    const int row = p / g->cols, col = p % g->cols, nb = g->nbands, npk = g->npackets;
+    const unsigned base = prec_off[p];
+    unsigned long long hp = (unsigned long long)base * 8;
+    const unsigned lprc = get_bits(cs, hp, 24), q = get_bits(cs, hp, 8), r = get_bits(cs, hp, 8);
+    const bool first = row % g->hsl == 0;
+    int any_vpred = 0;
+    for (int b = lane; b < nb; b += 32) {
+        const int m = (int)(peek32(cs, (unsigned long long)(base + 5) * 8 + 2 * b) >> 30);
+        int t = (int)q - g->band[b].gain - (g->band[b].priority < (int)r ? 1 : 0);
+        t = t < 0 ? 0 : min(t, XS_MAX_GCLI);
+        gtli[(size_t)p * nb + b] = (uint8_t)t;
+        mode[(size_t)p * nb + b] = (uint8_t)m;
+        if ((m & 1) && first)
+            report(err, GPU_ERR_VPRED_FIRST, p, -1, b);
+        any_vpred |= m & 1;
+    }
+    if (__any_sync(0xffffffffu, any_vpred) && lane == 0)
+        atomicOr(&err[GPU_FLAGS], GPU_FLAG_VPRED);
+    /* Every entry is written, also after an error: later kernels read them all. */
+    for (int k = lane; k < npk; k += 32)
+        pkt[(size_t)p * npk + k].flags = 0;
+    __syncwarp();
+    const unsigned start = base + g->header_bytes, end = start + lprc;
+    unsigned pos = start;
+    const unsigned hdr_bytes = g->long_headers ? 7 : 5;
+    for (int k = 0; k < npk; k++) {
+        const gpu_packet pk = g->packet[k];
+        int present = 0;
+        unsigned sigbits = 0;
+        for (int b = pk.first + lane; b < pk.last; b += 32) {
+            const gpu_band &bd = g->band[b];
+            if (prec_height(bd, row) > pk.line) {
+                present = 1;
+                const int m = (int)(peek32(cs, (unsigned long long)(base + 5) * 8 + 2 * b) >> 30);
+                if (m & 2)
+                    sigbits += ((prec_width(bd, col) + 3) / 4 + 7) / 8;
+            }
+        }
+        present = __any_sync(0xffffffffu, present);
+        if (!present)
+            continue;
+        for (int o = 16; o; o >>= 1)
+            sigbits += __shfl_xor_sync(0xffffffffu, sigbits, o);
+        if (end - pos < hdr_bytes) {
+            if (lane == 0)
+                report(err, GPU_ERR_PACKET_HEADER, p, k, -1);
+            return;
+        }
+        gpu_packet_info info;
+        unsigned long long bp = (unsigned long long)pos * 8;
+        const int raw = (int)get_bits(cs, bp, 1);
+        if (g->long_headers) {
+            info.ldat = get_bits(cs, bp, 20);
+            info.lcnt = get_bits(cs, bp, 20);
+            info.lsgn = get_bits(cs, bp, 15);
+        } else {
+            info.ldat = get_bits(cs, bp, 15);
+            info.lcnt = get_bits(cs, bp, 13);
+            info.lsgn = get_bits(cs, bp, 11);
+        }
+        pos += hdr_bytes;
+        info.sig = pos;
+        if (!raw)
+            pos += (sigbits + 7) / 8;
+        if (pos > end || info.lcnt > end - pos || info.ldat > end - pos - info.lcnt ||
+            info.lsgn > end - pos - info.lcnt - info.ldat) {
+            if (lane == 0)
+                report(err, GPU_ERR_SUBPACKETS, p, k, -1);
+            return;
+        }
+        info.gcli = pos;
+        info.data = pos + info.lcnt;
+        info.sign = info.data + info.ldat;
+        pos = info.sign + info.lsgn;
+        info.flags = 1 | (raw ? 2 : 0);
+        if (lane == 0)
+            pkt[(size_t)p * npk + k] = info;
+    }
+}
+
+/* The bands of one packet that have a line in its precinct, laid end to end:
+ * a packet's subpackets hold their code groups in this order, so the kernels
+ * below treat a packet as one flat run of groups. */
+#define PKT_MAX_BANDS 80
+struct pkt_band {
+    unsigned start;     /* first flat group index */
+    unsigned n;         /* code groups */
+    unsigned sig_start; /* first significance flag, in bits from the subpacket start */
+    int w, t, m;        /* coefficients, truncation position, coding mode */
+    uint8_t *gl;        /* bitplane counts of the line */
+    int32_t *out;       /* coefficients of the line */
+};
+
+template <int THREADS>
+__device__ unsigned build_packet_table(const gpu_geom *g, const gpu_packet &pk, int p, int row, int col,
+                                       const uint8_t *gtli, const uint8_t *mode, uint8_t *gcli,
+                                       int32_t *const *coef, pkt_band *tab, unsigned *ntab_out)
+{
+    typedef cub::BlockScan<unsigned, THREADS> scan_t;
+    __shared__ typename scan_t::TempStorage storage;
+    __shared__ unsigned total_groups;
+    const int tid = threadIdx.x, nb = g->nbands;
+    const int b = pk.first + tid;
+    const bool present = b < pk.last && prec_height(g->band[b], row) > pk.line;
+    unsigned n = 0, sig = 0;
+    int m = 0;
+    if (present) {
+        n = (prec_width(g->band[b], col) + 3) / 4;
+        m = mode ? mode[(size_t)p * nb + b] : 0;
+        sig = (m & 2) ? (n + 7) / 8 : 0;
+    }
+    /* One scan of three counts packed in 64 bits would do; three are clearer. */
+    unsigned slot, count, start, groups, sig_start, sig_total;
+    scan_t(storage).ExclusiveSum(present ? 1u : 0u, slot, count);
+    __syncthreads();
+    scan_t(storage).ExclusiveSum(n, start, groups);
+    __syncthreads();
+    scan_t(storage).ExclusiveSum(sig, sig_start, sig_total);
+    if (present) {
+        const gpu_band &bd = g->band[b];
+        const size_t brow = (size_t)row * bd.lines + pk.line;
+        pkt_band e;
+        e.start = start;
+        e.n = n;
+        e.sig_start = sig_start;
+        e.w = prec_width(bd, col);
+        e.t = gtli[(size_t)p * nb + b];
+        e.m = m;
+        e.gl = gcli + bd.gcli_offset + brow * bd.gcli_stride + (size_t)col * ((bd.col_width + 3) / 4);
+        e.out = coef ? coef[bd.comp] + (size_t)(bd.y0 + brow) * g->comp_width[bd.comp] + bd.x0 +
+                           (size_t)col * bd.col_width
+                     : NULL;
+        tab[slot] = e;
+    }
+    if (tid == 0) {
+        *ntab_out = count;
+        total_groups = groups;
+    }
+    __syncthreads();
+    return total_groups;
+}
+
+/* Advances slot to the band that holds flat group f (f only grows). */
+__device__ __forceinline__ int advance_band(const pkt_band *tab, int slot, unsigned f)
+{
+    while (f >= tab[slot].start + tab[slot].n)
+        slot++;
+    return slot;
+}
+
+/* Bitplane counts of one packet (21122-1 C.7): a block per packet, its bands
+ * one flat run of code groups, GCLI_ITEMS rounds of GCLI_THREADS consecutive
+ * groups per step (a warp's loads and stores stay contiguous). A unary
+ * symbol ends at each 0 bit, so a step's symbols decode at once: every thread
+ * takes a 32-bit window of the subpacket, a scan of the zero counts ranks
+ * every zero, and each zero writes where its symbol ends; a symbol's value is
+ * the distance between consecutive ends. Vertically predicted bands keep the
+ * residual symbol, or 0xff for an insignificant group, for xs_resolve_vpred. */
+#define GCLI_THREADS 128
+#define GCLI_ITEMS 4
+#define GCLI_STEP (GCLI_THREADS * GCLI_ITEMS)
+__global__ void __launch_bounds__(GCLI_THREADS)
+xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
+               const gpu_packet_info *pkt, uint8_t *gcli, int nprec, int *err)
+{
+    const gpu_geom *g = &gg;
+    typedef cub::BlockScan<unsigned, GCLI_THREADS> scan_t;
+    __shared__ typename scan_t::TempStorage scan_storage[GCLI_ITEMS + 1];
+    __shared__ unsigned ends[GCLI_STEP];
+    __shared__ pkt_band tab[PKT_MAX_BANDS];
+    __shared__ unsigned ntab;
+    const int tid = threadIdx.x;
+    const int id = blockIdx.x;
+    const gpu_packet_info info = pkt[id];
+    if (!(info.flags & 1))
+        return;
+    const int p = id / g->npackets, k = id % g->npackets;
+    const int row = p / g->cols, col = p % g->cols;
+    const bool raw = info.flags & 2;
+    const unsigned N = build_packet_table<GCLI_THREADS>(g, g->packet[k], p, row, col, gtli, mode, gcli, NULL, tab,
+                                                        &ntab);
+    const unsigned long long sp = (unsigned long long)info.sig * 8;
+    const unsigned long long gstart = (unsigned long long)info.gcli * 8;
+    const unsigned long long gend = gstart + (unsigned long long)info.lcnt * 8;
+    int slot = 0;
+    if (raw) {
+        for (unsigned f = tid; f < N; f += GCLI_THREADS) {
+            slot = advance_band(tab, slot, f);
+            const pkt_band &e = tab[slot];
+            e.gl[f - e.start] = (uint8_t)(peek32(cs, gstart + 4ull * f) >> 28);
+        }
+        if (tid == 0 && gstart + 4ull * N > gend)
+            report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
+        return;
+    }
+    unsigned long long gp = gstart;
+    for (unsigned base = 0; base < N; base += GCLI_STEP) {
+        int sl[GCLI_ITEMS];
+        bool insig[GCLI_ITEMS], need[GCLI_ITEMS];
+        unsigned rank[GCLI_ITEMS], nsym = 0;
+#pragma unroll
+        for (int q = 0; q < GCLI_ITEMS; q++) {
+            const unsigned f = base + q * GCLI_THREADS + tid;
+            need[q] = insig[q] = false;
+            sl[q] = slot;
+            if (f < N) {
+                slot = advance_band(tab, slot, f);
+                sl[q] = slot;
+                const pkt_band &e = tab[slot];
+                insig[q] = (e.m & 2) && (peek32(cs, sp + e.sig_start + ((f - e.start) >> 3)) >> 31);
+                need[q] = !insig[q];
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < GCLI_ITEMS; q++) {
+            unsigned total;
+            scan_t(scan_storage[q]).ExclusiveSum(need[q] ? 1u : 0u, rank[q], total);
+            rank[q] += nsym;
+            nsym += total;
+        }
+        const unsigned long long chunk = gp;
+        unsigned got = 0;
+        bool bad = false;
+        while (got < nsym) {
+            /* Each zero of the 4096-bit window writes where symbol (its rank) ends. */
+            const unsigned long long wpos = gp + 32ull * tid;
+            unsigned zeros = ~peek32(cs, wpos);
+            unsigned zbase, ztotal;
+            scan_t(scan_storage[GCLI_ITEMS]).ExclusiveSum((unsigned)__popc(zeros), zbase, ztotal);
+            const unsigned take = min(ztotal, nsym - got);
+            for (unsigned r = zbase; zeros && r < take; r++) {
+                const int o = __clz(zeros);
+                zeros &= ~(0x80000000u >> o);
+                ends[got + r] = (unsigned)(wpos - chunk) + o;
+            }
+            __syncthreads();
+            if (take == 0) { /* 4096 one bits: no symbol can be that long */
+                bad = true;
+                break;
+            }
+            got += take;
+            gp = chunk + ends[got - 1] + 1;
+            __syncthreads();
+        }
+        if (bad) {
+            if (tid == 0)
+                report(err, GPU_ERR_GCLI, p, k, -1);
+            return;
+        }
+#pragma unroll
+        for (int q = 0; q < GCLI_ITEMS; q++) {
+            const unsigned f = base + q * GCLI_THREADS + tid;
+            if (f >= N)
+                continue;
+            const pkt_band &e = tab[sl[q]];
+            int v;
+            if (insig[q]) {
+                v = (e.m & 1) ? 0xff : e.t;
+            } else {
+                const unsigned r = rank[q];
+                const unsigned prev = r ? ends[r - 1] + 1 : 0;
+                const int x = (int)(ends[r] - prev);
+                v = (e.m & 1) ? x : e.t + x;
+                if (x > 32 || (!(e.m & 1) && v > XS_MAX_GCLI)) {
+                    report(err, GPU_ERR_GCLI, p, k, -1);
+                    v = e.t;
+                }
+            }
+            e.gl[f - e.start] = (uint8_t)v;
+        }
+        __syncthreads(); /* ends and the scan storage are reused */
+    }
+    if (tid == 0 && gp > gend)
+        report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
+}
+
+/* Vertical prediction: one thread per (slice, band, code group column),
+ * walking the band lines of the slice from the top. A fixed grid strides
+ * over the work, so a frame without vertical prediction costs one early exit
+ * per thread. */
+__global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
+                                 uint8_t *gcli, int slices, int rm, int *err)
+{
+    const gpu_geom *g = &gg;
+    if (!(err[GPU_FLAGS] & GPU_FLAG_VPRED))
+        return; /* no band of the frame is vertically predicted */
+    const int nb = g->nbands;
+    long long stride_sum = 0;
+    for (int b = 0; b < nb; b++)
+        stride_sum += g->band[b].gcli_stride;
+    const long long work = stride_sum * slices;
+    for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < work;
+         w += (long long)gridDim.x * blockDim.x) {
+        const int slice = (int)(w / stride_sum);
+        long long r = w % stride_sum;
+        int b = 0;
+        while (r >= g->band[b].gcli_stride)
+            r -= g->band[b++].gcli_stride;
+        const gpu_band &bd = g->band[b];
+        const int i = (int)r;
+        const int gpc = (bd.col_width + 3) / 4;
+        const int col = i / gpc;
+        const int row0 = slice * g->hsl, row1 = min(g->rows, row0 + g->hsl);
+        for (int row = row0 + 1; row < row1; row++) {
+            /* The first row of a slice has no top (xs_parse_precincts reported it). */
+            const int p = row * g->cols + col;
+            const int h = prec_height(bd, row);
+            if (!(mode[(size_t)p * nb + b] & 1) || i - col * gpc >= (prec_width(bd, col) + 3) / 4)
+                continue;
+            const int t0 = gtli[(size_t)p * nb + b];
+            for (int line = 0; line < h; line++) {
+                const size_t brow = (size_t)row * bd.lines + line;
+                uint8_t *gc = gcli + bd.gcli_offset + brow * bd.gcli_stride + i;
+                const int top = gc[-(long long)bd.gcli_stride];
+                const int gt = line == 0 ? gtli[(size_t)(p - g->cols) * nb + b] : t0;
+                const int t = max(gt, t0);
+                const int mtop = max(top, t);
+                const int x = *gc;
+                int v;
+                if (x == 0xff) {
+                    v = rm ? t0 : mtop;
+                } else {
+                    const int thr = max(mtop - t0, 0);
+                    v = mtop + (x > 2 * thr ? x - thr : ((x & 1) ? -((x + 1) >> 1) : (x >> 1)));
+                }
+                if (v > XS_MAX_GCLI) {
+                    report(err, GPU_ERR_GCLI_RANGE, p, -1, b);
+                    v = t0;
+                }
+                *gc = (uint8_t)v;
+            }
+        }
+    }
+}
+
+/* Bits 0, 4, 8, ... 60 of x packed into bits 0..15. */
+__device__ __forceinline__ unsigned gather_every_fourth(unsigned long long x)
+{
+    x &= 0x1111111111111111ull;
+    x = (x | (x >> 3)) & 0x0303030303030303ull;
+    x = (x | (x >> 6)) & 0x000f000f000f000full;
+    x = (x | (x >> 12)) & 0x000000ff000000ffull;
+    return (unsigned)((x | (x >> 24)) & 0xffffu);
+}
+
+/* Magnitudes, dequantization (21122-1 D.3) and signs of one packet: a block
+ * per packet, its bands one flat run of code groups, DATA_ITEMS rounds of
+ * DATA_THREADS consecutive groups per step; bit offsets come from block scans
+ * of the groups' lengths and, with sign packing, sign offsets from scans of
+ * their non-zero counts. */
+#define DATA_THREADS 128
+#define DATA_ITEMS 4
+#define DATA_STEP (DATA_THREADS * DATA_ITEMS)
+__global__ void __launch_bounds__(DATA_THREADS)
+xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
+               const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int nprec, int *err)
+{
+    const gpu_geom *g = &gg;
+    typedef cub::BlockScan<unsigned, DATA_THREADS> scan_t;
+    __shared__ typename scan_t::TempStorage scan_storage[DATA_ITEMS];
+    __shared__ pkt_band tab[PKT_MAX_BANDS];
+    __shared__ unsigned ntab;
+    const int tid = threadIdx.x;
+    const int id = blockIdx.x;
+    const gpu_packet_info info = pkt[id];
+    if (!(info.flags & 1))
+        return;
+    const int p = id / g->npackets, k = id % g->npackets;
+    const int row = p / g->cols, col = p % g->cols;
+    const int fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
+    const unsigned N = build_packet_table<DATA_THREADS>(g, g->packet[k], p, row, col, gtli, NULL, gcli, coef, tab,
+                                                        &ntab);
+    unsigned long long dpos = (unsigned long long)info.data * 8;
+    unsigned long long spos = (unsigned long long)info.sign * 8;
+    const unsigned long long dend = dpos + (unsigned long long)info.ldat * 8;
+    const unsigned long long send = spos + (unsigned long long)info.lsgn * 8;
+    int slot = 0;
+    for (unsigned base = 0; base < N; base += DATA_STEP) {
+        int sl[DATA_ITEMS], gc[DATA_ITEMS];
+        unsigned bits[DATA_ITEMS];
+#pragma unroll
+        for (int q = 0; q < DATA_ITEMS; q++) {
+            const unsigned f = base + q * DATA_THREADS + tid;
+            gc[q] = 0;
+            bits[q] = 0;
+            sl[q] = slot;
+            if (f < N) {
+                slot = advance_band(tab, slot, f);
+                sl[q] = slot;
+                const pkt_band &e = tab[slot];
+                gc[q] = e.gl[f - e.start];
+                const int nbp = gc[q] - e.t;
+                bits[q] = nbp > 0 ? 4u * nbp + (fs ? 0u : 4u) : 0u;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < DATA_ITEMS; q++) {
+            const unsigned f = base + q * DATA_THREADS + tid;
+            unsigned offset, total;
+            scan_t(scan_storage[q]).ExclusiveSum(bits[q], offset, total);
+            int32_t v[4] = {0, 0, 0, 0};
+            unsigned nonzero = 0;
+            if (bits[q]) {
+                const int t = tab[sl[q]].t, nbp = gc[q] - t;
+                /* A group holds at most 4 + 4 * 15 bits: one 64-bit window. */
+                unsigned long long win = peek64(cs, dpos + offset);
+                const unsigned signs = fs ? 0u : (unsigned)(win >> 60);
+                if (!fs)
+                    win <<= 4;
+                /* nbp nibbles, the last one lowest: bit 4k+3-j of x is bitplane k of coefficient j. */
+                const unsigned long long x = win >> (64 - 4 * nbp);
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    unsigned a = gather_every_fourth(x >> (3 - j)) << t;
+                    if (a && t) {
+                        if (uniform) {
+                            unsigned acc = 0;
+                            for (unsigned r = a; r; r >>= (gc[q] - t + 1))
+                                acc += r;
+                            a = acc;
+                        } else {
+                            a |= 1u << (t - 1);
+                        }
+                    }
+                    nonzero += a != 0;
+                    const int32_t sv = (int32_t)(a << fq);
+                    v[j] = ((signs >> (3 - j)) & 1) ? -sv : sv;
+                }
+            }
+            dpos += total;
+            if (fs) {
+                /* Signs of the non-zero coefficients in order, padding included. */
+                unsigned soff, stotal;
+                __syncthreads(); /* scan_storage[q] is reused */
+                scan_t(scan_storage[q]).ExclusiveSum(nonzero, soff, stotal);
+                unsigned sbits = nonzero ? peek32(cs, spos + soff) : 0u;
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    if (v[j]) {
+                        if (sbits >> 31)
+                            v[j] = -v[j];
+                        sbits <<= 1;
+                    }
+                }
+                spos += stotal;
+            }
+            if (f < N) {
+                const pkt_band &e = tab[sl[q]];
+                const unsigned i = f - e.start;
+                int32_t *out = e.out + 4 * i;
+                if (4 * (int)i + 4 <= e.w && ((size_t)out & 15) == 0) {
+                    *(int4 *)out = make_int4(v[0], v[1], v[2], v[3]);
+                } else {
+                    const int count = min(4, e.w - 4 * (int)i);
+                    for (int j = 0; j < count; j++)
+                        out[j] = v[j];
+                }
+            }
+        }
+        __syncthreads(); /* the scan storage is reused */
+    }
+    if (tid == 0) {
+        if (dpos > dend)
+            report(err, GPU_ERR_DATA_OVERRUN, p, k, -1);
+        if (fs && spos > send)
+            report(err, GPU_ERR_SIGN_OVERRUN, p, k, -1);
+    }
+}
+
+/* Output stage (21122-1 F.3, Annex G), fused: one thread per sample. */
+struct gpu_output_params {
+    int nc, cpih, bw, tnlt;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+    size_t pitch[XS_MAX_COMPONENTS]; /* in samples */
+    long long dco, t1, t2;
+    int e;
+};
+
+__device__ __forceinline__ long long clampll(long long v, long long hi)
+{
+    return v < 0 ? 0 : (v > hi ? hi : v);
+}
+
+__device__ __forceinline__ uint16_t output_sample(long long v, const gpu_output_params &op, int depth)
+{
+    const int bw = op.bw;
+    const long long maxv = (1ll << depth) - 1;
+    if (op.tnlt == 0) {
+        /* 32-bit arithmetic: values beyond +-2^30 clamp to the same output
+         * (Bw <= 20), and the sum below then cannot overflow. */
+        const int dz = bw - depth;
+        const int x = min(max((int)v, -(1 << 30)), 1 << 30) + (1 << (bw - 1)) + ((1 << dz) >> 1);
+        return (uint16_t)min(max(x >> dz, 0), (int)maxv);
+    }
+    v += 1ll << (bw - 1);
+    const int dz = 2 * bw - depth;
+    const long long round = (1ll << dz) >> 1, vmax = (1ll << bw) - 1;
+    if (op.tnlt == 1) {
+        v = clampll(v, vmax);
+        return (uint16_t)clampll(((v * v + round) >> dz) + op.dco, maxv);
+    }
+    const int e = op.e;
+    const long long b1 = op.t1 + (1ll << (bw - e - 1)), b2 = op.t1 * op.t1, b3 = op.t2 - (1ll << (bw - e - 1));
+    const long long a1 = b2 + (op.t1 << (bw - e)) + (1ll << (2 * bw - 2 - 2 * e));
+    const long long a3 = b2 + (op.t2 << (bw - e)) - (1ll << (2 * bw - 2 - 2 * e));
+    if (v < op.t1) {
+        v = clampll(b1 - v, vmax);
+        v = a1 - v * v;
+    } else if (v < op.t2) {
+        v = v * (1ll << (bw - e)) + b2;
+    } else {
+        v = clampll(v - b3, vmax);
+        v = a3 + v * v;
+    }
+    return (uint16_t)clampll((v + round) >> dz, maxv);
+}
+
+__device__ __forceinline__ void output_rct(const gpu_output_params &op, int32_t y0, int32_t u, int32_t v,
+                                           uint16_t &o0, uint16_t &o1, uint16_t &o2)
+{
+    /* Wrapping arithmetic: hostile streams may carry any int32 here. */
+    const int32_t gr = (int32_t)((uint32_t)y0 - (uint32_t)(((long long)u + v) >> 2));
+    o0 = output_sample((int32_t)((uint32_t)gr + (uint32_t)v), op, op.depth[0]);
+    o1 = output_sample(gr, op, op.depth[1]);
+    o2 = output_sample((int32_t)((uint32_t)gr + (uint32_t)u), op, op.depth[2]);
+}
+
+/* Four samples of one row per thread: 16-byte loads, 8-byte stores when the
+ * row width is a multiple of 4 (the coefficient planes are unpadded). */
+__global__ void xs_output(gpu_output_params op, int32_t *const *coef, uint16_t *const *out)
+{
+    const int c = blockIdx.z;
+    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = blockIdx.y;
+    const int w = op.width[c];
+    if (x >= w || y >= op.height[c] || (op.cpih == 1 && c > 0 && c < 3))
+        return; /* with the RCT, component 0's threads write all three */
+    const size_t i = (size_t)y * w + x;
+    const int n = min(4, w - x);
+    const bool vec = (w & 3) == 0;
+    int32_t a[3][4];
+    const int planes = op.cpih == 1 && c == 0 ? 3 : 1;
+    for (int k = 0; k < planes; k++) {
+        const int32_t *src = coef[c + k] + i;
+        if (vec) {
+            const int4 q = *(const int4 *)src;
+            a[k][0] = q.x, a[k][1] = q.y, a[k][2] = q.z, a[k][3] = q.w;
+        } else {
+            for (int j = 0; j < 4; j++)
+                a[k][j] = j < n ? src[j] : 0;
+        }
+    }
+    uint16_t o[3][4];
+    for (int j = 0; j < 4; j++) {
+        if (planes == 3)
+            output_rct(op, a[0][j], a[1][j], a[2][j], o[0][j], o[1][j], o[2][j]);
+        else
+            o[0][j] = output_sample(a[0][j], op, op.depth[c]);
+    }
+    for (int k = 0; k < planes; k++) {
+        uint16_t *dst = out[c + k] + (size_t)y * op.pitch[c + k] + x;
+        if (vec) {
+            ushort4 q;
+            q.x = o[k][0], q.y = o[k][1], q.z = o[k][2], q.w = o[k][3];
+            *(ushort4 *)dst = q;
+        } else {
+            for (int j = 0; j < n; j++)
+                dst[j] = o[k][j];
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Host side. */
+
+#define XS_GPU_STAGES 2 /* pinned staging slots, so the host never overwrites a pending upload */
+#define XS_GPU_TIMERS 7
+#define XS_GPU_CS_PAD 16 /* zero bytes after the codestream for the 32-bit bit readers */
+
+struct xs_gpu_decoder {
+    xsf_error err;
+    int device;
+    cudaStream_t stream;
+    xs_header hdr;
+    xs_geometry geom;
+    int configured;
+    /* device memory */
+    uint8_t *d_cs;
+    size_t cs_capacity;
+    unsigned *d_prec_off;
+    gpu_geom geom_param;   /* the kernels' geometry, passed by value with each launch */
+    uint8_t *d_gtli, *d_mode, *d_gcli;
+    gpu_packet_info *d_pkt;
+    int32_t *d_coef_all;
+    int32_t **d_coef;      /* device array of component pointers */
+    uint16_t **d_out_ptrs; /* device array of output plane pointers */
+    int *d_err;
+    wav_cuda_plan *plan[XS_MAX_COMPONENTS];
+    xs_gpu_image img;
+    /* pinned host staging */
+    unsigned *h_prec_off[XS_GPU_STAGES];
+    cudaEvent_t staged[XS_GPU_STAGES];
+    int stage;
+    int *h_err;
+    /* timing */
+    int timing;
+    cudaEvent_t ev[XS_GPU_TIMERS + 1];
+};
+
+extern "C" xsf_status xs_gpu_available(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+        cudaGetLastError();
+        return XSF_ERR_NODEVICE;
+    }
+    return XSF_OK;
+}
+
+static void release(xs_gpu_decoder *d)
+{
+    cudaFree(d->d_cs);
+    cudaFree(d->d_prec_off);
+    cudaFree(d->d_gtli);
+    cudaFree(d->d_mode);
+    cudaFree(d->d_gcli);
+    cudaFree(d->d_pkt);
+    cudaFree(d->d_coef_all);
+    cudaFree(d->d_coef);
+    cudaFree(d->d_out_ptrs);
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
+        cudaFree(d->img.plane[c]);
+        wav_cuda_plan_destroy(d->plan[c]);
+        d->plan[c] = NULL;
+    }
+    for (int s = 0; s < XS_GPU_STAGES; s++) {
+        cudaFreeHost(d->h_prec_off[s]);
+        d->h_prec_off[s] = NULL;
+    }
+    d->d_cs = NULL;
+    d->d_prec_off = NULL;
+    d->d_gtli = d->d_mode = d->d_gcli = NULL;
+    d->d_pkt = NULL;
+    d->d_coef_all = NULL;
+    d->d_coef = NULL;
+    d->d_out_ptrs = NULL;
+    memset(&d->img, 0, sizeof d->img);
+    d->cs_capacity = 0;
+    d->configured = 0;
+}
+
+extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs_cuda_stream stream)
+{
+    if (!out)
+        return XSF_ERR_ARG;
+    *out = NULL;
+    if (xs_gpu_available() != XSF_OK)
+        return XSF_ERR_NODEVICE;
+    xs_gpu_decoder *d = (xs_gpu_decoder *)calloc(1, sizeof *d);
+    if (!d)
+        return XSF_ERR_NOMEM;
+    d->device = device;
+    d->stream = (cudaStream_t)stream;
+    xsf_status st = XSF_OK;
+    if (cudaSetDevice(device) != cudaSuccess || cudaMalloc(&d->d_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess ||
+        cudaMallocHost(&d->h_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess)
+        st = XSF_ERR_CUDA;
+    for (int s = 0; s < XS_GPU_STAGES && st == XSF_OK; s++)
+        if (cudaEventCreateWithFlags(&d->staged[s], cudaEventDisableTiming) != cudaSuccess)
+            st = XSF_ERR_CUDA;
+    for (int i = 0; i <= XS_GPU_TIMERS && st == XSF_OK; i++)
+        if (cudaEventCreate(&d->ev[i]) != cudaSuccess)
+            st = XSF_ERR_CUDA;
+    if (st != XSF_OK) {
+        cudaGetLastError();
+        xs_gpu_decoder_destroy(d);
+        return st;
+    }
+    memset(d->h_err, 0, GPU_STATUS_WORDS * sizeof(int));
+    *out = d;
+    return XSF_OK;
+}
+
+extern "C" void xs_gpu_decoder_destroy(xs_gpu_decoder *d)
+{
+    if (!d)
+        return;
+    if (d->stream || d->d_err)
+        cudaStreamSynchronize(d->stream);
+    release(d);
+    cudaFree(d->d_err);
+    cudaFreeHost(d->h_err);
+    for (int s = 0; s < XS_GPU_STAGES; s++) {
+        if (d->staged[s])
+            cudaEventDestroy(d->staged[s]);
+    }
+    for (int i = 0; i <= XS_GPU_TIMERS; i++)
+        if (d->ev[i])
+            cudaEventDestroy(d->ev[i]);
+    free(d);
+}
+
+static int same_format(const xs_header *a, const xs_header *b)
+{
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
+        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
+        return 0;
+    for (int c = 0; c < a->nc; c++)
+        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
+            return 0;
+    return 1;
+}
+
+/* Worst-case codestream size of a format: every coefficient at 15 bitplanes
+ * plus sign, its bitplane count, and every header at its longest. */
+static size_t codestream_bound(const xs_geometry *g)
+{
+    size_t prec = (size_t)g->rows * g->cols;
+    return g->samples * 5 / 2 + prec * (g->precinct_header_bytes + (size_t)g->npackets * 8) +
+           (size_t)g->slices * 6 + 65536;
+}
+
+static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geometry *g, size_t cs_len)
+{
+    if (d->configured && same_format(&d->hdr, h) && cs_len <= d->cs_capacity)
+        return XSF_OK;
+    cudaStreamSynchronize(d->stream); /* buffers in use by this stream are about to go */
+    release(d);
+    const size_t nprec = (size_t)g->rows * g->cols;
+    size_t cap = codestream_bound(g);
+    if (cap < cs_len)
+        cap = cs_len;
+    size_t total = 0;
+    for (int c = 0; c < g->nc; c++)
+        total += (size_t)g->comp[c].width * g->comp[c].height;
+    CUDA_TRY(cudaMalloc(&d->d_cs, cap + XS_GPU_CS_PAD));
+    d->cs_capacity = cap;
+    CUDA_TRY(cudaMalloc(&d->d_prec_off, nprec * sizeof(unsigned)));
+    CUDA_TRY(cudaMalloc(&d->d_gtli, nprec * g->nbands));
+    CUDA_TRY(cudaMalloc(&d->d_mode, nprec * g->nbands));
+    CUDA_TRY(cudaMalloc(&d->d_gcli, g->gcli_total ? g->gcli_total : 1));
+    CUDA_TRY(cudaMalloc(&d->d_pkt, nprec * g->npackets * sizeof(gpu_packet_info)));
+    CUDA_TRY(cudaMalloc(&d->d_coef_all, total * sizeof(int32_t)));
+    CUDA_TRY(cudaMalloc(&d->d_coef, XS_MAX_COMPONENTS * sizeof(int32_t *)));
+    CUDA_TRY(cudaMalloc(&d->d_out_ptrs, XS_MAX_COMPONENTS * sizeof(uint16_t *)));
+    for (int s = 0; s < XS_GPU_STAGES; s++)
+        CUDA_TRY(cudaMallocHost(&d->h_prec_off[s], nprec * sizeof(unsigned)));
+    int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0};
+    uint16_t *out_ptrs[XS_MAX_COMPONENTS] = {0};
+    size_t at = 0;
+    d->img.nc = g->nc;
+    for (int c = 0; c < g->nc; c++) {
+        const xs_component *cp = &g->comp[c];
+        coef_ptrs[c] = d->d_coef_all + at;
+        at += (size_t)cp->width * cp->height;
+        size_t pitch = 0;
+        CUDA_TRY(cudaMallocPitch((void **)&d->img.plane[c], &pitch, (size_t)cp->width * sizeof(uint16_t),
+                                 (size_t)cp->height));
+        out_ptrs[c] = d->img.plane[c];
+        d->img.width[c] = cp->width;
+        d->img.height[c] = cp->height;
+        d->img.depth[c] = h->depth[c];
+        d->img.pitch_bytes[c] = pitch;
+        if (cp->nlx > 0) {
+            wav_plan_desc desc = {};
+            desc.width = (size_t)cp->width;
+            desc.height = (size_t)cp->height;
+            desc.pitch = (size_t)cp->width;
+            desc.planes = 1;
+            desc.plane_stride = (size_t)cp->width * cp->height;
+            desc.filter = WAV_FILTER_53;
+            desc.sample = WAV_INT32;
+            desc.levels_v = cp->nly;
+            desc.levels_h = cp->nlx;
+            xsf_status st = wav_cuda_plan_create(&d->plan[c], &desc, &d->err);
+            if (st != XSF_OK)
+                return st;
+        }
+    }
+    CUDA_TRY(cudaMemcpy(d->d_coef, coef_ptrs, sizeof coef_ptrs, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d->d_out_ptrs, out_ptrs, sizeof out_ptrs, cudaMemcpyHostToDevice));
+    d->hdr = *h;
+    d->configured = 1;
+    return XSF_OK;
+}
+
+static void fill_geom(gpu_geom *gg, const xs_header *h, const xs_geometry *g)
+{
+    gg->nbands = g->nbands;
+    gg->npackets = g->npackets;
+    gg->rows = g->rows;
+    gg->cols = g->cols;
+    gg->hsl = h->hsl;
+    gg->nc = g->nc;
+    gg->long_headers = g->long_headers;
+    gg->fs = h->fs;
+    gg->rm = h->rm;
+    gg->qpih = h->qpih;
+    gg->fq = h->fq;
+    gg->header_bytes = (int)g->precinct_header_bytes;
+    for (int c = 0; c < g->nc; c++)
+        gg->comp_width[c] = g->comp[c].width;
+    for (int b = 0; b < g->nbands; b++) {
+        const xs_band *s = &g->band[b];
+        gpu_band *t = &gg->band[b];
+        t->comp = s->comp;
+        t->lines = s->lines;
+        t->x0 = s->x0;
+        t->y0 = s->y0;
+        t->width = s->width;
+        t->height = s->height;
+        t->col_width = s->col_width;
+        t->gcli_stride = (int)s->gcli_stride;
+        t->gcli_offset = s->gcli_offset;
+        t->gain = s->gain;
+        t->priority = s->priority;
+    }
+    for (int k = 0; k < g->npackets; k++) {
+        gg->packet[k].line = g->packet[k].line;
+        gg->packet[k].first = g->packet[k].first;
+        gg->packet[k].last = g->packet[k].last;
+    }
+}
+
+static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse", "gcli", "vpred", "data", "idwt", "output"};
+
+static void mark(xs_gpu_decoder *d, int i)
+{
+    if (d->timing)
+        cudaEventRecord(d->ev[i], d->stream);
+}
+
+/* Everything after the upload; dev_cs holds the codestream. */
+static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t len, size_t *consumed)
+{
+    *consumed = 0;
+    xsf_error_clear(&d->err);
+    if (cudaSetDevice(d->device) != cudaSuccess)
+        return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot select device %d", d->device);
+    xs_header h;
+    xsf_status st = xs_parse_header(buf, len, &h, &d->err);
+    if (st == XSF_OK)
+        st = xs_geometry_init(&d->geom, &h, &d->err);
+    if (st != XSF_OK)
+        return st;
+    const xs_geometry *g = &d->geom;
+    size_t total = 0;
+    st = configure(d, &h, g, len);
+    if (st != XSF_OK)
+        return st;
+    d->hdr = h;
+    const int s = d->stage;
+    d->stage = (d->stage + 1) % XS_GPU_STAGES;
+    /* The slot was last used two frames ago: wait until its upload has run. */
+    cudaEventSynchronize(d->staged[s]);
+    st = xs_walk(buf, len, &h, g, NULL, d->h_prec_off[s], &total, &d->err);
+    if (st != XSF_OK)
+        return st;
+    fill_geom(&d->geom_param, &h, g);
+    const size_t nprec = (size_t)g->rows * g->cols;
+    cudaStream_t cs = d->stream;
+    mark(d, 0);
+    CUDA_TRY(cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), cs));
+    if (dev_cs)
+        CUDA_TRY(cudaMemcpyAsync(d->d_cs, dev_cs, total, cudaMemcpyDeviceToDevice, cs));
+    else
+        CUDA_TRY(cudaMemcpyAsync(d->d_cs, buf, total, cudaMemcpyHostToDevice, cs));
+    CUDA_TRY(cudaMemsetAsync(d->d_cs + total, 0, XS_GPU_CS_PAD, cs));
+    CUDA_TRY(cudaMemcpyAsync(d->d_prec_off, d->h_prec_off[s], nprec * sizeof(unsigned), cudaMemcpyHostToDevice, cs));
+    CUDA_TRY(cudaEventRecord(d->staged[s], cs));
+    mark(d, 1);
+    const unsigned *words = (const unsigned *)d->d_cs;
+    xs_parse_precincts<<<(unsigned)((nprec + 3) / 4), 128, 0, cs>>>(words, d->d_prec_off, d->geom_param,
+                                                                        d->d_gtli, d->d_mode, d->d_pkt, (int)nprec,
+                                                                        d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    mark(d, 2);
+    const size_t npk = nprec * g->npackets;
+    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt,
+                                                               d->d_gcli, (int)nprec, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    mark(d, 3);
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d->device);
+    xs_resolve_vpred<<<(unsigned)(sms > 0 ? 2 * sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode, d->d_gcli,
+                                                                        g->slices, h.rm, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    mark(d, 4);
+    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli,
+                                                              d->d_coef, (int)nprec, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    mark(d, 5);
+    int32_t *coef_ptrs[XS_MAX_COMPONENTS];
+    size_t at = 0;
+    for (int c = 0; c < g->nc; c++) {
+        coef_ptrs[c] = d->d_coef_all + at;
+        at += (size_t)g->comp[c].width * g->comp[c].height;
+        if (d->plan[c]) {
+            st = wav_cuda_inverse(d->plan[c], coef_ptrs[c], cs);
+            if (st != XSF_OK)
+                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
+        }
+    }
+    mark(d, 6);
+    gpu_output_params op = {};
+    op.nc = g->nc;
+    op.cpih = h.cpih;
+    op.bw = h.bw;
+    op.tnlt = h.tnlt;
+    op.dco = (long long)h.nlt_alpha - (long long)h.nlt_sigma * 32768;
+    op.t1 = h.nlt_t1;
+    op.t2 = h.nlt_t2;
+    op.e = h.nlt_e;
+    int maxw = 1, maxh = 1;
+    for (int c = 0; c < g->nc; c++) {
+        op.width[c] = g->comp[c].width;
+        op.height[c] = g->comp[c].height;
+        op.depth[c] = h.depth[c];
+        op.pitch[c] = d->img.pitch_bytes[c] / sizeof(uint16_t);
+        maxw = op.width[c] > maxw ? op.width[c] : maxw;
+        maxh = op.height[c] > maxh ? op.height[c] : maxh;
+    }
+    dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
+    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_coef, d->d_out_ptrs);
+    CUDA_TRY(cudaGetLastError());
+    mark(d, 7);
+    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));
+    *consumed = total;
+    return XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+{
+    if (!d || !buf || !consumed)
+        return XSF_ERR_ARG;
+    return enqueue(d, buf, NULL, len, consumed);
+}
+
+extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf, const uint8_t *host_copy,
+                                           size_t len, size_t *consumed)
+{
+    if (!d || !dev_buf || !consumed)
+        return XSF_ERR_ARG;
+    if (host_copy)
+        return enqueue(d, host_copy, dev_buf, len, consumed);
+    uint8_t *tmp = (uint8_t *)malloc(len ? len : 1);
+    if (!tmp)
+        return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %zu-byte host copy", len);
+    cudaError_t e = cudaMemcpyAsync(tmp, dev_buf, len, cudaMemcpyDeviceToHost, d->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(d->stream);
+    xsf_status st = e == cudaSuccess ? enqueue(d, tmp, dev_buf, len, consumed)
+                                     : xsf_error_set(&d->err, XSF_ERR_CUDA, "reading the codestream back: %s",
+                                                     cudaGetErrorString(e));
+    /* enqueue copied what it needs from tmp into pinned staging before returning. */
+    free(tmp);
+    return st;
+}
+
+extern "C" const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *d)
+{
+    return d->configured ? &d->img : NULL;
+}
+
+extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
+{
+    if (!d || !host_plane || !d->configured)
+        return XSF_ERR_ARG;
+    for (int c = 0; c < d->img.nc; c++)
+        CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->img.width[c] * sizeof(uint16_t), d->img.plane[c],
+                                   d->img.pitch_bytes[c], (size_t)d->img.width[c] * sizeof(uint16_t),
+                                   (size_t)d->img.height[c], cudaMemcpyDeviceToHost, d->stream));
+    return sync ? xs_gpu_sync(d) : XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_sync(xs_gpu_decoder *d)
+{
+    CUDA_TRY(cudaStreamSynchronize(d->stream));
+    if (d->h_err[0]) {
+        const int code = d->h_err[0], p = d->h_err[1], cols = d->geom.cols ? d->geom.cols : 1;
+        xsf_error_clear(&d->err);
+        return xsf_error_set(&d->err, XSF_ERR_INVALID, "precinct (%d,%d) packet %d band %d: %s", p / cols,
+                             p % cols, d->h_err[2], d->h_err[3], gpu_error_text(code));
+    }
+    return XSF_OK;
+}
+
+extern "C" const char *xs_gpu_decoder_error(const xs_gpu_decoder *d)
+{
+    return d->err.msg;
+}
+
+extern "C" void xs_gpu_set_timing(xs_gpu_decoder *d, int on)
+{
+    d->timing = on;
+}
+
+extern "C" int xs_gpu_kernel_times(const xs_gpu_decoder *d, const char **names, float *ms, int max)
+{
+    if (!d->timing)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < XS_GPU_TIMERS && n < max; i++, n++) {
+        names[n] = timer_names[i];
+        ms[n] = 0;
+        cudaEventElapsedTime(&ms[n], d->ev[i], d->ev[i + 1]);
+    }
+    return n;
+}

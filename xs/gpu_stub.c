@@ -1,0 +1,61 @@
+/* The GPU decoder's entry points in a build without CUDA: each says so. */
+#include "xs.h"
+
+#if !XSF_HAVE_CUDA
+xsf_status xs_gpu_available(void)
+{
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream)
+{
+    (void)device;
+    (void)stream;
+    if (dec)
+        *dec = NULL;
+    return XSF_ERR_NODEVICE;
+}
+void xs_gpu_decoder_destroy(xs_gpu_decoder *dec)
+{
+    (void)dec;
+}
+xsf_status xs_gpu_decode(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed)
+{
+    (void)dec, (void)buf, (void)len, (void)consumed;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, const uint8_t *host_copy, size_t len,
+                                size_t *consumed)
+{
+    (void)dec, (void)dev_buf, (void)host_copy, (void)len, (void)consumed;
+    return XSF_ERR_NODEVICE;
+}
+const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec)
+{
+    (void)dec;
+    return NULL;
+}
+xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
+{
+    (void)dec, (void)host_plane, (void)sync;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_sync(xs_gpu_decoder *dec)
+{
+    (void)dec;
+    return XSF_ERR_NODEVICE;
+}
+const char *xs_gpu_decoder_error(const xs_gpu_decoder *dec)
+{
+    (void)dec;
+    return "this build of xsflow has no CUDA support";
+}
+void xs_gpu_set_timing(xs_gpu_decoder *dec, int on)
+{
+    (void)dec, (void)on;
+}
+int xs_gpu_kernel_times(const xs_gpu_decoder *dec, const char **names, float *ms, int max)
+{
+    (void)dec, (void)names, (void)ms, (void)max;
+    return 0;
+}
+#endif
