@@ -30,8 +30,8 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  -o, --output OUT  same as OUT\n"
-            "  --cpu             decode with the C reference decoder (default)\n"
-            "  --gpu             decode on the GPU (not built yet)\n"
+            "  --cpu             decode with the C reference decoder\n"
+            "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
             "  -q, --quiet       print nothing but errors\n",
             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format,
             demo_vector_depth);
@@ -47,7 +47,7 @@ static double now_ms(void)
 int cmd_demo(int argc, char **argv)
 {
     const char *out = NULL;
-    jxs_engine engine = JXS_ENGINE_CPU;
+    jxs_engine engine = JXS_ENGINE_AUTO;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -89,6 +89,7 @@ int cmd_demo(int argc, char **argv)
         cli_error(subject, "%s", jxs_file_error(&jf));
         return 1;
     }
+    const char *engine_name = jxs_file_engine_name(&jf);
     imgio_picture pic;
     const xs_header *hdr;
     const double t0 = now_ms();
@@ -123,8 +124,9 @@ int cmd_demo(int argc, char **argv)
 
     if (!quiet) {
         printf("xsflow demo: decoded the built-in JPEG XS codestream %s.jxs (%zu of %zu bytes)\n"
-               "  with the C reference decoder in %.1f ms\n",
-               demo_vector_name, consumed, demo_vector_size, decode_ms);
+               "  with the %s decoder in %.1f ms\n",
+               demo_vector_name, consumed, demo_vector_size,
+               !strcmp(engine_name, "GPU") ? "GPU" : "C reference", decode_ms);
         printf("  picture   %dx%d, %d components, %s, %d bits; profile %s, level %s\n",
                pic.width[0], pic.height[0], pic.nc, imgio_picture_sampling(&pic), pic.depth[0],
                xs_profile_name(hdr->ppih), xs_level_name(hdr->plev));

@@ -10,6 +10,9 @@ typedef struct xsf_command {
 
 int cmd_info(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_send(int argc, char **argv);
+int cmd_recv(int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
 #include "jxs_file.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engine engine)
@@ -8,9 +9,17 @@ xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engin
     memset(f, 0, sizeof *f);
     f->data = data;
     f->len = len;
+    if (engine == JXS_ENGINE_AUTO)
+        engine = xs_gpu_available() == XSF_OK ? JXS_ENGINE_GPU : JXS_ENGINE_CPU;
     if (engine == JXS_ENGINE_GPU) {
-        snprintf(f->msg, sizeof f->msg, "the GPU decoder is not built yet (use --cpu)");
-        return XSF_ERR_NODEVICE;
+        /* The default stream: the program decodes one frame at a time. */
+        xsf_status st = xs_gpu_decoder_create(&f->gpu, 0, NULL);
+        if (st == XSF_ERR_NODEVICE)
+            snprintf(f->msg, sizeof f->msg, "no usable GPU%s (use --cpu)",
+                     xs_gpu_available() == XSF_OK ? "" : " or no CUDA in this build");
+        else if (st != XSF_OK)
+            snprintf(f->msg, sizeof f->msg, "cannot create the GPU decoder: %s", xsf_status_name(st));
+        return st;
     }
     xsf_status st = xs_decoder_create(&f->dec);
     if (st != XSF_OK)
@@ -21,7 +30,51 @@ xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engin
 void jxs_file_free(jxs_file *f)
 {
     xs_decoder_destroy(f->dec);
+    xs_gpu_decoder_destroy(f->gpu);
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        free(f->gpu_img.plane[c]);
     f->dec = NULL;
+    f->gpu = NULL;
+    memset(&f->gpu_img, 0, sizeof f->gpu_img);
+}
+
+const char *jxs_file_engine_name(const jxs_file *f)
+{
+    return f->gpu ? "GPU" : "CPU";
+}
+
+/* One frame on the GPU, downloaded into host planes kept across frames. */
+static xsf_status gpu_decode(jxs_file *f, const uint8_t *buf, size_t len, size_t *consumed, const xs_image **img)
+{
+    xsf_error err = {0};
+    xsf_status st = xs_parse_header(buf, len, &f->gpu_hdr, &err);
+    if (st == XSF_OK)
+        st = xs_gpu_decode(f->gpu, buf, len, consumed);
+    const xs_gpu_image *gi = st == XSF_OK ? xs_gpu_decoder_image(f->gpu) : NULL;
+    if (st == XSF_OK && gi) {
+        xs_image *h = &f->gpu_img;
+        for (int c = 0; c < gi->nc && st == XSF_OK; c++) {
+            if (!h->plane[c] || h->width[c] != gi->width[c] || h->height[c] != gi->height[c]) {
+                free(h->plane[c]);
+                h->plane[c] = malloc((size_t)gi->width[c] * gi->height[c] * sizeof(uint16_t));
+                if (!h->plane[c])
+                    st = XSF_ERR_NOMEM;
+            }
+            h->width[c] = gi->width[c];
+            h->height[c] = gi->height[c];
+            h->depth[c] = gi->depth[c];
+            h->pitch[c] = (size_t)gi->width[c];
+        }
+        h->nc = gi->nc;
+        if (st == XSF_OK)
+            st = xs_gpu_download(f->gpu, h->plane, 1);
+        *img = h;
+    }
+    if (st != XSF_OK && !err.msg[0])
+        xsf_error_set(&err, st, "%s", st == XSF_ERR_NOMEM ? "out of memory" : xs_gpu_decoder_error(f->gpu));
+    if (st != XSF_OK)
+        snprintf(f->msg, sizeof f->msg, "%s", err.msg);
+    return st;
 }
 
 int jxs_file_done(const jxs_file *f)
@@ -47,7 +100,7 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
     const xs_image *img = NULL;
     size_t consumed = 0;
     xsf_status st;
-    if (!f->dec) {
+    if (!f->dec && !f->gpu) {
         st = XSF_ERR_ARG;
         snprintf(f->msg, sizeof f->msg, "no decoder");
         return st;
@@ -56,13 +109,19 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
         st = XSF_ERR_TRUNCATED;
         snprintf(f->msg, sizeof f->msg, "%s", f->len ? "no codestream left" : "empty file");
     } else {
-        st = xs_decode(f->dec, f->data + f->offset, f->len - f->offset, &consumed, &img);
+        if (f->gpu)
+            st = gpu_decode(f, f->data + f->offset, f->len - f->offset, &consumed, &img);
+        else
+            st = xs_decode(f->dec, f->data + f->offset, f->len - f->offset, &consumed, &img);
         if (st == XSF_OK && (consumed == 0 || consumed > f->len - f->offset || !img)) {
             st = XSF_ERR_INVALID;
             snprintf(f->msg, sizeof f->msg, "the decoder consumed %zu of %zu bytes", consumed,
                      f->len - f->offset);
         } else if (st != XSF_OK) {
-            const char *why = xs_decoder_error(f->dec);
+            const char *why = f->gpu ? f->msg : xs_decoder_error(f->dec);
+            char tmp[XSF_ERRMSG_LEN];
+            snprintf(tmp, sizeof tmp, "%.255s", why ? why : "");
+            why = tmp;
             if (!why || !*why)
                 why = xsf_status_name(st);
             if (f->frame == 0)
@@ -76,7 +135,7 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
         return st;
     jxs_picture_from_image(pic, img);
     if (hdr)
-        *hdr = xs_decoder_header(f->dec);
+        *hdr = f->gpu ? &f->gpu_hdr : xs_decoder_header(f->dec);
     f->offset += consumed;
     f->frame++;
     return XSF_OK;

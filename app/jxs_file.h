@@ -9,21 +9,29 @@
 #include "image_io.h"
 #include "xs.h"
 
-typedef enum jxs_engine { JXS_ENGINE_CPU = 0, JXS_ENGINE_GPU } jxs_engine;
+/* AUTO: the GPU decoder where a GPU is usable, else the C reference. */
+typedef enum jxs_engine { JXS_ENGINE_AUTO = 0, JXS_ENGINE_CPU, JXS_ENGINE_GPU } jxs_engine;
 
 typedef struct jxs_file {
     const uint8_t *data;
     size_t len;
     size_t offset;       /* where the next codestream starts */
     unsigned long frame; /* index of the next codestream */
-    xs_decoder *dec;
+    xs_decoder *dec;     /* C reference decoder, or */
+    xs_gpu_decoder *gpu; /* the GPU decoder, whose pictures are downloaded to: */
+    xs_image gpu_img;    /* host planes of the last GPU picture (owned) */
+    xs_header gpu_hdr;
     char msg[XSF_ERRMSG_LEN + 64];
 } jxs_file;
 
-/* Prepares decoding of data[0..len). Fails with XSF_ERR_NODEVICE for the
- * GPU engine until it is built; jxs_file_error() says why. */
+/* Prepares decoding of data[0..len). The GPU engine fails with
+ * XSF_ERR_NODEVICE where no GPU is usable (or CUDA was not built);
+ * jxs_file_error() says why. */
 xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engine engine);
 void jxs_file_free(jxs_file *f);
+
+/* Which decoder runs: "GPU" or "CPU". */
+const char *jxs_file_engine_name(const jxs_file *f);
 
 /* Whether every byte has been decoded. */
 int jxs_file_done(const jxs_file *f);

@@ -7,7 +7,10 @@
 static const xsf_command commands[] = {
     {"info", "print what the headers of a .jxs file say", cmd_info},
     {"decode", "decode a .jxs file to .yuv, .y4m, .ppm or .pgm", cmd_decode},
+    {"encode", "encode .yuv, .y4m, .ppm or .pgm frames to a .jxs file", cmd_encode},
     {"demo", "decode the bundled example and say what it decoded", cmd_demo},
+    {"send", "send a .jxs file as an ST 2110-22 stream (RTP, RFC 9134) or into a .pcap", cmd_send},
+    {"recv", "receive an ST 2110-22 stream (UDP, SDP or .pcap) into .jxs, .yuv or .y4m", cmd_recv},
 };
 
 static void usage(FILE *f)

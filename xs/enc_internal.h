@@ -57,7 +57,6 @@ struct xs_encoder {
     uint8_t *gtli;                     /* rows x cols x nbands truncation positions */
     enc_line_cost *cost;               /* max_blines tables */
     enc_choice choice;
-    uint8_t raw[XS_MAX_PACKETS];
     xs_encoder_stats stats;
 };
 
@@ -72,7 +71,7 @@ void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, con
                         const uint8_t *gtli_above, enc_line_cost *cost);
 /* Writes precinct p at out (its size total_bytes, padding included);
  * returns the bytes its packets took, or 0 on an internal mismatch. */
-size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch, const uint8_t *raw,
+size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
                           const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS], const uint8_t *gcli,
                           const uint8_t *gtli_above, uint8_t *out, size_t total_bytes);
 

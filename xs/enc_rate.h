@@ -140,45 +140,58 @@ XS_HD int enc_sign_reach(int32_t w, int g, int qpih, int fq)
     return enc_quantize(w, g, 0, qpih, fq) ? 1 : 0;
 }
 
-/* Adds the costs of one significance group (up to 8 code groups starting at
- * g[0]; `top` the counts of the line above or 0 where vertical prediction is
- * off, `ttop` the truncation of the line above) to `c` for every t.
- * `reach` holds four 4-bit sign reaches per group (enc_sign_reach). */
+/* Costs at truncation t of one significance group: up to 8 code groups
+ * (g[0..n)), `top` the counts of the line above (NULL where vertical
+ * prediction is off), `ttop` the truncation of the line above (0 inside a
+ * precinct: the larger of the two is then t), `reach` four 4-bit sign reaches
+ * per group (enc_sign_reach). out[m] for mode m (ENC_MODE_* bits) counts the
+ * bitplane-count bits (flags excluded), out[4] the data bits, out[5] the
+ * sign-packing bits. */
+XS_HD void enc_sig_group_cost(const uint8_t *g, const uint8_t *top, const uint16_t *reach, int n, int ttop, int t,
+                              const enc_params *p, uint32_t out[6])
+{
+    uint32_t nopred = 0, vpred = 0, data = 0, sign = 0;
+    int gmax = 0, vzero = 1;
+    const int tt = ttop > t ? ttop : t;
+    for (int i = 0; i < 8; i++) {
+        if (i >= n)
+            break;
+        const int gi = g[i];
+        gmax = gi > gmax ? gi : gmax;
+        nopred += (uint32_t)((gi > t ? gi - t : 0) + 1);
+        if (top) {
+            const int b = enc_vpred_bits(gi, top[i], t, tt);
+            vpred += (uint32_t)b;
+            vzero &= b == 1;
+        }
+        if (gi > t) {
+            data += (uint32_t)(4 * (gi - t) + (p->fs ? 0 : 4));
+            for (int k = 0; k < 4; k++)
+                sign += ((reach[i] >> (4 * k)) & 15) > t;
+        }
+    }
+    out[0] = nopred;
+    out[ENC_MODE_SIG] = gmax > t ? nopred : 0;
+    /* Rm=0: a group is skipped when every residual is zero; Rm=1 when every
+     * count is at or below t. */
+    const int skip = p->rm ? gmax <= t : vzero;
+    out[ENC_MODE_VPRED] = top ? vpred : 0;
+    out[ENC_MODE_VPRED | ENC_MODE_SIG] = top && !skip ? vpred : 0;
+    out[4] = data;
+    out[5] = sign;
+}
+
+/* Adds the costs of one significance group to `c` for every t. */
 XS_HD void enc_cost_sig_group(enc_line_cost *c, const uint8_t *g, const uint8_t *top, const uint16_t *reach, int n,
                               int ttop, const enc_params *p)
 {
-    int gmax = 0;
-    for (int i = 0; i < n; i++)
-        gmax = g[i] > gmax ? g[i] : gmax;
     for (int t = 0; t < ENC_T; t++) {
-        uint32_t nopred = 0, vpred = 0, data = 0, sign = 0;
-        int vzero = 1;
-        for (int i = 0; i < n; i++) {
-            const int gi = g[i];
-            nopred += (uint32_t)((gi > t ? gi - t : 0) + 1);
-            if (top) {
-                const int tt = ttop > t ? ttop : t;
-                const int b = enc_vpred_bits(gi, top[i], t, tt);
-                vpred += (uint32_t)b;
-                vzero &= b == 1;
-            }
-            if (gi > t) {
-                data += (uint32_t)(4 * (gi - t) + (p->fs ? 0 : 4));
-                for (int k = 0; k < 4; k++)
-                    sign += ((reach[i] >> (4 * k)) & 15) > t;
-            }
-        }
-        c->data[t] += data;
-        c->sign[t] += sign;
-        c->unary[0][t] += nopred;
-        c->unary[ENC_MODE_SIG][t] += gmax > t ? nopred : 0;
-        if (top) {
-            /* Rm=0: a group is skipped when every residual is zero; Rm=1 when
-             * every count is at or below t. */
-            const int skip = p->rm ? gmax <= t : vzero;
-            c->unary[ENC_MODE_VPRED][t] += vpred;
-            c->unary[ENC_MODE_VPRED | ENC_MODE_SIG][t] += skip ? 0 : vpred;
-        }
+        uint32_t o[6];
+        enc_sig_group_cost(g, top, reach, n, ttop, t, p, o);
+        for (int m = 0; m < ENC_MODES; m++)
+            c->unary[m][t] += o[m];
+        c->data[t] += o[4];
+        c->sign[t] += o[5];
     }
 }
 
@@ -209,68 +222,94 @@ XS_HD int enc_packet_fits(const enc_params *p, uint32_t ldat, uint32_t lcnt, uin
     return ldat < (1u << 15) && lcnt < (1u << 13) && lsgn < (1u << 11);
 }
 
-/* Bytes of the packets of one precinct for the truncations and modes in ch,
- * and (when raw is not NULL) whether each packet is coded raw. Band lines
- * bl[0..nbl) come in codestream order, with their costs in cost[]. */
+/* Sizes of one packet: band lines bl[i0..i1) under the choice ch. */
+typedef struct enc_packet_size {
+    uint32_t sig, cnt, rawcnt, dat, sgn; /* bits */
+    int raw;                             /* coded raw (Dr) */
+    uint32_t bytes;                      /* header and subpackets; ENC_NOCOST when a length overflows */
+} enc_packet_size;
+
+XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int i0,
+                                       int i1, const enc_choice *ch)
+{
+    enc_packet_size z = {0, 0, 0, 0, 0, 0, 0};
+    for (int i = i0; i < i1; i++) {
+        const int b = bl[i].band, t = ch->t[b], m = ch->mode[b];
+        z.cnt += cost[i].unary[m][t];
+        if (m & ENC_MODE_SIG)
+            z.sig += enc_sig_bits(bl[i].groups);
+        z.rawcnt += 4 * bl[i].groups;
+        z.dat += cost[i].data[t];
+        z.sgn += p->fs ? cost[i].sign[t] : 0;
+    }
+    const uint32_t coded = enc_ceil8(z.sig) + enc_ceil8(z.cnt);
+    z.raw = p->force_raw || (p->allow_raw && enc_ceil8(z.rawcnt) < coded);
+    const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+    if (!enc_packet_fits(p, enc_ceil8(z.dat), lcnt, enc_ceil8(z.sgn)))
+        z.bytes = ENC_NOCOST;
+    else
+        z.bytes = (p->long_headers ? 7 : 5) + (z.raw ? enc_ceil8(z.rawcnt) : coded) + enc_ceil8(z.dat) +
+                  enc_ceil8(z.sgn);
+    return z;
+}
+
+/* Bytes of a whole precinct (header and packets), and (raw not NULL) the
+ * raw decision of each packet. Band lines come in codestream order, so a
+ * packet is a run of equal bl[].packet. */
 XS_HD uint32_t enc_precinct_bytes(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int nbl,
                                   const enc_choice *ch, uint8_t *raw)
 {
     uint32_t total = p->prec_header_bytes;
-    const uint32_t pkt_hdr = p->long_headers ? 7 : 5;
     int i = 0;
     while (i < nbl) {
-        const int pk = bl[i].packet;
-        uint32_t sig = 0, cnt = 0, rawcnt = 0, dat = 0, sgn = 0;
-        for (; i < nbl && bl[i].packet == pk; i++) {
-            const int b = bl[i].band, t = ch->t[b], m = ch->mode[b];
-            cnt += cost[i].unary[m][t];
-            if (m & ENC_MODE_SIG)
-                sig += enc_sig_bits(bl[i].groups);
-            rawcnt += 4 * bl[i].groups;
-            dat += cost[i].data[t];
-            sgn += p->fs ? cost[i].sign[t] : 0;
-        }
-        const uint32_t coded = enc_ceil8(sig) + enc_ceil8(cnt);
-        const int use_raw = p->force_raw || (p->allow_raw && enc_ceil8(rawcnt) < coded);
-        const uint32_t lcnt = use_raw ? enc_ceil8(rawcnt) : enc_ceil8(cnt);
+        int e = i + 1;
+        while (e < nbl && bl[e].packet == bl[i].packet)
+            e++;
+        const enc_packet_size z = enc_packet_bytes(p, bl, cost, i, e, ch);
         if (raw)
-            raw[pk] = (uint8_t)use_raw;
-        if (!enc_packet_fits(p, enc_ceil8(dat), lcnt, enc_ceil8(sgn)))
+            raw[bl[i].packet] = (uint8_t)z.raw;
+        if (z.bytes == ENC_NOCOST)
             return ENC_NOCOST;
-        total += pkt_hdr + (use_raw ? enc_ceil8(rawcnt) : coded) + enc_ceil8(dat) + enc_ceil8(sgn);
+        total += z.bytes;
+        i = e;
     }
     return total < (1u << 24) ? total : ENC_NOCOST;
 }
 
-/* Fills ch for candidate (q, r): every band's truncation, then its cheapest
- * allowed mode over its lines (ties go to the lower mode number), then the
- * precinct's bytes. `vpred_ok` is 0 in the first precinct of a slice. */
+/* The cheapest allowed mode of band b at truncation t over its lines in the
+ * precinct (count bits and significance flags); ties go to the lower mode
+ * number. `vpred_ok` is 0 in the first precinct of a slice. */
+XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int nbl, int b, int t,
+                        int vpred_ok)
+{
+    uint32_t mc[ENC_MODES] = {0, 0, 0, 0};
+    for (int i = 0; i < nbl; i++) {
+        if (bl[i].band != b)
+            continue;
+        for (int m = 0; m < ENC_MODES; m++)
+            mc[m] += cost[i].unary[m][t] + ((m & ENC_MODE_SIG) ? enc_sig_bits(bl[i].groups) : 0);
+    }
+    int best = 0;
+    for (int m = 1; m < ENC_MODES; m++) {
+        if ((m & ENC_MODE_VPRED) && !(p->allow_vpred && vpred_ok))
+            continue;
+        if ((m & ENC_MODE_SIG) && !p->allow_sig)
+            continue;
+        if (mc[m] < mc[best])
+            best = m;
+    }
+    return best;
+}
+
+/* Fills ch for candidate (q, r): every band's truncation and mode, then the
+ * precinct's bytes. */
 XS_HD uint32_t enc_evaluate(const enc_params *p, const uint8_t *gain, const uint8_t *priority, const enc_bline *bl,
                             const enc_line_cost *cost, int nbl, int vpred_ok, int q, int r, enc_choice *ch)
 {
-    uint32_t mc[256][ENC_MODES];
-    for (int b = 0; b < p->nbands; b++) {
+    for (int b = 0; b < p->nbands; b++)
         ch->t[b] = (uint8_t)enc_truncation(q, r, gain[b], priority[b]);
-        for (int m = 0; m < ENC_MODES; m++)
-            mc[b][m] = 0;
-    }
-    for (int i = 0; i < nbl; i++) {
-        const int b = bl[i].band, t = ch->t[b];
-        for (int m = 0; m < ENC_MODES; m++)
-            mc[b][m] += cost[i].unary[m][t] + ((m & ENC_MODE_SIG) ? enc_sig_bits(bl[i].groups) : 0);
-    }
-    for (int b = 0; b < p->nbands; b++) {
-        int best = 0;
-        for (int m = 1; m < ENC_MODES; m++) {
-            if ((m & ENC_MODE_VPRED) && !(p->allow_vpred && vpred_ok))
-                continue;
-            if ((m & ENC_MODE_SIG) && !p->allow_sig)
-                continue;
-            if (mc[b][m] < mc[b][best])
-                best = m;
-        }
-        ch->mode[b] = (uint8_t)best;
-    }
+    for (int b = 0; b < p->nbands; b++)
+        ch->mode[b] = (uint8_t)enc_band_mode(p, bl, cost, nbl, b, ch->t[b], vpred_ok);
     ch->bytes = enc_precinct_bytes(p, bl, cost, nbl, ch, 0);
     return ch->bytes;
 }

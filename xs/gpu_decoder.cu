@@ -153,7 +153,7 @@ __device__ __forceinline__ unsigned get_bits(const unsigned *w, unsigned long lo
  * truncation positions, which bands a packet holds), then walk the packet
  * headers together, each packet's position following from the last. */
 __global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off, const __grid_constant__ gpu_geom gg, uint8_t *gtli,
-                                   uint8_t *mode, gpu_packet_info *pkt, int nprec, int *err)
+                                   uint8_t *mode, uint8_t *raw_lines, gpu_packet_info *pkt, int nprec, int *err)
 {
     const gpu_geom *g = &gg;
     const int lane = threadIdx.x % 32;
@@ -172,6 +172,7 @@ __global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off,
         t = t < 0 ? 0 : min(t, XS_MAX_GCLI);
         gtli[(size_t)p * nb + b] = (uint8_t)t;
         mode[(size_t)p * nb + b] = (uint8_t)m;
+        raw_lines[(size_t)p * nb + b] = 0;
         if ((m & 1) && first)
             report(err, GPU_ERR_VPRED_FIRST, p, -1, b);
         any_vpred |= m & 1;
@@ -237,6 +238,12 @@ __global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off,
         info.flags = 1 | (raw ? 2 : 0);
         if (lane == 0)
             pkt[(size_t)p * npk + k] = info;
+        /* A raw packet's bitplane counts ignore the bands' coding modes: the
+         * vertical prediction must leave those lines alone. */
+        if (raw)
+            for (int b = pk.first + lane; b < pk.last; b += 32)
+                raw_lines[(size_t)p * nb + b] |= (uint8_t)(1u << pk.line);
+        __syncwarp();
     }
 }
 
@@ -441,7 +448,7 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
  * over the work, so a frame without vertical prediction costs one early exit
  * per thread. */
 __global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
-                                 uint8_t *gcli, int slices, int rm, int *err)
+                                 const uint8_t *raw_lines, uint8_t *gcli, int slices, int rm, int *err)
 {
     const gpu_geom *g = &gg;
     if (!(err[GPU_FLAGS] & GPU_FLAG_VPRED))
@@ -470,7 +477,10 @@ __global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint
             if (!(mode[(size_t)p * nb + b] & 1) || i - col * gpc >= (prec_width(bd, col) + 3) / 4)
                 continue;
             const int t0 = gtli[(size_t)p * nb + b];
+            const int raw = raw_lines[(size_t)p * nb + b];
             for (int line = 0; line < h; line++) {
+                if (raw & (1 << line))
+                    continue;
                 const size_t brow = (size_t)row * bd.lines + line;
                 uint8_t *gc = gcli + bd.gcli_offset + brow * bd.gcli_stride + i;
                 const int top = gc[-(long long)bd.gcli_stride];
@@ -750,10 +760,12 @@ struct xs_gpu_decoder {
     size_t cs_capacity;
     unsigned *d_prec_off;
     gpu_geom geom_param;   /* the kernels' geometry, passed by value with each launch */
-    uint8_t *d_gtli, *d_mode, *d_gcli;
+    uint8_t *d_gtli, *d_mode, *d_raw_lines, *d_gcli;
     gpu_packet_info *d_pkt;
-    int32_t *d_coef_all;
-    int32_t **d_coef;      /* device array of component pointers */
+    int32_t *d_coef_all;   /* coefficients as the entropy decoder writes them */
+    int32_t *d_pix_all;    /* the inverse DWT's output (out of place: the fewest bytes moved) */
+    int32_t **d_coef;      /* device array of component pointers into d_coef_all */
+    int32_t **d_pix;       /* device array of the planes the output stage reads */
     uint16_t **d_out_ptrs; /* device array of output plane pointers */
     int *d_err;
     wav_cuda_plan *plan[XS_MAX_COMPONENTS];
@@ -784,10 +796,13 @@ static void release(xs_gpu_decoder *d)
     cudaFree(d->d_prec_off);
     cudaFree(d->d_gtli);
     cudaFree(d->d_mode);
+    cudaFree(d->d_raw_lines);
     cudaFree(d->d_gcli);
     cudaFree(d->d_pkt);
     cudaFree(d->d_coef_all);
+    cudaFree(d->d_pix_all);
     cudaFree(d->d_coef);
+    cudaFree(d->d_pix);
     cudaFree(d->d_out_ptrs);
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         cudaFree(d->img.plane[c]);
@@ -800,10 +815,10 @@ static void release(xs_gpu_decoder *d)
     }
     d->d_cs = NULL;
     d->d_prec_off = NULL;
-    d->d_gtli = d->d_mode = d->d_gcli = NULL;
+    d->d_gtli = d->d_mode = d->d_raw_lines = d->d_gcli = NULL;
     d->d_pkt = NULL;
-    d->d_coef_all = NULL;
-    d->d_coef = NULL;
+    d->d_coef_all = d->d_pix_all = NULL;
+    d->d_coef = d->d_pix = NULL;
     d->d_out_ptrs = NULL;
     memset(&d->img, 0, sizeof d->img);
     d->cs_capacity = 0;
@@ -899,20 +914,24 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
     CUDA_TRY(cudaMalloc(&d->d_prec_off, nprec * sizeof(unsigned)));
     CUDA_TRY(cudaMalloc(&d->d_gtli, nprec * g->nbands));
     CUDA_TRY(cudaMalloc(&d->d_mode, nprec * g->nbands));
+    CUDA_TRY(cudaMalloc(&d->d_raw_lines, nprec * g->nbands));
     CUDA_TRY(cudaMalloc(&d->d_gcli, g->gcli_total ? g->gcli_total : 1));
     CUDA_TRY(cudaMalloc(&d->d_pkt, nprec * g->npackets * sizeof(gpu_packet_info)));
     CUDA_TRY(cudaMalloc(&d->d_coef_all, total * sizeof(int32_t)));
+    CUDA_TRY(cudaMalloc(&d->d_pix_all, total * sizeof(int32_t)));
     CUDA_TRY(cudaMalloc(&d->d_coef, XS_MAX_COMPONENTS * sizeof(int32_t *)));
+    CUDA_TRY(cudaMalloc(&d->d_pix, XS_MAX_COMPONENTS * sizeof(int32_t *)));
     CUDA_TRY(cudaMalloc(&d->d_out_ptrs, XS_MAX_COMPONENTS * sizeof(uint16_t *)));
     for (int s = 0; s < XS_GPU_STAGES; s++)
         CUDA_TRY(cudaMallocHost(&d->h_prec_off[s], nprec * sizeof(unsigned)));
-    int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0};
+    int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0}, *pix_ptrs[XS_MAX_COMPONENTS] = {0};
     uint16_t *out_ptrs[XS_MAX_COMPONENTS] = {0};
     size_t at = 0;
     d->img.nc = g->nc;
     for (int c = 0; c < g->nc; c++) {
         const xs_component *cp = &g->comp[c];
         coef_ptrs[c] = d->d_coef_all + at;
+        pix_ptrs[c] = cp->nlx > 0 ? d->d_pix_all + at : coef_ptrs[c];
         at += (size_t)cp->width * cp->height;
         size_t pitch = 0;
         CUDA_TRY(cudaMallocPitch((void **)&d->img.plane[c], &pitch, (size_t)cp->width * sizeof(uint16_t),
@@ -939,6 +958,7 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         }
     }
     CUDA_TRY(cudaMemcpy(d->d_coef, coef_ptrs, sizeof coef_ptrs, cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(d->d_pix, pix_ptrs, sizeof pix_ptrs, cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(d->d_out_ptrs, out_ptrs, sizeof out_ptrs, cudaMemcpyHostToDevice));
     d->hdr = *h;
     d->configured = 1;
@@ -1032,7 +1052,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
     mark(d, 1);
     const unsigned *words = (const unsigned *)d->d_cs;
     xs_parse_precincts<<<(unsigned)((nprec + 3) / 4), 128, 0, cs>>>(words, d->d_prec_off, d->geom_param,
-                                                                        d->d_gtli, d->d_mode, d->d_pkt, (int)nprec,
+                                                                        d->d_gtli, d->d_mode, d->d_raw_lines, d->d_pkt, (int)nprec,
                                                                         d->d_err);
     CUDA_TRY(cudaGetLastError());
     mark(d, 2);
@@ -1043,21 +1063,21 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
     mark(d, 3);
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d->device);
-    xs_resolve_vpred<<<(unsigned)(sms > 0 ? 2 * sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode, d->d_gcli,
-                                                                        g->slices, h.rm, d->d_err);
+    xs_resolve_vpred<<<(unsigned)(sms > 0 ? 2 * sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode,
+                                                                        d->d_raw_lines, d->d_gcli, g->slices, h.rm,
+                                                                        d->d_err);
     CUDA_TRY(cudaGetLastError());
     mark(d, 4);
     xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli,
                                                               d->d_coef, (int)nprec, d->d_err);
     CUDA_TRY(cudaGetLastError());
     mark(d, 5);
-    int32_t *coef_ptrs[XS_MAX_COMPONENTS];
     size_t at = 0;
     for (int c = 0; c < g->nc; c++) {
-        coef_ptrs[c] = d->d_coef_all + at;
+        const size_t off = at;
         at += (size_t)g->comp[c].width * g->comp[c].height;
         if (d->plan[c]) {
-            st = wav_cuda_inverse(d->plan[c], coef_ptrs[c], cs);
+            st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
         }
@@ -1082,7 +1102,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
         maxh = op.height[c] > maxh ? op.height[c] : maxh;
     }
     dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
-    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_coef, d->d_out_ptrs);
+    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix, d->d_out_ptrs);
     CUDA_TRY(cudaGetLastError());
     mark(d, 7);
     CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));

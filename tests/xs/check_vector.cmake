@@ -2,11 +2,15 @@
 # with vectors/xs/MANIFEST.tsv. Run by ctest (tests/xs/CMakeLists.txt).
 # On a mismatch, names the first differing sample (frame, component, row,
 # column) against NAME.yuv.xz when the vector has one, and keeps the output.
+# ENGINE is --cpu (default) or --gpu.
+if(NOT ENGINE)
+  set(ENGINE --cpu)
+endif()
 set(jxs ${VECTOR_DIR}/${NAME}.jxs)
 set(out ${OUT_DIR}/${NAME}.yuv)
 file(MAKE_DIRECTORY ${OUT_DIR})
 file(REMOVE ${out})
-execute_process(COMMAND ${XSFLOW} decode ${jxs} -o ${out} -q
+execute_process(COMMAND ${XSFLOW} decode ${jxs} -o ${out} -q ${ENGINE}
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE log)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${NAME}: xsflow decode exited with ${rc}: ${err}")

@@ -126,8 +126,18 @@ static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corru
                 memcpy(m, buf, len);
                 for (int f = 0; f < 1 + t % 4; f++)
                     m[start + rnd() % (len - start)] ^= (uint8_t)(1u << (rnd() % 8));
-                CHECK(compare(c, g, m, len, e->d_name, &refused), "%s corrupted (trial %d): decoders disagree",
-                      e->d_name, t);
+                const int agree = compare(c, g, m, len, e->d_name, &refused);
+                CHECK(agree, "%s corrupted (trial %d): decoders disagree", e->d_name, t);
+                const char *dump = getenv("XSF_TEST_DUMP");
+                if (!agree && dump) {
+                    char out[4096];
+                    snprintf(out, sizeof out, "%s/%s.trial%d.jxs", dump, e->d_name, t);
+                    FILE *f = fopen(out, "wb");
+                    if (f) {
+                        fwrite(m, 1, len, f);
+                        fclose(f);
+                    }
+                }
                 cudaFreeHost(m);
             }
         }

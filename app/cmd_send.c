@@ -1,0 +1,576 @@
+/* xsflow send: a .jxs file as an SMPTE ST 2110-22 stream (RTP, RFC 9134),
+ * paced after ST 2110-21, to a UDP address or into a .pcap file. */
+#define _POSIX_C_SOURCE 200809L /* clock_nanosleep, sigaction */
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "image_io.h"
+#include "rtp.h"
+#include "xs.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: xsflow send IN.jxs (--to ADDR:PORT | --pcap OUT.pcap) [options]\n"
+            "\n"
+            "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"
+            "RTP with the RFC 9134 payload format, each codestream preceded by the picture\n"
+            "segment boxes (video support, colour specification), paced after ST 2110-21.\n"
+            "With --pcap nothing is sent: the packets go to a capture file, stamped with the\n"
+            "times the pacing gives them.\n"
+            "\n"
+            "options:\n"
+            "  --to ADDR:PORT        destination, IPv4 or [IPv6], unicast or multicast\n"
+            "  --pcap OUT.pcap       write the packets to a capture file instead\n"
+            "  --sdp OUT.sdp         write the session description (RFC 9134 / ST 2110-22)\n"
+            "  --mode M              codestream (default) or slice packetization\n"
+            "  --fps N[/D]           frame rate, e.g. 50 or 60000/1001 (default 25)\n"
+            "  --pacing P            narrow (default: one packet every TFRAME/NPACKETS),\n"
+            "                        wide (bursts within the wide CMAX) or none\n"
+            "  --packet-size N       largest RTP packet in bytes (default 1440)\n"
+            "  --pt N                RTP payload type, 96..127 (default 112)\n"
+            "  --ssrc N              RTP SSRC (default: random)\n"
+            "  --seq N               first sequence number (default: random)\n"
+            "  --loop N              send the file N times (default 1)\n"
+            "  --interlaced          the codestreams are fields, two per frame\n"
+            "  --no-boxes            send bare codestreams, without the picture segment boxes\n"
+            "  --iface NAME          interface for multicast\n"
+            "  --ttl N               multicast TTL / hop limit (default 16)\n"
+            "  --source ADDR         the sender's address, for the SDP's source filter and the\n"
+            "                        .pcap (default there: 192.0.2.1 or 2001:db8::1)\n"
+            "  --sampling S          SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)\n"
+            "  --colorimetry C       SDP colorimetry (default BT709)\n"
+            "  --tcs T               SDP transfer characteristic system (default SDR)\n"
+            "  --range R             SDP range: NARROW (default) or FULL\n"
+            "  -q, --quiet           print nothing but errors\n");
+}
+
+typedef struct send_args {
+    const char *in, *to, *pcap, *sdp, *source, *iface;
+    const char *sampling, *colorimetry, *tcs, *range;
+    rtp_jxs_mode mode;
+    rtp_pacing pacing;
+    unsigned fps_num, fps_den;
+    long packet_size, pt, ttl, loop;
+    unsigned long ssrc, seq;
+    int ssrc_given, seq_given, interlaced, boxes, quiet;
+} send_args;
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int parse_rate(const char *s, unsigned *num, unsigned *den)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *slash = strchr(buf, '/');
+    if (!slash)
+        slash = strchr(buf, ':');
+    long n, d = 1;
+    if (slash)
+        *slash = '\0';
+    if (cli_parse_long(buf, 1, 1000000, &n) || (slash && cli_parse_long(slash + 1, 1, 1000000, &d)))
+        return -1;
+    *num = (unsigned)n;
+    *den = (unsigned)d;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, send_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->fps_num = 25;
+    a->fps_den = 1;
+    a->packet_size = 1440;
+    a->pt = 112;
+    a->ttl = 16;
+    a->loop = 1;
+    a->boxes = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v = NULL;
+        long n;
+#define VALUE()                                                                                          \
+    do {                                                                                                 \
+        if (!(v = cli_option_value(argc, argv, &i)))                                                     \
+            return 2;                                                                                    \
+    } while (0)
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(arg, "--to")) {
+            VALUE();
+            a->to = v;
+        } else if (!strcmp(arg, "--pcap")) {
+            VALUE();
+            a->pcap = v;
+        } else if (!strcmp(arg, "--sdp")) {
+            VALUE();
+            a->sdp = v;
+        } else if (!strcmp(arg, "--mode")) {
+            VALUE();
+            if (!strcmp(v, "codestream"))
+                a->mode = RTP_JXS_CODESTREAM;
+            else if (!strcmp(v, "slice"))
+                a->mode = RTP_JXS_SLICE;
+            else {
+                cli_error(arg, "'%s' is not codestream or slice", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--fps")) {
+            VALUE();
+            if (parse_rate(v, &a->fps_num, &a->fps_den)) {
+                cli_error(arg, "'%s' is not a rate N or N/D", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--pacing")) {
+            VALUE();
+            if (!strcmp(v, "narrow"))
+                a->pacing = RTP_PACING_NARROW;
+            else if (!strcmp(v, "wide"))
+                a->pacing = RTP_PACING_WIDE;
+            else if (!strcmp(v, "none"))
+                a->pacing = RTP_PACING_NONE;
+            else {
+                cli_error(arg, "'%s' is not narrow, wide or none", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--packet-size")) {
+            VALUE();
+            if (cli_parse_long(v, 32, 65507, &a->packet_size)) {
+                cli_error(arg, "'%s' is not a packet size of 32 to 65507 bytes", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--pt")) {
+            VALUE();
+            if (cli_parse_long(v, 96, 127, &a->pt)) {
+                cli_error(arg, "'%s' is not a dynamic payload type (96 to 127)", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--ssrc") || !strcmp(arg, "--seq")) {
+            VALUE();
+            char *end;
+            const unsigned long x = strtoul(v, &end, 0);
+            const unsigned long max = arg[2] == 's' && arg[3] == 's' ? 0xffffffffUL : 0xffffUL;
+            if (!*v || *end || x > max) {
+                cli_error(arg, "'%s' is not a number of 0 to %lu", v, max);
+                return 2;
+            }
+            if (arg[3] == 's') {
+                a->ssrc = x;
+                a->ssrc_given = 1;
+            } else {
+                a->seq = x;
+                a->seq_given = 1;
+            }
+        } else if (!strcmp(arg, "--loop")) {
+            VALUE();
+            if (cli_parse_long(v, 1, 1L << 30, &a->loop)) {
+                cli_error(arg, "'%s' is not a count (1 or more)", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--ttl")) {
+            VALUE();
+            if (cli_parse_long(v, 1, 255, &a->ttl)) {
+                cli_error(arg, "'%s' is not a TTL of 1 to 255", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--interlaced")) {
+            a->interlaced = 1;
+        } else if (!strcmp(arg, "--no-boxes")) {
+            a->boxes = 0;
+        } else if (!strcmp(arg, "--iface")) {
+            VALUE();
+            a->iface = v;
+        } else if (!strcmp(arg, "--source")) {
+            VALUE();
+            a->source = v;
+        } else if (!strcmp(arg, "--sampling")) {
+            VALUE();
+            a->sampling = v;
+        } else if (!strcmp(arg, "--colorimetry")) {
+            VALUE();
+            a->colorimetry = v;
+        } else if (!strcmp(arg, "--tcs")) {
+            VALUE();
+            a->tcs = v;
+        } else if (!strcmp(arg, "--range")) {
+            VALUE();
+            a->range = v;
+        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+            a->quiet = 1;
+        } else if (arg[0] == '-' && arg[1]) {
+            cli_error(arg, "unknown option of 'xsflow send' (see --help)");
+            return 2;
+        } else if (!a->in) {
+            a->in = arg;
+        } else {
+            cli_error(arg, "one input only (see --help)");
+            return 2;
+        }
+#undef VALUE
+        (void)n;
+    }
+    if (!a->in) {
+        usage(stderr);
+        return 2;
+    }
+    if (!a->to == !a->pcap) {
+        cli_error(a->in, "give one destination: --to ADDR:PORT or --pcap OUT.pcap");
+        return 2;
+    }
+    return 0;
+}
+
+/* The RFC 9134 sampling name of a codestream's components. */
+static const char *sampling_name(const xs_header *h)
+{
+    if (h->nc == 1)
+        return "UNSPECIFIED";
+    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 2)
+        return "YCbCr-4:2:0";
+    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 1)
+        return "YCbCr-4:2:2";
+    if (h->nc == 3 && h->sx[1] == 1 && h->sy[1] == 1)
+        return h->cpih == 1 ? "RGB" : "YCbCr-4:4:4";
+    return "UNSPECIFIED";
+}
+
+/* Packets of one segment, stored back to back. */
+typedef struct arena {
+    uint8_t *data;
+    size_t *off, *len;
+    size_t n, cap_pk, used, cap;
+} arena;
+
+static int arena_add(void *ctx, const uint8_t *pkt, size_t len, int last)
+{
+    (void)last;
+    arena *a = ctx;
+    if (a->n == a->cap_pk) {
+        const size_t c = a->cap_pk ? 2 * a->cap_pk : 1024;
+        size_t *o = realloc(a->off, c * sizeof *o), *l = o ? realloc(a->len, c * sizeof *l) : NULL;
+        if (o)
+            a->off = o;
+        if (!o || !l)
+            return 1;
+        a->len = l;
+        a->cap_pk = c;
+    }
+    if (a->used + len > a->cap) {
+        size_t c = a->cap ? 2 * a->cap : 1 << 20;
+        while (c < a->used + len)
+            c *= 2;
+        uint8_t *d = realloc(a->data, c);
+        if (!d)
+            return 1;
+        a->data = d;
+        a->cap = c;
+    }
+    memcpy(a->data + a->used, pkt, len);
+    a->off[a->n] = a->used;
+    a->len[a->n++] = len;
+    a->used += len;
+    return 0;
+}
+
+static void sleep_until(uint64_t t_ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000u), .tv_nsec = (long)(t_ns % 1000000000u)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) && !interrupted) {
+    }
+}
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t random32(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(x >> 32);
+}
+
+int cmd_send(int argc, char **argv)
+{
+    send_args a;
+    int r = parse_args(argc, argv, &a);
+    if (r)
+        return r == 1 ? 0 : 2;
+    xsf_error err;
+    xsf_error_clear(&err);
+    uint8_t *data;
+    size_t len;
+    if (imgio_read_file(a.in, &data, &len, &err) != XSF_OK) {
+        cli_error(a.in, "%s", err.msg);
+        return 1;
+    }
+    /* Split the file into codestreams. */
+    size_t nframes = 0, cap = 0, *off = NULL, *bytes = NULL, max_bytes = 0;
+    for (size_t o = 0; o < len;) {
+        xs_layout l;
+        memset(&l, 0, sizeof l);
+        if (xs_scan_layout(data + o, len - o, &l, &err) != XSF_OK) {
+            cli_error(a.in, "codestream %zu (file byte %zu): %s", nframes, o, err.msg);
+            free(data);
+            free(off);
+            free(bytes);
+            return 1;
+        }
+        if (nframes == cap) {
+            cap = cap ? 2 * cap : 64;
+            size_t *no = realloc(off, cap * sizeof *no), *nb = no ? realloc(bytes, cap * sizeof *nb) : NULL;
+            if (no)
+                off = no;
+            if (!no || !nb) {
+                cli_error(a.in, "out of memory");
+                free(data);
+                free(off);
+                return 1;
+            }
+            bytes = nb;
+        }
+        off[nframes] = o;
+        bytes[nframes++] = l.codestream_bytes;
+        if (l.codestream_bytes > max_bytes)
+            max_bytes = l.codestream_bytes;
+        o += l.codestream_bytes;
+        xs_layout_free(&l);
+    }
+    if (!nframes) {
+        cli_error(a.in, "no codestream in the file");
+        free(data);
+        return 1;
+    }
+    xs_header hdr;
+    xs_parse_header(data, bytes[0], &hdr, &err);
+
+    rtp_addr dest, src;
+    memset(&dest, 0, sizeof dest);
+    memset(&src, 0, sizeof src);
+    int status = 0;
+    if (a.to && rtp_addr_parse(a.to, 1, &dest, &err) != XSF_OK) {
+        cli_error("--to", "%s", err.msg);
+        free(data);
+        free(off);
+        free(bytes);
+        return 2;
+    }
+    if (a.pcap && !a.to)
+        rtp_addr_parse("239.0.0.1:5004", 1, &dest, &err); /* the capture's destination */
+    if (a.source) {
+        if (rtp_addr_parse(a.source, 0, &src, &err) != XSF_OK) {
+            cli_error("--source", "%s", err.msg);
+            free(data);
+            free(off);
+            free(bytes);
+            return 2;
+        }
+    } else {
+        rtp_addr_parse(dest.family == AF_INET6 ? "2001:db8::1" : "192.0.2.1", 0, &src, &err);
+    }
+    src.port = 50000;
+
+    const uint64_t frame_ns = (uint64_t)1000000000u * a.fps_den / a.fps_num;
+    const uint64_t segment_ns = a.interlaced ? frame_ns / 2 : frame_ns;
+    /* SDP */
+    if (a.sdp) {
+        rtp_sdp s;
+        rtp_sdp_init(&s);
+        rtp_addr_format(&dest, 0, s.dest_addr, sizeof s.dest_addr);
+        s.ipv6 = dest.family == AF_INET6;
+        s.port = dest.port;
+        s.payload_type = (unsigned)a.pt;
+        s.ttl = rtp_addr_is_multicast(&dest) && !s.ipv6 ? (unsigned)a.ttl : 0;
+        if (a.source) {
+            rtp_addr_format(&src, 0, s.source_addr, sizeof s.source_addr);
+            rtp_addr_format(&src, 0, s.origin_addr, sizeof s.origin_addr);
+        }
+        s.packetmode = a.mode;
+        s.transmode = 1;
+        rtp_sdp_profile_name(hdr.ppih, s.profile, sizeof s.profile);
+        snprintf(s.level, sizeof s.level, "%s", xs_level_name(hdr.plev));
+        snprintf(s.sublevel, sizeof s.sublevel, "%s", xs_sublevel_name(hdr.plev));
+        s.depth = hdr.depth[0];
+        s.width = hdr.wf;
+        s.height = a.interlaced ? 2u * hdr.hf : hdr.hf;
+        s.rate_num = a.fps_num;
+        s.rate_den = a.fps_den;
+        s.interlace = a.interlaced;
+        snprintf(s.sampling, sizeof s.sampling, "%s", a.sampling ? a.sampling : sampling_name(&hdr));
+        snprintf(s.colorimetry, sizeof s.colorimetry, "%s", a.colorimetry ? a.colorimetry : "BT709");
+        snprintf(s.tcs, sizeof s.tcs, "%s", a.tcs ? a.tcs : "SDR");
+        snprintf(s.range, sizeof s.range, "%s", a.range ? a.range : "NARROW");
+        snprintf(s.tp, sizeof s.tp, "%s", a.pacing == RTP_PACING_WIDE ? "2110TPW" : "2110TPN");
+        s.max_bitrate_kbps = (uint64_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1000 + 1);
+        char text[4096];
+        rtp_sdp_write(&s, text, sizeof text);
+        FILE *f = fopen(a.sdp, "w");
+        if (!f || fputs(text, f) == EOF || fclose(f)) {
+            cli_error(a.sdp, "cannot write the SDP file");
+            free(data);
+            free(off);
+            free(bytes);
+            return 1;
+        }
+    }
+
+    rtp_packetizer_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.mode = a.mode;
+    pc.packet_bytes = (size_t)a.packet_size;
+    pc.payload_type = (uint8_t)a.pt;
+    pc.ssrc = a.ssrc_given ? (uint32_t)a.ssrc : random32();
+    pc.first_seq = a.seq_given ? (uint16_t)a.seq : (uint16_t)random32();
+    pc.boxes = a.boxes;
+    pc.box_template.brat_mbps =
+        (uint32_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1e6 + 0.999999);
+    pc.box_template.frat_interlace = (uint8_t)(a.interlaced ? 1 : 0);
+    pc.box_template.frat_den_code = (uint8_t)(a.fps_den == 1001 ? 2 : 1);
+    pc.box_template.frat_num = (uint16_t)(a.fps_den == 1001 ? (a.fps_num + 500) / 1000
+                                                             : (a.fps_num + a.fps_den / 2) / a.fps_den);
+    const char *samp = a.sampling ? a.sampling : sampling_name(&hdr);
+    const int scode = strstr(samp, "4:2:2") ? 0 : strstr(samp, "4:4:4") ? 1 : !strcmp(samp, "RGB") ? 2
+                                                : strstr(samp, "4:2:0") ? 3 : -1;
+    if (scode >= 0 && hdr.depth[0] >= 1)
+        pc.box_template.schar = (uint16_t)(0x8000 | ((hdr.depth[0] - 1) & 15) << 4 | scode);
+    pc.box_template.colr_meth = 5;
+    pc.box_template.primaries = pc.box_template.transfer = pc.box_template.matrix = 1; /* BT.709 */
+    pc.box_template.full_range = a.range && !strcmp(a.range, "FULL");
+    rtp_packetizer *pk;
+    if (rtp_packetizer_create(&pk, &pc, &err) != XSF_OK) {
+        cli_error(a.in, "%s", err.msg);
+        free(data);
+        free(off);
+        free(bytes);
+        return 2;
+    }
+
+    rtp_udp *sock = NULL;
+    rtp_pcap_writer *pw = NULL;
+    if (a.to) {
+        rtp_udp_config uc;
+        memset(&uc, 0, sizeof uc);
+        uc.ttl = (unsigned)a.ttl;
+        if (a.iface)
+            snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
+        if (rtp_udp_open_sender(&sock, &dest, &uc, &err) != XSF_OK) {
+            cli_error(a.to, "%s", err.msg);
+            status = 1;
+        }
+    } else if (rtp_pcap_writer_open(&pw, a.pcap, &err) != XSF_OK) {
+        cli_error(a.pcap, "%s", err.msg);
+        status = 1;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    arena ar;
+    memset(&ar, 0, sizeof ar);
+    const uint64_t t0 = monotonic_ns() + 1000000; /* 1 ms from now */
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    const uint64_t pcap_t0 = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    const uint32_t ts0 = random32();
+    uint64_t packets = 0, sent_bytes = 0, segments = 0, last_report = t0;
+    const uint64_t total = (uint64_t)nframes * (uint64_t)a.loop;
+    for (uint64_t k = 0; k < total && !status && !interrupted; k++) {
+        const size_t i = (size_t)(k % nframes);
+        const uint64_t frame_no = a.interlaced ? k / 2 : k;
+        const rtp_jxs_scan scan = !a.interlaced ? RTP_JXS_PROGRESSIVE
+                                  : k % 2      ? RTP_JXS_FIELD_SECOND
+                                               : RTP_JXS_FIELD_FIRST;
+        const uint32_t ts = rtp_frame_timestamp(ts0, frame_no, a.fps_num, a.fps_den);
+        ar.n = ar.used = 0;
+        if (rtp_packetize(pk, data + off[i], bytes[i], ts, (unsigned)frame_no, scan, arena_add, &ar, &err) !=
+            XSF_OK) {
+            cli_error(a.in, "codestream %zu: %s", i, err.msg);
+            status = 1;
+            break;
+        }
+        const uint64_t seg_start = k * segment_ns;
+        for (size_t p = 0; p < ar.n && !status;) {
+            const uint64_t at = seg_start + rtp_pacing_offset_ns(a.pacing, p, ar.n, segment_ns);
+            /* Every packet due at the same time goes in one sendmmsg. */
+            size_t q = p + 1;
+            while (q < ar.n && q - p < RTP_UDP_BATCH &&
+                   seg_start + rtp_pacing_offset_ns(a.pacing, q, ar.n, segment_ns) <= at)
+                q++;
+            if (pw) {
+                for (size_t j = p; j < q && !status; j++)
+                    if (rtp_pcap_write(pw, &src, &dest, ar.data + ar.off[j], ar.len[j], pcap_t0 + at, &err) !=
+                        XSF_OK) {
+                        cli_error(a.pcap, "%s", err.msg);
+                        status = 1;
+                    }
+            } else {
+                if (a.pacing != RTP_PACING_NONE)
+                    sleep_until(t0 + at);
+                const uint8_t *ptrs[RTP_UDP_BATCH];
+                for (size_t j = p; j < q; j++)
+                    ptrs[j - p] = ar.data + ar.off[j];
+                if (rtp_udp_send(sock, ptrs, ar.len + p, q - p, &err) != XSF_OK) {
+                    cli_error(a.to, "%s", err.msg);
+                    status = 1;
+                }
+            }
+            for (size_t j = p; j < q; j++)
+                sent_bytes += ar.len[j];
+            packets += q - p;
+            p = q;
+        }
+        segments++;
+        const uint64_t now = monotonic_ns();
+        if (!a.quiet && sock && now - last_report >= 1000000000u) {
+            const double secs = (double)(now - t0) / 1e9;
+            fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n", (unsigned long long)segments,
+                    (unsigned long long)packets, secs > 0 ? (double)sent_bytes * 8 / secs / 1e6 : 0.0);
+            last_report = now;
+        }
+    }
+    if (pw && rtp_pcap_writer_close(pw, &err) != XSF_OK && !status) {
+        cli_error(a.pcap, "%s", err.msg);
+        status = 1;
+    }
+    rtp_udp_close(sock);
+    rtp_packetizer_destroy(pk);
+    free(ar.data);
+    free(ar.off);
+    free(ar.len);
+    if (!status && !a.quiet) {
+        char where[96];
+        if (a.to)
+            rtp_addr_format(&dest, 1, where, sizeof where);
+        printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s pacing, to %s\n",
+               (unsigned long long)segments, a.interlaced ? "field" : "frame", segments == 1 ? "" : "s", nframes,
+               nframes == 1 ? "" : "s", a.loop, (unsigned long long)packets, (unsigned long long)sent_bytes,
+               a.mode ? "slice" : "codestream",
+               a.pacing == RTP_PACING_NARROW ? "narrow" : a.pacing == RTP_PACING_WIDE ? "wide" : "no",
+               a.to ? where : a.pcap);
+    }
+    free(data);
+    free(off);
+    free(bytes);
+    return status ? status : (interrupted ? 130 : 0);
+}

@@ -1,0 +1,202 @@
+/* Precinct packing (21122-1 C.2 to C.6): precinct header, then per packet
+ * its header, significance flags, bitplane counts, data and signs, then the
+ * padding up to the precinct's share. Every subpacket is checked against
+ * the size the cost tables gave the rate decision. */
+#include <string.h>
+
+#include "enc_internal.h"
+
+/* MSB-first bit writer over a bounded buffer. */
+typedef struct bitw {
+    uint8_t *buf;
+    size_t cap, pos;
+    uint64_t acc;
+    int nacc, overflow;
+} bitw;
+
+static void put(bitw *w, uint32_t v, int n)
+{
+    w->acc = (w->acc << n) | v;
+    w->nacc += n;
+    while (w->nacc >= 8) {
+        w->nacc -= 8;
+        if (w->pos < w->cap)
+            w->buf[w->pos++] = (uint8_t)(w->acc >> w->nacc);
+        else
+            w->overflow = 1;
+    }
+}
+
+static void align(bitw *w)
+{
+    if (w->nacc)
+        put(w, 0, 8 - w->nacc);
+}
+
+static void put_unary(bitw *w, int x)
+{
+    put(w, ((1u << x) - 1) << 1, x + 1);
+}
+
+typedef struct line_ctx {
+    const enc_bline *bl;
+    const uint8_t *g, *top;
+    const int32_t *coef;
+    int t, tt, mode;
+} line_ctx;
+
+/* Whether significance group s of a line is skipped (flag 1). */
+static int sig_skip(const line_ctx *l, uint32_t s, int rm)
+{
+    const uint32_t n = l->bl->groups - s < 8 ? l->bl->groups - s : 8;
+    int gmax = 0, zero = 1;
+    for (uint32_t i = s; i < s + n; i++) {
+        gmax = l->g[i] > gmax ? l->g[i] : gmax;
+        if (l->mode & ENC_MODE_VPRED)
+            zero &= enc_vpred_symbol(l->g[i], l->top[i], l->t, l->tt) == 0;
+    }
+    if (!(l->mode & ENC_MODE_VPRED) || rm)
+        return gmax <= l->t;
+    return zero;
+}
+
+static void put_counts(bitw *w, const line_ctx *l, int raw, int rm)
+{
+    const uint32_t n = l->bl->groups;
+    if (raw) {
+        for (uint32_t i = 0; i < n; i++)
+            put(w, l->g[i], 4);
+        return;
+    }
+    for (uint32_t s = 0; s < n; s += 8) {
+        if ((l->mode & ENC_MODE_SIG) && sig_skip(l, s, rm))
+            continue;
+        const uint32_t e = n - s < 8 ? n : s + 8;
+        for (uint32_t i = s; i < e; i++) {
+            const int gi = l->g[i];
+            put_unary(w, (l->mode & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, l->top[i], l->t, l->tt)
+                                                    : (gi > l->t ? gi - l->t : 0));
+        }
+    }
+}
+
+/* Data (and, with signs=1, the sign subpacket) of one line. */
+static void put_data(bitw *w, const line_ctx *l, const enc_params *pr, int signs)
+{
+    const uint32_t width = l->bl->width;
+    for (uint32_t i = 0; i < l->bl->groups; i++) {
+        const int gi = l->g[i];
+        if (gi <= l->t)
+            continue;
+        uint32_t q[4] = {0, 0, 0, 0}, neg = 0;
+        for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
+            const int32_t v = l->coef[4 * i + j];
+            q[j] = enc_quantize(v, gi, l->t, pr->qpih, pr->fq);
+            if (q[j] && v < 0)
+                neg |= 8u >> j;
+        }
+        if (signs) {
+            for (uint32_t j = 0; j < 4; j++)
+                if (q[j])
+                    put(w, (neg >> (3 - j)) & 1, 1);
+            continue;
+        }
+        if (!pr->fs)
+            put(w, neg, 4);
+        for (int bp = gi - l->t - 1; bp >= 0; bp--)
+            put(w, ((q[0] >> bp) & 1) << 3 | ((q[1] >> bp) & 1) << 2 | ((q[2] >> bp) & 1) << 1 | ((q[3] >> bp) & 1),
+                4);
+    }
+}
+
+size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
+                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS], const uint8_t *gcli,
+                          const uint8_t *gtli_above, uint8_t *out, size_t total_bytes)
+{
+    const xs_geometry *g = &plan->geom;
+    const enc_params *pr = &plan->params;
+    const enc_bline *bl = plan->bline + plan->bline_first[p];
+    const int nbl = (int)(plan->bline_first[p + 1] - plan->bline_first[p]);
+    bitw w = {out, total_bytes, 0, 0, 0, 0};
+
+    /* Precinct header (C.3): Lprc, Q, R, D[p,b]; bands the precinct lacks get 0. */
+    uint8_t present[XS_MAX_BANDS];
+    memset(present, 0, sizeof present);
+    for (int i = 0; i < nbl; i++)
+        present[bl[i].band] = 1;
+    put(&w, (uint32_t)(total_bytes - g->precinct_header_bytes), 24);
+    put(&w, (uint32_t)q, 8);
+    put(&w, (uint32_t)r, 8);
+    for (int b = 0; b < g->nbands; b++)
+        put(&w, present[b] ? ch->mode[b] : 0, 2);
+    align(&w);
+
+    line_ctx lc[XS_MAX_BANDS];
+    int i = 0;
+    while (i < nbl) {
+        const int pk = bl[i].packet, i0 = i;
+        for (; i < nbl && bl[i].packet == pk; i++) {
+            const int b = bl[i].band;
+            line_ctx *l = &lc[i - i0];
+            l->bl = &bl[i];
+            l->g = gcli + bl[i].gcli_off;
+            l->top = l->g - bl[i].gcli_stride;
+            l->coef = coef[g->band[b].comp] + bl[i].coef_off;
+            l->t = ch->t[b];
+            l->mode = ch->mode[b];
+            const int ttop = bl[i].line == 0 && gtli_above ? gtli_above[b] : 0;
+            l->tt = ttop > l->t ? ttop : l->t;
+        }
+        const enc_packet_size z = enc_packet_bytes(pr, bl, cost, i0, i, ch);
+        const int nl = i - i0, dr = z.raw;
+        const uint32_t sig = z.sig, lcnt = dr ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt), ldat = enc_ceil8(z.dat),
+                       lsgn = enc_ceil8(z.sgn);
+        /* Packet header (C.4, Table C.5). */
+        put(&w, (uint32_t)dr, 1);
+        if (pr->long_headers) {
+            put(&w, ldat, 20);
+            put(&w, lcnt, 20);
+            put(&w, lsgn, 15);
+        } else {
+            put(&w, ldat, 15);
+            put(&w, lcnt, 13);
+            put(&w, lsgn, 11);
+        }
+        align(&w);
+        size_t start = w.pos;
+        if (!dr) {
+            for (int k = 0; k < nl; k++)
+                if (lc[k].mode & ENC_MODE_SIG)
+                    for (uint32_t s = 0; s < lc[k].bl->groups; s += 8)
+                        put(&w, (uint32_t)sig_skip(&lc[k], s, pr->rm), 1);
+            align(&w);
+            if (w.pos - start != enc_ceil8(sig))
+                return 0;
+        }
+        start = w.pos;
+        for (int k = 0; k < nl; k++)
+            put_counts(&w, &lc[k], dr, pr->rm);
+        align(&w);
+        if (w.pos - start != lcnt)
+            return 0;
+        start = w.pos;
+        for (int k = 0; k < nl; k++)
+            put_data(&w, &lc[k], pr, 0);
+        align(&w);
+        if (w.pos - start != ldat)
+            return 0;
+        if (pr->fs) {
+            start = w.pos;
+            for (int k = 0; k < nl; k++)
+                put_data(&w, &lc[k], pr, 1);
+            align(&w);
+            if (w.pos - start != lsgn)
+                return 0;
+        }
+    }
+    const size_t coded = w.pos;
+    if (w.overflow || coded > total_bytes)
+        return 0;
+    memset(out + coded, 0, total_bytes - coded);
+    return coded;
+}
