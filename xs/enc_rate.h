@@ -42,6 +42,7 @@ typedef struct enc_bline {
     uint32_t gcli_off;  /* first code group in the frame's bitplane-count array */
     uint32_t gcli_stride; /* code groups between two lines of the band */
     uint32_t coef_off;  /* first coefficient in the component's Mallat plane */
+    uint32_t precinct;  /* row * cols + col */
 } enc_bline;
 
 /* Frame-wide constants of the decision. */

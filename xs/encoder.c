@@ -48,6 +48,7 @@ static size_t list_blines(const xs_geometry *g, int row, int col, enc_bline *out
                                          (size_t)col * ((bd->col_width + 3) / 4));
                 e->coef_off = (uint32_t)((size_t)(bd->y0 + brow) * g->comp[bd->comp].width + bd->x0 +
                                          (size_t)col * bd->col_width);
+                e->precinct = (uint32_t)((size_t)row * g->cols + col);
             }
             n++;
         }

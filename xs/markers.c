@@ -164,7 +164,7 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
     size_t off = 2;
     unsigned seen = 0; /* bit per marker low byte, for duplicates */
     int wgt_len = -1;
-    size_t wgt_off = 0;
+    size_t wgt_off = 0, pih_off = 0;
     for (;;) {
         if (len - off < 2)
             return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: codestream ends inside the headers", off);
@@ -209,6 +209,7 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         case XS_MARKER_PIH:
             if (seglen != 26)
                 FAIL(XSF_ERR_INVALID, off, m, "length %u, expected 26", seglen);
+            pih_off = off;
             st = parse_pih(h, p, off, err);
             break;
         case XS_MARKER_CDT: st = parse_cdt(h, p, seglen, off, err); break;
@@ -274,11 +275,13 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
                      "RCT (Cpih=1) needs equal sampling and depth in components 0..2");
     }
     h->header_bytes = off;
-    /* The band count depends on CDT and CWD: check WGT against it now. */
+    /* The band count depends on CDT and CWD: check WGT against it now. The
+     * geometry's checks concern PIH and CDT fields: name where PIH starts. */
     xs_geometry g;
-    xsf_status st = xs_geometry_init(&g, h, err);
+    xsf_error gerr = {0};
+    xsf_status st = xs_geometry_init(&g, h, &gerr);
     if (st != XSF_OK)
-        return st;
+        return xsf_error_set(err, st, "byte %zu: PIH: %s", pih_off, gerr.msg);
     if (h->nbands != g.nbands)
         FAIL(XSF_ERR_INVALID, wgt_off, XS_MARKER_WGT, "length %d holds %d bands, the picture has %d", wgt_len,
              h->nbands, g.nbands);

@@ -127,7 +127,9 @@ const char *xs_decoder_error(const xs_decoder *dec);
  * (and again only when the format changes), never per frame. Calls enqueue
  * work on the stream and return; only xs_gpu_sync and the download with
  * sync=1 wait, and they wait for this stream alone. One context per host
- * thread; any number of contexts per GPU. Errors found while the headers are
+ * thread; any number of contexts per GPU. A change of picture format frees
+ * and allocates device memory, which synchronizes the device: keep one
+ * context per format for steady streams. Errors found while the headers are
  * read are returned at once; errors inside the entropy-coded data are found
  * on the GPU and returned by the next xs_gpu_sync. */
 typedef struct CUstream_st *xs_cuda_stream; /* the same type as cudaStream_t */

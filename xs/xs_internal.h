@@ -13,7 +13,7 @@
 
 /* Largest picture the decoder accepts, in samples over all components: it
  * bounds every allocation made from header fields. */
-#define XS_MAX_SAMPLES ((size_t)1 << 28)
+#define XS_MAX_SAMPLES ((size_t)1 << 27) /* 8K 4:4:4 fits; ~800 MB of buffers at most */
 
 typedef struct xs_component {
     int width, height;   /* Wc = Wf / sx, Hc = Hf / sy */

@@ -168,6 +168,41 @@ int main(int argc, char **argv)
     run_dir(c, g, argv[1], 1);
     if (argc > 2)
         run_dir(c, g, argv[2], 0);
+    /* Decoding from device memory, with and without a host copy of the
+     * headers, gives the same picture as decoding from host memory. */
+    {
+        char vpath[4096];
+        snprintf(vpath, sizeof vpath, "%s/tools_s2_sf1_vp2.jxs", argv[1]);
+        size_t vlen;
+        uint8_t *vbuf = read_file(vpath, &vlen);
+        uint8_t *dbuf = NULL;
+        if (vbuf && cudaMalloc((void **)&dbuf, vlen) == cudaSuccess &&
+            cudaMemcpy(dbuf, vbuf, vlen, cudaMemcpyHostToDevice) == cudaSuccess) {
+            size_t used;
+            const xs_image *img;
+            CHECK(xs_decode(c, vbuf, vlen, &used, &img) == XSF_OK, "C decode failed");
+            for (int with_copy = 0; with_copy < 2; with_copy++) {
+                uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+                for (int k = 0; k < img->nc; k++)
+                    planes[k] = calloc((size_t)img->width[k] * img->height[k], sizeof(uint16_t));
+                CHECK(xs_gpu_decode_device(g, dbuf, with_copy ? vbuf : NULL, vlen, &used) == XSF_OK &&
+                          xs_gpu_download(g, planes, 1) == XSF_OK,
+                      "device-memory decode (host copy %d): %s", with_copy, xs_gpu_decoder_error(g));
+                int same = 1;
+                for (int k = 0; k < img->nc; k++)
+                    same &= !memcmp(planes[k], img->plane[k], (size_t)img->width[k] * img->height[k] * 2);
+                CHECK(same, "device-memory decode (host copy %d) differs from the C decoder", with_copy);
+                /* The device planes are pitched and hold the same rows. */
+                const xs_gpu_image *gi = xs_gpu_decoder_image(g);
+                CHECK(gi && gi->pitch_bytes[0] >= (size_t)gi->width[0] * 2, "bad device pitch");
+                for (int k = 0; k < XS_MAX_COMPONENTS; k++)
+                    free(planes[k]);
+            }
+        }
+        cudaFree(dbuf);
+        if (vbuf)
+            cudaFreeHost(vbuf);
+    }
     /* Truncated input is refused before anything is enqueued. */
     size_t len;
     char path[4096];
