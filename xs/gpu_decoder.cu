@@ -751,6 +751,7 @@ __global__ void xs_output(gpu_output_params op, int32_t *const *coef, uint16_t *
 struct xs_gpu_decoder {
     xsf_error err;
     int device;
+    int sms; /* multiprocessors of the device */
     cudaStream_t stream;
     xs_header hdr;
     xs_geometry geom;
@@ -853,6 +854,7 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
         return st;
     }
     memset(d->h_err, 0, GPU_STATUS_WORDS * sizeof(int));
+    cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, device);
     *out = d;
     return XSF_OK;
 }
@@ -1061,9 +1063,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
                                                                d->d_gcli, (int)nprec, d->d_err);
     CUDA_TRY(cudaGetLastError());
     mark(d, 3);
-    int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d->device);
-    xs_resolve_vpred<<<(unsigned)(sms > 0 ? 2 * sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode,
+    xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode,
                                                                         d->d_raw_lines, d->d_gcli, g->slices, h.rm,
                                                                         d->d_err);
     CUDA_TRY(cudaGetLastError());
