@@ -20,41 +20,44 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: xsflow recv (ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE)\n"
-            "                   -o OUT [options]\n"
-            "\n"
-            "Receives an ST 2110-22 stream (RTP, RFC 9134 payload, JPEG XS) and writes every whole\n"
-            "frame: OUT.jxs gets the codestreams one after the other (picture segment boxes\n"
-            "removed); OUT.yuv and OUT.y4m get the decoded pictures. Frames with a missing\n"
-            "packet are dropped and counted. Statistics go to standard error, once a second.\n"
-            "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join).\n"
-            "\n"
-            "options:\n"
-            "  -o, --output OUT      .jxs, .yuv or .y4m ('-' with --format: standard output)\n"
-            "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
-            "  --sdp FILE            the session description: address, port, payload type, source\n"
-            "  --pcap FILE           read a .pcap or .pcapng capture (ADDR:PORT then filters it)\n"
-            "  --capture IFACE       capture live on an interface (needs privileges)\n"
-            "  --filter BPF          capture filter (default: udp, and the address and port)\n"
-            "  --source ADDR         source-specific multicast: accept this sender only\n"
-            "  --iface NAME          interface to join the group on\n"
-            "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
-            "  --ssrc N              accept this SSRC only (default: the first one seen)\n"
-            "  --frames N            stop after N whole frames\n"
-            "  --duration S          stop after S seconds\n"
-            "  --timeout S           stop after S seconds without a packet (default 5; 0: never)\n"
-            "  --reorder N           reorder window in packets (default 512)\n"
-            "  --reorder-ms MS       give up on a missing packet after MS ms (default 20)\n"
-            "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
-            "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
-            "  -q, --quiet           print only the final statistics (and errors)\n");
+    fprintf(
+        f,
+        "usage: xsflow recv (ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE)\n"
+        "                   -o OUT [options]\n"
+        "\n"
+        "Receives an ST 2110-22 stream (RTP, RFC 9134 payload, JPEG XS) and writes every whole\n"
+        "frame: OUT.jxs gets the codestreams one after the other (picture segment boxes\n"
+        "removed); OUT.yuv and OUT.y4m get the decoded pictures. Frames with a missing\n"
+        "packet are dropped and counted. Statistics go to standard error, once a second.\n"
+        "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join).\n"
+        "\n"
+        "options:\n"
+        "  -o, --output OUT      .jxs, .yuv or .y4m ('-' with --format: standard output)\n"
+        "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
+        "  --sdp FILE            the session description: address, port, payload type, source\n"
+        "  --pcap FILE           read a .pcap or .pcapng capture (ADDR:PORT then filters it)\n"
+        "  --capture IFACE       capture live on an interface (needs privileges)\n"
+        "  --filter BPF          capture filter (default: udp, and the address and port)\n"
+        "  --source ADDR         source-specific multicast: accept this sender only\n"
+        "  --iface NAME          interface to join the group on\n"
+        "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
+        "  --ssrc N              accept this SSRC only (default: the first one seen)\n"
+        "  --frames N            stop after N whole frames\n"
+        "  --duration S          stop after S seconds\n"
+        "  --timeout S           stop after S seconds without a packet (default 5; 0: never)\n"
+        "  --reorder N           reorder window in packets (default 512)\n"
+        "  --reorder-ms MS       give up on a missing packet after MS ms (default 20)\n"
+        "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
+        "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
+        "  --packets FILE        write one CSV line per packet: its RTP and RFC 9134 header "
+        "fields\n"
+        "  -q, --quiet           print only the final statistics (and errors)\n");
 }
 
 typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M } out_kind;
 
 typedef struct recv_args {
-    const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out;
+    const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out, *packets;
     out_kind kind;
     int kind_given;
     long pt, frames, reorder, reorder_ms, rcvbuf;
@@ -90,10 +93,10 @@ static int parse_args(int argc, char **argv, recv_args *a)
     a->reorder_ms = 20;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
-#define VALUE()                                                                                          \
-    do {                                                                                                 \
-        if (!(v = cli_option_value(argc, argv, &i)))                                                     \
-            return 2;                                                                                    \
+#define VALUE()                                                                                    \
+    do {                                                                                           \
+        if (!(v = cli_option_value(argc, argv, &i)))                                               \
+            return 2;                                                                              \
     } while (0)
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
@@ -120,6 +123,9 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--pcap")) {
             VALUE();
             a->pcap = v;
+        } else if (!strcmp(arg, "--packets")) {
+            VALUE();
+            a->packets = v;
         } else if (!strcmp(arg, "--capture")) {
             VALUE();
             a->capture = v;
@@ -185,7 +191,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             char *sl = strpbrk(buf, "/:");
             if (sl)
                 *sl = '\0';
-            if (cli_parse_long(buf, 1, 1000000, &n) || (sl && cli_parse_long(sl + 1, 1, 1000000, &d))) {
+            if (cli_parse_long(buf, 1, 1000000, &n) ||
+                (sl && cli_parse_long(sl + 1, 1, 1000000, &d))) {
                 cli_error(arg, "'%s' is not a rate N or N/D", v);
                 return 2;
             }
@@ -204,11 +211,13 @@ static int parse_args(int argc, char **argv, recv_args *a)
         }
 #undef VALUE
     }
-    if (!!a->sdp + !!a->capture + (a->addr && !a->pcap) > 1 || (!a->sdp && !a->pcap && !a->capture && !a->addr)) {
+    if (!!a->sdp + !!a->capture + (a->addr && !a->pcap) > 1 ||
+        (!a->sdp && !a->pcap && !a->capture && !a->addr)) {
         if (!a->sdp && !a->pcap && !a->capture && !a->addr)
             usage(stderr);
         else
-            cli_error("recv", "give one source: ADDR:PORT, --sdp FILE, --pcap FILE or --capture IFACE");
+            cli_error("recv",
+                      "give one source: ADDR:PORT, --sdp FILE, --pcap FILE or --capture IFACE");
         return 2;
     }
     if (!a->out) {
@@ -224,7 +233,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
         else if (n > 4 && !strcasecmp(a->out + n - 4, ".y4m"))
             a->kind = OUT_Y4M;
         else {
-            cli_error(a->out, "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+            cli_error(a->out,
+                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
             return 2;
         }
     }
@@ -262,7 +272,8 @@ static void on_frame(void *ctx, const rtp_frame *f)
     const xs_image *img;
     if (xs_decode(o->dec, f->data, f->bytes, &consumed, &img) != XSF_OK) {
         /* A whole codestream the decoder refuses: say so, keep receiving. */
-        fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp, xs_decoder_error(o->dec));
+        fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp,
+                xs_decoder_error(o->dec));
         return;
     }
     imgio_picture pic;
@@ -270,8 +281,10 @@ static void on_frame(void *ctx, const rtp_frame *f)
     xsf_error err;
     xsf_error_clear(&err);
     if (!o->w) {
-        imgio_write_options opt = {.format = o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
-                                   .fps_num = o->fps_num, .fps_den = o->fps_den};
+        imgio_write_options opt = {.format =
+                                       o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
+                                   .fps_num = o->fps_num,
+                                   .fps_den = o->fps_den};
         if (imgio_writer_open(&o->w, o->a->out, &opt, &err) != XSF_OK) {
             o->failed = 1;
             snprintf(o->msg, sizeof o->msg, "%s", err.msg);
@@ -289,13 +302,17 @@ static void on_frame(void *ctx, const rtp_frame *f)
 static void print_stats(const rtp_stats *s, const char *prefix, uint64_t kernel_drops)
 {
     fprintf(stderr,
-            "%s: %llu packets, %llu bytes, %.2f Mbit/s, lost %llu, reordered %llu, duplicated %llu, late %llu, "
-            "invalid %llu, wrong SSRC %llu; frames %llu whole, %llu dropped, %llu partial; jitter %.3f ms",
-            prefix, (unsigned long long)s->packets, (unsigned long long)s->bytes, s->bitrate_bps / 1e6,
-            (unsigned long long)s->lost, (unsigned long long)s->reordered, (unsigned long long)s->duplicated,
-            (unsigned long long)s->late, (unsigned long long)(s->invalid + s->truncated + s->wrong_pt),
+            "%s: %llu packets, %llu bytes, %.2f Mbit/s, lost %llu, reordered %llu, duplicated "
+            "%llu, late %llu, "
+            "invalid %llu, wrong SSRC %llu; frames %llu whole, %llu dropped, %llu partial; jitter "
+            "%.3f ms",
+            prefix, (unsigned long long)s->packets, (unsigned long long)s->bytes,
+            s->bitrate_bps / 1e6, (unsigned long long)s->lost, (unsigned long long)s->reordered,
+            (unsigned long long)s->duplicated, (unsigned long long)s->late,
+            (unsigned long long)(s->invalid + s->truncated + s->wrong_pt),
             (unsigned long long)s->wrong_ssrc, (unsigned long long)s->frames_complete,
-            (unsigned long long)s->frames_dropped, (unsigned long long)s->frames_partial, s->jitter_ms);
+            (unsigned long long)s->frames_dropped, (unsigned long long)s->frames_partial,
+            s->jitter_ms);
     if (kernel_drops)
         fprintf(stderr, ", kernel drops %llu", (unsigned long long)kernel_drops);
     fputc('\n', stderr);
@@ -306,6 +323,27 @@ static uint64_t monotonic_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One CSV line of header fields per packet (fields tshark names rtp.version,
+ * rtp.padding, rtp.ext, rtp.cc, rtp.marker, rtp.p_type, rtp.seq,
+ * rtp.timestamp, rtp.ssrc; then T, K, L, I, F, SEP, P of RFC 9134). */
+static void log_packet(FILE *f, const uint8_t *p, size_t n)
+{
+    rtp_header h;
+    rtp_jxs_header j;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (rtp_header_parse(p, n, &h, &err) != XSF_OK) {
+        fprintf(f, "invalid\n");
+        return;
+    }
+    fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%u,0x%08x", h.version, h.padding, h.extension, h.csrc_count,
+            h.marker, h.payload_type, h.seq, h.timestamp, h.ssrc);
+    if (rtp_jxs_header_parse(h.payload, h.payload_bytes, &j, &err) == XSF_OK)
+        fprintf(f, ",%u,%u,%u,%u,%u,%u,%u\n", j.t, j.k, j.l, j.i, j.f, j.sep, j.p);
+    else
+        fprintf(f, ",invalid\n");
 }
 
 static uint64_t realtime_ns(void)
@@ -337,8 +375,9 @@ int cmd_recv(int argc, char **argv)
             return 1;
         }
         rtp_sdp s;
-        const xsf_status st = len > 65536 ? xsf_error_set(&err, XSF_ERR_INVALID, "larger than 64 KiB")
-                                          : rtp_sdp_parse((const char *)text, len, &s, &err);
+        const xsf_status st = len > 65536
+                                  ? xsf_error_set(&err, XSF_ERR_INVALID, "larger than 64 KiB")
+                                  : rtp_sdp_parse((const char *)text, len, &s, &err);
         free(text);
         if (st != XSF_OK) {
             cli_error(a.sdp, "%s", err.msg);
@@ -435,13 +474,15 @@ int cmd_recv(int argc, char **argv)
             if (have_source) {
                 char s[80];
                 rtp_addr_format(&source, 0, s, sizeof s);
-                snprintf(filter + strlen(filter), sizeof filter - strlen(filter), " and src host %s", s);
+                snprintf(filter + strlen(filter), sizeof filter - strlen(filter),
+                         " and src host %s", s);
             }
         } else {
             snprintf(filter, sizeof filter, "udp");
         }
-        const xsf_status s2 = a.pcap ? rtp_pcap_open_file(&pr, a.pcap, filter, &err)
-                                     : rtp_pcap_open_live(&pr, a.capture, filter, (size_t)a.rcvbuf, &err);
+        const xsf_status s2 =
+            a.pcap ? rtp_pcap_open_file(&pr, a.pcap, filter, &err)
+                   : rtp_pcap_open_live(&pr, a.capture, filter, (size_t)a.rcvbuf, &err);
         if (s2 != XSF_OK) {
             cli_error(a.pcap ? a.pcap : a.capture, "%s", err.msg);
             status = 1;
@@ -471,6 +512,11 @@ int cmd_recv(int argc, char **argv)
         snprintf(label, sizeof label, "recv %s", where);
     }
 
+    FILE *plog = NULL;
+    if (!status && a.packets && !(plog = fopen(a.packets, "w"))) {
+        cli_error(a.packets, "cannot create the file");
+        status = 1;
+    }
     rtp_datagram dg[RTP_UDP_BATCH];
     while (!status && !interrupted && st->frames_complete < max_frames && !o.failed) {
         const uint64_t now = monotonic_ns();
@@ -493,10 +539,13 @@ int cmd_recv(int argc, char **argv)
                 break;
             }
             last_packet = monotonic_ns();
+            if (plog)
+                log_packet(plog, pk.udp_payload, pk.bytes);
             if (pk.truncated)
                 rtp_depacketizer_count_truncated(dep);
             else
-                rtp_depacketizer_push(dep, pk.udp_payload, pk.bytes, a.pcap ? pk.arrival_ns : last_packet);
+                rtp_depacketizer_push(dep, pk.udp_payload, pk.bytes,
+                                      a.pcap ? pk.arrival_ns : last_packet);
         } else {
             size_t n = 0;
             if (rtp_udp_receive(sock, 50, dg, &n, &err) != XSF_OK) {
@@ -507,6 +556,8 @@ int cmd_recv(int argc, char **argv)
             if (n)
                 last_packet = monotonic_ns();
             for (size_t i = 0; i < n && st->frames_complete < max_frames; i++) {
+                if (plog)
+                    log_packet(plog, dg[i].data, dg[i].bytes);
                 if (dg[i].truncated)
                     rtp_depacketizer_count_truncated(dep);
                 else
@@ -527,6 +578,10 @@ int cmd_recv(int argc, char **argv)
         cli_error(a.out, "%s", o.msg);
         status = 1;
     }
+    if (plog && fclose(plog) && !status) {
+        cli_error(a.packets, "write failed");
+        status = 1;
+    }
     if (o.jxs && o.jxs != stdout && fclose(o.jxs) && !status) {
         cli_error(a.out, "write failed");
         status = 1;
@@ -536,8 +591,8 @@ int cmd_recv(int argc, char **argv)
         status = 1;
     }
     if (!status && !a.quiet)
-        printf("received %llu whole frame%s into %s\n", (unsigned long long)o.written, o.written == 1 ? "" : "s",
-               strcmp(a.out, "-") ? a.out : "standard output");
+        printf("received %llu whole frame%s into %s\n", (unsigned long long)o.written,
+               o.written == 1 ? "" : "s", strcmp(a.out, "-") ? a.out : "standard output");
     rtp_depacketizer_destroy(dep);
     xs_decoder_destroy(o.dec);
     rtp_udp_close(sock);

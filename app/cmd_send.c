@@ -28,7 +28,8 @@ static void usage(FILE *f)
             "\n"
             "options:\n"
             "  --to ADDR:PORT        destination, IPv4 or [IPv6], unicast or multicast\n"
-            "  --pcap OUT.pcap       write the packets to a capture file instead\n"
+            "  --pcap OUT.pcap       write the packets to a capture file instead (to --to's\n"
+            "                        address, default 239.0.0.1:5004)\n"
             "  --sdp OUT.sdp         write the session description (RFC 9134 / ST 2110-22)\n"
             "  --mode M              codestream (default) or slice packetization\n"
             "  --fps N[/D]           frame rate, e.g. 50 or 60000/1001 (default 25)\n"
@@ -100,10 +101,10 @@ static int parse_args(int argc, char **argv, send_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
-#define VALUE()                                                                                          \
-    do {                                                                                                 \
-        if (!(v = cli_option_value(argc, argv, &i)))                                                     \
-            return 2;                                                                                    \
+#define VALUE()                                                                                    \
+    do {                                                                                           \
+        if (!(v = cli_option_value(argc, argv, &i)))                                               \
+            return 2;                                                                              \
     } while (0)
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
@@ -225,8 +226,8 @@ static int parse_args(int argc, char **argv, send_args *a)
         usage(stderr);
         return 2;
     }
-    if (!a->to == !a->pcap) {
-        cli_error(a->in, "give one destination: --to ADDR:PORT or --pcap OUT.pcap");
+    if (!a->to && !a->pcap) {
+        cli_error(a->in, "give a destination: --to ADDR:PORT or --pcap OUT.pcap");
         return 2;
     }
     return 0;
@@ -286,7 +287,8 @@ static int arena_add(void *ctx, const uint8_t *pkt, size_t len, int last)
 
 static void sleep_until(uint64_t t_ns)
 {
-    struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000u), .tv_nsec = (long)(t_ns % 1000000000u)};
+    struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000u),
+                          .tv_nsec = (long)(t_ns % 1000000000u)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) && !interrupted) {
     }
 }
@@ -336,7 +338,8 @@ int cmd_send(int argc, char **argv)
         }
         if (nframes == cap) {
             cap = cap ? 2 * cap : 64;
-            size_t *no = realloc(off, cap * sizeof *no), *nb = no ? realloc(bytes, cap * sizeof *nb) : NULL;
+            size_t *no = realloc(off, cap * sizeof *no),
+                   *nb = no ? realloc(bytes, cap * sizeof *nb) : NULL;
             if (no)
                 off = no;
             if (!no || !nb) {
@@ -373,7 +376,7 @@ int cmd_send(int argc, char **argv)
         free(bytes);
         return 2;
     }
-    if (a.pcap && !a.to)
+    if (!a.to)
         rtp_addr_parse("239.0.0.1:5004", 1, &dest, &err); /* the capture's destination */
     if (a.source) {
         if (rtp_addr_parse(a.source, 0, &src, &err) != XSF_OK) {
@@ -399,10 +402,9 @@ int cmd_send(int argc, char **argv)
         s.port = dest.port;
         s.payload_type = (unsigned)a.pt;
         s.ttl = rtp_addr_is_multicast(&dest) && !s.ipv6 ? (unsigned)a.ttl : 0;
-        if (a.source) {
+        rtp_addr_format(&src, 0, s.origin_addr, sizeof s.origin_addr);
+        if (a.source)
             rtp_addr_format(&src, 0, s.source_addr, sizeof s.source_addr);
-            rtp_addr_format(&src, 0, s.origin_addr, sizeof s.origin_addr);
-        }
         s.packetmode = a.mode;
         s.transmode = 1;
         rtp_sdp_profile_name(hdr.ppih, s.profile, sizeof s.profile);
@@ -414,12 +416,16 @@ int cmd_send(int argc, char **argv)
         s.rate_num = a.fps_num;
         s.rate_den = a.fps_den;
         s.interlace = a.interlaced;
-        snprintf(s.sampling, sizeof s.sampling, "%s", a.sampling ? a.sampling : sampling_name(&hdr));
-        snprintf(s.colorimetry, sizeof s.colorimetry, "%s", a.colorimetry ? a.colorimetry : "BT709");
+        snprintf(s.sampling, sizeof s.sampling, "%s",
+                 a.sampling ? a.sampling : sampling_name(&hdr));
+        snprintf(s.colorimetry, sizeof s.colorimetry, "%s",
+                 a.colorimetry ? a.colorimetry : "BT709");
         snprintf(s.tcs, sizeof s.tcs, "%s", a.tcs ? a.tcs : "SDR");
         snprintf(s.range, sizeof s.range, "%s", a.range ? a.range : "NARROW");
         snprintf(s.tp, sizeof s.tp, "%s", a.pacing == RTP_PACING_WIDE ? "2110TPW" : "2110TPN");
-        s.max_bitrate_kbps = (uint64_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1000 + 1);
+        s.max_bitrate_kbps = (uint64_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num /
+                                            a.fps_den / 1000 +
+                                        1);
         char text[4096];
         rtp_sdp_write(&s, text, sizeof text);
         FILE *f = fopen(a.sdp, "w");
@@ -441,14 +447,19 @@ int cmd_send(int argc, char **argv)
     pc.first_seq = a.seq_given ? (uint16_t)a.seq : (uint16_t)random32();
     pc.boxes = a.boxes;
     pc.box_template.brat_mbps =
-        (uint32_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1e6 + 0.999999);
+        (uint32_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1e6 +
+                   0.999999);
     pc.box_template.frat_interlace = (uint8_t)(a.interlaced ? 1 : 0);
     pc.box_template.frat_den_code = (uint8_t)(a.fps_den == 1001 ? 2 : 1);
-    pc.box_template.frat_num = (uint16_t)(a.fps_den == 1001 ? (a.fps_num + 500) / 1000
-                                                             : (a.fps_num + a.fps_den / 2) / a.fps_den);
+    pc.box_template.frat_num =
+        (uint16_t)(a.fps_den == 1001 ? (a.fps_num + 500) / 1000
+                                     : (a.fps_num + a.fps_den / 2) / a.fps_den);
     const char *samp = a.sampling ? a.sampling : sampling_name(&hdr);
-    const int scode = strstr(samp, "4:2:2") ? 0 : strstr(samp, "4:4:4") ? 1 : !strcmp(samp, "RGB") ? 2
-                                                : strstr(samp, "4:2:0") ? 3 : -1;
+    const int scode = strstr(samp, "4:2:2")   ? 0
+                      : strstr(samp, "4:4:4") ? 1
+                      : !strcmp(samp, "RGB")  ? 2
+                      : strstr(samp, "4:2:0") ? 3
+                                              : -1;
     if (scode >= 0 && hdr.depth[0] >= 1)
         pc.box_template.schar = (uint16_t)(0x8000 | ((hdr.depth[0] - 1) & 15) << 4 | scode);
     pc.box_template.colr_meth = 5;
@@ -465,7 +476,7 @@ int cmd_send(int argc, char **argv)
 
     rtp_udp *sock = NULL;
     rtp_pcap_writer *pw = NULL;
-    if (a.to) {
+    if (a.to && !a.pcap) {
         rtp_udp_config uc;
         memset(&uc, 0, sizeof uc);
         uc.ttl = (unsigned)a.ttl;
@@ -499,12 +510,12 @@ int cmd_send(int argc, char **argv)
         const size_t i = (size_t)(k % nframes);
         const uint64_t frame_no = a.interlaced ? k / 2 : k;
         const rtp_jxs_scan scan = !a.interlaced ? RTP_JXS_PROGRESSIVE
-                                  : k % 2      ? RTP_JXS_FIELD_SECOND
-                                               : RTP_JXS_FIELD_FIRST;
+                                  : k % 2       ? RTP_JXS_FIELD_SECOND
+                                                : RTP_JXS_FIELD_FIRST;
         const uint32_t ts = rtp_frame_timestamp(ts0, frame_no, a.fps_num, a.fps_den);
         ar.n = ar.used = 0;
-        if (rtp_packetize(pk, data + off[i], bytes[i], ts, (unsigned)frame_no, scan, arena_add, &ar, &err) !=
-            XSF_OK) {
+        if (rtp_packetize(pk, data + off[i], bytes[i], ts, (unsigned)frame_no, scan, arena_add, &ar,
+                          &err) != XSF_OK) {
             cli_error(a.in, "codestream %zu: %s", i, err.msg);
             status = 1;
             break;
@@ -519,8 +530,8 @@ int cmd_send(int argc, char **argv)
                 q++;
             if (pw) {
                 for (size_t j = p; j < q && !status; j++)
-                    if (rtp_pcap_write(pw, &src, &dest, ar.data + ar.off[j], ar.len[j], pcap_t0 + at, &err) !=
-                        XSF_OK) {
+                    if (rtp_pcap_write(pw, &src, &dest, ar.data + ar.off[j], ar.len[j],
+                                       pcap_t0 + at, &err) != XSF_OK) {
                         cli_error(a.pcap, "%s", err.msg);
                         status = 1;
                     }
@@ -544,8 +555,9 @@ int cmd_send(int argc, char **argv)
         const uint64_t now = monotonic_ns();
         if (!a.quiet && sock && now - last_report >= 1000000000u) {
             const double secs = (double)(now - t0) / 1e9;
-            fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n", (unsigned long long)segments,
-                    (unsigned long long)packets, secs > 0 ? (double)sent_bytes * 8 / secs / 1e6 : 0.0);
+            fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n",
+                    (unsigned long long)segments, (unsigned long long)packets,
+                    secs > 0 ? (double)sent_bytes * 8 / secs / 1e6 : 0.0);
             last_report = now;
         }
     }
@@ -560,14 +572,17 @@ int cmd_send(int argc, char **argv)
     free(ar.len);
     if (!status && !a.quiet) {
         char where[96];
-        if (a.to)
-            rtp_addr_format(&dest, 1, where, sizeof where);
-        printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s pacing, to %s\n",
-               (unsigned long long)segments, a.interlaced ? "field" : "frame", segments == 1 ? "" : "s", nframes,
-               nframes == 1 ? "" : "s", a.loop, (unsigned long long)packets, (unsigned long long)sent_bytes,
+        rtp_addr_format(&dest, 1, where, sizeof where);
+        printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s "
+               "pacing, to %s\n",
+               (unsigned long long)segments, a.interlaced ? "field" : "frame",
+               segments == 1 ? "" : "s", nframes, nframes == 1 ? "" : "s", a.loop,
+               (unsigned long long)packets, (unsigned long long)sent_bytes,
                a.mode ? "slice" : "codestream",
-               a.pacing == RTP_PACING_NARROW ? "narrow" : a.pacing == RTP_PACING_WIDE ? "wide" : "no",
-               a.to ? where : a.pcap);
+               a.pacing == RTP_PACING_NARROW ? "narrow"
+               : a.pacing == RTP_PACING_WIDE ? "wide"
+                                             : "no",
+               a.pcap ? a.pcap : where);
     }
     free(data);
     free(off);

@@ -30,8 +30,8 @@ size_t rtp_jxs_boxes_write(const rtp_jxs_boxes *b, uint8_t *out, size_t cap)
     uint8_t *p = put_box_header(out, JPVS_BYTES, "jpvs");
     p = put_box_header(p, JPVI_BYTES, "jpvi");
     rtp_wr32(p, b->brat_mbps);
-    rtp_wr32(p + 4, (uint32_t)(b->frat_interlace & 3) << 30 | (uint32_t)(b->frat_den_code & 0x3f) << 24 |
-                        b->frat_num);
+    rtp_wr32(p + 4, (uint32_t)(b->frat_interlace & 3) << 30 |
+                        (uint32_t)(b->frat_den_code & 0x3f) << 24 | b->frat_num);
     rtp_wr16(p + 8, b->schar);
     rtp_wr32(p + 10, b->tcod);
     p += 14;
@@ -55,17 +55,20 @@ static xsf_status box_at(const uint8_t *buf, size_t len, size_t off, size_t *siz
                          xsf_error *err)
 {
     if (len - off < 8)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: box: data ends inside a box header", off);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: box: data ends inside a box header",
+                             off);
     uint64_t lbox = rtp_rd32(buf + off);
     size_t head = 8;
     if (lbox == 1) { /* XLBox: a 64-bit length follows the type */
         if (len - off < 16)
-            return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: box: data ends inside an XLBox", off);
+            return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: box: data ends inside an XLBox",
+                                 off);
         lbox = (uint64_t)rtp_rd32(buf + off + 8) << 32 | rtp_rd32(buf + off + 12);
         head = 16;
     }
     if (lbox < head || lbox > len - off)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: box '%.4s': length %llu, %zu bytes remain", off,
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte %zu: box '%.4s': length %llu, %zu bytes remain", off,
                              (const char *)buf + off + 4, (unsigned long long)lbox, len - off);
     *size = (size_t)lbox;
     *content = off + head;
@@ -76,7 +79,7 @@ static void parse_jpvs(const uint8_t *buf, size_t start, size_t end, rtp_jxs_box
 {
     size_t off = start;
     for (int n = 0; n < MAX_BOXES && end - off >= 8; n++) {
-        size_t size, content;
+        size_t size = 0, content = 0;
         xsf_error ignored;
         xsf_error_clear(&ignored);
         if (box_at(buf, end, off, &size, &content, &ignored) != XSF_OK)
@@ -99,8 +102,8 @@ static void parse_jpvs(const uint8_t *buf, size_t start, size_t end, rtp_jxs_box
     }
 }
 
-xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestream_offset, rtp_jxs_boxes *b,
-                               xsf_error *err)
+xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestream_offset,
+                               rtp_jxs_boxes *b, xsf_error *err)
 {
     memset(b, 0, sizeof *b);
     size_t off = 0;
@@ -111,7 +114,7 @@ xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestrea
         }
         if (n == MAX_BOXES || off >= MAX_BOX_PREFIX)
             break;
-        size_t size, content;
+        size_t size = 0, content = 0;
         xsf_status st = box_at(buf, len, off, &size, &content, err);
         if (st != XSF_OK)
             return st;
@@ -130,7 +133,8 @@ xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestrea
         }
         off += size;
     }
-    return xsf_error_set(err, XSF_ERR_INVALID,
-                         "byte %zu: no SOC marker ff10 after %d boxes (at most %d boxes, %d bytes, may precede it)",
-                         off, MAX_BOXES, MAX_BOXES, MAX_BOX_PREFIX);
+    return xsf_error_set(
+        err, XSF_ERR_INVALID,
+        "byte %zu: no SOC marker ff10 after %d boxes (at most %d boxes, %d bytes, may precede it)",
+        off, MAX_BOXES, MAX_BOXES, MAX_BOX_PREFIX);
 }

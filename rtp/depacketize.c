@@ -26,6 +26,9 @@
 enum { SLOT_EMPTY = 0, SLOT_FILLED, SLOT_CONSUMED, SLOT_LOST };
 enum { UNIT_NONE = -2, UNIT_HEADER = -1 };
 
+/* RFC 3550 A.1: the largest forward jump of the sequence number taken as loss. */
+#define MAX_DROPOUT 3000
+
 typedef struct seq_meta {
     uint64_t ext;
     uint8_t state;
@@ -40,8 +43,8 @@ typedef struct slot {
 
 typedef struct assembly {
     int open;
-    int hole;           /* codestream mode: a packet of it is missing */
-    int ended;          /* its last packet (L or M) was seen */
+    int hole;  /* codestream mode: a packet of it is missing */
+    int ended; /* its last packet (L or M) was seen */
     uint32_t timestamp;
     uint8_t f, scan, mode;
     uint8_t *buf;
@@ -49,7 +52,7 @@ typedef struct assembly {
     uint64_t first_seq, last_seq, first_arrival, last_arrival;
     uint32_t next_pcount; /* codestream mode: SEP << 11 | P expected next */
     /* slice mode */
-    int unit;             /* UNIT_NONE, UNIT_HEADER, or the slice index */
+    int unit; /* UNIT_NONE, UNIT_HEADER, or the slice index */
     int unit_broken;
     size_t unit_start;
     uint32_t unit_next_p;
@@ -72,9 +75,11 @@ struct rtp_depacketizer {
     slot *slots;
     seq_meta *meta; /* 2 x window */
     int started;
-    uint64_t next;     /* next extended sequence number to release */
-    uint64_t highest;  /* highest extended sequence number stored */
+    uint64_t next;    /* next extended sequence number to release */
+    uint64_t highest; /* highest extended sequence number stored */
     uint64_t hole_since_ns;
+    int probation;
+    uint16_t probation_seq;
     /* jitter (RFC 3550 A.8), in RTP clock units */
     int jitter_started;
     uint32_t jitter_ts;
@@ -83,14 +88,15 @@ struct rtp_depacketizer {
     assembly a;
     int after_gap;
     int last_seg_valid;
-    unsigned last_seg;  /* f (progressive) or 2f + second field */
+    unsigned last_seg; /* f (progressive) or 2f + second field */
     int orphan_valid;
     uint32_t orphan_ts;
     uint8_t orphan_f;
     rtp_jxs_slice *slices;
 };
 
-xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg, xsf_error *err)
+xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg,
+                                   xsf_error *err)
 {
     *out = NULL;
     rtp_depacketizer *d = calloc(1, sizeof *d);
@@ -110,9 +116,12 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
     d->meta = malloc(sizeof *d->meta * 2 * d->window);
     d->slices = malloc(sizeof *d->slices * d->cfg.max_slices);
     if (!d->slot_data || !d->slots || !d->meta || !d->slices) {
+        const unsigned window = d->window;
+        const size_t slot_bytes = d->slot_bytes;
         rtp_depacketizer_destroy(d);
-        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a reorder window of %u packets of %zu bytes",
-                             d->window, d->slot_bytes);
+        return xsf_error_set(err, XSF_ERR_NOMEM,
+                             "out of memory for a reorder window of %u packets of %zu bytes",
+                             window, slot_bytes);
     }
     for (size_t i = 0; i < 2 * (size_t)d->window; i++) {
         d->meta[i].ext = UINT64_MAX;
@@ -134,15 +143,23 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     free(d);
 }
 
-const rtp_stats *rtp_depacketizer_stats(const rtp_depacketizer *d) { return &d->st; }
+const rtp_stats *rtp_depacketizer_stats(const rtp_depacketizer *d)
+{
+    return &d->st;
+}
 
-void rtp_depacketizer_count_truncated(rtp_depacketizer *d) { d->st.truncated++; }
+void rtp_depacketizer_count_truncated(rtp_depacketizer *d)
+{
+    d->st.truncated++;
+}
 
 /* ---- stage 2: assembly ---- */
 
 static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
 {
     assembly *a = &d->a;
+    if (!n)
+        return 0; /* an empty payload adds nothing (and a->buf may still be NULL) */
     if (n > d->cfg.max_frame_bytes - a->bytes)
         return -1;
     if (a->bytes + n > a->cap) {
@@ -160,7 +177,10 @@ static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
     return 0;
 }
 
-static unsigned segment_index(uint8_t f, uint8_t scan) { return scan == RTP_JXS_PROGRESSIVE ? f : 2u * f + (scan == RTP_JXS_FIELD_SECOND); }
+static unsigned segment_index(uint8_t f, uint8_t scan)
+{
+    return scan == RTP_JXS_PROGRESSIVE ? f : 2u * f + (scan == RTP_JXS_FIELD_SECOND);
+}
 
 static int valid_codestream(const rtp_depacketizer *d, const uint8_t *cs, size_t n, size_t nslices)
 {
@@ -206,7 +226,8 @@ static void finish_segment(rtp_depacketizer *d)
     size_t cs_off = 0;
     xsf_error err;
     xsf_error_clear(&err);
-    const int boxes_ok = a->bytes && rtp_jxs_boxes_parse(a->buf, a->bytes, &cs_off, &fr.boxes, &err) == XSF_OK;
+    const int boxes_ok =
+        a->bytes && rtp_jxs_boxes_parse(a->buf, a->bytes, &cs_off, &fr.boxes, &err) == XSF_OK;
     if (whole && boxes_ok) {
         fr.data = a->buf + cs_off;
         fr.bytes = a->bytes - cs_off;
@@ -280,7 +301,8 @@ static uint32_t slice_index(const assembly *a, uint16_t sep)
     return base + (uint32_t)((sep + 2047 - base % 2047) % 2047);
 }
 
-static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uint8_t *data, size_t n)
+static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uint8_t *data,
+                         size_t n)
 {
     assembly *a = &d->a;
     const int id = h->sep == RTP_JXS_SEP_HEADER_SEGMENT ? UNIT_HEADER : (int)slice_index(a, h->sep);
@@ -295,12 +317,13 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
         a->unit_broken = 0;
         a->unit_start = a->bytes;
         a->unit_next_p = 0;
-    } else if (id != a->unit || h->p != a->unit_next_p) {
+    } else if (id != a->unit || h->p != (a->unit_next_p & 0x7ff)) {
         if (a->unit != UNIT_NONE && !a->unit_broken)
             a->bytes = a->unit_start;
         a->any_broken = 1;
         a->unit = id;
         a->unit_broken = 1;
+        a->unit_start = a->bytes;
     }
     if (!a->unit_broken && append(d, data, n)) {
         a->unit_broken = 1;
@@ -337,7 +360,8 @@ static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
     (void)rtp_jxs_header_parse(payload, s->bytes, &h, &err); /* checked when stored */
     const uint8_t *data = payload + RTP_JXS_HEADER_BYTES;
     const size_t n = s->bytes - RTP_JXS_HEADER_BYTES;
-    const int is_start = h.p == 0 && (h.k == RTP_JXS_CODESTREAM ? h.sep == 0 : h.sep == RTP_JXS_SEP_HEADER_SEGMENT);
+    const int is_start =
+        h.p == 0 && (h.k == RTP_JXS_CODESTREAM ? h.sep == 0 : h.sep == RTP_JXS_SEP_HEADER_SEGMENT);
     if (a->open && (is_start || s->timestamp != a->timestamp || h.f != a->f || h.k != a->mode)) {
         /* The segment under way did not end. In slice mode a segment whose
          * last unit ended (L) may end without the marker: the first field of
@@ -351,7 +375,8 @@ static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
             /* A segment whose first packets were lost: count it once. */
             if (!d->orphan_valid || d->orphan_ts != s->timestamp || d->orphan_f != h.f) {
                 if (d->after_gap && d->last_seg_valid) {
-                    const unsigned seg = segment_index(h.f, h.i), mod = h.i == RTP_JXS_PROGRESSIVE ? 32 : 64;
+                    const unsigned seg = segment_index(h.f, h.i),
+                                   mod = h.i == RTP_JXS_PROGRESSIVE ? 32 : 64;
                     d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
                 }
                 d->st.frames_dropped++;
@@ -397,9 +422,11 @@ static void gap(rtp_depacketizer *d)
         return;
     if (a->mode == RTP_JXS_CODESTREAM) {
         a->hole = 1;
-    } else if (a->unit != UNIT_NONE && !a->unit_broken) {
+        return;
+    }
+    a->any_broken = 1;
+    if (a->unit != UNIT_NONE && !a->unit_broken) {
         a->unit_broken = 1;
-        a->any_broken = 1;
         a->bytes = a->unit_start;
     }
 }
@@ -494,7 +521,8 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
     xsf_error err;
     xsf_error_clear(&err);
     if (rtp_header_parse(pkt, len, &h, &err) != XSF_OK ||
-        rtp_jxs_header_parse(h.payload, h.payload_bytes, &jh, &err) != XSF_OK || h.payload_bytes > d->slot_bytes) {
+        rtp_jxs_header_parse(h.payload, h.payload_bytes, &jh, &err) != XSF_OK ||
+        h.payload_bytes > d->slot_bytes) {
         d->st.invalid++;
         return;
     }
@@ -521,6 +549,27 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
         const uint64_t span = d->st.last_arrival_ns - d->st.first_arrival_ns;
         if (span)
             d->st.bitrate_bps = (double)d->st.bytes * 8e9 / (double)span;
+    }
+    if (d->started) {
+        /* RFC 3550 A.1: a jump of more than MAX_DROPOUT is taken as a
+         * restart of the sender only when the next packet follows it;
+         * until then it is not let into the window (which it would empty). */
+        const int16_t delta = (int16_t)(uint16_t)(h.seq - (uint16_t)d->seqx.highest);
+        if (delta > MAX_DROPOUT) {
+            if (!d->probation || h.seq != d->probation_seq) {
+                d->probation = 1;
+                d->probation_seq = (uint16_t)(h.seq + 1);
+                d->st.invalid++;
+                d->st.packets--;
+                d->st.bytes -= len;
+                return;
+            }
+            rtp_depacketizer_flush(d);
+            d->started = 0;
+            d->seqx.started = 0;
+            d->hole_since_ns = 0;
+        }
+        d->probation = 0;
     }
     const uint64_t ext = rtp_seq_extend(&d->seqx, h.seq);
     if (!d->started) {

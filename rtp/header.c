@@ -7,10 +7,12 @@
 xsf_status rtp_header_parse(const uint8_t *pkt, size_t len, rtp_header *h, xsf_error *err)
 {
     if (len < RTP_HEADER_BYTES)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte 0: RTP: %zu bytes, the fixed header needs 12", len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                             "byte 0: RTP: %zu bytes, the fixed header needs 12", len);
     h->version = (uint8_t)(pkt[0] >> 6);
     if (h->version != 2)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 0: RTP: version %u, expected 2", h->version);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 0: RTP: version %u, expected 2",
+                             h->version);
     h->padding = (uint8_t)(pkt[0] >> 5 & 1);
     h->extension = (uint8_t)(pkt[0] >> 4 & 1);
     h->csrc_count = (uint8_t)(pkt[0] & 0x0f);
@@ -21,8 +23,9 @@ xsf_status rtp_header_parse(const uint8_t *pkt, size_t len, rtp_header *h, xsf_e
     h->ssrc = rtp_rd32(pkt + 8);
     size_t off = RTP_HEADER_BYTES;
     if ((size_t)h->csrc_count * 4 > len - off)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte 0: RTP: CC=%u CSRCs run past the %zu-byte packet",
-                             h->csrc_count, len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                             "byte 0: RTP: CC=%u CSRCs run past the %zu-byte packet", h->csrc_count,
+                             len);
     for (unsigned i = 0; i < h->csrc_count; i++, off += 4)
         h->csrc[i] = rtp_rd32(pkt + off);
     h->ext_profile = 0;
@@ -30,15 +33,16 @@ xsf_status rtp_header_parse(const uint8_t *pkt, size_t len, rtp_header *h, xsf_e
     h->ext_data = NULL;
     if (h->extension) {
         if (len - off < 4)
-            return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: RTP: packet ends inside the extension header",
-                                 off);
+            return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                                 "byte %zu: RTP: packet ends inside the extension header", off);
         h->ext_profile = rtp_rd16(pkt + off);
         h->ext_bytes = (size_t)rtp_rd16(pkt + off + 2) * 4;
         off += 4;
         if (h->ext_bytes > len - off)
-            return xsf_error_set(err, XSF_ERR_TRUNCATED,
-                                 "byte %zu: RTP: extension of %zu bytes runs past the %zu-byte packet", off - 2,
-                                 h->ext_bytes, len);
+            return xsf_error_set(
+                err, XSF_ERR_TRUNCATED,
+                "byte %zu: RTP: extension of %zu bytes runs past the %zu-byte packet", off - 2,
+                h->ext_bytes, len);
         h->ext_data = pkt + off;
         off += h->ext_bytes;
     }
@@ -48,9 +52,10 @@ xsf_status rtp_header_parse(const uint8_t *pkt, size_t len, rtp_header *h, xsf_e
         /* RFC 3550 5.1: the last octet counts the padding octets, itself included. */
         h->padding_bytes = pkt[len - 1];
         if (h->padding_bytes == 0 || h->padding_bytes > len - off)
-            return xsf_error_set(err, XSF_ERR_INVALID,
-                                 "byte %zu: RTP: padding count %zu, but %zu bytes follow the header", len - 1,
-                                 h->padding_bytes, len - off);
+            return xsf_error_set(
+                err, XSF_ERR_INVALID,
+                "byte %zu: RTP: padding count %zu, but %zu bytes follow the header", len - 1,
+                h->padding_bytes, len - off);
         end -= h->padding_bytes;
     }
     h->payload = pkt + off;
@@ -92,7 +97,8 @@ uint64_t rtp_seq_extend(rtp_seq_extender *x, uint16_t seq)
 xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h, xsf_error *err)
 {
     if (len < RTP_JXS_HEADER_BYTES)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "RFC 9134 payload header: %zu bytes, needs 4", len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "RFC 9134 payload header: %zu bytes, needs 4",
+                             len);
     h->t = (uint8_t)(p[0] >> 7);
     h->k = (uint8_t)(p[0] >> 6 & 1);
     h->l = (uint8_t)(p[0] >> 5 & 1);
@@ -107,7 +113,8 @@ xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h,
 
 void rtp_jxs_header_write(const rtp_jxs_header *h, uint8_t out[RTP_JXS_HEADER_BYTES])
 {
-    out[0] = (uint8_t)((h->t & 1) << 7 | (h->k & 1) << 6 | (h->l & 1) << 5 | (h->i & 3) << 3 | (h->f >> 2 & 7));
+    out[0] = (uint8_t)((h->t & 1) << 7 | (h->k & 1) << 6 | (h->l & 1) << 5 | (h->i & 3) << 3 |
+                       (h->f >> 2 & 7));
     out[1] = (uint8_t)((h->f & 3) << 6 | (h->sep >> 5 & 0x3f));
     out[2] = (uint8_t)((h->sep & 0x1f) << 3 | (h->p >> 8 & 7));
     out[3] = (uint8_t)(h->p & 0xff);

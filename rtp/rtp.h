@@ -46,12 +46,12 @@ typedef struct rtp_header {
     uint32_t ssrc;
     uint32_t csrc[RTP_MAX_CSRC];
     /* Header extension (RFC 3550 5.3.1), when extension is set. */
-    uint16_t ext_profile;        /* "defined by profile" 16 bits */
-    size_t ext_bytes;            /* extension data bytes (length field x 4) */
-    const uint8_t *ext_data;     /* into the packet */
-    size_t padding_bytes;        /* the count in the last octet, when padding is set */
-    const uint8_t *payload;      /* into the packet, after header, CSRCs and extension */
-    size_t payload_bytes;        /* without the padding */
+    uint16_t ext_profile;    /* "defined by profile" 16 bits */
+    size_t ext_bytes;        /* extension data bytes (length field x 4) */
+    const uint8_t *ext_data; /* into the packet */
+    size_t padding_bytes;    /* the count in the last octet, when padding is set */
+    const uint8_t *payload;  /* into the packet, after header, CSRCs and extension */
+    size_t payload_bytes;    /* without the padding */
 } rtp_header;
 
 /* Parses an RTP packet of `len` bytes. Errors name the field and byte. */
@@ -92,13 +92,13 @@ typedef enum rtp_jxs_scan {
 } rtp_jxs_scan;
 
 typedef struct rtp_jxs_header {
-    uint8_t t;     /* transmission mode: 1 sequential, 0 out of order allowed */
-    uint8_t k;     /* packetization mode (rtp_jxs_mode) */
-    uint8_t l;     /* last packet of a packetization unit */
-    uint8_t i;     /* interlace information (rtp_jxs_scan) */
-    uint8_t f;     /* frame counter, modulo 32 */
-    uint16_t sep;  /* 11 bits: slice index (K=1) or P counter extension (K=0) */
-    uint16_t p;    /* 11 bits: packet index within the packetization unit */
+    uint8_t t;    /* transmission mode: 1 sequential, 0 out of order allowed */
+    uint8_t k;    /* packetization mode (rtp_jxs_mode) */
+    uint8_t l;    /* last packet of a packetization unit */
+    uint8_t i;    /* interlace information (rtp_jxs_scan) */
+    uint8_t f;    /* frame counter, modulo 32 */
+    uint16_t sep; /* 11 bits: slice index (K=1) or P counter extension (K=0) */
+    uint16_t p;   /* 11 bits: packet index within the packetization unit */
 } rtp_jxs_header;
 
 /* Fails (INVALID) on a reserved I value. */
@@ -111,14 +111,14 @@ void rtp_jxs_header_write(const rtp_jxs_header *h, uint8_t out[RTP_JXS_HEADER_BY
 
 typedef struct rtp_jxs_boxes {
     int present;
-    uint32_t brat_mbps;          /* jpvi: maximum bit rate, Mbit/s */
-    uint8_t frat_interlace;      /* jpvi: 0 progressive */
-    uint8_t frat_den_code;       /* jpvi: 1 = integer rate, 2 = rate / 1.001 */
-    uint16_t frat_num;           /* jpvi: frame rate numerator */
-    uint16_t schar;              /* jpvi: sample characteristics, 0 = not given */
-    uint32_t tcod;               /* jpvi: time code hh:mm:ss:ff, one byte each */
-    uint16_t ppih, plev;         /* jxpl */
-    uint8_t colr_meth;           /* colr: 5 = ITU-T H.273 code points */
+    uint32_t brat_mbps;                   /* jpvi: maximum bit rate, Mbit/s */
+    uint8_t frat_interlace;               /* jpvi: 0 progressive */
+    uint8_t frat_den_code;                /* jpvi: 1 = integer rate, 2 = rate / 1.001 */
+    uint16_t frat_num;                    /* jpvi: frame rate numerator */
+    uint16_t schar;                       /* jpvi: sample characteristics, 0 = not given */
+    uint32_t tcod;                        /* jpvi: time code hh:mm:ss:ff, one byte each */
+    uint16_t ppih, plev;                  /* jxpl */
+    uint8_t colr_meth;                    /* colr: 5 = ITU-T H.273 code points */
     uint16_t primaries, transfer, matrix; /* colr, H.273 */
     uint8_t full_range;
 } rtp_jxs_boxes;
@@ -138,25 +138,25 @@ xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestrea
 /* Statistics of one received stream                                   */
 
 typedef struct rtp_stats {
-    uint64_t packets;          /* valid RTP packets of the stream, duplicates included */
-    uint64_t bytes;            /* their RTP packet bytes */
-    uint64_t invalid;          /* not RTP, or a bad RFC 9134 payload header */
-    uint64_t truncated;        /* cut short by the capture or the socket buffer */
-    uint64_t wrong_ssrc;       /* valid RTP from another SSRC (dropped) */
-    uint64_t wrong_pt;         /* valid RTP with another payload type (dropped) */
-    uint64_t lost;             /* sequence numbers given up on (never arrived in time) */
-    uint64_t reordered;        /* arrived after a higher sequence number, still in time */
-    uint64_t duplicated;       /* a sequence number already received */
-    uint64_t late;             /* arrived after its sequence number was given up on */
-    uint64_t frames_complete;  /* picture segments passed on whole */
-    uint64_t frames_dropped;   /* with a hole, or invalid, or wholly lost: not passed on */
-    uint64_t frames_partial;   /* slice mode: passed on with the list of whole slices */
-    uint64_t frames_invalid;   /* of frames_dropped: no hole, but not a valid codestream */
-    double jitter_ms;          /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
-    double bitrate_bps;        /* bits of RTP packets over the arrival span */
+    uint64_t packets;         /* valid RTP packets of the stream, duplicates included */
+    uint64_t bytes;           /* their RTP packet bytes */
+    uint64_t invalid;         /* not RTP, or a bad RFC 9134 payload header */
+    uint64_t truncated;       /* cut short by the capture or the socket buffer */
+    uint64_t wrong_ssrc;      /* valid RTP from another SSRC (dropped) */
+    uint64_t wrong_pt;        /* valid RTP with another payload type (dropped) */
+    uint64_t lost;            /* sequence numbers given up on (never arrived in time) */
+    uint64_t reordered;       /* arrived after a higher sequence number, still in time */
+    uint64_t duplicated;      /* a sequence number already received */
+    uint64_t late;            /* arrived after its sequence number was given up on */
+    uint64_t frames_complete; /* picture segments passed on whole */
+    uint64_t frames_dropped;  /* with a hole, or invalid, or wholly lost: not passed on */
+    uint64_t frames_partial;  /* slice mode: passed on with the list of whole slices */
+    uint64_t frames_invalid;  /* of frames_dropped: no hole, but not a valid codestream */
+    double jitter_ms;         /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
+    double bitrate_bps;       /* bits of RTP packets over the arrival span */
     uint64_t first_arrival_ns, last_arrival_ns;
     uint32_t ssrc;
-    uint64_t highest_seq;      /* extended */
+    uint64_t highest_seq; /* extended */
 } rtp_stats;
 
 /* ------------------------------------------------------------------ */
@@ -164,8 +164,8 @@ typedef struct rtp_stats {
 
 /* One picture segment: a progressive frame or one field. */
 typedef struct rtp_jxs_slice {
-    uint32_t index;      /* slice index from 0 */
-    size_t offset;       /* in rtp_frame.data */
+    uint32_t index; /* slice index from 0 */
+    size_t offset;  /* in rtp_frame.data */
     size_t bytes;
 } rtp_jxs_slice;
 
@@ -173,13 +173,13 @@ typedef struct rtp_frame {
     uint32_t timestamp;
     uint32_t ssrc;
     uint8_t f_counter;
-    uint8_t scan;              /* rtp_jxs_scan */
-    uint8_t mode;              /* rtp_jxs_mode */
-    int complete;              /* 1: data is the whole codestream */
-    const uint8_t *data;       /* the codestream (boxes removed); valid during the callback */
+    uint8_t scan;        /* rtp_jxs_scan */
+    uint8_t mode;        /* rtp_jxs_mode */
+    int complete;        /* 1: data is the whole codestream */
+    const uint8_t *data; /* the codestream (boxes removed); valid during the callback */
     size_t bytes;
     rtp_jxs_boxes boxes;
-    uint64_t first_seq, last_seq;  /* extended sequence numbers */
+    uint64_t first_seq, last_seq; /* extended sequence numbers */
     uint64_t first_arrival_ns, last_arrival_ns;
     /* complete == 0 (slice mode only): data holds the header segment, then
      * the whole slices listed here, one after the other. */
@@ -191,16 +191,16 @@ typedef struct rtp_frame {
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
 
 typedef struct rtp_depacketizer_config {
-    int payload_type;          /* -1: any */
-    int ssrc_given;            /* 1: only `ssrc`; 0: the first valid packet's SSRC */
+    int payload_type; /* -1: any */
+    int ssrc_given;   /* 1: only `ssrc`; 0: the first valid packet's SSRC */
     uint32_t ssrc;
-    unsigned reorder_packets;  /* reorder window; 0 = 512 */
-    uint64_t reorder_ns;       /* give up on a hole after this long (0 = only by count) */
-    size_t max_packet_bytes;   /* largest RTP packet kept; 0 = 9000 */
-    size_t max_frame_bytes;    /* largest picture segment; 0 = 64 MiB */
-    unsigned max_slices;       /* slice mode; 0 = 4096 */
-    int validate;              /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
-    rtp_frame_cb on_frame;     /* called for whole frames and, in slice mode, partial ones */
+    unsigned reorder_packets; /* reorder window; 0 = 512 */
+    uint64_t reorder_ns;      /* give up on a hole after this long (0 = only by count) */
+    size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
+    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB */
+    unsigned max_slices;      /* slice mode; 0 = 4096 */
+    int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
+    rtp_frame_cb on_frame; /* called for whole frames and, in slice mode, partial ones */
     void *ctx;
 } rtp_depacketizer_config;
 
@@ -215,7 +215,8 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d);
 /* Feeds one UDP payload. `arrival_ns` is its receive time (any monotonic
  * clock; 0 when unknown). Frames are passed to on_frame from inside this
  * call. Never fails on bad input: it is counted in the statistics. */
-void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, uint64_t arrival_ns);
+void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
+                           uint64_t arrival_ns);
 /* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
 void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
 /* Gives up on holes older than reorder_ns at time now_ns (call it when no
@@ -230,11 +231,11 @@ const rtp_stats *rtp_depacketizer_stats(const rtp_depacketizer *d);
 
 typedef struct rtp_packetizer_config {
     rtp_jxs_mode mode;
-    size_t packet_bytes;      /* largest RTP packet (RTP header + payload); 0 = 1440 */
-    uint8_t payload_type;     /* 96..127 */
+    size_t packet_bytes;  /* largest RTP packet (RTP header + payload); 0 = 1440 */
+    uint8_t payload_type; /* 96..127 */
     uint32_t ssrc;
     uint16_t first_seq;
-    int boxes;                /* 1: put the picture segment boxes in front of each codestream */
+    int boxes;                  /* 1: put the picture segment boxes in front of each codestream */
     rtp_jxs_boxes box_template; /* brat/frat/schar/colr; ppih/plev are taken from each codestream */
 } rtp_packetizer_config;
 
@@ -244,7 +245,8 @@ typedef struct rtp_packetizer rtp_packetizer;
  * and is returned by rtp_packetize. */
 typedef int (*rtp_packet_cb)(void *ctx, const uint8_t *pkt, size_t len, int last_of_segment);
 
-xsf_status rtp_packetizer_create(rtp_packetizer **p, const rtp_packetizer_config *cfg, xsf_error *err);
+xsf_status rtp_packetizer_create(rtp_packetizer **p, const rtp_packetizer_config *cfg,
+                                 xsf_error *err);
 void rtp_packetizer_destroy(rtp_packetizer *p);
 
 /* Packet count rtp_packetize will produce for this codestream. */
@@ -283,22 +285,22 @@ uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned d
 
 typedef struct rtp_sdp {
     char session_name[64];
-    char origin_addr[64];        /* o= unicast address of the sender */
-    int ipv6;                    /* address family of c= */
-    char dest_addr[64];          /* c= */
-    unsigned ttl;                /* c= /ttl for IPv4 multicast (0: none) */
-    char source_addr[64];        /* a=source-filter: incl (SSM), "" when none */
-    unsigned port;               /* m= */
-    unsigned payload_type;       /* m= and a=rtpmap */
+    char origin_addr[64];  /* o= unicast address of the sender */
+    int ipv6;              /* address family of c= */
+    char dest_addr[64];    /* c= */
+    unsigned ttl;          /* c= /ttl for IPv4 multicast (0: none) */
+    char source_addr[64];  /* a=source-filter: incl (SSM), "" when none */
+    unsigned port;         /* m= */
+    unsigned payload_type; /* m= and a=rtpmap */
     /* a=fmtp (RFC 9134 7.1, ST 2110-22) */
-    int packetmode;              /* K */
-    int transmode;               /* T (default 1) */
+    int packetmode; /* K */
+    int transmode;  /* T (default 1) */
     char profile[32], level[16], sublevel[24];
     unsigned depth, width, height;
     unsigned rate_num, rate_den; /* exactframerate; 0 = not given */
     int interlace, segmented;
     char sampling[32], colorimetry[32], tcs[24], range[24], ssn[32], tp[16];
-    uint64_t max_bitrate_kbps;   /* b=AS:, 0 = none */
+    uint64_t max_bitrate_kbps; /* b=AS:, 0 = none */
 } rtp_sdp;
 
 /* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019, TP 2110TPN. */
@@ -317,10 +319,10 @@ const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap);
 
 /* "239.1.1.1:5004", "[ff15::1]:5004", "127.0.0.1:5004", "[::1]:5004". */
 typedef struct rtp_addr {
-    int family;                  /* AF_INET or AF_INET6 */
-    uint8_t addr[16];            /* network order */
+    int family;       /* AF_INET or AF_INET6 */
+    uint8_t addr[16]; /* network order */
     uint16_t port;
-    uint32_t scope_id;           /* IPv6 link-local scope */
+    uint32_t scope_id; /* IPv6 link-local scope */
 } rtp_addr;
 
 xsf_status rtp_addr_parse(const char *text, int need_port, rtp_addr *a, xsf_error *err);
@@ -328,14 +330,14 @@ void rtp_addr_format(const rtp_addr *a, int with_port, char *out, size_t cap);
 int rtp_addr_is_multicast(const rtp_addr *a);
 
 typedef struct rtp_udp_config {
-    rtp_addr local;              /* receiver: group or unicast address (any: all zero) and port */
-    int has_source;              /* source-specific join (SSM) */
+    rtp_addr local; /* receiver: group or unicast address (any: all zero) and port */
+    int has_source; /* source-specific join (SSM) */
     rtp_addr source;
-    char iface[32];              /* interface for joins / sending, "" = default */
-    size_t buffer_bytes;         /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
-    unsigned ttl;                /* sender: multicast TTL / hop limit; 0 = 16 */
-    int timestamps;              /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
-    int reuse_port;              /* receiver: SO_REUSEPORT (several receiving threads) */
+    char iface[32];      /* interface for joins / sending, "" = default */
+    size_t buffer_bytes; /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
+    unsigned ttl;        /* sender: multicast TTL / hop limit; 0 = 16 */
+    int timestamps;      /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
+    int reuse_port;      /* receiver: SO_REUSEPORT (several receiving threads) */
 } rtp_udp_config;
 
 typedef struct rtp_udp rtp_udp;
@@ -345,8 +347,9 @@ typedef struct rtp_udp rtp_udp;
 typedef struct rtp_datagram {
     const uint8_t *data;
     size_t bytes;
-    int truncated;               /* larger than the buffer (MSG_TRUNC) */
-    uint64_t arrival_ns;         /* kernel timestamp (CLOCK_REALTIME) or, without, CLOCK_MONOTONIC at receive */
+    int truncated; /* larger than the buffer (MSG_TRUNC) */
+    uint64_t
+        arrival_ns; /* kernel timestamp (CLOCK_REALTIME) or, without, CLOCK_MONOTONIC at receive */
     rtp_addr from;
 } rtp_datagram;
 
@@ -359,7 +362,8 @@ xsf_status rtp_udp_open_sender(rtp_udp **u, const rtp_addr *dest, const rtp_udp_
 void rtp_udp_close(rtp_udp *u);
 /* Waits up to timeout_ms (-1: forever; it blocks) for datagrams and
  * receives up to RTP_UDP_BATCH of them with one recvmmsg. *count = 0 on timeout. */
-xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count, xsf_error *err);
+xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count,
+                           xsf_error *err);
 /* Sends datagrams (sendmmsg); blocks while the socket buffer is full. */
 xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *lens, size_t n,
                         xsf_error *err);
@@ -375,15 +379,16 @@ uint64_t rtp_udp_kernel_drops(const rtp_udp *u);
 typedef struct rtp_pcap_reader rtp_pcap_reader;
 
 typedef struct rtp_pcap_packet {
-    const uint8_t *udp_payload;  /* into libpcap's buffer, valid until the next call */
-    size_t bytes;                /* captured UDP payload bytes */
-    int truncated;               /* the capture holds fewer bytes than the datagram */
-    uint64_t arrival_ns;         /* capture time, ns since the epoch */
-    rtp_addr src, dst;           /* with ports */
+    const uint8_t *udp_payload; /* into libpcap's buffer, valid until the next call */
+    size_t bytes;               /* captured UDP payload bytes */
+    int truncated;              /* the capture holds fewer bytes than the datagram */
+    uint64_t arrival_ns;        /* capture time, ns since the epoch */
+    rtp_addr src, dst;          /* with ports */
 } rtp_pcap_packet;
 
 /* Opens a .pcap or .pcapng file. `filter` (BPF syntax) may be NULL. */
-xsf_status rtp_pcap_open_file(rtp_pcap_reader **r, const char *path, const char *filter, xsf_error *err);
+xsf_status rtp_pcap_open_file(rtp_pcap_reader **r, const char *path, const char *filter,
+                              xsf_error *err);
 /* Captures live on interface `iface` (needs privileges). */
 xsf_status rtp_pcap_open_live(rtp_pcap_reader **r, const char *iface, const char *filter,
                               size_t buffer_bytes, xsf_error *err);

@@ -6,7 +6,10 @@
 
 #include "rtp.h"
 
-static inline uint16_t rtp_rd16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t rtp_rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
 static inline uint32_t rtp_rd32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

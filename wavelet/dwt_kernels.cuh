@@ -62,57 +62,72 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
         }
     };
     vpipe<F, true, 2 * PAIRS> pipe;
-    /* ticks p0+LAG-STEPS .. p1-1+LAG; the pair leaving at tick t is t-LAG. The
-     * next tick's rows are loaded before this one is computed (two in flight). */
-    const int t_end = p1 - 1 + LAG;
-    T cur[4][PAIRS], nxt[4][PAIRS] = {};
-    load(p0 + LAG - F::STEPS, cur);
-    for (int t = p0 + LAG - F::STEPS; t <= t_end; t++) {
-        if (t < t_end)
-            load(t + 1, nxt);
-        T e0[PAIRS], o0[PAIRS], e1[PAIRS], o1[PAIRS];
+    /* ticks p0+LAG-STEPS .. p1-1+LAG; the pair leaving at tick t is t-LAG.
+     * TICKS pairs of rows per iteration, and the next iteration's rows are
+     * loaded before this one's are computed: 2 * TICKS pairs in flight. */
+    constexpr int TICKS = F::TICKS;
+    const int t_begin = p0 + LAG - F::STEPS, t_end = p1 - 1 + LAG;
+    T cur[TICKS][4][PAIRS], nxt[TICKS][4][PAIRS] = {};
 #pragma unroll
-        for (int k = 0; k < PAIRS; k++) {
-            e0[k] = cur[0][k];
-            o0[k] = cur[1][k];
-            e1[k] = cur[2][k];
-            o1[k] = cur[3][k];
-            cur[0][k] = nxt[0][k];
-            cur[1][k] = nxt[1][k];
-            cur[2][k] = nxt[2][k];
-            cur[3][k] = nxt[3][k];
-        }
-        if (hlift) {
-            hinverse<F>(e0, o0);
-            hinverse<F>(e1, o1);
-        }
-        T E[2 * PAIRS], O[2 * PAIRS];
+    for (int u = 0; u < TICKS; u++)
+        load(t_begin + u, cur[u]);
+    for (int t = t_begin; t <= t_end; t += TICKS) {
+        if (t + TICKS <= t_end)
 #pragma unroll
-        for (int k = 0; k < PAIRS; k++) {
-            E[2 * k] = e0[k];
-            E[2 * k + 1] = o0[k];
-            O[2 * k] = e1[k];
-            O[2 * k + 1] = o1[k];
-        }
-        pipe.push(E, O);
-        const int p = t - LAG;
-        if (p >= p0) {
-            T ee[PAIRS], oo[PAIRS];
+            for (int u = 0; u < TICKS; u++)
+                load(t + TICKS + u, nxt[u]);
+#pragma unroll
+        for (int u = 0; u < TICKS; u++) {
+            if (t + u > t_end)
+                break;
+            T e0[PAIRS], o0[PAIRS], e1[PAIRS], o1[PAIRS];
 #pragma unroll
             for (int k = 0; k < PAIRS; k++) {
-                ee[k] = E[2 * k];
-                oo[k] = E[2 * k + 1];
+                e0[k] = cur[u][0][k];
+                o0[k] = cur[u][1][k];
+                e1[k] = cur[u][2][k];
+                o1[k] = cur[u][3][k];
             }
-            store_line(img + (long long)(2 * p) * a.image.pitch, jb, w, store, ee, oo);
-            if (2 * p + 1 < h) {
+            if (hlift) {
+                hinverse<F>(e0, o0);
+                hinverse<F>(e1, o1);
+            }
+            T E[2 * PAIRS], O[2 * PAIRS];
+#pragma unroll
+            for (int k = 0; k < PAIRS; k++) {
+                E[2 * k] = e0[k];
+                E[2 * k + 1] = o0[k];
+                O[2 * k] = e1[k];
+                O[2 * k + 1] = o1[k];
+            }
+            pipe.push(E, O);
+            const int p = t + u - LAG;
+            if (p >= p0) {
+                T ee[PAIRS], oo[PAIRS];
 #pragma unroll
                 for (int k = 0; k < PAIRS; k++) {
-                    ee[k] = O[2 * k];
-                    oo[k] = O[2 * k + 1];
+                    ee[k] = E[2 * k];
+                    oo[k] = E[2 * k + 1];
                 }
-                store_line(img + (long long)(2 * p + 1) * a.image.pitch, jb, w, store, ee, oo);
+                store_line(img + (long long)(2 * p) * a.image.pitch, jb, w, store, ee, oo);
+                if (2 * p + 1 < h) {
+#pragma unroll
+                    for (int k = 0; k < PAIRS; k++) {
+                        ee[k] = O[2 * k];
+                        oo[k] = O[2 * k + 1];
+                    }
+                    store_line(img + (long long)(2 * p + 1) * a.image.pitch, jb, w, store, ee,
+                               oo);
+                }
             }
         }
+#pragma unroll
+        for (int u = 0; u < TICKS; u++)
+#pragma unroll
+            for (int b = 0; b < 4; b++)
+#pragma unroll
+                for (int k = 0; k < PAIRS; k++)
+                    cur[u][b][k] = nxt[u][b][k];
     }
 }
 
@@ -142,45 +157,60 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
         load_line(img + (long long)fold(2 * t + 1, h) * a.image.pitch, jb, w, true, r[1]);
     };
     vpipe<F, false, 2 * PAIRS> pipe;
-    const int t_end = p1 - 1 + LAG;
-    T cur[2][2 * PAIRS], nxt[2][2 * PAIRS] = {};
-    load(p0 + LAG - F::STEPS, cur);
-    for (int t = p0 + LAG - F::STEPS; t <= t_end; t++) {
-        if (t < t_end)
-            load(t + 1, nxt);
-        T E[2 * PAIRS], O[2 * PAIRS];
+    constexpr int TICKS = F::TICKS;
+    const int t_begin = p0 + LAG - F::STEPS, t_end = p1 - 1 + LAG;
+    T cur[TICKS][2][2 * PAIRS], nxt[TICKS][2][2 * PAIRS] = {};
 #pragma unroll
-        for (int k = 0; k < 2 * PAIRS; k++) {
-            E[k] = cur[0][k];
-            O[k] = cur[1][k];
-            cur[0][k] = nxt[0][k];
-            cur[1][k] = nxt[1][k];
-        }
-        pipe.push(E, O);
-        const int p = t - LAG;
-        if (p < p0)
-            continue;
-        T e[PAIRS], o[PAIRS];
+    for (int u = 0; u < TICKS; u++)
+        load(t_begin + u, cur[u]);
+    for (int t = t_begin; t <= t_end; t += TICKS) {
+        if (t + TICKS <= t_end)
 #pragma unroll
-        for (int k = 0; k < PAIRS; k++) {
-            e[k] = E[2 * k];
-            o[k] = E[2 * k + 1];
-        }
-        if (hlift)
-            hforward<F>(e, o);
-        store_band(ll + (long long)p * a.ll.pitch, jb, wl, store, e);
-        store_band(hi + (long long)p * a.hi.pitch + wl, jb, wh, store, o);
-        if (p < hh) {
+            for (int u = 0; u < TICKS; u++)
+                load(t + TICKS + u, nxt[u]);
+#pragma unroll
+        for (int u = 0; u < TICKS; u++) {
+            if (t + u > t_end)
+                break;
+            T E[2 * PAIRS], O[2 * PAIRS];
+#pragma unroll
+            for (int k = 0; k < 2 * PAIRS; k++) {
+                E[k] = cur[u][0][k];
+                O[k] = cur[u][1][k];
+            }
+            pipe.push(E, O);
+            const int p = t + u - LAG;
+            if (p < p0)
+                continue;
+            T e[PAIRS], o[PAIRS];
 #pragma unroll
             for (int k = 0; k < PAIRS; k++) {
-                e[k] = O[2 * k];
-                o[k] = O[2 * k + 1];
+                e[k] = E[2 * k];
+                o[k] = E[2 * k + 1];
             }
             if (hlift)
                 hforward<F>(e, o);
-            store_band(hi + (long long)(hl + p) * a.hi.pitch, jb, wl, store, e);
-            store_band(hi + (long long)(hl + p) * a.hi.pitch + wl, jb, wh, store, o);
+            store_band(ll + (long long)p * a.ll.pitch, jb, wl, store, e);
+            store_band(hi + (long long)p * a.hi.pitch + wl, jb, wh, store, o);
+            if (p < hh) {
+#pragma unroll
+                for (int k = 0; k < PAIRS; k++) {
+                    e[k] = O[2 * k];
+                    o[k] = O[2 * k + 1];
+                }
+                if (hlift)
+                    hforward<F>(e, o);
+                store_band(hi + (long long)(hl + p) * a.hi.pitch, jb, wl, store, e);
+                store_band(hi + (long long)(hl + p) * a.hi.pitch + wl, jb, wh, store, o);
+            }
         }
+#pragma unroll
+        for (int u = 0; u < TICKS; u++)
+#pragma unroll
+            for (int r = 0; r < 2; r++)
+#pragma unroll
+                for (int k = 0; k < 2 * PAIRS; k++)
+                    cur[u][r][k] = nxt[u][r][k];
     }
 }
 
@@ -245,18 +275,41 @@ template <class F> __device__ __forceinline__ void row_level_forward(const typen
 template <class T> __device__ __forceinline__ void stage_row(const T *src, T *stage, int n,
                                                              int lane)
 {
+    constexpr int BATCH = 8; /* 16-byte loads in flight per lane before the stores */
+    int done = 0;
     if (aligned16(src)) {
         const int nv = n / 4;
-        for (int i = lane; i < nv; i += 32) {
-            T x[4];
-            ld4(src + 4 * i, false, x);
-            st4(stage + 4 * i, x[0], x[1], x[2], x[3]);
+        for (int i0 = 0; i0 < nv; i0 += 32 * BATCH) {
+            T x[BATCH][4];
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) {
+                const int i = i0 + b * 32 + lane;
+                if (i < nv)
+                    ld4(src + 4 * i, false, x[b]);
+            }
+#pragma unroll
+            for (int b = 0; b < BATCH; b++) {
+                const int i = i0 + b * 32 + lane;
+                if (i < nv)
+                    st4(stage + 4 * i, x[b][0], x[b][1], x[b][2], x[b][3]);
+            }
         }
-        for (int i = 4 * nv + lane; i < n; i += 32)
-            stage[i] = src[i];
-    } else {
-        for (int i = lane; i < n; i += 32)
-            stage[i] = src[i];
+        done = 4 * nv;
+    }
+    for (int i0 = done; i0 < n; i0 += 32 * BATCH) {
+        T x[BATCH];
+#pragma unroll
+        for (int b = 0; b < BATCH; b++) {
+            const int i = i0 + b * 32 + lane;
+            if (i < n)
+                x[b] = src[i];
+        }
+#pragma unroll
+        for (int b = 0; b < BATCH; b++) {
+            const int i = i0 + b * 32 + lane;
+            if (i < n)
+                stage[i] = x[b];
+        }
     }
 }
 
@@ -305,6 +358,7 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
 }
 
 /* ---------------- launches ---------------- */
+#ifdef __CUDACC__ /* (the kernels above also compile as host C++ for emulation) */
 
 template <class F> cudaError_t launch_level2d(bool inverse, const level2d_args &a, cudaStream_t s)
 {
@@ -333,6 +387,8 @@ template <class F> cudaError_t rows_allow_smem(size_t bytes)
     return cudaFuncSetAttribute(rows_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)bytes);
 }
+
+#endif
 
 } // namespace wav
 

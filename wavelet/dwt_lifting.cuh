@@ -54,6 +54,7 @@ __device__ __forceinline__ int fold(int i, int n)
 struct Lift53 {
     using T = int32_t;
     static constexpr int STEPS = 2;
+    static constexpr int TICKS = 1; /* pairs of rows per iteration of the 2D kernels */
     /* 15444-1 (F-5)/(F-6), floors by arithmetic shift */
     static __device__ __forceinline__ T step(int s, bool inv, T x, T a, T b)
     {
@@ -66,6 +67,7 @@ struct Lift53 {
 struct Lift97 {
     using T = float;
     static constexpr int STEPS = 4;
+    static constexpr int TICKS = 1;
     static __device__ __forceinline__ float coef(int s)
     {
         return s == 0 ? WAV97_ALPHA : s == 1 ? WAV97_BETA : s == 2 ? WAV97_GAMMA : WAV97_DELTA;

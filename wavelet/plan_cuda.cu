@@ -215,11 +215,12 @@ int pick_chunk(const wav_cuda_plan *p, const step &s)
     const long long strips = (wl + wav::LEVEL2D_VALID_PAIRS - 1) / wav::LEVEL2D_VALID_PAIRS;
     const long long warps_x = (strips + wav::LEVEL2D_WARPS - 1) / wav::LEVEL2D_WARPS *
                               wav::LEVEL2D_WARPS;
-    /* Tall chunks re-read fewer pre-roll rows (STEPS pairs per chunk); short ones
-     * give more warps. Aim at about 24 resident warps per multiprocessor. */
-    int c = 32;
-    while (c > 4 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes <
-                        24ll * p->sm_count)
+    /* Tall chunks re-read fewer pre-roll rows (STEPS pairs per chunk: 3% at 64
+     * pairs for the 5/3), short ones give more warps. Shorten down to 16 pairs
+     * while there are fewer than ~12 warps per multiprocessor. */
+    int c = 64;
+    while (c > 16 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes <
+                         12ll * p->sm_count)
         c /= 2;
     return c;
 }

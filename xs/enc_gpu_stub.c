@@ -47,6 +47,15 @@ xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *enc)
     (void)enc;
     return XSF_ERR_NODEVICE;
 }
+void xs_gpu_encoder_set_timing(xs_gpu_encoder *enc, int on)
+{
+    (void)enc, (void)on;
+}
+int xs_gpu_encoder_stage_times(const xs_gpu_encoder *enc, const char **names, float *ms, int max)
+{
+    (void)enc, (void)names, (void)ms, (void)max;
+    return 0;
+}
 const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc)
 {
     (void)enc;

@@ -306,6 +306,10 @@ xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap
 /* Waits for the stream; reports errors found on the GPU. */
 xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *enc);
 const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);
+/* Per-stage times of the last frame in milliseconds, once timing is on (it
+ * adds events to the stream); valid after a sync. Returns the stage count. */
+void xs_gpu_encoder_set_timing(xs_gpu_encoder *enc, int on);
+int xs_gpu_encoder_stage_times(const xs_gpu_encoder *enc, const char **names, float *ms, int max);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,251 @@
+/* bench/dwt: GPU wavelet transforms of wavelet_cuda.h on UHD and 8K pictures.
+ * For each configuration, every step of the schedule (a 2D level, or the
+ * horizontal-only levels done in one pass) and the whole transform: median
+ * time over the repetitions, bytes it must move (each sample read once and
+ * written once), GB/s, and the ratio to the device-to-device copy rate measured
+ * in the same run (cudaMemcpyAsync, bytes read + written).
+ *
+ *   dwt_bench [reps]      (default 30 repetitions after 3 warm-ups)
+ *
+ * Data: photographic-like 12-bit pictures through the forward transform, so the
+ * inverse runs on realistic coefficients; never zeros. Exits 77 without a GPU. */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wav_test_data.h"
+#include "wavelet_cuda.h"
+
+#define MAX_REPS 200
+#define MAX_STEPS 24
+
+static cudaStream_t stream;
+
+static void die(const char *what, cudaError_t e)
+{
+    fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    exit(1);
+}
+
+#define CUDA(x)                                                                                  \
+    do {                                                                                         \
+        cudaError_t e_ = (x);                                                                    \
+        if (e_ != cudaSuccess)                                                                   \
+            die(#x, e_);                                                                         \
+    } while (0)
+
+static int cmp_float(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static float median(float *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_float);
+    return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double copy_rate_gbs(int reps)
+{
+    const size_t bytes = (size_t)512 << 20;
+    void *a, *b;
+    CUDA(cudaMalloc(&a, bytes));
+    CUDA(cudaMalloc(&b, bytes));
+    CUDA(cudaMemset(a, 0x5a, bytes));
+    cudaEvent_t e0, e1;
+    CUDA(cudaEventCreate(&e0));
+    CUDA(cudaEventCreate(&e1));
+    float t[MAX_REPS];
+    for (int i = -3; i < reps; i++) {
+        CUDA(cudaEventRecord(e0, stream));
+        CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA(cudaEventRecord(e1, stream));
+        CUDA(cudaEventSynchronize(e1));
+        if (i >= 0)
+            CUDA(cudaEventElapsedTime(&t[i], e0, e1));
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * (double)bytes / (median(t, reps) * 1e-3) / 1e9;
+}
+
+typedef struct config {
+    const char *name;
+    size_t w, h, planes;
+    wav_filter filter;
+    int lv, lh, inverse, inplace;
+    int chunk; /* 0: automatic */
+} config;
+
+/* Fills `planes` planes with the forward transform of a photographic picture
+ * (for the inverse) or with the picture itself (forward). */
+static void make_input(const config *c, void *d_dst, void *d_tmp, wav_cuda_plan *p)
+{
+    const size_t n = c->w * c->h * c->planes;
+    int32_t *x = malloc(n * 4);
+    wav_rng rng = {0x1234567ull};
+    for (size_t pl = 0; pl < c->planes; pl++)
+        for (size_t y = 0; y < c->h; y++)
+            for (size_t i = 0; i < c->w; i++) {
+                int32_t v = wav_photo_sample(&rng, i, y, c->w, c->h);
+                if (c->filter == WAV_FILTER_97) {
+                    float f = (float)v;
+                    memcpy(&v, &f, 4);
+                }
+                x[(pl * c->h + y) * c->w + i] = v;
+            }
+    CUDA(cudaMemcpy(c->inverse ? d_tmp : d_dst, x, n * 4, cudaMemcpyHostToDevice));
+    if (c->inverse && wav_cuda_forward_to(p, d_tmp, d_dst, stream) != XSF_OK) {
+        fprintf(stderr, "forward: %s\n", wav_cuda_plan_error(p));
+        exit(1);
+    }
+    CUDA(cudaStreamSynchronize(stream));
+    free(x);
+}
+
+static void bench(const config *c, int reps, double copy_gbs)
+{
+    wav_plan_desc d = {c->w,
+                       c->h,
+                       c->w,
+                       c->planes,
+                       c->w * c->h,
+                       c->filter,
+                       c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                       c->lv,
+                       c->lh};
+    wav_cuda_plan *p = NULL;
+    xsf_error err = {0};
+    if (wav_cuda_plan_create(&p, &d, &err) != XSF_OK) {
+        fprintf(stderr, "%s: %s\n", c->name, err.msg);
+        exit(1);
+    }
+    if (c->chunk)
+        wav_cuda_plan_tune(p, c->chunk);
+    const size_t bytes = c->w * c->h * c->planes * 4;
+    void *src, *dst;
+    CUDA(cudaMalloc(&src, bytes));
+    CUDA(cudaMalloc(&dst, bytes));
+    make_input(c, src, dst, p);
+
+    const int nsteps = wav_cuda_step_count(p, c->inverse);
+    cudaEvent_t ev[MAX_STEPS + 1], w0, w1;
+    for (int i = 0; i <= nsteps; i++)
+        CUDA(cudaEventCreate(&ev[i]));
+    CUDA(cudaEventCreate(&w0));
+    CUDA(cudaEventCreate(&w1));
+    static float step_t[MAX_STEPS][MAX_REPS], whole_t[MAX_REPS];
+    size_t total_bytes = 0;
+    for (int r = -3; r < reps; r++) {
+        /* whole transform, one call */
+        CUDA(cudaEventRecord(w0, stream));
+        xsf_status st;
+        if (c->inplace)
+            st = c->inverse ? wav_cuda_inverse(p, src, stream) : wav_cuda_forward(p, src, stream);
+        else
+            st = c->inverse ? wav_cuda_inverse_to(p, src, dst, stream)
+                            : wav_cuda_forward_to(p, src, dst, stream);
+        CUDA(cudaEventRecord(w1, stream));
+        if (st != XSF_OK) {
+            fprintf(stderr, "%s: %s\n", c->name, wav_cuda_plan_error(p));
+            exit(1);
+        }
+        if (c->inplace) /* undo, so every repetition sees the same data */
+            st = c->inverse ? wav_cuda_forward(p, src, stream) : wav_cuda_inverse(p, src, stream);
+        /* step by step, out of place */
+        if (!c->inplace) {
+            CUDA(cudaEventRecord(ev[0], stream));
+            for (int s = 0; s < nsteps; s++) {
+                if (wav_cuda_step_run(p, c->inverse, s, src, dst, stream) != XSF_OK) {
+                    fprintf(stderr, "%s: %s\n", c->name, wav_cuda_plan_error(p));
+                    exit(1);
+                }
+                CUDA(cudaEventRecord(ev[s + 1], stream));
+            }
+        }
+        CUDA(cudaStreamSynchronize(stream));
+        if (r < 0)
+            continue;
+        CUDA(cudaEventElapsedTime(&whole_t[r], w0, w1));
+        if (!c->inplace)
+            for (int s = 0; s < nsteps; s++)
+                CUDA(cudaEventElapsedTime(&step_t[s][r], ev[s], ev[s + 1]));
+    }
+    for (int s = 0; s < nsteps; s++) {
+        wav_cuda_step_info info;
+        wav_cuda_step_get(p, c->inverse, s, &info);
+        total_bytes += info.bytes;
+        if (c->inplace)
+            continue;
+        const double t_us = median(step_t[s], reps) * 1e3;
+        const double gbs = (double)info.bytes / (t_us * 1e-6) / 1e9;
+        char what[48];
+        if (info.first_level == info.last_level)
+            snprintf(what, sizeof what, "%s L%d %zux%zu", info.two_d ? "2D" : "H", info.first_level,
+                     info.width, info.height);
+        else
+            snprintf(what, sizeof what, "H L%d..%d %zux%zu", info.first_level, info.last_level,
+                     info.width, info.height);
+        printf("%-34s %-24s %9.1f %8.1f %8.0f %6.2f\n", c->name, what, t_us, info.bytes / 1e6, gbs,
+               gbs / copy_gbs);
+    }
+    const double t_us = median(whole_t, reps) * 1e3;
+    const double gbs = (double)total_bytes / (t_us * 1e-6) / 1e9;
+    printf("%-34s %-24s %9.1f %8.1f %8.0f %6.2f\n", c->name,
+           c->inplace ? "whole, in place" : "whole", t_us, total_bytes / 1e6, gbs,
+           gbs / copy_gbs);
+    fflush(stdout);
+    for (int i = 0; i <= nsteps; i++)
+        cudaEventDestroy(ev[i]);
+    cudaEventDestroy(w0);
+    cudaEventDestroy(w1);
+    cudaFree(src);
+    cudaFree(dst);
+    wav_cuda_plan_destroy(p);
+}
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : 30;
+    if (reps < 1 || reps > MAX_REPS)
+        reps = 30;
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("no CUDA device: nothing to measure\n");
+        return 77;
+    }
+    CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    struct cudaDeviceProp prop;
+    CUDA(cudaGetDeviceProperties(&prop, 0));
+    const double copy_gbs = copy_rate_gbs(reps);
+    printf("device: %s, %d SMs, L2 %d MiB; copy rate %.0f GB/s (512 MiB device to device, "
+           "read + write); median of %d\n",
+           prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, copy_gbs, reps);
+    printf("%-34s %-24s %9s %8s %8s %6s\n", "transform", "step", "time_us", "MB", "GB/s", "/copy");
+    const config configs[] = {
+        {"XS 5/3 inv UHD 444 v1 h5", 3840, 2160, 3, WAV_FILTER_53, 1, 5, 1, 0, 0},
+        {"XS 5/3 inv 8K 444 v1 h5", 7680, 4320, 3, WAV_FILTER_53, 1, 5, 1, 0, 0},
+        {"XS 5/3 inv UHD 444 v2 h5", 3840, 2160, 3, WAV_FILTER_53, 2, 5, 1, 0, 0},
+        {"XS 5/3 inv UHD 444 v0 h5", 3840, 2160, 3, WAV_FILTER_53, 0, 5, 1, 0, 0},
+        {"XS 5/3 fwd UHD 444 v1 h5", 3840, 2160, 3, WAV_FILTER_53, 1, 5, 0, 0, 0},
+        {"XS 5/3 inv UHD 444 v1 h5 inplace", 3840, 2160, 3, WAV_FILTER_53, 1, 5, 1, 1, 0},
+        {"5/3 inv UHD 444 1 level", 3840, 2160, 3, WAV_FILTER_53, 1, 1, 1, 0, 0},
+        {"5/3 inv 8K 444 1 level", 7680, 4320, 3, WAV_FILTER_53, 1, 1, 1, 0, 0},
+        {"5/3 fwd UHD 444 1 level", 3840, 2160, 3, WAV_FILTER_53, 1, 1, 0, 0, 0},
+        {"5/3 inv UHD 444 1 level chunk 8", 3840, 2160, 3, WAV_FILTER_53, 1, 1, 1, 0, 8},
+        {"5/3 inv UHD 444 1 level chunk 32", 3840, 2160, 3, WAV_FILTER_53, 1, 1, 1, 0, 32},
+        {"5/3 inv UHD 444 1 level chunk 64", 3840, 2160, 3, WAV_FILTER_53, 1, 1, 1, 0, 64},
+        {"J2K 5/3 inv UHD 444 sym 5", 3840, 2160, 3, WAV_FILTER_53, 5, 5, 1, 0, 0},
+        {"J2K 9/7 inv UHD 444 sym 5", 3840, 2160, 3, WAV_FILTER_97, 5, 5, 1, 0, 0},
+        {"J2K 9/7 fwd UHD 444 sym 5", 3840, 2160, 3, WAV_FILTER_97, 5, 5, 0, 0, 0},
+        {"J2K 9/7 inv 8K 444 sym 5", 7680, 4320, 3, WAV_FILTER_97, 5, 5, 1, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
+        bench(&configs[i], reps, copy_gbs);
+    cudaStreamDestroy(stream);
+    return 0;
+}

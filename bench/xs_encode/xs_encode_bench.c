@@ -1,0 +1,437 @@
+/* bench/xs_encode: JPEG XS encode throughput on UHD pictures.
+ *
+ * For 3840x2160 4:2:2 10-bit and 4:4:4 12-bit at 1.5, 3, 6 and 10 bits per
+ * pixel: frames per second of the GPU encoder with the picture already in
+ * device memory (one context; and K contexts on K streams), with the upload
+ * and the download of the codestream, the time of each stage, the floor set
+ * by device memory (reading the samples once and writing the codestream,
+ * at the device-to-device copy rate measured in the same run), and the C
+ * encoder's rate. The source pictures are the UHD conformance vectors
+ * decoded (.vec/ or ../shared/vectors/xs-uhd), or synthetic ones. With
+ * --check, every GPU codestream is compared with the C encoder's, byte for
+ * byte, and decoded for its PSNR.
+ *
+ * Usage: xs_encode_bench [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] [--only 422|444] */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "xs.h"
+#if XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#define CHECK_CUDA(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#endif
+
+#define MAX_STREAMS 8
+
+static double now_s(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint8_t *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = len > 0 ? malloc((size_t)len) : NULL;
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+/* A source picture: its own copy of the planes. */
+typedef struct source {
+    xs_image img;
+    uint16_t *buf;
+    const char *origin;
+} source;
+
+static void make_source(source *s, const char *dir, const char *vector, const char *sampling, int depth)
+{
+    memset(s, 0, sizeof *s);
+    xs_encoder_config cfg;
+    xs_encoder_config_init(&cfg);
+    xs_encoder_config_format(&cfg, sampling, 3840, 2160, depth);
+    size_t total = 0;
+    for (int c = 0; c < cfg.nc; c++)
+        total += (size_t)(3840 / cfg.sx[c]) * (2160 / cfg.sy[c]);
+    s->buf = malloc(total * sizeof *s->buf);
+    s->img.nc = cfg.nc;
+    size_t off = 0;
+    for (int c = 0; c < cfg.nc; c++) {
+        s->img.width[c] = 3840 / cfg.sx[c];
+        s->img.height[c] = 2160 / cfg.sy[c];
+        s->img.depth[c] = depth;
+        s->img.pitch[c] = (size_t)s->img.width[c];
+        s->img.plane[c] = s->buf + off;
+        off += (size_t)s->img.width[c] * s->img.height[c];
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, vector);
+    size_t n, used;
+    uint8_t *cs = read_file(path, &n);
+    xs_decoder *dec = NULL;
+    const xs_image *img = NULL;
+    if (cs && xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, n, &used, &img) == XSF_OK &&
+        img->nc == s->img.nc && img->width[0] == 3840 && img->height[0] == 2160) {
+        for (int c = 0; c < img->nc; c++)
+            for (int y = 0; y < img->height[c]; y++)
+                memcpy(s->img.plane[c] + (size_t)y * s->img.pitch[c], img->plane[c] + (size_t)y * img->pitch[c],
+                       (size_t)img->width[c] * 2);
+        s->origin = vector;
+    } else {
+        /* Synthetic: shading, edges, texture and noise. */
+        uint32_t r = 12345;
+        for (int c = 0; c < s->img.nc; c++)
+            for (int y = 0; y < s->img.height[c]; y++)
+                for (int x = 0; x < s->img.width[c]; x++) {
+                    const double fx = (double)x / s->img.width[c], fy = (double)y / s->img.height[c];
+                    double v = 0.4 + 0.3 * fx * fy + 0.1 * sin(40 * fx + c) * cos(25 * fy);
+                    if ((x / 97 + y / 61) % 7 == 0)
+                        v += 0.15;
+                    r = r * 1664525u + 1013904223u;
+                    v += ((r >> 16) % 1000) / 1000.0 * 0.02;
+                    v = v < 0 ? 0 : (v > 1 ? 1 : v);
+                    s->img.plane[c][(size_t)y * s->img.pitch[c] + x] = (uint16_t)(v * ((1 << depth) - 1));
+                }
+        s->origin = "synthetic";
+    }
+    xs_decoder_destroy(dec);
+    free(cs);
+}
+
+static double psnr(const xs_image *a, const xs_image *b)
+{
+    double se = 0, n = 0;
+    for (int c = 0; c < a->nc; c++)
+        for (int y = 0; y < a->height[c]; y++)
+            for (int x = 0; x < a->width[c]; x++) {
+                const double d = (double)a->plane[c][(size_t)y * a->pitch[c] + x] -
+                                 (double)b->plane[c][(size_t)y * b->pitch[c] + x];
+                se += d * d;
+                n++;
+            }
+    const double peak = (double)((1 << a->depth[0]) - 1);
+    return se ? 10 * log10(peak * peak * n / se) : 999;
+}
+
+typedef struct row {
+    const char *format;
+    double bpp;
+    size_t bytes;
+    double gpu_fps, gpu_multi_fps, gpu_io_fps, floor_fps, cpu_fps, psnr;
+    int match; /* 1 same bytes as C, 0 differ, -1 not checked */
+    char stages[400];
+} row;
+
+#if XSF_HAVE_CUDA
+static double d2d_rate(void)
+{
+    const size_t n = (size_t)512 << 20;
+    void *a, *b;
+    CHECK_CUDA(cudaMalloc(&a, n));
+    CHECK_CUDA(cudaMalloc(&b, n));
+    CHECK_CUDA(cudaMemset(a, 1, n));
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
+    float best = 1e30f;
+    for (int i = 0; i < 5; i++) {
+        float ms;
+        CHECK_CUDA(cudaEventRecord(e0, 0));
+        CHECK_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaEventRecord(e1, 0));
+        CHECK_CUDA(cudaEventSynchronize(e1));
+        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+        best = ms < best ? ms : best;
+    }
+    cudaFree(a);
+    cudaFree(b);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return 2.0 * n / (best * 1e-3) / 1e9; /* read + write, GB/s */
+}
+
+static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames, int streams, int check,
+                    double rate_gbs)
+{
+    xs_gpu_encoder *enc[MAX_STREAMS] = {0};
+    cudaStream_t st[MAX_STREAMS];
+    xsf_error err = {0};
+    for (int k = 0; k < streams; k++) {
+        CHECK_CUDA(cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking));
+        if (xs_gpu_encoder_create(&enc[k], cfg, 0, (xs_cuda_stream)st[k], &err) != XSF_OK) {
+            fprintf(stderr, "GPU encoder: %s\n", err.msg);
+            exit(1);
+        }
+    }
+    /* The picture in device memory. */
+    uint16_t *dplane[XS_MAX_COMPONENTS] = {0};
+    size_t pitch[XS_MAX_COMPONENTS] = {0};
+    size_t in_bytes = 0;
+    for (int c = 0; c < src->img.nc; c++) {
+        const size_t row_bytes = (size_t)src->img.width[c] * 2;
+        CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.height[c]));
+        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.plane[c], row_bytes * src->img.height[c], cudaMemcpyHostToDevice));
+        pitch[c] = row_bytes;
+        in_bytes += row_bytes * src->img.height[c];
+    }
+    const size_t cap = xs_gpu_encoder_max_bytes(enc[0]);
+    uint8_t *host_cs;
+    CHECK_CUDA(cudaMallocHost((void **)&host_cs, cap));
+    size_t len = 0;
+    /* Warm-up, then one context back to back. */
+    for (int i = 0; i < 5; i++)
+        xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+    if (xs_gpu_encoder_sync(enc[0]) != XSF_OK) {
+        fprintf(stderr, "GPU encoder: %s\n", xs_gpu_encoder_error(enc[0]));
+        exit(1);
+    }
+    cudaEvent_t e0, e1;
+    CHECK_CUDA(cudaEventCreate(&e0));
+    CHECK_CUDA(cudaEventCreate(&e1));
+    CHECK_CUDA(cudaEventRecord(e0, st[0]));
+    for (int i = 0; i < frames; i++)
+        xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+    CHECK_CUDA(cudaEventRecord(e1, st[0]));
+    CHECK_CUDA(cudaEventSynchronize(e1));
+    float ms;
+    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    r->gpu_fps = frames / (ms * 1e-3);
+    /* K contexts on K streams. */
+    if (streams > 1) {
+        for (int k = 0; k < streams; k++)
+            xs_gpu_encode_device(enc[k], (const uint16_t *const *)dplane, pitch);
+        CHECK_CUDA(cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
+        const double t0 = now_s();
+        for (int i = 0; i < frames; i++)
+            xs_gpu_encode_device(enc[i % streams], (const uint16_t *const *)dplane, pitch);
+        for (int k = 0; k < streams; k++)
+            xs_gpu_encoder_sync(enc[k]);
+        r->gpu_multi_fps = frames / (now_s() - t0);
+    }
+    /* With the transfers: pinned host picture up, codestream down. */
+    xs_image pinned = src->img;
+    uint16_t *hbuf;
+    CHECK_CUDA(cudaMallocHost((void **)&hbuf, in_bytes));
+    size_t off = 0;
+    for (int c = 0; c < src->img.nc; c++) {
+        const size_t n = (size_t)src->img.width[c] * src->img.height[c];
+        memcpy(hbuf + off, src->img.plane[c], n * 2);
+        pinned.plane[c] = hbuf + off;
+        off += n;
+    }
+    const double t0 = now_s();
+    for (int i = 0; i < frames; i++) {
+        xs_gpu_encode(enc[0], &pinned);
+        xs_gpu_encoder_download(enc[0], host_cs, cap, &len, 0);
+    }
+    xs_gpu_encoder_sync(enc[0]);
+    r->gpu_io_fps = frames / (now_s() - t0);
+    /* Stage times of one frame. */
+    xs_gpu_encoder_set_timing(enc[0], 1);
+    xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+    xs_gpu_encoder_download(enc[0], host_cs, cap, &len, 1);
+    const char *names[16];
+    float sms[16];
+    int ns = xs_gpu_encoder_stage_times(enc[0], names, sms, 16);
+    r->stages[0] = 0;
+    for (int i = 0; i < ns; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s%s %.3f", i ? ", " : "", names[i], sms[i]);
+        strncat(r->stages, one, sizeof r->stages - strlen(r->stages) - 1);
+    }
+    xs_gpu_encoder_set_timing(enc[0], 0);
+    r->bytes = len;
+    r->floor_fps = rate_gbs * 1e9 / (double)(in_bytes + len);
+    r->match = -1;
+    if (check) {
+        xs_encoder *c = NULL;
+        uint8_t *ref = malloc(cap);
+        size_t rlen = 0;
+        if (xs_encoder_create(&c, cfg, &err) == XSF_OK && xs_encode(c, &src->img, ref, cap, &rlen) == XSF_OK)
+            r->match = rlen == len && !memcmp(ref, host_cs, len);
+        xs_encoder_destroy(c);
+        free(ref);
+        xs_decoder *dec;
+        const xs_image *img;
+        size_t used;
+        xs_decoder_create(&dec);
+        r->psnr = xs_decode(dec, host_cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;
+        xs_decoder_destroy(dec);
+    }
+    for (int c = 0; c < src->img.nc; c++)
+        cudaFree(dplane[c]);
+    cudaFreeHost(hbuf);
+    cudaFreeHost(host_cs);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    for (int k = 0; k < streams; k++) {
+        xs_gpu_encoder_destroy(enc[k]);
+        cudaStreamDestroy(st[k]);
+    }
+}
+#endif
+
+static void cpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames)
+{
+    xs_encoder *enc;
+    xsf_error err = {0};
+    if (xs_encoder_create(&enc, cfg, &err) != XSF_OK) {
+        fprintf(stderr, "C encoder: %s\n", err.msg);
+        exit(1);
+    }
+    const size_t cap = xs_encoder_max_bytes(enc);
+    uint8_t *cs = malloc(cap);
+    size_t len;
+    xs_encode(enc, &src->img, cs, cap, &len);
+    const double t0 = now_s();
+    for (int i = 0; i < frames; i++)
+        xs_encode(enc, &src->img, cs, cap, &len);
+    r->cpu_fps = frames / (now_s() - t0);
+    if (!r->bytes)
+        r->bytes = len;
+    if (r->psnr == 0) {
+        xs_decoder *dec;
+        const xs_image *img;
+        size_t used;
+        xs_decoder_create(&dec);
+        r->psnr = xs_decode(dec, cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;
+        xs_decoder_destroy(dec);
+    }
+    xs_encoder_destroy(enc);
+    free(cs);
+}
+
+int main(int argc, char **argv)
+{
+    int use_gpu = -1, use_cpu = 0, check = 0, frames = 200, streams = 2;
+    const char *dir = NULL, *only = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gpu"))
+            use_gpu = 1;
+        else if (!strcmp(argv[i], "--cpu"))
+            use_cpu = 1;
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
+        else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
+            frames = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
+            streams = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--uhd") && i + 1 < argc)
+            dir = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] "
+                            "[--only 422|444]\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (streams < 1 || streams > MAX_STREAMS || frames < 1)
+        return 2;
+    if (use_gpu < 0)
+        use_gpu = !use_cpu;
+    if (use_gpu && xs_gpu_available() != XSF_OK) {
+        fprintf(stderr, "no usable GPU (or no CUDA in this build)\n");
+        if (!use_cpu)
+            return 77;
+        use_gpu = 0;
+    }
+    static const char *const dirs[] = {".vec", "../shared/vectors/xs-uhd", "../../shared/vectors/xs-uhd"};
+    if (!dir) {
+        dir = dirs[0];
+        for (size_t i = 0; i < 3; i++) {
+            char p[512];
+            snprintf(p, sizeof p, "%s/uhd_422_10b_bpp3.jxs", dirs[i]);
+            FILE *f = fopen(p, "rb");
+            if (f) {
+                fclose(f);
+                dir = dirs[i];
+                break;
+            }
+        }
+    }
+    static const struct {
+        const char *name, *sampling, *vector;
+        int depth;
+    } formats[] = {{"UHD 4:2:2 10-bit", "422", "uhd_422_10b_bpp3.jxs", 10},
+                   {"UHD 4:4:4 12-bit", "444", "uhd_444_12b_bpp10_v1h5.jxs", 12}};
+    static const double rates[] = {1.5, 3, 6, 10};
+    row rows[8];
+    int nrows = 0;
+    double rate_gbs = 0;
+#if XSF_HAVE_CUDA
+    if (use_gpu) {
+        struct cudaDeviceProp prop;
+        CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+        rate_gbs = d2d_rate();
+        printf("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n", prop.name,
+               prop.multiProcessorCount, rate_gbs);
+    }
+#endif
+    for (size_t f = 0; f < 2; f++) {
+        if (only && strcmp(only, formats[f].sampling))
+            continue;
+        source src;
+        make_source(&src, dir, formats[f].vector, formats[f].sampling, formats[f].depth);
+        printf("%s: source %s\n", formats[f].name, src.origin);
+        for (size_t b = 0; b < 4; b++) {
+            row *r = &rows[nrows++];
+            memset(r, 0, sizeof *r);
+            r->format = formats[f].name;
+            r->bpp = rates[b];
+            r->match = -1;
+            xs_encoder_config cfg;
+            xs_encoder_config_init(&cfg);
+            xs_encoder_config_format(&cfg, formats[f].sampling, 3840, 2160, formats[f].depth);
+            cfg.bpp = rates[b];
+#if XSF_HAVE_CUDA
+            if (use_gpu)
+                gpu_run(r, &cfg, &src, frames, streams, check, rate_gbs);
+#endif
+            if (use_cpu)
+                cpu_run(r, &cfg, &src, 2);
+            printf("  %5.1f bpp: %zu bytes, PSNR %.2f dB; GPU %.0f fps (%d streams %.0f, with PCIe %.0f; floor %.0f), "
+                   "C %.2f fps%s%s\n",
+                   r->bpp, r->bytes, r->psnr, r->gpu_fps, streams, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
+                   r->cpu_fps, r->match < 0 ? "" : (r->match ? "; GPU == C" : "; GPU != C (MISMATCH)"),
+                   r->stages[0] ? "" : "");
+            if (r->stages[0])
+                printf("         stages (ms): %s\n", r->stages);
+            fflush(stdout);
+        }
+        free(src.buf);
+    }
+    printf("\n| format | bpp | bytes | PSNR (dB) | GPU fps | GPU fps, %d streams | GPU fps with PCIe | floor fps | "
+           "GPU = C | C fps |\n|---|---|---|---|---|---|---|---|---|---|\n",
+           streams);
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        printf("| %s | %.1f | %zu | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %.2f |\n", r->format, r->bpp, r->bytes,
+               r->psnr, r->gpu_fps, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
+               r->match < 0 ? "-" : (r->match ? "yes" : "NO"), r->cpu_fps);
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* Send times after SMPTE ST 2110-21 (traffic shaping of video over IP).
+ *
+ * Compressed video has no vertical blanking to leave out, so packets are
+ * spread over the whole frame period (RACTIVE = 1, the "linear" model):
+ * TRS = TFRAME / NPACKETS. A narrow sender sends one packet every TRS; a
+ * wide sender may send in bursts, here of CMAX - 1 packets every
+ * (CMAX - 1) x TRS, which keeps its instantaneous count below the wide
+ * CMAX. The CMAX bounds are those of ST 2110-21's network compatibility
+ * model: narrow MAX(4, NPACKETS / (43200 x RACTIVE x TFRAME)), wide
+ * MAX(16, NPACKETS / (21600 x TFRAME)). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
+#include <time.h>
+
+#include "rtp_internal.h"
+
+uint64_t rtp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns)
+{
+    if (!frame_ns)
+        return 0;
+    const double tframe = (double)frame_ns / 1e9;
+    if (pacing == RTP_PACING_NARROW) {
+        const double c = (double)npackets / (43200.0 * tframe);
+        return c > 4 ? (unsigned)c : 4;
+    }
+    const double c = (double)npackets / (21600.0 * tframe);
+    return c > 16 ? (unsigned)c : 16;
+}
+
+uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns)
+{
+    if (pacing == RTP_PACING_NONE || !npackets || index >= npackets)
+        return 0;
+    if (pacing == RTP_PACING_WIDE) {
+        const size_t burst = rtp_pacing_cmax(RTP_PACING_WIDE, npackets, frame_ns) - 1;
+        index = index / burst * burst;
+    }
+    /* index x TFRAME / NPACKETS without overflow for any realistic frame */
+    return (uint64_t)index * frame_ns / npackets; /* < 2^22 x 10^10: fits */
+}
+
+uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den)
+{
+    if (!num)
+        return base;
+    /* 90 kHz x n x den / num, exact in integers (RFC 9134: 90 kHz clock). */
+    const uint64_t ticks = n * RTP_CLOCK_HZ * den / num; /* fits for 10^9 frames at den 1001 */
+    return base + (uint32_t)ticks;
+}

@@ -1,0 +1,422 @@
+/* UDP sockets for RTP: IPv4 and IPv6, unicast and multicast (any-source and
+ * source-specific joins through the protocol-independent MCAST_JOIN_GROUP /
+ * MCAST_JOIN_SOURCE_GROUP of RFC 3678), an interface of choice, large socket
+ * buffers (SO_RCVBUFFORCE where privileged), batched reception (recvmmsg)
+ * and transmission (sendmmsg), kernel receive timestamps (SO_TIMESTAMPNS)
+ * and the kernel's drop counter (SO_RXQ_OVFL). Linux. */
+#define _GNU_SOURCE /* recvmmsg, sendmmsg, SO_RCVBUFFORCE */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtp_internal.h"
+
+#define DATAGRAM_BYTES 65536 /* the largest UDP payload, so that nothing is cut */
+#define CONTROL_BYTES 256
+
+struct rtp_udp {
+    int fd;
+    int family;
+    int timestamps;
+    size_t buffer_bytes;
+    uint16_t local_port;
+    uint64_t drops;
+    uint8_t *bufs; /* RTP_UDP_BATCH x DATAGRAM_BYTES */
+    struct mmsghdr msgs[RTP_UDP_BATCH];
+    struct iovec iov[RTP_UDP_BATCH];
+    struct sockaddr_storage from[RTP_UDP_BATCH];
+    uint8_t control[RTP_UDP_BATCH][CONTROL_BYTES];
+};
+
+xsf_status rtp_addr_parse(const char *text, int need_port, rtp_addr *a, xsf_error *err)
+{
+    memset(a, 0, sizeof *a);
+    char host[128], port[16] = "";
+    const char *t = text;
+    if (*t == '[') {
+        const char *close = strchr(t, ']');
+        if (!close || (size_t)(close - t - 1) >= sizeof host)
+            return xsf_error_set(err, XSF_ERR_ARG, "'%s': expected [IPV6]:PORT", text);
+        memcpy(host, t + 1, (size_t)(close - t - 1));
+        host[close - t - 1] = '\0';
+        if (close[1] == ':')
+            snprintf(port, sizeof port, "%s", close + 2);
+        else if (close[1])
+            return xsf_error_set(err, XSF_ERR_ARG, "'%s': expected [IPV6]:PORT", text);
+    } else {
+        const char *colon = strrchr(t, ':');
+        if (colon && strchr(t, ':') == colon) { /* one colon: IPv4:PORT */
+            if ((size_t)(colon - t) >= sizeof host)
+                return xsf_error_set(err, XSF_ERR_ARG, "'%s': address too long", text);
+            memcpy(host, t, (size_t)(colon - t));
+            host[colon - t] = '\0';
+            snprintf(port, sizeof port, "%s", colon + 1);
+        } else {
+            snprintf(host, sizeof host, "%s", t);
+        }
+    }
+    if (need_port && !port[0])
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "'%s': expected ADDRESS:PORT (IPv6 as [ADDRESS]:PORT)", text);
+    if (port[0]) {
+        char *end;
+        const long p = strtol(port, &end, 10);
+        if (*end || p < 0 || p > 65535)
+            return xsf_error_set(err, XSF_ERR_ARG, "'%s': port '%s' is not 0 to 65535", text, port);
+        a->port = (uint16_t)p;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_flags = AI_NUMERICHOST; /* no name lookups: addresses only */
+    hints.ai_socktype = SOCK_DGRAM;
+    if (getaddrinfo(host, NULL, &hints, &res) || !res)
+        return xsf_error_set(err, XSF_ERR_ARG, "'%s': '%s' is not an IPv4 or IPv6 address", text,
+                             host);
+    a->family = res->ai_family;
+    if (res->ai_family == AF_INET) {
+        memcpy(a->addr, &((struct sockaddr_in *)res->ai_addr)->sin_addr, 4);
+    } else {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)res->ai_addr;
+        memcpy(a->addr, &s6->sin6_addr, 16);
+        a->scope_id = s6->sin6_scope_id;
+    }
+    freeaddrinfo(res);
+    return XSF_OK;
+}
+
+void rtp_addr_format(const rtp_addr *a, int with_port, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    inet_ntop(a->family == AF_INET6 ? AF_INET6 : AF_INET, a->addr, host, sizeof host);
+    if (!with_port)
+        snprintf(out, cap, "%s", host);
+    else if (a->family == AF_INET6)
+        snprintf(out, cap, "[%s]:%u", host, a->port);
+    else
+        snprintf(out, cap, "%s:%u", host, a->port);
+}
+
+int rtp_addr_is_multicast(const rtp_addr *a)
+{
+    return a->family == AF_INET6 ? a->addr[0] == 0xff : (a->addr[0] & 0xf0) == 0xe0;
+}
+
+static socklen_t to_sockaddr(const rtp_addr *a, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof *ss);
+    if (a->family == AF_INET6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(a->port);
+        memcpy(&s6->sin6_addr, a->addr, 16);
+        s6->sin6_scope_id = a->scope_id;
+        return sizeof *s6;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(a->port);
+    memcpy(&s4->sin_addr, a->addr, 4);
+    return sizeof *s4;
+}
+
+static void from_sockaddr(const struct sockaddr_storage *ss, rtp_addr *a)
+{
+    memset(a, 0, sizeof *a);
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+        a->family = AF_INET6;
+        memcpy(a->addr, &s6->sin6_addr, 16);
+        a->port = ntohs(s6->sin6_port);
+        a->scope_id = s6->sin6_scope_id;
+    } else {
+        const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+        a->family = AF_INET;
+        memcpy(a->addr, &s4->sin_addr, 4);
+        a->port = ntohs(s4->sin_port);
+    }
+}
+
+static xsf_status fail(rtp_udp *u, xsf_error *err, const char *what)
+{
+    const int e = errno;
+    xsf_status st = xsf_error_set(err, XSF_ERR_IO, "%s: %s", what, strerror(e));
+    rtp_udp_close(u);
+    return st;
+}
+
+/* Asks for `want` bytes of socket buffer, forcing past the sysctl limit
+ * where privileged; returns what the kernel granted (it reports twice the
+ * request, its bookkeeping included: halved here). */
+static size_t set_buffer(int fd, int rcv, size_t want)
+{
+    int v = want > (size_t)1 << 30 ? 1 << 30 : (int)want;
+    if (setsockopt(fd, SOL_SOCKET, rcv ? SO_RCVBUFFORCE : SO_SNDBUFFORCE, &v, sizeof v))
+        (void)setsockopt(fd, SOL_SOCKET, rcv ? SO_RCVBUF : SO_SNDBUF, &v, sizeof v);
+    int got = 0;
+    socklen_t len = sizeof got;
+    if (getsockopt(fd, SOL_SOCKET, rcv ? SO_RCVBUF : SO_SNDBUF, &got, &len))
+        return 0;
+    return (size_t)got / 2;
+}
+
+static unsigned iface_index(const char *iface)
+{
+    return iface[0] ? if_nametoindex(iface) : 0;
+}
+
+static rtp_udp *udp_alloc(int family)
+{
+    rtp_udp *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP);
+    u->family = family;
+    return u;
+}
+
+xsf_status rtp_udp_open_receiver(rtp_udp **out, const rtp_udp_config *cfg, xsf_error *err)
+{
+    *out = NULL;
+    const rtp_addr *local = &cfg->local;
+    const int family = local->family ? local->family : AF_INET;
+    rtp_udp *u = udp_alloc(family);
+    if (!u)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a socket");
+    if (u->fd < 0)
+        return fail(u, err, "socket");
+    u->bufs = malloc((size_t)RTP_UDP_BATCH * DATAGRAM_BYTES);
+    if (!u->bufs) {
+        rtp_udp_close(u);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for receive buffers");
+    }
+    const int on = 1;
+    const int multicast = rtp_addr_is_multicast(local);
+    if (multicast && setsockopt(u->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on))
+        return fail(u, err, "SO_REUSEADDR");
+    if (cfg->reuse_port && setsockopt(u->fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof on))
+        return fail(u, err, "SO_REUSEPORT");
+    u->buffer_bytes =
+        set_buffer(u->fd, 1, cfg->buffer_bytes ? cfg->buffer_bytes : (size_t)32 << 20);
+    (void)setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
+    if (cfg->timestamps) {
+        if (setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on))
+            return fail(u, err, "SO_TIMESTAMPNS");
+        u->timestamps = 1;
+    }
+    const unsigned ifindex = iface_index(cfg->iface);
+    if (cfg->iface[0] && !ifindex) {
+        xsf_status st = xsf_error_set(err, XSF_ERR_ARG, "no network interface '%s'", cfg->iface);
+        rtp_udp_close(u);
+        return st;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = to_sockaddr(local, &ss);
+    if (!local->family)
+        ((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+    if (bind(u->fd, (struct sockaddr *)&ss, sl)) {
+        char a[80], what[128];
+        rtp_addr_format(local, 1, a, sizeof a);
+        snprintf(what, sizeof what, "bind %s", a);
+        return fail(u, err, what);
+    }
+    if (multicast) {
+        /* RFC 3678 protocol-independent joins, by interface index. */
+        const int level = family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+        if (cfg->has_source) {
+            struct group_source_req gsr;
+            memset(&gsr, 0, sizeof gsr);
+            gsr.gsr_interface = ifindex;
+            to_sockaddr(local, &gsr.gsr_group);
+            to_sockaddr(&cfg->source, &gsr.gsr_source);
+            if (setsockopt(u->fd, level, MCAST_JOIN_SOURCE_GROUP, &gsr, sizeof gsr))
+                return fail(u, err, "source-specific multicast join (MCAST_JOIN_SOURCE_GROUP)");
+        } else {
+            struct group_req gr;
+            memset(&gr, 0, sizeof gr);
+            gr.gr_interface = ifindex;
+            to_sockaddr(local, &gr.gr_group);
+            if (setsockopt(u->fd, level, MCAST_JOIN_GROUP, &gr, sizeof gr))
+                return fail(u, err, "multicast join (MCAST_JOIN_GROUP)");
+        }
+    } else if (cfg->iface[0] && setsockopt(u->fd, SOL_SOCKET, SO_BINDTODEVICE, cfg->iface,
+                                           (socklen_t)strlen(cfg->iface))) {
+        return fail(u, err, "SO_BINDTODEVICE");
+    }
+    sl = sizeof ss;
+    if (!getsockname(u->fd, (struct sockaddr *)&ss, &sl)) {
+        rtp_addr me;
+        from_sockaddr(&ss, &me);
+        u->local_port = me.port;
+    }
+    for (int i = 0; i < RTP_UDP_BATCH; i++) {
+        u->iov[i].iov_base = u->bufs + (size_t)i * DATAGRAM_BYTES;
+        u->iov[i].iov_len = DATAGRAM_BYTES;
+    }
+    *out = u;
+    return XSF_OK;
+}
+
+xsf_status rtp_udp_open_sender(rtp_udp **out, const rtp_addr *dest, const rtp_udp_config *cfg,
+                               xsf_error *err)
+{
+    *out = NULL;
+    rtp_udp *u = udp_alloc(dest->family);
+    if (!u)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a socket");
+    if (u->fd < 0)
+        return fail(u, err, "socket");
+    u->buffer_bytes = set_buffer(u->fd, 0, cfg->buffer_bytes ? cfg->buffer_bytes : (size_t)8 << 20);
+    const unsigned ifindex = iface_index(cfg->iface);
+    if (cfg->iface[0] && !ifindex) {
+        xsf_status st = xsf_error_set(err, XSF_ERR_ARG, "no network interface '%s'", cfg->iface);
+        rtp_udp_close(u);
+        return st;
+    }
+    if (rtp_addr_is_multicast(dest)) {
+        const int ttl = cfg->ttl ? (int)cfg->ttl : 16, loop = 1;
+        if (dest->family == AF_INET6) {
+            if (setsockopt(u->fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &ttl, sizeof ttl) ||
+                setsockopt(u->fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &loop, sizeof loop) ||
+                (ifindex &&
+                 setsockopt(u->fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof ifindex)))
+                return fail(u, err, "IPv6 multicast options");
+        } else {
+            const unsigned char ttl8 = (unsigned char)(ttl > 255 ? 255 : ttl), loop8 = 1;
+            struct ip_mreqn mr;
+            memset(&mr, 0, sizeof mr);
+            mr.imr_ifindex = (int)ifindex;
+            if (setsockopt(u->fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl8, sizeof ttl8) ||
+                setsockopt(u->fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop8, sizeof loop8) ||
+                (ifindex && setsockopt(u->fd, IPPROTO_IP, IP_MULTICAST_IF, &mr, sizeof mr)))
+                return fail(u, err, "IPv4 multicast options");
+        }
+    } else if (cfg->iface[0] && setsockopt(u->fd, SOL_SOCKET, SO_BINDTODEVICE, cfg->iface,
+                                           (socklen_t)strlen(cfg->iface))) {
+        return fail(u, err, "SO_BINDTODEVICE");
+    }
+    struct sockaddr_storage ss;
+    const socklen_t sl = to_sockaddr(dest, &ss);
+    if (connect(u->fd, (struct sockaddr *)&ss, sl)) {
+        char a[80], what[128];
+        rtp_addr_format(dest, 1, a, sizeof a);
+        snprintf(what, sizeof what, "connect %s", a);
+        return fail(u, err, what);
+    }
+    *out = u;
+    return XSF_OK;
+}
+
+void rtp_udp_close(rtp_udp *u)
+{
+    if (!u)
+        return;
+    if (u->fd >= 0)
+        close(u->fd);
+    free(u->bufs);
+    free(u);
+}
+
+size_t rtp_udp_buffer_bytes(const rtp_udp *u)
+{
+    return u->buffer_bytes;
+}
+uint16_t rtp_udp_local_port(const rtp_udp *u)
+{
+    return u->local_port;
+}
+uint64_t rtp_udp_kernel_drops(const rtp_udp *u)
+{
+    return u->drops;
+}
+
+xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count,
+                           xsf_error *err)
+{
+    *count = 0;
+    struct pollfd pfd = {.fd = u->fd, .events = POLLIN};
+    const int pr = poll(&pfd, 1, timeout_ms);
+    if (pr < 0)
+        return errno == EINTR ? XSF_OK
+                              : xsf_error_set(err, XSF_ERR_IO, "poll: %s", strerror(errno));
+    if (pr == 0)
+        return XSF_OK;
+    for (int i = 0; i < RTP_UDP_BATCH; i++) {
+        struct msghdr *m = &u->msgs[i].msg_hdr;
+        memset(m, 0, sizeof *m);
+        m->msg_name = &u->from[i];
+        m->msg_namelen = sizeof u->from[i];
+        m->msg_iov = &u->iov[i];
+        m->msg_iovlen = 1;
+        m->msg_control = u->control[i];
+        m->msg_controllen = CONTROL_BYTES;
+    }
+    const int n = recvmmsg(u->fd, u->msgs, RTP_UDP_BATCH, MSG_DONTWAIT, NULL);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return XSF_OK;
+        return xsf_error_set(err, XSF_ERR_IO, "recvmmsg: %s", strerror(errno));
+    }
+    const uint64_t now = rtp_now_ns();
+    for (int i = 0; i < n; i++) {
+        struct msghdr *m = &u->msgs[i].msg_hdr;
+        rtp_datagram *d = &out[i];
+        d->data = u->bufs + (size_t)i * DATAGRAM_BYTES;
+        d->bytes = u->msgs[i].msg_len;
+        d->truncated = (m->msg_flags & MSG_TRUNC) != 0;
+        d->arrival_ns = now;
+        from_sockaddr(&u->from[i], &d->from);
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+            if (c->cmsg_level != SOL_SOCKET)
+                continue;
+            if (c->cmsg_type == SCM_TIMESTAMPNS && u->timestamps) {
+                struct timespec ts;
+                memcpy(&ts, CMSG_DATA(c), sizeof ts);
+                d->arrival_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+            } else if (c->cmsg_type == SO_RXQ_OVFL) {
+                uint32_t drops;
+                memcpy(&drops, CMSG_DATA(c), sizeof drops);
+                u->drops = drops;
+            }
+        }
+    }
+    *count = (size_t)n;
+    return XSF_OK;
+}
+
+xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *lens, size_t n,
+                        xsf_error *err)
+{
+    struct mmsghdr msgs[RTP_UDP_BATCH];
+    struct iovec iov[RTP_UDP_BATCH];
+    size_t done = 0;
+    while (done < n) {
+        const size_t k = n - done < RTP_UDP_BATCH ? n - done : RTP_UDP_BATCH;
+        for (size_t i = 0; i < k; i++) {
+            iov[i].iov_base = (void *)pkts[done + i];
+            iov[i].iov_len = lens[done + i];
+            memset(&msgs[i], 0, sizeof msgs[i]);
+            msgs[i].msg_hdr.msg_iov = &iov[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+        }
+        const int sent = sendmmsg(u->fd, msgs, (unsigned)k, 0);
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == ECONNREFUSED) /* an ICMP port unreachable from an earlier datagram */
+                continue;
+            return xsf_error_set(err, XSF_ERR_IO, "sendmmsg: %s", strerror(errno));
+        }
+        done += (size_t)sent;
+    }
+    return XSF_OK;
+}

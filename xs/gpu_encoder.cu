@@ -1,0 +1,1052 @@
+/* The GPU JPEG XS encoder: the same plan, cost model and rate decision as
+ * the C encoder (enc_rate.h is compiled here as device code), so that both
+ * write the same bytes. One frame is, on the context's stream:
+ *   1. enc_input     samples to Bw-bit values: scaling or forward NLT table,
+ *                    DC offset, forward RCT;
+ *   2. the forward 5/3 DWT of wavelet/ (out of place, per component);
+ *   3. enc_gcli      one thread per code group: bitplane count and the sign
+ *                    reaches of its four coefficients;
+ *   4. enc_costs     one warp per band line (of every precinct): its cost
+ *                    tables for every truncation, lanes over significance
+ *                    groups and warp sums (vertical prediction of a
+ *                    precinct's first line depends on the decision above it
+ *                    and is left to step 5);
+ *   5. enc_slices    one block per slice, its precincts in order (slices are
+ *                    independent: vertical prediction never crosses them and
+ *                    every slice has a fixed share of the rate): first-line
+ *                    vertical-prediction costs, then the rate decision of
+ *                    enc_select with the evaluation spread over a warp;
+ *   6. enc_offsets   (fixed Q/R only) slice offsets and the codestream size;
+ *   7. enc_pack      one block per precinct, one warp per band line: bit
+ *                    offsets from warp scans of the code lengths, every
+ *                    field OR-ed into the zeroed output as big-endian words.
+ * Device memory is allocated at creation only. Errors found on the device
+ * (a target too small, a coefficient beyond 15 bit planes) are read back by
+ * xs_gpu_encoder_sync. */
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "enc_rate.h"
+extern "C" {
+#include "enc_internal.h"
+#include "wavelet_cuda.h"
+}
+
+#define CUDA_TRY(call)                                                                             \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            return xsf_error_set(&e->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_)); \
+    } while (0)
+#define LAUNCH_TRY(what)                                                                           \
+    do {                                                                                           \
+        cudaError_t e_ = cudaGetLastError();                                                       \
+        if (e_ != cudaSuccess)                                                                     \
+            return xsf_error_set(&e->err, XSF_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e_));   \
+    } while (0)
+
+#define FULL 0xffffffffu
+
+/* ---- what the kernels see ---- */
+
+struct gpu_band_info {
+    int comp, x0, y0, width, height, col_width;
+    uint32_t gcli_offset, gcli_stride;
+};
+
+struct enc_gpu_consts {
+    enc_params params;
+    int nbands, nc, ncd, rows, cols, hsl, slices, cpih, bw, rc;
+    uint32_t nprec;
+    int comp_width[XS_MAX_COMPONENTS], comp_height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+    unsigned long long coef_off[XS_MAX_COMPONENTS]; /* element offset of each component's plane */
+    long long lut_off[XS_MAX_COMPONENTS];            /* offset of its forward NLT table, -1: linear */
+    uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
+    gpu_band_info band[XS_MAX_BANDS];
+};
+
+/* A precinct's decision. offset: where it starts, from its slice's start. */
+struct gpu_prec {
+    uint32_t bytes, total, offset, budget;
+    uint8_t q, r;
+    uint8_t t[XS_MAX_BANDS], mode[XS_MAX_BANDS];
+};
+
+enum { GPU_ENC_ERR_BUDGET = 1, GPU_ENC_ERR_PLANES = 2, GPU_ENC_ERR_PACK = 3 };
+#define GPU_STATUS_WORDS 4 /* code, precinct, codestream bytes, spare */
+
+__device__ static void report(unsigned *status, unsigned code, unsigned where)
+{
+    if (atomicCAS(status, 0u, code) == 0u)
+        status[1] = where;
+}
+
+__device__ __forceinline__ uint32_t warp_sum(uint32_t v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(FULL, v);
+#else
+    for (int o = 16; o; o >>= 1)
+        v += __shfl_xor_sync(FULL, v, o);
+    return v;
+#endif
+}
+
+/* ---- 1. input stage (the inverse of xs_output_stage) ---- */
+
+struct gpu_planes {
+    const uint16_t *plane[XS_MAX_COMPONENTS];
+    unsigned long long pitch[XS_MAX_COMPONENTS]; /* elements */
+};
+
+__global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes in, int32_t *in32, int32_t *coef,
+                          const int32_t *lut)
+{
+    const int c = blockIdx.y;
+    if (k.cpih == 1 && (c == 1 || c == 2))
+        return; /* done with component 0 */
+    const int w = k.comp_width[c], h = k.comp_height[c];
+    const size_t n = (size_t)w * h;
+    const int nt = (k.cpih == 1 && c == 0) ? 3 : 1;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const size_t x = i % w, y = i / w;
+        int32_t v[3];
+        for (int j = 0; j < nt; j++) {
+            const int cc = c + j;
+            const uint32_t maxv = (1u << k.depth[cc]) - 1;
+            uint32_t s = in.plane[cc][y * in.pitch[cc] + x];
+            s = s > maxv ? maxv : s;
+            v[j] = k.lut_off[cc] >= 0 ? lut[k.lut_off[cc] + s]
+                                      : (int32_t)(s << (k.bw - k.depth[cc])) - (1 << (k.bw - 1));
+        }
+        if (nt == 3) {
+            /* Forward RCT: R, G, B to Y, B-G, R-G. */
+            const int32_t r = v[0], g = v[1], b = v[2];
+            v[0] = (r + 2 * g + b) >> 2;
+            v[1] = b - g;
+            v[2] = r - g;
+        }
+        for (int j = 0; j < nt; j++) {
+            const int cc = c + j;
+            (cc < k.ncd ? in32 : coef)[k.coef_off[cc] + i] = v[j];
+        }
+    }
+}
+
+/* ---- 3. bitplane counts ---- */
+
+__global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t *coef, uint8_t *gcli, uint16_t *reach,
+                         unsigned *status)
+{
+    const gpu_band_info &b = k.band[blockIdx.y];
+    const size_t n = (size_t)b.height * b.gcli_stride;
+    const int gpc = (b.col_width + 3) / 4; /* code groups per precinct column */
+    const int32_t *plane = coef + k.coef_off[b.comp];
+    const int cw = k.comp_width[b.comp];
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const size_t y = i / b.gcli_stride;
+        const int gi = (int)(i % b.gcli_stride);
+        const int col = gi / gpc, j = gi % gpc;
+        int w = b.width - col * b.col_width;
+        w = w < b.col_width ? w : b.col_width;
+        const int x = col * b.col_width + 4 * j, cnt = min(4, w - 4 * j);
+        const int32_t *row = plane + (size_t)(b.y0 + y) * cw + b.x0 + x;
+        int32_t v[4];
+        uint32_t m = 0;
+        for (int q = 0; q < 4; q++) {
+            v[q] = q < cnt ? row[q] : 0;
+            const uint32_t a = (uint32_t)(v[q] < 0 ? -(int64_t)v[q] : v[q]) >> k.params.fq;
+            m = a > m ? a : m;
+        }
+        if (m > 0x7fff) {
+            report(status, GPU_ENC_ERR_PLANES, (unsigned)blockIdx.y);
+            m = 0x7fff;
+        }
+        const int g = enc_bitlen(m);
+        uint16_t r = 0;
+        for (int q = 0; q < cnt; q++)
+            r |= (uint16_t)(enc_sign_reach(v[q], g, k.params.qpih, k.params.fq) << (4 * q));
+        gcli[b.gcli_offset + i] = (uint8_t)g;
+        reach[b.gcli_offset + i] = r;
+    }
+}
+
+/* ---- 4. cost tables ---- */
+
+/* Adds to acc (96 words: unary[4][16], data[16], sign[16], as enc_line_cost)
+ * the costs of one band line, the warp's lanes over its significance groups.
+ * vpred_only: only the vertical-prediction entries. */
+__device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
+                                  const uint16_t *reach, int use_top, int ttop, int vpred_only, uint32_t *acc)
+{
+    const int lane = threadIdx.x & 31;
+    const uint8_t *g = gcli + bl.gcli_off;
+    const uint16_t *rc = reach + bl.gcli_off;
+    const uint32_t nsig = (bl.groups + 7) / 8;
+    for (uint32_t base = 0; base < nsig; base += 32) {
+        const uint32_t s = base + lane;
+        const int n = s < nsig ? (int)min(8u, bl.groups - 8 * s) : 0;
+        uint8_t gl[8], tl[8];
+        uint16_t rl[8];
+        for (int i = 0; i < 8; i++) {
+            gl[i] = i < n ? g[8 * s + i] : 0;
+            tl[i] = i < n && use_top ? g[8 * s + i - (size_t)bl.gcli_stride] : 0;
+            rl[i] = i < n ? rc[8 * s + i] : 0;
+        }
+        for (int t = 0; t < ENC_T; t++) {
+            uint32_t o[6];
+            enc_sig_group_cost(gl, use_top ? tl : NULL, rl, n, ttop, t, &k.params, o);
+            for (int q = 0; q < 6; q++) {
+                if (vpred_only && q != ENC_MODE_VPRED && q != (ENC_MODE_VPRED | ENC_MODE_SIG))
+                    continue;
+                const uint32_t v = warp_sum(n ? o[q] : 0);
+                if (lane == 0)
+                    acc[q * ENC_T + t] += v;
+            }
+        }
+    }
+    __syncwarp();
+}
+
+#define COST_WARPS 8
+__global__ void __launch_bounds__(32 * COST_WARPS)
+    enc_costs(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, uint32_t nblines,
+              const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost)
+{
+    __shared__ uint32_t acc[COST_WARPS][96];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const uint32_t i = blockIdx.x * COST_WARPS + w;
+    if (i >= nblines)
+        return;
+    for (int q = lane; q < 96; q += 32)
+        acc[w][q] = 0;
+    __syncwarp();
+    const enc_bline bl = blines[i];
+    const int row = (int)(bl.precinct / k.cols);
+    /* As the C encoder: vertical prediction inside the precinct (line > 0)
+     * where the precinct is not the first of its slice; line 0 waits for the
+     * decision above (enc_slices). */
+    const int use_top = k.params.allow_vpred && bl.line > 0 && row % k.hsl != 0;
+    line_costs(k, bl, gcli, reach, use_top, 0, 0, acc[w]);
+    uint32_t *out = (uint32_t *)&cost[i];
+    for (int q = lane; q < 96; q += 32)
+        out[q] = acc[w][q];
+}
+
+/* ---- 5. rate decision, slice by slice ---- */
+
+#define SLICE_WARPS 8
+#define MAX_PACKET_RUNS 64
+
+struct slice_shared {
+    enc_choice ch;
+    uint32_t used, allot_cum, slice_allot;
+    int npk;
+    uint16_t pk_start[MAX_PACKET_RUNS + 1];
+    uint32_t eval_bytes;
+};
+
+/* enc_evaluate with bands and packets over the lanes of one warp: the same
+ * truncations, modes (enc_band_mode) and packet sizes (enc_packet_bytes). */
+__device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_bline *bl, const enc_line_cost *cost,
+                                         int nbl, int vpred_ok, int q, int r, slice_shared *sh)
+{
+    const int lane = threadIdx.x & 31;
+    const enc_params *p = &k.params;
+    for (int b = lane; b < p->nbands; b += 32)
+        sh->ch.t[b] = (uint8_t)enc_truncation(q, r, k.gain[b], k.priority[b]);
+    __syncwarp();
+    for (int b = lane; b < p->nbands; b += 32)
+        sh->ch.mode[b] = (uint8_t)enc_band_mode(p, bl, cost, nbl, b, sh->ch.t[b], vpred_ok);
+    __syncwarp();
+    uint32_t sum = 0;
+    int bad = 0;
+    for (int j = lane; j < sh->npk; j += 32) {
+        const enc_packet_size z = enc_packet_bytes(p, bl, cost, sh->pk_start[j], sh->pk_start[j + 1], &sh->ch);
+        if (z.bytes == ENC_NOCOST)
+            bad = 1;
+        else
+            sum += z.bytes;
+    }
+    sum = warp_sum(sum);
+    bad = __any_sync(FULL, bad);
+    const uint32_t total = p->prec_header_bytes + sum;
+    return bad || total >= (1u << 24) ? ENC_NOCOST : total;
+}
+
+/* enc_select's bisection, on one warp. */
+__device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl, const enc_line_cost *cost, int nbl,
+                                  int vpred_ok, uint32_t budget, int *q_out, int *r_out, slice_shared *sh)
+{
+    const enc_params *p = &k.params;
+    int q, r;
+    enc_candidate(p, 0, &q, &r);
+    if (evaluate_warp(k, bl, cost, nbl, vpred_ok, q, r, sh) > budget)
+        return -1;
+    int lo = 0, hi = (p->qmax + 1) * p->rmax;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        enc_candidate(p, mid, &q, &r);
+        if (evaluate_warp(k, bl, cost, nbl, vpred_ok, q, r, sh) <= budget)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    enc_candidate(p, lo, q_out, r_out);
+    sh->eval_bytes = evaluate_warp(k, bl, cost, nbl, vpred_ok, *q_out, *r_out, sh);
+    return 0;
+}
+
+__global__ void __launch_bounds__(32 * SLICE_WARPS)
+    enc_slices(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, const uint32_t *bline_first,
+               const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost, const uint32_t *allot, uint8_t *gtli,
+               gpu_prec *prec, uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
+{
+    extern __shared__ uint8_t smem[];
+    __shared__ slice_shared sh;
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int s = blockIdx.x, row0 = s * k.hsl, row1 = min(row0 + k.hsl, k.rows);
+    enc_line_cost *scost = (enc_line_cost *)smem;
+    if (threadIdx.x == 0) {
+        sh.used = 0;
+        sh.allot_cum = 0;
+        uint32_t a = 0;
+        for (int p = row0 * k.cols; p < row1 * k.cols; p++)
+            a += allot[p];
+        sh.slice_allot = a;
+    }
+    for (int row = row0; row < row1; row++) {
+        for (int col = 0; col < k.cols; col++) {
+            const uint32_t p = (uint32_t)row * k.cols + col;
+            const uint32_t f = bline_first[p];
+            const int nbl = (int)(bline_first[p + 1] - f);
+            const int vpred_ok = row > row0;
+            /* First lines' vertical-prediction costs, from the truncations above. */
+            if (vpred_ok && k.params.allow_vpred) {
+                for (int i = w; i < nbl; i += SLICE_WARPS) {
+                    const enc_bline bl = blines[f + i];
+                    if (bl.line != 0)
+                        continue;
+                    uint32_t *c = (uint32_t *)&cost[f + i];
+                    for (int q = lane; q < 2 * ENC_T; q += 32)
+                        c[(q < ENC_T ? ENC_MODE_VPRED : (ENC_MODE_VPRED | ENC_MODE_SIG)) * ENC_T + q % ENC_T] = 0;
+                    __syncwarp();
+                    line_costs(k, bl, gcli, reach, 1, gtli[(p - k.cols) * k.nbands + bl.band], 1, c);
+                }
+                __syncthreads();
+            }
+            for (int i = threadIdx.x; i < nbl * 96; i += blockDim.x)
+                ((uint32_t *)scost)[i] = ((const uint32_t *)&cost[f])[i];
+            if (threadIdx.x == 0) {
+                int npk = 0;
+                for (int i = 0; i < nbl; i++)
+                    if (i == 0 || blines[f + i].packet != blines[f + i - 1].packet)
+                        sh.pk_start[npk++] = (uint16_t)i;
+                sh.pk_start[npk] = (uint16_t)nbl;
+                sh.npk = npk;
+            }
+            __syncthreads();
+            if (w == 0) {
+                int q = fixed_q, r = fixed_r, fail = 0;
+                uint32_t budget = UINT32_MAX;
+                if (k.rc == XS_RC_FIXED) {
+                    sh.eval_bytes = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                    fail = sh.eval_bytes == ENC_NOCOST;
+                } else {
+                    budget = k.rc == XS_RC_SLICE ? sh.allot_cum + allot[p] - sh.used : allot[p];
+                    fail = select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &sh) < 0;
+                    if (fail) {
+                        /* Keep going with the coarsest: the frame is reported as failed. */
+                        enc_candidate(&k.params, 0, &q, &r);
+                        sh.eval_bytes = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                    }
+                }
+                if (lane == 0) {
+                    if (fail)
+                        report(status, GPU_ENC_ERR_BUDGET, p);
+                    gpu_prec *pr = &prec[p];
+                    const uint32_t coded = sh.eval_bytes;
+                    uint32_t total = coded;
+                    if (k.rc == XS_RC_PRECINCT)
+                        total = allot[p];
+                    else if (k.rc == XS_RC_SLICE && row == row1 - 1 && col == k.cols - 1)
+                        total = sh.slice_allot - sh.used;
+                    if (fail || total < coded)
+                        total = coded;
+                    pr->bytes = coded;
+                    pr->total = total;
+                    pr->offset = 6 + sh.used;
+                    pr->budget = budget;
+                    pr->q = (uint8_t)q;
+                    pr->r = (uint8_t)r;
+                    if (k.rc != XS_RC_FIXED)
+                        sh.allot_cum += allot[p];
+                    sh.used += total;
+                }
+                for (int b = lane; b < k.nbands; b += 32) {
+                    prec[p].t[b] = sh.ch.t[b];
+                    prec[p].mode[b] = sh.ch.mode[b];
+                    gtli[p * k.nbands + b] = sh.ch.t[b];
+                }
+            }
+            __syncthreads();
+        }
+    }
+    if (threadIdx.x == 0)
+        slice_size[s] = 6 + sh.used;
+}
+
+/* ---- 6. offsets when the sizes are not fixed in advance ---- */
+
+__global__ void enc_offsets(const uint32_t *slice_size, int slices, uint32_t header_bytes, uint32_t lcod_off,
+                            uint64_t *slice_off, uint8_t *out, unsigned *status)
+{
+    uint64_t off = header_bytes;
+    for (int s = 0; s < slices; s++) {
+        slice_off[s] = off;
+        off += slice_size[s];
+    }
+    off += 2;
+    status[2] = (unsigned)off;
+    for (int i = 0; i < 4; i++)
+        out[lcod_off + i] = (uint8_t)(off >> (24 - 8 * i));
+}
+
+/* ---- 7. packing ---- */
+
+/* ORs the n low bits of v (n <= 64), most significant first, into the
+ * big-endian bit stream `buf` at bit position pos. */
+__device__ static void put_bits(uint32_t *buf, uint64_t pos, uint64_t v, int n)
+{
+    while (n > 0) {
+        const int off = (int)(pos & 31), take = min(32 - off, n);
+        const uint32_t chunk = (uint32_t)(v >> (n - take)) & (take == 32 ? FULL : ((1u << take) - 1));
+        const uint32_t be = chunk << (32 - off - take);
+        atomicOr(&buf[pos >> 5], __byte_perm(be, 0, 0x0123));
+        pos += take;
+        n -= take;
+    }
+}
+
+#define PACK_WARPS 8
+#define MAX_LINES 512
+
+struct pack_shared {
+    gpu_prec pr;
+    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES], sgn_off[MAX_LINES]; /* bits from the precinct */
+    uint8_t raw[MAX_LINES];
+};
+
+/* Inclusive warp scan of a value. */
+__device__ __forceinline__ uint64_t warp_scan(uint64_t v)
+{
+    const int lane = threadIdx.x & 31;
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint64_t u = __shfl_up_sync(FULL, v, o);
+        if (lane >= o)
+            v += u;
+    }
+    return v;
+}
+
+/* Max and AND over the 8 lanes of a significance group (lanes 8j..8j+7). */
+__device__ __forceinline__ int seg8_max(int v)
+{
+    for (int o = 1; o < 8; o <<= 1)
+        v = max(v, __shfl_xor_sync(FULL, v, o));
+    return v;
+}
+
+__device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, int li, const pack_shared &sh,
+                                 const uint8_t *gcli, const int32_t *coef, int ttop, uint32_t *buf, uint64_t base)
+{
+    const int lane = threadIdx.x & 31;
+    const int b = bl.band, t = sh.pr.t[b], m = sh.pr.mode[b], raw = sh.raw[li];
+    const int tt = ttop > t ? ttop : t;
+    const enc_params &p = k.params;
+    const uint8_t *g = gcli + bl.gcli_off;
+    const int32_t *cf = coef + k.coef_off[k.band[b].comp] + bl.coef_off;
+    uint64_t carry_cnt = 0, carry_dat = 0, carry_sgn = 0;
+    for (uint32_t i0 = 0; i0 < bl.groups; i0 += 32) {
+        const uint32_t i = i0 + lane;
+        const int active = i < bl.groups;
+        const int gi = active ? g[i] : 0;
+        const int vsym = active && (m & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, g[i - bl.gcli_stride], t, tt) : 0;
+        const int gmax = seg8_max(gi);
+        const int allzero = !seg8_max(vsym != 0);
+        const int skip = (m & ENC_MODE_SIG) ? ((!(m & ENC_MODE_VPRED) || p.rm) ? gmax <= t : allzero) : 0;
+        /* Count code. */
+        int cbits = 0;
+        uint32_t ccode = 0;
+        if (active) {
+            if (raw) {
+                cbits = 4;
+                ccode = (uint32_t)gi;
+            } else if (!skip) {
+                const int x = (m & ENC_MODE_VPRED) ? vsym : (gi > t ? gi - t : 0);
+                cbits = x + 1;
+                ccode = ((1u << x) - 1) << 1;
+            }
+        }
+        /* Data and signs. */
+        int dbits = 0, sbits = 0;
+        uint64_t dcode = 0, scode = 0;
+        if (active && gi > t) {
+            uint32_t qv[4] = {0, 0, 0, 0}, neg = 0;
+            for (int j = 0; j < 4; j++)
+                if (4 * i + j < bl.width) {
+                    const int32_t v = cf[4 * i + j];
+                    qv[j] = enc_quantize(v, gi, t, p.qpih, p.fq);
+                    if (qv[j] && v < 0)
+                        neg |= 8u >> j;
+                }
+            if (!p.fs) {
+                dcode = neg;
+                dbits = 4;
+            }
+            for (int bp = gi - t - 1; bp >= 0; bp--) {
+                dcode = dcode << 4 | ((qv[0] >> bp) & 1) << 3 | ((qv[1] >> bp) & 1) << 2 | ((qv[2] >> bp) & 1) << 1 |
+                        ((qv[3] >> bp) & 1);
+                dbits += 4;
+            }
+            if (p.fs)
+                for (int j = 0; j < 4; j++)
+                    if (qv[j]) {
+                        scode = scode << 1 | ((neg >> (3 - j)) & 1);
+                        sbits++;
+                    }
+        }
+        /* Offsets: one scan of the three lengths packed in 21-bit fields. */
+        const uint64_t packed = (uint64_t)cbits | (uint64_t)dbits << 21 | (uint64_t)sbits << 42;
+        const uint64_t incl = warp_scan(packed), excl = incl - packed;
+        const uint64_t mask = (1u << 21) - 1;
+        if (cbits)
+            put_bits(buf, base + sh.cnt_off[li] + carry_cnt + (excl & mask), ccode, cbits);
+        if (dbits)
+            put_bits(buf, base + sh.dat_off[li] + carry_dat + ((excl >> 21) & mask), dcode, dbits);
+        if (sbits)
+            put_bits(buf, base + sh.sgn_off[li] + carry_sgn + ((excl >> 42) & mask), scode, sbits);
+        if (active && !raw && (m & ENC_MODE_SIG) && (lane & 7) == 0)
+            put_bits(buf, base + sh.sig_off[li] + i / 8, (uint64_t)skip, 1);
+        const uint64_t tot = __shfl_sync(FULL, incl, 31);
+        carry_cnt += tot & mask;
+        carry_dat += (tot >> 21) & mask;
+        carry_sgn += (tot >> 42) & mask;
+    }
+}
+
+__global__ void __launch_bounds__(32 * PACK_WARPS)
+    enc_pack(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, const uint32_t *bline_first,
+             const enc_line_cost *cost, const gpu_prec *prec, const uint8_t *gtli, const uint8_t *gcli,
+             const int32_t *coef, const uint64_t *slice_off, uint32_t *buf, unsigned *status)
+{
+    __shared__ pack_shared sh;
+    if (*(volatile unsigned *)status)
+        return; /* a failed frame: offsets may not hold, write nothing */
+    const uint32_t p = blockIdx.x;
+    const int row = (int)(p / k.cols), col = (int)(p % k.cols), s = row / k.hsl;
+    const uint32_t f = bline_first[p];
+    const int nbl = (int)(bline_first[p + 1] - f);
+    const enc_bline *bl = blines + f;
+    const enc_line_cost *cs = cost + f;
+    for (int i = threadIdx.x; i < (int)sizeof(gpu_prec) / 4; i += blockDim.x)
+        ((uint32_t *)&sh.pr)[i] = ((const uint32_t *)&prec[p])[i];
+    __syncthreads();
+    const uint64_t base_byte = slice_off[s] + sh.pr.offset;
+    const uint64_t base = base_byte * 8;
+    if (threadIdx.x == 0) {
+        const enc_params &pp = k.params;
+        if (row == s * k.hsl && col == 0) /* SLH (A.4.11) before the slice's first precinct */
+            put_bits(buf, (base_byte - 6) * 8, (uint64_t)XS_MARKER_SLH << 32 | 4u << 16 | (unsigned)s, 48);
+        if (p == k.nprec - 1)
+            put_bits(buf, (base_byte + sh.pr.total) * 8, XS_MARKER_EOC, 16);
+        /* Precinct header: Lprc, Q, R, D[p,b] (0 for bands the precinct lacks). */
+        uint8_t present[XS_MAX_BANDS];
+        for (int b = 0; b < k.nbands; b++)
+            present[b] = 0;
+        for (int i = 0; i < nbl; i++)
+            present[bl[i].band] = 1;
+        put_bits(buf, base, sh.pr.total - pp.prec_header_bytes, 24);
+        put_bits(buf, base + 24, sh.pr.q, 8);
+        put_bits(buf, base + 32, sh.pr.r, 8);
+        for (int b = 0; b < k.nbands; b++)
+            if (present[b])
+                put_bits(buf, base + 40 + 2 * b, sh.pr.mode[b], 2);
+        /* Packets: headers, and where every band line's fields go. */
+        enc_choice ch; /* only t and mode are read */
+        uint32_t pos = pp.prec_header_bytes;
+        int i = 0;
+        while (i < nbl && i < MAX_LINES) {
+            int e = i + 1;
+            while (e < nbl && bl[e].packet == bl[i].packet)
+                e++;
+            for (int j = i; j < e; j++) {
+                ch.t[bl[j].band] = sh.pr.t[bl[j].band];
+                ch.mode[bl[j].band] = sh.pr.mode[bl[j].band];
+            }
+            const enc_packet_size z = enc_packet_bytes(&pp, bl, cs, i, e, &ch);
+            const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+            const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
+            const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
+            if (pp.long_headers)
+                put_bits(buf, hb, (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn, 56);
+            else
+                put_bits(buf, hb, (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn, 40);
+            pos += pp.long_headers ? 7 : 5;
+            uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
+            uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
+            for (int j = i; j < e; j++) {
+                const int b = bl[j].band, t = sh.pr.t[b], m = sh.pr.mode[b];
+                sh.raw[j] = (uint8_t)z.raw;
+                sh.sig_off[j] = sig;
+                sh.cnt_off[j] = cnt;
+                sh.dat_off[j] = dat;
+                sh.sgn_off[j] = sgn;
+                if (!z.raw && (m & ENC_MODE_SIG))
+                    sig += enc_sig_bits(bl[j].groups);
+                cnt += z.raw ? 4 * bl[j].groups : cs[j].unary[m][t];
+                dat += cs[j].data[t];
+                sgn += pp.fs ? cs[j].sign[t] : 0;
+            }
+            pos += (z.raw ? 0 : enc_ceil8(z.sig)) + lcnt + ldat + lsgn;
+            i = e;
+        }
+        if (pos != sh.pr.bytes || nbl > MAX_LINES)
+            report(status, GPU_ENC_ERR_PACK, p);
+    }
+    __syncthreads();
+    const int w = threadIdx.x >> 5;
+    const int first_row = row % k.hsl == 0;
+    for (int i = w; i < nbl && i < MAX_LINES; i += PACK_WARPS) {
+        const enc_bline l = bl[i];
+        const int ttop = l.line == 0 && !first_row ? gtli[(p - k.cols) * k.nbands + l.band] : 0;
+        pack_line(k, l, i, sh, gcli, coef, ttop, buf, base);
+    }
+}
+
+/* ---- the context ---- */
+
+enum { ENC_STAGES = 7 };
+static const char *const stage_names[ENC_STAGES] = {"input", "dwt", "gcli", "costs", "slices", "offsets", "pack"};
+
+struct xs_gpu_encoder {
+    xsf_error err;
+    enc_plan plan;
+    int device;
+    cudaStream_t stream;
+    int own_stream;
+    enc_gpu_consts *consts; /* host copy, passed by value to the kernels */
+    uint16_t *d_in16;       /* staging of host pictures */
+    size_t in16_off[XS_MAX_COMPONENTS];
+    int32_t *d_in32, *d_coef, *d_lut;
+    wav_cuda_plan *wav[XS_MAX_COMPONENTS];
+    uint8_t *d_gcli, *d_gtli, *d_header, *d_out;
+    uint16_t *d_reach;
+    enc_bline *d_bline;
+    uint32_t *d_bline_first, *d_allot, *d_slice_size;
+    enc_line_cost *d_cost;
+    gpu_prec *d_prec;
+    uint64_t *d_slice_off;
+    unsigned *d_status, *h_status;
+    size_t out_cap, slice_smem;
+    size_t lcod_off;
+    int frames;
+    int timing;
+    cudaEvent_t ev[ENC_STAGES + 1];
+};
+
+static void release(xs_gpu_encoder *e)
+{
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        wav_cuda_plan_destroy(e->wav[c]);
+    void *bufs[] = {e->d_in16, e->d_in32, e->d_coef, e->d_lut, e->d_gcli, e->d_gtli, e->d_header,
+                    e->d_out, e->d_reach, e->d_bline, e->d_bline_first, e->d_allot, e->d_slice_size,
+                    e->d_cost, e->d_prec, e->d_slice_off, e->d_status};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        cudaFree(bufs[i]);
+    cudaFreeHost(e->h_status);
+    for (int i = 0; i <= ENC_STAGES; i++)
+        if (e->ev[i])
+            cudaEventDestroy(e->ev[i]);
+    if (e->own_stream && e->stream)
+        cudaStreamDestroy(e->stream);
+    free(e->consts);
+    enc_plan_free(&e->plan);
+}
+
+static xsf_status setup(xs_gpu_encoder *e)
+{
+    const enc_plan *pl = &e->plan;
+    const xs_geometry *g = &pl->geom;
+    const xs_header *h = &pl->hdr;
+    enc_gpu_consts *k = e->consts;
+    memset(k, 0, sizeof *k);
+    k->params = pl->params;
+    k->nbands = g->nbands;
+    k->nc = g->nc;
+    k->ncd = g->ncd;
+    k->rows = g->rows;
+    k->cols = g->cols;
+    k->hsl = h->hsl;
+    k->slices = g->slices;
+    k->cpih = h->cpih;
+    k->bw = h->bw;
+    k->rc = pl->cfg.rate_control;
+    k->nprec = (uint32_t)pl->nprecincts;
+    size_t total = 0, in16 = 0, lut = 0;
+    for (int c = 0; c < g->nc; c++) {
+        k->comp_width[c] = g->comp[c].width;
+        k->comp_height[c] = g->comp[c].height;
+        k->depth[c] = h->depth[c];
+        k->coef_off[c] = total;
+        e->in16_off[c] = in16;
+        const size_t n = (size_t)g->comp[c].width * g->comp[c].height;
+        total += n;
+        in16 += n;
+        k->lut_off[c] = -1;
+        if (pl->nlt_lut[c]) {
+            int same = -1;
+            for (int o = 0; o < c; o++)
+                if (pl->nlt_lut[o] == pl->nlt_lut[c])
+                    same = o;
+            k->lut_off[c] = same >= 0 ? k->lut_off[same] : (long long)lut;
+            if (same < 0)
+                lut += (size_t)1 << h->depth[c];
+        }
+    }
+    for (int b = 0; b < g->nbands; b++) {
+        const xs_band *bd = &g->band[b];
+        k->gain[b] = h->gain[b];
+        k->priority[b] = h->priority[b];
+        gpu_band_info *o = &k->band[b];
+        o->comp = bd->comp;
+        o->x0 = bd->x0;
+        o->y0 = bd->y0;
+        o->width = bd->width;
+        o->height = bd->height;
+        o->col_width = bd->col_width;
+        o->gcli_offset = (uint32_t)bd->gcli_offset;
+        o->gcli_stride = (uint32_t)bd->gcli_stride;
+    }
+    const size_t np = pl->nprecincts;
+    e->out_cap = (pl->max_bytes + 8 + 3) & ~(size_t)3;
+    CUDA_TRY(cudaMalloc(&e->d_in16, (in16 ? in16 : 1) * sizeof(uint16_t)));
+    CUDA_TRY(cudaMalloc(&e->d_in32, total * sizeof(int32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_coef, total * sizeof(int32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_lut, (lut ? lut : 1) * sizeof(int32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_gcli, g->gcli_total ? g->gcli_total : 1));
+    CUDA_TRY(cudaMalloc(&e->d_reach, (g->gcli_total ? g->gcli_total : 1) * sizeof(uint16_t)));
+    CUDA_TRY(cudaMalloc(&e->d_gtli, np * (size_t)g->nbands));
+    CUDA_TRY(cudaMalloc(&e->d_header, pl->header_bytes));
+    CUDA_TRY(cudaMalloc(&e->d_out, e->out_cap));
+    CUDA_TRY(cudaMalloc(&e->d_bline, (pl->nblines ? pl->nblines : 1) * sizeof(enc_bline)));
+    CUDA_TRY(cudaMalloc(&e->d_bline_first, (np + 1) * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_allot, np * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_slice_size, (size_t)g->slices * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_cost, (pl->nblines ? pl->nblines : 1) * sizeof(enc_line_cost)));
+    CUDA_TRY(cudaMalloc(&e->d_prec, np * sizeof(gpu_prec)));
+    CUDA_TRY(cudaMalloc(&e->d_slice_off, (size_t)g->slices * sizeof(uint64_t)));
+    CUDA_TRY(cudaMalloc(&e->d_status, GPU_STATUS_WORDS * sizeof(unsigned)));
+    CUDA_TRY(cudaMallocHost(&e->h_status, GPU_STATUS_WORDS * sizeof(unsigned)));
+    for (int i = 0; i <= ENC_STAGES; i++)
+        CUDA_TRY(cudaEventCreate(&e->ev[i]));
+    for (int c = 0; c < g->nc; c++) {
+        if (k->lut_off[c] >= 0)
+            CUDA_TRY(cudaMemcpy(e->d_lut + k->lut_off[c], pl->nlt_lut[c], sizeof(int32_t) << h->depth[c],
+                                cudaMemcpyHostToDevice));
+        if (c < g->ncd) {
+            const xs_component *cp = &g->comp[c];
+            wav_plan_desc d = {};
+            d.width = (size_t)cp->width;
+            d.height = (size_t)cp->height;
+            d.pitch = (size_t)cp->width;
+            d.planes = 1;
+            d.plane_stride = d.width * d.height;
+            d.filter = WAV_FILTER_53;
+            d.sample = WAV_INT32;
+            d.levels_v = cp->nly;
+            d.levels_h = cp->nlx;
+            xsf_status st = wav_cuda_plan_create(&e->wav[c], &d, &e->err);
+            if (st != XSF_OK)
+                return st;
+        }
+    }
+    CUDA_TRY(cudaMemcpy(e->d_header, pl->header, pl->header_bytes, cudaMemcpyHostToDevice));
+    if (pl->nblines)
+        CUDA_TRY(cudaMemcpy(e->d_bline, pl->bline, pl->nblines * sizeof(enc_bline), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(e->d_bline_first, pl->bline_first, (np + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(e->d_allot, pl->allot, np * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (pl->cfg.rate_control != XS_RC_FIXED) {
+        /* Every slice is exactly its share: the offsets are known now. */
+        uint64_t *off = (uint64_t *)malloc((size_t)g->slices * sizeof(uint64_t));
+        if (!off)
+            return xsf_error_set(&e->err, XSF_ERR_NOMEM, "out of memory");
+        uint64_t o = pl->header_bytes;
+        for (int s = 0; s < g->slices; s++) {
+            off[s] = o;
+            o += 6;
+            const int r0 = s * h->hsl, r1 = r0 + h->hsl < g->rows ? r0 + h->hsl : g->rows;
+            for (size_t p = (size_t)r0 * g->cols; p < (size_t)r1 * g->cols; p++)
+                o += pl->allot[p];
+        }
+        cudaError_t ce = cudaMemcpy(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t), cudaMemcpyHostToDevice);
+        free(off);
+        if (ce != cudaSuccess)
+            return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
+    }
+    e->slice_smem = (size_t)(pl->max_blines ? pl->max_blines : 1) * sizeof(enc_line_cost);
+    if (e->slice_smem + sizeof(slice_shared) > 40 * 1024)
+        CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e->slice_smem));
+    if (pl->max_blines > MAX_LINES)
+        return xsf_error_set(&e->err, XSF_ERR_UNSUPPORTED, "%d band lines in a precinct (the GPU encoder packs %d)",
+                             pl->max_blines, MAX_LINES);
+    e->lcod_off = 2 + 2 + (size_t)(pl->header[4] << 8 | pl->header[5]) + 4;
+    return XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_encoder_create(xs_gpu_encoder **out, const xs_encoder_config *cfg, int device,
+                                            xs_cuda_stream stream, xsf_error *err)
+{
+    xsf_error local;
+    if (!err)
+        err = &local;
+    if (!out || !cfg)
+        return xsf_error_set(err, XSF_ERR_ARG, "xs_gpu_encoder_create: NULL argument");
+    *out = NULL;
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n <= device || device < 0)
+        return xsf_error_set(err, XSF_ERR_NODEVICE, "no CUDA device %d", device);
+    xs_gpu_encoder *e = (xs_gpu_encoder *)calloc(1, sizeof *e);
+    if (!e)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the GPU encoder");
+    e->consts = (enc_gpu_consts *)calloc(1, sizeof *e->consts);
+    xsf_status st = e->consts ? enc_plan_init(&e->plan, cfg, err) : XSF_ERR_NOMEM;
+    if (st != XSF_OK) {
+        free(e->consts);
+        free(e);
+        return st == XSF_ERR_NOMEM ? xsf_error_set(err, st, "out of memory") : st;
+    }
+    e->device = device;
+    if (cudaSetDevice(device) != cudaSuccess) {
+        st = xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", device);
+    } else if (stream) {
+        e->stream = (cudaStream_t)stream;
+    } else if (cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking) != cudaSuccess) {
+        st = xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaStreamCreate failed");
+    } else {
+        e->own_stream = 1;
+    }
+    if (st == XSF_OK)
+        st = setup(e);
+    if (st != XSF_OK) {
+        xsf_error_set(err, st, "%s", e->err.msg);
+        release(e);
+        free(e);
+        return st;
+    }
+    *out = e;
+    return XSF_OK;
+}
+
+extern "C" void xs_gpu_encoder_destroy(xs_gpu_encoder *e)
+{
+    if (!e)
+        return;
+    cudaSetDevice(e->device);
+    if (e->stream)
+        cudaStreamSynchronize(e->stream);
+    release(e);
+    free(e);
+}
+
+extern "C" size_t xs_gpu_encoder_max_bytes(const xs_gpu_encoder *e)
+{
+    return e ? e->plan.max_bytes : 0;
+}
+
+extern "C" const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *e)
+{
+    return e ? e->d_out : NULL;
+}
+
+extern "C" const char *xs_gpu_encoder_error(const xs_gpu_encoder *e)
+{
+    return e ? e->err.msg : "no encoder";
+}
+
+/* Enqueues one frame from device planes. */
+static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
+{
+    const enc_plan *pl = &e->plan;
+    const xs_geometry *g = &pl->geom;
+    const enc_gpu_consts &k = *e->consts;
+    const cudaStream_t st = e->stream;
+    if (cudaSetDevice(e->device) != cudaSuccess)
+        return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", e->device);
+    CUDA_TRY(cudaMemsetAsync(e->d_status, 0, GPU_STATUS_WORDS * sizeof(unsigned), st));
+#define STAGE(i)                                                                                   \
+    do {                                                                                           \
+        if (e->timing)                                                                             \
+            CUDA_TRY(cudaEventRecord(e->ev[i], st));                                               \
+    } while (0)
+    STAGE(0);
+    enc_input<<<dim3(512, g->nc), 256, 0, st>>>(k, in, e->d_in32, e->d_coef, e->d_lut);
+    LAUNCH_TRY("enc_input");
+    STAGE(1);
+    for (int c = 0; c < g->ncd; c++) {
+        xsf_status s = wav_cuda_forward_to(e->wav[c], e->d_in32 + k.coef_off[c], e->d_coef + k.coef_off[c], st);
+        if (s != XSF_OK)
+            return xsf_error_set(&e->err, s, "forward DWT of component %d: %s", c, wav_cuda_plan_error(e->wav[c]));
+    }
+    STAGE(2);
+    enc_gcli<<<dim3(64, g->nbands), 256, 0, st>>>(k, e->d_coef, e->d_gcli, e->d_reach, e->d_status);
+    LAUNCH_TRY("enc_gcli");
+    STAGE(3);
+    const uint32_t nbl = (uint32_t)pl->nblines;
+    if (nbl) {
+        enc_costs<<<(nbl + COST_WARPS - 1) / COST_WARPS, 32 * COST_WARPS, 0, st>>>(k, e->d_bline, nbl, e->d_gcli,
+                                                                                   e->d_reach, e->d_cost);
+        LAUNCH_TRY("enc_costs");
+    }
+    CUDA_TRY(cudaMemsetAsync(e->d_out, 0, e->out_cap, st));
+    CUDA_TRY(cudaMemcpyAsync(e->d_out, e->d_header, pl->header_bytes, cudaMemcpyDeviceToDevice, st));
+    STAGE(4);
+    enc_slices<<<g->slices, 32 * SLICE_WARPS, e->slice_smem, st>>>(
+        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_gtli, e->d_prec,
+        e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
+    LAUNCH_TRY("enc_slices");
+    STAGE(5);
+    if (pl->cfg.rate_control == XS_RC_FIXED) {
+        enc_offsets<<<1, 1, 0, st>>>(e->d_slice_size, g->slices, (uint32_t)pl->header_bytes, (uint32_t)e->lcod_off,
+                                     e->d_slice_off, e->d_out, e->d_status);
+        LAUNCH_TRY("enc_offsets");
+    }
+    STAGE(6);
+    enc_pack<<<(unsigned)pl->nprecincts, 32 * PACK_WARPS, 0, st>>>(k, e->d_bline, e->d_bline_first, e->d_cost,
+                                                                   e->d_prec, e->d_gtli, e->d_gcli, e->d_coef,
+                                                                   e->d_slice_off, (uint32_t *)e->d_out, e->d_status);
+    LAUNCH_TRY("enc_pack");
+    STAGE(7);
+#undef STAGE
+    CUDA_TRY(cudaMemcpyAsync(e->h_status, e->d_status, GPU_STATUS_WORDS * sizeof(unsigned), cudaMemcpyDeviceToHost,
+                             st));
+    e->frames++;
+    return XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_encode_device(xs_gpu_encoder *e, const uint16_t *const plane[XS_MAX_COMPONENTS],
+                                           const size_t pitch_bytes[XS_MAX_COMPONENTS])
+{
+    if (!e || !plane || !pitch_bytes)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&e->err);
+    gpu_planes in;
+    memset(&in, 0, sizeof in);
+    for (int c = 0; c < e->plan.geom.nc; c++) {
+        if (!plane[c] || pitch_bytes[c] % 2 || pitch_bytes[c] / 2 < (size_t)e->plan.geom.comp[c].width)
+            return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d: plane or pitch of %zu bytes unusable", c,
+                                 pitch_bytes[c]);
+        in.plane[c] = plane[c];
+        in.pitch[c] = pitch_bytes[c] / 2;
+    }
+    return encode_planes(e, in);
+}
+
+extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xs_image *pic)
+{
+    if (!e || !pic)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&e->err);
+    const xs_geometry *g = &e->plan.geom;
+    if (pic->nc != g->nc)
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "picture of %d components, the encoder expects %d", pic->nc, g->nc);
+    gpu_planes in;
+    memset(&in, 0, sizeof in);
+    for (int c = 0; c < g->nc; c++) {
+        const int w = g->comp[c].width, h = g->comp[c].height;
+        if (pic->width[c] != w || pic->height[c] != h || pic->depth[c] != e->plan.hdr.depth[c] || !pic->plane[c] ||
+            pic->pitch[c] < (size_t)w)
+            return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u",
+                                 c, pic->width[c], pic->height[c], pic->depth[c], w, h, e->plan.hdr.depth[c]);
+        uint16_t *dst = e->d_in16 + e->in16_off[c];
+        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->plane[c], pic->pitch[c] * 2, (size_t)w * 2, (size_t)h,
+                                   cudaMemcpyHostToDevice, e->stream));
+        in.plane[c] = dst;
+        in.pitch[c] = (size_t)w;
+    }
+    return encode_planes(e, in);
+}
+
+extern "C" xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *e)
+{
+    if (!e)
+        return XSF_ERR_ARG;
+    CUDA_TRY(cudaStreamSynchronize(e->stream));
+    if (!e->frames)
+        return XSF_OK;
+    const unsigned code = e->h_status[0], where = e->h_status[1];
+    const xs_geometry *g = &e->plan.geom;
+    switch (code) {
+    case 0: return XSF_OK;
+    case GPU_ENC_ERR_BUDGET:
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "precinct (%u,%u): its budget cannot hold even the coarsest quantization: raise the rate",
+                             where / g->cols, where % g->cols);
+    case GPU_ENC_ERR_PLANES:
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "a coefficient of band %u needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or "
+                             "lower Bw",
+                             where, e->plan.hdr.bw, e->plan.hdr.fq);
+    default:
+        return xsf_error_set(&e->err, XSF_ERR_INVALID, "internal: precinct %u packed to another size than decided",
+                             where);
+    }
+}
+
+extern "C" xsf_status xs_gpu_encoder_download(xs_gpu_encoder *e, uint8_t *out, size_t cap, size_t *len, int sync)
+{
+    if (!e || !out || !len)
+        return XSF_ERR_ARG;
+    *len = 0;
+    const int fixed = e->plan.cfg.rate_control == XS_RC_FIXED;
+    if (fixed && !sync)
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "with fixed Q/R the size is known only after a sync");
+    size_t n = e->plan.target_bytes;
+    if (fixed) {
+        xsf_status st = xs_gpu_encoder_sync(e);
+        if (st != XSF_OK)
+            return st;
+        n = e->h_status[2];
+    }
+    if (cap < n)
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "output buffer of %zu bytes, the codestream has %zu", cap, n);
+    CUDA_TRY(cudaMemcpyAsync(out, e->d_out, n, cudaMemcpyDeviceToHost, e->stream));
+    if (sync) {
+        xsf_status st = xs_gpu_encoder_sync(e);
+        if (st != XSF_OK)
+            return st;
+    }
+    *len = n;
+    return XSF_OK;
+}
+
+extern "C" void xs_gpu_encoder_set_timing(xs_gpu_encoder *e, int on)
+{
+    if (e)
+        e->timing = on;
+}
+
+extern "C" int xs_gpu_encoder_stage_times(const xs_gpu_encoder *e, const char **names, float *ms, int max)
+{
+    if (!e || !e->timing || !e->frames)
+        return 0;
+    int n = 0;
+    for (int i = 0; i < ENC_STAGES && n < max; i++, n++) {
+        names[n] = stage_names[i];
+        ms[n] = 0;
+        cudaEventElapsedTime(&ms[n], e->ev[i], e->ev[i + 1]);
+    }
+    return n;
+}
