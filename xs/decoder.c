@@ -49,21 +49,9 @@ const char *xs_decoder_error(const xs_decoder *d)
     return d->err.msg;
 }
 
-/* Same buffer shapes? Then a new frame reuses every allocation. */
-static int same_format(const xs_header *a, const xs_header *b)
-{
-    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
-        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
-        return 0;
-    for (int c = 0; c < a->nc; c++)
-        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
-            return 0;
-    return 1;
-}
-
 static xsf_status configure(xs_decoder *d, const xs_header *prev)
 {
-    if (d->configured && same_format(prev, &d->hdr))
+    if (d->configured && xs_same_format(prev, &d->hdr))
         return XSF_OK;
     release_buffers(d);
     const xs_geometry *g = &d->geom;

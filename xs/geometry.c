@@ -181,3 +181,14 @@ xsf_status xs_geometry_init(xs_geometry *g, const xs_header *h, xsf_error *err)
     }
     return XSF_OK;
 }
+
+int xs_same_format(const xs_header *a, const xs_header *b)
+{
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
+        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
+        return 0;
+    for (int c = 0; c < a->nc; c++)
+        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
+            return 0;
+    return 1;
+}

@@ -878,17 +878,6 @@ extern "C" void xs_gpu_decoder_destroy(xs_gpu_decoder *d)
     free(d);
 }
 
-static int same_format(const xs_header *a, const xs_header *b)
-{
-    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
-        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
-        return 0;
-    for (int c = 0; c < a->nc; c++)
-        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
-            return 0;
-    return 1;
-}
-
 /* Worst-case codestream size of a format: every coefficient at 15 bitplanes
  * plus sign, its bitplane count, and every header at its longest. */
 static size_t codestream_bound(const xs_geometry *g)
@@ -900,7 +889,7 @@ static size_t codestream_bound(const xs_geometry *g)
 
 static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geometry *g, size_t cs_len)
 {
-    if (d->configured && same_format(&d->hdr, h) && cs_len <= d->cs_capacity)
+    if (d->configured && xs_same_format(&d->hdr, h) && cs_len <= d->cs_capacity)
         return XSF_OK;
     cudaStreamSynchronize(d->stream); /* buffers in use by this stream are about to go */
     release(d);

@@ -188,11 +188,12 @@ __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, 
     for (uint32_t base = 0; base < nsig; base += 32) {
         const uint32_t s = base + lane;
         const int n = s < nsig ? (int)min(8u, bl.groups - 8 * s) : 0;
+        const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
         uint8_t gl[8], tl[8];
         uint16_t rl[8];
         for (int i = 0; i < 8; i++) {
             gl[i] = i < n ? g[8 * s + i] : 0;
-            tl[i] = i < n && use_top ? g[8 * s + i - (size_t)bl.gcli_stride] : 0;
+            tl[i] = i < n && use_top ? top[8 * s + i] : 0;
             rl[i] = i < n ? rc[8 * s + i] : 0;
         }
         for (int t = 0; t < ENC_T; t++) {
@@ -467,13 +468,14 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
     const int tt = ttop > t ? ttop : t;
     const enc_params &p = k.params;
     const uint8_t *g = gcli + bl.gcli_off;
+    const uint8_t *top = g - bl.gcli_stride; /* the line above (vertical prediction only) */
     const int32_t *cf = coef + k.coef_off[k.band[b].comp] + bl.coef_off;
     uint64_t carry_cnt = 0, carry_dat = 0, carry_sgn = 0;
     for (uint32_t i0 = 0; i0 < bl.groups; i0 += 32) {
         const uint32_t i = i0 + lane;
         const int active = i < bl.groups;
         const int gi = active ? g[i] : 0;
-        const int vsym = active && (m & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, g[i - bl.gcli_stride], t, tt) : 0;
+        const int vsym = active && (m & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, top[i], t, tt) : 0;
         const int gmax = seg8_max(gi);
         const int allzero = !seg8_max(vsym != 0);
         const int skip = (m & ENC_MODE_SIG) ? ((!(m & ENC_MODE_VPRED) || p.rm) ? gmax <= t : allzero) : 0;

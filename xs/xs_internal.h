@@ -61,6 +61,10 @@ typedef struct xs_geometry {
  * depends on. `err` receives a message naming the field at fault. */
 xsf_status xs_geometry_init(xs_geometry *g, const xs_header *hdr, xsf_error *err);
 
+/* Whether two headers lead to the same buffer shapes (sizes, sampling,
+ * depths, levels, precincts, slices): a decoder then reuses its memory. */
+int xs_same_format(const xs_header *a, const xs_header *b);
+
 /* Width and height of band b inside precinct (row, col); zero if absent. */
 static inline int xs_band_prec_width(const xs_geometry *g, const xs_band *b, int col)
 {
