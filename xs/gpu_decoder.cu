@@ -356,7 +356,8 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
         for (unsigned f = tid; f < N; f += GCLI_THREADS) {
             slot = advance_band(tab, slot, f);
             const pkt_band &e = tab[slot];
-            e.gl[f - e.start] = (uint8_t)(peek32(cs, gstart + 4ull * f) >> 28);
+            /* Reads stay inside the subpacket; an overrun is reported below. */
+            e.gl[f - e.start] = (uint8_t)(peek32(cs, min(gstart + 4ull * f, gend)) >> 28);
         }
         if (tid == 0 && gstart + 4ull * N > gend)
             report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
@@ -393,7 +394,7 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
         while (got < nsym) {
             /* Each zero of the 4096-bit window writes where symbol (its rank) ends. */
             const unsigned long long wpos = gp + 32ull * tid;
-            unsigned zeros = ~peek32(cs, wpos);
+            unsigned zeros = ~peek32(cs, min(wpos, gend)); /* past Lcnt: an overrun, reported below */
             unsigned zbase, ztotal;
             scan_t(scan_storage[GCLI_ITEMS]).ExclusiveSum((unsigned)__popc(zeros), zbase, ztotal);
             const unsigned take = min(ztotal, nsym - got);
@@ -575,7 +576,7 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
             if (bits[q]) {
                 const int t = tab[sl[q]].t, nbp = gc[q] - t;
                 /* A group holds at most 4 + 4 * 15 bits: one 64-bit window. */
-                unsigned long long win = peek64(cs, dpos + offset);
+                unsigned long long win = peek64(cs, min(dpos + offset, dend)); /* past Ldat: reported below */
                 const unsigned signs = fs ? 0u : (unsigned)(win >> 60);
                 if (!fs)
                     win <<= 4;
@@ -605,7 +606,7 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
                 unsigned soff, stotal;
                 __syncthreads(); /* scan_storage[q] is reused */
                 scan_t(scan_storage[q]).ExclusiveSum(nonzero, soff, stotal);
-                unsigned sbits = nonzero ? peek32(cs, spos + soff) : 0u;
+                unsigned sbits = nonzero ? peek32(cs, min(spos + soff, send)) : 0u;
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     if (v[j]) {
