@@ -9,6 +9,14 @@
 #include "jxs_file.h"
 #include "md5.h"
 
+/* BPC-PaCo input goes to bpc_cli_decode (app/cmd_bpc.c, declared in bpc/bpc.h). */
+#if defined(__has_include)
+#if __has_include("bpc.h")
+#include "bpc.h"
+#define XSF_DECODE_HAVE_BPC 1
+#endif
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: xsflow decode IN.jxs -o OUT [options]\n"
@@ -163,6 +171,10 @@ static int parse_args(int argc, char **argv, decode_args *a)
 
 int cmd_decode(int argc, char **argv)
 {
+#ifdef XSF_DECODE_HAVE_BPC
+    if (bpc_cli_input_is_bpc(argc, argv))
+        return bpc_cli_decode(argc, argv);
+#endif
     decode_args a;
     int r = parse_args(argc, argv, &a);
     if (r)

@@ -12,10 +12,10 @@
 #include "image_io.h"
 #include "xs.h"
 
-/* --codec bpc hands the whole command line to the BPC-PaCo encoder. Its
- * contract: bpc/bpc.h declares int bpc_cli_encode(int argc, char **argv),
- * taking this command's argv (argv[0] = "encode") and returning the exit
- * status. Until bpc/ provides that header, --codec bpc says it is absent. */
+/* --codec bpc hands the whole command line to the BPC-PaCo encoder: bpc/bpc.h
+ * declares int bpc_cli_encode(int argc, char **argv), which takes this
+ * command's argv (argv[0] = "encode") and returns the exit status. A build
+ * without bpc/ says so instead. */
 #if defined(__has_include)
 #if __has_include("bpc.h")
 #include "bpc.h"
@@ -25,57 +25,58 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: xsflow encode IN -o OUT.jxs --bpp B [options]\n"
-            "\n"
-            "Encodes the frames of IN as JPEG XS (ISO/IEC 21122-1) codestreams, one after the\n"
-            "other in OUT.jxs. IN's extension picks the reader:\n"
-            "  .yuv  planar, needs --size WxH, --sampling and --depth (the layout of decode's .yuv)\n"
-            "  .y4m  YUV4MPEG2 (size, sampling and depth from its header)\n"
-            "  .ppm  RGB, coded with the reversible colour transform unless --no-rct\n"
-            "  .pgm  one component\n"
-            "\n"
-            "rate:\n"
-            "  --bpp B             target bits per pixel: each codestream is floor(B*W*H/8) bytes\n"
-            "  --bytes N           target codestream size in bytes instead\n"
-            "  --rc MODE           slice: each slice exactly its share, unused bytes of a precinct\n"
-            "                      go to the next ones of its slice (default); precinct: each\n"
-            "                      precinct exactly its share; fixed: no target, --q/--r everywhere\n"
-            "  --q Q --r R         quantization and refinement for --rc fixed (default 0 0)\n"
-            "  --lossless          lossless coding (Fq=0, Bw=depth, Q=R=0; signals cap[6])\n"
-            "input (.yuv):\n"
-            "  --size WxH          picture size\n"
-            "  --sampling S        400, 420, 422, 444 or 4444 (default 422)\n"
-            "  --depth N           bits per sample, 8..16 (default 10)\n"
-            "  --frames N          encode the first N frames only\n"
-            "transform:\n"
-            "  --nlx N --nly N     horizontal (1..8) and vertical (0..2) levels (default 5, 2;\n"
-            "                      NLy 1 with the Light and Main profiles)\n"
-            "  --rct / --no-rct    reversible colour transform on components 0..2 given as R, G, B\n"
-            "                      (default: on for .ppm, off otherwise)\n"
-            "  --cwd N             leave the last N components untransformed (CWD, Sd)\n"
-            "  --bw N --fq N       coefficient precision and fractional bits (default 20, 8)\n"
-            "  --nlt quadratic:SIGMA:ALPHA | extended:T1:T2:E | none\n"
-            "                      non-linearity (21122-1 Annex G) the decoder undoes\n"
-            "coding:\n"
-            "  --quant Q           deadzone (default) or uniform\n"
-            "  --sign-packing 0|1  signs of non-zero coefficients in their own subpacket (default 1)\n"
-            "  --run-mode 0|1      significance runs of zero residuals (0, default) or counts (1)\n"
-            "  --modes LIST        bitplane-count coding modes the encoder may pick from, by cost:\n"
-            "                      comma list of raw, nopred, vpred, sig, or all (default all)\n"
-            "  --slice-height L    lines per slice, a multiple of 2^NLy (default 16)\n"
-            "  --cw N              precinct width in units of 8*max(sx)*2^NLx (default 0: full)\n"
-            "  --long-headers      7-byte packet headers\n"
-            "  --gains LIST --priorities LIST\n"
-            "                      WGT table in band order (default: derived for PSNR)\n"
-            "  --profile P         unrestricted (default), light422.10, main422.10, main444.12,\n"
-            "                      high444.12: checked, and signalled with a derived level\n"
-            "  --plev 0xNNNN       Plev to write instead of the derived one\n"
-            "engine:\n"
-            "  --cpu               the C reference encoder (default)\n"
-            "  --gpu               the CUDA encoder (same bytes)\n"
-            "  --codec xs|bpc      JPEG XS (default) or BPC-PaCo\n"
-            "  -q, --quiet         print nothing but errors\n");
+    fprintf(
+        f,
+        "usage: xsflow encode IN -o OUT.jxs --bpp B [options]\n"
+        "\n"
+        "Encodes the frames of IN as JPEG XS (ISO/IEC 21122-1) codestreams, one after the\n"
+        "other in OUT.jxs. IN's extension picks the reader:\n"
+        "  .yuv  planar, needs --size WxH, --sampling and --depth (the layout of decode's .yuv)\n"
+        "  .y4m  YUV4MPEG2 (size, sampling and depth from its header)\n"
+        "  .ppm  RGB, coded with the reversible colour transform unless --no-rct\n"
+        "  .pgm  one component\n"
+        "\n"
+        "rate:\n"
+        "  --bpp B             target bits per pixel: each codestream is floor(B*W*H/8) bytes\n"
+        "  --bytes N           target codestream size in bytes instead\n"
+        "  --rc MODE           slice: each slice exactly its share, unused bytes of a precinct\n"
+        "                      go to the next ones of its slice (default); precinct: each\n"
+        "                      precinct exactly its share; fixed: no target, --q/--r everywhere\n"
+        "  --q Q --r R         quantization and refinement for --rc fixed (default 0 0)\n"
+        "  --lossless          lossless coding (Fq=0, Bw=depth, Q=R=0; signals cap[6])\n"
+        "input (.yuv):\n"
+        "  --size WxH          picture size\n"
+        "  --sampling S        400, 420, 422, 444 or 4444 (default 422)\n"
+        "  --depth N           bits per sample, 8..16 (default 10)\n"
+        "  --frames N          encode the first N frames only\n"
+        "transform:\n"
+        "  --nlx N --nly N     horizontal (1..8) and vertical (0..2) levels (default 5, 2;\n"
+        "                      NLy 1 with the Light and Main profiles)\n"
+        "  --rct / --no-rct    reversible colour transform on components 0..2 given as R, G, B\n"
+        "                      (default: on for .ppm, off otherwise)\n"
+        "  --cwd N             leave the last N components untransformed (CWD, Sd)\n"
+        "  --bw N --fq N       coefficient precision and fractional bits (default 20, 8)\n"
+        "  --nlt quadratic:SIGMA:ALPHA | extended:T1:T2:E | none\n"
+        "                      non-linearity (21122-1 Annex G) the decoder undoes\n"
+        "coding:\n"
+        "  --quant Q           deadzone (default) or uniform\n"
+        "  --sign-packing 0|1  signs of non-zero coefficients in their own subpacket (default 1)\n"
+        "  --run-mode 0|1      significance runs of zero residuals (0, default) or counts (1)\n"
+        "  --modes LIST        bitplane-count coding modes the encoder may pick from, by cost:\n"
+        "                      comma list of raw, nopred, vpred, sig, or all (default all)\n"
+        "  --slice-height L    lines per slice, a multiple of 2^NLy (default 16)\n"
+        "  --cw N              precinct width in units of 8*max(sx)*2^NLx (default 0: full)\n"
+        "  --long-headers      7-byte packet headers\n"
+        "  --gains LIST --priorities LIST\n"
+        "                      WGT table in band order (default: derived for PSNR)\n"
+        "  --profile P         unrestricted (default), light422.10, main422.10, main444.12,\n"
+        "                      high444.12: checked, and signalled with a derived level\n"
+        "  --plev 0xNNNN       Plev to write instead of the derived one\n"
+        "engine:\n"
+        "  --cpu               the C reference encoder (default)\n"
+        "  --gpu               the CUDA encoder (same bytes)\n"
+        "  --codec xs|bpc      JPEG XS (default) or BPC-PaCo\n"
+        "  -q, --quiet         print nothing but errors\n");
 }
 
 typedef struct encode_args {
@@ -138,8 +139,8 @@ static int parse_nlt(const char *s, xs_encoder_config *c)
         c->nlt_alpha = (unsigned)b;
         return 0;
     }
-    if (sscanf(s, "extended:%lu:%lu:%lu%c", &a, &b, &e, &tail) == 3 && a <= UINT32_MAX && b <= UINT32_MAX &&
-        e < 20) {
+    if (sscanf(s, "extended:%lu:%lu:%lu%c", &a, &b, &e, &tail) == 3 && a <= UINT32_MAX &&
+        b <= UINT32_MAX && e < 20) {
         c->tnlt = 2;
         c->nlt_t1 = (uint32_t)a;
         c->nlt_t2 = (uint32_t)b;
@@ -154,8 +155,10 @@ static int parse_profile(const char *s, uint16_t *ppih)
     static const struct {
         const char *name;
         uint16_t ppih;
-    } t[] = {{"unrestricted", XS_PPIH_UNRESTRICTED}, {"light422.10", XS_PPIH_LIGHT_422_10},
-             {"main422.10", XS_PPIH_MAIN_422_10},    {"main444.12", XS_PPIH_MAIN_444_12},
+    } t[] = {{"unrestricted", XS_PPIH_UNRESTRICTED},
+             {"light422.10", XS_PPIH_LIGHT_422_10},
+             {"main422.10", XS_PPIH_MAIN_422_10},
+             {"main444.12", XS_PPIH_MAIN_444_12},
              {"high444.12", XS_PPIH_HIGH_444_12}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(s, t[i].name)) {
@@ -174,18 +177,32 @@ static int parse_double(const char *s, double lo, double hi, double *v)
 }
 
 /* Options taking a whole number: name, range, where it goes. */
-#define INT_OPT(NAME, LO, HI, DST)                                                                 \
-    else if (!strcmp(arg, NAME))                                                                   \
-    {                                                                                              \
-        long n_;                                                                                   \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-        if (cli_parse_long(v, LO, HI, &n_)) {                                                      \
-            cli_error(NAME, "'%s' is not a whole number in %ld..%ld", v, (long)(LO), (long)(HI));  \
-            return 2;                                                                              \
-        }                                                                                          \
-        DST = (int)n_;                                                                             \
+typedef struct int_option {
+    const char *name;
+    long lo, hi;
+    int *dst;
+} int_option;
+
+/* 1: argv[*i] is one of opts and was parsed; 0: not one; -1: bad value. */
+static int parse_int_option(int argc, char **argv, int *i, const int_option *opts, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (strcmp(argv[*i], opts[k].name))
+            continue;
+        const char *v = cli_option_value(argc, argv, i);
+        long x;
+        if (!v)
+            return -1;
+        if (cli_parse_long(v, opts[k].lo, opts[k].hi, &x)) {
+            cli_error(opts[k].name, "'%s' is not a whole number in %ld..%ld", v, opts[k].lo,
+                      opts[k].hi);
+            return -1;
+        }
+        *opts[k].dst = (int)x;
+        return 1;
     }
+    return 0;
+}
 
 /* 0: parsed; 1: help printed; 2: usage error (already reported). */
 static int parse_args(int argc, char **argv, encode_args *a)
@@ -199,8 +216,22 @@ static int parse_args(int argc, char **argv, encode_args *a)
     a->rct = -1;
     int plev = -1, gains = 0, prios = 0;
     uint8_t prio[XS_MAX_BANDS];
+    const int_option int_opts[] = {
+        {"--q", 0, 255, &c->q},        {"--r", 0, 255, &c->r},
+        {"--depth", 8, 16, &a->depth}, {"--nlx", 1, 8, &c->nlx},
+        {"--cwd", 0, 7, &c->sd},       {"--bw", 8, 20, &c->bw},
+        {"--fq", 0, 8, &c->fq},        {"--sign-packing", 0, 1, &c->fs},
+        {"--run-mode", 0, 1, &c->rm},  {"--slice-height", 1, 65535, &c->slice_lines},
+        {"--cw", 0, 65535, &c->cw},
+    };
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v;
+        const int io =
+            parse_int_option(argc, argv, &i, int_opts, sizeof int_opts / sizeof int_opts[0]);
+        if (io < 0)
+            return 2;
+        if (io > 0)
+            continue;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
             return 1;
@@ -237,19 +268,7 @@ static int parse_args(int argc, char **argv, encode_args *a)
                 cli_error(arg, "'%s' is not one of slice, precinct, fixed", v);
                 return 2;
             }
-        }
-        INT_OPT("--q", 0, 255, c->q)
-        INT_OPT("--r", 0, 255, c->r)
-        INT_OPT("--depth", 8, 16, a->depth)
-        INT_OPT("--nlx", 1, 8, c->nlx)
-        INT_OPT("--cwd", 0, 7, c->sd)
-        INT_OPT("--bw", 8, 20, c->bw)
-        INT_OPT("--fq", 0, 8, c->fq)
-        INT_OPT("--sign-packing", 0, 1, c->fs)
-        INT_OPT("--run-mode", 0, 1, c->rm)
-        INT_OPT("--slice-height", 1, 65535, c->slice_lines)
-        INT_OPT("--cw", 0, 65535, c->cw)
-        else if (!strcmp(arg, "--nly")) {
+        } else if (!strcmp(arg, "--nly")) {
             long n;
             if (!(v = cli_option_value(argc, argv, &i)))
                 return 2;
@@ -265,8 +284,8 @@ static int parse_args(int argc, char **argv, encode_args *a)
             if (!(v = cli_option_value(argc, argv, &i)))
                 return 2;
             char tail;
-            if (sscanf(v, "%dx%d%c", &a->width, &a->height, &tail) != 2 || a->width < 1 || a->height < 1 ||
-                a->width > 65535 || a->height > 65535) {
+            if (sscanf(v, "%dx%d%c", &a->width, &a->height, &tail) != 2 || a->width < 1 ||
+                a->height < 1 || a->width > 65535 || a->height > 65535) {
                 cli_error(arg, "'%s' is not a size WxH (1..65535 each)", v);
                 return 2;
             }
@@ -323,7 +342,9 @@ static int parse_args(int argc, char **argv, encode_args *a)
             if (!(v = cli_option_value(argc, argv, &i)))
                 return 2;
             if (parse_profile(v, &c->ppih)) {
-                cli_error(arg, "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
+                cli_error(
+                    arg,
+                    "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--plev")) {
@@ -379,7 +400,9 @@ static int parse_args(int argc, char **argv, encode_args *a)
     c->plev = plev;
     if (c->rate_control == XS_RC_FIXED || c->lossless) {
         if (c->bpp > 0 || c->target_bytes) {
-            cli_error(a->in, "--bpp and --bytes set a target, which --rc fixed and --lossless have none of");
+            cli_error(
+                a->in,
+                "--bpp and --bytes set a target, which --rc fixed and --lossless have none of");
             return 2;
         }
     } else if (!(c->bpp > 0) && !c->target_bytes) {
@@ -435,7 +458,7 @@ int cmd_encode(int argc, char **argv)
 #ifdef XSF_ENCODE_HAVE_BPC
             return bpc_cli_encode(argc, argv);
 #else
-            cli_error("--codec bpc", "this build has no BPC-PaCo encoder (bpc/ does not provide bpc_cli_encode yet)");
+            cli_error("--codec bpc", "this build has no BPC-PaCo encoder (bpc/ is not built)");
             return 2;
 #endif
         }
@@ -451,7 +474,8 @@ int cmd_encode(int argc, char **argv)
         cli_error(a.in, "unknown input format: name it .yuv, .y4m, .ppm or .pgm");
         return 2;
     }
-    const int four = fmt == IMGIO_FORMAT_YUV && (!strcmp(a.sampling, "4444") || !strcmp(a.sampling, "4:4:4:4"));
+    const int four =
+        fmt == IMGIO_FORMAT_YUV && (!strcmp(a.sampling, "4444") || !strcmp(a.sampling, "4:4:4:4"));
     imgio_reader *rd = NULL;
     raw4_reader r4 = {0};
     if (fmt == IMGIO_FORMAT_YUV && (!a.width || !a.height)) {
@@ -481,7 +505,8 @@ int cmd_encode(int argc, char **argv)
             cli_error("--sampling", "%s", err.msg);
             return 2;
         }
-        if (imgio_reader_open(&rd, a.in, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, &err) != XSF_OK) {
+        if (imgio_reader_open(&rd, a.in, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, &err) !=
+            XSF_OK) {
             cli_error(a.in, "%s", err.msg);
             return 1;
         }
@@ -536,7 +561,8 @@ int cmd_encode(int argc, char **argv)
                 c->sy[k] = img.height[k] ? img.height[0] / img.height[k] : 1;
             }
             c->cpih = a.rct >= 0 ? a.rct : fmt == IMGIO_FORMAT_PPM;
-            xsf_status st = a.gpu ? xs_gpu_encoder_create(&genc, c, 0, NULL, &err) : xs_encoder_create(&enc, c, &err);
+            xsf_status st = a.gpu ? xs_gpu_encoder_create(&genc, c, 0, NULL, &err)
+                                  : xs_encoder_create(&enc, c, &err);
             if (st != XSF_OK) {
                 cli_error(a.in, "%s", err.msg);
                 status = st == XSF_ERR_ARG || st == XSF_ERR_UNSUPPORTED ? 2 : 1;
@@ -563,7 +589,8 @@ int cmd_encode(int argc, char **argv)
         }
         seconds += now_seconds() - t0;
         if (st != XSF_OK) {
-            cli_error(a.in, "frame %lu: %s", frames, a.gpu ? xs_gpu_encoder_error(genc) : xs_encoder_error(enc));
+            cli_error(a.in, "frame %lu: %s", frames,
+                      a.gpu ? xs_gpu_encoder_error(genc) : xs_encoder_error(enc));
             status = 1;
             break;
         }
@@ -585,11 +612,14 @@ int cmd_encode(int argc, char **argv)
     }
     if (!status && !a.quiet) {
         FILE *info = strcmp(a.out, "-") ? stdout : stderr;
-        fprintf(info, "encoded %lu frame%s (%dx%d, %d component%s) with the %s encoder into %s: %llu bytes, "
-                      "%.4f bits per pixel, %.1f frames/s\n",
-                frames, frames == 1 ? "" : "s", width, height, a.cfg.nc, a.cfg.nc == 1 ? "" : "s",
-                a.gpu ? "GPU" : "C", a.out, (unsigned long long)total,
-                8.0 * (double)total / ((double)frames * width * height), seconds > 0 ? frames / seconds : 0.0);
+        fprintf(
+            info,
+            "encoded %lu frame%s (%dx%d, %d component%s) with the %s encoder into %s: %llu bytes, "
+            "%.4f bits per pixel, %.1f frames/s\n",
+            frames, frames == 1 ? "" : "s", width, height, a.cfg.nc, a.cfg.nc == 1 ? "" : "s",
+            a.gpu ? "GPU" : "C", a.out, (unsigned long long)total,
+            8.0 * (double)total / ((double)frames * width * height),
+            seconds > 0 ? frames / seconds : 0.0);
     }
     xs_encoder_destroy(enc);
     xs_gpu_encoder_destroy(genc);

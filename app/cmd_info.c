@@ -10,6 +10,14 @@
 #include "image_io.h"
 #include "xs.h"
 
+/* BPC-PaCo input goes to bpc_cli_info (app/cmd_bpc.c, declared in bpc/bpc.h). */
+#if defined(__has_include)
+#if __has_include("bpc.h")
+#include "bpc.h"
+#define XSF_INFO_HAVE_BPC 1
+#endif
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: xsflow info IN.jxs [--all] [-v]\n"
@@ -124,6 +132,10 @@ static int same_headers(const xs_header *a, const xs_header *b)
 
 int cmd_info(int argc, char **argv)
 {
+#ifdef XSF_INFO_HAVE_BPC
+    if (bpc_cli_input_is_bpc(argc, argv))
+        return bpc_cli_info(argc, argv);
+#endif
     const char *in = NULL;
     int all = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {

@@ -33,15 +33,18 @@ static void usage(FILE *f)
             "  --sdp OUT.sdp         write the session description (RFC 9134 / ST 2110-22)\n"
             "  --mode M              codestream (default) or slice packetization\n"
             "  --fps N[/D]           frame rate, e.g. 50 or 60000/1001 (default 25)\n"
-            "  --pacing P            narrow (default: one packet every TFRAME/NPACKETS),\n"
-            "                        wide (bursts within the wide CMAX) or none\n"
+            "  --pacing P            narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
+            "                        TP=2110TPNL), wide (bursts within the wide CMAX,\n"
+            "                        TP=2110TPW) or none (no TP)\n"
             "  --packet-size N       largest RTP packet in bytes (default 1440)\n"
             "  --pt N                RTP payload type, 96..127 (default 112)\n"
             "  --ssrc N              RTP SSRC (default: random)\n"
             "  --seq N               first sequence number (default: random)\n"
             "  --loop N              send the file N times (default 1)\n"
-            "  --interlaced          the codestreams are fields, two per frame\n"
-            "  --no-boxes            send bare codestreams, without the picture segment boxes\n"
+            "  --interlaced          the codestreams are fields, two per frame, each with its\n"
+            "                        own RTP timestamp (RFC 9134 erratum 6752)\n"
+            "  --no-boxes            send bare codestreams, without the picture segment boxes:\n"
+            "                        not RFC 9134 (which requires them), for testing receivers\n"
             "  --iface NAME          interface for multicast\n"
             "  --ttl N               multicast TTL / hop limit (default 16)\n"
             "  --source ADDR         the sender's address, for the SDP's source filter and the\n"
@@ -407,9 +410,13 @@ int cmd_send(int argc, char **argv)
             rtp_addr_format(&src, 0, s.source_addr, sizeof s.source_addr);
         s.packetmode = a.mode;
         s.transmode = 1;
-        rtp_sdp_profile_name(hdr.ppih, s.profile, sizeof s.profile);
-        snprintf(s.level, sizeof s.level, "%s", xs_level_name(hdr.plev));
-        snprintf(s.sublevel, sizeof s.sublevel, "%s", xs_sublevel_name(hdr.plev));
+        /* RFC 9134 7.1: 21122-2's names without spaces; none for unknown codes. */
+        if (!rtp_sdp_profile_name(hdr.ppih, s.profile, sizeof s.profile))
+            s.profile[0] = '\0';
+        if (!rtp_sdp_level_name(hdr.plev, s.level, sizeof s.level))
+            s.level[0] = '\0';
+        if (!rtp_sdp_sublevel_name(hdr.plev, s.sublevel, sizeof s.sublevel))
+            s.sublevel[0] = '\0';
         s.depth = hdr.depth[0];
         s.width = hdr.wf;
         s.height = a.interlaced ? 2u * hdr.hf : hdr.hf;
@@ -422,7 +429,9 @@ int cmd_send(int argc, char **argv)
                  a.colorimetry ? a.colorimetry : "BT709");
         snprintf(s.tcs, sizeof s.tcs, "%s", a.tcs ? a.tcs : "SDR");
         snprintf(s.range, sizeof s.range, "%s", a.range ? a.range : "NARROW");
-        snprintf(s.tp, sizeof s.tp, "%s", a.pacing == RTP_PACING_WIDE ? "2110TPW" : "2110TPN");
+        /* RFC 9134 5: TP says which ST 2110-21 sender type the pacing is; none unpaced. */
+        const char *tp = rtp_pacing_tp(a.pacing);
+        snprintf(s.tp, sizeof s.tp, "%s", tp ? tp : "");
         s.max_bitrate_kbps = (uint64_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num /
                                             a.fps_den / 1000 +
                                         1);
@@ -455,16 +464,18 @@ int cmd_send(int argc, char **argv)
         (uint16_t)(a.fps_den == 1001 ? (a.fps_num + 500) / 1000
                                      : (a.fps_num + a.fps_den / 2) / a.fps_den);
     const char *samp = a.sampling ? a.sampling : sampling_name(&hdr);
+    /* schar's sampling codes as intoPIX's ST 2110-22 dissector reads them
+     * (ISO/IEC 21122-3 was not at hand); for others (4:2:0) schar is left
+     * unset (its valid bit 0) rather than guessed. */
     const int scode = strstr(samp, "4:2:2")   ? 0
                       : strstr(samp, "4:4:4") ? 1
                       : !strcmp(samp, "RGB")  ? 2
-                      : strstr(samp, "4:2:0") ? 3
                                               : -1;
     if (scode >= 0 && hdr.depth[0] >= 1)
         pc.box_template.schar = (uint16_t)(0x8000 | ((hdr.depth[0] - 1) & 15) << 4 | scode);
-    pc.box_template.colr_meth = 5;
-    pc.box_template.primaries = pc.box_template.transfer = pc.box_template.matrix = 1; /* BT.709 */
-    pc.box_template.full_range = a.range && !strcmp(a.range, "FULL");
+    /* The colour specification box says what the SDP says (RFC 9134 7, 8.1). */
+    rtp_jxs_colr_from_sdp(&pc.box_template, a.colorimetry ? a.colorimetry : "BT709",
+                          a.tcs ? a.tcs : "SDR", a.range ? a.range : "NARROW", samp, hdr.depth[0]);
     rtp_packetizer *pk;
     if (rtp_packetizer_create(&pk, &pc, &err) != XSF_OK) {
         cli_error(a.in, "%s", err.msg);
@@ -512,7 +523,11 @@ int cmd_send(int argc, char **argv)
         const rtp_jxs_scan scan = !a.interlaced ? RTP_JXS_PROGRESSIVE
                                   : k % 2       ? RTP_JXS_FIELD_SECOND
                                                 : RTP_JXS_FIELD_FIRST;
-        const uint32_t ts = rtp_frame_timestamp(ts0, frame_no, a.fps_num, a.fps_den);
+        /* RFC 9134 4.2 with erratum 6752: the sampling instant of the frame,
+         * or of each field (fields at twice the frame rate); one F counter
+         * for both fields of a frame (4.3). */
+        const uint32_t ts = a.interlaced ? rtp_frame_timestamp(ts0, k, 2 * a.fps_num, a.fps_den)
+                                         : rtp_frame_timestamp(ts0, k, a.fps_num, a.fps_den);
         ar.n = ar.used = 0;
         if (rtp_packetize(pk, data + off[i], bytes[i], ts, (unsigned)frame_no, scan, arena_add, &ar,
                           &err) != XSF_OK) {

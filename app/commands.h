@@ -14,5 +14,6 @@ int cmd_encode(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
+int cmd_bpc_train(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@ static const xsf_command commands[] = {
     {"demo", "decode the bundled example and say what it decoded", cmd_demo},
     {"send", "send a .jxs file as an ST 2110-22 stream (RTP, RFC 9134) or into a .pcap", cmd_send},
     {"recv", "receive an ST 2110-22 stream (UDP, SDP or .pcap) into .jxs, .yuv or .y4m", cmd_recv},
+    {"bpc-train", "estimate BPC-PaCo probability tables from pictures (for encode --codec bpc)", cmd_bpc_train},
 };
 
 static void usage(FILE *f)

@@ -1,12 +1,18 @@
-/* The boxes of an RFC 9134 picture segment (RFC 9134 3: a JPEG XS picture
- * segment is the video support box, the colour specification box, then the
- * codestream). Box layouts are those of ISO/IEC 21122-3:
+/* The boxes of an RFC 9134 picture segment. RFC 9134 3.3-3.4 and 4.1: a
+ * picture segment is the video support box, the colour specification box,
+ * then the codestream, in every packetization mode, so a sender includes
+ * them; their layout and content are ISO/IEC 21122-3's. As written here
+ * (21122-3's text was not at hand; the layout agrees with intoPIX's ST
+ * 2110-22 Wireshark dissector):
  *   jpvs (video support) { jpvi (video information): brat, frat, schar, tcod;
  *                          jxpl (profile and level): Ppih, Plev }
  *   colr (colour specification): METH, PREC, APPROX, then for METH 5 the
  *        H.273 colour primaries, transfer characteristics, matrix
  *        coefficients (16 bits each) and the full-range flag (top bit). */
+#define _POSIX_C_SOURCE 200809L /* strcasecmp */
+
 #include <string.h>
+#include <strings.h>
 
 #include "rtp_internal.h"
 
@@ -48,6 +54,56 @@ size_t rtp_jxs_boxes_write(const rtp_jxs_boxes *b, uint8_t *out, size_t cap)
     rtp_wr16(p + 7, b->matrix);
     p[9] = b->full_range ? 0x80 : 0;
     return RTP_JXS_BOXES_BYTES;
+}
+
+/* H.273 code points (colour primaries, transfer, matrix) of an SDP
+ * colorimetry (RFC 9134 7.1), with the transfer its SDR streams use. */
+typedef struct colorimetry_code {
+    const char *name;
+    uint8_t primaries, sdr_transfer, matrix;
+} colorimetry_code;
+
+static const colorimetry_code colorimetries[] = {
+    /* BT.601 names two sets of primaries (525 and 625 lines): left unspecified. */
+    {"BT601-5", 2, 6, 6},   {"BT601", 2, 6, 6},   {"BT709-2", 1, 1, 1}, {"BT709", 1, 1, 1},
+    {"SMPTE240M", 7, 7, 7}, {"BT2020", 9, 14, 9}, /* transfer 15 at 12 bits and more; matrix 10 for
+                                                     CLYCbCr */
+    {"BT2100", 9, 14, 9},                         /* matrix 14 for ICtCp */
+    {"ST2065-1", 2, 8, 0}, /* ACES: linear RGB, primaries H.273 does not name */
+    {"ST2065-3", 2, 2, 0},  {"XYZ", 10, 17, 0},
+};
+
+void rtp_jxs_colr_from_sdp(rtp_jxs_boxes *b, const char *colorimetry, const char *tcs,
+                           const char *range, const char *sampling, unsigned depth)
+{
+    colorimetry = colorimetry ? colorimetry : "";
+    tcs = tcs ? tcs : "";
+    sampling = sampling ? sampling : "";
+    colorimetry_code c = {"", 2, 2, 2};
+    for (size_t i = 0; i < sizeof colorimetries / sizeof colorimetries[0]; i++)
+        if (!strcasecmp(colorimetry, colorimetries[i].name))
+            c = colorimetries[i];
+    const int bt2020 = c.primaries == 9;
+    if (bt2020 && depth >= 12)
+        c.sdr_transfer = 15;
+    if (bt2020 && !strncasecmp(sampling, "CLYCbCr", 7))
+        c.matrix = 10;
+    if (bt2020 && !strncasecmp(sampling, "ICtCp", 5))
+        c.matrix = 14;
+    if (!strcasecmp(sampling, "RGB") || !strcasecmp(sampling, "XYZ"))
+        c.matrix = 0;
+    b->colr_meth = 5;
+    b->primaries = c.primaries;
+    b->matrix = c.matrix;
+    b->transfer = !strcasecmp(tcs, "SDR")   ? c.sdr_transfer
+                  : !strcasecmp(tcs, "PQ")  ? 16
+                  : !strcasecmp(tcs, "HLG") ? 18
+                                            : 2;
+    /* RANGE absent: NARROW, but FULL with UNSPECIFIED colorimetry (RFC 9134 7.1).
+     * H.273 has one full-range flag: FULLPROTECT sets it too. */
+    if (!range || !*range)
+        range = strcasecmp(colorimetry, "UNSPECIFIED") ? "NARROW" : "FULL";
+    b->full_range = (uint8_t)(strcasecmp(range, "NARROW") != 0);
 }
 
 /* Reads one box header at buf[off]: its total size and the start of its content. */

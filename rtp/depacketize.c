@@ -12,11 +12,17 @@
  *  2. Frame assembly over the in-order packets (plus "gap" events): a
  *     picture segment (a progressive frame or one field) starts at the first
  *     packet of its first packetization unit (codestream mode: SEP = P = 0;
- *     slice mode: the header segment, SEP = 2047, P = 0) and ends with the
- *     last packet of its last unit (codestream mode: L; slice mode: the RTP
- *     marker). It is passed on whole only if no packet of it is missing and
- *     its bytes are one valid codestream; in slice mode a segment with holes
- *     is passed on with the list of slices that are whole. */
+ *     slice mode: the header segment, SEP = 0x7ff, P = 0) and ends with the
+ *     last packet of its last unit (codestream mode: L, which equals M;
+ *     slice mode: the RTP marker). It is passed on whole only if no packet of
+ *     it is missing and its bytes are one valid codestream; in slice mode a
+ *     segment with holes is passed on with the list of slices that are whole.
+ *     Slice mode with T=0 (RFC 9134 4.3: the sender may send packets out of
+ *     order) is assembled apart: the packets of one segment (one RTP
+ *     timestamp, F counter and I field) are kept as they come, with their
+ *     unit (SEP) and P counter, and put in order when the segment ends.
+ *     A packet with no payload data outside any segment is CBR padding
+ *     (RFC 9134 4.1 allows empty packets) and is passed over. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +66,27 @@ typedef struct assembly {
     int any_broken, last_l;
     int header_whole;
     size_t nslices;
+    /* slice mode, T=0: packets kept as they come (ooo_entry table) */
+    int ooo;
+    size_t npk;
+    int last_slice;     /* the unit of the packet with the marker, -1 before */
+    size_t units_ended; /* packets with L */
+    size_t p_sum;       /* sum of P + 1 over the packets with L */
 } assembly;
+
+/* One packet of a T=0 segment: its unit (-1: header segment, else the slice
+ * index, SEP), its P counter, and where its data sits in the frame buffer. */
+typedef struct ooo_entry {
+    int32_t unit;
+    uint16_t p;
+    uint8_t l;
+    uint32_t bytes;
+    size_t offset;
+} ooo_entry;
+
+/* T=0: the most packets one segment may have (the table is allocated on the
+ * first T=0 packet, then kept). */
+#define OOO_MAX_PACKETS 65536
 
 struct rtp_depacketizer {
     rtp_depacketizer_config cfg;
@@ -93,6 +119,14 @@ struct rtp_depacketizer {
     uint32_t orphan_ts;
     uint8_t orphan_f;
     rtp_jxs_slice *slices;
+    /* T=0 assembly: the packet table, the buffer the segment is put in order
+     * into, and the segment last finished (its late packets are passed over) */
+    ooo_entry *ooo_pk;
+    uint8_t *ooo_buf;
+    size_t ooo_buf_cap;
+    int done_valid;
+    uint32_t done_ts;
+    uint8_t done_f, done_i;
 };
 
 xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg,
@@ -140,6 +174,8 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     free(d->meta);
     free(d->slices);
     free(d->a.buf);
+    free(d->ooo_pk);
+    free(d->ooo_buf);
     free(d);
 }
 
@@ -196,6 +232,113 @@ static int valid_codestream(const rtp_depacketizer *d, const uint8_t *cs, size_t
     return ok;
 }
 
+/* Passes on (or counts) a finished segment whose bytes are buf[0, bytes):
+ * whole, or in slice mode with the header segment and the slices listed in
+ * d->slices (offsets into buf). */
+static void deliver(rtp_depacketizer *d, rtp_frame *fr, const uint8_t *buf, size_t bytes, int whole,
+                    int header_whole, size_t nslices)
+{
+    size_t cs_off = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    const int boxes_ok =
+        bytes && rtp_jxs_boxes_parse(buf, bytes, &cs_off, &fr->boxes, &err) == XSF_OK;
+    if (whole && boxes_ok) {
+        fr->data = buf + cs_off;
+        fr->bytes = bytes - cs_off;
+        if (!valid_codestream(d, fr->data, fr->bytes, fr->mode == RTP_JXS_SLICE ? nslices : 0)) {
+            d->st.frames_dropped++;
+            d->st.frames_invalid++;
+            return;
+        }
+        fr->complete = 1;
+        fr->header_whole = 1;
+        d->st.frames_complete++;
+        if (d->cfg.on_frame)
+            d->cfg.on_frame(d->cfg.ctx, fr);
+        return;
+    }
+    if (whole && !boxes_ok) { /* no hole, but the data is not boxes + codestream */
+        d->st.frames_dropped++;
+        d->st.frames_invalid++;
+        return;
+    }
+    if (fr->mode == RTP_JXS_SLICE && header_whole && boxes_ok) {
+        fr->data = buf + cs_off;
+        fr->bytes = bytes - cs_off;
+        fr->header_whole = 1;
+        for (size_t i = 0; i < nslices; i++)
+            d->slices[i].offset -= cs_off;
+        fr->nslices = nslices;
+        fr->slices = d->slices;
+        d->st.frames_partial++;
+        if (d->cfg.on_frame)
+            d->cfg.on_frame(d->cfg.ctx, fr);
+        return;
+    }
+    d->st.frames_dropped++;
+}
+
+static int ooo_cmp(const void *x, const void *y)
+{
+    const ooo_entry *a = x, *b = y;
+    if (a->unit != b->unit)
+        return a->unit < b->unit ? -1 : 1; /* the header segment (-1) first */
+    return a->p < b->p ? -1 : a->p > b->p;
+}
+
+/* T=0: puts the packets of the segment in order (header segment, then the
+ * slices by index, each by P) into d->ooo_buf, keeping the units that are
+ * whole (P from 0 without a gap, L on the last packet only). Lists the whole
+ * slices in d->slices; returns 1 when the whole segment is there. */
+static int ooo_gather(rtp_depacketizer *d, size_t *bytes, int *header_whole, size_t *nslices)
+{
+    assembly *a = &d->a;
+    *bytes = 0;
+    *header_whole = 0;
+    *nslices = 0;
+    if (a->bytes > d->ooo_buf_cap) {
+        uint8_t *b = realloc(d->ooo_buf, a->bytes);
+        if (!b)
+            return 0;
+        d->ooo_buf = b;
+        d->ooo_buf_cap = a->bytes;
+    }
+    qsort(d->ooo_pk, a->npk, sizeof *d->ooo_pk, ooo_cmp);
+    int all = !a->any_broken && a->last_slice >= 0;
+    int32_t expect = -1; /* the unit that should come next for the segment to be whole */
+    for (size_t i = 0; i < a->npk;) {
+        const int32_t unit = d->ooo_pk[i].unit;
+        size_t j = i;
+        while (j < a->npk && d->ooo_pk[j].unit == unit)
+            j++;
+        int ok = 1;
+        for (size_t k = i; k < j; k++)
+            ok &= d->ooo_pk[k].p == k - i && d->ooo_pk[k].l == (k + 1 == j);
+        all &= ok && unit == expect;
+        expect = unit + 1;
+        if (ok && (unit < 0 || (*header_whole && *nslices < d->cfg.max_slices))) {
+            const size_t start = *bytes;
+            for (size_t k = i; k < j; k++) {
+                memcpy(d->ooo_buf + *bytes, a->buf + d->ooo_pk[k].offset, d->ooo_pk[k].bytes);
+                *bytes += d->ooo_pk[k].bytes;
+            }
+            if (unit < 0) {
+                *header_whole = 1;
+            } else {
+                rtp_jxs_slice *sl = &d->slices[(*nslices)++];
+                sl->index = (uint32_t)unit;
+                sl->offset = start;
+                sl->bytes = *bytes - start;
+            }
+        } else {
+            all = 0;
+        }
+        i = j;
+    }
+    return all && expect == a->last_slice + 1 && a->ended;
+}
+
 static void finish_segment(rtp_depacketizer *d)
 {
     assembly *a = &d->a;
@@ -215,6 +358,17 @@ static void finish_segment(rtp_depacketizer *d)
     fr.last_seq = a->last_seq;
     fr.first_arrival_ns = a->first_arrival;
     fr.last_arrival_ns = a->last_arrival;
+    if (a->ooo) {
+        d->done_valid = 1;
+        d->done_ts = a->timestamp;
+        d->done_f = a->f;
+        d->done_i = a->scan;
+        size_t bytes, nslices;
+        int header_whole;
+        const int whole = ooo_gather(d, &bytes, &header_whole, &nslices);
+        deliver(d, &fr, d->ooo_buf, bytes, whole, header_whole, nslices);
+        return;
+    }
     int whole;
     if (a->mode == RTP_JXS_CODESTREAM) {
         whole = !a->hole && a->ended;
@@ -223,45 +377,7 @@ static void finish_segment(rtp_depacketizer *d)
         for (size_t i = 0; whole && i < a->nslices; i++)
             whole = d->slices[i].index == i;
     }
-    size_t cs_off = 0;
-    xsf_error err;
-    xsf_error_clear(&err);
-    const int boxes_ok =
-        a->bytes && rtp_jxs_boxes_parse(a->buf, a->bytes, &cs_off, &fr.boxes, &err) == XSF_OK;
-    if (whole && boxes_ok) {
-        fr.data = a->buf + cs_off;
-        fr.bytes = a->bytes - cs_off;
-        if (!valid_codestream(d, fr.data, fr.bytes, a->mode == RTP_JXS_SLICE ? a->nslices : 0)) {
-            d->st.frames_dropped++;
-            d->st.frames_invalid++;
-            return;
-        }
-        fr.complete = 1;
-        fr.header_whole = 1;
-        d->st.frames_complete++;
-        if (d->cfg.on_frame)
-            d->cfg.on_frame(d->cfg.ctx, &fr);
-        return;
-    }
-    if (whole && !boxes_ok) { /* no hole, but the data is not boxes + codestream */
-        d->st.frames_dropped++;
-        d->st.frames_invalid++;
-        return;
-    }
-    if (a->mode == RTP_JXS_SLICE && a->header_whole && boxes_ok) {
-        fr.data = a->buf + cs_off;
-        fr.bytes = a->bytes - cs_off;
-        fr.header_whole = 1;
-        for (size_t i = 0; i < a->nslices; i++)
-            d->slices[i].offset -= cs_off;
-        fr.nslices = a->nslices;
-        fr.slices = d->slices;
-        d->st.frames_partial++;
-        if (d->cfg.on_frame)
-            d->cfg.on_frame(d->cfg.ctx, &fr);
-        return;
-    }
-    d->st.frames_dropped++;
+    deliver(d, &fr, a->buf, a->bytes, whole, a->header_whole, a->nslices);
 }
 
 static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_header *h, uint64_t ext)
@@ -291,14 +407,23 @@ static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_heade
     a->last_l = 0;
     a->header_whole = 0;
     a->nslices = 0;
+    a->ooo = h->k == RTP_JXS_SLICE && !h->t;
+    a->npk = 0;
+    a->last_slice = -1;
+    a->units_ended = 0;
+    a->p_sum = 0;
     d->orphan_valid = 0;
 }
 
-/* Slice mode: the slice index of SEP counter `sep` (slices counted modulo 2047). */
+/* Slice mode: the slice index of SEP counter `sep` (RFC 9134 4.3: the slice
+ * index modulo 2047), taken as the one nearest the slice expected next: up to
+ * 1023 ahead (slices lost whole) or behind. */
 static uint32_t slice_index(const assembly *a, uint16_t sep)
 {
-    const uint32_t base = a->next_slice;
-    return base + (uint32_t)((sep + 2047 - base % 2047) % 2047);
+    const uint32_t base = a->next_slice, ahead = (sep + 2047 - base % 2047) % 2047;
+    if (ahead > 1023 && base >= 2047 - ahead)
+        return base + ahead - 2047;
+    return base + ahead;
 }
 
 static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uint8_t *data,
@@ -306,7 +431,10 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
 {
     assembly *a = &d->a;
     const int id = h->sep == RTP_JXS_SEP_HEADER_SEGMENT ? UNIT_HEADER : (int)slice_index(a, h->sep);
-    if (h->p == 0) {
+    /* P counts modulo 2048 (RFC 9134 4.3): P = 0 after 2047 in the unit under
+     * way, before its L, continues it. */
+    const int p_wraps = id == a->unit && a->unit_next_p == 2048;
+    if (h->p == 0 && !p_wraps) {
         if (a->unit != UNIT_NONE) { /* the unit under way lost its last packets */
             a->any_broken = 1;
             a->bytes = a->unit_start;
@@ -351,6 +479,41 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
     a->unit = UNIT_NONE;
 }
 
+/* Slice mode, T=0: keeps the packet for ooo_gather. The segment may end
+ * before its last packet comes only when every unit is whole by the counts:
+ * L seen for the header segment and each slice up to the marker's, and as
+ * many packets as those L packets' P counters say. */
+static void ooo_packet(rtp_depacketizer *d, const rtp_jxs_header *h, int marker,
+                       const uint8_t *data, size_t n)
+{
+    assembly *a = &d->a;
+    if (!d->ooo_pk && !(d->ooo_pk = malloc(sizeof *d->ooo_pk * OOO_MAX_PACKETS))) {
+        a->any_broken = 1;
+        return;
+    }
+    const size_t offset = a->bytes;
+    if (a->npk == OOO_MAX_PACKETS || append(d, data, n)) {
+        a->any_broken = 1;
+        return;
+    }
+    ooo_entry *e = &d->ooo_pk[a->npk++];
+    e->unit = h->sep == RTP_JXS_SEP_HEADER_SEGMENT ? -1 : (int32_t)h->sep;
+    e->p = h->p;
+    e->l = h->l;
+    e->bytes = (uint32_t)n;
+    e->offset = offset;
+    if (h->l) {
+        a->units_ended++;
+        a->p_sum += h->p + 1u;
+    }
+    if (marker && e->unit >= 0) {
+        a->ended = 1;
+        a->last_slice = e->unit;
+    }
+    if (a->ended && a->units_ended == (size_t)a->last_slice + 2 && a->p_sum == a->npk)
+        finish_segment(d);
+}
+
 static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload, uint64_t ext)
 {
     assembly *a = &d->a;
@@ -360,17 +523,40 @@ static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
     (void)rtp_jxs_header_parse(payload, s->bytes, &h, &err); /* checked when stored */
     const uint8_t *data = payload + RTP_JXS_HEADER_BYTES;
     const size_t n = s->bytes - RTP_JXS_HEADER_BYTES;
+    const int ooo = h.k == RTP_JXS_SLICE && !h.t;
+    if (ooo) {
+        /* T=0: a segment is every packet of one timestamp, F counter and I
+         * field, whatever their order. */
+        const int same =
+            a->open && a->ooo && s->timestamp == a->timestamp && h.f == a->f && h.i == a->scan;
+        if (a->open && !same)
+            finish_segment(d);
+        if (!a->open) {
+            if (!n || (d->done_valid && s->timestamp == d->done_ts && h.f == d->done_f &&
+                       h.i == d->done_i))
+                return; /* padding, or a straggler of the segment just passed on */
+            open_segment(d, s, &h, ext);
+        }
+        d->after_gap = 0;
+        a->last_seq = ext;
+        a->last_arrival = s->arrival_ns;
+        ooo_packet(d, &h, s->marker, data, n);
+        return;
+    }
     const int is_start =
         h.p == 0 && (h.k == RTP_JXS_CODESTREAM ? h.sep == 0 : h.sep == RTP_JXS_SEP_HEADER_SEGMENT);
-    if (a->open && (is_start || s->timestamp != a->timestamp || h.f != a->f || h.k != a->mode)) {
+    if (a->open &&
+        (a->ooo || is_start || s->timestamp != a->timestamp || h.f != a->f || h.k != a->mode)) {
         /* The segment under way did not end. In slice mode a segment whose
          * last unit ended (L) may end without the marker: the first field of
          * an interlaced frame, from senders that mark frames, not fields. */
-        if (a->mode == RTP_JXS_SLICE && is_start && a->last_l && a->unit == UNIT_NONE)
+        if (a->mode == RTP_JXS_SLICE && !a->ooo && is_start && a->last_l && a->unit == UNIT_NONE)
             a->ended = 1;
         finish_segment(d);
     }
     if (!a->open) {
+        if (!n)
+            return; /* no payload data outside a segment: CBR padding (RFC 9134 4.1) */
         if (!is_start) {
             /* A segment whose first packets were lost: count it once. */
             if (!d->orphan_valid || d->orphan_ts != s->timestamp || d->orphan_f != h.f) {
@@ -418,7 +604,7 @@ static void gap(rtp_depacketizer *d)
 {
     assembly *a = &d->a;
     d->after_gap = 1;
-    if (!a->open)
+    if (!a->open || a->ooo) /* T=0: what is missing shows when the segment ends */
         return;
     if (a->mode == RTP_JXS_CODESTREAM) {
         a->hole = 1;

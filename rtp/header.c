@@ -108,6 +108,10 @@ xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h,
     h->p = (uint16_t)((p[2] & 7) << 8 | p[3]);
     if (h->i == 1)
         return xsf_error_set(err, XSF_ERR_INVALID, "RFC 9134 payload header: reserved I value 01");
+    /* RFC 9134 4.3: only slice mode allows out-of-order transmission. */
+    if (!h->t && !h->k)
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "RFC 9134 payload header: T=0 (out of order) with K=0, expected K=1");
     return XSF_OK;
 }
 

@@ -1,13 +1,15 @@
-/* Send times after SMPTE ST 2110-21 (traffic shaping of video over IP).
+/* Send times after SMPTE ST 2110-21 (traffic shaping of video over IP),
+ * which RFC 9134 5 recommends; the SDP then says so with TP.
  *
  * Compressed video has no vertical blanking to leave out, so packets are
  * spread over the whole frame period (RACTIVE = 1, the "linear" model):
- * TRS = TFRAME / NPACKETS. A narrow sender sends one packet every TRS; a
- * wide sender may send in bursts, here of CMAX - 1 packets every
- * (CMAX - 1) x TRS, which keeps its instantaneous count below the wide
- * CMAX. The CMAX bounds are those of ST 2110-21's network compatibility
- * model: narrow MAX(4, NPACKETS / (43200 x RACTIVE x TFRAME)), wide
- * MAX(16, NPACKETS / (21600 x TFRAME)). */
+ * TRS = TFRAME / NPACKETS. A narrow sender sends one packet every TRS
+ * (narrow linear, TP=2110TPNL); a wide sender (TP=2110TPW) may send in
+ * bursts, here of CMAX - 1 packets every (CMAX - 1) x TRS, which keeps its
+ * instantaneous count below the wide CMAX. The CMAX bounds are those of
+ * ST 2110-21's network compatibility model as we know them (the standard's
+ * text was not at hand): narrow MAX(4, NPACKETS / (43200 x RACTIVE x
+ * TFRAME)), wide MAX(16, NPACKETS / (21600 x TFRAME)). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include <time.h>
@@ -32,6 +34,11 @@ unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns)
     }
     const double c = (double)npackets / (21600.0 * tframe);
     return c > 16 ? (unsigned)c : 16;
+}
+
+const char *rtp_pacing_tp(rtp_pacing pacing)
+{
+    return pacing == RTP_PACING_NARROW ? "2110TPNL" : pacing == RTP_PACING_WIDE ? "2110TPW" : NULL;
 }
 
 uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns)

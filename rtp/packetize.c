@@ -1,15 +1,23 @@
 /* JPEG XS picture segments -> RTP packets (RFC 9134 4).
  *
- * Codestream mode (K=0): the picture segment (boxes, then the codestream) is
- * one packetization unit; the P counter numbers its packets and the SEP
- * counter extends it (packet index = SEP << 11 | P).
- * Slice mode (K=1): the first unit is the header segment (boxes, then the
- * codestream up to its first SLH) with SEP = 2047; then one unit per slice,
- * SEP = slice index modulo 2047 and P from 0 in each; the last slice's unit
- * also carries the EOC marker.
+ * A picture segment is the video support box, the colour specification box,
+ * then the codestream (RFC 9134 3.4); the boxes are part of the payload
+ * (4.1), so a conforming sender writes them (cfg.boxes = 1).
+ * Codestream mode (K=0, 4.1): the whole picture segment is one packetization
+ * unit; the P counter numbers its packets and the SEP counter counts P's
+ * overruns (packet index = SEP x 2048 + P, 4.3), so a unit holds at most
+ * 2^22 packets.
+ * Slice mode (K=1, 4.1): the first unit is the header segment (boxes, then
+ * the codestream up to its first SLH) with SEP = 0x7ff; then one unit per
+ * slice, SEP = slice index modulo 2047 and P from 0 in each, modulo 2048
+ * (a unit of more than 2048 packets wraps P); the last slice's unit also
+ * carries the EOC marker.
  * In both, L marks the last packet of a unit and the RTP marker the last
- * packet of the segment (frame, or field). Every packet but the last of a
- * unit carries a multiple of 8 payload bytes, as VSF TR-08 asks. */
+ * packet of the segment (frame, or field: 4.2), so L = M in codestream mode.
+ * T is 1: packets go out in order.
+ * All packets but the last of a unit carry the same payload size (4.1); we
+ * round it down to a multiple of 8 bytes, a choice of ours, not an RFC 9134
+ * requirement. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,7 +146,8 @@ static void copy_virtual(const rtp_packetizer *p, const uint8_t *cs, size_t from
         from += k;
         n -= k;
     }
-    memcpy(dst, cs + (from - prefix), n);
+    if (n) /* a packet smaller than the boxes may hold none of the codestream */
+        memcpy(dst, cs + (from - prefix), n);
 }
 
 xsf_status rtp_packetize(rtp_packetizer *p, const uint8_t *cs, size_t len, uint32_t timestamp,
@@ -172,12 +181,10 @@ xsf_status rtp_packetize(rtp_packetizer *p, const uint8_t *cs, size_t len, uint3
     for (size_t unit = 0; unit < u.n; unit++) {
         const size_t start = unit ? u.end[unit - 1] : 0, bytes = u.end[unit] - start;
         const size_t npk = unit_packets(p, bytes);
-        if (npk > (p->cfg.mode == RTP_JXS_CODESTREAM ? (size_t)1 << 22 : (size_t)1 << 11)) {
+        if (p->cfg.mode == RTP_JXS_CODESTREAM && npk > (size_t)1 << 22) {
             free(u.end);
-            return xsf_error_set(
-                err, XSF_ERR_UNSUPPORTED,
-                "%zu packets for one packetization unit: its counters hold %s", npk,
-                p->cfg.mode == RTP_JXS_CODESTREAM ? "2^22 (SEP and P)" : "2048 (P)");
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                 "%zu packets for one picture segment: SEP and P count 2^22", npk);
         }
         for (size_t k = 0; k < npk; k++) {
             const size_t off = k * p->chunk, n = bytes - off < p->chunk ? bytes - off : p->chunk;

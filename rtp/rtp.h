@@ -92,22 +92,26 @@ typedef enum rtp_jxs_scan {
 } rtp_jxs_scan;
 
 typedef struct rtp_jxs_header {
-    uint8_t t;    /* transmission mode: 1 sequential, 0 out of order allowed */
+    uint8_t t;    /* transmission mode: 1 sequential, 0 out of order allowed (then K=1) */
     uint8_t k;    /* packetization mode (rtp_jxs_mode) */
-    uint8_t l;    /* last packet of a packetization unit */
+    uint8_t l;    /* last packet of a packetization unit (set whenever M is; = M when K=0) */
     uint8_t i;    /* interlace information (rtp_jxs_scan) */
-    uint8_t f;    /* frame counter, modulo 32 */
-    uint16_t sep; /* 11 bits: slice index (K=1) or P counter extension (K=0) */
-    uint16_t p;   /* 11 bits: packet index within the packetization unit */
+    uint8_t f;    /* frame counter, modulo 32: one value for both fields of a frame */
+    uint16_t sep; /* 11 bits: K=1, slice index modulo 2047, 0x7ff for the header
+                     segment; K=0, the count of P's overruns in the unit */
+    uint16_t p;   /* 11 bits: packet index within the packetization unit, modulo 2048 */
 } rtp_jxs_header;
 
-/* Fails (INVALID) on a reserved I value. */
+/* Fails (INVALID) on the reserved I value 01 and on T=0 with K=0 (RFC 9134
+ * 4.3: out-of-order sending requires slice mode). */
 xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h, xsf_error *err);
 void rtp_jxs_header_write(const rtp_jxs_header *h, uint8_t out[RTP_JXS_HEADER_BYTES]);
 
 /* ------------------------------------------------------------------ */
-/* Picture segment boxes (RFC 9134 3: video support box + colour       */
-/* specification box, ISO/IEC 21122-3, in front of each codestream)    */
+/* Picture segment boxes. RFC 9134 3.4 and 4.1: every picture segment  */
+/* (and so every codestream-mode unit and every slice-mode header       */
+/* segment) is the video support box, the colour specification box     */
+/* (their layouts: ISO/IEC 21122-3), then the codestream.               */
 
 typedef struct rtp_jxs_boxes {
     int present;
@@ -127,6 +131,15 @@ typedef struct rtp_jxs_boxes {
 #define RTP_JXS_BOXES_BYTES 60
 
 size_t rtp_jxs_boxes_write(const rtp_jxs_boxes *b, uint8_t *out, size_t cap);
+
+/* Sets the colour specification of `b` (METH 5, ITU-T H.273 code points) to
+ * agree with the SDP's colorimetry, TCS and RANGE (RFC 9134 7: the SDP's
+ * values SHALL agree with the payload's); `sampling` tells BT.2020 constant
+ * luminance (CLYCbCr) and ICtCp apart, `depth` the BT.2020 transfer (10 or 12
+ * bits). Unknown or absent values give H.273's "unspecified" (2). The range
+ * follows rtp_sdp_range's defaults. */
+void rtp_jxs_colr_from_sdp(rtp_jxs_boxes *b, const char *colorimetry, const char *tcs,
+                           const char *range, const char *sampling, unsigned depth);
 
 /* Walks the boxes in front of a codestream (at most 16, 4096 bytes); sets
  * *codestream_offset to where SOC starts and fills `b` from the boxes it
@@ -206,8 +219,11 @@ typedef struct rtp_depacketizer_config {
 
 typedef struct rtp_depacketizer rtp_depacketizer;
 
-/* Allocates every buffer it will use; memory is bounded by
- * reorder_packets x max_packet_bytes + max_frame_bytes + slice tables. */
+/* Allocates its buffers; memory is bounded by reorder_packets x
+ * max_packet_bytes + max_frame_bytes + slice tables, and, once a slice-mode
+ * stream with T=0 (out-of-order sending) is seen, a table of 65536 packets
+ * and a second frame buffer of up to max_frame_bytes to put segments in
+ * order. */
 xsf_status rtp_depacketizer_create(rtp_depacketizer **d, const rtp_depacketizer_config *cfg,
                                    xsf_error *err);
 void rtp_depacketizer_destroy(rtp_depacketizer *d);
@@ -235,7 +251,9 @@ typedef struct rtp_packetizer_config {
     uint8_t payload_type; /* 96..127 */
     uint32_t ssrc;
     uint16_t first_seq;
-    int boxes;                  /* 1: put the picture segment boxes in front of each codestream */
+    int boxes; /* 1: put the picture segment boxes in front of each codestream, as RFC 9134
+                  3.4 and 4.1 require; 0 sends bare codestreams, which is not RFC 9134 (for
+                  testing receivers only) */
     rtp_jxs_boxes box_template; /* brat/frat/schar/colr; ppih/plev are taken from each codestream */
 } rtp_packetizer_config;
 
@@ -255,7 +273,9 @@ xsf_status rtp_packetize_count(rtp_packetizer *p, const uint8_t *cs, size_t len,
 
 /* Packetizes one picture segment (codestream `cs` of `len` bytes, which
  * must be exactly one codestream). `scan` is the I field; `f_counter` the
- * frame number (mod 32; both fields of a frame share it). */
+ * frame number (mod 32; both fields of a frame share it). `timestamp` is the
+ * sampling instant of the segment: of the frame, or of the field (each field
+ * its own, RFC 9134 4.2 as corrected by erratum 6752). */
 xsf_status rtp_packetize(rtp_packetizer *p, const uint8_t *cs, size_t len, uint32_t timestamp,
                          unsigned f_counter, rtp_jxs_scan scan, rtp_packet_cb cb, void *ctx,
                          xsf_error *err);
@@ -274,10 +294,17 @@ typedef enum rtp_pacing {
  * sent over `frame_ns` (RACTIVE = 1, as for compressed video). */
 unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns);
 
+/* The SDP TP value of a pacing (RFC 9134 5: signalled when the sender
+ * shapes its traffic after ST 2110-21): "2110TPNL" for our narrow pacing,
+ * which is linear, "2110TPW" for wide, NULL for none (no TP). */
+const char *rtp_pacing_tp(rtp_pacing pacing);
+
 /* Send time of packet `index` of `npackets` from the start of the frame. */
 uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns);
 
-/* RTP timestamp of frame `n` at rate num/den from `base` (exact, no drift). */
+/* RTP timestamp of frame `n` at rate num/den from `base`: the sampling
+ * instant on the 90 kHz clock, truncated to an integer (RFC 9134 4.2), exact
+ * (no drift). For interlaced video, field n at 2 x num/den. */
 uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den);
 
 /* ------------------------------------------------------------------ */
@@ -292,27 +319,38 @@ typedef struct rtp_sdp {
     char source_addr[64];  /* a=source-filter: incl (SSM), "" when none */
     unsigned port;         /* m= */
     unsigned payload_type; /* m= and a=rtpmap */
-    /* a=fmtp (RFC 9134 7.1, ST 2110-22) */
-    int packetmode; /* K */
-    int transmode;  /* T (default 1) */
+    /* a=fmtp (RFC 9134 7.1; SSN is ST 2110-22's, TP ST 2110-21's) */
+    int packetmode; /* K; required in a=fmtp */
+    int transmode;  /* T (default 1; 0 requires packetmode 1) */
     char profile[32], level[16], sublevel[24];
     unsigned depth, width, height;
     unsigned rate_num, rate_den; /* exactframerate; 0 = not given */
-    int interlace, segmented;
-    char sampling[32], colorimetry[32], tcs[24], range[24], ssn[32], tp[16];
-    uint64_t max_bitrate_kbps; /* b=AS:, 0 = none */
+    int interlace, segmented;    /* name-only parameters; segmented only with interlace */
+    char sampling[32], colorimetry[32], tcs[24], range[24], ssn[32], tp[16]; /* "" = absent */
+    uint64_t max_bitrate_kbps;                                               /* b=AS:, 0 = none */
 } rtp_sdp;
 
-/* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019, TP 2110TPN. */
+/* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019,
+ * no TP (set it when the sender paces: rtp_pacing_tp). */
 void rtp_sdp_init(rtp_sdp *s);
 /* Writes the description; returns the length, or the size needed when it exceeds cap. */
 size_t rtp_sdp_write(const rtp_sdp *s, char *out, size_t cap);
-/* Reads the first video m= section with a jxsv rtpmap. Errors name the line. */
+/* Reads the first video m= section with a jxsv rtpmap. Its a=fmtp (before or
+ * after the rtpmap) must have packetmode; transmode=0 needs packetmode=1 and
+ * segmented needs interlace (RFC 9134 7.1); other parameters are ignored.
+ * exactframerate is kept reduced. Errors name the line. */
 xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *err);
 
 /* The RFC 9134 names of a codestream's profile, level and sublevel ("High444.12", "2k-1",
- * "Sublev3bpp"), from Ppih and Plev; NULL when unknown. */
+ * "Sublev3bpp": ISO/IEC 21122-2's without white space), from Ppih and Plev; NULL when
+ * unknown. */
 const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap);
+const char *rtp_sdp_level_name(uint16_t plev, char *buf, size_t cap);
+const char *rtp_sdp_sublevel_name(uint16_t plev, char *buf, size_t cap);
+
+/* The RANGE in effect: the parameter, else NARROW, or FULL with UNSPECIFIED
+ * colorimetry (RFC 9134 7.1). */
+const char *rtp_sdp_range(const rtp_sdp *s);
 
 /* ------------------------------------------------------------------ */
 /* UDP sockets                                                          */

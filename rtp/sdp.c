@@ -1,8 +1,10 @@
 /* Session descriptions (RFC 8866) of ST 2110-22 streams: media type
- * video/jxsv (RFC 9134 7), rtpmap jxsv/90000 and its fmtp parameters
- * (packetmode, transmode, profile, level, sublevel, depth, width, height,
- * exactframerate, sampling, colorimetry, interlace, segmented, TCS, RANGE,
- * and ST 2110-10/-21's SSN and TP), c= with the TTL for IPv4 multicast, and
+ * video/jxsv (RFC 9134 7.1, 8.1): rtpmap jxsv/90000 (the required "rate"),
+ * the fmtp parameters of RFC 9134 7.1 (packetmode, required; transmode,
+ * profile, level, sublevel, depth, width, height, exactframerate, interlace,
+ * segmented, sampling, colorimetry, TCS, RANGE), TP (ST 2110-21 compliance,
+ * which RFC 9134 5 asks for when the sender shapes its traffic so) and SSN
+ * (ST 2110-22's, not RFC 9134's); c= with the TTL for IPv4 multicast, and
  * RFC 4570 source filters for source-specific multicast. */
 #define _POSIX_C_SOURCE 200809L /* strtok_r, strcasecmp */
 
@@ -27,21 +29,54 @@ void rtp_sdp_init(rtp_sdp *s)
     s->port = 5004;
     s->payload_type = 112;
     snprintf(s->ssn, sizeof s->ssn, "ST2110-22:2019");
-    snprintf(s->tp, sizeof s->tp, "2110TPN");
+}
+
+const char *rtp_sdp_range(const rtp_sdp *s)
+{
+    /* RFC 9134 7.1, RANGE: absent, NARROW, but FULL with UNSPECIFIED colorimetry. */
+    if (s->range[0])
+        return s->range;
+    return strcasecmp(s->colorimetry, "UNSPECIFIED") ? "NARROW" : "FULL";
+}
+
+/* Copies a 21122-2 name without its spaces (RFC 9134 7.1: "Any white space
+ * ... SHALL be omitted"); NULL for the names xs/ gives to unknown codes. */
+static const char *sdp_name(const char *name, char *buf, size_t cap)
+{
+    if (!name || !cap || !strncmp(name, "unknown", 7))
+        return NULL;
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < cap; c++)
+        if (!isspace((unsigned char)*c))
+            buf[n++] = *c;
+    buf[n] = '\0';
+    return buf;
+}
+
+const char *rtp_sdp_level_name(uint16_t plev, char *buf, size_t cap)
+{
+    return sdp_name(xs_level_name(plev), buf, cap);
+}
+
+const char *rtp_sdp_sublevel_name(uint16_t plev, char *buf, size_t cap)
+{
+    return sdp_name(xs_sublevel_name(plev), buf, cap);
 }
 
 const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap)
 {
     /* RFC 9134 7.1 spells 21122-2's profile names without spaces ("High444.12"). */
-    const char *name = xs_profile_name(ppih);
-    if (!name || !cap || !strcmp(name, "unknown"))
-        return NULL;
-    size_t n = 0;
-    for (const char *c = name; *c && n + 1 < cap; c++)
-        if (*c != ' ')
-            buf[n++] = *c;
-    buf[n] = '\0';
-    return buf;
+    return sdp_name(xs_profile_name(ppih), buf, cap);
+}
+
+static unsigned gcd(unsigned a, unsigned b)
+{
+    while (b) {
+        const unsigned t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
 }
 
 typedef struct out {
@@ -100,17 +135,23 @@ size_t rtp_sdp_write(const rtp_sdp *s, char *buf, size_t cap)
         put(&o, ";width=%u", s->width);
     if (s->height)
         put(&o, ";height=%u", s->height);
-    if (s->rate_num && s->rate_den > 1)
-        put(&o, ";exactframerate=%u/%u", s->rate_num, s->rate_den);
-    else if (s->rate_num)
-        put(&o, ";exactframerate=%u", s->rate_num);
+    if (s->rate_num) {
+        /* RFC 9134 7.1: an integer rate as one number, another as the ratio
+         * with the smallest numerator. */
+        const unsigned g = gcd(s->rate_num, s->rate_den ? s->rate_den : 1), num = s->rate_num / g,
+                       den = (s->rate_den ? s->rate_den : 1) / g;
+        if (den > 1)
+            put(&o, ";exactframerate=%u/%u", num, den);
+        else
+            put(&o, ";exactframerate=%u", num);
+    }
     if (s->sampling[0])
         put(&o, ";sampling=%s", s->sampling);
     if (s->colorimetry[0])
         put(&o, ";colorimetry=%s", s->colorimetry);
     if (s->interlace)
         put(&o, ";interlace");
-    if (s->segmented)
+    if (s->interlace && s->segmented) /* RFC 9134 7.1: segmented only with interlace */
         put(&o, ";segmented");
     if (s->tcs[0])
         put(&o, ";TCS=%s", s->tcs);
@@ -155,8 +196,20 @@ static void copy_field(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
-/* One fmtp parameter. */
-static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, xsf_error *err)
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* One fmtp parameter (RFC 9134 7.1; names are case-insensitive, the ones
+ * not defined there are ignored, 8.1). */
+static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, int *have_packetmode,
+                             xsf_error *err)
 {
     char *eq = strchr(kv, '=');
     const char *val = "";
@@ -170,10 +223,12 @@ static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, xsf_error *err
         if (parse_uint(val, 1, &v))
             return xsf_error_set(err, XSF_ERR_INVALID, "line %u: fmtp %s=%s: expected 0 or 1", line,
                                  key, val);
-        if (key[0] == 'p' || key[0] == 'P')
+        if (key[0] == 'p' || key[0] == 'P') {
             s->packetmode = (int)v;
-        else
+            *have_packetmode = 1;
+        } else {
             s->transmode = (int)v;
+        }
     } else if (!strcasecmp(key, "depth")) {
         if (parse_uint(val, 16, &v) || !v)
             return xsf_error_set(err, XSF_ERR_INVALID, "line %u: fmtp depth=%s: expected 1 to 16",
@@ -198,8 +253,9 @@ static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, xsf_error *err
             (slash && (parse_uint(slash + 1, 1000000, &den) || !den)))
             return xsf_error_set(err, XSF_ERR_INVALID,
                                  "line %u: fmtp exactframerate=%s: expected N or N/D", line, val);
-        s->rate_num = num;
-        s->rate_den = den;
+        const unsigned g = gcd(num, den);
+        s->rate_num = num / g;
+        s->rate_den = den / g;
     } else if (!strcasecmp(key, "profile")) {
         copy_field(s->profile, sizeof s->profile, val);
     } else if (!strcasecmp(key, "level")) {
@@ -222,18 +278,39 @@ static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, xsf_error *err
         s->interlace = 1;
     } else if (!strcasecmp(key, "segmented")) {
         s->segmented = 1;
-    } /* other parameters (e.g. MAXUDP, TROFF, CMAX) are not needed to receive */
+    } /* other parameters (e.g. ST 2110's MAXUDP, TROFF, CMAX) are not needed to receive */
     return XSF_OK;
 }
 
-static char *trim(char *s)
+/* The a=fmtp line of the jxsv payload type: its parameters, then the rules
+ * RFC 9134 7.1 sets between them. */
+static xsf_status fmtp_line(rtp_sdp *s, const char *params, unsigned line, xsf_error *err)
 {
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        s[--n] = '\0';
-    return s;
+    char list[SDP_MAX_LINE], *save = NULL;
+    copy_field(list, sizeof list, params);
+    int have_packetmode = 0;
+    for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
+        char *kv = trim(t);
+        if (!*kv)
+            continue;
+        xsf_status st = fmtp_param(s, kv, line, &have_packetmode, err);
+        if (st != XSF_OK)
+            return st;
+    }
+    if (!have_packetmode)
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "line %u: a=fmtp:%u has no packetmode, which RFC 9134 7.1 requires",
+                             line, s->payload_type);
+    if (!s->transmode && !s->packetmode)
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "line %u: transmode=0 (out of order) with packetmode=0: RFC 9134 "
+                             "allows out-of-order sending in slice mode only (packetmode=1)",
+                             line);
+    if (s->segmented && !s->interlace)
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "line %u: segmented without interlace, which RFC 9134 7.1 forbids",
+                             line);
+    return XSF_OK;
 }
 
 /* "IN IP4 239.1.1.1/32" -> family, address, ttl */
@@ -274,6 +351,14 @@ xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *er
     size_t pos = 0;
     unsigned line = 0;
     rtp_sdp cand = *s;
+    /* The a=fmtp lines of the media section, applied once its rtpmap is
+     * known (RFC 8866 puts no order on a= lines). */
+    enum { MAX_FMTP = 8 };
+    struct {
+        unsigned pt, line;
+        char params[SDP_MAX_LINE];
+    } fmtp[MAX_FMTP];
+    size_t nfmtp = 0;
     while (pos < len && !done) {
         size_t e = pos;
         while (e < len && text[e] != '\n')
@@ -303,6 +388,7 @@ xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *er
             }
             in_media = 1;
             have_media_c = 0;
+            nfmtp = 0;
             char media[16], proto[32];
             unsigned port;
             int used = 0;
@@ -378,19 +464,14 @@ xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *er
                     cand.port = media_port;
                     *s = cand;
                 }
-            } else if (!strncmp(v, "fmtp:", 5) && found) {
-                if (sscanf(v + 5, "%u", &pt) == 1 && pt == s->payload_type) {
+            } else if (!strncmp(v, "fmtp:", 5)) {
+                if (sscanf(v + 5, "%u", &pt) == 1 && nfmtp < MAX_FMTP) {
                     const char *params = strchr(v + 5, ' ');
-                    char list[SDP_MAX_LINE], *save = NULL;
-                    copy_field(list, sizeof list, params ? params + 1 : "");
-                    for (char *t = strtok_r(list, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
-                        char *kv = trim(t);
-                        if (!*kv)
-                            continue;
-                        xsf_status st = fmtp_param(s, kv, line, err);
-                        if (st != XSF_OK)
-                            return st;
-                    }
+                    fmtp[nfmtp].pt = pt;
+                    fmtp[nfmtp].line = line;
+                    copy_field(fmtp[nfmtp].params, sizeof fmtp[nfmtp].params,
+                               params ? params + 1 : "");
+                    nfmtp++;
                 }
             } else if (!strncmp(v, "source-filter:", 14)) {
                 char mode[8], nt[8], at[8], dest[64], src[64];
@@ -411,6 +492,16 @@ xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *er
     if (!found)
         return xsf_error_set(err, XSF_ERR_INVALID,
                              "no video m= section with an 'a=rtpmap:PT jxsv/90000' line");
+    size_t f = 0;
+    while (f < nfmtp && fmtp[f].pt != s->payload_type)
+        f++;
+    if (f == nfmtp)
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "no a=fmtp:%u line: RFC 9134 7.1 and 8.2 require one, with packetmode",
+                             s->payload_type);
+    xsf_status st = fmtp_line(s, fmtp[f].params, fmtp[f].line, err);
+    if (st != XSF_OK)
+        return st;
     if (!have_media_c && !s->dest_addr[0]) {
         if (!have_session_c)
             return xsf_error_set(err, XSF_ERR_INVALID, "no c= line for the jxsv media");

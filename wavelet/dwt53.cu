@@ -1,7 +1,8 @@
 /* CUDA kernels of the CDF 5/3 (integer, exact): the C reference is dwt53.c. */
 #include "dwt_kernels.cuh"
 
-namespace wav {
+namespace wav
+{
 
 cudaError_t launch_level2d_53(bool inverse, const level2d_args &a, cudaStream_t s)
 {

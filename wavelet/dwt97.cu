@@ -1,7 +1,8 @@
 /* CUDA kernels of the CDF 9/7 (float32): the C reference is dwt97.c. */
 #include "dwt_kernels.cuh"
 
-namespace wav {
+namespace wav
+{
 
 cudaError_t launch_level2d_97(bool inverse, const level2d_args &a, cudaStream_t s)
 {

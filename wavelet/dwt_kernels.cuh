@@ -16,7 +16,8 @@
 #include "dwt_lifting.cuh"
 #include "wavelet_cuda_internal.h"
 
-namespace wav {
+namespace wav
+{
 
 static_assert(VALID == LEVEL2D_VALID_PAIRS, "wavelet_cuda_internal.h disagrees with the kernels");
 
@@ -27,7 +28,8 @@ template <class T> __device__ __forceinline__ T *plane_ptr(const surface &s, int
 
 /* ---------------- 2D level ---------------- */
 
-template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
+template <class F>
+__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
     level2d_inverse(const level2d_args a)
 {
     using T = typename F::T;
@@ -48,7 +50,7 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
     const int p1 = min(p0 + a.chunk_pairs, hl);
 
     /* the four bands of pair row t: LL, HL (row re), LH, HH (row ro) */
-    auto load = [&](int t, T (&b)[4][PAIRS]) {
+    auto load = [&](int t, T(&b)[4][PAIRS]) {
         const int re = fold(2 * t, h) >> 1, ro = (fold(2 * t + 1, h) - 1) >> 1;
         load_band(ll + (long long)re * a.ll.pitch, jb, wl, w, 0, true, b[0]);
         load_band(hi + (long long)(hl + ro) * a.hi.pitch, jb, wl, w, 0, true, b[2]);
@@ -116,8 +118,7 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
                         ee[k] = O[2 * k];
                         oo[k] = O[2 * k + 1];
                     }
-                    store_line(img + (long long)(2 * p + 1) * a.image.pitch, jb, w, store, ee,
-                               oo);
+                    store_line(img + (long long)(2 * p + 1) * a.image.pitch, jb, w, store, ee, oo);
                 }
             }
         }
@@ -131,7 +132,8 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
     }
 }
 
-template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
+template <class F>
+__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
     level2d_forward(const level2d_args a)
 {
     using T = typename F::T;
@@ -152,7 +154,7 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
     const int p0 = blockIdx.y * a.chunk_pairs;
     const int p1 = min(p0 + a.chunk_pairs, hl);
 
-    auto load = [&](int t, T (&r)[2][2 * PAIRS]) {
+    auto load = [&](int t, T(&r)[2][2 * PAIRS]) {
         load_line(img + (long long)fold(2 * t, h) * a.image.pitch, jb, w, true, r[0]);
         load_line(img + (long long)fold(2 * t + 1, h) * a.image.pitch, jb, w, true, r[1]);
     };
@@ -218,10 +220,9 @@ template <class F> __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D
 
 /* One inverse level of an n-sample line: low band lo (ceil(n/2)), high band
  * hi (floor(n/2)) -> interleaved out. */
-template <class F> __device__ __forceinline__ void row_level_inverse(const typename F::T *lo,
-                                                                     const typename F::T *hi,
-                                                                     typename F::T *out, int n,
-                                                                     int lane)
+template <class F>
+__device__ __forceinline__ void row_level_inverse(const typename F::T *lo, const typename F::T *hi,
+                                                  typename F::T *out, int n, int lane)
 {
     using T = typename F::T;
     const int nl = (n + 1) / 2, nh = n / 2;
@@ -242,10 +243,9 @@ template <class F> __device__ __forceinline__ void row_level_inverse(const typen
 }
 
 /* One forward level of an n-sample interleaved line -> lo, hi bands. */
-template <class F> __device__ __forceinline__ void row_level_forward(const typename F::T *in,
-                                                                     typename F::T *lo,
-                                                                     typename F::T *hi, int n,
-                                                                     int lane)
+template <class F>
+__device__ __forceinline__ void row_level_forward(const typename F::T *in, typename F::T *lo,
+                                                  typename F::T *hi, int n, int lane)
 {
     using T = typename F::T;
     const int nl = (n + 1) / 2, nh = n / 2;
@@ -272,15 +272,15 @@ template <class F> __device__ __forceinline__ void row_level_forward(const typen
 
 /* Copy a row into the stage; every read of the source happens here, before the
  * first write of the destination (in place allowed). */
-template <class T> __device__ __forceinline__ void stage_row(const T *src, T *stage, int n,
-                                                             int lane)
+template <class T>
+__device__ __forceinline__ void stage_row(const T *src, T *stage, int n, int lane)
 {
     constexpr int BATCH = 8; /* 16-byte loads in flight per lane before the stores */
     int done = 0;
     if (aligned16(src)) {
         const int nv = n / 4;
         for (int i0 = 0; i0 < nv; i0 += 32 * BATCH) {
-            T x[BATCH][4];
+            T x[BATCH][4] = {};
 #pragma unroll
             for (int b = 0; b < BATCH; b++) {
                 const int i = i0 + b * 32 + lane;
@@ -297,7 +297,7 @@ template <class T> __device__ __forceinline__ void stage_row(const T *src, T *st
         done = 4 * nv;
     }
     for (int i0 = done; i0 < n; i0 += 32 * BATCH) {
-        T x[BATCH];
+        T x[BATCH] = {};
 #pragma unroll
         for (int b = 0; b < BATCH; b++) {
             const int i = i0 + b * 32 + lane;
@@ -322,14 +322,13 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
     if (row >= (long long)a.height * a.planes)
         return;
     const int plane = (int)(row / a.height), y = (int)(row % a.height);
-    T *stage = a.stage_global
-                   ? static_cast<T *>(a.stage_global) + row * a.stage_elems
-                   : reinterpret_cast<T *>(smem_rows) + (long long)warp * a.stage_elems;
+    T *stage = a.stage_global ? static_cast<T *>(a.stage_global) + row * a.stage_elems
+                              : reinterpret_cast<T *>(smem_rows) + (long long)warp * a.stage_elems;
     const T *src = plane_ptr<T>(a.src, plane) + (long long)y * a.src.pitch;
     T *dst = plane_ptr<T>(a.dst, plane) + (long long)y * a.dst.pitch;
     const int W = a.width;
-    T *buf_a = stage + ((W + 3) & ~3);              /* ceil(W/2): levels 1, 3, ... */
-    T *buf_b = buf_a + ((((W + 1) / 2) + 3) & ~3);  /* ceil(W/4): levels 2, 4, ... */
+    T *buf_a = stage + ((W + 3) & ~3);             /* ceil(W/2): levels 1, 3, ... */
+    T *buf_b = buf_a + ((((W + 1) / 2) + 3) & ~3); /* ceil(W/4): levels 2, 4, ... */
 
     stage_row(src, stage, W, lane);
     __syncwarp();
@@ -373,8 +372,8 @@ template <class F> cudaError_t launch_level2d(bool inverse, const level2d_args &
     return cudaGetLastError();
 }
 
-template <class F> cudaError_t launch_rows(bool inverse, const rows_args &a, size_t smem,
-                                           cudaStream_t s)
+template <class F>
+cudaError_t launch_rows(bool inverse, const rows_args &a, size_t smem, cudaStream_t s)
 {
     const long long rows = (long long)a.height * a.planes;
     const unsigned blocks = (unsigned)((rows + a.warps_per_block - 1) / a.warps_per_block);

@@ -21,13 +21,14 @@
 
 #include "wavelet_internal.h"
 
-namespace wav {
+namespace wav
+{
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
-constexpr int PAIRS = 4;                  /* pairs per lane */
-constexpr int SPAN = 32 * PAIRS;          /* pairs per warp */
-constexpr int HALO = 4;                   /* pairs recomputed each side */
-constexpr int VALID = SPAN - 2 * HALO;    /* pairs a warp stores: lanes 1..30 */
+constexpr int PAIRS = 4;               /* pairs per lane */
+constexpr int SPAN = 32 * PAIRS;       /* pairs per warp */
+constexpr int HALO = 4;                /* pairs recomputed each side */
+constexpr int VALID = SPAN - 2 * HALO; /* pairs a warp stores: lanes 1..30 */
 
 /* Whole-sample symmetric extension: the index in [0, n) that position i of the
  * infinitely mirrored line reads (x[-i] = x[i], x[n-1+i] = x[n-1-i]). Parity is
@@ -90,8 +91,9 @@ struct Lift97 {
 /* ---- horizontal lifting of one line held by a warp: e[k], o[k] are pairs
  * 4 * lane + k of the warp's span ---- */
 
-template <class F> __device__ __forceinline__ void hstep(int s, bool inv, typename F::T (&e)[PAIRS],
-                                                         typename F::T (&o)[PAIRS])
+template <class F>
+__device__ __forceinline__ void hstep(int s, bool inv, typename F::T (&e)[PAIRS],
+                                      typename F::T (&o)[PAIRS])
 {
     using T = typename F::T;
     if ((s & 1) == 0) { /* odd samples from even i, i+1 */
@@ -109,8 +111,8 @@ template <class F> __device__ __forceinline__ void hstep(int s, bool inv, typena
     }
 }
 
-template <class F> __device__ __forceinline__ void hforward(typename F::T (&e)[PAIRS],
-                                                            typename F::T (&o)[PAIRS])
+template <class F>
+__device__ __forceinline__ void hforward(typename F::T (&e)[PAIRS], typename F::T (&o)[PAIRS])
 {
 #pragma unroll
     for (int s = 0; s < F::STEPS; s++)
@@ -120,8 +122,8 @@ template <class F> __device__ __forceinline__ void hforward(typename F::T (&e)[P
         F::scale(false, e[k], o[k]);
 }
 
-template <class F> __device__ __forceinline__ void hinverse(typename F::T (&e)[PAIRS],
-                                                            typename F::T (&o)[PAIRS])
+template <class F>
+__device__ __forceinline__ void hinverse(typename F::T (&e)[PAIRS], typename F::T (&o)[PAIRS])
 {
 #pragma unroll
     for (int k = 0; k < PAIRS; k++)
@@ -229,9 +231,9 @@ template <class T> __device__ __forceinline__ void st4(T *p, T a, T b, T c, T d)
 /* Band samples jb..jb+3 of the low (odd = 0) or high (odd = 1) band of an
  * n-sample line, the band holding `count` samples; positions outside the band
  * read the mirrored line. */
-template <class T> __device__ __forceinline__ void load_band(const T *band, int jb, int count,
-                                                             int n, int odd, bool global_ro,
-                                                             T (&x)[PAIRS])
+template <class T>
+__device__ __forceinline__ void load_band(const T *band, int jb, int count, int n, int odd,
+                                          bool global_ro, T (&x)[PAIRS])
 {
     if (jb >= 0 && jb + PAIRS <= count) {
         if (aligned16(band + jb)) {
@@ -249,8 +251,9 @@ template <class T> __device__ __forceinline__ void load_band(const T *band, int 
 }
 
 /* Interleaved samples 2*jb .. 2*jb+7 of an n-sample line, mirrored outside. */
-template <class T> __device__ __forceinline__ void load_line(const T *line, int jb, int n,
-                                                             bool global_ro, T (&x)[2 * PAIRS])
+template <class T>
+__device__ __forceinline__ void load_line(const T *line, int jb, int n, bool global_ro,
+                                          T (&x)[2 * PAIRS])
 {
     const int c0 = 2 * jb;
     if (c0 >= 0 && c0 + 2 * PAIRS <= n) {
@@ -276,8 +279,9 @@ template <class T> __device__ __forceinline__ void load_line(const T *line, int 
 }
 
 /* Band samples jb..jb+3 to a band of `count` samples, if `store`. */
-template <class T> __device__ __forceinline__ void store_band(T *band, int jb, int count,
-                                                              bool store, const T (&x)[PAIRS])
+template <class T>
+__device__ __forceinline__ void store_band(T *band, int jb, int count, bool store,
+                                           const T (&x)[PAIRS])
 {
     if (!store)
         return;
@@ -292,9 +296,9 @@ template <class T> __device__ __forceinline__ void store_band(T *band, int jb, i
 }
 
 /* Interleaved pairs jb..jb+3 to an n-sample line, if `store`. */
-template <class T> __device__ __forceinline__ void store_line(T *line, int jb, int n, bool store,
-                                                              const T (&e)[PAIRS],
-                                                              const T (&o)[PAIRS])
+template <class T>
+__device__ __forceinline__ void store_line(T *line, int jb, int n, bool store, const T (&e)[PAIRS],
+                                           const T (&o)[PAIRS])
 {
     if (!store)
         return;

@@ -13,13 +13,16 @@
  * it while other warps still read: the forward copies the picture to S first;
  * the inverse copies the level-1 high bands to S, has the step before level 1
  * leave LL1 in S as well, and runs level 1 from S. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "wavelet_cuda.h"
 #include "wavelet_cuda_internal.h"
 
-namespace {
+/* named (not anonymous): wav_cuda_plan, a global type, holds schedules */
+namespace wav_schedule
+{
 
 enum buffer { BUF_IN, BUF_OUT, BUF_S, BUF_T0, BUF_T1, BUF_COUNT };
 enum step_kind { STEP_2D, STEP_ROWS, STEP_COPY_ALL, STEP_COPY_HIGH1, STEP_COPY_IDENTITY };
@@ -40,7 +43,9 @@ struct schedule {
     step s[MAX_STEPS];
 };
 
-} // namespace
+} // namespace wav_schedule
+
+using namespace wav_schedule;
 
 struct wav_cuda_plan {
     wav_plan_desc desc;
@@ -58,7 +63,8 @@ struct wav_cuda_plan {
     int chunk_override;
 };
 
-namespace {
+namespace
+{
 
 xsf_status fail(wav_cuda_plan *p, xsf_status st, const char *what, cudaError_t e)
 {
@@ -203,28 +209,29 @@ wav::surface user_surface(const wav_plan_desc &d, const void *ptr)
     wav::surface s;
     s.ptr = const_cast<void *>(ptr);
     s.pitch = (long long)d.pitch;
-    s.plane_stride = (long long)d.plane_stride;
+    s.plane_stride = d.planes > 1 ? (long long)d.plane_stride : 0; /* unused with one plane */
     return s;
 }
 
 int pick_chunk(const wav_cuda_plan *p, const step &s)
 {
-    if (p->chunk_override)
+    const long long hl = (s.height + 1) / 2;
+    if (p->chunk_override && (hl + p->chunk_override - 1) / p->chunk_override <= 65535)
         return p->chunk_override;
-    const long long wl = (s.width + 1) / 2, hl = (s.height + 1) / 2;
+    const long long wl = (s.width + 1) / 2;
     const long long strips = (wl + wav::LEVEL2D_VALID_PAIRS - 1) / wav::LEVEL2D_VALID_PAIRS;
-    const long long warps_x = (strips + wav::LEVEL2D_WARPS - 1) / wav::LEVEL2D_WARPS *
-                              wav::LEVEL2D_WARPS;
+    const long long warps_x =
+        (strips + wav::LEVEL2D_WARPS - 1) / wav::LEVEL2D_WARPS * wav::LEVEL2D_WARPS;
     /* Tall chunks re-read fewer pre-roll rows (STEPS pairs per chunk: 3% at 64
      * pairs for the 5/3), short ones give more warps. Shorten down to 16 pairs
      * while there are fewer than ~12 warps per multiprocessor. */
     int c = 64;
-    while (c > 16 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes <
-                         12ll * p->sm_count)
+    while (c > 16 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes < 12ll * p->sm_count)
         c /= 2;
+    while ((hl + c - 1) / c > 65535) /* grid y */
+        c *= 2;
     return c;
 }
-
 
 cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wav::surface &to,
                       int x0, int y0, int w, int h, cudaStream_t stream)
@@ -236,9 +243,9 @@ cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wa
                           4 * ((long long)pl * from.plane_stride + (long long)y0 * from.pitch + x0);
         char *dst = static_cast<char *>(to.ptr) +
                     4 * ((long long)pl * to.plane_stride + (long long)y0 * to.pitch + x0);
-        cudaError_t e = cudaMemcpy2DAsync(dst, 4 * (size_t)to.pitch, src, 4 * (size_t)from.pitch,
-                                          4 * (size_t)w, (size_t)h, cudaMemcpyDeviceToDevice,
-                                          stream);
+        cudaError_t e =
+            cudaMemcpy2DAsync(dst, 4 * (size_t)to.pitch, src, 4 * (size_t)from.pitch, 4 * (size_t)w,
+                              (size_t)h, cudaMemcpyDeviceToDevice, stream);
         if (e != cudaSuccess)
             return e;
     }
@@ -311,8 +318,7 @@ void surfaces(const wav_cuda_plan *p, const void *in, void *out, wav::surface bu
     buf[BUF_T1] = p->surf_t[1];
 }
 
-xsf_status run(wav_cuda_plan *p, const schedule &sc, const void *in, void *out,
-               cudaStream_t stream)
+xsf_status run(wav_cuda_plan *p, const schedule &sc, const void *in, void *out, cudaStream_t stream)
 {
     wav::surface buf[BUF_COUNT];
     surfaces(p, in, out, buf);
@@ -368,10 +374,12 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
     xsf_status st = wav_plan_validate(desc, err);
     if (st != XSF_OK)
         return st;
-    if (desc->width >= (1u << 30) || desc->height >= (1u << 30) || desc->planes > 65535)
+    /* kernel indices are 32-bit; grid z carries the planes, grid x the rows */
+    if (desc->width >= (1u << 30) || desc->height >= (1u << 30) || desc->planes > 65535 ||
+        desc->height * desc->planes > (size_t)INT32_MAX)
         return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
-                             "wavelet (CUDA): %zux%zu x %zu planes; at most 2^30-1 samples a side "
-                             "and 65535 planes",
+                             "wavelet (CUDA): %zux%zu x %zu planes; at most 2^30-1 samples a "
+                             "side, 65535 planes and 2^31-1 rows in all",
                              desc->width, desc->height, desc->planes);
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
@@ -386,8 +394,6 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
     if (!p)
         return xsf_error_set(err, XSF_ERR_NOMEM, "wavelet (CUDA): out of memory");
     p->desc = *desc;
-    if (p->desc.planes == 1)
-        p->desc.plane_stride = 0;
     p->user_err = err;
     p->sm_count = dev;
 
@@ -410,8 +416,10 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
     if (row_bytes * p->rows_warps <= (size_t)smem_optin) {
         p->rows_smem = row_bytes * p->rows_warps;
         if (p->rows_smem > 48 * 1024) {
-            e = desc->filter == WAV_FILTER_53 ? wav::rows_allow_smem_53(p->rows_smem)
-                                              : wav::rows_allow_smem_97(p->rows_smem);
+            /* the limit is the kernel's, shared by every plan: raise it to the
+             * device's maximum, never lower it under another plan's need */
+            e = desc->filter == WAV_FILTER_53 ? wav::rows_allow_smem_53((size_t)smem_optin)
+                                              : wav::rows_allow_smem_97((size_t)smem_optin);
             if (e != cudaSuccess) {
                 fail(p, XSF_ERR_CUDA, "shared memory limit", e);
                 wav_cuda_plan_destroy(p);

@@ -47,8 +47,8 @@ typedef struct wav_plan_desc {
     size_t plane_stride;  /* elements between the starts of two planes (unused if planes == 1) */
     wav_filter filter;    /* 5/3 works on int32 samples, 9/7 on float32 */
     wav_sample sample;
-    int levels_v;         /* levels splitting both dimensions, 0..levels_h */
-    int levels_h;         /* total horizontal levels, 0..WAV_MAX_LEVELS (0: identity) */
+    int levels_v; /* levels splitting both dimensions, 0..levels_h */
+    int levels_h; /* total horizontal levels, 0..WAV_MAX_LEVELS (0: identity) */
 } wav_plan_desc;
 
 typedef struct wav_plan wav_plan;

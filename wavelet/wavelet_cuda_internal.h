@@ -7,7 +7,8 @@
 
 #include "wavelet.h"
 
-namespace wav {
+namespace wav
+{
 
 /* A region of device memory, in elements. */
 struct surface {
@@ -33,7 +34,7 @@ struct rows_args {
     surface src, dst;
     void *stage_global; /* planes * H rows of stage_elems, or NULL to use shared memory */
     int width, height, levels, planes;
-    int stage_elems;     /* per row, a multiple of 4 */
+    int stage_elems; /* per row, a multiple of 4 */
     int warps_per_block;
 };
 
@@ -47,7 +48,8 @@ constexpr int LEVEL2D_MIN_BLOCKS = 4;
  * ping-pong buffers for the intermediate low-pass bands. */
 static inline int rows_stage_elems(int width)
 {
-    const int a = (width + 3) & ~3, b = (((width + 1) / 2) + 3) & ~3, c = (((width + 3) / 4) + 3) & ~3;
+    const int a = (width + 3) & ~3, b = (((width + 1) / 2) + 3) & ~3,
+              c = (((width + 3) / 4) + 3) & ~3;
     return a + b + c;
 }
 

@@ -2,7 +2,6 @@
  * its checks. The header is validated by serializing it and reading it back
  * with the decoder's own parser, so the encoder cannot configure what the
  * decoder would refuse. */
-#include <math.h>
 #include <string.h>
 
 #include "enc_internal.h"
@@ -21,13 +20,14 @@ void xs_encoder_config_init(xs_encoder_config *cfg)
     cfg->plev = -1;
 }
 
-xsf_status xs_encoder_config_format(xs_encoder_config *cfg, const char *sampling, int width, int height, int depth)
+xsf_status xs_encoder_config_format(xs_encoder_config *cfg, const char *sampling, int width,
+                                    int height, int depth)
 {
     static const struct {
         const char *name, *colon;
         int nc, sx, sy;
     } table[] = {
-        {"400", "4:0:0", 1, 1, 1}, {"420", "4:2:0", 3, 2, 2}, {"422", "4:2:2", 3, 2, 1},
+        {"400", "4:0:0", 1, 1, 1}, {"420", "4:2:0", 3, 2, 2},    {"422", "4:2:2", 3, 2, 1},
         {"444", "4:4:4", 3, 1, 1}, {"4444", "4:4:4:4", 4, 1, 1},
     };
     if (!cfg || !sampling)
@@ -70,32 +70,41 @@ xsf_status enc_make_header(const xs_encoder_config *cfg_in, xs_header *h, xsf_er
     effective(cfg_in, &c);
     memset(h, 0, sizeof *h);
     if (c.width < 1 || c.width > 65535 || c.height < 1 || c.height > 65535)
-        return xsf_error_set(err, XSF_ERR_ARG, "picture %dx%d: width and height must be 1..65535", c.width, c.height);
+        return xsf_error_set(err, XSF_ERR_ARG, "picture %dx%d: width and height must be 1..65535",
+                             c.width, c.height);
     if (c.nc < 1 || c.nc > XS_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_ARG, "%d components, expected 1..%d", c.nc, XS_MAX_COMPONENTS);
+        return xsf_error_set(err, XSF_ERR_ARG, "%d components, expected 1..%d", c.nc,
+                             XS_MAX_COMPONENTS);
     for (int i = 0; i < c.nc; i++) {
         if (c.depth[i] < 8 || c.depth[i] > 16)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d depth %d, expected 8..16", i, c.depth[i]);
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d depth %d, expected 8..16", i,
+                                 c.depth[i]);
         if (c.sx[i] < 1 || c.sx[i] > 2 || c.sy[i] < 1 || c.sy[i] > 2)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d sampling %dx%d, expected 1 or 2", i, c.sx[i],
-                                 c.sy[i]);
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d sampling %dx%d, expected 1 or 2",
+                                 i, c.sx[i], c.sy[i]);
     }
     if (c.bw < 8 || c.bw > 20 || c.fq < 0 || c.fq > 8 || c.fq >= c.bw)
-        return xsf_error_set(err, XSF_ERR_ARG, "Bw=%d with Fq=%d: expected Bw 8..20, Fq 0..8 below Bw", c.bw, c.fq);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "Bw=%d with Fq=%d: expected Bw 8..20, Fq 0..8 below Bw", c.bw, c.fq);
     if (c.nlx < 1 || c.nlx > XS_MAX_NLX || c.nly < 0 || c.nly > XS_MAX_NLY || c.nly > c.nlx)
-        return xsf_error_set(err, XSF_ERR_ARG, "NLx=%d NLy=%d: expected NLx 1..%d, NLy 0..%d and NLy <= NLx", c.nlx,
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "NLx=%d NLy=%d: expected NLx 1..%d, NLy 0..%d and NLy <= NLx", c.nlx,
                              c.nly, XS_MAX_NLX, XS_MAX_NLY);
     if (c.qpih < 0 || c.qpih > 1 || c.fs < 0 || c.fs > 1 || c.rm < 0 || c.rm > 1)
-        return xsf_error_set(err, XSF_ERR_ARG, "Qpih=%d Fs=%d Rm=%d: each must be 0 or 1", c.qpih, c.fs, c.rm);
+        return xsf_error_set(err, XSF_ERR_ARG, "Qpih=%d Fs=%d Rm=%d: each must be 0 or 1", c.qpih,
+                             c.fs, c.rm);
     if (c.cpih != 0 && c.cpih != 1)
         return xsf_error_set(err, XSF_ERR_ARG, "colour transform Cpih=%d (0 none, 1 RCT)", c.cpih);
     if (c.sd < 0 || c.sd >= c.nc)
-        return xsf_error_set(err, XSF_ERR_ARG, "Sd=%d components without decomposition of %d", c.sd, c.nc);
+        return xsf_error_set(err, XSF_ERR_ARG, "Sd=%d components without decomposition of %d", c.sd,
+                             c.nc);
     if (c.cpih == 1 && c.sd > c.nc - 3)
-        return xsf_error_set(err, XSF_ERR_ARG, "the RCT needs components 0..2 transformed (Sd=%d of %d)", c.sd, c.nc);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "the RCT needs components 0..2 transformed (Sd=%d of %d)", c.sd, c.nc);
     const int lines = c.slice_lines ? c.slice_lines : 16;
     if (lines < (1 << c.nly) || lines % (1 << c.nly) || (lines >> c.nly) > 65535)
-        return xsf_error_set(err, XSF_ERR_ARG, "slice height %d lines: expected a multiple of 2^NLy = %d", lines,
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "slice height %d lines: expected a multiple of 2^NLy = %d", lines,
                              1 << c.nly);
     if (c.cw < 0 || c.cw > 65535)
         return xsf_error_set(err, XSF_ERR_ARG, "precinct width Cw=%d, expected 0..65535", c.cw);
@@ -104,15 +113,18 @@ xsf_status enc_make_header(const xs_encoder_config *cfg_in, xs_header *h, xsf_er
             return xsf_error_set(err, XSF_ERR_ARG, "Q=%d R=%d, expected 0..255", c.q, c.r);
     } else if (c.rate_control == XS_RC_SLICE || c.rate_control == XS_RC_PRECINCT) {
         if (!c.target_bytes && !(c.bpp > 0 && c.bpp <= 64))
-            return xsf_error_set(err, XSF_ERR_ARG, "target of %g bits per pixel, expected more than 0 and at most 64",
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "target of %g bits per pixel, expected more than 0 and at most 64",
                                  c.bpp);
     } else {
         return xsf_error_set(err, XSF_ERR_ARG, "rate control mode %d", (int)c.rate_control);
     }
     if (c.tnlt < 0 || c.tnlt > 2)
-        return xsf_error_set(err, XSF_ERR_ARG, "non-linearity type %d (0 none, 1 quadratic, 2 extended)", c.tnlt);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "non-linearity type %d (0 none, 1 quadratic, 2 extended)", c.tnlt);
     if (c.tnlt == 1 && (c.nlt_sigma < 0 || c.nlt_sigma > 1 || c.nlt_alpha > 32767))
-        return xsf_error_set(err, XSF_ERR_ARG, "quadratic NLT sigma=%d alpha=%u: expected 0..1 and 0..32767",
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "quadratic NLT sigma=%d alpha=%u: expected 0..1 and 0..32767",
                              c.nlt_sigma, c.nlt_alpha);
     if (c.tnlt && c.lossless)
         return xsf_error_set(err, XSF_ERR_ARG, "lossless coding has no non-linearity");
@@ -168,11 +180,13 @@ xsf_status enc_make_header(const xs_encoder_config *cfg_in, xs_header *h, xsf_er
     h->nbands = g.nbands;
     if (c.nbands) {
         if (c.nbands != g.nbands)
-            return xsf_error_set(err, XSF_ERR_ARG, "%d gains and priorities given, the picture has %d bands",
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "%d gains and priorities given, the picture has %d bands",
                                  c.nbands, g.nbands);
         for (int b = 0; b < g.nbands; b++) {
             if (c.gain[b] > 15)
-                return xsf_error_set(err, XSF_ERR_ARG, "gain %u of band %d, expected 0..15", c.gain[b], b);
+                return xsf_error_set(err, XSF_ERR_ARG, "gain %u of band %d, expected 0..15",
+                                     c.gain[b], b);
             h->gain[b] = c.gain[b];
             h->priority[b] = c.priority[b];
         }
@@ -184,9 +198,10 @@ xsf_status enc_make_header(const xs_encoder_config *cfg_in, xs_header *h, xsf_er
 
     /* Read back what would be written: the decoder's checks apply. */
     uint8_t buf[ENC_MAX_HEADER_BYTES + 2];
-    size_t n = enc_write_header(h, c.lossless, buf, sizeof buf - 2);
+    size_t n = enc_write_header(h, buf, sizeof buf - 2);
     if (!n)
-        return xsf_error_set(err, XSF_ERR_ARG, "header does not fit in %d bytes", ENC_MAX_HEADER_BYTES);
+        return xsf_error_set(err, XSF_ERR_ARG, "header does not fit in %d bytes",
+                             ENC_MAX_HEADER_BYTES);
     buf[n] = 0xff;
     buf[n + 1] = 0x20;
     xs_header back;
@@ -237,8 +252,8 @@ static const struct {
     uint32_t w, h;
     uint64_t samples;
 } levels[] = {
-    {0x04, 1280, 5120, 2621440},      {0x10, 2048, 8192, 4194304},      {0x20, 4096, 16384, 8912896},
-    {0x24, 4096, 16384, 16777216},    {0x30, 8192, 32768, 35651584},    {0x34, 8192, 32768, 67108864},
+    {0x04, 1280, 5120, 2621440},     {0x10, 2048, 8192, 4194304},   {0x20, 4096, 16384, 8912896},
+    {0x24, 4096, 16384, 16777216},   {0x30, 8192, 32768, 35651584}, {0x34, 8192, 32768, 67108864},
     {0x40, 10240, 40960, 104857600},
 };
 
@@ -250,7 +265,8 @@ static const struct {
 
 #define PFAIL(...) xsf_error_set(err, XSF_ERR_ARG, __VA_ARGS__)
 
-xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t codestream_bytes, xsf_error *err)
+xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t codestream_bytes,
+                             xsf_error *err)
 {
     if (h->ppih == XS_PPIH_UNRESTRICTED) {
         h->plev = cfg->plev > 0 ? (uint16_t)cfg->plev : 0;
@@ -270,7 +286,8 @@ xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t 
     if (cfg->rate_control == XS_RC_FIXED)
         return PFAIL("%s needs a target rate (the sublevel bounds the codestream size)", n);
     if (h->nlx < 1 || h->nlx > 5 || h->nly > pr->max_nly)
-        return PFAIL("%s allows NLx 1..5 and NLy 0..%d, configured NLx=%u NLy=%u", n, pr->max_nly, h->nlx, h->nly);
+        return PFAIL("%s allows NLx 1..5 and NLy 0..%d, configured NLx=%u NLy=%u", n, pr->max_nly,
+                     h->nlx, h->nly);
     if (((unsigned)h->hsl << h->nly) != 16)
         return PFAIL("%s needs slices of 16 lines, configured %u", n, (unsigned)h->hsl << h->nly);
     if (h->cw && (pr->light || h->nly))
@@ -290,17 +307,18 @@ xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t 
     if (!(is400 || is422 || (is444 && pr->allow_444)))
         return PFAIL("%s allows 4:0:0, 4:2:2%s only", n, pr->allow_444 ? " and 4:4:4" : "");
     for (int c = 0; c < h->nc; c++)
-        if (h->depth[c] != h->depth[0] || h->depth[c] > pr->max_depth || (h->depth[c] != 8 && h->depth[c] != 10 &&
-                                                                          h->depth[c] != 12))
-            return PFAIL("%s allows depths 8, 10%s (one for all components), component %d has %u", n,
-                         pr->max_depth == 12 ? " and 12" : "", c, h->depth[c]);
+        if (h->depth[c] != h->depth[0] || h->depth[c] > pr->max_depth ||
+            (h->depth[c] != 8 && h->depth[c] != 10 && h->depth[c] != 12))
+            return PFAIL("%s allows depths 8, 10%s (one for all components), component %d has %u",
+                         n, pr->max_depth == 12 ? " and 12" : "", c, h->depth[c]);
     if (h->cpih && !is444)
         return PFAIL("%s allows the RCT on 4:4:4 only", n);
 
     /* Level: the smallest whose limits hold the picture. */
     int li = -1;
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && li < 0; i++)
-        if (h->wf <= levels[i].w && h->hf <= levels[i].h && (uint64_t)h->wf * h->hf <= levels[i].samples)
+        if (h->wf <= levels[i].w && h->hf <= levels[i].h &&
+            (uint64_t)h->wf * h->hf <= levels[i].samples)
             li = (int)i;
     if (cfg->plev >= 0) {
         h->plev = (uint16_t)cfg->plev;
@@ -324,8 +342,8 @@ xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t 
     if (sub < 0) {
         const int full_bpp = pr->allow_444 ? 36 : 20; /* 21122-2 Table A.4: 3 x 12 or 2 x 10 bits */
         if (codestream_bytes > lmax * (uint64_t)full_bpp / 8)
-            return PFAIL("%zu bytes exceed the rate of every sublevel of level 0x%02x", codestream_bytes,
-                         levels[li].code);
+            return PFAIL("%zu bytes exceed the rate of every sublevel of level 0x%02x",
+                         codestream_bytes, levels[li].code);
         sub = 0x80;
     }
     if (cfg->plev >= 0) {
@@ -337,7 +355,8 @@ xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t 
                     codestream_bytes <= lmax * (uint64_t)sublevels[i].bpp / 8)
                     ok = 1;
             if (!ok)
-                return PFAIL("sublevel 0x%02x does not hold %zu bytes", h->plev & 0xff, codestream_bytes);
+                return PFAIL("sublevel 0x%02x does not hold %zu bytes", h->plev & 0xff,
+                             codestream_bytes);
         }
     } else {
         h->plev = (uint16_t)(levels[li].code << 8 | sub);

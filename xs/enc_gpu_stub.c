@@ -35,7 +35,8 @@ const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *enc)
     (void)enc;
     return NULL;
 }
-xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap, size_t *len, int sync)
+xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap, size_t *len,
+                                   int sync)
 {
     (void)enc, (void)out, (void)cap, (void)sync;
     if (len)

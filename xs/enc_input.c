@@ -97,21 +97,23 @@ xsf_status enc_nlt_tables(const xs_header *h, int32_t *lut[XS_MAX_COMPONENTS], x
     return XSF_OK;
 }
 
-xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic, int32_t *const coef[XS_MAX_COMPONENTS],
-                           xsf_error *err)
+xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic,
+                           int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err)
 {
     const xs_header *h = &plan->hdr;
     const xs_geometry *g = &plan->geom;
     if (!pic || pic->nc != h->nc)
-        return xsf_error_set(err, XSF_ERR_ARG, "picture of %d components, the encoder expects %u", pic ? pic->nc : 0,
-                             h->nc);
+        return xsf_error_set(err, XSF_ERR_ARG, "picture of %d components, the encoder expects %u",
+                             pic ? pic->nc : 0, h->nc);
     for (int c = 0; c < h->nc; c++) {
         const int w = g->comp[c].width, ht = g->comp[c].height;
-        if (pic->width[c] != w || pic->height[c] != ht || pic->depth[c] != h->depth[c] || !pic->plane[c] ||
-            pic->pitch[c] < (size_t)w)
+        if (pic->width[c] != w || pic->height[c] != ht || pic->depth[c] != h->depth[c] ||
+            !pic->plane[c] || pic->pitch[c] < (size_t)w)
             return xsf_error_set(err, XSF_ERR_ARG,
-                                 "component %d is %dx%d at %d bits (pitch %zu), the encoder expects %dx%d at %u bits",
-                                 c, pic->width[c], pic->height[c], pic->depth[c], pic->pitch[c], w, ht, h->depth[c]);
+                                 "component %d is %dx%d at %d bits (pitch %zu), the encoder "
+                                 "expects %dx%d at %u bits",
+                                 c, pic->width[c], pic->height[c], pic->depth[c], pic->pitch[c], w,
+                                 ht, h->depth[c]);
         const uint32_t maxv = (1u << h->depth[c]) - 1;
         const int shift = h->bw - h->depth[c];
         const int32_t dc = 1 << (h->bw - 1);

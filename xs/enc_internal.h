@@ -17,16 +17,16 @@ typedef struct enc_plan {
     enc_params params;
     uint8_t header[ENC_MAX_HEADER_BYTES]; /* SOC .. the last header marker, Lcod included */
     size_t header_bytes;
-    size_t nprecincts;                 /* rows * cols */
-    uint32_t *bline_first;             /* nprecincts + 1 entries into bline */
-    enc_bline *bline;                  /* every band line of every precinct, codestream order */
+    size_t nprecincts;     /* rows * cols */
+    uint32_t *bline_first; /* nprecincts + 1 entries into bline */
+    enc_bline *bline;      /* every band line of every precinct, codestream order */
     size_t nblines;
-    int max_blines;                    /* most band lines in one precinct */
+    int max_blines; /* most band lines in one precinct */
     /* Budgets (targets only): allotment of each precinct in bytes, and the
      * codestream size. */
     uint32_t *allot;
     size_t target_bytes;
-    size_t max_bytes;                  /* bound on the codestream size */
+    size_t max_bytes; /* bound on the codestream size */
     /* Forward non-linearity: per component, sample value -> coefficient (NULL: linear). */
     int32_t *nlt_lut[XS_MAX_COMPONENTS];
 } enc_plan;
@@ -40,9 +40,10 @@ xsf_status enc_make_header(const xs_encoder_config *cfg, xs_header *hdr, xsf_err
  * samples (enc_weights.c). */
 xsf_status enc_psnr_weights(const xs_header *hdr, uint8_t *gain, uint8_t *priority, xsf_error *err);
 /* Profile and level checks; fills hdr->plev when cfg->plev < 0. */
-xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *hdr, size_t codestream_bytes, xsf_error *err);
+xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *hdr, size_t codestream_bytes,
+                             xsf_error *err);
 /* Serializes SOC..the last header marker segment (enc_markers.c). */
-size_t enc_write_header(const xs_header *hdr, int lossless, uint8_t *out, size_t cap);
+size_t enc_write_header(const xs_header *hdr, uint8_t *out, size_t cap);
 /* Forward NLT tables (enc_input.c). */
 xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS], xsf_error *err);
 
@@ -50,29 +51,31 @@ xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS],
 struct xs_encoder {
     xsf_error err;
     enc_plan plan;
-    int32_t *coef[XS_MAX_COMPONENTS];  /* Mallat planes, Wc x Hc */
+    int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
     wav_plan *wav[XS_MAX_COMPONENTS];
-    uint8_t *gcli;                     /* bitplane count per code group (xs_geometry layout) */
-    uint16_t *reach;                   /* four 4-bit sign reaches per code group */
-    uint8_t *gtli;                     /* rows x cols x nbands truncation positions */
-    enc_line_cost *cost;               /* max_blines tables */
+    uint8_t *gcli;       /* bitplane count per code group (xs_geometry layout) */
+    uint16_t *reach;     /* four 4-bit sign reaches per code group */
+    uint8_t *gtli;       /* rows x cols x nbands truncation positions */
+    enc_line_cost *cost; /* max_blines tables */
     enc_choice choice;
     xs_encoder_stats stats;
 };
 
 /* Input stage: samples to coefficients (scaling or NLT, DC offset, RCT). */
-xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic, int32_t *const coef[XS_MAX_COMPONENTS],
-                           xsf_error *err);
+xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic,
+                           int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err);
 /* Bitplane counts and sign reaches of every code group (0 or -1 when a
  * magnitude needs more than 15 bit planes). */
-int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach);
+int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli,
+                  uint16_t *reach);
 /* Cost tables of the band lines of precinct p. */
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, enc_line_cost *cost);
 /* Writes precinct p at out (its size total_bytes, padding included);
  * returns the bytes its packets took, or 0 on an internal mismatch. */
 size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
-                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS], const uint8_t *gcli,
-                          const uint8_t *gtli_above, uint8_t *out, size_t total_bytes);
+                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS],
+                          const uint8_t *gcli, const uint8_t *gtli_above, uint8_t *out,
+                          size_t total_bytes);
 
 #endif

@@ -25,9 +25,8 @@ static void put32(hdr_writer *w, uint32_t v)
     put16(w, v & 0xffff);
 }
 
-size_t enc_write_header(const xs_header *h, int lossless, uint8_t *out, size_t cap)
+size_t enc_write_header(const xs_header *h, uint8_t *out, size_t cap)
 {
-    (void)lossless; /* carried in cap_bits */
     hdr_writer w = {out, 0, cap};
     put16(&w, XS_MARKER_SOC);
     /* CAP (A.4.3): as many bytes as the highest capability bit needs. */
@@ -62,7 +61,8 @@ size_t enc_write_header(const xs_header *h, int lossless, uint8_t *out, size_t c
     put8(&w, (unsigned)h->fq << 4 | h->br);
     put8(&w, (unsigned)h->fslc << 7 | (unsigned)h->ppoc << 4 | h->cpih);
     put8(&w, (unsigned)h->nlx << 4 | h->nly);
-    put8(&w, (unsigned)h->lh << 7 | (unsigned)h->rl << 6 | (unsigned)h->qpih << 4 | (unsigned)h->fs << 2 | h->rm);
+    put8(&w, (unsigned)h->lh << 7 | (unsigned)h->rl << 6 | (unsigned)h->qpih << 4 |
+                 (unsigned)h->fs << 2 | h->rm);
     /* CDT (A.4.5). */
     put16(&w, XS_MARKER_CDT);
     put16(&w, 2 + 2u * h->nc);

@@ -104,14 +104,17 @@ static void put_data(bitw *w, const line_ctx *l, const enc_params *pr, int signs
         if (!pr->fs)
             put(w, neg, 4);
         for (int bp = gi - l->t - 1; bp >= 0; bp--)
-            put(w, ((q[0] >> bp) & 1) << 3 | ((q[1] >> bp) & 1) << 2 | ((q[2] >> bp) & 1) << 1 | ((q[3] >> bp) & 1),
+            put(w,
+                ((q[0] >> bp) & 1) << 3 | ((q[1] >> bp) & 1) << 2 | ((q[2] >> bp) & 1) << 1 |
+                    ((q[3] >> bp) & 1),
                 4);
     }
 }
 
 size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
-                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS], const uint8_t *gcli,
-                          const uint8_t *gtli_above, uint8_t *out, size_t total_bytes)
+                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS],
+                          const uint8_t *gcli, const uint8_t *gtli_above, uint8_t *out,
+                          size_t total_bytes)
 {
     const xs_geometry *g = &plan->geom;
     const enc_params *pr = &plan->params;
@@ -149,8 +152,8 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         }
         const enc_packet_size z = enc_packet_bytes(pr, bl, cost, i0, i, ch);
         const int nl = i - i0, dr = z.raw;
-        const uint32_t sig = z.sig, lcnt = dr ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt), ldat = enc_ceil8(z.dat),
-                       lsgn = enc_ceil8(z.sgn);
+        const uint32_t sig = z.sig, lcnt = dr ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt),
+                       ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
         /* Packet header (C.4, Table C.5). */
         put(&w, (uint32_t)dr, 1);
         if (pr->long_headers) {

@@ -17,7 +17,7 @@
 #define XS_HD static inline
 #endif
 
-#define ENC_T 16           /* truncation positions 0..15 */
+#define ENC_T 16               /* truncation positions 0..15 */
 #define ENC_NOCOST 0x3fffffffu /* a mode that may not be used */
 
 /* Coding mode of a band = its D[p,b] bits: bit 0 vertical prediction, bit 1
@@ -34,15 +34,15 @@ typedef struct enc_line_cost {
 
 /* Per band line, what the selection needs besides its costs. */
 typedef struct enc_bline {
-    uint16_t band;   /* index in xs_geometry.band */
-    uint8_t line;    /* line inside the precinct */
-    uint8_t packet;  /* packet index in xs_geometry.packet */
-    uint32_t width;  /* coefficients */
-    uint32_t groups; /* code groups: (width + 3) / 4 */
-    uint32_t gcli_off;  /* first code group in the frame's bitplane-count array */
+    uint16_t band;        /* index in xs_geometry.band */
+    uint8_t line;         /* line inside the precinct */
+    uint8_t packet;       /* packet index in xs_geometry.packet */
+    uint32_t width;       /* coefficients */
+    uint32_t groups;      /* code groups: (width + 3) / 4 */
+    uint32_t gcli_off;    /* first code group in the frame's bitplane-count array */
     uint32_t gcli_stride; /* code groups between two lines of the band */
-    uint32_t coef_off;  /* first coefficient in the component's Mallat plane */
-    uint32_t precinct;  /* row * cols + col */
+    uint32_t coef_off;    /* first coefficient in the component's Mallat plane */
+    uint32_t precinct;    /* row * cols + col */
 } enc_bline;
 
 /* Frame-wide constants of the decision. */
@@ -51,8 +51,8 @@ typedef struct enc_params {
     int allow_raw, allow_vpred, allow_sig, force_raw;
     int long_headers;
     int nbands;
-    int qmax, rmax;              /* candidates: Q in 0..qmax, R in 0..rmax-1 */
-    uint32_t prec_header_bytes;  /* Lprc, Q, R, D[p,b] */
+    int qmax, rmax;             /* candidates: Q in 0..qmax, R in 0..rmax-1 */
+    uint32_t prec_header_bytes; /* Lprc, Q, R, D[p,b] */
 } enc_params;
 
 /* 21122-1 Table C.10: the truncation position of a band. */
@@ -148,8 +148,8 @@ XS_HD int enc_sign_reach(int32_t w, int g, int qpih, int fq)
  * per group (enc_sign_reach). out[m] for mode m (ENC_MODE_* bits) counts the
  * bitplane-count bits (flags excluded), out[4] the data bits, out[5] the
  * sign-packing bits. */
-XS_HD void enc_sig_group_cost(const uint8_t *g, const uint8_t *top, const uint16_t *reach, int n, int ttop, int t,
-                              const enc_params *p, uint32_t out[6])
+XS_HD void enc_sig_group_cost(const uint8_t *g, const uint8_t *top, const uint16_t *reach, int n,
+                              int ttop, int t, const enc_params *p, uint32_t out[6])
 {
     uint32_t nopred = 0, vpred = 0, data = 0, sign = 0;
     int gmax = 0, vzero = 1;
@@ -183,8 +183,8 @@ XS_HD void enc_sig_group_cost(const uint8_t *g, const uint8_t *top, const uint16
 }
 
 /* Adds the costs of one significance group to `c` for every t. */
-XS_HD void enc_cost_sig_group(enc_line_cost *c, const uint8_t *g, const uint8_t *top, const uint16_t *reach, int n,
-                              int ttop, const enc_params *p)
+XS_HD void enc_cost_sig_group(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
+                              const uint16_t *reach, int n, int ttop, const enc_params *p)
 {
     for (int t = 0; t < ENC_T; t++) {
         uint32_t o[6];
@@ -210,9 +210,9 @@ XS_HD uint32_t enc_sig_bits(uint32_t groups)
 /* Precinct-wide choice for one candidate (Q, R): band truncations and modes,
  * raw packets, and the bytes of the precinct without padding. */
 typedef struct enc_choice {
-    uint32_t bytes;          /* precinct header and packets; ENC_NOCOST when a length field overflows */
-    uint8_t t[256];          /* per band */
-    uint8_t mode[256];       /* per band: D[p,b] */
+    uint32_t bytes;    /* precinct header and packets; ENC_NOCOST when a length field overflows */
+    uint8_t t[256];    /* per band */
+    uint8_t mode[256]; /* per band: D[p,b] */
 } enc_choice;
 
 /* Field limits of a packet header (21122-1 Table C.5). */
@@ -227,11 +227,12 @@ XS_HD int enc_packet_fits(const enc_params *p, uint32_t ldat, uint32_t lcnt, uin
 typedef struct enc_packet_size {
     uint32_t sig, cnt, rawcnt, dat, sgn; /* bits */
     int raw;                             /* coded raw (Dr) */
-    uint32_t bytes;                      /* header and subpackets; ENC_NOCOST when a length overflows */
+    uint32_t bytes; /* header and subpackets; ENC_NOCOST when a length overflows */
 } enc_packet_size;
 
-XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int i0,
-                                       int i1, const enc_choice *ch)
+XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl,
+                                       const enc_line_cost *cost, int i0, int i1,
+                                       const enc_choice *ch)
 {
     enc_packet_size z = {0, 0, 0, 0, 0, 0, 0};
     for (int i = i0; i < i1; i++) {
@@ -249,16 +250,17 @@ XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl,
     if (!enc_packet_fits(p, enc_ceil8(z.dat), lcnt, enc_ceil8(z.sgn)))
         z.bytes = ENC_NOCOST;
     else
-        z.bytes = (p->long_headers ? 7 : 5) + (z.raw ? enc_ceil8(z.rawcnt) : coded) + enc_ceil8(z.dat) +
-                  enc_ceil8(z.sgn);
+        z.bytes = (p->long_headers ? 7 : 5) + (z.raw ? enc_ceil8(z.rawcnt) : coded) +
+                  enc_ceil8(z.dat) + enc_ceil8(z.sgn);
     return z;
 }
 
 /* Bytes of a whole precinct (header and packets), and (raw not NULL) the
  * raw decision of each packet. Band lines come in codestream order, so a
  * packet is a run of equal bl[].packet. */
-XS_HD uint32_t enc_precinct_bytes(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int nbl,
-                                  const enc_choice *ch, uint8_t *raw)
+XS_HD uint32_t enc_precinct_bytes(const enc_params *p, const enc_bline *bl,
+                                  const enc_line_cost *cost, int nbl, const enc_choice *ch,
+                                  uint8_t *raw)
 {
     uint32_t total = p->prec_header_bytes;
     int i = 0;
@@ -280,8 +282,8 @@ XS_HD uint32_t enc_precinct_bytes(const enc_params *p, const enc_bline *bl, cons
 /* The cheapest allowed mode of band b at truncation t over its lines in the
  * precinct (count bits and significance flags); ties go to the lower mode
  * number. `vpred_ok` is 0 in the first precinct of a slice. */
-XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost, int nbl, int b, int t,
-                        int vpred_ok)
+XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost,
+                        int nbl, int b, int t, int vpred_ok)
 {
     uint32_t mc[ENC_MODES] = {0, 0, 0, 0};
     for (int i = 0; i < nbl; i++) {
@@ -304,8 +306,9 @@ XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line
 
 /* Fills ch for candidate (q, r): every band's truncation and mode, then the
  * precinct's bytes. */
-XS_HD uint32_t enc_evaluate(const enc_params *p, const uint8_t *gain, const uint8_t *priority, const enc_bline *bl,
-                            const enc_line_cost *cost, int nbl, int vpred_ok, int q, int r, enc_choice *ch)
+XS_HD uint32_t enc_evaluate(const enc_params *p, const uint8_t *gain, const uint8_t *priority,
+                            const enc_bline *bl, const enc_line_cost *cost, int nbl, int vpred_ok,
+                            int q, int r, enc_choice *ch)
 {
     for (int b = 0; b < p->nbands; b++)
         ch->t[b] = (uint8_t)enc_truncation(q, r, gain[b], priority[b]);
@@ -326,9 +329,9 @@ XS_HD void enc_candidate(const enc_params *p, int k, int *q, int *r)
  * budget, found by bisection (sizes rise with k; where byte rounding breaks
  * that by a byte, the answer still fits). Returns 0, or -1 when not even the
  * coarsest candidate fits. */
-XS_HD int enc_select(const enc_params *p, const uint8_t *gain, const uint8_t *priority, const enc_bline *bl,
-                     const enc_line_cost *cost, int nbl, int vpred_ok, uint32_t budget, int *q_out, int *r_out,
-                     enc_choice *ch)
+XS_HD int enc_select(const enc_params *p, const uint8_t *gain, const uint8_t *priority,
+                     const enc_bline *bl, const enc_line_cost *cost, int nbl, int vpred_ok,
+                     uint32_t budget, int *q_out, int *r_out, enc_choice *ch)
 {
     int q, r;
     enc_candidate(p, 0, &q, &r);

@@ -46,8 +46,8 @@ static size_t list_blines(const xs_geometry *g, int row, int col, enc_bline *out
                 e->gcli_stride = (uint32_t)bd->gcli_stride;
                 e->gcli_off = (uint32_t)(bd->gcli_offset + brow * bd->gcli_stride +
                                          (size_t)col * ((bd->col_width + 3) / 4));
-                e->coef_off = (uint32_t)((size_t)(bd->y0 + brow) * g->comp[bd->comp].width + bd->x0 +
-                                         (size_t)col * bd->col_width);
+                e->coef_off = (uint32_t)((size_t)(bd->y0 + brow) * g->comp[bd->comp].width +
+                                         bd->x0 + (size_t)col * bd->col_width);
                 e->precinct = (uint32_t)((size_t)row * g->cols + col);
             }
             n++;
@@ -136,7 +136,8 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
         if (p->target_bytes < fixed + p->nprecincts * g->precinct_header_bytes) {
             size_t need = fixed + p->nprecincts * g->precinct_header_bytes;
             enc_plan_free(p);
-            return xsf_error_set(err, XSF_ERR_ARG, "target of %zu bytes is below the %zu bytes of the headers alone",
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "target of %zu bytes is below the %zu bytes of the headers alone",
                                  (size_t)bytes, need);
         }
         const uint64_t data = p->target_bytes - fixed;
@@ -172,13 +173,14 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
         enc_plan_free(p);
         return st;
     }
-    p->header_bytes = enc_write_header(&p->hdr, p->cfg.lossless, p->header, sizeof p->header);
+    p->header_bytes = enc_write_header(&p->hdr, p->header, sizeof p->header);
     return XSF_OK;
 }
 
 /* ---- frame passes ---- */
 
-int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach)
+int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli,
+                  uint16_t *reach)
 {
     const xs_geometry *g = &plan->geom;
     const enc_params *pr = &plan->params;
@@ -191,7 +193,8 @@ int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], 
             uint16_t *rl = reach + bd->gcli_offset + (size_t)y * bd->gcli_stride;
             for (int k = 0; k < g->cols; k++) {
                 const int w = xs_band_prec_width(g, bd, k);
-                const int32_t *row = coef[bd->comp] + (size_t)(bd->y0 + y) * cw + bd->x0 + (size_t)k * bd->col_width;
+                const int32_t *row =
+                    coef[bd->comp] + (size_t)(bd->y0 + y) * cw + bd->x0 + (size_t)k * bd->col_width;
                 for (int x = 0; x < w; x += 4) {
                     const int n = w - x < 4 ? w - x : 4;
                     uint32_t m = 0;
@@ -207,7 +210,8 @@ int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], 
                     const int gc = enc_bitlen(m);
                     uint16_t r = 0;
                     for (int j = 0; j < n; j++)
-                        r |= (uint16_t)(enc_sign_reach(row[x + j], gc, pr->qpih, pr->fq) << (4 * j));
+                        r |=
+                            (uint16_t)(enc_sign_reach(row[x + j], gc, pr->qpih, pr->fq) << (4 * j));
                     *gl++ = (uint8_t)gc;
                     *rl++ = r;
                 }
@@ -284,9 +288,15 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         }
         if (c < g->ncd) {
             wav_plan_desc d = {
-                .width = (size_t)cp->width, .height = (size_t)cp->height, .pitch = (size_t)cp->width,
-                .planes = 1, .plane_stride = n, .filter = WAV_FILTER_53, .sample = WAV_INT32,
-                .levels_v = cp->nly, .levels_h = cp->nlx,
+                .width = (size_t)cp->width,
+                .height = (size_t)cp->height,
+                .pitch = (size_t)cp->width,
+                .planes = 1,
+                .plane_stride = n,
+                .filter = WAV_FILTER_53,
+                .sample = WAV_INT32,
+                .levels_v = cp->nly,
+                .levels_h = cp->nlx,
             };
             st = wav_plan_create(&e->wav[c], &d, err);
         }
@@ -302,8 +312,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.total_bytes = malloc(np * sizeof(uint32_t));
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
-        if (!e->gcli || !e->reach || !e->gtli || !e->cost || !e->stats.budget_bytes || !e->stats.coded_bytes ||
-            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
+        if (!e->gcli || !e->reach || !e->gtli || !e->cost || !e->stats.budget_bytes ||
+            !e->stats.coded_bytes || !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -368,7 +378,8 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
     const xs_header *h = &p->hdr;
     const int fixed = p->cfg.rate_control == XS_RC_FIXED;
     if (cap < (fixed ? p->header_bytes : p->target_bytes))
-        return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes, the codestream needs %zu", cap,
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "output buffer of %zu bytes, the codestream needs %zu", cap,
                              fixed ? p->header_bytes : p->target_bytes);
     xsf_status st = enc_input_stage(p, pic, e->coef, err);
     if (st != XSF_OK)
@@ -379,9 +390,10 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
             return xsf_error_set(err, st, "forward wavelet transform of component %d failed", c);
     }
     if (enc_gcli_pass(p, e->coef, e->gcli, e->reach) < 0)
-        return xsf_error_set(err, XSF_ERR_ARG,
-                             "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or lower Bw", h->bw,
-                             h->fq);
+        return xsf_error_set(
+            err, XSF_ERR_ARG,
+            "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or lower Bw",
+            h->bw, h->fq);
     memcpy(out, p->header, p->header_bytes);
     size_t off = p->header_bytes;
     for (int s = 0; s < g->slices; s++) {
@@ -399,7 +411,8 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
         for (int row = row0; row < row1; row++) {
             for (int col = 0; col < g->cols; col++) {
                 const size_t pi = (size_t)row * g->cols + col;
-                const uint8_t *above = row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
+                const uint8_t *above =
+                    row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
                 const enc_bline *bl = p->bline + p->bline_first[pi];
                 const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
                 enc_precinct_costs(p, pi, e->gcli, e->reach, above, e->cost);
@@ -409,21 +422,24 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
                     q = p->cfg.q;
                     r = p->cfg.r;
                     budget = UINT32_MAX;
-                    if (enc_evaluate(&p->params, h->gain, h->priority, bl, e->cost, nbl, above != NULL, q, r,
-                                     &e->choice) == ENC_NOCOST)
-                        return xsf_error_set(err, XSF_ERR_ARG,
-                                             "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
-                                             "use long headers or a coarser quantization",
-                                             row, col, q, r);
+                    if (enc_evaluate(&p->params, h->gain, h->priority, bl, e->cost, nbl,
+                                     above != NULL, q, r, &e->choice) == ENC_NOCOST)
+                        return xsf_error_set(
+                            err, XSF_ERR_ARG,
+                            "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
+                            "use long headers or a coarser quantization",
+                            row, col, q, r);
                 } else {
                     allot_cum += p->allot[pi];
-                    budget = p->cfg.rate_control == XS_RC_SLICE ? (uint32_t)(allot_cum - used) : p->allot[pi];
-                    if (enc_select(&p->params, h->gain, h->priority, bl, e->cost, nbl, above != NULL, budget, &q,
-                                   &r, &e->choice) < 0)
-                        return xsf_error_set(err, XSF_ERR_ARG,
-                                             "precinct (%d,%d): %u bytes cannot hold even the coarsest quantization "
-                                             "(%u bytes): raise the rate",
-                                             row, col, budget, e->choice.bytes);
+                    budget = p->cfg.rate_control == XS_RC_SLICE ? (uint32_t)(allot_cum - used)
+                                                                : p->allot[pi];
+                    if (enc_select(&p->params, h->gain, h->priority, bl, e->cost, nbl,
+                                   above != NULL, budget, &q, &r, &e->choice) < 0)
+                        return xsf_error_set(
+                            err, XSF_ERR_ARG,
+                            "precinct (%d,%d): %u bytes cannot hold even the coarsest quantization "
+                            "(%u bytes): raise the rate",
+                            row, col, budget, e->choice.bytes);
                 }
                 const uint32_t coded = e->choice.bytes;
                 if (fixed)
@@ -431,13 +447,16 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
                 else if (p->cfg.rate_control == XS_RC_PRECINCT)
                     total = p->allot[pi];
                 else
-                    total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used) : coded;
+                    total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used)
+                                                                    : coded;
                 if (cap - off < total)
-                    return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small", cap);
+                    return xsf_error_set(err, XSF_ERR_ARG,
+                                         "output buffer of %zu bytes is too small", cap);
                 if (enc_write_precinct(p, pi, q, r, &e->choice, e->cost, e->coef, e->gcli, above,
                                        out + off, total) != coded)
                     return xsf_error_set(err, XSF_ERR_INVALID,
-                                         "internal: precinct (%d,%d) packed to a size other than its cost tables say",
+                                         "internal: precinct (%d,%d) packed to a size other than "
+                                         "its cost tables say",
                                          row, col);
                 memcpy(e->gtli + pi * g->nbands, e->choice.t, (size_t)g->nbands);
                 e->stats.budget_bytes[pi] = budget;
@@ -457,8 +476,8 @@ xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t ca
     if (fixed)
         put_be(out + lcod_offset(out), (uint32_t)off, 4);
     else if (off != p->target_bytes)
-        return xsf_error_set(err, XSF_ERR_INVALID, "internal: codestream of %zu bytes, target %zu", off,
-                             p->target_bytes);
+        return xsf_error_set(err, XSF_ERR_INVALID, "internal: codestream of %zu bytes, target %zu",
+                             off, p->target_bytes);
     e->stats.codestream_bytes = off;
     *len = off;
     return XSF_OK;

@@ -38,7 +38,7 @@ extern "C" {
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess)                                                                     \
-            return xsf_error_set(&e->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_)); \
+            return xsf_error_set(&e->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_));  \
     } while (0)
 #define LAUNCH_TRY(what)                                                                           \
     do {                                                                                           \
@@ -62,7 +62,7 @@ struct enc_gpu_consts {
     uint32_t nprec;
     int comp_width[XS_MAX_COMPONENTS], comp_height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
     unsigned long long coef_off[XS_MAX_COMPONENTS]; /* element offset of each component's plane */
-    long long lut_off[XS_MAX_COMPONENTS];            /* offset of its forward NLT table, -1: linear */
+    long long lut_off[XS_MAX_COMPONENTS]; /* offset of its forward NLT table, -1: linear */
     uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
     gpu_band_info band[XS_MAX_BANDS];
 };
@@ -101,8 +101,8 @@ struct gpu_planes {
     unsigned long long pitch[XS_MAX_COMPONENTS]; /* elements */
 };
 
-__global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes in, int32_t *in32, int32_t *coef,
-                          const int32_t *lut)
+__global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes in, int32_t *in32,
+                          int32_t *coef, const int32_t *lut)
 {
     const int c = blockIdx.y;
     if (k.cpih == 1 && (c == 1 || c == 2))
@@ -110,7 +110,8 @@ __global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes i
     const int w = k.comp_width[c], h = k.comp_height[c];
     const size_t n = (size_t)w * h;
     const int nt = (k.cpih == 1 && c == 0) ? 3 : 1;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         const size_t x = i % w, y = i / w;
         int32_t v[3];
         for (int j = 0; j < nt; j++) {
@@ -137,15 +138,16 @@ __global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes i
 
 /* ---- 3. bitplane counts ---- */
 
-__global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t *coef, uint8_t *gcli, uint16_t *reach,
-                         unsigned *status)
+__global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t *coef,
+                         uint8_t *gcli, uint16_t *reach, unsigned *status)
 {
     const gpu_band_info &b = k.band[blockIdx.y];
     const size_t n = (size_t)b.height * b.gcli_stride;
     const int gpc = (b.col_width + 3) / 4; /* code groups per precinct column */
     const int32_t *plane = coef + k.coef_off[b.comp];
     const int cw = k.comp_width[b.comp];
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
         const size_t y = i / b.gcli_stride;
         const int gi = (int)(i % b.gcli_stride);
         const int col = gi / gpc, j = gi % gpc;
@@ -179,7 +181,8 @@ __global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t
  * the costs of one band line, the warp's lanes over its significance groups.
  * vpred_only: only the vertical-prediction entries. */
 __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
-                                  const uint16_t *reach, int use_top, int ttop, int vpred_only, uint32_t *acc)
+                                  const uint16_t *reach, int use_top, int ttop, int vpred_only,
+                                  uint32_t *acc)
 {
     const int lane = threadIdx.x & 31;
     const uint8_t *g = gcli + bl.gcli_off;
@@ -251,8 +254,9 @@ struct slice_shared {
 
 /* enc_evaluate with bands and packets over the lanes of one warp: the same
  * truncations, modes (enc_band_mode) and packet sizes (enc_packet_bytes). */
-__device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_bline *bl, const enc_line_cost *cost,
-                                         int nbl, int vpred_ok, int q, int r, slice_shared *sh)
+__device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_bline *bl,
+                                         const enc_line_cost *cost, int nbl, int vpred_ok, int q,
+                                         int r, slice_shared *sh)
 {
     const int lane = threadIdx.x & 31;
     const enc_params *p = &k.params;
@@ -265,7 +269,8 @@ __device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_blin
     uint32_t sum = 0;
     int bad = 0;
     for (int j = lane; j < sh->npk; j += 32) {
-        const enc_packet_size z = enc_packet_bytes(p, bl, cost, sh->pk_start[j], sh->pk_start[j + 1], &sh->ch);
+        const enc_packet_size z =
+            enc_packet_bytes(p, bl, cost, sh->pk_start[j], sh->pk_start[j + 1], &sh->ch);
         if (z.bytes == ENC_NOCOST)
             bad = 1;
         else
@@ -278,8 +283,9 @@ __device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_blin
 }
 
 /* enc_select's bisection, on one warp. */
-__device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl, const enc_line_cost *cost, int nbl,
-                                  int vpred_ok, uint32_t budget, int *q_out, int *r_out, slice_shared *sh)
+__device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl,
+                                  const enc_line_cost *cost, int nbl, int vpred_ok, uint32_t budget,
+                                  int *q_out, int *r_out, slice_shared *sh)
 {
     const enc_params *p = &k.params;
     int q, r;
@@ -301,9 +307,10 @@ __device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl, 
 }
 
 __global__ void __launch_bounds__(32 * SLICE_WARPS)
-    enc_slices(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, const uint32_t *bline_first,
-               const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost, const uint32_t *allot, uint8_t *gtli,
-               gpu_prec *prec, uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
+    enc_slices(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
+               const uint32_t *bline_first, const uint8_t *gcli, const uint16_t *reach,
+               enc_line_cost *cost, const uint32_t *allot, uint8_t *gtli, gpu_prec *prec,
+               uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
 {
     extern __shared__ uint8_t smem[];
     __shared__ slice_shared sh;
@@ -332,9 +339,11 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                         continue;
                     uint32_t *c = (uint32_t *)&cost[f + i];
                     for (int q = lane; q < 2 * ENC_T; q += 32)
-                        c[(q < ENC_T ? ENC_MODE_VPRED : (ENC_MODE_VPRED | ENC_MODE_SIG)) * ENC_T + q % ENC_T] = 0;
+                        c[(q < ENC_T ? ENC_MODE_VPRED : (ENC_MODE_VPRED | ENC_MODE_SIG)) * ENC_T +
+                          q % ENC_T] = 0;
                     __syncwarp();
-                    line_costs(k, bl, gcli, reach, 1, gtli[(p - k.cols) * k.nbands + bl.band], 1, c);
+                    line_costs(k, bl, gcli, reach, 1, gtli[(p - k.cols) * k.nbands + bl.band], 1,
+                               c);
                 }
                 __syncthreads();
             }
@@ -357,11 +366,13 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                     fail = sh.eval_bytes == ENC_NOCOST;
                 } else {
                     budget = k.rc == XS_RC_SLICE ? sh.allot_cum + allot[p] - sh.used : allot[p];
-                    fail = select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &sh) < 0;
+                    fail =
+                        select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &sh) < 0;
                     if (fail) {
                         /* Keep going with the coarsest: the frame is reported as failed. */
                         enc_candidate(&k.params, 0, &q, &r);
-                        sh.eval_bytes = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                        sh.eval_bytes =
+                            evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
                     }
                 }
                 if (lane == 0) {
@@ -401,8 +412,8 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
 
 /* ---- 6. offsets when the sizes are not fixed in advance ---- */
 
-__global__ void enc_offsets(const uint32_t *slice_size, int slices, uint32_t header_bytes, uint32_t lcod_off,
-                            uint64_t *slice_off, uint8_t *out, unsigned *status)
+__global__ void enc_offsets(const uint32_t *slice_size, int slices, uint32_t header_bytes,
+                            uint32_t lcod_off, uint64_t *slice_off, uint8_t *out, unsigned *status)
 {
     uint64_t off = header_bytes;
     for (int s = 0; s < slices; s++) {
@@ -423,7 +434,8 @@ __device__ static void put_bits(uint32_t *buf, uint64_t pos, uint64_t v, int n)
 {
     while (n > 0) {
         const int off = (int)(pos & 31), take = min(32 - off, n);
-        const uint32_t chunk = (uint32_t)(v >> (n - take)) & (take == 32 ? FULL : ((1u << take) - 1));
+        const uint32_t chunk =
+            (uint32_t)(v >> (n - take)) & (take == 32 ? FULL : ((1u << take) - 1));
         const uint32_t be = chunk << (32 - off - take);
         atomicOr(&buf[pos >> 5], __byte_perm(be, 0, 0x0123));
         pos += take;
@@ -436,7 +448,8 @@ __device__ static void put_bits(uint32_t *buf, uint64_t pos, uint64_t v, int n)
 
 struct pack_shared {
     gpu_prec pr;
-    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES], sgn_off[MAX_LINES]; /* bits from the precinct */
+    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES],
+        sgn_off[MAX_LINES]; /* bits from the precinct */
     uint8_t raw[MAX_LINES];
 };
 
@@ -460,8 +473,9 @@ __device__ __forceinline__ int seg8_max(int v)
     return v;
 }
 
-__device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, int li, const pack_shared &sh,
-                                 const uint8_t *gcli, const int32_t *coef, int ttop, uint32_t *buf, uint64_t base)
+__device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, int li,
+                                 const pack_shared &sh, const uint8_t *gcli, const int32_t *coef,
+                                 int ttop, uint32_t *buf, uint64_t base)
 {
     const int lane = threadIdx.x & 31;
     const int b = bl.band, t = sh.pr.t[b], m = sh.pr.mode[b], raw = sh.raw[li];
@@ -478,7 +492,8 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
         const int vsym = active && (m & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, top[i], t, tt) : 0;
         const int gmax = seg8_max(gi);
         const int allzero = !seg8_max(vsym != 0);
-        const int skip = (m & ENC_MODE_SIG) ? ((!(m & ENC_MODE_VPRED) || p.rm) ? gmax <= t : allzero) : 0;
+        const int skip =
+            (m & ENC_MODE_SIG) ? ((!(m & ENC_MODE_VPRED) || p.rm) ? gmax <= t : allzero) : 0;
         /* Count code. */
         int cbits = 0;
         uint32_t ccode = 0;
@@ -509,8 +524,8 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
                 dbits = 4;
             }
             for (int bp = gi - t - 1; bp >= 0; bp--) {
-                dcode = dcode << 4 | ((qv[0] >> bp) & 1) << 3 | ((qv[1] >> bp) & 1) << 2 | ((qv[2] >> bp) & 1) << 1 |
-                        ((qv[3] >> bp) & 1);
+                dcode = dcode << 4 | ((qv[0] >> bp) & 1) << 3 | ((qv[1] >> bp) & 1) << 2 |
+                        ((qv[2] >> bp) & 1) << 1 | ((qv[3] >> bp) & 1);
                 dbits += 4;
             }
             if (p.fs)
@@ -540,9 +555,10 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
 }
 
 __global__ void __launch_bounds__(32 * PACK_WARPS)
-    enc_pack(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, const uint32_t *bline_first,
-             const enc_line_cost *cost, const gpu_prec *prec, const uint8_t *gtli, const uint8_t *gcli,
-             const int32_t *coef, const uint64_t *slice_off, uint32_t *buf, unsigned *status)
+    enc_pack(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
+             const uint32_t *bline_first, const enc_line_cost *cost, const gpu_prec *prec,
+             const uint8_t *gtli, const uint8_t *gcli, const int32_t *coef,
+             const uint64_t *slice_off, uint32_t *buf, unsigned *status)
 {
     __shared__ pack_shared sh;
     if (*(volatile unsigned *)status)
@@ -561,7 +577,8 @@ __global__ void __launch_bounds__(32 * PACK_WARPS)
     if (threadIdx.x == 0) {
         const enc_params &pp = k.params;
         if (row == s * k.hsl && col == 0) /* SLH (A.4.11) before the slice's first precinct */
-            put_bits(buf, (base_byte - 6) * 8, (uint64_t)XS_MARKER_SLH << 32 | 4u << 16 | (unsigned)s, 48);
+            put_bits(buf, (base_byte - 6) * 8,
+                     (uint64_t)XS_MARKER_SLH << 32 | 4u << 16 | (unsigned)s, 48);
         if (p == k.nprec - 1)
             put_bits(buf, (base_byte + sh.pr.total) * 8, XS_MARKER_EOC, 16);
         /* Precinct header: Lprc, Q, R, D[p,b] (0 for bands the precinct lacks). */
@@ -593,9 +610,13 @@ __global__ void __launch_bounds__(32 * PACK_WARPS)
             const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
             const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
             if (pp.long_headers)
-                put_bits(buf, hb, (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn, 56);
+                put_bits(buf, hb,
+                         (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn,
+                         56);
             else
-                put_bits(buf, hb, (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn, 40);
+                put_bits(buf, hb,
+                         (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn,
+                         40);
             pos += pp.long_headers ? 7 : 5;
             uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
             uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
@@ -631,7 +652,8 @@ __global__ void __launch_bounds__(32 * PACK_WARPS)
 /* ---- the context ---- */
 
 enum { ENC_STAGES = 7 };
-static const char *const stage_names[ENC_STAGES] = {"input", "dwt", "gcli", "costs", "slices", "offsets", "pack"};
+static const char *const stage_names[ENC_STAGES] = {"input",  "dwt",     "gcli", "costs",
+                                                    "slices", "offsets", "pack"};
 
 struct xs_gpu_encoder {
     xsf_error err;
@@ -663,9 +685,10 @@ static void release(xs_gpu_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++)
         wav_cuda_plan_destroy(e->wav[c]);
-    void *bufs[] = {e->d_in16, e->d_in32, e->d_coef, e->d_lut, e->d_gcli, e->d_gtli, e->d_header,
-                    e->d_out, e->d_reach, e->d_bline, e->d_bline_first, e->d_allot, e->d_slice_size,
-                    e->d_cost, e->d_prec, e->d_slice_off, e->d_status};
+    void *bufs[] = {e->d_in16,        e->d_in32,   e->d_coef,       e->d_lut,   e->d_gcli,
+                    e->d_gtli,        e->d_header, e->d_out,        e->d_reach, e->d_bline,
+                    e->d_bline_first, e->d_allot,  e->d_slice_size, e->d_cost,  e->d_prec,
+                    e->d_slice_off,   e->d_status};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         cudaFree(bufs[i]);
     cudaFreeHost(e->h_status);
@@ -756,8 +779,8 @@ static xsf_status setup(xs_gpu_encoder *e)
         CUDA_TRY(cudaEventCreate(&e->ev[i]));
     for (int c = 0; c < g->nc; c++) {
         if (k->lut_off[c] >= 0)
-            CUDA_TRY(cudaMemcpy(e->d_lut + k->lut_off[c], pl->nlt_lut[c], sizeof(int32_t) << h->depth[c],
-                                cudaMemcpyHostToDevice));
+            CUDA_TRY(cudaMemcpy(e->d_lut + k->lut_off[c], pl->nlt_lut[c],
+                                sizeof(int32_t) << h->depth[c], cudaMemcpyHostToDevice));
         if (c < g->ncd) {
             const xs_component *cp = &g->comp[c];
             wav_plan_desc d = {};
@@ -777,8 +800,10 @@ static xsf_status setup(xs_gpu_encoder *e)
     }
     CUDA_TRY(cudaMemcpy(e->d_header, pl->header, pl->header_bytes, cudaMemcpyHostToDevice));
     if (pl->nblines)
-        CUDA_TRY(cudaMemcpy(e->d_bline, pl->bline, pl->nblines * sizeof(enc_bline), cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(e->d_bline_first, pl->bline_first, (np + 1) * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpy(e->d_bline, pl->bline, pl->nblines * sizeof(enc_bline),
+                            cudaMemcpyHostToDevice));
+    CUDA_TRY(cudaMemcpy(e->d_bline_first, pl->bline_first, (np + 1) * sizeof(uint32_t),
+                        cudaMemcpyHostToDevice));
     CUDA_TRY(cudaMemcpy(e->d_allot, pl->allot, np * sizeof(uint32_t), cudaMemcpyHostToDevice));
     if (pl->cfg.rate_control != XS_RC_FIXED) {
         /* Every slice is exactly its share: the offsets are known now. */
@@ -793,23 +818,26 @@ static xsf_status setup(xs_gpu_encoder *e)
             for (size_t p = (size_t)r0 * g->cols; p < (size_t)r1 * g->cols; p++)
                 o += pl->allot[p];
         }
-        cudaError_t ce = cudaMemcpy(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t), cudaMemcpyHostToDevice);
+        cudaError_t ce = cudaMemcpy(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t),
+                                    cudaMemcpyHostToDevice);
         free(off);
         if (ce != cudaSuccess)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
     }
     e->slice_smem = (size_t)(pl->max_blines ? pl->max_blines : 1) * sizeof(enc_line_cost);
     if (e->slice_smem + sizeof(slice_shared) > 40 * 1024)
-        CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)e->slice_smem));
+        CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int)e->slice_smem));
     if (pl->max_blines > MAX_LINES)
-        return xsf_error_set(&e->err, XSF_ERR_UNSUPPORTED, "%d band lines in a precinct (the GPU encoder packs %d)",
+        return xsf_error_set(&e->err, XSF_ERR_UNSUPPORTED,
+                             "%d band lines in a precinct (the GPU encoder packs %d)",
                              pl->max_blines, MAX_LINES);
     e->lcod_off = 2 + 2 + (size_t)(pl->header[4] << 8 | pl->header[5]) + 4;
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_encoder_create(xs_gpu_encoder **out, const xs_encoder_config *cfg, int device,
-                                            xs_cuda_stream stream, xsf_error *err)
+extern "C" xsf_status xs_gpu_encoder_create(xs_gpu_encoder **out, const xs_encoder_config *cfg,
+                                            int device, xs_cuda_stream stream, xsf_error *err)
 {
     xsf_error local;
     if (!err)
@@ -898,9 +926,11 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     LAUNCH_TRY("enc_input");
     STAGE(1);
     for (int c = 0; c < g->ncd; c++) {
-        xsf_status s = wav_cuda_forward_to(e->wav[c], e->d_in32 + k.coef_off[c], e->d_coef + k.coef_off[c], st);
+        xsf_status s = wav_cuda_forward_to(e->wav[c], e->d_in32 + k.coef_off[c],
+                                           e->d_coef + k.coef_off[c], st);
         if (s != XSF_OK)
-            return xsf_error_set(&e->err, s, "forward DWT of component %d: %s", c, wav_cuda_plan_error(e->wav[c]));
+            return xsf_error_set(&e->err, s, "forward DWT of component %d: %s", c,
+                                 wav_cuda_plan_error(e->wav[c]));
     }
     STAGE(2);
     enc_gcli<<<dim3(64, g->nbands), 256, 0, st>>>(k, e->d_coef, e->d_gcli, e->d_reach, e->d_status);
@@ -908,37 +938,39 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     STAGE(3);
     const uint32_t nbl = (uint32_t)pl->nblines;
     if (nbl) {
-        enc_costs<<<(nbl + COST_WARPS - 1) / COST_WARPS, 32 * COST_WARPS, 0, st>>>(k, e->d_bline, nbl, e->d_gcli,
-                                                                                   e->d_reach, e->d_cost);
+        enc_costs<<<(nbl + COST_WARPS - 1) / COST_WARPS, 32 * COST_WARPS, 0, st>>>(
+            k, e->d_bline, nbl, e->d_gcli, e->d_reach, e->d_cost);
         LAUNCH_TRY("enc_costs");
     }
     CUDA_TRY(cudaMemsetAsync(e->d_out, 0, e->out_cap, st));
-    CUDA_TRY(cudaMemcpyAsync(e->d_out, e->d_header, pl->header_bytes, cudaMemcpyDeviceToDevice, st));
+    CUDA_TRY(
+        cudaMemcpyAsync(e->d_out, e->d_header, pl->header_bytes, cudaMemcpyDeviceToDevice, st));
     STAGE(4);
     enc_slices<<<g->slices, 32 * SLICE_WARPS, e->slice_smem, st>>>(
-        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_gtli, e->d_prec,
-        e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
+        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_gtli,
+        e->d_prec, e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
     LAUNCH_TRY("enc_slices");
     STAGE(5);
     if (pl->cfg.rate_control == XS_RC_FIXED) {
-        enc_offsets<<<1, 1, 0, st>>>(e->d_slice_size, g->slices, (uint32_t)pl->header_bytes, (uint32_t)e->lcod_off,
-                                     e->d_slice_off, e->d_out, e->d_status);
+        enc_offsets<<<1, 1, 0, st>>>(e->d_slice_size, g->slices, (uint32_t)pl->header_bytes,
+                                     (uint32_t)e->lcod_off, e->d_slice_off, e->d_out, e->d_status);
         LAUNCH_TRY("enc_offsets");
     }
     STAGE(6);
-    enc_pack<<<(unsigned)pl->nprecincts, 32 * PACK_WARPS, 0, st>>>(k, e->d_bline, e->d_bline_first, e->d_cost,
-                                                                   e->d_prec, e->d_gtli, e->d_gcli, e->d_coef,
-                                                                   e->d_slice_off, (uint32_t *)e->d_out, e->d_status);
+    enc_pack<<<(unsigned)pl->nprecincts, 32 * PACK_WARPS, 0, st>>>(
+        k, e->d_bline, e->d_bline_first, e->d_cost, e->d_prec, e->d_gtli, e->d_gcli, e->d_coef,
+        e->d_slice_off, (uint32_t *)e->d_out, e->d_status);
     LAUNCH_TRY("enc_pack");
     STAGE(7);
 #undef STAGE
-    CUDA_TRY(cudaMemcpyAsync(e->h_status, e->d_status, GPU_STATUS_WORDS * sizeof(unsigned), cudaMemcpyDeviceToHost,
-                             st));
+    CUDA_TRY(cudaMemcpyAsync(e->h_status, e->d_status, GPU_STATUS_WORDS * sizeof(unsigned),
+                             cudaMemcpyDeviceToHost, st));
     e->frames++;
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_encode_device(xs_gpu_encoder *e, const uint16_t *const plane[XS_MAX_COMPONENTS],
+extern "C" xsf_status xs_gpu_encode_device(xs_gpu_encoder *e,
+                                           const uint16_t *const plane[XS_MAX_COMPONENTS],
                                            const size_t pitch_bytes[XS_MAX_COMPONENTS])
 {
     if (!e || !plane || !pitch_bytes)
@@ -947,8 +979,10 @@ extern "C" xsf_status xs_gpu_encode_device(xs_gpu_encoder *e, const uint16_t *co
     gpu_planes in;
     memset(&in, 0, sizeof in);
     for (int c = 0; c < e->plan.geom.nc; c++) {
-        if (!plane[c] || pitch_bytes[c] % 2 || pitch_bytes[c] / 2 < (size_t)e->plan.geom.comp[c].width)
-            return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d: plane or pitch of %zu bytes unusable", c,
+        if (!plane[c] || pitch_bytes[c] % 2 ||
+            pitch_bytes[c] / 2 < (size_t)e->plan.geom.comp[c].width)
+            return xsf_error_set(&e->err, XSF_ERR_ARG,
+                                 "component %d: plane or pitch of %zu bytes unusable", c,
                                  pitch_bytes[c]);
         in.plane[c] = plane[c];
         in.pitch[c] = pitch_bytes[c] / 2;
@@ -963,18 +997,21 @@ extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xs_image *pic)
     xsf_error_clear(&e->err);
     const xs_geometry *g = &e->plan.geom;
     if (pic->nc != g->nc)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "picture of %d components, the encoder expects %d", pic->nc, g->nc);
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "picture of %d components, the encoder expects %d", pic->nc, g->nc);
     gpu_planes in;
     memset(&in, 0, sizeof in);
     for (int c = 0; c < g->nc; c++) {
         const int w = g->comp[c].width, h = g->comp[c].height;
-        if (pic->width[c] != w || pic->height[c] != h || pic->depth[c] != e->plan.hdr.depth[c] || !pic->plane[c] ||
-            pic->pitch[c] < (size_t)w)
-            return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u",
-                                 c, pic->width[c], pic->height[c], pic->depth[c], w, h, e->plan.hdr.depth[c]);
+        if (pic->width[c] != w || pic->height[c] != h || pic->depth[c] != e->plan.hdr.depth[c] ||
+            !pic->plane[c] || pic->pitch[c] < (size_t)w)
+            return xsf_error_set(
+                &e->err, XSF_ERR_ARG,
+                "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u", c,
+                pic->width[c], pic->height[c], pic->depth[c], w, h, e->plan.hdr.depth[c]);
         uint16_t *dst = e->d_in16 + e->in16_off[c];
-        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->plane[c], pic->pitch[c] * 2, (size_t)w * 2, (size_t)h,
-                                   cudaMemcpyHostToDevice, e->stream));
+        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->plane[c], pic->pitch[c] * 2,
+                                   (size_t)w * 2, (size_t)h, cudaMemcpyHostToDevice, e->stream));
         in.plane[c] = dst;
         in.pitch[c] = (size_t)w;
     }
@@ -994,27 +1031,31 @@ extern "C" xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *e)
     case 0: return XSF_OK;
     case GPU_ENC_ERR_BUDGET:
         return xsf_error_set(&e->err, XSF_ERR_ARG,
-                             "precinct (%u,%u): its budget cannot hold even the coarsest quantization: raise the rate",
+                             "precinct (%u,%u): its budget cannot hold even the coarsest "
+                             "quantization: raise the rate",
                              where / g->cols, where % g->cols);
     case GPU_ENC_ERR_PLANES:
-        return xsf_error_set(&e->err, XSF_ERR_ARG,
-                             "a coefficient of band %u needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or "
-                             "lower Bw",
-                             where, e->plan.hdr.bw, e->plan.hdr.fq);
+        return xsf_error_set(
+            &e->err, XSF_ERR_ARG,
+            "a coefficient of band %u needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or "
+            "lower Bw",
+            where, e->plan.hdr.bw, e->plan.hdr.fq);
     default:
-        return xsf_error_set(&e->err, XSF_ERR_INVALID, "internal: precinct %u packed to another size than decided",
-                             where);
+        return xsf_error_set(&e->err, XSF_ERR_INVALID,
+                             "internal: precinct %u packed to another size than decided", where);
     }
 }
 
-extern "C" xsf_status xs_gpu_encoder_download(xs_gpu_encoder *e, uint8_t *out, size_t cap, size_t *len, int sync)
+extern "C" xsf_status xs_gpu_encoder_download(xs_gpu_encoder *e, uint8_t *out, size_t cap,
+                                              size_t *len, int sync)
 {
     if (!e || !out || !len)
         return XSF_ERR_ARG;
     *len = 0;
     const int fixed = e->plan.cfg.rate_control == XS_RC_FIXED;
     if (fixed && !sync)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "with fixed Q/R the size is known only after a sync");
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "with fixed Q/R the size is known only after a sync");
     size_t n = e->plan.target_bytes;
     if (fixed) {
         xsf_status st = xs_gpu_encoder_sync(e);
@@ -1023,7 +1064,8 @@ extern "C" xsf_status xs_gpu_encoder_download(xs_gpu_encoder *e, uint8_t *out, s
         n = e->h_status[2];
     }
     if (cap < n)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "output buffer of %zu bytes, the codestream has %zu", cap, n);
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "output buffer of %zu bytes, the codestream has %zu", cap, n);
     CUDA_TRY(cudaMemcpyAsync(out, e->d_out, n, cudaMemcpyDeviceToHost, e->stream));
     if (sync) {
         xsf_status st = xs_gpu_encoder_sync(e);
@@ -1040,7 +1082,8 @@ extern "C" void xs_gpu_encoder_set_timing(xs_gpu_encoder *e, int on)
         e->timing = on;
 }
 
-extern "C" int xs_gpu_encoder_stage_times(const xs_gpu_encoder *e, const char **names, float *ms, int max)
+extern "C" int xs_gpu_encoder_stage_times(const xs_gpu_encoder *e, const char **names, float *ms,
+                                          int max)
 {
     if (!e || !e->timing || !e->frames)
         return 0;

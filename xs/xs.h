@@ -282,10 +282,12 @@ xsf_status xs_encode(xs_encoder *enc, const xs_image *pic, uint8_t *out, size_t 
 const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *enc);
 const char *xs_encoder_error(const xs_encoder *enc);
 
-/* The GPU encoder: bound to one device and one CUDA stream; every device
- * buffer is allocated at creation, none per frame. Calls enqueue work on the
- * stream and return; xs_gpu_encoder_sync and a download with sync=1 wait for
- * this stream alone. Returns XSF_ERR_NODEVICE where no GPU is usable. */
+/* The GPU encoder: bound to one device and one CUDA stream (stream NULL: a
+ * non-blocking stream of its own); every device buffer is allocated at
+ * creation (which blocks), none per frame. Calls enqueue work on the stream
+ * and return; xs_gpu_encoder_sync and a download with sync=1 wait for this
+ * stream alone. Returns XSF_ERR_NODEVICE where no GPU is usable. One context
+ * per host thread; any number per GPU. */
 typedef struct xs_gpu_encoder xs_gpu_encoder;
 xsf_status xs_gpu_encoder_create(xs_gpu_encoder **enc, const xs_encoder_config *cfg, int device,
                                  xs_cuda_stream stream, xsf_error *err);

@@ -3,8 +3,8 @@
 # the benchmark with nvcc and gcc directly (the device image has no libpcap
 # or nettle, which the top-level CMake requires), compare the GPU and C
 # encoders byte for byte, run compute-sanitizer (memcheck, racecheck) on the
-# quick set, then time. Everything goes to $OUT/run.log; codestreams that
-# differ go to $OUT/dumps.tar.
+# quick set, then time. A summary goes to $OUT/run.log, each step's whole
+# output to its own log there; codestreams that differ go to $OUT/dumps.tar.
 #   bash bench/xs_encode/run_device.sh [bench options...]
 set -u
 OUT=${OUT:-/tmp/xsenc-out}
@@ -41,16 +41,16 @@ cd "$R" || exit 1
 echo built
 
 step "GPU encoder = C encoder (full set)"
-XSF_DUMP_DIR="$B/dump" timeout 240 "$B/o/test_xs_enc_gpu" "$R/vectors/xs" 2>&1 | tail -40
-echo "exit ${PIPESTATUS[0]}"
+XSF_DUMP_DIR="$B/dump" timeout 240 "$B/o/test_xs_enc_gpu" "$R/vectors/xs" > "$OUT/test_gpu.log" 2>&1
+echo "exit $?"; head -20 "$OUT/test_gpu.log"; tail -3 "$OUT/test_gpu.log"
 
 step "compute-sanitizer memcheck (quick set)"
-timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/o/test_xs_enc_gpu" --quick 2>&1 | tail -15
-echo "exit ${PIPESTATUS[0]}"
+timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/o/test_xs_enc_gpu" --quick > "$OUT/memcheck.log" 2>&1
+echo "exit $?"; head -30 "$OUT/memcheck.log"; tail -3 "$OUT/memcheck.log"
 
 step "compute-sanitizer racecheck (quick set)"
-timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/o/test_xs_enc_gpu" --quick 2>&1 | tail -15
-echo "exit ${PIPESTATUS[0]}"
+timeout 150 compute-sanitizer --tool racecheck --error-exitcode 9 "$B/o/test_xs_enc_gpu" --quick > "$OUT/racecheck.log" 2>&1
+echo "exit $?"; head -30 "$OUT/racecheck.log"; tail -3 "$OUT/racecheck.log"
 
 step "benchmark"
 timeout 200 "$B/o/xs_encode_bench" --check "$@" 2>&1

@@ -11,7 +11,8 @@
  * --check, every GPU codestream is compared with the C encoder's, byte for
  * byte, and decoded for its PSNR.
  *
- * Usage: xs_encode_bench [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] [--only 422|444] */
+ * Usage: xs_encode_bench [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] [--only
+ * 422|444] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,8 @@ typedef struct source {
     const char *origin;
 } source;
 
-static void make_source(source *s, const char *dir, const char *vector, const char *sampling, int depth)
+static void make_source(source *s, const char *dir, const char *vector, const char *sampling,
+                        int depth)
 {
     memset(s, 0, sizeof *s);
     xs_encoder_config cfg;
@@ -95,8 +97,8 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
         img->nc == s->img.nc && img->width[0] == 3840 && img->height[0] == 2160) {
         for (int c = 0; c < img->nc; c++)
             for (int y = 0; y < img->height[c]; y++)
-                memcpy(s->img.plane[c] + (size_t)y * s->img.pitch[c], img->plane[c] + (size_t)y * img->pitch[c],
-                       (size_t)img->width[c] * 2);
+                memcpy(s->img.plane[c] + (size_t)y * s->img.pitch[c],
+                       img->plane[c] + (size_t)y * img->pitch[c], (size_t)img->width[c] * 2);
         s->origin = vector;
     } else {
         /* Synthetic: shading, edges, texture and noise. */
@@ -104,14 +106,16 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
         for (int c = 0; c < s->img.nc; c++)
             for (int y = 0; y < s->img.height[c]; y++)
                 for (int x = 0; x < s->img.width[c]; x++) {
-                    const double fx = (double)x / s->img.width[c], fy = (double)y / s->img.height[c];
+                    const double fx = (double)x / s->img.width[c],
+                                 fy = (double)y / s->img.height[c];
                     double v = 0.4 + 0.3 * fx * fy + 0.1 * sin(40 * fx + c) * cos(25 * fy);
                     if ((x / 97 + y / 61) % 7 == 0)
                         v += 0.15;
                     r = r * 1664525u + 1013904223u;
                     v += ((r >> 16) % 1000) / 1000.0 * 0.02;
                     v = v < 0 ? 0 : (v > 1 ? 1 : v);
-                    s->img.plane[c][(size_t)y * s->img.pitch[c] + x] = (uint16_t)(v * ((1 << depth) - 1));
+                    s->img.plane[c][(size_t)y * s->img.pitch[c] + x] =
+                        (uint16_t)(v * ((1 << depth) - 1));
                 }
         s->origin = "synthetic";
     }
@@ -172,8 +176,8 @@ static double d2d_rate(void)
     return 2.0 * n / (best * 1e-3) / 1e9; /* read + write, GB/s */
 }
 
-static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames, int streams, int check,
-                    double rate_gbs)
+static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames,
+                    int streams, int check, double rate_gbs)
 {
     xs_gpu_encoder *enc[MAX_STREAMS] = {0};
     cudaStream_t st[MAX_STREAMS];
@@ -192,7 +196,8 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     for (int c = 0; c < src->img.nc; c++) {
         const size_t row_bytes = (size_t)src->img.width[c] * 2;
         CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.height[c]));
-        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.plane[c], row_bytes * src->img.height[c], cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.plane[c], row_bytes * src->img.height[c],
+                              cudaMemcpyHostToDevice));
         pitch[c] = row_bytes;
         in_bytes += row_bytes * src->img.height[c];
     }
@@ -222,7 +227,8 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     if (streams > 1) {
         for (int k = 0; k < streams; k++)
             xs_gpu_encode_device(enc[k], (const uint16_t *const *)dplane, pitch);
-        CHECK_CUDA(cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
+        CHECK_CUDA(
+            cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
         const double t0 = now_s();
         for (int i = 0; i < frames; i++)
             xs_gpu_encode_device(enc[i % streams], (const uint16_t *const *)dplane, pitch);
@@ -269,7 +275,8 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         xs_encoder *c = NULL;
         uint8_t *ref = malloc(cap);
         size_t rlen = 0;
-        if (xs_encoder_create(&c, cfg, &err) == XSF_OK && xs_encode(c, &src->img, ref, cap, &rlen) == XSF_OK)
+        if (xs_encoder_create(&c, cfg, &err) == XSF_OK &&
+            xs_encode(c, &src->img, ref, cap, &rlen) == XSF_OK)
             r->match = rlen == len && !memcmp(ref, host_cs, len);
         xs_encoder_destroy(c);
         free(ref);
@@ -343,8 +350,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] "
-                            "[--only 422|444]\n",
+            fprintf(stderr,
+                    "usage: %s [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] "
+                    "[--only 422|444]\n",
                     argv[0]);
             return 2;
         }
@@ -359,7 +367,8 @@ int main(int argc, char **argv)
             return 77;
         use_gpu = 0;
     }
-    static const char *const dirs[] = {".vec", "../shared/vectors/xs-uhd", "../../shared/vectors/xs-uhd"};
+    static const char *const dirs[] = {".vec", "../shared/vectors/xs-uhd",
+                                       "../../shared/vectors/xs-uhd"};
     if (!dir) {
         dir = dirs[0];
         for (size_t i = 0; i < 3; i++) {
@@ -413,10 +422,12 @@ int main(int argc, char **argv)
 #endif
             if (use_cpu)
                 cpu_run(r, &cfg, &src, 2);
-            printf("  %5.1f bpp: %zu bytes, PSNR %.2f dB; GPU %.0f fps (%d streams %.0f, with PCIe %.0f; floor %.0f), "
+            printf("  %5.1f bpp: %zu bytes, PSNR %.2f dB; GPU %.0f fps (%d streams %.0f, with PCIe "
+                   "%.0f; floor %.0f), "
                    "C %.2f fps%s%s\n",
-                   r->bpp, r->bytes, r->psnr, r->gpu_fps, streams, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
-                   r->cpu_fps, r->match < 0 ? "" : (r->match ? "; GPU == C" : "; GPU != C (MISMATCH)"),
+                   r->bpp, r->bytes, r->psnr, r->gpu_fps, streams, r->gpu_multi_fps, r->gpu_io_fps,
+                   r->floor_fps, r->cpu_fps,
+                   r->match < 0 ? "" : (r->match ? "; GPU == C" : "; GPU != C (MISMATCH)"),
                    r->stages[0] ? "" : "");
             if (r->stages[0])
                 printf("         stages (ms): %s\n", r->stages);
@@ -424,13 +435,14 @@ int main(int argc, char **argv)
         }
         free(src.buf);
     }
-    printf("\n| format | bpp | bytes | PSNR (dB) | GPU fps | GPU fps, %d streams | GPU fps with PCIe | floor fps | "
+    printf("\n| format | bpp | bytes | PSNR (dB) | GPU fps | GPU fps, %d streams | GPU fps with "
+           "PCIe | floor fps | "
            "GPU = C | C fps |\n|---|---|---|---|---|---|---|---|---|---|\n",
            streams);
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        printf("| %s | %.1f | %zu | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %.2f |\n", r->format, r->bpp, r->bytes,
-               r->psnr, r->gpu_fps, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
+        printf("| %s | %.1f | %zu | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %.2f |\n", r->format,
+               r->bpp, r->bytes, r->psnr, r->gpu_fps, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
                r->match < 0 ? "-" : (r->match ? "yes" : "NO"), r->cpu_fps);
     }
     return 0;

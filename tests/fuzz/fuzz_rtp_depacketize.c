@@ -8,7 +8,8 @@
  * Every complete frame must hold a codestream that xs_scan_layout accepts
  * whole (when validation is on); partial frames' slices must lie inside the
  * frame's data. Seeds: tests/fuzz/corpus/rtp (packetized small vectors,
- * with losses, duplicates and reordering). */
+ * with losses, duplicates and reordering; slice_out_of_order: T=0, units sent
+ * last to first; codestream_padding: empty packets after each frame). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

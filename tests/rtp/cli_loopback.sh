@@ -65,6 +65,26 @@ timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap.yuv -q 2> /dev/null &&
     timeout 60 "$xsflow" decode "$src" -o ref.yuv -q && cmp -s ref.yuv pcap.yuv
 check $? "pcap: the decoded frames differ from xsflow decode's"
 
+# RFC 9134 4.2 (erratum 6752), 4.3: each field its own timestamp, half a
+# frame (1800 ticks at 25 frames/s) after the first; both fields one F counter.
+timeout 60 "$xsflow" recv --pcap stream.pcap -o /dev/null --format jxs --packets fields.csv -q 2> /dev/null
+awk -F, '$13 == 2 && !a { a = $8; fa = $14 } $13 == 3 && !b { b = $8; fb = $14 }
+    END { d = (b - a + 4294967296) % 4294967296; exit !(a != "" && d == 1800 && fa == fb) }' fields.csv
+check $? "pcap: the second field's timestamp is not 1800 after the first, or F differs"
+
+# RFC 9134 5, 7.1: TP names the pacing (none: no TP); packetmode is there.
+for pacing in narrow wide none; do
+    timeout 30 "$xsflow" send "$src" --pcap /dev/null --to 239.1.1.1:5004 --sdp tp-$pacing.sdp \
+        --pacing $pacing --mode slice --fps 50 -q
+    check $? "sdp $pacing: write"
+done
+grep -q "^a=fmtp:112 packetmode=1;.*;exactframerate=50;.*;TP=2110TPNL" tp-narrow.sdp
+check $? "sdp narrow: $(grep fmtp tp-narrow.sdp)"
+grep -q ";TP=2110TPW" tp-wide.sdp
+check $? "sdp wide: $(grep fmtp tp-wide.sdp)"
+! grep -q "TP=" tp-none.sdp
+check $? "sdp none: $(grep fmtp tp-none.sdp)"
+
 # Bad input: one line of error, non-zero status.
 "$xsflow" recv --sdp /nonexistent.sdp -o x.jxs 2> err.txt
 [ $? -ne 0 ] && [ "$(wc -l < err.txt)" = 1 ]

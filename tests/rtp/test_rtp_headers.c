@@ -1,6 +1,8 @@
 /* Unit tests of rtp/: the RTP header (RFC 3550), sequence number extension,
- * the RFC 9134 payload header bit by bit, the picture segment boxes, SDP
- * writing and reading, pacing and timestamps. */
+ * the RFC 9134 payload header bit by bit (4.3), the picture segment boxes
+ * and their colour specification from the SDP (3.3, 7), SDP writing and
+ * reading and the fmtp rules (7.1, 8.1), pacing, TP (5) and timestamps of
+ * frames and fields (4.2, erratum 6752). */
 #include <string.h>
 
 #include "rtp.h"
@@ -88,24 +90,27 @@ static void test_payload_header(void)
 {
     xsf_error err;
     xsf_error_clear(&err);
-    /* Every field at its maximum, one at a time, against the RFC 9134 layout
-     * |T|K|L| I |F counter|SEP counter (11)|P counter (11)|. */
+    /* Every field at its maximum, one at a time, against the RFC 9134 4.3
+     * layout |T|K|L| I |F counter (5)|SEP counter (11)|P counter (11)|, MSB
+     * first. T=1 throughout but in the K=1 case: T=0 needs K=1. */
     struct {
         rtp_jxs_header h;
         uint32_t word;
     } cases[] = {
         {{.t = 1}, 0x80000000u},
         {{.k = 1}, 0x40000000u},
-        {{.l = 1}, 0x20000000u},
-        {{.i = 3}, 0x18000000u},
-        {{.i = 2}, 0x10000000u},
-        {{.f = 31}, 0x07c00000u},
-        {{.f = 1}, 0x00400000u},
-        {{.sep = 2047}, 0x003ff800u},
-        {{.sep = 1}, 0x00000800u},
-        {{.p = 2047}, 0x000007ffu},
+        {{.t = 1, .l = 1}, 0xa0000000u},
+        {{.t = 1, .i = 3}, 0x98000000u},
+        {{.t = 1, .i = 2}, 0x90000000u},
+        {{.t = 1, .f = 31}, 0x87c00000u},
+        {{.t = 1, .f = 1}, 0x80400000u},
+        {{.t = 1, .sep = 2047}, 0x803ff800u},
+        {{.t = 1, .sep = 1}, 0x80000800u},
+        {{.t = 1, .p = 2047}, 0x800007ffu},
         {{.t = 1, .k = 1, .l = 1, .i = 3, .f = 21, .sep = 1234, .p = 567},
          1u << 31 | 1u << 30 | 1u << 29 | 3u << 27 | 21u << 22 | 1234u << 11 | 567u},
+        {{.k = 1, .l = 1, .i = 2, .f = 9, .sep = 0x7ff, .p = 3},
+         1u << 30 | 1u << 29 | 2u << 27 | 9u << 22 | 0x7ffu << 11 | 3u},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint8_t b[4];
@@ -118,10 +123,15 @@ static void test_payload_header(void)
                   r.f == cases[c].h.f && r.sep == cases[c].h.sep && r.p == cases[c].h.p,
               "case %zu: read back", c);
     }
-    const uint8_t reserved[4] = {0x08, 0, 0, 0}; /* I = 01 */
+    const uint8_t reserved[4] = {0x88, 0, 0, 0}; /* T = 1, I = 01 */
     rtp_jxs_header r;
     CHECK(rtp_jxs_header_parse(reserved, 4, &r, &err) == XSF_ERR_INVALID, "I=01 is reserved");
     CHECK(rtp_jxs_header_parse(reserved, 3, &r, &err) == XSF_ERR_TRUNCATED, "3 bytes");
+    /* RFC 9134 4.3: T=0 (out of order) requires K=1. */
+    const uint8_t t0k0[4] = {0x20, 0, 0, 0}, t0k1[4] = {0x60, 0, 0, 0};
+    CHECK(rtp_jxs_header_parse(t0k0, 4, &r, &err) == XSF_ERR_INVALID, "T=0 with K=0 accepted");
+    CHECK(rtp_jxs_header_parse(t0k1, 4, &r, &err) == XSF_OK && !r.t && r.k && r.l,
+          "T=0 with K=1 refused");
 }
 
 static void test_boxes(void)
@@ -161,6 +171,44 @@ static void test_boxes(void)
     CHECK(rtp_jxs_boxes_parse(loop, 8, &off, &r, &err) != XSF_OK, "LBox 0");
 }
 
+/* The colour specification box agrees with the SDP's colorimetry, TCS and
+ * RANGE (RFC 9134 7, 8.1), in H.273 code points. */
+static void test_colr_from_sdp(void)
+{
+    struct {
+        const char *colorimetry, *tcs, *range, *sampling;
+        unsigned depth;
+        uint16_t primaries, transfer, matrix;
+        uint8_t full;
+    } cases[] = {
+        {"BT709", "SDR", "NARROW", "YCbCr-4:2:2", 10, 1, 1, 1, 0},
+        {"BT709", "SDR", "FULL", "RGB", 8, 1, 1, 0, 1},
+        {"BT709", "SDR", NULL, "YCbCr-4:2:2", 10, 1, 1, 1, 0}, /* RANGE absent: NARROW */
+        {"BT2020", "SDR", "NARROW", "YCbCr-4:2:2", 10, 9, 14, 9, 0},
+        {"BT2020", "SDR", "NARROW", "CLYCbCr-4:2:2", 12, 9, 15, 10, 0},
+        {"BT2100", "PQ", "NARROW", "YCbCr-4:2:2", 10, 9, 16, 9, 0},
+        {"BT2100", "HLG", "FULL", "ICtCp-4:2:2", 10, 9, 18, 14, 1},
+        {"SMPTE240M", "SDR", "NARROW", "YCbCr-4:2:2", 10, 7, 7, 7, 0},
+        {"BT601", "SDR", "NARROW", "YCbCr-4:2:2", 8, 2, 6, 6, 0},
+        {"XYZ", "UNSPECIFIED", "FULL", "XYZ", 12, 10, 2, 0, 1},
+        {"UNSPECIFIED", "UNSPECIFIED", NULL, "UNSPECIFIED", 8, 2, 2, 2, 1}, /* FULL assumed */
+        {NULL, NULL, NULL, NULL, 8, 2, 2, 2, 0},
+        {"bt709", "sdr", "narrow", "YCbCr-4:4:4", 8, 1, 1, 1, 0}, /* case-insensitive */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        rtp_jxs_boxes b;
+        memset(&b, 0, sizeof b);
+        rtp_jxs_colr_from_sdp(&b, cases[c].colorimetry, cases[c].tcs, cases[c].range,
+                              cases[c].sampling, cases[c].depth);
+        CHECK(b.colr_meth == 5 && b.primaries == cases[c].primaries &&
+                  b.transfer == cases[c].transfer && b.matrix == cases[c].matrix &&
+                  b.full_range == cases[c].full,
+              "case %zu (%s %s): colr %u/%u/%u full %u", c,
+              cases[c].colorimetry ? cases[c].colorimetry : "-", cases[c].tcs ? cases[c].tcs : "-",
+              b.primaries, b.transfer, b.matrix, b.full_range);
+    }
+}
+
 static void test_sdp(void)
 {
     xsf_error err;
@@ -186,6 +234,7 @@ static void test_sdp(void)
     snprintf(s.tcs, sizeof s.tcs, "SDR");
     snprintf(s.range, sizeof s.range, "NARROW");
     s.interlace = 1;
+    snprintf(s.tp, sizeof s.tp, "2110TPNL");
     char text[2048];
     const size_t n = rtp_sdp_write(&s, text, sizeof text);
     CHECK(n > 0 && n < sizeof text, "written %zu", n);
@@ -199,7 +248,7 @@ static void test_sdp(void)
               "packetmode=1;transmode=1;profile=Main422.10;level=2k-1;sublevel=Sublev3bpp;depth=10;"
               "width=1920;height=1080;exactframerate=60000/"
               "1001;sampling=YCbCr-4:2:2;colorimetry=BT709;"
-              "interlace;TCS=SDR;RANGE=NARROW;SSN=ST2110-22:2019;TP=2110TPN\r\n") != NULL,
+              "interlace;TCS=SDR;RANGE=NARROW;SSN=ST2110-22:2019;TP=2110TPNL\r\n") != NULL,
           "fmtp: %s", text);
     rtp_sdp r;
     CHECK(rtp_sdp_parse(text, n, &r, &err) == XSF_OK, "parse: %s", err.msg);
@@ -211,7 +260,7 @@ static void test_sdp(void)
               r.width == 1920 && r.height == 1080 && r.rate_num == 60000 && r.rate_den == 1001 &&
               !strcmp(r.sampling, "YCbCr-4:2:2") && !strcmp(r.colorimetry, "BT709") &&
               !strcmp(r.tcs, "SDR") && !strcmp(r.range, "NARROW") &&
-              !strcmp(r.ssn, "ST2110-22:2019") && !strcmp(r.tp, "2110TPN") && r.interlace == 1,
+              !strcmp(r.ssn, "ST2110-22:2019") && !strcmp(r.tp, "2110TPNL") && r.interlace == 1,
           "fmtp read back");
 
     /* A description written by hand: LF line ends, an audio section first,
@@ -250,6 +299,93 @@ static void test_sdp(void)
           "profile name %s", name);
     CHECK(rtp_sdp_profile_name(0x2500, name, sizeof name) && !strcmp(name, "Light-Subline422.10"),
           "profile name %s", name);
+    CHECK(rtp_sdp_profile_name(0x1234, name, sizeof name) == NULL, "unknown profile named %s",
+          name);
+    CHECK(rtp_sdp_level_name(0x2080, name, sizeof name) && !strcmp(name, "4k-1"), "level %s", name);
+    CHECK(rtp_sdp_sublevel_name(0x2004, name, sizeof name) && !strcmp(name, "Sublev3bpp"),
+          "sublevel %s", name);
+    CHECK(rtp_sdp_level_name(0x9900, name, sizeof name) == NULL, "unknown level named");
+    CHECK(rtp_sdp_sublevel_name(0x2077, name, sizeof name) == NULL, "unknown sublevel named");
+}
+
+/* The RFC 9134 7.1 / 8.1 rules of the fmtp parameters. */
+static void test_sdp_rules(void)
+{
+    xsf_error err;
+    rtp_sdp s, r;
+    char text[2048];
+    rtp_sdp_init(&s);
+    CHECK(s.tp[0] == '\0' && s.transmode == 1, "defaults: no TP, transmode 1");
+    snprintf(s.dest_addr, sizeof s.dest_addr, "192.0.2.7");
+    /* exactframerate: an integer rate as one number, another as the ratio
+     * with the smallest numerator. */
+    struct {
+        unsigned num, den;
+        const char *want;
+    } rates[] = {{50, 1, "exactframerate=50;"},
+                 {100, 2, "exactframerate=50;"},
+                 {60000, 1001, "exactframerate=60000/1001;"},
+                 {120000, 2002, "exactframerate=60000/1001;"},
+                 {25, 0, "exactframerate=25;"}};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        s.rate_num = rates[i].num;
+        s.rate_den = rates[i].den;
+        rtp_sdp_write(&s, text, sizeof text);
+        CHECK(strstr(text, rates[i].want) != NULL, "rate %u/%u: %s", rates[i].num, rates[i].den,
+              text);
+    }
+    /* segmented only with interlace. */
+    s.segmented = 1;
+    rtp_sdp_write(&s, text, sizeof text);
+    CHECK(strstr(text, "segmented") == NULL, "segmented written without interlace");
+    s.interlace = 1;
+    rtp_sdp_write(&s, text, sizeof text);
+    CHECK(strstr(text, ";interlace;segmented") != NULL, "interlace;segmented: %s", text);
+
+    const char *head = "v=0\no=- 1 1 IN IP4 192.0.2.1\ns=x\nt=0 0\nm=video 30002 RTP/AVP 100\n"
+                       "c=IN IP4 233.252.0.9/64\n";
+    struct {
+        const char *tail;
+        int ok;
+    } cases[] = {
+        /* The fmtp line may come before the rtpmap; unknown parameters are ignored. */
+        {"a=fmtp:100 packetmode=1;MAXUDP=8960;exactframerate=50/1;foo\n"
+         "a=rtpmap:100 jxsv/90000\n",
+         1},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 transmode=0;packetmode=1\n", 1},
+        {"a=rtpmap:100 jxsv/90000\n", 0},                                  /* no fmtp */
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 sampling=YCbCr-4:2:2\n", 0}, /* no packetmode */
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:101 packetmode=0\n", 0},         /* another PT's */
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=0;transmode=0\n", 0},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=0;segmented\n", 0},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=0;interlace;segmented\n", 1},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=2\n", 0},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=0;width=32768\n", 0},
+        {"a=rtpmap:100 jxsv/90000\na=fmtp:100 packetmode=0;height=0\n", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char sdp[1024];
+        snprintf(sdp, sizeof sdp, "%s%s", head, cases[i].tail);
+        xsf_error_clear(&err);
+        const xsf_status st = rtp_sdp_parse(sdp, strlen(sdp), &r, &err);
+        CHECK((st == XSF_OK) == cases[i].ok, "case %zu: %s (%s)", i,
+              st == XSF_OK ? "accepted" : "refused", err.msg);
+        if (!cases[i].ok)
+            CHECK(err.msg[0] != '\0', "case %zu: no message", i);
+    }
+    snprintf(text, sizeof text, "%s%s", head, cases[0].tail);
+    CHECK(rtp_sdp_parse(text, strlen(text), &r, &err) == XSF_OK && r.packetmode == 1 &&
+              r.transmode == 1 && r.rate_num == 50 && r.rate_den == 1 && r.port == 30002 &&
+              r.ttl == 64,
+          "fmtp before rtpmap read");
+    /* RANGE in effect (RFC 9134 7.1). */
+    CHECK(!strcmp(rtp_sdp_range(&r), "NARROW"), "no colorimetry, no RANGE: %s", rtp_sdp_range(&r));
+    snprintf(r.colorimetry, sizeof r.colorimetry, "UNSPECIFIED");
+    CHECK(!strcmp(rtp_sdp_range(&r), "FULL"), "UNSPECIFIED colorimetry: %s", rtp_sdp_range(&r));
+    snprintf(r.colorimetry, sizeof r.colorimetry, "BT2100");
+    CHECK(!strcmp(rtp_sdp_range(&r), "NARROW"), "BT2100: %s", rtp_sdp_range(&r));
+    snprintf(r.range, sizeof r.range, "FULL");
+    CHECK(!strcmp(rtp_sdp_range(&r), "FULL"), "RANGE given: %s", rtp_sdp_range(&r));
 }
 
 static void test_pacing(void)
@@ -268,6 +404,20 @@ static void test_pacing(void)
     CHECK(rtp_frame_timestamp(0, 1, 50, 1) == 1800, "50 Hz step");
     CHECK(rtp_frame_timestamp(0, 1000, 60000, 1001) == 1501500, "59.94 Hz, 1000 frames exact");
     CHECK(rtp_frame_timestamp(4294967000u, 1, 25, 1) == (uint32_t)(4294967000u + 3600u), "wraps");
+    /* Fields (RFC 9134 4.2, erratum 6752): their own sampling instants, at
+     * twice the frame rate, truncated to the 90 kHz clock. 1080i29.97: the
+     * second field 1501.5 ticks after the first. */
+    CHECK(rtp_frame_timestamp(0, 1, 2 * 30000, 1001) == 1501, "field 1: %u",
+          rtp_frame_timestamp(0, 1, 2 * 30000, 1001));
+    CHECK(rtp_frame_timestamp(0, 3, 2 * 30000, 1001) == 4504, "field 3: %u",
+          rtp_frame_timestamp(0, 3, 2 * 30000, 1001));
+    CHECK(rtp_frame_timestamp(0, 2, 2 * 30000, 1001) == rtp_frame_timestamp(0, 1, 30000, 1001),
+          "field 2 at frame 1");
+    CHECK(rtp_frame_timestamp(0, 1, 2 * 25, 1) == 1800, "1080i25: 1800 ticks between fields");
+    /* RFC 9134 5: TP names the ST 2110-21 sender type; none when not paced. */
+    CHECK(!strcmp(rtp_pacing_tp(RTP_PACING_NARROW), "2110TPNL"), "narrow linear");
+    CHECK(!strcmp(rtp_pacing_tp(RTP_PACING_WIDE), "2110TPW"), "wide");
+    CHECK(rtp_pacing_tp(RTP_PACING_NONE) == NULL, "unpaced: no TP");
 }
 
 static void test_addr(void)
@@ -299,7 +449,9 @@ int main(void)
     test_seq_extension();
     test_payload_header();
     test_boxes();
+    test_colr_from_sdp();
     test_sdp();
+    test_sdp_rules();
     test_pacing();
     test_addr();
     return xsf_test_finish();

@@ -35,11 +35,11 @@ static void oracle_step(double *e, size_t len, int parity, int kind, double c)
             continue;
         const double s = e[k - 1] + e[k + 1];
         switch (kind) {
-        case 0: e[k] -= floor(s / 2); break;        /* 5/3 predict */
-        case 1: e[k] += floor((s + 2) / 4); break;  /* 5/3 update */
-        case 2: e[k] += floor(s / 2); break;        /* 5/3 inverse predict */
-        case 3: e[k] -= floor((s + 2) / 4); break;  /* 5/3 inverse update */
-        default: e[k] += c * s; break;              /* 9/7 */
+        case 0: e[k] -= floor(s / 2); break;       /* 5/3 predict */
+        case 1: e[k] += floor((s + 2) / 4); break; /* 5/3 update */
+        case 2: e[k] += floor(s / 2); break;       /* 5/3 inverse predict */
+        case 3: e[k] -= floor((s + 2) / 4); break; /* 5/3 inverse update */
+        default: e[k] += c * s; break;             /* 9/7 */
         }
     }
 }
@@ -140,9 +140,15 @@ static void fill(int32_t *x, size_t w, size_t h, int photo, int32_t range)
 
 static wav_plan *make_plan(size_t w, size_t h, wav_filter f, int lv, int lh)
 {
-    wav_plan_desc d = {.width = w, .height = h, .pitch = w, .planes = 1, .plane_stride = w * h,
-                       .filter = f, .sample = f == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
-                       .levels_v = lv, .levels_h = lh};
+    wav_plan_desc d = {.width = w,
+                       .height = h,
+                       .pitch = w,
+                       .planes = 1,
+                       .plane_stride = w * h,
+                       .filter = f,
+                       .sample = f == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                       .levels_v = lv,
+                       .levels_h = lh};
     wav_plan *p = NULL;
     xsf_error err = {0};
     xsf_status st = wav_plan_create(&p, &d, &err);
@@ -264,8 +270,8 @@ static void test_hand_vectors(void)
     CHECK(d[0] == -2 && d[1] == -4 && d[2] == -1, "[0 -4 1] -> [-2 -4 -1], got [%d %d %d]", d[0],
           d[1], d[2]);
     wav53_inverse_1d(d, 3, 1);
-    CHECK(d[0] == 0 && d[1] == -4 && d[2] == 1, "inverse of [-2 -4 -1], got [%d %d %d]", d[0],
-          d[1], d[2]);
+    CHECK(d[0] == 0 && d[1] == -4 && d[2] == 1, "inverse of [-2 -4 -1], got [%d %d %d]", d[0], d[1],
+          d[2]);
     /* strided line */
     int32_t e[8] = {1, 99, 5, 99, 3, 99, 8, 99};
     wav53_forward_1d(e, 4, 2);

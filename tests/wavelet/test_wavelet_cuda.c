@@ -108,8 +108,8 @@ static int cuda_ok(cudaError_t e, const char *what)
 
 /* Runs one GPU transform and downloads the result; dst is poisoned first
  * (except in place, where it holds the input). */
-static int gpu(wav_cuda_plan *p, int inverse, int inplace, void *d_src, void *d_dst,
-               uint32_t *host, size_t bytes)
+static int gpu(wav_cuda_plan *p, int inverse, int inplace, void *d_src, void *d_dst, uint32_t *host,
+               size_t bytes)
 {
     xsf_status st;
     if (!inplace && !cuda_ok(cudaMemsetAsync(d_dst, 0x7f, bytes, stream), "poison"))
@@ -192,9 +192,15 @@ static void run_case(const test_case *c)
     wav_plan *cp = NULL;
     wav_cuda_plan *gp = NULL;
     xsf_error err = {0};
-    wav_plan_desc d = {c->w,  c->h,  c->pitch, c->planes, c->plane_stride,
-                       c->filter, c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
-                       c->lv, c->lh};
+    wav_plan_desc d = {c->w,
+                       c->h,
+                       c->pitch,
+                       c->planes,
+                       c->plane_stride,
+                       c->filter,
+                       c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                       c->lv,
+                       c->lh};
     char name[96];
     snprintf(name, sizeof name, "%s %zux%zu pitch %zu x%zu v%d h%d %s",
              c->filter == WAV_FILTER_53 ? "5/3" : "9/7", c->w, c->h, c->pitch, c->planes, c->lv,
@@ -261,8 +267,8 @@ static void run_case(const test_case *c)
     memcpy(want, ref_r, bytes);
     repoison(c, want, 0x7f7f7f7fu);
     e = compare(c, got, want);
-    CHECK(e <= tol, "%s: inverse_to of random coefficients differs from the C reference (%g)",
-          name, e);
+    CHECK(e <= tol, "%s: inverse_to of random coefficients differs from the C reference (%g)", name,
+          e);
     if (!gpu(gp, 1, 1, d_a, NULL, got, bytes))
         goto done;
     e = compare(c, got, ref_r);
@@ -308,10 +314,38 @@ static void test_arguments(void)
     CHECK(wav_cuda_step_count(p, 1) == 2 && wav_cuda_step_count(p, 0) == 2,
           "v1 h3: a row pass and a 2D level each way, got %d %d", wav_cuda_step_count(p, 1),
           wav_cuda_step_count(p, 0));
+    /* the steps run one by one give what the whole call gives */
+    void *src = NULL, *dst = NULL;
+    int32_t host[64 * 32], a[64 * 32], b[64 * 32];
+    for (int i = 0; i < 64 * 32; i++)
+        host[i] = wav_rng_range(&rng, 1000);
+    if (cuda_ok(cudaMalloc(&src, sizeof host), "malloc") &&
+        cuda_ok(cudaMalloc(&dst, sizeof host), "malloc") &&
+        cuda_ok(cudaMemcpy(src, host, sizeof host, cudaMemcpyHostToDevice), "upload")) {
+        for (int inv = 0; inv < 2; inv++) {
+            CHECK((inv ? wav_cuda_inverse_to(p, src, dst, stream)
+                       : wav_cuda_forward_to(p, src, dst, stream)) == XSF_OK,
+                  "whole call");
+            cuda_ok(cudaMemcpy(a, dst, sizeof a, cudaMemcpyDeviceToHost), "download");
+            cuda_ok(cudaMemsetAsync(dst, 0, sizeof a, stream), "clear");
+            size_t bytes = 0;
+            for (int s = 0; s < wav_cuda_step_count(p, inv); s++) {
+                wav_cuda_step_info info;
+                CHECK(wav_cuda_step_get(p, inv, s, &info) == XSF_OK, "step info");
+                bytes += info.bytes;
+                CHECK(wav_cuda_step_run(p, inv, s, src, dst, stream) == XSF_OK, "step %d", s);
+            }
+            cuda_ok(cudaMemcpy(b, dst, sizeof b, cudaMemcpyDeviceToHost), "download");
+            CHECK(memcmp(a, b, sizeof a) == 0, "steps one by one == whole call (inverse %d)", inv);
+            /* 64x32 level 1 and 32x16 rows, read and written once */
+            CHECK(bytes == 8 * (64 * 32 + 32 * 16), "bytes %zu", bytes);
+        }
+    }
+    cudaFree(src);
+    cudaFree(dst);
     d.filter = WAV_FILTER_97;
     wav_cuda_plan *q = NULL;
-    CHECK(wav_cuda_plan_create(&q, &d, &err) == XSF_ERR_UNSUPPORTED && !q,
-          "9/7 on int32 refused");
+    CHECK(wav_cuda_plan_create(&q, &d, &err) == XSF_ERR_UNSUPPORTED && !q, "9/7 on int32 refused");
     cudaFree(buf);
     wav_cuda_plan_destroy(p);
 }
@@ -330,13 +364,13 @@ int main(int argc, char **argv)
     test_arguments();
 
     static const size_t sizes[][2] = {
-        {1, 1},     {1, 2},     {2, 1},      {2, 2},      {3, 5},      {5, 3},     {1, 17},
-        {17, 1},    {7, 9},     {33, 31},    {64, 64},    {127, 129},  {241, 243}, {257, 3},
-        {3, 257},   {480, 270}, {1000, 999}, {1920, 1080}, {3840, 2160}, {8193, 4321}};
-    static const size_t quick_sizes[][2] = {{1, 1},   {2, 1},     {3, 5},     {1, 17},  {17, 1},
+        {1, 1},   {1, 2},     {2, 1},      {2, 2},       {3, 5},       {5, 3},      {1, 17},
+        {17, 1},  {7, 9},     {33, 31},    {64, 64},     {127, 129},   {241, 243},  {257, 3},
+        {3, 257}, {480, 270}, {1000, 999}, {1920, 1080}, {3840, 2160}, {8193, 4321}};
+    static const size_t quick_sizes[][2] = {{1, 1},   {2, 1},     {3, 5},     {1, 17}, {17, 1},
                                             {33, 31}, {127, 129}, {241, 243}, {257, 3}};
-    const size_t nsizes = quick ? sizeof quick_sizes / sizeof quick_sizes[0]
-                                : sizeof sizes / sizeof sizes[0];
+    const size_t nsizes =
+        quick ? sizeof quick_sizes / sizeof quick_sizes[0] : sizeof sizes / sizeof sizes[0];
     int lv[40], lh[40];
     const int np = level_pairs(lv, lh);
     for (size_t s = 0; s < nsizes; s++) {

@@ -55,7 +55,8 @@ static inline int test_picture_make(test_picture *p, const xs_encoder_config *cf
         p->img.plane[c] = p->buf + off[c];
         for (int y = 0; y < h; y++) {
             for (int x = 0; x < w; x++) {
-                const double fx = (double)x * cfg->sx[c] / cfg->width, fy = (double)y * cfg->sy[c] / cfg->height;
+                const double fx = (double)x * cfg->sx[c] / cfg->width,
+                             fy = (double)y * cfg->sy[c] / cfg->height;
                 double v;
                 if (kind == 1) { /* noise: the worst case for the coder */
                     v = (enc_rand() % 65536) / 65535.0;
@@ -121,7 +122,8 @@ static inline uint32_t rd_be(const uint8_t *p, int n)
 /* Bytes the packets of the precinct at `prec` take, read from its headers
  * alone (precinct header, packet headers, significance subpackets whose size
  * follows from D[p,b], and the three lengths of each packet). */
-static inline size_t test_precinct_content(const uint8_t *prec, const xs_geometry *g, int row, int col)
+static inline size_t test_precinct_content(const uint8_t *prec, const xs_geometry *g, int row,
+                                           int col)
 {
     size_t pos = g->precinct_header_bytes;
     const size_t ph = g->long_headers ? 7 : 5;
@@ -167,7 +169,8 @@ static inline size_t test_precinct_content(const uint8_t *prec, const xs_geometr
  * budget (its share, plus in slice mode what earlier precincts of the slice
  * left); each slice (slice mode) or precinct (precinct mode) exactly its
  * share. Returns NULL or what is wrong. */
-static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_t target, xs_rate_control rc)
+static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_t target,
+                                            xs_rate_control rc)
 {
     static char why[200];
     xs_header h;
@@ -192,7 +195,8 @@ static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_
     for (int row = 0; row < g.rows; row++)
         for (int col = 0; col < g.cols; col++)
             for (int b = 0; b < g.nbands; b++)
-                all += (uint64_t)xs_band_prec_width(&g, &g.band[b], col) * xs_band_prec_height(&g.band[b], row);
+                all += (uint64_t)xs_band_prec_width(&g, &g.band[b], col) *
+                       xs_band_prec_height(&g.band[b], row);
     uint64_t cum = 0, prev = 0;
     const char *bad = NULL;
     for (int s = 0; s < g.slices && !bad; s++) {
@@ -202,29 +206,32 @@ static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_
             for (int col = 0; col < g.cols && !bad; col++) {
                 const size_t p = (size_t)row * g.cols + col;
                 for (int b = 0; b < g.nbands; b++)
-                    cum += (uint64_t)xs_band_prec_width(&g, &g.band[b], col) * xs_band_prec_height(&g.band[b], row);
+                    cum += (uint64_t)xs_band_prec_width(&g, &g.band[b], col) *
+                           xs_band_prec_height(&g.band[b], row);
                 const uint64_t next = p + 1 == np ? data : data * cum / all;
                 const uint64_t share = next - prev;
                 prev = next;
                 allot_cum += share;
                 const size_t content = test_precinct_content(cs + off[p], &g, row, col);
-                const size_t occupied = (p + 1 < np ? off[p + 1] : len - 2) - off[p] -
-                                        ((p + 1 < np && (p + 1) % ((size_t)h.hsl * g.cols) == 0) ? 6 : 0);
+                const size_t occupied =
+                    (p + 1 < np ? off[p + 1] : len - 2) - off[p] -
+                    ((p + 1 < np && (p + 1) % ((size_t)h.hsl * g.cols) == 0) ? 6 : 0);
                 const uint64_t budget = rc == XS_RC_SLICE ? allot_cum - used : share;
                 if (content > budget) {
-                    snprintf(why, sizeof why, "precinct (%d,%d): %zu bytes over its budget of %llu", row, col,
-                             content, (unsigned long long)budget);
+                    snprintf(why, sizeof why, "precinct (%d,%d): %zu bytes over its budget of %llu",
+                             row, col, content, (unsigned long long)budget);
                     bad = why;
                 } else if (rc == XS_RC_PRECINCT && occupied != share) {
-                    snprintf(why, sizeof why, "precinct (%d,%d) occupies %zu bytes, its share is %llu", row, col,
+                    snprintf(why, sizeof why,
+                             "precinct (%d,%d) occupies %zu bytes, its share is %llu", row, col,
                              occupied, (unsigned long long)share);
                     bad = why;
                 }
                 used += occupied;
             }
         if (!bad && rc == XS_RC_SLICE && used != allot_cum) {
-            snprintf(why, sizeof why, "slice %d occupies %llu bytes, its share is %llu", s, (unsigned long long)used,
-                     (unsigned long long)allot_cum);
+            snprintf(why, sizeof why, "slice %d occupies %llu bytes, its share is %llu", s,
+                     (unsigned long long)used, (unsigned long long)allot_cum);
             bad = why;
         }
     }

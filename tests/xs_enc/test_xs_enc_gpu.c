@@ -58,15 +58,16 @@ static int compare(const xs_encoder_config *cfg, const xs_image *pic, const char
     sg = xs_gpu_encode(genc, pic);
     if (sg == XSF_OK)
         sg = xs_gpu_encoder_download(genc, b, cap, &lb, 1);
-    CHECK(sc == sg, "%s: C encode %d (%s), GPU encode %d (%s)", what, (int)sc, xs_encoder_error(enc), (int)sg,
-          xs_gpu_encoder_error(genc));
+    CHECK(sc == sg, "%s: C encode %d (%s), GPU encode %d (%s)", what, (int)sc,
+          xs_encoder_error(enc), (int)sg, xs_gpu_encoder_error(genc));
     if (sc != XSF_OK || sg != XSF_OK)
         goto done;
     size_t first = 0;
     while (first < la && first < lb && a[first] == b[first])
         first++;
     same = la == lb && first == la;
-    CHECK(same, "%s: C %zu bytes, GPU %zu bytes, first difference at byte %zu", what, la, lb, first);
+    CHECK(same, "%s: C %zu bytes, GPU %zu bytes, first difference at byte %zu", what, la, lb,
+          first);
     if (!same)
         dump(what, a, la, b, lb);
 done:
@@ -118,16 +119,20 @@ static void test_matrix(void)
                     cfg.qpih = (depth / 2) & 1;
                     cfg.fs = nlx & 1;
                     cfg.rm = nly & 1;
-                    snprintf(what, sizeof what, "%s %d-bit NLx=%d NLy=%d %.1f bpp", formats[f], depth, nlx, nly,
-                             cfg.bpp);
+                    snprintf(what, sizeof what, "%s %d-bit NLx=%d NLy=%d %.1f bpp", formats[f],
+                             depth, nlx, nly, cfg.bpp);
                     synthetic(&cfg, (nlx + depth) % 5 == 0, what);
                 }
 }
 
 static void test_tools(void)
 {
-    static const unsigned modes[] = {XS_GCLI_RAW, XS_GCLI_NOPRED, XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS,
-                                     XS_GCLI_VPRED, XS_GCLI_VPRED | XS_GCLI_SIGFLAGS, XS_GCLI_ALL};
+    static const unsigned modes[] = {XS_GCLI_RAW,
+                                     XS_GCLI_NOPRED,
+                                     XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS,
+                                     XS_GCLI_VPRED,
+                                     XS_GCLI_VPRED | XS_GCLI_SIGFLAGS,
+                                     XS_GCLI_ALL};
     char what[200];
     for (size_t m = 0; m < 6; m++)
         for (int fs = 0; fs <= 1; fs++)
@@ -141,10 +146,12 @@ static void test_tools(void)
                     cfg.rm = rm;
                     cfg.qpih = q;
                     cfg.bpp = 2.5 + 2 * m;
-                    snprintf(what, sizeof what, "modes 0x%x Fs=%d Rm=%d Qpih=%d", modes[m], fs, rm, q);
+                    snprintf(what, sizeof what, "modes 0x%x Fs=%d Rm=%d Qpih=%d", modes[m], fs, rm,
+                             q);
                     synthetic(&cfg, 0, what);
                     cfg.lossless = 1;
-                    snprintf(what, sizeof what, "lossless modes 0x%x Fs=%d Rm=%d", modes[m], fs, rm);
+                    snprintf(what, sizeof what, "lossless modes 0x%x Fs=%d Rm=%d", modes[m], fs,
+                             rm);
                     synthetic(&cfg, 0, what);
                 }
 }
@@ -217,7 +224,8 @@ static void test_device_input(void)
     xs_encoder *enc = NULL;
     xs_gpu_encoder *genc = NULL;
     xsf_error err = {0};
-    if (xs_encoder_create(&enc, &cfg, &err) != XSF_OK || xs_gpu_encoder_create(&genc, &cfg, 0, NULL, &err) != XSF_OK) {
+    if (xs_encoder_create(&enc, &cfg, &err) != XSF_OK ||
+        xs_gpu_encoder_create(&genc, &cfg, 0, NULL, &err) != XSF_OK) {
         CHECK(0, "device input: create: %s", err.msg);
         xs_encoder_destroy(enc);
         return;
@@ -231,9 +239,11 @@ static void test_device_input(void)
         size_t pitch[XS_MAX_COMPONENTS] = {0};
         for (int c = 0; c < pic.img.nc; c++) {
             size_t dp;
-            cudaMallocPitch((void **)&dplane[c], &dp, (size_t)pic.img.width[c] * 2, (size_t)pic.img.height[c]);
-            cudaMemcpy2D(dplane[c], dp, pic.img.plane[c], pic.img.pitch[c] * 2, (size_t)pic.img.width[c] * 2,
-                         (size_t)pic.img.height[c], cudaMemcpyHostToDevice);
+            cudaMallocPitch((void **)&dplane[c], &dp, (size_t)pic.img.width[c] * 2,
+                            (size_t)pic.img.height[c]);
+            cudaMemcpy2D(dplane[c], dp, pic.img.plane[c], pic.img.pitch[c] * 2,
+                         (size_t)pic.img.width[c] * 2, (size_t)pic.img.height[c],
+                         cudaMemcpyHostToDevice);
             pitch[c] = dp;
         }
         size_t la = 0, lb = 0;
@@ -243,8 +253,9 @@ static void test_device_input(void)
             sg = xs_gpu_encoder_download(genc, b, cap, &lb, 0);
         if (sg == XSF_OK)
             sg = xs_gpu_encoder_sync(genc);
-        CHECK(sc == XSF_OK && sg == XSF_OK && la == lb && !memcmp(a, b, la), "device input frame %d: %s / %s",
-              frame, xs_encoder_error(enc), xs_gpu_encoder_error(genc));
+        CHECK(sc == XSF_OK && sg == XSF_OK && la == lb && !memcmp(a, b, la),
+              "device input frame %d: %s / %s", frame, xs_encoder_error(enc),
+              xs_gpu_encoder_error(genc));
         for (int c = 0; c < pic.img.nc; c++)
             cudaFree(dplane[c]);
         test_picture_free(&pic);
@@ -301,7 +312,8 @@ static void test_photograph(void)
                     cfg.gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS;
                     cfg.fs = 0;
                 }
-                snprintf(what, sizeof what, "photograph at %.2f bpp (%s tools)", bpps[i], tools ? "all" : "SVT's");
+                snprintf(what, sizeof what, "photograph at %.2f bpp (%s tools)", bpps[i],
+                         tools ? "all" : "SVT's");
                 compare(&cfg, img, what);
             }
     }
@@ -357,13 +369,17 @@ static void test_quick(void)
     synthetic(&cfg, 0, "quick refused target");
 }
 
+/* Arguments: the vectors folder; --quick (the sanitizer set); --only NAME
+ * (matrix, tools, special, device, photograph, uhd) to run one part. */
 int main(int argc, char **argv)
 {
-    int quick = 0;
+    const char *only = NULL;
     vectors_dir = "vectors/xs";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
-            quick = 1;
+            only = "quick";
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else
             vectors_dir = argv[i];
     }
@@ -371,16 +387,21 @@ int main(int argc, char **argv)
         printf("no usable GPU (or no CUDA in this build): skipped\n");
         return XSF_TEST_SKIP;
     }
-    if (quick) {
-        test_quick();
-        test_device_input();
-        return xsf_test_finish();
-    }
-    test_matrix();
-    test_tools();
-    test_special();
-    test_device_input();
-    test_photograph();
-    test_uhd();
+    static const struct {
+        const char *name;
+        void (*run)(void);
+        int in_full;
+    } parts[] = {{"quick", test_quick, 0},
+                 {"matrix", test_matrix, 1},
+                 {"tools", test_tools, 1},
+                 {"special", test_special, 1},
+                 {"device", test_device_input, 1},
+                 {"photograph", test_photograph, 1},
+                 {"uhd", test_uhd, 1}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (only ? !strcmp(only, parts[i].name) ||
+                       (!strcmp(only, "quick") && !strcmp(parts[i].name, "device"))
+                 : parts[i].in_full)
+            parts[i].run();
     return xsf_test_finish();
 }

@@ -42,7 +42,8 @@ static result roundtrip(const xs_encoder_config *cfg, int kind)
         goto done;
     }
     if (cfg->rate_control != XS_RC_FIXED && !cfg->lossless) {
-        const char *why = test_check_budget(buf, r.bytes, xs_encoder_max_bytes(enc), cfg->rate_control);
+        const char *why =
+            test_check_budget(buf, r.bytes, xs_encoder_max_bytes(enc), cfg->rate_control);
         if (why) {
             r.st = XSF_ERR_INVALID;
             snprintf(r.msg, sizeof r.msg, "budget: %s", why);
@@ -104,11 +105,13 @@ static void test_lossless(void)
                 cfg.lossless = 1;
                 result r = roundtrip(&cfg, 0);
                 if (depth <= 12) {
-                    CHECK(r.st == XSF_OK && r.identical, "lossless %s %d-bit NLx=%d NLy=%d: %s (psnr %.2f)",
-                          formats[f], depth, cfg.nlx, cfg.nly, r.msg, r.psnr);
+                    CHECK(r.st == XSF_OK && r.identical,
+                          "lossless %s %d-bit NLx=%d NLy=%d: %s (psnr %.2f)", formats[f], depth,
+                          cfg.nlx, cfg.nly, r.msg, r.psnr);
                 } else {
                     CHECK((r.st == XSF_OK && r.identical) || r.st == XSF_ERR_ARG,
-                          "lossless %s %d-bit NLx=%d NLy=%d: %s", formats[f], depth, cfg.nlx, cfg.nly, r.msg);
+                          "lossless %s %d-bit NLx=%d NLy=%d: %s", formats[f], depth, cfg.nlx,
+                          cfg.nly, r.msg);
                 }
             }
 }
@@ -117,8 +120,12 @@ static void test_lossless(void)
  * the coding shows as a changed sample. */
 static void test_tools_lossless(void)
 {
-    static const unsigned modes[] = {XS_GCLI_RAW, XS_GCLI_NOPRED, XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS,
-                                     XS_GCLI_VPRED, XS_GCLI_VPRED | XS_GCLI_SIGFLAGS, XS_GCLI_ALL};
+    static const unsigned modes[] = {XS_GCLI_RAW,
+                                     XS_GCLI_NOPRED,
+                                     XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS,
+                                     XS_GCLI_VPRED,
+                                     XS_GCLI_VPRED | XS_GCLI_SIGFLAGS,
+                                     XS_GCLI_ALL};
     for (size_t m = 0; m < 6; m++)
         for (int fs = 0; fs <= 1; fs++)
             for (int rm = 0; rm <= 1; rm++)
@@ -135,8 +142,9 @@ static void test_tools_lossless(void)
                     cfg.rm = rm;
                     cfg.lossless = 1;
                     result r = roundtrip(&cfg, 0);
-                    CHECK(r.st == XSF_OK && r.identical, "lossless modes 0x%x Fs=%d Rm=%d Cw=%d: %s", modes[m], fs,
-                          rm, cfg.cw, r.msg);
+                    CHECK(r.st == XSF_OK && r.identical,
+                          "lossless modes 0x%x Fs=%d Rm=%d Cw=%d: %s", modes[m], fs, rm, cfg.cw,
+                          r.msg);
                 }
 }
 
@@ -164,8 +172,9 @@ static void test_lossy_matrix(void)
                     cfg.qpih = depth & 1;
                     cfg.fs = (nlx >> 1) & 1;
                     result r = roundtrip(&cfg, 0);
-                    CHECK(r.st == XSF_OK && r.psnr > 32.0, "lossy %s %d-bit NLx=%d NLy=%d %.1f bpp: %s (psnr %.2f)",
-                          formats[f], depth, nlx, nly, cfg.bpp, r.msg, r.psnr);
+                    CHECK(r.st == XSF_OK && r.psnr > 32.0,
+                          "lossy %s %d-bit NLx=%d NLy=%d %.1f bpp: %s (psnr %.2f)", formats[f],
+                          depth, nlx, nly, cfg.bpp, r.msg, r.psnr);
                 }
 }
 
@@ -184,9 +193,10 @@ static void test_rates(void)
                 cfg.bpp = bpps[i];
                 cfg.rate_control = rc ? XS_RC_PRECINCT : XS_RC_SLICE;
                 result r = roundtrip(&cfg, kind);
-                CHECK(r.st == XSF_OK, "%s at %.2f bpp (%s): %s", kind ? "noise" : "picture", bpps[i],
-                      rc ? "precinct" : "slice", r.msg);
-                CHECK(r.psnr >= last - 0.01, "%s at %.2f bpp: psnr %.2f below %.2f at the lower rate",
+                CHECK(r.st == XSF_OK, "%s at %.2f bpp (%s): %s", kind ? "noise" : "picture",
+                      bpps[i], rc ? "precinct" : "slice", r.msg);
+                CHECK(r.psnr >= last - 0.01,
+                      "%s at %.2f bpp: psnr %.2f below %.2f at the lower rate",
                       kind ? "noise" : "picture", bpps[i], r.psnr, last);
                 last = r.psnr;
             }
@@ -207,14 +217,16 @@ static void test_nlt_cwd(void)
         cfg.nlt_sigma = 0;
         cfg.nlt_alpha = (unsigned)(1 << (depth - 4));
         result r = roundtrip(&cfg, 0);
-        CHECK(r.st == XSF_OK && r.psnr > 40, "quadratic NLT %d-bit: %s (psnr %.2f)", depth, r.msg, r.psnr);
+        CHECK(r.st == XSF_OK && r.psnr > 40, "quadratic NLT %d-bit: %s (psnr %.2f)", depth, r.msg,
+              r.psnr);
         /* A linear toe below T2, quadratic above (E=8: slope 2^(Bw-E)). */
         cfg.tnlt = 2;
         cfg.nlt_t1 = 1u << 10;
         cfg.nlt_t2 = 1u << 12;
         cfg.nlt_e = 8;
         r = roundtrip(&cfg, 0);
-        CHECK(r.st == XSF_OK && r.psnr > 40, "extended NLT %d-bit: %s (psnr %.2f)", depth, r.msg, r.psnr);
+        CHECK(r.st == XSF_OK && r.psnr > 40, "extended NLT %d-bit: %s (psnr %.2f)", depth, r.msg,
+              r.psnr);
     }
     for (int sd = 1; sd <= 3; sd++) {
         xs_encoder_config cfg;
@@ -229,7 +241,8 @@ static void test_nlt_cwd(void)
         cfg.bpp = 4 + 7.0 * sd;
         cfg.nly = 1;
         r = roundtrip(&cfg, 0);
-        CHECK(r.st == XSF_OK && r.psnr > 35, "CWD Sd=%d at %.0f bpp: %s (psnr %.2f)", sd, cfg.bpp, r.msg, r.psnr);
+        CHECK(r.st == XSF_OK && r.psnr > 35, "CWD Sd=%d at %.0f bpp: %s (psnr %.2f)", sd, cfg.bpp,
+              r.msg, r.psnr);
     }
     /* RCT with a fourth component left untransformed. */
     xs_encoder_config cfg;
@@ -254,10 +267,12 @@ static void test_layouts(void)
             cfg.nly = nly;
             cfg.bpp = 6;
             result r = roundtrip(&cfg, 0);
-            CHECK(r.st == XSF_OK || r.st == XSF_ERR_ARG, "%dx%d NLy=%d: %s", sizes[s][0], sizes[s][1], nly, r.msg);
+            CHECK(r.st == XSF_OK || r.st == XSF_ERR_ARG, "%dx%d NLy=%d: %s", sizes[s][0],
+                  sizes[s][1], nly, r.msg);
             cfg.lossless = 1;
             r = roundtrip(&cfg, 0);
-            CHECK(r.st == XSF_OK && r.identical, "%dx%d NLy=%d lossless: %s", sizes[s][0], sizes[s][1], nly, r.msg);
+            CHECK(r.st == XSF_OK && r.identical, "%dx%d NLy=%d lossless: %s", sizes[s][0],
+                  sizes[s][1], nly, r.msg);
         }
     for (int lines = 4; lines <= 64; lines *= 2) {
         xs_encoder_config cfg;
@@ -293,7 +308,8 @@ static void test_layouts(void)
             cfg.q = q;
             cfg.r = 5;
             r = roundtrip(&cfg, 0);
-            CHECK(r.st == XSF_OK && r.psnr >= last, "fixed Q=%d R=5: %s (psnr %.2f)", q, r.msg, r.psnr);
+            CHECK(r.st == XSF_OK && r.psnr >= last, "fixed Q=%d R=5: %s (psnr %.2f)", q, r.msg,
+                  r.psnr);
             last = r.psnr;
         }
     }
@@ -310,38 +326,46 @@ static void test_profiles(void)
     cfg.ppih = XS_PPIH_MAIN_422_10;
     xs_header h;
     xsf_error err = {0};
-    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG, "Main 422.10 with NLy=2 accepted");
+    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG,
+          "Main 422.10 with NLy=2 accepted");
     cfg.nly = 1;
     memset(&err, 0, sizeof err);
     CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_OK, "Main 422.10: %s", err.msg);
-    CHECK(h.plev == 0x1004, "Main 422.10 1080p at 3 bpp: Plev 0x%04x, expected 2k-1 Sublev3bpp 0x1004", h.plev);
+    CHECK(h.plev == 0x1004,
+          "Main 422.10 1080p at 3 bpp: Plev 0x%04x, expected 2k-1 Sublev3bpp 0x1004", h.plev);
     cfg.ppih = XS_PPIH_LIGHT_422_10;
     cfg.qpih = 1;
-    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG, "Light with uniform quantization accepted");
+    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG,
+          "Light with uniform quantization accepted");
     cfg.qpih = 0;
     cfg.depth[0] = cfg.depth[1] = cfg.depth[2] = 12;
-    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG, "Light 422.10 at 12 bits accepted");
+    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG,
+          "Light 422.10 at 12 bits accepted");
     set_format(&cfg, "444", 3840, 2160, 12);
     cfg.ppih = XS_PPIH_HIGH_444_12;
     cfg.nly = 2;
     cfg.bpp = 10;
     memset(&err, 0, sizeof err);
     CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_OK, "High 444.12: %s", err.msg);
-    CHECK(h.plev == 0x2010, "High 444.12 UHD at 10 bpp: Plev 0x%04x, expected 4k-1 Sublev12bpp 0x2010", h.plev);
+    CHECK(h.plev == 0x2010,
+          "High 444.12 UHD at 10 bpp: Plev 0x%04x, expected 4k-1 Sublev12bpp 0x2010", h.plev);
     cfg.ppih = XS_PPIH_MAIN_444_12;
-    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG, "Main 444.12 with NLy=2 accepted");
+    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG,
+          "Main 444.12 with NLy=2 accepted");
     cfg.nly = 1;
     cfg.cpih = 1;
     memset(&err, 0, sizeof err);
     CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_OK, "Main 444.12 with RCT: %s", err.msg);
     cfg.slice_lines = 32;
-    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG, "Main 444.12 with 32-line slices accepted");
+    CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_ERR_ARG,
+          "Main 444.12 with 32-line slices accepted");
     /* A target too small for even the coarsest quantization is an error. */
     xs_encoder_config_init(&cfg);
     set_format(&cfg, "444", 64, 64, 10);
     cfg.bpp = 0.02;
     result r = roundtrip(&cfg, 0);
-    CHECK(r.st == XSF_ERR_ARG, "0.02 bpp: expected a refusal, got status %d (%s)", (int)r.st, r.msg);
+    CHECK(r.st == XSF_ERR_ARG, "0.02 bpp: expected a refusal, got status %d (%s)", (int)r.st,
+          r.msg);
 }
 
 int main(void)

@@ -1,0 +1,658 @@
+/* BPC-PaCo in the xsflow program: what `encode --codec bpc` runs, and what
+ * `decode` and `info` run for files that start with a BPC-PaCo codestream
+ * (bpc_cli_file_is_bpc). A .bpc file holds codestreams one after the other,
+ * one per frame, as a .jxs file does. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpc.h"
+#include "cli.h"
+#include "image_io.h"
+#include "md5.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int bpc_cli_file_is_bpc(const char *path)
+{
+    if (!path || !strcmp(path, "-"))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    uint8_t head[8];
+    const size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return bpc_detect(head, n);
+}
+
+int bpc_cli_input_is_bpc(int argc, char **argv)
+{
+    static const char *const valued[] = {"-o", "--output", "--format", "--frames", "--colour", "--color",
+                                         "--fps", "--tables"};
+    for (int i = 1; i < argc; i++) {
+        int skip = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+            skip |= !strcmp(argv[i], valued[k]);
+        if (skip) {
+            i++;
+            continue;
+        }
+        if (argv[i][0] != '-' || !argv[i][1])
+            return bpc_cli_file_is_bpc(argv[i]);
+    }
+    return 0;
+}
+
+static const bpc_tables *load_tables(const char *path)
+{
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(path, &data, &len, &err) != XSF_OK) {
+        cli_error(path, "%s", err.msg);
+        return NULL;
+    }
+    bpc_tables *t = NULL;
+    if (bpc_tables_load(&t, data, len, &err) != XSF_OK)
+        cli_error(path, "%s", err.msg);
+    free(data);
+    return t;
+}
+
+static void to_bpc_image(const imgio_picture *pic, bpc_image *img)
+{
+    memset(img, 0, sizeof *img);
+    img->nc = pic->nc;
+    for (int c = 0; c < pic->nc && c < BPC_MAX_COMPONENTS; c++) {
+        img->width[c] = pic->width[c];
+        img->height[c] = pic->height[c];
+        img->depth[c] = pic->depth[c];
+        img->pitch[c] = pic->pitch[c];
+        img->plane[c] = pic->plane[c];
+    }
+}
+
+static void to_picture(const bpc_image *img, imgio_picture *pic)
+{
+    memset(pic, 0, sizeof *pic);
+    pic->nc = img->nc;
+    for (int c = 0; c < img->nc; c++) {
+        pic->width[c] = img->width[c];
+        pic->height[c] = img->height[c];
+        pic->depth[c] = img->depth[c];
+        pic->pitch[c] = img->pitch[c];
+        pic->plane[c] = img->plane[c];
+    }
+}
+
+/* ---- encode ---- */
+
+static void encode_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: xsflow encode IN -o OUT.bpc --codec bpc [options]\n"
+            "\n"
+            "Encodes the frames of IN (.yuv, .y4m, .ppm, .pgm) as BPC-PaCo codestreams, one\n"
+            "after the other in OUT (bpc/FORMAT.md). Without a rate every coding pass is kept:\n"
+            "lossless with the 5/3.\n"
+            "\n"
+            "options:\n"
+            "  --bpp B            target bits per pixel (of component 0's size): each codestream is\n"
+            "                     at most floor(B*W*H/8) bytes and within 1%% of it\n"
+            "  --bytes N          target codestream size in bytes instead\n"
+            "  --passes 1|2|3     coding passes per bitplane (default 2)\n"
+            "  --filter 53|97     5/3 reversible (default) or 9/7 irreversible\n"
+            "  --levels L         DWT levels 0..6 (default 5)\n"
+            "  --colour C         auto (default: RCT with the 5/3, ICT with the 9/7, for three\n"
+            "                     components of one shape), none, rct, ict\n"
+            "  --qstep Q          9/7 quantization step in 8-bit units (default 1)\n"
+            "  --tables FILE      probability tables from xsflow bpc-train (the decoder needs them)\n"
+            "  --size WxH, --sampling 444|422|420|mono, --depth D   the layout of a .yuv input\n"
+            "  --frames N         encode the first N frames only\n"
+            "  --cpu / --gpu      C reference or CUDA encoder (default: GPU where usable)\n"
+            "  -q, --quiet        print nothing but errors\n");
+}
+
+typedef struct bpc_encode_args {
+    const char *in, *out, *tables, *sampling;
+    double bpp;
+    long bytes, frames, width, height, depth;
+    int gpu, quiet;
+    bpc_params p;
+} bpc_encode_args;
+
+static int parse_size(const char *s, long *w, long *h)
+{
+    char *end;
+    *w = strtol(s, &end, 10);
+    if (*end != 'x' || *w < 1)
+        return 1;
+    *h = strtol(end + 1, &end, 10);
+    return *end || *h < 1;
+}
+
+static int encode_args(int argc, char **argv, bpc_encode_args *a)
+{
+    memset(a, 0, sizeof *a);
+    bpc_params_default(&a->p);
+    a->frames = -1;
+    a->gpu = -1;
+    a->sampling = "444";
+    a->depth = 8;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        long n;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            encode_usage(stdout);
+            return 1;
+        } else if (!strcmp(arg, "--codec")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+            if (!(a->out = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "--bpp")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            char *end;
+            a->bpp = strtod(v, &end);
+            if (*end || !(a->bpp > 0 && a->bpp <= 1024)) {
+                cli_error(arg, "'%s' is not a rate in bits per pixel (0..1024]", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--bytes")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 32, &a->bytes)) {
+                cli_error(arg, "needs a byte count");
+                return 2;
+            }
+        } else if (!strcmp(arg, "--passes")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 3, &n)) {
+                cli_error(arg, "needs 1, 2 or 3");
+                return 2;
+            }
+            a->p.variant = (bpc_variant)n;
+        } else if (!strcmp(arg, "--filter")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (!strcmp(v, "53") || !strcmp(v, "5/3"))
+                a->p.filter = BPC_FILTER_53;
+            else if (!strcmp(v, "97") || !strcmp(v, "9/7"))
+                a->p.filter = BPC_FILTER_97;
+            else {
+                cli_error(arg, "'%s' is not 53 or 97", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--levels")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 0, BPC_MAX_LEVELS, &n)) {
+                cli_error(arg, "needs 0..%d", BPC_MAX_LEVELS);
+                return 2;
+            }
+            a->p.levels = (int)n;
+        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (!strcmp(v, "auto"))
+                a->p.colour = BPC_COLOUR_AUTO;
+            else if (!strcmp(v, "none"))
+                a->p.colour = BPC_COLOUR_NONE;
+            else if (!strcmp(v, "rct"))
+                a->p.colour = BPC_COLOUR_RCT;
+            else if (!strcmp(v, "ict"))
+                a->p.colour = BPC_COLOUR_ICT;
+            else {
+                cli_error(arg, "'%s' is not auto, none, rct or ict", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--qstep")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            char *end;
+            a->p.qstep = strtof(v, &end);
+            if (*end || !(a->p.qstep > 0)) {
+                cli_error(arg, "'%s' is not a positive step", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--tables")) {
+            if (!(a->tables = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "--size")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || parse_size(v, &a->width, &a->height)) {
+                cli_error(arg, "needs WxH");
+                return 2;
+            }
+        } else if (!strcmp(arg, "--sampling")) {
+            if (!(a->sampling = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "--depth")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 16, &a->depth)) {
+                cli_error(arg, "needs 1..16");
+                return 2;
+            }
+        } else if (!strcmp(arg, "--frames")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 30, &a->frames)) {
+                cli_error(arg, "needs a frame count");
+                return 2;
+            }
+        } else if (!strcmp(arg, "--cpu")) {
+            a->gpu = 0;
+        } else if (!strcmp(arg, "--gpu")) {
+            a->gpu = 1;
+        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+            a->quiet = 1;
+        } else if (arg[0] == '-' && arg[1]) {
+            cli_error(arg, "unknown option of 'xsflow encode --codec bpc' (see --help)");
+            return 2;
+        } else if (!a->in) {
+            a->in = arg;
+        } else {
+            cli_error(arg, "one input only (see --help)");
+            return 2;
+        }
+    }
+    if (!a->in || !a->out) {
+        encode_usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+int bpc_cli_encode(int argc, char **argv)
+{
+    bpc_encode_args a;
+    int r = encode_args(argc, argv, &a);
+    if (r)
+        return r == 1 ? 0 : 2;
+    xsf_error err;
+    xsf_error_clear(&err);
+    const imgio_format fmt = imgio_format_from_path(a.in);
+    if (fmt == IMGIO_FORMAT_NONE) {
+        cli_error(a.in, "unknown input format: name it .yuv, .y4m, .ppm or .pgm");
+        return 2;
+    }
+    if (fmt == IMGIO_FORMAT_YUV && !a.width) {
+        cli_error(a.in, "a .yuv input needs --size WxH (and --sampling, --depth)");
+        return 2;
+    }
+    const bpc_tables *tables = NULL;
+    if (a.tables && !(tables = load_tables(a.tables)))
+        return 1;
+    a.p.tables = tables;
+    if (a.gpu < 0)
+        a.gpu = bpc_gpu_available() == XSF_OK;
+    else if (a.gpu && bpc_gpu_available() != XSF_OK) {
+        cli_error("--gpu", "no usable GPU (or no CUDA kernels in this build)");
+        bpc_tables_destroy((bpc_tables *)tables);
+        return 1;
+    }
+    imgio_raw_layout raw;
+    imgio_reader *rd = NULL;
+    if (fmt == IMGIO_FORMAT_YUV &&
+        imgio_raw_layout_make(&raw, a.sampling, (int)a.width, (int)a.height, (int)a.depth, &err) != XSF_OK) {
+        cli_error("--sampling", "%s", err.msg);
+        bpc_tables_destroy((bpc_tables *)tables);
+        return 2;
+    }
+    if (imgio_reader_open(&rd, a.in, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, &err) != XSF_OK) {
+        cli_error(a.in, "%s", err.msg);
+        bpc_tables_destroy((bpc_tables *)tables);
+        return 1;
+    }
+    FILE *out = NULL;
+    bpc_encoder *enc = NULL;
+    bpc_gpu_encoder *genc = NULL;
+    uint8_t *cs = NULL;
+    size_t cap = 0;
+    unsigned long frames = 0;
+    uint64_t total = 0;
+    double seconds = 0;
+    int status = 0;
+    while (a.frames < 0 || frames < (unsigned long)a.frames) {
+        const imgio_picture *pic;
+        if (imgio_read(rd, &pic, &err) != XSF_OK) {
+            cli_error(a.in, "%s", err.msg);
+            status = 1;
+            break;
+        }
+        if (!pic)
+            break;
+        bpc_image img;
+        to_bpc_image(pic, &img);
+        if (pic->nc > BPC_MAX_COMPONENTS) {
+            cli_error(a.in, "%d components: BPC-PaCo codes at most %d", pic->nc, BPC_MAX_COMPONENTS);
+            status = 2;
+            break;
+        }
+        if (frames == 0) {
+            if (a.bpp > 0)
+                bpc_params_set_bpp(&a.p, a.bpp, img.width[0], img.height[0]);
+            else if (a.bytes > 0)
+                a.p.target_bytes = (size_t)a.bytes;
+            cap = bpc_encode_bound(&a.p, &img);
+            xsf_status st = XSF_OK;
+            if (a.gpu) {
+                st = bpc_gpu_encoder_create(&genc, &a.p, &img, NULL);
+                if (st)
+                    cli_error(a.in, "GPU encoder: %s", genc ? bpc_gpu_encoder_error(genc) : xsf_status_name(st));
+            } else {
+                st = bpc_encoder_create(&enc, &a.p);
+            }
+            if (st || !cap) {
+                if (!cap)
+                    cli_error(a.in, "cannot code this picture with these parameters (sizes, depth, step)");
+                status = 2;
+                break;
+            }
+            if (!(cs = malloc(cap))) {
+                cli_error(a.out, "out of memory");
+                status = 1;
+                break;
+            }
+        }
+        size_t len = 0;
+        const double t0 = now_seconds();
+        xsf_status st = a.gpu ? bpc_gpu_encode(genc, &img, 0, cs, cap, &len) : bpc_encode(enc, &img, cs, cap, &len);
+        seconds += now_seconds() - t0;
+        if (st != XSF_OK) {
+            cli_error(a.in, "frame %lu: %s", frames, a.gpu ? bpc_gpu_encoder_error(genc) : bpc_encoder_error(enc));
+            status = st == XSF_ERR_ARG ? 2 : 1;
+            break;
+        }
+        if (!out && !(out = strcmp(a.out, "-") ? fopen(a.out, "wb") : stdout)) {
+            cli_error(a.out, "%s", strerror(errno)); /* created once a frame is coded */
+            status = 1;
+            break;
+        }
+        if (fwrite(cs, 1, len, out) != len) {
+            cli_error(a.out, "%s", strerror(errno));
+            status = 1;
+            break;
+        }
+        total += len;
+        frames++;
+    }
+    if (out && out != stdout && fclose(out) && !status) {
+        cli_error(a.out, "%s", strerror(errno));
+        status = 1;
+    }
+    if (!status && frames == 0) {
+        cli_error(a.in, "no frames");
+        status = 1;
+    }
+    if (!status && !a.quiet)
+        fprintf(a.out && !strcmp(a.out, "-") ? stderr : stdout,
+                "%s: %lu frame%s, %llu bytes, BPC-PaCo %d passes (%s)%s, %.1f ms per frame\n", a.out, frames,
+                frames == 1 ? "" : "s", (unsigned long long)total, (int)a.p.variant, a.gpu ? "GPU" : "C",
+                a.p.target_bytes ? "" : ", every pass", 1e3 * seconds / (double)frames);
+    free(cs);
+    bpc_encoder_destroy(enc);
+    bpc_gpu_encoder_destroy(genc);
+    imgio_reader_close(rd);
+    bpc_tables_destroy((bpc_tables *)tables);
+    return status;
+}
+
+/* ---- decode ---- */
+
+static void decode_usage(FILE *f)
+{
+    fprintf(f, "usage: xsflow decode IN.bpc -o OUT [options]\n"
+               "\n"
+               "Decodes the BPC-PaCo codestreams of IN (one frame each) to .yuv, .y4m, .ppm or .pgm.\n"
+               "\n"
+               "options:\n"
+               "  -o, --output OUT  output file ('-': standard output, needs --format)\n"
+               "  --format F        yuv, y4m, ppm or pgm (default: OUT's extension)\n"
+               "  --frames N        decode the first N frames only\n"
+               "  --tables FILE     the table file the codestreams were coded with (if not built in)\n"
+               "  --cpu / --gpu     C reference or CUDA decoder (default: GPU where usable)\n"
+               "  --md5             print the MD5 of the decoded frames in .yuv layout\n"
+               "  -q, --quiet       print nothing but errors\n");
+}
+
+static int format_of(const char *s, imgio_format *f)
+{
+    static const char *const names[] = {"yuv", "y4m", "ppm", "pgm"};
+    static const imgio_format fs[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) {
+            *f = fs[i];
+            return 0;
+        }
+    return 1;
+}
+
+int bpc_cli_decode(int argc, char **argv)
+{
+    const char *in = NULL, *outp = NULL, *tpath = NULL;
+    imgio_format format = IMGIO_FORMAT_NONE;
+    long max_frames = -1;
+    int gpu = -1, md5 = 0, quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *v;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            decode_usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
+            if (!(outp = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "--format")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (format_of(v, &format)) {
+                cli_error(arg, "'%s' is not one of yuv, y4m, ppm, pgm", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--frames")) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 30, &max_frames)) {
+                cli_error(arg, "needs a frame count");
+                return 2;
+            }
+        } else if (!strcmp(arg, "--tables")) {
+            if (!(tpath = cli_option_value(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(arg, "--cpu")) {
+            gpu = 0;
+        } else if (!strcmp(arg, "--gpu")) {
+            gpu = 1;
+        } else if (!strcmp(arg, "--md5")) {
+            md5 = 1;
+        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color") || !strcmp(arg, "--fps")) {
+            if (!cli_option_value(argc, argv, &i)) /* accepted as decode's, not needed */
+                return 2;
+        } else if (arg[0] == '-' && arg[1]) {
+            cli_error(arg, "unknown option of 'xsflow decode' for BPC-PaCo input (see --help)");
+            return 2;
+        } else if (!in) {
+            in = arg;
+        } else {
+            cli_error(arg, "one input only (see --help)");
+            return 2;
+        }
+    }
+    if (!in || (!outp && !md5)) {
+        decode_usage(stderr);
+        return 2;
+    }
+    if (outp && format == IMGIO_FORMAT_NONE && (format = imgio_format_from_path(outp)) == IMGIO_FORMAT_NONE) {
+        cli_error(outp, "unknown output format: name it .yuv, .y4m, .ppm or .pgm, or give --format");
+        return 2;
+    }
+    if (gpu < 0)
+        gpu = bpc_gpu_available() == XSF_OK;
+    else if (gpu && bpc_gpu_available() != XSF_OK) {
+        cli_error("--gpu", "no usable GPU (or no CUDA kernels in this build)");
+        return 1;
+    }
+    const bpc_tables *tables = NULL;
+    if (tpath && !(tables = load_tables(tpath)))
+        return 1;
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
+        cli_error(in, "%s", err.msg);
+        bpc_tables_destroy((bpc_tables *)tables);
+        return 1;
+    }
+    bpc_decoder *dec = NULL;
+    bpc_gpu_decoder *gdec = NULL;
+    xsf_status st = gpu ? bpc_gpu_decoder_create(&gdec, NULL) : bpc_decoder_create(&dec);
+    if (st) {
+        cli_error(in, "cannot create the %s decoder: %s", gpu ? "GPU" : "C", xsf_status_name(st));
+        free(data);
+        bpc_tables_destroy((bpc_tables *)tables);
+        return 1;
+    }
+    if (gpu)
+        bpc_gpu_decoder_set_tables(gdec, tables);
+    else
+        bpc_decoder_set_tables(dec, tables);
+    imgio_writer *w = NULL;
+    app_md5 sum;
+    app_md5_init(&sum);
+    size_t off = 0;
+    unsigned long frames = 0;
+    int status = 0;
+    double seconds = 0;
+    while (off < len && (max_frames < 0 || frames < (unsigned long)max_frames)) {
+        const bpc_image *img;
+        size_t used;
+        const double t0 = now_seconds();
+        st = gpu ? bpc_gpu_decode(gdec, data + off, len - off, 0, &used, &img)
+                 : bpc_decode(dec, data + off, len - off, &used, &img);
+        seconds += now_seconds() - t0;
+        if (st) {
+            cli_error(in, "frame %lu (file byte %zu): %s", frames, off,
+                      gpu ? bpc_gpu_decoder_error(gdec) : bpc_decoder_error(dec));
+            status = 1;
+            break;
+        }
+        imgio_picture pic;
+        to_picture(img, &pic);
+        if (frames == 0 && outp) {
+            bpc_info info;
+            bpc_parse_header(data + off, len - off, &info, &err);
+            imgio_write_options opt = {.format = format,
+                                       .colour = info.colour ? IMGIO_COLOUR_RGB : IMGIO_COLOUR_BT709};
+            if (imgio_writer_open(&w, outp, &opt, &err) != XSF_OK) {
+                cli_error(outp, "%s", err.msg);
+                status = 1;
+                break;
+            }
+        }
+        if (w && imgio_write(w, &pic, &err) != XSF_OK) {
+            cli_error(outp, "%s", err.msg);
+            status = 1;
+            break;
+        }
+        if (md5)
+            imgio_yuv_serialize(&pic, app_md5_sink, &sum);
+        off += used;
+        frames++;
+    }
+    if (imgio_writer_close(w, &err) != XSF_OK && !status) {
+        cli_error(outp, "%s", err.msg);
+        status = 1;
+    }
+    if (!status) {
+        FILE *info = outp && !strcmp(outp, "-") ? stderr : stdout;
+        if (md5) {
+            char hex[33];
+            app_md5_final_hex(&sum, hex);
+            fprintf(info, "%s  %s (%lu frame%s)\n", hex, in, frames, frames == 1 ? "" : "s");
+        }
+        if (!quiet && outp)
+            fprintf(info, "%s: %lu BPC-PaCo frame%s decoded (%s), %.1f ms per frame\n", outp, frames,
+                    frames == 1 ? "" : "s", gpu ? "GPU" : "C", frames ? 1e3 * seconds / (double)frames : 0.0);
+    }
+    bpc_decoder_destroy(dec);
+    bpc_gpu_decoder_destroy(gdec);
+    free(data);
+    bpc_tables_destroy((bpc_tables *)tables);
+    return status;
+}
+
+/* ---- info ---- */
+
+static const char *colour_name(bpc_colour c)
+{
+    return c == BPC_COLOUR_RCT ? "RCT" : (c == BPC_COLOUR_ICT ? "ICT" : "none");
+}
+
+int bpc_cli_info(int argc, char **argv)
+{
+    const char *in = NULL;
+    int all = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--all"))
+            all = 1;
+        else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+            continue;
+        else if (argv[i][0] == '-' && argv[i][1]) {
+            cli_error(argv[i], "unknown option of 'xsflow info' (see --help)");
+            return 2;
+        } else
+            in = argv[i];
+    }
+    if (!in) {
+        cli_error("info", "no input");
+        return 2;
+    }
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
+        cli_error(in, "%s", err.msg);
+        return 1;
+    }
+    size_t off = 0;
+    unsigned long frame = 0;
+    int status = 0;
+    while (off < len) {
+        bpc_info info;
+        if (bpc_parse_header(data + off, len - off, &info, &err) != XSF_OK) {
+            fflush(stdout);
+            cli_error(in, "frame %lu (file byte %zu): %s", frame, off, err.msg);
+            status = 1;
+            break;
+        }
+        if (frame == 0)
+            printf("%s: BPC-PaCo codestreams (xsflow bpc/FORMAT.md)\n", in);
+        if (frame == 0 || all) {
+            printf("frame %lu: file bytes %zu..%zu, version %d.%d\n", frame, off, off + info.codestream_bytes - 1,
+                   info.version_major, info.version_minor);
+            for (int c = 0; c < info.nc; c++)
+                printf("  component %d: %dx%d, %d bits\n", c, info.width[c], info.height[c], info.depth[c]);
+            printf("  %d coding passes per bitplane, %s DWT, %d levels, colour transform %s\n", (int)info.variant,
+                   info.filter == BPC_FILTER_53 ? "5/3 reversible" : "9/7 irreversible", info.levels,
+                   colour_name(info.colour));
+            if (info.filter == BPC_FILTER_97)
+                printf("  quantization step %g (8-bit units)\n", (double)info.qstep);
+            if (info.tables_id)
+                printf("  probability tables: external, id %08x\n", info.tables_id);
+            else
+                printf("  probability tables: built-in\n");
+            printf("  %zu code blocks; header %zu, index %zu, data %zu bytes\n", info.codeblocks,
+                   info.header_bytes, info.index_bytes, info.data_bytes);
+        }
+        off += info.codestream_bytes;
+        frame++;
+    }
+    if (!status)
+        printf("%lu frame%s, %zu bytes\n", frame, frame == 1 ? "" : "s", len);
+    free(data);
+    return status;
+}

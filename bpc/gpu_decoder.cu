@@ -1,0 +1,295 @@
+/* The CUDA codec, decoder: the same pictures as the C reference (decoder.c).
+ * Header and index are read and validated on the host (codestream.c); the
+ * data goes up, the code-block kernel decodes and dequantizes into the
+ * bands, the inverse DWT (wavelet_cuda.h) and the back-end kernel give the
+ * samples, in device memory or downloaded. Device buffers grow with the
+ * largest picture seen; one synchronization of the stream per picture. */
+#define BPC_KERNELS_DECODE_ONLY /* this file's kernels only */
+#include "codeblock_kernels.cuh"
+#include "gpu_common.cuh"
+#include "gpu_kernels.cuh"
+
+/* ---- decoder ---- */
+
+struct bpc_dwt_key {
+    int nc, filter, levels;
+    int width[BPC_MAX_COMPONENTS], height[BPC_MAX_COMPONENTS];
+};
+
+
+struct bpc_gpu_decoder {
+    xsf_error err;
+    cudaStream_t stream;
+    const bpc_tables *tables;
+    bpc_layout lay;
+    int have_dwt;
+    bpc_dwt dwt;
+    struct bpc_dwt_key dwt_key; /* the shape the plans were made for */
+    int timing;
+    cudaEvent_t ev[BPC_GPU_STAGES + 1];
+    bpc_gpu_times times;
+    bpc_cb_entry *entries;
+    bpc_kdec_entry *kentries;
+    size_t ncb_cap;
+    /* device, grown as needed */
+    uint8_t *d_data;
+    size_t data_cap;
+    bpc_cb_desc *d_cb;
+    bpc_kdec_entry *d_entry;
+    size_t d_ncb_cap;
+    void *d_a, *d_b;
+    uint16_t *d_out;
+    size_t elem_cap;
+    float *d_half;
+    uint16_t *d_table;
+    int *d_err, *h_err;
+    /* host output */
+    uint16_t *h_out;
+    size_t h_out_cap;
+    bpc_image img;
+};
+
+xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *stream)
+{
+    *out = NULL;
+    xsf_status s = bpc_gpu_available();
+    if (s)
+        return s;
+    bpc_gpu_decoder *d = (bpc_gpu_decoder *)calloc(1, sizeof *d);
+    if (!d)
+        return XSF_ERR_NOMEM;
+    d->stream = (cudaStream_t)stream;
+    *out = d;
+    ALLOC(d, d->d_half, BPC_MAX_COMPONENTS * BPC_MAX_BANDS * sizeof(float));
+    ALLOC(d, d->d_table, sizeof(((bpc_tables *)0)->p[0]));
+    ALLOC(d, d->d_err, sizeof(int));
+    CK(d, cudaMallocHost((void **)&d->h_err, sizeof(int)));
+    for (int i = 0; i <= BPC_GPU_STAGES; i++)
+        CK(d, cudaEventCreate(&d->ev[i]));
+    return XSF_OK;
+}
+
+void bpc_gpu_decoder_destroy(bpc_gpu_decoder *d)
+{
+    if (!d)
+        return;
+    cudaStreamSynchronize(d->stream);
+    void *ptrs[] = {d->d_data, d->d_cb, d->d_entry, d->d_a, d->d_b, d->d_out, d->d_half, d->d_table, d->d_err};
+    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
+        if (ptrs[i])
+            cudaFree(ptrs[i]);
+    if (d->h_err)
+        cudaFreeHost(d->h_err);
+    for (int i = 0; i <= BPC_GPU_STAGES; i++)
+        if (d->ev[i])
+            cudaEventDestroy(d->ev[i]);
+    if (d->have_dwt)
+        dwt_destroy(&d->dwt);
+    bpc_layout_free(&d->lay);
+    free(d->entries);
+    free(d->kentries);
+    free(d->h_out);
+    free(d);
+}
+
+void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *d, const bpc_tables *t) { d->tables = t; }
+void bpc_gpu_decoder_set_timing(bpc_gpu_decoder *d, int on) { d->timing = on; }
+void bpc_gpu_decoder_times(const bpc_gpu_decoder *d, bpc_gpu_times *t) { *t = d->times; }
+const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *d) { return d ? d->err.msg : "no decoder"; }
+
+static xsf_status dev_grow(bpc_gpu_decoder *d, void **p, size_t *cap, size_t need)
+{
+    if (*cap >= need)
+        return XSF_OK;
+    if (*p) {
+        CK(d, cudaStreamSynchronize(d->stream));
+        CK(d, cudaFree(*p));
+        *p = NULL;
+    }
+    CK(d, cudaMalloc(p, need));
+    *cap = need;
+    return XSF_OK;
+}
+
+/* The DWT plans of the codestream's shape (kept while the shape stays). */
+static xsf_status dec_plans(bpc_gpu_decoder *d)
+{
+    const bpc_layout *lay = &d->lay;
+    bpc_dwt_key key;
+    memset(&key, 0, sizeof key);
+    key.nc = lay->nc;
+    key.filter = (int)lay->filter;
+    key.levels = lay->levels;
+    for (int c = 0; c < lay->nc; c++) {
+        key.width[c] = lay->width[c];
+        key.height[c] = lay->height[c];
+    }
+    if (d->have_dwt && !memcmp(&key, &d->dwt_key, sizeof key))
+        return XSF_OK;
+    if (d->have_dwt) {
+        CK(d, cudaStreamSynchronize(d->stream));
+        dwt_destroy(&d->dwt);
+        d->have_dwt = 0;
+    }
+    xsf_status s = dwt_create(&d->dwt, lay, &d->err);
+    if (s)
+        return s;
+    d->have_dwt = 1;
+    d->dwt_key = key;
+    return XSF_OK;
+}
+
+static xsf_status dec_mark(bpc_gpu_decoder *d, int stage)
+{
+    if (d->timing)
+        CK(d, cudaEventRecord(d->ev[stage], d->stream));
+    return XSF_OK;
+}
+
+#define DMARK(stage)                                                                                       \
+    do {                                                                                                   \
+        xsf_status m_ = dec_mark(d, stage);                                                                \
+        if (m_)                                                                                            \
+            return m_;                                                                                     \
+    } while (0)
+
+xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, int device, size_t *consumed,
+                          const bpc_image **img)
+{
+    *consumed = 0;
+    *img = NULL;
+    xsf_error_clear(&d->err);
+    bpc_layout_free(&d->lay);
+    size_t ib, db;
+    xsf_status s = bpc_read_header(buf, len, &d->lay, &ib, &db, &d->err);
+    if (s)
+        return s;
+    const bpc_layout *lay = &d->lay;
+    const bpc_tables *t = bpc_tables_for(lay, d->tables);
+    if (!t)
+        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
+                             "byte 28: coded with external tables %08x; give the decoder that table file", lay->tables_id);
+    const size_t ncb = lay->ncb;
+    if (d->ncb_cap < ncb) {
+        free(d->entries);
+        free(d->kentries);
+        d->entries = (bpc_cb_entry *)malloc(ncb * sizeof *d->entries);
+        d->kentries = (bpc_kdec_entry *)malloc(ncb * sizeof *d->kentries);
+        d->ncb_cap = d->entries && d->kentries ? ncb : 0;
+        if (!d->ncb_cap)
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for %zu code blocks", ncb);
+    }
+    const uint8_t *index = buf + lay->header_bytes, *data = index + ib;
+    if ((s = bpc_read_index(lay, index, ib, db, d->entries, &d->err)))
+        return s;
+    for (size_t i = 0; i < ncb; i++) {
+        d->kentries[i].offset = d->entries[i].offset;
+        d->kentries[i].codewords = d->entries[i].codewords;
+        d->kentries[i].planes = d->entries[i].planes;
+        d->kentries[i].passes = d->entries[i].passes;
+        d->kentries[i].pad[0] = d->kentries[i].pad[1] = 0;
+    }
+    if ((s = dec_plans(d)))
+        return s;
+    const size_t n = d->dwt.elements;
+    size_t ccap = d->d_ncb_cap * sizeof(bpc_cb_desc), ecap = d->d_ncb_cap * sizeof(bpc_kdec_entry);
+    size_t acap = d->elem_cap * 4, bcap = d->elem_cap * 4, ocap = d->elem_cap * 2;
+    if ((s = dev_grow(d, (void **)&d->d_data, &d->data_cap, db + 64)) ||
+        (s = dev_grow(d, (void **)&d->d_cb, &ccap, (ncb ? ncb : 1) * sizeof(bpc_cb_desc))) ||
+        (s = dev_grow(d, (void **)&d->d_entry, &ecap, (ncb ? ncb : 1) * sizeof(bpc_kdec_entry))) ||
+        (s = dev_grow(d, &d->d_a, &acap, n * 4)) || (s = dev_grow(d, &d->d_b, &bcap, n * 4)) ||
+        (s = dev_grow(d, (void **)&d->d_out, &ocap, n * 2)))
+        return s;
+    d->d_ncb_cap = ccap / sizeof(bpc_cb_desc) < ecap / sizeof(bpc_kdec_entry) ? ccap / sizeof(bpc_cb_desc)
+                                                                              : ecap / sizeof(bpc_kdec_entry);
+    d->elem_cap = ocap / 2 < acap / 4 ? ocap / 2 : acap / 4;
+    cudaStream_t st = d->stream;
+    float inv[BPC_MAX_COMPONENTS * BPC_MAX_BANDS], half[BPC_MAX_COMPONENTS * BPC_MAX_BANDS];
+    uint8_t bound[BPC_MAX_COMPONENTS * BPC_MAX_BANDS];
+    memset(half, 0, sizeof half);
+    band_arrays(lay, inv, half, bound);
+    DMARK(0);
+    /* pageable host memory: these copies complete before they return */
+    CK(d, cudaMemcpyAsync(d->d_data, data, db, cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_cb, lay->cb, ncb * sizeof(bpc_cb_desc), cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_entry, d->kentries, ncb * sizeof(bpc_kdec_entry), cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_half, half, sizeof half, cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_table, &t->p[(int)lay->variant - 1][0][0][0], sizeof t->p[0], cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemsetAsync(d->d_err, 0, sizeof(int), st));
+    DMARK(1);
+    bpc_kdec_params k;
+    memset(&k, 0, sizeof k);
+    k.cb = d->d_cb;
+    k.ncb = (uint32_t)ncb;
+    k.variant = (int)lay->variant;
+    k.filter = lay->filter == BPC_FILTER_97;
+    for (int c = 0; c < lay->nc; c++) {
+        k.plane[c] = (uint8_t *)d->d_b + d->dwt.offset[c] * 4;
+        k.pitch[c] = (uint32_t)lay->width[c];
+    }
+    k.half_step = d->d_half;
+    k.table = d->d_table;
+    k.plane_offset = lay->table_plane_offset;
+    k.data = d->d_data;
+    k.entry = d->d_entry;
+    k.error = d->d_err;
+    if (ncb) {
+        BPC_LAUNCH(bpc_decode_kernel, grid_for(ncb * 32, 128), 128, st, k);
+        CK_LAUNCH(d);
+    }
+    DMARK(2);
+    if ((s = dwt_run(&d->dwt, 1, d->d_b, d->d_a, st)))
+        return xsf_error_set(&d->err, s, "inverse DWT: %s", wav_cuda_plan_error(d->dwt.plan[0]));
+    DMARK(3);
+    bpc_plane_set ps;
+    memset(&ps, 0, sizeof ps);
+    for (int c = 0; c < lay->nc; c++) {
+        ps.p[c] = (uint8_t *)d->d_a + d->dwt.offset[c] * 4;
+        ps.s[c] = d->d_out + d->dwt.offset[c];
+        ps.w[c] = ps.spitch[c] = (uint32_t)lay->width[c];
+        ps.h[c] = (uint32_t)lay->height[c];
+        ps.depth[c] = lay->depth[c];
+    }
+    const int ct = lay->colour != BPC_COLOUR_NONE, filter = lay->filter == BPC_FILTER_97;
+    for (int c = ct ? 2 : 0; c < lay->nc; c++) {
+        const dim3 grid((unsigned)grid_for(ps.w[c], 256), ps.h[c]);
+        BPC_LAUNCH(bpc_back_kernel, grid, 256, st, ps, c, ct && c == 2, filter);
+        CK_LAUNCH(d);
+    }
+    DMARK(4);
+    memset(&d->img, 0, sizeof d->img);
+    d->img.nc = lay->nc;
+    if (!device && d->h_out_cap < n) {
+        free(d->h_out);
+        d->h_out = (uint16_t *)malloc(n * 2);
+        d->h_out_cap = d->h_out ? n : 0;
+        if (!d->h_out)
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for the decoded picture");
+    }
+    for (int c = 0; c < lay->nc; c++) {
+        d->img.width[c] = lay->width[c];
+        d->img.height[c] = lay->height[c];
+        d->img.depth[c] = lay->depth[c];
+        d->img.pitch[c] = (size_t)lay->width[c];
+        d->img.plane[c] = device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c];
+    }
+    if (!device)
+        CK(d, cudaMemcpyAsync(d->h_out, d->d_out, n * 2, cudaMemcpyDeviceToHost, st));
+    CK(d, cudaMemcpyAsync(d->h_err, d->d_err, sizeof(int), cudaMemcpyDeviceToHost, st));
+    DMARK(5);
+    CK(d, cudaStreamSynchronize(st));
+    if (*d->h_err) {
+        const size_t i = (size_t)(*d->h_err - 1);
+        return xsf_error_set(&d->err, XSF_ERR_INVALID,
+                             "code block %zu (component %u, band %u, data byte %zu): its %u codewords do not hold "
+                             "its %u passes",
+                             i, lay->cb[i].comp, lay->cb[i].band, lay->header_bytes + ib + d->entries[i].offset,
+                             d->entries[i].codewords, d->entries[i].passes);
+    }
+    if (d->timing)
+        for (int i = 0; i < BPC_GPU_STAGES; i++)
+            CK(d, cudaEventElapsedTime(&d->times.ms[i], d->ev[i], d->ev[i + 1]));
+    *consumed = lay->header_bytes + ib + db;
+    *img = &d->img;
+    return XSF_OK;
+}

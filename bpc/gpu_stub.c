@@ -1,0 +1,67 @@
+/* The CUDA codec's entry points in a build without CUDA: no device. */
+#include "bpc.h"
+
+xsf_status bpc_gpu_available(void) { return XSF_ERR_NODEVICE; }
+
+xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
+                                  const bpc_image *shape, struct CUstream_st *stream)
+{
+    (void)params;
+    (void)shape;
+    (void)stream;
+    *enc = NULL;
+    return XSF_ERR_NODEVICE;
+}
+
+void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc) { (void)enc; }
+
+xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const bpc_image *img, int device, uint8_t *out,
+                          size_t cap, size_t *len)
+{
+    (void)enc;
+    (void)img;
+    (void)device;
+    (void)out;
+    (void)cap;
+    *len = 0;
+    return XSF_ERR_NODEVICE;
+}
+
+const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *enc)
+{
+    (void)enc;
+    return "this build has no CUDA kernels";
+}
+
+xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream)
+{
+    (void)stream;
+    *dec = NULL;
+    return XSF_ERR_NODEVICE;
+}
+
+void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec) { (void)dec; }
+
+void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables)
+{
+    (void)dec;
+    (void)tables;
+}
+
+xsf_status bpc_gpu_decode(bpc_gpu_decoder *dec, const uint8_t *buf, size_t len, int device,
+                          size_t *consumed, const bpc_image **img)
+{
+    (void)dec;
+    (void)buf;
+    (void)len;
+    (void)device;
+    *consumed = 0;
+    *img = NULL;
+    return XSF_ERR_NODEVICE;
+}
+
+const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *dec)
+{
+    (void)dec;
+    return "this build has no CUDA kernels";
+}

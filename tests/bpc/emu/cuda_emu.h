@@ -1,0 +1,94 @@
+/* Host emulation of the CUDA built-ins the BPC-PaCo kernels use, so that
+ * bpc/codeblock_kernels.cuh and bpc/gpu_encoder.cu, gpu_decoder.cu compile as host C++ and run
+ * on CPUs (CI has no GPU). A block is one fiber (ucontext) per thread on one
+ * OS thread, switched only at warp primitives and __syncthreads: between
+ * them each thread runs alone, as under independent thread scheduling. A warp
+ * primitive completes when the warp's 32 threads have all reached one of the
+ * same kind (every primitive here takes the full mask); a barrier when every
+ * thread of the block that has not exited has reached it. Threads of a warp
+ * at different primitives, or a warp whose lanes exit while others wait, are
+ * divergence bugs: reported, fatal. Blocks run one after the other, so
+ * `__shared__` is a static. Timing says nothing about the GPU. */
+#ifndef XSF_BPC_CUDA_EMU_H
+#define XSF_BPC_CUDA_EMU_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <functional>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+
+enum emu_op { EMU_SHFL_IDX, EMU_SHFL_UP, EMU_SHFL_DOWN, EMU_SHFL_XOR, EMU_BALLOT, EMU_ANY };
+
+uint64_t emu_exchange(emu_op op, uint64_t value, int arg);
+void emu_syncthreads();
+const dim3 &emu_thread_idx();
+unsigned emu_linear_thread();
+extern dim3 emu_block_idx, emu_block_dim, emu_grid_dim;
+/* Runs body for every thread of the grid, block after block. */
+void emu_launch_grid(dim3 grid, dim3 block, const std::function<void()> &body);
+static inline void emu_launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
+{
+    emu_launch_grid(dim3(blocks), dim3(threads), body);
+}
+
+#define threadIdx (emu_thread_idx())
+#define blockIdx emu_block_idx
+#define blockDim emu_block_dim
+#define gridDim emu_grid_dim
+#define __syncthreads() emu_syncthreads()
+
+template <typename T> static inline uint64_t emu_bits(T v)
+{
+    uint64_t u = 0;
+    memcpy(&u, &v, sizeof v);
+    return u;
+}
+template <typename T> static inline T emu_from(uint64_t u)
+{
+    T v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+template <typename T> static inline T __shfl_sync(unsigned, T v, int src)
+{
+    return emu_from<T>(emu_exchange(EMU_SHFL_IDX, emu_bits(v), src));
+}
+template <typename T> static inline T __shfl_up_sync(unsigned, T v, unsigned d)
+{
+    return emu_from<T>(emu_exchange(EMU_SHFL_UP, emu_bits(v), (int)d));
+}
+template <typename T> static inline T __shfl_down_sync(unsigned, T v, unsigned d)
+{
+    return emu_from<T>(emu_exchange(EMU_SHFL_DOWN, emu_bits(v), (int)d));
+}
+template <typename T> static inline T __shfl_xor_sync(unsigned, T v, int m)
+{
+    return emu_from<T>(emu_exchange(EMU_SHFL_XOR, emu_bits(v), m));
+}
+static inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)emu_exchange(EMU_BALLOT, p != 0, 0); }
+static inline int __any_sync(unsigned, int p) { return (int)emu_exchange(EMU_ANY, p != 0, 0); }
+static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+static inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
+static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+static inline int atomicMax(int *p, int v)
+{
+    const int old = *p;
+    if (v > old)
+        *p = v;
+    return old;
+}
+
+#endif
