@@ -234,7 +234,13 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     k.entry = d->d_entry;
     k.error = d->d_err;
     if (ncb) {
-        BPC_LAUNCH(bpc_decode_kernel, grid_for(ncb * 32, 128), 128, st, k);
+        const int blocks = grid_for(ncb * 32, 128);
+        if (k.variant == 1)
+            BPC_LAUNCH(bpc_decode_kernel<1>, blocks, 128, st, k);
+        else if (k.variant == 2)
+            BPC_LAUNCH(bpc_decode_kernel<2>, blocks, 128, st, k);
+        else
+            BPC_LAUNCH(bpc_decode_kernel<3>, blocks, 128, st, k);
         CK_LAUNCH(d);
     }
     DMARK(2);

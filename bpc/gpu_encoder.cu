@@ -160,18 +160,22 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const bpc_image *shape)
     const bpc_tables *t = e->params.tables ? e->params.tables : bpc_tables_builtin(lay->filter);
     cudaError_t ce = cudaMalloc((void **)&e->d_slots, total ? total : 1);
     if (ce == cudaSuccess)
-        ce = cudaMemcpy(e->d_slot, slot, lay->ncb * sizeof *slot, cudaMemcpyHostToDevice);
+        ce = cudaMemcpyAsync(e->d_slot, slot, lay->ncb * sizeof *slot, cudaMemcpyHostToDevice,
+                             e->stream);
     if (ce == cudaSuccess)
-        ce = cudaMemcpy(e->d_weight, weight, lay->ncb * sizeof *weight, cudaMemcpyHostToDevice);
+        ce = cudaMemcpyAsync(e->d_weight, weight, lay->ncb * sizeof *weight, cudaMemcpyHostToDevice,
+                             e->stream);
     free(slot);
     free(weight);
     CK(e, ce);
     e->out_cap = idx + total;
     ALLOC(e, e->d_out, e->out_cap);
-    CK(e, cudaMemcpy(e->d_cb, lay->cb, lay->ncb * sizeof(bpc_cb_desc), cudaMemcpyHostToDevice));
-    CK(e, cudaMemcpy(e->d_inv, inv, sizeof inv, cudaMemcpyHostToDevice));
-    CK(e, cudaMemcpy(e->d_bound, bound, sizeof bound, cudaMemcpyHostToDevice));
-    CK(e, cudaMemcpy(e->d_table, &t->p[(int)lay->variant - 1][0][0][0], sizeof t->p[0], cudaMemcpyHostToDevice));
+    CK(e, cudaMemcpyAsync(e->d_cb, lay->cb, lay->ncb * sizeof(bpc_cb_desc), cudaMemcpyHostToDevice,
+                          e->stream));
+    CK(e, cudaMemcpyAsync(e->d_inv, inv, sizeof inv, cudaMemcpyHostToDevice, e->stream));
+    CK(e, cudaMemcpyAsync(e->d_bound, bound, sizeof bound, cudaMemcpyHostToDevice, e->stream));
+    CK(e, cudaMemcpyAsync(e->d_table, &t->p[(int)lay->variant - 1][0][0][0], sizeof t->p[0],
+                          cudaMemcpyHostToDevice, e->stream));
     for (int i = 0; i <= BPC_GPU_STAGES; i++)
         CK(e, cudaEventCreate(&e->ev[i]));
     return XSF_OK;
@@ -279,7 +283,13 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const bpc_image *img, int device, 
     k.error = e->d_err;
     CK(e, cudaMemsetAsync(e->d_err, 0, sizeof(int), st));
     if (ncb) {
-        BPC_LAUNCH(bpc_encode_kernel, grid_for((size_t)ncb * 32, 128), 128, st, k);
+        const int blocks = grid_for((size_t)ncb * 32, 128);
+        if (k.variant == 1)
+            BPC_LAUNCH(bpc_encode_kernel<1>, blocks, 128, st, k);
+        else if (k.variant == 2)
+            BPC_LAUNCH(bpc_encode_kernel<2>, blocks, 128, st, k);
+        else
+            BPC_LAUNCH(bpc_encode_kernel<3>, blocks, 128, st, k);
         CK_LAUNCH(e);
     }
     MARK(3);

@@ -14,6 +14,11 @@ cudaError_t launch_rows_53(bool inverse, const rows_args &a, size_t smem_bytes, 
     return launch_rows<Lift53>(inverse, a, smem_bytes, s);
 }
 
+cudaError_t level2d_blocks_per_sm_53(bool inverse, int *blocks)
+{
+    return level2d_blocks_per_sm<Lift53>(inverse, blocks);
+}
+
 cudaError_t rows_allow_smem_53(size_t bytes)
 {
     return rows_allow_smem<Lift53>(bytes);

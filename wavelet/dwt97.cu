@@ -14,6 +14,11 @@ cudaError_t launch_rows_97(bool inverse, const rows_args &a, size_t smem_bytes, 
     return launch_rows<Lift97>(inverse, a, smem_bytes, s);
 }
 
+cudaError_t level2d_blocks_per_sm_97(bool inverse, int *blocks)
+{
+    return level2d_blocks_per_sm<Lift97>(inverse, blocks);
+}
+
 cudaError_t rows_allow_smem_97(size_t bytes)
 {
     return rows_allow_smem<Lift97>(bytes);

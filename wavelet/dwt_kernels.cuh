@@ -29,7 +29,7 @@ template <class T> __device__ __forceinline__ T *plane_ptr(const surface &s, int
 /* ---------------- 2D level ---------------- */
 
 template <class F>
-__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
+__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
     level2d_inverse(const level2d_args a)
 {
     using T = typename F::T;
@@ -41,8 +41,10 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
     if (j0 + HALO >= wl)
         return; /* whole warp: strips are per warp */
     const int jb = j0 + PAIRS * lane;
-    const bool store = lane >= 1 && lane <= 30;
     const bool hlift = w > 1;
+    /* each warp's two output lines on their way to coalesced stores (static
+     * for the host emulation, where __shared__ means nothing) */
+    static __shared__ __align__(16) T scratch[LEVEL2D_WARPS][4 * SPAN];
     const T *ll = plane_ptr<T>(a.ll, blockIdx.z);
     const T *hi = plane_ptr<T>(a.hi, blockIdx.z);
     T *img = plane_ptr<T>(a.image, blockIdx.z);
@@ -104,23 +106,10 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
             }
             pipe.push(E, O);
             const int p = t + u - LAG;
-            if (p >= p0) {
-                T ee[PAIRS], oo[PAIRS];
-#pragma unroll
-                for (int k = 0; k < PAIRS; k++) {
-                    ee[k] = E[2 * k];
-                    oo[k] = E[2 * k + 1];
-                }
-                store_line(img + (long long)(2 * p) * a.image.pitch, jb, w, store, ee, oo);
-                if (2 * p + 1 < h) {
-#pragma unroll
-                    for (int k = 0; k < PAIRS; k++) {
-                        ee[k] = O[2 * k];
-                        oo[k] = O[2 * k + 1];
-                    }
-                    store_line(img + (long long)(2 * p + 1) * a.image.pitch, jb, w, store, ee, oo);
-                }
-            }
+            if (p >= p0) /* warp-uniform */
+                store_lines(img + (long long)(2 * p) * a.image.pitch,
+                            2 * p + 1 < h ? img + (long long)(2 * p + 1) * a.image.pitch : nullptr,
+                            2 * j0, w, E, O, scratch[threadIdx.x >> 5], lane);
         }
 #pragma unroll
         for (int u = 0; u < TICKS; u++)
@@ -133,7 +122,7 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
 }
 
 template <class F>
-__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, LEVEL2D_MIN_BLOCKS)
+__global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_FWD)
     level2d_forward(const level2d_args a)
 {
     using T = typename F::T;
@@ -370,6 +359,14 @@ template <class F> cudaError_t launch_level2d(bool inverse, const level2d_args &
     else
         level2d_forward<F><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a);
     return cudaGetLastError();
+}
+
+template <class F> cudaError_t level2d_blocks_per_sm(bool inverse, int *blocks)
+{
+    return inverse ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_inverse<F>,
+                                                                   LEVEL2D_WARPS * 32, 0)
+                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_forward<F>,
+                                                                   LEVEL2D_WARPS * 32, 0);
 }
 
 template <class F>

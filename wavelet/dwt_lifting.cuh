@@ -56,6 +56,11 @@ struct Lift53 {
     using T = int32_t;
     static constexpr int STEPS = 2;
     static constexpr int TICKS = 1; /* pairs of rows per iteration of the 2D kernels */
+    /* blocks of the 2D kernels per multiprocessor, which caps their
+     * registers: inverse 5 (96 registers; 6 would spill), forward 6 (80).
+     * Measured on an H100: either one more or one less is slower. Two pairs
+     * of rows per iteration would need more than 128 and spill. */
+    static constexpr int MIN_BLOCKS_INV = 5, MIN_BLOCKS_FWD = 6;
     /* 15444-1 (F-5)/(F-6), floors by arithmetic shift */
     static __device__ __forceinline__ T step(int s, bool inv, T x, T a, T b)
     {
@@ -69,6 +74,7 @@ struct Lift97 {
     using T = float;
     static constexpr int STEPS = 4;
     static constexpr int TICKS = 1;
+    static constexpr int MIN_BLOCKS_INV = 4, MIN_BLOCKS_FWD = 4; /* at most 128 registers */
     static __device__ __forceinline__ float coef(int s)
     {
         return s == 0 ? WAV97_ALPHA : s == 1 ? WAV97_BETA : s == 2 ? WAV97_GAMMA : WAV97_DELTA;
@@ -293,6 +299,48 @@ __device__ __forceinline__ void store_band(T *band, int jb, int count, bool stor
             if (jb + k < count)
                 band[jb + k] = x[k];
     }
+}
+
+/* The two output lines of a 2D inverse tick. Lane L holds the interleaved
+ * samples 8L..8L+7 of the warp's span (E: line 0, O: line 1; c_warp is the
+ * line position of the span's first sample); written as they are, each
+ * 16-byte store of the warp would touch 32 half-filled sectors. Through the
+ * warp's scratch x (2 * 2 * SPAN samples of shared memory) lane m writes
+ * samples 4m..4m+3 and 128+4m..128+4m+3 instead: whole sectors, one request
+ * per 512 bytes. The halo (lanes 0 and 31: samples below 8 and from 248) is
+ * not stored; line1 may be NULL (no odd line). Every lane must call. */
+template <class T>
+__device__ __forceinline__ void store_lines(T *line0, T *line1, int c_warp, int n,
+                                            const T (&E)[2 * PAIRS], const T (&O)[2 * PAIRS], T *x,
+                                            int lane)
+{
+    constexpr int LINE = 2 * SPAN;
+    st4(x + 8 * lane, E[0], E[1], E[2], E[3]);
+    st4(x + 8 * lane + 4, E[4], E[5], E[6], E[7]);
+    st4(x + LINE + 8 * lane, O[0], O[1], O[2], O[3]);
+    st4(x + LINE + 8 * lane + 4, O[4], O[5], O[6], O[7]);
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        T *line = r ? line1 : line0;
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int rel = half * SPAN + 4 * lane, c0 = c_warp + rel;
+            if (!line || rel < 2 * HALO || rel >= LINE - 2 * HALO || c0 >= n)
+                continue;
+            T v[4];
+            ld4(x + r * LINE + rel, false, v);
+            if (c0 + 4 <= n && aligned16(line + c0)) {
+                st4(line + c0, v[0], v[1], v[2], v[3]);
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    if (c0 + k < n)
+                        line[c0 + k] = v[k];
+            }
+        }
+    }
+    __syncwarp(); /* x is free for the next tick */
 }
 
 /* Interleaved pairs jb..jb+3 to an n-sample line, if `store`. */

@@ -60,6 +60,7 @@ struct wav_cuda_plan {
     int stage_elems, rows_warps;
     size_t rows_smem; /* 0: the stage lives in global memory */
     int sm_count;
+    long long resident_warps[2]; /* of the 2D kernels on the device: forward, inverse */
     int chunk_override;
 };
 
@@ -213,6 +214,17 @@ wav::surface user_surface(const wav_plan_desc &d, const void *ptr)
     return s;
 }
 
+/* Pairs of rows a warp of the 2D kernels runs down (its chunk). */
+constexpr int CHUNK_MIN = 4, CHUNK_MAX = 64;
+
+/* Tall chunks re-read fewer pre-roll rows (a chunk reads STEPS pairs of rows
+ * above and below it twice: 6% at 32 pairs for the 5/3), short ones give
+ * more warps, and a warp's rows are loaded one pair after the other, so a
+ * level with few warps is latency-bound. Take the fewest whole waves of
+ * resident warps that chunks of CHUNK_MAX pairs need, then the chunk that
+ * fills those waves: every multiprocessor busy to the end, no second wave
+ * for a few warps, and small levels cut into short chunks (down to
+ * CHUNK_MIN) for parallelism. */
 int pick_chunk(const wav_cuda_plan *p, const step &s)
 {
     const long long hl = (s.height + 1) / 2;
@@ -222,15 +234,16 @@ int pick_chunk(const wav_cuda_plan *p, const step &s)
     const long long strips = (wl + wav::LEVEL2D_VALID_PAIRS - 1) / wav::LEVEL2D_VALID_PAIRS;
     const long long warps_x =
         (strips + wav::LEVEL2D_WARPS - 1) / wav::LEVEL2D_WARPS * wav::LEVEL2D_WARPS;
-    /* Tall chunks re-read fewer pre-roll rows (STEPS pairs per chunk: 3% at 64
-     * pairs for the 5/3), short ones give more warps. Shorten down to 16 pairs
-     * while there are fewer than ~12 warps per multiprocessor. */
-    int c = 64;
-    while (c > 16 && warps_x * ((hl + c - 1) / c) * (long long)p->desc.planes < 12ll * p->sm_count)
-        c /= 2;
+    const long long pair_rows = warps_x * (long long)p->desc.planes * hl; /* warp-pairs of work */
+    const long long resident = p->resident_warps[s.inverse ? 1 : 0];
+    long long waves = (pair_rows + resident * CHUNK_MAX - 1) / (resident * CHUNK_MAX);
+    if (waves < 1)
+        waves = 1;
+    long long c = (pair_rows + waves * resident - 1) / (waves * resident);
+    c = c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
     while ((hl + c - 1) / c > 65535) /* grid y */
         c *= 2;
-    return c;
+    return (int)c;
 }
 
 cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wav::surface &to,
@@ -396,6 +409,17 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
     p->desc = *desc;
     p->user_err = err;
     p->sm_count = dev;
+    for (int inverse = 0; inverse < 2; inverse++) {
+        int blocks = 0;
+        e = desc->filter == WAV_FILTER_53 ? wav::level2d_blocks_per_sm_53(inverse, &blocks)
+                                          : wav::level2d_blocks_per_sm_97(inverse, &blocks);
+        if (e != cudaSuccess || blocks < 1) {
+            fail(p, XSF_ERR_CUDA, "occupancy of the 2D kernels", e);
+            wav_cuda_plan_destroy(p);
+            return XSF_ERR_CUDA;
+        }
+        p->resident_warps[inverse] = (long long)blocks * wav::LEVEL2D_WARPS * p->sm_count;
+    }
 
     extent t0, t1;
     bool need_s = false;
@@ -539,6 +563,7 @@ xsf_status wav_cuda_step_get(const wav_cuda_plan *plan, int inverse, int index,
     info->height = (size_t)s.height;
     /* each sample of the region read once and written once */
     info->bytes = 2 * 4 * (size_t)s.width * s.height * plan->desc.planes;
+    info->chunk_pairs = s.kind == STEP_2D ? pick_chunk(plan, s) : 0;
     return XSF_OK;
 }
 

@@ -59,6 +59,7 @@ typedef struct wav_cuda_step_info {
     int two_d;                   /* 1: both dimensions split; 0: horizontal only */
     size_t width, height;        /* region the step reads (per plane) */
     size_t bytes;                /* device memory the step must move: reads + writes */
+    int chunk_pairs;             /* 2D steps: pairs of rows per warp; 0 otherwise */
 } wav_cuda_step_info;
 
 int wav_cuda_step_count(const wav_cuda_plan *plan, int inverse);

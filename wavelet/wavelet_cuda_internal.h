@@ -41,8 +41,6 @@ struct rows_args {
 constexpr int LEVEL2D_WARPS = 4;
 /* Pairs of columns a warp of the 2D and row kernels stores (dwt_lifting.cuh). */
 constexpr int LEVEL2D_VALID_PAIRS = 120;
-/* 4 blocks of 4 warps per multiprocessor at least: caps registers at 128. */
-constexpr int LEVEL2D_MIN_BLOCKS = 4;
 
 /* Elements of the stage of one row of `width` samples: the row and two
  * ping-pong buffers for the intermediate low-pass bands. */
@@ -57,6 +55,9 @@ cudaError_t launch_level2d_53(bool inverse, const level2d_args &a, cudaStream_t 
 cudaError_t launch_level2d_97(bool inverse, const level2d_args &a, cudaStream_t s);
 cudaError_t launch_rows_53(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
 cudaError_t launch_rows_97(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
+/* Blocks of a 2D level kernel that fit on one multiprocessor (registers). */
+cudaError_t level2d_blocks_per_sm_53(bool inverse, int *blocks);
+cudaError_t level2d_blocks_per_sm_97(bool inverse, int *blocks);
 /* Raise the dynamic shared-memory limit of the row kernels (once per plan). */
 cudaError_t rows_allow_smem_53(size_t bytes);
 cudaError_t rows_allow_smem_97(size_t bytes);

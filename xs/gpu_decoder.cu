@@ -770,6 +770,8 @@ struct xs_gpu_decoder {
     int32_t **d_pix;       /* device array of the planes the output stage reads */
     uint16_t **d_out_ptrs; /* device array of output plane pointers */
     int *d_err;
+    /* inverse DWT plans: plan[c] serves the consecutive components of one
+     * size and decomposition from c on (NULL inside a group, or no DWT) */
     wav_cuda_plan *plan[XS_MAX_COMPONENTS];
     xs_gpu_image img;
     /* pinned host staging */
@@ -933,12 +935,23 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         d->img.height[c] = cp->height;
         d->img.depth[c] = h->depth[c];
         d->img.pitch_bytes[c] = pitch;
+    }
+    /* Components lie one after the other: those of one size and
+     * decomposition (Cb and Cr of 4:2:2, all of 4:4:4) share one plan, one
+     * launch per level for all of them. */
+    for (int c = 0; c < g->nc;) {
+        const xs_component *cp = &g->comp[c];
+        int n = 1;
+        while (c + n < g->nc && g->comp[c + n].width == cp->width &&
+               g->comp[c + n].height == cp->height && g->comp[c + n].nlx == cp->nlx &&
+               g->comp[c + n].nly == cp->nly)
+            n++;
         if (cp->nlx > 0) {
             wav_plan_desc desc = {};
             desc.width = (size_t)cp->width;
             desc.height = (size_t)cp->height;
             desc.pitch = (size_t)cp->width;
-            desc.planes = 1;
+            desc.planes = (size_t)n;
             desc.plane_stride = (size_t)cp->width * cp->height;
             desc.filter = WAV_FILTER_53;
             desc.sample = WAV_INT32;
@@ -948,10 +961,14 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
             if (st != XSF_OK)
                 return st;
         }
+        c += n;
     }
-    CUDA_TRY(cudaMemcpy(d->d_coef, coef_ptrs, sizeof coef_ptrs, cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->d_pix, pix_ptrs, sizeof pix_ptrs, cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(d->d_out_ptrs, out_ptrs, sizeof out_ptrs, cudaMemcpyHostToDevice));
+    CUDA_TRY(
+        cudaMemcpyAsync(d->d_coef, coef_ptrs, sizeof coef_ptrs, cudaMemcpyHostToDevice, d->stream));
+    CUDA_TRY(
+        cudaMemcpyAsync(d->d_pix, pix_ptrs, sizeof pix_ptrs, cudaMemcpyHostToDevice, d->stream));
+    CUDA_TRY(cudaMemcpyAsync(d->d_out_ptrs, out_ptrs, sizeof out_ptrs, cudaMemcpyHostToDevice,
+                             d->stream));
     d->hdr = *h;
     d->configured = 1;
     return XSF_OK;
@@ -1066,7 +1083,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
     for (int c = 0; c < g->nc; c++) {
         const size_t off = at;
         at += (size_t)g->comp[c].width * g->comp[c].height;
-        if (d->plan[c]) {
+        if (d->plan[c]) { /* this component and the rest of its group */
             st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);

@@ -249,7 +249,6 @@ struct slice_shared {
     uint32_t used, allot_cum, slice_allot;
     int npk;
     uint16_t pk_start[MAX_PACKET_RUNS + 1];
-    uint32_t eval_bytes;
 };
 
 /* enc_evaluate with bands and packets over the lanes of one warp: the same
@@ -260,6 +259,7 @@ __device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_blin
 {
     const int lane = threadIdx.x & 31;
     const enc_params *p = &k.params;
+    __syncwarp(); /* the lanes still reading sh->ch for the last evaluation are done */
     for (int b = lane; b < p->nbands; b += 32)
         sh->ch.t[b] = (uint8_t)enc_truncation(q, r, k.gain[b], k.priority[b]);
     __syncwarp();
@@ -285,7 +285,7 @@ __device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_blin
 /* enc_select's bisection, on one warp. */
 __device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl,
                                   const enc_line_cost *cost, int nbl, int vpred_ok, uint32_t budget,
-                                  int *q_out, int *r_out, slice_shared *sh)
+                                  int *q_out, int *r_out, uint32_t *bytes_out, slice_shared *sh)
 {
     const enc_params *p = &k.params;
     int q, r;
@@ -302,7 +302,7 @@ __device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl,
             hi = mid;
     }
     enc_candidate(p, lo, q_out, r_out);
-    sh->eval_bytes = evaluate_warp(k, bl, cost, nbl, vpred_ok, *q_out, *r_out, sh);
+    *bytes_out = evaluate_warp(k, bl, cost, nbl, vpred_ok, *q_out, *r_out, sh);
     return 0;
 }
 
@@ -360,26 +360,24 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             __syncthreads();
             if (w == 0) {
                 int q = fixed_q, r = fixed_r, fail = 0;
-                uint32_t budget = UINT32_MAX;
+                uint32_t budget = UINT32_MAX, coded = 0; /* the same in every lane */
                 if (k.rc == XS_RC_FIXED) {
-                    sh.eval_bytes = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
-                    fail = sh.eval_bytes == ENC_NOCOST;
+                    coded = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                    fail = coded == ENC_NOCOST;
                 } else {
                     budget = k.rc == XS_RC_SLICE ? sh.allot_cum + allot[p] - sh.used : allot[p];
-                    fail =
-                        select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &sh) < 0;
+                    fail = select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &coded,
+                                       &sh) < 0;
                     if (fail) {
                         /* Keep going with the coarsest: the frame is reported as failed. */
                         enc_candidate(&k.params, 0, &q, &r);
-                        sh.eval_bytes =
-                            evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                        coded = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
                     }
                 }
                 if (lane == 0) {
                     if (fail)
                         report(status, GPU_ENC_ERR_BUDGET, p);
                     gpu_prec *pr = &prec[p];
-                    const uint32_t coded = sh.eval_bytes;
                     uint32_t total = coded;
                     if (k.rc == XS_RC_PRECINCT)
                         total = allot[p];
@@ -665,7 +663,10 @@ struct xs_gpu_encoder {
     uint16_t *d_in16;       /* staging of host pictures */
     size_t in16_off[XS_MAX_COMPONENTS];
     int32_t *d_in32, *d_coef, *d_lut;
+    /* forward DWT plans: wav[c] serves wav_planes[c] consecutive components
+     * of one size and decomposition from c on (NULL, 0 inside a group) */
     wav_cuda_plan *wav[XS_MAX_COMPONENTS];
+    int wav_planes[XS_MAX_COMPONENTS];
     uint8_t *d_gcli, *d_gtli, *d_header, *d_out;
     uint16_t *d_reach;
     enc_bline *d_bline;
@@ -779,32 +780,45 @@ static xsf_status setup(xs_gpu_encoder *e)
         CUDA_TRY(cudaEventCreate(&e->ev[i]));
     for (int c = 0; c < g->nc; c++) {
         if (k->lut_off[c] >= 0)
-            CUDA_TRY(cudaMemcpy(e->d_lut + k->lut_off[c], pl->nlt_lut[c],
-                                sizeof(int32_t) << h->depth[c], cudaMemcpyHostToDevice));
-        if (c < g->ncd) {
-            const xs_component *cp = &g->comp[c];
-            wav_plan_desc d = {};
-            d.width = (size_t)cp->width;
-            d.height = (size_t)cp->height;
-            d.pitch = (size_t)cp->width;
-            d.planes = 1;
-            d.plane_stride = d.width * d.height;
-            d.filter = WAV_FILTER_53;
-            d.sample = WAV_INT32;
-            d.levels_v = cp->nly;
-            d.levels_h = cp->nlx;
-            xsf_status st = wav_cuda_plan_create(&e->wav[c], &d, &e->err);
-            if (st != XSF_OK)
-                return st;
-        }
+            CUDA_TRY(cudaMemcpyAsync(e->d_lut + k->lut_off[c], pl->nlt_lut[c],
+                                     sizeof(int32_t) << h->depth[c], cudaMemcpyHostToDevice,
+                                     e->stream));
     }
-    CUDA_TRY(cudaMemcpy(e->d_header, pl->header, pl->header_bytes, cudaMemcpyHostToDevice));
+    /* Components lie one after the other (coef_off): those of one size and
+     * decomposition (Cb and Cr of 4:2:2, all of 4:4:4) share one plan, one
+     * launch per level for all of them. */
+    for (int c = 0; c < g->ncd;) {
+        const xs_component *cp = &g->comp[c];
+        int n = 1;
+        while (c + n < g->ncd && g->comp[c + n].width == cp->width &&
+               g->comp[c + n].height == cp->height && g->comp[c + n].nlx == cp->nlx &&
+               g->comp[c + n].nly == cp->nly)
+            n++;
+        wav_plan_desc d = {};
+        d.width = (size_t)cp->width;
+        d.height = (size_t)cp->height;
+        d.pitch = (size_t)cp->width;
+        d.planes = (size_t)n;
+        d.plane_stride = d.width * d.height;
+        d.filter = WAV_FILTER_53;
+        d.sample = WAV_INT32;
+        d.levels_v = cp->nly;
+        d.levels_h = cp->nlx;
+        xsf_status st = wav_cuda_plan_create(&e->wav[c], &d, &e->err);
+        if (st != XSF_OK)
+            return st;
+        e->wav_planes[c] = n;
+        c += n;
+    }
+    CUDA_TRY(cudaMemcpyAsync(e->d_header, pl->header, pl->header_bytes, cudaMemcpyHostToDevice,
+                             e->stream));
     if (pl->nblines)
-        CUDA_TRY(cudaMemcpy(e->d_bline, pl->bline, pl->nblines * sizeof(enc_bline),
-                            cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(e->d_bline_first, pl->bline_first, (np + 1) * sizeof(uint32_t),
-                        cudaMemcpyHostToDevice));
-    CUDA_TRY(cudaMemcpy(e->d_allot, pl->allot, np * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        CUDA_TRY(cudaMemcpyAsync(e->d_bline, pl->bline, pl->nblines * sizeof(enc_bline),
+                                 cudaMemcpyHostToDevice, e->stream));
+    CUDA_TRY(cudaMemcpyAsync(e->d_bline_first, pl->bline_first, (np + 1) * sizeof(uint32_t),
+                             cudaMemcpyHostToDevice, e->stream));
+    CUDA_TRY(cudaMemcpyAsync(e->d_allot, pl->allot, np * sizeof(uint32_t), cudaMemcpyHostToDevice,
+                             e->stream));
     if (pl->cfg.rate_control != XS_RC_FIXED) {
         /* Every slice is exactly its share: the offsets are known now. */
         uint64_t *off = (uint64_t *)malloc((size_t)g->slices * sizeof(uint64_t));
@@ -818,8 +832,8 @@ static xsf_status setup(xs_gpu_encoder *e)
             for (size_t p = (size_t)r0 * g->cols; p < (size_t)r1 * g->cols; p++)
                 o += pl->allot[p];
         }
-        cudaError_t ce = cudaMemcpy(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t),
-                                    cudaMemcpyHostToDevice);
+        cudaError_t ce = cudaMemcpyAsync(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t),
+                                         cudaMemcpyHostToDevice, e->stream);
         free(off);
         if (ce != cudaSuccess)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
@@ -925,7 +939,7 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     enc_input<<<dim3(512, g->nc), 256, 0, st>>>(k, in, e->d_in32, e->d_coef, e->d_lut);
     LAUNCH_TRY("enc_input");
     STAGE(1);
-    for (int c = 0; c < g->ncd; c++) {
+    for (int c = 0; c < g->ncd; c += e->wav_planes[c]) {
         xsf_status s = wav_cuda_forward_to(e->wav[c], e->d_in32 + k.coef_off[c],
                                            e->d_coef + k.coef_off[c], st);
         if (s != XSF_OK)

@@ -7,7 +7,8 @@
  * the time of each kernel; the single-frame latency from codestream in host
  * memory to picture in device memory; and the ratios to the floors measured
  * in the same run: PCIe (host-to-device and device-to-host copy rates of
- * pinned memory) and device memory (device-to-device copy rate).
+ * pinned memory) and device memory (device-to-device copy rate), and the
+ * same downloads as the four-stage pipeline's, alone.
  *
  * Usage: xs_decode_bench [--frames N] [--streams K] FILE.jxs... */
 #define _POSIX_C_SOURCE 200809L
@@ -217,6 +218,17 @@ int main(int argc, char **argv)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
         const double fps_pipe4 = frames / (now_s() - t0);
 
+        /* The same downloads alone (same pitched planes, same pinned buffers,
+         * same streams): the floor the four-stage pipeline can reach, where
+         * the D2H column is that of one linear 256 MiB copy. */
+        t0 = now_s();
+        for (int i = 0; i < frames; i++)
+            CHECK_XS(xs_gpu_download(dec[i % nstreams], host_planes[i % nstreams], 0),
+                     dec[i % nstreams]);
+        for (int s = 0; s < nstreams; s++)
+            CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
+        const double fps_download = frames / (now_s() - t0);
+
         /* Latency of one frame with nothing else in flight: host memory to
          * picture in device memory (header walk, upload, kernels). */
         enum { LAT = 101 };
@@ -243,6 +255,8 @@ int main(int argc, char **argv)
                "p90 %.0f us\n",
                "", fps_pipe3 / floor_up, fps_pipe4 / (floor_d2h < floor_up ? floor_d2h : floor_up),
                fps_decode / floor_mem, lat[0] * 1e6, lat[LAT * 9 / 10] * 1e6);
+        printf("%-28s downloads alone %.0f fps (%.1f GB/s); 4-stage/downloads alone %.2f\n", "",
+               fps_download, fps_download * out_bytes / 1e9, fps_pipe4 / fps_download);
 
         /* Kernel breakdown of one frame. */
         xs_gpu_set_timing(dec[0], 1);

@@ -3,11 +3,12 @@
  * For 3840x2160 4:2:2 10-bit and 4:4:4 12-bit at 1.5, 3, 6 and 10 bits per
  * pixel: frames per second of the GPU encoder with the picture already in
  * device memory (one context; and K contexts on K streams), with the upload
- * and the download of the codestream, the time of each stage, the floor set
- * by device memory (reading the samples once and writing the codestream,
- * at the device-to-device copy rate measured in the same run), and the C
- * encoder's rate. The source pictures are the UHD conformance vectors
- * decoded (.vec/ or ../shared/vectors/xs-uhd), or synthetic ones. With
+ * of the picture and the download of the codestream (one context, then K
+ * overlapped), the time of each stage, the floors measured in the same run
+ * (device memory: the samples read once and the codestream written once at
+ * the device-to-device copy rate; PCIe: the samples uploaded at the pinned
+ * host-to-device rate), and the C encoder's rate. The source pictures are the UHD conformance
+ * vectors decoded (.vec/ or ../shared/vectors/xs-uhd), or synthetic ones. With
  * --check, every GPU codestream is compared with the C encoder's, byte for
  * byte, and decoded for its PSNR.
  *
@@ -142,42 +143,55 @@ typedef struct row {
     const char *format;
     double bpp;
     size_t bytes;
-    double gpu_fps, gpu_multi_fps, gpu_io_fps, floor_fps, cpu_fps, psnr;
+    double gpu_fps, gpu_multi_fps, gpu_io_fps, gpu_io_multi_fps, floor_fps, pcie_floor_fps, cpu_fps,
+        psnr;
     int match; /* 1 same bytes as C, 0 differ, -1 not checked */
     char stages[400];
 } row;
 
 #if XSF_HAVE_CUDA
-static double d2d_rate(void)
+/* GB/s of a 512 MiB device-to-device copy (bytes read + written) or of a
+ * 256 MiB pinned host-to-device copy; the best of 5. */
+static double copy_rate(enum cudaMemcpyKind kind)
 {
-    const size_t n = (size_t)512 << 20;
+    const int d2d = kind == cudaMemcpyDeviceToDevice;
+    const size_t n = (size_t)(d2d ? 512 : 256) << 20;
     void *a, *b;
-    CHECK_CUDA(cudaMalloc(&a, n));
+    if (d2d)
+        CHECK_CUDA(cudaMalloc(&a, n));
+    else
+        CHECK_CUDA(cudaMallocHost(&a, n));
     CHECK_CUDA(cudaMalloc(&b, n));
-    CHECK_CUDA(cudaMemset(a, 1, n));
+    if (d2d)
+        CHECK_CUDA(cudaMemset(a, 1, n));
+    else
+        memset(a, 1, n);
     cudaEvent_t e0, e1;
     CHECK_CUDA(cudaEventCreate(&e0));
     CHECK_CUDA(cudaEventCreate(&e1));
-    CHECK_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
+    CHECK_CUDA(cudaMemcpy(b, a, n, kind));
     float best = 1e30f;
     for (int i = 0; i < 5; i++) {
         float ms;
         CHECK_CUDA(cudaEventRecord(e0, 0));
-        CHECK_CUDA(cudaMemcpy(b, a, n, cudaMemcpyDeviceToDevice));
+        CHECK_CUDA(cudaMemcpy(b, a, n, kind));
         CHECK_CUDA(cudaEventRecord(e1, 0));
         CHECK_CUDA(cudaEventSynchronize(e1));
         CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
         best = ms < best ? ms : best;
     }
-    cudaFree(a);
+    if (d2d)
+        cudaFree(a);
+    else
+        cudaFreeHost(a);
     cudaFree(b);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
-    return 2.0 * n / (best * 1e-3) / 1e9; /* read + write, GB/s */
+    return (d2d ? 2.0 : 1.0) * n / (best * 1e-3) / 1e9;
 }
 
 static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames,
-                    int streams, int check, double rate_gbs)
+                    int streams, int check, double rate_gbs, double h2d_gbs)
 {
     xs_gpu_encoder *enc[MAX_STREAMS] = {0};
     cudaStream_t st[MAX_STREAMS];
@@ -254,6 +268,22 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     }
     xs_gpu_encoder_sync(enc[0]);
     r->gpu_io_fps = frames / (now_s() - t0);
+    /* The same on K contexts, frames alternating: one frame's upload
+     * overlaps another's kernels and a third's download. */
+    uint8_t *host_cs_k[MAX_STREAMS] = {0};
+    for (int k = 0; k < streams; k++)
+        CHECK_CUDA(cudaMallocHost((void **)&host_cs_k[k], cap));
+    const double t1 = now_s();
+    for (int i = 0; i < frames; i++) {
+        size_t lk;
+        xs_gpu_encode(enc[i % streams], &pinned);
+        xs_gpu_encoder_download(enc[i % streams], host_cs_k[i % streams], cap, &lk, 0);
+    }
+    for (int k = 0; k < streams; k++)
+        xs_gpu_encoder_sync(enc[k]);
+    r->gpu_io_multi_fps = frames / (now_s() - t1);
+    for (int k = 0; k < streams; k++)
+        cudaFreeHost(host_cs_k[k]);
     /* Stage times of one frame. */
     xs_gpu_encoder_set_timing(enc[0], 1);
     xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
@@ -270,6 +300,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     xs_gpu_encoder_set_timing(enc[0], 0);
     r->bytes = len;
     r->floor_fps = rate_gbs * 1e9 / (double)(in_bytes + len);
+    r->pcie_floor_fps = h2d_gbs * 1e9 / (double)in_bytes; /* the upload of the samples */
     r->match = -1;
     if (check) {
         xs_encoder *c = NULL;
@@ -390,14 +421,16 @@ int main(int argc, char **argv)
     static const double rates[] = {1.5, 3, 6, 10};
     row rows[8];
     int nrows = 0;
-    double rate_gbs = 0;
+    double rate_gbs = 0, h2d_gbs = 0;
 #if XSF_HAVE_CUDA
     if (use_gpu) {
         struct cudaDeviceProp prop;
         CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-        rate_gbs = d2d_rate();
-        printf("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write)\n", prop.name,
-               prop.multiProcessorCount, rate_gbs);
+        rate_gbs = copy_rate(cudaMemcpyDeviceToDevice);
+        h2d_gbs = copy_rate(cudaMemcpyHostToDevice);
+        printf("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write), pinned "
+               "host-to-device %.1f GB/s\n",
+               prop.name, prop.multiProcessorCount, rate_gbs, h2d_gbs);
     }
 #endif
     for (size_t f = 0; f < 2; f++) {
@@ -418,15 +451,18 @@ int main(int argc, char **argv)
             cfg.bpp = rates[b];
 #if XSF_HAVE_CUDA
             if (use_gpu)
-                gpu_run(r, &cfg, &src, frames, streams, check, rate_gbs);
+                gpu_run(r, &cfg, &src, frames, streams, check, rate_gbs, h2d_gbs);
 #endif
             if (use_cpu)
                 cpu_run(r, &cfg, &src, 2);
+            char cpu[32] = "not run";
+            if (use_cpu)
+                snprintf(cpu, sizeof cpu, "%.2f fps", r->cpu_fps);
             printf("  %5.1f bpp: %zu bytes, PSNR %.2f dB; GPU %.0f fps (%d streams %.0f, with PCIe "
-                   "%.0f; floor %.0f), "
-                   "C %.2f fps%s%s\n",
+                   "%.0f, %d streams %.0f; floors: memory %.0f, PCIe %.0f), "
+                   "C %s%s%s\n",
                    r->bpp, r->bytes, r->psnr, r->gpu_fps, streams, r->gpu_multi_fps, r->gpu_io_fps,
-                   r->floor_fps, r->cpu_fps,
+                   streams, r->gpu_io_multi_fps, r->floor_fps, r->pcie_floor_fps, cpu,
                    r->match < 0 ? "" : (r->match ? "; GPU == C" : "; GPU != C (MISMATCH)"),
                    r->stages[0] ? "" : "");
             if (r->stages[0])
@@ -435,15 +471,19 @@ int main(int argc, char **argv)
         }
         free(src.buf);
     }
-    printf("\n| format | bpp | bytes | PSNR (dB) | GPU fps | GPU fps, %d streams | GPU fps with "
-           "PCIe | floor fps | "
-           "GPU = C | C fps |\n|---|---|---|---|---|---|---|---|---|---|\n",
-           streams);
+    printf("\n| format | bpp | bytes | PSNR (dB) | GPU fps | GPU fps, %d streams | with PCIe, 1 "
+           "stream | with PCIe, %d streams | memory floor fps | PCIe floor fps | GPU = C | C fps "
+           "|\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           streams, streams);
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        printf("| %s | %.1f | %zu | %.2f | %.0f | %.0f | %.0f | %.0f | %s | %.2f |\n", r->format,
-               r->bpp, r->bytes, r->psnr, r->gpu_fps, r->gpu_multi_fps, r->gpu_io_fps, r->floor_fps,
-               r->match < 0 ? "-" : (r->match ? "yes" : "NO"), r->cpu_fps);
+        char cpu[32] = "-";
+        if (use_cpu)
+            snprintf(cpu, sizeof cpu, "%.2f", r->cpu_fps);
+        printf("| %s | %.1f | %zu | %.2f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s |\n",
+               r->format, r->bpp, r->bytes, r->psnr, r->gpu_fps, r->gpu_multi_fps, r->gpu_io_fps,
+               r->gpu_io_multi_fps, r->floor_fps, r->pcie_floor_fps,
+               r->match < 0 ? "-" : (r->match ? "yes" : "NO"), cpu);
     }
     return 0;
 }

@@ -106,6 +106,17 @@ static int cuda_ok(cudaError_t e, const char *what)
     return e == cudaSuccess;
 }
 
+/* A copy ordered on the test's stream, finished on return. The stream is
+ * non-blocking (as callers' streams often are), so a plain cudaMemcpy would
+ * not be ordered with it: a pageable upload may still be in flight when the
+ * next kernel on the stream starts. */
+static int copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+                const char *what)
+{
+    return cuda_ok(cudaMemcpyAsync(dst, src, bytes, kind, stream), what) &&
+           cuda_ok(cudaStreamSynchronize(stream), what);
+}
+
 /* Runs one GPU transform and downloads the result; dst is poisoned first
  * (except in place, where it holds the input). */
 static int gpu(wav_cuda_plan *p, int inverse, int inplace, void *d_src, void *d_dst, uint32_t *host,
@@ -226,7 +237,7 @@ static void run_case(const test_case *c)
     double e;
 
     /* out of place: forward, then inverse of its output */
-    if (!cuda_ok(cudaMemcpy(d_a, x, bytes, cudaMemcpyHostToDevice), "upload"))
+    if (!copy(d_a, x, bytes, cudaMemcpyHostToDevice, "upload"))
         goto done;
     if (!gpu(gp, 0, 0, d_a, d_b, got, bytes))
         goto done;
@@ -241,14 +252,14 @@ static void run_case(const test_case *c)
     e = compare(c, got, want);
     CHECK(e <= tol, "%s: inverse_to(forward_to(x)) != x (%g)", name, e);
     /* source of an out-of-place call untouched */
-    if (!cuda_ok(cudaMemcpy(got, d_b, bytes, cudaMemcpyDeviceToHost), "download"))
+    if (!copy(got, d_b, bytes, cudaMemcpyDeviceToHost, "download"))
         goto done;
     memcpy(want, ref, bytes);
     repoison(c, want, 0x7f7f7f7fu);
     CHECK(compare(c, got, want) <= tol, "%s: inverse_to modified its source", name);
 
     /* in place: forward, inverse */
-    if (!cuda_ok(cudaMemcpy(d_a, x, bytes, cudaMemcpyHostToDevice), "upload"))
+    if (!copy(d_a, x, bytes, cudaMemcpyHostToDevice, "upload"))
         goto done;
     if (!gpu(gp, 0, 1, d_a, NULL, got, bytes))
         goto done;
@@ -260,7 +271,7 @@ static void run_case(const test_case *c)
     CHECK(e <= tol, "%s: in-place inverse(forward(x)) != x (%g)", name, e);
 
     /* inverse of arbitrary coefficients, both ways */
-    if (!cuda_ok(cudaMemcpy(d_a, r, bytes, cudaMemcpyHostToDevice), "upload"))
+    if (!copy(d_a, r, bytes, cudaMemcpyHostToDevice, "upload"))
         goto done;
     if (!gpu(gp, 1, 0, d_a, d_b, got, bytes))
         goto done;
@@ -321,12 +332,12 @@ static void test_arguments(void)
         host[i] = wav_rng_range(&rng, 1000);
     if (cuda_ok(cudaMalloc(&src, sizeof host), "malloc") &&
         cuda_ok(cudaMalloc(&dst, sizeof host), "malloc") &&
-        cuda_ok(cudaMemcpy(src, host, sizeof host, cudaMemcpyHostToDevice), "upload")) {
+        copy(src, host, sizeof host, cudaMemcpyHostToDevice, "upload")) {
         for (int inv = 0; inv < 2; inv++) {
             CHECK((inv ? wav_cuda_inverse_to(p, src, dst, stream)
                        : wav_cuda_forward_to(p, src, dst, stream)) == XSF_OK,
                   "whole call");
-            cuda_ok(cudaMemcpy(a, dst, sizeof a, cudaMemcpyDeviceToHost), "download");
+            copy(a, dst, sizeof a, cudaMemcpyDeviceToHost, "download");
             cuda_ok(cudaMemsetAsync(dst, 0, sizeof a, stream), "clear");
             size_t bytes = 0;
             for (int s = 0; s < wav_cuda_step_count(p, inv); s++) {
@@ -335,7 +346,7 @@ static void test_arguments(void)
                 bytes += info.bytes;
                 CHECK(wav_cuda_step_run(p, inv, s, src, dst, stream) == XSF_OK, "step %d", s);
             }
-            cuda_ok(cudaMemcpy(b, dst, sizeof b, cudaMemcpyDeviceToHost), "download");
+            copy(b, dst, sizeof b, cudaMemcpyDeviceToHost, "download");
             CHECK(memcmp(a, b, sizeof a) == 0, "steps one by one == whole call (inverse %d)", inv);
             /* 64x32 level 1 and 32x16 rows, read and written once */
             CHECK(bytes == 8 * (64 * 32 + 32 * 16), "bytes %zu", bytes);

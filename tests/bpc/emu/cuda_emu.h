@@ -81,7 +81,17 @@ template <typename T> static inline T __shfl_xor_sync(unsigned, T v, int m)
 static inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)emu_exchange(EMU_BALLOT, p != 0, 0); }
 static inline int __any_sync(unsigned, int p) { return (int)emu_exchange(EMU_ANY, p != 0, 0); }
 static inline int __popc(unsigned v) { return __builtin_popcount(v); }
+static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 static inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
+static inline int __ffs(int v) { return __builtin_ffs(v); }
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    const uint64_t bytes = (uint64_t)y << 32 | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (unsigned)(bytes >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+    return r;
+}
 static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
 static inline int atomicMax(int *p, int v)
 {

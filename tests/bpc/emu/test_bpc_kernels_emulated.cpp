@@ -69,6 +69,27 @@ static void make_picture(picture &p, int nc, int w, int h, int depth)
     }
 }
 
+/* The kernels are made per variant. */
+static void encode_kernel(const bpc_kenc_params &k)
+{
+    if (k.variant == 1)
+        bpc_encode_kernel<1>(k);
+    else if (k.variant == 2)
+        bpc_encode_kernel<2>(k);
+    else
+        bpc_encode_kernel<3>(k);
+}
+
+static void decode_kernel(const bpc_kdec_params &k)
+{
+    if (k.variant == 1)
+        bpc_decode_kernel<1>(k);
+    else if (k.variant == 2)
+        bpc_decode_kernel<2>(k);
+    else
+        bpc_decode_kernel<3>(k);
+}
+
 static void run_case(int variant, int filter, int nc, int w, int h, int depth, int levels)
 {
     char what[128];
@@ -155,7 +176,7 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
     k.pass_dist = kdist.data();
     k.error = &kerr;
     const unsigned blocks = (unsigned)((ncb * 32 + 127) / 128);
-    emu_launch(blocks, 128, [&] { bpc_encode_kernel(k); });
+    emu_launch(blocks, 128, [&] { encode_kernel(k); });
     CHECK(kerr == 0, "%s: encoder kernel error %d", what, kerr);
     int bad = 0;
     for (size_t i = 0; i < ncb && !bad; i++) {
@@ -249,7 +270,7 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
         kd.entry = entry.data();
         int derr = 0;
         kd.error = &derr;
-        emu_launch(blocks, 128, [&] { bpc_decode_kernel(kd); });
+        emu_launch(blocks, 128, [&] { decode_kernel(kd); });
         CHECK(derr == 0, "%s: decoder kernel error %d", what, derr);
         for (int c = 0; c < lay.nc; c++)
             if (want[c] != have[c]) {
@@ -273,11 +294,11 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
             if (entry[big].codewords > 1) {
                 entry[big].codewords--;
                 derr = 0;
-                emu_launch(blocks, 128, [&] { bpc_decode_kernel(kd); });
+                emu_launch(blocks, 128, [&] { decode_kernel(kd); });
                 CHECK(derr != 0, "%s: short code block %zu not flagged", what, big);
                 entry[big].codewords += 2;
                 derr = 0;
-                emu_launch(blocks, 128, [&] { bpc_decode_kernel(kd); });
+                emu_launch(blocks, 128, [&] { decode_kernel(kd); });
                 CHECK(derr != 0, "%s: long code block %zu not flagged", what, big);
             }
         }

@@ -26,6 +26,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__
+#define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
     unsigned x, y, z;
@@ -207,6 +208,16 @@ cudaError_t launch_rows_53(bool i, const rows_args &a, size_t smem, cudaStream_t
 cudaError_t launch_rows_97(bool i, const rows_args &a, size_t smem, cudaStream_t)
 {
     return emulate_rows<Lift97>(i, a, smem);
+}
+cudaError_t level2d_blocks_per_sm_53(bool inverse, int *blocks)
+{
+    *blocks = inverse ? Lift53::MIN_BLOCKS_INV : Lift53::MIN_BLOCKS_FWD; /* as on a GPU */
+    return cudaSuccess;
+}
+cudaError_t level2d_blocks_per_sm_97(bool inverse, int *blocks)
+{
+    *blocks = inverse ? Lift97::MIN_BLOCKS_INV : Lift97::MIN_BLOCKS_FWD;
+    return cudaSuccess;
 }
 cudaError_t rows_allow_smem_53(size_t)
 {

@@ -20,7 +20,8 @@ extern "C" void wav_cuda_plan_destroy(wav_cuda_plan *plan) { if (plan) { wav_pla
 extern "C" const char *wav_cuda_plan_error(const wav_cuda_plan *) { return ""; }
 extern "C" xsf_status wav_cuda_forward_to(wav_cuda_plan *plan, const void *src, void *dst, struct CUstream_st *)
 {
-    memcpy(dst, src, plan->d.width * plan->d.height * 4);
+    const wav_plan_desc &d = plan->d;
+    memcpy(dst, src, ((d.planes - 1) * d.plane_stride + (d.height - 1) * d.pitch + d.width) * 4);
     return wav_forward(plan->p, dst);
 }
 extern "C" xsf_status xs_gpu_available(void) { return XSF_OK; }

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Everything the GPU machine checks and measures, in stages that fit the
+# device tool's 10-minute calls; logs under $OUT (default /tmp/xsf-device).
+#
+#   bash scripts/device-check.sh [test] [memcheck] [racecheck] [synccheck] [bench]
+#
+#   test       ctest -L gpu: every GPU kernel against its C reference
+#   memcheck, racecheck, synccheck
+#              compute-sanitizer on the quick sets of the four GPU tests
+#   bench      bench/dwt, bench/xs_encode (with --cpu --check), bench/bpc,
+#              bench/xs_decode (the tables of BENCHMARKS.md)
+#
+# Prepare here, once: `bash scripts/device-sysroot.sh download` (libpcap and
+# nettle for the device image, into .devdeps/) and `mkdir -p .vec && cp
+# ../shared/vectors/xs-uhd/* .vec/` (the UHD vectors); carry both:
+#   run(command="bash scripts/device-check.sh test", carry=[".devdeps", ".vec"])
+# The build (build-device/, Release, sm_90, warnings as errors, ~30 s on 16
+# cores) is kept while the machine stays warm; "test" takes ~2.5 minutes,
+# the three sanitizers ~4 (racecheck of test_gpu_decode alone ~7 with the
+# whole vector set, so it gets its own time limit), "bench" ~1.5.
+set -u
+STAGES=" $* "
+OUT=${OUT:-/tmp/xsf-device}
+mkdir -p "$OUT"
+R=$(pwd)
+. scripts/device-sysroot.sh || exit 1
+B=$R/build-device
+step() { echo; echo "==== $* ($(date +%T))"; }
+
+step device
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
+nvcc --version | tail -1
+if [ ! -x "$B/xsflow" ] || [ ! -x "$B/bench/dwt/dwt_bench" ]; then
+    step build
+    cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXSF_WERROR=ON -DXSF_TESTS=ON -DXSF_BENCH=ON \
+        -DCMAKE_CUDA_ARCHITECTURES=90 -DXSF_UHD_VECTORS="$R/.vec" > "$OUT/build.log" 2>&1 &&
+        cmake --build "$B" -j"$(nproc)" >> "$OUT/build.log" 2>&1 ||
+        { echo "BUILD FAILED"; tail -40 "$OUT/build.log"; exit 1; }
+    echo built
+fi
+
+if [[ $STAGES == *" test "* ]]; then
+    step "ctest -L gpu"
+    (cd "$B" && timeout 400 ctest -L gpu -j2 --output-on-failure) > "$OUT/ctest_gpu.log" 2>&1
+    echo "ctest rc=$?"
+    grep -E "tests passed|tests failed|\*\*\*|Not Run|Skipped" "$OUT/ctest_gpu.log" | tail -15
+fi
+
+san() {
+    local tool=$1 limit=$2
+    shift 2
+    timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" > "$OUT/san.tmp" 2>&1
+    local rc=$?
+    echo "$tool $(basename "$1") rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/san.tmp" | tail -1)" |
+        tee -a "$OUT/sanitize.log"
+    [ $rc = 0 ] || head -40 "$OUT/san.tmp" >> "$OUT/sanitize.log"
+}
+for tool in memcheck racecheck synccheck; do
+    [[ $STAGES == *" $tool "* ]] || continue
+    step "$tool"
+    san $tool 150 "$B/tests/wavelet/test_wavelet_cuda" quick
+    san $tool 150 "$B/tests/xs_enc/test_xs_enc_gpu" --quick
+    san $tool 150 "$B/tests/bpc/test_bpc_gpu" quick
+    san $tool 480 "$B/tests/xs/test_gpu_decode" "$R/vectors/xs"
+done
+
+if [[ $STAGES == *" bench "* ]]; then
+    # bench/bpc's photograph: a conformance vector decoded, 12 -> 8 bits.
+    photo=$OUT/fallenleaf_1920x1080.ppm
+    "$B/xsflow" decode vectors/xs/hd_444_12b_bpp6_v1.jxs -o /tmp/photo16.ppm --cpu -q &&
+        python3 - /tmp/photo16.ppm "$photo" <<'PY'
+import re, sys
+d = open(sys.argv[1], 'rb').read()
+m = re.match(rb'P6\s+(\d+)\s+(\d+)\s+(\d+)\s', d)
+w, h, mx = map(int, m.groups())
+shift = mx.bit_length() - 8
+px = d[m.end():]
+out = bytes(min(255, ((px[i] << 8) | px[i + 1]) >> shift) for i in range(0, len(px), 2))
+open(sys.argv[2], 'wb').write(b'P6\n%d %d\n255\n' % (w, h) + out)
+PY
+    step dwt_bench
+    timeout 100 "$B/bench/dwt/dwt_bench" 30 > "$OUT/dwt.log" 2>&1
+    echo "rc=$?"; cat "$OUT/dwt.log"
+    step xs_encode_bench
+    timeout 160 "$B/bench/xs_encode/xs_encode_bench" --gpu --cpu --check --frames 200 --streams 2 \
+        --uhd "$R/.vec" > "$OUT/xsenc.log" 2>&1
+    echo "rc=$?"; cat "$OUT/xsenc.log"
+    step bpc_bench
+    timeout 200 "$B/bench/bpc/bpc_bench" --photo "$photo" > "$OUT/bpc.log" 2>&1
+    echo "rc=$?"; cat "$OUT/bpc.log"
+    step xs_decode_bench
+    timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 "$R"/.vec/uhd_*.jxs > "$OUT/xsdec.log" 2>&1
+    echo "rc=$?"; cat "$OUT/xsdec.log"
+fi
+step done
