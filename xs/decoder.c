@@ -73,11 +73,7 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
         if (!d->coef[c] || !d->out[c])
             goto nomem;
         if (cp->nlx > 0) {
-            wav_plan_desc desc = {
-                .width = (size_t)cp->width, .height = (size_t)cp->height, .pitch = (size_t)cp->width,
-                .planes = 1, .plane_stride = n, .filter = WAV_FILTER_53, .sample = WAV_INT32,
-                .levels_v = cp->nly, .levels_h = cp->nlx,
-            };
+            const wav_plan_desc desc = xs_dwt_desc(cp, 1);
             xsf_status st = wav_plan_create(&d->plan[c], &desc, &d->err);
             if (st != XSF_OK) {
                 release_buffers(d);

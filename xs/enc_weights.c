@@ -53,17 +53,7 @@ xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority
             memset(plane, 0, n * sizeof *plane);
             const int32_t amp = 1 << 16;
             plane[(size_t)(bd->y0 + bd->height / 2) * cp->width + bd->x0 + bd->width / 2] = amp;
-            wav_plan_desc d = {
-                .width = (size_t)cp->width,
-                .height = (size_t)cp->height,
-                .pitch = (size_t)cp->width,
-                .planes = 1,
-                .plane_stride = n,
-                .filter = WAV_FILTER_53,
-                .sample = WAV_INT32,
-                .levels_v = cp->nly,
-                .levels_h = cp->nlx,
-            };
+            const wav_plan_desc d = xs_dwt_desc(cp, 1);
             wav_plan *wp;
             st = wav_plan_create(&wp, &d, err);
             if (st == XSF_OK)

@@ -287,17 +287,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             break;
         }
         if (c < g->ncd) {
-            wav_plan_desc d = {
-                .width = (size_t)cp->width,
-                .height = (size_t)cp->height,
-                .pitch = (size_t)cp->width,
-                .planes = 1,
-                .plane_stride = n,
-                .filter = WAV_FILTER_53,
-                .sample = WAV_INT32,
-                .levels_v = cp->nly,
-                .levels_h = cp->nlx,
-            };
+            const wav_plan_desc d = xs_dwt_desc(cp, 1);
             st = wav_plan_create(&e->wav[c], &d, err);
         }
     }

@@ -936,27 +936,13 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         d->img.depth[c] = h->depth[c];
         d->img.pitch_bytes[c] = pitch;
     }
-    /* Components lie one after the other: those of one size and
-     * decomposition (Cb and Cr of 4:2:2, all of 4:4:4) share one plan, one
-     * launch per level for all of them. */
+    /* Components of one size and decomposition share one plan: one launch
+     * per level for all of them. */
     for (int c = 0; c < g->nc;) {
         const xs_component *cp = &g->comp[c];
-        int n = 1;
-        while (c + n < g->nc && g->comp[c + n].width == cp->width &&
-               g->comp[c + n].height == cp->height && g->comp[c + n].nlx == cp->nlx &&
-               g->comp[c + n].nly == cp->nly)
-            n++;
+        const int n = xs_dwt_group(g, c, g->nc);
         if (cp->nlx > 0) {
-            wav_plan_desc desc = {};
-            desc.width = (size_t)cp->width;
-            desc.height = (size_t)cp->height;
-            desc.pitch = (size_t)cp->width;
-            desc.planes = (size_t)n;
-            desc.plane_stride = (size_t)cp->width * cp->height;
-            desc.filter = WAV_FILTER_53;
-            desc.sample = WAV_INT32;
-            desc.levels_v = cp->nly;
-            desc.levels_h = cp->nlx;
+            const wav_plan_desc desc = xs_dwt_desc(cp, n);
             xsf_status st = wav_cuda_plan_create(&d->plan[c], &desc, &d->err);
             if (st != XSF_OK)
                 return st;

@@ -784,26 +784,11 @@ static xsf_status setup(xs_gpu_encoder *e)
                                      sizeof(int32_t) << h->depth[c], cudaMemcpyHostToDevice,
                                      e->stream));
     }
-    /* Components lie one after the other (coef_off): those of one size and
-     * decomposition (Cb and Cr of 4:2:2, all of 4:4:4) share one plan, one
-     * launch per level for all of them. */
+    /* Components of one size and decomposition (one after the other in
+     * coef_off) share one plan: one launch per level for all of them. */
     for (int c = 0; c < g->ncd;) {
-        const xs_component *cp = &g->comp[c];
-        int n = 1;
-        while (c + n < g->ncd && g->comp[c + n].width == cp->width &&
-               g->comp[c + n].height == cp->height && g->comp[c + n].nlx == cp->nlx &&
-               g->comp[c + n].nly == cp->nly)
-            n++;
-        wav_plan_desc d = {};
-        d.width = (size_t)cp->width;
-        d.height = (size_t)cp->height;
-        d.pitch = (size_t)cp->width;
-        d.planes = (size_t)n;
-        d.plane_stride = d.width * d.height;
-        d.filter = WAV_FILTER_53;
-        d.sample = WAV_INT32;
-        d.levels_v = cp->nly;
-        d.levels_h = cp->nlx;
+        const int n = xs_dwt_group(g, c, g->ncd);
+        const wav_plan_desc d = xs_dwt_desc(&g->comp[c], n);
         xsf_status st = wav_cuda_plan_create(&e->wav[c], &d, &e->err);
         if (st != XSF_OK)
             return st;

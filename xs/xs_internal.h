@@ -3,6 +3,9 @@
 #ifndef XS_INTERNAL_H
 #define XS_INTERNAL_H
 
+#include <string.h>
+
+#include "wavelet.h"
 #include "xs.h"
 
 #define XS_MAX_NLX 8
@@ -60,6 +63,38 @@ typedef struct xs_geometry {
 /* Derives the geometry from a parsed header; validates every combination it
  * depends on. `err` receives a message naming the field at fault. */
 xsf_status xs_geometry_init(xs_geometry *g, const xs_header *hdr, xsf_error *err);
+
+/* The 5/3 wavelet plan (21122-1 Annex E, int32 samples) of `planes`
+ * components of cp's size and decomposition, stored one after the other
+ * without padding. */
+static inline wav_plan_desc xs_dwt_desc(const xs_component *cp, int planes)
+{
+    wav_plan_desc d;
+    memset(&d, 0, sizeof d);
+    d.width = (size_t)cp->width;
+    d.height = (size_t)cp->height;
+    d.pitch = d.width;
+    d.planes = (size_t)planes;
+    d.plane_stride = d.width * d.height;
+    d.filter = WAV_FILTER_53;
+    d.sample = WAV_INT32;
+    d.levels_v = cp->nly;
+    d.levels_h = cp->nlx;
+    return d;
+}
+
+/* How many components from c on (before end) have c's size and
+ * decomposition: stored one after the other, one multi-plane plan
+ * transforms them together (Cb and Cr of 4:2:2, all of 4:4:4). */
+static inline int xs_dwt_group(const xs_geometry *g, int c, int end)
+{
+    const xs_component *cp = &g->comp[c];
+    int n = 1;
+    while (c + n < end && g->comp[c + n].width == cp->width && g->comp[c + n].height == cp->height &&
+           g->comp[c + n].nlx == cp->nlx && g->comp[c + n].nly == cp->nly)
+        n++;
+    return n;
+}
 
 /* Whether two headers lead to the same buffer shapes (sizes, sampling,
  * depths, levels, precincts, slices): a decoder then reuses its memory. */
