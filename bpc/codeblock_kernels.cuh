@@ -587,24 +587,27 @@ __global__ void __launch_bounds__(128, VARIANT == 3 ? 1 : BPC_ENC_MIN_BLOCKS)
     for (int y0 = 0; y0 < BPC_CODEBLOCK; y0 += 4) {
         uint32_t word[4][2];
         BPC_UNROLL
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++) {
             BPC_UNROLL
-        for (int c = 0; c < 2; c++)
-            word[i][c] = 2 * lane + c < w && y0 + i < h ? words[(size_t)(y0 + i) * pitch + c] : 0u;
+            for (int c = 0; c < 2; c++)
+                word[i][c] =
+                    2 * lane + c < w && y0 + i < h ? words[(size_t)(y0 + i) * pitch + c] : 0u;
+        }
         BPC_UNROLL
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 4; i++) {
             BPC_UNROLL
-        for (int c = 0; c < 2; c++) {
-            int32_t v = (int32_t)word[i][c];
-            if (k.filter) {
-                float f;
-                memcpy(&f, &word[i][c], sizeof f);
-                v = bpc_quantize(f, inv);
+            for (int c = 0; c < 2; c++) {
+                int32_t v = (int32_t)word[i][c];
+                if (k.filter) {
+                    float f;
+                    memcpy(&f, &word[i][c], sizeof f);
+                    v = bpc_quantize(f, inv);
+                }
+                const uint32_t m = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
+                magv[c][y0 + i] = m;
+                s.neg[c] |= (uint64_t)(v < 0) << (y0 + i);
+                all |= m;
             }
-            const uint32_t m = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
-            magv[c][y0 + i] = m;
-            s.neg[c] |= (uint64_t)(v < 0) << (y0 + i);
-            all |= m;
         }
     }
     all = bpc_warp_or(all);
@@ -628,13 +631,14 @@ __global__ void __launch_bounds__(128, VARIANT == 3 ? 1 : BPC_ENC_MIN_BLOCKS)
     for (int j = 0; j < planes; j += 4) {
         uint64_t acc[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
         BPC_UNROLL_4
-        for (int y = 0; y < BPC_CODEBLOCK; y++)
+        for (int y = 0; y < BPC_CODEBLOCK; y++) {
             BPC_UNROLL
-        for (int c = 0; c < 2; c++) {
-            const uint32_t m = magv[c][y] >> j;
-            BPC_UNROLL
-            for (int i = 0; i < 4; i++)
-                acc[i][c] |= (uint64_t)((m >> i) & 1u) << y;
+            for (int c = 0; c < 2; c++) {
+                const uint32_t m = magv[c][y] >> j;
+                BPC_UNROLL
+                for (int i = 0; i < 4; i++)
+                    acc[i][c] |= (uint64_t)((m >> i) & 1u) << y;
+            }
         }
         BPC_UNROLL
         for (int i = 0; i < 4; i++) {
@@ -738,39 +742,36 @@ template <int VARIANT> __global__ void __launch_bounds__(128) bpc_decode_kernel(
     const uint32_t pitch = k.pitch[d.comp];
     const float half = k.filter ? k.half_step[d.comp * BPC_MAX_BANDS + d.band] : 0.0f;
     for (int y0 = 0; y0 < h; y0 += 8) {
-        uint32_t m[2][8];
-        BPC_UNROLL
-        for (int c = 0; c < 2; c++)
+        uint32_t m[2][8] = {};
+        for (int jj = planes - 1; jj >= last; jj--) {
             BPC_UNROLL
-        for (int i = 0; i < 8; i++)
-            m[c][i] = 0;
-        for (int jj = planes - 1; jj >= last; jj--)
-            BPC_UNROLL
-        for (int c = 0; c < 2; c++) {
-            const uint32_t rowbits = (uint32_t)(pd[jj][c] >> y0);
-            BPC_UNROLL
-            for (int i = 0; i < 8; i++)
-                m[c][i] = m[c][i] << 1 | ((rowbits >> i) & 1u);
+            for (int c = 0; c < 2; c++) {
+                const uint32_t rowbits = (uint32_t)(pd[jj][c] >> y0);
+                BPC_UNROLL
+                for (int i = 0; i < 8; i++)
+                    m[c][i] = m[c][i] << 1 | ((rowbits >> i) & 1u);
+            }
         }
         BPC_UNROLL
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < 8; i++) {
             BPC_UNROLL
-        for (int c = 0; c < 2; c++) {
-            const int x = 2 * lane + c, y = y0 + i;
-            if (x >= w || y >= h)
-                continue;
-            int32_t r = 0;
-            if (!bad && bpc_bit(s.sig[c], y)) {
-                const int pl = bpc_bit(s.vis[c], y) ? last : last + 1;
-                r = (int32_t)(2 * (m[c][i] << last) + ((uint32_t)1 << pl));
-                if (bpc_bit(s.neg[c], y))
-                    r = -r;
+            for (int c = 0; c < 2; c++) {
+                const int x = 2 * lane + c, y = y0 + i;
+                if (x >= w || y >= h)
+                    continue;
+                int32_t r = 0;
+                if (!bad && bpc_bit(s.sig[c], y)) {
+                    const int pl = bpc_bit(s.vis[c], y) ? last : last + 1;
+                    r = (int32_t)(2 * (m[c][i] << last) + ((uint32_t)1 << pl));
+                    if (bpc_bit(s.neg[c], y))
+                        r = -r;
+                }
+                const size_t at = (size_t)(d.y0 + y) * pitch + d.x0 + x;
+                if (k.filter)
+                    ((float *)k.plane[d.comp])[at] = bpc_dequantize_float(r, half);
+                else
+                    ((int32_t *)k.plane[d.comp])[at] = bpc_dequantize_int(r);
             }
-            const size_t at = (size_t)(d.y0 + y) * pitch + d.x0 + x;
-            if (k.filter)
-                ((float *)k.plane[d.comp])[at] = bpc_dequantize_float(r, half);
-            else
-                ((int32_t *)k.plane[d.comp])[at] = bpc_dequantize_int(r);
         }
     }
 }

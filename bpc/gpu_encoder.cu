@@ -165,6 +165,7 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const bpc_image *shape)
     if (ce == cudaSuccess)
         ce = cudaMemcpyAsync(e->d_weight, weight, lay->ncb * sizeof *weight, cudaMemcpyHostToDevice,
                              e->stream);
+    /* pageable sources: the copies have taken them when they return */
     free(slot);
     free(weight);
     CK(e, ce);

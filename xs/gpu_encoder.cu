@@ -819,7 +819,7 @@ static xsf_status setup(xs_gpu_encoder *e)
         }
         cudaError_t ce = cudaMemcpyAsync(e->d_slice_off, off, (size_t)g->slices * sizeof(uint64_t),
                                          cudaMemcpyHostToDevice, e->stream);
-        free(off);
+        free(off); /* pageable: the copy has taken it when it returns */
         if (ce != cudaSuccess)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
     }
