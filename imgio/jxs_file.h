@@ -1,7 +1,7 @@
 /* A .jxs file: JPEG XS codestreams one after the other, decoded frame by
  * frame. This is where the program picks the decoder (C reference or GPU). */
-#ifndef XSF_APP_JXS_FILE_H
-#define XSF_APP_JXS_FILE_H
+#ifndef XSF_IMGIO_JXS_FILE_H
+#define XSF_IMGIO_JXS_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -16,8 +16,8 @@
  *
  * Nothing here prints or exits; errors go to an xsf_error whose message
  * does not repeat the file name (the caller prefixes it). */
-#ifndef XSF_APP_IMAGE_IO_H
-#define XSF_APP_IMAGE_IO_H
+#ifndef XSF_IMGIO_IMAGE_IO_H
+#define XSF_IMGIO_IMAGE_IO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* MD5 of decoded output, for comparing with vectors/xs/MANIFEST.tsv. The
  * digest itself is GNU Nettle's (Debian package nettle-dev). */
-#ifndef XSF_APP_MD5_H
-#define XSF_APP_MD5_H
+#ifndef XSF_IMGIO_MD5_H
+#define XSF_IMGIO_MD5_H
 
 #include <stddef.h>
 #include <stdint.h>
