@@ -37,3 +37,22 @@ const char *cli_option_value(int argc, char **argv, int *i)
     }
     return argv[++*i];
 }
+
+int cli_parse_gpus(const char *s, int *gpus, int max, int *count)
+{
+    *count = 0;
+    char buf[256];
+    if (!*s || strlen(s) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = '\0';
+        long v;
+        if (*count == max || cli_parse_long(tok, 0, 255, &v))
+            return -1;
+        gpus[(*count)++] = (int)v;
+    }
+    return 0;
+}

@@ -7,7 +7,7 @@
 #include "commands.h"
 #include "image_io.h"
 #include "jxs_file.h"
-#include "md5.h"
+#include "pipeline.h"
 
 /* BPC-PaCo input goes to bpc_cli_decode (app/cmd_bpc.c, declared in bpc/bpc.h). */
 #if defined(__has_include)
@@ -32,7 +32,10 @@ static void usage(FILE *f)
                "  .pgm  the first component (luma) only\n"
                "With several frames, .ppm and .pgm get one file per frame, numbered from 0:\n"
                "OUT-0000.ppm, OUT-0001.ppm... OUT '-' is standard output (needs --format).\n"
-               "A decoding error ends the run; the frames before it stay written.\n"
+               "Frames go through the pipeline: read, upload, decode and download of different\n"
+               "frames overlap on several decoder contexts (GPU) or threads (CPU); a writer thread\n"
+               "writes them in order. A frame the decoder refuses is reported and skipped; a\n"
+               "codestream whose structure does not parse ends the run (earlier frames are written).\n"
                "\n"
                "options:\n"
                "  -o, --output OUT  output file\n"
@@ -40,6 +43,9 @@ static void usage(FILE *f)
                "  --frames N        decode the first N frames only\n"
                "  --cpu             decode with the C reference decoder\n"
                "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
+               "  --gpus LIST       GPUs to use, e.g. 0,1 (default: all visible)\n"
+               "  --contexts N      decoder contexts per GPU (default 3)\n"
+               "  --threads N       CPU decoder threads (default: one per core)\n"
                "  --colour C        what PPM's components are: bt709 (default), bt601,\n"
                "                    bt709-full, bt601-full, rgb, gbr; rgb by default when the\n"
                "                    codestream uses the reversible colour transform (Cpih=1)\n"
@@ -57,6 +63,7 @@ typedef struct decode_args {
     imgio_colour colour;
     unsigned fps_num, fps_den;
     int md5, quiet;
+    pl_config pl;
 } decode_args;
 
 static int parse_format(const char *s, imgio_format *f)
@@ -136,6 +143,25 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 cli_error("--fps", "'%s' is not a rate N or N:D", v);
                 return 2;
             }
+        } else if (!strcmp(arg, "--gpus")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (cli_parse_gpus(v, a->pl.gpus, PL_MAX_GPUS, &a->pl.ngpus)) {
+                cli_error("--gpus", "'%s' is not a list of GPU numbers (e.g. 0,1)", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--contexts") || !strcmp(arg, "--threads")) {
+            long n;
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (cli_parse_long(v, 1, 256, &n)) {
+                cli_error(arg, "'%s' is not a count from 1 to 256", v);
+                return 2;
+            }
+            if (!strcmp(arg, "--contexts"))
+                a->pl.contexts_per_gpu = (unsigned)n;
+            else
+                a->pl.cpu_threads = (unsigned)n;
         } else if (!strcmp(arg, "--md5")) {
             a->md5 = 1;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
@@ -180,104 +206,95 @@ int cmd_decode(int argc, char **argv)
     if (r)
         return r == 1 ? 0 : 2;
 
-    uint8_t *data;
-    size_t len;
     xsf_error err;
     xsf_error_clear(&err);
-    if (imgio_read_file(a.in, &data, &len, &err) != XSF_OK) {
+    imgio_mapped in;
+    if (imgio_map_file(a.in, &in, &err) != XSF_OK) {
         cli_error(a.in, "%s", err.msg);
         return 1;
     }
-    const unsigned long max_frames = a.frames > 0 ? (unsigned long)a.frames : (unsigned long)-1;
-    jxs_file jf;
-    if (jxs_file_init(&jf, data, len, a.engine) != XSF_OK) {
-        cli_error(a.in, "%s", jxs_file_error(&jf));
-        free(data);
+    const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : 0;
+    a.pl.engine = a.engine == JXS_ENGINE_CPU   ? PL_ENGINE_CPU
+                  : a.engine == JXS_ENGINE_GPU ? PL_ENGINE_GPU
+                                               : PL_ENGINE_AUTO;
+    pl_pipeline *p;
+    if (pl_create(&p, &a.pl, &err) != XSF_OK) {
+        cli_error(a.in, "%s", err.msg);
+        imgio_unmap_file(&in);
         return 1;
     }
-    imgio_writer *w = NULL;
-    app_md5 md5;
-    app_md5_init(&md5);
-    uint64_t md5_bytes = 0;
-    imgio_picture first; /* the first frame's shape, for the summary */
-    memset(&first, 0, sizeof first);
-    char first_path[4096] = "";
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.kind = PL_WRITE_PICTURE;
+    wo.image.format = a.format;
+    wo.image.colour = a.colour;
+    wo.colour_given = a.colour_given;
+    wo.image.fps_num = a.fps_num;
+    wo.image.fps_den = a.fps_den;
+    wo.md5 = a.md5;
+    /* Frame files only when there is more than one frame to write. */
+    if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
+        wo.image.frame_files = jxs_count_frames(in.data, in.len, max_frames == 1 ? 1 : 2) > 1;
+    pl_writer *w = NULL;
+    int sid = -1;
     int status = 0;
-
-    while (jf.frame < max_frames && (jf.frame == 0 || !jxs_file_done(&jf))) {
-        imgio_picture pic;
-        const xs_header *hdr;
-        if (jxs_file_decode(&jf, &pic, &hdr) != XSF_OK) {
-            cli_error(a.in, "%s", jxs_file_error(&jf));
-            status = 1;
-            break;
-        }
-        if (jf.frame == 1) {
-            first = pic;
-            if (a.out) {
-                imgio_write_options opt = {
-                    .format = a.format,
-                    .colour = a.colour_given
-                                  ? a.colour
-                                  : (hdr->cpih == 1 ? IMGIO_COLOUR_RGB : IMGIO_COLOUR_BT709),
-                    .fps_num = a.fps_num,
-                    .fps_den = a.fps_den,
-                };
-                /* Frame files only when there is more than one frame to write. */
-                if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
-                    opt.frame_files = jxs_count_frames(data, len, max_frames < 2 ? 1 : 2) > 1;
-                if (imgio_writer_open(&w, a.out, &opt, &err) != XSF_OK) {
-                    cli_error(a.out, "%s", err.msg);
-                    status = 1;
-                    break;
-                }
-            }
-        }
-        if (w && imgio_write(w, &pic, &err) != XSF_OK) {
-            cli_error(a.out, "%s", err.msg);
-            status = 1;
-            break;
-        }
-        if (w && jf.frame == 1)
-            snprintf(first_path, sizeof first_path, "%s", imgio_writer_last_path(w));
-        if (a.md5) {
-            imgio_yuv_serialize(&pic, app_md5_sink, &md5);
-            md5_bytes += imgio_yuv_frame_bytes(&pic);
-        }
+    xsf_status st = pl_writer_open(&w, a.out, &wo, &err);
+    if (st == XSF_OK) {
+        pl_stream_config sc = {.name = a.in, .backpressure = PL_BLOCK, .sink = pl_writer_sink(w)};
+        st = pl_stream_add(p, &sc, &sid, &err);
     }
-    const unsigned long frames = jf.frame;
+    if (st != XSF_OK) {
+        cli_error(a.out ? a.out : a.in, "%s", err.msg);
+        pl_writer_close(w, &err);
+        pl_destroy(p);
+        imgio_unmap_file(&in);
+        return 1;
+    }
+    uint64_t read_frames = 0;
+    xsf_error src_err;
+    xsf_error_clear(&src_err);
+    const xsf_status src =
+        pl_jxs_source_run(p, sid, in.data, in.len, max_frames, &read_frames, &src_err);
+    pl_stream_finish(p, sid);
+    pl_stream_stats ss;
+    pl_stream_stats_get(p, sid, &ss);
+    if (ss.dropped[PL_DROP_DECODE]) {
+        cli_error(a.in, "%llu frame%s not decoded, the last: %s",
+                  (unsigned long long)ss.dropped[PL_DROP_DECODE],
+                  ss.dropped[PL_DROP_DECODE] == 1 ? "" : "s", ss.last_error);
+        status = 1;
+    }
+    if (src != XSF_OK) {
+        cli_error(a.in, "%s", src_err.msg);
+        status = 1;
+    }
+    char md5hex[33] = "";
+    if (a.md5)
+        pl_writer_md5(w, md5hex);
+    const uint64_t frames = pl_writer_frames(w), bytes = pl_writer_bytes(w);
     char last[4096] = "";
-    if (w)
-        snprintf(last, sizeof last, "%s", imgio_writer_last_path(w));
-    const uint64_t bytes = w ? imgio_writer_bytes(w) : 0;
-    if (imgio_writer_close(w, &err) != XSF_OK && status == 0) {
+    snprintf(last, sizeof last, "%s", a.out ? pl_writer_last_path(w) : "");
+    if (pl_writer_close(w, &err) != XSF_OK) {
         cli_error(a.out, "%s", err.msg);
         status = 1;
     }
-    jxs_file_free(&jf);
-    free(data);
+    const char *engine = pl_describe(p);
+    char engine_copy[512];
+    snprintf(engine_copy, sizeof engine_copy, "%s", engine);
+    pl_destroy(p);
+    imgio_unmap_file(&in);
     if (status)
-        return status;
+        return status; /* the frames before the error stay written */
 
     FILE *info = a.out && !strcmp(a.out, "-") ? stderr : stdout;
-    if (a.md5) {
-        char hex[33];
-        app_md5_final_hex(&md5, hex);
-        fprintf(info, "%s  %s (%lu frame%s, %llu bytes in .yuv layout)\n", hex, a.in, frames,
-                frames == 1 ? "" : "s", (unsigned long long)md5_bytes);
-    }
+    if (a.md5 && !status)
+        fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", md5hex, a.in,
+                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)bytes);
     if (!a.quiet && a.out) {
-        char where[8300];
-        if (strcmp(first_path, last))
-            snprintf(where, sizeof where, "%s .. %s", first_path, last);
-        else
-            snprintf(where, sizeof where, "%s", strcmp(a.out, "-") ? a.out : "standard output");
-        fprintf(info,
-                "decoded %lu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s: %llu "
-                "bytes\n",
-                frames, frames == 1 ? "" : "s", first.width[0], first.height[0], first.nc,
-                first.nc == 1 ? "" : "s", imgio_picture_sampling(&first), first.depth[0], a.in,
-                where, (unsigned long long)bytes);
+        fprintf(info, "decoded %llu frame%s from %s into %s: %llu bytes (%s)\n",
+                (unsigned long long)frames, frames == 1 ? "" : "s", a.in,
+                strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes,
+                engine_copy);
     }
-    return 0;
+    return status;
 }

@@ -1,70 +1,89 @@
-/* xsflow recv: an SMPTE ST 2110-22 stream (RTP, RFC 9134) from a UDP socket,
- * a .pcap/.pcapng file or a live capture, to a .jxs file (each whole frame's
- * codestream, in order) or decoded to .yuv / .y4m. Statistics live. */
-#define _POSIX_C_SOURCE 200809L /* sigaction */
+/* xsflow recv: SMPTE ST 2110-22 streams (RTP, RFC 9134) from UDP sockets,
+ * .pcap/.pcapng files or live captures, through the pipeline (one receiving
+ * thread per stream, one shared decode stage on the GPUs or the CPU) to
+ * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, nanosleep */
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <time.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
-#include "jxs_file.h"
+#include "pipeline.h"
 #include "rtp.h"
-#include "xs.h"
 
 static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: xsflow recv (ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE)\n"
-        "                   -o OUT [options]\n"
+        "usage: xsflow recv SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]\n"
+        "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
         "\n"
-        "Receives an ST 2110-22 stream (RTP, RFC 9134 payload, JPEG XS) and writes every whole\n"
-        "frame: OUT.jxs gets the codestreams one after the other (picture segment boxes\n"
-        "removed); OUT.yuv and OUT.y4m get the decoded pictures. Frames with a missing\n"
-        "packet are dropped and counted. Statistics go to standard error, once a second.\n"
-        "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join).\n"
+        "Receives ST 2110-22 streams (RTP, RFC 9134 payload, JPEG XS), each on a thread of its\n"
+        "own, and decodes them on the GPU (or, without one, on every CPU core), each to its own\n"
+        "OUT: OUT.jxs gets the codestreams (nothing is decoded); OUT.yuv and OUT.y4m the decoded\n"
+        "pictures, in order; 'null' decodes into host memory and writes nothing, 'null:device'\n"
+        "leaves the pictures in GPU memory. Frames with a missing packet are dropped and\n"
+        "counted; when the decoder falls behind a live stream, the oldest waiting frame is\n"
+        "dropped and counted (captures are read no faster than they decode). Statistics go\n"
+        "to standard error once a second, per stream.\n"
+        "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join); after\n"
+        "--pcap or --capture it selects packets.\n"
         "\n"
-        "options:\n"
-        "  -o, --output OUT      .jxs, .yuv or .y4m ('-' with --format: standard output)\n"
+        "stream options (between a SOURCE and its -o):\n"
+        "  -o, --output OUT      .jxs, .yuv, .y4m, null or null:device ('-': standard output)\n"
         "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
-        "  --sdp FILE            the session description: address, port, payload type, source\n"
-        "  --pcap FILE           read a .pcap or .pcapng capture (ADDR:PORT then filters it)\n"
-        "  --capture IFACE       capture live on an interface (needs privileges)\n"
         "  --filter BPF          capture filter (default: udp, and the address and port)\n"
         "  --source ADDR         source-specific multicast: accept this sender only\n"
         "  --iface NAME          interface to join the group on\n"
         "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
-        "  --ssrc N              accept this SSRC only (default: the first one seen)\n"
-        "  --frames N            stop after N whole frames\n"
+        "  --ssrc N              accept this SSRC only (default: the first one validated)\n"
+        "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
+        "  --packets FILE        one CSV line per packet: its RTP and RFC 9134 header fields\n"
+        "options:\n"
+        "  --frames N            stop each stream after N whole frames\n"
         "  --duration S          stop after S seconds\n"
-        "  --timeout S           stop after S seconds without a packet (default 5; 0: never)\n"
+        "  --timeout S           stop a stream after S seconds without a packet (default 5; 0: "
+        "never)\n"
         "  --reorder N           reorder window in packets (default 512)\n"
         "  --reorder-ms MS       give up on a missing packet after MS ms (default 20)\n"
         "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
-        "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
-        "  --packets FILE        write one CSV line per packet: its RTP and RFC 9134 header "
-        "fields\n"
+        "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
+        "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
+        "  --contexts N          decoder contexts per GPU (default 3)\n"
+        "  --threads N           CPU decoder threads (default: one per core)\n"
+        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
+        "  --stats-json FILE     write the final figures per stream as JSON\n"
         "  -q, --quiet           print only the final statistics (and errors)\n");
 }
 
-typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M } out_kind;
+#define MAX_STREAMS PL_MAX_STREAMS
 
-typedef struct recv_args {
+typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M, OUT_NULL, OUT_NULL_DEVICE } out_kind;
+
+typedef struct stream_args {
     const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out, *packets;
     out_kind kind;
     int kind_given;
-    long pt, frames, reorder, reorder_ms, rcvbuf;
-    double duration, timeout;
+    long pt;
     unsigned long ssrc;
-    int ssrc_given, quiet;
+    int ssrc_given;
     unsigned fps_num, fps_den;
+} stream_args;
+
+typedef struct recv_args {
+    stream_args s[MAX_STREAMS];
+    int n;
+    long frames, reorder, reorder_ms, rcvbuf, queue;
+    double duration, timeout;
+    int quiet;
+    const char *stats_json;
+    pl_config pl;
 } recv_args;
 
 static volatile sig_atomic_t interrupted;
@@ -84,369 +103,572 @@ static int parse_seconds(const char *s, double *v)
     return 0;
 }
 
+static int parse_kind(const char *v, out_kind *k)
+{
+    static const char *const names[] = {"jxs", "yuv", "y4m"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, names[i])) {
+            *k = (out_kind)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int has_source(const stream_args *s)
+{
+    return s->addr || s->sdp || s->pcap || s->capture;
+}
+
+/* The stream being described: a new one once the current has its output. */
+static stream_args *current(recv_args *a, int source_token)
+{
+    if (a->n == 0 || (source_token && a->s[a->n - 1].out)) {
+        if (a->n == MAX_STREAMS)
+            return NULL;
+        stream_args *s = &a->s[a->n++];
+        memset(s, 0, sizeof *s);
+        s->pt = -1;
+        return s;
+    }
+    return &a->s[a->n - 1];
+}
+
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->pt = -1;
     a->timeout = 5;
     a->reorder = 512;
     a->reorder_ms = 20;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
+        long n;
 #define VALUE()                                                                                    \
     do {                                                                                           \
         if (!(v = cli_option_value(argc, argv, &i)))                                               \
             return 2;                                                                              \
     } while (0)
+#define STREAM(tok)                                                                                \
+    stream_args *s = current(a, tok);                                                              \
+    if (!s) {                                                                                      \
+        cli_error(arg, "at most %d streams", MAX_STREAMS);                                         \
+        return 2;                                                                                  \
+    }
+#define COUNT(lo, hi, dst)                                                                         \
+    do {                                                                                           \
+        VALUE();                                                                                   \
+        if (cli_parse_long(v, lo, hi, &n)) {                                                       \
+            cli_error(arg, "'%s' is not a number from %ld to %ld", v, (long)(lo), (long)(hi));     \
+            return 2;                                                                              \
+        }                                                                                          \
+        dst = n;                                                                                   \
+    } while (0)
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
             return 1;
+        } else if (!strcmp(arg, "--sdp") || !strcmp(arg, "--pcap") || !strcmp(arg, "--capture")) {
+            VALUE();
+            STREAM(1);
+            if (has_source(s)) {
+                cli_error(arg, "one source per stream: give -o OUT for the stream before it");
+                return 2;
+            }
+            if (!strcmp(arg, "--sdp"))
+                s->sdp = v;
+            else if (!strcmp(arg, "--pcap"))
+                s->pcap = v;
+            else
+                s->capture = v;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
             VALUE();
-            a->out = v;
+            STREAM(0);
+            if (s->out) {
+                cli_error(arg, "one output per stream: give the next stream's source first");
+                return 2;
+            }
+            s->out = v;
         } else if (!strcmp(arg, "--format")) {
             VALUE();
-            if (!strcmp(v, "jxs"))
-                a->kind = OUT_JXS;
-            else if (!strcmp(v, "yuv"))
-                a->kind = OUT_YUV;
-            else if (!strcmp(v, "y4m"))
-                a->kind = OUT_Y4M;
-            else {
+            STREAM(0);
+            if (parse_kind(v, &s->kind)) {
                 cli_error(arg, "'%s' is not jxs, yuv or y4m", v);
                 return 2;
             }
-            a->kind_given = 1;
-        } else if (!strcmp(arg, "--sdp")) {
+            s->kind_given = 1;
+        } else if (!strcmp(arg, "--filter") || !strcmp(arg, "--source") ||
+                   !strcmp(arg, "--iface") || !strcmp(arg, "--packets")) {
             VALUE();
-            a->sdp = v;
-        } else if (!strcmp(arg, "--pcap")) {
-            VALUE();
-            a->pcap = v;
-        } else if (!strcmp(arg, "--packets")) {
-            VALUE();
-            a->packets = v;
-        } else if (!strcmp(arg, "--capture")) {
-            VALUE();
-            a->capture = v;
-        } else if (!strcmp(arg, "--filter")) {
-            VALUE();
-            a->filter = v;
-        } else if (!strcmp(arg, "--source")) {
-            VALUE();
-            a->source = v;
-        } else if (!strcmp(arg, "--iface")) {
-            VALUE();
-            a->iface = v;
+            STREAM(0);
+            if (!strcmp(arg, "--filter"))
+                s->filter = v;
+            else if (!strcmp(arg, "--source"))
+                s->source = v;
+            else if (!strcmp(arg, "--iface"))
+                s->iface = v;
+            else
+                s->packets = v;
         } else if (!strcmp(arg, "--pt")) {
-            VALUE();
-            if (cli_parse_long(v, 0, 127, &a->pt)) {
-                cli_error(arg, "'%s' is not a payload type (0 to 127)", v);
-                return 2;
-            }
+            STREAM(0);
+            COUNT(0, 127, s->pt);
         } else if (!strcmp(arg, "--ssrc")) {
             VALUE();
+            STREAM(0);
             char *end;
-            a->ssrc = strtoul(v, &end, 0);
-            if (!*v || *end || a->ssrc > 0xffffffffUL) {
-                cli_error(arg, "'%s' is not a 32-bit number", v);
+            const unsigned long long x = strtoull(v, &end, 0);
+            if (!*v || *end || x > 0xffffffffull) {
+                cli_error(arg, "'%s' is not a 32-bit SSRC", v);
                 return 2;
             }
-            a->ssrc_given = 1;
-        } else if (!strcmp(arg, "--frames")) {
-            VALUE();
-            if (cli_parse_long(v, 1, 1L << 40, &a->frames)) {
-                cli_error(arg, "'%s' is not a frame count (1 or more)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
-            VALUE();
-            if (parse_seconds(v, arg[2] == 'd' ? &a->duration : &a->timeout)) {
-                cli_error(arg, "'%s' is not a number of seconds", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--reorder")) {
-            VALUE();
-            if (cli_parse_long(v, 1, 16384, &a->reorder)) {
-                cli_error(arg, "'%s' is not a window of 1 to 16384 packets", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--reorder-ms")) {
-            VALUE();
-            if (cli_parse_long(v, 0, 60000, &a->reorder_ms)) {
-                cli_error(arg, "'%s' is not 0 to 60000 ms", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--rcvbuf")) {
-            VALUE();
-            if (cli_parse_long(v, 4096, 1L << 30, &a->rcvbuf)) {
-                cli_error(arg, "'%s' is not 4096 bytes to 1 GiB", v);
-                return 2;
-            }
+            s->ssrc = (unsigned long)x;
+            s->ssrc_given = 1;
         } else if (!strcmp(arg, "--fps")) {
             VALUE();
-            long n, d = 1;
+            STREAM(0);
             char buf[64];
             snprintf(buf, sizeof buf, "%s", v);
-            char *sl = strpbrk(buf, "/:");
-            if (sl)
-                *sl = '\0';
-            if (cli_parse_long(buf, 1, 1000000, &n) ||
-                (sl && cli_parse_long(sl + 1, 1, 1000000, &d))) {
+            char *slash = strchr(buf, '/');
+            long num, den = 1;
+            if (slash)
+                *slash = '\0';
+            if (cli_parse_long(buf, 1, 1000000, &num) ||
+                (slash && cli_parse_long(slash + 1, 1, 1000000, &den))) {
                 cli_error(arg, "'%s' is not a rate N or N/D", v);
                 return 2;
             }
-            a->fps_num = (unsigned)n;
-            a->fps_den = (unsigned)d;
+            s->fps_num = (unsigned)num;
+            s->fps_den = (unsigned)den;
+        } else if (!strcmp(arg, "--frames")) {
+            COUNT(1, 1L << 40, a->frames);
+        } else if (!strcmp(arg, "--reorder")) {
+            COUNT(1, 65536, a->reorder);
+        } else if (!strcmp(arg, "--reorder-ms")) {
+            COUNT(0, 10000, a->reorder_ms);
+        } else if (!strcmp(arg, "--rcvbuf")) {
+            COUNT(0, 1L << 31, a->rcvbuf);
+        } else if (!strcmp(arg, "--queue")) {
+            COUNT(2, 1024, a->queue);
+        } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
+            VALUE();
+            if (parse_seconds(v, !strcmp(arg, "--duration") ? &a->duration : &a->timeout)) {
+                cli_error(arg, "'%s' is not a number of seconds", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--cpu")) {
+            a->pl.engine = PL_ENGINE_CPU;
+        } else if (!strcmp(arg, "--gpu")) {
+            a->pl.engine = PL_ENGINE_GPU;
+        } else if (!strcmp(arg, "--gpus")) {
+            VALUE();
+            if (cli_parse_gpus(v, a->pl.gpus, PL_MAX_GPUS, &a->pl.ngpus)) {
+                cli_error(arg, "'%s' is not a list of GPU numbers (e.g. 0,1)", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--contexts")) {
+            COUNT(1, 64, a->pl.contexts_per_gpu);
+        } else if (!strcmp(arg, "--threads")) {
+            COUNT(1, 1024, a->pl.cpu_threads);
+        } else if (!strcmp(arg, "--stats-json")) {
+            VALUE();
+            a->stats_json = v;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = 1;
         } else if (arg[0] == '-' && arg[1]) {
             cli_error(arg, "unknown option of 'xsflow recv' (see --help)");
             return 2;
-        } else if (!a->addr) {
-            a->addr = arg;
         } else {
-            cli_error(arg, "one address only (see --help)");
-            return 2;
+            /* ADDR:PORT: a stream's source, or the selector of its capture. */
+            stream_args *last = a->n ? &a->s[a->n - 1] : NULL;
+            if (last && !last->out && (last->pcap || last->capture) && !last->addr) {
+                last->addr = arg;
+            } else {
+                STREAM(1);
+                if (has_source(s)) {
+                    cli_error(arg, "one source per stream: give -o OUT for the stream before it");
+                    return 2;
+                }
+                s->addr = arg;
+            }
         }
 #undef VALUE
+#undef STREAM
+#undef COUNT
     }
-    if (!!a->sdp + !!a->capture + (a->addr && !a->pcap) > 1 ||
-        (!a->sdp && !a->pcap && !a->capture && !a->addr)) {
-        if (!a->sdp && !a->pcap && !a->capture && !a->addr)
-            usage(stderr);
-        else
-            cli_error("recv",
-                      "give one source: ADDR:PORT, --sdp FILE, --pcap FILE or --capture IFACE");
+    if (a->n == 0) {
+        usage(stderr);
         return 2;
     }
-    if (!a->out) {
-        cli_error("recv", "no output: give -o OUT.jxs, OUT.yuv or OUT.y4m");
-        return 2;
-    }
-    if (!a->kind_given) {
-        const size_t n = strlen(a->out);
-        if (n > 4 && !strcasecmp(a->out + n - 4, ".jxs"))
-            a->kind = OUT_JXS;
-        else if (n > 4 && !strcasecmp(a->out + n - 4, ".yuv"))
-            a->kind = OUT_YUV;
-        else if (n > 4 && !strcasecmp(a->out + n - 4, ".y4m"))
-            a->kind = OUT_Y4M;
-        else {
-            cli_error(a->out,
-                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+    for (int k = 0; k < a->n; k++) {
+        stream_args *s = &a->s[k];
+        char what[32];
+        snprintf(what, sizeof what, "stream %d", k + 1);
+        if (!has_source(s)) {
+            cli_error(what, "no source: give ADDR:PORT, --sdp FILE, --pcap FILE or --capture "
+                            "IFACE before its options");
             return 2;
+        }
+        if (s->sdp && s->addr) {
+            cli_error(what, "give ADDR:PORT or --sdp, not both");
+            return 2;
+        }
+        if (!s->out) {
+            cli_error(what, "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its "
+                            "source");
+            return 2;
+        }
+        if (!strcmp(s->out, "null")) {
+            s->kind = OUT_NULL;
+        } else if (!strcmp(s->out, "null:device")) {
+            s->kind = OUT_NULL_DEVICE;
+        } else if (!s->kind_given) {
+            const size_t n = strlen(s->out);
+            if (n < 4 || parse_kind(s->out + n - 3, &s->kind) || s->out[n - 4] != '.') {
+                cli_error(s->out,
+                          "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+                return 2;
+            }
         }
     }
     return 0;
 }
 
-/* Where whole frames go. */
-typedef struct output {
-    const recv_args *a;
-    FILE *jxs;
-    xs_decoder *dec;
-    imgio_writer *w;
-    unsigned fps_num, fps_den;
-    uint64_t written, bytes;
-    int failed;
-    char msg[512];
-} output;
+/* ---- one stream ---- */
 
-static void on_frame(void *ctx, const rtp_frame *f)
+typedef struct stream {
+    const stream_args *sa;
+    char label[160];
+    int id;
+    pl_writer *w;
+    pl_rtp_source *src;
+    pl_rtp_config rc;
+    char filter[512];
+    FILE *plog;
+    /* the previous once-a-second report */
+    uint64_t prev_delivered, prev_bytes, prev_ns;
+} stream;
+
+static xsf_status read_sdp(const char *path, rtp_sdp *s, xsf_error *err)
 {
-    output *o = ctx;
-    if (!f->complete || o->failed)
-        return; /* partial slice-mode frames: counted, not written */
-    if (o->a->kind == OUT_JXS) {
-        if (fwrite(f->data, 1, f->bytes, o->jxs) != f->bytes) {
-            o->failed = 1;
-            snprintf(o->msg, sizeof o->msg, "write failed");
-            return;
-        }
-        o->bytes += f->bytes;
-        o->written++;
-        return;
-    }
-    size_t consumed;
-    const xs_image *img;
-    if (xs_decode(o->dec, f->data, f->bytes, &consumed, &img) != XSF_OK) {
-        /* A whole codestream the decoder refuses: say so, keep receiving. */
-        fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp,
-                xs_decoder_error(o->dec));
-        return;
-    }
-    imgio_picture pic;
-    jxs_picture_from_image(&pic, img);
+    uint8_t *text;
+    size_t len;
+    xsf_status st = imgio_read_file(path, &text, &len, err);
+    if (st != XSF_OK)
+        return st;
+    st = len > 65536 ? xsf_error_set(err, XSF_ERR_INVALID, "larger than 64 KiB")
+                     : rtp_sdp_parse((const char *)text, len, s, err);
+    free(text);
+    return st;
+}
+
+/* Fills the receiver's configuration of a stream; 0, or 1/2 after an error message. */
+static int configure(const recv_args *a, const stream_args *sa, stream *s)
+{
     xsf_error err;
     xsf_error_clear(&err);
-    if (!o->w) {
-        imgio_write_options opt = {.format =
-                                       o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
-                                   .fps_num = o->fps_num,
-                                   .fps_den = o->fps_den};
-        if (imgio_writer_open(&o->w, o->a->out, &opt, &err) != XSF_OK) {
-            o->failed = 1;
-            snprintf(o->msg, sizeof o->msg, "%s", err.msg);
-            return;
-        }
-    }
-    if (imgio_write(o->w, &pic, &err) != XSF_OK) {
-        o->failed = 1;
-        snprintf(o->msg, sizeof o->msg, "%s", err.msg);
-        return;
-    }
-    o->written++;
-}
-
-static void print_stats(const rtp_stats *s, const char *prefix, uint64_t kernel_drops)
-{
-    fprintf(stderr,
-            "%s: %llu packets, %llu bytes, %.2f Mbit/s, lost %llu, reordered %llu, duplicated "
-            "%llu, late %llu, "
-            "invalid %llu, wrong SSRC %llu; frames %llu whole, %llu dropped, %llu partial; jitter "
-            "%.3f ms",
-            prefix, (unsigned long long)s->packets, (unsigned long long)s->bytes,
-            s->bitrate_bps / 1e6, (unsigned long long)s->lost, (unsigned long long)s->reordered,
-            (unsigned long long)s->duplicated, (unsigned long long)s->late,
-            (unsigned long long)(s->invalid + s->truncated + s->wrong_pt),
-            (unsigned long long)s->wrong_ssrc, (unsigned long long)s->frames_complete,
-            (unsigned long long)s->frames_dropped, (unsigned long long)s->frames_partial,
-            s->jitter_ms);
-    if (kernel_drops)
-        fprintf(stderr, ", kernel drops %llu", (unsigned long long)kernel_drops);
-    fputc('\n', stderr);
-}
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* One CSV line of header fields per packet (fields tshark names rtp.version,
- * rtp.padding, rtp.ext, rtp.cc, rtp.marker, rtp.p_type, rtp.seq,
- * rtp.timestamp, rtp.ssrc; then T, K, L, I, F, SEP, P of RFC 9134). */
-static void log_packet(FILE *f, const uint8_t *p, size_t n)
-{
-    rtp_header h;
-    rtp_jxs_header j;
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (rtp_header_parse(p, n, &h, &err) != XSF_OK) {
-        fprintf(f, "invalid\n");
-        return;
-    }
-    fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%u,0x%08x", h.version, h.padding, h.extension, h.csrc_count,
-            h.marker, h.payload_type, h.seq, h.timestamp, h.ssrc);
-    if (rtp_jxs_header_parse(h.payload, h.payload_bytes, &j, &err) == XSF_OK)
-        fprintf(f, ",%u,%u,%u,%u,%u,%u,%u\n", j.t, j.k, j.l, j.i, j.f, j.sep, j.p);
-    else
-        fprintf(f, ",invalid\n");
-}
-
-static uint64_t realtime_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-int cmd_recv(int argc, char **argv)
-{
-    recv_args a;
-    int r = parse_args(argc, argv, &a);
-    if (r)
-        return r == 1 ? 0 : 2;
-    xsf_error err;
-    xsf_error_clear(&err);
+    pl_rtp_config *rc = &s->rc;
+    memset(rc, 0, sizeof *rc);
     rtp_addr addr, source;
     memset(&addr, 0, sizeof addr);
     memset(&source, 0, sizeof source);
     int have_addr = 0, have_source = 0;
-    unsigned fps_num = a.fps_num, fps_den = a.fps_den;
-    long pt = a.pt;
-    if (a.sdp) {
-        uint8_t *text;
-        size_t len;
-        if (imgio_read_file(a.sdp, &text, &len, &err) != XSF_OK) {
-            cli_error(a.sdp, "%s", err.msg);
+    long pt = sa->pt;
+    if (sa->sdp) {
+        rtp_sdp sdp;
+        if (read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
+            cli_error(sa->sdp, "%s", err.msg);
             return 1;
         }
-        rtp_sdp s;
-        const xsf_status st = len > 65536
-                                  ? xsf_error_set(&err, XSF_ERR_INVALID, "larger than 64 KiB")
-                                  : rtp_sdp_parse((const char *)text, len, &s, &err);
-        free(text);
-        if (st != XSF_OK) {
-            cli_error(a.sdp, "%s", err.msg);
+        if (rtp_addr_parse(sdp.dest_addr, 0, &addr, &err) != XSF_OK) {
+            cli_error(sa->sdp, "c= %s", err.msg);
             return 1;
         }
-        if (rtp_addr_parse(s.dest_addr, 0, &addr, &err) != XSF_OK) {
-            cli_error(a.sdp, "c= %s", err.msg);
-            return 1;
-        }
-        addr.port = (uint16_t)s.port;
+        addr.port = (uint16_t)sdp.port;
         have_addr = 1;
-        if (s.source_addr[0] && rtp_addr_parse(s.source_addr, 0, &source, &err) == XSF_OK)
+        if (sdp.source_addr[0] && rtp_addr_parse(sdp.source_addr, 0, &source, &err) == XSF_OK)
             have_source = 1;
         if (pt < 0)
-            pt = s.payload_type;
-        if (!fps_num && s.rate_num) {
-            fps_num = s.rate_num;
-            fps_den = s.rate_den;
+            pt = sdp.payload_type;
+        rc->interlaced = sdp.interlace;
+        if (!sa->fps_num && sdp.rate_num) {
+            ((stream_args *)sa)->fps_num = sdp.rate_num;
+            ((stream_args *)sa)->fps_den = sdp.rate_den;
         }
+        if (!rtp_addr_is_multicast(&addr))
+            memset(addr.addr, 0, sizeof addr.addr); /* any local address, that port */
     }
-    if (a.addr) {
-        if (rtp_addr_parse(a.addr, 1, &addr, &err) != XSF_OK) {
-            cli_error(a.addr, "%s", err.msg);
+    if (sa->addr) {
+        if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
+            cli_error(sa->addr, "%s", err.msg);
             return 2;
         }
         have_addr = 1;
     }
-    if (a.source) {
-        if (rtp_addr_parse(a.source, 0, &source, &err) != XSF_OK) {
+    if (sa->source) {
+        if (rtp_addr_parse(sa->source, 0, &source, &err) != XSF_OK) {
             cli_error("--source", "%s", err.msg);
             return 2;
         }
         have_source = 1;
     }
-    if (!fps_num) {
-        fps_num = 25;
-        fps_den = 1;
-    }
-
-    output o;
-    memset(&o, 0, sizeof o);
-    o.a = &a;
-    o.fps_num = fps_num;
-    o.fps_den = fps_den;
-    if (a.kind == OUT_JXS) {
-        o.jxs = strcmp(a.out, "-") ? fopen(a.out, "wb") : stdout;
-        if (!o.jxs) {
-            cli_error(a.out, "cannot create the file");
-            return 1;
+    rtp_depacketizer_config *dc = &rc->depacketizer;
+    dc->payload_type = (int)pt;
+    dc->ssrc_given = sa->ssrc_given;
+    dc->ssrc = (uint32_t)sa->ssrc;
+    dc->reorder_packets = (unsigned)a->reorder;
+    dc->reorder_ns = (uint64_t)a->reorder_ms * 1000000u;
+    dc->validate = 1;
+    rc->max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
+    rc->duration_s = a->duration;
+    rc->timeout_s = a->timeout;
+    if (sa->pcap || sa->capture) {
+        rc->kind = sa->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
+        rc->path = sa->pcap ? sa->pcap : sa->capture;
+        rc->udp.buffer_bytes = (size_t)a->rcvbuf;
+        if (sa->filter) {
+            snprintf(s->filter, sizeof s->filter, "%s", sa->filter);
+        } else if (have_addr) {
+            char host[80];
+            rtp_addr_format(&addr, 0, host, sizeof host);
+            snprintf(s->filter, sizeof s->filter, "udp and dst port %u and dst host %s", addr.port,
+                     host);
+            if (have_source) {
+                char src[80];
+                rtp_addr_format(&source, 0, src, sizeof src);
+                snprintf(s->filter + strlen(s->filter), sizeof s->filter - strlen(s->filter),
+                         " and src host %s", src);
+            }
+        } else {
+            snprintf(s->filter, sizeof s->filter, "udp");
         }
-    } else if (xs_decoder_create(&o.dec) != XSF_OK) {
-        cli_error(a.out, "out of memory for the decoder");
+        rc->filter = s->filter;
+    } else {
+        rc->kind = PL_RTP_SOCKET;
+        rc->udp.local = addr;
+        rc->udp.has_source = have_source;
+        rc->udp.source = source;
+        rc->udp.buffer_bytes = (size_t)a->rcvbuf;
+        rc->udp.timestamps = 1;
+        if (sa->iface)
+            snprintf(rc->udp.iface, sizeof rc->udp.iface, "%s", sa->iface);
+    }
+    return 0;
+}
+
+static uint64_t dropped_rtp(const rtp_stats *r)
+{
+    return r->frames_dropped + r->frames_partial;
+}
+
+static void print_stream(stream *s, pl_pipeline *p, int final)
+{
+    rtp_stats r;
+    uint64_t kdrops;
+    pl_rtp_source_stats(s->src, &r, &kdrops);
+    pl_stream_stats ps;
+    pl_stream_stats_get(p, s->id, &ps);
+    const uint64_t now = pl_now_ns();
+    double fps, mbps;
+    if (final) {
+        const double span = r.last_arrival_ns > r.first_arrival_ns
+                                ? (double)(r.last_arrival_ns - r.first_arrival_ns) / 1e9
+                                : 0;
+        fps = span > 0 && ps.delivered > 1 ? (double)(ps.delivered - 1) / span : 0;
+        mbps = r.bitrate_bps / 1e6;
+    } else {
+        const double dt = s->prev_ns ? (double)(now - s->prev_ns) / 1e9 : 0;
+        fps = dt > 0 ? (double)(ps.delivered - s->prev_delivered) / dt : 0;
+        mbps = dt > 0 ? (double)(r.bytes - s->prev_bytes) * 8 / dt / 1e6 : 0;
+    }
+    s->prev_delivered = ps.delivered;
+    s->prev_bytes = r.bytes;
+    s->prev_ns = now;
+    fprintf(stderr,
+            "%s: %.1f fps, %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
+            "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
+            "partial %llu, invalid %llu, decoder behind %llu, no frame %llu, decode %llu, "
+            "field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us",
+            s->label, fps, mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
+            (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
+            (unsigned long long)r.late,
+            (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc),
+            (unsigned long long)ps.delivered,
+            (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
+            (unsigned long long)(r.frames_dropped - r.frames_invalid),
+            (unsigned long long)r.frames_partial, (unsigned long long)r.frames_invalid,
+            (unsigned long long)ps.dropped[PL_DROP_QUEUE],
+            (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
+            (unsigned long long)ps.dropped[PL_DROP_DECODE],
+            (unsigned long long)ps.dropped[PL_DROP_FIELD], ps.latency.p50_us, ps.latency.p99_us,
+            ps.latency.max_us);
+    if (kdrops)
+        fprintf(stderr, "; kernel drops %llu", (unsigned long long)kdrops);
+    fputc('\n', stderr);
+}
+
+static void json_latency(FILE *f, const char *key, const pl_latency *l)
+{
+    fprintf(f, "\"%s\": {\"count\": %llu, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f, "
+               "\"mean\": %.1f}",
+            key, (unsigned long long)l->count, l->p50_us, l->p99_us, l->max_us, l->mean_us);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error(path, "cannot create the file");
         return 1;
     }
+    fprintf(f, "{\n  \"engine\": ");
+    json_string(f, pl_describe(p));
+    fprintf(f, ",\n  \"streams\": [");
+    for (int k = 0; k < n; k++) {
+        stream *s = &ss[k];
+        rtp_stats r;
+        uint64_t kdrops;
+        pl_rtp_source_stats(s->src, &r, &kdrops);
+        pl_stream_stats ps;
+        pl_stream_stats_get(p, s->id, &ps);
+        const double span = r.last_arrival_ns > r.first_arrival_ns
+                                ? (double)(r.last_arrival_ns - r.first_arrival_ns) / 1e9
+                                : 0;
+        fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+        json_string(f, s->label);
+        fprintf(f,
+                ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
+                "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
+                "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
+                "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
+                "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
+                "\"decoder_behind\": %llu, \"no_frame\": %llu, \"decode\": %llu, \"field\": %llu}, "
+                "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, ",
+                r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
+                (unsigned long long)r.lost, (unsigned long long)r.reordered,
+                (unsigned long long)r.duplicated, (unsigned long long)r.late,
+                (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc),
+                (unsigned long long)kdrops, (unsigned long long)r.frames_complete,
+                (unsigned long long)ps.delivered,
+                (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
+                (unsigned long long)(r.frames_dropped - r.frames_invalid),
+                (unsigned long long)r.frames_partial, (unsigned long long)r.frames_invalid,
+                (unsigned long long)ps.dropped[PL_DROP_QUEUE],
+                (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
+                (unsigned long long)ps.dropped[PL_DROP_DECODE],
+                (unsigned long long)ps.dropped[PL_DROP_FIELD], r.bitrate_bps / 1e6,
+                span > 0 && ps.delivered > 1 ? (double)(ps.delivered - 1) / span : 0,
+                r.jitter_ms);
+        json_latency(f, "latency_us", &ps.latency);
+        fprintf(f, ", ");
+        json_latency(f, "latency_first_packet_us", &ps.latency_first);
+        fprintf(f, ", ");
+        json_latency(f, "decode_us", &ps.decode);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    if (fclose(f)) {
+        cli_error(path, "write failed");
+        return 1;
+    }
+    return 0;
+}
 
-    rtp_depacketizer_config dc;
-    memset(&dc, 0, sizeof dc);
-    dc.payload_type = (int)pt;
-    dc.ssrc_given = a.ssrc_given;
-    dc.ssrc = (uint32_t)a.ssrc;
-    dc.reorder_packets = (unsigned)a.reorder;
-    dc.reorder_ns = (uint64_t)a.reorder_ms * 1000000u;
-    dc.validate = 1;
-    dc.on_frame = on_frame;
-    dc.ctx = &o;
-    rtp_depacketizer *dep;
-    if (rtp_depacketizer_create(&dep, &dc, &err) != XSF_OK) {
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int cmd_recv(int argc, char **argv)
+{
+    static recv_args a;
+    int r = parse_args(argc, argv, &a);
+    if (r)
+        return r == 1 ? 0 : 2;
+    static stream ss[MAX_STREAMS];
+    memset(ss, 0, sizeof ss);
+    xsf_error err;
+    xsf_error_clear(&err);
+    for (int k = 0; k < a.n; k++) {
+        ss[k].sa = &a.s[k];
+        if ((r = configure(&a, &a.s[k], &ss[k])))
+            return r;
+    }
+    pl_pipeline *p;
+    if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error("recv", "%s", err.msg);
         return 1;
+    }
+    if (!a.quiet)
+        fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
+                pl_describe(p));
+
+    int status = 0, started = 0;
+    for (int k = 0; k < a.n && !status; k++) {
+        stream *s = &ss[k];
+        const stream_args *sa = s->sa;
+        if (s->rc.kind != PL_RTP_SOCKET) {
+            snprintf(s->label, sizeof s->label, "recv %s", s->rc.path);
+        } else {
+            char where[96];
+            rtp_addr_format(&s->rc.udp.local, 1, where, sizeof where);
+            snprintf(s->label, sizeof s->label, "recv %s", sa->addr ? sa->addr : where);
+        }
+        pl_writer_options wo;
+        memset(&wo, 0, sizeof wo);
+        pl_sink sink;
+        if (sa->kind == OUT_NULL || sa->kind == OUT_NULL_DEVICE) {
+            sink = pl_null_sink(sa->kind == OUT_NULL ? PL_PICTURE_HOST : PL_PICTURE_DEVICE);
+        } else {
+            wo.kind = sa->kind == OUT_JXS ? PL_WRITE_JXS : PL_WRITE_PICTURE;
+            wo.image.format = sa->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV;
+            wo.image.fps_num = sa->fps_num ? sa->fps_num : 25;
+            wo.image.fps_den = sa->fps_num ? sa->fps_den : 1;
+            if (pl_writer_open(&s->w, sa->out, &wo, &err) != XSF_OK) {
+                cli_error(sa->out, "%s", err.msg);
+                status = 1;
+                break;
+            }
+            sink = pl_writer_sink(s->w);
+        }
+        if (sink.placement == PL_PICTURE_DEVICE && !pl_uses_gpu(p)) {
+            cli_error(sa->out, "pictures in GPU memory need the GPU engine (%s)", pl_describe(p));
+            status = 2;
+            break;
+        }
+        pl_stream_config sc = {.name = s->label,
+                               .backpressure =
+                                   s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
+                               .frames = (unsigned)a.queue,
+                               .sink = sink};
+        if (pl_stream_add(p, &sc, &s->id, &err) != XSF_OK) {
+            cli_error(s->label, "%s", err.msg);
+            status = 1;
+            break;
+        }
+        if (sa->packets && !(s->plog = fopen(sa->packets, "w"))) {
+            cli_error(sa->packets, "cannot create the file");
+            status = 1;
+            break;
+        }
+        s->rc.packet_log = s->plog;
+        if (pl_rtp_source_start(&s->src, p, s->id, &s->rc, &err) != XSF_OK) {
+            cli_error(sa->sdp ? sa->sdp : sa->addr ? sa->addr : s->rc.path, "%s", err.msg);
+            status = 1;
+            break;
+        }
+        started++;
     }
 
     struct sigaction sa;
@@ -455,147 +677,63 @@ int cmd_recv(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    int status = 0;
-    const uint64_t start = monotonic_ns();
-    uint64_t last_packet = start, last_report = start;
-    const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : UINT64_MAX;
-    const rtp_stats *st = rtp_depacketizer_stats(dep);
-    rtp_udp *sock = NULL;
-    rtp_pcap_reader *pr = NULL;
-    char label[128];
-    if (a.pcap || a.capture) {
-        char filter[512];
-        if (a.filter) {
-            snprintf(filter, sizeof filter, "%s", a.filter);
-        } else if (have_addr) {
-            char host[80];
-            rtp_addr_format(&addr, 0, host, sizeof host);
-            snprintf(filter, sizeof filter, "udp and dst port %u and dst host %s", addr.port, host);
-            if (have_source) {
-                char s[80];
-                rtp_addr_format(&source, 0, s, sizeof s);
-                snprintf(filter + strlen(filter), sizeof filter - strlen(filter),
-                         " and src host %s", s);
-            }
-        } else {
-            snprintf(filter, sizeof filter, "udp");
+    uint64_t last_report = pl_now_ns();
+    while (!status && !interrupted) {
+        int running = 0;
+        for (int k = 0; k < started; k++)
+            running += !pl_rtp_source_done(ss[k].src);
+        if (!running)
+            break;
+        sleep_ms(20);
+        if (!a.quiet && pl_now_ns() - last_report >= 1000000000u) {
+            for (int k = 0; k < started; k++)
+                print_stream(&ss[k], p, 0);
+            last_report = pl_now_ns();
         }
-        const xsf_status s2 =
-            a.pcap ? rtp_pcap_open_file(&pr, a.pcap, filter, &err)
-                   : rtp_pcap_open_live(&pr, a.capture, filter, (size_t)a.rcvbuf, &err);
-        if (s2 != XSF_OK) {
-            cli_error(a.pcap ? a.pcap : a.capture, "%s", err.msg);
+    }
+    for (int k = 0; k < started; k++)
+        pl_rtp_source_stop(ss[k].src);
+    for (int k = 0; k < started; k++) {
+        stream *s = &ss[k];
+        if (pl_rtp_source_join(s->src, &err) != XSF_OK) {
+            cli_error(s->label, "%s", err.msg);
+            status = 1;
+            xsf_error_clear(&err);
+        }
+        pl_stream_finish(p, s->id);
+    }
+    for (int k = 0; k < started; k++)
+        print_stream(&ss[k], p, 1);
+    if (a.stats_json && started == a.n && write_json(a.stats_json, ss, a.n, p))
+        status = 1;
+    for (int k = 0; k < a.n; k++) {
+        stream *s = &ss[k];
+        pl_stream_stats ps;
+        if (k < started)
+            pl_stream_stats_get(p, s->id, &ps);
+        if (s->w) {
+            const uint64_t frames = pl_writer_frames(s->w);
+            xsf_error_clear(&err);
+            if (pl_writer_close(s->w, &err) != XSF_OK) {
+                cli_error(s->sa->out, "%s", err.msg);
+                status = 1;
+            } else if (!status && !a.quiet && k < started) {
+                printf("%s: %llu whole frame%s into %s\n", s->label, (unsigned long long)frames,
+                       frames == 1 ? "" : "s",
+                       strcmp(s->sa->out, "-") ? s->sa->out : "standard output");
+            }
+        }
+        if (k < started && ps.dropped[PL_DROP_DECODE] && !a.quiet)
+            fprintf(stderr, "xsflow: %s: %llu frame%s refused by the decoder, the last: %s\n",
+                    s->label, (unsigned long long)ps.dropped[PL_DROP_DECODE],
+                    ps.dropped[PL_DROP_DECODE] == 1 ? "" : "s", ps.last_error);
+        if (s->plog && fclose(s->plog) && !status) {
+            cli_error(s->sa->packets, "write failed");
             status = 1;
         }
-        snprintf(label, sizeof label, "recv %s", a.pcap ? a.pcap : a.capture);
-    } else {
-        rtp_udp_config uc;
-        memset(&uc, 0, sizeof uc);
-        uc.local = addr;
-        if (a.sdp && !a.addr && !rtp_addr_is_multicast(&addr)) {
-            /* The SDP's unicast destination may name this host by any of its
-             * addresses: bind the wildcard address on that port. */
-            memset(uc.local.addr, 0, sizeof uc.local.addr);
-        }
-        uc.has_source = have_source;
-        uc.source = source;
-        uc.buffer_bytes = (size_t)a.rcvbuf;
-        uc.timestamps = 1;
-        if (a.iface)
-            snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
-        if (rtp_udp_open_receiver(&sock, &uc, &err) != XSF_OK) {
-            cli_error(a.addr ? a.addr : a.sdp, "%s", err.msg);
-            status = 1;
-        }
-        char where[96];
-        rtp_addr_format(&addr, 1, where, sizeof where);
-        snprintf(label, sizeof label, "recv %s", where);
     }
-
-    FILE *plog = NULL;
-    if (!status && a.packets && !(plog = fopen(a.packets, "w"))) {
-        cli_error(a.packets, "cannot create the file");
-        status = 1;
-    }
-    rtp_datagram dg[RTP_UDP_BATCH];
-    while (!status && !interrupted && st->frames_complete < max_frames && !o.failed) {
-        const uint64_t now = monotonic_ns();
-        if (a.duration > 0 && (double)(now - start) / 1e9 >= a.duration)
-            break;
-        if (!a.pcap && a.timeout > 0 && (double)(now - last_packet) / 1e9 >= a.timeout)
-            break;
-        if (pr) {
-            rtp_pcap_packet pk;
-            const xsf_status s2 = rtp_pcap_next(pr, &pk, &err);
-            if (s2 == XSF_ERR_TRUNCATED)
-                break; /* end of the file */
-            if (s2 == XSF_ERR_AGAIN) {
-                rtp_depacketizer_poll(dep, monotonic_ns());
-                continue;
-            }
-            if (s2 != XSF_OK) {
-                cli_error(label, "%s", err.msg);
-                status = 1;
-                break;
-            }
-            last_packet = monotonic_ns();
-            if (plog)
-                log_packet(plog, pk.udp_payload, pk.bytes);
-            if (pk.truncated)
-                rtp_depacketizer_count_truncated(dep);
-            else
-                rtp_depacketizer_push(dep, pk.udp_payload, pk.bytes,
-                                      a.pcap ? pk.arrival_ns : last_packet);
-        } else {
-            size_t n = 0;
-            if (rtp_udp_receive(sock, 50, dg, &n, &err) != XSF_OK) {
-                cli_error(label, "%s", err.msg);
-                status = 1;
-                break;
-            }
-            if (n)
-                last_packet = monotonic_ns();
-            for (size_t i = 0; i < n && st->frames_complete < max_frames; i++) {
-                if (plog)
-                    log_packet(plog, dg[i].data, dg[i].bytes);
-                if (dg[i].truncated)
-                    rtp_depacketizer_count_truncated(dep);
-                else
-                    rtp_depacketizer_push(dep, dg[i].data, dg[i].bytes, dg[i].arrival_ns);
-            }
-            if (!n)
-                rtp_depacketizer_poll(dep, realtime_ns()); /* the clock of the kernel's stamps */
-        }
-        if (!a.quiet && monotonic_ns() - last_report >= 1000000000u) {
-            print_stats(st, label, sock ? rtp_udp_kernel_drops(sock) : 0);
-            last_report = monotonic_ns();
-        }
-    }
-    if (st->frames_complete < max_frames)
-        rtp_depacketizer_flush(dep);
-    print_stats(st, label, sock ? rtp_udp_kernel_drops(sock) : 0);
-    if (o.failed) {
-        cli_error(a.out, "%s", o.msg);
-        status = 1;
-    }
-    if (plog && fclose(plog) && !status) {
-        cli_error(a.packets, "write failed");
-        status = 1;
-    }
-    if (o.jxs && o.jxs != stdout && fclose(o.jxs) && !status) {
-        cli_error(a.out, "write failed");
-        status = 1;
-    }
-    if (o.w && imgio_writer_close(o.w, &err) != XSF_OK && !status) {
-        cli_error(a.out, "%s", err.msg);
-        status = 1;
-    }
-    if (!status && !a.quiet)
-        printf("received %llu whole frame%s into %s\n", (unsigned long long)o.written,
-               o.written == 1 ? "" : "s", strcmp(a.out, "-") ? a.out : "standard output");
-    rtp_depacketizer_destroy(dep);
-    xs_decoder_destroy(o.dec);
-    rtp_udp_close(sock);
-    rtp_pcap_close(pr);
+    for (int k = 0; k < started; k++)
+        pl_rtp_source_destroy(ss[k].src);
+    pl_destroy(p);
     return status;
 }

@@ -136,4 +136,15 @@ void imgio_reader_close(imgio_reader *r);
 /* Reads a whole file ("-": standard input) into memory the caller frees. */
 xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err);
 
+
+/* A whole file in memory: mapped where it is a regular file (no copy), read
+ * otherwise ("-": standard input). */
+typedef struct imgio_mapped {
+    const uint8_t *data;
+    size_t len;
+    int mapped;
+} imgio_mapped;
+xsf_status imgio_map_file(const char *path, imgio_mapped *m, xsf_error *err);
+void imgio_unmap_file(imgio_mapped *m);
+
 #endif

@@ -1,9 +1,15 @@
 /* Picture readers (.yuv given its layout, .y4m, .ppm/.pgm) and whole-file
  * reading. Every size read from a header is checked before it is used. */
+#define _POSIX_C_SOURCE 200809L /* open, mmap */
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "image_io.h"
 
@@ -439,4 +445,40 @@ xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_er
     *data = buf;
     *len = n;
     return XSF_OK;
+}
+
+xsf_status imgio_map_file(const char *path, imgio_mapped *m, xsf_error *err)
+{
+    memset(m, 0, sizeof *m);
+    if (strcmp(path, "-")) {
+        const int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            return xsf_error_set(err, XSF_ERR_IO, "cannot open: %s", strerror(errno));
+        struct stat sb;
+        if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
+            void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            close(fd);
+            if (p == MAP_FAILED)
+                return xsf_error_set(err, XSF_ERR_IO, "cannot map: %s", strerror(errno));
+            m->data = p;
+            m->len = (size_t)sb.st_size;
+            m->mapped = 1;
+            return XSF_OK;
+        }
+        close(fd);
+    }
+    /* Standard input, pipes and empty files: read into memory. */
+    uint8_t *data;
+    xsf_status st = imgio_read_file(path, &data, &m->len, err);
+    m->data = data;
+    return st;
+}
+
+void imgio_unmap_file(imgio_mapped *m)
+{
+    if (m->mapped)
+        munmap((void *)m->data, m->len);
+    else
+        free((void *)m->data);
+    memset(m, 0, sizeof *m);
 }

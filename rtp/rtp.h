@@ -387,7 +387,7 @@ typedef struct rtp_datagram {
     size_t bytes;
     int truncated; /* larger than the buffer (MSG_TRUNC) */
     uint64_t
-        arrival_ns; /* kernel timestamp (CLOCK_REALTIME) or, without, CLOCK_MONOTONIC at receive */
+        arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
 } rtp_datagram;
 
@@ -410,6 +410,26 @@ size_t rtp_udp_buffer_bytes(const rtp_udp *u);
 uint16_t rtp_udp_local_port(const rtp_udp *u);
 /* Datagrams the kernel dropped for lack of buffer (SO_RXQ_OVFL), when known. */
 uint64_t rtp_udp_kernel_drops(const rtp_udp *u);
+
+
+/* A simple sender of a clip (codestreams one after the other, as in a .jxs
+ * file) over an open socket: each codestream is one progressive frame,
+ * whose packets go out in one batch at the frame's time (no ST 2110-21
+ * pacing: that is `xsflow send`). For loopback, tests and the demo; blocks
+ * until the clip has been sent `loops` times. drop_every N > 0 leaves out
+ * every Nth packet (loss injection for tests). */
+typedef struct rtp_send_clip_config {
+    rtp_packetizer_config packetizer;
+    unsigned fps_num, fps_den; /* 0: 25/1 */
+    unsigned loops;            /* 0: 1 */
+    uint32_t first_timestamp;
+    size_t drop_every;
+} rtp_send_clip_config;
+typedef struct rtp_send_clip_result {
+    uint64_t frames, packets, packets_dropped;
+} rtp_send_clip_result;
+xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint8_t *data,
+                         size_t len, rtp_send_clip_result *res, xsf_error *err);
 
 /* ------------------------------------------------------------------ */
 /* libpcap: captures in, .pcap out                                      */

@@ -366,7 +366,10 @@ xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t
             return XSF_OK;
         return xsf_error_set(err, XSF_ERR_IO, "recvmmsg: %s", strerror(errno));
     }
-    const uint64_t now = rtp_now_ns();
+    /* Without a kernel timestamp: the same clock the kernel's stamps use. */
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    const uint64_t now = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
     for (int i = 0; i < n; i++) {
         struct msghdr *m = &u->msgs[i].msg_hdr;
         rtp_datagram *d = &out[i];

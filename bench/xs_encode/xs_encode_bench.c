@@ -422,6 +422,7 @@ int main(int argc, char **argv)
     row rows[8];
     int nrows = 0;
     double rate_gbs = 0, h2d_gbs = 0;
+    (void)rate_gbs, (void)h2d_gbs, (void)check; /* used by the GPU rows only */
 #if XSF_HAVE_CUDA
     if (use_gpu) {
         struct cudaDeviceProp prop;

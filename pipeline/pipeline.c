@@ -1,0 +1,805 @@
+/* The pipeline's core: frame pools, the work queues, the decode threads and
+ * the in-order hand-over to the sinks. One mutex guards the queues, pools
+ * and counters; it is never held while decoding or inside a sink. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "pipeline.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pl_gpu.h"
+#include "pl_hist.h"
+
+enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE, SLOT_DELIVERED };
+
+typedef struct pl_slot {
+    pl_frame f; /* first: a pl_frame pointer is its slot's */
+    pl_pipeline *p;
+    struct pl_slot *free_next;
+    struct pl_slot *work_next;
+    struct pl_slot *order_prev, *order_next;
+    enum slot_state state;
+    int failed;
+    int pinned;
+    uint16_t *host; /* picture storage (both fields) */
+    size_t host_bytes;
+    uint8_t *dev; /* device picture storage (both fields), on the stream's GPU */
+    size_t dev_bytes;
+} pl_slot;
+
+typedef struct pl_queue {
+    pl_slot *head, *tail;
+    pthread_cond_t cv;
+} pl_queue;
+
+typedef struct pl_stream {
+    int used;
+    char name[96];
+    pl_sink sink;
+    pl_backpressure backpressure;
+    int queue; /* index into p->queues: the GPU, or 0 for the CPU */
+    pl_slot *slots;
+    unsigned nslots;
+    pl_slot *free;
+    pl_slot *order_head, *order_tail; /* submitted, not yet delivered or dropped */
+    int emitting;
+    uint64_t next_index;
+    uint64_t submitted, delivered, bytes;
+    uint64_t dropped[PL_DROP_REASONS];
+    pl_hist *lat, *lat_first, *dec;
+    char last_error[256];
+} pl_stream;
+
+typedef struct pl_worker {
+    pl_pipeline *p;
+    int queue;
+    int device; /* -1: CPU */
+    xs_decoder *cpu;
+    xs_gpu_decoder *gpu;
+    xs_cuda_stream cs;
+    pthread_t thread;
+    int started;
+} pl_worker;
+
+struct pl_pipeline {
+    pthread_mutex_t mu;
+    pthread_cond_t progress; /* a frame freed or delivered */
+    int use_gpu;
+    int ngpus;
+    int gpus[PL_MAX_GPUS];
+    unsigned nqueues;
+    pl_queue queues[PL_MAX_GPUS];
+    unsigned nworkers;
+    pl_worker *workers;
+    int stopping;
+    int nstreams;
+    pl_stream streams[PL_MAX_STREAMS];
+    char desc[512];
+};
+
+uint64_t pl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *pl_drop_reason_name(pl_drop_reason r)
+{
+    switch (r) {
+    case PL_DROP_QUEUE:
+        return "decoder behind (oldest waiting frame dropped)";
+    case PL_DROP_NO_FRAME:
+        return "no free frame";
+    case PL_DROP_DECODE:
+        return "decoder refused the codestream";
+    case PL_DROP_FIELD:
+        return "field without its sibling";
+    default:
+        return "?";
+    }
+}
+
+/* ---- decoding one frame ---- */
+
+static size_t picture_samples(const xs_header *h, const xs_gpu_image *gi, const xs_image *ci)
+{
+    (void)h;
+    size_t n = 0;
+    const int nc = gi ? gi->nc : ci->nc;
+    for (int c = 0; c < nc; c++)
+        n += gi ? (size_t)gi->width[c] * (size_t)gi->height[c]
+                : (size_t)ci->width[c] * (size_t)ci->height[c];
+    return n;
+}
+
+static int ensure_host(pl_slot *s, size_t bytes)
+{
+    if (s->host_bytes >= bytes)
+        return 0;
+    pl_host_free(s->host, s->pinned);
+    s->host = pl_host_alloc(bytes, s->pinned);
+    s->host_bytes = s->host ? bytes : 0;
+    return s->host ? 0 : -1;
+}
+
+static int ensure_device(pl_slot *s, size_t bytes)
+{
+    if (s->dev_bytes >= bytes)
+        return 0;
+    pl_gpu_free(s->dev);
+    s->dev = pl_gpu_alloc(bytes);
+    s->dev_bytes = s->dev ? bytes : 0;
+    return s->dev ? 0 : -1;
+}
+
+static void fail(pl_slot *s, char *msg, size_t cap, const char *fmt, const char *what)
+{
+    s->failed = 1;
+    snprintf(msg, cap, fmt, what);
+}
+
+/* Points pic's planes at `host` (tight rows) and/or `dev` for the shape of gi or ci. */
+static void layout_picture(pl_picture *pic, const xs_gpu_image *gi, const xs_image *ci,
+                           uint16_t *host, uint8_t *dev, int device)
+{
+    memset(pic, 0, sizeof *pic);
+    pic->nc = gi ? gi->nc : ci->nc;
+    pic->device = dev ? device : -1;
+    size_t at = 0;
+    for (int c = 0; c < pic->nc; c++) {
+        pic->width[c] = gi ? gi->width[c] : ci->width[c];
+        pic->height[c] = gi ? gi->height[c] : ci->height[c];
+        pic->depth[c] = gi ? gi->depth[c] : ci->depth[c];
+        if (host) {
+            pic->plane[c] = host + at;
+            pic->pitch[c] = (size_t)pic->width[c];
+        }
+        if (dev) {
+            pic->device_plane[c] = (uint16_t *)(dev + at * sizeof(uint16_t));
+            pic->device_pitch_bytes[c] = (size_t)pic->width[c] * sizeof(uint16_t);
+        }
+        at += (size_t)pic->width[c] * (size_t)pic->height[c];
+    }
+}
+
+static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap)
+{
+    pl_frame *f = &s->f;
+    size_t off = 0;
+    for (int field = 0; field < f->fields; field++) {
+        const size_t bytes = f->fields == 2 ? f->field_bytes[field] : f->codestream_bytes;
+        size_t consumed;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (xs_parse_header(f->codestream + off, bytes, &f->header, &err) != XSF_OK) {
+            fail(s, msg, cap, "%s", err.msg);
+            return;
+        }
+        if (xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed) != XSF_OK) {
+            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            return;
+        }
+        const xs_gpu_image *gi = xs_gpu_decoder_image(w->gpu);
+        const size_t samples = picture_samples(&f->header, gi, NULL);
+        pl_picture *pic = field ? &f->picture2 : &f->picture;
+        uint16_t *host = NULL;
+        uint8_t *dev = NULL;
+        if ((where & PL_PICTURE_HOST) && ensure_host(s, 2 * samples * sizeof(uint16_t))) {
+            fail(s, msg, cap, "%s", "out of pinned host memory for the picture");
+            return;
+        }
+        if ((where & PL_PICTURE_DEVICE) && ensure_device(s, 2 * samples * sizeof(uint16_t))) {
+            fail(s, msg, cap, "%s", "out of device memory for the picture");
+            return;
+        }
+        if (where & PL_PICTURE_HOST)
+            host = s->host + (size_t)field * samples;
+        if (where & PL_PICTURE_DEVICE)
+            dev = s->dev + (size_t)field * samples * sizeof(uint16_t);
+        layout_picture(pic, gi, NULL, host, dev, w->device);
+        if (dev) {
+            for (int c = 0; c < gi->nc; c++) {
+                if (pl_gpu_copy2d(pic->device_plane[c], pic->device_pitch_bytes[c], gi->plane[c],
+                                  gi->pitch_bytes[c], (size_t)gi->width[c] * sizeof(uint16_t),
+                                  (size_t)gi->height[c], w->cs)) {
+                    fail(s, msg, cap, "%s", "device-to-device copy of the picture failed");
+                    return;
+                }
+            }
+        }
+        /* The sync reports errors the kernels found in the data. */
+        if (xs_gpu_sync(w->gpu) != XSF_OK) {
+            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            return;
+        }
+        f->t.device_ready = pl_now_ns();
+        if (host) {
+            uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+            for (int c = 0; c < pic->nc; c++)
+                planes[c] = pic->plane[c];
+            if (xs_gpu_download(w->gpu, planes, 1) != XSF_OK) {
+                fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+                return;
+            }
+            f->t.host_ready = pl_now_ns();
+        }
+        off += bytes;
+    }
+}
+
+static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
+{
+    pl_frame *f = &s->f;
+    size_t off = 0;
+    for (int field = 0; field < f->fields; field++) {
+        const size_t bytes = f->fields == 2 ? f->field_bytes[field] : f->codestream_bytes;
+        size_t consumed;
+        const xs_image *img;
+        if (xs_decode(w->cpu, f->codestream + off, bytes, &consumed, &img) != XSF_OK) {
+            fail(s, msg, cap, "%s", xs_decoder_error(w->cpu));
+            return;
+        }
+        f->header = *xs_decoder_header(w->cpu);
+        const size_t samples = picture_samples(NULL, NULL, img);
+        if (ensure_host(s, 2 * samples * sizeof(uint16_t))) {
+            fail(s, msg, cap, "%s", "out of host memory for the picture");
+            return;
+        }
+        pl_picture *pic = field ? &f->picture2 : &f->picture;
+        layout_picture(pic, NULL, img, s->host + (size_t)field * samples, NULL, -1);
+        for (int c = 0; c < img->nc; c++)
+            for (int y = 0; y < img->height[c]; y++)
+                memcpy(pic->plane[c] + (size_t)y * pic->pitch[c],
+                       img->plane[c] + (size_t)y * img->pitch[c],
+                       (size_t)img->width[c] * sizeof(uint16_t));
+        off += bytes;
+    }
+    f->t.host_ready = pl_now_ns();
+}
+
+/* ---- ordering and hand-over ---- */
+
+static void order_unlink(pl_stream *st, pl_slot *s)
+{
+    if (s->order_prev)
+        s->order_prev->order_next = s->order_next;
+    else
+        st->order_head = s->order_next;
+    if (s->order_next)
+        s->order_next->order_prev = s->order_prev;
+    else
+        st->order_tail = s->order_prev;
+    s->order_prev = s->order_next = NULL;
+}
+
+static void free_slot(pl_stream *st, pl_slot *s)
+{
+    s->state = SLOT_FREE;
+    s->free_next = st->free;
+    st->free = s;
+}
+
+/* Hands the done frames at the head of the stream's order to its sink, one
+ * thread at a time. Called and returns with p->mu held. */
+static void emit(pl_pipeline *p, pl_stream *st)
+{
+    if (st->emitting)
+        return;
+    st->emitting = 1;
+    while (st->order_head && st->order_head->state == SLOT_DONE) {
+        pl_slot *s = st->order_head;
+        order_unlink(st, s);
+        if (s->failed) {
+            free_slot(st, s);
+            continue;
+        }
+        pl_frame *f = &s->f;
+        f->t.delivered = pl_now_ns();
+        const pl_placement where = st->sink.placement;
+        const uint64_t ready = (where & PL_PICTURE_HOST)     ? f->t.host_ready
+                               : (where & PL_PICTURE_DEVICE) ? f->t.device_ready
+                                                             : f->t.queued;
+        if (f->t.last_packet && ready >= f->t.last_packet)
+            pl_hist_add(st->lat, ready - f->t.last_packet);
+        if (f->t.first_packet && ready >= f->t.first_packet)
+            pl_hist_add(st->lat_first, ready - f->t.first_packet);
+        if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
+            pl_hist_add(st->dec, ready - f->t.decode_start);
+        st->delivered++;
+        st->bytes += f->codestream_bytes;
+        s->state = SLOT_DELIVERED;
+        pthread_mutex_unlock(&p->mu);
+        st->sink.deliver(st->sink.ctx, f);
+        pthread_mutex_lock(&p->mu);
+    }
+    st->emitting = 0;
+    pthread_cond_broadcast(&p->progress);
+}
+
+static void *worker_main(void *arg)
+{
+    pl_worker *w = arg;
+    pl_pipeline *p = w->p;
+    pl_queue *q = &p->queues[w->queue];
+    if (w->device >= 0)
+        pl_gpu_select(w->device);
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!q->head && !p->stopping)
+            pthread_cond_wait(&q->cv, &p->mu);
+        if (!q->head)
+            break; /* stopping, nothing left */
+        pl_slot *s = q->head;
+        q->head = s->work_next;
+        if (!q->head)
+            q->tail = NULL;
+        s->work_next = NULL;
+        s->state = SLOT_DECODING;
+        pl_stream *st = &p->streams[s->f.stream];
+        const pl_placement where = st->sink.placement;
+        pthread_mutex_unlock(&p->mu);
+
+        char msg[256] = "";
+        s->failed = 0;
+        s->f.t.decode_start = pl_now_ns();
+        if (where != PL_PICTURE_NONE) {
+            if (w->gpu)
+                decode_gpu(w, s, where, msg, sizeof msg);
+            else
+                decode_cpu(w, s, msg, sizeof msg);
+        } else {
+            /* Codestream only: the header still describes the frame. */
+            xsf_error err;
+            xsf_error_clear(&err);
+            if (xs_parse_header(s->f.codestream, s->f.fields == 2 ? s->f.field_bytes[0]
+                                                                  : s->f.codestream_bytes,
+                                &s->f.header, &err) != XSF_OK)
+                fail(s, msg, sizeof msg, "%s", err.msg);
+        }
+
+        pthread_mutex_lock(&p->mu);
+        s->state = SLOT_DONE;
+        if (s->failed) {
+            st->dropped[PL_DROP_DECODE]++;
+            snprintf(st->last_error, sizeof st->last_error, "frame %llu: %s",
+                     (unsigned long long)s->f.index, msg);
+        }
+        emit(p, st);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ---- creation ---- */
+
+static xsf_status add_worker(pl_pipeline *p, int queue, int device, xsf_error *err)
+{
+    pl_worker *w = &p->workers[p->nworkers];
+    memset(w, 0, sizeof *w);
+    w->p = p;
+    w->queue = queue;
+    w->device = device;
+    if (device >= 0) {
+        if (pl_gpu_select(device) || !(w->cs = pl_gpu_stream_create()))
+            return xsf_error_set(err, XSF_ERR_CUDA, "cannot create a CUDA stream on GPU %d",
+                                 device);
+        if (xs_gpu_decoder_create(&w->gpu, device, w->cs) != XSF_OK) {
+            pl_gpu_stream_destroy(w->cs);
+            return xsf_error_set(err, XSF_ERR_CUDA, "cannot create a decoder on GPU %d", device);
+        }
+    } else if (xs_decoder_create(&w->cpu) != XSF_OK) {
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
+    }
+    p->nworkers++;
+    return XSF_OK;
+}
+
+xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+{
+    *out = NULL;
+    pl_config c = *cfg;
+    pl_pipeline *p = calloc(1, sizeof *p);
+    if (!p)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->progress, NULL);
+    for (int i = 0; i < PL_MAX_GPUS; i++)
+        pthread_cond_init(&p->queues[i].cv, NULL);
+
+    const int visible = c.engine == PL_ENGINE_CPU ? 0 : pl_gpu_count();
+    const int usable = visible > 0 && xs_gpu_available() == XSF_OK;
+    char why[160] = "";
+    if (c.engine == PL_ENGINE_GPU && !usable) {
+        pl_destroy(p);
+        return xsf_error_set(err, XSF_ERR_NODEVICE,
+                             "no usable GPU (CUDA %s, %d device%s visible)",
+#ifdef XSF_HAVE_CUDA
+                             "built",
+#else
+                             "not built",
+#endif
+                             visible, visible == 1 ? "" : "s");
+    }
+    if (c.engine != PL_ENGINE_CPU && !usable)
+        snprintf(why, sizeof why, " (no usable GPU)");
+    p->use_gpu = usable;
+    if (p->use_gpu) {
+        if (c.ngpus > 0) {
+            if (c.ngpus > PL_MAX_GPUS) {
+                pl_destroy(p);
+                return xsf_error_set(err, XSF_ERR_ARG, "at most %d GPUs", PL_MAX_GPUS);
+            }
+            for (int i = 0; i < c.ngpus; i++) {
+                if (c.gpus[i] < 0 || c.gpus[i] >= visible) {
+                    pl_destroy(p);
+                    return xsf_error_set(err, XSF_ERR_ARG,
+                                         "GPU %d does not exist (%d visible: 0..%d)", c.gpus[i],
+                                         visible, visible - 1);
+                }
+                p->gpus[i] = c.gpus[i];
+            }
+            p->ngpus = c.ngpus;
+        } else {
+            p->ngpus = visible < PL_MAX_GPUS ? visible : PL_MAX_GPUS;
+            for (int i = 0; i < p->ngpus; i++)
+                p->gpus[i] = i;
+        }
+        const unsigned per = c.contexts_per_gpu ? c.contexts_per_gpu : 3;
+        p->nqueues = (unsigned)p->ngpus;
+        p->workers = calloc((size_t)p->ngpus * per, sizeof *p->workers);
+        if (!p->workers) {
+            pl_destroy(p);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+        }
+        for (int g = 0; g < p->ngpus; g++)
+            for (unsigned k = 0; k < per; k++)
+                if (add_worker(p, g, p->gpus[g], err) != XSF_OK) {
+                    pl_destroy(p);
+                    return err->status;
+                }
+        char name[128];
+        pl_gpu_name(p->gpus[0], name, sizeof name);
+        snprintf(p->desc, sizeof p->desc, "GPU: %d x %s (device%s", p->ngpus, name,
+                 p->ngpus == 1 ? "" : "s");
+        for (int g = 0; g < p->ngpus; g++)
+            snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc), " %d",
+                     p->gpus[g]);
+        snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc),
+                 "), %u decoder contexts each", per);
+    } else {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        const unsigned n = c.cpu_threads ? c.cpu_threads : (unsigned)(cores > 0 ? cores : 1);
+        p->nqueues = 1;
+        p->workers = calloc(n, sizeof *p->workers);
+        if (!p->workers) {
+            pl_destroy(p);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+        }
+        for (unsigned k = 0; k < n; k++)
+            if (add_worker(p, 0, -1, err) != XSF_OK) {
+                pl_destroy(p);
+                return err->status;
+            }
+        snprintf(p->desc, sizeof p->desc, "CPU: %u decoder thread%s%s", n, n == 1 ? "" : "s",
+                 why);
+    }
+    for (unsigned i = 0; i < p->nworkers; i++) {
+        if (pthread_create(&p->workers[i].thread, NULL, worker_main, &p->workers[i])) {
+            pl_destroy(p);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start a decoder thread");
+        }
+        p->workers[i].started = 1;
+    }
+    *out = p;
+    return XSF_OK;
+}
+
+const char *pl_describe(const pl_pipeline *p)
+{
+    return p->desc;
+}
+
+int pl_uses_gpu(const pl_pipeline *p)
+{
+    return p->use_gpu;
+}
+
+static void stream_free(pl_stream *st)
+{
+    for (unsigned i = 0; i < st->nslots; i++) {
+        pl_slot *s = &st->slots[i];
+        pl_host_free(s->f.buffer, s->pinned);
+        pl_host_free(s->host, s->pinned);
+        pl_gpu_free(s->dev);
+    }
+    free(st->slots);
+    free(st->lat);
+    free(st->lat_first);
+    free(st->dec);
+    memset(st, 0, sizeof *st);
+}
+
+void pl_destroy(pl_pipeline *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stopping = 1;
+    for (unsigned q = 0; q < PL_MAX_GPUS; q++)
+        pthread_cond_broadcast(&p->queues[q].cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nworkers; i++) {
+        pl_worker *w = &p->workers[i];
+        if (w->started)
+            pthread_join(w->thread, NULL);
+        if (w->device >= 0)
+            pl_gpu_select(w->device);
+        xs_gpu_decoder_destroy(w->gpu);
+        pl_gpu_stream_destroy(w->cs);
+        xs_decoder_destroy(w->cpu);
+    }
+    for (int i = 0; i < p->nstreams; i++) {
+        if (p->use_gpu && p->ngpus > 0)
+            pl_gpu_select(p->gpus[p->streams[i].queue]);
+        stream_free(&p->streams[i]);
+    }
+    free(p->workers);
+    for (int i = 0; i < PL_MAX_GPUS; i++)
+        pthread_cond_destroy(&p->queues[i].cv);
+    pthread_cond_destroy(&p->progress);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}
+
+/* ---- streams and frames ---- */
+
+xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
+{
+    if (!sc->sink.deliver)
+        return xsf_error_set(err, XSF_ERR_ARG, "a stream needs a sink");
+    if (sc->frames > 1024)
+        return xsf_error_set(err, XSF_ERR_ARG, "at most 1024 frames per stream (%u asked for)",
+                             sc->frames);
+    pthread_mutex_lock(&p->mu);
+    if (p->nstreams == PL_MAX_STREAMS) {
+        pthread_mutex_unlock(&p->mu);
+        return xsf_error_set(err, XSF_ERR_ARG, "at most %d streams", PL_MAX_STREAMS);
+    }
+    const int sid = p->nstreams;
+    pl_stream *st = &p->streams[sid];
+    pthread_mutex_unlock(&p->mu);
+
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", sc->name ? sc->name : "stream");
+    st->sink = sc->sink;
+    st->backpressure = sc->backpressure;
+    st->queue = p->use_gpu ? sid % p->ngpus : 0;
+    /* Enough frames to absorb a burst and keep every decoder of the stream's
+     * queue busy. Picture memory is allocated by a frame's first decode and
+     * frames are reused last-in first-out, so the frames a stream never needs
+     * at once cost only their codestream buffer. */
+    const unsigned per_queue = p->nworkers / (unsigned)(p->use_gpu ? p->ngpus : 1);
+    st->nslots = sc->frames ? sc->frames : (2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16);
+    const size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
+    st->slots = calloc(st->nslots, sizeof *st->slots);
+    st->lat = calloc(1, sizeof *st->lat);
+    st->lat_first = calloc(1, sizeof *st->lat_first);
+    st->dec = calloc(1, sizeof *st->dec);
+    if (!st->slots || !st->lat || !st->lat_first || !st->dec) {
+        stream_free(st);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
+    }
+    if (p->use_gpu)
+        pl_gpu_select(p->gpus[st->queue]);
+    for (unsigned i = 0; i < st->nslots; i++) {
+        pl_slot *s = &st->slots[i];
+        s->p = p;
+        s->pinned = p->use_gpu;
+        s->f.stream = sid;
+        s->f.buffer = pl_host_alloc(first, s->pinned);
+        if (!s->f.buffer) {
+            stream_free(st);
+            return xsf_error_set(err, XSF_ERR_NOMEM,
+                                 "out of %s memory for %u frames of %zu bytes",
+                                 p->use_gpu ? "pinned host" : "host", st->nslots, first);
+        }
+        s->f.capacity = first;
+        free_slot(st, s);
+    }
+    pthread_mutex_lock(&p->mu);
+    st->used = 1;
+    p->nstreams++;
+    pthread_mutex_unlock(&p->mu);
+    *id = sid;
+    return XSF_OK;
+}
+
+/* The oldest frame of `st` still waiting for a decoder, taken off its queue. */
+static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
+{
+    pl_slot *s = st->order_head;
+    while (s && s->state != SLOT_QUEUED)
+        s = s->order_next;
+    if (!s)
+        return NULL;
+    pl_queue *q = &p->queues[st->queue];
+    pl_slot *prev = NULL;
+    for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
+        if (it != s)
+            continue;
+        if (prev)
+            prev->work_next = it->work_next;
+        else
+            q->head = it->work_next;
+        if (q->tail == it)
+            q->tail = prev;
+        break;
+    }
+    s->work_next = NULL;
+    order_unlink(st, s);
+    return s;
+}
+
+pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
+{
+    pl_stream *st = &p->streams[stream];
+    pl_slot *s = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (st->free) {
+            s = st->free;
+            st->free = s->free_next;
+            break;
+        }
+        if (p->stopping)
+            break;
+        if (st->backpressure == PL_DROP_OLDEST) {
+            s = take_oldest_waiting(p, st);
+            if (s)
+                st->dropped[PL_DROP_QUEUE]++;
+            break;
+        }
+        pthread_cond_wait(&p->progress, &p->mu);
+    }
+    if (s)
+        s->state = SLOT_FILLING;
+    pthread_mutex_unlock(&p->mu);
+    if (!s)
+        return NULL;
+    pl_frame *f = &s->f;
+    f->codestream = NULL;
+    f->codestream_bytes = 0;
+    f->fields = 1;
+    f->field_bytes[0] = f->field_bytes[1] = 0;
+    f->has_rtp_timestamp = 0;
+    f->rtp_timestamp = 0;
+    f->user = 0;
+    memset(&f->t, 0, sizeof f->t);
+    memset(&f->picture, 0, sizeof f->picture);
+    memset(&f->picture2, 0, sizeof f->picture2);
+    if (f->capacity < min_bytes) {
+        xsf_error err;
+        if (pl_frame_reserve(p, f, min_bytes, 0, &err) != XSF_OK) {
+            pl_frame_discard(p, f);
+            return NULL;
+        }
+    }
+    return f;
+}
+
+xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t keep, xsf_error *err)
+{
+    pl_slot *s = (pl_slot *)f;
+    if (bytes <= f->capacity)
+        return XSF_OK;
+    if (keep > f->capacity)
+        keep = f->capacity;
+    /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely. */
+    size_t want = bytes + bytes / 2;
+    if (p->use_gpu)
+        pl_gpu_select(p->gpus[p->streams[f->stream].queue]);
+    uint8_t *nb = pl_host_alloc(want, s->pinned);
+    if (!nb)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", want);
+    if (keep)
+        memcpy(nb, f->buffer, keep);
+    if (f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
+        f->codestream = nb + (f->codestream - f->buffer);
+    pl_host_free(f->buffer, s->pinned);
+    f->buffer = nb;
+    f->capacity = want;
+    return XSF_OK;
+}
+
+void pl_frame_submit(pl_pipeline *p, pl_frame *f)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_stream *st = &p->streams[f->stream];
+    if (f->fields != 2)
+        f->fields = 1;
+    f->t.queued = pl_now_ns();
+    pthread_mutex_lock(&p->mu);
+    f->index = st->next_index++;
+    st->submitted++;
+    s->state = SLOT_QUEUED;
+    s->order_next = NULL;
+    s->order_prev = st->order_tail;
+    if (st->order_tail)
+        st->order_tail->order_next = s;
+    else
+        st->order_head = s;
+    st->order_tail = s;
+    pl_queue *q = &p->queues[st->queue];
+    s->work_next = NULL;
+    if (q->tail)
+        q->tail->work_next = s;
+    else
+        q->head = s;
+    q->tail = s;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_frame_discard(pl_pipeline *p, pl_frame *f)
+{
+    pl_slot *s = (pl_slot *)f;
+    pthread_mutex_lock(&p->mu);
+    free_slot(&p->streams[f->stream], s);
+    pthread_cond_broadcast(&p->progress);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_frame_release(pl_frame *f)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_pipeline *p = s->p;
+    pthread_mutex_lock(&p->mu);
+    free_slot(&p->streams[f->stream], s);
+    pthread_cond_broadcast(&p->progress);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_count_drop(pl_pipeline *p, int stream, pl_drop_reason reason)
+{
+    if (reason >= PL_DROP_REASONS)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->streams[stream].dropped[reason]++;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_stream_finish(pl_pipeline *p, int stream)
+{
+    pl_stream *st = &p->streams[stream];
+    pthread_mutex_lock(&p->mu);
+    while (st->order_head || st->emitting)
+        pthread_cond_wait(&p->progress, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    if (st->sink.finish)
+        st->sink.finish(st->sink.ctx);
+}
+
+void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    pl_stream *st = &p->streams[stream];
+    pthread_mutex_lock(&p->mu);
+    out->submitted = st->submitted;
+    out->delivered = st->delivered;
+    out->codestream_bytes = st->bytes;
+    for (int r = 0; r < PL_DROP_REASONS; r++) {
+        out->dropped[r] = st->dropped[r];
+        out->dropped_total += st->dropped[r];
+    }
+    pl_hist_summary(st->lat, &out->latency);
+    pl_hist_summary(st->lat_first, &out->latency_first);
+    pl_hist_summary(st->dec, &out->decode);
+    snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
+    pthread_mutex_unlock(&p->mu);
+}

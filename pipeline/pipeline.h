@@ -1,0 +1,294 @@
+/* xsflow pipeline: the decoder service between rtp/ and the program.
+ *
+ *   source --frame--> [queue] --> decode stage --> [in order] --> sink
+ *
+ * A frame (pl_frame) comes from its stream's pool: a codestream buffer in
+ * pinned host memory (the RTP receiver assembles packets straight into it)
+ * and, once decoded, a picture in pinned host memory and/or device memory.
+ * Pools are sized when a stream is added; buffers grow only when a stream's
+ * frames grow, so the steady state allocates nothing.
+ *
+ * Decode stage: on each GPU a pool of decoder contexts, each driven by its
+ * own thread on its own CUDA stream, so that the upload, decode and download
+ * of different frames overlap; where no GPU is usable (or the CPU engine is
+ * asked for), a pool of threads running the C decoder, one frame each.
+ * Streams are spread over the GPUs (stream id modulo the GPU count).
+ *
+ * Backpressure, per stream (pl_backpressure):
+ *   PL_DROP_OLDEST  live sources: the source never blocks. When its pool is
+ *                   empty, the oldest of its frames still waiting for a
+ *                   decoder is dropped (counted as PL_DROP_QUEUE) and its
+ *                   buffer reused; when every frame is being decoded or is
+ *                   held by the sink, pl_frame_acquire returns NULL (the
+ *                   source drops the frame it was about to assemble).
+ *   PL_BLOCK        files and captures read as fast as they read: the
+ *                   source waits for a free frame; nothing is dropped.
+ *
+ * Frames leave in order per stream: the sink's deliver() is called for the
+ * frames of one stream one at a time, in submission order, from a decode
+ * thread (so it must be quick or hand the frame to a thread of its own). A
+ * delivered frame belongs to the sink until it calls pl_frame_release().
+ * Frames the decoder refuses are counted (PL_DROP_DECODE) and not
+ * delivered.
+ *
+ * Times: every pl_times field is CLOCK_REALTIME in nanoseconds, the clock of
+ * the kernel's receive timestamps, so a frame's latency is read on one
+ * clock from its last packet to its picture.
+ *
+ * Thread safety: pl_frame_acquire/submit/discard for one stream from one
+ * thread (its source); pl_frame_release from any thread; statistics from
+ * any thread. Nothing here prints. */
+#ifndef XSF_PIPELINE_H
+#define XSF_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image_io.h"
+#include "rtp.h"
+#include "xs.h"
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PL_MAX_GPUS 16
+#define PL_MAX_STREAMS 64
+
+typedef struct pl_pipeline pl_pipeline;
+
+typedef enum pl_engine { PL_ENGINE_AUTO = 0, PL_ENGINE_CPU, PL_ENGINE_GPU } pl_engine;
+
+/* Where a sink wants decoded pictures. PL_PICTURE_NONE: the codestream
+ * alone (nothing is decoded, e.g. .jxs output). */
+typedef enum pl_placement {
+    PL_PICTURE_NONE = 0,
+    PL_PICTURE_HOST = 1,
+    PL_PICTURE_DEVICE = 2,
+    PL_PICTURE_BOTH = 3,
+} pl_placement;
+
+typedef enum pl_backpressure { PL_DROP_OLDEST = 0, PL_BLOCK = 1 } pl_backpressure;
+
+/* Why frames of a stream did not reach its sink (beyond what the RTP
+ * receiver counts itself: loss, invalid codestreams, partial frames). */
+typedef enum pl_drop_reason {
+    PL_DROP_QUEUE = 0, /* the oldest waiting frame, dropped for a newer one (decoder behind) */
+    PL_DROP_NO_FRAME,  /* no free frame at all (every frame decoding or held by the sink) */
+    PL_DROP_DECODE,    /* the decoder refused the codestream */
+    PL_DROP_FIELD,     /* interlaced: the sibling field was lost or did not match */
+    PL_DROP_REASONS
+} pl_drop_reason;
+const char *pl_drop_reason_name(pl_drop_reason r);
+
+typedef struct pl_config {
+    pl_engine engine;
+    int ngpus;                 /* GPUs to use; 0 = every visible GPU */
+    int gpus[PL_MAX_GPUS];     /* their CUDA device ids when ngpus > 0 */
+    unsigned contexts_per_gpu; /* decoder contexts (threads, CUDA streams) per GPU; 0 = 3 */
+    unsigned cpu_threads;      /* CPU engine threads; 0 = one per core */
+} pl_config;
+
+typedef struct pl_frame pl_frame;
+
+/* Where a stream's frames go. deliver() gets each decoded frame (see the
+ * ownership rule above); finish() (optional) is called by pl_stream_finish
+ * once every frame of the stream has been delivered. */
+typedef struct pl_sink {
+    void (*deliver)(void *ctx, pl_frame *frame);
+    void (*finish)(void *ctx);
+    void *ctx;
+    pl_placement placement;
+} pl_sink;
+
+typedef struct pl_stream_config {
+    const char *name; /* for messages ("recv 239.1.1.1:5004") */
+    pl_backpressure backpressure;
+    unsigned frames;            /* frames in the pool; 0 = 2 x the queue's decoders + 4, at least 16 */
+    size_t codestream_bytes;    /* first capacity of each codestream buffer; 0 = 1 MiB */
+    pl_sink sink;
+} pl_stream_config;
+
+/* A decoded picture: uint16 samples at the component's depth. Host planes
+ * are pinned when the GPU engine runs; device planes live on `device`. */
+typedef struct pl_picture {
+    int nc;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+    uint16_t *plane[XS_MAX_COMPONENTS]; /* host, tightly packed rows; NULL when not asked for */
+    size_t pitch[XS_MAX_COMPONENTS];    /* host: samples between rows */
+    uint16_t *device_plane[XS_MAX_COMPONENTS]; /* NULL when not asked for */
+    size_t device_pitch_bytes[XS_MAX_COMPONENTS];
+    int device; /* CUDA device of device_plane, -1 for none */
+} pl_picture;
+
+typedef struct pl_times {
+    uint64_t first_packet; /* first packet (or byte read) of the frame */
+    uint64_t last_packet;  /* last packet: the frame is whole */
+    uint64_t queued;       /* submitted to the pipeline */
+    uint64_t decode_start; /* taken by a decoder */
+    uint64_t device_ready; /* picture in device memory (GPU engine) */
+    uint64_t host_ready;   /* picture in host memory */
+    uint64_t delivered;    /* handed to the sink */
+} pl_times;
+
+struct pl_frame {
+    int stream;     /* id from pl_stream_add */
+    uint64_t index; /* per stream, from 0, in submission order */
+    /* The codestream buffer (pinned with the GPU engine): the source writes
+     * into buffer[0..capacity) and points codestream into it. An interlaced
+     * frame holds both fields' codestreams, one after the other. */
+    uint8_t *buffer;
+    size_t capacity;
+    const uint8_t *codestream;
+    size_t codestream_bytes;
+    int fields;            /* 1 progressive; 2 two fields (field_bytes[0] + field_bytes[1]) */
+    size_t field_bytes[2];
+    uint32_t rtp_timestamp; /* when has_rtp_timestamp */
+    int has_rtp_timestamp;
+    pl_times t;
+    /* Filled by the decode stage. */
+    xs_header header;
+    pl_picture picture;    /* progressive frame, or the first field */
+    pl_picture picture2;   /* the second field when fields == 2 */
+    /* Free for the source and the sink (e.g. a frame number from a file). */
+    uint64_t user;
+};
+
+xsf_status pl_create(pl_pipeline **p, const pl_config *cfg, xsf_error *err);
+/* Waits for every submitted frame to be delivered, stops the threads and
+ * frees everything. Sinks must have released their frames. */
+void pl_destroy(pl_pipeline *p);
+/* "GPU: 2 x NVIDIA H100 80GB HBM3, 3 contexts each" or "CPU: 16 threads (no GPU: ...)". */
+const char *pl_describe(const pl_pipeline *p);
+int pl_uses_gpu(const pl_pipeline *p);
+
+xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *stream, xsf_error *err);
+/* Blocks until every frame of the stream submitted so far has been
+ * delivered or dropped, then calls the sink's finish(). */
+void pl_stream_finish(pl_pipeline *p, int stream);
+
+/* A free frame of `stream` whose buffer holds at least min_bytes (NULL: see
+ * the backpressure policy; with PL_BLOCK it waits). Its times, index and
+ * fields are reset. */
+pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes);
+/* Grows frame->buffer to at least `bytes`, keeping its first `keep` bytes
+ * (allocates; only when a stream's frames grow). */
+xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *frame, size_t bytes, size_t keep,
+                            xsf_error *err);
+/* Hands a filled frame (codestream, fields, times) to the decode stage. */
+void pl_frame_submit(pl_pipeline *p, pl_frame *frame);
+/* Gives back an acquired frame unused (not counted). */
+void pl_frame_discard(pl_pipeline *p, pl_frame *frame);
+/* Counts a frame that the source dropped itself for `reason`. */
+void pl_count_drop(pl_pipeline *p, int stream, pl_drop_reason reason);
+/* The sink is done with a delivered frame (any thread). */
+void pl_frame_release(pl_frame *frame);
+
+/* Latency in microseconds from the last packet of a frame to its picture
+ * being ready where the sink wants it (the host when it wants both). */
+typedef struct pl_latency {
+    uint64_t count;
+    double p50_us, p99_us, max_us, mean_us;
+} pl_latency;
+
+typedef struct pl_stream_stats {
+    uint64_t submitted;
+    uint64_t delivered; /* frames whole, decoded, handed to the sink */
+    uint64_t dropped[PL_DROP_REASONS];
+    uint64_t dropped_total;
+    uint64_t codestream_bytes; /* of the delivered frames */
+    pl_latency latency;        /* last packet -> picture ready */
+    pl_latency latency_first;  /* first packet -> picture ready */
+    pl_latency decode;         /* decoder taken -> picture ready */
+    char last_error[256];      /* the decoder's last refusal, "" when none */
+} pl_stream_stats;
+
+void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
+
+/* ------------------------------------------------------------------ */
+/* Sinks                                                                */
+
+/* The file writer: frames are written on a thread of its own, in order.
+ * .jxs output takes the codestreams (both fields' of an interlaced frame)
+ * and decodes nothing; the picture formats take host pictures. */
+typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS } pl_write_kind;
+typedef struct pl_writer_options {
+    pl_write_kind kind;
+    imgio_write_options image; /* PL_WRITE_PICTURE: format, colour, fps, frame files */
+    int colour_given;          /* image.colour was chosen: keep it even for RCT codestreams */
+    int md5;                   /* keep the MD5 of what is written (.yuv layout, or the codestreams) */
+} pl_writer_options;
+typedef struct pl_writer pl_writer;
+/* path NULL: write nothing (with md5: only the digest). The file is created
+ * by the first frame (pictures) or now (.jxs). */
+xsf_status pl_writer_open(pl_writer **w, const char *path, const pl_writer_options *opt,
+                          xsf_error *err);
+pl_sink pl_writer_sink(pl_writer *w);
+uint64_t pl_writer_frames(pl_writer *w);
+uint64_t pl_writer_bytes(pl_writer *w);
+const char *pl_writer_last_path(pl_writer *w);
+/* XSF_OK, or the first failure (the writer then releases frames unwritten). */
+xsf_status pl_writer_status(pl_writer *w, xsf_error *err);
+/* After pl_stream_finish: the digest of everything written. */
+void pl_writer_md5(pl_writer *w, char hex[33]);
+/* Stops the thread, flushes and closes; reports the first failure. */
+xsf_status pl_writer_close(pl_writer *w, xsf_error *err);
+
+/* Releases every frame at once: pictures left where `placement` puts them. */
+pl_sink pl_null_sink(pl_placement placement);
+
+/* ------------------------------------------------------------------ */
+/* Sources                                                              */
+
+/* A .jxs file: its codestreams, one frame each, read into the stream's
+ * frames (PL_BLOCK: nothing is dropped). Runs in the calling thread and
+ * returns at the end of the file (or at max_frames, or at the first
+ * codestream whose structure does not parse: *err says where). Each frame's
+ * `user` is its number in the file. */
+xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, size_t len,
+                             uint64_t max_frames, uint64_t *frames, xsf_error *err);
+
+/* An RTP stream (ST 2110-22 / RFC 9134) into the pipeline, received on a
+ * thread of its own: a UDP socket (unicast or multicast), a .pcap/.pcapng
+ * file, or a live capture. The depacketizer assembles each frame straight
+ * into a pipeline frame (pinned memory with the GPU engine). */
+typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE } pl_rtp_kind;
+typedef struct pl_rtp_config {
+    pl_rtp_kind kind;
+    rtp_udp_config udp;       /* PL_RTP_SOCKET */
+    const char *path;         /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
+    const char *filter;       /* pcap/capture BPF filter (NULL: "udp") */
+    rtp_depacketizer_config depacketizer; /* on_frame, ctx and the buffer calls are set here */
+    uint64_t max_frames;      /* stop after this many whole frames (0: no limit) */
+    double duration_s;        /* stop after this long (0: no limit) */
+    double timeout_s;         /* sockets and captures: stop after this long without a packet (0: never) */
+    int interlaced;           /* pair fields into frames (PL_DROP_FIELD for a lone field) */
+    FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
+} pl_rtp_config;
+typedef struct pl_rtp_source pl_rtp_source;
+/* Opens the socket or capture (errors here: address in use, no such file)
+ * and starts the receiving thread. */
+xsf_status pl_rtp_source_start(pl_rtp_source **s, pl_pipeline *p, int stream,
+                               const pl_rtp_config *cfg, xsf_error *err);
+/* The local UDP port of a socket source (after binding port 0), else 0. */
+uint16_t pl_rtp_source_local_port(const pl_rtp_source *s);
+/* Asks the thread to stop (any thread, also from a signal-free main loop). */
+void pl_rtp_source_stop(pl_rtp_source *s);
+/* Whether the thread has ended (end of file, limits, timeout, error). */
+int pl_rtp_source_done(pl_rtp_source *s);
+/* A consistent copy of the receiver's statistics (taken every few ms). */
+void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops);
+/* Waits for the thread, flushes the depacketizer, closes; reports a
+ * receive error if there was one. */
+xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
+void pl_rtp_source_destroy(pl_rtp_source *s);
+
+/* The clock of pl_times (CLOCK_REALTIME, ns). */
+uint64_t pl_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,168 @@
+/* CUDA runtime calls of the pipeline, or their stand-ins without CUDA. */
+#include "pl_gpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+int pl_gpu_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+void pl_gpu_name(int device, char *out, size_t cap)
+{
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(out, cap, "device %d", device);
+        return;
+    }
+    snprintf(out, cap, "%s", prop.name);
+}
+
+void *pl_host_alloc(size_t bytes, int pinned)
+{
+    if (!pinned)
+        return malloc(bytes ? bytes : 1);
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+void pl_host_free(void *ptr, int pinned)
+{
+    if (!ptr)
+        return;
+    if (pinned)
+        cudaFreeHost(ptr);
+    else
+        free(ptr);
+}
+
+int pl_gpu_select(int device)
+{
+    return cudaSetDevice(device) == cudaSuccess ? 0 : -1;
+}
+
+xs_cuda_stream pl_gpu_stream_create(void)
+{
+    cudaStream_t s = NULL;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return (xs_cuda_stream)s;
+}
+
+void pl_gpu_stream_destroy(xs_cuda_stream s)
+{
+    if (s)
+        cudaStreamDestroy((cudaStream_t)s);
+}
+
+void *pl_gpu_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+void pl_gpu_free(void *ptr)
+{
+    if (ptr)
+        cudaFree(ptr);
+}
+
+int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
+                  size_t rows, xs_cuda_stream s)
+{
+    return cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                             cudaMemcpyDeviceToDevice, (cudaStream_t)s) == cudaSuccess
+               ? 0
+               : -1;
+}
+
+int pl_gpu_stream_sync(xs_cuda_stream s)
+{
+    return cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess ? 0 : -1;
+}
+
+#else /* no CUDA */
+
+int pl_gpu_count(void)
+{
+    return 0;
+}
+
+void pl_gpu_name(int device, char *out, size_t cap)
+{
+    snprintf(out, cap, "device %d", device);
+}
+
+void *pl_host_alloc(size_t bytes, int pinned)
+{
+    (void)pinned;
+    return malloc(bytes ? bytes : 1);
+}
+
+void pl_host_free(void *ptr, int pinned)
+{
+    (void)pinned;
+    free(ptr);
+}
+
+int pl_gpu_select(int device)
+{
+    (void)device;
+    return -1;
+}
+
+xs_cuda_stream pl_gpu_stream_create(void)
+{
+    return NULL;
+}
+
+void pl_gpu_stream_destroy(xs_cuda_stream s)
+{
+    (void)s;
+}
+
+void *pl_gpu_alloc(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+void pl_gpu_free(void *ptr)
+{
+    (void)ptr;
+}
+
+int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
+                  size_t rows, xs_cuda_stream s)
+{
+    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)row_bytes, (void)rows, (void)s;
+    return -1;
+}
+
+int pl_gpu_stream_sync(xs_cuda_stream s)
+{
+    (void)s;
+    return -1;
+}
+
+#endif

@@ -1,0 +1,35 @@
+/* The CUDA runtime calls of the pipeline (pipeline/pl_gpu.c), behind plain
+ * C so that the rest of pipeline/ builds without CUDA. Without CUDA every
+ * call answers "no device" and host memory comes from malloc. Internal. */
+#ifndef XSF_PIPELINE_PL_GPU_H
+#define XSF_PIPELINE_PL_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xs.h"
+
+/* Visible CUDA devices (0 without CUDA or GPU). */
+int pl_gpu_count(void);
+/* The device's name, "" when unknown. */
+void pl_gpu_name(int device, char *out, size_t cap);
+/* Host memory, pinned when `pinned` (and CUDA is there): uploads from and
+ * downloads into it are asynchronous DMA. Freed with pl_host_free with the
+ * same flag. */
+void *pl_host_alloc(size_t bytes, int pinned);
+void pl_host_free(void *ptr, int pinned);
+/* Selects the device for the calling thread; 0 on success. */
+int pl_gpu_select(int device);
+/* A non-blocking CUDA stream on the current device; NULL on failure. */
+xs_cuda_stream pl_gpu_stream_create(void);
+void pl_gpu_stream_destroy(xs_cuda_stream s);
+/* Device memory on the current device; NULL on failure. */
+void *pl_gpu_alloc(size_t bytes);
+void pl_gpu_free(void *ptr);
+/* Enqueues a 2D device-to-device copy on `s`; 0 on success. */
+int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
+                  size_t rows, xs_cuda_stream s);
+/* Waits for `s`; 0 on success. */
+int pl_gpu_stream_sync(xs_cuda_stream s);
+
+#endif

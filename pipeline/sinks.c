@@ -1,0 +1,258 @@
+/* Sinks of the pipeline: the file writer on a thread of its own and the null
+ * sink. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md5.h"
+#include "pipeline.h"
+
+/* The writer's queue holds frames of one stream; a stream has at most 1024
+ * frames (pl_stream_add), so the ring never overflows. */
+#define WRITER_RING 1024
+
+struct pl_writer {
+    pl_writer_options opt;
+    char *path;
+    FILE *jxs;
+    imgio_writer *w;
+    app_md5 md5;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv, idle;
+    pl_frame *ring[WRITER_RING];
+    unsigned head, count;
+    int busy, stopping, started;
+    uint64_t frames, bytes;
+    xsf_error err; /* the first failure; later frames are released unwritten */
+};
+
+static void picture_view(imgio_picture *out, const pl_picture *in)
+{
+    memset(out, 0, sizeof *out);
+    out->nc = in->nc;
+    for (int c = 0; c < in->nc; c++) {
+        out->width[c] = in->width[c];
+        out->height[c] = in->height[c];
+        out->depth[c] = in->depth[c];
+        out->pitch[c] = in->pitch[c];
+        out->plane[c] = in->plane[c];
+    }
+}
+
+static xsf_status write_frame(pl_writer *wr, const pl_frame *f, xsf_error *err)
+{
+    if (wr->opt.kind == PL_WRITE_JXS) {
+        /* Both fields' codestreams, one after the other, as received. */
+        if (wr->jxs && fwrite(f->codestream, 1, f->codestream_bytes, wr->jxs) != f->codestream_bytes)
+            return xsf_error_set(err, XSF_ERR_IO, "write failed");
+        if (wr->opt.md5)
+            app_md5_update(&wr->md5, f->codestream, f->codestream_bytes);
+        wr->bytes += f->codestream_bytes;
+        return XSF_OK;
+    }
+    const pl_picture *pics[2] = {&f->picture, &f->picture2};
+    for (int i = 0; i < f->fields; i++) {
+        imgio_picture pic;
+        picture_view(&pic, pics[i]);
+        if (!pic.nc || !pic.plane[0])
+            return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
+                                 (unsigned long long)f->index);
+        if (!wr->w && wr->path) {
+            imgio_write_options o = wr->opt.image;
+            if (!wr->opt.colour_given && f->header.cpih == 1)
+                o.colour = IMGIO_COLOUR_RGB;
+            xsf_status st = imgio_writer_open(&wr->w, wr->path, &o, err);
+            if (st != XSF_OK)
+                return st;
+        }
+        if (wr->w) {
+            xsf_status st = imgio_write(wr->w, &pic, err);
+            if (st != XSF_OK)
+                return st;
+        }
+        if (wr->opt.md5)
+            imgio_yuv_serialize(&pic, app_md5_sink, &wr->md5);
+        wr->bytes += imgio_yuv_frame_bytes(&pic);
+    }
+    return XSF_OK;
+}
+
+static void *writer_main(void *arg)
+{
+    pl_writer *wr = arg;
+    pthread_mutex_lock(&wr->mu);
+    for (;;) {
+        while (!wr->count && !wr->stopping)
+            pthread_cond_wait(&wr->cv, &wr->mu);
+        if (!wr->count)
+            break;
+        pl_frame *f = wr->ring[wr->head];
+        wr->head = (wr->head + 1) % WRITER_RING;
+        wr->count--;
+        wr->busy = 1;
+        const int failed = wr->err.status != XSF_OK;
+        pthread_mutex_unlock(&wr->mu);
+
+        xsf_error err;
+        xsf_error_clear(&err);
+        xsf_status st = failed ? XSF_OK : write_frame(wr, f, &err);
+        pl_frame_release(f);
+
+        pthread_mutex_lock(&wr->mu);
+        if (st != XSF_OK && wr->err.status == XSF_OK)
+            wr->err = err;
+        if (st == XSF_OK && !failed)
+            wr->frames++;
+        wr->busy = 0;
+        if (!wr->count)
+            pthread_cond_broadcast(&wr->idle);
+    }
+    pthread_mutex_unlock(&wr->mu);
+    return NULL;
+}
+
+static void writer_deliver(void *ctx, pl_frame *f)
+{
+    pl_writer *wr = ctx;
+    pthread_mutex_lock(&wr->mu);
+    wr->ring[(wr->head + wr->count) % WRITER_RING] = f;
+    wr->count++;
+    pthread_cond_signal(&wr->cv);
+    pthread_mutex_unlock(&wr->mu);
+}
+
+static void writer_finish(void *ctx)
+{
+    pl_writer *wr = ctx;
+    pthread_mutex_lock(&wr->mu);
+    while (wr->count || wr->busy)
+        pthread_cond_wait(&wr->idle, &wr->mu);
+    pthread_mutex_unlock(&wr->mu);
+}
+
+xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_options *opt,
+                          xsf_error *err)
+{
+    *out = NULL;
+    pl_writer *wr = calloc(1, sizeof *wr);
+    if (!wr)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    wr->opt = *opt;
+    xsf_error_clear(&wr->err);
+    app_md5_init(&wr->md5);
+    if (path && !(wr->path = strdup(path))) {
+        free(wr);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    }
+    if (path && opt->kind == PL_WRITE_JXS) {
+        wr->jxs = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+        if (!wr->jxs) {
+            free(wr->path);
+            free(wr);
+            return xsf_error_set(err, XSF_ERR_IO, "cannot create the file");
+        }
+    }
+    pthread_mutex_init(&wr->mu, NULL);
+    pthread_cond_init(&wr->cv, NULL);
+    pthread_cond_init(&wr->idle, NULL);
+    if (pthread_create(&wr->thread, NULL, writer_main, wr)) {
+        pl_writer_close(wr, err);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the writer thread");
+    }
+    wr->started = 1;
+    *out = wr;
+    return XSF_OK;
+}
+
+pl_sink pl_writer_sink(pl_writer *wr)
+{
+    pl_sink s = {writer_deliver, writer_finish, wr,
+                 wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST};
+    return s;
+}
+
+uint64_t pl_writer_frames(pl_writer *wr)
+{
+    pthread_mutex_lock(&wr->mu);
+    const uint64_t n = wr->frames;
+    pthread_mutex_unlock(&wr->mu);
+    return n;
+}
+
+uint64_t pl_writer_bytes(pl_writer *wr)
+{
+    pthread_mutex_lock(&wr->mu);
+    const uint64_t n = wr->bytes;
+    pthread_mutex_unlock(&wr->mu);
+    return n;
+}
+
+const char *pl_writer_last_path(pl_writer *wr)
+{
+    return wr->w ? imgio_writer_last_path(wr->w) : wr->path;
+}
+
+xsf_status pl_writer_status(pl_writer *wr, xsf_error *err)
+{
+    pthread_mutex_lock(&wr->mu);
+    const xsf_status st = wr->err.status;
+    if (st != XSF_OK)
+        *err = wr->err;
+    pthread_mutex_unlock(&wr->mu);
+    return st;
+}
+
+xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
+{
+    if (!wr)
+        return XSF_OK;
+    if (wr->started) {
+        pthread_mutex_lock(&wr->mu);
+        wr->stopping = 1;
+        pthread_cond_signal(&wr->cv);
+        pthread_mutex_unlock(&wr->mu);
+        pthread_join(wr->thread, NULL);
+    }
+    xsf_status st = wr->err.status;
+    if (st != XSF_OK)
+        *err = wr->err;
+    if (wr->w) {
+        xsf_error e2;
+        xsf_error_clear(&e2);
+        if (imgio_writer_close(wr->w, &e2) != XSF_OK && st == XSF_OK) {
+            *err = e2;
+            st = e2.status;
+        }
+    }
+    if (wr->jxs && wr->jxs != stdout && fclose(wr->jxs) && st == XSF_OK)
+        st = xsf_error_set(err, XSF_ERR_IO, "write failed");
+    if (wr->jxs == stdout && fflush(stdout) && st == XSF_OK)
+        st = xsf_error_set(err, XSF_ERR_IO, "write failed");
+    pthread_cond_destroy(&wr->cv);
+    pthread_cond_destroy(&wr->idle);
+    pthread_mutex_destroy(&wr->mu);
+    free(wr->path);
+    free(wr);
+    return st;
+}
+
+void pl_writer_md5(pl_writer *wr, char hex[33])
+{
+    app_md5_final_hex(&wr->md5, hex);
+}
+
+static void null_deliver(void *ctx, pl_frame *f)
+{
+    (void)ctx;
+    pl_frame_release(f);
+}
+
+pl_sink pl_null_sink(pl_placement placement)
+{
+    pl_sink s = {null_deliver, NULL, NULL, placement};
+    return s;
+}

@@ -1,0 +1,313 @@
+/* The RTP source: one receiving thread per stream, packets from a socket or
+ * a capture into the depacketizer, which assembles each frame straight into
+ * a pipeline frame (rtp_depacketizer_config.acquire): the only host copy
+ * between the socket and the GPU upload is the one out of the receive
+ * buffer. Interlaced streams are paired here: the second field's
+ * codestream joins the first's frame. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+struct pl_rtp_source {
+    pl_pipeline *p;
+    int stream;
+    pl_rtp_config cfg;
+    rtp_depacketizer *dep;
+    rtp_udp *sock;
+    rtp_pcap_reader *pr;
+    pthread_t thread;
+    int started;
+    atomic_int stop, done;
+    pthread_mutex_t mu; /* guards snap, kdrops */
+    rtp_stats snap;
+    uint64_t kdrops;
+    xsf_error err; /* set by the thread before done */
+    uint64_t whole; /* frames submitted */
+    pl_frame *first_field; /* interlaced: waiting for its second field */
+    uint8_t first_f;
+};
+
+static uint64_t now_or(uint64_t t)
+{
+    return t ? t : pl_now_ns();
+}
+
+static void drop_first_field(pl_rtp_source *s)
+{
+    if (!s->first_field)
+        return;
+    pl_frame_discard(s->p, s->first_field);
+    s->first_field = NULL;
+    pl_count_drop(s->p, s->stream, PL_DROP_FIELD);
+}
+
+static void on_frame(void *ctx, const rtp_frame *rf)
+{
+    pl_rtp_source *s = ctx;
+    if (!rf->complete)
+        return; /* slice mode, slices missing: counted by the receiver as partial */
+    pl_frame *f = pl_frame_acquire(s->p, s->stream, rf->bytes);
+    if (!f) {
+        pl_count_drop(s->p, s->stream, PL_DROP_NO_FRAME);
+        return;
+    }
+    memcpy(f->buffer, rf->data, rf->bytes);
+    f->codestream = f->buffer;
+    f->codestream_bytes = rf->bytes;
+    /* A capture's packet times are of another day: the pipeline's clock
+     * starts when the frame is whole. */
+    const int captured = s->cfg.kind != PL_RTP_SOCKET;
+    f->fields = 1;
+    f->rtp_timestamp = rf->timestamp;
+    f->has_rtp_timestamp = 1;
+    f->t.first_packet = captured ? pl_now_ns() : now_or(rf->first_arrival_ns);
+    f->t.last_packet = captured ? f->t.first_packet : now_or(rf->last_arrival_ns);
+
+    if (rf->scan == RTP_JXS_PROGRESSIVE && !s->cfg.interlaced) {
+        pl_frame_submit(s->p, f);
+        s->whole++;
+        return;
+    }
+    if (rf->scan == RTP_JXS_PROGRESSIVE) {
+        /* A progressive segment in a stream said to be interlaced: pass it on. */
+        drop_first_field(s);
+        pl_frame_submit(s->p, f);
+        s->whole++;
+        return;
+    }
+    if (rf->scan == RTP_JXS_FIELD_FIRST) {
+        drop_first_field(s); /* its second field never came */
+        if (f->codestream != f->buffer)
+            memmove(f->buffer, f->codestream, f->codestream_bytes);
+        f->codestream = f->buffer;
+        s->first_field = f;
+        s->first_f = rf->f_counter;
+        return;
+    }
+    /* Second field: it belongs to the waiting first field when their frame
+     * counters (F, RFC 9134 4.3) agree. */
+    pl_frame *a = s->first_field;
+    if (!a || s->first_f != rf->f_counter) {
+        drop_first_field(s);
+        pl_frame_discard(s->p, f);
+        pl_count_drop(s->p, s->stream, PL_DROP_FIELD);
+        return;
+    }
+    s->first_field = NULL;
+    const size_t first = a->codestream_bytes;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (pl_frame_reserve(s->p, a, first + rf->bytes, first, &err) != XSF_OK) {
+        pl_frame_discard(s->p, a);
+        pl_frame_discard(s->p, f);
+        pl_count_drop(s->p, s->stream, PL_DROP_NO_FRAME);
+        return;
+    }
+    memcpy(a->buffer + first, rf->data, rf->bytes);
+    a->codestream = a->buffer;
+    a->codestream_bytes = first + rf->bytes;
+    a->fields = 2;
+    a->field_bytes[0] = first;
+    a->field_bytes[1] = rf->bytes;
+    a->t.last_packet = f->t.last_packet;
+    pl_frame_discard(s->p, f);
+    pl_frame_submit(s->p, a);
+    s->whole++;
+}
+
+/* One CSV line of header fields per packet (the fields tshark names
+ * rtp.version, rtp.padding, rtp.ext, rtp.cc, rtp.marker, rtp.p_type,
+ * rtp.seq, rtp.timestamp, rtp.ssrc; then T, K, L, I, F, SEP, P of RFC 9134). */
+static void log_packet(FILE *f, const uint8_t *p, size_t n)
+{
+    rtp_header h;
+    rtp_jxs_header j;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (rtp_header_parse(p, n, &h, &err) != XSF_OK) {
+        fprintf(f, "invalid\n");
+        return;
+    }
+    fprintf(f, "%u,%u,%u,%u,%u,%u,%u,%u,0x%08x", h.version, h.padding, h.extension, h.csrc_count,
+            h.marker, h.payload_type, h.seq, h.timestamp, h.ssrc);
+    if (rtp_jxs_header_parse(h.payload, h.payload_bytes, &j, &err) == XSF_OK)
+        fprintf(f, ",%u,%u,%u,%u,%u,%u,%u\n", j.t, j.k, j.l, j.i, j.f, j.sep, j.p);
+    else
+        fprintf(f, ",invalid\n");
+}
+
+static void snapshot(pl_rtp_source *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->snap = *rtp_depacketizer_stats(s->dep);
+    s->kdrops = s->sock ? rtp_udp_kernel_drops(s->sock) : 0;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void push(pl_rtp_source *s, const uint8_t *data, size_t len, int truncated, uint64_t t)
+{
+    if (s->cfg.packet_log)
+        log_packet(s->cfg.packet_log, data, len);
+    if (truncated)
+        rtp_depacketizer_count_truncated(s->dep);
+    else
+        rtp_depacketizer_push(s->dep, data, len, t);
+}
+
+static void *source_main(void *arg)
+{
+    pl_rtp_source *s = arg;
+    const pl_rtp_config *c = &s->cfg;
+    const uint64_t start = pl_now_ns();
+    uint64_t last_packet = start, last_snap = 0;
+    rtp_datagram dg[RTP_UDP_BATCH];
+    int limit = 0;
+    while (!atomic_load(&s->stop)) {
+        const uint64_t now = pl_now_ns();
+        if (c->max_frames && s->whole >= c->max_frames) {
+            limit = 1;
+            break;
+        }
+        if (c->duration_s > 0 && (double)(now - start) / 1e9 >= c->duration_s)
+            break;
+        if (c->kind != PL_RTP_PCAP && c->timeout_s > 0 &&
+            (double)(now - last_packet) / 1e9 >= c->timeout_s)
+            break;
+        if (now - last_snap > 5000000u) {
+            snapshot(s);
+            last_snap = now;
+        }
+        if (s->pr) {
+            rtp_pcap_packet pk;
+            const xsf_status st = rtp_pcap_next(s->pr, &pk, &s->err);
+            if (st == XSF_ERR_TRUNCATED) {
+                xsf_error_clear(&s->err);
+                break; /* the end of the file */
+            }
+            if (st == XSF_ERR_AGAIN) {
+                xsf_error_clear(&s->err);
+                rtp_depacketizer_poll(s->dep, pl_now_ns());
+                continue;
+            }
+            if (st != XSF_OK)
+                break;
+            last_packet = pl_now_ns();
+            push(s, pk.udp_payload, pk.bytes, pk.truncated,
+                 c->kind == PL_RTP_PCAP ? pk.arrival_ns : last_packet);
+        } else {
+            size_t n = 0;
+            if (rtp_udp_receive(s->sock, 20, dg, &n, &s->err) != XSF_OK)
+                break;
+            if (n)
+                last_packet = pl_now_ns();
+            for (size_t i = 0; i < n; i++) {
+                if (c->max_frames && s->whole >= c->max_frames)
+                    break;
+                push(s, dg[i].data, dg[i].bytes, dg[i].truncated, dg[i].arrival_ns);
+            }
+            if (!n)
+                rtp_depacketizer_poll(s->dep, pl_now_ns()); /* the clock of the kernel's stamps */
+        }
+    }
+    if (!limit)
+        rtp_depacketizer_flush(s->dep);
+    if (s->first_field)
+        drop_first_field(s);
+    snapshot(s);
+    atomic_store(&s->done, 1);
+    return NULL;
+}
+
+xsf_status pl_rtp_source_start(pl_rtp_source **out, pl_pipeline *p, int stream,
+                               const pl_rtp_config *cfg, xsf_error *err)
+{
+    *out = NULL;
+    pl_rtp_source *s = calloc(1, sizeof *s);
+    if (!s)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    s->p = p;
+    s->stream = stream;
+    s->cfg = *cfg;
+    xsf_error_clear(&s->err);
+    pthread_mutex_init(&s->mu, NULL);
+    rtp_depacketizer_config dc = cfg->depacketizer;
+    dc.on_frame = on_frame;
+    dc.ctx = s;
+    xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
+    if (st == XSF_OK) {
+        const char *filter = cfg->filter ? cfg->filter : "udp";
+        if (cfg->kind == PL_RTP_SOCKET)
+            st = rtp_udp_open_receiver(&s->sock, &cfg->udp, err);
+        else if (cfg->kind == PL_RTP_PCAP)
+            st = rtp_pcap_open_file(&s->pr, cfg->path, filter, err);
+        else
+            st = rtp_pcap_open_live(&s->pr, cfg->path, filter, cfg->udp.buffer_bytes, err);
+    }
+    if (st == XSF_OK && pthread_create(&s->thread, NULL, source_main, s))
+        st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the receiving thread");
+    if (st != XSF_OK) {
+        pl_rtp_source_destroy(s);
+        return st;
+    }
+    s->started = 1;
+    *out = s;
+    return XSF_OK;
+}
+
+void pl_rtp_source_stop(pl_rtp_source *s)
+{
+    atomic_store(&s->stop, 1);
+}
+
+int pl_rtp_source_done(pl_rtp_source *s)
+{
+    return atomic_load(&s->done);
+}
+
+void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops)
+{
+    pthread_mutex_lock(&s->mu);
+    *st = s->snap;
+    if (kernel_drops)
+        *kernel_drops = s->kdrops;
+    pthread_mutex_unlock(&s->mu);
+}
+
+xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err)
+{
+    if (s->started) {
+        pthread_join(s->thread, NULL);
+        s->started = 0;
+    }
+    if (s->err.status != XSF_OK) {
+        *err = s->err;
+        return s->err.status;
+    }
+    return XSF_OK;
+}
+
+void pl_rtp_source_destroy(pl_rtp_source *s)
+{
+    if (!s)
+        return;
+    if (s->started) {
+        pl_rtp_source_stop(s);
+        pthread_join(s->thread, NULL);
+    }
+    rtp_depacketizer_destroy(s->dep);
+    rtp_udp_close(s->sock);
+    rtp_pcap_close(s->pr);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+uint16_t pl_rtp_source_local_port(const pl_rtp_source *s)
+{
+    return s->sock ? rtp_udp_local_port(s->sock) : 0;
+}
