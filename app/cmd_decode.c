@@ -251,6 +251,7 @@ int cmd_decode(int argc, char **argv)
         return 1;
     }
     uint64_t read_frames = 0;
+    const uint64_t t0 = pl_now_ns();
     xsf_error src_err;
     xsf_error_clear(&src_err);
     const xsf_status src =
@@ -278,6 +279,7 @@ int cmd_decode(int argc, char **argv)
         cli_error(a.out, "%s", err.msg);
         status = 1;
     }
+    const double seconds = (double)(pl_now_ns() - t0) / 1e9;
     const char *engine = pl_describe(p);
     char engine_copy[512];
     snprintf(engine_copy, sizeof engine_copy, "%s", engine);
@@ -291,10 +293,11 @@ int cmd_decode(int argc, char **argv)
         fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", md5hex, a.in,
                 (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)bytes);
     if (!a.quiet && a.out) {
-        fprintf(info, "decoded %llu frame%s from %s into %s: %llu bytes (%s)\n",
+        fprintf(info,
+                "decoded %llu frame%s from %s into %s: %llu bytes in %.3f s, %.1f frames/s (%s)\n",
                 (unsigned long long)frames, frames == 1 ? "" : "s", a.in,
-                strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes,
-                engine_copy);
+                strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes, seconds,
+                seconds > 0 ? (double)frames / seconds : 0, engine_copy);
     }
     return status;
 }

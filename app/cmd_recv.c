@@ -467,10 +467,7 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     const uint64_t now = pl_now_ns();
     double fps, mbps;
     if (final) {
-        const double span = r.last_arrival_ns > r.first_arrival_ns
-                                ? (double)(r.last_arrival_ns - r.first_arrival_ns) / 1e9
-                                : 0;
-        fps = span > 0 && ps.delivered > 1 ? (double)(ps.delivered - 1) / span : 0;
+        fps = ps.fps;
         mbps = r.bitrate_bps / 1e6;
     } else {
         const double dt = s->prev_ns ? (double)(now - s->prev_ns) / 1e9 : 0;
@@ -541,9 +538,6 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         pl_rtp_source_stats(s->src, &r, &kdrops);
         pl_stream_stats ps;
         pl_stream_stats_get(p, s->id, &ps);
-        const double span = r.last_arrival_ns > r.first_arrival_ns
-                                ? (double)(r.last_arrival_ns - r.first_arrival_ns) / 1e9
-                                : 0;
         fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
         json_string(f, s->label);
         fprintf(f,
@@ -567,7 +561,7 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
                 (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
                 (unsigned long long)ps.dropped[PL_DROP_DECODE],
                 (unsigned long long)ps.dropped[PL_DROP_FIELD], r.bitrate_bps / 1e6,
-                span > 0 && ps.delivered > 1 ? (double)(ps.delivered - 1) / span : 0,
+                ps.fps,
                 r.jitter_ms);
         json_latency(f, "latency_us", &ps.latency);
         fprintf(f, ", ");

@@ -50,6 +50,7 @@ typedef struct pl_stream {
     int emitting;
     uint64_t next_index;
     uint64_t submitted, delivered, bytes;
+    uint64_t first_delivered, last_delivered;
     uint64_t dropped[PL_DROP_REASONS];
     pl_hist *lat, *lat_first, *dec;
     char last_error[256];
@@ -311,6 +312,9 @@ static void emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_first, ready - f->t.first_packet);
         if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
             pl_hist_add(st->dec, ready - f->t.decode_start);
+        if (!st->delivered)
+            st->first_delivered = f->t.delivered;
+        st->last_delivered = f->t.delivered;
         st->delivered++;
         st->bytes += f->codestream_bytes;
         s->state = SLOT_DELIVERED;
@@ -793,6 +797,11 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->submitted = st->submitted;
     out->delivered = st->delivered;
     out->codestream_bytes = st->bytes;
+    out->first_delivered_ns = st->first_delivered;
+    out->last_delivered_ns = st->last_delivered;
+    if (st->delivered > 1 && st->last_delivered > st->first_delivered)
+        out->fps = (double)(st->delivered - 1) * 1e9 /
+                   (double)(st->last_delivered - st->first_delivered);
     for (int r = 0; r < PL_DROP_REASONS; r++) {
         out->dropped[r] = st->dropped[r];
         out->dropped_total += st->dropped[r];

@@ -199,6 +199,8 @@ typedef struct pl_stream_stats {
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t dropped_total;
     uint64_t codestream_bytes; /* of the delivered frames */
+    uint64_t first_delivered_ns, last_delivered_ns; /* pl_now_ns of the first and last delivery */
+    double fps;                /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
     pl_latency latency;        /* last packet -> picture ready */
     pl_latency latency_first;  /* first packet -> picture ready */
     pl_latency decode;         /* decoder taken -> picture ready */

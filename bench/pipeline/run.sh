@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# bench/pipeline: the commands users run, end to end on the pipeline, each
+# against a floor (or a peer) measured in the same run on the same machine.
+#
+#   bash bench/pipeline/run.sh BUILD_DIR UHD_DIR [decode] [pcap] [live] [svt=PATH]
+#
+#   decode  `xsflow decode` of 200-frame UHD files (tmpfs to tmpfs) against a
+#           plain write loop of the same bytes, and SvtJpegxsDecApp (svt=PATH)
+#           at its best thread count on the same files
+#   pcap    `xsflow recv --pcap` of a 200-frame UHD60 capture as fast as it
+#           reads, pictures to host memory (-o null) against the D2H floor,
+#           and left in device memory (-o null:device)
+#   live    K `xsflow send --fps 60` senders over loopback UDP into one
+#           `xsflow recv` of K streams (pictures to host memory) for 20 s:
+#           loss, drops and latency per K
+# UHD_DIR holds uhd_422_10b_bpp3.jxs and uhd_444_12b_bpp10_v1h5.jxs (one frame
+# each; the 200-frame files are made from them in /dev/shm). Prints tables;
+# with OUT set, also writes them to $OUT/pipeline.md.
+set -u
+B=$(readlink -f "$1") V=$(readlink -f "$2")
+shift 2
+X=$B/xsflow F=$B/bench/pipeline/pipeline_floors
+W=${XSF_BENCH_TMP:-/dev/shm/xsf-pipeline}
+SVT=
+STAGES=" "
+for a in "$@"; do
+    case $a in svt=*) SVT=${a#svt=} ;; *) STAGES+="$a " ;; esac
+done
+[ "$STAGES" = " " ] && STAGES=" decode pcap live "
+mkdir -p "$W"
+REPORT=${OUT:+$OUT/pipeline.md}
+say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
+now() { date +%s.%N; }
+calc() { awk "BEGIN { print $* }"; }
+value() { grep "^$1 " | awk '{print $2}'; } # "name value unit" lines
+jnum() { grep -o "\"$1\": [0-9.]*" | head -n "${2:-1}" | tail -n 1 | awk '{print $2}'; }
+
+say "# bench/pipeline $(date -u +%F)"
+say "device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
+frames=200
+
+make_clip() { # VECTOR -> $W/VECTOR-200.jxs
+    local out=$W/$1-200.jxs
+    [ -s "$out" ] || for _ in $(seq $frames); do cat "$V/$1.jxs"; done > "$out"
+    echo "$out"
+}
+
+if [[ $STAGES == *" decode "* ]]; then
+    say ""
+    say "## xsflow decode, 200 UHD frames, /dev/shm to /dev/shm"
+    say ""
+    say "| input | write floor fps | xsflow decode fps | ratio to floor | SvtJpegxsDecApp best fps (threads) | ratio to SVT |"
+    say "| --- | --- | --- | --- | --- | --- |"
+    for spec in "uhd_422_10b_bpp3 33177600" "uhd_444_12b_bpp10_v1h5 49766400"; do
+        set -- $spec
+        clip=$(make_clip "$1")
+        floor=$("$F" write "$2" $frames "$W/floor.yuv" | value write_fps)
+        best=0
+        for rep in 1 2 3; do
+            rm -f "$W/out.yuv"
+            t0=$(now)
+            "$X" decode "$clip" -o "$W/out.yuv" -q || { say "decode failed"; break; }
+            t1=$(now)
+            fps=$(calc "$frames / ($t1 - $t0)")
+            best=$(calc "($fps > $best) ? $fps : $best")
+        done
+        bytes=$(stat -c %s "$W/out.yuv" 2>/dev/null || echo 0)
+        [ "$bytes" = $((frames * $2)) ] || say "WARNING: $1: wrote $bytes bytes, expected $((frames * $2))"
+        rm -f "$W/out.yuv"
+        svt_best=- svt_lp=- svt_ratio=-
+        if [ -n "$SVT" ] && [ -x "$SVT" ]; then
+            svt_best=0
+            for lp in 8 16 32; do
+                rm -f "$W/svt.yuv"
+                t0=$(now)
+                "$SVT" -i "$clip" -o "$W/svt.yuv" --lp $lp > "$W/svt.log" 2>&1 || { tail -3 "$W/svt.log"; break; }
+                t1=$(now)
+                fps=$(calc "$frames / ($t1 - $t0)")
+                if [ "$(calc "($fps > $svt_best) ? 1 : 0")" = 1 ]; then svt_best=$fps svt_lp=$lp; fi
+            done
+            cmp -s <("$X" decode "$clip" --frames 2 -o - --format yuv -q) <(head -c $((2 * $2)) "$W/svt.yuv") ||
+                say "NOTE: $1: the first two frames of SVT's output differ from ours"
+            rm -f "$W/svt.yuv"
+            svt_ratio=$(printf %.2f "$(calc "$best / $svt_best")")
+            svt_best=$(printf %.1f "$svt_best")
+        fi
+        say "| $1 | $(printf %.1f "$floor") | $(printf %.1f "$best") | $(printf %.2f "$(calc "$best / $floor")") | $svt_best ($svt_lp) | $svt_ratio |"
+    done
+fi
+
+if [[ $STAGES == *" pcap "* ]]; then
+    say ""
+    say "## xsflow recv --pcap, 200-frame UHD60 capture (4:2:2 10-bit 3 bpp), as fast as it reads"
+    say ""
+    clip=$(make_clip uhd_422_10b_bpp3)
+    [ -s "$W/uhd60.pcap" ] || "$X" send "$clip" --pcap "$W/uhd60.pcap" --fps 60 -q
+    d2h=$("$F" d2h 33177600)
+    d2h1=$(echo "$d2h" | value d2h_fps_1stream) d2h3=$(echo "$d2h" | value d2h_fps_3stream)
+    say "D2H floor of a 33.2 MB picture (16-bit samples): $(echo "$d2h" | value d2h_gbs_1stream) GB/s = $d2h1 pictures/s (one stream), $(echo "$d2h" | value d2h_gbs_3stream) GB/s = $d2h3 (three)"
+    say ""
+    say "| pictures | frames | wall s | wall fps | delivery fps | ratio to D2H floor | latency p50 / p99 us |"
+    say "| --- | --- | --- | --- | --- | --- | --- |"
+    for out in null null:device; do
+        t0=$(now)
+        "$X" recv --pcap "$W/uhd60.pcap" -o $out --stats-json "$W/pcap.json" -q 2> "$W/pcap.log" ||
+            { say "recv failed: $(tail -2 "$W/pcap.log")"; continue; }
+        t1=$(now)
+        j=$(cat "$W/pcap.json")
+        n=$(echo "$j" | jnum frames_whole)
+        dfps=$(echo "$j" | jnum fps)
+        wall=$(calc "$t1 - $t0")
+        ratio=-
+        [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
+        say "| ${out/null/host}${out#null} | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+    done
+fi
+
+if [[ $STAGES == *" live "* ]]; then
+    say ""
+    say "## live: K xsflow send --fps 60 (UHD 4:2:2 10-bit 3 bpp) into one xsflow recv over loopback, 20 s"
+    say ""
+    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) |"
+    say "| --- | --- | --- | --- | --- | --- | --- |"
+    clip=$(make_clip uhd_422_10b_bpp3)
+    for K in ${XSF_LIVE_K:-1 4 8 16}; do
+        base=$((30000 + K * 100))
+        args=()
+        for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
+        # The receiver: TIMEFORMAT prints its CPU time.
+        ( TIMEFORMAT='%U %S'; time "$X" recv "${args[@]}" --duration 24 --timeout 0 --rcvbuf 268435456 \
+            --stats-json "$W/live$K.json" -q ) 2> "$W/live$K.log" &
+        rx=$!
+        sleep 1
+        pids=()
+        for k in $(seq 0 $((K - 1))); do
+            timeout 21 "$X" send "$clip" --to 127.0.0.1:$((base + k)) --fps 60 --loop 100 -q &
+            pids+=($!)
+        done
+        wait "${pids[@]}" 2> /dev/null
+        wait $rx
+        j=$(cat "$W/live$K.json" 2> /dev/null)
+        whole=0 dropped=0 lost=0 kd=0 p50=0 p99=0 max=0
+        for k in $(seq 1 "$K"); do
+            whole=$((whole + $(echo "$j" | jnum frames_whole "$k")))
+            dropped=$((dropped + $(echo "$j" | jnum frames_dropped "$k")))
+            lost=$((lost + $(echo "$j" | jnum packets_lost "$k")))
+            kd=$((kd + $(echo "$j" | jnum kernel_drops "$k")))
+            s50=$(echo "$j" | jnum p50 "$((3 * k - 2))") s99=$(echo "$j" | jnum p99 "$((3 * k - 2))")
+            smax=$(echo "$j" | jnum max "$((3 * k - 2))")
+            [ "$(calc "($s99 > $p99) ? 1 : 0")" = 1 ] && p50=$s50 p99=$s99 max=$smax
+        done
+        cpu=$(tail -1 "$W/live$K.log" | awk '{print $1 + $2}')
+        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu |"
+    done
+fi
+rm -f "$W"/out.yuv "$W"/svt.yuv
