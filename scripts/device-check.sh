@@ -9,6 +9,10 @@
 #              compute-sanitizer on the quick sets of the four GPU tests
 #   bench      bench/dwt, bench/xs_encode (with --cpu --check), bench/bpc,
 #              bench/xs_decode (the tables of BENCHMARKS.md)
+#   pipeline   the pipeline's tests on the GPU stage, the demo, and
+#              compute-sanitizer memcheck of the GPU pipeline test
+#   plbench    bench/pipeline: decode and recv --pcap (with .svt/SvtJpegxsDecApp
+#              when carried); plbench-live adds the live loopback senders
 #
 # Prepare here, once: `bash scripts/device-sysroot.sh download` (libpcap and
 # nettle for the device image, into .devdeps/) and `mkdir -p .vec && cp
@@ -91,5 +95,22 @@ PY
     step xs_decode_bench
     timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 "$R"/.vec/uhd_*.jxs > "$OUT/xsdec.log" 2>&1
     echo "rc=$?"; cat "$OUT/xsdec.log"
+fi
+if [[ $STAGES == *" pipeline "* ]]; then
+    step "pipeline on the GPU"
+    (cd "$B" && timeout 300 ctest -R "pipeline|app.cli.demo|rtp.cli_loopback|xs.cli" -j4 --output-on-failure) \
+        > "$OUT/ctest_pipeline.log" 2>&1
+    echo "ctest rc=$?"
+    grep -E "tests passed|tests failed|\*\*\*|Not Run|Skipped" "$OUT/ctest_pipeline.log" | tail -15
+    "$B/xsflow" demo /tmp/demo.y4m 2>&1 | tee "$OUT/demo.log"
+    san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
+    cat "$OUT/sanitize.log" 2>/dev/null | tail -5
+fi
+if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* ]]; then
+    step "bench/pipeline"
+    pl_stages="decode pcap"
+    [[ $STAGES == *" plbench-live "* ]] && pl_stages="live"
+    svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
+    timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
 fi
 step done
