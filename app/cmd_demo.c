@@ -206,9 +206,25 @@ int cmd_demo(int argc, char **argv)
     pl_rtp_source *src = NULL;
     sender snd;
     memset(&snd, 0, sizeof snd);
-    int sid, status = 0;
+    int sid = -1, status = 0;
+    /* The receiving socket first (an ephemeral loopback port), the GPU after. */
+    pl_rtp_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.kind = PL_RTP_SOCKET;
+    rc.max_frames = (uint64_t)chk.clip_frames * DEMO_LOOPS;
+    rc.timeout_s = 3;
+    rc.depacketizer.payload_type = 112;
+    rc.depacketizer.reorder_ns = 20000000u;
+    rc.depacketizer.validate = 1;
+    rc.udp.timestamps = 1;
+    if (rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err) != XSF_OK ||
+        pl_rtp_source_open(&src, &rc, &err) != XSF_OK) {
+        cli_error("demo", "%s", err.msg);
+        return 1;
+    }
     if (pl_create(&p, &pc, &err) != XSF_OK) {
         cli_error("demo", "%s", err.msg);
+        pl_rtp_source_destroy(src);
         return 1;
     }
     xsf_status st = pl_writer_open(&w, out, &wo, &err);
@@ -218,20 +234,8 @@ int cmd_demo(int argc, char **argv)
                            .sink = {check_deliver, check_finish, &chk, PL_PICTURE_HOST}};
     if (st == XSF_OK)
         st = pl_stream_add(p, &sc, &sid, &err);
-    /* The receiver on an ephemeral loopback port, then the sender to it. */
-    pl_rtp_config rc;
-    memset(&rc, 0, sizeof rc);
-    rc.kind = PL_RTP_SOCKET;
-    rc.max_frames = (uint64_t)chk.clip_frames * DEMO_LOOPS;
-    rc.timeout_s = 3;
-    rc.depacketizer.payload_type = 112;
-    rc.depacketizer.reorder_ns = 20000000u;
-    rc.depacketizer.validate = 1;
     if (st == XSF_OK)
-        st = rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err);
-    rc.udp.timestamps = 1;
-    if (st == XSF_OK)
-        st = pl_rtp_source_start(&src, p, sid, &rc, &err);
+        st = pl_rtp_source_start(src, p, sid, &err);
     rtp_addr to;
     if (st == XSF_OK && (st = rtp_addr_parse("127.0.0.1:0", 1, &to, &err)) == XSF_OK) {
         to.port = pl_rtp_source_local_port(src);
@@ -264,7 +268,7 @@ int cmd_demo(int argc, char **argv)
             status = 1;
         }
     }
-    if (src) {
+    if (src && sid >= 0) {
         xsf_error e2;
         xsf_error_clear(&e2);
         if (pl_rtp_source_join(src, &e2) != XSF_OK) {
@@ -277,7 +281,7 @@ int cmd_demo(int argc, char **argv)
     memset(&rs, 0, sizeof rs);
     pl_stream_stats ps;
     memset(&ps, 0, sizeof ps);
-    if (src) {
+    if (src && sid >= 0) {
         pl_rtp_source_stats(src, &rs, NULL);
         pl_stream_stats_get(p, sid, &ps);
     }

@@ -599,9 +599,35 @@ int cmd_recv(int argc, char **argv)
         if ((r = configure(&a, &a.s[k], &ss[k])))
             return r;
     }
+    /* Sockets first: packets wait in their buffers while the GPU starts. */
+    int opened = 0, jxs_only = 1;
+    for (; opened < a.n; opened++) {
+        stream *s = &ss[opened];
+        jxs_only &= s->sa->kind == OUT_JXS;
+        if (s->sa->packets && !(s->rc.packet_log = s->plog = fopen(s->sa->packets, "w"))) {
+            cli_error(s->sa->packets, "cannot create the file");
+            for (int k = 0; k < opened; k++)
+                pl_rtp_source_destroy(ss[k].src);
+            return 1;
+        }
+        if (pl_rtp_source_open(&s->src, &s->rc, &err) != XSF_OK) {
+            const stream_args *sa = s->sa;
+            cli_error(sa->sdp ? sa->sdp : sa->addr ? sa->addr : s->rc.path, "%s", err.msg);
+            for (int k = 0; k < opened; k++)
+                pl_rtp_source_destroy(ss[k].src);
+            return 1;
+        }
+    }
+    /* Codestreams alone need no decoder: one thread reads their headers. */
+    if (jxs_only && a.pl.engine == PL_ENGINE_AUTO) {
+        a.pl.engine = PL_ENGINE_CPU;
+        a.pl.cpu_threads = 1;
+    }
     pl_pipeline *p;
     if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error("recv", "%s", err.msg);
+        for (int k = 0; k < a.n; k++)
+            pl_rtp_source_destroy(ss[k].src);
         return 1;
     }
     if (!a.quiet)
@@ -651,13 +677,7 @@ int cmd_recv(int argc, char **argv)
             status = 1;
             break;
         }
-        if (sa->packets && !(s->plog = fopen(sa->packets, "w"))) {
-            cli_error(sa->packets, "cannot create the file");
-            status = 1;
-            break;
-        }
-        s->rc.packet_log = s->plog;
-        if (pl_rtp_source_start(&s->src, p, s->id, &s->rc, &err) != XSF_OK) {
+        if (pl_rtp_source_start(s->src, p, s->id, &err) != XSF_OK) {
             cli_error(sa->sdp ? sa->sdp : sa->addr ? sa->addr : s->rc.path, "%s", err.msg);
             status = 1;
             break;
@@ -726,7 +746,7 @@ int cmd_recv(int argc, char **argv)
             status = 1;
         }
     }
-    for (int k = 0; k < started; k++)
+    for (int k = 0; k < a.n; k++)
         pl_rtp_source_destroy(ss[k].src);
     pl_destroy(p);
     return status;

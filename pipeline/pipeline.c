@@ -191,11 +191,12 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         pl_picture *pic = field ? &f->picture2 : &f->picture;
         uint16_t *host = NULL;
         uint8_t *dev = NULL;
-        if ((where & PL_PICTURE_HOST) && ensure_host(s, 2 * samples * sizeof(uint16_t))) {
+        const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
+        if ((where & PL_PICTURE_HOST) && ensure_host(s, need)) {
             fail(s, msg, cap, "%s", "out of pinned host memory for the picture");
             return;
         }
-        if ((where & PL_PICTURE_DEVICE) && ensure_device(s, 2 * samples * sizeof(uint16_t))) {
+        if ((where & PL_PICTURE_DEVICE) && ensure_device(s, need)) {
             fail(s, msg, cap, "%s", "out of device memory for the picture");
             return;
         }
@@ -248,7 +249,7 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         }
         f->header = *xs_decoder_header(w->cpu);
         const size_t samples = picture_samples(NULL, NULL, img);
-        if (ensure_host(s, 2 * samples * sizeof(uint16_t))) {
+        if (ensure_host(s, (size_t)f->fields * samples * sizeof(uint16_t))) {
             fail(s, msg, cap, "%s", "out of host memory for the picture");
             return;
         }
@@ -589,7 +590,12 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
      * frames are reused last-in first-out, so the frames a stream never needs
      * at once cost only their codestream buffer. */
     const unsigned per_queue = p->nworkers / (unsigned)(p->use_gpu ? p->ngpus : 1);
-    st->nslots = sc->frames ? sc->frames : (2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16);
+    if (sc->frames)
+        st->nslots = sc->frames;
+    else if (sc->backpressure == PL_BLOCK)
+        st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
+    else
+        st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
     const size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
     st->slots = calloc(st->nslots, sizeof *st->slots);
     st->lat = calloc(1, sizeof *st->lat);

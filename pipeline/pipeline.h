@@ -106,7 +106,8 @@ typedef struct pl_sink {
 typedef struct pl_stream_config {
     const char *name; /* for messages ("recv 239.1.1.1:5004") */
     pl_backpressure backpressure;
-    unsigned frames;            /* frames in the pool; 0 = 2 x the queue's decoders + 4, at least 16 */
+    unsigned frames;            /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
+                                   at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
     size_t codestream_bytes;    /* first capacity of each codestream buffer; 0 = 1 MiB */
     pl_sink sink;
 } pl_stream_config;
@@ -270,10 +271,12 @@ typedef struct pl_rtp_config {
     FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
-/* Opens the socket or capture (errors here: address in use, no such file)
- * and starts the receiving thread. */
-xsf_status pl_rtp_source_start(pl_rtp_source **s, pl_pipeline *p, int stream,
-                               const pl_rtp_config *cfg, xsf_error *err);
+/* Opens the socket or capture (errors here: address in use, no such file).
+ * Open sockets before creating the pipeline: packets wait in the socket
+ * buffer while the GPU starts. */
+xsf_status pl_rtp_source_open(pl_rtp_source **s, const pl_rtp_config *cfg, xsf_error *err);
+/* Starts the receiving thread, feeding `stream` of `p`. */
+xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf_error *err);
 /* The local UDP port of a socket source (after binding port 0), else 0. */
 uint16_t pl_rtp_source_local_port(const pl_rtp_source *s);
 /* Asks the thread to stop (any thread, also from a signal-free main loop). */

@@ -2,10 +2,13 @@
  * sink. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "md5.h"
 #include "pipeline.h"
@@ -13,6 +16,11 @@
 /* The writer's queue holds frames of one stream; a stream has at most 1024
  * frames (pl_stream_add), so the ring never overflows. */
 #define WRITER_RING 1024
+/* Threads of a .yuv writer: each frame's place in the file is known when it
+ * is delivered (frames leave in order), so several threads write different
+ * frames at once (pwrite); a file system that fills pages on several cores
+ * (tmpfs, the page cache) takes more than one thread's write loop. */
+#define WRITER_THREADS 4
 
 struct pl_writer {
     pl_writer_options opt;
@@ -20,10 +28,14 @@ struct pl_writer {
     FILE *jxs;
     imgio_writer *w;
     app_md5 md5;
-    pthread_t thread;
+    pthread_t thread[WRITER_THREADS];
+    unsigned nthreads;
+    int fd;               /* parallel .yuv output, else -1 */
+    uint64_t next_offset; /* where the next delivered frame goes */
     pthread_mutex_t mu;
     pthread_cond_t cv, idle;
     pl_frame *ring[WRITER_RING];
+    uint64_t offset[WRITER_RING];
     unsigned head, count;
     int busy, stopping, started;
     uint64_t frames, bytes;
@@ -43,7 +55,58 @@ static void picture_view(imgio_picture *out, const pl_picture *in)
     }
 }
 
-static xsf_status write_frame(pl_writer *wr, const pl_frame *f, xsf_error *err)
+typedef struct pwrite_ctx {
+    int fd;
+    uint64_t offset;
+} pwrite_ctx;
+
+static int pwrite_sink(void *ctx, const uint8_t *data, size_t len)
+{
+    pwrite_ctx *c = ctx;
+    while (len) {
+        const ssize_t n = pwrite(c->fd, data, len, (off_t)c->offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 1;
+        data += n;
+        len -= (size_t)n;
+        c->offset += (uint64_t)n;
+    }
+    return 0;
+}
+
+static size_t frame_yuv_bytes(const pl_frame *f)
+{
+    imgio_picture pic;
+    size_t n = 0;
+    picture_view(&pic, &f->picture);
+    n += imgio_yuv_frame_bytes(&pic);
+    if (f->fields == 2) {
+        picture_view(&pic, &f->picture2);
+        n += imgio_yuv_frame_bytes(&pic);
+    }
+    return n;
+}
+
+static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offset,
+                                 xsf_error *err)
+{
+    const pl_picture *pics[2] = {&f->picture, &f->picture2};
+    pwrite_ctx c = {wr->fd, offset};
+    for (int i = 0; i < f->fields; i++) {
+        imgio_picture pic;
+        picture_view(&pic, pics[i]);
+        if (!pic.nc || !pic.plane[0])
+            return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
+                                 (unsigned long long)f->index);
+        if (imgio_yuv_serialize(&pic, pwrite_sink, &c))
+            return xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));
+    }
+    return XSF_OK;
+}
+
+static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, xsf_error *err)
 {
     if (wr->opt.kind == PL_WRITE_JXS) {
         /* Both fields' codestreams, one after the other, as received. */
@@ -51,7 +114,7 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, xsf_error *err)
             return xsf_error_set(err, XSF_ERR_IO, "write failed");
         if (wr->opt.md5)
             app_md5_update(&wr->md5, f->codestream, f->codestream_bytes);
-        wr->bytes += f->codestream_bytes;
+        *bytes += f->codestream_bytes;
         return XSF_OK;
     }
     const pl_picture *pics[2] = {&f->picture, &f->picture2};
@@ -76,7 +139,7 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, xsf_error *err)
         }
         if (wr->opt.md5)
             imgio_yuv_serialize(&pic, app_md5_sink, &wr->md5);
-        wr->bytes += imgio_yuv_frame_bytes(&pic);
+        *bytes += imgio_yuv_frame_bytes(&pic);
     }
     return XSF_OK;
 }
@@ -91,24 +154,30 @@ static void *writer_main(void *arg)
         if (!wr->count)
             break;
         pl_frame *f = wr->ring[wr->head];
+        const uint64_t offset = wr->offset[wr->head];
         wr->head = (wr->head + 1) % WRITER_RING;
         wr->count--;
-        wr->busy = 1;
+        wr->busy++;
         const int failed = wr->err.status != XSF_OK;
         pthread_mutex_unlock(&wr->mu);
 
         xsf_error err;
         xsf_error_clear(&err);
-        xsf_status st = failed ? XSF_OK : write_frame(wr, f, &err);
+        size_t bytes = wr->fd >= 0 ? frame_yuv_bytes(f) : 0;
+        xsf_status st = failed         ? XSF_OK
+                        : wr->fd >= 0 ? write_frame_at(wr, f, offset, &err)
+                                      : write_frame(wr, f, &bytes, &err);
         pl_frame_release(f);
 
         pthread_mutex_lock(&wr->mu);
         if (st != XSF_OK && wr->err.status == XSF_OK)
             wr->err = err;
-        if (st == XSF_OK && !failed)
+        if (st == XSF_OK && !failed) {
             wr->frames++;
-        wr->busy = 0;
-        if (!wr->count)
+            wr->bytes += bytes;
+        }
+        wr->busy--;
+        if (!wr->count && !wr->busy)
             pthread_cond_broadcast(&wr->idle);
     }
     pthread_mutex_unlock(&wr->mu);
@@ -119,7 +188,12 @@ static void writer_deliver(void *ctx, pl_frame *f)
 {
     pl_writer *wr = ctx;
     pthread_mutex_lock(&wr->mu);
-    wr->ring[(wr->head + wr->count) % WRITER_RING] = f;
+    const unsigned at = (wr->head + wr->count) % WRITER_RING;
+    wr->ring[at] = f;
+    if (wr->fd >= 0) {
+        wr->offset[at] = wr->next_offset;
+        wr->next_offset += frame_yuv_bytes(f);
+    }
     wr->count++;
     pthread_cond_signal(&wr->cv);
     pthread_mutex_unlock(&wr->mu);
@@ -156,14 +230,28 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
             return xsf_error_set(err, XSF_ERR_IO, "cannot create the file");
         }
     }
+    wr->fd = -1;
+    wr->nthreads = 1;
+    if (path && strcmp(path, "-") && opt->kind == PL_WRITE_PICTURE &&
+        opt->image.format == IMGIO_FORMAT_YUV && !opt->md5) {
+        wr->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (wr->fd < 0) {
+            free(wr->path);
+            free(wr);
+            return xsf_error_set(err, XSF_ERR_IO, "cannot create the file: %s", strerror(errno));
+        }
+        wr->nthreads = WRITER_THREADS;
+    }
     pthread_mutex_init(&wr->mu, NULL);
     pthread_cond_init(&wr->cv, NULL);
     pthread_cond_init(&wr->idle, NULL);
-    if (pthread_create(&wr->thread, NULL, writer_main, wr)) {
-        pl_writer_close(wr, err);
-        return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the writer thread");
+    for (unsigned i = 0; i < wr->nthreads; i++) {
+        if (pthread_create(&wr->thread[i], NULL, writer_main, wr)) {
+            pl_writer_close(wr, err);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the writer threads");
+        }
+        wr->started++;
     }
-    wr->started = 1;
     *out = wr;
     return XSF_OK;
 }
@@ -193,7 +281,7 @@ uint64_t pl_writer_bytes(pl_writer *wr)
 
 const char *pl_writer_last_path(pl_writer *wr)
 {
-    return wr->w ? imgio_writer_last_path(wr->w) : wr->path;
+    return wr->w ? imgio_writer_last_path(wr->w) : wr->path ? wr->path : "";
 }
 
 xsf_status pl_writer_status(pl_writer *wr, xsf_error *err)
@@ -213,9 +301,10 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
     if (wr->started) {
         pthread_mutex_lock(&wr->mu);
         wr->stopping = 1;
-        pthread_cond_signal(&wr->cv);
+        pthread_cond_broadcast(&wr->cv);
         pthread_mutex_unlock(&wr->mu);
-        pthread_join(wr->thread, NULL);
+        for (int i = 0; i < wr->started; i++)
+            pthread_join(wr->thread[i], NULL);
     }
     xsf_status st = wr->err.status;
     if (st != XSF_OK)
@@ -228,6 +317,8 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
             st = e2.status;
         }
     }
+    if (wr->fd >= 0 && close(wr->fd) && st == XSF_OK)
+        st = xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));
     if (wr->jxs && wr->jxs != stdout && fclose(wr->jxs) && st == XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "write failed");
     if (wr->jxs == stdout && fflush(stdout) && st == XSF_OK)

@@ -224,39 +224,46 @@ static void *source_main(void *arg)
     return NULL;
 }
 
-xsf_status pl_rtp_source_start(pl_rtp_source **out, pl_pipeline *p, int stream,
-                               const pl_rtp_config *cfg, xsf_error *err)
+xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf_error *err)
 {
     *out = NULL;
     pl_rtp_source *s = calloc(1, sizeof *s);
     if (!s)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
-    s->p = p;
-    s->stream = stream;
     s->cfg = *cfg;
     xsf_error_clear(&s->err);
     pthread_mutex_init(&s->mu, NULL);
-    rtp_depacketizer_config dc = cfg->depacketizer;
-    dc.on_frame = on_frame;
-    dc.ctx = s;
-    xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
-    if (st == XSF_OK) {
-        const char *filter = cfg->filter ? cfg->filter : "udp";
-        if (cfg->kind == PL_RTP_SOCKET)
-            st = rtp_udp_open_receiver(&s->sock, &cfg->udp, err);
-        else if (cfg->kind == PL_RTP_PCAP)
-            st = rtp_pcap_open_file(&s->pr, cfg->path, filter, err);
-        else
-            st = rtp_pcap_open_live(&s->pr, cfg->path, filter, cfg->udp.buffer_bytes, err);
-    }
-    if (st == XSF_OK && pthread_create(&s->thread, NULL, source_main, s))
-        st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the receiving thread");
+    const char *filter = cfg->filter ? cfg->filter : "udp";
+    xsf_status st;
+    if (cfg->kind == PL_RTP_SOCKET)
+        st = rtp_udp_open_receiver(&s->sock, &cfg->udp, err);
+    else if (cfg->kind == PL_RTP_PCAP)
+        st = rtp_pcap_open_file(&s->pr, cfg->path, filter, err);
+    else
+        st = rtp_pcap_open_live(&s->pr, cfg->path, filter, cfg->udp.buffer_bytes, err);
     if (st != XSF_OK) {
         pl_rtp_source_destroy(s);
         return st;
     }
-    s->started = 1;
     *out = s;
+    return XSF_OK;
+}
+
+xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf_error *err)
+{
+    if (s->started || s->dep)
+        return xsf_error_set(err, XSF_ERR_ARG, "the source is already started");
+    s->p = p;
+    s->stream = stream;
+    rtp_depacketizer_config dc = s->cfg.depacketizer;
+    dc.on_frame = on_frame;
+    dc.ctx = s;
+    xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
+    if (st == XSF_OK && pthread_create(&s->thread, NULL, source_main, s))
+        st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the receiving thread");
+    if (st != XSF_OK)
+        return st;
+    s->started = 1;
     return XSF_OK;
 }
 
@@ -267,11 +274,17 @@ void pl_rtp_source_stop(pl_rtp_source *s)
 
 int pl_rtp_source_done(pl_rtp_source *s)
 {
-    return atomic_load(&s->done);
+    return !s->started || atomic_load(&s->done);
 }
 
 void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops)
 {
+    if (!s->dep) {
+        memset(st, 0, sizeof *st);
+        if (kernel_drops)
+            *kernel_drops = 0;
+        return;
+    }
     pthread_mutex_lock(&s->mu);
     *st = s->snap;
     if (kernel_drops)

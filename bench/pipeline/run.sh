@@ -111,7 +111,28 @@ if [[ $STAGES == *" pcap "* ]]; then
         wall=$(calc "$t1 - $t0")
         ratio=-
         [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
-        say "| ${out/null/host}${out#null} | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+        label=host; [ $out = null:device ] && label=device
+        say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+    done
+    # One receiving thread per stream: four captures at once in one recv.
+    for out in null null:device; do
+        args=()
+        for k in 1 2 3 4; do args+=(--pcap "$W/uhd60.pcap" -o $out); done
+        t0=$(now)
+        "$X" recv "${args[@]}" --stats-json "$W/pcap4.json" -q 2> "$W/pcap4.log" ||
+            { say "recv x4 failed: $(tail -2 "$W/pcap4.log")"; continue; }
+        t1=$(now)
+        j=$(cat "$W/pcap4.json")
+        n=0 dfps=0
+        for k in 1 2 3 4; do
+            n=$((n + $(echo "$j" | jnum frames_whole $k)))
+            dfps=$(calc "$dfps + $(echo "$j" | jnum fps $k)")
+        done
+        wall=$(calc "$t1 - $t0")
+        label="host, 4 captures at once"; [ $out = null:device ] && label="device, 4 captures at once"
+        ratio=-
+        [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
+        say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
     done
 fi
 

@@ -347,7 +347,8 @@ static void test_loopback_streams(size_t drop_every)
         rc.depacketizer.payload_type = 112;
         rc.depacketizer.reorder_ns = 20000000u;
         rc.depacketizer.validate = 1;
-        CHECK(pl_rtp_source_start(&src[k], p, sid[k], &rc, &err) == XSF_OK, "source: %s",
+        CHECK(pl_rtp_source_open(&src[k], &rc, &err) == XSF_OK &&
+                  pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK, "source: %s",
               err.msg);
         rtp_addr to;
         rtp_addr_parse("127.0.0.1:0", 1, &to, &err);
@@ -432,7 +433,8 @@ static void test_loopback_streams(size_t drop_every)
             rc.max_frames = frames[k];
             rc.depacketizer.payload_type = 112;
             rc.depacketizer.validate = 1;
-            CHECK(pl_rtp_source_start(&src[k], p, sid[k], &rc, &err) == XSF_OK, "source");
+            CHECK(pl_rtp_source_open(&src[k], &rc, &err) == XSF_OK &&
+                      pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK, "source");
             rtp_addr to;
             rtp_addr_parse("127.0.0.1:0", 1, &to, &err);
             to.port = pl_rtp_source_local_port(src[k]);
