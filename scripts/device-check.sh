@@ -108,8 +108,9 @@ if [[ $STAGES == *" pipeline "* ]]; then
 fi
 if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* ]]; then
     step "bench/pipeline"
-    pl_stages="decode pcap"
-    [[ $STAGES == *" plbench-live "* ]] && pl_stages="live"
+    pl_stages=
+    [[ $STAGES == *" plbench "* ]] && pl_stages="decode pcap"
+    [[ $STAGES == *" plbench-live "* ]] && pl_stages="$pl_stages live"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
 fi
