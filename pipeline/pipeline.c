@@ -17,6 +17,18 @@
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE, SLOT_DELIVERED };
 
+/* Picture memory, pooled per decode queue (GPU) rather than per frame: a
+ * frame borrows a buffer for its picture when it is decoded and gives it
+ * back when it is released or dropped, so the pictures allocated are as many
+ * as are in use at once (decoders plus what sinks hold), not one per frame
+ * of every stream. A buffer that is too small for a new picture size is
+ * replaced (the only allocation after start). */
+typedef struct pl_picbuf {
+    struct pl_picbuf *next;
+    uint8_t *ptr;
+    size_t bytes;
+} pl_picbuf;
+
 typedef struct pl_slot {
     pl_frame f; /* first: a pl_frame pointer is its slot's */
     pl_pipeline *p;
@@ -26,15 +38,15 @@ typedef struct pl_slot {
     enum slot_state state;
     int failed;
     int pinned;
-    uint16_t *host; /* picture storage (both fields) */
-    size_t host_bytes;
-    uint8_t *dev; /* device picture storage (both fields), on the stream's GPU */
-    size_t dev_bytes;
+    int queue;        /* the stream's decode queue, whose pools lend the pictures */
+    pl_picbuf *host;  /* picture storage (both fields), while decoded */
+    pl_picbuf *dev;   /* device picture storage, on the stream's GPU */
 } pl_slot;
 
 typedef struct pl_queue {
     pl_slot *head, *tail;
     pthread_cond_t cv;
+    pl_picbuf *free_host, *free_dev; /* picture pools */
 } pl_queue;
 
 typedef struct pl_stream {
@@ -119,24 +131,50 @@ static size_t picture_samples(const xs_header *h, const xs_gpu_image *gi, const 
     return n;
 }
 
-static int ensure_host(pl_slot *s, size_t bytes)
+/* Borrows a picture buffer of at least `bytes` from the queue's pool. */
+static int borrow(pl_pipeline *p, pl_picbuf **slot_buf, pl_picbuf **pool, size_t bytes, int device,
+                  int pinned)
 {
-    if (s->host_bytes >= bytes)
+    if (!*slot_buf) {
+        pthread_mutex_lock(&p->mu);
+        /* The first buffer large enough, else any (it will be replaced). */
+        pl_picbuf **best = NULL;
+        for (pl_picbuf **it = pool; *it; it = &(*it)->next) {
+            best = best ? best : it;
+            if ((*it)->bytes >= bytes) {
+                best = it;
+                break;
+            }
+        }
+        if (best) {
+            *slot_buf = *best;
+            *best = (*best)->next;
+            (*slot_buf)->next = NULL;
+        }
+        pthread_mutex_unlock(&p->mu);
+        if (!*slot_buf && !(*slot_buf = calloc(1, sizeof **slot_buf)))
+            return -1;
+    }
+    pl_picbuf *b = *slot_buf;
+    if (b->bytes >= bytes)
         return 0;
-    pl_host_free(s->host, s->pinned);
-    s->host = pl_host_alloc(bytes, s->pinned);
-    s->host_bytes = s->host ? bytes : 0;
-    return s->host ? 0 : -1;
+    if (device)
+        pl_gpu_free(b->ptr);
+    else
+        pl_host_free(b->ptr, pinned);
+    b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, pinned);
+    b->bytes = b->ptr ? bytes : 0;
+    return b->ptr ? 0 : -1;
 }
 
-static int ensure_device(pl_slot *s, size_t bytes)
+static int ensure_host(pl_pipeline *p, pl_slot *s, size_t bytes)
 {
-    if (s->dev_bytes >= bytes)
-        return 0;
-    pl_gpu_free(s->dev);
-    s->dev = pl_gpu_alloc(bytes);
-    s->dev_bytes = s->dev ? bytes : 0;
-    return s->dev ? 0 : -1;
+    return borrow(p, &s->host, &p->queues[s->queue].free_host, bytes, 0, s->pinned);
+}
+
+static int ensure_device(pl_pipeline *p, pl_slot *s, size_t bytes)
+{
+    return borrow(p, &s->dev, &p->queues[s->queue].free_dev, bytes, 1, 0);
 }
 
 static void fail(pl_slot *s, char *msg, size_t cap, const char *fmt, const char *what)
@@ -192,18 +230,18 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         uint16_t *host = NULL;
         uint8_t *dev = NULL;
         const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
-        if ((where & PL_PICTURE_HOST) && ensure_host(s, need)) {
+        if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
             fail(s, msg, cap, "%s", "out of pinned host memory for the picture");
             return;
         }
-        if ((where & PL_PICTURE_DEVICE) && ensure_device(s, need)) {
+        if ((where & PL_PICTURE_DEVICE) && ensure_device(w->p, s, need)) {
             fail(s, msg, cap, "%s", "out of device memory for the picture");
             return;
         }
         if (where & PL_PICTURE_HOST)
-            host = s->host + (size_t)field * samples;
+            host = (uint16_t *)s->host->ptr + (size_t)field * samples;
         if (where & PL_PICTURE_DEVICE)
-            dev = s->dev + (size_t)field * samples * sizeof(uint16_t);
+            dev = s->dev->ptr + (size_t)field * samples * sizeof(uint16_t);
         layout_picture(pic, gi, NULL, host, dev, w->device);
         if (dev) {
             for (int c = 0; c < gi->nc; c++) {
@@ -249,12 +287,12 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         }
         f->header = *xs_decoder_header(w->cpu);
         const size_t samples = picture_samples(NULL, NULL, img);
-        if (ensure_host(s, (size_t)f->fields * samples * sizeof(uint16_t))) {
+        if (ensure_host(w->p, s, (size_t)f->fields * samples * sizeof(uint16_t))) {
             fail(s, msg, cap, "%s", "out of host memory for the picture");
             return;
         }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
-        layout_picture(pic, NULL, img, s->host + (size_t)field * samples, NULL, -1);
+        layout_picture(pic, NULL, img, (uint16_t *)s->host->ptr + (size_t)field * samples, NULL, -1);
         for (int c = 0; c < img->nc; c++)
             for (int y = 0; y < img->height[c]; y++)
                 memcpy(pic->plane[c] + (size_t)y * pic->pitch[c],
@@ -282,6 +320,17 @@ static void order_unlink(pl_stream *st, pl_slot *s)
 
 static void free_slot(pl_stream *st, pl_slot *s)
 {
+    pl_queue *q = &s->p->queues[s->queue];
+    if (s->host) {
+        s->host->next = q->free_host;
+        q->free_host = s->host;
+        s->host = NULL;
+    }
+    if (s->dev) {
+        s->dev->next = q->free_dev;
+        q->free_dev = s->dev;
+        s->dev = NULL;
+    }
     s->state = SLOT_FREE;
     s->free_next = st->free;
     st->free = s;
@@ -520,8 +569,14 @@ static void stream_free(pl_stream *st)
     for (unsigned i = 0; i < st->nslots; i++) {
         pl_slot *s = &st->slots[i];
         pl_host_free(s->f.buffer, s->pinned);
-        pl_host_free(s->host, s->pinned);
-        pl_gpu_free(s->dev);
+        if (s->host) {
+            pl_host_free(s->host->ptr, s->pinned);
+            free(s->host);
+        }
+        if (s->dev) {
+            pl_gpu_free(s->dev->ptr);
+            free(s->dev);
+        }
     }
     free(st->slots);
     free(st->lat);
@@ -555,8 +610,22 @@ void pl_destroy(pl_pipeline *p)
         stream_free(&p->streams[i]);
     }
     free(p->workers);
-    for (int i = 0; i < PL_MAX_GPUS; i++)
-        pthread_cond_destroy(&p->queues[i].cv);
+    for (int i = 0; i < PL_MAX_GPUS; i++) {
+        pl_queue *q = &p->queues[i];
+        if (p->use_gpu && i < p->ngpus)
+            pl_gpu_select(p->gpus[i]);
+        for (pl_picbuf *b = q->free_host, *n; b; b = n) {
+            n = b->next;
+            pl_host_free(b->ptr, p->use_gpu);
+            free(b);
+        }
+        for (pl_picbuf *b = q->free_dev, *n; b; b = n) {
+            n = b->next;
+            pl_gpu_free(b->ptr);
+            free(b);
+        }
+        pthread_cond_destroy(&q->cv);
+    }
     pthread_cond_destroy(&p->progress);
     pthread_mutex_destroy(&p->mu);
     free(p);
@@ -611,6 +680,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         pl_slot *s = &st->slots[i];
         s->p = p;
         s->pinned = p->use_gpu;
+        s->queue = st->queue;
         s->f.stream = sid;
         s->f.buffer = pl_host_alloc(first, s->pinned);
         if (!s->f.buffer) {

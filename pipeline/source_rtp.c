@@ -184,8 +184,21 @@ static void *source_main(void *arg)
             last_snap = now;
         }
         if (s->pr) {
-            rtp_pcap_packet pk;
-            const xsf_status st = rtp_pcap_next(s->pr, &pk, &s->err);
+            /* A batch of packets per look at the clock and the limits. */
+            xsf_status st = XSF_OK;
+            int got = 0;
+            for (int i = 0; i < RTP_UDP_BATCH && !(c->max_frames && s->whole >= c->max_frames);
+                 i++) {
+                rtp_pcap_packet pk;
+                st = rtp_pcap_next(s->pr, &pk, &s->err);
+                if (st != XSF_OK)
+                    break;
+                got = 1;
+                push(s, pk.udp_payload, pk.bytes, pk.truncated,
+                     c->kind == PL_RTP_PCAP ? pk.arrival_ns : pl_now_ns());
+            }
+            if (got)
+                last_packet = pl_now_ns();
             if (st == XSF_ERR_TRUNCATED) {
                 xsf_error_clear(&s->err);
                 break; /* the end of the file */
@@ -197,9 +210,6 @@ static void *source_main(void *arg)
             }
             if (st != XSF_OK)
                 break;
-            last_packet = pl_now_ns();
-            push(s, pk.udp_payload, pk.bytes, pk.truncated,
-                 c->kind == PL_RTP_PCAP ? pk.arrival_ns : last_packet);
         } else {
             size_t n = 0;
             if (rtp_udp_receive(s->sock, 20, dg, &n, &s->err) != XSF_OK)
