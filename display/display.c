@@ -519,6 +519,12 @@ void dsp_set_overlay(dsp_display *d, int on)
         d->tile[t].text_dirty = 1;
 }
 
+void dsp_request_screenshot(dsp_display *d)
+{
+    if (d)
+        d->want_shot = 1;
+}
+
 int dsp_take_notice(dsp_display *d, char *buf, size_t cap)
 {
     if (!d || !d->notice[0] || !cap)

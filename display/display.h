@@ -208,6 +208,8 @@ xsf_status dsp_present(dsp_display *d);
  * user asked to quit (or closed the window), else 0. Headless: always 0. */
 int dsp_poll(dsp_display *d);
 int dsp_paused(const dsp_display *d);
+/* Writes a screenshot at the next dsp_present, as the 's' key does. */
+void dsp_request_screenshot(dsp_display *d);
 /* A message for the user about something a key did ("screenshot: PATH"),
  * once: 1 and the text in buf, or 0 when there is none. */
 int dsp_take_notice(dsp_display *d, char *buf, size_t cap);
