@@ -1,5 +1,6 @@
 /* The GL context of a display: a GLFW window, or EGL with no window system
- * (Mesa's surfaceless platform, or an EGL device such as the NVIDIA GPU)
+ * (an EGL device such as the NVIDIA GPU or Mesa's software device, or
+ * Mesa's surfaceless platform)
  * rendering into a framebuffer object of the requested size. */
 #include <stdlib.h>
 #include <string.h>
@@ -24,44 +25,65 @@ static int has_extension(const char *list, const char *name)
     return 0;
 }
 
+/* The EGL device to render on: the one that is CUDA device 0 where the
+ * driver says (EGL_NV_device_cuda: interop needs GL and CUDA on one GPU),
+ * else the first that initializes (Mesa's software device in CI). */
+static EGLDisplay open_egl_device(PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display)
+{
+    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICEATTRIBEXTPROC query_attrib =
+        (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
+    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
+        (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+    EGLDeviceEXT devices[16];
+    EGLint n = 0;
+    if (!query_devices || !query_devices(16, devices, &n) || n <= 0)
+        return EGL_NO_DISPLAY;
+    for (int pass = 0; pass < 2; pass++) {
+        for (EGLint i = 0; i < n; i++) {
+            if (pass == 0) {
+                const char *ext = query_string ? query_string(devices[i], EGL_EXTENSIONS) : NULL;
+                EGLAttrib cuda = -1;
+                if (!has_extension(ext, "EGL_NV_device_cuda") || !query_attrib ||
+                    !query_attrib(devices[i], EGL_CUDA_DEVICE_NV, &cuda) || cuda != 0)
+                    continue;
+            }
+            EGLDisplay dpy = get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
+            if (dpy != EGL_NO_DISPLAY && eglInitialize(dpy, NULL, NULL))
+                return dpy;
+        }
+    }
+    return EGL_NO_DISPLAY;
+}
+
 /* An initialized EGL display: the platform named by XSF_EGL_PLATFORM
- * ("surfaceless", "device", "default"), else surfaceless, then the first
- * EGL device, then the default display. */
+ * ("device", "surfaceless", "default"), else an EGL device, then Mesa's
+ * surfaceless platform, then the default display. */
 static EGLDisplay open_egl(xsf_error *err)
 {
     const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     const char *want = getenv("XSF_EGL_PLATFORM");
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
         (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    static const char *const names[] = {"device", "surfaceless", "default"};
     for (int attempt = 0; attempt < 3; attempt++) {
-        static const char *const names[] = {"surfaceless", "device", "default"};
         if (want && *want && strcmp(want, names[attempt]))
             continue;
         EGLDisplay dpy = EGL_NO_DISPLAY;
-        if (attempt == 0 && get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
+        if (attempt == 0 && get_platform_display && has_extension(client, "EGL_EXT_platform_device")) {
+            dpy = open_egl_device(get_platform_display);
+            if (dpy != EGL_NO_DISPLAY)
+                return dpy; /* initialized */
+        } else if (attempt == 1 && get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
             dpy = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-        } else if (attempt == 1 && get_platform_display && has_extension(client, "EGL_EXT_platform_device")) {
-            PFNEGLQUERYDEVICESEXTPROC query_devices =
-                (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
-            EGLDeviceEXT devices[8];
-            EGLint n = 0;
-            if (query_devices && query_devices(8, devices, &n) && n > 0) {
-                for (EGLint i = 0; i < n && dpy == EGL_NO_DISPLAY; i++) {
-                    dpy = get_platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
-                    if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL))
-                        dpy = EGL_NO_DISPLAY;
-                }
-                if (dpy != EGL_NO_DISPLAY)
-                    return dpy; /* initialized above */
-            }
         } else if (attempt == 2) {
             dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
         }
         if (dpy != EGL_NO_DISPLAY && eglInitialize(dpy, NULL, NULL))
             return dpy;
     }
-    xsf_error_set(err, XSF_ERR_IO, "no EGL display (tried %s; EGL error 0x%x)", want && *want ? want :
-                  "surfaceless, device, default", (unsigned)eglGetError());
+    xsf_error_set(err, XSF_ERR_IO, "no EGL display (tried %s; EGL error 0x%x)",
+                  want && *want ? want : "device, surfaceless, default", (unsigned)eglGetError());
     return EGL_NO_DISPLAY;
 }
 

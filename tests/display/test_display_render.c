@@ -193,6 +193,45 @@ static void test_vectors(const char *dir)
     CHECK(rendered >= 50, "only %d vectors of 8 or 10 bits in %s", rendered, dir);
 }
 
+/* Pictures no vector has: gray, 12 to 16 bits, odd sizes, RGB in narrow
+ * range; random samples (of every value, out-of-range ones included). */
+static void test_synthetic(void)
+{
+    static const struct {
+        int nc, w, h, sx, sy, depth;
+        dsp_colour colour;
+    } cases[] = {
+        {1, 37, 21, 1, 1, 8, {DSP_MATRIX_BT709, DSP_RANGE_NARROW}},
+        {1, 40, 20, 1, 1, 16, {DSP_MATRIX_BT709, DSP_RANGE_FULL}},
+        {3, 33, 17, 2, 2, 12, {DSP_MATRIX_BT2020, DSP_RANGE_NARROW}},
+        {3, 35, 18, 2, 1, 16, {DSP_MATRIX_BT601, DSP_RANGE_FULL}},
+        {3, 31, 9, 1, 1, 14, {DSP_MATRIX_RGB, DSP_RANGE_NARROW}},
+        {3, 64, 48, 1, 1, 9, {DSP_MATRIX_GBR, DSP_RANGE_FULL}},
+    };
+    static uint16_t buf[3][64 * 48 + 64];
+    uint32_t rng = 12345;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        dsp_picture p;
+        memset(&p, 0, sizeof p);
+        p.nc = cases[k].nc;
+        p.depth = cases[k].depth;
+        p.colour = cases[k].colour;
+        for (int c = 0; c < p.nc; c++) {
+            p.width[c] = c ? (cases[k].w + cases[k].sx - 1) / cases[k].sx : cases[k].w;
+            p.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;
+            p.pitch_bytes[c] = 2 * (size_t)p.width[c] + 6; /* rows with padding */
+            for (size_t i = 0; i < sizeof buf[c] / 2; i++) {
+                rng = rng * 1664525u + 1013904223u;
+                buf[c][i] = (uint16_t)((rng >> 8) & ((1u << p.depth) - 1));
+            }
+            p.plane[c] = buf[c];
+        }
+        char name[64];
+        snprintf(name, sizeof name, "synthetic %d: %dx%d nc %d, %d-bit", (int)k, cases[k].w, cases[k].h, p.nc, p.depth);
+        render_compare(name, &p, &p);
+    }
+}
+
 /* A 64x36 4:4:4 8-bit picture of one colour. */
 static uint16_t flat_planes[3][64 * 36];
 static dsp_picture flat(uint16_t y, uint16_t cb, uint16_t cr)
@@ -341,8 +380,10 @@ int main(int argc, char **argv)
         return xsf_test_finish();
     }
     test_vectors(argv[1]);
-    if (!use_gpu)
+    if (!use_gpu) {
+        test_synthetic();
         test_pacing_and_tiles();
+    }
     xs_decoder_destroy(cdec);
     xs_gpu_decoder_destroy(gdec);
     return xsf_test_finish();
