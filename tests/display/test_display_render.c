@@ -208,7 +208,7 @@ static void test_synthetic(void)
         {3, 31, 9, 1, 1, 14, {DSP_MATRIX_RGB, DSP_RANGE_NARROW}},
         {3, 64, 48, 1, 1, 9, {DSP_MATRIX_GBR, DSP_RANGE_FULL}},
     };
-    static uint16_t buf[3][64 * 48 + 64];
+    static uint16_t buf[3][(64 + 3) * 48]; /* the largest case, rows padded */
     uint32_t rng = 12345;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         dsp_picture p;
@@ -220,6 +220,7 @@ static void test_synthetic(void)
             p.width[c] = c ? (cases[k].w + cases[k].sx - 1) / cases[k].sx : cases[k].w;
             p.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;
             p.pitch_bytes[c] = 2 * (size_t)p.width[c] + 6; /* rows with padding */
+            CHECK(p.pitch_bytes[c] / 2 * (size_t)p.height[c] <= sizeof buf[c] / 2, "case %d fits", (int)k);
             for (size_t i = 0; i < sizeof buf[c] / 2; i++) {
                 rng = rng * 1664525u + 1013904223u;
                 buf[c][i] = (uint16_t)((rng >> 8) & ((1u << p.depth) - 1));
