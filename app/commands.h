@@ -12,6 +12,7 @@ int cmd_info(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_play(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
 int cmd_bpc_train(int argc, char **argv);

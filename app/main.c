@@ -9,6 +9,7 @@ static const xsf_command commands[] = {
     {"decode", "decode a .jxs file to .yuv, .y4m, .ppm or .pgm", cmd_decode},
     {"encode", "encode .yuv, .y4m, .ppm or .pgm frames to a .jxs file", cmd_encode},
     {"demo", "decode the bundled example and say what it decoded", cmd_demo},
+    {"play", "show a .jxs file in a window (or render a picture offscreen)", cmd_play},
     {"send", "send a .jxs file as an ST 2110-22 stream (RTP, RFC 9134) or into a .pcap", cmd_send},
     {"recv", "receive an ST 2110-22 stream (UDP, SDP or .pcap) into .jxs, .yuv or .y4m", cmd_recv},
     {"bpc-train", "estimate BPC-PaCo probability tables from pictures (for encode --codec bpc)", cmd_bpc_train},

@@ -13,11 +13,19 @@
 #              compute-sanitizer memcheck of the GPU pipeline test
 #   plbench    bench/pipeline: decode and recv --pcap (with .svt/SvtJpegxsDecApp
 #              when carried); plbench-live adds the live loopback senders
+#   display    display/ on the NVIDIA driver through EGL (no window system):
+#              ctest -L display (the host-upload path and, label gpu, the
+#              CUDA-GL interop path against the C conversion) and
+#              `xsflow play --headless` with the GPU decoder
 #
-# Prepare here, once: `bash scripts/device-sysroot.sh download` (libpcap and
-# nettle for the device image, into .devdeps/) and `mkdir -p .vec && cp
-# ../shared/vectors/xs-uhd/* .vec/` (the UHD vectors); carry both:
-#   run(command="bash scripts/device-check.sh test", carry=[".devdeps", ".vec"])
+# Prepare here, once: `bash scripts/device-sysroot.sh download` (libpcap,
+# nettle, epoxy, EGL/GL/GLFW headers for the device image, into .devdeps/),
+# `mkdir -p .vec && cp ../shared/vectors/xs-uhd/* .vec/` (the UHD vectors)
+# and, for the display stage, the GL loaders (device README) into .gl/:
+#   mkdir -p .gl /tmp/amd64/partial; o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#   apt-get $o update; (cd .gl && apt-get $o download libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+# carry them:
+#   run(command="bash scripts/device-check.sh test display", carry=[".devdeps", ".vec", ".gl"])
 # The build (build-device/, Release, sm_90, warnings as errors, ~30 s on 16
 # cores) is kept while the machine stays warm; "test" takes ~2.5 minutes,
 # the three sanitizers ~4 (racecheck of test_gpu_decode alone ~7 with the
@@ -28,6 +36,13 @@ OUT=${OUT:-/tmp/xsf-device}
 mkdir -p "$OUT"
 R=$(pwd)
 . scripts/device-sysroot.sh || exit 1
+# GL loaders (glvnd) into / before the build, so that the display tests find
+# them; EGL picks the NVIDIA vendor library.
+if [[ $STAGES == *" display "* ]] && ls .gl/*.deb >/dev/null 2>&1; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 B=$R/build-device
 step() { echo; echo "==== $* ($(date +%T))"; }
 
@@ -113,5 +128,17 @@ if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* ]]; then
     [[ $STAGES == *" plbench-live "* ]] && pl_stages="$pl_stages live"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
+fi
+if [[ $STAGES == *" display "* ]]; then
+    step "display: EGL on the NVIDIA driver, CUDA-GL interop"
+    ls -l /usr/local/nvidia/share/glvnd/egl_vendor.d/ 2>&1 | tail -2
+    (cd "$B" && XSF_EGL_PLATFORM=device timeout 300 ctest -L display --output-on-failure -V) > "$OUT/display.log" 2>&1
+    echo "ctest rc=$?"
+    grep -E "rendered through|largest|passed|failed|skipped|Skipped|\*\*\*" "$OUT/display.log" | tail -15
+    for v in fmt_yuv422_10b hd_444_12b_bpp6_v1; do
+        XSF_EGL_PLATFORM=device "$B/xsflow" play "vectors/xs/$v.jxs" --gpu --headless "$OUT/play_${v}_gpu.ppm"
+        XSF_EGL_PLATFORM=device "$B/xsflow" play "vectors/xs/$v.jxs" --cpu --headless "$OUT/play_${v}_cpu.ppm"
+        cmp "$OUT/play_${v}_gpu.ppm" "$OUT/play_${v}_cpu.ppm" && echo "$v: GPU/interop and CPU/upload pictures identical"
+    done
 fi
 step done

@@ -15,6 +15,9 @@ packages=(
     xz-utils                            # the reference outputs vectors/xs/*.yuv.xz
     tshark                              # dissecting RTP captures in tests
     iproute2                            # network namespaces for receive tests
+    libepoxy-dev libegl-dev libgl-dev libglfw3-dev # display/: GL loading, EGL and GL headers, windows
+    libegl-mesa0 libgl1-mesa-dri        # display/ tests: Mesa's software OpenGL (EGL surfaceless)
+    xvfb xauth                          # display/ window test (xvfb-run)
 )
 
 missing=()

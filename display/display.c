@@ -1,0 +1,588 @@
+/* The display's GL objects and its per-frame work: uploads (host or CUDA
+ * interop), the conversion pass into each tile's R'G'B' texture, the tiled
+ * draw with labels and statistics, read-back and screenshots. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colour.h"
+#include "font.h"
+#include "gl_internal.h"
+#include "interop.h"
+
+int dsp_have_gl(void)
+{
+    return 1;
+}
+
+int dsp_have_window(void)
+{
+#ifdef XSF_DISPLAY_GLFW
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int dsp_have_interop(void)
+{
+    return dsp_interop_built();
+}
+
+/* ---- shaders ---- */
+
+/* One triangle that covers the viewport; no vertex data. */
+static const char vertex_src[] = "#version 330 core\n"
+                                 "void main() {\n"
+                                 "    vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));\n"
+                                 "    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n"
+                                 "}\n";
+
+/* Planes to R'G'B' at the picture's size: texel (x, y) of plane 0 with the
+ * chroma texel (x / sx, y / sy), as dsp_convert_rgb8 does. Texels are
+ * sample / 65535; in_scale and in_bias fold that into colour.h's factors. */
+static const char convert_src[] = "#version 330 core\n"
+                                  "uniform sampler2D plane0, plane1, plane2;\n"
+                                  "uniform int nc;\n"
+                                  "uniform ivec2 sub;\n"
+                                  "uniform vec3 in_scale, in_bias;\n"
+                                  "uniform mat3 m;\n"
+                                  "out vec4 colour;\n"
+                                  "void main() {\n"
+                                  "    ivec2 p = ivec2(gl_FragCoord.xy);\n"
+                                  "    vec3 e = vec3(texelFetch(plane0, p, 0).r, 0.0, 0.0);\n"
+                                  "    if (nc == 3) {\n"
+                                  "        ivec2 q = p / sub;\n"
+                                  "        e.y = texelFetch(plane1, q, 0).r;\n"
+                                  "        e.z = texelFetch(plane2, q, 0).r;\n"
+                                  "    }\n"
+                                  "    e = e * in_scale + in_bias;\n"
+                                  "    colour = vec4(clamp(m * e, 0.0, 1.0), 1.0);\n"
+                                  "}\n";
+
+/* A tile's R'G'B' picture scaled into its rectangle (view: x, y, w, h in
+ * framebuffer pixels, y up); row 0 of the picture at the top. */
+static const char blit_src[] = "#version 330 core\n"
+                               "uniform sampler2D img;\n"
+                               "uniform vec4 view;\n"
+                               "out vec4 colour;\n"
+                               "void main() {\n"
+                               "    vec2 uv = (gl_FragCoord.xy - view.xy) / view.zw;\n"
+                               "    colour = vec4(texture(img, vec2(uv.x, 1.0 - uv.y)).rgb, 1.0);\n"
+                               "}\n";
+
+/* Text: white ink on a translucent dark box. */
+static const char text_src[] = "#version 330 core\n"
+                               "uniform sampler2D img;\n"
+                               "uniform vec4 view;\n"
+                               "out vec4 colour;\n"
+                               "void main() {\n"
+                               "    vec2 uv = (gl_FragCoord.xy - view.xy) / view.zw;\n"
+                               "    float ink = texture(img, vec2(uv.x, 1.0 - uv.y)).r;\n"
+                               "    colour = vec4(vec3(ink), max(ink, 0.6));\n"
+                               "}\n";
+
+static GLuint compile(dsp_display *d, GLenum type, const char *src)
+{
+    GLuint s = glCreateShader(type);
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[200] = "";
+        glGetShaderInfoLog(s, sizeof log, NULL, log);
+        xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "shader: %s", log);
+        glDeleteShader(s);
+        return 0;
+    }
+    return s;
+}
+
+static GLuint program(dsp_display *d, const char *fragment)
+{
+    GLuint vs = compile(d, GL_VERTEX_SHADER, vertex_src), fs = compile(d, GL_FRAGMENT_SHADER, fragment);
+    GLuint p = 0;
+    if (vs && fs) {
+        p = glCreateProgram();
+        glAttachShader(p, vs);
+        glAttachShader(p, fs);
+        glLinkProgram(p);
+        GLint ok = 0;
+        glGetProgramiv(p, GL_LINK_STATUS, &ok);
+        if (!ok) {
+            xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "shader program does not link");
+            glDeleteProgram(p);
+            p = 0;
+        }
+    }
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    return p;
+}
+
+static xsf_status make_programs(dsp_display *d)
+{
+    d->prog_convert = program(d, convert_src);
+    d->prog_blit = program(d, blit_src);
+    d->prog_text = program(d, text_src);
+    if (!d->prog_convert || !d->prog_blit || !d->prog_text)
+        return d->err.status ? d->err.status : XSF_ERR_UNSUPPORTED;
+    static const char *const planes[3] = {"plane0", "plane1", "plane2"};
+    glUseProgram(d->prog_convert);
+    for (int i = 0; i < 3; i++) {
+        d->u_plane[i] = glGetUniformLocation(d->prog_convert, planes[i]);
+        glUniform1i(d->u_plane[i], i);
+    }
+    d->u_nc = glGetUniformLocation(d->prog_convert, "nc");
+    d->u_sub = glGetUniformLocation(d->prog_convert, "sub");
+    d->u_scale = glGetUniformLocation(d->prog_convert, "in_scale");
+    d->u_bias = glGetUniformLocation(d->prog_convert, "in_bias");
+    d->u_matrix = glGetUniformLocation(d->prog_convert, "m");
+    d->u_blit_img = glGetUniformLocation(d->prog_blit, "img");
+    d->u_blit_view = glGetUniformLocation(d->prog_blit, "view");
+    d->u_text_img = glGetUniformLocation(d->prog_text, "img");
+    d->u_text_view = glGetUniformLocation(d->prog_text, "view");
+    glGenVertexArrays(1, &d->vao);
+    return XSF_OK;
+}
+
+/* ---- create / destroy ---- */
+
+void dsp_options_init(dsp_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    opt->title = "xsflow";
+    opt->tiles = 1;
+    opt->vsync = 1;
+}
+
+xsf_status dsp_create(dsp_display **out, const dsp_options *opt, xsf_error *err)
+{
+    *out = NULL;
+    if (!opt || opt->tiles < 1 || opt->tiles > DSP_MAX_TILES || opt->width < 0 || opt->height < 0 ||
+        opt->width > 16384 || opt->height > 16384)
+        return xsf_error_set(err, XSF_ERR_ARG, "display options: %d tiles (1..%d), size %dx%d",
+                             opt ? opt->tiles : 0, DSP_MAX_TILES, opt ? opt->width : 0, opt ? opt->height : 0);
+    dsp_display *d = calloc(1, sizeof *d);
+    if (!d)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    d->opt = *opt;
+    if (!d->opt.width || !d->opt.height) {
+        d->opt.width = 1280;
+        d->opt.height = 720;
+    }
+    d->tiles = opt->tiles;
+    d->overlay = 0;
+    for (int t = 0; t < d->tiles; t++) {
+        dsp_pacer_init(&d->tile[t].pacer);
+        d->tile[t].converted = -1;
+        d->tile[t].text_dirty = 1;
+        if (opt->labels && opt->labels[t])
+            snprintf(d->tile[t].label, sizeof d->tile[t].label, "%s", opt->labels[t]);
+    }
+    xsf_status st = dsp_context_create(d);
+    if (st == XSF_OK)
+        st = make_programs(d);
+    if (st != XSF_OK) {
+        if (err)
+            *err = d->err;
+        dsp_destroy(d);
+        return st;
+    }
+    *out = d;
+    return XSF_OK;
+}
+
+static void slot_free(dsp_slot *s)
+{
+    for (int c = 0; c < 3; c++) {
+        dsp_interop_unregister(s->cuda[c]);
+        s->cuda[c] = NULL;
+    }
+    glDeleteTextures(3, s->tex);
+    memset(s, 0, sizeof *s);
+}
+
+void dsp_destroy(dsp_display *d)
+{
+    if (!d)
+        return;
+    if (d->window || d->egl_context) {
+        for (int t = 0; t < d->tiles; t++) {
+            dsp_tile *tile = &d->tile[t];
+            for (int i = 0; i < DSP_PACER_SLOTS; i++)
+                slot_free(&tile->slot[i]);
+            glDeleteTextures(1, &tile->rgb_tex);
+            glDeleteFramebuffers(1, &tile->rgb_fbo);
+            glDeleteTextures(1, &tile->text_tex);
+        }
+        glDeleteProgram(d->prog_convert);
+        glDeleteProgram(d->prog_blit);
+        glDeleteProgram(d->prog_text);
+        glDeleteVertexArrays(1, &d->vao);
+        glDeleteFramebuffers(1, &d->target_fbo);
+        glDeleteTextures(1, &d->target_tex);
+    }
+    dsp_context_destroy(d);
+    free(d);
+}
+
+const char *dsp_error(const dsp_display *d)
+{
+    return d ? d->err.msg : "no display";
+}
+
+/* ---- submit ---- */
+
+/* Gives the slot textures of the picture's plane sizes (allocating only
+ * when they differ from what it has). */
+static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture *pic, dsp_chroma chroma)
+{
+    const int nc = chroma == DSP_CHROMA_GRAY ? 1 : 3;
+    int same = s->nc == nc;
+    for (int c = 0; c < nc && same; c++)
+        same = s->tex[c] && s->width[c] == pic->width[c] && s->height[c] == pic->height[c];
+    if (!same) {
+        slot_free(s);
+        glGenTextures(nc, s->tex);
+        for (int c = 0; c < nc; c++) {
+            glBindTexture(GL_TEXTURE_2D, s->tex[c]);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, pic->width[c], pic->height[c], 0, GL_RED, GL_UNSIGNED_SHORT,
+                         NULL);
+            s->width[c] = pic->width[c];
+            s->height[c] = pic->height[c];
+        }
+        s->nc = nc;
+        if (glGetError() != GL_NO_ERROR)
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "cannot allocate textures of %dx%d", pic->width[0],
+                                 pic->height[0]);
+    }
+    s->depth = pic->depth;
+    s->chroma = chroma;
+    s->colour = pic->colour;
+    return XSF_OK;
+}
+
+static xsf_status upload(dsp_display *d, dsp_slot *s, const dsp_picture *pic)
+{
+    if (pic->on_device) {
+        for (int c = 0; c < s->nc; c++)
+            if (!s->cuda[c] && dsp_interop_register(s->tex[c], &s->cuda[c], &d->err) != XSF_OK)
+                return d->err.status;
+        return dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height,
+                                pic->cuda_stream, &d->err);
+    }
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    for (int c = 0; c < s->nc; c++) {
+        glBindTexture(GL_TEXTURE_2D, s->tex[c]);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(pic->pitch_bytes[c] / 2));
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s->width[c], s->height[c], GL_RED, GL_UNSIGNED_SHORT, pic->plane[c]);
+    }
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "texture upload failed");
+}
+
+xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns)
+{
+    if (!d || tile < 0 || tile >= d->tiles || !pic)
+        return d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
+    xsf_error_clear(&d->err);
+    const dsp_chroma chroma = dsp_picture_chroma(pic, &d->err);
+    if (chroma == DSP_CHROMA_INVALID)
+        return d->err.status;
+    if (pic->on_device && !dsp_interop_built())
+        return xsf_error_set(&d->err, XSF_ERR_NODEVICE, "a device picture, but this build has no CUDA-GL interop");
+    dsp_tile *t = &d->tile[tile];
+    int evicted = 0;
+    const int slot = dsp_pacer_push(&t->pacer, pts_ns, &evicted);
+    if (t->converted == slot)
+        t->converted = -1;
+    xsf_status st = slot_configure(d, &t->slot[slot], pic, chroma);
+    if (st == XSF_OK)
+        st = upload(d, &t->slot[slot], pic);
+    if (st != XSF_OK) {
+        /* Nothing usable in the slot: take it back from the pacer. */
+        t->pacer.seq[slot] = 0;
+        t->pacer.pushed--;
+    }
+    return st;
+}
+
+/* ---- present ---- */
+
+static xsf_status convert_tile(dsp_display *d, dsp_tile *t, int slot)
+{
+    const dsp_slot *s = &t->slot[slot];
+    if (!t->rgb_tex || t->rgb_w != s->width[0] || t->rgb_h != s->height[0]) {
+        glDeleteTextures(1, &t->rgb_tex);
+        glDeleteFramebuffers(1, &t->rgb_fbo);
+        glGenTextures(1, &t->rgb_tex);
+        glBindTexture(GL_TEXTURE_2D, t->rgb_tex);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, s->width[0], s->height[0], 0, GL_RGBA, GL_UNSIGNED_SHORT, NULL);
+        glGenFramebuffers(1, &t->rgb_fbo);
+        glBindFramebuffer(GL_FRAMEBUFFER, t->rgb_fbo);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->rgb_tex, 0);
+        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+            return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 render target of %dx%d", s->width[0],
+                                 s->height[0]);
+        t->rgb_w = s->width[0];
+        t->rgb_h = s->height[0];
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, t->rgb_fbo);
+    glViewport(0, 0, t->rgb_w, t->rgb_h);
+    glUseProgram(d->prog_convert);
+    dsp_transform x;
+    dsp_transform_make(&x, s->colour, s->depth, s->nc);
+    GLfloat scale[3], bias[3], m[9];
+    for (int k = 0; k < 3; k++) {
+        scale[k] = (GLfloat)(x.in_scale[k] * 65535.0);
+        bias[k] = (GLfloat)x.in_bias[k];
+        for (int j = 0; j < 3; j++)
+            m[3 * k + j] = (GLfloat)x.m[k][j];
+    }
+    glUniform3fv(d->u_scale, 1, scale);
+    glUniform3fv(d->u_bias, 1, bias);
+    glUniformMatrix3fv(d->u_matrix, 1, GL_TRUE, m);
+    glUniform1i(d->u_nc, s->nc);
+    glUniform2i(d->u_sub, s->chroma == DSP_CHROMA_444 ? 1 : 2, s->chroma == DSP_CHROMA_420 ? 2 : 1);
+    for (int c = 0; c < 3; c++) {
+        glActiveTexture(GL_TEXTURE0 + c);
+        glBindTexture(GL_TEXTURE_2D, s->tex[c < s->nc ? c : 0]);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    t->converted = slot;
+    return XSF_OK;
+}
+
+/* The overlay text of a tile: its label, then (overlay on) the caller's
+ * statistics and the display's own counts. */
+static void tile_text(const dsp_display *d, const dsp_tile *t, char *buf, size_t cap)
+{
+    int n = snprintf(buf, cap, "%s", t->label);
+    if (d->overlay && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s%s%sSHOWN %llu DROPPED %llu", n ? "\n" : "", t->stats,
+                 t->stats[0] ? "\n" : "", (unsigned long long)t->pacer.presented,
+                 (unsigned long long)(t->pacer.dropped_late + t->pacer.dropped_full));
+}
+
+static void draw_text(dsp_display *d, dsp_tile *t, dsp_rect cell)
+{
+    char text[512];
+    tile_text(d, t, text, sizeof text);
+    if (!text[0])
+        return;
+    /* Redrawn only when it changes: the counts move at most once per frame. */
+    const uint64_t dropped = t->pacer.dropped_late + t->pacer.dropped_full;
+    if (t->text_dirty || (d->overlay && (t->overlay_presented != t->pacer.presented || t->overlay_dropped != dropped))) {
+        int w, h;
+        dsp_font_measure(text, &w, &h);
+        uint8_t *mask = malloc((size_t)w * h);
+        if (!mask)
+            return;
+        dsp_font_draw(text, mask, w, h);
+        if (!t->text_tex) {
+            glGenTextures(1, &t->text_tex);
+            glBindTexture(GL_TEXTURE_2D, t->text_tex);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+        }
+        glBindTexture(GL_TEXTURE_2D, t->text_tex);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, w, h, 0, GL_RED, GL_UNSIGNED_BYTE, mask);
+        free(mask);
+        t->text_w = w;
+        t->text_h = h;
+        t->text_dirty = 0;
+        t->overlay_presented = t->pacer.presented;
+        t->overlay_dropped = dropped;
+    }
+    /* Twice the font's size where the cell has room for it. */
+    const int zoom = cell.w >= 4 * t->text_w && cell.h >= 6 * t->text_h ? 2 : 1;
+    const int w = t->text_w * zoom, h = t->text_h * zoom;
+    const int x = cell.x + 4, y = d->fb_h - (cell.y + 4 + h);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glViewport(x, y, w, h);
+    glUseProgram(d->prog_text);
+    glUniform1i(d->u_text_img, 0);
+    glUniform4f(d->u_text_view, (GLfloat)x, (GLfloat)y, (GLfloat)w, (GLfloat)h);
+    glBindTexture(GL_TEXTURE_2D, t->text_tex);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glDisable(GL_BLEND);
+}
+
+static void screenshot(dsp_display *d)
+{
+    d->want_shot = 0;
+    const size_t n = (size_t)d->fb_w * d->fb_h * 3;
+    uint8_t *rgb = malloc(n);
+    if (!rgb) {
+        snprintf(d->notice, sizeof d->notice, "screenshot: out of memory");
+        return;
+    }
+    char path[288];
+    snprintf(path, sizeof path, "%.255s-%04u.ppm", d->opt.screenshot_prefix ? d->opt.screenshot_prefix : "xsflow",
+             d->shots++);
+    xsf_error err = {0};
+    if (dsp_read_rgb(d, rgb, n) == XSF_OK && dsp_write_ppm(path, rgb, d->fb_w, d->fb_h, &err) == XSF_OK)
+        snprintf(d->notice, sizeof d->notice, "screenshot: %s", path);
+    else
+        snprintf(d->notice, sizeof d->notice, "screenshot: %s", err.msg[0] ? err.msg : "cannot read the frame");
+    free(rgb);
+}
+
+xsf_status dsp_present(dsp_display *d)
+{
+    if (!d)
+        return XSF_ERR_ARG;
+    const int64_t now = dsp_now_ns();
+    /* With vsync the frame drawn now reaches the screen at the next blank,
+     * about one period from now. */
+    const int64_t deadline = now + (d->opt.vsync ? d->frame_ns : 0);
+    glBindVertexArray(d->vao);
+    glDisable(GL_BLEND);
+    for (int i = 0; i < d->tiles; i++) {
+        dsp_tile *t = &d->tile[i];
+        if (d->paused) {
+            dsp_pacer_flush(&t->pacer);
+            continue;
+        }
+        const int slot = dsp_pacer_pick(&t->pacer, deadline, d->opt.vsync);
+        if (slot >= 0 && convert_tile(d, t, slot) != XSF_OK)
+            return d->err.status;
+    }
+    dsp_context_bind_target(d);
+    glViewport(0, 0, d->fb_w, d->fb_h);
+    glClearColor(0, 0, 0, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    int cols = 1, rows = 1;
+    const double aspect = d->tile[0].rgb_w > 0 ? (double)d->tile[0].rgb_w / d->tile[0].rgb_h : 16.0 / 9.0;
+    dsp_layout_grid(d->tiles, d->fb_w, d->fb_h, aspect, &cols, &rows);
+    for (int i = 0; i < d->tiles; i++) {
+        dsp_tile *t = &d->tile[i];
+        const dsp_rect cell = dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h);
+        if (t->converted >= 0) {
+            const dsp_rect r = dsp_layout_fit(cell, t->rgb_w, t->rgb_h);
+            const int y = d->fb_h - (r.y + r.h); /* GL counts rows from the bottom */
+            glViewport(r.x, y, r.w, r.h);
+            glUseProgram(d->prog_blit);
+            glUniform1i(d->u_blit_img, 0);
+            glUniform4f(d->u_blit_view, (GLfloat)r.x, (GLfloat)y, (GLfloat)r.w, (GLfloat)r.h);
+            glBindTexture(GL_TEXTURE_2D, t->rgb_tex);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        }
+        draw_text(d, t, cell);
+    }
+    if (d->want_shot)
+        screenshot(d);
+    dsp_context_swap(d);
+    return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "OpenGL error while drawing");
+}
+
+/* ---- events, overlay, statistics, read-back ---- */
+
+int dsp_poll(dsp_display *d)
+{
+    if (!d)
+        return 1;
+    const int overlay = d->overlay;
+    dsp_context_poll(d);
+    if (overlay != d->overlay)
+        for (int t = 0; t < d->tiles; t++)
+            d->tile[t].text_dirty = 1;
+    return d->quit;
+}
+
+int dsp_paused(const dsp_display *d)
+{
+    return d && d->paused;
+}
+
+void dsp_set_overlay(dsp_display *d, int on)
+{
+    if (!d)
+        return;
+    d->overlay = on != 0;
+    for (int t = 0; t < d->tiles; t++)
+        d->tile[t].text_dirty = 1;
+}
+
+void dsp_request_screenshot(dsp_display *d)
+{
+    if (d)
+        d->want_shot = 1;
+}
+
+int dsp_take_notice(dsp_display *d, char *buf, size_t cap)
+{
+    if (!d || !d->notice[0] || !cap)
+        return 0;
+    snprintf(buf, cap, "%s", d->notice);
+    d->notice[0] = 0;
+    return 1;
+}
+
+xsf_status dsp_set_stats_text(dsp_display *d, int tile, const char *text)
+{
+    if (!d || tile < 0 || tile >= d->tiles)
+        return XSF_ERR_ARG;
+    dsp_tile *t = &d->tile[tile];
+    if (strncmp(t->stats, text ? text : "", sizeof t->stats - 1)) {
+        snprintf(t->stats, sizeof t->stats, "%s", text ? text : "");
+        t->text_dirty = 1;
+    }
+    return XSF_OK;
+}
+
+xsf_status dsp_tile_stats_get(const dsp_display *d, int tile, dsp_tile_stats *st)
+{
+    if (!d || tile < 0 || tile >= d->tiles || !st)
+        return XSF_ERR_ARG;
+    const dsp_pacer *p = &d->tile[tile].pacer;
+    *st = (dsp_tile_stats){p->pushed, p->presented, p->dropped_late, p->dropped_full};
+    return XSF_OK;
+}
+
+void dsp_size(const dsp_display *d, int *width, int *height)
+{
+    *width = d ? d->fb_w : 0;
+    *height = d ? d->fb_h : 0;
+}
+
+xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap)
+{
+    if (!d || !rgb || cap / 3 / (size_t)(d->fb_w ? d->fb_w : 1) < (size_t)d->fb_h)
+        return XSF_ERR_ARG;
+    dsp_context_bind_target(d);
+    if (d->window)
+        glReadBuffer(GL_BACK); /* before the swap, or after it: what was drawn last */
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    const size_t row = (size_t)d->fb_w * 3;
+    glReadPixels(0, 0, d->fb_w, d->fb_h, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+    if (glGetError() != GL_NO_ERROR)
+        return xsf_error_set(&d->err, XSF_ERR_IO, "glReadPixels failed");
+    /* GL's rows run bottom to top. */
+    uint8_t tmp[3 * 4096];
+    for (int y = 0; y < d->fb_h / 2; y++) {
+        uint8_t *a = rgb + (size_t)y * row, *b = rgb + (size_t)(d->fb_h - 1 - y) * row;
+        for (size_t off = 0; off < row; off += sizeof tmp) {
+            const size_t n = row - off < sizeof tmp ? row - off : sizeof tmp;
+            memcpy(tmp, a + off, n);
+            memcpy(a + off, b + off, n);
+            memcpy(b + off, tmp, n);
+        }
+    }
+    return XSF_OK;
+}

@@ -1,0 +1,239 @@
+/* xsflow display: decoded pictures shown in an OpenGL window (GLFW) or
+ * rendered offscreen (EGL, no window system), one stream or a multiviewer
+ * of tiles, each paced by its own clock.
+ *
+ * A picture in CUDA device memory reaches its GL textures through CUDA-GL
+ * interop (a copy device -> texture on the caller's stream, no host round
+ * trip); a picture in host memory is uploaded with glTexSubImage2D. One R16
+ * texture per plane; a fragment shader converts Y'CbCr (4:2:0, 4:2:2,
+ * 4:4:4, 8..16 bits, BT.601/709/2020, narrow or full range), R'G'B' and
+ * gray to the window's R'G'B'.
+ *
+ * Threads: a display and every call on it belong to the thread that
+ * created it (GL contexts are per thread). dsp_present may block until the
+ * next vertical blank when vsync is on; nothing else waits for the screen.
+ *
+ * The GL-free parts (colour conversion in C, the RTP clock, the pacing of
+ * a tile, the grid layout) are declared here too: they are what the GL
+ * path is tested against, and they build without any GL library. */
+#ifndef XSF_DISPLAY_H
+#define XSF_DISPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DSP_MAX_PLANES 4
+#define DSP_MAX_TILES 64
+
+/* ---- pictures ---- */
+
+typedef enum dsp_matrix {
+    DSP_MATRIX_BT709 = 0, /* Y'CbCr, Kr 0.2126 Kb 0.0722 */
+    DSP_MATRIX_BT601,     /* Y'CbCr, Kr 0.299  Kb 0.114 */
+    DSP_MATRIX_BT2020,    /* Y'CbCr (non-constant luminance), Kr 0.2627 Kb 0.0593 */
+    DSP_MATRIX_RGB,       /* components 0, 1, 2 are R', G', B' */
+    DSP_MATRIX_GBR,       /* components 0, 1, 2 are G', B', R' (the rgb vectors of vectors/xs) */
+} dsp_matrix;
+
+typedef enum dsp_range {
+    DSP_RANGE_NARROW = 0, /* 16..235 (luma, R'G'B'), 16..240 (chroma) at 8 bits, scaled by 2^(B-8) */
+    DSP_RANGE_FULL,       /* 0..2^B-1; chroma centred on 2^(B-1) */
+} dsp_range;
+
+typedef struct dsp_colour {
+    dsp_matrix matrix;
+    dsp_range range;
+} dsp_colour;
+
+/* Parses "601", "709", "2020", "rgb", "gbr", optionally followed by ",full"
+ * or ",narrow" (default narrow), e.g. "709,full". Also "bt709" etc. */
+xsf_status dsp_colour_parse(const char *text, dsp_colour *colour);
+const char *dsp_colour_name(dsp_colour colour, char *buf, size_t cap);
+
+/* One decoded picture. Samples are unsigned, right-aligned in uint16 at
+ * `depth` bits (8..16, the same for every plane). Plane 0 is full size;
+ * planes 1 and 2 may be subsampled by 2 horizontally (4:2:2) or both ways
+ * (4:2:0), their sizes rounded up. nc is 1 (gray) or 3 (a fourth plane,
+ * alpha, is ignored). */
+typedef struct dsp_picture {
+    int nc;
+    int width[DSP_MAX_PLANES], height[DSP_MAX_PLANES];
+    int depth;
+    size_t pitch_bytes[DSP_MAX_PLANES];   /* bytes between the starts of two rows (even) */
+    const uint16_t *plane[DSP_MAX_PLANES];
+    int on_device;                        /* 1: CUDA device pointers; 0: host memory */
+    void *cuda_stream;                    /* on_device: the cudaStream_t the picture is ready on */
+    dsp_colour colour;
+} dsp_picture;
+
+typedef enum dsp_chroma {
+    DSP_CHROMA_INVALID = 0,
+    DSP_CHROMA_GRAY,
+    DSP_CHROMA_420,
+    DSP_CHROMA_422,
+    DSP_CHROMA_444,
+} dsp_chroma;
+
+/* The chroma format the plane sizes give, or INVALID (and why in err). */
+dsp_chroma dsp_picture_chroma(const dsp_picture *pic, xsf_error *err);
+const char *dsp_chroma_name(dsp_chroma c);
+
+/* The C reference of the shader's conversion: `pic` (host memory) to 8-bit
+ * R'G'B' interleaved, rows top to bottom, width[0] x height[0]. Chroma is
+ * upsampled by replication (sample x/sx, y/sy), as the shader does. */
+xsf_status dsp_convert_rgb8(const dsp_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
+
+/* Writes 8-bit R'G'B' as a binary PPM (P6). */
+xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height, xsf_error *err);
+
+/* ---- clock: RTP timestamps to local time ---- */
+
+/* Maps the 32-bit RTP timestamps of one stream (a `rate` Hz clock, 90000
+ * for video) to local nanoseconds: timestamps are unwrapped to 64 bits, and
+ * local = media time + offset + delay, where the offset is the smallest
+ * (arrival - media time) seen so far, so that jitter never pulls a picture
+ * earlier than its fastest-arriving peers. A jump of more than 10 s either
+ * way (a restarted sender) re-anchors the clock. */
+typedef struct dsp_clock {
+    uint32_t rate;
+    int64_t delay_ns;
+    int anchored;
+    uint32_t last_ts;
+    int64_t ext_ts;     /* unwrapped timestamp of last_ts */
+    int64_t offset_ns;  /* min(arrival - media time) */
+    uint64_t reanchors;
+} dsp_clock;
+
+void dsp_clock_init(dsp_clock *clk, uint32_t rate, int delay_ms);
+/* The local presentation time of a picture with RTP timestamp `ts` whose
+ * first packet arrived at `arrival_ns` (same clock as dsp_now_ns). */
+int64_t dsp_clock_map(dsp_clock *clk, uint32_t ts, int64_t arrival_ns);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t dsp_now_ns(void);
+
+/* ---- pacing of one tile ---- */
+
+/* A tile keeps up to DSP_PACER_SLOTS pictures waiting for their time.
+ * At each presentation at time `deadline` (when the next frame reaches the
+ * screen), the newest waiting picture whose time has come is shown; the
+ * older ones that were due too missed their slot and are dropped. A
+ * picture pushed into a full tile evicts the oldest waiting one (dropped
+ * too: the policy is "drop the oldest and count it"). With no vsync, time
+ * is ignored: the newest picture is shown at once. */
+#define DSP_PACER_SLOTS 4
+
+typedef struct dsp_pacer {
+    int64_t pts[DSP_PACER_SLOTS];
+    uint64_t seq[DSP_PACER_SLOTS]; /* push order, 0 = empty */
+    int shown;                     /* slot on screen, -1 none */
+    uint64_t next_seq;
+    uint64_t pushed, presented, dropped_late, dropped_full;
+} dsp_pacer;
+
+void dsp_pacer_init(dsp_pacer *p);
+/* The slot a new picture with time `pts` goes to (never the shown one);
+ * *evicted is 1 when a waiting picture was dropped to make room. */
+int dsp_pacer_push(dsp_pacer *p, int64_t pts, int *evicted);
+/* The slot to show from now on (a new one, or -1 to keep what is shown). */
+int dsp_pacer_pick(dsp_pacer *p, int64_t deadline, int paced);
+/* Forgets every waiting picture without counting drops (pause). */
+void dsp_pacer_flush(dsp_pacer *p);
+
+/* ---- multiviewer layout ---- */
+
+typedef struct dsp_rect {
+    int x, y, w, h; /* x, y: top-left, in pixels, y downwards */
+} dsp_rect;
+
+/* The grid for `n` tiles of pictures of aspect `aspect` (width / height) in
+ * a window of win_w x win_h: the columns and rows that show the pictures
+ * largest (fewer rows on a tie). */
+void dsp_layout_grid(int n, int win_w, int win_h, double aspect, int *cols, int *rows);
+/* The cell of tile i in that grid (row-major), and the picture's rectangle
+ * inside a cell (aspect kept, centred). */
+dsp_rect dsp_layout_cell(int i, int cols, int rows, int win_w, int win_h);
+dsp_rect dsp_layout_fit(dsp_rect cell, int pic_w, int pic_h);
+
+/* ---- the display ---- */
+
+typedef struct dsp_options {
+    const char *title;            /* window title */
+    int tiles;                    /* 1..DSP_MAX_TILES */
+    const char *const *labels;    /* `tiles` labels shown on the tiles, or NULL */
+    int width, height;            /* window size (0: 1280x720), or the offscreen size */
+    int vsync;                    /* 1: wait for vertical blank, pace by time; 0: show as they come */
+    int headless;                 /* 1: EGL offscreen (no window system), read back with dsp_read_rgb */
+    int deep_colour;              /* 1: ask for a 10-bit framebuffer where the visual offers one */
+    const char *screenshot_prefix;/* 's' writes PREFIX-NNNN.ppm (NULL: "xsflow") */
+} dsp_options;
+
+void dsp_options_init(dsp_options *opt);
+
+typedef struct dsp_display dsp_display;
+
+/* Creates the window (or the offscreen context) and its GL objects. Fails
+ * with XSF_ERR_UNSUPPORTED in a build without GL, XSF_ERR_IO where no
+ * display or EGL device can be opened; err says why. */
+xsf_status dsp_create(dsp_display **d, const dsp_options *opt, xsf_error *err);
+void dsp_destroy(dsp_display *d);
+const char *dsp_error(const dsp_display *d);
+
+/* Whether this build has GL (window and/or headless) and CUDA interop. */
+int dsp_have_gl(void);
+int dsp_have_window(void);
+int dsp_have_interop(void);
+
+/* Hands a picture to tile `tile`, to be shown at `pts_ns` (dsp_now_ns
+ * clock; ignored without vsync). The samples are copied into the tile's
+ * textures before the call returns (host pictures) or in order on
+ * pic->cuda_stream (device pictures: the caller may reuse the planes for
+ * work enqueued later on that stream). Textures are allocated when a
+ * tile's format changes, never per picture. */
+xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns);
+
+/* Picks each tile's picture for the frame that reaches the screen next,
+ * draws the tiles (and the labels and statistics when the overlay is on)
+ * and presents: with vsync this blocks until the vertical blank. */
+xsf_status dsp_present(dsp_display *d);
+
+/* Window events since the last call (keys: space pause, f fullscreen,
+ * s screenshot, i statistics overlay, q or Escape quit). Returns 1 when the
+ * user asked to quit (or closed the window), else 0. Headless: always 0. */
+int dsp_poll(dsp_display *d);
+int dsp_paused(const dsp_display *d);
+/* Writes a screenshot at the next dsp_present, as the 's' key does. */
+void dsp_request_screenshot(dsp_display *d);
+/* A message for the user about something a key did ("screenshot: PATH"),
+ * once: 1 and the text in buf, or 0 when there is none. */
+int dsp_take_notice(dsp_display *d, char *buf, size_t cap);
+void dsp_set_overlay(dsp_display *d, int on);
+
+/* Statistics text of a tile for the overlay (fps, Mbit/s, loss, latency...:
+ * whatever the caller measures; lines split at '\n'). The display adds its
+ * own line of shown and dropped pictures. */
+xsf_status dsp_set_stats_text(dsp_display *d, int tile, const char *text);
+
+typedef struct dsp_tile_stats {
+    uint64_t submitted, presented, dropped_late, dropped_full;
+} dsp_tile_stats;
+xsf_status dsp_tile_stats_get(const dsp_display *d, int tile, dsp_tile_stats *st);
+
+/* The size of what dsp_read_rgb returns (the framebuffer). */
+void dsp_size(const dsp_display *d, int *width, int *height);
+/* What the last dsp_present showed, as 8-bit R'G'B', rows top to bottom;
+ * `cap` must hold width * height * 3 bytes. Headless displays keep the
+ * frame until the next dsp_present; a window's back buffer is undefined
+ * after the swap (the 's' key reads it before). */
+xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
