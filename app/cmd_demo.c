@@ -17,6 +17,7 @@
 #include "image_io.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "play.h"
 #include "rtp.h"
 
 #define DEMO_DEFAULT_OUT "xsflow-demo.y4m"
@@ -42,7 +43,9 @@ static void usage(FILE *f)
             "  -o, --output OUT  same as OUT\n"
             "  --cpu             decode on the CPU (C reference decoder, one thread per core)\n"
             "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
-            "  -q, --quiet       print nothing but errors\n",
+            "  -q, --quiet       print nothing but errors (and open no window)\n"
+            "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then shown\n"
+            "in a loop until q is pressed.\n",
             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format,
             demo_vector_depth, DEMO_LOOPS);
 }
@@ -331,6 +334,18 @@ int cmd_demo(int argc, char **argv)
     if (wst != XSF_OK) {
         cli_error(out, "%s", werr.msg);
         status = 1;
+    }
+    /* Where a window can open, show the clip (q closes it). */
+    if (!status && all_ok && !quiet && play_window_possible()) {
+        play_options po;
+        play_options_init(&po);
+        po.loop = 1;
+        po.fps = 25;
+        po.title = "xsflow demo (q to close)";
+        po.quiet = 1;
+        printf("  showing   the clip in a window (q closes it)\n");
+        fflush(stdout);
+        play_jxs(subject, demo_vector_data, demo_vector_size, &po);
     }
     if (!status && !all_ok) {
         cli_error(subject,

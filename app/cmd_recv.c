@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "display.h"
 #include "image_io.h"
 #include "pipeline.h"
 #include "rtp.h"
@@ -59,12 +60,19 @@ static void usage(FILE *f)
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
         "  --stats-json FILE     write the final figures per stream as JSON\n"
+        "  --display             show the streams in a window (one tile each, a multiviewer)\n"
+        "                        instead of writing them (no -o then); keys: space pause,\n"
+        "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
+        "  --delay MS            playout delay after the stream's RTP clock (default 40)\n"
+        "  --no-vsync            show pictures as they come, not at their time\n"
+        "  --colour C            601, 709 or 2020[,full|narrow] (default: the SDP's, or 709)\n"
+        "  --headless OUT.ppm    render offscreen (EGL) and write the last picture shown\n"
         "  -q, --quiet           print only the final statistics (and errors)\n");
 }
 
 #define MAX_STREAMS PL_MAX_STREAMS
 
-typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M, OUT_NULL, OUT_NULL_DEVICE } out_kind;
+typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M, OUT_NULL, OUT_NULL_DEVICE, OUT_DISPLAY } out_kind;
 
 typedef struct stream_args {
     const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out, *packets;
@@ -84,6 +92,10 @@ typedef struct recv_args {
     int quiet;
     const char *stats_json;
     pl_config pl;
+    int display, no_vsync, colour_given;
+    long delay_ms;
+    dsp_colour colour;
+    const char *headless;
 } recv_args;
 
 static volatile sig_atomic_t interrupted;
@@ -119,10 +131,11 @@ static int has_source(const stream_args *s)
     return s->addr || s->sdp || s->pcap || s->capture;
 }
 
-/* The stream being described: a new one once the current has its output. */
+/* The stream being described: a source starts a new one once the current
+ * has its source (or its output). */
 static stream_args *current(recv_args *a, int source_token)
 {
-    if (a->n == 0 || (source_token && a->s[a->n - 1].out)) {
+    if (a->n == 0 || (source_token && (a->s[a->n - 1].out || has_source(&a->s[a->n - 1])))) {
         if (a->n == MAX_STREAMS)
             return NULL;
         stream_args *s = &a->s[a->n++];
@@ -136,6 +149,7 @@ static stream_args *current(recv_args *a, int source_token)
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->delay_ms = 40;
     a->timeout = 5;
     a->reorder = 512;
     a->reorder_ms = 20;
@@ -266,6 +280,24 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(1, 64, a->pl.contexts_per_gpu);
         } else if (!strcmp(arg, "--threads")) {
             COUNT(1, 1024, a->pl.cpu_threads);
+        } else if (!strcmp(arg, "--display")) {
+            a->display = 1;
+        } else if (!strcmp(arg, "--no-vsync")) {
+            a->no_vsync = 1;
+        } else if (!strcmp(arg, "--delay")) {
+            COUNT(0, 10000, a->delay_ms);
+        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
+            VALUE();
+            if (dsp_colour_parse(v, &a->colour) != XSF_OK) {
+                cli_error(arg, "'%s' is not 601, 709, 2020, rgb or gbr, optionally ,full or ,narrow",
+                          v);
+                return 2;
+            }
+            a->colour_given = 1;
+        } else if (!strcmp(arg, "--headless")) {
+            VALUE();
+            a->headless = v;
+            a->display = 1;
         } else if (!strcmp(arg, "--stats-json")) {
             VALUE();
             a->stats_json = v;
@@ -309,9 +341,17 @@ static int parse_args(int argc, char **argv, recv_args *a)
             cli_error(what, "give ADDR:PORT or --sdp, not both");
             return 2;
         }
+        if (a->display) {
+            if (s->out) {
+                cli_error(what, "--display shows the streams: give no -o");
+                return 2;
+            }
+            s->kind = OUT_DISPLAY;
+            continue;
+        }
         if (!s->out) {
             cli_error(what, "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its "
-                            "source");
+                            "source (or --display)");
             return 2;
         }
         if (!strcmp(s->out, "null")) {
@@ -340,6 +380,8 @@ typedef struct stream {
     pl_rtp_source *src;
     pl_rtp_config rc;
     char filter[512];
+    int sdp_colour; /* the SDP named colorimetry/RANGE */
+    dsp_colour colour;
     FILE *plog;
     /* the previous once-a-second report */
     uint64_t prev_delivered, prev_bytes, prev_ns;
@@ -387,6 +429,12 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         if (pt < 0)
             pt = sdp.payload_type;
         rc->interlaced = sdp.interlace;
+        /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
+        s->colour.matrix = !strcmp(sdp.colorimetry, "BT601")    ? DSP_MATRIX_BT601
+                           : !strcmp(sdp.colorimetry, "BT2020") ? DSP_MATRIX_BT2020
+                                                                 : DSP_MATRIX_BT709;
+        s->colour.range = !strcmp(sdp.range, "FULL") ? DSP_RANGE_FULL : DSP_RANGE_NARROW;
+        s->sdp_colour = sdp.colorimetry[0] || sdp.range[0];
         if (!sa->fps_num && sdp.rate_num) {
             ((stream_args *)sa)->fps_num = sdp.rate_num;
             ((stream_args *)sa)->fps_den = sdp.rate_den;
@@ -500,6 +548,22 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     if (kdrops)
         fprintf(stderr, "; kernel drops %llu", (unsigned long long)kdrops);
     fputc('\n', stderr);
+}
+
+/* The overlay text of a stream's tile: what print_stream says, shorter. */
+static void overlay_stream(dsp_view *view, stream *s, pl_pipeline *p)
+{
+    rtp_stats r;
+    pl_rtp_source_stats(s->src, &r, NULL);
+    pl_stream_stats ps;
+    pl_stream_stats_get(p, s->id, &ps);
+    char text[256];
+    snprintf(text, sizeof text,
+             "%.2f Mbit/s\nlost %llu packets, dropped %llu frames\nlatency p50 %.0f us p99 %.0f us",
+             r.bitrate_bps / 1e6, (unsigned long long)r.lost,
+             (unsigned long long)(dropped_rtp(&r) + ps.dropped_total), ps.latency.p50_us,
+             ps.latency.p99_us);
+    dsp_view_set_stats(view, s->id, text);
 }
 
 static void json_latency(FILE *f, const char *key, const pl_latency *l)
@@ -635,6 +699,35 @@ int cmd_recv(int argc, char **argv)
     if (!a.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
                 pl_describe(p));
+    dsp_view *view = NULL;
+    if (a.display) {
+        static char labels[MAX_STREAMS][160];
+        static const char *label_ptr[MAX_STREAMS];
+        dsp_view_options vo;
+        dsp_view_options_init(&vo);
+        vo.display.tiles = a.n;
+        vo.display.title = "xsflow recv";
+        vo.display.vsync = !a.no_vsync;
+        vo.display.headless = a.headless != NULL;
+        vo.headless_ppm = a.headless;
+        vo.delay_ms = (int)a.delay_ms;
+        for (int k = 0; k < a.n; k++) {
+            const stream_args *sa = &a.s[k];
+            snprintf(labels[k], sizeof labels[k], "%s",
+                     sa->sdp ? sa->sdp : sa->addr ? sa->addr : ss[k].rc.path);
+            label_ptr[k] = labels[k];
+            vo.colour[k] = a.colour_given ? a.colour : ss[k].colour;
+            vo.colour_given[k] = a.colour_given || ss[k].sdp_colour;
+        }
+        vo.display.labels = label_ptr;
+        if (dsp_view_start(&view, &vo, &err) != XSF_OK) {
+            cli_error("--display", "%s", err.msg);
+            for (int k = 0; k < a.n; k++)
+                pl_rtp_source_destroy(ss[k].src);
+            pl_destroy(p);
+            return 1;
+        }
+    }
 
     int status = 0, started = 0;
     for (int k = 0; k < a.n && !status; k++) {
@@ -650,7 +743,9 @@ int cmd_recv(int argc, char **argv)
         pl_writer_options wo;
         memset(&wo, 0, sizeof wo);
         pl_sink sink;
-        if (sa->kind == OUT_NULL || sa->kind == OUT_NULL_DEVICE) {
+        if (sa->kind == OUT_DISPLAY) {
+            sink = dsp_view_sink(view, k, pl_uses_gpu(p));
+        } else if (sa->kind == OUT_NULL || sa->kind == OUT_NULL_DEVICE) {
             sink = pl_null_sink(sa->kind == OUT_NULL ? PL_PICTURE_HOST : PL_PICTURE_DEVICE);
         } else {
             wo.kind = sa->kind == OUT_JXS ? PL_WRITE_JXS : PL_WRITE_PICTURE;
@@ -701,9 +796,15 @@ int cmd_recv(int argc, char **argv)
         if (!running)
             break;
         sleep_ms(20);
-        if (!a.quiet && pl_now_ns() - last_report >= 1000000000u) {
-            for (int k = 0; k < started; k++)
-                print_stream(&ss[k], p, 0);
+        if (view && dsp_view_quit_requested(view))
+            break;
+        if (pl_now_ns() - last_report >= 1000000000u) {
+            for (int k = 0; k < started; k++) {
+                if (!a.quiet)
+                    print_stream(&ss[k], p, 0);
+                if (view)
+                    overlay_stream(view, &ss[k], p);
+            }
             last_report = pl_now_ns();
         }
     }
@@ -717,6 +818,20 @@ int cmd_recv(int argc, char **argv)
             xsf_error_clear(&err);
         }
         pl_stream_finish(p, s->id);
+    }
+    if (view) {
+        dsp_tile_stats ts[MAX_STREAMS];
+        xsf_error_clear(&err);
+        if (dsp_view_stop(view, ts, &err) != XSF_OK) {
+            cli_error("--display", "%s", err.msg);
+            status = 1;
+        }
+        for (int k = 0; k < started; k++)
+            fprintf(stderr,
+                    "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile "
+                    "full)\n",
+                    ss[k].label, (unsigned long long)ts[k].presented,
+                    (unsigned long long)ts[k].dropped_late, (unsigned long long)ts[k].dropped_full);
     }
     for (int k = 0; k < started; k++)
         print_stream(&ss[k], p, 1);

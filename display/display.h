@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline.h"
 #include "xsf.h"
 
 #ifdef __cplusplus
@@ -232,6 +233,37 @@ void dsp_size(const dsp_display *d, int *width, int *height);
  * frame until the next dsp_present; a window's back buffer is undefined
  * after the swap (the 's' key reads it before). */
 xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap);
+
+
+/* ---- the display as a sink of the pipeline ---- */
+
+/* A display run by a thread of its own (which owns the GL context), fed by
+ * the pipeline: each tile's sink takes the frames of one stream, shows each
+ * at the time its RTP timestamp gives after a fixed playout delay (vsync),
+ * or as they come (no vsync), and releases it once its samples are in the
+ * textures. Device pictures go through CUDA-GL interop where it is built. */
+typedef struct dsp_view dsp_view;
+typedef struct dsp_view_options {
+    dsp_options display;                 /* tiles, labels, vsync, headless, size, title */
+    int delay_ms;                        /* playout delay (default 40) */
+    dsp_colour colour[DSP_MAX_TILES];    /* per tile (the SDP's, or --colour) */
+    int colour_given[DSP_MAX_TILES];     /* 0: RGB for RCT codestreams, else colour[] */
+    const char *headless_ppm;            /* headless: the last picture shown, written at stop */
+} dsp_view_options;
+void dsp_view_options_init(dsp_view_options *opt);
+/* Starts the thread and creates the window or offscreen context (errors
+ * here: no display, no GL). */
+xsf_status dsp_view_start(dsp_view **v, const dsp_view_options *opt, xsf_error *err);
+/* The sink of tile `tile`; device_pictures: the pipeline decodes on a GPU
+ * (pictures stay in device memory when interop is built). */
+pl_sink dsp_view_sink(dsp_view *v, int tile, int device_pictures);
+/* Statistics text of a tile's overlay (any thread). */
+void dsp_view_set_stats(dsp_view *v, int tile, const char *text);
+/* The user closed the window or pressed q. */
+int dsp_view_quit_requested(dsp_view *v);
+/* After the pipeline's streams are finished: shows what is queued, writes
+ * the headless picture, closes. stats (optional) gets each tile's counts. */
+xsf_status dsp_view_stop(dsp_view *v, dsp_tile_stats *stats, xsf_error *err);
 
 #ifdef __cplusplus
 }
