@@ -206,6 +206,7 @@ int cmd_decode(int argc, char **argv)
     if (r)
         return r == 1 ? 0 : 2;
 
+    const uint64_t t_start = pl_now_ns();
     xsf_error err;
     xsf_error_clear(&err);
     imgio_mapped in;
@@ -251,7 +252,7 @@ int cmd_decode(int argc, char **argv)
         return 1;
     }
     uint64_t read_frames = 0;
-    const uint64_t t0 = pl_now_ns();
+    const uint64_t t0 = pl_now_ns(); /* the pipeline is ready */
     xsf_error src_err;
     xsf_error_clear(&src_err);
     const xsf_status src =
@@ -294,10 +295,12 @@ int cmd_decode(int argc, char **argv)
                 (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)bytes);
     if (!a.quiet && a.out) {
         fprintf(info,
-                "decoded %llu frame%s from %s into %s: %llu bytes in %.3f s, %.1f frames/s (%s)\n",
+                "decoded %llu frame%s from %s into %s: %llu bytes in %.3f s, %.1f frames/s (%s; "
+                "start %.0f ms, steady %.1f frames/s)\n",
                 (unsigned long long)frames, frames == 1 ? "" : "s", a.in,
                 strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes, seconds,
-                seconds > 0 ? (double)frames / seconds : 0, engine_copy);
+                seconds > 0 ? (double)frames / seconds : 0, engine_copy,
+                (double)(t0 - t_start) / 1e6, ss.fps);
     }
     return status;
 }

@@ -59,7 +59,8 @@ if [[ $STAGES == *" decode "* ]]; then
         for rep in 1 2 3; do
             rm -f "$W/out.yuv"
             t0=$(now)
-            "$X" decode "$clip" -o "$W/out.yuv" -q || { say "decode failed"; break; }
+            "$X" decode "$clip" -o "$W/out.yuv" > "$W/decode.log" || { say "decode failed"; break; }
+            echo "  $1 run $rep: $(cat "$W/decode.log")"
             t1=$(now)
             fps=$(calc "$frames / ($t1 - $t0)")
             best=$(calc "($fps > $best) ? $fps : $best")
