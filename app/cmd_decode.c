@@ -44,6 +44,9 @@ static void usage(FILE *f)
                "                    bt709-full, bt601-full, rgb, gbr; rgb by default when the\n"
                "                    codestream uses the reversible colour transform (Cpih=1)\n"
                "  --fps N[:D]       Y4M frame rate (default 25:1; codestreams do not carry it)\n"
+               "  --interlaced      the codestreams are fields, two per frame (as `xsflow recv`\n"
+               "                    writes an interlaced stream): weave each pair into a frame,\n"
+               "                    the first field on the top line (.y4m: It)\n"
                "  --md5             print the MD5 of the decoded frames in .yuv layout\n"
                "  -q, --quiet       print nothing but errors\n");
 }
@@ -56,7 +59,7 @@ typedef struct decode_args {
     int colour_given;
     imgio_colour colour;
     unsigned fps_num, fps_den;
-    int md5, quiet;
+    int md5, quiet, interlaced;
 } decode_args;
 
 static int parse_format(const char *s, imgio_format *f)
@@ -136,6 +139,8 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 cli_error("--fps", "'%s' is not a rate N or N:D", v);
                 return 2;
             }
+        } else if (!strcmp(arg, "--interlaced")) {
+            a->interlaced = 1;
         } else if (!strcmp(arg, "--md5")) {
             a->md5 = 1;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
@@ -203,16 +208,20 @@ int cmd_decode(int argc, char **argv)
     memset(&first, 0, sizeof first);
     char first_path[4096] = "";
     int status = 0;
+    unsigned long frames = 0;
+    const unsigned long per_frame = a.interlaced ? 2 : 1; /* codestreams */
 
-    while (jf.frame < max_frames && (jf.frame == 0 || !jxs_file_done(&jf))) {
+    while (frames < max_frames && (frames == 0 || !jxs_file_done(&jf))) {
         imgio_picture pic;
         const xs_header *hdr;
-        if (jxs_file_decode(&jf, &pic, &hdr) != XSF_OK) {
+        if ((a.interlaced ? jxs_file_decode_fields(&jf, &pic, &hdr)
+                          : jxs_file_decode(&jf, &pic, &hdr)) != XSF_OK) {
             cli_error(a.in, "%s", jxs_file_error(&jf));
             status = 1;
             break;
         }
-        if (jf.frame == 1) {
+        frames++;
+        if (frames == 1) {
             first = pic;
             if (a.out) {
                 imgio_write_options opt = {
@@ -222,10 +231,13 @@ int cmd_decode(int argc, char **argv)
                                   : (hdr->cpih == 1 ? IMGIO_COLOUR_RGB : IMGIO_COLOUR_BT709),
                     .fps_num = a.fps_num,
                     .fps_den = a.fps_den,
+                    .scan = a.interlaced ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE,
                 };
                 /* Frame files only when there is more than one frame to write. */
                 if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
-                    opt.frame_files = jxs_count_frames(data, len, max_frames < 2 ? 1 : 2) > 1;
+                    opt.frame_files = jxs_count_frames(data, len,
+                                                       (max_frames < 2 ? 1u : 2u) * per_frame) >
+                                      per_frame;
                 if (imgio_writer_open(&w, a.out, &opt, &err) != XSF_OK) {
                     cli_error(a.out, "%s", err.msg);
                     status = 1;
@@ -238,14 +250,13 @@ int cmd_decode(int argc, char **argv)
             status = 1;
             break;
         }
-        if (w && jf.frame == 1)
+        if (w && frames == 1)
             snprintf(first_path, sizeof first_path, "%s", imgio_writer_last_path(w));
         if (a.md5) {
             imgio_yuv_serialize(&pic, app_md5_sink, &md5);
             md5_bytes += imgio_yuv_frame_bytes(&pic);
         }
     }
-    const unsigned long frames = jf.frame;
     char last[4096] = "";
     if (w)
         snprintf(last, sizeof last, "%s", imgio_writer_last_path(w));

@@ -28,7 +28,10 @@ static void usage(FILE *f)
         "Receives an ST 2110-22 stream (RTP, RFC 9134 payload, JPEG XS) and writes every whole\n"
         "frame: OUT.jxs gets the codestreams one after the other (picture segment boxes\n"
         "removed); OUT.yuv and OUT.y4m get the decoded pictures. Frames with a missing\n"
-        "packet are dropped and counted. Statistics go to standard error, once a second.\n"
+        "packet are dropped and counted. An interlaced stream's two fields are kept together:\n"
+        "both codestreams in OUT.jxs (read it with decode --interlaced), woven into one\n"
+        "frame in OUT.yuv and OUT.y4m (It: top field first); a frame that lost a field is\n"
+        "dropped whole. Statistics go to standard error, once a second.\n"
         "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join).\n"
         "\n"
         "options:\n"
@@ -245,7 +248,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
 typedef struct output {
     const recv_args *a;
     FILE *jxs;
-    xs_decoder *dec;
+    jxs_file dec; /* the C decoder (and, for fields, the weaving buffers) */
     imgio_writer *w;
     unsigned fps_num, fps_den;
     uint64_t written, bytes;
@@ -253,38 +256,46 @@ typedef struct output {
     char msg[512];
 } output;
 
-static void on_frame(void *ctx, const rtp_frame *f)
+/* Whole frames from the field pairer (rtp_field_pairer): a progressive
+ * codestream, or both fields of an interlaced frame. */
+static void on_frame(void *ctx, const rtp_field_frame *f)
 {
     output *o = ctx;
-    if (!f->complete || o->failed)
-        return; /* partial slice-mode frames: counted, not written */
+    if (o->failed)
+        return;
     if (o->a->kind == OUT_JXS) {
-        if (fwrite(f->data, 1, f->bytes, o->jxs) != f->bytes) {
-            o->failed = 1;
-            snprintf(o->msg, sizeof o->msg, "write failed");
-            return;
+        /* Both fields' codestreams, first then second. */
+        for (int i = 0; i <= f->interlaced; i++) {
+            if (fwrite(f->data[i], 1, f->bytes[i], o->jxs) != f->bytes[i]) {
+                o->failed = 1;
+                snprintf(o->msg, sizeof o->msg, "write failed");
+                return;
+            }
+            o->bytes += f->bytes[i];
         }
-        o->bytes += f->bytes;
         o->written++;
         return;
     }
-    size_t consumed;
-    const xs_image *img;
-    if (xs_decode(o->dec, f->data, f->bytes, &consumed, &img) != XSF_OK) {
+    imgio_picture pic;
+    const xsf_status ds =
+        f->interlaced ? jxs_decode_field_pair(&o->dec, f->data[0], f->bytes[0], f->data[1],
+                                              f->bytes[1], &pic, NULL)
+                      : jxs_decode_codestream(&o->dec, f->data[0], f->bytes[0], &pic, NULL);
+    if (ds != XSF_OK) {
         /* A whole codestream the decoder refuses: say so, keep receiving. */
-        fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp,
-                xs_decoder_error(o->dec));
+        fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp[0],
+                jxs_file_error(&o->dec));
         return;
     }
-    imgio_picture pic;
-    jxs_picture_from_image(&pic, img);
     xsf_error err;
     xsf_error_clear(&err);
     if (!o->w) {
         imgio_write_options opt = {.format =
                                        o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
                                    .fps_num = o->fps_num,
-                                   .fps_den = o->fps_den};
+                                   .fps_den = o->fps_den,
+                                   .scan = f->interlaced ? IMGIO_SCAN_TOP_FIRST
+                                                         : IMGIO_SCAN_PROGRESSIVE};
         if (imgio_writer_open(&o->w, o->a->out, &opt, &err) != XSF_OK) {
             o->failed = 1;
             snprintf(o->msg, sizeof o->msg, "%s", err.msg);
@@ -299,7 +310,14 @@ static void on_frame(void *ctx, const rtp_frame *f)
     o->written++;
 }
 
-static void print_stats(const rtp_stats *s, const char *prefix, uint64_t kernel_drops)
+/* Picture segments from the depacketizer go to the field pairer. */
+static void on_segment(void *ctx, const rtp_frame *f)
+{
+    rtp_field_pairer_push(ctx, f);
+}
+
+static void print_stats(const rtp_stats *s, const rtp_field_stats *fs, const char *prefix,
+                        uint64_t kernel_drops)
 {
     fprintf(stderr,
             "%s: %llu packets, %llu bytes, %.2f Mbit/s, lost %llu, reordered %llu, duplicated "
@@ -313,6 +331,9 @@ static void print_stats(const rtp_stats *s, const char *prefix, uint64_t kernel_
             (unsigned long long)s->wrong_ssrc, (unsigned long long)s->frames_complete,
             (unsigned long long)s->frames_dropped, (unsigned long long)s->frames_partial,
             s->jitter_ms);
+    if (fs->interlaced || fs->frames_dropped)
+        fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
+                (unsigned long long)fs->interlaced, (unsigned long long)fs->frames_dropped);
     if (kernel_drops)
         fprintf(stderr, ", kernel drops %llu", (unsigned long long)kernel_drops);
     fputc('\n', stderr);
@@ -428,8 +449,17 @@ int cmd_recv(int argc, char **argv)
             cli_error(a.out, "cannot create the file");
             return 1;
         }
-    } else if (xs_decoder_create(&o.dec) != XSF_OK) {
-        cli_error(a.out, "out of memory for the decoder");
+    } else if (jxs_file_init(&o.dec, NULL, 0, JXS_ENGINE_CPU) != XSF_OK) {
+        cli_error(a.out, "%s", jxs_file_error(&o.dec));
+        return 1;
+    }
+    rtp_field_pairer_config fc;
+    memset(&fc, 0, sizeof fc);
+    fc.on_frame = on_frame;
+    fc.ctx = &o;
+    rtp_field_pairer *pairer;
+    if (rtp_field_pairer_create(&pairer, &fc, &err) != XSF_OK) {
+        cli_error("recv", "%s", err.msg);
         return 1;
     }
 
@@ -441,11 +471,13 @@ int cmd_recv(int argc, char **argv)
     dc.reorder_packets = (unsigned)a.reorder;
     dc.reorder_ns = (uint64_t)a.reorder_ms * 1000000u;
     dc.validate = 1;
-    dc.on_frame = on_frame;
-    dc.ctx = &o;
+    dc.on_frame = on_segment;
+    dc.ctx = pairer;
     rtp_depacketizer *dep;
     if (rtp_depacketizer_create(&dep, &dc, &err) != XSF_OK) {
         cli_error("recv", "%s", err.msg);
+        rtp_field_pairer_destroy(pairer);
+        jxs_file_free(&o.dec);
         return 1;
     }
 
@@ -460,6 +492,7 @@ int cmd_recv(int argc, char **argv)
     uint64_t last_packet = start, last_report = start;
     const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : UINT64_MAX;
     const rtp_stats *st = rtp_depacketizer_stats(dep);
+    const rtp_field_stats *fst = rtp_field_pairer_stats(pairer);
     rtp_udp *sock = NULL;
     rtp_pcap_reader *pr = NULL;
     char label[128];
@@ -518,7 +551,7 @@ int cmd_recv(int argc, char **argv)
         status = 1;
     }
     rtp_datagram dg[RTP_UDP_BATCH];
-    while (!status && !interrupted && st->frames_complete < max_frames && !o.failed) {
+    while (!status && !interrupted && fst->frames < max_frames && !o.failed) {
         const uint64_t now = monotonic_ns();
         if (a.duration > 0 && (double)(now - start) / 1e9 >= a.duration)
             break;
@@ -555,7 +588,7 @@ int cmd_recv(int argc, char **argv)
             }
             if (n)
                 last_packet = monotonic_ns();
-            for (size_t i = 0; i < n && st->frames_complete < max_frames; i++) {
+            for (size_t i = 0; i < n && fst->frames < max_frames; i++) {
                 if (plog)
                     log_packet(plog, dg[i].data, dg[i].bytes);
                 if (dg[i].truncated)
@@ -567,13 +600,15 @@ int cmd_recv(int argc, char **argv)
                 rtp_depacketizer_poll(dep, realtime_ns()); /* the clock of the kernel's stamps */
         }
         if (!a.quiet && monotonic_ns() - last_report >= 1000000000u) {
-            print_stats(st, label, sock ? rtp_udp_kernel_drops(sock) : 0);
+            print_stats(st, fst, label, sock ? rtp_udp_kernel_drops(sock) : 0);
             last_report = monotonic_ns();
         }
     }
-    if (st->frames_complete < max_frames)
+    if (fst->frames < max_frames) {
         rtp_depacketizer_flush(dep);
-    print_stats(st, label, sock ? rtp_udp_kernel_drops(sock) : 0);
+        rtp_field_pairer_flush(pairer);
+    }
+    print_stats(st, fst, label, sock ? rtp_udp_kernel_drops(sock) : 0);
     if (o.failed) {
         cli_error(a.out, "%s", o.msg);
         status = 1;
@@ -594,7 +629,8 @@ int cmd_recv(int argc, char **argv)
         printf("received %llu whole frame%s into %s\n", (unsigned long long)o.written,
                o.written == 1 ? "" : "s", strcmp(a.out, "-") ? a.out : "standard output");
     rtp_depacketizer_destroy(dep);
-    xs_decoder_destroy(o.dec);
+    rtp_field_pairer_destroy(pairer);
+    jxs_file_free(&o.dec);
     rtp_udp_close(sock);
     rtp_pcap_close(pr);
     return status;
