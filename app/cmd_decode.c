@@ -235,9 +235,9 @@ int cmd_decode(int argc, char **argv)
                 };
                 /* Frame files only when there is more than one frame to write. */
                 if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
-                    opt.frame_files = jxs_count_frames(data, len,
-                                                       (max_frames < 2 ? 1u : 2u) * per_frame) >
-                                      per_frame;
+                    opt.frame_files =
+                        jxs_count_frames(data, len, (max_frames < 2 ? 1u : 2u) * per_frame) >
+                        per_frame;
                 if (imgio_writer_open(&w, a.out, &opt, &err) != XSF_OK) {
                     cli_error(a.out, "%s", err.msg);
                     status = 1;

@@ -234,8 +234,9 @@ int cmd_info(int argc, char **argv)
     }
     if (plev_warnings) {
         fflush(stdout);
-        fprintf(stderr, "xsflow: %s: warning: %lu frame%s signal%s a Plev that does not hold %s (%s)\n",
-                in, plev_warnings, plev_warnings == 1 ? "" : "s", plev_warnings == 1 ? "s" : "",
+        fprintf(stderr,
+                "xsflow: %s: warning: %lu frame%s signal%s a Plev that does not hold %s (%s)\n", in,
+                plev_warnings, plev_warnings == 1 ? "" : "s", plev_warnings == 1 ? "s" : "",
                 plev_warnings == 1 ? "it" : "them", first_warning);
     }
     free(data);

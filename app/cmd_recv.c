@@ -277,10 +277,10 @@ static void on_frame(void *ctx, const rtp_field_frame *f)
         return;
     }
     imgio_picture pic;
-    const xsf_status ds =
-        f->interlaced ? jxs_decode_field_pair(&o->dec, f->data[0], f->bytes[0], f->data[1],
-                                              f->bytes[1], &pic, NULL)
-                      : jxs_decode_codestream(&o->dec, f->data[0], f->bytes[0], &pic, NULL);
+    const xsf_status ds = f->interlaced
+                              ? jxs_decode_field_pair(&o->dec, f->data[0], f->bytes[0], f->data[1],
+                                                      f->bytes[1], &pic, NULL)
+                              : jxs_decode_codestream(&o->dec, f->data[0], f->bytes[0], &pic, NULL);
     if (ds != XSF_OK) {
         /* A whole codestream the decoder refuses: say so, keep receiving. */
         fprintf(stderr, "xsflow: frame at RTP timestamp %u: %s\n", f->timestamp[0],
@@ -290,12 +290,11 @@ static void on_frame(void *ctx, const rtp_field_frame *f)
     xsf_error err;
     xsf_error_clear(&err);
     if (!o->w) {
-        imgio_write_options opt = {.format =
-                                       o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
-                                   .fps_num = o->fps_num,
-                                   .fps_den = o->fps_den,
-                                   .scan = f->interlaced ? IMGIO_SCAN_TOP_FIRST
-                                                         : IMGIO_SCAN_PROGRESSIVE};
+        imgio_write_options opt = {
+            .format = o->a->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV,
+            .fps_num = o->fps_num,
+            .fps_den = o->fps_den,
+            .scan = f->interlaced ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE};
         if (imgio_writer_open(&o->w, o->a->out, &opt, &err) != XSF_OK) {
             o->failed = 1;
             snprintf(o->msg, sizeof o->msg, "%s", err.msg);

@@ -151,7 +151,8 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
         return XSF_ERR_TRUNCATED;
     }
     size_t consumed = 0;
-    const xsf_status st = decode_at(f, f->data + f->offset, f->len - f->offset, &consumed, pic, hdr);
+    const xsf_status st =
+        decode_at(f, f->data + f->offset, f->len - f->offset, &consumed, pic, hdr);
     if (st != XSF_OK) {
         if (f->frame > 0) {
             char where[96];
@@ -227,8 +228,8 @@ static xsf_status weave(jxs_file *f, const imgio_picture *first, const imgio_pic
 }
 
 xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t first_len,
-                                 const uint8_t *second_cs, size_t second_len,
-                                 imgio_picture *frame, const xs_header **hdr)
+                                 const uint8_t *second_cs, size_t second_len, imgio_picture *frame,
+                                 const xs_header **hdr)
 {
     imgio_picture first, second;
     xsf_status st = jxs_decode_codestream(f, first_cs, first_len, &first, NULL);
@@ -272,8 +273,9 @@ xsf_status jxs_file_decode_fields(jxs_file *f, imgio_picture *frame, const xs_he
     st = weave(f, &first, &second, frame);
     if (st != XSF_OK) {
         char where[128];
-        snprintf(where, sizeof where, "codestreams %lu and %lu (file byte %zu), two fields: ",
-                 first_index, first_index + 1, start);
+        snprintf(where, sizeof where,
+                 "codestreams %lu and %lu (file byte %zu), two fields: ", first_index,
+                 first_index + 1, start);
         msg_prefix(f, where);
     }
     return st;

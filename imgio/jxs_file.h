@@ -59,8 +59,8 @@ xsf_status jxs_file_decode_fields(jxs_file *f, imgio_picture *frame, const xs_he
 xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, imgio_picture *pic,
                                  const xs_header **hdr);
 xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t first_len,
-                                 const uint8_t *second_cs, size_t second_len,
-                                 imgio_picture *frame, const xs_header **hdr);
+                                 const uint8_t *second_cs, size_t second_len, imgio_picture *frame,
+                                 const xs_header **hdr);
 
 /* The last error: the decoder's message ("byte N: MARKER: reason", N from
  * the start of the codestream), preceded for frames after the first by

@@ -44,8 +44,9 @@ xsf_status imgio_weave(const imgio_picture *first, const imgio_picture *second, 
     if (st != XSF_OK)
         return st;
     if (!buf || buf_samples < need)
-        return xsf_error_set(err, XSF_ERR_ARG, "a woven frame needs %zu samples, the buffer holds %zu",
-                             need, buf ? buf_samples : 0);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a woven frame needs %zu samples, the buffer holds %zu", need,
+                             buf ? buf_samples : 0);
     imgio_picture out;
     memset(&out, 0, sizeof out);
     out.nc = first->nc;

@@ -81,7 +81,8 @@ static void drop_pending(rtp_field_pairer *p)
 static int is_sibling(const rtp_field_pairer *p, const rtp_frame *second)
 {
     const uint32_t gap = second->timestamp - p->timestamp;
-    return second->ssrc == p->ssrc && second->f_counter == p->f && gap <= p->cfg.max_field_gap_ticks;
+    return second->ssrc == p->ssrc && second->f_counter == p->f &&
+           gap <= p->cfg.max_field_gap_ticks;
 }
 
 static void hold_first(rtp_field_pairer *p, const rtp_frame *f)

@@ -323,7 +323,7 @@ uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned d
  * Weaving the decoded fields: imgio_weave (imgio/image_io.h). */
 
 typedef struct rtp_field_frame {
-    int interlaced;        /* 0: a progressive frame (data[0]); 1: two fields */
+    int interlaced; /* 0: a progressive frame (data[0]); 1: two fields */
     uint8_t f_counter;
     uint32_t ssrc;
     uint32_t timestamp[2]; /* of each segment: the frame's, or each field's */

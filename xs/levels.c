@@ -21,11 +21,9 @@ static const struct {
     uint32_t w, h;
     uint64_t samples;
 } levels[] = {
-    {0x04, 1280, 5120, 2621440},       {0x10, 2048, 8192, 4194304},
-    {0x20, 4096, 16384, 8912896},      {0x24, 4096, 16384, 16777216},
-    {0x28, 4096, 16384, 16777216},     {0x30, 8192, 32768, 35651584},
-    {0x34, 8192, 32768, 67108864},     {0x38, 8192, 32768, 67108864},
-    {0x40, 10240, 40960, 104857600},
+    {0x04, 1280, 5120, 2621440},   {0x10, 2048, 8192, 4194304},   {0x20, 4096, 16384, 8912896},
+    {0x24, 4096, 16384, 16777216}, {0x28, 4096, 16384, 16777216}, {0x30, 8192, 32768, 35651584},
+    {0x34, 8192, 32768, 67108864}, {0x38, 8192, 32768, 67108864}, {0x40, 10240, 40960, 104857600},
 };
 
 /* Sublevels (Plev low byte) with a fixed bound, smallest first; `derive`
@@ -37,7 +35,7 @@ static const struct {
     unsigned bpp;
     int derive;
 } sublevels[] = {
-    {XS_SUBLEVEL_2BPP, 2, 1}, {XS_SUBLEVEL_3BPP, 3, 1},  {XS_SUBLEVEL_4BPP, 4, 0},
+    {XS_SUBLEVEL_2BPP, 2, 1}, {XS_SUBLEVEL_3BPP, 3, 1}, {XS_SUBLEVEL_4BPP, 4, 0},
     {XS_SUBLEVEL_6BPP, 6, 1}, {XS_SUBLEVEL_9BPP, 9, 1}, {XS_SUBLEVEL_12BPP, 12, 1},
 };
 
@@ -88,8 +86,7 @@ int xs_level_holds(uint8_t level, uint32_t wf, uint32_t hf)
         return 1; /* Unrestricted */
     for (size_t i = 0; i < COUNT(levels); i++)
         if (levels[i].code == level)
-            return wf <= levels[i].w && hf <= levels[i].h &&
-                   (uint64_t)wf * hf <= levels[i].samples;
+            return wf <= levels[i].w && hf <= levels[i].h && (uint64_t)wf * hf <= levels[i].samples;
     return 0;
 }
 
@@ -126,8 +123,8 @@ xsf_status xs_plev_derive(uint16_t ppih, uint32_t wf, uint32_t hf, unsigned cpih
         }
     const unsigned full = xs_sublevel_max_bpp(ppih, XS_SUBLEVEL_FULL);
     if (!full)
-        return xsf_error_set(err, XSF_ERR_ARG, "profile Ppih=0x%04x has no known Full sublevel bound",
-                             ppih);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "profile Ppih=0x%04x has no known Full sublevel bound", ppih);
     if (!rate_holds(codestream_bytes, pixels, full))
         return xsf_error_set(err, XSF_ERR_ARG,
                              "%llu bytes for a %ux%u picture (%.2f bpp) exceed the profile's Full "
@@ -146,8 +143,8 @@ xsf_status xs_plev_check(uint16_t ppih, uint16_t plev, uint32_t wf, uint32_t hf,
     for (size_t i = 0; i < COUNT(levels); i++)
         known |= levels[i].code == level;
     if (!known)
-        return xsf_error_set(err, XSF_ERR_INVALID, "Plev 0x%04x: level 0x%02x is not a 21122-2 level",
-                             plev, level);
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "Plev 0x%04x: level 0x%02x is not a 21122-2 level", plev, level);
     const unsigned bpp = xs_sublevel_max_bpp(ppih, sub);
     if (!bpp)
         return xsf_error_set(err, XSF_ERR_INVALID,
@@ -170,6 +167,7 @@ xsf_status xs_plev_check(uint16_t ppih, uint16_t plev, uint32_t wf, uint32_t hf,
                              plev, (unsigned long long)codestream_bytes, wf, hf,
                              pixels ? (double)codestream_bytes * 8 / (double)pixels : 0.0, bpp,
                              xs_sublevel_name(plev),
-                             dst == XSF_OK ? xs_sublevel_name(need) : "more than the Full sublevel");
+                             dst == XSF_OK ? xs_sublevel_name(need)
+                                           : "more than the Full sublevel");
     return XSF_OK;
 }

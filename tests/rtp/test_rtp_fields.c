@@ -108,15 +108,18 @@ static void test_pairer(void)
 
     /* Two whole frames, each field its own timestamp; and the same timestamp
      * for both fields (RFC 9134 4.2 as first published). */
-    const seg two[] = {{'1', 0, 0, 1, 0xa0, 0}, {'2', 0, H, 1, 0xb0, 0},
-                       {'1', 1, T, 1, 0xa1, 0}, {'2', 1, T, 1, 0xb1, 0}};
+    const seg two[] = {{'1', 0, 0, 1, 0xa0, 0},
+                       {'2', 0, H, 1, 0xb0, 0},
+                       {'1', 1, T, 1, 0xa1, 0},
+                       {'2', 1, T, 1, 0xb1, 0}};
     st = run_pairer(two, 4, &g, 0);
     CHECK(g.n == 2 && g.interlaced[0] && g.interlaced[1] && g.f[1] == 1 && st.interlaced == 2 &&
               st.frames_dropped == 0,
           "two interlaced frames: %d, dropped %llu", g.n, (unsigned long long)st.frames_dropped);
     /* The first field was copied: its bytes survive the caller's buffer. */
     CHECK(g.first[0][0] == 0xa0 && g.first[0][7] == 0xa0 && g.second[0][0] == 0xb0 &&
-              g.first[1][3] == 0xa1 && g.second[1][5] == 0xb1 && g.bytes0[0] == 8 && g.bytes1[0] == 8,
+              g.first[1][3] == 0xa1 && g.second[1][5] == 0xb1 && g.bytes0[0] == 8 &&
+              g.bytes1[0] == 8,
           "field bytes: %02x %02x %02x", g.first[0][0], g.second[0][0], g.first[1][3]);
 
     /* The first field lost: its second alone is dropped, the frame counted once. */
@@ -151,16 +154,16 @@ static void test_pairer(void)
 
     /* A first field cut short (partial slice-mode segment), then its whole
      * second: one frame dropped, not two. */
-    const seg cut_first[] = {{'1', 0, 0, 0, 1, 0}, {'2', 0, H, 1, 2, 0}, {'1', 1, T, 1, 3, 0},
-                             {'2', 1, T + H, 1, 4, 0}};
+    const seg cut_first[] = {
+        {'1', 0, 0, 0, 1, 0}, {'2', 0, H, 1, 2, 0}, {'1', 1, T, 1, 3, 0}, {'2', 1, T + H, 1, 4, 0}};
     st = run_pairer(cut_first, 4, &g, 0);
     CHECK(g.n == 1 && g.f[0] == 1 && st.frames_dropped == 1 && st.fields_discarded == 2,
           "first field cut short: %d, dropped %llu, fields %llu", g.n,
           (unsigned long long)st.frames_dropped, (unsigned long long)st.fields_discarded);
 
     /* A whole first field and its second cut short. */
-    const seg cut_second[] = {{'1', 0, 0, 1, 1, 0}, {'2', 0, H, 0, 2, 0}, {'1', 1, T, 1, 3, 0},
-                              {'2', 1, T + H, 1, 4, 0}};
+    const seg cut_second[] = {
+        {'1', 0, 0, 1, 1, 0}, {'2', 0, H, 0, 2, 0}, {'1', 1, T, 1, 3, 0}, {'2', 1, T + H, 1, 4, 0}};
     st = run_pairer(cut_second, 4, &g, 0);
     CHECK(g.n == 1 && g.f[0] == 1 && st.frames_dropped == 1 && st.fields_discarded == 2,
           "second field cut short: %d, dropped %llu", g.n, (unsigned long long)st.frames_dropped);
@@ -190,8 +193,8 @@ static void test_pairer(void)
     /* A first field above max_segment_bytes: the frame is dropped, counted as too large. */
     st = run_pairer(two, 4, &g, 4);
     CHECK(g.n == 0 && st.frames_dropped == 2 && st.too_large == 2 && st.fields_discarded == 4,
-          "too large: %d, dropped %llu, too large %llu", g.n,
-          (unsigned long long)st.frames_dropped, (unsigned long long)st.too_large);
+          "too large: %d, dropped %llu, too large %llu", g.n, (unsigned long long)st.frames_dropped,
+          (unsigned long long)st.too_large);
 
     /* A repeated second field after a whole frame: an orphan. */
     const seg repeated[] = {{'1', 0, 0, 1, 1, 0}, {'2', 0, H, 1, 2, 0}, {'2', 0, H, 1, 2, 0}};
@@ -242,9 +245,9 @@ static void test_weave(void)
     const struct {
         int w, h1[3], h2[3], pad;
     } cases[] = {
-        {64, {9, 9, 9}, {9, 9, 9}, 0},    /* 4:2:2 */
-        {38, {7, 7, 7}, {6, 6, 6}, 3},    /* odd frame height, pitches above the width */
-        {30, {8, 4, 4}, {8, 4, 4}, 1},    /* 4:2:0: each field's chroma is its own */
+        {64, {9, 9, 9}, {9, 9, 9}, 0}, /* 4:2:2 */
+        {38, {7, 7, 7}, {6, 6, 6}, 3}, /* odd frame height, pitches above the width */
+        {30, {8, 4, 4}, {8, 4, 4}, 1}, /* 4:2:0: each field's chroma is its own */
         {2, {1, 1, 1}, {1, 1, 1}, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -296,7 +299,8 @@ static void test_weave(void)
           "second field taller than the first accepted");
     make_field(&f2, b2, 3, 64, sx422, h9, 12, 0);
     err = (xsf_error){0};
-    CHECK(imgio_weave(&f1, &f2, out, 40000, &fr, &err) == XSF_ERR_INVALID && strstr(err.msg, "12 bits"),
+    CHECK(imgio_weave(&f1, &f2, out, 40000, &fr, &err) == XSF_ERR_INVALID &&
+              strstr(err.msg, "12 bits"),
           "depths differ: '%s'", err.msg);
     make_field(&f2, b2, 1, 64, sx422, h9, 10, 0);
     err = (xsf_error){0};
@@ -305,7 +309,8 @@ static void test_weave(void)
           "component counts differ: '%s'", err.msg);
     make_field(&f2, b2, 3, 62, sx422, h9, 10, 0);
     err = (xsf_error){0};
-    CHECK(imgio_weave(&f1, &f2, out, 40000, &fr, &err) == XSF_ERR_INVALID, "widths differ accepted");
+    CHECK(imgio_weave(&f1, &f2, out, 40000, &fr, &err) == XSF_ERR_INVALID,
+          "widths differ accepted");
 }
 
 /* ---- 3. end to end ---- */
@@ -358,7 +363,8 @@ static void on_e2e(void *ctx, const rtp_field_frame *fr)
     const int k = fr->f_counter;
     t->f_seen[t->frames_seen < 8 ? t->frames_seen : 7] = fr->f_counter;
     t->frames_seen++;
-    t->jxs_fields_kept += fr->bytes[0] == t->cs_len[2 * k] && fr->bytes[1] == t->cs_len[2 * k + 1] &&
+    t->jxs_fields_kept += fr->bytes[0] == t->cs_len[2 * k] &&
+                          fr->bytes[1] == t->cs_len[2 * k + 1] &&
                           !memcmp(fr->data[0], t->cs[2 * k], fr->bytes[0]) &&
                           !memcmp(fr->data[1], t->cs[2 * k + 1], fr->bytes[1]);
     imgio_picture woven;
@@ -423,8 +429,12 @@ static void run_e2e(const uint8_t *file, size_t file_len, rtp_jxs_mode mode, int
         t.cs_len[i] = vec_len[i % have];
     }
     xsf_error err = {0};
-    rtp_packetizer_config pc = {.mode = mode, .packet_bytes = 1000, .payload_type = PT,
-                                .ssrc = 0x1234, .first_seq = 65500, .boxes = 1};
+    rtp_packetizer_config pc = {.mode = mode,
+                                .packet_bytes = 1000,
+                                .payload_type = PT,
+                                .ssrc = 0x1234,
+                                .first_seq = 65500,
+                                .boxes = 1};
     rtp_packetizer *pk = NULL;
     tu_list pkts = {0};
     size_t seg_start[FIELDS + 1];
@@ -446,8 +456,11 @@ static void run_e2e(const uint8_t *file, size_t file_len, rtp_jxs_mode mode, int
     rtp_field_pairer_config fc = {.on_frame = on_e2e, .ctx = &t};
     rtp_field_pairer *pairer = NULL;
     CHECK(rtp_field_pairer_create(&pairer, &fc, &err) == XSF_OK, "pairer: %s", err.msg);
-    rtp_depacketizer_config dc = {.payload_type = PT, .reorder_packets = 64, .validate = 1,
-                                  .on_frame = on_segment, .ctx = pairer};
+    rtp_depacketizer_config dc = {.payload_type = PT,
+                                  .reorder_packets = 64,
+                                  .validate = 1,
+                                  .on_frame = on_segment,
+                                  .ctx = pairer};
     rtp_depacketizer *dep = NULL;
     CHECK(rtp_depacketizer_create(&dep, &dc, &err) == XSF_OK, "depacketizer: %s", err.msg);
     size_t dropped_packets = 0;
@@ -466,12 +479,13 @@ static void run_e2e(const uint8_t *file, size_t file_len, rtp_jxs_mode mode, int
         rtp_field_pairer_flush(pairer);
         const rtp_field_stats *fs = rtp_field_pairer_stats(pairer);
         const char *m = mode == RTP_JXS_SLICE ? "slice" : "codestream";
-        CHECK(t.frames_seen == expect_frames && t.mismatches == 0 && t.decode_errors == 0 &&
-                  t.jxs_fields_kept == expect_frames,
-              "%s, segment %d lost: %d frames (expected %d), %d differ from the reference weave, %d "
-              "decode errors, %d with both fields' codestreams",
-              m, lose_segment, t.frames_seen, expect_frames, t.mismatches, t.decode_errors,
-              t.jxs_fields_kept);
+        CHECK(
+            t.frames_seen == expect_frames && t.mismatches == 0 && t.decode_errors == 0 &&
+                t.jxs_fields_kept == expect_frames,
+            "%s, segment %d lost: %d frames (expected %d), %d differ from the reference weave, %d "
+            "decode errors, %d with both fields' codestreams",
+            m, lose_segment, t.frames_seen, expect_frames, t.mismatches, t.decode_errors,
+            t.jxs_fields_kept);
         const uint64_t want_dropped = (uint64_t)(FIELDS / 2 - expect_frames);
         CHECK(fs->interlaced == (uint64_t)expect_frames && fs->frames_dropped == want_dropped,
               "%s, segment %d lost: pairer %llu frames, %llu dropped (expected %llu)", m,

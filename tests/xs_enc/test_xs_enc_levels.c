@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "enc_test_util.h"
 #include "../test.h"
+#include "enc_test_util.h"
 #include "xs.h"
 
 /* Levels, smallest first: code, largest width, height, samples. */
@@ -18,8 +18,8 @@ static const struct {
     unsigned code, w, h;
     unsigned long long samples;
 } levels[] = {
-    {0x04, 1280, 5120, 2621440ull},  {0x10, 2048, 8192, 4194304ull},
-    {0x20, 4096, 16384, 8912896ull}, {0x24, 4096, 16384, 16777216ull},
+    {0x04, 1280, 5120, 2621440ull},   {0x10, 2048, 8192, 4194304ull},
+    {0x20, 4096, 16384, 8912896ull},  {0x24, 4096, 16384, 16777216ull},
     {0x30, 8192, 32768, 35651584ull},
 };
 
@@ -103,8 +103,9 @@ static void test_derived_matrix(void)
                 CHECK(st == XSF_OK, "%s %ux%u at %.2f bpp: %s", p->name, w, h, rates[ri], err.msg);
                 if (st != XSF_OK)
                     continue;
-                CHECK(hdr.plev == want, "%s %ux%u at %.2f bpp (%llu bytes): Plev 0x%04x, expected 0x%04x",
-                      p->name, w, h, rates[ri], bytes, hdr.plev, want);
+                CHECK(hdr.plev == want,
+                      "%s %ux%u at %.2f bpp (%llu bytes): Plev 0x%04x, expected 0x%04x", p->name, w,
+                      h, rates[ri], bytes, hdr.plev, want);
                 full_seen += (want & 0xff) == 0x80;
                 /* The derived Plev passes the check, one sublevel less does not. */
                 err = (xsf_error){0};
@@ -172,10 +173,12 @@ static void test_encoded(void)
                 CHECK(xs_parse_header(out, len, &hdr, &err) == XSF_OK, "read back: %s", err.msg);
                 const int want = expected_plev(p, 256, 144, len);
                 CHECK(hdr.plev == want,
-                      "%s 256x144 at %.1f bpp, %zu bytes: Plev 0x%04x in the codestream, expected 0x%04x",
+                      "%s 256x144 at %.1f bpp, %zu bytes: Plev 0x%04x in the codestream, expected "
+                      "0x%04x",
                       p->name, rates[ri], len, hdr.plev, want);
                 err = (xsf_error){0};
-                CHECK(xs_plev_check(hdr.ppih, hdr.plev, hdr.wf, hdr.hf, hdr.cpih, len, &err) == XSF_OK,
+                CHECK(xs_plev_check(hdr.ppih, hdr.plev, hdr.wf, hdr.hf, hdr.cpih, len, &err) ==
+                          XSF_OK,
                       "%s: %s", p->name, err.msg);
             } else {
                 CHECK(0, "%s %.1f bpp: encode failed: %s", p->name, rates[ri],
@@ -201,7 +204,8 @@ static void test_check(void)
               strstr(err.msg, "Sublev9bpp"),
           "one byte above 6 bpp in Sublev6bpp: '%s'", err.msg);
     err = (xsf_error){0};
-    CHECK(xs_plev_check(XS_PPIH_HIGH_444_12, 0x1004, 1920, 1080, 0, bytes6, &err) == XSF_ERR_INVALID &&
+    CHECK(xs_plev_check(XS_PPIH_HIGH_444_12, 0x1004, 1920, 1080, 0, bytes6, &err) ==
+                  XSF_ERR_INVALID &&
               strstr(err.msg, "it needs Sublev6bpp"),
           "6 bpp in Sublev3bpp: '%s'", err.msg);
     /* Sublev4bpp is read and checked, though never derived. */
@@ -209,7 +213,8 @@ static void test_check(void)
     CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1006, 1920, 1080, 0, 1920ull * 1080 * 4 / 8, &err) ==
               XSF_OK,
           "4 bpp in Sublev4bpp: %s", err.msg);
-    CHECK(!strcmp(xs_sublevel_name(0x1006), "Sublev4bpp") && !strcmp(xs_sublevel_name(0x1003), "Sublev2bpp"),
+    CHECK(!strcmp(xs_sublevel_name(0x1006), "Sublev4bpp") &&
+              !strcmp(xs_sublevel_name(0x1003), "Sublev2bpp"),
           "sublevel names");
     uint16_t plev = 0;
     err = (xsf_error){0};
@@ -219,7 +224,8 @@ static void test_check(void)
           "4 bpp derives Sublev6bpp: 0x%04x %s", plev, err.msg);
     /* Level against size: 2k-1 holds 2048 wide, not 2049; samples bound too. */
     err = (xsf_error){0};
-    CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1010, 2049, 1080, 0, 1000, &err) == XSF_ERR_INVALID &&
+    CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1010, 2049, 1080, 0, 1000, &err) ==
+                  XSF_ERR_INVALID &&
               strstr(err.msg, "4k-1"),
           "2049 wide in 2k-1: '%s'", err.msg);
     err = (xsf_error){0};
@@ -227,16 +233,16 @@ static void test_check(void)
           "2048x2049 (over 2k-1's samples) in 2k-1 accepted");
     /* Full: the profile's bound. */
     err = (xsf_error){0};
-    CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1080, 1920, 1080, 0, 1920ull * 1080 * 20 / 8, &err) ==
-              XSF_OK,
+    CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1080, 1920, 1080, 0, 1920ull * 1080 * 20 / 8,
+                        &err) == XSF_OK,
           "20 bpp in Main 422.10 Full: %s", err.msg);
     err = (xsf_error){0};
     CHECK(xs_plev_check(XS_PPIH_MAIN_422_10, 0x1080, 1920, 1080, 0, 1920ull * 1080 * 20 / 8 + 1,
                         &err) == XSF_ERR_INVALID,
           "above 20 bpp in Main 422.10 Full accepted");
     err = (xsf_error){0};
-    CHECK(xs_plev_check(XS_PPIH_HIGH_444_12, 0x1080, 1920, 1080, 0, 1920ull * 1080 * 36 / 8, &err) ==
-              XSF_OK,
+    CHECK(xs_plev_check(XS_PPIH_HIGH_444_12, 0x1080, 1920, 1080, 0, 1920ull * 1080 * 36 / 8,
+                        &err) == XSF_OK,
           "36 bpp in High 444.12 Full: %s", err.msg);
     /* Unrestricted level and sublevel hold everything; unknown codes do not. */
     err = (xsf_error){0};
