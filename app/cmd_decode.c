@@ -50,6 +50,9 @@ static void usage(FILE *f)
                "                    bt709-full, bt601-full, rgb, gbr; rgb by default when the\n"
                "                    codestream uses the reversible colour transform (Cpih=1)\n"
                "  --fps N[:D]       Y4M frame rate (default 25:1; codestreams do not carry it)\n"
+               "  --interlaced      the codestreams are fields, two per frame (as `xsflow recv`\n"
+               "                    writes an interlaced stream): weave each pair into a frame,\n"
+               "                    top field first (Y4M: It)\n"
                "  --md5             print the MD5 of the decoded frames in .yuv layout\n"
                "  -q, --quiet       print nothing but errors\n");
 }
@@ -62,7 +65,7 @@ typedef struct decode_args {
     int colour_given;
     imgio_colour colour;
     unsigned fps_num, fps_den;
-    int md5, quiet;
+    int md5, quiet, interlaced;
     pl_config pl;
 } decode_args;
 
@@ -162,6 +165,8 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 a->pl.contexts_per_gpu = (unsigned)n;
             else
                 a->pl.cpu_threads = (unsigned)n;
+        } else if (!strcmp(arg, "--interlaced")) {
+            a->interlaced = 1;
         } else if (!strcmp(arg, "--md5")) {
             a->md5 = 1;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
@@ -256,7 +261,7 @@ int cmd_decode(int argc, char **argv)
     xsf_error src_err;
     xsf_error_clear(&src_err);
     const xsf_status src =
-        pl_jxs_source_run(p, sid, in.data, in.len, max_frames, &read_frames, &src_err);
+        pl_jxs_source_run(p, sid, in.data, in.len, a.interlaced, max_frames, &read_frames, &src_err);
     pl_stream_finish(p, sid);
     pl_stream_stats ss;
     pl_stream_stats_get(p, sid, &ss);
@@ -274,6 +279,8 @@ int cmd_decode(int argc, char **argv)
     if (a.md5)
         pl_writer_md5(w, md5hex);
     const uint64_t frames = pl_writer_frames(w), bytes = pl_writer_bytes(w);
+    imgio_picture first;
+    pl_writer_shape(w, &first);
     char last[4096] = "";
     snprintf(last, sizeof last, "%s", a.out ? pl_writer_last_path(w) : "");
     if (pl_writer_close(w, &err) != XSF_OK) {
@@ -295,9 +302,11 @@ int cmd_decode(int argc, char **argv)
                 (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)bytes);
     if (!a.quiet && a.out) {
         fprintf(info,
-                "decoded %llu frame%s from %s into %s: %llu bytes in %.3f s, %.1f frames/s (%s; "
-                "start %.0f ms, steady %.1f frames/s)\n",
-                (unsigned long long)frames, frames == 1 ? "" : "s", a.in,
+                "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s: %llu "
+                "bytes in %.3f s, %.1f frames/s (%s; start %.0f ms, steady %.1f frames/s)\n",
+                (unsigned long long)frames, frames == 1 ? "" : "s", first.width[0],
+                first.height[0], first.nc, first.nc == 1 ? "" : "s",
+                first.nc ? imgio_picture_sampling(&first) : "-", first.depth[0], a.in,
                 strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes, seconds,
                 seconds > 0 ? (double)frames / seconds : 0, engine_copy,
                 (double)(t0 - t_start) / 1e6, ss.fps);

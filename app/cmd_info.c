@@ -41,7 +41,7 @@ static const char *cpih_name(unsigned cpih)
 }
 
 static void print_frame(const xs_header *h, const xs_layout *l, unsigned long frame, size_t offset,
-                        int verbose)
+                        int verbose, const char *plev_warning)
 {
     int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
     int depth_same = 1;
@@ -65,6 +65,8 @@ static void print_frame(const xs_header *h, const xs_layout *l, unsigned long fr
     printf("  profile       %s (Ppih 0x%04x), level %s, sublevel %s (Plev 0x%04x)\n",
            xs_profile_name(h->ppih), h->ppih, xs_level_name(h->plev), xs_sublevel_name(h->plev),
            h->plev);
+    if (plev_warning)
+        printf("  warning       %s\n", plev_warning);
     if (h->lcod)
         printf("  size          Lcod %u bytes, ", h->lcod);
     else
@@ -174,7 +176,8 @@ int cmd_info(int argc, char **argv)
         return 1;
     }
     xs_header first;
-    unsigned long frame = 0, differing = 0;
+    unsigned long frame = 0, differing = 0, plev_warnings = 0;
+    char first_warning[XSF_ERRMSG_LEN + 32] = "";
     size_t off = 0;
     int status = 0;
     while (off < len) {
@@ -200,8 +203,17 @@ int cmd_info(int argc, char **argv)
             first = h;
             printf("%s: JPEG XS codestreams (ISO/IEC 21122-1)\n", in);
         }
+        /* A Plev that does not hold the frame (21122-2: the level its size,
+         * the sublevel its rate over its own samples): a warning, the frame
+         * itself is readable. An unrestricted Plev holds everything. */
+        xsf_error perr;
+        xsf_error_clear(&perr);
+        const int plev_bad = h.plev && xs_plev_check(h.ppih, h.plev, h.wf, h.hf, h.cpih,
+                                                     layout.codestream_bytes, &perr) != XSF_OK;
+        if (plev_bad && plev_warnings++ == 0)
+            snprintf(first_warning, sizeof first_warning, "frame %lu: %s", frame, perr.msg);
         if (frame == 0 || all) {
-            print_frame(&h, &layout, frame, off, verbose);
+            print_frame(&h, &layout, frame, off, verbose, plev_bad ? perr.msg : NULL);
         } else if (!same_headers(&h, &first)) {
             differing++;
             printf("frame %lu: file bytes %zu..%zu, headers differ from frame 0: %ux%u, %u "
@@ -219,6 +231,13 @@ int cmd_info(int argc, char **argv)
         else if (frame > 1 && !all)
             printf("; all with frame 0's headers");
         printf("\n");
+    }
+    if (plev_warnings) {
+        fflush(stdout);
+        fprintf(stderr,
+                "xsflow: %s: warning: %lu frame%s signal%s a Plev that does not hold %s (%s)\n", in,
+                plev_warnings, plev_warnings == 1 ? "" : "s", plev_warnings == 1 ? "s" : "",
+                plev_warnings == 1 ? "it" : "them", first_warning);
     }
     free(data);
     return status;

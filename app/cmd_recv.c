@@ -545,6 +545,10 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
             (unsigned long long)ps.dropped[PL_DROP_DECODE],
             (unsigned long long)ps.dropped[PL_DROP_FIELD], ps.latency.p50_us, ps.latency.p99_us,
             ps.latency.max_us);
+    if (ps.delivered_interlaced || ps.dropped[PL_DROP_FIELD])
+        fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
+                (unsigned long long)ps.delivered_interlaced,
+                (unsigned long long)ps.dropped[PL_DROP_FIELD]);
     if (kdrops)
         fprintf(stderr, "; kernel drops %llu", (unsigned long long)kdrops);
     fputc('\n', stderr);

@@ -146,8 +146,10 @@ static void *view_main(void *arg)
         for (int t = 0; t < v->opt.display.tiles; t++)
             if (dirty[t])
                 dsp_set_stats_text(v->d, t, text[t]);
-        if (stopping)
+        if (stopping) {
+            dsp_present(v->d); /* the last pictures queued are the ones left on screen */
             break;
+        }
         if (dsp_poll(v->d))
             atomic_store(&v->quit, 1);
         char notice[512];

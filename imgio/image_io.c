@@ -524,8 +524,9 @@ xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err
             w->y4m_width = pic->width[0];
             w->y4m_height = pic->height[0];
             char head[128];
-            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u Ip A1:1 C%s\n", pic->width[0],
-                     pic->height[0], w->opt.fps_num, w->opt.fps_den, w->y4m_tag);
+            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u I%c A1:1 C%s\n", pic->width[0],
+                     pic->height[0], w->opt.fps_num, w->opt.fps_den,
+                     w->opt.scan == IMGIO_SCAN_TOP_FIRST ? 't' : 'p', w->y4m_tag);
             bad = put_text(w, head);
         }
         bad = bad || put_text(w, "FRAME\n") || imgio_yuv_serialize(pic, file_sink, w);

@@ -7,7 +7,8 @@
  *        own (subsampled) size; depth 8 as one byte, deeper as two bytes
  *        little-endian. No header: a reader is told the layout.
  *  .y4m  YUV4MPEG2: 1 (Cmono*) or 3 components (C420jpeg/C422/C444 and the
- *        pN tags for deeper samples, e.g. C422p10), samples stored as in .yuv.
+ *        pN tags for deeper samples, e.g. C422p10), samples stored as in .yuv;
+ *        Ip, or It for woven interlaced frames (imgio_write_options.scan).
  *  .ppm  binary PPM (P6), R G B interleaved, maxval 2^depth - 1, two bytes
  *        big-endian per sample when the depth is above 8. Subsampled
  *        chroma is upsampled by sample replication and converted to RGB
@@ -72,11 +73,18 @@ typedef enum imgio_colour {
 xsf_status imgio_colour_parse(const char *name, imgio_colour *colour);
 const char *imgio_colour_name(imgio_colour colour);
 
+/* How a frame was scanned: Y4M's I tag. */
+typedef enum imgio_scan {
+    IMGIO_SCAN_PROGRESSIVE = 0, /* Ip */
+    IMGIO_SCAN_TOP_FIRST,       /* It: woven fields, the top field first (imgio_weave) */
+} imgio_scan;
+
 typedef struct imgio_write_options {
     imgio_format format;
     imgio_colour colour;       /* PPM only */
     unsigned fps_num, fps_den; /* Y4M frame rate; 0 = 25:1 */
     int frame_files;           /* PPM/PGM: one file per frame, "-NNNN" before the extension */
+    imgio_scan scan;           /* Y4M: the interlace tag */
 } imgio_write_options;
 
 /* Whether `pic` can be written with these options; touches no file. */
@@ -106,6 +114,24 @@ xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err);
 uint64_t imgio_writer_bytes(const imgio_writer *w);
 /* The path the last frame went to (differs from the given one with frame_files). */
 const char *imgio_writer_last_path(const imgio_writer *w);
+
+/* Interlaced video: two field pictures woven into one frame. The first
+ * field's rows become the frame's even lines (0, 2, 4...), the second's the
+ * odd lines, component by component (RFC 9134 / SMPTE ST 2110-22 send the
+ * field with the frame's top line first: write the frame with
+ * IMGIO_SCAN_TOP_FIRST). Both fields need the same components, widths and
+ * depths; the second may be one line less high than the first (an odd frame
+ * height). */
+
+/* Checks two fields and gives the samples their woven frame takes. Errors
+ * (XSF_ERR_INVALID) name the component and both fields' shapes. */
+xsf_status imgio_weave_size(const imgio_picture *first, const imgio_picture *second,
+                            size_t *samples, xsf_error *err);
+/* Weaves into `buf` (buf_samples samples, at least imgio_weave_size's) and
+ * describes the frame in *frame, whose planes point into buf (rows packed:
+ * pitch = width). The fields are not changed. */
+xsf_status imgio_weave(const imgio_picture *first, const imgio_picture *second, uint16_t *buf,
+                       size_t buf_samples, imgio_picture *frame, xsf_error *err);
 
 /* The layout of a headerless .yuv file. */
 typedef struct imgio_raw_layout {

@@ -21,6 +21,10 @@ typedef struct jxs_file {
     xs_gpu_decoder *gpu; /* the GPU decoder, whose pictures are downloaded to: */
     xs_image gpu_img;    /* host planes of the last GPU picture (owned) */
     xs_header gpu_hdr;
+    /* Interlaced files (jxs_file_decode_fields): the first field, kept while
+     * the second decodes, and the woven frame (owned, sizes in samples). */
+    uint16_t *field_buf, *frame_buf;
+    size_t field_cap, frame_cap;
     char msg[XSF_ERRMSG_LEN + 64];
 } jxs_file;
 
@@ -39,6 +43,24 @@ int jxs_file_done(const jxs_file *f);
 /* Decodes the codestream at the current offset into planes owned by the
  * decoder (valid until the next call) and moves past it. */
 xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hdr);
+
+/* Interlaced files, two codestreams per frame (the first field, then the
+ * second: how `xsflow recv` writes an interlaced stream to .jxs and what
+ * `xsflow send --interlaced` reads): decodes the next two and weaves them
+ * (imgio_weave) into planes owned by `f`, valid until the next call. A file
+ * that ends after a first field is XSF_ERR_TRUNCATED; fields that do not
+ * weave (different shapes) XSF_ERR_INVALID; jxs_file_error() says which. */
+xsf_status jxs_file_decode_fields(jxs_file *f, imgio_picture *frame, const xs_header **hdr);
+
+/* The same for codestreams held anywhere in memory (a receiver's): one
+ * codestream, or the two fields of one frame woven. Planes as above; the
+ * file's data and position are not used. A jxs_file for this alone:
+ * jxs_file_init(&f, NULL, 0, engine). */
+xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, imgio_picture *pic,
+                                 const xs_header **hdr);
+xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t first_len,
+                                 const uint8_t *second_cs, size_t second_len, imgio_picture *frame,
+                                 const xs_header **hdr);
 
 /* The last error: the decoder's message ("byte N: MARKER: reason", N from
  * the start of the codestream), preceded for frames after the first by

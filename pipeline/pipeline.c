@@ -61,7 +61,7 @@ typedef struct pl_stream {
     pl_slot *order_head, *order_tail; /* submitted, not yet delivered or dropped */
     int emitting;
     uint64_t next_index;
-    uint64_t submitted, delivered, bytes;
+    uint64_t submitted, delivered, delivered_interlaced, bytes;
     uint64_t first_delivered, last_delivered;
     uint64_t dropped[PL_DROP_REASONS];
     pl_hist *lat, *lat_first, *dec;
@@ -366,6 +366,7 @@ static void emit(pl_pipeline *p, pl_stream *st)
             st->first_delivered = f->t.delivered;
         st->last_delivered = f->t.delivered;
         st->delivered++;
+        st->delivered_interlaced += f->fields == 2;
         st->bytes += f->codestream_bytes;
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
@@ -872,6 +873,7 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     pthread_mutex_lock(&p->mu);
     out->submitted = st->submitted;
     out->delivered = st->delivered;
+    out->delivered_interlaced = st->delivered_interlaced;
     out->codestream_bytes = st->bytes;
     out->first_delivered_ns = st->first_delivered;
     out->last_delivered_ns = st->last_delivered;

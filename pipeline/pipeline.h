@@ -197,6 +197,7 @@ typedef struct pl_latency {
 typedef struct pl_stream_stats {
     uint64_t submitted;
     uint64_t delivered; /* frames whole, decoded, handed to the sink */
+    uint64_t delivered_interlaced; /* of those, frames of two fields */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t dropped_total;
     uint64_t codestream_bytes; /* of the delivered frames */
@@ -213,9 +214,11 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
 /* ------------------------------------------------------------------ */
 /* Sinks                                                                */
 
-/* The file writer: frames are written on a thread of its own, in order.
- * .jxs output takes the codestreams (both fields' of an interlaced frame)
- * and decodes nothing; the picture formats take host pictures. */
+/* The file writer: frames are written on a thread of its own, in order
+ * (.yuv: on four threads, each frame at its place in the file). .jxs output
+ * takes the codestreams (both fields' of an interlaced frame) and decodes
+ * nothing; the picture formats take host pictures, an interlaced frame's
+ * two fields woven into one picture (Y4M: It, top field first). */
 typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS } pl_write_kind;
 typedef struct pl_writer_options {
     pl_write_kind kind;
@@ -232,6 +235,9 @@ pl_sink pl_writer_sink(pl_writer *w);
 uint64_t pl_writer_frames(pl_writer *w);
 uint64_t pl_writer_bytes(pl_writer *w);
 const char *pl_writer_last_path(pl_writer *w);
+/* The shape of the first frame written (as written: two fields woven), its
+ * planes NULL; nc 0 before any. */
+void pl_writer_shape(pl_writer *w, imgio_picture *shape);
 /* XSF_OK, or the first failure (the writer then releases frames unwritten). */
 xsf_status pl_writer_status(pl_writer *w, xsf_error *err);
 /* After pl_stream_finish: the digest of everything written. */
@@ -249,9 +255,11 @@ pl_sink pl_null_sink(pl_placement placement);
  * frames (PL_BLOCK: nothing is dropped). Runs in the calling thread and
  * returns at the end of the file (or at max_frames, or at the first
  * codestream whose structure does not parse: *err says where). Each frame's
- * `user` is its number in the file. */
+ * `user` is its number in the file. interlaced: the codestreams are fields,
+ * two to a frame (a file ending after a first field is an error). */
 xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, size_t len,
-                             uint64_t max_frames, uint64_t *frames, xsf_error *err);
+                             int interlaced, uint64_t max_frames, uint64_t *frames,
+                             xsf_error *err);
 
 /* An RTP stream (ST 2110-22 / RFC 9134) into the pipeline, received on a
  * thread of its own: a UDP socket (unicast or multicast), a .pcap/.pcapng

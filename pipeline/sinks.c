@@ -39,6 +39,7 @@ struct pl_writer {
     unsigned head, count;
     int busy, stopping, started;
     uint64_t frames, bytes;
+    imgio_picture shape; /* the first frame's, planes NULL */
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
@@ -53,6 +54,39 @@ static void picture_view(imgio_picture *out, const pl_picture *in)
         out->pitch[c] = in->pitch[c];
         out->plane[c] = in->plane[c];
     }
+}
+
+/* A frame as one picture: progressive as it is, two fields woven (the first
+ * on the even lines, RFC 9134 / ST 2110 order) into `scratch`, the calling
+ * writer thread's own buffer, grown when a frame needs more. */
+typedef struct scratch {
+    uint16_t *buf;
+    size_t samples;
+} scratch;
+
+static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *out,
+                                xsf_error *err)
+{
+    picture_view(out, &f->picture);
+    if (!out->nc || !out->plane[0])
+        return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
+                             (unsigned long long)f->index);
+    if (f->fields != 2)
+        return XSF_OK;
+    imgio_picture first = *out, second;
+    picture_view(&second, &f->picture2);
+    size_t need;
+    xsf_status st = imgio_weave_size(&first, &second, &need, err);
+    if (st != XSF_OK)
+        return st;
+    if (need > sc->samples) {
+        uint16_t *b = realloc(sc->buf, need * sizeof *b);
+        if (!b)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory to weave a frame");
+        sc->buf = b;
+        sc->samples = need;
+    }
+    return imgio_weave(&first, &second, sc->buf, sc->samples, out, err);
 }
 
 typedef struct pwrite_ctx {
@@ -89,24 +123,21 @@ static size_t frame_yuv_bytes(const pl_frame *f)
     return n;
 }
 
-static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offset,
+static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offset, scratch *sc,
                                  xsf_error *err)
 {
-    const pl_picture *pics[2] = {&f->picture, &f->picture2};
+    imgio_picture pic;
+    xsf_status st = frame_picture(f, sc, &pic, err);
+    if (st != XSF_OK)
+        return st;
     pwrite_ctx c = {wr->fd, offset};
-    for (int i = 0; i < f->fields; i++) {
-        imgio_picture pic;
-        picture_view(&pic, pics[i]);
-        if (!pic.nc || !pic.plane[0])
-            return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
-                                 (unsigned long long)f->index);
-        if (imgio_yuv_serialize(&pic, pwrite_sink, &c))
-            return xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));
-    }
+    if (imgio_yuv_serialize(&pic, pwrite_sink, &c))
+        return xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));
     return XSF_OK;
 }
 
-static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, xsf_error *err)
+static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, scratch *sc,
+                              xsf_error *err)
 {
     if (wr->opt.kind == PL_WRITE_JXS) {
         /* Both fields' codestreams, one after the other, as received. */
@@ -117,36 +148,44 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, x
         *bytes += f->codestream_bytes;
         return XSF_OK;
     }
-    const pl_picture *pics[2] = {&f->picture, &f->picture2};
-    for (int i = 0; i < f->fields; i++) {
-        imgio_picture pic;
-        picture_view(&pic, pics[i]);
-        if (!pic.nc || !pic.plane[0])
-            return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
-                                 (unsigned long long)f->index);
-        if (!wr->w && wr->path) {
-            imgio_write_options o = wr->opt.image;
-            if (!wr->opt.colour_given && f->header.cpih == 1)
-                o.colour = IMGIO_COLOUR_RGB;
-            xsf_status st = imgio_writer_open(&wr->w, wr->path, &o, err);
-            if (st != XSF_OK)
-                return st;
-        }
-        if (wr->w) {
-            xsf_status st = imgio_write(wr->w, &pic, err);
-            if (st != XSF_OK)
-                return st;
-        }
-        if (wr->opt.md5)
-            imgio_yuv_serialize(&pic, app_md5_sink, &wr->md5);
-        *bytes += imgio_yuv_frame_bytes(&pic);
+    imgio_picture pic;
+    xsf_status st = frame_picture(f, sc, &pic, err);
+    if (st != XSF_OK)
+        return st;
+    if (!wr->w && wr->path) {
+        imgio_write_options o = wr->opt.image;
+        if (!wr->opt.colour_given && f->header.cpih == 1)
+            o.colour = IMGIO_COLOUR_RGB;
+        o.scan = f->fields == 2 ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE;
+        st = imgio_writer_open(&wr->w, wr->path, &o, err);
+        if (st != XSF_OK)
+            return st;
     }
+    if (wr->w && (st = imgio_write(wr->w, &pic, err)) != XSF_OK)
+        return st;
+    if (wr->opt.md5)
+        imgio_yuv_serialize(&pic, app_md5_sink, &wr->md5);
+    *bytes += imgio_yuv_frame_bytes(&pic);
     return XSF_OK;
+}
+
+/* The shape of the first frame written (no planes), for summaries. */
+static void keep_shape(pl_writer *wr, const pl_frame *f)
+{
+    if (wr->shape.nc || !f->picture.nc)
+        return;
+    picture_view(&wr->shape, &f->picture);
+    if (f->fields == 2)
+        for (int c = 0; c < wr->shape.nc; c++)
+            wr->shape.height[c] += f->picture2.height[c];
+    for (int c = 0; c < wr->shape.nc; c++)
+        wr->shape.plane[c] = NULL;
 }
 
 static void *writer_main(void *arg)
 {
     pl_writer *wr = arg;
+    scratch sc = {NULL, 0};
     pthread_mutex_lock(&wr->mu);
     for (;;) {
         while (!wr->count && !wr->stopping)
@@ -165,10 +204,14 @@ static void *writer_main(void *arg)
         xsf_error_clear(&err);
         size_t bytes = wr->fd >= 0 ? frame_yuv_bytes(f) : 0;
         xsf_status st = failed         ? XSF_OK
-                        : wr->fd >= 0 ? write_frame_at(wr, f, offset, &err)
-                                      : write_frame(wr, f, &bytes, &err);
-        pl_frame_release(f);
+                        : wr->fd >= 0 ? write_frame_at(wr, f, offset, &sc, &err)
+                                      : write_frame(wr, f, &bytes, &sc, &err);
 
+        pthread_mutex_lock(&wr->mu);
+        if (st == XSF_OK && !failed)
+            keep_shape(wr, f);
+        pthread_mutex_unlock(&wr->mu);
+        pl_frame_release(f);
         pthread_mutex_lock(&wr->mu);
         if (st != XSF_OK && wr->err.status == XSF_OK)
             wr->err = err;
@@ -181,6 +224,7 @@ static void *writer_main(void *arg)
             pthread_cond_broadcast(&wr->idle);
     }
     pthread_mutex_unlock(&wr->mu);
+    free(sc.buf);
     return NULL;
 }
 
@@ -277,6 +321,13 @@ uint64_t pl_writer_bytes(pl_writer *wr)
     const uint64_t n = wr->bytes;
     pthread_mutex_unlock(&wr->mu);
     return n;
+}
+
+void pl_writer_shape(pl_writer *wr, imgio_picture *shape)
+{
+    pthread_mutex_lock(&wr->mu);
+    *shape = wr->shape;
+    pthread_mutex_unlock(&wr->mu);
 }
 
 const char *pl_writer_last_path(pl_writer *wr)

@@ -1,11 +1,27 @@
-/* The .jxs file source: one codestream per frame, found by its structure
- * (xs_scan_layout walks the precinct headers; nothing is entropy decoded). */
+/* The .jxs file source: one codestream per frame (two per frame for
+ * interlaced files: the fields), found by its structure (xs_scan_layout
+ * walks the precinct headers; nothing is entropy decoded). */
 #include <string.h>
 
 #include "pipeline.h"
 
+/* The size of the codestream at data[0..len), found by its structure. */
+static xsf_status codestream_size(const uint8_t *data, size_t len, size_t *bytes, xsf_error *err)
+{
+    xs_layout layout;
+    memset(&layout, 0, sizeof layout);
+    const xsf_status st = xs_scan_layout(data, len, &layout, err);
+    *bytes = layout.codestream_bytes;
+    xs_layout_free(&layout);
+    if (st != XSF_OK)
+        return st;
+    if (*bytes == 0 || *bytes > len)
+        return xsf_error_set(err, XSF_ERR_INVALID, "empty codestream");
+    return XSF_OK;
+}
+
 xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, size_t len,
-                             uint64_t max_frames, uint64_t *frames, xsf_error *err)
+                             int interlaced, uint64_t max_frames, uint64_t *frames, xsf_error *err)
 {
     *frames = 0;
     if (!len)
@@ -13,28 +29,37 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
     size_t off = 0;
     while (off < len && (!max_frames || *frames < max_frames)) {
         const uint64_t t0 = pl_now_ns();
-        xs_layout layout;
-        memset(&layout, 0, sizeof layout);
-        xsf_error e2;
-        xsf_error_clear(&e2);
-        const xsf_status st = xs_scan_layout(data + off, len - off, &layout, &e2);
-        const size_t bytes = layout.codestream_bytes;
-        xs_layout_free(&layout);
-        if (st != XSF_OK || bytes == 0 || bytes > len - off)
-            return xsf_error_set(err, st != XSF_OK ? st : XSF_ERR_INVALID,
-                                 "frame %llu (file byte %zu): %s", (unsigned long long)*frames,
-                                 off, st != XSF_OK ? e2.msg : "empty codestream");
-        pl_frame *f = pl_frame_acquire(p, stream, bytes);
+        size_t bytes[2] = {0, 0}, at = off;
+        const int fields = interlaced ? 2 : 1;
+        for (int i = 0; i < fields; i++) {
+            xsf_error e2;
+            xsf_error_clear(&e2);
+            if (at == len)
+                return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                                     "frame %llu (file byte %zu): the file ends after its first "
+                                     "field",
+                                     (unsigned long long)*frames, off);
+            const xsf_status st = codestream_size(data + at, len - at, &bytes[i], &e2);
+            if (st != XSF_OK)
+                return xsf_error_set(err, st, "frame %llu (file byte %zu): %s",
+                                     (unsigned long long)*frames, at, e2.msg);
+            at += bytes[i];
+        }
+        const size_t total = at - off;
+        pl_frame *f = pl_frame_acquire(p, stream, total);
         if (!f)
-            return xsf_error_set(err, XSF_ERR_NOMEM, "no frame for a %zu-byte codestream", bytes);
-        memcpy(f->buffer, data + off, bytes);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "no frame for a %zu-byte codestream", total);
+        memcpy(f->buffer, data + off, total);
         f->codestream = f->buffer;
-        f->codestream_bytes = bytes;
+        f->codestream_bytes = total;
+        f->fields = fields;
+        f->field_bytes[0] = bytes[0];
+        f->field_bytes[1] = bytes[1];
         f->user = *frames;
         f->t.first_packet = t0;
         f->t.last_packet = pl_now_ns();
         pl_frame_submit(p, f);
-        off += bytes;
+        off = at;
         (*frames)++;
     }
     return XSF_OK;

@@ -10,6 +10,8 @@
  *                reordering and duplicate handling in bounded memory
  *   packetizer   codestreams -> packets, codestream or slice mode
  *   pacer        ST 2110-21-style send times (narrow or wide)
+ *   fields       the two fields of an interlaced frame paired, or the frame
+ *                dropped whole when one is lost
  *   sdp          the ST 2110-22 / RFC 9134 session description
  *   udp, pcap    sources and sinks: sockets (IPv4/IPv6, unicast/multicast,
  *                recvmmsg batches, kernel timestamps) and libpcap
@@ -306,6 +308,68 @@ uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, 
  * instant on the 90 kHz clock, truncated to an integer (RFC 9134 4.2), exact
  * (no drift). For interlaced video, field n at 2 x num/den. */
 uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den);
+
+/* ------------------------------------------------------------------ */
+/* Field pairing: picture segments in, frames out                      */
+/*
+ * An interlaced frame travels as two picture segments, the first field
+ * (I=10, the frame's top line and every other line below it) then the
+ * second (I=11), with one F counter (RFC 9134 4.3). The pairer takes the
+ * segments the depacketizer delivers (call rtp_field_pairer_push from its
+ * on_frame) and passes on frames: a progressive segment as it is, an
+ * interlaced frame only with both fields' codestreams. A frame one of whose
+ * fields was lost, cut short (a partial slice-mode segment) or does not match
+ * (F counter, SSRC, order, timestamp) is dropped whole and counted once.
+ * Weaving the decoded fields: imgio_weave (imgio/image_io.h). */
+
+typedef struct rtp_field_frame {
+    int interlaced; /* 0: a progressive frame (data[0]); 1: two fields */
+    uint8_t f_counter;
+    uint32_t ssrc;
+    uint32_t timestamp[2]; /* of each segment: the frame's, or each field's */
+    /* The codestreams (boxes removed): the frame, or the first and the second
+     * field. Valid during the callback only. */
+    const uint8_t *data[2];
+    size_t bytes[2];
+    rtp_jxs_boxes boxes;          /* of the first segment */
+    uint64_t first_seq, last_seq; /* extended, from the first segment to the last */
+    uint64_t first_arrival_ns, last_arrival_ns;
+} rtp_field_frame;
+
+typedef void (*rtp_field_frame_cb)(void *ctx, const rtp_field_frame *frame);
+
+typedef struct rtp_field_pairer_config {
+    size_t max_segment_bytes;     /* largest first field kept; 0 = 64 MiB */
+    uint32_t max_field_gap_ticks; /* largest RTP timestamp step from a first field to its
+                                     second (90 kHz); 0 = 9000 (100 ms) */
+    rtp_field_frame_cb on_frame;  /* called from inside push for each frame passed on */
+    void *ctx;
+} rtp_field_pairer_config;
+
+typedef struct rtp_field_stats {
+    uint64_t frames;           /* passed on: progressive + interlaced */
+    uint64_t progressive;      /* progressive frames passed on */
+    uint64_t interlaced;       /* field pairs passed on */
+    uint64_t frames_dropped;   /* interlaced frames dropped: a field lost, cut short or not
+                                  matching (frames whose two fields were both lost never reach
+                                  the pairer: see the depacketizer's frames_dropped) */
+    uint64_t fields_discarded; /* whole or partial fields thrown away with those frames */
+    uint64_t too_large;        /* of frames_dropped: a first field above max_segment_bytes */
+    uint64_t no_memory;        /* of frames_dropped: no memory to hold a first field */
+} rtp_field_stats;
+
+typedef struct rtp_field_pairer rtp_field_pairer;
+
+/* Allocates the handle; the first-field buffer grows with the largest first
+ * field seen (at most max_segment_bytes) and is then reused. */
+xsf_status rtp_field_pairer_create(rtp_field_pairer **p, const rtp_field_pairer_config *cfg,
+                                   xsf_error *err);
+void rtp_field_pairer_destroy(rtp_field_pairer *p);
+/* One picture segment as rtp_depacketizer delivers it (whole or partial). */
+void rtp_field_pairer_push(rtp_field_pairer *p, const rtp_frame *segment);
+/* End of input: a first field still waiting for its second is dropped (counted). */
+void rtp_field_pairer_flush(rtp_field_pairer *p);
+const rtp_field_stats *rtp_field_pairer_stats(const rtp_field_pairer *p);
 
 /* ------------------------------------------------------------------ */
 /* SDP (RFC 8866) for ST 2110-22 / RFC 9134                             */

@@ -230,7 +230,8 @@ xsf_status xs_encoder_config_header(const xs_encoder_config *cfg, xs_header *hdr
  * not lossless, a target rate; NLx 1..5; NLy at most 1 (Light, Main) or 2
  * (High); slices of 16 lines; one precinct column (Cw=0) unless NLy=0
  * (Light: always one); Light: deadzone quantization; the formats and depths
- * in the profile's name (4:0:0 always allowed), RCT only on 4:4:4. */
+ * in the profile's name (4:0:0 always allowed), RCT only on 4:4:4. Level
+ * and sublevel: xs/levels.c. */
 typedef struct profile_rule {
     uint16_t ppih;
     const char *name;
@@ -243,25 +244,6 @@ static const profile_rule profiles[] = {
     {XS_PPIH_MAIN_444_12, "Main 444.12", 12, 1, 1, 0},
     {XS_PPIH_HIGH_444_12, "High 444.12", 12, 1, 2, 0},
 };
-
-/* Levels (21122-2 Table A.6): Plev high byte, largest width, height and
- * samples of the sampling grid. The frame rate is not known here: the
- * smallest level whose sizes fit is chosen. */
-static const struct {
-    uint16_t code;
-    uint32_t w, h;
-    uint64_t samples;
-} levels[] = {
-    {0x04, 1280, 5120, 2621440},     {0x10, 2048, 8192, 4194304},   {0x20, 4096, 16384, 8912896},
-    {0x24, 4096, 16384, 16777216},   {0x30, 8192, 32768, 35651584}, {0x34, 8192, 32768, 67108864},
-    {0x40, 10240, 40960, 104857600},
-};
-
-/* Sublevels (21122-2 Table A.7): Plev low byte and nominal bits per pixel. */
-static const struct {
-    uint8_t code;
-    int bpp;
-} sublevels[] = {{0x04, 3}, {0x08, 6}, {0x0c, 9}, {0x10, 12}};
 
 #define PFAIL(...) xsf_error_set(err, XSF_ERR_ARG, __VA_ARGS__)
 
@@ -314,52 +296,17 @@ xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *h, size_t 
     if (h->cpih && !is444)
         return PFAIL("%s allows the RCT on 4:4:4 only", n);
 
-    /* Level: the smallest whose limits hold the picture. */
-    int li = -1;
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0] && li < 0; i++)
-        if (h->wf <= levels[i].w && h->hf <= levels[i].h &&
-            (uint64_t)h->wf * h->hf <= levels[i].samples)
-            li = (int)i;
+    /* Level and sublevel (xs/levels.c): the sublevel's rate is taken over
+     * this picture's own samples, as the reference model checks it. */
     if (cfg->plev >= 0) {
+        xsf_error perr;
+        xsf_error_clear(&perr);
+        if (xs_plev_check(h->ppih, (uint16_t)cfg->plev, h->wf, h->hf, h->cpih, codestream_bytes,
+                          &perr) != XSF_OK)
+            return PFAIL("%s", perr.msg);
         h->plev = (uint16_t)cfg->plev;
-        int given = -1;
-        for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-            if (levels[i].code == (h->plev >> 8))
-                given = (int)i;
-        if (given < 0 || li < 0 || given < li)
-            return PFAIL("level 0x%02x does not hold a %ux%u picture", h->plev >> 8, h->wf, h->hf);
-        li = given;
-    } else if (li < 0) {
-        return PFAIL("a %ux%u picture exceeds every level", h->wf, h->hf);
+        return XSF_OK;
     }
-    /* Sublevel: the smallest whose nominal rate over the level's largest
-     * picture holds the codestream; Full (the profile's own bound) else. */
-    const uint64_t lmax = levels[li].samples;
-    int sub = -1;
-    for (size_t i = 0; i < sizeof sublevels / sizeof sublevels[0] && sub < 0; i++)
-        if (codestream_bytes <= lmax * (uint64_t)sublevels[i].bpp / 8)
-            sub = sublevels[i].code;
-    if (sub < 0) {
-        const int full_bpp = pr->allow_444 ? 36 : 20; /* 21122-2 Table A.4: 3 x 12 or 2 x 10 bits */
-        if (codestream_bytes > lmax * (uint64_t)full_bpp / 8)
-            return PFAIL("%zu bytes exceed the rate of every sublevel of level 0x%02x",
-                         codestream_bytes, levels[li].code);
-        sub = 0x80;
-    }
-    if (cfg->plev >= 0) {
-        if ((h->plev & 0xff) != sub && (h->plev & 0xff) != 0x80) {
-            /* Any given sublevel at or above the needed one is fine. */
-            int ok = 0;
-            for (size_t i = 0; i < sizeof sublevels / sizeof sublevels[0]; i++)
-                if (sublevels[i].code == (h->plev & 0xff) &&
-                    codestream_bytes <= lmax * (uint64_t)sublevels[i].bpp / 8)
-                    ok = 1;
-            if (!ok)
-                return PFAIL("sublevel 0x%02x does not hold %zu bytes", h->plev & 0xff,
-                             codestream_bytes);
-        }
-    } else {
-        h->plev = (uint16_t)(levels[li].code << 8 | sub);
-    }
+    return xs_plev_derive(h->ppih, h->wf, h->hf, h->cpih, codestream_bytes, &h->plev, err);
     return XSF_OK;
 }

@@ -335,7 +335,9 @@ const char *xs_sublevel_name(uint16_t plev)
     case 0x10: return "Sublev12bpp";
     case 0x0c: return "Sublev9bpp";
     case 0x08: return "Sublev6bpp";
+    case 0x06: return "Sublev4bpp";
     case 0x04: return "Sublev3bpp";
+    case 0x03: return "Sublev2bpp";
     }
     return "unknown sublevel";
 }

@@ -85,6 +85,47 @@ const char *xs_profile_name(uint16_t ppih);
 const char *xs_level_name(uint16_t plev);
 const char *xs_sublevel_name(uint16_t plev);
 
+/* ISO/IEC 21122-2 levels and sublevels. Plev = level << 8 | sublevel; a
+ * level bounds the picture's size, a sublevel the codestream's bit rate in
+ * bits per pixel of the picture's own wf x hf grid (x 4 with the Star-Tetrix
+ * transform, Cpih 3), as the ISO reference model computes it. The frame
+ * rate is not in the codestream and is not checked. */
+enum {
+    XS_SUBLEVEL_UNRESTRICTED = 0x00,
+    XS_SUBLEVEL_FULL = 0x80, /* the profile's own bound (Nbpp at Full) */
+    XS_SUBLEVEL_12BPP = 0x10,
+    XS_SUBLEVEL_9BPP = 0x0c,
+    XS_SUBLEVEL_6BPP = 0x08,
+    XS_SUBLEVEL_4BPP = 0x06,
+    XS_SUBLEVEL_3BPP = 0x04,
+    XS_SUBLEVEL_2BPP = 0x03,
+};
+
+/* The bits per pixel a sublevel allows under profile `ppih`: the Full
+ * sublevel's depends on the profile; UINT32_MAX for Unrestricted; 0 for an
+ * unknown sublevel (or Full under an unknown profile). */
+unsigned xs_sublevel_max_bpp(uint16_t ppih, uint8_t sublevel);
+
+/* 1 when level `level` (Plev high byte; 0 = Unrestricted) holds a wf x hf
+ * picture, 0 when not or when the level is unknown. */
+int xs_level_holds(uint8_t level, uint32_t wf, uint32_t hf);
+
+/* The Plev a codestream of `codestream_bytes` for a wf x hf picture needs:
+ * the smallest level that holds the size and the smallest sublevel whose
+ * bound holds the rate (Full, the profile's bound, above 12 bpp). Sublev4bpp
+ * is never chosen (the reference model does not know it): rates above 3 bpp
+ * up to 6 get Sublev6bpp. XSF_ERR_ARG, with the reason, when no level holds
+ * the size or the rate exceeds the Full sublevel. */
+xsf_status xs_plev_derive(uint16_t ppih, uint32_t wf, uint32_t hf, unsigned cpih,
+                          uint64_t codestream_bytes, uint16_t *plev, xsf_error *err);
+
+/* Whether a signalled Plev holds a codestream: XSF_OK, or XSF_ERR_INVALID
+ * with a message saying what is too small (level for the size, sublevel for
+ * the rate, with the rate and what it needs) or unknown. A sublevel above
+ * the needed one holds. */
+xsf_status xs_plev_check(uint16_t ppih, uint16_t plev, uint32_t wf, uint32_t hf, unsigned cpih,
+                         uint64_t codestream_bytes, xsf_error *err);
+
 /* The byte layout of one codestream, found by walking its precinct headers
  * (no entropy decoding): where it ends and where each slice begins. */
 typedef struct xs_layout {

@@ -120,7 +120,7 @@ static void test_files(void)
         /* The clip three times over: more frames than the pool holds. */
         uint64_t n = 0, total = 0;
         for (int rep = 0; rep < 3; rep++) {
-            CHECK(pl_jxs_source_run(p, sid, data, len, 0, &n, &err) == XSF_OK, "%s: %s",
+            CHECK(pl_jxs_source_run(p, sid, data, len, 0, 0, &n, &err) == XSF_OK, "%s: %s",
                   names[i], err.msg);
             total += n;
         }
@@ -140,7 +140,7 @@ static void test_files(void)
         pl_stream_config sc2 = sc;
         sc2.sink = pl_writer_sink(w);
         CHECK(pl_stream_add(p, &sc2, &sid, &err) == XSF_OK, "stream 2: %s", err.msg);
-        CHECK(pl_jxs_source_run(p, sid, data, len, 0, &n, &err) == XSF_OK, "%s", err.msg);
+        CHECK(pl_jxs_source_run(p, sid, data, len, 0, 0, &n, &err) == XSF_OK, "%s", err.msg);
         pl_stream_finish(p, sid);
         pl_writer_md5(w, got);
         CHECK(!strcmp(got, want), "%s: MD5 %s, C reference decoder %s", names[i], got, want);

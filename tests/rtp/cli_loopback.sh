@@ -2,7 +2,8 @@
 # `xsflow send` to `xsflow recv` over loopback UDP (IPv4 and IPv6, through an
 # SDP file too) and through a .pcap file, in both packetization modes and
 # with every pacing: the received .jxs must equal what was sent, and the
-# decoded .yuv what `xsflow decode` gives. Traffic goes to loopback only.
+# decoded .yuv what `xsflow decode` gives; interlaced streams as woven
+# frames, a lost field dropping its frame. Traffic goes to loopback only.
 # usage: cli_loopback.sh XSFLOW VECTOR_DIR WORK_DIR
 set -u
 xsflow=$(readlink -f "$1") vectors=$(cd "$2" && pwd) work=$3
@@ -54,21 +55,88 @@ check $? "sdp: recv"
 cmp -s expected.jxs sdp.jxs
 check $? "sdp: the received codestreams differ"
 
-# Through a .pcap file, then decoded. Interlaced: the 5 codestreams twice over
-# are 5 frames of two fields each (a frame missing a field would be dropped).
-timeout 60 "$xsflow" send expected.jxs --pcap stream.pcap --mode slice --interlaced --fps 25 -q
+# Through a .pcap file, then decoded.
+timeout 60 "$xsflow" send "$src" --pcap stream.pcap --mode slice --fps 25 -q
 check $? "pcap: send"
 timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap.jxs -q 2> /dev/null
 check $? "pcap: recv"
-cmp -s expected.jxs pcap.jxs
+cmp -s "$src" pcap.jxs
 check $? "pcap: the received codestreams differ"
 timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap.yuv -q 2> /dev/null &&
-    timeout 60 "$xsflow" decode expected.jxs -o ref.yuv -q && cmp -s ref.yuv pcap.yuv
+    timeout 60 "$xsflow" decode "$src" -o ref.yuv -q && cmp -s ref.yuv pcap.yuv
 check $? "pcap: the decoded frames differ from xsflow decode's"
+
+# Interlaced (issue 12 item 4): the ten codestreams of expected.jxs as five
+# frames of two 320x180 fields each.
+timeout 60 "$xsflow" send expected.jxs --pcap fields.pcap --mode slice --interlaced --fps 25 -q
+check $? "interlaced: send"
+# .jxs keeps both fields of every frame.
+timeout 60 "$xsflow" recv --pcap fields.pcap -o fields.jxs 2> fields.log > /dev/null
+check $? "interlaced: recv .jxs"
+cmp -s expected.jxs fields.jxs
+check $? "interlaced: the .jxs does not hold both fields of every frame"
+grep -q "interlaced frames 5 whole, 0 dropped with a lost field" fields.log
+check $? "interlaced: statistics: $(tail -1 fields.log)"
+# .y4m: woven 320x360 frames, top field first (It), the bytes of weaving the
+# C decoder's fields: checked row by row against the fields decoded on their
+# own for frames 0 and 4, and whole against decode --interlaced.
+timeout 60 "$xsflow" recv --pcap fields.pcap -o woven.y4m -q 2> /dev/null
+check $? "interlaced: recv .y4m"
+[ "$(head -1 woven.y4m)" = "YUV4MPEG2 W320 H360 F25:1 It A1:1 C422p10" ]
+check $? "interlaced: Y4M header '$(head -1 woven.y4m)'"
+timeout 60 "$xsflow" decode expected.jxs --cpu -o fields.yuv -q
+check $? "interlaced: decode the fields"
+header=$(head -1 woven.y4m | wc -c)
+field=$((320 * 180 * 2 * 2)) # 4:2:2, two bytes a sample
+frame=$((2 * field + 6))      # "FRAME\n" and two fields
+rows_ok=0
+for k in 0 4; do
+    for c in 0 1 2; do
+        if [ $c = 0 ]; then row=640 plane=0; else row=320 plane=$((115200 + (c - 1) * 57600)); fi
+        for ((y = 0; y < 360; y++)); do
+            in_field=$(((2 * k + y % 2) * field + plane + (y / 2) * row))
+            in_frame=$((header + k * frame + 6 + plane * 2 + y * row))
+            cmp -s -n $row -i $in_frame:$in_field woven.y4m fields.yuv || rows_ok=$((rows_ok + 1000000))
+            rows_ok=$((rows_ok + 1))
+        done
+    done
+done
+[ $rows_ok = 2160 ]
+check $? "interlaced: rows of the woven frames differ from the decoded fields ($rows_ok)"
+timeout 60 "$xsflow" decode expected.jxs --interlaced --cpu -o decoded.y4m -q && cmp -s decoded.y4m woven.y4m
+check $? "interlaced: recv's frames differ from decode --interlaced's"
+[ "$(stat -c %s woven.y4m)" = $((header + 5 * frame)) ]
+check $? "interlaced: woven.y4m does not hold 5 frames"
+# A lost field: the packets of frame 1's second field (I=3, F=1) cut from the
+# capture. The whole frame is dropped and counted; the others stay.
+timeout 60 "$xsflow" recv --pcap fields.pcap -o /dev/null --format jxs --packets fields.csv -q 2> /dev/null
+if command -v editcap > /dev/null; then
+    cut=$(awk -F, '$13 == 3 && $14 == 1 { if (!a) a = NR; b = NR } END { print a "-" b }' fields.csv)
+    editcap fields.pcap lost.pcap $cut > /dev/null
+    check $? "lost field: editcap $cut"
+    timeout 60 "$xsflow" recv --pcap lost.pcap -o lost.jxs 2> lost.log > /dev/null
+    check $? "lost field: recv"
+    grep -q "interlaced frames 4 whole, 1 dropped with a lost field" lost.log
+    check $? "lost field: statistics: $(tail -1 lost.log)"
+    f0=$((21600 * 2)) # frame 0's two fields; frames 2..4 follow frame 1's
+    { head -c $f0 expected.jxs; tail -c +$((2 * f0 + 1)) expected.jxs; } > lost_expected.jxs
+    cmp -s lost_expected.jxs lost.jxs
+    check $? "lost field: the .jxs is not frames 0, 2, 3, 4 with both fields"
+    timeout 60 "$xsflow" recv --pcap lost.pcap -o lost.y4m -q 2> /dev/null &&
+        [ "$(stat -c %s lost.y4m)" = $((header + 4 * frame)) ]
+    check $? "lost field: lost.y4m does not hold 4 frames"
+else
+    echo "lost field: skipped (no editcap)"
+fi
+# An odd number of fields: the last first field has no sibling.
+timeout 60 "$xsflow" send "$src" --pcap odd.pcap --interlaced --fps 25 -q &&
+    timeout 60 "$xsflow" recv --pcap odd.pcap -o odd.jxs 2> odd.log > /dev/null
+check $? "odd fields: send and recv"
+[ "$(stat -c %s odd.jxs)" = 86400 ] && grep -q "2 whole, 1 dropped with a lost field" odd.log
+check $? "odd fields: $(stat -c %s odd.jxs) bytes, $(tail -1 odd.log)"
 
 # RFC 9134 4.2 (erratum 6752), 4.3: each field its own timestamp, half a
 # frame (1800 ticks at 25 frames/s) after the first; both fields one F counter.
-timeout 60 "$xsflow" recv --pcap stream.pcap -o /dev/null --format jxs --packets fields.csv -q 2> /dev/null
 awk -F, '$13 == 2 && !a { a = $8; fa = $14 } $13 == 3 && !b { b = $8; fb = $14 }
     END { d = (b - a + 4294967296) % 4294967296; exit !(a != "" && d == 1800 && fa == fb) }' fields.csv
 check $? "pcap: the second field's timestamp is not 1800 after the first, or F differs"
