@@ -19,7 +19,8 @@ static const struct {
      "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone quantizer, "
      "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB"},
     {"xs", "quality",
-     "JPEG XS tuned for PSNR: the defaults with the uniform quantizer and slices of 256 lines"},
+     "JPEG XS tuned for PSNR: the defaults with 8 horizontal levels (fewer where the picture is "
+     "too narrow) and slices of 32 precinct rows (128 lines) instead of 4"},
     {"bpc", "1pass",
      "BPC-PaCo, 1 pass per bitplane: 9/7 (5 levels, ICT for RGB, coarsest step reaching the rate) "
      "lossy, 5/3 (5 levels, RCT) lossless"},

@@ -94,20 +94,24 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
      * ramp (top left), a zone plate (top right: every frequency), sharp
      * edges of a checkerboard and disc (bottom left), and texture, a
      * low-passed noise field (bottom right), with mild noise everywhere. */
-    double *noise = malloc(sizeof(double) * (size_t)width);
-    if (!noise) {
+    double *noise = malloc(sizeof(double) * (size_t)width), *field = calloc((size_t)width, sizeof(double));
+    if (!noise || !field) {
+        free(noise);
+        free(field);
         cmp_picture_free(pic);
         return xsf_error_set(err, XSF_ERR_NOMEM, "no memory");
     }
     for (int c = 0; c < nc; c++) {
-        double prev_row_seed = 0;
+        memset(field, 0, sizeof(double) * (size_t)width);
         for (int y = 0; y < height; y++) {
+            /* Noise low-passed along the row and down the columns: a grainy
+             * texture, not white noise. */
             double acc = 0;
             for (int x = 0; x < width; x++) {
-                acc = 0.7 * acc + 0.3 * ((double)(next_random(&seed) & 0xffff) / 65535.0 - 0.5);
+                acc = 0.9 * acc + 0.1 * ((double)(next_random(&seed) & 0xffff) / 65535.0 - 0.5);
                 noise[x] = acc;
+                field[x] = 0.9 * field[x] + 0.1 * acc;
             }
-            prev_row_seed = 0.5 * prev_row_seed + 0.5 * noise[width / 2];
             for (int x = 0; x < width; x++) {
                 const double u = (double)x / width, v = (double)y / height;
                 double val;
@@ -115,20 +119,21 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
                     val = 0.15 + 0.7 * (c == 0 ? u * 2 : (c == 1 ? v * 2 : (u + v)));
                 } else if (v < 0.5) {
                     const double dx = u - 0.75, dy = v - 0.25;
-                    val = 0.5 + 0.4 * cos(pi * 160.0 * (dx * dx + dy * dy) + c * 0.7);
+                    val = 0.5 + 0.4 * cos(pi * 60.0 * (dx * dx + dy * dy) + c * 0.7);
                 } else if (u < 0.5) {
                     const int check = ((x / 8) + (y / 8)) & 1;
                     const double dx = u - 0.25, dy = v - 0.75;
                     val = dx * dx + dy * dy < 0.012 ? 0.85 - 0.2 * c : (check ? 0.25 + 0.1 * c : 0.6);
                 } else {
-                    val = 0.5 + 1.6 * noise[x] + 0.6 * prev_row_seed + 0.1 * sin(2 * pi * 9 * u + c);
+                    val = 0.45 + 8.0 * field[x] + 0.15 * sin(2 * pi * 5 * u + c) * cos(2 * pi * 3 * v);
                 }
-                val += 0.01 * noise[(x * 7 + y) % width];
+                val += 0.02 * noise[x];
                 val = val < 0 ? 0 : (val > 1 ? 1 : val);
                 pic->plane[c][(size_t)y * pic->pitch[c] + x] = (uint16_t)lround(val * peak);
             }
         }
     }
+    free(field);
     free(noise);
     return XSF_OK;
 }

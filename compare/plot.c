@@ -144,7 +144,7 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
         /* Throughput: encode and decode side by side, each timing kind. */
         fprintf(f,
                 "set output '%s-speed.%s'\nset multiplot layout 1,2 title \"%s: throughput over rate (%s; "
-                "lossless as the rightmost point of each line)\" noenhanced\n",
+                "lossless: the large unjoined points)\" noenhanced\n",
                 stem, ext, first->picture, where);
         for (int dir = 0; dir < 2; dir++) {
             fprintf(f, "set title '%s'\nset ylabel 'Gsamples/s'\nset key %s\nplot \\\n", dir ? "decode" : "encode",
@@ -154,10 +154,15 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
                 for (int t = 0; t < 3; t++) {
                     if (index[v][t] < 0)
                         continue;
-                    fprintf(f, "%s  data index %d using 1:%d with linespoints lw 2 dt %d pt %d lc rgb '%s' title ",
-                            n++ ? ", \\\n" : "", index[v][t], dir ? 5 : 4, t == CMP_TIMING_TRANSFERS ? 2 : 1, 5 + v,
-                            colours[v]);
+                    const int col = dir ? 5 : 4, dt = t == CMP_TIMING_TRANSFERS ? 2 : 1;
+                    fprintf(f,
+                            "%s  data index %d using 1:($6 == 0 ? $%d : NaN) with linespoints lw 2 dt %d pt %d "
+                            "lc rgb '%s' title ",
+                            n++ ? ", \\\n" : "", index[v][t], col, dt, 5 + v, colours[v]);
                     series_title(f, v, t, kinds);
+                    fprintf(f, ", \\\n  data index %d using 1:($6 == 1 ? $%d : NaN) with points ps 2 pt %d "
+                               "lc rgb '%s' notitle",
+                            index[v][t], col, 4 + v, colours[v]);
                 }
             fprintf(f, "\n");
         }
