@@ -170,6 +170,23 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
     }
 }
 
+/* mkdir -p: each missing folder of `path`. */
+static int make_folders(const char *path)
+{
+    char buf[PATH_LEN];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return ENAMETOOLONG;
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(buf, 0755) && errno != EEXIST)
+            return errno;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) && errno != EEXIST ? errno : 0;
+}
+
 xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gnuplot, xsf_error *err)
 {
     if (!gnuplot)
@@ -181,8 +198,9 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
                              "cannot run '%s' to draw the plots (install gnuplot: apt-get install gnuplot-nox, "
                              "or scripts/install-deps.sh)",
                              gnuplot);
-    if (mkdir(dir, 0755) && errno != EEXIST)
-        return xsf_error_set(err, XSF_ERR_IO, "cannot create the folder: %s", strerror(errno));
+    const int e = make_folders(dir);
+    if (e)
+        return xsf_error_set(err, XSF_ERR_IO, "cannot create the folder %s: %s", dir, strerror(e));
     const char *done[256];
     size_t ndone = 0;
     for (size_t i = 0; i < cmp_session_rows(s); i++) {

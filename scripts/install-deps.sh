@@ -15,6 +15,7 @@ packages=(
     xz-utils                            # the reference outputs vectors/xs/*.yuv.xz
     tshark                              # dissecting RTP captures in tests
     iproute2                            # network namespaces for receive tests
+    gnuplot-nox                         # xsflow compare --plot (SVG and PNG)
 )
 
 missing=()
