@@ -164,8 +164,9 @@ extern const char cmp_csv_columns[];
  * variant of both codecs on the same axes, plus the gnuplot script
  * (NAME.gp) and data (NAME.dat) they are drawn from, into `dir` (created
  * if missing). Runs `gnuplot` (a program name or path; NULL: "gnuplot"
- * from PATH) as a subprocess; XSF_ERR_UNSUPPORTED with a clear message
- * when it cannot be run. */
+ * from PATH) as a subprocess in `dir`; XSF_ERR_UNSUPPORTED with a clear
+ * message when it cannot be run. "none": write the data and scripts only
+ * (draw them later with `gnuplot NAME.gp` in that folder). */
 xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gnuplot,
                            xsf_error *err);
 

@@ -191,12 +191,12 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
 {
     if (!gnuplot)
         gnuplot = "gnuplot";
+    const int draw = strcmp(gnuplot, "none") != 0;
     char *const probe[] = {(char *)gnuplot, "--version", NULL};
-    const int rc = run_in(NULL, NULL, probe);
-    if (rc != 0)
+    if (draw && run_in(NULL, NULL, probe) != 0)
         return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                              "cannot run '%s' to draw the plots (install gnuplot: apt-get install gnuplot-nox, "
-                             "or scripts/install-deps.sh)",
+                             "or scripts/install-deps.sh; --gnuplot none writes the scripts only)",
                              gnuplot);
     const int e = make_folders(dir);
     if (e)
@@ -231,6 +231,8 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
         write_script(f, first, stem, index);
         if (fclose(f))
             return xsf_error_set(err, XSF_ERR_IO, "%s: %s", path, strerror(errno));
+        if (!draw)
+            continue;
         char script[CMP_NAME_LEN + 8], log[CMP_NAME_LEN + 8];
         snprintf(script, sizeof script, "%s.gp", stem);
         snprintf(log, sizeof log, "%s.log", stem);

@@ -133,3 +133,15 @@ run(compare pic.yuv --cpu)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "needs --size")
   fail("a .yuv without --size: exit status ${rc}")
 endif()
+
+# --gnuplot none: the data and scripts, no drawing.
+run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot later --gnuplot none -q)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.gp OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.dat
+   OR EXISTS ${WORK}/later/fmt_yuv422_10b-rd.svg)
+  fail("--gnuplot none: exit status ${rc}; expected the .gp and .dat files and no drawing")
+endif()
+# Without gnuplot: a clear error naming it.
+run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot nogp --gnuplot ${WORK}/no-such-gnuplot -q)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "^xsflow: --plot: cannot run '[^']*no-such-gnuplot' to draw the plots[^\n]*\n$")
+  fail("a missing gnuplot: exit status ${rc} and '${err}'")
+endif()
