@@ -3,8 +3,10 @@
 # BPC-PaCo on a UHD picture and on an 8192x8192 picture, every variant at
 # 0.5..8 bpp and lossless; CSV, the table and the plots under $OUT.
 #
-#   bash scripts/compare-device.sh [uhd] [8k] [cpu]     (default: uhd 8k)
+#   bash scripts/compare-device.sh [test] [uhd] [8k] [cpu]     (default: test uhd)
 #
+#   test the GPU rows against the C rows (tests/compare/test_compare_gpu,
+#        ctest label gpu), ~1 minute
 #   uhd  the UHD 4:4:4 12-bit photograph (Volna, vectors xs-uhd
 #        uhd_444_12b_bpp10_v1h5 decoded: 59.4 dB from its source), CUDA codecs
 #   8k   its luma at 8 bits mirrored to 8192x8192 (one component, as the
@@ -13,13 +15,15 @@
 #
 # Prepare here, once (as for scripts/device-check.sh): `bash
 # scripts/device-sysroot.sh download` (.devdeps/) and `mkdir -p .vec && cp
-# ../shared/vectors/xs-uhd/* .vec/`; then one call per stage or two, e.g.
-#   run(command="bash scripts/compare-device.sh uhd 8k", carry=[".devdeps", ".vec"])
+# ../shared/vectors/xs-uhd/* .vec/`; then two calls (each within the device
+# tool's 10 minutes: the first builds, ~1 min, each picture takes ~3-6 min):
+#   run(command="bash scripts/compare-device.sh test uhd", carry=[".devdeps", ".vec"])
+#   run(command="bash scripts/compare-device.sh 8k", carry=[".devdeps", ".vec"])
 # Nothing is downloaded on the device. Where the device has no gnuplot, the
 # plots' data and scripts are written (--gnuplot none) and drawn here:
 #   cp -r FILES_AT/plots-* /tmp/ && (cd /tmp/plots-uhd && for f in *.gp; do gnuplot "$f"; done)
 set -u
-STAGES=" ${*:-uhd 8k} "
+STAGES=" ${*:-test uhd} "
 OUT=${OUT:-/tmp/xsf-compare}
 mkdir -p "$OUT"
 R=$(pwd)
@@ -45,6 +49,13 @@ fi
 X=$B/xsflow
 plot_tool=gnuplot
 command -v gnuplot >/dev/null 2>&1 || { plot_tool=none; echo "no gnuplot here: plot data and scripts only"; }
+
+if [[ $STAGES == *" test "* ]]; then
+    step "GPU rows against C rows"
+    timeout 300 "$B/tests/compare/test_compare_gpu" > "$OUT/test_compare_gpu.log" 2>&1
+    echo "rc=$?"; tail -5 "$OUT/test_compare_gpu.log"
+fi
+[[ $STAGES == *" uhd "* || $STAGES == *" 8k "* || $STAGES == *" cpu "* ]] || { step done; exit 0; }
 
 step pictures
 uhd=$W/volna-uhd-444-12b.y4m
