@@ -8,7 +8,8 @@
  * a step that is too fine makes the encoder code bitplanes only to drop
  * them. As Bruns does for his JPEG 2000 coders (thesis 11.1), each rate
  * takes the coarsest step that does not cap it: 1, halved while the
- * codestream stays below 98% of the target (down to 1/64). */
+ * codestream stays below 99.5% of the target (down to 1/64; the rate
+ * control lands within 0.1% of the target when the step does not cap it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 #include "compare_internal.h"
 
 #define QSTEP_MIN (1.0 / 64)
-#define RATE_REACHED 0.98
+#define RATE_REACHED 0.995
 
 static void to_bpc_image(const imgio_picture *p, bpc_image *img)
 {
