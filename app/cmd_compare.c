@@ -159,14 +159,18 @@ static int parse_args(int argc, char **argv, compare_args *a)
 static void progress(void *ctx, const cmp_row *r)
 {
     (void)ctx;
-    if (!r->coded) {
-        fprintf(stderr, "xsflow compare: %s %s-%s %g bpp: not coded: %s\n", r->picture, cmp_variant_codec(r->variant),
-                cmp_variant_name(r->variant), r->bpp_target, r->note);
-        return;
-    }
-    fprintf(stderr, "xsflow compare: %s %s-%s %s%g: %.3f bpp, %.2f dB, %s enc %.1f fps dec %.1f fps\n", r->picture,
-            cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->bpp_target > 0 ? "" : "lossless ",
-            r->bpp_target, r->bpp, r->psnr_all, cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
+    char rate[32];
+    if (r->bpp_target > 0)
+        snprintf(rate, sizeof rate, "%g bpp", r->bpp_target);
+    else
+        snprintf(rate, sizeof rate, "lossless");
+    if (!r->coded)
+        fprintf(stderr, "xsflow compare: %s %s-%s %s: not coded: %s\n", r->picture, cmp_variant_codec(r->variant),
+                cmp_variant_name(r->variant), rate, r->note);
+    else
+        fprintf(stderr, "xsflow compare: %s %s-%s %s: %.3f bpp, %.2f dB, %s: encode %.1f fps, decode %.1f fps\n",
+                r->picture, cmp_variant_codec(r->variant), cmp_variant_name(r->variant), rate, r->bpp, r->psnr_all,
+                cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
 }
 
 /* The first frame of a picture file into an owned copy. */
