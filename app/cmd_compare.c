@@ -89,8 +89,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
             return 1;
         } else if (!strcmp(arg, "--codec-help")) {
             for (int k = 0; k < CMP_VARIANTS; k++)
-                printf("%s-%s: %s\n", cmp_variant_codec((cmp_variant)k), cmp_variant_name((cmp_variant)k),
-                       cmp_variant_describe((cmp_variant)k));
+                printf("%s-%s: %s\n", cmp_variant_codec((cmp_variant)k),
+                       cmp_variant_name((cmp_variant)k), cmp_variant_describe((cmp_variant)k));
             return 1;
         } else if (!strcmp(arg, "--bpp")) {
             if (!(v = cli_option_value(argc, argv, &i)))
@@ -165,12 +165,14 @@ static void progress(void *ctx, const cmp_row *r)
     else
         snprintf(rate, sizeof rate, "lossless");
     if (!r->coded)
-        fprintf(stderr, "xsflow compare: %s %s-%s %s: not coded: %s\n", r->picture, cmp_variant_codec(r->variant),
-                cmp_variant_name(r->variant), rate, r->note);
+        fprintf(stderr, "xsflow compare: %s %s-%s %s: not coded: %s\n", r->picture,
+                cmp_variant_codec(r->variant), cmp_variant_name(r->variant), rate, r->note);
     else
-        fprintf(stderr, "xsflow compare: %s %s-%s %s: %.3f bpp, %.2f dB, %s: encode %.1f fps, decode %.1f fps\n",
-                r->picture, cmp_variant_codec(r->variant), cmp_variant_name(r->variant), rate, r->bpp, r->psnr_all,
-                cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
+        fprintf(stderr,
+                "xsflow compare: %s %s-%s %s: %.3f bpp, %.2f dB, %s: encode %.1f fps, decode %.1f "
+                "fps\n",
+                r->picture, cmp_variant_codec(r->variant), cmp_variant_name(r->variant), rate,
+                r->bpp, r->psnr_all, cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
 }
 
 /* The first frame of a picture file into an owned copy. */
@@ -189,7 +191,8 @@ static int read_picture(const compare_args *a, const char *path, imgio_picture *
             cli_error(path, "a .yuv input needs --size WxH (and --sampling, --depth)");
             return 2;
         }
-        if (imgio_raw_layout_make(&raw, a->sampling, (int)a->width, (int)a->height, (int)a->depth, &err)) {
+        if (imgio_raw_layout_make(&raw, a->sampling, (int)a->width, (int)a->height, (int)a->depth,
+                                  &err)) {
             cli_error("--sampling", "%s", err.msg);
             return 2;
         }
@@ -259,11 +262,15 @@ int cmd_compare(int argc, char **argv)
     if (a.gpu < 0) {
         a.gpu = cmp_gpu_available() == XSF_OK;
         if (!a.gpu)
-            fprintf(stderr, "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
-                            "references (--cpu)\n");
+            fprintf(
+                stderr,
+                "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
+                "references (--cpu)\n");
     } else if (a.gpu && cmp_gpu_available() != XSF_OK) {
-        cli_error("--gpu", "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
-                           "references");
+        cli_error(
+            "--gpu",
+            "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
+            "references");
         return 1;
     }
     cmp_options opt = {
@@ -312,8 +319,10 @@ int cmd_compare(int argc, char **argv)
     }
     if (!a.quiet && cmp_session_rows(s)) {
         cmp_write_table(s, stdout);
-        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); kernels: data "
-               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned host "
+        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); "
+               "kernels: data "
+               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned "
+               "host "
                "memory, PCIe included.\n");
     }
     if (a.csv && cmp_session_rows(s)) {

@@ -16,7 +16,8 @@ static const struct {
     const char *codec, *name, *describe;
 } variants[CMP_VARIANTS] = {
     {"xs", "default",
-     "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone quantizer, "
+     "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone "
+     "quantizer, "
      "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB"},
     {"xs", "quality",
      "JPEG XS tuned for PSNR: the defaults with 8 horizontal levels (fewer where the picture is "
@@ -76,10 +77,11 @@ xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
             if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
                 m = names[i].mask;
         if (!m)
-            return xsf_error_set(err, XSF_ERR_ARG,
-                                 "'%.*s' is not a codec: expected xs, bpc, xs-default, xs-quality, bpc-1pass, "
-                                 "bpc-2pass, bpc-3pass",
-                                 (int)n, s);
+            return xsf_error_set(
+                err, XSF_ERR_ARG,
+                "'%.*s' is not a codec: expected xs, bpc, xs-default, xs-quality, bpc-1pass, "
+                "bpc-2pass, bpc-3pass",
+                (int)n, s);
         *mask |= m;
         s = end ? end + 1 : NULL;
     }
@@ -107,7 +109,8 @@ xsf_status cmp_parse_rates(const char *list, double *rates, size_t max, size_t *
             char *e;
             r = strtod(item, &e);
             if (*e || !(r > 0 && r <= 64))
-                return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a rate: bits per pixel in (0, 64] or lossless",
+                return xsf_error_set(err, XSF_ERR_ARG,
+                                     "'%s' is not a rate: bits per pixel in (0, 64] or lossless",
                                      item);
         }
         if (*n >= max)
@@ -173,7 +176,8 @@ int cmp_pictures_equal(const imgio_picture *a, const imgio_picture *b)
     if (a->nc != b->nc)
         return 0;
     for (int c = 0; c < a->nc; c++) {
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] || a->depth[c] != b->depth[c])
+        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] ||
+            a->depth[c] != b->depth[c])
             return 0;
         for (int y = 0; y < a->height[c]; y++)
             if (memcmp(a->plane[c] + (size_t)y * a->pitch[c], b->plane[c] + (size_t)y * b->pitch[c],
@@ -221,11 +225,14 @@ xsf_status cmp_session_create(cmp_session **out, const cmp_options *opt, xsf_err
 {
     *out = NULL;
     if (!opt || (opt->rates && (opt->nrates == 0 || opt->nrates > 64)) || !(opt->time_ms >= 0) ||
-        (opt->path != CMP_PATH_CPU && opt->path != CMP_PATH_GPU) || (opt->variants & ~CMP_ALL_VARIANTS))
-        return xsf_error_set(err, XSF_ERR_ARG, "bad compare options (1..64 rates, time >= 0, known codecs)");
+        (opt->path != CMP_PATH_CPU && opt->path != CMP_PATH_GPU) ||
+        (opt->variants & ~CMP_ALL_VARIANTS))
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "bad compare options (1..64 rates, time >= 0, known codecs)");
     if (opt->path == CMP_PATH_GPU && cmp_gpu_available() != XSF_OK)
-        return xsf_error_set(err, XSF_ERR_NODEVICE,
-                             "no usable GPU for the CUDA codecs (no device, or a build without CUDA kernels)");
+        return xsf_error_set(
+            err, XSF_ERR_NODEVICE,
+            "no usable GPU for the CUDA codecs (no device, or a build without CUDA kernels)");
     cmp_session *s = calloc(1, sizeof *s);
     if (!s)
         return xsf_error_set(err, XSF_ERR_NOMEM, "no memory");
@@ -244,7 +251,8 @@ xsf_status cmp_session_create(cmp_session **out, const cmp_options *opt, xsf_err
         if (!(s->rates[i] >= 0 && s->rates[i] <= 64)) {
             const double bad = s->rates[i];
             free(s);
-            return xsf_error_set(err, XSF_ERR_ARG, "rate %g: expected (0, 64] bpp or 0 for lossless", bad);
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "rate %g: expected (0, 64] bpp or 0 for lossless", bad);
         }
     if (s->opt.path == CMP_PATH_GPU)
         cmp_gpu_device_name(s->device, sizeof s->device);
@@ -321,7 +329,8 @@ static xsf_status make_source(cmp_session *s, const imgio_picture *pic, int rgb,
     src->device.plane[0] = device;
     if (!pinned || !device) {
         release_source(src);
-        return xsf_error_set(&s->err, XSF_ERR_NOMEM, "no pinned or device memory for a picture of %zu bytes", bytes);
+        return xsf_error_set(&s->err, XSF_ERR_NOMEM,
+                             "no pinned or device memory for a picture of %zu bytes", bytes);
     }
     memcpy(pinned, src->host.plane[0], bytes);
     if (cmp_gpu_upload(device, pinned, bytes)) {
@@ -377,7 +386,8 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
         if (!r)
             return;
         *r = base;
-        r->timing = s->opt.path == CMP_PATH_GPU ? (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS) : CMP_TIMING_CPU;
+        r->timing = s->opt.path == CMP_PATH_GPU ? (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS)
+                                                : CMP_TIMING_CPU;
         if (base.coded) {
             r->enc_runs = job->enc_runs[k];
             r->dec_runs = job->dec_runs[k];
@@ -395,7 +405,8 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
     }
 }
 
-xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio_picture *pic, int rgb)
+xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio_picture *pic,
+                                   int rgb)
 {
     xsf_error_clear(&s->err);
     if (!name || !pic || pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
@@ -425,8 +436,9 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio
                     snprintf(rate, sizeof rate, "%g bpp", job.bpp);
                 else
                     snprintf(rate, sizeof rate, "lossless");
-                xsf_error_set(&s->err, st, "%s: %s %s at %s: %s", name, cmp_variant_codec(job.variant),
-                              cmp_variant_name(job.variant), rate, job.err.msg);
+                xsf_error_set(&s->err, st, "%s: %s %s at %s: %s", name,
+                              cmp_variant_codec(job.variant), cmp_variant_name(job.variant), rate,
+                              job.err.msg);
             } else {
                 if (job.qstep > 0)
                     qstep = job.qstep;

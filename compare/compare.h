@@ -78,10 +78,10 @@ typedef void (*cmp_progress_fn)(void *ctx, const cmp_row *row);
 typedef struct cmp_options {
     const double *rates; /* bpp; 0 = lossless. NULL: cmp_default_rates */
     size_t nrates;
-    unsigned variants;   /* mask of 1 << cmp_variant; 0 = all */
+    unsigned variants; /* mask of 1 << cmp_variant; 0 = all */
     cmp_path path;
-    double time_ms;      /* each throughput figure: repeat at least this long (and at least
-                            once), report the median; 0 = one run */
+    double time_ms;           /* each throughput figure: repeat at least this long (and at least
+                                 once), report the median; 0 = one run */
     cmp_progress_fn progress; /* called after every row, may be NULL */
     void *progress_ctx;
 } cmp_options;
@@ -95,24 +95,24 @@ struct cmp_row {
     char picture[CMP_NAME_LEN];
     int width, height, nc, depth; /* component 0's size, components, the largest depth */
     cmp_variant variant;
-    double bpp_target;            /* 0: lossless */
+    double bpp_target; /* 0: lossless */
     /* How the codec coded it. */
-    char filter[8];               /* "5/3" or "9/7" */
-    int levels_h, levels_v;       /* horizontal and vertical DWT levels */
-    double qstep;                 /* BPC-PaCo 9/7: quantization step in 8-bit units; else 0 */
-    const char *colour;           /* "none", "RCT", "ICT" */
+    char filter[8];         /* "5/3" or "9/7" */
+    int levels_h, levels_v; /* horizontal and vertical DWT levels */
+    double qstep;           /* BPC-PaCo 9/7: quantization step in 8-bit units; else 0 */
+    const char *colour;     /* "none", "RCT", "ICT" */
     /* Coded: 0 when the codec refused the configuration (note says why). */
     int coded;
     char note[XSF_ERRMSG_LEN];
-    size_t bytes;                 /* the codestream, headers included */
-    double bpp;                   /* bytes * 8 / (width * height) */
+    size_t bytes;                    /* the codestream, headers included */
+    double bpp;                      /* bytes * 8 / (width * height) */
     double psnr[CMP_MAX_COMPONENTS]; /* per component, peak 2^depth - 1; INFINITY when exact */
-    double psnr_all;              /* over every sample of every component (errors scaled to each
-                                     component's peak) */
-    double ssim;                  /* luma, 8x8 windows (see metrics.c) */
-    int exact;                    /* decoded picture == input picture */
-    int checked;                  /* GPU: the GPU-decoded picture equals the C reference
-                                     decoder's (always 1 on the CPU path: it is that decoder) */
+    double psnr_all;                 /* over every sample of every component (errors scaled to each
+                                        component's peak) */
+    double ssim;                     /* luma, 8x8 windows (see metrics.c) */
+    int exact;                       /* decoded picture == input picture */
+    int checked;                     /* GPU: the GPU-decoded picture equals the C reference
+                                        decoder's (always 1 on the CPU path: it is that decoder) */
     /* Throughput: median seconds per frame and what follows from it. */
     cmp_path path;
     cmp_timing timing;

@@ -7,11 +7,11 @@
 /* The picture as the session holds it: host copy, and on the GPU path a
  * pinned host copy and a device copy (tightly packed planes). */
 typedef struct cmp_source {
-    imgio_picture host;     /* owned */
-    imgio_picture pinned;   /* GPU path: same planes in pinned host memory */
-    imgio_picture device;   /* GPU path: same planes in device memory */
+    imgio_picture host;   /* owned */
+    imgio_picture pinned; /* GPU path: same planes in pinned host memory */
+    imgio_picture device; /* GPU path: same planes in device memory */
     int rgb;
-    size_t samples;         /* over every component */
+    size_t samples; /* over every component */
 } cmp_source;
 
 /* One variant at one rate on one path. The codec fills everything from
@@ -19,20 +19,20 @@ typedef struct cmp_source {
 typedef struct cmp_job {
     const cmp_source *src;
     cmp_variant variant;
-    double bpp;             /* 0: lossless */
+    double bpp; /* 0: lossless */
     cmp_path path;
     double time_ms;
-    double qstep_hint;      /* BPC-PaCo: the step the previous rate settled on (0: none) */
+    double qstep_hint; /* BPC-PaCo: the step the previous rate settled on (0: none) */
     /* results */
     char filter[8];
     int levels_h, levels_v;
     double qstep;
     const char *colour;
-    int refused;            /* the codec refused the configuration: note says why */
+    int refused; /* the codec refused the configuration: note says why */
     char note[XSF_ERRMSG_LEN];
     size_t bytes;
-    imgio_picture decoded;  /* owned (cmp_picture_free): the C reference decoder's output */
-    int checked;            /* GPU: GPU decoder output == `decoded` */
+    imgio_picture decoded; /* owned (cmp_picture_free): the C reference decoder's output */
+    int checked;           /* GPU: GPU decoder output == `decoded` */
     /* [0]: cpu or kernels, [1]: transfers (GPU only) */
     double enc_s[2], dec_s[2];
     int enc_runs[2], dec_runs[2];
@@ -52,7 +52,7 @@ xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *se
 int cmp_pictures_equal(const imgio_picture *a, const imgio_picture *b);
 
 /* ---- GPU helpers (gpu.c with CUDA, gpu_stub.c without) ---- */
-void *cmp_gpu_host_alloc(size_t bytes);   /* pinned */
+void *cmp_gpu_host_alloc(size_t bytes); /* pinned */
 void cmp_gpu_host_free(void *p);
 void *cmp_gpu_device_alloc(size_t bytes);
 void cmp_gpu_device_free(void *p);

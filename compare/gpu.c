@@ -40,7 +40,8 @@ void cmp_gpu_device_free(void *p)
 
 xsf_status cmp_gpu_upload(void *dst, const void *src, size_t bytes)
 {
-    return cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) == cudaSuccess ? XSF_OK : XSF_ERR_CUDA;
+    return cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) == cudaSuccess ? XSF_OK
+                                                                              : XSF_ERR_CUDA;
 }
 
 void cmp_gpu_device_name(char *buf, size_t len)

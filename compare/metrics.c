@@ -76,7 +76,8 @@ static void luma_row(const imgio_picture *p, int rgb, int y, double *out)
     const int w = p->width[0];
     if (rgb) {
         for (int x = 0; x < w; x++)
-            out[x] = 0.2126 * sample(p, 0, x, y) + 0.7152 * sample(p, 1, x, y) + 0.0722 * sample(p, 2, x, y);
+            out[x] = 0.2126 * sample(p, 0, x, y) + 0.7152 * sample(p, 1, x, y) +
+                     0.0722 * sample(p, 2, x, y);
     } else {
         const uint16_t *s = p->plane[0] + (size_t)y * p->pitch[0];
         for (int x = 0; x < w; x++)
@@ -152,7 +153,8 @@ double cmp_ssim_luma(const imgio_picture *ref, const imgio_picture *dec, int rgb
             const double cov = (wab - n * ma * mb) / (n - 1);
             va = va < 0 ? 0 : va; /* rounding of the running sums */
             vb = vb < 0 ? 0 : vb;
-            total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+            total +=
+                ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
             windows++;
         }
     }

@@ -54,7 +54,8 @@ xsf_status cmp_write_csv(const cmp_session *s, FILE *f)
         rate_text(r->bpp_target, rate, sizeof rate);
         text(f, r->picture);
         fprintf(f, ",%d,%d,%d,%d,%s,%s,%s,%d,%d,", r->width, r->height, r->nc, r->depth,
-                cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, r->levels_h, r->levels_v);
+                cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, r->levels_h,
+                r->levels_v);
         num(f, r->qstep > 0 ? r->qstep : NAN, "%g");
         fprintf(f, ",%s,%s,", r->colour, rate);
         if (r->coded)
@@ -69,8 +70,8 @@ xsf_status cmp_write_csv(const cmp_session *s, FILE *f)
         }
         fputc(',', f);
         num(f, r->ssim, "%.6f");
-        fprintf(f, ",%d,%d,%s,%s,", r->coded && r->exact, r->coded && r->checked, r->path == CMP_PATH_GPU ? "gpu" : "cpu",
-                cmp_timing_name(r->timing));
+        fprintf(f, ",%d,%d,%s,%s,", r->coded && r->exact, r->coded && r->checked,
+                r->path == CMP_PATH_GPU ? "gpu" : "cpu", cmp_timing_name(r->timing));
         num(f, r->enc_fps, "%.3f");
         fputc(',', f);
         num(f, r->dec_fps, "%.3f");
@@ -108,20 +109,23 @@ xsf_status cmp_write_table(const cmp_session *s, FILE *f)
         const cmp_row *r = cmp_session_row(s, i);
         if (!picture || strcmp(picture, r->picture)) {
             picture = r->picture;
-            fprintf(f, "\n%s: %dx%d, %d component%s, %d bits; %s (%s)\n", r->picture, r->width, r->height, r->nc,
-                    r->nc == 1 ? "" : "s", r->depth, r->path == CMP_PATH_GPU ? "GPU" : "C references, one thread",
-                    r->device);
-            fprintf(f, "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-9s %9s %7s %9s %7s %s\n", "", "variant",
-                    "DWT", "lvls", "q", "target", "bpp", "PSNR", "per component", "SSIM", "timing", "enc fps",
-                    "Gs/s", "dec fps", "Gs/s", "check");
+            fprintf(f, "\n%s: %dx%d, %d component%s, %d bits; %s (%s)\n", r->picture, r->width,
+                    r->height, r->nc, r->nc == 1 ? "" : "s", r->depth,
+                    r->path == CMP_PATH_GPU ? "GPU" : "C references, one thread", r->device);
+            fprintf(f,
+                    "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-9s %9s %7s %9s %7s %s\n",
+                    "", "variant", "DWT", "lvls", "q", "target", "bpp", "PSNR", "per component",
+                    "SSIM", "timing", "enc fps", "Gs/s", "dec fps", "Gs/s", "check");
         }
-        char rate[32], q[16], bpp[16], psnr[16], comp[64], ssim[16], ef[16], eg[16], df[16], dg[16], lv[8];
+        char rate[32], q[16], bpp[16], psnr[16], comp[64], ssim[16], ef[16], eg[16], df[16], dg[16],
+            lv[8];
         rate_text(r->bpp_target, rate, sizeof rate);
         cell(q, sizeof q, r->qstep > 0 ? r->qstep : NAN, "%g");
         snprintf(lv, sizeof lv, "%d/%d", r->levels_h, r->levels_v);
         if (!r->coded) {
-            fprintf(f, "%-4s %-8s %-4s %-5s %-6s %-8s not coded: %s\n", cmp_variant_codec(r->variant),
-                    cmp_variant_name(r->variant), r->filter, lv, q, rate, r->note);
+            fprintf(f, "%-4s %-8s %-4s %-5s %-6s %-8s not coded: %s\n",
+                    cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, lv, q,
+                    rate, r->note);
             continue;
         }
         cell(bpp, sizeof bpp, r->bpp, "%.3f");
@@ -138,9 +142,10 @@ xsf_status cmp_write_table(const cmp_session *s, FILE *f)
         cell(df, sizeof df, r->dec_fps, "%.1f");
         cell(dg, sizeof dg, r->dec_gsamples, "%.3f");
         fprintf(f, "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-9s %9s %7s %9s %7s %s\n",
-                cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, lv, q, rate, bpp, psnr, comp,
-                ssim, cmp_timing_name(r->timing), ef, eg, df, dg,
-                r->exact ? (r->checked ? "exact" : "exact, unchecked") : (r->checked ? "ok" : "UNCHECKED"));
+                cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, lv, q, rate,
+                bpp, psnr, comp, ssim, cmp_timing_name(r->timing), ef, eg, df, dg,
+                r->exact ? (r->checked ? "exact" : "exact, unchecked")
+                         : (r->checked ? "ok" : "UNCHECKED"));
     }
     return ferror(f) ? XSF_ERR_IO : XSF_OK;
 }

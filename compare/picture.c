@@ -19,10 +19,12 @@ static xsf_status alloc_planes(imgio_picture *pic, xsf_error *err)
     size_t total = 0;
     for (int c = 0; c < pic->nc; c++) {
         if (pic->width[c] < 1 || pic->height[c] < 1)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d", c, pic->width[c], pic->height[c]);
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d", c, pic->width[c],
+                                 pic->height[c]);
         const size_t n = (size_t)pic->width[c] * (size_t)pic->height[c];
         if (n > IMGIO_MAX_SAMPLES - total)
-            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples", IMGIO_MAX_SAMPLES);
+            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples",
+                                 IMGIO_MAX_SAMPLES);
         total += n;
     }
     uint16_t *buf = calloc(total, sizeof *buf);
@@ -53,7 +55,8 @@ xsf_status cmp_picture_copy(imgio_picture *dst, const imgio_picture *src, xsf_er
         return st;
     for (int c = 0; c < src->nc; c++)
         for (int y = 0; y < src->height[c]; y++)
-            memcpy(dst->plane[c] + (size_t)y * dst->pitch[c], src->plane[c] + (size_t)y * src->pitch[c],
+            memcpy(dst->plane[c] + (size_t)y * dst->pitch[c],
+                   src->plane[c] + (size_t)y * src->pitch[c],
                    (size_t)src->width[c] * sizeof(uint16_t));
     return XSF_OK;
 }
@@ -69,14 +72,16 @@ static uint32_t next_random(uint32_t *s)
     return *s = x;
 }
 
-xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int nc, int depth, xsf_error *err)
+xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int nc, int depth,
+                                 xsf_error *err)
 {
     memset(pic, 0, sizeof *pic);
     if (width < 16 || width > 16384 || height < 16 || height > 16384)
-        return xsf_error_set(err, XSF_ERR_ARG, "synthetic picture %dx%d: expected 16..16384 each way", width,
-                             height);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "synthetic picture %dx%d: expected 16..16384 each way", width, height);
     if ((nc != 1 && nc != 3) || depth < 8 || depth > 16)
-        return xsf_error_set(err, XSF_ERR_ARG, "synthetic picture: %d components of %d bits (1 or 3, 8..16)", nc,
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "synthetic picture: %d components of %d bits (1 or 3, 8..16)", nc,
                              depth);
     pic->nc = nc;
     for (int c = 0; c < nc; c++) {
@@ -94,7 +99,8 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
      * ramp (top left), a zone plate (top right: every frequency), sharp
      * edges of a checkerboard and disc (bottom left), and texture, a
      * low-passed noise field (bottom right), with mild noise everywhere. */
-    double *noise = malloc(sizeof(double) * (size_t)width), *field = calloc((size_t)width, sizeof(double));
+    double *noise = malloc(sizeof(double) * (size_t)width),
+           *field = calloc((size_t)width, sizeof(double));
     if (!noise || !field) {
         free(noise);
         free(field);
@@ -123,9 +129,11 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
                 } else if (u < 0.5) {
                     const int check = ((x / 8) + (y / 8)) & 1;
                     const double dx = u - 0.25, dy = v - 0.75;
-                    val = dx * dx + dy * dy < 0.012 ? 0.85 - 0.2 * c : (check ? 0.25 + 0.1 * c : 0.6);
+                    val =
+                        dx * dx + dy * dy < 0.012 ? 0.85 - 0.2 * c : (check ? 0.25 + 0.1 * c : 0.6);
                 } else {
-                    val = 0.45 + 8.0 * field[x] + 0.15 * sin(2 * pi * 5 * u + c) * cos(2 * pi * 3 * v);
+                    val = 0.45 + 8.0 * field[x] +
+                          0.15 * sin(2 * pi * 5 * u + c) * cos(2 * pi * 3 * v);
                 }
                 val += 0.02 * noise[x];
                 val = val < 0 ? 0 : (val > 1 ? 1 : val);

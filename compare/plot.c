@@ -52,8 +52,8 @@ static void file_stem(const char *name, char *out, size_t len)
 {
     size_t n = 0;
     for (const char *p = name; *p && n + 1 < len; p++) {
-        const int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-                         *p == '-' || *p == '_' || (*p == '.' && n > 0);
+        const int keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                         (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || (*p == '.' && n > 0);
         out[n] = keep ? *p : '_';
         n++;
     }
@@ -62,13 +62,15 @@ static void file_stem(const char *name, char *out, size_t len)
         snprintf(out, len, "picture");
 }
 
-static const char *const colours[CMP_VARIANTS] = {"#1f4e9c", "#3aa0e8", "#b2182b", "#e6550d", "#8c510a"};
+static const char *const colours[CMP_VARIANTS] = {"#1f4e9c", "#3aa0e8", "#b2182b", "#e6550d",
+                                                  "#8c510a"};
 
 /* Series in the data file: for each variant, for each timing present, one
  * block (two blank lines apart) of "bpp psnr ssim enc_gs dec_gs lossless".
  * Returns the number of blocks written; index[v][t] is each block's number
  * or -1. */
-static int write_data(const cmp_session *s, const char *picture, FILE *f, int index[CMP_VARIANTS][3])
+static int write_data(const cmp_session *s, const char *picture, FILE *f,
+                      int index[CMP_VARIANTS][3])
 {
     int blocks = 0;
     for (int v = 0; v < CMP_VARIANTS; v++)
@@ -77,20 +79,23 @@ static int write_data(const cmp_session *s, const char *picture, FILE *f, int in
             int any = 0;
             for (size_t i = 0; i < cmp_session_rows(s); i++) {
                 const cmp_row *r = cmp_session_row(s, i);
-                if (strcmp(r->picture, picture) || (int)r->variant != v || (int)r->timing != t || !r->coded)
+                if (strcmp(r->picture, picture) || (int)r->variant != v || (int)r->timing != t ||
+                    !r->coded)
                     continue;
                 if (!any) {
                     if (blocks)
                         fputs("\n\n", f);
-                    fprintf(f, "# %s %s, %s\n# bpp psnr_db ssim enc_gsamples dec_gsamples lossless\n",
-                            cmp_variant_codec(r->variant), cmp_variant_name(r->variant), cmp_timing_name(r->timing));
+                    fprintf(f,
+                            "# %s %s, %s\n# bpp psnr_db ssim enc_gsamples dec_gsamples lossless\n",
+                            cmp_variant_codec(r->variant), cmp_variant_name(r->variant),
+                            cmp_timing_name(r->timing));
                     index[v][t] = blocks++;
                     any = 1;
                 }
                 /* gnuplot skips "NaN" points; an exact picture has no finite PSNR. */
                 const double psnr = isfinite(r->psnr_all) ? r->psnr_all : NAN;
-                fprintf(f, "%.6f %.4f %.6f %.6f %.6f %d\n", r->bpp, psnr, r->ssim, r->enc_gsamples, r->dec_gsamples,
-                        r->bpp_target <= 0);
+                fprintf(f, "%.6f %.4f %.6f %.6f %.6f %d\n", r->bpp, psnr, r->ssim, r->enc_gsamples,
+                        r->dec_gsamples, r->bpp_target <= 0);
             }
         }
     return blocks;
@@ -102,7 +107,8 @@ static void series_title(FILE *f, int v, int t, int kinds)
             kinds > 1 ? ", " : "", kinds > 1 ? cmp_timing_name((cmp_timing)t) : "");
 }
 
-static void write_script(FILE *f, const cmp_row *first, const char *stem, int index[CMP_VARIANTS][3])
+static void write_script(FILE *f, const cmp_row *first, const char *stem,
+                         int index[CMP_VARIANTS][3])
 {
     int kinds = 0;
     for (int t = 0; t < 3; t++) {
@@ -128,7 +134,8 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
             fprintf(f, "set terminal svg size 1100,650 dynamic font ',11'\n");
         /* Rate-distortion: the quality does not depend on the timing kind. */
         fprintf(f,
-                "set output '%s-rd.%s'\nset title \"%s (%dx%d, %d comp., %d bits): PSNR over rate\" noenhanced\n"
+                "set output '%s-rd.%s'\nset title \"%s (%dx%d, %d comp., %d bits): PSNR over "
+                "rate\" noenhanced\n"
                 "set ylabel 'PSNR (dB, all components)'\nset autoscale\nplot \\\n",
                 stem, ext, first->picture, first->width, first->height, first->nc, first->depth);
         int n = 0;
@@ -136,19 +143,22 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
             int t = index[v][0] >= 0 ? 0 : (index[v][1] >= 0 ? 1 : 2);
             if (index[v][t] < 0)
                 continue;
-            fprintf(f, "%s  data index %d using 1:($6 == 0 ? $2 : NaN) with linespoints lw 2 pt %d lc rgb '%s' title ",
+            fprintf(f,
+                    "%s  data index %d using 1:($6 == 0 ? $2 : NaN) with linespoints lw 2 pt %d lc "
+                    "rgb '%s' title ",
                     n++ ? ", \\\n" : "", index[v][t], 5 + v, colours[v]);
             series_title(f, v, t, 1);
         }
         fprintf(f, "\n");
         /* Throughput: encode and decode side by side, each timing kind. */
         fprintf(f,
-                "set output '%s-speed.%s'\nset multiplot layout 1,2 title \"%s: throughput over rate (%s; "
+                "set output '%s-speed.%s'\nset multiplot layout 1,2 title \"%s: throughput over "
+                "rate (%s; "
                 "lossless: the large unjoined points)\" noenhanced\n",
                 stem, ext, first->picture, where);
         for (int dir = 0; dir < 2; dir++) {
-            fprintf(f, "set title '%s'\nset ylabel 'Gsamples/s'\nset key %s\nplot \\\n", dir ? "decode" : "encode",
-                    dir ? "outside bottom center horizontal" : "off");
+            fprintf(f, "set title '%s'\nset ylabel 'Gsamples/s'\nset key %s\nplot \\\n",
+                    dir ? "decode" : "encode", dir ? "outside bottom center horizontal" : "off");
             n = 0;
             for (int v = 0; v < CMP_VARIANTS; v++)
                 for (int t = 0; t < 3; t++) {
@@ -156,12 +166,15 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem, int in
                         continue;
                     const int col = dir ? 5 : 4, dt = t == CMP_TIMING_TRANSFERS ? 2 : 1;
                     fprintf(f,
-                            "%s  data index %d using 1:($6 == 0 ? $%d : NaN) with linespoints lw 2 dt %d pt %d "
+                            "%s  data index %d using 1:($6 == 0 ? $%d : NaN) with linespoints lw 2 "
+                            "dt %d pt %d "
                             "lc rgb '%s' title ",
                             n++ ? ", \\\n" : "", index[v][t], col, dt, 5 + v, colours[v]);
                     series_title(f, v, t, kinds);
-                    fprintf(f, ", \\\n  data index %d using 1:($6 == 1 ? $%d : NaN) with points ps 2 pt %d "
-                               "lc rgb '%s' notitle",
+                    fprintf(f,
+                            ", \\\n  data index %d using 1:($6 == 1 ? $%d : NaN) with points ps 2 "
+                            "pt %d "
+                            "lc rgb '%s' notitle",
                             index[v][t], col, 4 + v, colours[v]);
                 }
             fprintf(f, "\n");
@@ -187,17 +200,19 @@ static int make_folders(const char *path)
     return mkdir(buf, 0755) && errno != EEXIST ? errno : 0;
 }
 
-xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gnuplot, xsf_error *err)
+xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gnuplot,
+                           xsf_error *err)
 {
     if (!gnuplot)
         gnuplot = "gnuplot";
     const int draw = strcmp(gnuplot, "none") != 0;
     char *const probe[] = {(char *)gnuplot, "--version", NULL};
     if (draw && run_in(NULL, NULL, probe) != 0)
-        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
-                             "cannot run '%s' to draw the plots (install gnuplot: apt-get install gnuplot-nox, "
-                             "or scripts/install-deps.sh; --gnuplot none writes the scripts only)",
-                             gnuplot);
+        return xsf_error_set(
+            err, XSF_ERR_UNSUPPORTED,
+            "cannot run '%s' to draw the plots (install gnuplot: apt-get install gnuplot-nox, "
+            "or scripts/install-deps.sh; --gnuplot none writes the scripts only)",
+            gnuplot);
     const int e = make_folders(dir);
     if (e)
         return xsf_error_set(err, XSF_ERR_IO, "cannot create the folder %s: %s", dir, strerror(e));
@@ -239,8 +254,9 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
         char *const argv[] = {(char *)gnuplot, script, NULL};
         const int grc = run_in(dir, log, argv);
         if (grc != 0)
-            return xsf_error_set(err, XSF_ERR_IO, "gnuplot failed on %s/%s (exit %d; its messages are in %s/%s)", dir,
-                                 script, grc, dir, log);
+            return xsf_error_set(err, XSF_ERR_IO,
+                                 "gnuplot failed on %s/%s (exit %d; its messages are in %s/%s)",
+                                 dir, script, grc, dir, log);
     }
     return XSF_OK;
 }

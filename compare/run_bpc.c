@@ -77,10 +77,12 @@ static xsf_status encode_once(bpc_timed *t, cmp_job *job)
     release_encoders(t);
     t->cap = bpc_encode_bound(&t->params, &t->in_host);
     if (!t->cap)
-        return xsf_error_set(&job->err, XSF_ERR_ARG, "BPC-PaCo cannot code this picture with these parameters");
+        return xsf_error_set(&job->err, XSF_ERR_ARG,
+                             "BPC-PaCo cannot code this picture with these parameters");
     t->cs = t->gpu ? cmp_gpu_host_alloc(t->cap) : malloc(t->cap);
     if (!t->cs)
-        return xsf_error_set(&job->err, XSF_ERR_NOMEM, "no memory for a codestream of %zu bytes", t->cap);
+        return xsf_error_set(&job->err, XSF_ERR_NOMEM, "no memory for a codestream of %zu bytes",
+                             t->cap);
     xsf_status st;
     if (t->gpu) {
         st = bpc_gpu_encoder_create(&t->genc, &t->params, &t->in_host, NULL);
@@ -89,12 +91,14 @@ static xsf_status encode_once(bpc_timed *t, cmp_job *job)
                                  t->genc ? bpc_gpu_encoder_error(t->genc) : xsf_status_name(st));
         st = bpc_gpu_encode(t->genc, &t->in_pinned, 0, t->cs, t->cap, &t->len);
         if (st)
-            return xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder: %s", bpc_gpu_encoder_error(t->genc));
+            return xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder: %s",
+                                 bpc_gpu_encoder_error(t->genc));
     } else {
         if ((st = bpc_encoder_create(&t->enc, &t->params)))
             return xsf_error_set(&job->err, st, "BPC-PaCo C encoder: %s", xsf_status_name(st));
         if ((st = bpc_encode(t->enc, &t->in_host, t->cs, t->cap, &t->len)))
-            return xsf_error_set(&job->err, st, "BPC-PaCo C encoder: %s", bpc_encoder_error(t->enc));
+            return xsf_error_set(&job->err, st, "BPC-PaCo C encoder: %s",
+                                 bpc_encoder_error(t->enc));
     }
     return XSF_OK;
 }
@@ -165,7 +169,8 @@ xsf_status cmp_run_bpc(cmp_job *job)
     job->colour = t.params.colour == BPC_COLOUR_NONE ? "none" : (job->bpp > 0 ? "ICT" : "RCT");
     if (p->nc > BPC_MAX_COMPONENTS) {
         job->refused = 1;
-        snprintf(job->note, sizeof job->note, "BPC-PaCo codes at most %d components", BPC_MAX_COMPONENTS);
+        snprintf(job->note, sizeof job->note, "BPC-PaCo codes at most %d components",
+                 BPC_MAX_COMPONENTS);
         return XSF_OK;
     }
     to_bpc_image(p, &t.in_host);
@@ -187,7 +192,8 @@ xsf_status cmp_run_bpc(cmp_job *job)
                 st = encode_once(&t, job);
                 break;
             }
-            if (st || (double)t.len >= RATE_REACHED * (double)t.params.target_bytes || q <= QSTEP_MIN)
+            if (st || (double)t.len >= RATE_REACHED * (double)t.params.target_bytes ||
+                q <= QSTEP_MIN)
                 break;
             q /= 2;
         }
@@ -228,8 +234,8 @@ xsf_status cmp_run_bpc(cmp_job *job)
         if (!st)
             st = cmp_time_median(cpu_decode, &t, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
         if (st)
-            xsf_error_set(&job->err, st, "BPC-PaCo C codec while timing: %s / %s", bpc_encoder_error(t.enc),
-                          bpc_decoder_error(t.dec));
+            xsf_error_set(&job->err, st, "BPC-PaCo C codec while timing: %s / %s",
+                          bpc_encoder_error(t.enc), bpc_decoder_error(t.dec));
         goto done;
     }
 
@@ -243,25 +249,30 @@ xsf_status cmp_run_bpc(cmp_job *job)
     }
     to_picture(img, &view);
     if (!cmp_pictures_equal(&view, &job->decoded)) {
-        st = xsf_error_set(&job->err, XSF_ERR_INVALID,
-                           "MISMATCH: the BPC-PaCo GPU decoder's picture differs from the C reference "
-                           "decoder's (%zu-byte codestream)",
-                           t.len);
+        st = xsf_error_set(
+            &job->err, XSF_ERR_INVALID,
+            "MISMATCH: the BPC-PaCo GPU decoder's picture differs from the C reference "
+            "decoder's (%zu-byte codestream)",
+            t.len);
         goto done;
     }
     job->checked = 1;
     st = cmp_time_median(gpu_encode_kernels, &t, job->time_ms, &job->enc_s[0], &job->enc_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_encode_transfers, &t, job->time_ms, &job->enc_s[1], &job->enc_runs[1]);
+        st = cmp_time_median(gpu_encode_transfers, &t, job->time_ms, &job->enc_s[1],
+                             &job->enc_runs[1]);
     if (st) {
-        xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder while timing: %s", bpc_gpu_encoder_error(t.genc));
+        xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder while timing: %s",
+                      bpc_gpu_encoder_error(t.genc));
         goto done;
     }
     st = cmp_time_median(gpu_decode_kernels, &t, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_decode_transfers, &t, job->time_ms, &job->dec_s[1], &job->dec_runs[1]);
+        st = cmp_time_median(gpu_decode_transfers, &t, job->time_ms, &job->dec_s[1],
+                             &job->dec_runs[1]);
     if (st)
-        xsf_error_set(&job->err, st, "BPC-PaCo GPU decoder while timing: %s", bpc_gpu_decoder_error(t.gdec));
+        xsf_error_set(&job->err, st, "BPC-PaCo GPU decoder while timing: %s",
+                      bpc_gpu_decoder_error(t.gdec));
 done:
     release_encoders(&t);
     bpc_decoder_destroy(t.dec);

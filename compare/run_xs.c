@@ -197,7 +197,8 @@ static xsf_status run_cpu(cmp_job *job, const xs_encoder_config *cfg)
     to_xs_image(&job->src->host, &t.in_host);
     t.cap = xs_encoder_max_bytes(t.enc);
     if (!(t.cs = malloc(t.cap ? t.cap : 1))) {
-        st = xsf_error_set(&job->err, XSF_ERR_NOMEM, "no memory for a codestream of %zu bytes", t.cap);
+        st = xsf_error_set(&job->err, XSF_ERR_NOMEM, "no memory for a codestream of %zu bytes",
+                           t.cap);
         goto done;
     }
     st = xs_encode(t.enc, &t.in_host, t.cs, t.cap, &t.len);
@@ -219,8 +220,8 @@ static xsf_status run_cpu(cmp_job *job, const xs_encoder_config *cfg)
     if (!st)
         st = cmp_time_median(cpu_decode, &t, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
     if (st)
-        xsf_error_set(&job->err, st, "JPEG XS C codec while timing: %s / %s", xs_encoder_error(t.enc),
-                      xs_decoder_error(t.dec));
+        xsf_error_set(&job->err, st, "JPEG XS C codec while timing: %s / %s",
+                      xs_encoder_error(t.enc), xs_decoder_error(t.dec));
 done:
     xs_encoder_destroy(t.enc);
     xs_decoder_destroy(t.dec);
@@ -259,7 +260,8 @@ static xsf_status run_gpu(cmp_job *job, const xs_encoder_config *cfg)
         out_samples += (size_t)src->host.width[c] * (size_t)src->host.height[c];
     uint16_t *out = cmp_gpu_host_alloc(out_samples * sizeof(uint16_t));
     if (!t.cs_pinned || !out) {
-        st = xsf_error_set(&job->err, XSF_ERR_NOMEM, "no pinned memory for the codestream and picture");
+        st = xsf_error_set(&job->err, XSF_ERR_NOMEM,
+                           "no pinned memory for the codestream and picture");
         goto done;
     }
     size_t off = 0;
@@ -292,14 +294,16 @@ static xsf_status run_gpu(cmp_job *job, const xs_encoder_config *cfg)
         gpu_pic.pitch[c] = (size_t)gpu_pic.width[c];
     }
     if (!cmp_pictures_equal(&gpu_pic, &job->decoded)) {
-        st = xsf_error_set(&job->err, XSF_ERR_INVALID,
-                           "MISMATCH: the JPEG XS GPU decoder's picture differs from the C reference "
-                           "decoder's (%zu-byte codestream)",
-                           t.len);
+        st = xsf_error_set(
+            &job->err, XSF_ERR_INVALID,
+            "MISMATCH: the JPEG XS GPU decoder's picture differs from the C reference "
+            "decoder's (%zu-byte codestream)",
+            t.len);
         goto done;
     }
     job->checked = 1;
-    if (!(t.cs_device = cmp_gpu_device_alloc(t.len)) || cmp_gpu_upload(t.cs_device, t.cs_pinned, t.len)) {
+    if (!(t.cs_device = cmp_gpu_device_alloc(t.len)) ||
+        cmp_gpu_upload(t.cs_device, t.cs_pinned, t.len)) {
         st = xsf_error_set(&job->err, XSF_ERR_CUDA, "no device memory for the codestream");
         goto done;
     }
@@ -307,16 +311,20 @@ static xsf_status run_gpu(cmp_job *job, const xs_encoder_config *cfg)
      * takes care of the rest). */
     st = cmp_time_median(gpu_encode_kernels, &t, job->time_ms, &job->enc_s[0], &job->enc_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_encode_transfers, &t, job->time_ms, &job->enc_s[1], &job->enc_runs[1]);
+        st = cmp_time_median(gpu_encode_transfers, &t, job->time_ms, &job->enc_s[1],
+                             &job->enc_runs[1]);
     if (st) {
-        xsf_error_set(&job->err, st, "JPEG XS GPU encoder while timing: %s", xs_gpu_encoder_error(t.genc));
+        xsf_error_set(&job->err, st, "JPEG XS GPU encoder while timing: %s",
+                      xs_gpu_encoder_error(t.genc));
         goto done;
     }
     st = cmp_time_median(gpu_decode_kernels, &t, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_decode_transfers, &t, job->time_ms, &job->dec_s[1], &job->dec_runs[1]);
+        st = cmp_time_median(gpu_decode_transfers, &t, job->time_ms, &job->dec_s[1],
+                             &job->dec_runs[1]);
     if (st)
-        xsf_error_set(&job->err, st, "JPEG XS GPU decoder while timing: %s", xs_gpu_decoder_error(t.gdec));
+        xsf_error_set(&job->err, st, "JPEG XS GPU decoder while timing: %s",
+                      xs_gpu_decoder_error(t.gdec));
 done:
     xs_gpu_encoder_destroy(t.genc);
     xs_gpu_decoder_destroy(t.gdec);

@@ -26,16 +26,18 @@ static void test_parsers(void)
     size_t n;
     xsf_error err;
     xsf_error_clear(&err);
-    CHECK(cmp_parse_rates("0.5,lossless,8", r, 8, &n, &err) == XSF_OK && n == 3 && r[0] == 0.5 && r[1] == 0 &&
-              r[2] == 8,
+    CHECK(cmp_parse_rates("0.5,lossless,8", r, 8, &n, &err) == XSF_OK && n == 3 && r[0] == 0.5 &&
+              r[1] == 0 && r[2] == 8,
           "rates parsed: n=%zu", n);
     CHECK(cmp_parse_rates("0.5,,8", r, 8, &n, &err) == XSF_ERR_ARG, "empty rate refused");
     CHECK(cmp_parse_rates("-1", r, 8, &n, &err) == XSF_ERR_ARG, "negative rate refused");
     CHECK(cmp_parse_rates("1,2,3", r, 2, &n, &err) == XSF_ERR_ARG, "too many rates refused");
     unsigned m;
-    CHECK(cmp_parse_variants("xs", &m, &err) == XSF_OK && m == (1u << CMP_XS_DEFAULT | 1u << CMP_XS_QUALITY),
+    CHECK(cmp_parse_variants("xs", &m, &err) == XSF_OK &&
+              m == (1u << CMP_XS_DEFAULT | 1u << CMP_XS_QUALITY),
           "xs = both XS variants: %x", m);
-    CHECK(cmp_parse_variants("bpc-1pass,bpc3", &m, &err) == XSF_OK && m == (1u << CMP_BPC_1PASS | 1u << CMP_BPC_3PASS),
+    CHECK(cmp_parse_variants("bpc-1pass,bpc3", &m, &err) == XSF_OK &&
+              m == (1u << CMP_BPC_1PASS | 1u << CMP_BPC_3PASS),
           "single variants: %x", m);
     CHECK(cmp_parse_variants("jpeg2000", &m, &err) == XSF_ERR_ARG, "unknown codec refused");
 }
@@ -47,11 +49,13 @@ static void test_metrics(void)
     xsf_error err;
     CHECK(cmp_synthetic_picture(&a, 64, 48, 3, 10, &err) == XSF_OK, "synthetic: %s", err.msg);
     CHECK(cmp_picture_copy(&b, &a, &err) == XSF_OK, "copy: %s", err.msg);
-    CHECK(isinf(cmp_psnr_component(&a, &b, 1)) && isinf(cmp_psnr_all(&a, &b)), "identical: infinite PSNR");
+    CHECK(isinf(cmp_psnr_component(&a, &b, 1)) && isinf(cmp_psnr_all(&a, &b)),
+          "identical: infinite PSNR");
     CHECK(fabs(cmp_ssim_luma(&a, &b, 1) - 1) < 1e-12, "identical: SSIM 1");
     /* Component 1: 12 samples off by 5; component 2: 3 samples off by 1. */
     for (int i = 0; i < 12; i++)
-        b.plane[1][i * 97] = (uint16_t)(b.plane[1][i * 97] < 100 ? b.plane[1][i * 97] + 5 : b.plane[1][i * 97] - 5);
+        b.plane[1][i * 97] =
+            (uint16_t)(b.plane[1][i * 97] < 100 ? b.plane[1][i * 97] + 5 : b.plane[1][i * 97] - 5);
     for (int i = 0; i < 3; i++)
         b.plane[2][i * 300] ^= 1;
     const double n = 64.0 * 48, peak = 1023;
@@ -60,8 +64,8 @@ static void test_metrics(void)
     CHECK(fabs(cmp_psnr_component(&a, &b, 1) - want1) < 1e-9, "component PSNR %.6f, expected %.6f",
           cmp_psnr_component(&a, &b, 1), want1);
     CHECK(isinf(cmp_psnr_component(&a, &b, 0)), "untouched component: infinite PSNR");
-    CHECK(fabs(cmp_psnr_all(&a, &b) - want_all) < 1e-9, "overall PSNR %.6f, expected %.6f", cmp_psnr_all(&a, &b),
-          want_all);
+    CHECK(fabs(cmp_psnr_all(&a, &b) - want_all) < 1e-9, "overall PSNR %.6f, expected %.6f",
+          cmp_psnr_all(&a, &b), want_all);
     /* SSIM of one 8x8 picture: one window, computed directly. */
     imgio_picture x, y;
     CHECK(cmp_synthetic_picture(&x, 16, 16, 1, 8, &err) == XSF_OK, "synthetic 16x16");
@@ -80,10 +84,13 @@ static void test_metrics(void)
             sxy += p * q;
         }
     const double mx = sx / 64, my = sy / 64;
-    const double vx = (sxx - 64 * mx * mx) / 63, vy = (syy - 64 * my * my) / 63, cxy = (sxy - 64 * mx * my) / 63;
+    const double vx = (sxx - 64 * mx * mx) / 63, vy = (syy - 64 * my * my) / 63,
+                 cxy = (sxy - 64 * mx * my) / 63;
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
-    const double want = (2 * mx * my + c1) * (2 * cxy + c2) / ((mx * mx + my * my + c1) * (vx + vy + c2));
-    CHECK(fabs(cmp_ssim_luma(&x, &y, 0) - want) < 1e-9, "SSIM %.9f, expected %.9f", cmp_ssim_luma(&x, &y, 0), want);
+    const double want =
+        (2 * mx * my + c1) * (2 * cxy + c2) / ((mx * mx + my * my + c1) * (vx + vy + c2));
+    CHECK(fabs(cmp_ssim_luma(&x, &y, 0) - want) < 1e-9, "SSIM %.9f, expected %.9f",
+          cmp_ssim_luma(&x, &y, 0), want);
     CHECK(want < 0.99, "the damaged window is not similar (%.4f)", want);
     cmp_picture_free(&a);
     cmp_picture_free(&b);
@@ -143,10 +150,10 @@ static void test_csv(const cmp_session *s, size_t expected_rows)
     char line[4096];
     CHECK(fgets(line, sizeof line, f) != NULL, "CSV header");
     const int ncol = csv_fields(line, header, 64);
-    static const char *const required[] = {"picture", "codec",    "variant",      "bpp_target",   "bpp",
-                                           "psnr_db", "ssim",     "enc_fps",      "dec_fps",      "enc_gsamples",
-                                           "dec_gsamples", "device", "psnr_c0", "path", "timing", "filter",
-                                           "levels_h", "levels_v"};
+    static const char *const required[] = {
+        "picture", "codec",   "variant", "bpp_target",   "bpp",          "psnr_db",
+        "ssim",    "enc_fps", "dec_fps", "enc_gsamples", "dec_gsamples", "device",
+        "psnr_c0", "path",    "timing",  "filter",       "levels_h",     "levels_v"};
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         CHECK(column(header, ncol, required[i]) >= 0, "CSV column %s", required[i]);
     const int c_bpp = column(header, ncol, "bpp"), c_target = column(header, ncol, "bpp_target");
@@ -157,10 +164,10 @@ static void test_csv(const cmp_session *s, size_t expected_rows)
         CHECK(n == ncol, "row %zu: %d fields, header has %d", rows, n, ncol);
         if (n == ncol) {
             const int lossless = !strcmp(fields[c_target], "lossless");
-            CHECK(lossless || atof(fields[c_bpp]) <= atof(fields[c_target]) + 1e-9, "row %zu: bpp %s over %s", rows,
-                  fields[c_bpp], fields[c_target]);
-            CHECK(lossless ? !strcmp(fields[c_psnr], "inf") : atof(fields[c_psnr]) > 10, "row %zu: PSNR '%s'", rows,
-                  fields[c_psnr]);
+            CHECK(lossless || atof(fields[c_bpp]) <= atof(fields[c_target]) + 1e-9,
+                  "row %zu: bpp %s over %s", rows, fields[c_bpp], fields[c_target]);
+            CHECK(lossless ? !strcmp(fields[c_psnr], "inf") : atof(fields[c_psnr]) > 10,
+                  "row %zu: PSNR '%s'", rows, fields[c_psnr]);
             CHECK(atof(fields[c_fps]) > 0, "row %zu: encode fps '%s'", rows, fields[c_fps]);
         }
         rows++;
@@ -181,7 +188,8 @@ static void check_rows(const cmp_session *s, const char *name, int w, int h)
             int count = 0;
             for (size_t i = 0; i < cmp_session_rows(s); i++) {
                 const cmp_row *r = cmp_session_row(s, i);
-                if (!strcmp(r->picture, name) && (int)r->variant == v && r->bpp_target == rates[k]) {
+                if (!strcmp(r->picture, name) && (int)r->variant == v &&
+                    r->bpp_target == rates[k]) {
                     found = r;
                     count++;
                 }
@@ -191,37 +199,42 @@ static void check_rows(const cmp_session *s, const char *name, int w, int h)
             if (!found)
                 continue;
             const cmp_row *r = found;
-            CHECK(r->coded, "%s %s-%s %g: not coded: %s", name, cmp_variant_codec(r->variant), cmp_variant_name(r->variant),
-                  rates[k], r->note);
+            CHECK(r->coded, "%s %s-%s %g: not coded: %s", name, cmp_variant_codec(r->variant),
+                  cmp_variant_name(r->variant), rates[k], r->note);
             if (!r->coded)
                 continue;
-            CHECK(r->checked && r->timing == CMP_TIMING_CPU && r->enc_runs >= 1 && r->dec_runs >= 1 && r->enc_fps > 0 &&
-                      r->dec_fps > 0 && r->enc_gsamples > 0 && r->dec_gsamples > 0,
+            CHECK(r->checked && r->timing == CMP_TIMING_CPU && r->enc_runs >= 1 &&
+                      r->dec_runs >= 1 && r->enc_fps > 0 && r->dec_fps > 0 && r->enc_gsamples > 0 &&
+                      r->dec_gsamples > 0,
                   "%s %g: timing filled", name, rates[k]);
             CHECK(fabs(r->bpp - (double)r->bytes * 8 / pixels) < 1e-9, "bpp from bytes");
             const int is_xs = v <= CMP_XS_QUALITY;
-            CHECK(!strcmp(r->filter, is_xs || rates[k] == 0 ? "5/3" : "9/7"), "%s: filter %s", name, r->filter);
+            CHECK(!strcmp(r->filter, is_xs || rates[k] == 0 ? "5/3" : "9/7"), "%s: filter %s", name,
+                  r->filter);
             CHECK(r->levels_h >= 5 && r->levels_v >= 1, "levels %d/%d", r->levels_h, r->levels_v);
             if (rates[k] > 0) {
                 const double budget = floor(rates[k] * pixels / 8);
                 /* XS: exactly the target (xs.h); BPC-PaCo: at most it and within 1% (bpc encode
                  * --help): within 1%, the step search asking 99.5%. */
                 if (is_xs)
-                    CHECK((double)r->bytes == budget, "%s xs %g bpp: %zu bytes, budget %.0f", name, rates[k], r->bytes,
-                          budget);
+                    CHECK((double)r->bytes == budget, "%s xs %g bpp: %zu bytes, budget %.0f", name,
+                          rates[k], r->bytes, budget);
                 else
                     CHECK((double)r->bytes <= budget && (double)r->bytes >= 0.99 * budget,
-                          "%s bpc %g bpp: %zu bytes, budget %.0f (step %g)", name, rates[k], r->bytes, budget, r->qstep);
+                          "%s bpc %g bpp: %zu bytes, budget %.0f (step %g)", name, rates[k],
+                          r->bytes, budget, r->qstep);
                 CHECK(!r->exact && isfinite(r->psnr_all) && r->psnr_all > last_psnr,
-                      "%s %s-%s: PSNR %.2f at %g bpp, not above %.2f", name, cmp_variant_codec(r->variant),
-                      cmp_variant_name(r->variant), r->psnr_all, rates[k], last_psnr);
+                      "%s %s-%s: PSNR %.2f at %g bpp, not above %.2f", name,
+                      cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->psnr_all,
+                      rates[k], last_psnr);
                 CHECK(r->ssim > 0 && r->ssim <= 1, "SSIM %.4f", r->ssim);
                 for (int c = 0; c < r->nc; c++)
                     CHECK(isfinite(r->psnr[c]), "component %d PSNR %.2f", c, r->psnr[c]);
                 last_psnr = r->psnr_all;
             } else {
-                CHECK(r->exact && isinf(r->psnr_all) && r->ssim == 1, "%s %s-%s lossless: exact %d, PSNR %.2f", name,
-                      cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->exact, r->psnr_all);
+                CHECK(r->exact && isinf(r->psnr_all) && r->ssim == 1,
+                      "%s %s-%s lossless: exact %d, PSNR %.2f", name, cmp_variant_codec(r->variant),
+                      cmp_variant_name(r->variant), r->exact, r->psnr_all);
                 for (int c = 0; c < r->nc; c++)
                     CHECK(isinf(r->psnr[c]), "lossless component %d PSNR %.2f", c, r->psnr[c]);
             }
@@ -240,7 +253,8 @@ int main(int argc, char **argv)
     cmp_session *s = NULL;
     cmp_options gpu = {.path = CMP_PATH_GPU};
     if (cmp_gpu_available() != XSF_OK) {
-        CHECK(cmp_session_create(&s, &gpu, &err) == XSF_ERR_NODEVICE && strstr(err.msg, "no usable GPU"),
+        CHECK(cmp_session_create(&s, &gpu, &err) == XSF_ERR_NODEVICE &&
+                  strstr(err.msg, "no usable GPU"),
               "--gpu without a GPU: a clear error (%s)", err.msg);
         cmp_session_destroy(s);
         s = NULL;
@@ -252,10 +266,13 @@ int main(int argc, char **argv)
     if (!s)
         return xsf_test_finish();
     imgio_picture rgb, grey;
-    CHECK(cmp_synthetic_picture(&rgb, 192, 128, 3, 8, &err) == XSF_OK, "synthetic RGB: %s", err.msg);
-    CHECK(cmp_synthetic_picture(&grey, 160, 96, 1, 12, &err) == XSF_OK, "synthetic grey: %s", err.msg);
+    CHECK(cmp_synthetic_picture(&rgb, 192, 128, 3, 8, &err) == XSF_OK, "synthetic RGB: %s",
+          err.msg);
+    CHECK(cmp_synthetic_picture(&grey, 160, 96, 1, 12, &err) == XSF_OK, "synthetic grey: %s",
+          err.msg);
     CHECK(cmp_session_add_picture(s, "rgb8", &rgb, 1) == XSF_OK, "rgb8: %s", cmp_session_error(s));
-    CHECK(cmp_session_add_picture(s, "grey12", &grey, 0) == XSF_OK, "grey12: %s", cmp_session_error(s));
+    CHECK(cmp_session_add_picture(s, "grey12", &grey, 0) == XSF_OK, "grey12: %s",
+          cmp_session_error(s));
     const size_t expected = 2 * CMP_VARIANTS * NRATES;
     CHECK(cmp_session_rows(s) == expected, "%zu rows, expected %zu", cmp_session_rows(s), expected);
     check_rows(s, "rgb8", 192, 128);
@@ -289,7 +306,8 @@ int main(int argc, char **argv)
             CHECK(file_size(path) > 1000, "%s: %ld bytes", path, file_size(path));
         }
     xsf_error_clear(&err);
-    CHECK(cmp_write_plots(s, plots, "/nonexistent/gnuplot", &err) == XSF_ERR_UNSUPPORTED && strstr(err.msg, "gnuplot"),
+    CHECK(cmp_write_plots(s, plots, "/nonexistent/gnuplot", &err) == XSF_ERR_UNSUPPORTED &&
+              strstr(err.msg, "gnuplot"),
           "no gnuplot: a clear error (%s)", err.msg);
 
     cmp_picture_free(&rgb);

@@ -42,37 +42,43 @@ int main(int argc, char **argv)
     if (!cpu || !gpu)
         return xsf_test_finish();
     for (int p = 0; p < 3; p++) {
-        CHECK(cmp_session_add_picture(cpu, names[p], &pics[p], rgb[p]) == XSF_OK, "CPU %s: %s", names[p],
-              cmp_session_error(cpu));
-        CHECK(cmp_session_add_picture(gpu, names[p], &pics[p], rgb[p]) == XSF_OK, "GPU %s: %s", names[p],
-              cmp_session_error(gpu));
+        CHECK(cmp_session_add_picture(cpu, names[p], &pics[p], rgb[p]) == XSF_OK, "CPU %s: %s",
+              names[p], cmp_session_error(cpu));
+        CHECK(cmp_session_add_picture(gpu, names[p], &pics[p], rgb[p]) == XSF_OK, "GPU %s: %s",
+              names[p], cmp_session_error(gpu));
     }
-    CHECK(cmp_session_rows(gpu) == 2 * cmp_session_rows(cpu), "GPU rows %zu, CPU rows %zu", cmp_session_rows(gpu),
-          cmp_session_rows(cpu));
+    CHECK(cmp_session_rows(gpu) == 2 * cmp_session_rows(cpu), "GPU rows %zu, CPU rows %zu",
+          cmp_session_rows(gpu), cmp_session_rows(cpu));
     for (size_t i = 0; i < cmp_session_rows(cpu); i++) {
         const cmp_row *c = cmp_session_row(cpu, i);
         for (int k = 0; k < 2; k++) {
             const cmp_row *g = cmp_session_row(gpu, 2 * i + k);
             if (!g)
                 break;
-            CHECK(!strcmp(g->picture, c->picture) && g->variant == c->variant && g->bpp_target == c->bpp_target,
+            CHECK(!strcmp(g->picture, c->picture) && g->variant == c->variant &&
+                      g->bpp_target == c->bpp_target,
                   "row order");
-            CHECK(g->timing == (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS) && g->path == CMP_PATH_GPU, "timing kind");
-            CHECK(g->coded == c->coded, "%s %s-%s %g: coded %d on the GPU, %d in C (%s)", c->picture,
-                  cmp_variant_codec(c->variant), cmp_variant_name(c->variant), c->bpp_target, g->coded, c->coded, g->note);
+            CHECK(g->timing == (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS) &&
+                      g->path == CMP_PATH_GPU,
+                  "timing kind");
+            CHECK(g->coded == c->coded, "%s %s-%s %g: coded %d on the GPU, %d in C (%s)",
+                  c->picture, cmp_variant_codec(c->variant), cmp_variant_name(c->variant),
+                  c->bpp_target, g->coded, c->coded, g->note);
             if (!g->coded || !c->coded)
                 continue;
             CHECK(g->checked == 1, "GPU picture checked against the C decoder");
-            CHECK(g->bytes == c->bytes && same(g->qstep, c->qstep), "%s %s-%s %g: %zu bytes (step %g) on the GPU, %zu (step %g) in C",
-                  c->picture, cmp_variant_codec(c->variant), cmp_variant_name(c->variant), c->bpp_target, g->bytes,
-                  g->qstep, c->bytes, c->qstep);
+            CHECK(g->bytes == c->bytes && same(g->qstep, c->qstep),
+                  "%s %s-%s %g: %zu bytes (step %g) on the GPU, %zu (step %g) in C", c->picture,
+                  cmp_variant_codec(c->variant), cmp_variant_name(c->variant), c->bpp_target,
+                  g->bytes, g->qstep, c->bytes, c->qstep);
             CHECK(same(g->psnr_all, c->psnr_all) && same(g->ssim, c->ssim) && g->exact == c->exact,
                   "%s %s-%s %g: PSNR %.4f SSIM %.6f on the GPU, %.4f %.6f in C", c->picture,
-                  cmp_variant_codec(c->variant), cmp_variant_name(c->variant), c->bpp_target, g->psnr_all, g->ssim,
-                  c->psnr_all, c->ssim);
+                  cmp_variant_codec(c->variant), cmp_variant_name(c->variant), c->bpp_target,
+                  g->psnr_all, g->ssim, c->psnr_all, c->ssim);
             for (int n = 0; n < CMP_MAX_COMPONENTS; n++)
                 CHECK(same(g->psnr[n], c->psnr[n]), "component %d PSNR", n);
-            CHECK(g->enc_fps > 0 && g->dec_fps > 0 && g->enc_runs >= 1 && g->dec_runs >= 1, "GPU timings");
+            CHECK(g->enc_fps > 0 && g->dec_fps > 0 && g->enc_runs >= 1 && g->dec_runs >= 1,
+                  "GPU timings");
         }
     }
     for (int p = 0; p < 3; p++)
