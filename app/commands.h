@@ -16,5 +16,6 @@ int cmd_play(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
 int cmd_bpc_train(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@ packages=(
     libepoxy-dev libegl-dev libgl-dev libglfw3-dev # display/: GL loading, EGL and GL headers, windows
     libegl-mesa0 libgl1-mesa-dri        # display/ tests: Mesa's software OpenGL (EGL surfaceless)
     xvfb xauth                          # display/ window test (xvfb-run)
+    gnuplot-nox                         # xsflow compare --plot (SVG and PNG)
 )
 
 missing=()

@@ -1,0 +1,201 @@
+/* xsflow compare: the two wavelet codecs of xsflow, JPEG XS (xs/, precincts,
+ * 5/3) and BPC-PaCo (bpc/, bitplanes, 9/7 lossy and 5/3 lossless), side by
+ * side on the same pictures at the same bitrates: bits spent, PSNR per
+ * component and overall, SSIM on luma, and encode and decode throughput (C
+ * references, or the CUDA codecs with and without the PCIe transfers).
+ * What `xsflow compare` runs; tests and benchmarks call it the same way.
+ *
+ * Nothing here prints to the terminal or exits: rows go to the caller
+ * through cmp_session_row (and an optional progress callback), tables and
+ * CSV to a FILE the caller opened, plots to files in a folder the caller
+ * names (drawn by gnuplot, run as a subprocess). */
+#ifndef XSF_COMPARE_H
+#define XSF_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "image_io.h"
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- what is compared ---- */
+
+/* The codec configurations ("variants") a session may run. */
+typedef enum cmp_variant {
+    CMP_XS_DEFAULT = 0, /* JPEG XS, the encoder's defaults (xs_encoder_config_init) */
+    CMP_XS_QUALITY,     /* JPEG XS tuned for PSNR (see cmp_variant_describe) */
+    CMP_BPC_1PASS,      /* BPC-PaCo, one coding pass per bitplane (Bruns) */
+    CMP_BPC_2PASS,      /* two passes (Enfedaque's GPU codec) */
+    CMP_BPC_3PASS,      /* three passes (JPEG 2000's) */
+    CMP_VARIANTS
+} cmp_variant;
+
+#define CMP_ALL_VARIANTS ((1u << CMP_VARIANTS) - 1)
+
+/* "xs" or "bpc". */
+const char *cmp_variant_codec(cmp_variant v);
+/* "default", "quality", "1pass", "2pass", "3pass". */
+const char *cmp_variant_name(cmp_variant v);
+/* One sentence: the settings that make the variant (filter, levels, tools). */
+const char *cmp_variant_describe(cmp_variant v);
+/* Parses a comma-separated list of "xs", "bpc" (every variant of the codec),
+ * "xs-default", "xs-quality", "bpc-1pass", "bpc-2pass", "bpc-3pass" (also
+ * "bpc1", "bpc2", "bpc3") into a mask of 1 << cmp_variant. */
+xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err);
+/* Parses a comma-separated list of bitrates in bits per pixel (each in
+ * (0, 64]) and "lossless" into rates[] (ascending order kept as given;
+ * lossless as 0). *n receives the count (at most max). */
+xsf_status cmp_parse_rates(const char *list, double *rates, size_t max, size_t *n, xsf_error *err);
+
+/* The default rates: 0.5, 1, 2, 3, 4, 6, 8 bpp and lossless (0). */
+#define CMP_DEFAULT_RATE_COUNT 8
+extern const double cmp_default_rates[CMP_DEFAULT_RATE_COUNT];
+
+typedef enum cmp_path {
+    CMP_PATH_CPU = 0, /* the C reference encoders and decoders, one thread */
+    CMP_PATH_GPU = 1, /* the CUDA encoders and decoders */
+} cmp_path;
+
+/* XSF_OK where both CUDA codecs are usable (a GPU and a build with kernels). */
+xsf_status cmp_gpu_available(void);
+
+/* A row's timing: on the CPU one kind; on the GPU two. */
+typedef enum cmp_timing {
+    CMP_TIMING_CPU = 0,       /* C reference: picture in memory -> codestream -> picture */
+    CMP_TIMING_KERNELS = 1,   /* GPU, data already on the device (see cmp_row) */
+    CMP_TIMING_TRANSFERS = 2, /* GPU, host picture / codestream in pinned memory, PCIe included */
+} cmp_timing;
+const char *cmp_timing_name(cmp_timing t); /* "cpu", "kernels", "transfers" */
+
+typedef struct cmp_row cmp_row;
+typedef void (*cmp_progress_fn)(void *ctx, const cmp_row *row);
+
+typedef struct cmp_options {
+    const double *rates; /* bpp; 0 = lossless. NULL: cmp_default_rates */
+    size_t nrates;
+    unsigned variants; /* mask of 1 << cmp_variant; 0 = all */
+    cmp_path path;
+    double time_ms;           /* each throughput figure: repeat at least this long (and at least
+                                 once), report the median; 0 = one run */
+    cmp_progress_fn progress; /* called after every row, may be NULL */
+    void *progress_ctx;
+} cmp_options;
+
+/* ---- one measurement ---- */
+
+#define CMP_MAX_COMPONENTS 4
+#define CMP_NAME_LEN 64
+
+struct cmp_row {
+    char picture[CMP_NAME_LEN];
+    int width, height, nc, depth; /* component 0's size, components, the largest depth */
+    cmp_variant variant;
+    double bpp_target; /* 0: lossless */
+    /* How the codec coded it. */
+    char filter[8];         /* "5/3" or "9/7" */
+    int levels_h, levels_v; /* horizontal and vertical DWT levels */
+    double qstep;           /* BPC-PaCo 9/7: quantization step in 8-bit units; else 0 */
+    const char *colour;     /* "none", "RCT", "ICT" */
+    /* Coded: 0 when the codec refused the configuration (note says why). */
+    int coded;
+    char note[XSF_ERRMSG_LEN];
+    size_t bytes;                    /* the codestream, headers included */
+    double bpp;                      /* bytes * 8 / (width * height) */
+    double psnr[CMP_MAX_COMPONENTS]; /* per component, peak 2^depth - 1; INFINITY when exact */
+    double psnr_all;                 /* over every sample of every component (errors scaled to each
+                                        component's peak) */
+    double ssim;                     /* luma, 8x8 windows (see metrics.c) */
+    int exact;                       /* decoded picture == input picture */
+    int checked;                     /* GPU: the GPU-decoded picture equals the C reference
+                                        decoder's (always 1 on the CPU path: it is that decoder) */
+    /* Throughput: median seconds per frame and what follows from it. */
+    cmp_path path;
+    cmp_timing timing;
+    int enc_runs, dec_runs;
+    double enc_s, dec_s;
+    double enc_fps, dec_fps;
+    double enc_gsamples, dec_gsamples; /* samples of every component, 1e9 per second */
+    char device[96];
+};
+
+/* ---- a session: options, then pictures, then the rows ---- */
+
+typedef struct cmp_session cmp_session;
+
+/* Validates the options; with CMP_PATH_GPU fails with XSF_ERR_NODEVICE
+ * when cmp_gpu_available says no. Blocks (GPU start-up). */
+xsf_status cmp_session_create(cmp_session **s, const cmp_options *opt, xsf_error *err);
+void cmp_session_destroy(cmp_session *s);
+
+/* Codes `pic` with every variant at every rate, decodes, measures, and
+ * appends the rows (one per variant and rate on the CPU, two on the GPU:
+ * kernels and transfers). `rgb`: components 0..2 are R, G, B (a .ppm), so
+ * the codecs apply their colour transforms and SSIM takes BT.709 luma;
+ * otherwise component 0 is luma and nothing is transformed. The picture is
+ * read, not kept. A configuration a codec refuses gives a row with coded = 0
+ * and a note; a GPU picture that differs from the C reference decoder's
+ * fails the call (XSF_ERR_INVALID). Blocks; may take long. */
+xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio_picture *pic,
+                                   int rgb);
+size_t cmp_session_rows(const cmp_session *s);
+const cmp_row *cmp_session_row(const cmp_session *s, size_t i);
+const char *cmp_session_error(const cmp_session *s);
+
+/* ---- output ---- */
+
+/* The readable table, one line per row, grouped by picture. */
+xsf_status cmp_write_table(const cmp_session *s, FILE *f);
+/* CSV with a header line; columns (cmp_csv_columns): picture, width, height,
+ * components, depth, codec, variant, filter, levels_h, levels_v, qstep,
+ * colour, bpp_target ("lossless" or the number), bytes, bpp, psnr_db,
+ * psnr_c0..psnr_c3 (empty where absent; "inf" when exact), ssim, exact,
+ * checked, path, timing, enc_fps, dec_fps, enc_gsamples, dec_gsamples,
+ * enc_ms, dec_ms, runs, device, note. */
+xsf_status cmp_write_csv(const cmp_session *s, FILE *f);
+extern const char cmp_csv_columns[];
+
+/* Writes, for every picture, NAME-rd.{svg,png} (PSNR over bpp) and
+ * NAME-speed.{svg,png} (encode and decode Gsamples/s over bpp), every
+ * variant of both codecs on the same axes, plus the gnuplot script
+ * (NAME.gp) and data (NAME.dat) they are drawn from, into `dir` (created
+ * if missing). Runs `gnuplot` (a program name or path; NULL: "gnuplot"
+ * from PATH) as a subprocess in `dir`; XSF_ERR_UNSUPPORTED with a clear
+ * message when it cannot be run. "none": write the data and scripts only
+ * (draw them later with `gnuplot NAME.gp` in that folder). */
+xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gnuplot,
+                           xsf_error *err);
+
+/* ---- pictures ---- */
+
+/* A deterministic synthetic picture (smooth gradients, edges, a zone plate,
+ * texture from a fixed pseudo-random sequence): nc 1 or 3 (RGB), depth 8..16,
+ * width and height 16..16384. The planes are allocated in *pic (tightly
+ * packed); free them with cmp_picture_free. */
+xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int nc, int depth,
+                                 xsf_error *err);
+/* A copy of `src` with its own tightly packed planes. */
+xsf_status cmp_picture_copy(imgio_picture *dst, const imgio_picture *src, xsf_error *err);
+void cmp_picture_free(imgio_picture *pic);
+
+/* ---- metrics (also used by the tests) ---- */
+
+/* Mean squared error of component c, and PSNR in dB with peak 2^depth - 1
+ * (INFINITY when the component is identical). */
+double cmp_psnr_component(const imgio_picture *ref, const imgio_picture *dec, int c);
+/* PSNR over every sample of every component, each error scaled to its
+ * component's peak. */
+double cmp_psnr_all(const imgio_picture *ref, const imgio_picture *dec);
+/* SSIM of the luma (component 0, or BT.709 luma of components 0..2 when
+ * rgb) over every 8x8 window (stride 1), K1 = 0.01, K2 = 0.03, L = 2^depth - 1.
+ * 1 for identical pictures. */
+double cmp_ssim_luma(const imgio_picture *ref, const imgio_picture *dec, int rgb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

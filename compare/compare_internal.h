@@ -1,0 +1,64 @@
+/* Internal to compare/: one codec run (a job) and the GPU helpers. */
+#ifndef XSF_COMPARE_INTERNAL_H
+#define XSF_COMPARE_INTERNAL_H
+
+#include "compare.h"
+
+/* The picture as the session holds it: host copy, and on the GPU path a
+ * pinned host copy and a device copy (tightly packed planes). */
+typedef struct cmp_source {
+    imgio_picture host;   /* owned */
+    imgio_picture pinned; /* GPU path: same planes in pinned host memory */
+    imgio_picture device; /* GPU path: same planes in device memory */
+    int rgb;
+    size_t samples; /* over every component */
+} cmp_source;
+
+/* One variant at one rate on one path. The codec fills everything from
+ * `filter` down; compare.c computes the metrics from `decoded`. */
+typedef struct cmp_job {
+    const cmp_source *src;
+    cmp_variant variant;
+    double bpp; /* 0: lossless */
+    cmp_path path;
+    double time_ms;
+    double qstep_hint; /* BPC-PaCo: the step the previous rate settled on (0: none) */
+    /* results */
+    char filter[8];
+    int levels_h, levels_v;
+    double qstep;
+    const char *colour;
+    int refused; /* the codec refused the configuration: note says why */
+    char note[XSF_ERRMSG_LEN];
+    size_t bytes;
+    imgio_picture decoded; /* owned (cmp_picture_free): the C reference decoder's output */
+    int checked;           /* GPU: GPU decoder output == `decoded` */
+    /* [0]: cpu or kernels, [1]: transfers (GPU only) */
+    double enc_s[2], dec_s[2];
+    int enc_runs[2], dec_runs[2];
+    xsf_error err;
+} cmp_job;
+
+xsf_status cmp_run_xs(cmp_job *job);
+xsf_status cmp_run_bpc(cmp_job *job);
+
+/* Repeats fn(ctx) until `min_ms` have passed (at least once, at most
+ * 100000 times) and returns the median seconds of one call; *runs gets the
+ * count. A failing call stops the loop and its status is returned. */
+typedef xsf_status (*cmp_timed_fn)(void *ctx);
+xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *seconds, int *runs);
+
+/* True when both pictures have the same shape and samples. */
+int cmp_pictures_equal(const imgio_picture *a, const imgio_picture *b);
+
+/* ---- GPU helpers (gpu.c with CUDA, gpu_stub.c without) ---- */
+void *cmp_gpu_host_alloc(size_t bytes); /* pinned */
+void cmp_gpu_host_free(void *p);
+void *cmp_gpu_device_alloc(size_t bytes);
+void cmp_gpu_device_free(void *p);
+xsf_status cmp_gpu_upload(void *dst, const void *src, size_t bytes);
+/* The name of the current device, or of the CPU (from /proc/cpuinfo). */
+void cmp_gpu_device_name(char *buf, size_t len);
+void cmp_cpu_name(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,147 @@
+# xsflow compare as a user runs it (tests/compare/CMakeLists.txt): the
+# built-in set with CSV and plots, picture files of each format, --gpu and
+# the default path, usage errors. XSFLOW, VECTORS, WORK.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+
+function(run)
+  execute_process(COMMAND ${XSFLOW} ${ARGN} WORKING_DIRECTORY ${WORK}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(LENGTH "${out}" out_len)
+  message(STATUS "xsflow ${ARGN}: exit status ${rc}, ${out_len} bytes of stdout, stderr: ${err}")
+  set(rc ${rc} PARENT_SCOPE)
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(fail)
+  message(FATAL_ERROR ${ARGN})
+endfunction()
+
+# Fields of one CSV line (quoted fields may hold commas; none here holds a quote).
+function(csv_fields line outvar)
+  string(REGEX REPLACE "\"[^\"]*\"" "Q" flat "${line}")
+  string(REPLACE "," ";" fields "${flat}")
+  list(LENGTH fields n)
+  string(REGEX MATCHALL "," commas "${flat}")
+  list(LENGTH commas nc)
+  math(EXPR n "${nc} + 1")
+  set(${outvar} ${n} PARENT_SCOPE)
+endfunction()
+
+# 1. The built-in set on the C references: table, CSV, plots.
+run(compare --cpu --time-ms 0 --bpp 1,4,lossless --csv out.csv --plot plots)
+if(NOT rc EQUAL 0)
+  fail("compare of the built-in set failed")
+endif()
+foreach(pic fmt_yuv422_10b synthetic-256x192-rgb8)
+  if(NOT out MATCHES "${pic}: [0-9]+x[0-9]+, 3 components")
+    fail("the table has no section for ${pic}")
+  endif()
+  foreach(kind rd.svg rd.png speed.svg speed.png)
+    set(f ${WORK}/plots/${pic}-${kind})
+    if(NOT EXISTS ${f})
+      fail("${pic}-${kind} was not written")
+    endif()
+    file(SIZE ${f} size)
+    if(size LESS 1000)
+      fail("${pic}-${kind} has ${size} bytes")
+    endif()
+  endforeach()
+endforeach()
+if(NOT out MATCHES "xs +default +5/3 +5/2 +- +1 +1\\.000 ")
+  fail("no XS row at 1 bpp spending 1.000 bpp with 5 horizontal and 2 vertical levels")
+endif()
+if(NOT out MATCHES "bpc +2pass +5/3 +5/5 +- +lossless +[0-9.]+ +inf ")
+  fail("no lossless BPC-PaCo row (5/3, infinite PSNR)")
+endif()
+file(STRINGS ${WORK}/out.csv lines)
+list(LENGTH lines nlines)
+if(NOT nlines EQUAL 31) # header + 2 pictures x 5 variants x 3 rates
+  fail("out.csv has ${nlines} lines, expected 31")
+endif()
+list(GET lines 0 header)
+foreach(col picture codec variant bpp_target bpp psnr_db ssim enc_fps dec_fps enc_gsamples dec_gsamples device
+        filter levels_h levels_v path timing psnr_c0)
+  if(NOT ",${header}," MATCHES ",${col},")
+    fail("out.csv has no column ${col}")
+  endif()
+endforeach()
+csv_fields("${header}" ncol)
+foreach(line IN LISTS lines)
+  csv_fields("${line}" n)
+  if(NOT n EQUAL ncol)
+    fail("out.csv line with ${n} fields, the header has ${ncol}: ${line}")
+  endif()
+endforeach()
+
+# 2. Picture files: .ppm (RGB), .pgm, .yuv with its layout, and .y4m.
+run(decode ${VECTORS}/fmt_rgb_8b.jxs -o rgb.ppm --colour gbr -q)
+run(decode ${VECTORS}/fmt_yuv422_10b.jxs -o grey.pgm -q)
+run(decode ${VECTORS}/fmt_yuv420_8b.jxs -o pic.yuv -q)
+run(decode ${VECTORS}/fmt_yuv444_12b.jxs -o pic.y4m -q)
+run(compare rgb.ppm grey.pgm pic.yuv pic.y4m --size 320x180 --sampling 420 --depth 8 --cpu --time-ms 0
+    --bpp 2,lossless --codecs xs-default,bpc-1pass --csv files.csv -q)
+if(NOT rc EQUAL 0)
+  fail("compare of picture files failed")
+endif()
+file(STRINGS ${WORK}/files.csv lines)
+list(LENGTH lines nlines)
+if(NOT nlines EQUAL 17) # header + 4 pictures x 2 variants x 2 rates
+  fail("files.csv has ${nlines} lines, expected 17")
+endif()
+foreach(want "rgb.ppm,320,180,3,8,xs,default,5/3,5,2,,RCT,2,14400," "grey.pgm,320,180,1,10,bpc,1pass,9/7,5,5,"
+        "pic.yuv,320,180,3,8,xs,default,5/3,5,2,,none,lossless," "pic.y4m,320,180,3,12,bpc,1pass,5/3,5,5,,none,lossless,")
+  string(FIND "${lines}" "${want}" at)
+  if(at LESS 0)
+    fail("files.csv has no row starting '${want}'")
+  endif()
+endforeach()
+
+# 3. --gpu: the GPU rows where a GPU is usable, else a clear one-line error.
+run(compare --gpu --time-ms 0 --bpp 1 --codecs xs-default)
+if(rc EQUAL 0)
+  if(NOT out MATCHES "; GPU \\(" OR NOT out MATCHES "kernels" OR NOT out MATCHES "transfers")
+    fail("--gpu succeeded without GPU rows (kernels and transfers)")
+  endif()
+elseif(NOT rc EQUAL 1 OR NOT err MATCHES "^xsflow: --gpu: no usable GPU[^\n]*\n$")
+  fail("--gpu without a GPU: exit status ${rc} and '${err}', expected 1 and one 'no usable GPU' line")
+endif()
+
+# 4. The default: the GPU where usable, else the C references with a message.
+run(compare --time-ms 0 --bpp 1 --codecs bpc-1pass -q --csv -)
+if(NOT rc EQUAL 0)
+  fail("compare with the default path failed")
+endif()
+if(err MATCHES "no usable GPU.*comparing the C references \\(--cpu\\)")
+  if(NOT out MATCHES ",cpu,cpu,")
+    fail("the fallback to the C references did not give cpu rows")
+  endif()
+elseif(NOT out MATCHES ",gpu,kernels," OR NOT out MATCHES ",gpu,transfers,")
+  fail("neither GPU rows nor the fallback message")
+endif()
+
+# 5. Usage errors.
+foreach(bad "--bpp;0" "--bpp;1,x" "--codecs;jpeg2000" "--time-ms;-1" "picture.png" "--frobnicate")
+  run(compare ${bad} --cpu)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "^xsflow: ")
+    fail("compare ${bad}: exit status ${rc}, expected 2 with an 'xsflow: ' line")
+  endif()
+endforeach()
+# A .yuv without its size.
+run(compare pic.yuv --cpu)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "needs --size")
+  fail("a .yuv without --size: exit status ${rc}")
+endif()
+
+# --gnuplot none: the data and scripts, no drawing.
+run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot later --gnuplot none -q)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.gp OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.dat
+   OR EXISTS ${WORK}/later/fmt_yuv422_10b-rd.svg)
+  fail("--gnuplot none: exit status ${rc}; expected the .gp and .dat files and no drawing")
+endif()
+# Without gnuplot: a clear error naming it.
+run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot nogp --gnuplot ${WORK}/no-such-gnuplot -q)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "^xsflow: --plot: cannot run '[^']*no-such-gnuplot' to draw the plots[^\n]*\n$")
+  fail("a missing gnuplot: exit status ${rc} and '${err}'")
+endif()
