@@ -1,7 +1,7 @@
 /* Which SSRC a receiver follows: sources on probation (RFC 3550 A.1).
  *
  * A new SSRC is followed only once `probation` of its packets came in
- * sequence (each one more than the last). Until then its packets are held,
+ * sequence (each a new highest number, at most MAX_STEP ahead). Until then its packets are held,
  * so that a source that passes loses nothing of its start. A stray or
  * hostile datagram (one packet of a random SSRC) cannot capture the
  * receiver: it stays on probation until it is pushed out.
@@ -17,6 +17,10 @@
 
 /* RFC 3550 A.1: packets this far behind the highest are reordering, not a restart. */
 #define MAX_MISORDER 100
+/* A.1 counts only the next number as in sequence; a few ahead count too, so
+ * that a stream whose first packets come out of order passes as quickly
+ * (what is held is taken in order by the reorder window). */
+#define MAX_STEP 16
 
 typedef struct source {
     int used;
@@ -108,7 +112,7 @@ size_t rtp_sources_offer(rtp_sources *s, const rtp_header *h, size_t len, uint64
         c->n = 0;
     } else {
         const int16_t delta = (int16_t)(uint16_t)(h->seq - c->max_seq);
-        if (delta == 1) {
+        if (delta > 0 && delta <= MAX_STEP) {
             c->in_sequence++;
             c->max_seq = h->seq;
         } else if (delta > 0 || delta <= -MAX_MISORDER) {
