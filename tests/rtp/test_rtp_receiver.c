@@ -530,6 +530,181 @@ static void stray_first(void)
     tu_free(&s.pk);
 }
 
+/* ---- 5. frame buffers from the caller (a pool) ---- */
+
+#define POOL_MAX 8
+
+/* A pool of fixed buffers, as pinned host memory would be: acquire gives the
+ * smallest free one that holds min_bytes; the consumer returns buffers
+ * itself (after on_frame), the depacketizer through release. */
+typedef struct pool {
+    size_t n;
+    size_t cap[POOL_MAX];
+    uint8_t *mem[POOL_MAX];
+    int busy[POOL_MAX];
+    int fail;              /* acquire refuses everything */
+    size_t acquired, released, handed, returned, misuse;
+    /* frames received: held until the test returns them */
+    size_t held[64];
+    size_t nheld;
+    int return_at_once;
+    size_t frames, bad_bytes, outside;
+    const uint8_t *ref;
+    size_t ref_len;
+} pool;
+
+static int pool_acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
+{
+    pool *p = ctx;
+    size_t best = POOL_MAX;
+    for (size_t i = 0; i < p->n && !p->fail; i++)
+        if (!p->busy[i] && p->cap[i] >= min_bytes && (best == POOL_MAX || p->cap[i] < p->cap[best]))
+            best = i;
+    if (best == POOL_MAX)
+        return 1;
+    p->busy[best] = 1;
+    p->acquired++;
+    b->data = p->mem[best];
+    b->capacity = p->cap[best];
+    b->handle = (void *)(uintptr_t)(best + 1);
+    return 0;
+}
+
+static size_t pool_slot(pool *p, const rtp_frame_buffer *b)
+{
+    const size_t i = (size_t)(uintptr_t)b->handle - 1;
+    if (i >= p->n || !p->busy[i] || b->data != p->mem[i]) {
+        p->misuse++;
+        return POOL_MAX;
+    }
+    return i;
+}
+
+static void pool_release(void *ctx, rtp_frame_buffer *b)
+{
+    pool *p = ctx;
+    const size_t i = pool_slot(p, b);
+    if (i < POOL_MAX) {
+        p->busy[i] = 0;
+        p->released++;
+    }
+}
+
+static void pool_give_back(pool *p)
+{
+    for (size_t k = 0; k < p->nheld; k++) {
+        p->busy[p->held[k]] = 0;
+        p->returned++;
+    }
+    p->nheld = 0;
+}
+
+static void pool_on_frame(void *ctx, const rtp_frame *f)
+{
+    pool *p = ctx;
+    const size_t i = pool_slot(p, &f->buffer);
+    if (i == POOL_MAX)
+        return;
+    p->handed++;
+    if (f->data < f->buffer.data || f->bytes > f->buffer.capacity ||
+        (size_t)(f->data - f->buffer.data) > f->buffer.capacity - f->bytes)
+        p->outside++;
+    if (f->complete) {
+        p->frames++;
+        if (f->bytes != p->ref_len || memcmp(f->data, p->ref, p->ref_len))
+            p->bad_bytes++;
+    }
+    if (p->nheld < 64)
+        p->held[p->nheld++] = i;
+    if (p->return_at_once)
+        pool_give_back(p);
+}
+
+/* caps: the pool's buffers; hold: frames the consumer keeps before giving
+ * all back (0: at once); fail_frames: frames 2.. that arrive while acquire
+ * refuses. */
+static void buffers(const char *who, rtp_jxs_mode mode, int t0, const size_t *caps, size_t ncaps,
+                    int hold)
+{
+    stream s;
+    make(&s, mode, 1440, SSRC, 10, cs, cs_len, NF);
+    if (t0)
+        for (size_t i = 0; i < s.pk.n; i++)
+            s.pk.p[i].data[12] &= 0x7f;
+    pool p;
+    memset(&p, 0, sizeof p);
+    p.n = ncaps;
+    for (size_t i = 0; i < ncaps; i++) {
+        p.cap[i] = caps[i];
+        p.mem[i] = malloc(caps[i]);
+    }
+    p.return_at_once = !hold;
+    p.ref = cs;
+    p.ref_len = cs_len;
+    rtp_depacketizer_config dc = {.payload_type = PT,
+                                  .reorder_packets = 64,
+                                  .max_packet_bytes = 2048,
+                                  .validate = 1,
+                                  .on_frame = pool_on_frame,
+                                  .ctx = &p,
+                                  .acquire = pool_acquire,
+                                  .release = pool_release,
+                                  .buffer_ctx = &p};
+    rtp_depacketizer *d;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(rtp_depacketizer_create(&d, &dc, &err) == XSF_OK, "%s: %s", who, err.msg);
+    for (size_t i = 0; i < s.pk.n; i++) {
+        /* hold: the consumer keeps every buffer until frame 4 starts: with a
+         * pool of two, frames 2 and 3 find none */
+        if (hold && i == s.frame_start[4])
+            pool_give_back(&p);
+        rtp_depacketizer_push(d, s.pk.p[i].data, s.pk.p[i].len, 1000 * (i + 1));
+    }
+    rtp_depacketizer_flush(d);
+    const rtp_stats st = *rtp_depacketizer_stats(d);
+    rtp_depacketizer_destroy(d);
+    pool_give_back(&p);
+    const size_t starved = hold ? 2 : 0;
+    CHECK(st.frames_complete == NF - starved && p.frames == NF - starved,
+          "%s: %llu whole frames, %zu in pool buffers, expected %zu", who,
+          (unsigned long long)st.frames_complete, p.frames, (size_t)(NF - starved));
+    CHECK(st.frames_dropped_no_buffer == starved && st.frames_dropped == starved,
+          "%s: %llu dropped for want of a buffer (%llu dropped), expected %zu", who,
+          (unsigned long long)st.frames_dropped_no_buffer, (unsigned long long)st.frames_dropped,
+          starved);
+    CHECK(p.bad_bytes == 0 && p.outside == 0, "%s: %zu frames with wrong bytes, %zu outside", who,
+          p.bad_bytes, p.outside);
+    CHECK(p.misuse == 0, "%s: %zu buffers given back that were not out", who, p.misuse);
+    size_t busy = 0;
+    for (size_t i = 0; i < p.n; i++)
+        busy += p.busy[i];
+    CHECK(busy == 0 && p.acquired == p.released + p.handed && p.handed == p.returned,
+          "%s: %zu buffers still out; %zu acquired, %zu released, %zu handed over, %zu returned",
+          who, busy, p.acquired, p.released, p.handed, p.returned);
+    for (size_t i = 0; i < ncaps; i++)
+        free(p.mem[i]);
+    tu_free(&s.pk);
+}
+
+static void buffer_source(void)
+{
+    const size_t big = 2 * (size_t)1 << 20, frame = RTP_JXS_BOXES_BYTES + cs_len;
+    const size_t two_big[] = {big, big};
+    /* smaller than the first guess (1 MiB): asked again for what is needed */
+    const size_t fitting[] = {frame, frame, frame};
+    /* too small for a frame: each frame starts in it and moves to a larger one */
+    const size_t growing[] = {2000, 2000, frame + 100, frame + 100};
+    buffers("buffers (codestream)", RTP_JXS_CODESTREAM, 0, two_big, 2, 0);
+    buffers("buffers (slice)", RTP_JXS_SLICE, 0, two_big, 2, 0);
+    buffers("buffers (slice, T=0)", RTP_JXS_SLICE, 1, two_big, 2, 0);
+    buffers("buffers of the frame's size", RTP_JXS_CODESTREAM, 0, fitting, 3, 0);
+    buffers("buffers that grow", RTP_JXS_SLICE, 0, growing, 4, 0);
+    buffers("buffers exhausted (codestream)", RTP_JXS_CODESTREAM, 0, two_big, 2, 1);
+    buffers("buffers exhausted (slice)", RTP_JXS_SLICE, 0, two_big, 2, 1);
+    buffers("buffers exhausted (T=0)", RTP_JXS_SLICE, 1, two_big, 2, 1);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "vectors/xs/slice_h16.jxs";
@@ -565,6 +740,8 @@ int main(int argc, char **argv)
     sender_restart(1500000000ull);
     sender_restart(300000000ull);
     stray_first();
+    /* 5 */
+    buffer_source();
     free(data);
     return xsf_test_finish();
 }
