@@ -41,7 +41,8 @@ static void usage(FILE *f)
         "  --source ADDR         source-specific multicast: accept this sender only\n"
         "  --iface NAME          interface to join the group on\n"
         "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
-        "  --ssrc N              accept this SSRC only (default: the first one seen)\n"
+        "  --ssrc N              accept this SSRC only (default: the first to send 4 packets in\n"
+        "                        sequence; another once it has been silent for 1 s)\n"
         "  --frames N            stop after N whole frames\n"
         "  --duration S          stop after S seconds\n"
         "  --timeout S           stop after S seconds without a packet (default 5; 0: never)\n"
@@ -313,6 +314,12 @@ static void print_stats(const rtp_stats *s, const char *prefix, uint64_t kernel_
             (unsigned long long)s->wrong_ssrc, (unsigned long long)s->frames_complete,
             (unsigned long long)s->frames_dropped, (unsigned long long)s->frames_partial,
             s->jitter_ms);
+    fprintf(stderr,
+            "; refused: on probation %llu; SSRC changes %llu; at the edges: lost %llu, dropped "
+            "%llu; dropped for want of a buffer %llu",
+            (unsigned long long)s->on_probation, (unsigned long long)s->ssrc_changes,
+            (unsigned long long)s->lost_edge, (unsigned long long)s->frames_dropped_edge,
+            (unsigned long long)s->frames_dropped_no_buffer);
     if (kernel_drops)
         fprintf(stderr, ", kernel drops %llu", (unsigned long long)kernel_drops);
     fputc('\n', stderr);
