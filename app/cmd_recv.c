@@ -43,7 +43,8 @@ static void usage(FILE *f)
         "  --source ADDR         source-specific multicast: accept this sender only\n"
         "  --iface NAME          interface to join the group on\n"
         "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
-        "  --ssrc N              accept this SSRC only (default: the first one validated)\n"
+        "  --ssrc N              accept this SSRC only (default: the first to send 4 packets in\n"
+        "                        sequence; another once it has been silent for 1 s)\n"
         "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
         "  --packets FILE        one CSV line per packet: its RTP and RFC 9134 header fields\n"
         "options:\n"
@@ -535,7 +536,7 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
             s->label, fps, mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
             (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
             (unsigned long long)r.late,
-            (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc),
+            (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc + r.on_probation),
             (unsigned long long)ps.delivered,
             (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
             (unsigned long long)(r.frames_dropped - r.frames_invalid),
@@ -545,6 +546,16 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
             (unsigned long long)ps.dropped[PL_DROP_DECODE],
             (unsigned long long)ps.dropped[PL_DROP_FIELD], ps.latency.p50_us, ps.latency.p99_us,
             ps.latency.max_us);
+    if (r.on_probation || r.ssrc_changes || r.wrong_ssrc)
+        fprintf(stderr, "; SSRC 0x%08x, refused: other SSRC %llu, on probation %llu; SSRC changes %llu",
+                r.ssrc, (unsigned long long)r.wrong_ssrc, (unsigned long long)r.on_probation,
+                (unsigned long long)r.ssrc_changes);
+    if (r.lost_edge || r.frames_dropped_edge)
+        fprintf(stderr, "; at the stream's edges: lost %llu packets, dropped %llu frames",
+                (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge);
+    if (r.frames_dropped_no_buffer)
+        fprintf(stderr, "; dropped for want of a free frame %llu",
+                (unsigned long long)r.frames_dropped_no_buffer);
     if (ps.delivered_interlaced || ps.dropped[PL_DROP_FIELD])
         fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
                 (unsigned long long)ps.delivered_interlaced,
@@ -617,11 +628,13 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
                 "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
                 "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
                 "\"decoder_behind\": %llu, \"no_frame\": %llu, \"decode\": %llu, \"field\": %llu}, "
-                "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, ",
+                "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
+                "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
+                "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
                 r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
                 (unsigned long long)r.lost, (unsigned long long)r.reordered,
                 (unsigned long long)r.duplicated, (unsigned long long)r.late,
-                (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc),
+                (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc + r.on_probation),
                 (unsigned long long)kdrops, (unsigned long long)r.frames_complete,
                 (unsigned long long)ps.delivered,
                 (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
@@ -631,8 +644,10 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
                 (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
                 (unsigned long long)ps.dropped[PL_DROP_DECODE],
                 (unsigned long long)ps.dropped[PL_DROP_FIELD], r.bitrate_bps / 1e6,
-                ps.fps,
-                r.jitter_ms);
+                ps.fps, r.jitter_ms, (unsigned long long)r.on_probation,
+                (unsigned long long)r.ssrc_changes, (unsigned long long)r.lost_edge,
+                (unsigned long long)r.frames_dropped_edge,
+                (unsigned long long)r.frames_dropped_no_buffer);
         json_latency(f, "latency_us", &ps.latency);
         fprintf(f, ", ");
         json_latency(f, "latency_first_packet_us", &ps.latency_first);

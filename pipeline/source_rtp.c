@@ -47,18 +47,41 @@ static void drop_first_field(pl_rtp_source *s)
     pl_count_drop(s->p, s->stream, PL_DROP_FIELD);
 }
 
+/* The depacketizer's buffer source: pipeline frames. A frame is assembled
+ * straight into the pinned buffer that the GPU uploads from. */
+static int acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
+{
+    pl_rtp_source *s = ctx;
+    pl_frame *f = pl_frame_acquire(s->p, s->stream, min_bytes);
+    if (!f)
+        return 1; /* counted by the receiver: frames_dropped_no_buffer */
+    b->data = f->buffer;
+    b->capacity = f->capacity;
+    b->handle = f;
+    return 0;
+}
+
+static void release(void *ctx, rtp_frame_buffer *b)
+{
+    pl_rtp_source *s = ctx;
+    pl_frame_discard(s->p, b->handle);
+}
+
 static void on_frame(void *ctx, const rtp_frame *rf)
 {
     pl_rtp_source *s = ctx;
-    if (!rf->complete)
-        return; /* slice mode, slices missing: counted by the receiver as partial */
-    pl_frame *f = pl_frame_acquire(s->p, s->stream, rf->bytes);
-    if (!f) {
-        pl_count_drop(s->p, s->stream, PL_DROP_NO_FRAME);
+    pl_frame *f = rf->buffer.handle;
+    if (!f)
+        return;
+    if (!rf->complete) {
+        /* Slice mode, slices missing: counted by the receiver as partial. */
+        pl_frame_discard(s->p, f);
         return;
     }
-    memcpy(f->buffer, rf->data, rf->bytes);
-    f->codestream = f->buffer;
+    /* The depacketizer may have moved to a larger buffer than the frame's own
+     * (pl_frame_reserve is how a frame grows; here the pool's buffer came
+     * back through acquire, so data lies inside f->buffer). */
+    f->codestream = rf->data;
     f->codestream_bytes = rf->bytes;
     /* A capture's packet times are of another day: the pipeline's clock
      * starts when the frame is whole. */
@@ -268,6 +291,9 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     rtp_depacketizer_config dc = s->cfg.depacketizer;
     dc.on_frame = on_frame;
     dc.ctx = s;
+    dc.acquire = acquire;
+    dc.release = release;
+    dc.buffer_ctx = s;
     xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
     if (st == XSF_OK && pthread_create(&s->thread, NULL, source_main, s))
         st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the receiving thread");

@@ -22,7 +22,14 @@
  *     timestamp, F counter and I field) are kept as they come, with their
  *     unit (SEP) and P counter, and put in order when the segment ends.
  *     A packet with no payload data outside any segment is CBR padding
- *     (RFC 9134 4.1 allows empty packets) and is passed over. */
+ *     (RFC 9134 4.1 allows empty packets) and is passed over.
+ *
+ * Around them: which SSRC is followed (source.c, RFC 3550 A.1 probation),
+ * the start of a stream taken as a hole before its first packet (a packet
+ * that comes behind the first one received but inside the window is still
+ * put in order), loss at the stream's edges counted from the RFC 9134
+ * counters and the picture header, and the frame buffers, the
+ * depacketizer's own or the caller's (rtp_depacketizer_config.acquire). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +38,17 @@
 
 enum { SLOT_EMPTY = 0, SLOT_FILLED, SLOT_CONSUMED, SLOT_LOST };
 enum { UNIT_NONE = -2, UNIT_HEADER = -1 };
+/* What became of a finished segment. */
+enum { SEG_DROPPED = 0, SEG_WHOLE, SEG_PARTIAL };
+/* append's failures */
+enum { APPEND_TOO_BIG = -1, APPEND_NO_BUFFER = -2 };
 
 /* RFC 3550 A.1: the largest forward jump of the sequence number taken as loss. */
 #define MAX_DROPOUT 3000
+/* 21122-1: Hf and so the slice count are 16-bit. */
+#define MAX_SLICES 65535u
+/* The first buffer asked of a buffer source, before any segment was seen. */
+#define FIRST_BUFFER_GUESS ((size_t)1 << 20)
 
 typedef struct seq_meta {
     uint64_t ext;
@@ -47,14 +62,24 @@ typedef struct slot {
     uint64_t arrival_ns;
 } slot;
 
+/* A frame buffer: the depacketizer's own (realloc) or one from the caller's
+ * buffer source (pooled). */
+typedef struct fbuf {
+    uint8_t *data;
+    size_t cap;
+    int pooled;
+    rtp_frame_buffer pool;
+} fbuf;
+
 typedef struct assembly {
     int open;
     int hole;  /* codestream mode: a packet of it is missing */
     int ended; /* its last packet (L or M) was seen */
+    int no_buffer; /* the buffer source had none: the segment is dropped */
     uint32_t timestamp;
     uint8_t f, scan, mode;
-    uint8_t *buf;
-    size_t bytes, cap;
+    size_t bytes; /* in d->asmb (T=1) or d->stage (T=0) */
+    size_t first_data_bytes; /* data bytes of the segment's first packet */
     uint64_t first_seq, last_seq, first_arrival, last_arrival;
     uint32_t next_pcount; /* codestream mode: SEP << 11 | P expected next */
     /* slice mode */
@@ -66,6 +91,8 @@ typedef struct assembly {
     int any_broken, last_l;
     int header_whole;
     size_t nslices;
+    size_t expected_slices; /* from the picture header; 0 = not known */
+    int too_many_slices;    /* the picture header has more than max_slices */
     /* slice mode, T=0: packets kept as they come (ooo_entry table) */
     int ooo;
     size_t npk;
@@ -75,7 +102,7 @@ typedef struct assembly {
 } assembly;
 
 /* One packet of a T=0 segment: its unit (-1: header segment, else the slice
- * index, SEP), its P counter, and where its data sits in the frame buffer. */
+ * index, SEP), its P counter, and where its data sits in the staging buffer. */
 typedef struct ooo_entry {
     int32_t unit;
     uint16_t p;
@@ -92,8 +119,11 @@ struct rtp_depacketizer {
     rtp_depacketizer_config cfg;
     rtp_stats st;
     rtp_seq_extender seqx;
+    /* the SSRC followed */
     int have_ssrc;
     uint32_t ssrc;
+    uint64_t ssrc_last_ns; /* arrival of its last packet */
+    rtp_sources *sources;  /* SSRCs on probation (without ssrc_given) */
     /* stage 1 */
     unsigned window;
     size_t slot_bytes;
@@ -101,6 +131,8 @@ struct rtp_depacketizer {
     slot *slots;
     seq_meta *meta; /* 2 x window */
     int started;
+    int startup; /* nothing released yet: the hole before the first packet may still fill */
+    uint64_t startup_ns;
     uint64_t next;    /* next extended sequence number to release */
     uint64_t highest; /* highest extended sequence number stored */
     uint64_t hole_since_ns;
@@ -112,6 +144,8 @@ struct rtp_depacketizer {
     double transit, jitter;
     /* stage 2 */
     assembly a;
+    int at_edge;  /* no segment met since the stream started */
+    int flushing; /* the segment under way ends at the end of input */
     int after_gap;
     int last_seg_valid;
     unsigned last_seg; /* f (progressive) or 2f + second field */
@@ -119,11 +153,16 @@ struct rtp_depacketizer {
     uint32_t orphan_ts;
     uint8_t orphan_f;
     rtp_jxs_slice *slices;
-    /* T=0 assembly: the packet table, the buffer the segment is put in order
-     * into, and the segment last finished (its late packets are passed over) */
+    size_t slices_cap;
+    uint8_t *scratch; /* a header segment with an SLH marker after it, for xs_parse_header */
+    size_t scratch_cap;
+    /* frame buffers: segments are assembled (T=1) or put in order (T=0) in
+     * asmb; T=0 packets are kept as they come in stage */
+    fbuf asmb, stage;
+    size_t size_guess; /* largest segment seen: what a buffer source is asked for */
+    /* T=0 assembly: the packet table and the segment last finished (its late
+     * packets are passed over) */
     ooo_entry *ooo_pk;
-    uint8_t *ooo_buf;
-    size_t ooo_buf_cap;
     int done_valid;
     uint32_t done_ts;
     uint8_t done_f, done_i;
@@ -143,13 +182,20 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
     d->slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
     if (!d->cfg.max_frame_bytes)
         d->cfg.max_frame_bytes = (size_t)64 << 20;
-    if (!d->cfg.max_slices)
-        d->cfg.max_slices = 4096;
+    if (!d->cfg.max_slices || d->cfg.max_slices > MAX_SLICES)
+        d->cfg.max_slices = MAX_SLICES;
+    if (!d->cfg.probation_packets)
+        d->cfg.probation_packets = RTP_PROBATION_PACKETS;
+    if (d->cfg.probation_packets > 8)
+        d->cfg.probation_packets = 8;
+    if (!d->cfg.ssrc_timeout_ns)
+        d->cfg.ssrc_timeout_ns = RTP_SSRC_TIMEOUT_NS;
+    d->size_guess = FIRST_BUFFER_GUESS < d->cfg.max_frame_bytes ? FIRST_BUFFER_GUESS
+                                                                : d->cfg.max_frame_bytes;
     d->slot_data = malloc((size_t)d->window * d->slot_bytes);
     d->slots = calloc(d->window, sizeof *d->slots);
     d->meta = malloc(sizeof *d->meta * 2 * d->window);
-    d->slices = malloc(sizeof *d->slices * d->cfg.max_slices);
-    if (!d->slot_data || !d->slots || !d->meta || !d->slices) {
+    if (!d->slot_data || !d->slots || !d->meta) {
         const unsigned window = d->window;
         const size_t slot_bytes = d->slot_bytes;
         rtp_depacketizer_destroy(d);
@@ -157,12 +203,31 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
                              "out of memory for a reorder window of %u packets of %zu bytes",
                              window, slot_bytes);
     }
+    if (!cfg->ssrc_given) {
+        const xsf_status st =
+            rtp_sources_create(&d->sources, d->cfg.probation_packets, d->slot_bytes, err);
+        if (st != XSF_OK) {
+            rtp_depacketizer_destroy(d);
+            return st;
+        }
+    }
     for (size_t i = 0; i < 2 * (size_t)d->window; i++) {
         d->meta[i].ext = UINT64_MAX;
         d->meta[i].state = SLOT_EMPTY;
     }
     *out = d;
     return XSF_OK;
+}
+
+static void fbuf_free(rtp_depacketizer *d, fbuf *b)
+{
+    if (b->pooled) {
+        if (d->cfg.release)
+            d->cfg.release(d->cfg.buffer_ctx, &b->pool);
+    } else {
+        free(b->data);
+    }
+    memset(b, 0, sizeof *b);
 }
 
 void rtp_depacketizer_destroy(rtp_depacketizer *d)
@@ -173,9 +238,11 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     free(d->slots);
     free(d->meta);
     free(d->slices);
-    free(d->a.buf);
+    free(d->scratch);
+    fbuf_free(d, &d->asmb);
+    fbuf_free(d, &d->stage);
     free(d->ooo_pk);
-    free(d->ooo_buf);
+    rtp_sources_destroy(d->sources);
     free(d);
 }
 
@@ -189,28 +256,156 @@ void rtp_depacketizer_count_truncated(rtp_depacketizer *d)
     d->st.truncated++;
 }
 
+/* ---- frame buffers ---- */
+
+/* Makes room for `need` bytes in b, keeping its first `keep`. With a buffer
+ * source (pooled), a first buffer is asked with the size guess and a larger
+ * one with half again as much headroom; when the source refuses that, with
+ * exactly `need` (a pool of fixed buffers smaller than the guess still
+ * serves). */
+static int fbuf_reserve(rtp_depacketizer *d, fbuf *b, size_t keep, size_t need, int pooled)
+{
+    if (need <= b->cap)
+        return 0;
+    const size_t max = d->cfg.max_frame_bytes;
+    if (need > max)
+        return APPEND_TOO_BIG;
+    if (!pooled) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < need)
+            cap = cap > max / 2 ? max : 2 * cap;
+        uint8_t *n = realloc(b->data, cap);
+        if (!n)
+            return APPEND_TOO_BIG;
+        b->data = n;
+        b->cap = cap;
+        return 0;
+    }
+    size_t want = b->cap ? need + need / 2 : (need > d->size_guess ? need : d->size_guess);
+    if (want > max || want < need)
+        want = max;
+    rtp_frame_buffer nb;
+    memset(&nb, 0, sizeof nb);
+    int got = !d->cfg.acquire(d->cfg.buffer_ctx, want, &nb);
+    if (got && (!nb.data || nb.capacity < need)) { /* not what was asked: give it back */
+        if (d->cfg.release)
+            d->cfg.release(d->cfg.buffer_ctx, &nb);
+        got = 0;
+    }
+    if (!got && want > need) {
+        memset(&nb, 0, sizeof nb);
+        got = !d->cfg.acquire(d->cfg.buffer_ctx, need, &nb);
+        if (got && (!nb.data || nb.capacity < need)) {
+            if (d->cfg.release)
+                d->cfg.release(d->cfg.buffer_ctx, &nb);
+            got = 0;
+        }
+    }
+    if (!got)
+        return APPEND_NO_BUFFER;
+    if (keep)
+        memcpy(nb.data, b->data, keep);
+    fbuf_free(d, b);
+    b->pool = nb;
+    b->data = nb.data;
+    b->cap = nb.capacity;
+    b->pooled = 1;
+    return 0;
+}
+
 /* ---- stage 2: assembly ---- */
+
+/* Where the segment under way is kept: T=0 packets as they come in the
+ * depacketizer's own staging buffer, T=1 segments in the frame buffer. */
+static fbuf *assembly_buffer(rtp_depacketizer *d)
+{
+    return d->a.ooo ? &d->stage : &d->asmb;
+}
 
 static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
 {
     assembly *a = &d->a;
     if (!n)
-        return 0; /* an empty payload adds nothing (and a->buf may still be NULL) */
+        return 0; /* an empty payload adds nothing (and the buffer may still be absent) */
+    if (a->no_buffer)
+        return APPEND_NO_BUFFER;
     if (n > d->cfg.max_frame_bytes - a->bytes)
-        return -1;
-    if (a->bytes + n > a->cap) {
-        size_t cap = a->cap ? a->cap : 65536;
-        while (cap < a->bytes + n)
-            cap = cap > d->cfg.max_frame_bytes / 2 ? d->cfg.max_frame_bytes : 2 * cap;
-        uint8_t *b = realloc(a->buf, cap);
-        if (!b)
-            return -1;
-        a->buf = b;
-        a->cap = cap;
-    }
-    memcpy(a->buf + a->bytes, p, n);
+        return APPEND_TOO_BIG;
+    fbuf *b = assembly_buffer(d);
+    const int r = fbuf_reserve(d, b, a->bytes, a->bytes + n, !a->ooo && d->cfg.acquire);
+    if (r == APPEND_NO_BUFFER)
+        a->no_buffer = 1;
+    if (r)
+        return r;
+    memcpy(b->data + a->bytes, p, n);
     a->bytes += n;
     return 0;
+}
+
+/* Room for n entries in the slice table (n <= max_slices). */
+static int reserve_slices(rtp_depacketizer *d, size_t n)
+{
+    if (n <= d->slices_cap)
+        return 0;
+    if (n > d->cfg.max_slices)
+        return -1;
+    size_t cap = d->slices_cap ? d->slices_cap : 64;
+    while (cap < n)
+        cap = cap > d->cfg.max_slices / 2 ? d->cfg.max_slices : 2 * cap;
+    rtp_jxs_slice *s = realloc(d->slices, cap * sizeof *s);
+    if (!s)
+        return -1;
+    d->slices = s;
+    d->slices_cap = cap;
+    return 0;
+}
+
+static int add_slice(rtp_depacketizer *d, size_t *nslices, uint32_t index, size_t offset,
+                     size_t bytes)
+{
+    if (reserve_slices(d, *nslices + 1))
+        return -1;
+    rtp_jxs_slice *sl = &d->slices[(*nslices)++];
+    sl->index = index;
+    sl->offset = offset;
+    sl->bytes = bytes;
+    return 0;
+}
+
+/* Reads the picture header at the start of a segment's data (boxes, then
+ * SOC .. the first SLH; `hdr_bytes` of it at `buf`, possibly without the
+ * SLH): fills *h and *cs_off. 0 when it does not parse. */
+static int read_header(rtp_depacketizer *d, const uint8_t *buf, size_t bytes, xs_header *h,
+                       size_t *cs_off)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    rtp_jxs_boxes boxes;
+    if (!bytes || rtp_jxs_boxes_parse(buf, bytes, cs_off, &boxes, &err) != XSF_OK)
+        return 0;
+    /* xs_parse_header ends at an SLH marker: the header segment of slice
+     * mode stops right before it, so parse a copy with one after it. */
+    const size_t n = bytes - *cs_off;
+    if (n + 2 > d->scratch_cap) {
+        uint8_t *s = realloc(d->scratch, n + 2);
+        if (!s)
+            return 0;
+        d->scratch = s;
+        d->scratch_cap = n + 2;
+    }
+    memcpy(d->scratch, buf + *cs_off, n);
+    d->scratch[n] = 0xff;
+    d->scratch[n + 1] = 0x20;
+    return xs_parse_header(d->scratch, n + 2, h, &err) == XSF_OK;
+}
+
+/* 21122-1: slices of Hsl precincts of 2^NLy lines over Hf lines. */
+static size_t header_slices(const xs_header *h)
+{
+    if (!h->hsl)
+        return 0;
+    const size_t rows = ((size_t)h->hf + ((size_t)1 << h->nly) - 1) >> h->nly;
+    return (rows + h->hsl - 1) / h->hsl;
 }
 
 static unsigned segment_index(uint8_t f, uint8_t scan)
@@ -232,12 +427,26 @@ static int valid_codestream(const rtp_depacketizer *d, const uint8_t *cs, size_t
     return ok;
 }
 
-/* Passes on (or counts) a finished segment whose bytes are buf[0, bytes):
- * whole, or in slice mode with the header segment and the slices listed in
- * d->slices (offsets into buf). */
-static void deliver(rtp_depacketizer *d, rtp_frame *fr, const uint8_t *buf, size_t bytes, int whole,
-                    int header_whole, size_t nslices)
+/* Calls on_frame with the frame in d->asmb; with a buffer source the buffer
+ * goes with it. */
+static void pass_on(rtp_depacketizer *d, rtp_frame *fr)
 {
+    if (!d->cfg.on_frame)
+        return;
+    if (d->asmb.pooled) {
+        fr->buffer = d->asmb.pool;
+        memset(&d->asmb, 0, sizeof d->asmb); /* the caller's now */
+    }
+    d->cfg.on_frame(d->cfg.ctx, fr);
+}
+
+/* Passes on (or counts) a finished segment whose bytes are d->asmb.data[0,
+ * bytes): whole, or in slice mode with the header segment and the slices
+ * listed in d->slices (offsets into the buffer). Returns SEG_*. */
+static int deliver(rtp_depacketizer *d, rtp_frame *fr, size_t bytes, int whole, int header_whole,
+                   size_t nslices)
+{
+    const uint8_t *buf = d->asmb.data;
     size_t cs_off = 0;
     xsf_error err;
     xsf_error_clear(&err);
@@ -249,19 +458,18 @@ static void deliver(rtp_depacketizer *d, rtp_frame *fr, const uint8_t *buf, size
         if (!valid_codestream(d, fr->data, fr->bytes, fr->mode == RTP_JXS_SLICE ? nslices : 0)) {
             d->st.frames_dropped++;
             d->st.frames_invalid++;
-            return;
+            return SEG_DROPPED;
         }
         fr->complete = 1;
         fr->header_whole = 1;
         d->st.frames_complete++;
-        if (d->cfg.on_frame)
-            d->cfg.on_frame(d->cfg.ctx, fr);
-        return;
+        pass_on(d, fr);
+        return SEG_WHOLE;
     }
     if (whole && !boxes_ok) { /* no hole, but the data is not boxes + codestream */
         d->st.frames_dropped++;
         d->st.frames_invalid++;
-        return;
+        return SEG_DROPPED;
     }
     if (fr->mode == RTP_JXS_SLICE && header_whole && boxes_ok) {
         fr->data = buf + cs_off;
@@ -272,11 +480,11 @@ static void deliver(rtp_depacketizer *d, rtp_frame *fr, const uint8_t *buf, size
         fr->nslices = nslices;
         fr->slices = d->slices;
         d->st.frames_partial++;
-        if (d->cfg.on_frame)
-            d->cfg.on_frame(d->cfg.ctx, fr);
-        return;
+        pass_on(d, fr);
+        return SEG_PARTIAL;
     }
     d->st.frames_dropped++;
+    return SEG_DROPPED;
 }
 
 static int ooo_cmp(const void *x, const void *y)
@@ -288,21 +496,23 @@ static int ooo_cmp(const void *x, const void *y)
 }
 
 /* T=0: puts the packets of the segment in order (header segment, then the
- * slices by index, each by P) into d->ooo_buf, keeping the units that are
- * whole (P from 0 without a gap, L on the last packet only). Lists the whole
- * slices in d->slices; returns 1 when the whole segment is there. */
+ * slices by index, each by P) from the staging buffer into d->asmb (from the
+ * buffer source, when there is one: the one copy of this path), keeping the
+ * units that are whole (P from 0 without a gap, L on the last packet only).
+ * Lists the whole slices in d->slices; returns 1 when the whole segment is
+ * there. SEP numbers slices modulo 2047 (RFC 9134 4.3): a T=0 segment of
+ * more slices cannot be told apart and is not whole. */
 static int ooo_gather(rtp_depacketizer *d, size_t *bytes, int *header_whole, size_t *nslices)
 {
     assembly *a = &d->a;
     *bytes = 0;
     *header_whole = 0;
     *nslices = 0;
-    if (a->bytes > d->ooo_buf_cap) {
-        uint8_t *b = realloc(d->ooo_buf, a->bytes);
-        if (!b)
-            return 0;
-        d->ooo_buf = b;
-        d->ooo_buf_cap = a->bytes;
+    const int r = fbuf_reserve(d, &d->asmb, 0, a->bytes, d->cfg.acquire != NULL);
+    if (r) {
+        if (r == APPEND_NO_BUFFER)
+            a->no_buffer = 1;
+        return 0;
     }
     qsort(d->ooo_pk, a->npk, sizeof *d->ooo_pk, ooo_cmp);
     int all = !a->any_broken && a->last_slice >= 0;
@@ -320,16 +530,17 @@ static int ooo_gather(rtp_depacketizer *d, size_t *bytes, int *header_whole, siz
         if (ok && (unit < 0 || (*header_whole && *nslices < d->cfg.max_slices))) {
             const size_t start = *bytes;
             for (size_t k = i; k < j; k++) {
-                memcpy(d->ooo_buf + *bytes, a->buf + d->ooo_pk[k].offset, d->ooo_pk[k].bytes);
+                if (!d->ooo_pk[k].bytes)
+                    continue;
+                memcpy(d->asmb.data + *bytes, d->stage.data + d->ooo_pk[k].offset,
+                       d->ooo_pk[k].bytes);
                 *bytes += d->ooo_pk[k].bytes;
             }
             if (unit < 0) {
                 *header_whole = 1;
-            } else {
-                rtp_jxs_slice *sl = &d->slices[(*nslices)++];
-                sl->index = (uint32_t)unit;
-                sl->offset = start;
-                sl->bytes = *bytes - start;
+            } else if (add_slice(d, nslices, (uint32_t)unit, start, *bytes - start)) {
+                *bytes = start;
+                all = 0;
             }
         } else {
             all = 0;
@@ -339,14 +550,45 @@ static int ooo_gather(rtp_depacketizer *d, size_t *bytes, int *header_whole, siz
     return all && expect == a->last_slice + 1 && a->ended;
 }
 
+/* At the end of input: the packets of the segment under way that never
+ * came after its last one received, counted as lost at the edge (see
+ * rtp_depacketizer_flush in rtp.h). */
+static void count_lost_after(rtp_depacketizer *d)
+{
+    assembly *a = &d->a;
+    uint64_t missing = 1;
+    if (a->mode == RTP_JXS_CODESTREAM) {
+        xs_header h;
+        size_t cs_off;
+        if (a->first_data_bytes && read_header(d, d->asmb.data, a->bytes, &h, &cs_off) &&
+            h.lcod) {
+            const uint64_t total =
+                ((uint64_t)cs_off + h.lcod + a->first_data_bytes - 1) / a->first_data_bytes;
+            if (total > a->next_pcount)
+                missing = total - a->next_pcount;
+        }
+    } else if (a->expected_slices) {
+        /* the unit under way, then each slice after it, one packet at least */
+        const size_t after = a->unit >= 0 ? (size_t)a->unit + 1
+                             : a->unit == UNIT_HEADER ? 0
+                                                      : a->next_slice;
+        missing = (a->unit != UNIT_NONE) + (a->expected_slices > after ? a->expected_slices - after : 0);
+    }
+    d->st.lost += missing;
+    d->st.lost_edge += missing;
+}
+
 static void finish_segment(rtp_depacketizer *d)
 {
     assembly *a = &d->a;
     if (!a->open)
         return;
+    const int edge = d->flushing;
     a->open = 0;
     d->last_seg_valid = 1;
     d->last_seg = segment_index(a->f, a->scan);
+    if (a->bytes > d->size_guess)
+        d->size_guess = a->bytes < d->cfg.max_frame_bytes ? a->bytes : d->cfg.max_frame_bytes;
     rtp_frame fr;
     memset(&fr, 0, sizeof fr);
     fr.timestamp = a->timestamp;
@@ -358,16 +600,41 @@ static void finish_segment(rtp_depacketizer *d)
     fr.last_seq = a->last_seq;
     fr.first_arrival_ns = a->first_arrival;
     fr.last_arrival_ns = a->last_arrival;
+    int result;
     if (a->ooo) {
         d->done_valid = 1;
         d->done_ts = a->timestamp;
         d->done_f = a->f;
         d->done_i = a->scan;
-        size_t bytes, nslices;
-        int header_whole;
-        const int whole = ooo_gather(d, &bytes, &header_whole, &nslices);
-        deliver(d, &fr, d->ooo_buf, bytes, whole, header_whole, nslices);
+        size_t bytes = 0, nslices = 0;
+        int header_whole = 0;
+        const int whole = a->no_buffer ? 0 : ooo_gather(d, &bytes, &header_whole, &nslices);
+        if (a->no_buffer) {
+            d->st.frames_dropped++;
+            d->st.frames_dropped_no_buffer++;
+            return;
+        }
+        deliver(d, &fr, bytes, whole, header_whole, nslices);
         return;
+    }
+    if (a->no_buffer) {
+        d->st.frames_dropped++;
+        d->st.frames_dropped_no_buffer++;
+        return;
+    }
+    if (a->too_many_slices) {
+        d->st.frames_dropped++;
+        d->st.frames_invalid++;
+        return;
+    }
+    if (edge && !a->ended) {
+        /* A slice-mode segment whose slices are all there by its picture
+         * header, with only the marker missing, ends whole. */
+        if (a->mode == RTP_JXS_SLICE && a->expected_slices && a->last_l &&
+            a->unit == UNIT_NONE && a->next_slice == a->expected_slices && !a->any_broken)
+            a->ended = 1;
+        else
+            count_lost_after(d);
     }
     int whole;
     if (a->mode == RTP_JXS_CODESTREAM) {
@@ -377,7 +644,9 @@ static void finish_segment(rtp_depacketizer *d)
         for (size_t i = 0; whole && i < a->nslices; i++)
             whole = d->slices[i].index == i;
     }
-    deliver(d, &fr, a->buf, a->bytes, whole, a->header_whole, a->nslices);
+    result = deliver(d, &fr, a->bytes, whole, a->header_whole, a->nslices);
+    if (edge && !a->ended && result == SEG_DROPPED)
+        d->st.frames_dropped_edge++;
 }
 
 static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_header *h, uint64_t ext)
@@ -387,32 +656,20 @@ static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_heade
     const unsigned seg = segment_index(h->f, h->i), mod = h->i == RTP_JXS_PROGRESSIVE ? 32 : 64;
     if (d->after_gap && d->last_seg_valid)
         d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
+    memset(a, 0, sizeof *a);
     a->open = 1;
-    a->hole = 0;
-    a->ended = 0;
     a->timestamp = s->timestamp;
     a->f = h->f;
     a->scan = h->i;
     a->mode = h->k;
-    a->bytes = 0;
     a->first_seq = ext;
     a->first_arrival = s->arrival_ns;
-    a->next_pcount = 0;
     a->unit = UNIT_NONE;
-    a->unit_broken = 0;
-    a->unit_start = 0;
-    a->unit_next_p = 0;
-    a->next_slice = 0;
-    a->any_broken = 0;
-    a->last_l = 0;
-    a->header_whole = 0;
-    a->nslices = 0;
     a->ooo = h->k == RTP_JXS_SLICE && !h->t;
-    a->npk = 0;
     a->last_slice = -1;
-    a->units_ended = 0;
-    a->p_sum = 0;
+    a->first_data_bytes = s->bytes - RTP_JXS_HEADER_BYTES;
     d->orphan_valid = 0;
+    d->at_edge = 0;
 }
 
 /* Slice mode: the slice index of SEP counter `sep` (RFC 9134 4.3: the slice
@@ -424,6 +681,20 @@ static uint32_t slice_index(const assembly *a, uint16_t sep)
     if (ahead > 1023 && base >= 2047 - ahead)
         return base + ahead - 2047;
     return base + ahead;
+}
+
+/* Slice mode: the header segment is whole: its picture header says how many
+ * slices follow, which sizes the slice table (up to max_slices). */
+static void header_segment_done(rtp_depacketizer *d)
+{
+    assembly *a = &d->a;
+    xs_header h;
+    size_t cs_off;
+    if (!read_header(d, d->asmb.data, a->bytes, &h, &cs_off))
+        return; /* not a codestream header: the segment fails validation or stays partial */
+    a->expected_slices = header_slices(&h);
+    if (a->expected_slices > d->cfg.max_slices || reserve_slices(d, a->expected_slices))
+        a->too_many_slices = 1;
 }
 
 static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uint8_t *data,
@@ -465,12 +736,10 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
     if (!a->unit_broken) {
         if (id == UNIT_HEADER) {
             a->header_whole = a->nslices == 0;
-        } else if (a->nslices < d->cfg.max_slices) {
-            rtp_jxs_slice *sl = &d->slices[a->nslices++];
-            sl->index = (uint32_t)id;
-            sl->offset = a->unit_start;
-            sl->bytes = a->bytes - a->unit_start;
-        } else {
+            if (a->header_whole)
+                header_segment_done(d);
+        } else if (add_slice(d, &a->nslices, (uint32_t)id, a->unit_start,
+                             a->bytes - a->unit_start)) {
             a->any_broken = 1;
         }
     }
@@ -512,6 +781,20 @@ static void ooo_packet(rtp_depacketizer *d, const rtp_jxs_header *h, int marker,
     }
     if (a->ended && a->units_ended == (size_t)a->last_slice + 2 && a->p_sum == a->npk)
         finish_segment(d);
+}
+
+/* The first packet received of a stream belongs to a segment whose first
+ * packets never came: how many came before it, by its counters (codestream
+ * mode, SEP x 2048 + P, exact; slice mode, the header segment's P, or for a
+ * slice unit its P plus one packet at least for the header segment and for
+ * each slice before it). */
+static uint64_t packets_before(const rtp_jxs_header *h)
+{
+    if (h->k == RTP_JXS_CODESTREAM)
+        return (uint64_t)h->sep << 11 | h->p;
+    if (h->sep == RTP_JXS_SEP_HEADER_SEGMENT)
+        return h->p;
+    return 1u + h->sep + h->p;
 }
 
 static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload, uint64_t ext)
@@ -566,6 +849,13 @@ static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
                     d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
                 }
                 d->st.frames_dropped++;
+                if (d->at_edge) { /* the stream starts inside this segment */
+                    const uint64_t before = packets_before(&h);
+                    d->st.frames_dropped_edge++;
+                    d->st.lost += before;
+                    d->st.lost_edge += before;
+                    d->at_edge = 0;
+                }
                 d->orphan_valid = 1;
                 d->orphan_ts = s->timestamp;
                 d->orphan_f = h.f;
@@ -636,6 +926,8 @@ static void release(rtp_depacketizer *d, uint64_t ext)
 
 static void drain(rtp_depacketizer *d, uint64_t now_ns)
 {
+    if (d->startup)
+        return;
     for (;;) {
         const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
         if (m->ext != d->next || m->state != SLOT_FILLED)
@@ -652,13 +944,24 @@ static void drain(rtp_depacketizer *d, uint64_t now_ns)
 
 static void give_up_until(rtp_depacketizer *d, uint64_t target)
 {
+    d->startup = 0;
     while (d->next < target)
         release(d, d->next++);
 }
 
 void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns)
 {
-    if (!d->started || !d->cfg.reorder_ns || !d->hole_since_ns || now_ns < d->hole_since_ns ||
+    if (!d->started || !d->cfg.reorder_ns)
+        return;
+    if (d->startup) {
+        /* The hole before the first packet is given up on like any other. */
+        if (now_ns >= d->startup_ns && now_ns - d->startup_ns >= d->cfg.reorder_ns) {
+            d->startup = 0;
+            drain(d, now_ns);
+        }
+        return;
+    }
+    if (!d->hole_since_ns || now_ns < d->hole_since_ns ||
         now_ns - d->hole_since_ns < d->cfg.reorder_ns)
         return;
     /* Give up on the hole at the front, release what follows it. */
@@ -672,12 +975,38 @@ void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns)
     drain(d, now_ns);
 }
 
-void rtp_depacketizer_flush(rtp_depacketizer *d)
+/* Ends the stream followed: every hole given up on, the segment under way
+ * finished as cut by the end of input. */
+static void end_stream(rtp_depacketizer *d)
 {
     if (d->started)
         give_up_until(d, d->highest + 1);
     d->hole_since_ns = 0;
+    d->flushing = 1;
     finish_segment(d);
+    d->flushing = 0;
+}
+
+/* Forgets the stream followed (a restart or another SSRC): the next packet
+ * starts a new one. */
+static void restart_stream(rtp_depacketizer *d)
+{
+    end_stream(d);
+    d->started = 0;
+    d->startup = 0;
+    d->seqx.started = 0;
+    d->probation = 0;
+    d->after_gap = 0;
+    d->last_seg_valid = 0;
+    d->orphan_valid = 0;
+    d->done_valid = 0;
+    d->jitter_started = 0;
+    d->hole_since_ns = 0;
+    /* The new stream's numbers may repeat the old one's. */
+    for (size_t i = 0; i < 2 * (size_t)d->window; i++) {
+        d->meta[i].ext = UINT64_MAX;
+        d->meta[i].state = SLOT_EMPTY;
+    }
 }
 
 static void update_jitter(rtp_depacketizer *d, uint32_t ts, uint64_t arrival_ns)
@@ -700,6 +1029,125 @@ static void update_jitter(rtp_depacketizer *d, uint32_t ts, uint64_t arrival_ns)
     d->transit = transit;
 }
 
+/* A packet of the SSRC followed: into the reorder window. */
+static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
+                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns)
+{
+    d->st.packets++;
+    d->st.bytes += len;
+    if (arrival_ns) {
+        d->ssrc_last_ns = arrival_ns;
+        if (!d->st.first_arrival_ns)
+            d->st.first_arrival_ns = arrival_ns;
+        if (arrival_ns > d->st.last_arrival_ns)
+            d->st.last_arrival_ns = arrival_ns;
+        const uint64_t span = d->st.last_arrival_ns - d->st.first_arrival_ns;
+        if (span)
+            d->st.bitrate_bps = (double)d->st.bytes * 8e9 / (double)span;
+    }
+    if (d->started) {
+        /* RFC 3550 A.1: a jump of more than MAX_DROPOUT is taken as a
+         * restart of the sender only when the next packet follows it;
+         * until then it is not let into the window (which it would empty). */
+        const int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)d->seqx.highest);
+        if (delta > MAX_DROPOUT) {
+            if (!d->probation || seq != d->probation_seq) {
+                d->probation = 1;
+                d->probation_seq = (uint16_t)(seq + 1);
+                d->st.invalid++;
+                d->st.packets--;
+                d->st.bytes -= len;
+                return;
+            }
+            restart_stream(d);
+        }
+        d->probation = 0;
+    }
+    const uint64_t ext = rtp_seq_extend(&d->seqx, seq);
+    if (!d->started) {
+        d->started = 1;
+        d->startup = 1;
+        d->startup_ns = arrival_ns ? arrival_ns : 1;
+        d->at_edge = 1;
+        d->next = ext;
+        d->highest = ext - 1;
+    }
+    if (ext < d->next) {
+        const seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
+        if (d->startup && d->highest - ext < d->window &&
+            !(m->ext == ext && m->state == SLOT_FILLED)) {
+            d->next = ext; /* behind the first packet, inside the window: taken in order */
+        } else {
+            if (m->ext == ext && (m->state == SLOT_CONSUMED || m->state == SLOT_FILLED))
+                d->st.duplicated++;
+            else
+                d->st.late++;
+            return;
+        }
+    }
+    if (ext - d->next >= d->window)
+        give_up_until(d, ext - d->window + 1);
+    seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
+    if (m->ext == ext && m->state == SLOT_FILLED) {
+        d->st.duplicated++;
+        return;
+    }
+    if (ext < d->highest)
+        d->st.reordered++;
+    else
+        update_jitter(d, timestamp, arrival_ns);
+    const size_t i = (size_t)(ext % d->window);
+    slot *s = &d->slots[i];
+    s->timestamp = timestamp;
+    s->marker = marker;
+    s->bytes = (uint32_t)payload_bytes;
+    s->arrival_ns = arrival_ns;
+    memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
+    m->ext = ext;
+    m->state = SLOT_FILLED;
+    if (ext > d->highest)
+        d->highest = ext;
+    d->st.highest_seq = d->highest;
+    /* Nothing behind the first packet fits in the window any more: the
+     * stream's start is settled. */
+    if (d->startup && d->highest - d->next + 1 >= d->window)
+        d->startup = 0;
+    drain(d, arrival_ns);
+    rtp_depacketizer_poll(d, arrival_ns);
+}
+
+/* A source passed probation: it is followed from now on, starting with its
+ * packets held meanwhile; the others on probation are refused. */
+static void follow(rtp_depacketizer *d, uint32_t ssrc, const rtp_held *held, size_t n)
+{
+    if (d->have_ssrc) {
+        restart_stream(d);
+        d->st.ssrc_changes++;
+    }
+    d->have_ssrc = 1;
+    d->ssrc = ssrc;
+    d->st.ssrc = ssrc;
+    for (size_t i = 0; i < n; i++)
+        take(d, held[i].seq, held[i].timestamp, held[i].marker, held[i].payload,
+             held[i].payload_bytes, held[i].len, held[i].arrival_ns);
+    d->st.on_probation += rtp_sources_clear(d->sources);
+}
+
+void rtp_depacketizer_flush(rtp_depacketizer *d)
+{
+    if (d->sources && !d->have_ssrc) {
+        /* A stream too short to pass probation: the source that leads alone. */
+        uint32_t ssrc;
+        const rtp_held *held;
+        const size_t n = rtp_sources_leader(d->sources, &ssrc, &held);
+        if (n)
+            follow(d, ssrc, held, n);
+    }
+    end_stream(d);
+    if (d->sources)
+        d->st.on_probation += rtp_sources_clear(d->sources);
+}
+
 void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, uint64_t arrival_ns)
 {
     rtp_header h;
@@ -716,84 +1164,31 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
         d->st.wrong_pt++;
         return;
     }
-    if (!d->have_ssrc) {
-        d->have_ssrc = 1;
-        d->ssrc = d->cfg.ssrc_given ? d->cfg.ssrc : h.ssrc;
-        d->st.ssrc = d->ssrc;
-    }
-    if (h.ssrc != d->ssrc) {
-        d->st.wrong_ssrc++;
-        return;
-    }
-    d->st.packets++;
-    d->st.bytes += len;
-    if (arrival_ns) {
-        if (!d->st.first_arrival_ns)
-            d->st.first_arrival_ns = arrival_ns;
-        if (arrival_ns > d->st.last_arrival_ns)
-            d->st.last_arrival_ns = arrival_ns;
-        const uint64_t span = d->st.last_arrival_ns - d->st.first_arrival_ns;
-        if (span)
-            d->st.bitrate_bps = (double)d->st.bytes * 8e9 / (double)span;
-    }
-    if (d->started) {
-        /* RFC 3550 A.1: a jump of more than MAX_DROPOUT is taken as a
-         * restart of the sender only when the next packet follows it;
-         * until then it is not let into the window (which it would empty). */
-        const int16_t delta = (int16_t)(uint16_t)(h.seq - (uint16_t)d->seqx.highest);
-        if (delta > MAX_DROPOUT) {
-            if (!d->probation || h.seq != d->probation_seq) {
-                d->probation = 1;
-                d->probation_seq = (uint16_t)(h.seq + 1);
-                d->st.invalid++;
-                d->st.packets--;
-                d->st.bytes -= len;
-                return;
-            }
-            rtp_depacketizer_flush(d);
-            d->started = 0;
-            d->seqx.started = 0;
-            d->hole_since_ns = 0;
+    if (d->cfg.ssrc_given) {
+        if (!d->have_ssrc) {
+            d->have_ssrc = 1;
+            d->ssrc = d->cfg.ssrc;
+            d->st.ssrc = d->ssrc;
         }
-        d->probation = 0;
-    }
-    const uint64_t ext = rtp_seq_extend(&d->seqx, h.seq);
-    if (!d->started) {
-        d->started = 1;
-        d->next = ext;
-        d->highest = ext - 1;
-    }
-    if (ext < d->next) {
-        const seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
-        if (m->ext == ext && m->state == SLOT_CONSUMED)
-            d->st.duplicated++;
-        else
-            d->st.late++;
+        if (h.ssrc != d->ssrc) {
+            d->st.wrong_ssrc++;
+            return;
+        }
+    } else if (!d->have_ssrc || h.ssrc != d->ssrc) {
+        /* Another SSRC: refused while the one followed is live; otherwise
+         * on probation until enough of its packets came in sequence. */
+        const int silent = arrival_ns && d->ssrc_last_ns && arrival_ns >= d->ssrc_last_ns &&
+                           arrival_ns - d->ssrc_last_ns >= d->cfg.ssrc_timeout_ns;
+        if (d->have_ssrc && !silent) {
+            d->st.wrong_ssrc++;
+            return;
+        }
+        const rtp_held *held;
+        const size_t n =
+            rtp_sources_offer(d->sources, &h, len, arrival_ns, &held, &d->st.on_probation);
+        if (n)
+            follow(d, h.ssrc, held, n);
         return;
     }
-    if (ext - d->next >= d->window)
-        give_up_until(d, ext - d->window + 1);
-    seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
-    if (m->ext == ext && m->state == SLOT_FILLED) {
-        d->st.duplicated++;
-        return;
-    }
-    if (ext < d->highest)
-        d->st.reordered++;
-    else
-        update_jitter(d, h.timestamp, arrival_ns);
-    const size_t i = (size_t)(ext % d->window);
-    slot *s = &d->slots[i];
-    s->timestamp = h.timestamp;
-    s->marker = h.marker;
-    s->bytes = (uint32_t)h.payload_bytes;
-    s->arrival_ns = arrival_ns;
-    memcpy(d->slot_data + i * d->slot_bytes, h.payload, h.payload_bytes);
-    m->ext = ext;
-    m->state = SLOT_FILLED;
-    if (ext > d->highest)
-        d->highest = ext;
-    d->st.highest_seq = d->highest;
-    drain(d, arrival_ns);
-    rtp_depacketizer_poll(d, arrival_ns);
+    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns);
 }

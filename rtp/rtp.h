@@ -157,20 +157,32 @@ typedef struct rtp_stats {
     uint64_t bytes;           /* their RTP packet bytes */
     uint64_t invalid;         /* not RTP, or a bad RFC 9134 payload header */
     uint64_t truncated;       /* cut short by the capture or the socket buffer */
-    uint64_t wrong_ssrc;      /* valid RTP from another SSRC (dropped) */
+    uint64_t wrong_ssrc;      /* valid RTP from another SSRC than the one followed (dropped) */
+    uint64_t on_probation;    /* valid RTP from an SSRC that never passed probation (dropped) */
+    uint64_t ssrc_changes;    /* times the receiver moved to a new SSRC after the old fell silent */
     uint64_t wrong_pt;        /* valid RTP with another payload type (dropped) */
-    uint64_t lost;            /* sequence numbers given up on (never arrived in time) */
+    uint64_t lost;            /* sequence numbers given up on (never arrived in time), lost_edge
+                                 included */
+    uint64_t lost_edge;       /* of lost: packets of the stream's first frame before its first
+                                 packet received, and of the frame under way after the last one
+                                 (at flush), counted from the RFC 9134 P and SEP counters and
+                                 the picture header (see rtp_depacketizer_flush) */
     uint64_t reordered;       /* arrived after a higher sequence number, still in time */
     uint64_t duplicated;      /* a sequence number already received */
     uint64_t late;            /* arrived after its sequence number was given up on */
     uint64_t frames_complete; /* picture segments passed on whole */
     uint64_t frames_dropped;  /* with a hole, or invalid, or wholly lost: not passed on */
     uint64_t frames_partial;  /* slice mode: passed on with the list of whole slices */
-    uint64_t frames_invalid;  /* of frames_dropped: no hole, but not a valid codestream */
+    uint64_t frames_invalid;  /* of frames_dropped: no hole, but not a valid codestream (or
+                                 more slices than max_slices) */
+    uint64_t frames_dropped_edge;      /* of frames_dropped: cut by the start of the stream (its
+                                          first packets came before the receiver's first) or
+                                          by the end of input (flush inside the frame) */
+    uint64_t frames_dropped_no_buffer; /* of frames_dropped: the buffer source had no buffer */
     double jitter_ms;         /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
     double bitrate_bps;       /* bits of RTP packets over the arrival span */
     uint64_t first_arrival_ns, last_arrival_ns;
-    uint32_t ssrc;
+    uint32_t ssrc;        /* the SSRC followed (0 before one is accepted) */
     uint64_t highest_seq; /* extended */
 } rtp_stats;
 
@@ -184,6 +196,20 @@ typedef struct rtp_jxs_slice {
     size_t bytes;
 } rtp_jxs_slice;
 
+/* A frame buffer the caller provides (e.g. pinned host memory from a pool). */
+typedef struct rtp_frame_buffer {
+    uint8_t *data;
+    size_t capacity;
+    void *handle; /* the caller's: which pool slot this is */
+} rtp_frame_buffer;
+/* Returns 0 and fills *buf with a buffer of at least `min_bytes` (the caller may give more);
+ * non-zero when none is free: the frame under assembly is then dropped and counted
+ * (stats.frames_dropped_no_buffer). */
+typedef int (*rtp_buffer_acquire_cb)(void *ctx, size_t min_bytes, rtp_frame_buffer *buf);
+/* Gives back a buffer the depacketizer no longer needs (not called for buffers handed over
+ * through on_frame). */
+typedef void (*rtp_buffer_release_cb)(void *ctx, rtp_frame_buffer *buf);
+
 typedef struct rtp_frame {
     uint32_t timestamp;
     uint32_t ssrc;
@@ -191,7 +217,9 @@ typedef struct rtp_frame {
     uint8_t scan;        /* rtp_jxs_scan */
     uint8_t mode;        /* rtp_jxs_mode */
     int complete;        /* 1: data is the whole codestream */
-    const uint8_t *data; /* the codestream (boxes removed); valid during the callback */
+    const uint8_t *data; /* the codestream (boxes removed): into `buffer` when the config has a
+                            buffer source, else into the depacketizer's own memory, valid
+                            during the callback */
     size_t bytes;
     rtp_jxs_boxes boxes;
     uint64_t first_seq, last_seq; /* extended sequence numbers */
@@ -200,39 +228,78 @@ typedef struct rtp_frame {
      * the whole slices listed here, one after the other. */
     int header_whole;
     size_t nslices;
-    const rtp_jxs_slice *slices;
+    const rtp_jxs_slice *slices; /* valid during the callback */
+    /* With a buffer source (rtp_depacketizer_config.acquire): the buffer `data` points into
+     * (at an offset: the boxes are removed). It is the callback's from then on, for whole
+     * and partial frames alike: the caller gives it back to its pool itself (release is not
+     * called for it). All zero without a buffer source. */
+    rtp_frame_buffer buffer;
 } rtp_frame;
 
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
 
+/* Source validation (RFC 3550 A.1): without ssrc_given, a new SSRC is followed only once
+ * `probation_packets` of its packets came in sequence; its packets are held meanwhile (up
+ * to 16 sources, 2 x probation_packets packets each) and taken as they came once it passes,
+ * so nothing of the stream's start is lost; those of sources that never pass are counted
+ * in stats.on_probation. While the SSRC followed is live, other SSRCs are refused
+ * (stats.wrong_ssrc); once it has been silent for ssrc_timeout_ns (by the arrival times
+ * given to push), another may pass probation and is followed from then on (a sender that
+ * restarts with a new SSRC; stats.ssrc_changes): the old stream's frame under way ends as
+ * at flush. Without arrival times (0) the SSRC followed never changes. */
+#define RTP_PROBATION_PACKETS 4                  /* default probation_packets */
+#define RTP_SSRC_TIMEOUT_NS 1000000000ull /* default ssrc_timeout_ns: 1 s */
+
 typedef struct rtp_depacketizer_config {
     int payload_type; /* -1: any */
-    int ssrc_given;   /* 1: only `ssrc`; 0: the first valid packet's SSRC */
+    int ssrc_given;   /* 1: only `ssrc`; 0: the first SSRC that passes probation */
     uint32_t ssrc;
-    unsigned reorder_packets; /* reorder window; 0 = 512 */
+    unsigned probation_packets; /* 0 = RTP_PROBATION_PACKETS; 1 = the first packet's SSRC at
+                                   once; at most 8 */
+    uint64_t ssrc_timeout_ns;   /* 0 = RTP_SSRC_TIMEOUT_NS */
+    unsigned reorder_packets;   /* reorder window; 0 = 512 */
     uint64_t reorder_ns;      /* give up on a hole after this long (0 = only by count) */
     size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
     size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB */
-    unsigned max_slices;      /* slice mode; 0 = 4096 */
+    unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
+                                 XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
     rtp_frame_cb on_frame; /* called for whole frames and, in slice mode, partial ones */
     void *ctx;
+    /* Optional buffer source: when `acquire` is set, each picture segment is assembled
+     * directly in a buffer from it (no copy between packets and that buffer), which passes to
+     * on_frame with the frame (rtp_frame.buffer). The depacketizer asks for the largest
+     * segment seen so far (the first time 1 MiB, at most max_frame_bytes); a segment that
+     * outgrows its buffer moves to a larger one (one copy; the old one is released). The
+     * buffer of a dropped segment is kept for the next one; the one held is released at
+     * destroy. T=0 (out-of-order) segments are gathered in the depacketizer's own memory and
+     * put in order into an acquired buffer when they end (one copy, as without a source).
+     * Without `acquire`, frames are assembled in the depacketizer's own memory. */
+    rtp_buffer_acquire_cb acquire;
+    rtp_buffer_release_cb release; /* may be NULL when buffers need no giving back */
+    void *buffer_ctx;
 } rtp_depacketizer_config;
 
 typedef struct rtp_depacketizer rtp_depacketizer;
 
 /* Allocates its buffers; memory is bounded by reorder_packets x
- * max_packet_bytes + max_frame_bytes + slice tables, and, once a slice-mode
- * stream with T=0 (out-of-order sending) is seen, a table of 65536 packets
- * and a second frame buffer of up to max_frame_bytes to put segments in
- * order. */
+ * max_packet_bytes + max_frame_bytes (unless a buffer source gives the frame
+ * buffers) + a slice table (24 bytes a slice) + the probation store (16 x 2 x
+ * probation_packets x max_packet_bytes, without ssrc_given), and, once a
+ * slice-mode stream with T=0 (out-of-order sending) is seen, a table of 65536
+ * packets and a second frame buffer of up to max_frame_bytes to put segments
+ * in order. */
 xsf_status rtp_depacketizer_create(rtp_depacketizer **d, const rtp_depacketizer_config *cfg,
                                    xsf_error *err);
 void rtp_depacketizer_destroy(rtp_depacketizer *d);
 
 /* Feeds one UDP payload. `arrival_ns` is its receive time (any monotonic
  * clock; 0 when unknown). Frames are passed to on_frame from inside this
- * call. Never fails on bad input: it is counted in the statistics. */
+ * call. Never fails on bad input: it is counted in the statistics.
+ * The start of a stream is a hole like any other: packets are held until
+ * reorder_packets later numbers arrived, reorder_ns passed (poll) or flush,
+ * so that a packet that arrives behind the first one received but inside
+ * the window is still taken in order. */
 void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
                            uint64_t arrival_ns);
 /* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
@@ -240,7 +307,13 @@ void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
 /* Gives up on holes older than reorder_ns at time now_ns (call it when no
  * packet arrives for a while). */
 void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns);
-/* End of input: gives up on every hole and finishes the frame under way. */
+/* End of input: gives up on every hole and finishes the frame under way;
+ * its packets after the last one received count in lost_edge: codestream
+ * mode, as many as the picture header's Lcod leaves for packets of the
+ * size of its first (at least one); slice mode, one for the unit under way
+ * and one for each slice the picture header has after it (each at least
+ * one packet: a lower bound). Packets of sources still on probation are
+ * dropped (on_probation). */
 void rtp_depacketizer_flush(rtp_depacketizer *d);
 const rtp_stats *rtp_depacketizer_stats(const rtp_depacketizer *d);
 

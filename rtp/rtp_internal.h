@@ -30,4 +30,39 @@ static inline void rtp_wr32(uint8_t *p, uint32_t v)
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t rtp_now_ns(void);
 
+/* ---- source validation (source.c): SSRCs on probation, RFC 3550 A.1 ---- */
+
+/* A packet held while its SSRC is on probation: what the depacketizer needs of it. */
+typedef struct rtp_held {
+    uint16_t seq;
+    uint32_t timestamp;
+    uint8_t marker;
+    size_t len; /* the RTP packet's bytes */
+    uint64_t arrival_ns;
+    const uint8_t *payload; /* into the store */
+    size_t payload_bytes;
+} rtp_held;
+
+typedef struct rtp_sources rtp_sources;
+
+/* A store for RTP_SOURCES_MAX SSRCs on probation, each holding up to 2 x `probation`
+ * (at most 16) packets of at most `payload_cap` payload bytes. */
+#define RTP_SOURCES_MAX 16
+xsf_status rtp_sources_create(rtp_sources **s, unsigned probation, size_t payload_cap,
+                              xsf_error *err);
+void rtp_sources_destroy(rtp_sources *s);
+/* Holds packet `h` (h->payload_bytes <= payload_cap) of an SSRC on probation. When that
+ * SSRC has now had `probation` packets in sequence, returns how many of its packets are
+ * held and points *held at them, in arrival order (valid until the next call); otherwise
+ * returns 0. Packets given up on (a source pushed out of the store, a sequence jump that
+ * restarts a probation, more packets than a source may hold) are added to *dropped. */
+size_t rtp_sources_offer(rtp_sources *s, const rtp_header *h, size_t len, uint64_t arrival_ns,
+                         const rtp_held **held, uint64_t *dropped);
+/* End of input: the source with the most packets in sequence, when one leads alone (a
+ * stream too short to pass probation); returns how many packets it holds (0: none leads)
+ * and points *held at them as rtp_sources_offer does; it leaves the store. */
+size_t rtp_sources_leader(rtp_sources *s, uint32_t *ssrc, const rtp_held **held);
+/* Forgets every source on probation; returns how many packets they held. */
+uint64_t rtp_sources_clear(rtp_sources *s);
+
 #endif

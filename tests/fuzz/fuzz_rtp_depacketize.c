@@ -4,7 +4,10 @@
  * big-endian length and that many bytes (a record cut short by the end of
  * the input is fed as it is). Configuration bits: 0-1 the reorder window
  * (4, 16, 64, 512 packets), 2 codestream validation, 3 payload type 112
- * only, 4 a time limit on holes, 5-7 the arrival-time step.
+ * only, 4 a time limit on holes, 5-6 the arrival-time step, 7 frame
+ * buffers from a tiny pool (two of 4 KiB and one of 64 KiB, given back at
+ * the next frame: growth, exhaustion and reuse; every buffer must be back at
+ * the end).
  * Every complete frame must hold a codestream that xs_scan_layout accepts
  * whole (when validation is on); partial frames' slices must lie inside the
  * frame's data. Seeds: tests/fuzz/corpus/rtp (packetized small vectors,
@@ -20,13 +23,53 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#define POOL 3
+
 typedef struct check_ctx {
     int validate;
+    int pooled;
+    uint8_t *mem[POOL];
+    size_t cap[POOL];
+    int busy[POOL];
+    int handed; /* the buffer the last frame came in, +1; 0 none */
 } check_ctx;
+
+static int pool_acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
+{
+    check_ctx *c = ctx;
+    for (size_t i = 0; i < POOL; i++) {
+        if (!c->busy[i] && c->cap[i] >= min_bytes) {
+            c->busy[i] = 1;
+            b->data = c->mem[i];
+            b->capacity = c->cap[i];
+            b->handle = (void *)(uintptr_t)(i + 1);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void pool_release(void *ctx, rtp_frame_buffer *b)
+{
+    check_ctx *c = ctx;
+    const size_t i = (size_t)(uintptr_t)b->handle - 1;
+    if (i >= POOL || !c->busy[i] || b->data != c->mem[i])
+        abort(); /* given back twice, or never lent */
+    c->busy[i] = 0;
+}
 
 static void on_frame(void *ctx, const rtp_frame *f)
 {
-    const check_ctx *c = ctx;
+    check_ctx *c = ctx;
+    if (c->pooled) {
+        const size_t i = (size_t)(uintptr_t)f->buffer.handle - 1;
+        if (i >= POOL || !c->busy[i] || f->buffer.data != c->mem[i] || f->data < f->buffer.data ||
+            (size_t)(f->data - f->buffer.data) + f->bytes > f->buffer.capacity)
+            abort(); /* a frame outside the buffer it came with */
+        if (c->handed) /* the consumer gives the previous one back */
+            c->busy[c->handed - 1] = 0;
+        c->handed = (int)i + 1;
+    }
     volatile uint8_t sink = 0;
     if (f->bytes)
         sink ^= f->data[0] ^ f->data[f->bytes - 1]; /* a short buffer shows under ASan */
@@ -59,7 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     static const unsigned windows[4] = {4, 16, 64, 512};
     const uint8_t cfgb = data[0];
-    check_ctx c = {.validate = (cfgb >> 2) & 1};
+    check_ctx c = {.validate = (cfgb >> 2) & 1, .pooled = cfgb >> 7};
+    static uint8_t mem[POOL][65536];
+    const size_t caps[POOL] = {4096, 4096, 65536};
+    for (size_t i = 0; i < POOL; i++) {
+        c.mem[i] = mem[i];
+        c.cap[i] = caps[i];
+    }
     rtp_depacketizer_config cfg = {
         .payload_type = (cfgb >> 3) & 1 ? 112 : -1,
         .reorder_packets = windows[cfgb & 3],
@@ -70,8 +119,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .validate = c.validate,
         .on_frame = on_frame,
         .ctx = &c,
+        .acquire = c.pooled ? pool_acquire : NULL,
+        .release = pool_release,
+        .buffer_ctx = &c,
     };
-    const uint64_t step = (uint64_t)(cfgb >> 5) * 1000;
+    const uint64_t step = (uint64_t)(cfgb >> 5 & 3) * 1000;
     rtp_depacketizer *d = NULL;
     xsf_error err;
     xsf_error_clear(&err);
@@ -101,5 +153,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st->frames_complete && !st->packets)
         abort();
     rtp_depacketizer_destroy(d);
+    if (c.handed)
+        c.busy[c.handed - 1] = 0;
+    for (size_t i = 0; i < POOL; i++)
+        if (c.busy[i])
+            abort(); /* a buffer neither handed over nor given back */
     return 0;
 }

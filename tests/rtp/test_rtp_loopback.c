@@ -5,6 +5,10 @@
  *
  * The sender waits for each frame to arrive before the next (at most 5 s),
  * so one frame at most is in flight and the socket buffer never overflows.
+ * The receiver gives up on holes after 20 ms, polling when the socket is
+ * idle, as `xsflow recv` does: the start of a stream is such a hole (a
+ * packet may still come behind the first one received), and a lone frame
+ * is released only when it is given up on.
  * Traffic goes to loopback only. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -61,6 +65,11 @@ static void *rx_main(void *arg)
             break;
         for (size_t i = 0; i < n; i++)
             rtp_depacketizer_push(r->dep, dg[i].data, dg[i].bytes, dg[i].arrival_ns);
+        if (!n) { /* the clock of the kernel's receive timestamps */
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            rtp_depacketizer_poll(r->dep, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+        }
         const rtp_stats *st = rtp_depacketizer_stats(r->dep);
         pthread_mutex_lock(&r->mu);
         r->frames_done = st->frames_complete + st->frames_dropped + st->frames_partial;
@@ -105,11 +114,16 @@ static rtp_packetizer *make_packetizer(rtp_jxs_mode mode)
     return p;
 }
 
-static rtp_depacketizer *make_depacketizer(tu_sink *sink, rtp_frame_cb cb, void *ctx)
+/* ssrc_given: the sender over UDP waits for each frame, and a frame of fewer
+ * packets than the probation of a new SSRC (RFC 3550 A.1) would wait for the
+ * next; through .pcap the SSRC is found (the stream ends: its only source). */
+static rtp_depacketizer *make_depacketizer(int ssrc_given, rtp_frame_cb cb, void *ctx)
 {
-    (void)sink;
     rtp_depacketizer_config dc = {.payload_type = 112,
+                                  .ssrc_given = ssrc_given,
+                                  .ssrc = 0xc0ffee,
                                   .reorder_packets = 512,
+                                  .reorder_ns = 20000000,
                                   .max_packet_bytes = 2048,
                                   .validate = 1,
                                   .on_frame = cb,
@@ -182,7 +196,7 @@ static int over_udp(const vec *v, rtp_jxs_mode mode, const char *loopback)
         rtp_udp_close(r.sock);
         return 1;
     }
-    r.dep = make_depacketizer(&r.sink, rx_on_frame, &r);
+    r.dep = make_depacketizer(1, rx_on_frame, &r);
     rtp_packetizer *p = make_packetizer(mode);
     pthread_t th;
     pthread_create(&th, NULL, rx_main, &r);
@@ -253,7 +267,7 @@ static void through_pcap(const vec *v, rtp_jxs_mode mode, const char *dir)
 
     tu_sink sink;
     memset(&sink, 0, sizeof sink);
-    rtp_depacketizer *d = make_depacketizer(&sink, tu_on_frame, &sink);
+    rtp_depacketizer *d = make_depacketizer(0, tu_on_frame, &sink);
     rtp_pcap_reader *r;
     if (rtp_pcap_open_file(&r, path, "udp dst port 5004", &err) != XSF_OK) {
         CHECK(0, "%s: %s: %s", v->name, how, err.msg);
