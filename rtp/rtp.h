@@ -247,7 +247,7 @@ typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
  * given to push), another may pass probation and is followed from then on (a sender that
  * restarts with a new SSRC; stats.ssrc_changes): the old stream's frame under way ends as
  * at flush. Without arrival times (0) the SSRC followed never changes. */
-#define RTP_PROBATION_PACKETS 4                  /* default probation_packets */
+#define RTP_PROBATION_PACKETS 4           /* default probation_packets */
 #define RTP_SSRC_TIMEOUT_NS 1000000000ull /* default ssrc_timeout_ns: 1 s */
 
 typedef struct rtp_depacketizer_config {
@@ -269,8 +269,9 @@ typedef struct rtp_depacketizer_config {
     /* Optional buffer source: when `acquire` is set, each picture segment is assembled
      * directly in a buffer from it (no copy between packets and that buffer), which passes to
      * on_frame with the frame (rtp_frame.buffer). The depacketizer asks for the largest
-     * segment seen so far (the first time 1 MiB, at most max_frame_bytes); a segment that
-     * outgrows its buffer moves to a larger one (one copy; the old one is released). The
+     * segment seen so far (the first time 1 MiB, at most max_frame_bytes), and when that is
+     * refused, for exactly what it needs then; a segment that outgrows its buffer moves to a
+     * larger one (half again what it needs; one copy; the old one is released). The
      * buffer of a dropped segment is kept for the next one; the one held is released at
      * destroy. T=0 (out-of-order) segments are gathered in the depacketizer's own memory and
      * put in order into an acquired buffer when they end (one copy, as without a source).

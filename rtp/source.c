@@ -54,8 +54,7 @@ xsf_status rtp_sources_create(rtp_sources **out, unsigned probation, size_t payl
     s->payload_cap = payload_cap;
     s->held_all = calloc((size_t)RTP_SOURCES_MAX * s->keep, sizeof *s->held_all);
     if (payload_cap > SIZE_MAX / ((size_t)RTP_SOURCES_MAX * s->keep) ||
-        !(s->data_all = malloc((size_t)RTP_SOURCES_MAX * s->keep * payload_cap)) ||
-        !s->held_all) {
+        !(s->data_all = malloc((size_t)RTP_SOURCES_MAX * s->keep * payload_cap)) || !s->held_all) {
         rtp_sources_destroy(s);
         return xsf_error_set(err, XSF_ERR_NOMEM,
                              "out of memory for %u sources on probation of %u packets",

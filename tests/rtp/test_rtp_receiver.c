@@ -56,8 +56,8 @@ static void make(stream *s, rtp_jxs_mode mode, size_t packet_bytes, uint32_t ssr
     for (size_t f = 0; f < nframes; f++) {
         if (f <= NF)
             s->frame_start[f] = s->pk.n;
-        CHECK(rtp_packetize(p, code, code_len, (uint32_t)f * 1800, (unsigned)f,
-                            RTP_JXS_PROGRESSIVE, tu_collect, &s->pk, &err) == XSF_OK,
+        CHECK(rtp_packetize(p, code, code_len, (uint32_t)f * 1800, (unsigned)f, RTP_JXS_PROGRESSIVE,
+                            tu_collect, &s->pk, &err) == XSF_OK,
               "packetize: %s", err.msg);
     }
     if (nframes <= NF)
@@ -120,10 +120,8 @@ static void run_cfg(const feed *f, rtp_depacketizer_config dc, result *r)
 
 static void run(const feed *f, result *r)
 {
-    rtp_depacketizer_config dc = {.payload_type = PT,
-                                  .reorder_packets = 64,
-                                  .max_packet_bytes = 9000,
-                                  .validate = 1};
+    rtp_depacketizer_config dc = {
+        .payload_type = PT, .reorder_packets = 64, .max_packet_bytes = 9000, .validate = 1};
     run_cfg(f, dc, r);
 }
 
@@ -139,7 +137,7 @@ static int holds(const result *r, const uint8_t *code, size_t code_len, size_t n
 }
 
 #define EXPECT(who, r, field, v)                                                                   \
-    CHECK((r).st.field == (uint64_t)(v), "%s: " #field " = %llu, expected %llu", who,                      \
+    CHECK((r).st.field == (uint64_t)(v), "%s: " #field " = %llu, expected %llu", who,              \
           (unsigned long long)(r).st.field, (unsigned long long)(v))
 
 /* ---- 1. reordering at the start ---- */
@@ -197,12 +195,11 @@ static void start_permutations(rtp_jxs_mode mode, size_t packet_bytes, size_t k,
                        r.st.frames_partial == 0 && r.st.lost == 0 && r.st.late == 0 &&
                        r.st.duplicated == 0 && r.st.packets == s.pk.n && holds(&r, cs, cs_len, NF);
         if (!ok && bad++ < 3)
-            fprintf(stderr,
-                    "order %zu %zu %zu %zu: %llu whole, %llu dropped, %llu lost, %llu late\n",
-                    perm[0], perm[1], k > 2 ? perm[2] : 0, k > 3 ? perm[3] : 0,
-                    (unsigned long long)r.st.frames_complete,
-                    (unsigned long long)r.st.frames_dropped, (unsigned long long)r.st.lost,
-                    (unsigned long long)r.st.late);
+            fprintf(
+                stderr, "order %zu %zu %zu %zu: %llu whole, %llu dropped, %llu lost, %llu late\n",
+                perm[0], perm[1], k > 2 ? perm[2] : 0, k > 3 ? perm[3] : 0,
+                (unsigned long long)r.st.frames_complete, (unsigned long long)r.st.frames_dropped,
+                (unsigned long long)r.st.lost, (unsigned long long)r.st.late);
         tried++;
         free(r.sink.data);
         feed_free(&f);
@@ -210,8 +207,8 @@ static void start_permutations(rtp_jxs_mode mode, size_t packet_bytes, size_t k,
     snprintf(who, sizeof who, "start reordered (%s%s, %zu-byte packets%s)",
              mode ? "slice" : "codestream", t0 ? ", T=0" : "", packet_bytes,
              ssrc_given ? ", SSRC given" : "");
-    CHECK(bad == 0, "%s: %zu of %zu orders of the first %zu packets lose frame 0", who, bad,
-          tried, k);
+    CHECK(bad == 0, "%s: %zu of %zu orders of the first %zu packets lose frame 0", who, bad, tried,
+          k);
     tu_free(&s.pk);
 }
 
@@ -542,7 +539,7 @@ typedef struct pool {
     size_t cap[POOL_MAX];
     uint8_t *mem[POOL_MAX];
     int busy[POOL_MAX];
-    int fail;              /* acquire refuses everything */
+    int fail; /* acquire refuses everything */
     size_t acquired, released, handed, returned, misuse;
     /* frames received: held until the test returns them */
     size_t held[64];
