@@ -59,8 +59,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowdec, "xsflowdec", GST_RANK_PRIMARY +
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame, "
-                                            "interlace-mode = (string) { progressive, fields }"));
+                            GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS,
     GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(DEC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(DEC_FORMATS)

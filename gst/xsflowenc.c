@@ -198,7 +198,13 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     xsf_gst_caps_from_header(s, &hdr, self->fields);
     if (set.rate_control != XS_RC_FIXED && !set.lossless)
         gst_structure_set(s, "codestream-length", G_TYPE_INT, (int)(self->max_bytes * self->fields), NULL);
+    if (GST_VIDEO_INFO_FPS_N(info) > 0)
+        gst_structure_set(s, "framerate", GST_TYPE_FRACTION, GST_VIDEO_INFO_FPS_N(info),
+                          GST_VIDEO_INFO_FPS_D(info), NULL);
     GstVideoCodecState *out = gst_video_encoder_set_output_state(ve, caps, state);
+    /* The base class writes interlace-mode from the info: one codestream per field. */
+    GST_VIDEO_INFO_INTERLACE_MODE(&out->info) =
+        self->fields == 2 ? GST_VIDEO_INTERLACE_MODE_FIELDS : GST_VIDEO_INTERLACE_MODE_PROGRESSIVE;
     gst_video_codec_state_unref(out);
     return gst_video_encoder_negotiate(ve);
 }

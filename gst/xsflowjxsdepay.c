@@ -163,6 +163,7 @@ static gboolean ensure_depacketizer(XsflowJxsDepay *self)
     memset(&cfg, 0, sizeof cfg);
     cfg.payload_type = -1;
     cfg.reorder_packets = 64;
+    cfg.reorder_ns = 20 * 1000 * 1000; /* give up on a missing packet after 20 ms, as xsflow recv */
     cfg.validate = 1;
     cfg.on_frame = on_frame;
     cfg.ctx = self;
@@ -183,7 +184,9 @@ static GstBuffer *xsflow_jxs_depay_process(GstRTPBaseDepayload *dp, GstRTPBuffer
     if (!gst_buffer_map(rtp->buffer, &map, GST_MAP_READ))
         return NULL;
     self->flow = GST_FLOW_OK;
-    rtp_depacketizer_push(self->dp, map.data, map.size, 0);
+    const uint64_t now_ns = (uint64_t)g_get_monotonic_time() * 1000;
+    rtp_depacketizer_push(self->dp, map.data, map.size, now_ns);
+    rtp_depacketizer_poll(self->dp, now_ns);
     gst_buffer_unmap(rtp->buffer, &map);
     return NULL;
 }
