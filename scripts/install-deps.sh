@@ -15,6 +15,8 @@ packages=(
     xz-utils                            # the reference outputs vectors/xs/*.yuv.xz
     tshark                              # dissecting RTP captures in tests
     iproute2                            # network namespaces for receive tests
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev # the GStreamer plugin (gst/)
+    gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good # its tests
 )
 
 missing=()
