@@ -21,6 +21,13 @@ fail=0 pass=0
 check() { if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
 src=$vectors/seq_5f_422_10b.jxs
 launch() { timeout 60 gst-launch-1.0 -q "$@"; }
+# wait_port PORT: until a UDP socket is bound to PORT (at most 15 s).
+wait_port() {
+    for _ in $(seq 150); do
+        ss -Huln 2>/dev/null | grep -q ":$1 " && { sleep 0.2; return; }
+        sleep 0.1
+    done
+}
 
 # 1. Inspection.
 gst-inspect-1.0 xsflow > inspect.txt 2> inspect.err
@@ -65,7 +72,7 @@ receive_gst() {
     launch udpsrc address=127.0.0.1 port=$2 caps="$rtp_caps" buffer-size=8388608 ! xsflowjxsdepay ! \
         identity eos-after=$(($3 + 1)) ! filesink location="$1.jxs" 2> "$1.log" &
     rx=$!
-    sleep 1
+    wait_port $2
 }
 
 # 3. Payloader to depayloader over loopback.
@@ -99,7 +106,7 @@ for mode in codestream slice; do
     rm -f recv-$mode.jxs
     timeout 30 "$xsflow" recv 127.0.0.1:$port -o recv-$mode.jxs --frames 5 --timeout 10 -q 2> recv-$mode.log &
     rx=$!
-    sleep 1
+    wait_port $port
     launch filesrc location="$src" ! xsflowjxsparse ! xsflowjxspay packetization-mode=$mode pt=112 ! \
         udpsink host=127.0.0.1 port=$port
     check $? "xsflowjxspay $mode: send"

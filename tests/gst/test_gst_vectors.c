@@ -117,6 +117,9 @@ int main(int argc, char **argv)
         gst_object_unref(bus);
         gst_object_unref(pipeline);
         g_unlink(out);
+        g_free(out);
+        g_free(jxs);
+        g_free(desc);
         gst_deinit();
         return rc;
     }
