@@ -19,6 +19,8 @@ packages=(
     libegl-mesa0 libgl1-mesa-dri        # display/ tests: Mesa's software OpenGL (EGL surfaceless)
     xvfb xauth                          # display/ window test (xvfb-run)
     gnuplot-nox                         # xsflow compare --plot (SVG and PNG)
+    libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev # the GStreamer plugin (gst/)
+    gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good # its tests
 )
 
 missing=()

@@ -1,0 +1,483 @@
+/* gst-check unit tests of the plugin's elements (GstHarness), registered
+ * statically so that they run under the sanitizers too.
+ * usage: test_gst_elements VECTOR_DIR */
+#include <math.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/rtp/rtp.h>
+#include <gst/video/video.h>
+
+#include "rtp.h"
+#include "xsflow_gst.h"
+
+static const char *vector_dir;
+
+static gboolean register_static(GstPlugin *plugin)
+{
+    return xsf_gst_register_elements(plugin);
+}
+
+static GBytes *read_vector(const char *name)
+{
+    char *path = g_strdup_printf("%s/%s.jxs", vector_dir, name);
+    gchar *data = NULL;
+    gsize len = 0;
+    fail_unless(g_file_get_contents(path, &data, &len, NULL), "cannot read %s", path);
+    g_free(path);
+    return g_bytes_new_take(data, len);
+}
+
+/* The manifest's MD5 of a vector. */
+static gchar *manifest_md5(const char *name)
+{
+    char *path = g_build_filename(vector_dir, "MANIFEST.tsv", NULL), *text = NULL;
+    fail_unless(g_file_get_contents(path, &text, NULL, NULL));
+    gchar *md5 = NULL;
+    gchar **lines = g_strsplit(text, "\n", -1);
+    for (gchar **l = lines; *l && !md5; l++) {
+        gchar **f = g_strsplit(*l, "\t", -1);
+        if (g_strv_length(f) >= 11 && !strcmp(f[0], name))
+            md5 = g_strdup(f[10]);
+        g_strfreev(f);
+    }
+    g_strfreev(lines);
+    g_free(text);
+    g_free(path);
+    fail_unless(md5 != NULL, "%s not in the manifest", name);
+    return md5;
+}
+
+/* The codestreams of a .jxs file, each as its own buffer. */
+static GPtrArray *split_codestreams(GBytes *file)
+{
+    GPtrArray *a = g_ptr_array_new_with_free_func((GDestroyNotify)gst_buffer_unref);
+    gsize len = 0, off = 0;
+    const guint8 *d = g_bytes_get_data(file, &len);
+    while (off < len) {
+        gsize n = 0;
+        xsf_error err = {0};
+        fail_unless(xsf_gst_codestream_size(d + off, len - off, &n, &err) == XSF_OK, "%s", err.msg);
+        g_ptr_array_add(a, gst_buffer_new_memdup(d + off, n));
+        off += n;
+    }
+    return a;
+}
+
+static gboolean buffer_equals(GstBuffer *b, const guint8 *data, gsize len)
+{
+    GstMapInfo m;
+    fail_unless(gst_buffer_map(b, &m, GST_MAP_READ));
+    const gboolean eq = m.size == len && memcmp(m.data, data, len) == 0;
+    gst_buffer_unmap(b, &m);
+    return eq;
+}
+
+GST_START_TEST(test_states)
+{
+    static const char *const names[] = {"xsflowdec", "xsflowenc", "xsflowjxsparse", "xsflowjxspay",
+                                        "xsflowjxsdepay"};
+    static const GstState order[] = {GST_STATE_READY, GST_STATE_PAUSED, GST_STATE_PLAYING, GST_STATE_PAUSED,
+                                     GST_STATE_READY, GST_STATE_NULL, GST_STATE_PLAYING, GST_STATE_NULL};
+    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+        GstElement *e = gst_element_factory_make(names[i], NULL);
+        fail_unless(e != NULL, "no element %s", names[i]);
+        for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
+            fail_unless(gst_element_set_state(e, order[s]) != GST_STATE_CHANGE_FAILURE, "%s: state %s",
+                        names[i], gst_element_state_get_name(order[s]));
+        gst_object_unref(e);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_parse_chunks)
+{
+    GBytes *file = read_vector("seq_5f_422_10b");
+    GPtrArray *cs = split_codestreams(file);
+    fail_unless_equals_int(cs->len, 5);
+    GstHarness *h = gst_harness_new("xsflowjxsparse");
+    gst_harness_set_src_caps_str(h, "image/x-jxsc");
+    gsize len = 0;
+    const guint8 *d = g_bytes_get_data(file, &len);
+    /* Some junk first, then the file in pieces that cut markers in two. */
+    static const guint8 junk[] = {0x00, 0xff, 0x10, 0x12, 0xff};
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(junk, sizeof junk)), GST_FLOW_OK);
+    for (gsize off = 0; off < len; off += 777)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(d + off, MIN(777, len - off))),
+                               GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    fail_unless_equals_int(gst_harness_buffers_received(h), 5);
+    for (guint i = 0; i < 5; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        GstMapInfo m;
+        gst_buffer_map(g_ptr_array_index(cs, i), &m, GST_MAP_READ);
+        fail_unless(buffer_equals(b, m.data, m.size), "codestream %u differs", i);
+        gst_buffer_unmap(g_ptr_array_index(cs, i), &m);
+        gst_buffer_unref(b);
+    }
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    const GstStructure *s = gst_caps_get_structure(caps, 0);
+    int w = 0, hh = 0, depth = 0;
+    fail_unless(gst_structure_get_int(s, "width", &w) && w == 320);
+    fail_unless(gst_structure_get_int(s, "height", &hh) && hh == 180);
+    fail_unless(gst_structure_get_int(s, "depth", &depth) && depth == 10);
+    fail_unless_equals_string(gst_structure_get_string(s, "sampling"), "YCbCr-4:2:2");
+    fail_unless_equals_string(gst_structure_get_string(s, "alignment"), "frame");
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+GST_END_TEST;
+
+/* Decodes a vector through the decoder alone (several frames in flight) and
+ * compares the MD5 of the tight planes with the manifest. */
+static void check_decode(const char *name, const char *device, const char *in_flight)
+{
+    GBytes *file = read_vector(name);
+    GPtrArray *cs = split_codestreams(file);
+    char *desc = g_strdup_printf("xsflowdec device=%s frames-in-flight=%s", device, in_flight);
+    GstHarness *h = gst_harness_new_parse(desc);
+    g_free(desc);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, interlace-mode=progressive");
+    for (guint i = 0; i < cs->len; i++)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    fail_unless_equals_int(gst_harness_buffers_received(h), cs->len);
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    GstVideoInfo info;
+    fail_unless(gst_video_info_from_caps(&info, caps));
+    gst_caps_unref(caps);
+    GChecksum *md5 = g_checksum_new(G_CHECKSUM_MD5);
+    for (guint i = 0; i < cs->len; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        GstVideoFrame vf;
+        fail_unless(gst_video_frame_map(&vf, &info, b, GST_MAP_READ));
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
+            for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
+                g_checksum_update(md5,
+                                  GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+        gst_video_frame_unmap(&vf);
+        gst_buffer_unref(b);
+    }
+    gchar *want = manifest_md5(name);
+    fail_unless_equals_string(g_checksum_get_string(md5), want);
+    g_free(want);
+    g_checksum_free(md5);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+
+GST_START_TEST(test_decode_vectors)
+{
+    check_decode("seq_5f_422_10b", "cpu", "3");
+    check_decode("seq_5f_422_10b", "cpu", "1");
+    check_decode("geom_334x78_420", "auto", "0");
+    check_decode("fmt_yuv444_12b", "auto", "2");
+}
+GST_END_TEST;
+
+GST_START_TEST(test_decode_bad_input)
+{
+    GBytes *file = read_vector("fmt_yuv422_10b");
+    gsize len = 0;
+    const guint8 *d = g_bytes_get_data(file, &len);
+    GstHarness *h = gst_harness_new_parse("xsflowdec device=cpu");
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    /* A codestream cut short, one with its slices flipped, then a good one. */
+    gst_harness_push(h, gst_buffer_new_memdup(d, len / 2));
+    guint8 *bad = g_memdup2(d, len);
+    for (gsize i = 200; i < len; i += 7)
+        bad[i] ^= 0x5a;
+    gst_harness_push(h, gst_buffer_new_wrapped(bad, len));
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(d, len)), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    /* The good frame comes out; the bad ones are dropped or concealed, never more. */
+    const guint n = gst_harness_buffers_received(h);
+    fail_unless(n >= 1 && n <= 3, "%u pictures", n);
+    gst_harness_teardown(h);
+    g_bytes_unref(file);
+}
+GST_END_TEST;
+
+/* Pushes `frames` random pictures through encoder and decoder; returns the
+ * worst PSNR in dB (INFINITY when every sample came back). */
+static double round_trip(const char *enc_props, const char *caps_str, int frames)
+{
+    char *desc = g_strdup_printf("xsflowenc %s ! xsflowdec", enc_props);
+    GstHarness *h = gst_harness_new_parse(desc);
+    g_free(desc);
+    gst_harness_set_src_caps_str(h, caps_str);
+    GstCaps *caps = gst_caps_from_string(caps_str);
+    GstVideoInfo info;
+    fail_unless(gst_video_info_from_caps(&info, caps));
+    gst_caps_unref(caps);
+    GRand *rnd = g_rand_new_with_seed(1234);
+    GPtrArray *in = g_ptr_array_new_with_free_func((GDestroyNotify)gst_buffer_unref);
+    for (int f = 0; f < frames; f++) {
+        GstBuffer *b = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&info), NULL);
+        GstVideoFrame vf;
+        fail_unless(gst_video_frame_map(&vf, &info, b, GST_MAP_WRITE));
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++) {
+            const int depth = GST_VIDEO_FRAME_COMP_DEPTH(&vf, c), max = (1 << depth) - 1;
+            for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++) {
+                guint8 *row = GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c);
+                for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&vf, c); x++) {
+                    /* A smooth ramp with noise: compressible, not trivial. */
+                    int v = (x * 7 + y * 5 + f * 11 + (int)c * 50) % (max + 1);
+                    const int noise = g_rand_int_range(rnd, -(max / 16), max / 16 + 1);
+                    v = CLAMP(v + noise, 0, max);
+                    if (depth > 8)
+                        GST_WRITE_UINT16_LE(row + 2 * x, (guint16)v);
+                    else
+                        row[x] = (guint8)v;
+                }
+            }
+        }
+        gst_video_frame_unmap(&vf);
+        GST_BUFFER_PTS(b) = f * GST_SECOND / 25;
+        g_ptr_array_add(in, gst_buffer_ref(b));
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    fail_unless_equals_int(gst_harness_buffers_received(h), frames);
+    GstCaps *out_caps = gst_pad_get_current_caps(h->sinkpad);
+    GstVideoInfo out_info;
+    fail_unless(gst_video_info_from_caps(&out_info, out_caps));
+    gst_caps_unref(out_caps);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&out_info), GST_VIDEO_INFO_FORMAT(&info));
+    fail_unless_equals_int(GST_VIDEO_INFO_HEIGHT(&out_info), GST_VIDEO_INFO_HEIGHT(&info));
+    fail_unless_equals_int(GST_VIDEO_INFO_INTERLACE_MODE(&out_info), GST_VIDEO_INFO_INTERLACE_MODE(&info));
+    double worst = INFINITY;
+    for (int f = 0; f < frames; f++) {
+        GstBuffer *b = gst_harness_pull(h);
+        GstVideoFrame a, o;
+        fail_unless(gst_video_frame_map(&a, &info, g_ptr_array_index(in, f), GST_MAP_READ));
+        fail_unless(gst_video_frame_map(&o, &out_info, b, GST_MAP_READ));
+        double se = 0, n = 0;
+        const int depth = GST_VIDEO_FRAME_COMP_DEPTH(&a, 0), max = (1 << depth) - 1;
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&a); c++)
+            for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&a, c); y++) {
+                const guint8 *ra = GST_VIDEO_FRAME_COMP_DATA(&a, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&a, c);
+                const guint8 *ro = GST_VIDEO_FRAME_COMP_DATA(&o, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&o, c);
+                for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&a, c); x++) {
+                    const int va = depth > 8 ? GST_READ_UINT16_LE(ra + 2 * x) : ra[x];
+                    const int vo = depth > 8 ? GST_READ_UINT16_LE(ro + 2 * x) : ro[x];
+                    se += (double)(va - vo) * (va - vo);
+                    n++;
+                }
+            }
+        gst_video_frame_unmap(&a);
+        gst_video_frame_unmap(&o);
+        gst_buffer_unref(b);
+        const double psnr = se == 0 ? INFINITY : 10 * log10((double)max * max * n / se);
+        worst = MIN(worst, psnr);
+    }
+    g_ptr_array_unref(in);
+    g_rand_free(rnd);
+    gst_harness_teardown(h);
+    return worst;
+}
+
+GST_START_TEST(test_round_trip_lossless)
+{
+    static const char *const caps[] = {
+        "video/x-raw, format=I420, width=64, height=48, framerate=25/1",
+        "video/x-raw, format=Y42B, width=70, height=33, framerate=25/1",
+        "video/x-raw, format=I422_10LE, width=96, height=32, framerate=25/1",
+        "video/x-raw, format=Y444_12LE, width=40, height=40, framerate=25/1",
+        "video/x-raw, format=GRAY8, width=48, height=16, framerate=25/1",
+        "video/x-raw, format=GBR_10LE, width=32, height=32, framerate=25/1",
+        "video/x-raw, format=I420, width=64, height=64, framerate=25/1, interlace-mode=interleaved",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(caps); i++) {
+        const double psnr = round_trip("lossless=true device=cpu", caps[i], 3);
+        fail_unless(isinf(psnr), "%s: not lossless (PSNR %.2f dB)", caps[i], psnr);
+    }
+}
+GST_END_TEST;
+
+GST_START_TEST(test_round_trip_lossy)
+{
+    const double psnr =
+        round_trip("bits-per-pixel=4 decomp-v=1 device=cpu",
+                   "video/x-raw, format=I422_10LE, width=128, height=64, framerate=25/1", 3);
+    fail_unless(psnr > 30 && !isinf(psnr), "PSNR %.2f dB at 4 bpp", psnr);
+}
+GST_END_TEST;
+
+/* Codestreams through the payloader and depayloader in one harness. */
+static void check_pay_depay(const char *mode, const char *name, int fields)
+{
+    GBytes *file = read_vector(name);
+    GPtrArray *cs = split_codestreams(file);
+    GPtrArray *units = g_ptr_array_new_with_free_func((GDestroyNotify)gst_buffer_unref);
+    if (fields == 2) {
+        for (guint i = 0; i + 1 < cs->len; i += 2)
+            g_ptr_array_add(units, gst_buffer_append(gst_buffer_ref(g_ptr_array_index(cs, i)),
+                                                     gst_buffer_ref(g_ptr_array_index(cs, i + 1))));
+    } else {
+        for (guint i = 0; i < cs->len; i++)
+            g_ptr_array_add(units, gst_buffer_ref(g_ptr_array_index(cs, i)));
+    }
+    char *desc = g_strdup_printf("xsflowjxspay packetization-mode=%s mtu=1000 ! xsflowjxsdepay", mode);
+    GstHarness *h = gst_harness_new_parse(desc);
+    g_free(desc);
+    gst_harness_set_src_caps_str(h, fields == 2 ? "image/x-jxsc, alignment=frame, interlace-mode=fields, "
+                                                  "framerate=25/1"
+                                                : "image/x-jxsc, alignment=frame, interlace-mode=progressive, "
+                                                  "framerate=50/1");
+    for (guint i = 0; i < units->len; i++) {
+        GstBuffer *b = gst_buffer_ref(g_ptr_array_index(units, i));
+        GST_BUFFER_PTS(b) = i * GST_SECOND / 25;
+        GST_BUFFER_DURATION(b) = GST_SECOND / 25;
+        fail_unless_equals_int(gst_harness_push(h, b), GST_FLOW_OK);
+    }
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    fail_unless_equals_int(gst_harness_buffers_received(h), units->len);
+    for (guint i = 0; i < units->len; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        GstMapInfo m;
+        gst_buffer_map(g_ptr_array_index(units, i), &m, GST_MAP_READ);
+        fail_unless(buffer_equals(b, m.data, m.size), "%s: frame %u differs", mode, i);
+        gst_buffer_unmap(g_ptr_array_index(units, i), &m);
+        gst_buffer_unref(b);
+    }
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    const GstStructure *s = gst_caps_get_structure(caps, 0);
+    fail_unless_equals_string(gst_structure_get_string(s, "interlace-mode"),
+                              fields == 2 ? "fields" : "progressive");
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(units);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+
+GST_START_TEST(test_pay_depay)
+{
+    check_pay_depay("codestream", "seq_5f_422_10b", 1);
+    check_pay_depay("slice", "seq_5f_422_10b", 1);
+    check_pay_depay("codestream", "seq_5f_422_10b", 2);
+    check_pay_depay("slice", "seq_5f_422_10b", 2);
+    check_pay_depay("slice", "hd_422_10b_bpp3", 1);
+}
+GST_END_TEST;
+
+/* The payloader's packets: as many as the rtp/ packetizer counts, RTP caps
+ * as GStreamer's RFC 9134 elements use; one packet lost gives one frame
+ * fewer out of the depayloader, the others whole. */
+GST_START_TEST(test_pay_packets_and_loss)
+{
+    GBytes *file = read_vector("seq_5f_422_10b");
+    GPtrArray *cs = split_codestreams(file);
+    GstHarness *pay = gst_harness_new_parse("xsflowjxspay mtu=1200 pt=112");
+    gst_harness_set_src_caps_str(pay, "image/x-jxsc, alignment=frame, width=320, height=180, depth=10, "
+                                      "sampling=YCbCr-4:2:2, framerate=50/1");
+    for (guint i = 0; i < cs->len; i++)
+        fail_unless_equals_int(gst_harness_push(pay, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+    rtp_packetizer_config cfg = {.mode = RTP_JXS_CODESTREAM, .packet_bytes = 1200, .payload_type = 112, .boxes = 1};
+    rtp_packetizer *pk = NULL;
+    xsf_error err = {0};
+    fail_unless(rtp_packetizer_create(&pk, &cfg, &err) == XSF_OK);
+    size_t want = 0;
+    for (guint i = 0; i < cs->len; i++) {
+        GstMapInfo m;
+        size_t n = 0;
+        gst_buffer_map(g_ptr_array_index(cs, i), &m, GST_MAP_READ);
+        fail_unless(rtp_packetize_count(pk, m.data, m.size, &n, &err) == XSF_OK);
+        gst_buffer_unmap(g_ptr_array_index(cs, i), &m);
+        want += n;
+    }
+    rtp_packetizer_destroy(pk);
+    fail_unless_equals_int(gst_harness_buffers_received(pay), want);
+
+    GstCaps *caps = gst_pad_get_current_caps(pay->sinkpad);
+    const GstStructure *s = gst_caps_get_structure(caps, 0);
+    fail_unless_equals_string(gst_structure_get_string(s, "encoding-name"), "JXSV");
+    fail_unless_equals_string(gst_structure_get_string(s, "sampling"), "YCbCr-4:2:2");
+    fail_unless_equals_string(gst_structure_get_string(s, "exactframerate"), "50");
+    int packetmode = -1, clock = 0;
+    fail_unless(gst_structure_get_int(s, "packetmode", &packetmode) && packetmode == 0);
+    fail_unless(gst_structure_get_int(s, "clock-rate", &clock) && clock == 90000);
+
+    GstHarness *depay = gst_harness_new("xsflowjxsdepay");
+    gst_harness_set_src_caps(depay, gst_caps_ref(caps));
+    guint lost_frame_packets = 0;
+    for (size_t i = 0; i < want; i++) {
+        GstBuffer *p = gst_harness_pull(pay);
+        GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+        fail_unless(gst_rtp_buffer_map(p, GST_MAP_READ, &rtp));
+        const guint8 *ph = gst_rtp_buffer_get_payload(&rtp);
+        const int f = (ph[0] & 0x7) << 2 | ph[1] >> 6; /* RFC 9134 F counter */
+        const guint32 pt = gst_rtp_buffer_get_payload_type(&rtp);
+        gst_rtp_buffer_unmap(&rtp);
+        fail_unless_equals_int(pt, 112);
+        /* Drop the fourth packet of frame 1 (F counter 1). */
+        if (f == 1 && ++lost_frame_packets == 4) {
+            gst_buffer_unref(p);
+            continue;
+        }
+        fail_unless_equals_int(gst_harness_push(depay, p), GST_FLOW_OK);
+    }
+    fail_unless(gst_harness_push_event(depay, gst_event_new_eos()));
+    fail_unless_equals_int(gst_harness_buffers_received(depay), cs->len - 1);
+    for (guint i = 0; i < cs->len; i++) {
+        if (i == 1)
+            continue;
+        GstBuffer *b = gst_harness_pull(depay);
+        GstMapInfo m;
+        gst_buffer_map(g_ptr_array_index(cs, i), &m, GST_MAP_READ);
+        fail_unless(buffer_equals(b, m.data, m.size), "frame %u differs", i);
+        gst_buffer_unmap(g_ptr_array_index(cs, i), &m);
+        gst_buffer_unref(b);
+    }
+    GstStructure *stats = NULL;
+    GstElement *el = gst_harness_find_element(depay, "xsflowjxsdepay");
+    g_object_get(el, "stats", &stats, NULL);
+    gst_object_unref(el);
+    guint64 lost = 0, complete = 0;
+    fail_unless(stats && gst_structure_get_uint64(stats, "lost", &lost) && lost == 1);
+    fail_unless(gst_structure_get_uint64(stats, "frames-complete", &complete) && complete == cs->len - 1);
+    gst_caps_unref(caps);
+    gst_harness_teardown(depay);
+    gst_harness_teardown(pay);
+    gst_structure_free(stats);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+GST_END_TEST;
+
+static Suite *xsflow_suite(void)
+{
+    Suite *s = suite_create("xsflow");
+    TCase *tc = tcase_create("elements");
+    tcase_set_timeout(tc, 300);
+    suite_add_tcase(s, tc);
+    tcase_add_test(tc, test_states);
+    tcase_add_test(tc, test_parse_chunks);
+    tcase_add_test(tc, test_decode_vectors);
+    tcase_add_test(tc, test_decode_bad_input);
+    tcase_add_test(tc, test_round_trip_lossless);
+    tcase_add_test(tc, test_round_trip_lossy);
+    tcase_add_test(tc, test_pay_depay);
+    tcase_add_test(tc, test_pay_packets_and_loss);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        g_printerr("usage: %s VECTOR_DIR\n", argv[0]);
+        return 2;
+    }
+    vector_dir = argv[1];
+    gst_check_init(&argc, &argv);
+    if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "xsflow", "xsflow elements",
+                                    register_static, "0", "unknown", "xsflow", "xsflow", "none"))
+        return 1;
+    return gst_check_run_suite(xsflow_suite(), "xsflow", __FILE__);
+}
