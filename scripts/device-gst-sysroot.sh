@@ -34,7 +34,7 @@ if [ ! -d $_xsf_g/gst-rt ]; then
     for _xsf_x in libglib-2.0.so.0 libgobject-2.0.so.0 libgmodule-2.0.so.0 libgio-2.0.so.0 libunwind.so.8 \
                   libdw.so.1 libelf.so.1 libffi.so.8 libpcre2-8.so.0; do
         ldconfig -p | grep -q "$_xsf_x " ||
-            cp -a $_xsf_gl/$_xsf_x* $_xsf_g/gst-rt/ 2>/dev/null || cp -a $_xsf_g/lib/x86_64-linux-gnu/$_xsf_x* $_xsf_g/gst-rt/
+            cp -L $_xsf_gl/$_xsf_x* $_xsf_g/gst-rt/ 2>/dev/null || cp -L $_xsf_g/lib/x86_64-linux-gnu/$_xsf_x* $_xsf_g/gst-rt/
     done
 fi
 export PKG_CONFIG_SYSROOT_DIR=$_xsf_g
