@@ -34,7 +34,7 @@ run(compare --cpu --time-ms 0 --bpp 1,4,lossless --csv out.csv --plot plots)
 if(NOT rc EQUAL 0)
   fail("compare of the built-in set failed")
 endif()
-foreach(pic fmt_yuv422_10b synthetic-256x192-rgb8)
+foreach(pic seq_5f_422_10b synthetic-256x192-rgb8)
   if(NOT out MATCHES "${pic}: [0-9]+x[0-9]+, 3 components")
     fail("the table has no section for ${pic}")
   endif()
@@ -136,8 +136,8 @@ endif()
 
 # --gnuplot none: the data and scripts, no drawing.
 run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot later --gnuplot none -q)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.gp OR NOT EXISTS ${WORK}/later/fmt_yuv422_10b.dat
-   OR EXISTS ${WORK}/later/fmt_yuv422_10b-rd.svg)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/later/seq_5f_422_10b.gp OR NOT EXISTS ${WORK}/later/seq_5f_422_10b.dat
+   OR EXISTS ${WORK}/later/seq_5f_422_10b-rd.svg)
   fail("--gnuplot none: exit status ${rc}; expected the .gp and .dat files and no drawing")
 endif()
 # Without gnuplot: a clear error naming it.
