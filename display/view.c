@@ -139,9 +139,15 @@ static void *view_main(void *arg)
             v->stats_dirty[t] = 0;
         }
         pthread_mutex_unlock(&v->mu);
+        /* Without vsync every picture is presented as it comes (one present
+         * each); with vsync the pacer picks per tile at the next blank. */
         for (unsigned i = 0; i < n; i++) {
             show(v, batch[i], btile[i]);
             pl_frame_release(batch[i]);
+            if (!v->opt.display.vsync && i + 1 < n) {
+                dsp_present(v->d);
+                v->shown_frames++;
+            }
         }
         for (int t = 0; t < v->opt.display.tiles; t++)
             if (dirty[t])

@@ -13,6 +13,7 @@
 #              compute-sanitizer memcheck of the GPU pipeline test
 #   plbench    bench/pipeline: decode and recv --pcap (with .svt/SvtJpegxsDecApp
 #              when carried); plbench-live adds the live loopback senders
+#   dsbench    bench/display: decode to presented frame (EGL offscreen, interop)
 #   display    display/ on the NVIDIA driver through EGL (no window system):
 #              ctest -L display (the host-upload path and, label gpu, the
 #              CUDA-GL interop path against the C conversion) and
@@ -38,7 +39,7 @@ R=$(pwd)
 . scripts/device-sysroot.sh || exit 1
 # GL loaders (glvnd) into / before the build, so that the display tests find
 # them; EGL picks the NVIDIA vendor library.
-if [[ $STAGES == *" display "* ]] && ls .gl/*.deb >/dev/null 2>&1; then
+if [[ $STAGES == *" display "* || $STAGES == *" dsbench "* ]] && ls .gl/*.deb >/dev/null 2>&1; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
 fi
@@ -128,6 +129,11 @@ if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* ]]; then
     [[ $STAGES == *" plbench-live "* ]] && pl_stages="$pl_stages live"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
+fi
+if [[ $STAGES == *" dsbench "* ]]; then
+    step "bench/display"
+    XSF_EGL_PLATFORM=device timeout 200 "$B/bench/display/display_bench" "$R/.vec/uhd_422_10b_bpp3.jxs" \
+        vectors/xs/hd_422_10b_bpp3.jxs 600 2>&1 | tee "$OUT/display_bench.log"
 fi
 if [[ $STAGES == *" display "* ]]; then
     step "display: EGL on the NVIDIA driver, CUDA-GL interop"

@@ -1,0 +1,144 @@
+/* bench/display: decode to presented frame, through the pipeline and the
+ * display sink, offscreen (EGL), no vsync. In the same run:
+ *   A  the pipeline alone: frames decoded to GPU memory, released at once
+ *   B  the same frames shown: CUDA-GL interop into the textures, drawn and
+ *      presented, one present per frame
+ *   C  a 16-tile multiviewer: 16 streams of HD frames, each in its tile
+ * The display's added time per frame is 1/fps(B) - 1/fps(A).
+ * usage: display_bench UHD.jxs HD.jxs [FRAMES [cpu]]   ("cpu": the C decoders,
+ * host pictures uploaded: to try the program where no GPU is) */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "display.h"
+#include "pipeline.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int die(const char *what, const char *msg)
+{
+    fprintf(stderr, "display_bench: %s: %s\n", what, msg);
+    return 1;
+}
+
+/* Runs `frames` frames of each of `nstreams` streams (the codestream in
+ * cs[0..len)) through `p` into `sinks`; returns the seconds taken. */
+static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint8_t *cs,
+                  size_t len, int frames, const char *name)
+{
+    int sid[64];
+    xsf_error err;
+    xsf_error_clear(&err);
+    for (int k = 0; k < nstreams; k++) {
+        pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .sink = sinks[k]};
+        if (pl_stream_add(p, &sc, &sid[k], &err) != XSF_OK) {
+            fprintf(stderr, "display_bench: %s\n", err.msg);
+            return -1;
+        }
+    }
+    /* One warm-up frame per stream (allocations, first interop mapping). */
+    uint64_t n;
+    for (int k = 0; k < nstreams; k++)
+        pl_jxs_source_run(p, sid[k], cs, len, 0, 1, &n, &err);
+    for (int k = 0; k < nstreams; k++)
+        pl_stream_finish(p, sid[k]);
+    const double t0 = now_s();
+    for (int f = 0; f < frames; f++)
+        for (int k = 0; k < nstreams; k++)
+            if (pl_jxs_source_run(p, sid[k], cs, len, 0, 1, &n, &err) != XSF_OK) {
+                fprintf(stderr, "display_bench: %s\n", err.msg);
+                return -1;
+            }
+    for (int k = 0; k < nstreams; k++)
+        pl_stream_finish(p, sid[k]);
+    return now_s() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: display_bench UHD.jxs HD.jxs [FRAMES]\n");
+        return 2;
+    }
+    const int frames = argc > 3 ? atoi(argv[3]) : 600;
+    xsf_error err;
+    xsf_error_clear(&err);
+    uint8_t *uhd, *hd;
+    size_t uhd_len, hd_len;
+    if (imgio_read_file(argv[1], &uhd, &uhd_len, &err) != XSF_OK)
+        return die(argv[1], err.msg);
+    if (imgio_read_file(argv[2], &hd, &hd_len, &err) != XSF_OK)
+        return die(argv[2], err.msg);
+    pl_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.engine = argc > 4 && !strcmp(argv[4], "cpu") ? PL_ENGINE_CPU : PL_ENGINE_GPU;
+    pl_pipeline *p;
+    if (pl_create(&p, &pc, &err) != XSF_OK)
+        return die("pipeline", err.msg);
+    printf("bench/display: %s; interop %s; %d frames per figure, EGL offscreen, no vsync\n",
+           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)", frames);
+
+    /* A: decode alone, pictures left in GPU memory. */
+    const int gpu = pl_uses_gpu(p);
+    pl_sink null = pl_null_sink(gpu ? PL_PICTURE_DEVICE : PL_PICTURE_HOST);
+    const double ta = run(p, &null, 1, uhd, uhd_len, frames, "A");
+    if (ta < 0)
+        return 1;
+
+    /* B: the same frames presented. */
+    dsp_view_options vo;
+    dsp_view_options_init(&vo);
+    vo.display.tiles = 1;
+    vo.display.vsync = 0;
+    vo.display.headless = 1;
+    vo.display.width = 1920;
+    vo.display.height = 1080;
+    dsp_view *v;
+    if (dsp_view_start(&v, &vo, &err) != XSF_OK)
+        return die("display", err.msg);
+    pl_sink show = dsp_view_sink(v, 0, gpu);
+    const double tb = run(p, &show, 1, uhd, uhd_len, frames, "B");
+    dsp_tile_stats st[DSP_MAX_TILES];
+    if (tb < 0 || dsp_view_stop(v, st, &err) != XSF_OK)
+        return die("display", tb < 0 ? "run failed" : err.msg);
+    const uint64_t shown_b = st[0].presented;
+
+    /* C: 16 tiles of HD streams. */
+    vo.display.tiles = 16;
+    if (dsp_view_start(&v, &vo, &err) != XSF_OK)
+        return die("display", err.msg);
+    pl_sink tiles[16];
+    for (int k = 0; k < 16; k++)
+        tiles[k] = dsp_view_sink(v, k, gpu);
+    const int hd_frames = frames / 4;
+    const double tc = run(p, tiles, 16, hd, hd_len, hd_frames, "C");
+    if (tc < 0 || dsp_view_stop(v, st, &err) != XSF_OK)
+        return die("display", tc < 0 ? "run failed" : err.msg);
+    uint64_t shown_c = 0;
+    for (int k = 0; k < 16; k++)
+        shown_c += st[k].presented;
+
+    const double fa = frames / ta, fb = frames / tb, fc = 16.0 * hd_frames / tc;
+    printf("\n| figure | frames | seconds | frames/s | presented |\n| --- | ---: | ---: | ---: | ---: |\n");
+    printf("| A: UHD 4:2:2 decode to GPU memory (no display) | %d | %.3f | %.1f | - |\n", frames, ta,
+           fa);
+    printf("| B: UHD 4:2:2 decode to presented frame | %d | %.3f | %.1f | %llu |\n", frames, tb, fb,
+           (unsigned long long)shown_b);
+    printf("| C: 16-tile multiviewer, HD 4:2:2 streams (all tiles) | %d | %.3f | %.1f | %llu |\n",
+           16 * hd_frames, tc, fc, (unsigned long long)shown_c);
+    printf("\ndisplay stage added time per UHD frame: %.3f ms (1/B - 1/A); B / A = %.2f\n",
+           1e3 * (1.0 / fb - 1.0 / fa), fb / fa);
+    pl_destroy(p);
+    free(uhd);
+    free(hd);
+    return 0;
+}
