@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "demo_vector.h"
 #include "image_io.h"
+#include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
 #include "play.h"
@@ -64,15 +65,7 @@ static void check_deliver(void *ctx, pl_frame *f)
 {
     checker *c = ctx;
     imgio_picture pic;
-    memset(&pic, 0, sizeof pic);
-    pic.nc = f->picture.nc;
-    for (int i = 0; i < pic.nc; i++) {
-        pic.width[i] = f->picture.width[i];
-        pic.height[i] = f->picture.height[i];
-        pic.depth[i] = f->picture.depth[i];
-        pic.pitch[i] = f->picture.pitch[i];
-        pic.plane[i] = f->picture.plane[i];
-    }
+    pl_picture_view(&f->picture, &pic);
     app_md5 m;
     char hex[33];
     app_md5_init(&m);
@@ -116,15 +109,7 @@ static int reference(checker *c, xsf_error *err)
             return -1;
         }
         imgio_picture pic;
-        memset(&pic, 0, sizeof pic);
-        pic.nc = img->nc;
-        for (int i = 0; i < img->nc; i++) {
-            pic.width[i] = img->width[i];
-            pic.height[i] = img->height[i];
-            pic.depth[i] = img->depth[i];
-            pic.pitch[i] = img->pitch[i];
-            pic.plane[i] = img->plane[i];
-        }
+        jxs_picture_from_image(&pic, img);
         app_md5 m;
         app_md5_init(&m);
         imgio_yuv_serialize(&pic, app_md5_sink, &m);

@@ -503,9 +503,32 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     return 0;
 }
 
-static uint64_t dropped_rtp(const rtp_stats *r)
+/* Frames that did not reach the output, by reason (each frame once). */
+typedef struct drops {
+    uint64_t missing;  /* a packet never came (the stream's edges included) */
+    uint64_t partial;  /* slice mode: slices missing */
+    uint64_t invalid;  /* whole, but not a valid codestream */
+    uint64_t behind;   /* the oldest waiting frame, dropped for a newer one */
+    uint64_t no_frame; /* no free frame to assemble into */
+    uint64_t decode;   /* the decoder refused it */
+    uint64_t field;    /* interlaced: a field without its sibling */
+    uint64_t total;
+    uint64_t refused_packets; /* not RTP, truncated, other payload type or SSRC, on probation */
+} drops;
+
+static drops stream_drops(const rtp_stats *r, const pl_stream_stats *ps)
 {
-    return r->frames_dropped + r->frames_partial;
+    drops d;
+    d.invalid = r->frames_invalid;
+    d.missing = r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer;
+    d.partial = r->frames_partial;
+    d.behind = ps->dropped[PL_DROP_QUEUE];
+    d.no_frame = ps->dropped[PL_DROP_NO_FRAME] + r->frames_dropped_no_buffer;
+    d.decode = ps->dropped[PL_DROP_DECODE];
+    d.field = ps->dropped[PL_DROP_FIELD];
+    d.total = d.missing + d.partial + d.invalid + d.behind + d.no_frame + d.decode + d.field;
+    d.refused_packets = r->invalid + r->truncated + r->wrong_pt + r->wrong_ssrc + r->on_probation;
+    return d;
 }
 
 static void print_stream(stream *s, pl_pipeline *p, int final)
@@ -515,6 +538,7 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     pl_rtp_source_stats(s->src, &r, &kdrops);
     pl_stream_stats ps;
     pl_stream_stats_get(p, s->id, &ps);
+    const drops d = stream_drops(&r, &ps);
     const uint64_t now = pl_now_ns();
     double fps, mbps;
     if (final) {
@@ -535,16 +559,12 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
             "field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us",
             s->label, fps, mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
             (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
-            (unsigned long long)r.late,
-            (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc + r.on_probation),
-            (unsigned long long)ps.delivered,
-            (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
-            (unsigned long long)(r.frames_dropped - r.frames_invalid),
-            (unsigned long long)r.frames_partial, (unsigned long long)r.frames_invalid,
-            (unsigned long long)ps.dropped[PL_DROP_QUEUE],
-            (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
-            (unsigned long long)ps.dropped[PL_DROP_DECODE],
-            (unsigned long long)ps.dropped[PL_DROP_FIELD], ps.latency.p50_us, ps.latency.p99_us,
+            (unsigned long long)r.late, (unsigned long long)d.refused_packets,
+            (unsigned long long)ps.delivered, (unsigned long long)d.total,
+            (unsigned long long)d.missing, (unsigned long long)d.partial,
+            (unsigned long long)d.invalid, (unsigned long long)d.behind,
+            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
+            (unsigned long long)d.field, ps.latency.p50_us, ps.latency.p99_us,
             ps.latency.max_us);
     if (r.on_probation || r.ssrc_changes || r.wrong_ssrc)
         fprintf(stderr, "; SSRC 0x%08x, refused: other SSRC %llu, on probation %llu; SSRC changes %llu",
@@ -572,11 +592,12 @@ static void overlay_stream(dsp_view *view, stream *s, pl_pipeline *p)
     pl_rtp_source_stats(s->src, &r, NULL);
     pl_stream_stats ps;
     pl_stream_stats_get(p, s->id, &ps);
+    const drops d = stream_drops(&r, &ps);
     char text[256];
     snprintf(text, sizeof text,
              "%.2f Mbit/s\nlost %llu packets, dropped %llu frames\nlatency p50 %.0f us p99 %.0f us",
              r.bitrate_bps / 1e6, (unsigned long long)r.lost,
-             (unsigned long long)(dropped_rtp(&r) + ps.dropped_total), ps.latency.p50_us,
+             (unsigned long long)d.total, ps.latency.p50_us,
              ps.latency.p99_us);
     dsp_view_set_stats(view, s->id, text);
 }
@@ -619,6 +640,7 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         pl_rtp_source_stats(s->src, &r, &kdrops);
         pl_stream_stats ps;
         pl_stream_stats_get(p, s->id, &ps);
+        const drops d = stream_drops(&r, &ps);
         fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
         json_string(f, s->label);
         fprintf(f,
@@ -634,16 +656,12 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
                 r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
                 (unsigned long long)r.lost, (unsigned long long)r.reordered,
                 (unsigned long long)r.duplicated, (unsigned long long)r.late,
-                (unsigned long long)(r.invalid + r.truncated + r.wrong_pt + r.wrong_ssrc + r.on_probation),
-                (unsigned long long)kdrops, (unsigned long long)r.frames_complete,
-                (unsigned long long)ps.delivered,
-                (unsigned long long)(dropped_rtp(&r) + ps.dropped_total),
-                (unsigned long long)(r.frames_dropped - r.frames_invalid),
-                (unsigned long long)r.frames_partial, (unsigned long long)r.frames_invalid,
-                (unsigned long long)ps.dropped[PL_DROP_QUEUE],
-                (unsigned long long)ps.dropped[PL_DROP_NO_FRAME],
-                (unsigned long long)ps.dropped[PL_DROP_DECODE],
-                (unsigned long long)ps.dropped[PL_DROP_FIELD], r.bitrate_bps / 1e6,
+                (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
+                (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
+                (unsigned long long)d.total, (unsigned long long)d.missing,
+                (unsigned long long)d.partial, (unsigned long long)d.invalid,
+                (unsigned long long)d.behind, (unsigned long long)d.no_frame,
+                (unsigned long long)d.decode, (unsigned long long)d.field, r.bitrate_bps / 1e6,
                 ps.fps, r.jitter_ms, (unsigned long long)r.on_probation,
                 (unsigned long long)r.ssrc_changes, (unsigned long long)r.lost_edge,
                 (unsigned long long)r.frames_dropped_edge,

@@ -298,6 +298,9 @@ void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
 void pl_rtp_source_destroy(pl_rtp_source *s);
 
+/* A host picture as an imgio picture (no copy; device planes are not seen). */
+void pl_picture_view(const pl_picture *picture, imgio_picture *out);
+
 /* The clock of pl_times (CLOCK_REALTIME, ns). */
 uint64_t pl_now_ns(void);
 

@@ -43,7 +43,7 @@ struct pl_writer {
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
-static void picture_view(imgio_picture *out, const pl_picture *in)
+void pl_picture_view(const pl_picture *in, imgio_picture *out)
 {
     memset(out, 0, sizeof *out);
     out->nc = in->nc;
@@ -67,14 +67,14 @@ typedef struct scratch {
 static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *out,
                                 xsf_error *err)
 {
-    picture_view(out, &f->picture);
+    pl_picture_view(&f->picture, out);
     if (!out->nc || !out->plane[0])
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
     if (f->fields != 2)
         return XSF_OK;
     imgio_picture first = *out, second;
-    picture_view(&second, &f->picture2);
+    pl_picture_view(&f->picture2, &second);
     size_t need;
     xsf_status st = imgio_weave_size(&first, &second, &need, err);
     if (st != XSF_OK)
@@ -114,10 +114,10 @@ static size_t frame_yuv_bytes(const pl_frame *f)
 {
     imgio_picture pic;
     size_t n = 0;
-    picture_view(&pic, &f->picture);
+    pl_picture_view(&f->picture, &pic);
     n += imgio_yuv_frame_bytes(&pic);
     if (f->fields == 2) {
-        picture_view(&pic, &f->picture2);
+        pl_picture_view(&f->picture2, &pic);
         n += imgio_yuv_frame_bytes(&pic);
     }
     return n;
@@ -174,7 +174,7 @@ static void keep_shape(pl_writer *wr, const pl_frame *f)
 {
     if (wr->shape.nc || !f->picture.nc)
         return;
-    picture_view(&wr->shape, &f->picture);
+    pl_picture_view(&f->picture, &wr->shape);
     if (f->fields == 2)
         for (int c = 0; c < wr->shape.nc; c++)
             wr->shape.height[c] += f->picture2.height[c];

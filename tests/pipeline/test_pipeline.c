@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
 #include "test.h"
@@ -53,15 +54,7 @@ static int reference_md5(const uint8_t *data, size_t len, char hex[33], unsigned
             return -1;
         }
         imgio_picture pic;
-        memset(&pic, 0, sizeof pic);
-        pic.nc = img->nc;
-        for (int c = 0; c < img->nc; c++) {
-            pic.width[c] = img->width[c];
-            pic.height[c] = img->height[c];
-            pic.depth[c] = img->depth[c];
-            pic.pitch[c] = img->pitch[c];
-            pic.plane[c] = img->plane[c];
-        }
+        jxs_picture_from_image(&pic, img);
         imgio_yuv_serialize(&pic, app_md5_sink, &m);
         off += consumed;
         (*frames)++;
