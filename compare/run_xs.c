@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compare_internal.h"
+#include "jxs_file.h"
 #include "xs.h"
 
 static void to_xs_image(const imgio_picture *p, xs_image *img)
@@ -16,19 +17,6 @@ static void to_xs_image(const imgio_picture *p, xs_image *img)
         img->depth[c] = p->depth[c];
         img->pitch[c] = p->pitch[c];
         img->plane[c] = p->plane[c];
-    }
-}
-
-static void to_picture(const xs_image *img, imgio_picture *p)
-{
-    memset(p, 0, sizeof *p);
-    p->nc = img->nc;
-    for (int c = 0; c < img->nc && c < IMGIO_MAX_COMPONENTS; c++) {
-        p->width[c] = img->width[c];
-        p->height[c] = img->height[c];
-        p->depth[c] = img->depth[c];
-        p->pitch[c] = img->pitch[c];
-        p->plane[c] = img->plane[c];
     }
 }
 
@@ -167,7 +155,7 @@ static xsf_status decode_reference(cmp_job *job, const uint8_t *cs, size_t len)
         xsf_error_set(&job->err, st, "JPEG XS C decoder: %s", xs_decoder_error(dec));
     else {
         imgio_picture view;
-        to_picture(img, &view);
+        jxs_picture_from_image(&view, img);
         st = cmp_picture_copy(&job->decoded, &view, &job->err);
     }
     xs_decoder_destroy(dec);
