@@ -265,7 +265,9 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
  * thread of its own: a UDP socket (unicast or multicast), a .pcap/.pcapng
  * file, or a live capture. The depacketizer assembles each frame straight
  * into a pipeline frame (pinned memory with the GPU engine). */
-typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE } pl_rtp_kind;
+/* PL_RTP_PUSH: no socket and no thread; the caller hands packets over with
+ * pl_rtp_source_push (tests, fuzzing, packets that arrive by other means). */
+typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE, PL_RTP_PUSH } pl_rtp_kind;
 typedef struct pl_rtp_config {
     pl_rtp_kind kind;
     rtp_udp_config udp;       /* PL_RTP_SOCKET */
@@ -287,6 +289,11 @@ xsf_status pl_rtp_source_open(pl_rtp_source **s, const pl_rtp_config *cfg, xsf_e
 xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf_error *err);
 /* The local UDP port of a socket source (after binding port 0), else 0. */
 uint16_t pl_rtp_source_local_port(const pl_rtp_source *s);
+/* PL_RTP_PUSH: one UDP payload received at arrival_ns (pl_now_ns's clock,
+ * 0: now), and the end of the input (gives up on holes, finishes the frame
+ * under way). From one thread. */
+void pl_rtp_source_push(pl_rtp_source *s, const uint8_t *pkt, size_t len, uint64_t arrival_ns);
+void pl_rtp_source_flush(pl_rtp_source *s);
 /* Asks the thread to stop (any thread, also from a signal-free main loop). */
 void pl_rtp_source_stop(pl_rtp_source *s);
 /* Whether the thread has ended (end of file, limits, timeout, error). */

@@ -29,6 +29,7 @@ struct pl_rtp_source {
     uint64_t kdrops;
     xsf_error err; /* set by the thread before done */
     uint64_t whole; /* frames submitted */
+    uint64_t pushed; /* PL_RTP_PUSH: packets */
     pl_frame *first_field; /* interlaced: waiting for its second field */
     uint8_t first_f;
 };
@@ -267,8 +268,10 @@ xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf
     xsf_error_clear(&s->err);
     pthread_mutex_init(&s->mu, NULL);
     const char *filter = cfg->filter ? cfg->filter : "udp";
-    xsf_status st;
-    if (cfg->kind == PL_RTP_SOCKET)
+    xsf_status st = XSF_OK;
+    if (cfg->kind == PL_RTP_PUSH)
+        ; /* packets come through pl_rtp_source_push */
+    else if (cfg->kind == PL_RTP_SOCKET)
         st = rtp_udp_open_receiver(&s->sock, &cfg->udp, err);
     else if (cfg->kind == PL_RTP_PCAP)
         st = rtp_pcap_open_file(&s->pr, cfg->path, filter, err);
@@ -295,12 +298,36 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     dc.release = release;
     dc.buffer_ctx = s;
     xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
+    if (st == XSF_OK && s->cfg.kind == PL_RTP_PUSH) {
+        snapshot(s);
+        return XSF_OK; /* no thread: the caller pushes */
+    }
     if (st == XSF_OK && pthread_create(&s->thread, NULL, source_main, s))
         st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the receiving thread");
     if (st != XSF_OK)
         return st;
     s->started = 1;
     return XSF_OK;
+}
+
+void pl_rtp_source_push(pl_rtp_source *s, const uint8_t *pkt, size_t len, uint64_t arrival_ns)
+{
+    if (!s->dep || atomic_load(&s->done))
+        return;
+    push(s, pkt, len, 0, arrival_ns ? arrival_ns : pl_now_ns());
+    if (++s->pushed % 64 == 0)
+        snapshot(s);
+}
+
+void pl_rtp_source_flush(pl_rtp_source *s)
+{
+    if (!s->dep || atomic_load(&s->done))
+        return;
+    rtp_depacketizer_flush(s->dep);
+    if (s->first_field)
+        drop_first_field(s);
+    snapshot(s);
+    atomic_store(&s->done, 1);
 }
 
 void pl_rtp_source_stop(pl_rtp_source *s)
@@ -310,7 +337,7 @@ void pl_rtp_source_stop(pl_rtp_source *s)
 
 int pl_rtp_source_done(pl_rtp_source *s)
 {
-    return !s->started || atomic_load(&s->done);
+    return (!s->started && s->cfg.kind != PL_RTP_PUSH) || atomic_load(&s->done);
 }
 
 void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops)
