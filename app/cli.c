@@ -56,3 +56,13 @@ int cli_parse_gpus(const char *s, int *gpus, int max, int *count)
     }
     return 0;
 }
+
+int cli_parse_size(const char *s, long *width, long *height)
+{
+    char *end;
+    *width = strtol(s, &end, 10);
+    if (*end != 'x' || *width < 1)
+        return -1;
+    *height = strtol(end + 1, &end, 10);
+    return *end || *height < 1 ? -1 : 0;
+}

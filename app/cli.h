@@ -20,6 +20,9 @@ int cli_parse_long(const char *s, long min, long max, long *value);
  * an error and returns NULL when it is missing. */
 const char *cli_option_value(int argc, char **argv, int *i);
 
+/* Parses a picture size "WxH" (both at least 1); 0 on success. */
+int cli_parse_size(const char *s, long *width, long *height);
+
 /* Parses a comma-separated list of GPU numbers ("0,1"), at most max of
  * them, each 0..255; 0 on success. */
 int cli_parse_gpus(const char *s, int *gpus, int max, int *count);

@@ -130,16 +130,6 @@ typedef struct bpc_encode_args {
     bpc_params p;
 } bpc_encode_args;
 
-static int parse_size(const char *s, long *w, long *h)
-{
-    char *end;
-    *w = strtol(s, &end, 10);
-    if (*end != 'x' || *w < 1)
-        return 1;
-    *h = strtol(end + 1, &end, 10);
-    return *end || *h < 1;
-}
-
 static int encode_args(int argc, char **argv, bpc_encode_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -225,7 +215,7 @@ static int encode_args(int argc, char **argv, bpc_encode_args *a)
             if (!(a->tables = cli_option_value(argc, argv, &i)))
                 return 2;
         } else if (!strcmp(arg, "--size")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || parse_size(v, &a->width, &a->height)) {
+            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_size(v, &a->width, &a->height)) {
                 cli_error(arg, "needs WxH");
                 return 2;
             }
