@@ -22,6 +22,7 @@ static void usage(FILE *f)
                "  --fps N              pictures per second (default 25)\n"
                "  --delay MS           playout delay before the first picture (default 100)\n"
                "  --no-vsync           show pictures as they are decoded, not paced\n"
+               "  --convert WHERE      auto (default), shader (OpenGL) or cuda: where pictures become RGB\n"
                "  --colour C[,RANGE]   601, 709, 2020, rgb or gbr; full or narrow (default 709,narrow)\n"
                "  --headless OUT.ppm   no window: render one picture offscreen (EGL) into OUT.ppm\n"
                "  --frame N            with --headless: which picture (default 0)\n"
@@ -45,6 +46,13 @@ int cmd_play(int argc, char **argv)
             opt.loop = 1;
         } else if (!strcmp(arg, "--no-vsync")) {
             opt.vsync = 0;
+        } else if (!strcmp(arg, "--convert")) {
+            if (!(v = cli_option_value(argc, argv, &i)))
+                return 2;
+            if (dsp_convert_parse(v, &opt.convert) != XSF_OK) {
+                cli_error(v, "--convert takes auto, shader or cuda");
+                return 2;
+            }
         } else if (!strcmp(arg, "--cpu")) {
             opt.engine = JXS_ENGINE_CPU;
         } else if (!strcmp(arg, "--gpu")) {

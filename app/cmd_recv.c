@@ -66,6 +66,7 @@ static void usage(FILE *f)
         "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
         "  --delay MS            playout delay after the stream's RTP clock (default 40)\n"
         "  --no-vsync            show pictures as they come, not at their time\n"
+        "  --convert WHERE       auto (default), shader (OpenGL) or cuda: where pictures become RGB\n"
         "  --colour C            601, 709 or 2020[,full|narrow] (default: the SDP's, or 709)\n"
         "  --headless OUT.ppm    render offscreen (EGL) and write the last picture shown\n"
         "  -q, --quiet           print only the final statistics (and errors)\n");
@@ -96,6 +97,7 @@ typedef struct recv_args {
     int display, no_vsync, colour_given;
     long delay_ms;
     dsp_colour colour;
+    dsp_convert convert;
     const char *headless;
 } recv_args;
 
@@ -285,6 +287,12 @@ static int parse_args(int argc, char **argv, recv_args *a)
             a->display = 1;
         } else if (!strcmp(arg, "--no-vsync")) {
             a->no_vsync = 1;
+        } else if (!strcmp(arg, "--convert")) {
+            VALUE();
+            if (dsp_convert_parse(v, &a->convert) != XSF_OK) {
+                cli_error(arg, "'%s' is not auto, shader or cuda", v);
+                return 2;
+            }
         } else if (!strcmp(arg, "--delay")) {
             COUNT(0, 10000, a->delay_ms);
         } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
@@ -745,6 +753,7 @@ int cmd_recv(int argc, char **argv)
         vo.display.tiles = a.n;
         vo.display.title = "xsflow recv";
         vo.display.vsync = !a.no_vsync;
+        vo.display.convert = a.convert;
         vo.display.headless = a.headless != NULL;
         vo.headless_ppm = a.headless;
         vo.delay_ms = (int)a.delay_ms;

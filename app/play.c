@@ -163,6 +163,7 @@ static int headless(const char *name, play_source *src, const play_options *opt)
     dsp_options_init(&dopt);
     dopt.headless = 1;
     dopt.vsync = 0;
+    dopt.convert = opt->convert;
     dopt.width = pic.width[0];
     dopt.height = pic.height[0];
     dsp_display *d = NULL;
@@ -218,6 +219,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
     dsp_options_init(&dopt);
     dopt.title = opt->title;
     dopt.vsync = opt->vsync;
+    dopt.convert = opt->convert;
     dopt.deep_colour = pic.depth > 8;
     dopt.width = pic.width[0];
     dopt.height = pic.height[0];

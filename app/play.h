@@ -16,6 +16,7 @@ typedef struct play_options {
     double fps;               /* presentation rate (the codestream does not carry one) */
     int delay_ms;             /* playout delay before the first picture */
     int vsync;                /* 0: show pictures as they are decoded */
+    dsp_convert convert;      /* where pictures become R'G'B' (display.h) */
     dsp_colour colour;
     const char *headless_ppm; /* render frame `frame` offscreen into this .ppm, no window */
     unsigned long frame;

@@ -8,6 +8,7 @@
 #include "colour.h"
 #include "font.h"
 #include "gl_internal.h"
+#include "compose.h"
 #include "interop.h"
 
 int dsp_have_gl(void)
@@ -181,6 +182,13 @@ xsf_status dsp_create(dsp_display **out, const dsp_options *opt, xsf_error *err)
         if (opt->labels && opt->labels[t])
             snprintf(d->tile[t].label, sizeof d->tile[t].label, "%s", opt->labels[t]);
     }
+    if (opt->convert == DSP_CONVERT_CUDA && !dsp_interop_usable()) {
+        xsf_error_set(err, XSF_ERR_NODEVICE, "the CUDA compositor needs CUDA-GL interop and a CUDA device (%s)",
+                      dsp_interop_built() ? "no usable CUDA device" : "this build has no CUDA");
+        free(d);
+        return XSF_ERR_NODEVICE;
+    }
+    d->compose = opt->convert == DSP_CONVERT_CUDA || (opt->convert == DSP_CONVERT_AUTO && dsp_interop_usable());
     xsf_status st = dsp_context_create(d);
     if (st == XSF_OK)
         st = make_programs(d);
@@ -194,6 +202,57 @@ xsf_status dsp_create(dsp_display **out, const dsp_options *opt, xsf_error *err)
     return XSF_OK;
 }
 
+/* Compositions known done, from the events recorded after them. */
+static void poll_fences(dsp_display *d)
+{
+    while (d->done_seq < d->compose_seq) {
+        const uint64_t next = d->done_seq + 1;
+        const int k = (int)(next % DSP_FENCES);
+        if (d->fence_seq[k] != next || !dsp_cuda_event_done(d->fence[k]))
+            break;
+        d->done_seq = next;
+    }
+}
+
+/* Releases the pending pictures whose last reader is done; every one when
+ * `all` (after waiting for the stream). */
+static void release_pending(dsp_display *d, int all)
+{
+    if (all && d->cuda_stream) {
+        dsp_interop_stream_sync(d->cuda_stream, &d->err);
+        d->done_seq = d->compose_seq;
+    }
+    poll_fences(d);
+    int kept = 0;
+    for (int i = 0; i < d->npending; i++) {
+        if (d->pending[i].seq <= d->done_seq)
+            d->pending[i].release(d->pending[i].ctx);
+        else
+            d->pending[kept++] = d->pending[i];
+    }
+    d->npending = kept;
+}
+
+/* Gives a kept picture back: now if no composition still to run reads it,
+ * else once that one is done. */
+static void slot_release(dsp_display *d, dsp_slot *s)
+{
+    if (!s->release)
+        return;
+    poll_fences(d);
+    if (s->read_seq <= d->done_seq) {
+        s->release(s->release_ctx);
+    } else {
+        if (d->npending == DSP_PENDING)
+            release_pending(d, 1);
+        d->pending[d->npending++] = (dsp_pending){s->release, s->release_ctx, s->read_seq};
+    }
+    s->release = NULL;
+    s->release_ctx = NULL;
+    s->read_seq = 0;
+    memset(s->kept, 0, sizeof s->kept);
+}
+
 static void slot_free(dsp_slot *s)
 {
     for (int c = 0; c < 3; c++) {
@@ -201,6 +260,7 @@ static void slot_free(dsp_slot *s)
         s->cuda[c] = NULL;
     }
     glDeleteTextures(3, s->tex);
+    dsp_cuda_free(s->dev);
     memset(s, 0, sizeof *s);
 }
 
@@ -208,11 +268,19 @@ void dsp_destroy(dsp_display *d)
 {
     if (!d)
         return;
+    /* Before the GL objects go: the compositor's registration, the kept
+     * pictures (after the kernels that read them). */
+    if (d->compose_res)
+        dsp_interop_unregister(d->compose_res);
+    d->compose_res = NULL;
     if (d->window || d->egl_context) {
+        release_pending(d, 1);
         for (int t = 0; t < d->tiles; t++) {
             dsp_tile *tile = &d->tile[t];
-            for (int i = 0; i < DSP_PACER_SLOTS; i++)
+            for (int i = 0; i < DSP_PACER_SLOTS; i++) {
+                slot_release(d, &tile->slot[i]);
                 slot_free(&tile->slot[i]);
+            }
             glDeleteTextures(1, &tile->rgb_tex);
             glDeleteFramebuffers(1, &tile->rgb_fbo);
             glDeleteTextures(1, &tile->text_tex);
@@ -224,6 +292,13 @@ void dsp_destroy(dsp_display *d)
         glDeleteFramebuffers(1, &d->target_fbo);
         glDeleteTextures(1, &d->target_tex);
     }
+    if (d->window || d->egl_context) {
+        glDeleteFramebuffers(1, &d->compose_fbo);
+        glDeleteTextures(1, &d->compose_tex);
+    }
+    for (int k = 0; k < DSP_FENCES; k++)
+        dsp_cuda_event_destroy(d->fence[k]);
+    dsp_interop_stream_destroy(d->cuda_stream);
     dsp_context_destroy(d);
     free(d);
 }
@@ -240,6 +315,46 @@ const char *dsp_error(const dsp_display *d)
 static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture *pic, dsp_chroma chroma)
 {
     const int nc = chroma == DSP_CHROMA_GRAY ? 1 : 3;
+    if (d->compose) {
+        slot_release(d, s);
+        if (pic->on_device && pic->release) {
+            /* Kept where they are: nothing to copy. */
+            for (int c = 0; c < nc; c++) {
+                s->kept[c] = pic->plane[c];
+                s->kept_pitch[c] = pic->pitch_bytes[c];
+                s->width[c] = pic->width[c];
+                s->height[c] = pic->height[c];
+            }
+            s->release = pic->release;
+            s->release_ctx = pic->release_ctx;
+            s->nc = nc;
+            s->depth = pic->depth;
+            s->chroma = chroma;
+            s->colour = pic->colour;
+            return XSF_OK;
+        }
+        /* The planes, packed, in device memory (grown, never per picture). */
+        size_t bytes = 0;
+        for (int c = 0; c < nc; c++) {
+            s->plane_off[c] = bytes;
+            bytes += (size_t)pic->width[c] * (size_t)pic->height[c] * sizeof(uint16_t);
+            s->width[c] = pic->width[c];
+            s->height[c] = pic->height[c];
+        }
+        if (bytes > s->dev_bytes) {
+            dsp_cuda_free(s->dev);
+            s->dev_bytes = 0;
+            if (!(s->dev = dsp_cuda_alloc(bytes)))
+                return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no device memory for a picture of %dx%d",
+                                     pic->width[0], pic->height[0]);
+            s->dev_bytes = bytes;
+        }
+        s->nc = nc;
+        s->depth = pic->depth;
+        s->chroma = chroma;
+        s->colour = pic->colour;
+        return XSF_OK;
+    }
     int same = s->nc == nc;
     for (int c = 0; c < nc && same; c++)
         same = s->tex[c] && s->width[c] == pic->width[c] && s->height[c] == pic->height[c];
@@ -270,12 +385,41 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture 
 
 static xsf_status upload(dsp_display *d, dsp_slot *s, const dsp_picture *pic)
 {
+    if (d->compose) {
+        /* Into the slot's device memory on our own stream; done before we
+         * return, so the caller may reuse the planes (a device picture on a
+         * stream of the caller's is waited for first). */
+        if (!d->cuda_stream && !(d->cuda_stream = dsp_interop_stream_create()))
+            return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create the display's CUDA stream");
+        if (pic->on_device && pic->cuda_stream && dsp_interop_stream_sync(pic->cuda_stream, &d->err) != XSF_OK)
+            return d->err.status;
+        if (s->kept[0])
+            return XSF_OK;
+        for (int c = 0; c < s->nc; c++) {
+            const size_t row = (size_t)s->width[c] * sizeof(uint16_t);
+            if (dsp_cuda_copy_plane(s->dev + s->plane_off[c], row, pic->plane[c], pic->pitch_bytes[c], row,
+                                    (size_t)s->height[c], !pic->on_device, d->cuda_stream, &d->err) != XSF_OK)
+                return d->err.status;
+        }
+        return dsp_interop_stream_sync(d->cuda_stream, &d->err);
+    }
     if (pic->on_device) {
         for (int c = 0; c < s->nc; c++)
             if (!s->cuda[c] && dsp_interop_register(s->tex[c], &s->cuda[c], &d->err) != XSF_OK)
                 return d->err.status;
-        return dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height,
-                                pic->cuda_stream, &d->err);
+        if (pic->cuda_stream)
+            return dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height,
+                                    pic->cuda_stream, &d->err);
+        /* No stream given: the picture is ready now, and the caller may reuse
+         * its planes once we return. The copy runs on our own non-blocking
+         * stream (not the legacy default stream, which would wait for every
+         * decoder's work in flight) and we wait for it alone. */
+        if (!d->cuda_stream && !(d->cuda_stream = dsp_interop_stream_create()))
+            return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create the display's CUDA stream");
+        if (dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height, d->cuda_stream,
+                             &d->err) != XSF_OK)
+            return d->err.status;
+        return dsp_interop_stream_sync(d->cuda_stream, &d->err);
     }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     for (int c = 0; c < s->nc; c++) {
@@ -287,10 +431,8 @@ static xsf_status upload(dsp_display *d, dsp_slot *s, const dsp_picture *pic)
     return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "texture upload failed");
 }
 
-xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns)
+static xsf_status submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns, int *kept)
 {
-    if (!d || tile < 0 || tile >= d->tiles || !pic)
-        return d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
     xsf_error_clear(&d->err);
     const dsp_chroma chroma = dsp_picture_chroma(pic, &d->err);
     if (chroma == DSP_CHROMA_INVALID)
@@ -302,9 +444,11 @@ xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t 
     const int slot = dsp_pacer_push(&t->pacer, pts_ns, &evicted);
     if (t->converted == slot)
         t->converted = -1;
-    xsf_status st = slot_configure(d, &t->slot[slot], pic, chroma);
+    dsp_slot *s = &t->slot[slot];
+    xsf_status st = slot_configure(d, s, pic, chroma);
+    *kept = pic->release && s->release == pic->release && s->release_ctx == pic->release_ctx;
     if (st == XSF_OK)
-        st = upload(d, &t->slot[slot], pic);
+        st = upload(d, s, pic);
     if (st != XSF_OK) {
         /* Nothing usable in the slot: take it back from the pacer. */
         t->pacer.seq[slot] = 0;
@@ -313,7 +457,38 @@ xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t 
     return st;
 }
 
+xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns)
+{
+    xsf_status st;
+    int kept = 0;
+    if (!d || tile < 0 || tile >= d->tiles || !pic) {
+        st = d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
+    } else {
+        const int64_t t0 = dsp_now_ns();
+        st = submit(d, tile, pic, pts_ns, &kept);
+        d->submit_ns[tile] += (uint64_t)(dsp_now_ns() - t0);
+    }
+    if (pic && pic->release && !kept)
+        pic->release(pic->release_ctx);
+    return st;
+}
+
 /* ---- present ---- */
+
+/* The colour conversion of a slot's picture: colour.h's factors, for
+ * samples in [0, 2^16) (the CUDA compositor) or texels in [0, 1] (the
+ * shader: `texel_scale` 65535). */
+static void slot_factors(const dsp_slot *s, double texel_scale, float scale[3], float bias[3], float m[9])
+{
+    dsp_transform x;
+    dsp_transform_make(&x, s->colour, s->depth, s->nc);
+    for (int k = 0; k < 3; k++) {
+        scale[k] = (float)(x.in_scale[k] * texel_scale);
+        bias[k] = (float)x.in_bias[k];
+        for (int j = 0; j < 3; j++)
+            m[3 * k + j] = (float)x.m[k][j];
+    }
+}
 
 static xsf_status convert_tile(dsp_display *d, dsp_tile *t, int slot)
 {
@@ -340,15 +515,8 @@ static xsf_status convert_tile(dsp_display *d, dsp_tile *t, int slot)
     glBindFramebuffer(GL_FRAMEBUFFER, t->rgb_fbo);
     glViewport(0, 0, t->rgb_w, t->rgb_h);
     glUseProgram(d->prog_convert);
-    dsp_transform x;
-    dsp_transform_make(&x, s->colour, s->depth, s->nc);
     GLfloat scale[3], bias[3], m[9];
-    for (int k = 0; k < 3; k++) {
-        scale[k] = (GLfloat)(x.in_scale[k] * 65535.0);
-        bias[k] = (GLfloat)x.in_bias[k];
-        for (int j = 0; j < 3; j++)
-            m[3 * k + j] = (GLfloat)x.m[k][j];
-    }
+    slot_factors(s, 65535.0, scale, bias, m);
     glUniform3fv(d->u_scale, 1, scale);
     glUniform3fv(d->u_bias, 1, bias);
     glUniformMatrix3fv(d->u_matrix, 1, GL_TRUE, m);
@@ -443,6 +611,107 @@ static void screenshot(dsp_display *d)
     free(rgb);
 }
 
+/* The compositor's texture at the framebuffer's size, registered with CUDA
+ * (again only when the size changes). */
+static xsf_status compose_target(dsp_display *d)
+{
+    if (d->compose_res && d->compose_w == d->fb_w && d->compose_h == d->fb_h)
+        return XSF_OK;
+    if (!d->window && !d->opt.deep_colour) {
+        /* Offscreen into RGBA8: the kernels write the target itself, and GL
+         * draws nothing but the overlay text. */
+        if (d->compose_res)
+            dsp_interop_unregister(d->compose_res);
+        d->compose_res = NULL;
+        if (dsp_compose_register(d->target_tex, &d->compose_res, &d->err) != XSF_OK)
+            return d->err.status;
+        d->compose_direct = 1;
+        d->compose_w = d->fb_w;
+        d->compose_h = d->fb_h;
+        return XSF_OK;
+    }
+    if (d->compose_res)
+        dsp_interop_unregister(d->compose_res);
+    d->compose_res = NULL;
+    glDeleteFramebuffers(1, &d->compose_fbo);
+    glDeleteTextures(1, &d->compose_tex);
+    glGenTextures(1, &d->compose_tex);
+    glBindTexture(GL_TEXTURE_2D, d->compose_tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, d->fb_w, d->fb_h, 0, GL_RGBA, GL_UNSIGNED_SHORT, NULL);
+    glGenFramebuffers(1, &d->compose_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, d->compose_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, d->compose_tex, 0);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 texture of %dx%d to compose into", d->fb_w,
+                             d->fb_h);
+    if (dsp_compose_register(d->compose_tex, &d->compose_res, &d->err) != XSF_OK)
+        return d->err.status;
+    d->compose_w = d->fb_w;
+    d->compose_h = d->fb_h;
+    return XSF_OK;
+}
+
+/* Every tile's shown picture converted and scaled into the compositor's
+ * texture by CUDA, then copied 1:1 into the framebuffer. */
+static xsf_status compose(dsp_display *d, int cols, int rows)
+{
+    if (compose_target(d) != XSF_OK)
+        return d->err.status;
+    if (!d->cuda_stream && !(d->cuda_stream = dsp_interop_stream_create()))
+        return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create the display's CUDA stream");
+    const uint64_t seq = d->compose_seq + 1;
+    const int k = (int)(seq % DSP_FENCES);
+    if (!d->fence[k] && !(d->fence[k] = dsp_cuda_event_create()))
+        return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create a CUDA event");
+    if (d->fence_seq[k] > d->done_seq)
+        release_pending(d, 1); /* DSP_FENCES compositions in flight: wait for them */
+    unsigned long long surface;
+    if (dsp_compose_map(d->compose_res, d->cuda_stream, &surface, &d->err) != XSF_OK)
+        return d->err.status;
+    dsp_compose_clear(surface, d->fb_w, d->fb_h, d->compose_direct, d->cuda_stream);
+    for (int i = 0; i < d->tiles; i++) {
+        const dsp_tile *t = &d->tile[i];
+        if (t->converted < 0)
+            continue;
+        dsp_slot *s = &d->tile[i].slot[t->converted];
+        s->read_seq = seq;
+        const dsp_rect r = dsp_layout_fit(dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h), t->rgb_w, t->rgb_h);
+        dsp_compose_picture pic;
+        memset(&pic, 0, sizeof pic);
+        for (int c = 0; c < s->nc; c++) {
+            pic.plane[c] = s->kept[0] ? s->kept[c] : (const uint16_t *)(s->dev + s->plane_off[c]);
+            pic.pitch_bytes[c] = s->kept[0] ? s->kept_pitch[c] : (size_t)s->width[c] * sizeof(uint16_t);
+        }
+        pic.width = s->width[0];
+        pic.height = s->height[0];
+        pic.nc = s->nc;
+        pic.subx = s->chroma == DSP_CHROMA_444 || s->nc == 1 ? 1 : 2;
+        pic.suby = s->chroma == DSP_CHROMA_420 ? 2 : 1;
+        slot_factors(s, 1.0, pic.scale, pic.bias, pic.m);
+        dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &pic, d->cuda_stream);
+    }
+    const xsf_status st = dsp_compose_unmap(d->compose_res, surface, d->cuda_stream, &d->err);
+    d->compose_seq = seq;
+    d->fence_seq[k] = seq;
+    if (dsp_cuda_event_record(d->fence[k], d->cuda_stream))
+        release_pending(d, 1);
+    else
+        release_pending(d, 0);
+    if (st != XSF_OK)
+        return st;
+    if (d->compose_direct) {
+        dsp_context_bind_target(d);
+        return XSF_OK;
+    }
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, d->compose_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, d->window ? 0 : d->target_fbo);
+    glBlitFramebuffer(0, 0, d->fb_w, d->fb_h, 0, 0, d->fb_w, d->fb_h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    dsp_context_bind_target(d);
+    return XSF_OK;
+}
+
 xsf_status dsp_present(dsp_display *d)
 {
     if (!d)
@@ -460,20 +729,32 @@ xsf_status dsp_present(dsp_display *d)
             continue;
         }
         const int slot = dsp_pacer_pick(&t->pacer, deadline, d->opt.vsync);
-        if (slot >= 0 && convert_tile(d, t, slot) != XSF_OK)
+        if (slot < 0)
+            continue;
+        if (d->compose) {
+            t->converted = slot; /* converted by the compositor below */
+            t->rgb_w = t->slot[slot].width[0];
+            t->rgb_h = t->slot[slot].height[0];
+        } else if (convert_tile(d, t, slot) != XSF_OK) {
             return d->err.status;
+        }
     }
     dsp_context_bind_target(d);
     glViewport(0, 0, d->fb_w, d->fb_h);
-    glClearColor(0, 0, 0, 1);
-    glClear(GL_COLOR_BUFFER_BIT);
     int cols = 1, rows = 1;
     const double aspect = d->tile[0].rgb_w > 0 ? (double)d->tile[0].rgb_w / d->tile[0].rgb_h : 16.0 / 9.0;
     dsp_layout_grid(d->tiles, d->fb_w, d->fb_h, aspect, &cols, &rows);
+    if (d->compose) {
+        if (compose(d, cols, rows) != XSF_OK)
+            return d->err.status;
+    } else {
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT);
+    }
     for (int i = 0; i < d->tiles; i++) {
         dsp_tile *t = &d->tile[i];
         const dsp_rect cell = dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h);
-        if (t->converted >= 0) {
+        if (t->converted >= 0 && !d->compose) {
             const dsp_rect r = dsp_layout_fit(cell, t->rgb_w, t->rgb_h);
             const int y = d->fb_h - (r.y + r.h); /* GL counts rows from the bottom */
             glViewport(r.x, y, r.w, r.h);
@@ -488,6 +769,8 @@ xsf_status dsp_present(dsp_display *d)
     if (d->want_shot)
         screenshot(d);
     dsp_context_swap(d);
+    d->present_ns += (uint64_t)(dsp_now_ns() - now);
+    d->presents++;
     return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "OpenGL error while drawing");
 }
 
@@ -551,7 +834,8 @@ xsf_status dsp_tile_stats_get(const dsp_display *d, int tile, dsp_tile_stats *st
     if (!d || tile < 0 || tile >= d->tiles || !st)
         return XSF_ERR_ARG;
     const dsp_pacer *p = &d->tile[tile].pacer;
-    *st = (dsp_tile_stats){p->pushed, p->presented, p->dropped_late, p->dropped_full};
+    *st = (dsp_tile_stats){p->pushed, p->presented, p->dropped_late, p->dropped_full,
+                           d->submit_ns[tile], d->present_ns, d->presents};
     return XSF_OK;
 }
 

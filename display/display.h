@@ -71,6 +71,12 @@ typedef struct dsp_picture {
     int on_device;                        /* 1: CUDA device pointers; 0: host memory */
     void *cuda_stream;                    /* on_device: the cudaStream_t the picture is ready on */
     dsp_colour colour;
+    /* Optional: the display calls release(release_ctx) exactly once when it
+     * no longer needs the planes, which it may then keep instead of copying
+     * them (device pictures, CUDA compositor: until the picture's slot is
+     * reused or the display destroyed). Called on the display's thread. */
+    void (*release)(void *release_ctx);
+    void *release_ctx;
 } dsp_picture;
 
 typedef enum dsp_chroma {
@@ -164,6 +170,22 @@ dsp_rect dsp_layout_fit(dsp_rect cell, int pic_w, int pic_h);
 
 /* ---- the display ---- */
 
+/* Where pictures become R'G'B' (device pictures reach the GL textures
+ * through CUDA-GL interop either way):
+ *   DSP_CONVERT_SHADER  a fragment shader converts each picture into a
+ *                       texture, and a second pass scales it into its tile;
+ *   DSP_CONVERT_CUDA    a CUDA kernel converts and scales every tile into one
+ *                       texture (the same arithmetic), GL copies it to the
+ *                       framebuffer and draws the overlay: for GPUs whose
+ *                       graphics pipeline is a small part of the chip (an
+ *                       H100 shades fragments on 2 of its 66 TPCs);
+ *   DSP_CONVERT_AUTO    CUDA where the build has the interop and a CUDA
+ *                       device is usable, else the shader. */
+typedef enum dsp_convert { DSP_CONVERT_AUTO = 0, DSP_CONVERT_SHADER, DSP_CONVERT_CUDA } dsp_convert;
+
+/* "auto", "shader" or "cuda"; XSF_ERR_ARG otherwise. */
+xsf_status dsp_convert_parse(const char *text, dsp_convert *out);
+
 typedef struct dsp_options {
     const char *title;            /* window title */
     int tiles;                    /* 1..DSP_MAX_TILES */
@@ -173,6 +195,7 @@ typedef struct dsp_options {
     int headless;                 /* 1: EGL offscreen (no window system), read back with dsp_read_rgb */
     int deep_colour;              /* 1: ask for a 10-bit framebuffer where the visual offers one */
     const char *screenshot_prefix;/* 's' writes PREFIX-NNNN.ppm (NULL: "xsflow") */
+    dsp_convert convert;
 } dsp_options;
 
 void dsp_options_init(dsp_options *opt);
@@ -195,7 +218,11 @@ int dsp_have_interop(void);
  * clock; ignored without vsync). The samples are copied into the tile's
  * textures before the call returns (host pictures) or in order on
  * pic->cuda_stream (device pictures: the caller may reuse the planes for
- * work enqueued later on that stream). Textures are allocated when a
+ * work enqueued later on that stream; with no stream, the picture must be
+ * ready now, and the copy is done, on the display's own CUDA stream, before
+ * the call returns). With pic->release set, device pictures shown by the
+ * CUDA compositor are kept, not copied, and released later; every picture
+ * is released, on failure too. Textures are allocated when a
  * tile's format changes, never per picture. */
 xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns);
 
@@ -223,6 +250,10 @@ xsf_status dsp_set_stats_text(dsp_display *d, int tile, const char *text);
 
 typedef struct dsp_tile_stats {
     uint64_t submitted, presented, dropped_late, dropped_full;
+    /* Wall time in dsp_submit for this tile (the copy into its textures),
+     * and in dsp_present for the whole display (conversion, drawing, swap),
+     * with the number of presents: where the display thread's time goes. */
+    uint64_t submit_ns, present_ns, presents;
 } dsp_tile_stats;
 xsf_status dsp_tile_stats_get(const dsp_display *d, int tile, dsp_tile_stats *st);
 

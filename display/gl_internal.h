@@ -15,7 +15,26 @@ typedef struct dsp_slot {
     int nc, depth, width[3], height[3];
     dsp_chroma chroma;
     dsp_colour colour;
+    /* CUDA compositor: the picture's planes in device memory, packed */
+    uint8_t *dev;
+    size_t dev_bytes, plane_off[3];
+    /* ... or kept where the caller had them, until released */
+    const uint16_t *kept[3];
+    size_t kept_pitch[3];
+    void (*release)(void *);
+    void *release_ctx;
+    uint64_t read_seq; /* the last composition that read the picture (0: none) */
 } dsp_slot;
+
+/* Kept pictures given up while a composition may still read them: released
+ * once it is done (dsp_display.done_seq), without waiting for it. */
+#define DSP_FENCES 8
+#define DSP_PENDING 256
+typedef struct dsp_pending {
+    void (*release)(void *);
+    void *ctx;
+    uint64_t seq;
+} dsp_pending;
 
 typedef struct dsp_tile {
     dsp_pacer pacer;
@@ -52,6 +71,19 @@ struct dsp_display {
     int win_x, win_y, win_w, win_h; /* windowed placement, to leave fullscreen */
     unsigned shots;
     char notice[320];
+    void *cuda_stream; /* the display's own stream, for device pictures given without one */
+    int compose;       /* the CUDA compositor converts and scales (dsp_convert) */
+    GLuint compose_tex, compose_fbo; /* its RGBA16 texture, framebuffer-sized */
+    int compose_w, compose_h;
+    int compose_direct; /* offscreen, 8 bits: the kernels write target_tex itself */
+    uint64_t compose_seq, done_seq;  /* compositions enqueued, and known done */
+    void *fence[DSP_FENCES];         /* event after composition n at n % DSP_FENCES */
+    uint64_t fence_seq[DSP_FENCES];
+    dsp_pending pending[DSP_PENDING];
+    int npending;
+    void *compose_res; /* the texture's cudaGraphicsResource */
+    /* time spent (dsp_now_ns) in dsp_submit per tile and in dsp_present */
+    uint64_t submit_ns[DSP_MAX_TILES], present_ns, presents;
 };
 
 /* context.c */

@@ -67,3 +67,31 @@ xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const 
         xsf_error_set(err, XSF_ERR_CUDA, "cudaGraphicsUnmapResources: %s", cudaGetErrorString(u));
     return e == cudaSuccess && u == cudaSuccess ? XSF_OK : XSF_ERR_CUDA;
 }
+
+void *dsp_interop_stream_create(void)
+{
+    /* The highest priority: the display's few small kernels go ahead of the
+     * decoders' blocks, so a present does not wait behind a frame's decode. */
+    int least = 0, greatest = 0;
+    if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess)
+        cudaGetLastError();
+    cudaStream_t s = NULL;
+    if (cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return s;
+}
+
+void dsp_interop_stream_destroy(void *stream)
+{
+    if (stream)
+        cudaStreamDestroy((cudaStream_t)stream);
+}
+
+xsf_status dsp_interop_stream_sync(void *stream, xsf_error *err)
+{
+    const cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+    return e == cudaSuccess ? XSF_OK
+                            : xsf_error_set(err, XSF_ERR_CUDA, "the copy into the textures: %s", cudaGetErrorString(e));
+}

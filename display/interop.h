@@ -27,4 +27,12 @@ xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const 
                             const size_t *pitch_bytes, const int *width, const int *height, void *stream,
                             xsf_error *err);
 
+/* A CUDA stream of the display's own (non-blocking: it never waits for the
+ * decoders' streams; of the highest priority) for device pictures handed
+ * over without one and the compositor, and a wait for the work enqueued on
+ * it. */
+void *dsp_interop_stream_create(void);
+void dsp_interop_stream_destroy(void *stream);
+xsf_status dsp_interop_stream_sync(void *stream, xsf_error *err);
+
 #endif

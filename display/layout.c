@@ -1,4 +1,6 @@
 /* Multiviewer grid: where each tile goes in the window. */
+#include <string.h>
+
 #include "display.h"
 
 void dsp_layout_grid(int n, int win_w, int win_h, double aspect, int *cols, int *rows)
@@ -47,4 +49,15 @@ dsp_rect dsp_layout_fit(dsp_rect cell, int pic_w, int pic_h)
         w = (int)((long long)cell.h * pic_w / pic_h);
     }
     return (dsp_rect){cell.x + (cell.w - w) / 2, cell.y + (cell.h - h) / 2, w, h};
+}
+
+xsf_status dsp_convert_parse(const char *text, dsp_convert *out)
+{
+    static const char *const names[] = {"auto", "shader", "cuda"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(text, names[i])) {
+            *out = (dsp_convert)i;
+            return XSF_OK;
+        }
+    return XSF_ERR_ARG;
 }

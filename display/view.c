@@ -54,6 +54,13 @@ static int64_t to_display_clock(uint64_t realtime_ns)
     return now_mt - (now_rt - (int64_t)realtime_ns);
 }
 
+static void release_frame(void *frame)
+{
+    pl_frame_release(frame);
+}
+
+/* Hands the frame to the display, which releases it (at once, or once the
+ * CUDA compositor no longer shows it). */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
     const pl_picture *src = &f->picture;
@@ -74,6 +81,8 @@ static void show(dsp_view *v, pl_frame *f, int tile)
             pic.pitch_bytes[c] = src->pitch[c] * sizeof(uint16_t);
         }
     }
+    pic.release = release_frame;
+    pic.release_ctx = f;
     if (f->header.cpih == 1 && !v->opt.colour_given[tile])
         pic.colour.matrix = DSP_MATRIX_RGB;
     int64_t pts = 0;
@@ -143,7 +152,6 @@ static void *view_main(void *arg)
          * each); with vsync the pacer picks per tile at the next blank. */
         for (unsigned i = 0; i < n; i++) {
             show(v, batch[i], btile[i]);
-            pl_frame_release(batch[i]);
             if (!v->opt.display.vsync && i + 1 < n) {
                 dsp_present(v->d);
                 v->shown_frames++;

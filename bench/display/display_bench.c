@@ -5,8 +5,11 @@
  *      presented, one present per frame
  *   C  a 16-tile multiviewer: 16 streams of HD frames, each in its tile
  * The display's added time per frame is 1/fps(B) - 1/fps(A).
- * usage: display_bench UHD.jxs HD.jxs [FRAMES [cpu]]   ("cpu": the C decoders,
- * host pictures uploaded: to try the program where no GPU is) */
+ * usage: display_bench UHD.jxs HD.jxs [FRAMES [cpu|gpu [CONTEXTS [A|all [auto|shader|cuda]]]]]
+ *   cpu: the C decoders, host pictures uploaded (to try the program where no
+ *   GPU is); CONTEXTS: decoder contexts per GPU (0: the pipeline's default);
+ *   A: figure A alone (to compare context counts); the last word: where
+ *   pictures become R'G'B' (dsp_convert). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -39,7 +42,9 @@ static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint
     xsf_error err;
     xsf_error_clear(&err);
     for (int k = 0; k < nstreams; k++) {
-        pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .sink = sinks[k]};
+        /* 16 frames: the display keeps the pictures it shows (and those
+         * its last composition read) while the decoders fill the rest. */
+        pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .frames = 16, .sink = sinks[k]};
         if (pl_stream_add(p, &sc, &sid[k], &err) != XSF_OK) {
             fprintf(stderr, "display_bench: %s\n", err.msg);
             return -1;
@@ -81,11 +86,13 @@ int main(int argc, char **argv)
     pl_config pc;
     memset(&pc, 0, sizeof pc);
     pc.engine = argc > 4 && !strcmp(argv[4], "cpu") ? PL_ENGINE_CPU : PL_ENGINE_GPU;
+    pc.contexts_per_gpu = argc > 5 ? (unsigned)atoi(argv[5]) : 0;
+    const int only_a = argc > 6 && !strcmp(argv[6], "A");
     pl_pipeline *p;
     if (pl_create(&p, &pc, &err) != XSF_OK)
         return die("pipeline", err.msg);
-    printf("bench/display: %s; interop %s; %d frames per figure, EGL offscreen, no vsync\n",
-           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)", frames);
+    printf("bench/display: %s; interop %s; conversion %s; %d frames per figure, EGL offscreen, no vsync\n",
+           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)", argc > 7 ? argv[7] : "auto", frames);
 
     /* A: decode alone, pictures left in GPU memory. */
     const int gpu = pl_uses_gpu(p);
@@ -93,6 +100,12 @@ int main(int argc, char **argv)
     const double ta = run(p, &null, 1, uhd, uhd_len, frames, "A");
     if (ta < 0)
         return 1;
+    if (only_a) {
+        printf("A: %u contexts: %d frames in %.3f s: %.1f frames/s\n", pc.contexts_per_gpu, frames, ta,
+               frames / ta);
+        pl_destroy(p);
+        return 0;
+    }
 
     /* B: the same frames presented. */
     dsp_view_options vo;
@@ -101,6 +114,8 @@ int main(int argc, char **argv)
     vo.display.vsync = 0;
     vo.display.headless = 1;
     vo.display.width = 1920;
+    if (argc > 7 && dsp_convert_parse(argv[7], &vo.display.convert) != XSF_OK)
+        return die(argv[7], "not auto, shader or cuda");
     vo.display.height = 1080;
     dsp_view *v;
     if (dsp_view_start(&v, &vo, &err) != XSF_OK)
@@ -111,6 +126,8 @@ int main(int argc, char **argv)
     if (tb < 0 || dsp_view_stop(v, st, &err) != XSF_OK)
         return die("display", tb < 0 ? "run failed" : err.msg);
     const uint64_t shown_b = st[0].presented;
+    const double submit_us = st[0].submitted ? st[0].submit_ns / 1e3 / (double)st[0].submitted : 0;
+    const double present_us = st[0].presents ? st[0].present_ns / 1e3 / (double)st[0].presents : 0;
 
     /* C: 16 tiles of HD streams. */
     vo.display.tiles = 16;
@@ -137,6 +154,9 @@ int main(int argc, char **argv)
            16 * hd_frames, tc, fc, (unsigned long long)shown_c);
     printf("\ndisplay stage added time per UHD frame: %.3f ms (1/B - 1/A); B / A = %.2f\n",
            1e3 * (1.0 / fb - 1.0 / fa), fb / fa);
+    printf("display thread in B: %.1f us per picture in dsp_submit (into the textures), %.1f us per "
+           "dsp_present (convert, draw, swap)\n",
+           submit_us, present_us);
     pl_destroy(p);
     free(uhd);
     free(hd);

@@ -58,6 +58,8 @@ static const dsp_colour colours[] = {
 };
 
 static int use_gpu;
+static dsp_convert convert_mode = DSP_CONVERT_AUTO;
+static int scaled_compared, scaled_worst;
 static xs_decoder *cdec;
 static xs_gpu_decoder *gdec;
 
@@ -109,6 +111,7 @@ static int render_compare(const char *name, const dsp_picture *pic, const dsp_pi
     opt.vsync = 0;
     opt.width = ref->width[0];
     opt.height = ref->height[0];
+    opt.convert = convert_mode;
     dsp_display *d = NULL;
     xsf_error err = {0};
     if (dsp_create(&d, &opt, &err) != XSF_OK) {
@@ -137,6 +140,60 @@ static int render_compare(const char *name, const dsp_picture *pic, const dsp_pi
     free(got);
     dsp_destroy(d);
     return maxdiff;
+}
+
+/* `pic` drawn into a headless display of w x h (scaled into its tile) by
+ * `mode`, read back; NULL on failure. */
+static uint8_t *render_scaled(const dsp_picture *pic, int w, int h, dsp_convert mode, int deep, const char *name)
+{
+    dsp_options opt;
+    dsp_options_init(&opt);
+    opt.headless = 1;
+    opt.vsync = 0;
+    opt.width = w;
+    opt.height = h;
+    opt.convert = mode;
+    opt.deep_colour = deep;
+    dsp_display *d = NULL;
+    xsf_error err = {0};
+    uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
+    if (!rgb || dsp_create(&d, &opt, &err) != XSF_OK || dsp_submit(d, 0, pic, dsp_now_ns()) != XSF_OK ||
+        dsp_present(d) != XSF_OK || dsp_read_rgb(d, rgb, (size_t)w * (size_t)h * 3) != XSF_OK) {
+        CHECK(0, "%s: scaled render (%s): %s%s", name, mode == DSP_CONVERT_CUDA ? "cuda" : "shader", err.msg,
+              d ? dsp_error(d) : "");
+        free(rgb);
+        rgb = NULL;
+    }
+    dsp_destroy(d);
+    return rgb;
+}
+
+/* The CUDA compositor against the shader path where the picture is scaled
+ * (bilinear, letterboxed): at most 1 code value apart at 8 bits (both
+ * compute in float32 and round the same intermediate). `deep`: a 10-bit
+ * target, which the compositor reaches through its RGBA16 texture and a
+ * copy (as for a window), not by writing the target. */
+static void compare_scaled(const dsp_picture *pic, const char *name, int deep)
+{
+    const int w = pic->width[0] * 2 / 3 + 7, h = pic->height[0] * 3 / 4 + 3;
+    uint8_t *a = render_scaled(pic, w, h, DSP_CONVERT_SHADER, deep, name);
+    uint8_t *b = render_scaled(pic, w, h, DSP_CONVERT_CUDA, deep, name);
+    if (a && b) {
+        int maxdiff = 0;
+        size_t worst = 0;
+        for (size_t i = 0; i < (size_t)w * (size_t)h * 3; i++) {
+            const int diff = abs(a[i] - b[i]);
+            if (diff > maxdiff)
+                maxdiff = diff, worst = i;
+        }
+        CHECK(maxdiff <= 1, "%s scaled to %dx%d%s: pixel (%zu, %zu) channel %zu: cuda %d, shader %d", name, w, h,
+              deep ? " (10-bit target)" : "", (worst / 3) % (size_t)w, worst / 3 / (size_t)w, worst % 3, b[worst],
+              a[worst]);
+        scaled_worst = maxdiff > scaled_worst ? maxdiff : scaled_worst;
+        scaled_compared++;
+    }
+    free(a);
+    free(b);
 }
 
 static void test_vectors(const char *dir)
@@ -181,6 +238,8 @@ static void test_vectors(const char *dir)
                      rgb ? -1 : rendered % 6);
             const int diff = render_compare(label, use_gpu ? &dev : &host, &host);
             worst = diff > worst ? diff : worst;
+            if (use_gpu && convert_mode == DSP_CONVERT_CUDA && pictures % 4 == 0)
+                compare_scaled(&dev, label, pictures % 8 == 0);
             pictures++;
             used = 1;
         }
@@ -188,8 +247,14 @@ static void test_vectors(const char *dir)
         free(data);
         free(names[i]);
     }
-    printf("%d vectors (%d pictures) of 8 and 10 bits rendered through the %s path; largest difference %d\n",
-           rendered, pictures, use_gpu ? "interop" : "host-upload", worst);
+    printf("%d vectors (%d pictures) of 8 and 10 bits rendered through the %s path (%s conversion); largest "
+           "difference %d\n",
+           rendered, pictures, use_gpu ? "interop" : "host-upload",
+           convert_mode == DSP_CONVERT_CUDA ? "CUDA" : convert_mode == DSP_CONVERT_SHADER ? "shader" : "default",
+           worst);
+    if (scaled_compared)
+        printf("%d pictures scaled by the CUDA compositor and by the shaders: largest difference %d\n",
+               scaled_compared, scaled_worst);
     CHECK(rendered >= 50, "only %d vectors of 8 or 10 bits in %s", rendered, dir);
 }
 
@@ -352,10 +417,14 @@ static void test_pacing_and_tiles(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_display_render VECTOR_DIR [--gpu]\n");
+        fprintf(stderr, "usage: test_display_render VECTOR_DIR [--gpu [shader|cuda]]\n");
         return 2;
     }
     use_gpu = argc > 2 && !strcmp(argv[2], "--gpu");
+    /* Without --gpu the host-upload path: the shaders (CI has no CUDA). */
+    convert_mode = !use_gpu ? DSP_CONVERT_SHADER
+                   : argc > 3 && !strcmp(argv[3], "cuda") ? DSP_CONVERT_CUDA
+                                                          : DSP_CONVERT_SHADER;
     if (!dsp_have_gl()) {
         printf("skipped: this build has no display (libepoxy/EGL missing)\n");
         return XSF_TEST_SKIP;
