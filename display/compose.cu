@@ -208,6 +208,12 @@ xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, siz
     return e == cudaSuccess ? XSF_OK : cuda_fail(err, "a picture plane into the display's memory", e);
 }
 
+xsf_status dsp_compose_check(xsf_error *err)
+{
+    const cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? XSF_OK : cuda_fail(err, "compositor kernel", e);
+}
+
 void *dsp_cuda_event_create(void)
 {
     cudaEvent_t e = NULL;

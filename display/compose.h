@@ -38,6 +38,9 @@ void dsp_compose_clear(unsigned long long surface, int width, int height, int ou
 void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
                       const dsp_compose_picture *pic, void *stream);
 
+/* A launch of the two above that failed since the last check. */
+xsf_status dsp_compose_check(xsf_error *err);
+
 /* Device memory for the pictures the display keeps, and a plane into it
  * (from host or device memory) on `stream`. */
 void *dsp_cuda_alloc(size_t bytes);

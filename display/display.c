@@ -30,6 +30,8 @@ int dsp_have_interop(void)
     return dsp_interop_built();
 }
 
+static xsf_status compose_unmap(dsp_display *d);
+
 /* ---- shaders ---- */
 
 /* One triangle that covers the viewport; no vertex data. */
@@ -270,6 +272,7 @@ void dsp_destroy(dsp_display *d)
         return;
     /* Before the GL objects go: the compositor's registration, the kept
      * pictures (after the kernels that read them). */
+    compose_unmap(d);
     if (d->compose_res)
         dsp_interop_unregister(d->compose_res);
     d->compose_res = NULL;
@@ -593,6 +596,7 @@ static void draw_text(dsp_display *d, dsp_tile *t, dsp_rect cell)
 
 static void screenshot(dsp_display *d)
 {
+    compose_unmap(d);
     d->want_shot = 0;
     const size_t n = (size_t)d->fb_w * d->fb_h * 3;
     uint8_t *rgb = malloc(n);
@@ -611,12 +615,24 @@ static void screenshot(dsp_display *d)
     free(rgb);
 }
 
+/* Gives the compositor's texture back to GL (before GL draws into or reads
+ * it); the unmap orders GL's use after the kernels. */
+static xsf_status compose_unmap(dsp_display *d)
+{
+    if (!d->compose_mapped)
+        return XSF_OK;
+    d->compose_mapped = 0;
+    return dsp_compose_unmap(d->compose_res, d->compose_surface, d->cuda_stream, &d->err);
+}
+
 /* The compositor's texture at the framebuffer's size, registered with CUDA
  * (again only when the size changes). */
 static xsf_status compose_target(dsp_display *d)
 {
     if (d->compose_res && d->compose_w == d->fb_w && d->compose_h == d->fb_h)
         return XSF_OK;
+    if (compose_unmap(d) != XSF_OK)
+        return d->err.status;
     if (!d->window && !d->opt.deep_colour) {
         /* Offscreen into RGBA8: the kernels write the target itself, and GL
          * draws nothing but the overlay text. */
@@ -667,9 +683,12 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
         return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create a CUDA event");
     if (d->fence_seq[k] > d->done_seq)
         release_pending(d, 1); /* DSP_FENCES compositions in flight: wait for them */
-    unsigned long long surface;
-    if (dsp_compose_map(d->compose_res, d->cuda_stream, &surface, &d->err) != XSF_OK)
-        return d->err.status;
+    if (!d->compose_mapped) {
+        if (dsp_compose_map(d->compose_res, d->cuda_stream, &d->compose_surface, &d->err) != XSF_OK)
+            return d->err.status;
+        d->compose_mapped = 1;
+    }
+    const unsigned long long surface = d->compose_surface;
     dsp_compose_clear(surface, d->fb_w, d->fb_h, d->compose_direct, d->cuda_stream);
     for (int i = 0; i < d->tiles; i++) {
         const dsp_tile *t = &d->tile[i];
@@ -692,7 +711,18 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
         slot_factors(s, 1.0, pic.scale, pic.bias, pic.m);
         dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &pic, d->cuda_stream);
     }
-    const xsf_status st = dsp_compose_unmap(d->compose_res, surface, d->cuda_stream, &d->err);
+    /* Offscreen, the target stays mapped until GL needs it: text to draw
+     * this present, a read-back, a screenshot. A window's copy needs it at
+     * every present. */
+    int gl_needs = !d->compose_direct || d->want_shot;
+    for (int i = 0; i < d->tiles && !gl_needs; i++) {
+        char text[512];
+        tile_text(d, &d->tile[i], text, sizeof text);
+        gl_needs = text[0] != 0;
+    }
+    xsf_status st = dsp_compose_check(&d->err);
+    if (st == XSF_OK && gl_needs)
+        st = compose_unmap(d);
     d->compose_seq = seq;
     d->fence_seq[k] = seq;
     if (dsp_cuda_event_record(d->fence[k], d->cuda_stream))
@@ -849,6 +879,8 @@ xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap)
 {
     if (!d || !rgb || cap / 3 / (size_t)(d->fb_w ? d->fb_w : 1) < (size_t)d->fb_h)
         return XSF_ERR_ARG;
+    if (compose_unmap(d) != XSF_OK)
+        return d->err.status;
     dsp_context_bind_target(d);
     if (d->window)
         glReadBuffer(GL_BACK); /* before the swap, or after it: what was drawn last */

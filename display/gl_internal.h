@@ -76,6 +76,9 @@ struct dsp_display {
     GLuint compose_tex, compose_fbo; /* its RGBA16 texture, framebuffer-sized */
     int compose_w, compose_h;
     int compose_direct; /* offscreen, 8 bits: the kernels write target_tex itself */
+    int compose_mapped; /* compose_res is mapped for CUDA (direct: between presents
+                           that draw nothing with GL) */
+    unsigned long long compose_surface;
     uint64_t compose_seq, done_seq;  /* compositions enqueued, and known done */
     void *fence[DSP_FENCES];         /* event after composition n at n % DSP_FENCES */
     uint64_t fence_seq[DSP_FENCES];

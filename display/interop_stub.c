@@ -122,3 +122,8 @@ int dsp_cuda_event_done(void *event)
     (void)event;
     return 1;
 }
+
+xsf_status dsp_compose_check(xsf_error *err)
+{
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA compositor");
+}
