@@ -443,10 +443,16 @@ static void on_refused(void *ctx, const pl_frame *pf, const char *why)
     GST_VIDEO_DECODER_STREAM_LOCK(vd);
     GstVideoCodecFrame *frame = self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
     if (frame) {
+        /* Counted against max-errors: an error message past it, else (the
+         * base class only logs) a warning, so the application hears of it. */
         GstFlowReturn ret = GST_FLOW_OK;
         GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE, ("frame %u does not decode: %s",
                                                           frame->system_frame_number, why),
                                 (NULL), ret);
+        if (ret == GST_FLOW_OK)
+            GST_ELEMENT_WARNING(self, STREAM, DECODE,
+                                ("frame %u does not decode: %s", frame->system_frame_number, why),
+                                ("dropped; the stream goes on (max-errors)"));
         gst_video_decoder_drop_frame(vd, frame);
         if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK)
             self->flow = ret;
