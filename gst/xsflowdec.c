@@ -69,7 +69,8 @@ typedef struct dec_pipe {
     gint refs; /* the element's (start to stop) and one per picture lent downstream */
     gint lent; /* pictures lent downstream */
     pl_pipeline *pl;
-    int stream;
+    int stream;   /* -1 until the first frame (its size sizes the pool's buffers) */
+    guint frames; /* of the stream's pool */
 } dec_pipe;
 
 struct _XsflowDec {
@@ -495,20 +496,12 @@ static gboolean xsflow_dec_start(GstVideoDecoder *vd)
     if (pool == 0)
         pool = 2 * decoders + 2 + DEC_DEFAULT_LENT;
     pool = MAX(pool, decoders + 2);
-    pl_stream_config sc = {.name = "xsflowdec", .backpressure = PL_BLOCK, .frames = pool,
-                           .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused}};
-    int stream = 0;
-    if (pl_stream_add(pl, &sc, &stream, &err) != XSF_OK) {
-        pl_destroy(pl);
-        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("no JPEG XS decoder: %s", err.msg),
-                          ("%s", xsf_status_name(err.status)));
-        return FALSE;
-    }
     dec_pipe *pp = g_new0(dec_pipe, 1);
     pp->refs = 1;
     pp->pl = pl;
-    pp->stream = stream;
-    GST_INFO_OBJECT(self, "%s; %u frames in the pool", pl_describe(pl), pool);
+    pp->stream = -1;
+    pp->frames = pool;
+    GST_INFO_OBJECT(self, "%s; %u frames in the stream's pool", pl_describe(pl), pool);
     GST_OBJECT_LOCK(self);
     self->pipe = pp;
     self->on_gpu = pl_uses_gpu(pl);
@@ -532,7 +525,8 @@ static gboolean xsflow_dec_stop(GstVideoDecoder *vd)
         GST_VIDEO_DECODER_STREAM_LOCK(vd);
         self->discarding = TRUE;
         GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
-        pl_stream_flush(pp->pl, pp->stream);
+        if (pp->stream >= 0)
+            pl_stream_flush(pp->pl, pp->stream);
         GST_OBJECT_LOCK(self);
         self->pipe = NULL;
         GST_OBJECT_UNLOCK(self);
@@ -546,7 +540,7 @@ static gboolean xsflow_dec_stop(GstVideoDecoder *vd)
 static GstFlowReturn xsflow_dec_drain(GstVideoDecoder *vd)
 {
     XsflowDec *self = XSFLOW_DEC(vd);
-    if (self->pipe) {
+    if (self->pipe && self->pipe->stream >= 0) {
         GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
         pl_stream_finish(self->pipe->pl, self->pipe->stream);
         GST_VIDEO_DECODER_STREAM_LOCK(vd);
@@ -557,7 +551,7 @@ static GstFlowReturn xsflow_dec_drain(GstVideoDecoder *vd)
 static gboolean xsflow_dec_flush(GstVideoDecoder *vd)
 {
     XsflowDec *self = XSFLOW_DEC(vd);
-    if (self->pipe) {
+    if (self->pipe && self->pipe->stream >= 0) {
         self->discarding = TRUE;
         GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
         pl_stream_flush(self->pipe->pl, self->pipe->stream);
@@ -611,9 +605,27 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
             return ret;
         }
     }
+    dec_pipe *pp = self->pipe;
+    if (pp->stream < 0) {
+        /* Codestream buffers (pinned with the GPU engine) of this frame's
+         * size and half again: growing them later would reallocate pinned
+         * memory while decoding. */
+        pl_stream_config sc = {.name = "xsflowdec", .backpressure = PL_BLOCK, .frames = pp->frames,
+                               .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
+                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused}};
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (pl_stream_add(pp->pl, &sc, &pp->stream, &err) != XSF_OK) {
+            pp->stream = -1;
+            gst_buffer_unmap(frame->input_buffer, &map);
+            gst_video_decoder_drop_frame(vd, frame);
+            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("no JPEG XS decoder: %s", err.msg),
+                              ("%s", xsf_status_name(err.status)));
+            return GST_FLOW_ERROR;
+        }
+    }
     /* Waiting for a free frame and copying into it, without the stream
      * lock: deliver() finishes older frames meanwhile (see the top). */
-    dec_pipe *pp = self->pipe;
     GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
     pl_frame *pf = pl_frame_acquire(pp->pl, pp->stream, map.size);
     if (pf) {
