@@ -326,6 +326,69 @@ GST_START_TEST(test_decode_zero_copy)
 }
 GST_END_TEST;
 
+/* Decodes the first frame of a vector through `desc`; the output buffer and
+ * its caps' video info. */
+static GstBuffer *decode_one(const char *desc, const char *name, GstVideoInfo *info)
+{
+    GBytes *file = read_vector(name);
+    GPtrArray *cs = split_codestreams(file);
+    GstHarness *h = gst_harness_new_parse(desc);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    GstBuffer *b = gst_harness_pull(h);
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    fail_unless(caps && gst_video_info_from_caps(info, caps));
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+    return b;
+}
+
+/* Downstream caps force another depth of the same layout: a 10-bit stream
+ * as Y42B (each sample rounded to 8 bits) and as I422_12LE (the high bits
+ * repeated below), against the decoder's own 10-bit output. */
+GST_START_TEST(test_decode_forced_depth)
+{
+    GstVideoInfo i10, i8, i12;
+    GstBuffer *b10 = decode_one("xsflowdec device=cpu", "fmt_yuv422_10b", &i10);
+    GstBuffer *b8 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=Y42B", "fmt_yuv422_10b", &i8);
+    GstBuffer *b12 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=I422_12LE", "fmt_yuv422_10b", &i12);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i10), GST_VIDEO_FORMAT_I422_10LE);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i8), GST_VIDEO_FORMAT_Y42B);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i12), GST_VIDEO_FORMAT_I422_12LE);
+    GstVideoFrame f10, f8, f12;
+    fail_unless(gst_video_frame_map(&f10, &i10, b10, GST_MAP_READ));
+    fail_unless(gst_video_frame_map(&f8, &i8, b8, GST_MAP_READ));
+    fail_unless(gst_video_frame_map(&f12, &i12, b12, GST_MAP_READ));
+    guint differ8 = 0, differ12 = 0, nonzero = 0;
+    for (guint c = 0; c < 3; c++)
+        for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&f10, c); y++) {
+            const guint16 *r10 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f10, c) +
+                                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f10, c));
+            const guint8 *r8 = GST_VIDEO_FRAME_COMP_DATA(&f8, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f8, c);
+            const guint16 *r12 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f12, c) +
+                                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f12, c));
+            for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&f10, c); x++) {
+                const unsigned v = GUINT16_FROM_LE(r10[x]);
+                nonzero += v != 0;
+                differ8 += r8[x] != MIN((v + 2) >> 2, 255u);
+                differ12 += GUINT16_FROM_LE(r12[x]) != ((v << 2) | (v >> 8));
+            }
+        }
+    fail_unless(nonzero > 0);
+    fail_unless_equals_int(differ8, 0);
+    fail_unless_equals_int(differ12, 0);
+    gst_video_frame_unmap(&f10);
+    gst_video_frame_unmap(&f8);
+    gst_video_frame_unmap(&f12);
+    gst_buffer_unref(b10);
+    gst_buffer_unref(b8);
+    gst_buffer_unref(b12);
+}
+GST_END_TEST;
+
 /* Pushes every codestream of a vector. */
 static void push_vector(GstHarness *h, GPtrArray *cs)
 {
@@ -773,6 +836,7 @@ static Suite *xsflow_suite(void)
     tcase_add_test(tc, test_decode_bad_input);
     tcase_add_test(tc, test_decode_zero_copy);
     tcase_add_test(tc, test_decode_caps_change);
+    tcase_add_test(tc, test_decode_forced_depth);
     tcase_add_test(tc, test_decode_flush_and_restart);
     tcase_add_test(tc, test_decode_error_goes_on);
     tcase_add_test(tc, test_round_trip_lossless);
