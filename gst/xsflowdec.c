@@ -58,7 +58,15 @@ GST_DEBUG_CATEGORY_STATIC(xsflowdec_debug);
 #define XSFLOW_TYPE_DEC (xsflow_dec_get_type())
 G_DECLARE_FINAL_TYPE(XsflowDec, xsflow_dec, XSFLOW, DEC, GstVideoDecoder)
 
-enum { PROP_0, PROP_DEVICE, PROP_GPU_ID, PROP_FRAMES_IN_FLIGHT, PROP_POOL_FRAMES, PROP_ZERO_COPY, PROP_ENGINE };
+enum {
+    PROP_0,
+    PROP_DEVICE,
+    PROP_GPU_ID,
+    PROP_FRAMES_IN_FLIGHT,
+    PROP_POOL_FRAMES,
+    PROP_ZERO_COPY,
+    PROP_ENGINE
+};
 
 /* Pictures downstream may hold at once beyond what keeps the decoders
  * busy, with pool-frames=0. */
@@ -90,7 +98,7 @@ struct _XsflowDec {
     int fields;
     GstVideoFormat format; /* negotiated output */
     int out_width, out_height, out_fields;
-    int target_depth;        /* the output format's sample depth */
+    int target_depth;         /* the output format's sample depth */
     gboolean downstream_meta; /* downstream takes GstVideoMeta */
     gboolean discarding;      /* flush or stop under way: deliver() drops */
     GstFlowReturn flow;       /* of the frames finished on the decode thread */
@@ -111,8 +119,8 @@ static GstStaticPadTemplate sink_template =
                             GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(DEC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(DEC_FORMATS)
-                        ", interlace-mode = (string) interleaved"));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(DEC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(
+        DEC_FORMATS) ", interlace-mode = (string) interleaved"));
 
 /* ---- the pipeline's lifetime ---- */
 
@@ -137,18 +145,37 @@ static void lent_picture_free(gpointer data)
 /* ---- output formats ---- */
 
 /* Formats by layout, at depths 8, 10, 12, 16 (UNKNOWN where GStreamer has none). */
-enum { LAYOUT_GRAY, LAYOUT_444, LAYOUT_422, LAYOUT_420, LAYOUT_GBR, LAYOUT_GBRA, LAYOUT_A420,
-       LAYOUT_A422, LAYOUT_A444, LAYOUTS };
+enum {
+    LAYOUT_GRAY,
+    LAYOUT_444,
+    LAYOUT_422,
+    LAYOUT_420,
+    LAYOUT_GBR,
+    LAYOUT_GBRA,
+    LAYOUT_A420,
+    LAYOUT_A422,
+    LAYOUT_A444,
+    LAYOUTS
+};
 static const GstVideoFormat layout_formats[LAYOUTS][4] = {
-    {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_GRAY16_LE},
-    {GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE},
-    {GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_I422_12LE, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_GBR, GST_VIDEO_FORMAT_GBR_10LE, GST_VIDEO_FORMAT_GBR_12LE, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_GBRA, GST_VIDEO_FORMAT_GBRA_10LE, GST_VIDEO_FORMAT_GBRA_12LE, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_A420, GST_VIDEO_FORMAT_A420_10LE, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A422_10LE, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN},
-    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A444_10LE, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_GRAY16_LE},
+    {GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE,
+     GST_VIDEO_FORMAT_Y444_16LE},
+    {GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_I422_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_I420_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_GBR, GST_VIDEO_FORMAT_GBR_10LE, GST_VIDEO_FORMAT_GBR_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_GBRA, GST_VIDEO_FORMAT_GBRA_10LE, GST_VIDEO_FORMAT_GBRA_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_A420, GST_VIDEO_FORMAT_A420_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A422_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A444_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
 };
 static const int layout_depths[4] = {8, 10, 12, 16};
 
@@ -282,8 +309,8 @@ static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
  * strides in bytes, and *custom when they differ from GStreamer's defaults
  * (a GstVideoMeta must then say where they are). */
 static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pic,
-                                  gsize offset[GST_VIDEO_MAX_PLANES], gint stride[GST_VIDEO_MAX_PLANES],
-                                  gboolean *custom)
+                                  gsize offset[GST_VIDEO_MAX_PLANES],
+                                  gint stride[GST_VIDEO_MAX_PLANES], gboolean *custom)
 {
     const GstVideoFormatInfo *fi = info->finfo;
     if (G_BYTE_ORDER != G_LITTLE_ENDIAN || (int)GST_VIDEO_INFO_N_COMPONENTS(info) != pic->nc ||
@@ -293,14 +320,16 @@ static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pi
     *custom = FALSE;
     for (int c = 0; c < pic->nc; c++) {
         const guint p = GST_VIDEO_FORMAT_INFO_PLANE(fi, c);
-        if (GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, c) != 2 || GST_VIDEO_FORMAT_INFO_POFFSET(fi, c) != 0 ||
-            GST_VIDEO_FORMAT_INFO_SHIFT(fi, c) != 0 || (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, c) != pic->depth[c] ||
+        if (GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, c) != 2 ||
+            GST_VIDEO_FORMAT_INFO_POFFSET(fi, c) != 0 || GST_VIDEO_FORMAT_INFO_SHIFT(fi, c) != 0 ||
+            (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, c) != pic->depth[c] ||
             GST_VIDEO_INFO_COMP_WIDTH(info, c) != pic->width[c] ||
             GST_VIDEO_INFO_COMP_HEIGHT(info, c) != pic->height[c])
             return FALSE;
         offset[p] = (gsize)(pic->plane[c] - pic->plane[0]) * sizeof(uint16_t);
         stride[p] = (gint)(pic->pitch[c] * sizeof(uint16_t));
-        if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) || stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
+        if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) ||
+            stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
             *custom = TRUE;
     }
     return TRUE;
@@ -309,8 +338,8 @@ static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pi
 /* Copies one component into the mapped frame, rows `step` apart from row
  * `first` (two fields woven), samples of depth d brought to the frame's
  * depth t: the high bits repeated below when t > d, rounded when t < d. */
-static void write_component(GstVideoFrame *vf, int comp, const pl_picture *pic, int c, int t, int first,
-                            int step)
+static void write_component(GstVideoFrame *vf, int comp, const pl_picture *pic, int c, int t,
+                            int first, int step)
 {
     const int w = pic->width[c], h = pic->height[c], d = pic->depth[c];
     guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, comp);
@@ -369,11 +398,13 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
         g_atomic_int_inc(&pp->refs);
         g_atomic_int_inc(&pp->lent);
         pf->user = (guint64)(guintptr)pp; /* the frame is ours now: lent_picture_free reads it */
-        GstBuffer *buf = gst_buffer_new_wrapped_full(0, pic->plane[0], bytes, 0, bytes, pf, lent_picture_free);
+        GstBuffer *buf =
+            gst_buffer_new_wrapped_full(0, pic->plane[0], bytes, 0, bytes, pf, lent_picture_free);
         if (custom || self->downstream_meta)
-            gst_buffer_add_video_meta_full(buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out->info),
-                                           GST_VIDEO_INFO_WIDTH(&out->info), GST_VIDEO_INFO_HEIGHT(&out->info),
-                                           GST_VIDEO_INFO_N_PLANES(&out->info), offset, stride);
+            gst_buffer_add_video_meta_full(
+                buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out->info),
+                GST_VIDEO_INFO_WIDTH(&out->info), GST_VIDEO_INFO_HEIGHT(&out->info),
+                GST_VIDEO_INFO_N_PLANES(&out->info), offset, stride);
         gst_video_codec_state_unref(out);
         frame->output_buffer = buf;
         return gst_video_decoder_finish_frame(vd, frame);
@@ -394,7 +425,8 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
     const int target = self->target_depth;
     GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
     GstVideoFrame vf;
-    const gboolean mapped = gst_video_frame_map(&vf, &out->info, frame->output_buffer, GST_MAP_WRITE);
+    const gboolean mapped =
+        gst_video_frame_map(&vf, &out->info, frame->output_buffer, GST_MAP_WRITE);
     if (mapped) {
         for (int field = 0; field < pf->fields; field++) {
             const pl_picture *pic = field ? &pf->picture2 : &pf->picture;
@@ -406,7 +438,8 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
     pl_frame_release(pf);
     gst_video_codec_state_unref(out);
     GST_VIDEO_DECODER_STREAM_LOCK(vd);
-    GstVideoCodecFrame *still = self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)number);
+    GstVideoCodecFrame *still =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)number);
     if (!still) {
         gst_video_codec_frame_unref(frame);
         return GST_FLOW_OK;
@@ -425,7 +458,8 @@ static void on_decoded(void *ctx, pl_frame *pf)
     XsflowDec *self = ctx;
     GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
     GST_VIDEO_DECODER_STREAM_LOCK(vd);
-    GstVideoCodecFrame *frame = self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
+    GstVideoCodecFrame *frame =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
     if (!frame) { /* flushed */
         GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
         pl_frame_release(pf);
@@ -442,13 +476,14 @@ static void on_refused(void *ctx, const pl_frame *pf, const char *why)
     XsflowDec *self = ctx;
     GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
     GST_VIDEO_DECODER_STREAM_LOCK(vd);
-    GstVideoCodecFrame *frame = self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
+    GstVideoCodecFrame *frame =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
     if (frame) {
         /* Counted against max-errors: an error message past it, else (the
          * base class only logs) a warning, so the application hears of it. */
         GstFlowReturn ret = GST_FLOW_OK;
-        GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE, ("frame %u does not decode: %s",
-                                                          frame->system_frame_number, why),
+        GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE,
+                                ("frame %u does not decode: %s", frame->system_frame_number, why),
                                 (NULL), ret);
         if (ret == GST_FLOW_OK)
             GST_ELEMENT_WARNING(self, STREAM, DECODE,
@@ -525,6 +560,8 @@ static gboolean xsflow_dec_stop(GstVideoDecoder *vd)
         GST_VIDEO_DECODER_STREAM_LOCK(vd);
         self->discarding = TRUE;
         GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+        /* The pads are deactivated: the streaming thread, the stream's
+         * source, has left handle_frame, so this thread may flush. */
         if (pp->stream >= 0)
             pl_stream_flush(pp->pl, pp->stream);
         GST_OBJECT_LOCK(self);
@@ -598,9 +635,9 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
         if (xsf_gst_codestream_size(map.data, map.size, &first, &err) != XSF_OK) {
             gst_buffer_unmap(frame->input_buffer, &map);
             GstFlowReturn ret = GST_FLOW_OK;
-            GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE, ("frame %u: no first field: %s",
-                                                              frame->system_frame_number, err.msg),
-                                    (NULL), ret);
+            GST_VIDEO_DECODER_ERROR(
+                self, 1, STREAM, DECODE,
+                ("frame %u: no first field: %s", frame->system_frame_number, err.msg), (NULL), ret);
             gst_video_decoder_drop_frame(vd, frame);
             return ret;
         }
@@ -610,7 +647,9 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
         /* Codestream buffers (pinned with the GPU engine) of this frame's
          * size and half again: growing them later would reallocate pinned
          * memory while decoding. */
-        pl_stream_config sc = {.name = "xsflowdec", .backpressure = PL_BLOCK, .frames = pp->frames,
+        pl_stream_config sc = {.name = "xsflowdec",
+                               .backpressure = PL_BLOCK,
+                               .frames = pp->frames,
                                .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
                                .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused}};
         xsf_error err;
@@ -676,24 +715,12 @@ static void xsflow_dec_set_property(GObject *obj, guint id, const GValue *v, GPa
     XsflowDec *self = XSFLOW_DEC(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_DEVICE:
-        self->device = g_value_get_enum(v);
-        break;
-    case PROP_GPU_ID:
-        self->gpu_id = g_value_get_int(v);
-        break;
-    case PROP_FRAMES_IN_FLIGHT:
-        self->frames_in_flight = g_value_get_uint(v);
-        break;
-    case PROP_POOL_FRAMES:
-        self->pool_frames = g_value_get_uint(v);
-        break;
-    case PROP_ZERO_COPY:
-        self->zero_copy = g_value_get_boolean(v);
-        break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
-        break;
+    case PROP_DEVICE: self->device = g_value_get_enum(v); break;
+    case PROP_GPU_ID: self->gpu_id = g_value_get_int(v); break;
+    case PROP_FRAMES_IN_FLIGHT: self->frames_in_flight = g_value_get_uint(v); break;
+    case PROP_POOL_FRAMES: self->pool_frames = g_value_get_uint(v); break;
+    case PROP_ZERO_COPY: self->zero_copy = g_value_get_boolean(v); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
 }
@@ -703,27 +730,15 @@ static void xsflow_dec_get_property(GObject *obj, guint id, GValue *v, GParamSpe
     XsflowDec *self = XSFLOW_DEC(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_DEVICE:
-        g_value_set_enum(v, self->device);
-        break;
-    case PROP_GPU_ID:
-        g_value_set_int(v, self->gpu_id);
-        break;
-    case PROP_FRAMES_IN_FLIGHT:
-        g_value_set_uint(v, self->frames_in_flight);
-        break;
-    case PROP_POOL_FRAMES:
-        g_value_set_uint(v, self->pool_frames);
-        break;
-    case PROP_ZERO_COPY:
-        g_value_set_boolean(v, self->zero_copy);
-        break;
+    case PROP_DEVICE: g_value_set_enum(v, self->device); break;
+    case PROP_GPU_ID: g_value_set_int(v, self->gpu_id); break;
+    case PROP_FRAMES_IN_FLIGHT: g_value_set_uint(v, self->frames_in_flight); break;
+    case PROP_POOL_FRAMES: g_value_set_uint(v, self->pool_frames); break;
+    case PROP_ZERO_COPY: g_value_set_boolean(v, self->zero_copy); break;
     case PROP_ENGINE:
         g_value_set_string(v, self->pipe ? (self->on_gpu ? "GPU" : "CPU") : NULL);
         break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
-        break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
 }
@@ -738,43 +753,48 @@ static void xsflow_dec_class_init(XsflowDecClass *klass)
     gobject_class->get_property = xsflow_dec_get_property;
     const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
     g_object_class_install_property(gobject_class, PROP_DEVICE,
-                                    g_param_spec_enum("device", "Device", "Where to decode", XSF_GST_TYPE_DEVICE,
-                                                      XSF_GST_DEVICE_AUTO, ready));
-    g_object_class_install_property(
-        gobject_class, PROP_GPU_ID,
-        g_param_spec_int("gpu-id", "GPU id", "CUDA device to decode on", 0, PL_MAX_GPUS - 1, 0, ready));
+                                    g_param_spec_enum("device", "Device", "Where to decode",
+                                                      XSF_GST_TYPE_DEVICE, XSF_GST_DEVICE_AUTO,
+                                                      ready));
+    g_object_class_install_property(gobject_class, PROP_GPU_ID,
+                                    g_param_spec_int("gpu-id", "GPU id", "CUDA device to decode on",
+                                                     0, PL_MAX_GPUS - 1, 0, ready));
     g_object_class_install_property(
         gobject_class, PROP_FRAMES_IN_FLIGHT,
-        g_param_spec_uint("frames-in-flight", "Frames in flight",
-                          "Frames decoded at once: decoder contexts (CUDA streams) on the GPU, threads on "
-                          "the CPU (0: 3 on the GPU, one per core on the CPU)",
-                          0, 32, 0, ready));
+        g_param_spec_uint(
+            "frames-in-flight", "Frames in flight",
+            "Frames decoded at once: decoder contexts (CUDA streams) on the GPU, threads on "
+            "the CPU (0: 3 on the GPU, one per core on the CPU)",
+            0, 32, 0, ready));
     g_object_class_install_property(
         gobject_class, PROP_POOL_FRAMES,
-        g_param_spec_uint("pool-frames", "Pool frames",
-                          "Frames of the decoder's pool: codestreams waiting, frames decoding and pictures "
-                          "held downstream without a copy (0: 2 x frames-in-flight + 2, plus 4 for "
-                          "downstream). Pictures are copied while downstream holds all but "
-                          "frames-in-flight + 1 of them",
-                          0, 256, 0, ready));
+        g_param_spec_uint(
+            "pool-frames", "Pool frames",
+            "Frames of the decoder's pool: codestreams waiting, frames decoding and pictures "
+            "held downstream without a copy (0: 2 x frames-in-flight + 2, plus 4 for "
+            "downstream). Pictures are copied while downstream holds all but "
+            "frames-in-flight + 1 of them",
+            0, 256, 0, ready));
     g_object_class_install_property(
         gobject_class, PROP_ZERO_COPY,
-        g_param_spec_boolean("zero-copy", "Zero copy",
-                             "Hand the decoder's pictures downstream without a copy where the output format "
-                             "is laid out as they are (the 10, 12 and 16-bit planar formats)",
-                             TRUE, ready));
+        g_param_spec_boolean(
+            "zero-copy", "Zero copy",
+            "Hand the decoder's pictures downstream without a copy where the output format "
+            "is laid out as they are (the 10, 12 and 16-bit planar formats)",
+            TRUE, ready));
     g_object_class_install_property(
         gobject_class, PROP_ENGINE,
-        g_param_spec_string("engine", "Engine", "Which decoder runs: GPU or CPU (once started)", NULL,
-                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+        g_param_spec_string("engine", "Engine", "Which decoder runs: GPU or CPU (once started)",
+                            NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
     gst_type_mark_as_plugin_api(XSF_GST_TYPE_DEVICE, 0);
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow JPEG XS decoder", "Codec/Decoder/Video",
-                                          "Decodes JPEG XS (ISO/IEC 21122) codestreams on the GPU, or on "
-                                          "the CPU where no GPU is usable",
-                                          "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow JPEG XS decoder", "Codec/Decoder/Video",
+        "Decodes JPEG XS (ISO/IEC 21122) codestreams on the GPU, or on "
+        "the CPU where no GPU is usable",
+        "xsflow");
 
     vd_class->start = GST_DEBUG_FUNCPTR(xsflow_dec_start);
     vd_class->stop = GST_DEBUG_FUNCPTR(xsflow_dec_stop);
