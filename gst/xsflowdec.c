@@ -1,15 +1,55 @@
-/* xsflowdec: JPEG XS decoder (GstVideoDecoder) on the GPU, or the C decoder.
+/* xsflowdec: JPEG XS decoder (GstVideoDecoder) on the pipeline of
+ * pipeline/ (pipeline.h): the GPU engine where usable, else the C decoder.
  *
- * Several frames are in flight at once (decode_engine.h): handle_frame
- * queues the codestream and returns; pictures come back in order and are
- * finished from the streaming thread. With interlace-mode=fields each
- * buffer holds two codestreams, first field first; they are decoded as two
- * pictures and woven into one interleaved frame. */
+ * One pl_pipeline per element, from start to stop, with one stream
+ * (PL_BLOCK: nothing is dropped, the streaming thread waits for a free
+ * frame). handle_frame copies the codestream into a pipeline frame
+ * (pinned memory with the GPU engine) and submits it; several frames are
+ * decoded at once. The stream's sink, deliver(), runs on a decode thread,
+ * frames in order, and finishes each GstVideoCodecFrame there:
+ *  - zero copy where the output format's layout is the picture's (uint16
+ *    samples at the format's depth, planes one after another, tight rows:
+ *    the *_10LE, *_12LE, *_16LE planar formats at the stream's own depth):
+ *    the picture is wrapped in a GstBuffer whose memory gives the frame
+ *    back to the pipeline's pool when downstream frees it. A GstVideoMeta
+ *    carries the real offsets and strides (GStreamer's default strides
+ *    round rows up to 4 bytes, and GBR orders its planes G, B, R); where
+ *    they differ from the defaults and downstream takes no video meta, the
+ *    picture is copied instead;
+ *  - otherwise (8-bit formats, depths scaled to the format's, two fields
+ *    woven into one frame, or too many pictures already held downstream)
+ *    the picture is converted into a buffer of the negotiated pool, on the
+ *    decode thread, and the frame goes back to the pool at once.
+ * With interlace-mode=fields each input buffer holds two codestreams,
+ * first field first; they travel as one pipeline frame of two fields.
+ *
+ * Locking. GstVideoDecoder's state (frame list, output state, negotiation,
+ * pushing downstream) is guarded by its stream lock, so deliver() takes it
+ * to finish a frame. Everything here that waits for deliver() therefore
+ * waits with the stream lock released: handle_frame around
+ * pl_frame_acquire (a free frame), drain and finish around
+ * pl_stream_finish, flush around pl_stream_flush, set_format around the
+ * drain of the old format. GstVideoDecoder (1.22) calls those vfuncs with
+ * the stream lock taken once (chain, setcaps, sink_event for EOS,
+ * STREAM_START and FLUSH_STOP), so one unlock releases it. The other way,
+ * deliver() queueing pictures for a src-pad task, needs the same unlocking
+ * (the task needs the lock to finish frames while drain and flush wait for
+ * them) plus a task to stop on every state change; the pipeline's in-order
+ * deliver() on a decode thread already is such a task. Stop runs after the
+ * pads are deactivated (the streaming thread has left handle_frame) and
+ * before the base class takes the stream lock.
+ *
+ * deliver() finds its GstVideoCodecFrame by system_frame_number, which
+ * GstVideoDecoder never reuses: a frame dropped by a flush is simply not
+ * found, and `discarding` covers the window of flush and stop. Pictures
+ * lent downstream hold a reference on the pipeline (dec_pipe), so that a
+ * buffer outliving the element's stop still finds its pool. */
 #include <string.h>
+#include <unistd.h>
 
 #include <gst/video/video.h>
 
-#include "decode_engine.h"
+#include "pipeline.h"
 #include "xsflow_gst.h"
 
 GST_DEBUG_CATEGORY_STATIC(xsflowdec_debug);
@@ -18,33 +58,50 @@ GST_DEBUG_CATEGORY_STATIC(xsflowdec_debug);
 #define XSFLOW_TYPE_DEC (xsflow_dec_get_type())
 G_DECLARE_FINAL_TYPE(XsflowDec, xsflow_dec, XSFLOW, DEC, GstVideoDecoder)
 
-enum { PROP_0, PROP_DEVICE, PROP_GPU_ID, PROP_FRAMES_IN_FLIGHT, PROP_ENGINE };
+enum {
+    PROP_0,
+    PROP_DEVICE,
+    PROP_GPU_ID,
+    PROP_FRAMES_IN_FLIGHT,
+    PROP_POOL_FRAMES,
+    PROP_ZERO_COPY,
+    PROP_ENGINE
+};
 
-/* A frame in flight: one codestream, or two fields. */
-typedef struct dec_frame {
-    GstVideoCodecFrame *frame;
-    int fields, done, failed;
-} dec_frame;
+/* Pictures downstream may hold at once beyond what keeps the decoders
+ * busy, with pool-frames=0. */
+#define DEC_DEFAULT_LENT 4
 
-/* One codestream in flight. */
-typedef struct dec_job {
-    dec_frame *f;
-    int field;
-} dec_job;
+/* The pipeline, shared by the element and the pictures it lends. */
+typedef struct dec_pipe {
+    gint refs; /* the element's (start to stop) and one per picture lent downstream */
+    gint lent; /* pictures lent downstream */
+    pl_pipeline *pl;
+    int stream;   /* -1 until the first frame (its size sizes the pool's buffers) */
+    guint frames; /* of the stream's pool */
+} dec_pipe;
 
 struct _XsflowDec {
     GstVideoDecoder parent;
+    /* Properties (object lock). */
     XsfGstDevice device;
     int gpu_id;
     guint frames_in_flight;
-    xsfd_engine *engine;
+    guint pool_frames;
+    gboolean zero_copy;
+    /* From start to stop. */
+    dec_pipe *pipe;
+    gint lend_limit; /* lend pictures while fewer than this are out */
+    gboolean on_gpu;
+    /* Under the stream lock. */
     GstVideoCodecState *input_state;
     int fields;
-    /* The negotiated output. */
-    GstVideoFormat format;
-    int out_width, out_height;
-    int stopping;
-    GstFlowReturn flow; /* of the pictures finished since the last handle_frame */
+    GstVideoFormat format; /* negotiated output */
+    int out_width, out_height, out_fields;
+    int target_depth;         /* the output format's sample depth */
+    gboolean downstream_meta; /* downstream takes GstVideoMeta */
+    gboolean discarding;      /* flush or stop under way: deliver() drops */
+    GstFlowReturn flow;       /* of the frames finished on the decode thread */
 };
 
 G_DEFINE_TYPE(XsflowDec, xsflow_dec, GST_TYPE_VIDEO_DECODER)
@@ -62,214 +119,435 @@ static GstStaticPadTemplate sink_template =
                             GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame"));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(DEC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(DEC_FORMATS)
-                        ", interlace-mode = (string) interleaved"));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(DEC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(
+        DEC_FORMATS) ", interlace-mode = (string) interleaved"));
 
-/* The output format of a picture: its GStreamer format and the depth its
- * samples are scaled to (8 or the format's). UNKNOWN where none fits. */
-static GstVideoFormat output_format(const xs_header *h, const xs_image *img, int *target_depth)
+/* ---- the pipeline's lifetime ---- */
+
+static void dec_pipe_unref(dec_pipe *pp)
+{
+    if (g_atomic_int_dec_and_test(&pp->refs)) {
+        pl_destroy(pp->pl); /* every frame is back: the last picture was freed */
+        g_free(pp);
+    }
+}
+
+/* The destroy notify of a lent picture's memory (any thread). */
+static void lent_picture_free(gpointer data)
+{
+    pl_frame *pf = data;
+    dec_pipe *pp = (dec_pipe *)(guintptr)pf->user;
+    pl_frame_release(pf);
+    g_atomic_int_add(&pp->lent, -1);
+    dec_pipe_unref(pp);
+}
+
+/* ---- output formats ---- */
+
+/* Formats by layout, at depths 8, 10, 12, 16 (UNKNOWN where GStreamer has none). */
+enum {
+    LAYOUT_GRAY,
+    LAYOUT_444,
+    LAYOUT_422,
+    LAYOUT_420,
+    LAYOUT_GBR,
+    LAYOUT_GBRA,
+    LAYOUT_A420,
+    LAYOUT_A422,
+    LAYOUT_A444,
+    LAYOUTS
+};
+static const GstVideoFormat layout_formats[LAYOUTS][4] = {
+    {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_GRAY16_LE},
+    {GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_10LE, GST_VIDEO_FORMAT_Y444_12LE,
+     GST_VIDEO_FORMAT_Y444_16LE},
+    {GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_I422_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_I420_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_GBR, GST_VIDEO_FORMAT_GBR_10LE, GST_VIDEO_FORMAT_GBR_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_GBRA, GST_VIDEO_FORMAT_GBRA_10LE, GST_VIDEO_FORMAT_GBRA_12LE,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_A420, GST_VIDEO_FORMAT_A420_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A422_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
+    {GST_VIDEO_FORMAT_UNKNOWN, GST_VIDEO_FORMAT_A444_10LE, GST_VIDEO_FORMAT_UNKNOWN,
+     GST_VIDEO_FORMAT_UNKNOWN},
+};
+static const int layout_depths[4] = {8, 10, 12, 16};
+
+/* The layout of a picture, or -1. */
+static int picture_layout(const xs_header *h, const pl_picture *pic)
+{
+    if (pic->nc == 1)
+        return LAYOUT_GRAY;
+    if (pic->nc != 3 && pic->nc != 4)
+        return -1;
+    const int w0 = pic->width[0], h0 = pic->height[0];
+    if (pic->width[1] != pic->width[2] || pic->height[1] != pic->height[2])
+        return -1;
+    if (pic->nc == 4 && (pic->width[3] != w0 || pic->height[3] != h0))
+        return -1;
+    const int full = pic->width[1] == w0 && pic->height[1] == h0;
+    const int s422 = pic->width[1] == (w0 + 1) / 2 && pic->height[1] == h0;
+    const int s420 = pic->width[1] == (w0 + 1) / 2 && pic->height[1] == (h0 + 1) / 2;
+    if (h->cpih == 1)
+        return full ? (pic->nc == 3 ? LAYOUT_GBR : LAYOUT_GBRA) : -1;
+    if (pic->nc == 3)
+        return full ? LAYOUT_444 : s422 ? LAYOUT_422 : s420 ? LAYOUT_420 : -1;
+    return full ? LAYOUT_A444 : s422 ? LAYOUT_A422 : s420 ? LAYOUT_A420 : -1;
+}
+
+/* The format of the picture's own depth: the smallest depth of the layout
+ * that holds every component. UNKNOWN where none does. */
+static GstVideoFormat native_format(int layout, const pl_picture *pic, int *depth)
 {
     int d = 0;
-    for (int c = 0; c < img->nc; c++)
-        d = MAX(d, img->depth[c]);
-    const int t = d <= 8 ? 8 : d <= 10 ? 10 : d <= 12 ? 12 : 16;
-    *target_depth = t;
-    if (img->nc == 1)
-        return t == 8 ? GST_VIDEO_FORMAT_GRAY8 : (*target_depth = 16, GST_VIDEO_FORMAT_GRAY16_LE);
-    if (img->nc != 3 && img->nc != 4)
-        return GST_VIDEO_FORMAT_UNKNOWN;
-    const int w0 = img->width[0], h0 = img->height[0];
-    if (img->width[1] != img->width[2] || img->height[1] != img->height[2])
-        return GST_VIDEO_FORMAT_UNKNOWN;
-    if (img->nc == 4 && (img->width[3] != w0 || img->height[3] != h0))
-        return GST_VIDEO_FORMAT_UNKNOWN;
-    const int full = img->width[1] == w0 && img->height[1] == h0;
-    const int s422 = img->width[1] == (w0 + 1) / 2 && img->height[1] == h0;
-    const int s420 = img->width[1] == (w0 + 1) / 2 && img->height[1] == (h0 + 1) / 2;
-    static const GstVideoFormat yuv444[] = {GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_Y444_10LE,
-                                            GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE};
-    static const GstVideoFormat yuv422[] = {GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_I422_10LE,
-                                            GST_VIDEO_FORMAT_I422_12LE, GST_VIDEO_FORMAT_UNKNOWN};
-    static const GstVideoFormat yuv420[] = {GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420_10LE,
-                                            GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_UNKNOWN};
-    static const GstVideoFormat rgb[] = {GST_VIDEO_FORMAT_GBR, GST_VIDEO_FORMAT_GBR_10LE,
-                                         GST_VIDEO_FORMAT_GBR_12LE, GST_VIDEO_FORMAT_UNKNOWN};
-    static const GstVideoFormat rgba[] = {GST_VIDEO_FORMAT_GBRA, GST_VIDEO_FORMAT_GBRA_10LE,
-                                          GST_VIDEO_FORMAT_GBRA_12LE, GST_VIDEO_FORMAT_UNKNOWN};
-    const int i = t == 8 ? 0 : t == 10 ? 1 : t == 12 ? 2 : 3;
-    if (h->cpih == 1)
-        return full ? (img->nc == 3 ? rgb : rgba)[i] : GST_VIDEO_FORMAT_UNKNOWN;
-    if (img->nc == 3)
-        return full ? yuv444[i] : s422 ? yuv422[i] : s420 ? yuv420[i] : GST_VIDEO_FORMAT_UNKNOWN;
-    /* Y, Cb, Cr and a full-size alpha. */
-    if (t <= 10 && s420)
-        return t == 8 ? GST_VIDEO_FORMAT_A420 : (*target_depth = 10, GST_VIDEO_FORMAT_A420_10LE);
-    if (t <= 10 && (s422 || full)) {
-        *target_depth = 10;
-        return s422 ? GST_VIDEO_FORMAT_A422_10LE : GST_VIDEO_FORMAT_A444_10LE;
+    for (int c = 0; c < pic->nc; c++)
+        d = MAX(d, pic->depth[c]);
+    for (int i = 0; i < 4 && layout >= 0; i++) {
+        if (layout_depths[i] >= d && layout_formats[layout][i] != GST_VIDEO_FORMAT_UNKNOWN) {
+            *depth = layout_depths[i];
+            return layout_formats[layout][i];
+        }
     }
     return GST_VIDEO_FORMAT_UNKNOWN;
 }
 
-/* Copies one component into the frame, rows `step` apart from row `first`,
- * scaling samples of depth d up to t bits (the high bits repeated below). */
-static void write_component(GstVideoFrame *vf, int comp, const xs_image *img, int c, int t, int first,
-                            int step)
+/* The format to negotiate: the native one if downstream takes it, else
+ * another depth of the same layout that it takes (e.g. caps forcing Y42B
+ * for a 10-bit stream), else the native one (negotiation then fails with
+ * downstream's reason). */
+static GstVideoFormat pick_format(XsflowDec *self, int layout, GstVideoFormat native, int *depth)
 {
-    const int w = img->width[c], h = img->height[c], d = img->depth[c];
-    const int up = t - d;
-    guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, comp);
-    const int stride = GST_VIDEO_FRAME_COMP_STRIDE(vf, comp);
-    const int comp_h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, comp);
-    const int comp_w = GST_VIDEO_FRAME_COMP_WIDTH(vf, comp);
-    for (int y = 0; y < h; y++) {
-        const int row = first + y * step;
-        if (row >= comp_h)
-            break;
-        const uint16_t *src = img->plane[c] + (size_t)y * img->pitch[c];
-        const int n = MIN(w, comp_w);
-        if (t == 8) {
-            guint8 *dst = base + (gsize)row * stride;
-            for (int x = 0; x < n; x++) {
-                unsigned v = src[x];
-                dst[x] = (guint8)(up > 0 ? (v << up) | (v >> (d - up > 0 ? d - up : d)) : v);
-            }
-        } else {
-            guint16 *dst = (guint16 *)(base + (gsize)row * stride);
-            for (int x = 0; x < n; x++) {
-                unsigned v = src[x];
-                if (up > 0)
-                    v = (v << up) | (up < d ? v >> (d - up) : 0);
-                dst[x] = GUINT16_TO_LE((guint16)v);
+    GstCaps *allowed = gst_pad_get_allowed_caps(GST_VIDEO_DECODER_SRC_PAD(self));
+    GstVideoFormat fmt = native;
+    if (allowed && !gst_caps_is_any(allowed)) {
+        int order[4] = {0, 1, 2, 3}; /* native first, then others from deep to shallow */
+        int k = 0, native_i = 0;
+        for (int i = 0; i < 4; i++)
+            if (layout_formats[layout][i] == native)
+                native_i = i;
+        order[k++] = native_i;
+        for (int i = 3; i >= 0; i--)
+            if (i != native_i)
+                order[k++] = i;
+        for (int j = 0; j < 4; j++) {
+            const GstVideoFormat f = layout_formats[layout][order[j]];
+            if (f == GST_VIDEO_FORMAT_UNKNOWN)
+                continue;
+            GstCaps *one = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+                                               gst_video_format_to_string(f), NULL);
+            const gboolean ok = gst_caps_can_intersect(one, allowed);
+            gst_caps_unref(one);
+            if (ok) {
+                fmt = f;
+                *depth = layout_depths[order[j]];
+                break;
             }
         }
     }
+    if (allowed)
+        gst_caps_unref(allowed);
+    return fmt;
 }
 
-static gboolean ensure_output(XsflowDec *self, const xsfd_result *r, int *target_depth)
+/* Negotiates the output for a picture when its format or size changed (or
+ * downstream asked for it). Stream lock held. */
+static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
 {
     GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
-    GstVideoFormat fmt = output_format(r->hdr, r->img, target_depth);
-    if (fmt == GST_VIDEO_FORMAT_UNKNOWN) {
+    const pl_picture *pic = &pf->picture;
+    const int layout = picture_layout(&pf->header, pic);
+    int depth = 0;
+    const GstVideoFormat native = native_format(layout, pic, &depth);
+    if (native == GST_VIDEO_FORMAT_UNKNOWN) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL),
-                          ("no raw video format for %d components of %dx%d at depth %d", r->img->nc,
-                           r->img->width[0], r->img->height[0], r->img->depth[0]));
-        return FALSE;
+                          ("no raw video format for %d components of %dx%d at depth %d", pic->nc,
+                           pic->width[0], pic->height[0], pic->depth[0]));
+        return GST_FLOW_ERROR;
     }
-    const int w = r->img->width[0], h = r->img->height[0] * self->fields;
-    if (fmt == self->format && w == self->out_width && h == self->out_height &&
-        !gst_pad_check_reconfigure(GST_VIDEO_DECODER_SRC_PAD(vd)))
-        return TRUE;
+    const int w = pic->width[0], h = pic->height[0] * pf->fields;
+    const gboolean same = self->format != GST_VIDEO_FORMAT_UNKNOWN && w == self->out_width &&
+                          h == self->out_height && pf->fields == self->out_fields;
+    /* The format chosen last time stays while the picture's shape does. */
+    if (same && !gst_pad_check_reconfigure(GST_VIDEO_DECODER_SRC_PAD(vd)))
+        return GST_FLOW_OK;
+    const GstVideoFormat fmt = pick_format(self, layout, native, &depth);
     GstVideoCodecState *out = gst_video_decoder_set_output_state(vd, fmt, w, h, self->input_state);
-    if (self->fields == 2) {
+    if (pf->fields == 2) {
         GST_VIDEO_INFO_INTERLACE_MODE(&out->info) = GST_VIDEO_INTERLACE_MODE_INTERLEAVED;
         GST_VIDEO_INFO_FIELD_ORDER(&out->info) = GST_VIDEO_FIELD_ORDER_TOP_FIELD_FIRST;
     } else {
         GST_VIDEO_INFO_INTERLACE_MODE(&out->info) = GST_VIDEO_INTERLACE_MODE_PROGRESSIVE;
     }
     gst_video_codec_state_unref(out);
+    self->downstream_meta = FALSE; /* decide_allocation says */
     if (!gst_video_decoder_negotiate(vd)) {
-        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL), ("downstream refused %s %dx%d",
-                                                            gst_video_format_to_string(fmt), w, h));
-        return FALSE;
+        self->format = GST_VIDEO_FORMAT_UNKNOWN;
+        GST_ELEMENT_ERROR(self, CORE, NEGOTIATION, (NULL),
+                          ("downstream refused %s %dx%d", gst_video_format_to_string(fmt), w, h));
+        return GST_FLOW_NOT_NEGOTIATED;
     }
+    GST_DEBUG_OBJECT(self, "output %s %dx%d (%d-bit samples), downstream %s video meta",
+                     gst_video_format_to_string(fmt), w, h, depth,
+                     self->downstream_meta ? "takes" : "does not take");
     self->format = fmt;
+    self->target_depth = depth;
     self->out_width = w;
     self->out_height = h;
+    self->out_fields = pf->fields;
+    return GST_FLOW_OK;
+}
+
+/* Whether `info` describes the picture's memory as it lies: every
+ * component a plane of its own, 16-bit little-endian samples at the
+ * picture's depth, of the picture's size. Fills the planes' offsets and
+ * strides in bytes, and *custom when they differ from GStreamer's defaults
+ * (a GstVideoMeta must then say where they are). */
+static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pic,
+                                  gsize offset[GST_VIDEO_MAX_PLANES],
+                                  gint stride[GST_VIDEO_MAX_PLANES], gboolean *custom)
+{
+    const GstVideoFormatInfo *fi = info->finfo;
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN || (int)GST_VIDEO_INFO_N_COMPONENTS(info) != pic->nc ||
+        (int)GST_VIDEO_INFO_N_PLANES(info) != pic->nc || !GST_VIDEO_FORMAT_INFO_IS_LE(fi) ||
+        !pic->plane[0])
+        return FALSE;
+    *custom = FALSE;
+    for (int c = 0; c < pic->nc; c++) {
+        const guint p = GST_VIDEO_FORMAT_INFO_PLANE(fi, c);
+        if (GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, c) != 2 ||
+            GST_VIDEO_FORMAT_INFO_POFFSET(fi, c) != 0 || GST_VIDEO_FORMAT_INFO_SHIFT(fi, c) != 0 ||
+            (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, c) != pic->depth[c] ||
+            GST_VIDEO_INFO_COMP_WIDTH(info, c) != pic->width[c] ||
+            GST_VIDEO_INFO_COMP_HEIGHT(info, c) != pic->height[c])
+            return FALSE;
+        offset[p] = (gsize)(pic->plane[c] - pic->plane[0]) * sizeof(uint16_t);
+        stride[p] = (gint)(pic->pitch[c] * sizeof(uint16_t));
+        if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) ||
+            stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
+            *custom = TRUE;
+    }
     return TRUE;
 }
 
+/* Copies one component into the mapped frame, rows `step` apart from row
+ * `first` (two fields woven), samples of depth d brought to the frame's
+ * depth t: the high bits repeated below when t > d, rounded when t < d. */
+static void write_component(GstVideoFrame *vf, int comp, const pl_picture *pic, int c, int t,
+                            int first, int step)
+{
+    const int w = pic->width[c], h = pic->height[c], d = pic->depth[c];
+    guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, comp);
+    const int stride = GST_VIDEO_FRAME_COMP_STRIDE(vf, comp);
+    const int comp_h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, comp);
+    const int n = MIN(w, GST_VIDEO_FRAME_COMP_WIDTH(vf, comp));
+    const unsigned max = (1u << t) - 1;
+    for (int y = 0; y < h; y++) {
+        const int row = first + y * step;
+        if (row >= comp_h)
+            break;
+        const uint16_t *src = pic->plane[c] + (size_t)y * pic->pitch[c];
+        guint8 *dst8 = base + (gsize)row * stride;
+        if (t == d && t > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
+            memcpy(dst8, src, (size_t)n * sizeof(uint16_t));
+            continue;
+        }
+        for (int x = 0; x < n; x++) {
+            unsigned v = src[x];
+            if (t > d)
+                v = (v << (t - d)) | (t - d < d ? v >> (d - (t - d)) : 0);
+            else if (t < d)
+                v = MIN((v + (1u << (d - t - 1))) >> (d - t), max);
+            if (t == 8)
+                dst8[x] = (guint8)v;
+            else
+                ((guint16 *)dst8)[x] = GUINT16_TO_LE((guint16)v);
+        }
+    }
+}
 
-static void on_picture(void *ctx, const xsfd_result *r)
+/* ---- the sink of the stream: on a decode thread, frames in order ---- */
+
+/* Finishes `frame` with the picture of `pf`; consumes both. Stream lock held. */
+static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, pl_frame *pf)
+{
+    GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
+    GstFlowReturn ret = ensure_output(self, pf);
+    if (ret != GST_FLOW_OK) {
+        pl_frame_release(pf);
+        gst_video_decoder_drop_frame(vd, frame);
+        return ret;
+    }
+    GstVideoCodecState *out = gst_video_decoder_get_output_state(vd);
+    gsize offset[GST_VIDEO_MAX_PLANES] = {0};
+    gint stride[GST_VIDEO_MAX_PLANES] = {0};
+    gboolean custom = FALSE;
+    dec_pipe *pp = self->pipe;
+    if (self->zero_copy && pf->fields == 1 && g_atomic_int_get(&pp->lent) < self->lend_limit &&
+        layout_is_picture(&out->info, &pf->picture, offset, stride, &custom) &&
+        (!custom || self->downstream_meta)) {
+        const pl_picture *pic = &pf->picture;
+        gsize bytes = 0;
+        for (int c = 0; c < pic->nc; c++)
+            bytes += (gsize)pic->width[c] * (gsize)pic->height[c] * sizeof(uint16_t);
+        g_atomic_int_inc(&pp->refs);
+        g_atomic_int_inc(&pp->lent);
+        pf->user = (guint64)(guintptr)pp; /* the frame is ours now: lent_picture_free reads it */
+        GstBuffer *buf =
+            gst_buffer_new_wrapped_full(0, pic->plane[0], bytes, 0, bytes, pf, lent_picture_free);
+        if (custom || self->downstream_meta)
+            gst_buffer_add_video_meta_full(
+                buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out->info),
+                GST_VIDEO_INFO_WIDTH(&out->info), GST_VIDEO_INFO_HEIGHT(&out->info),
+                GST_VIDEO_INFO_N_PLANES(&out->info), offset, stride);
+        gst_video_codec_state_unref(out);
+        frame->output_buffer = buf;
+        return gst_video_decoder_finish_frame(vd, frame);
+    }
+
+    /* A copy into a buffer of the negotiated pool. */
+    ret = gst_video_decoder_allocate_output_frame(vd, frame);
+    if (ret != GST_FLOW_OK) {
+        gst_video_codec_state_unref(out);
+        pl_frame_release(pf);
+        gst_video_decoder_release_frame(vd, frame);
+        return ret;
+    }
+    /* The conversion runs without the stream lock, so that the streaming
+     * thread goes on feeding the decoders meanwhile. `frame` stays ours (a
+     * reference); a flush meanwhile takes it off the decoder's list. */
+    const guint32 number = frame->system_frame_number;
+    const int target = self->target_depth;
+    GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+    GstVideoFrame vf;
+    const gboolean mapped =
+        gst_video_frame_map(&vf, &out->info, frame->output_buffer, GST_MAP_WRITE);
+    if (mapped) {
+        for (int field = 0; field < pf->fields; field++) {
+            const pl_picture *pic = field ? &pf->picture2 : &pf->picture;
+            for (int c = 0; c < pic->nc && c < (int)GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
+                write_component(&vf, c, pic, c, target, field, pf->fields);
+        }
+        gst_video_frame_unmap(&vf);
+    }
+    pl_frame_release(pf);
+    gst_video_codec_state_unref(out);
+    GST_VIDEO_DECODER_STREAM_LOCK(vd);
+    GstVideoCodecFrame *still =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)number);
+    if (!still) {
+        gst_video_codec_frame_unref(frame);
+        return GST_FLOW_OK;
+    }
+    gst_video_codec_frame_unref(still);
+    if (!mapped) {
+        GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the output buffer"));
+        gst_video_decoder_drop_frame(vd, frame);
+        return GST_FLOW_ERROR;
+    }
+    return gst_video_decoder_finish_frame(vd, frame);
+}
+
+static void on_decoded(void *ctx, pl_frame *pf)
 {
     XsflowDec *self = ctx;
     GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
-    dec_job *job = r->user;
-    dec_frame *f = job->f;
-    const int field = job->field;
-    g_free(job);
-    f->done++;
-    const int last = f->done == f->fields;
-
-    if (self->stopping || r->status == XSF_ERR_AGAIN) { /* stopping, or discarded by a flush */
-        if (last) {
-            if (self->stopping)
-                gst_video_codec_frame_unref(f->frame);
-            else
-                gst_video_decoder_release_frame(vd, f->frame);
-            g_free(f);
-        }
+    GST_VIDEO_DECODER_STREAM_LOCK(vd);
+    GstVideoCodecFrame *frame =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
+    if (!frame) { /* flushed */
+        GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+        pl_frame_release(pf);
         return;
     }
-    if (r->status != XSF_OK) {
-        f->failed = 1;
-        GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE, (NULL),
-                                ("frame %u%s: %s (%s)", f->frame->system_frame_number,
-                                 f->fields == 2 ? (field ? " second field" : " first field") : "",
-                                 r->message, xsf_status_name(r->status)),
-                                self->flow);
-    }
-    int target = 8;
-    if (!f->failed && !ensure_output(self, r, &target)) {
-        f->failed = 1;
-        self->flow = GST_FLOW_NOT_NEGOTIATED;
-    }
-    if (!f->failed && !f->frame->output_buffer) {
-        GstFlowReturn ret = gst_video_decoder_allocate_output_frame(vd, f->frame);
-        if (ret != GST_FLOW_OK) {
-            f->failed = 1;
-            self->flow = ret;
-        }
-    }
-    if (!f->failed) {
-        GstVideoCodecState *out = gst_video_decoder_get_output_state(vd);
-        GstVideoFrame vf;
-        if (!gst_video_frame_map(&vf, &out->info, f->frame->output_buffer, GST_MAP_WRITE)) {
-            GST_ELEMENT_ERROR(self, RESOURCE, WRITE, (NULL), ("cannot map the output buffer"));
-            f->failed = 1;
-            self->flow = GST_FLOW_ERROR;
-        } else {
-            for (int c = 0; c < r->img->nc && c < (int)GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
-                write_component(&vf, c, r->img, c, target, field, f->fields);
-            gst_video_frame_unmap(&vf);
-        }
-        gst_video_codec_state_unref(out);
-    }
-    if (!last)
-        return;
-    GstFlowReturn ret;
-    if (f->failed)
-        ret = gst_video_decoder_drop_frame(vd, f->frame);
-    else
-        ret = gst_video_decoder_finish_frame(vd, f->frame);
-    g_free(f);
-    if (self->flow == GST_FLOW_OK)
+    const GstFlowReturn ret = output_picture(self, frame, pf);
+    if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK)
         self->flow = ret;
+    GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
 }
+
+static void on_refused(void *ctx, const pl_frame *pf, const char *why)
+{
+    XsflowDec *self = ctx;
+    GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
+    GST_VIDEO_DECODER_STREAM_LOCK(vd);
+    GstVideoCodecFrame *frame =
+        self->discarding ? NULL : gst_video_decoder_get_frame(vd, (int)pf->user);
+    if (frame) {
+        /* Counted against max-errors: an error message past it, else (the
+         * base class only logs) a warning, so the application hears of it. */
+        GstFlowReturn ret = GST_FLOW_OK;
+        GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE,
+                                ("frame %u does not decode: %s", frame->system_frame_number, why),
+                                (NULL), ret);
+        if (ret == GST_FLOW_OK)
+            GST_ELEMENT_WARNING(self, STREAM, DECODE,
+                                ("frame %u does not decode: %s", frame->system_frame_number, why),
+                                ("dropped; the stream goes on (max-errors)"));
+        gst_video_decoder_drop_frame(vd, frame);
+        if (ret != GST_FLOW_OK && self->flow == GST_FLOW_OK)
+            self->flow = ret;
+    }
+    GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+}
+
+/* ---- GstVideoDecoder ---- */
 
 static gboolean xsflow_dec_start(GstVideoDecoder *vd)
 {
     XsflowDec *self = XSFLOW_DEC(vd);
-    char msg[XSF_ERRMSG_LEN];
     GST_OBJECT_LOCK(self);
-    const xsfd_device dev = self->device == XSF_GST_DEVICE_GPU   ? XSFD_GPU
-                            : self->device == XSF_GST_DEVICE_CPU ? XSFD_CPU
-                                                                 : XSFD_AUTO;
-    const int gpu_id = self->gpu_id;
-    const guint n = self->frames_in_flight;
+    pl_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = self->device == XSF_GST_DEVICE_GPU   ? PL_ENGINE_GPU
+                 : self->device == XSF_GST_DEVICE_CPU ? PL_ENGINE_CPU
+                                                      : PL_ENGINE_AUTO;
+    cfg.ngpus = 1;
+    cfg.gpus[0] = self->gpu_id;
+    cfg.contexts_per_gpu = self->frames_in_flight;
+    cfg.cpu_threads = self->frames_in_flight;
+    guint pool = self->pool_frames;
     GST_OBJECT_UNLOCK(self);
-    xsf_status st = xsfd_engine_create(&self->engine, dev, gpu_id, n, on_picture, self, msg);
-    if (st != XSF_OK) {
-        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("no JPEG XS decoder: %s", msg),
-                          ("%s", xsf_status_name(st)));
+
+    xsf_error err;
+    xsf_error_clear(&err);
+    pl_pipeline *pl = NULL;
+    if (pl_create(&pl, &cfg, &err) != XSF_OK) {
+        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("no JPEG XS decoder: %s", err.msg),
+                          ("%s", xsf_status_name(err.status)));
         return FALSE;
     }
-    GST_INFO_OBJECT(self, "decoding on the %s, %u frames in flight", xsfd_engine_name(self->engine),
-                    xsfd_engine_in_flight(self->engine));
-    self->stopping = 0;
+    /* What keeps the decoders busy, as the pipeline counts it (PL_BLOCK),
+     * plus pictures for downstream to hold. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const guint decoders = cfg.contexts_per_gpu ? cfg.contexts_per_gpu
+                           : pl_uses_gpu(pl)    ? 3
+                                                : (guint)(cores > 0 ? cores : 1);
+    if (pool == 0)
+        pool = 2 * decoders + 2 + DEC_DEFAULT_LENT;
+    pool = MAX(pool, decoders + 2);
+    dec_pipe *pp = g_new0(dec_pipe, 1);
+    pp->refs = 1;
+    pp->pl = pl;
+    pp->stream = -1;
+    pp->frames = pool;
+    GST_INFO_OBJECT(self, "%s; %u frames in the stream's pool", pl_describe(pl), pool);
+    GST_OBJECT_LOCK(self);
+    self->pipe = pp;
+    self->on_gpu = pl_uses_gpu(pl);
+    /* Lend pictures while at least decoders + 1 frames stay with the
+     * decoders: the pool never runs dry because downstream holds it. */
+    self->lend_limit = (gint)(pool - (decoders + 1));
+    GST_OBJECT_UNLOCK(self);
+    self->discarding = FALSE;
     self->flow = GST_FLOW_OK;
     self->format = GST_VIDEO_FORMAT_UNKNOWN;
-    self->out_width = self->out_height = 0;
+    self->out_width = self->out_height = self->out_fields = 0;
     self->fields = 1;
     return TRUE;
 }
@@ -277,16 +555,47 @@ static gboolean xsflow_dec_start(GstVideoDecoder *vd)
 static gboolean xsflow_dec_stop(GstVideoDecoder *vd)
 {
     XsflowDec *self = XSFLOW_DEC(vd);
-    if (self->engine) {
-        self->stopping = 1;
-        xsfd_engine_finish(self->engine, 1);
+    dec_pipe *pp = self->pipe;
+    if (pp) {
+        GST_VIDEO_DECODER_STREAM_LOCK(vd);
+        self->discarding = TRUE;
+        GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+        /* The pads are deactivated: the streaming thread, the stream's
+         * source, has left handle_frame, so this thread may flush. */
+        if (pp->stream >= 0)
+            pl_stream_flush(pp->pl, pp->stream);
         GST_OBJECT_LOCK(self);
-        xsfd_engine *e = self->engine;
-        self->engine = NULL;
+        self->pipe = NULL;
         GST_OBJECT_UNLOCK(self);
-        xsfd_engine_destroy(e);
+        dec_pipe_unref(pp); /* the pipeline goes with the last picture lent */
     }
     g_clear_pointer(&self->input_state, gst_video_codec_state_unref);
+    return TRUE;
+}
+
+/* Waits (stream lock released) until every frame submitted has been finished. */
+static GstFlowReturn xsflow_dec_drain(GstVideoDecoder *vd)
+{
+    XsflowDec *self = XSFLOW_DEC(vd);
+    if (self->pipe && self->pipe->stream >= 0) {
+        GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+        pl_stream_finish(self->pipe->pl, self->pipe->stream);
+        GST_VIDEO_DECODER_STREAM_LOCK(vd);
+    }
+    return self->flow;
+}
+
+static gboolean xsflow_dec_flush(GstVideoDecoder *vd)
+{
+    XsflowDec *self = XSFLOW_DEC(vd);
+    if (self->pipe && self->pipe->stream >= 0) {
+        self->discarding = TRUE;
+        GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+        pl_stream_flush(self->pipe->pl, self->pipe->stream);
+        GST_VIDEO_DECODER_STREAM_LOCK(vd);
+        self->discarding = FALSE;
+    }
+    self->flow = GST_FLOW_OK;
     return TRUE;
 }
 
@@ -295,11 +604,11 @@ static gboolean xsflow_dec_set_format(GstVideoDecoder *vd, GstVideoCodecState *s
     XsflowDec *self = XSFLOW_DEC(vd);
     const GstStructure *s = gst_caps_get_structure(state->caps, 0);
     const char *mode = gst_structure_get_string(s, "interlace-mode");
-    const int fields = mode && !strcmp(mode, "fields") ? 2 : 1;
-    if (self->engine && fields != self->fields)
-        xsfd_engine_finish(self->engine, 0);
-    self->fields = fields;
-    self->out_width = 0; /* renegotiate with the new input state */
+    /* The frames of the old caps leave first, with the old input state. */
+    if (self->input_state)
+        xsflow_dec_drain(vd);
+    self->fields = mode && !strcmp(mode, "fields") ? 2 : 1;
+    self->format = GST_VIDEO_FORMAT_UNKNOWN; /* renegotiate with the new input state */
     g_clear_pointer(&self->input_state, gst_video_codec_state_unref);
     self->input_state = gst_video_codec_state_ref(state);
     return TRUE;
@@ -308,81 +617,92 @@ static gboolean xsflow_dec_set_format(GstVideoDecoder *vd, GstVideoCodecState *s
 static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecFrame *frame)
 {
     XsflowDec *self = XSFLOW_DEC(vd);
+    if (self->flow != GST_FLOW_OK) {
+        gst_video_decoder_release_frame(vd, frame);
+        return self->flow;
+    }
     GstMapInfo map;
     if (!gst_buffer_map(frame->input_buffer, &map, GST_MAP_READ)) {
         gst_video_decoder_drop_frame(vd, frame);
         GST_ELEMENT_ERROR(self, RESOURCE, READ, (NULL), ("cannot map the input buffer"));
         return GST_FLOW_ERROR;
     }
-    /* Where each field's codestream lies. */
-    gsize off[2] = {0, 0}, len[2] = {map.size, 0};
+    gsize first = map.size;
     const int fields = self->fields;
     if (fields == 2) {
-        xsf_error err = {0};
-        gsize first = 0;
+        xsf_error err;
+        xsf_error_clear(&err);
         if (xsf_gst_codestream_size(map.data, map.size, &first, &err) != XSF_OK) {
             gst_buffer_unmap(frame->input_buffer, &map);
             GstFlowReturn ret = GST_FLOW_OK;
-            GST_VIDEO_DECODER_ERROR(self, 1, STREAM, DECODE, (NULL),
-                                    ("first field: %s", err.msg), ret);
+            GST_VIDEO_DECODER_ERROR(
+                self, 1, STREAM, DECODE,
+                ("frame %u: no first field: %s", frame->system_frame_number, err.msg), (NULL), ret);
             gst_video_decoder_drop_frame(vd, frame);
             return ret;
         }
-        len[0] = first;
-        off[1] = first;
-        len[1] = map.size - first;
     }
-    self->flow = GST_FLOW_OK;
-    dec_frame *f = g_new0(dec_frame, 1);
-    f->frame = frame; /* our reference, given to finish_frame by the last field */
-    f->fields = fields;
-    xsf_status st = XSF_OK;
-    for (int i = 0; i < fields && st == XSF_OK; i++) {
-        dec_job *job = g_new0(dec_job, 1);
-        job->f = f;
-        job->field = i;
-        st = xsfd_engine_submit(self->engine, map.data + off[i], len[i], job);
-        if (st != XSF_OK)
-            g_free(job);
+    dec_pipe *pp = self->pipe;
+    if (pp->stream < 0) {
+        /* Codestream buffers (pinned with the GPU engine) of this frame's
+         * size and half again: growing them later would reallocate pinned
+         * memory while decoding. */
+        pl_stream_config sc = {.name = "xsflowdec",
+                               .backpressure = PL_BLOCK,
+                               .frames = pp->frames,
+                               .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
+                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused}};
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (pl_stream_add(pp->pl, &sc, &pp->stream, &err) != XSF_OK) {
+            pp->stream = -1;
+            gst_buffer_unmap(frame->input_buffer, &map);
+            gst_video_decoder_drop_frame(vd, frame);
+            GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("no JPEG XS decoder: %s", err.msg),
+                              ("%s", xsf_status_name(err.status)));
+            return GST_FLOW_ERROR;
+        }
     }
+    /* Waiting for a free frame and copying into it, without the stream
+     * lock: deliver() finishes older frames meanwhile (see the top). */
+    GST_VIDEO_DECODER_STREAM_UNLOCK(vd);
+    pl_frame *pf = pl_frame_acquire(pp->pl, pp->stream, map.size);
+    if (pf) {
+        memcpy(pf->buffer, map.data, map.size);
+        pf->codestream = pf->buffer;
+        pf->codestream_bytes = map.size;
+        pf->fields = fields;
+        pf->field_bytes[0] = first;
+        pf->field_bytes[1] = map.size - first;
+        pf->user = frame->system_frame_number;
+        pf->t.first_packet = pf->t.last_packet = pl_now_ns();
+    }
+    GST_VIDEO_DECODER_STREAM_LOCK(vd);
     gst_buffer_unmap(frame->input_buffer, &map);
-    if (st != XSF_OK) {
-        /* The engine failed (memory, CUDA): nothing more can be decoded. */
-        xsfd_engine_finish(self->engine, 0);
-        GST_ELEMENT_ERROR(self, LIBRARY, FAILED, (NULL), ("decoder: %s", xsf_status_name(st)));
+    if (!pf) {
+        gst_video_decoder_drop_frame(vd, frame);
+        GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, (NULL),
+                          ("no memory for a %zu-byte codestream", (size_t)map.size));
         return GST_FLOW_ERROR;
     }
+    pl_frame_submit(pp->pl, pf);
+    /* The decoder's frame list keeps the frame until deliver() finishes it. */
+    gst_video_codec_frame_unref(frame);
     return self->flow;
-}
-
-static GstFlowReturn xsflow_dec_drain(GstVideoDecoder *vd)
-{
-    XsflowDec *self = XSFLOW_DEC(vd);
-    self->flow = GST_FLOW_OK;
-    if (self->engine)
-        xsfd_engine_finish(self->engine, 0);
-    return self->flow;
-}
-
-static gboolean xsflow_dec_flush(GstVideoDecoder *vd)
-{
-    XsflowDec *self = XSFLOW_DEC(vd);
-    if (self->engine)
-        xsfd_engine_finish(self->engine, 1);
-    self->flow = GST_FLOW_OK;
-    return TRUE;
 }
 
 static gboolean xsflow_dec_decide_allocation(GstVideoDecoder *vd, GstQuery *query)
 {
+    XsflowDec *self = XSFLOW_DEC(vd);
     if (!GST_VIDEO_DECODER_CLASS(xsflow_dec_parent_class)->decide_allocation(vd, query))
         return FALSE;
+    self->downstream_meta = gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL);
     GstBufferPool *pool = NULL;
     if (gst_query_get_n_allocation_pools(query) > 0)
         gst_query_parse_nth_allocation_pool(query, 0, &pool, NULL, NULL, NULL);
     if (pool) {
         GstStructure *config = gst_buffer_pool_get_config(pool);
-        if (gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, NULL))
+        if (self->downstream_meta)
             gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
         gst_buffer_pool_set_config(pool, config);
         gst_object_unref(pool);
@@ -395,18 +715,12 @@ static void xsflow_dec_set_property(GObject *obj, guint id, const GValue *v, GPa
     XsflowDec *self = XSFLOW_DEC(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_DEVICE:
-        self->device = g_value_get_enum(v);
-        break;
-    case PROP_GPU_ID:
-        self->gpu_id = g_value_get_int(v);
-        break;
-    case PROP_FRAMES_IN_FLIGHT:
-        self->frames_in_flight = g_value_get_uint(v);
-        break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
-        break;
+    case PROP_DEVICE: self->device = g_value_get_enum(v); break;
+    case PROP_GPU_ID: self->gpu_id = g_value_get_int(v); break;
+    case PROP_FRAMES_IN_FLIGHT: self->frames_in_flight = g_value_get_uint(v); break;
+    case PROP_POOL_FRAMES: self->pool_frames = g_value_get_uint(v); break;
+    case PROP_ZERO_COPY: self->zero_copy = g_value_get_boolean(v); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
 }
@@ -416,21 +730,15 @@ static void xsflow_dec_get_property(GObject *obj, guint id, GValue *v, GParamSpe
     XsflowDec *self = XSFLOW_DEC(obj);
     GST_OBJECT_LOCK(self);
     switch (id) {
-    case PROP_DEVICE:
-        g_value_set_enum(v, self->device);
-        break;
-    case PROP_GPU_ID:
-        g_value_set_int(v, self->gpu_id);
-        break;
-    case PROP_FRAMES_IN_FLIGHT:
-        g_value_set_uint(v, self->frames_in_flight);
-        break;
+    case PROP_DEVICE: g_value_set_enum(v, self->device); break;
+    case PROP_GPU_ID: g_value_set_int(v, self->gpu_id); break;
+    case PROP_FRAMES_IN_FLIGHT: g_value_set_uint(v, self->frames_in_flight); break;
+    case PROP_POOL_FRAMES: g_value_set_uint(v, self->pool_frames); break;
+    case PROP_ZERO_COPY: g_value_set_boolean(v, self->zero_copy); break;
     case PROP_ENGINE:
-        g_value_set_string(v, self->engine ? xsfd_engine_name(self->engine) : NULL);
+        g_value_set_string(v, self->pipe ? (self->on_gpu ? "GPU" : "CPU") : NULL);
         break;
-    default:
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec);
-        break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
 }
@@ -443,32 +751,50 @@ static void xsflow_dec_class_init(XsflowDecClass *klass)
 
     gobject_class->set_property = xsflow_dec_set_property;
     gobject_class->get_property = xsflow_dec_get_property;
-    g_object_class_install_property(
-        gobject_class, PROP_DEVICE,
-        g_param_spec_enum("device", "Device", "Where to decode", XSF_GST_TYPE_DEVICE,
-                          XSF_GST_DEVICE_AUTO,
-                          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
-    g_object_class_install_property(
-        gobject_class, PROP_GPU_ID,
-        g_param_spec_int("gpu-id", "GPU id", "CUDA device to decode on", 0, 63, 0,
-                         G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+    const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY;
+    g_object_class_install_property(gobject_class, PROP_DEVICE,
+                                    g_param_spec_enum("device", "Device", "Where to decode",
+                                                      XSF_GST_TYPE_DEVICE, XSF_GST_DEVICE_AUTO,
+                                                      ready));
+    g_object_class_install_property(gobject_class, PROP_GPU_ID,
+                                    g_param_spec_int("gpu-id", "GPU id", "CUDA device to decode on",
+                                                     0, PL_MAX_GPUS - 1, 0, ready));
     g_object_class_install_property(
         gobject_class, PROP_FRAMES_IN_FLIGHT,
-        g_param_spec_uint("frames-in-flight", "Frames in flight",
-                          "Codestreams decoded at once (0: 3 on the GPU, one per core on the CPU)", 0,
-                          32, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+        g_param_spec_uint(
+            "frames-in-flight", "Frames in flight",
+            "Frames decoded at once: decoder contexts (CUDA streams) on the GPU, threads on "
+            "the CPU (0: 3 on the GPU, one per core on the CPU)",
+            0, 32, 0, ready));
+    g_object_class_install_property(
+        gobject_class, PROP_POOL_FRAMES,
+        g_param_spec_uint(
+            "pool-frames", "Pool frames",
+            "Frames of the decoder's pool: codestreams waiting, frames decoding and pictures "
+            "held downstream without a copy (0: 2 x frames-in-flight + 2, plus 4 for "
+            "downstream). Pictures are copied while downstream holds all but "
+            "frames-in-flight + 1 of them",
+            0, 256, 0, ready));
+    g_object_class_install_property(
+        gobject_class, PROP_ZERO_COPY,
+        g_param_spec_boolean(
+            "zero-copy", "Zero copy",
+            "Hand the decoder's pictures downstream without a copy where the output format "
+            "is laid out as they are (the 10, 12 and 16-bit planar formats)",
+            TRUE, ready));
     g_object_class_install_property(
         gobject_class, PROP_ENGINE,
-        g_param_spec_string("engine", "Engine", "Which decoder runs: GPU or CPU (once started)", NULL,
-                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+        g_param_spec_string("engine", "Engine", "Which decoder runs: GPU or CPU (once started)",
+                            NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
     gst_type_mark_as_plugin_api(XSF_GST_TYPE_DEVICE, 0);
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow JPEG XS decoder", "Codec/Decoder/Video",
-                                          "Decodes JPEG XS (ISO/IEC 21122) codestreams on the GPU, or on "
-                                          "the CPU where no GPU is usable",
-                                          "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow JPEG XS decoder", "Codec/Decoder/Video",
+        "Decodes JPEG XS (ISO/IEC 21122) codestreams on the GPU, or on "
+        "the CPU where no GPU is usable",
+        "xsflow");
 
     vd_class->start = GST_DEBUG_FUNCPTR(xsflow_dec_start);
     vd_class->stop = GST_DEBUG_FUNCPTR(xsflow_dec_stop);
@@ -487,5 +813,6 @@ static void xsflow_dec_init(XsflowDec *self)
     gst_video_decoder_set_use_default_pad_acceptcaps(vd, TRUE);
     GST_PAD_SET_ACCEPT_TEMPLATE(GST_VIDEO_DECODER_SINK_PAD(vd));
     self->device = XSF_GST_DEVICE_AUTO;
+    self->zero_copy = TRUE;
     self->fields = 1;
 }

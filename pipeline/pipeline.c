@@ -37,10 +37,12 @@ typedef struct pl_slot {
     struct pl_slot *order_prev, *order_next;
     enum slot_state state;
     int failed;
+    int discard;      /* pl_stream_flush: back to the pool when done, not delivered */
     int pinned;
     int queue;        /* the stream's decode queue, whose pools lend the pictures */
     pl_picbuf *host;  /* picture storage (both fields), while decoded */
     pl_picbuf *dev;   /* device picture storage, on the stream's GPU */
+    char error[256];  /* the decoder's message when failed */
 } pl_slot;
 
 typedef struct pl_queue {
@@ -332,6 +334,7 @@ static void free_slot(pl_stream *st, pl_slot *s)
         s->dev = NULL;
     }
     s->state = SLOT_FREE;
+    s->discard = 0;
     s->free_next = st->free;
     st->free = s;
 }
@@ -346,7 +349,17 @@ static void emit(pl_pipeline *p, pl_stream *st)
     while (st->order_head && st->order_head->state == SLOT_DONE) {
         pl_slot *s = st->order_head;
         order_unlink(st, s);
+        if (s->discard) {
+            free_slot(st, s);
+            continue;
+        }
         if (s->failed) {
+            if (st->sink.refused) {
+                /* The slot is off the order list and not free: nobody else touches it. */
+                pthread_mutex_unlock(&p->mu);
+                st->sink.refused(st->sink.ctx, &s->f, s->error);
+                pthread_mutex_lock(&p->mu);
+            }
             free_slot(st, s);
             continue;
         }
@@ -400,14 +413,16 @@ static void *worker_main(void *arg)
         const pl_placement where = st->sink.placement;
         pthread_mutex_unlock(&p->mu);
 
-        char msg[256] = "";
+        char *msg = s->error;
+        const size_t msg_cap = sizeof s->error;
+        msg[0] = 0;
         s->failed = 0;
         s->f.t.decode_start = pl_now_ns();
         if (where != PL_PICTURE_NONE) {
             if (w->gpu)
-                decode_gpu(w, s, where, msg, sizeof msg);
+                decode_gpu(w, s, where, msg, msg_cap);
             else
-                decode_cpu(w, s, msg, sizeof msg);
+                decode_cpu(w, s, msg, msg_cap);
         } else {
             /* Codestream only: the header still describes the frame. */
             xsf_error err;
@@ -415,14 +430,14 @@ static void *worker_main(void *arg)
             if (xs_parse_header(s->f.codestream, s->f.fields == 2 ? s->f.field_bytes[0]
                                                                   : s->f.codestream_bytes,
                                 &s->f.header, &err) != XSF_OK)
-                fail(s, msg, sizeof msg, "%s", err.msg);
+                fail(s, msg, msg_cap, "%s", err.msg);
         }
 
         pthread_mutex_lock(&p->mu);
         s->state = SLOT_DONE;
         if (s->failed) {
             st->dropped[PL_DROP_DECODE]++;
-            snprintf(st->last_error, sizeof st->last_error, "frame %llu: %s",
+            snprintf(st->last_error, sizeof st->last_error, "frame %llu: %.200s",
                      (unsigned long long)s->f.index, msg);
         }
         emit(p, st);
@@ -864,6 +879,22 @@ void pl_stream_finish(pl_pipeline *p, int stream)
     pthread_mutex_unlock(&p->mu);
     if (st->sink.finish)
         st->sink.finish(st->sink.ctx);
+}
+
+void pl_stream_flush(pl_pipeline *p, int stream)
+{
+    pl_stream *st = &p->streams[stream];
+    pthread_mutex_lock(&p->mu);
+    pl_slot *s;
+    while ((s = take_oldest_waiting(p, st)) != NULL)
+        free_slot(st, s);
+    /* What is left is decoding or decoded: emit() frees it when its turn comes. */
+    for (s = st->order_head; s; s = s->order_next)
+        s->discard = 1;
+    pthread_cond_broadcast(&p->progress);
+    while (st->order_head || st->emitting)
+        pthread_cond_wait(&p->progress, &p->mu);
+    pthread_mutex_unlock(&p->mu);
 }
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)

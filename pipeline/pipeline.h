@@ -29,7 +29,8 @@
  * thread (so it must be quick or hand the frame to a thread of its own). A
  * delivered frame belongs to the sink until it calls pl_frame_release().
  * Frames the decoder refuses are counted (PL_DROP_DECODE) and not
- * delivered.
+ * delivered; a sink that wants to hear of them in order (to account for the
+ * frame it fed in) sets refused().
  *
  * Times: every pl_times field is CLOCK_REALTIME in nanoseconds, the clock of
  * the kernel's receive timestamps, so a frame's latency is read on one
@@ -95,12 +96,16 @@ typedef struct pl_frame pl_frame;
 
 /* Where a stream's frames go. deliver() gets each decoded frame (see the
  * ownership rule above); finish() (optional) is called by pl_stream_finish
- * once every frame of the stream has been delivered. */
+ * once every frame of the stream has been delivered. refused() (optional)
+ * is called in deliver()'s place and order, on the same thread, for a frame
+ * the decoder refused, with the decoder's message; the frame goes back to
+ * the pool when it returns (the sink does not release it). */
 typedef struct pl_sink {
     void (*deliver)(void *ctx, pl_frame *frame);
     void (*finish)(void *ctx);
     void *ctx;
     pl_placement placement;
+    void (*refused)(void *ctx, const pl_frame *frame, const char *why);
 } pl_sink;
 
 typedef struct pl_stream_config {
@@ -169,6 +174,15 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *stream
 /* Blocks until every frame of the stream submitted so far has been
  * delivered or dropped, then calls the sink's finish(). */
 void pl_stream_finish(pl_pipeline *p, int stream);
+/* Drops what the stream has in flight (a flushing seek, a stop): frames
+ * waiting for a decoder go back to the pool at once, frames being decoded
+ * when they are done; neither is delivered nor counted as a drop. Blocks
+ * until none is left and a deliver() or refused() under way has returned
+ * (so it must not be called from inside them). Frames already delivered
+ * stay the sink's. The stream then takes new frames as before. Call it
+ * from the stream's source thread (not while it is between acquire and
+ * submit). */
+void pl_stream_flush(pl_pipeline *p, int stream);
 
 /* A free frame of `stream` whose buffer holds at least min_bytes (NULL: see
  * the backpressure policy; with PL_BLOCK it waits). Its times, index and

@@ -203,6 +203,379 @@ GST_START_TEST(test_decode_bad_input)
 }
 GST_END_TEST;
 
+/* The MD5 of a decoded frame's components, tight rows (the manifest's
+ * layout), read through `info` (and the buffer's GstVideoMeta if any). */
+static gchar *frame_md5(GstBuffer *b, const GstVideoInfo *info)
+{
+    GChecksum *md5 = g_checksum_new(G_CHECKSUM_MD5);
+    GstVideoFrame vf;
+    fail_unless(gst_video_frame_map(&vf, (GstVideoInfo *)info, b, GST_MAP_READ));
+    for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
+        for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
+            g_checksum_update(md5, GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                              (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+    gst_video_frame_unmap(&vf);
+    gchar *hex = g_strdup(g_checksum_get_string(md5));
+    g_checksum_free(md5);
+    return hex;
+}
+
+static void video_info(GstVideoInfo *info, const char *caps_str)
+{
+    GstCaps *caps = gst_caps_from_string(caps_str);
+    fail_unless(gst_video_info_from_caps(info, caps), "%s", caps_str);
+    gst_caps_unref(caps);
+}
+
+/* A picture lent by the decoder (zero copy) rather than a buffer of the
+ * negotiated pool. */
+static gboolean is_lent(GstBuffer *b)
+{
+    return b->pool == NULL;
+}
+
+/* geom_346x199 (4:2:2 10-bit): chroma rows of 173 samples, 346 bytes, which
+ * GStreamer's default I422_10LE layout pads to 348. Downstream holds every
+ * picture: pool-frames=4 with one decoder lends at most 2, the others are
+ * copied (the decoder never starves); once downstream lets go, pictures are
+ * lent again. With video meta the lent pictures keep their tight rows (the
+ * meta says so); without it, or with zero-copy=false, every picture is a
+ * copy in GStreamer's layout. Every frame has the manifest's MD5. */
+static void check_lending(gboolean downstream_meta, gboolean zero_copy)
+{
+    GBytes *file = read_vector("geom_346x199");
+    GPtrArray *cs = split_codestreams(file);
+    fail_unless_equals_int(cs->len, 1);
+    char *desc = g_strdup_printf("xsflowdec device=cpu frames-in-flight=1 pool-frames=4 zero-copy=%s",
+                                 zero_copy ? "true" : "false");
+    GstHarness *h = gst_harness_new_parse(desc);
+    g_free(desc);
+    if (downstream_meta)
+        gst_harness_add_propose_allocation_meta(h, GST_VIDEO_META_API_TYPE, NULL);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, interlace-mode=progressive");
+    GstVideoInfo info;
+    video_info(&info, "video/x-raw, format=I422_10LE, width=346, height=199");
+    fail_unless_equals_int(GST_VIDEO_INFO_PLANE_STRIDE(&info, 1), 348);
+    gchar *want = manifest_md5("geom_346x199");
+    enum { HELD = 8, LEND_LIMIT = 2 };
+    for (int i = 0; i < HELD; i++)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+    GstBuffer *held[HELD];
+    int lent = 0;
+    for (int i = 0; i < HELD; i++) {
+        held[i] = gst_harness_pull(h);
+        fail_unless(held[i] != NULL);
+        GstVideoMeta *meta = gst_buffer_get_video_meta(held[i]);
+        if (is_lent(held[i])) {
+            lent++;
+            fail_unless(meta != NULL, "a lent picture with other strides than GStreamer's needs its meta");
+            fail_unless_equals_int(meta->stride[1], 346);
+            fail_unless_equals_int(meta->offset[1], 346 * 199 * 2);
+        } else if (!downstream_meta) {
+            fail_unless(meta == NULL);
+        }
+        gchar *got = frame_md5(held[i], &info);
+        fail_unless_equals_string(got, want);
+        g_free(got);
+    }
+    fail_unless_equals_int(lent, downstream_meta && zero_copy ? LEND_LIMIT : 0);
+    for (int i = 0; i < HELD; i++)
+        gst_buffer_unref(held[i]);
+    /* Downstream let go: lent again. */
+    for (int i = 0; i < 2; i++)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    for (int i = 0; i < 2; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        fail_unless_equals_int(is_lent(b), downstream_meta && zero_copy);
+        gchar *got = frame_md5(b, &info);
+        fail_unless_equals_string(got, want);
+        g_free(got);
+        gst_buffer_unref(b);
+    }
+    fail_unless(gst_harness_try_pull(h) == NULL);
+    g_free(want);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+
+GST_START_TEST(test_decode_zero_copy)
+{
+    check_lending(TRUE, TRUE);
+    check_lending(FALSE, TRUE);
+    check_lending(TRUE, FALSE);
+    /* GStreamer's layout is the picture's (320 samples, 160 in chroma):
+     * lent even where downstream takes no meta, and then without one. */
+    GBytes *file = read_vector("seq_5f_422_10b");
+    GPtrArray *cs = split_codestreams(file);
+    GstHarness *h = gst_harness_new_parse("xsflowdec device=cpu");
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    for (guint i = 0; i < cs->len; i++)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    for (guint i = 0; i < cs->len; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        fail_unless(is_lent(b), "frame %u copied", i);
+        fail_unless(gst_buffer_get_video_meta(b) == NULL);
+        gst_buffer_unref(b);
+    }
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+GST_END_TEST;
+
+/* Decodes the first frame of a vector through `desc`; the output buffer and
+ * its caps' video info. */
+static GstBuffer *decode_one(const char *desc, const char *name, GstVideoInfo *info)
+{
+    GBytes *file = read_vector(name);
+    GPtrArray *cs = split_codestreams(file);
+    GstHarness *h = gst_harness_new_parse(desc);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    GstBuffer *b = gst_harness_pull(h);
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    fail_unless(caps && gst_video_info_from_caps(info, caps));
+    gst_caps_unref(caps);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+    return b;
+}
+
+/* Downstream caps force another depth of the same layout: a 10-bit stream
+ * as Y42B (each sample rounded to 8 bits) and as I422_12LE (the high bits
+ * repeated below), against the decoder's own 10-bit output. */
+GST_START_TEST(test_decode_forced_depth)
+{
+    GstVideoInfo i10, i8, i12;
+    GstBuffer *b10 = decode_one("xsflowdec device=cpu", "fmt_yuv422_10b", &i10);
+    GstBuffer *b8 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=Y42B", "fmt_yuv422_10b", &i8);
+    GstBuffer *b12 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=I422_12LE", "fmt_yuv422_10b", &i12);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i10), GST_VIDEO_FORMAT_I422_10LE);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i8), GST_VIDEO_FORMAT_Y42B);
+    fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i12), GST_VIDEO_FORMAT_I422_12LE);
+    GstVideoFrame f10, f8, f12;
+    fail_unless(gst_video_frame_map(&f10, &i10, b10, GST_MAP_READ));
+    fail_unless(gst_video_frame_map(&f8, &i8, b8, GST_MAP_READ));
+    fail_unless(gst_video_frame_map(&f12, &i12, b12, GST_MAP_READ));
+    guint differ8 = 0, differ12 = 0, nonzero = 0;
+    for (guint c = 0; c < 3; c++)
+        for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&f10, c); y++) {
+            const guint16 *r10 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f10, c) +
+                                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f10, c));
+            const guint8 *r8 = GST_VIDEO_FRAME_COMP_DATA(&f8, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f8, c);
+            const guint16 *r12 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f12, c) +
+                                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f12, c));
+            for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&f10, c); x++) {
+                const unsigned v = GUINT16_FROM_LE(r10[x]);
+                nonzero += v != 0;
+                differ8 += r8[x] != MIN((v + 2) >> 2, 255u);
+                differ12 += GUINT16_FROM_LE(r12[x]) != ((v << 2) | (v >> 8));
+            }
+        }
+    fail_unless(nonzero > 0);
+    fail_unless_equals_int(differ8, 0);
+    fail_unless_equals_int(differ12, 0);
+    gst_video_frame_unmap(&f10);
+    gst_video_frame_unmap(&f8);
+    gst_video_frame_unmap(&f12);
+    gst_buffer_unref(b10);
+    gst_buffer_unref(b8);
+    gst_buffer_unref(b12);
+}
+GST_END_TEST;
+
+/* Pushes every codestream of a vector. */
+static void push_vector(GstHarness *h, GPtrArray *cs)
+{
+    for (guint i = 0; i < cs->len; i++)
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+}
+
+/* Pulls `n` frames and checks that together they have the manifest's MD5 of `name`. */
+static void pull_vector(GstHarness *h, const char *name, guint n, const GstVideoInfo *info)
+{
+    GChecksum *md5 = g_checksum_new(G_CHECKSUM_MD5);
+    for (guint i = 0; i < n; i++) {
+        GstBuffer *b = gst_harness_pull(h);
+        fail_unless(b != NULL, "%s: frame %u missing", name, i);
+        GstVideoFrame vf;
+        fail_unless(gst_video_frame_map(&vf, (GstVideoInfo *)info, b, GST_MAP_READ));
+        fail_unless_equals_int(gst_buffer_get_size(b) >= GST_VIDEO_INFO_SIZE(info), TRUE);
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
+            for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
+                g_checksum_update(md5, GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+        gst_video_frame_unmap(&vf);
+        gst_buffer_unref(b);
+    }
+    gchar *want = manifest_md5(name);
+    fail_unless_equals_string(g_checksum_get_string(md5), want);
+    g_free(want);
+    g_checksum_free(md5);
+}
+
+static GstVideoFormat current_format(GstHarness *h)
+{
+    GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+    GstVideoInfo info;
+    fail_unless(caps && gst_video_info_from_caps(&info, caps));
+    gst_caps_unref(caps);
+    return GST_VIDEO_INFO_FORMAT(&info);
+}
+
+/* Caps change mid-stream: 4:2:2 10-bit 320x180, new input caps, 4:2:0 8-bit
+ * 334x78 (the frames of the old caps leave first), then 4:2:2 10-bit again
+ * with no caps event (the decoder sees the picture change and renegotiates). */
+GST_START_TEST(test_decode_caps_change)
+{
+    GBytes *fa = read_vector("seq_5f_422_10b"), *fb = read_vector("geom_334x78_420");
+    GPtrArray *a = split_codestreams(fa), *b = split_codestreams(fb);
+    GstVideoInfo ia, ib;
+    video_info(&ia, "video/x-raw, format=I422_10LE, width=320, height=180");
+    video_info(&ib, "video/x-raw, format=I420, width=334, height=78");
+    GstHarness *h = gst_harness_new_parse("xsflowdec device=cpu frames-in-flight=2");
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, width=320, height=180");
+    push_vector(h, a);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, width=334, height=78");
+    /* set_format drained: every frame of the old caps is out, in the old format. */
+    fail_unless_equals_int(gst_harness_buffers_in_queue(h), a->len);
+    fail_unless_equals_int(current_format(h), GST_VIDEO_FORMAT_I422_10LE);
+    pull_vector(h, "seq_5f_422_10b", a->len, &ia);
+    push_vector(h, b);
+    push_vector(h, a);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    pull_vector(h, "geom_334x78_420", b->len, &ib);
+    pull_vector(h, "seq_5f_422_10b", a->len, &ia);
+    fail_unless_equals_int(current_format(h), GST_VIDEO_FORMAT_I422_10LE);
+    fail_unless(gst_harness_try_pull(h) == NULL);
+    gst_harness_teardown(h);
+    g_ptr_array_unref(a);
+    g_ptr_array_unref(b);
+    g_bytes_unref(fa);
+    g_bytes_unref(fb);
+}
+GST_END_TEST;
+
+static void push_segment(GstHarness *h)
+{
+    GstSegment seg;
+    gst_segment_init(&seg, GST_FORMAT_TIME);
+    fail_unless(gst_harness_push_event(h, gst_event_new_segment(&seg)));
+}
+
+/* Frames in flight at a state change to NULL and back, and at a flushing
+ * seek's flush: nothing leaks or hangs (ASan build), pictures lent before
+ * the stop outlive it, and the stream afterwards decodes exactly. */
+GST_START_TEST(test_decode_flush_and_restart)
+{
+    GBytes *file = read_vector("seq_5f_422_10b");
+    GPtrArray *cs = split_codestreams(file);
+    GstVideoInfo info;
+    video_info(&info, "video/x-raw, format=I422_10LE, width=320, height=180");
+    GstHarness *h = gst_harness_new_parse("xsflowdec device=cpu frames-in-flight=1 pool-frames=12");
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    push_vector(h, cs);
+    push_vector(h, cs);
+    /* Stop with frames in flight; the pictures already out stay valid. */
+    fail_unless(gst_element_set_state(h->element, GST_STATE_NULL) == GST_STATE_CHANGE_SUCCESS);
+    GPtrArray *before = g_ptr_array_new_with_free_func((GDestroyNotify)gst_buffer_unref);
+    for (GstBuffer *b; (b = gst_harness_try_pull(h)) != NULL;)
+        g_ptr_array_add(before, b);
+    fail_unless(before->len <= 2 * cs->len);
+    fail_unless(gst_element_set_state(h->element, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless(gst_harness_push_event(h, gst_event_new_stream_start("again")));
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, interlace-mode=progressive");
+    push_segment(h);
+    push_vector(h, cs);
+    /* A flushing seek's flush with frames in flight. */
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_start()));
+    fail_unless(gst_harness_push_event(h, gst_event_new_flush_stop(TRUE)));
+    push_segment(h);
+    for (GstBuffer *b; (b = gst_harness_try_pull(h)) != NULL;)
+        gst_buffer_unref(b);
+    push_vector(h, cs);
+    fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+    pull_vector(h, "seq_5f_422_10b", cs->len, &info);
+    fail_unless(gst_harness_try_pull(h) == NULL);
+    /* The pictures from before the stop are whole (the first frames of the vector). */
+    if (before->len > 0) {
+        gchar *got = frame_md5(g_ptr_array_index(before, 0), &info);
+        gchar *want = NULL;
+        GstHarness *one = gst_harness_new_parse("xsflowdec device=cpu");
+        gst_harness_set_src_caps_str(one, "image/x-jxsc, alignment=frame");
+        fail_unless_equals_int(gst_harness_push(one, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+        fail_unless(gst_harness_push_event(one, gst_event_new_eos()));
+        GstBuffer *first = gst_harness_pull(one);
+        want = frame_md5(first, &info);
+        gst_buffer_unref(first);
+        gst_harness_teardown(one);
+        fail_unless_equals_string(got, want);
+        g_free(got);
+        g_free(want);
+    }
+    gst_harness_teardown(h);
+    g_ptr_array_unref(before); /* after the element is gone */
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+GST_END_TEST;
+
+/* A codestream that does not decode between good ones: a warning with the
+ * decoder's message, the later frames still decode (max-errors allows);
+ * with max-errors=0 the same posts an error. */
+static GstMessage *decode_with_bad(const char *desc, GstMessageType type, guint *received)
+{
+    GBytes *file = read_vector("fmt_yuv422_10b");
+    gsize len = 0;
+    const guint8 *d = g_bytes_get_data(file, &len);
+    GstHarness *h = gst_harness_new_parse(desc);
+    GstBus *bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
+    guint8 *bad = g_memdup2(d, len);
+    bad[0] = 0x12; /* no SOC marker: refused by the decoder */
+    gst_harness_push(h, gst_buffer_new_memdup(d, len));
+    gst_harness_push(h, gst_buffer_new_wrapped(bad, len));
+    gst_harness_push(h, gst_buffer_new_memdup(d, len));
+    gst_harness_push(h, gst_buffer_new_memdup(d, len));
+    gst_harness_push_event(h, gst_event_new_eos());
+    *received = gst_harness_buffers_received(h);
+    GstMessage *msg = gst_bus_pop_filtered(bus, type);
+    gst_element_set_bus(h->element, NULL);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+    g_bytes_unref(file);
+    return msg;
+}
+
+GST_START_TEST(test_decode_error_goes_on)
+{
+    guint received = 0;
+    GstMessage *msg = decode_with_bad("xsflowdec device=cpu frames-in-flight=2", GST_MESSAGE_WARNING, &received);
+    fail_unless_equals_int(received, 3);
+    fail_unless(msg != NULL, "no warning for the frame that does not decode");
+    GError *e = NULL;
+    gst_message_parse_warning(msg, &e, NULL);
+    fail_unless(g_error_matches(e, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE));
+    fail_unless(strstr(e->message, "frame 1 does not decode") != NULL, "%s", e->message);
+    g_clear_error(&e);
+    gst_message_unref(msg);
+
+    msg = decode_with_bad("xsflowdec device=cpu max-errors=0", GST_MESSAGE_ERROR, &received);
+    fail_unless(msg != NULL, "max-errors=0: no error for the frame that does not decode");
+    gst_message_parse_error(msg, &e, NULL);
+    fail_unless(strstr(e->message, "does not decode") != NULL, "%s", e->message);
+    fail_unless(received < 4);
+    g_clear_error(&e);
+    gst_message_unref(msg);
+}
+GST_END_TEST;
+
 /* Pushes `frames` random pictures through encoder and decoder; returns the
  * worst PSNR in dB (INFINITY when every sample came back). */
 static double round_trip(const char *enc_props, const char *caps_str, int frames)
@@ -461,6 +834,11 @@ static Suite *xsflow_suite(void)
     tcase_add_test(tc, test_parse_chunks);
     tcase_add_test(tc, test_decode_vectors);
     tcase_add_test(tc, test_decode_bad_input);
+    tcase_add_test(tc, test_decode_zero_copy);
+    tcase_add_test(tc, test_decode_caps_change);
+    tcase_add_test(tc, test_decode_forced_depth);
+    tcase_add_test(tc, test_decode_flush_and_restart);
+    tcase_add_test(tc, test_decode_error_goes_on);
     tcase_add_test(tc, test_round_trip_lossless);
     tcase_add_test(tc, test_round_trip_lossy);
     tcase_add_test(tc, test_pay_depay);

@@ -2,7 +2,8 @@
  * the writer, equal to the C reference decoder; frames leave in order;
  * the drop-oldest policy drops and counts; decoder refusals are counted and
  * the stream goes on; several loopback RTP streams at once, byte-exact;
- * exact frame accounting under injected loss.
+ * exact frame accounting under injected loss; refused frames reported to
+ * the sink in order; pl_stream_flush drops what is in flight.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -153,13 +154,23 @@ typedef struct holder {
     uint64_t delivered;
     int out_of_order;
     int with_picture;
+    int refused;           /* refused() calls, each with a message */
+    int gate;              /* deliver() of the first frame waits while set */
+    int in_gate;           /* it is waiting */
+    pthread_cond_t cv;
 } holder;
 
 static void holder_deliver(void *ctx, pl_frame *f)
 {
     holder *h = ctx;
     pthread_mutex_lock(&h->mu);
-    if (h->delivered && f->index <= h->last_index)
+    if (h->gate && !h->delivered) {
+        h->in_gate = 1;
+        pthread_cond_broadcast(&h->cv);
+        while (h->gate)
+            pthread_cond_wait(&h->cv, &h->mu);
+    }
+    if ((h->delivered || h->refused) && f->index <= h->last_index)
         h->out_of_order++;
     if (f->picture.nc && f->picture.plane[0])
         h->with_picture++;
@@ -172,6 +183,25 @@ static void holder_deliver(void *ctx, pl_frame *f)
     pthread_mutex_unlock(&h->mu);
     if (f)
         pl_frame_release(f);
+}
+
+static void holder_refused(void *ctx, const pl_frame *f, const char *why)
+{
+    holder *h = ctx;
+    pthread_mutex_lock(&h->mu);
+    if ((h->delivered || h->refused) && f->index <= h->last_index)
+        h->out_of_order++;
+    h->last_index = f->index;
+    if (why && why[0])
+        h->refused++;
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void holder_init(holder *h)
+{
+    memset(h, 0, sizeof *h);
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
 }
 
 static void holder_release_all(holder *h)
@@ -202,11 +232,10 @@ static void test_policy_and_errors(void)
         return;
     }
     holder h;
-    memset(&h, 0, sizeof h);
-    pthread_mutex_init(&h.mu, NULL);
+    holder_init(&h);
     h.hold = 1;
     pl_stream_config sc = {.name = "policy", .backpressure = PL_DROP_OLDEST, .frames = 4,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -240,10 +269,9 @@ static void test_policy_and_errors(void)
 
     /* Refused codestreams between good ones: counted, the good ones delivered in order. */
     int sid2;
-    memset(&h, 0, sizeof h);
-    pthread_mutex_init(&h.mu, NULL);
+    holder_init(&h);
     pl_stream_config sc2 = {.name = "errors", .backpressure = PL_BLOCK, .frames = 6,
-                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST}};
+                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused}};
     CHECK(pl_stream_add(p, &sc2, &sid2, &err) == XSF_OK, "stream: %s", err.msg);
     int bad = 0;
     for (int i = 0; i < 20; i++) {
@@ -267,7 +295,96 @@ static void test_policy_and_errors(void)
           "%llu refused (want %d), %llu delivered", (unsigned long long)ss.dropped[PL_DROP_DECODE],
           bad, (unsigned long long)ss.delivered);
     CHECK(ss.last_error[0] != 0, "the decoder's message is kept");
+    CHECK(h.refused == bad, "refused() called %d times with a message, %d refused", h.refused, bad);
+    CHECK(h.out_of_order == 0, "%d frames out of order (deliveries and refusals)", h.out_of_order);
+    free(data);
+    pl_destroy(p);
+}
+
+static void *open_gate_later(void *arg)
+{
+    holder *h = arg;
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    pthread_mutex_lock(&h->mu);
+    h->gate = 0;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+static void submit_copy(pl_pipeline *p, int sid, const uint8_t *data, size_t len)
+{
+    pl_frame *f = pl_frame_acquire(p, sid, len);
+    CHECK(f != NULL, "acquire");
+    if (!f)
+        return;
+    memcpy(f->buffer, data, len);
+    f->codestream = f->buffer;
+    f->codestream_bytes = len;
+    pl_frame_submit(p, f);
+}
+
+/* 6. pl_stream_flush: while the sink sits in deliver() of the first frame
+ * and the others wait or decode, a flush returns once that deliver() has
+ * returned, delivers none of the others and counts no drop; every frame is
+ * back in the pool and the stream goes on in order. */
+static void test_flush(void)
+{
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    size_t len;
+    uint8_t *data = read_all("fmt_yuv422_10b", &len);
+    CHECK(data != NULL, "vector");
+    if (!data) {
+        pl_destroy(p);
+        return;
+    }
+    holder h;
+    holder_init(&h);
+    h.gate = 1;
+    enum { POOL = 8 };
+    pl_stream_config sc = {.name = "flush", .backpressure = PL_BLOCK, .frames = POOL,
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused}};
+    int sid;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    for (int i = 0; i < POOL; i++)
+        submit_copy(p, sid, data, len);
+    pthread_mutex_lock(&h.mu);
+    while (!h.in_gate)
+        pthread_cond_wait(&h.cv, &h.mu);
+    pthread_mutex_unlock(&h.mu);
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, open_gate_later, &h) == 0, "thread");
+    pl_stream_flush(p, sid);
+    pthread_join(opener, NULL);
+    pl_stream_stats ss;
+    pl_stream_stats_get(p, sid, &ss);
+    CHECK(h.delivered == 1 && ss.delivered == 1, "%llu delivered after the flush (want 1: the frame in deliver())",
+          (unsigned long long)h.delivered);
+    CHECK(ss.submitted == POOL && ss.dropped_total == 0, "%llu submitted, %llu dropped",
+          (unsigned long long)ss.submitted, (unsigned long long)ss.dropped_total);
+    /* The whole pool is free again: POOL acquires in a row do not block. */
+    pl_frame *all[POOL];
+    for (int i = 0; i < POOL; i++)
+        all[i] = pl_frame_acquire(p, sid, len);
+    for (int i = 0; i < POOL; i++) {
+        CHECK(all[i] != NULL, "frame %d after the flush", i);
+        if (all[i])
+            pl_frame_discard(p, all[i]);
+    }
+    for (int i = 0; i < 3; i++)
+        submit_copy(p, sid, data, len);
+    pl_stream_finish(p, sid);
+    pl_stream_stats_get(p, sid, &ss);
+    CHECK(ss.delivered == 4 && h.delivered == 4, "%llu delivered after the flush and 3 more",
+          (unsigned long long)ss.delivered);
     CHECK(h.out_of_order == 0, "%d frames out of order", h.out_of_order);
+    CHECK(h.with_picture == 4, "pictures");
     free(data);
     pl_destroy(p);
 }
@@ -471,6 +588,7 @@ int main(int argc, char **argv)
     }
     test_files();
     test_policy_and_errors();
+    test_flush();
     test_loopback_streams(0);
     test_loopback_streams(7);
     return xsf_test_finish();
