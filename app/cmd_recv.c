@@ -55,6 +55,8 @@ static void usage(FILE *f)
         "  --reorder N           reorder window in packets (default 512)\n"
         "  --reorder-ms MS       give up on a missing packet after MS ms (default 20)\n"
         "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
+        "  --no-gro              take datagrams one by one from the kernel (default: UDP GRO,\n"
+        "                        bursts of a sender with GSO in one buffer, cut apart here)\n"
         "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
         "  --contexts N          decoder contexts per GPU (default 3)\n"
@@ -90,7 +92,7 @@ typedef struct recv_args {
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
     double duration, timeout;
-    int quiet;
+    int quiet, no_gro;
     const char *stats_json;
     pl_config pl;
     int display, no_vsync, colour_given;
@@ -257,6 +259,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(1, 65536, a->reorder);
         } else if (!strcmp(arg, "--reorder-ms")) {
             COUNT(0, 10000, a->reorder_ms);
+        } else if (!strcmp(arg, "--no-gro")) {
+            a->no_gro = 1;
         } else if (!strcmp(arg, "--rcvbuf")) {
             COUNT(0, 1L << 31, a->rcvbuf);
         } else if (!strcmp(arg, "--queue")) {
@@ -497,6 +501,7 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         rc->udp.source = source;
         rc->udp.buffer_bytes = (size_t)a->rcvbuf;
         rc->udp.timestamps = 1;
+        rc->udp.gro = !a->no_gro;
         if (sa->iface)
             snprintf(rc->udp.iface, sizeof rc->udp.iface, "%s", sa->iface);
     }
