@@ -593,6 +593,9 @@ int rtp_udp_gro(const rtp_udp *u);
  * NULL) says why (0 when it was never asked for or never refused). */
 int rtp_udp_gso(const rtp_udp *u, int *refused_errno);
 const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u);
+/* The socket's descriptor, for the caller's own poll or socket options (it stays the
+ * handle's: not to be closed). */
+int rtp_udp_fd(const rtp_udp *u);
 
 
 /* A simple sender of a clip (codestreams one after the other, as in a .jxs

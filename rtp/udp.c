@@ -402,6 +402,10 @@ const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u)
 {
     return &u->counters;
 }
+int rtp_udp_fd(const rtp_udp *u)
+{
+    return u->fd;
+}
 
 /* Hands out up to RTP_UDP_BATCH datagrams of the buffers received last, cutting GRO
  * buffers at their datagram size. */

@@ -273,7 +273,8 @@ static void test_policy_and_errors(void)
 }
 
 /* 4. Several loopback streams at once, each byte-exact; 5. injected loss
- * accounted exactly. */
+ * accounted exactly; both with the senders' UDP GSO and the receivers' UDP
+ * GRO on and off (`gso` datagrams per GSO message, 0: none). */
 typedef struct send_job {
     rtp_udp *sock;
     rtp_send_clip_config cfg;
@@ -296,8 +297,9 @@ static void *send_main(void *arg)
 
 #define NSTREAMS 3
 
-static void test_loopback_streams(size_t drop_every)
+static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
 {
+    printf("loopback streams: drop every %zu, GSO %u, GRO %d\n", drop_every, gso, gro);
     static const char *const names[NSTREAMS] = {"seq_5f_422_10b", "fmt_yuv420_8b",
                                                 "fmt_yuv444_12b"};
     pl_pipeline *p = make_pipeline();
@@ -335,6 +337,7 @@ static void test_loopback_streams(size_t drop_every)
         rc.kind = PL_RTP_SOCKET;
         rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err);
         rc.udp.timestamps = 1;
+        rc.udp.gro = gro;
         rc.timeout_s = 2;
         rc.max_frames = drop_every ? 0 : (uint64_t)frames[k] * loops;
         rc.depacketizer.payload_type = 112;
@@ -348,6 +351,7 @@ static void test_loopback_streams(size_t drop_every)
         to.port = pl_rtp_source_local_port(src[k]);
         rtp_udp_config uc;
         memset(&uc, 0, sizeof uc);
+        uc.gso_segments = gso;
         CHECK(rtp_udp_open_sender(&job[k].sock, &to, &uc, &err) == XSF_OK, "sender: %s",
               err.msg);
         job[k].cfg.packetizer.payload_type = 112;
@@ -422,6 +426,7 @@ static void test_loopback_streams(size_t drop_every)
             memset(&rc, 0, sizeof rc);
             rc.kind = PL_RTP_SOCKET;
             rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err);
+            rc.udp.gro = gro;
             rc.timeout_s = 2;
             rc.max_frames = frames[k];
             rc.depacketizer.payload_type = 112;
@@ -433,6 +438,7 @@ static void test_loopback_streams(size_t drop_every)
             to.port = pl_rtp_source_local_port(src[k]);
             rtp_udp_config uc;
             memset(&uc, 0, sizeof uc);
+            uc.gso_segments = gso;
             rtp_udp_open_sender(&job[k].sock, &to, &uc, &err);
             job[k].cfg.loops = 1;
             job[k].cfg.drop_every = 0;
@@ -471,7 +477,11 @@ int main(int argc, char **argv)
     }
     test_files();
     test_policy_and_errors();
-    test_loopback_streams(0);
-    test_loopback_streams(7);
+    test_loopback_streams(0, 0, 0);
+    test_loopback_streams(7, 0, 0);
+    test_loopback_streams(0, RTP_UDP_GSO_MAX, 1);
+    test_loopback_streams(0, RTP_UDP_GSO_MAX, 0);
+    test_loopback_streams(0, 0, 1);
+    test_loopback_streams(7, RTP_UDP_GSO_MAX, 1);
     return xsf_test_finish();
 }
