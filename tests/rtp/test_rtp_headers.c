@@ -416,7 +416,7 @@ static void test_pacing(void)
     CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 7, 100, frame, 1) ==
               rtp_pacing_offset_ns(RTP_PACING_NARROW, 7, 100, frame),
           "bursts of 1: the linear narrow sender");
-    CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 5, 100, frame, 0) == 400000,
+    CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 5, 100, frame, 0) == 600000,
           "burst 0: the default (CMAX 4 -> 3)");
     CHECK(rtp_frame_timestamp(0, 1, 50, 1) == 1800, "50 Hz step");
     CHECK(rtp_frame_timestamp(0, 1000, 60000, 1001) == 1501500, "59.94 Hz, 1000 frames exact");
