@@ -64,6 +64,35 @@ static int reference_md5(const uint8_t *data, size_t len, char hex[33], unsigned
     return 0;
 }
 
+/* The GPU wait modes: each is set on the device (CUDA takes new flags on a device already
+ * in use) and said in the description; without CUDA they change nothing. */
+static void test_gpu_sync(void)
+{
+    static const char *const said[] = {"CUDA's choice", "spin", "yield", "block"};
+    for (int m = PL_GPU_SYNC_AUTO; m <= PL_GPU_SYNC_BLOCK; m++) {
+        pl_config c;
+        memset(&c, 0, sizeof c);
+        c.engine = engine;
+        c.cpu_threads = 1;
+        c.contexts_per_gpu = 1;
+        c.gpu_sync = (pl_gpu_sync)m;
+        pl_pipeline *p = NULL;
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create, GPU waits %d: %s", m, err.msg);
+        if (!p)
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, "GPU waits: %s", said[m]);
+        if (engine == PL_ENGINE_GPU)
+            CHECK(strstr(pl_describe(p), want) && !strstr(pl_describe(p), "refused"),
+                  "'%s' does not say '%s'", pl_describe(p), want);
+        else
+            CHECK(!strstr(pl_describe(p), "GPU waits"), "CPU engine: '%s'", pl_describe(p));
+        pl_destroy(p);
+    }
+}
+
 static pl_pipeline *make_pipeline(void)
 {
     pl_config c;
@@ -71,6 +100,7 @@ static pl_pipeline *make_pipeline(void)
     c.engine = engine;
     c.cpu_threads = 3;
     c.contexts_per_gpu = 3;
+    c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv`: every GPU test waits blocking */
     pl_pipeline *p;
     xsf_error err;
     xsf_error_clear(&err);
@@ -477,6 +507,7 @@ int main(int argc, char **argv)
     }
     test_files();
     test_policy_and_errors();
+    test_gpu_sync();
     test_loopback_streams(0, 0, 0);
     test_loopback_streams(7, 0, 0);
     test_loopback_streams(0, RTP_UDP_GSO_MAX, 1);
