@@ -420,8 +420,12 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         pl_writer_md5(w[k], got);
         if (!drop_every) {
             CHECK(ss.delivered == sent && rs.lost == 0 && ss.dropped_total == 0,
-                  "%s: %llu of %llu frames delivered", names[k], (unsigned long long)ss.delivered,
-                  (unsigned long long)sent);
+                  "%s: %llu of %llu frames delivered, %llu packets lost, %llu frames dropped "
+                  "(%llu: decoder behind, %llu no frame)",
+                  names[k], (unsigned long long)ss.delivered, (unsigned long long)sent,
+                  (unsigned long long)rs.lost, (unsigned long long)ss.dropped_total,
+                  (unsigned long long)ss.dropped[PL_DROP_QUEUE],
+                  (unsigned long long)ss.dropped[PL_DROP_NO_FRAME]);
             /* loops passes of the clip: the reference digest of one pass can't be
              * compared directly; compare frame counts here and bytes below. */
             CHECK(pl_writer_frames(w[k]) == sent, "%s: written", names[k]);
