@@ -146,8 +146,8 @@ if [[ $STAGES == *" live "* ]]; then
     say ""
     say "send options: ${XSF_LIVE_SEND_ARGS:-(defaults)}; recv options: ${XSF_LIVE_RECV_ARGS:-(defaults)}"
     say ""
-    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) | send CPU s (all senders) |"
-    say "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) | send CPU s (all senders) | send calls, late (all senders) |"
+    say "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     clip=$(make_clip uhd_422_10b_bpp3)
     for K in ${XSF_LIVE_K:-1 4 8 16}; do
         base=$((30000 + K * 100))
@@ -163,7 +163,7 @@ if [[ $STAGES == *" live "* ]]; then
         for k in $(seq 0 $((K - 1))); do
             # shellcheck disable=SC2086
             ( TIMEFORMAT='%U %S'; time timeout 21 "$X" send "$clip" --to 127.0.0.1:$((base + k)) \
-                --fps 60 --loop 100 -q ${XSF_LIVE_SEND_ARGS:-} ) 2> "$W/send$K-$k.log" &
+                --fps 60 --loop 100 ${XSF_LIVE_SEND_ARGS:-} > "$W/send$K-$k.out" ) 2> "$W/send$K-$k.log" &
             pids+=($!)
         done
         wait "${pids[@]}" 2> /dev/null
@@ -182,7 +182,11 @@ if [[ $STAGES == *" live "* ]]; then
         cpu=$(tail -1 "$W/live$K.log" | awk '{print $1 + $2}')
         scpu=$(for k in $(seq 0 $((K - 1))); do tail -1 "$W/send$K-$k.log"; done |
             awk '{ s += $1 + $2 } END { print s }')
-        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu | $scpu |"
+        # "N send calls (...), M of them late": late = more than one burst at once.
+        calls=$(cat "$W"/send$K-*.out 2> /dev/null |
+            sed -n 's/^\([0-9]*\) send calls.*, \([0-9]*\) of them late.*/\1 \2/p' |
+            awk '{ c += $1; l += $2 } END { printf "%d, %d", c, l }')
+        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu | $scpu | $calls |"
     done
 fi
 rm -f "$W"/out.yuv "$W"/svt.yuv
