@@ -36,6 +36,15 @@ static void usage(FILE *f)
             "  --pacing P            narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
             "                        TP=2110TPNL), wide (bursts within the wide CMAX,\n"
             "                        TP=2110TPW) or none (no TP)\n"
+            "  --burst N             packets handed to the network at once, every N x TRS\n"
+            "                        (default: the pacing's CMAX - 1, the largest burst within\n"
+            "                        its ST 2110-21 sender type: 3 for narrow at UHD60, 15 for\n"
+            "                        wide; 1: one packet every TRS)\n"
+            "  --no-gso              one system call message per packet: no UDP segmentation\n"
+            "                        offload of the bursts (default: GSO where the kernel has it).\n"
+            "                        Packet captures on this host, or on virtual links (lo, veth)\n"
+            "                        that pass bursts unsegmented, show a GSO burst as one\n"
+            "                        oversize datagram: send with --no-gso for those\n"
             "  --packet-size N       largest RTP packet in bytes (default 1440)\n"
             "  --pt N                RTP payload type, 96..127 (default 112)\n"
             "  --ssrc N              RTP SSRC (default: random)\n"
@@ -62,9 +71,9 @@ typedef struct send_args {
     rtp_jxs_mode mode;
     rtp_pacing pacing;
     unsigned fps_num, fps_den;
-    long packet_size, pt, ttl, loop;
+    long packet_size, pt, ttl, loop, burst;
     unsigned long ssrc, seq;
-    int ssrc_given, seq_given, interlaced, boxes, quiet;
+    int ssrc_given, seq_given, interlaced, boxes, quiet, no_gso;
 } send_args;
 
 static volatile sig_atomic_t interrupted;
@@ -149,6 +158,14 @@ static int parse_args(int argc, char **argv, send_args *a)
                 cli_error(arg, "'%s' is not narrow, wide or none", v);
                 return 2;
             }
+        } else if (!strcmp(arg, "--burst")) {
+            VALUE();
+            if (cli_parse_long(v, 1, RTP_UDP_GSO_MAX, &a->burst)) {
+                cli_error(arg, "'%s' is not a burst of 1 to %d packets", v, RTP_UDP_GSO_MAX);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--no-gso")) {
+            a->no_gso = 1;
         } else if (!strcmp(arg, "--packet-size")) {
             VALUE();
             if (cli_parse_long(v, 32, 65507, &a->packet_size)) {
@@ -287,6 +304,9 @@ static int arena_add(void *ctx, const uint8_t *pkt, size_t len, int last)
     a->used += len;
     return 0;
 }
+
+/* Most packets one send call takes (a late wake-up's backlog is sent in pieces). */
+#define SEND_MAX 1024
 
 static void sleep_until(uint64_t t_ns)
 {
@@ -491,6 +511,7 @@ int cmd_send(int argc, char **argv)
         rtp_udp_config uc;
         memset(&uc, 0, sizeof uc);
         uc.ttl = (unsigned)a.ttl;
+        uc.gso_segments = a.no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded below */
         if (a.iface)
             snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
         if (rtp_udp_open_sender(&sock, &dest, &uc, &err) != XSF_OK) {
@@ -515,7 +536,7 @@ int cmd_send(int argc, char **argv)
     clock_gettime(CLOCK_REALTIME, &wall);
     const uint64_t pcap_t0 = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
     const uint32_t ts0 = random32();
-    uint64_t packets = 0, sent_bytes = 0, segments = 0, last_report = t0;
+    uint64_t packets = 0, sent_bytes = 0, segments = 0, last_report = t0, sends = 0, late_sends = 0;
     const uint64_t total = (uint64_t)nframes * (uint64_t)a.loop;
     for (uint64_t k = 0; k < total && !status && !interrupted; k++) {
         const size_t i = (size_t)(k % nframes);
@@ -536,12 +557,22 @@ int cmd_send(int argc, char **argv)
             break;
         }
         const uint64_t seg_start = k * segment_ns;
+        /* Bursts of `burst` packets every burst x TRS (rtp/pacing.c). The loop sleeps
+         * until a burst is due, then hands over every packet due by then in one call
+         * (one GSO message per burst where the kernel has GSO): a late wake-up sends
+         * the bursts it missed together, counted in late_sends. It never spins. */
+        const unsigned burst =
+            a.burst ? (unsigned)a.burst : rtp_pacing_burst_default(a.pacing, ar.n, segment_ns);
         for (size_t p = 0; p < ar.n && !status;) {
-            const uint64_t at = seg_start + rtp_pacing_offset_ns(a.pacing, p, ar.n, segment_ns);
-            /* Every packet due at the same time goes in one sendmmsg. */
+            const uint64_t at =
+                seg_start + rtp_pacing_burst_offset_ns(a.pacing, p, ar.n, segment_ns, burst);
+            if (!pw && a.pacing != RTP_PACING_NONE && monotonic_ns() < t0 + at)
+                sleep_until(t0 + at);
+            const uint64_t due = pw ? at : monotonic_ns() - t0;
             size_t q = p + 1;
-            while (q < ar.n && q - p < RTP_UDP_BATCH &&
-                   seg_start + rtp_pacing_offset_ns(a.pacing, q, ar.n, segment_ns) <= at)
+            while (q < ar.n && q - p < SEND_MAX &&
+                   seg_start + rtp_pacing_burst_offset_ns(a.pacing, q, ar.n, segment_ns, burst) <=
+                       due)
                 q++;
             if (pw) {
                 for (size_t j = p; j < q && !status; j++)
@@ -551,15 +582,15 @@ int cmd_send(int argc, char **argv)
                         status = 1;
                     }
             } else {
-                if (a.pacing != RTP_PACING_NONE)
-                    sleep_until(t0 + at);
-                const uint8_t *ptrs[RTP_UDP_BATCH];
+                const uint8_t *ptrs[SEND_MAX];
                 for (size_t j = p; j < q; j++)
                     ptrs[j - p] = ar.data + ar.off[j];
                 if (rtp_udp_send(sock, ptrs, ar.len + p, q - p, &err) != XSF_OK) {
                     cli_error(a.to, "%s", err.msg);
                     status = 1;
                 }
+                sends++;
+                late_sends += a.pacing != RTP_PACING_NONE && q - p > burst;
             }
             for (size_t j = p; j < q; j++)
                 sent_bytes += ar.len[j];
@@ -580,6 +611,8 @@ int cmd_send(int argc, char **argv)
         cli_error(a.pcap, "%s", err.msg);
         status = 1;
     }
+    int gso_refused = 0;
+    const int gso_on = sock ? rtp_udp_gso(sock, &gso_refused) : 0;
     rtp_udp_close(sock);
     rtp_packetizer_destroy(pk);
     free(ar.data);
@@ -598,6 +631,15 @@ int cmd_send(int argc, char **argv)
                : a.pacing == RTP_PACING_WIDE ? "wide"
                                              : "no",
                a.pcap ? a.pcap : where);
+        if (sock) {
+            printf("%llu send calls (%.1f packets each, %s), %llu of them late (more than one "
+                   "burst at once)\n",
+                   (unsigned long long)sends, sends ? (double)packets / (double)sends : 0.0,
+                   gso_on        ? "GSO"
+                   : gso_refused ? "GSO refused by the kernel"
+                                 : "no GSO",
+                   (unsigned long long)late_sends);
+        }
     }
     free(data);
     free(off);

@@ -527,6 +527,12 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
             pl_destroy(p);
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
         }
+        /* How the decoder threads wait, set on each device before its contexts; a
+         * runtime that refuses leaves CUDA's own choice, said in the description. */
+        int sync_refused = 0;
+        for (int g = 0; g < p->ngpus; g++)
+            if (c.gpu_sync != PL_GPU_SYNC_AUTO && pl_gpu_set_sync(p->gpus[g], (int)c.gpu_sync))
+                sync_refused = 1;
         for (int g = 0; g < p->ngpus; g++)
             for (unsigned k = 0; k < per; k++)
                 if (add_worker(p, g, p->gpus[g], err) != XSF_OK) {
@@ -540,8 +546,11 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
         for (int g = 0; g < p->ngpus; g++)
             snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc), " %d",
                      p->gpus[g]);
+        static const char *const waits[] = {"CUDA's choice", "spin", "yield", "block"};
         snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc),
-                 "), %u decoder contexts each", per);
+                 "), %u decoder contexts each, GPU waits: %s%s", per,
+                 waits[(unsigned)c.gpu_sync < 4 ? c.gpu_sync : 0],
+                 sync_refused ? " (refused by CUDA: its own choice)" : "");
     } else {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         const unsigned n = c.cpu_threads ? c.cpu_threads : (unsigned)(cores > 0 ? cores : 1);

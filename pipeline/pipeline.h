@@ -84,12 +84,29 @@ typedef enum pl_drop_reason {
 } pl_drop_reason;
 const char *pl_drop_reason_name(pl_drop_reason r);
 
+/* How a host thread waits for its GPU work (cudaStreamSynchronize and the
+ * like), set on each GPU before its decoder contexts are made
+ * (cudaSetDeviceFlags). AUTO leaves CUDA's heuristic, which spins while the
+ * process has no more CUDA contexts than the machine has cores (one per GPU
+ * here): each decoder context's thread then holds a core for as long as its
+ * frame is on the GPU. SPIN: the lowest wake-up latency, a core per waiting
+ * thread. YIELD: spins but yields the core between looks. BLOCK: sleeps on
+ * an interrupt, no CPU while waiting, a wake-up of some microseconds more;
+ * what a machine whose cores receive packets wants. */
+typedef enum pl_gpu_sync {
+    PL_GPU_SYNC_AUTO = 0,
+    PL_GPU_SYNC_SPIN,
+    PL_GPU_SYNC_YIELD,
+    PL_GPU_SYNC_BLOCK,
+} pl_gpu_sync;
+
 typedef struct pl_config {
     pl_engine engine;
     int ngpus;                 /* GPUs to use; 0 = every visible GPU */
     int gpus[PL_MAX_GPUS];     /* their CUDA device ids when ngpus > 0 */
     unsigned contexts_per_gpu; /* decoder contexts (threads, CUDA streams) per GPU; 0 = 3 */
     unsigned cpu_threads;      /* CPU engine threads; 0 = one per core */
+    pl_gpu_sync gpu_sync;      /* how decoder threads wait for their GPU; ignored without CUDA */
 } pl_config;
 
 typedef struct pl_frame pl_frame;

@@ -55,6 +55,25 @@ int pl_gpu_select(int device)
     return cudaSetDevice(device) == cudaSuccess ? 0 : -1;
 }
 
+int pl_gpu_set_sync(int device, int mode)
+{
+    static const unsigned schedule[4] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin,
+                                         cudaDeviceScheduleYield, cudaDeviceScheduleBlockingSync};
+    if (mode < 0 || mode > 3)
+        return -1;
+    unsigned flags = 0;
+    /* The device's flags with only the scheduling bits replaced. Since CUDA 11 a device
+     * already initialized (xs_gpu_available may have touched it) takes the new flags; an
+     * older runtime answers cudaErrorSetOnActiveProcess there. */
+    if (cudaSetDevice(device) != cudaSuccess || cudaGetDeviceFlags(&flags) != cudaSuccess ||
+        cudaSetDeviceFlags((flags & ~(unsigned)cudaDeviceScheduleMask) | schedule[mode]) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
 xs_cuda_stream pl_gpu_stream_create(void)
 {
     cudaStream_t s = NULL;
@@ -128,6 +147,12 @@ void pl_host_free(void *ptr, int pinned)
 int pl_gpu_select(int device)
 {
     (void)device;
+    return -1;
+}
+
+int pl_gpu_set_sync(int device, int mode)
+{
+    (void)device, (void)mode;
     return -1;
 }
 

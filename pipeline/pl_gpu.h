@@ -20,6 +20,10 @@ void *pl_host_alloc(size_t bytes, int pinned);
 void pl_host_free(void *ptr, int pinned);
 /* Selects the device for the calling thread; 0 on success. */
 int pl_gpu_select(int device);
+/* Selects `device` and sets how threads wait for it (0 auto, 1 spin, 2 yield, 3 blocking
+ * sync: pl_gpu_sync's values), keeping its other flags; 0 on success, -1 where CUDA refuses
+ * (and without CUDA). To be called before the device's contexts are used. */
+int pl_gpu_set_sync(int device, int mode);
 /* A non-blocking CUDA stream on the current device; NULL on failure. */
 xs_cuda_stream pl_gpu_stream_create(void);
 void pl_gpu_stream_destroy(xs_cuda_stream s);

@@ -9,7 +9,14 @@
  * instantaneous count below the wide CMAX. The CMAX bounds are those of
  * ST 2110-21's network compatibility model as we know them (the standard's
  * text was not at hand): narrow MAX(4, NPACKETS / (43200 x RACTIVE x
- * TFRAME)), wide MAX(16, NPACKETS / (21600 x TFRAME)). */
+ * TFRAME)), wide MAX(16, NPACKETS / (21600 x TFRAME)).
+ *
+ * Bursts: a sender may hand the network B packets at once every B x TRS
+ * (one system call, one GSO message) and stay within its type as long as the
+ * network model's bucket, drained at one packet per TRS, never holds CMAX:
+ * right after a burst it holds B, so B <= CMAX - 1 (narrow UHD60 3 bpp: 2160
+ * packets a frame, CMAX 4, bursts of 3). rtp_pacing_burst_default gives that
+ * bound for narrow and wide; 1 is strict one-by-one linear sending. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
 #include <time.h>
@@ -41,16 +48,30 @@ const char *rtp_pacing_tp(rtp_pacing pacing)
     return pacing == RTP_PACING_NARROW ? "2110TPNL" : pacing == RTP_PACING_WIDE ? "2110TPW" : NULL;
 }
 
-uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns)
+unsigned rtp_pacing_burst_default(rtp_pacing pacing, size_t npackets, uint64_t frame_ns)
+{
+    if (pacing == RTP_PACING_NONE)
+        return npackets > 0xffffffffu ? 0xffffffffu : (unsigned)(npackets ? npackets : 1);
+    const unsigned cmax = rtp_pacing_cmax(pacing, npackets, frame_ns);
+    return cmax > 1 ? cmax - 1 : 1;
+}
+
+uint64_t rtp_pacing_burst_offset_ns(rtp_pacing pacing, size_t index, size_t npackets,
+                                    uint64_t frame_ns, unsigned burst)
 {
     if (pacing == RTP_PACING_NONE || !npackets || index >= npackets)
         return 0;
-    if (pacing == RTP_PACING_WIDE) {
-        const size_t burst = rtp_pacing_cmax(RTP_PACING_WIDE, npackets, frame_ns) - 1;
-        index = index / burst * burst;
-    }
+    if (!burst)
+        burst = rtp_pacing_burst_default(pacing, npackets, frame_ns);
+    index = index / burst * burst; /* a burst leaves at the time of its first packet */
     /* index x TFRAME / NPACKETS without overflow for any realistic frame */
     return (uint64_t)index * frame_ns / npackets; /* < 2^22 x 10^10: fits */
+}
+
+uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns)
+{
+    return rtp_pacing_burst_offset_ns(pacing, index, npackets, frame_ns,
+                                      pacing == RTP_PACING_NARROW ? 1 : 0);
 }
 
 uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den)

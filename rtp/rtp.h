@@ -375,8 +375,18 @@ unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns);
  * which is linear, "2110TPW" for wide, NULL for none (no TP). */
 const char *rtp_pacing_tp(rtp_pacing pacing);
 
-/* Send time of packet `index` of `npackets` from the start of the frame. */
+/* Send time of packet `index` of `npackets` from the start of the frame:
+ * narrow one packet every TRS, wide in bursts of rtp_pacing_burst_default. */
 uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, uint64_t frame_ns);
+
+/* The largest burst (packets handed over at once, every burst x TRS) that
+ * keeps the pacing within its sender type's CMAX: CMAX - 1 (see pacing.c);
+ * for RTP_PACING_NONE the whole frame. */
+unsigned rtp_pacing_burst_default(rtp_pacing pacing, size_t npackets, uint64_t frame_ns);
+/* Send time of packet `index` when packets leave in bursts of `burst`
+ * (0: rtp_pacing_burst_default): the time of the burst's first packet. */
+uint64_t rtp_pacing_burst_offset_ns(rtp_pacing pacing, size_t index, size_t npackets,
+                                    uint64_t frame_ns, unsigned burst);
 
 /* RTP timestamp of frame `n` at rate num/den from `base`: the sampling
  * instant on the 90 kHz clock, truncated to an integer (RFC 9134 4.2), exact
@@ -514,6 +524,11 @@ typedef struct rtp_udp_config {
     unsigned ttl;        /* sender: multicast TTL / hop limit; 0 = 16 */
     int timestamps;      /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
     int reuse_port;      /* receiver: SO_REUSEPORT (several receiving threads) */
+    int gro;             /* receiver: UDP_GRO, several datagrams of a flow in one buffer (cut
+                            apart again by rtp_udp_receive); ignored where the kernel refuses */
+    unsigned gso_segments; /* sender: UDP segmentation offload, up to this many equal-size
+                              datagrams of one rtp_udp_send as one message (at most
+                              RTP_UDP_GSO_MAX); 0 or 1: one message per datagram */
 } rtp_udp_config;
 
 typedef struct rtp_udp rtp_udp;
@@ -530,6 +545,18 @@ typedef struct rtp_datagram {
 } rtp_datagram;
 
 #define RTP_UDP_BATCH 64
+#define RTP_UDP_GSO_MAX 64 /* datagrams per GSO message (the kernel's UDP_MAX_SEGMENTS) */
+
+/* What a socket did, for tests and benchmarks. */
+typedef struct rtp_udp_counters {
+    uint64_t send_calls;         /* sendmmsg calls */
+    uint64_t sent_datagrams;     /* datagrams sent */
+    uint64_t gso_messages;       /* messages sent as one GSO run of several datagrams */
+    uint64_t receive_calls;      /* recvmmsg calls that returned buffers */
+    uint64_t received_buffers;   /* buffers received: a datagram, or a GRO run of them */
+    uint64_t received_datagrams; /* datagrams handed out by rtp_udp_receive */
+    uint64_t gro_buffers;        /* buffers that held several datagrams (UDP_GRO) */
+} rtp_udp_counters;
 
 xsf_status rtp_udp_open_receiver(rtp_udp **u, const rtp_udp_config *cfg, xsf_error *err);
 /* dest: where packets go. */
@@ -537,17 +564,38 @@ xsf_status rtp_udp_open_sender(rtp_udp **u, const rtp_addr *dest, const rtp_udp_
                                xsf_error *err);
 void rtp_udp_close(rtp_udp *u);
 /* Waits up to timeout_ms (-1: forever; it blocks) for datagrams and
- * receives up to RTP_UDP_BATCH of them with one recvmmsg. *count = 0 on timeout. */
+ * receives up to RTP_UDP_BATCH of them with one recvmmsg. *count = 0 on timeout.
+ * With UDP_GRO, one recvmmsg may bring more than RTP_UDP_BATCH datagrams: the
+ * next calls hand out the rest first, without waiting; the datagrams of one
+ * GRO buffer share its kernel timestamp. The data of every datagram handed
+ * out stays valid until a call that receives again (one that returns
+ * datagrams of a new recvmmsg). */
 xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count,
                            xsf_error *err);
-/* Sends datagrams (sendmmsg); blocks while the socket buffer is full. */
+/* Sends datagrams (sendmmsg), all of them in as few calls as it can: with GSO
+ * (rtp_udp_config.gso_segments), runs of equal-size datagrams (the last may be
+ * shorter) go as one message each, which on the wire is the same datagrams
+ * back to back. Pacing is the caller's: what one call gets leaves at once.
+ * Blocks while the socket buffer is full. Where the kernel refuses GSO
+ * (EINVAL, EIO), the socket turns it off (rtp_udp_gso) and sends again
+ * datagram by datagram: nothing is lost or sent twice. */
 xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *lens, size_t n,
                         xsf_error *err);
 /* Buffer size the kernel granted, the local port (after binding port 0). */
 size_t rtp_udp_buffer_bytes(const rtp_udp *u);
 uint16_t rtp_udp_local_port(const rtp_udp *u);
-/* Datagrams the kernel dropped for lack of buffer (SO_RXQ_OVFL), when known. */
+/* Datagrams the kernel dropped for lack of buffer (SO_RXQ_OVFL), when known. With UDP_GRO
+ * the kernel counts buffers, each of which may have held several datagrams. */
 uint64_t rtp_udp_kernel_drops(const rtp_udp *u);
+/* Receiver: 1 when UDP_GRO is on. */
+int rtp_udp_gro(const rtp_udp *u);
+/* Sender: 1 while GSO is on; after the kernel refused it, 0 and *refused_errno (may be
+ * NULL) says why (0 when it was never asked for or never refused). */
+int rtp_udp_gso(const rtp_udp *u, int *refused_errno);
+const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u);
+/* The socket's descriptor, for the caller's own poll or socket options (it stays the
+ * handle's: not to be closed). */
+int rtp_udp_fd(const rtp_udp *u);
 
 
 /* A simple sender of a clip (codestreams one after the other, as in a .jxs

@@ -108,10 +108,8 @@ xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint
                 struct timespec t = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
                 nanosleep(&t, NULL);
             }
-            for (size_t i = 0; i < b.n && st == XSF_OK; i += RTP_UDP_BATCH) {
-                const size_t n = b.n - i < RTP_UDP_BATCH ? b.n - i : RTP_UDP_BATCH;
-                st = rtp_udp_send(u, b.pkts + i, b.lens + i, n, err);
-            }
+            /* The whole frame in one call: GSO runs where the socket has GSO. */
+            st = rtp_udp_send(u, b.pkts, b.lens, b.n, err);
             res->packets += b.n;
             res->frames++;
             frame++;

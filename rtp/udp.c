@@ -3,7 +3,18 @@
  * MCAST_JOIN_SOURCE_GROUP of RFC 3678), an interface of choice, large socket
  * buffers (SO_RCVBUFFORCE where privileged), batched reception (recvmmsg)
  * and transmission (sendmmsg), kernel receive timestamps (SO_TIMESTAMPNS)
- * and the kernel's drop counter (SO_RXQ_OVFL). Linux. */
+ * and the kernel's drop counter (SO_RXQ_OVFL). Linux.
+ *
+ * Segmentation offload, both ways (Linux 4.18 and 5.0 on): a sender with
+ * gso_segments > 1 hands the kernel each run of equal-size packets (the last
+ * may be shorter) as one message with a UDP_SEGMENT control message; the
+ * kernel cuts it into datagrams (in the NIC, or in software), one pass
+ * through the stack for the run. A receiver with `gro` asks for UDP_GRO: the
+ * kernel may then deliver several datagrams of one flow as one buffer with
+ * a UDP_GRO control message giving the datagram size (over loopback, a GSO
+ * run arrives whole); rtp_udp_receive cuts it back into datagrams, pointing
+ * into the buffer (no copy). Where the kernel refuses either, the socket
+ * falls back to one datagram per message and says so (rtp_udp_gso/gro). */
 #define _GNU_SOURCE /* recvmmsg, sendmmsg, SO_RCVBUFFORCE */
 
 #include <arpa/inet.h>
@@ -11,6 +22,7 @@
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +33,48 @@
 
 #include "rtp_internal.h"
 
-#define DATAGRAM_BYTES 65536 /* the largest UDP payload, so that nothing is cut */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103 /* linux/udp.h, 4.18 */
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104 /* linux/udp.h, 5.0 */
+#endif
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+
+/* The largest UDP payload, so that nothing is cut: also the largest buffer
+ * UDP_GRO coalesces (one IP datagram's worth). */
+#define DATAGRAM_BYTES 65536
 #define CONTROL_BYTES 256
+/* A GSO message's payload: the IPv4 datagram's 65535 bytes less its IP and
+ * UDP headers (IPv6's limit is higher; the smaller serves both). */
+#define GSO_PAYLOAD_MAX (65535 - 20 - 8)
 
 struct rtp_udp {
     int fd;
     int family;
     int timestamps;
+    int gro;               /* receiver: UDP_GRO granted */
+    unsigned gso_segments; /* sender: most datagrams per GSO message; <= 1: no GSO */
+    int gso_error;         /* sender: the errno with which the kernel refused GSO, 0 */
     size_t buffer_bytes;
     uint16_t local_port;
     uint64_t drops;
-    uint8_t *bufs; /* RTP_UDP_BATCH x DATAGRAM_BYTES */
+    rtp_udp_counters counters;
+    uint8_t *bufs; /* receiver: RTP_UDP_BATCH x DATAGRAM_BYTES */
     struct mmsghdr msgs[RTP_UDP_BATCH];
     struct iovec iov[RTP_UDP_BATCH];
     struct sockaddr_storage from[RTP_UDP_BATCH];
     uint8_t control[RTP_UDP_BATCH][CONTROL_BYTES];
+    /* Receiver: the buffers of the last recvmmsg not yet handed out (a GRO
+     * buffer may hold more datagrams than one call's RTP_UDP_BATCH). */
+    int pending_msgs, next_msg;
+    size_t next_offset;
+    uint64_t msg_arrival[RTP_UDP_BATCH];
+    size_t msg_segment[RTP_UDP_BATCH]; /* datagram size in the buffer; 0: one datagram */
+    /* Sender: one iovec per packet of the messages of one sendmmsg. */
+    struct iovec *send_iov; /* RTP_UDP_BATCH x RTP_UDP_GSO_MAX */
 };
 
 xsf_status rtp_addr_parse(const char *text, int need_port, rtp_addr *a, xsf_error *err)
@@ -213,6 +252,10 @@ xsf_status rtp_udp_open_receiver(rtp_udp **out, const rtp_udp_config *cfg, xsf_e
             return fail(u, err, "SO_TIMESTAMPNS");
         u->timestamps = 1;
     }
+    /* Refused by kernels before 5.0 (ENOPROTOOPT): datagrams then come one by one, as the
+     * kernel cuts any GSO train itself for a socket without UDP_GRO. */
+    if (cfg->gro && !setsockopt(u->fd, SOL_UDP, UDP_GRO, &on, sizeof on))
+        u->gro = 1;
     const unsigned ifindex = iface_index(cfg->iface);
     if (cfg->iface[0] && !ifindex) {
         xsf_status st = xsf_error_set(err, XSF_ERR_ARG, "no network interface '%s'", cfg->iface);
@@ -276,6 +319,12 @@ xsf_status rtp_udp_open_sender(rtp_udp **out, const rtp_addr *dest, const rtp_ud
     if (u->fd < 0)
         return fail(u, err, "socket");
     u->buffer_bytes = set_buffer(u->fd, 0, cfg->buffer_bytes ? cfg->buffer_bytes : (size_t)8 << 20);
+    u->gso_segments = cfg->gso_segments > RTP_UDP_GSO_MAX ? RTP_UDP_GSO_MAX : cfg->gso_segments;
+    u->send_iov = malloc((size_t)RTP_UDP_BATCH * RTP_UDP_GSO_MAX * sizeof *u->send_iov);
+    if (!u->send_iov) {
+        rtp_udp_close(u);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a socket");
+    }
     const unsigned ifindex = iface_index(cfg->iface);
     if (cfg->iface[0] && !ifindex) {
         xsf_status st = xsf_error_set(err, XSF_ERR_ARG, "no network interface '%s'", cfg->iface);
@@ -323,6 +372,7 @@ void rtp_udp_close(rtp_udp *u)
     if (u->fd >= 0)
         close(u->fd);
     free(u->bufs);
+    free(u->send_iov);
     free(u);
 }
 
@@ -338,11 +388,67 @@ uint64_t rtp_udp_kernel_drops(const rtp_udp *u)
 {
     return u->drops;
 }
+int rtp_udp_gro(const rtp_udp *u)
+{
+    return u->gro;
+}
+int rtp_udp_gso(const rtp_udp *u, int *refused_errno)
+{
+    if (refused_errno)
+        *refused_errno = u->gso_error;
+    return u->gso_segments > 1;
+}
+const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u)
+{
+    return &u->counters;
+}
+int rtp_udp_fd(const rtp_udp *u)
+{
+    return u->fd;
+}
+
+/* Hands out up to RTP_UDP_BATCH datagrams of the buffers received last, cutting GRO
+ * buffers at their datagram size. */
+static size_t hand_out(rtp_udp *u, rtp_datagram *out)
+{
+    size_t count = 0;
+    while (u->next_msg < u->pending_msgs && count < RTP_UDP_BATCH) {
+        const int i = u->next_msg;
+        const struct msghdr *m = &u->msgs[i].msg_hdr;
+        const uint8_t *buf = u->bufs + (size_t)i * DATAGRAM_BYTES;
+        const size_t len = u->msgs[i].msg_len;
+        const size_t seg = u->msg_segment[i] ? u->msg_segment[i] : len;
+        const int cut = (m->msg_flags & MSG_TRUNC) != 0;
+        /* An empty datagram is still one datagram. */
+        do {
+            const size_t off = u->next_offset;
+            const size_t n = len - off < seg ? len - off : seg;
+            rtp_datagram *d = &out[count++];
+            d->data = buf + off;
+            d->bytes = n;
+            /* The kernel cut the buffer: its last datagram is short. */
+            d->truncated = cut && off + n == len;
+            d->arrival_ns = u->msg_arrival[i];
+            from_sockaddr(&u->from[i], &d->from);
+            u->next_offset = off + n;
+        } while (u->next_offset < len && count < RTP_UDP_BATCH);
+        if (u->next_offset >= len) {
+            u->next_msg++;
+            u->next_offset = 0;
+        }
+    }
+    u->counters.received_datagrams += count;
+    return count;
+}
 
 xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t *count,
                            xsf_error *err)
 {
     *count = 0;
+    if (u->next_msg < u->pending_msgs) { /* the rest of a GRO buffer: no waiting */
+        *count = hand_out(u, out);
+        return XSF_OK;
+    }
     struct pollfd pfd = {.fd = u->fd, .events = POLLIN};
     const int pr = poll(&pfd, 1, timeout_ms);
     if (pr < 0)
@@ -366,25 +472,34 @@ xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t
             return XSF_OK;
         return xsf_error_set(err, XSF_ERR_IO, "recvmmsg: %s", strerror(errno));
     }
+    u->counters.receive_calls++;
+    u->counters.received_buffers += (uint64_t)n;
     /* Without a kernel timestamp: the same clock the kernel's stamps use. */
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     const uint64_t now = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
     for (int i = 0; i < n; i++) {
         struct msghdr *m = &u->msgs[i].msg_hdr;
-        rtp_datagram *d = &out[i];
-        d->data = u->bufs + (size_t)i * DATAGRAM_BYTES;
-        d->bytes = u->msgs[i].msg_len;
-        d->truncated = (m->msg_flags & MSG_TRUNC) != 0;
-        d->arrival_ns = now;
-        from_sockaddr(&u->from[i], &d->from);
+        u->msg_arrival[i] = now;
+        u->msg_segment[i] = 0;
         for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
-            if (c->cmsg_level != SOL_SOCKET)
+            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+                /* The datagram size of a coalesced buffer; every datagram of it has this
+                 * size but the last, which may be shorter. */
+                int seg;
+                memcpy(&seg, CMSG_DATA(c), sizeof seg);
+                if (seg > 0 && (size_t)seg < u->msgs[i].msg_len) {
+                    u->msg_segment[i] = (size_t)seg;
+                    u->counters.gro_buffers++;
+                }
+            } else if (c->cmsg_level != SOL_SOCKET) {
                 continue;
-            if (c->cmsg_type == SCM_TIMESTAMPNS && u->timestamps) {
+            } else if (c->cmsg_type == SCM_TIMESTAMPNS && u->timestamps) {
+                /* One stamp per buffer: the datagrams of a GRO buffer share it (over
+                 * loopback they were one send). */
                 struct timespec ts;
                 memcpy(&ts, CMSG_DATA(c), sizeof ts);
-                d->arrival_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+                u->msg_arrival[i] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
             } else if (c->cmsg_type == SO_RXQ_OVFL) {
                 uint32_t drops;
                 memcpy(&drops, CMSG_DATA(c), sizeof drops);
@@ -392,34 +507,93 @@ xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t
             }
         }
     }
-    *count = (size_t)n;
+    u->pending_msgs = n;
+    u->next_msg = 0;
+    u->next_offset = 0;
+    *count = hand_out(u, out);
     return XSF_OK;
+}
+
+/* Packets from `first` on that one GSO message may carry: equal sizes (the last may be
+ * shorter), at most gso_segments and GSO_PAYLOAD_MAX bytes in all. */
+static size_t gso_run(const rtp_udp *u, const size_t *lens, size_t first, size_t n)
+{
+    const size_t seg = lens[first];
+    if (u->gso_segments <= 1 || !seg)
+        return 1;
+    size_t k = 1, bytes = seg;
+    while (first + k < n && k < u->gso_segments && lens[first + k] <= seg &&
+           bytes + lens[first + k] <= GSO_PAYLOAD_MAX && lens[first + k]) {
+        bytes += lens[first + k];
+        if (lens[first + k++] < seg)
+            break; /* a shorter datagram ends a GSO message */
+    }
+    return k;
 }
 
 xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *lens, size_t n,
                         xsf_error *err)
 {
+    if (!u->send_iov)
+        return xsf_error_set(err, XSF_ERR_ARG, "rtp_udp_send on a receiving socket");
     struct mmsghdr msgs[RTP_UDP_BATCH];
-    struct iovec iov[RTP_UDP_BATCH];
+    size_t npk[RTP_UDP_BATCH];
+    union {
+        struct cmsghdr align;
+        uint8_t bytes[CMSG_SPACE(sizeof(uint16_t))];
+    } control[RTP_UDP_BATCH];
     size_t done = 0;
     while (done < n) {
-        const size_t k = n - done < RTP_UDP_BATCH ? n - done : RTP_UDP_BATCH;
-        for (size_t i = 0; i < k; i++) {
-            iov[i].iov_base = (void *)pkts[done + i];
-            iov[i].iov_len = lens[done + i];
-            memset(&msgs[i], 0, sizeof msgs[i]);
-            msgs[i].msg_hdr.msg_iov = &iov[i];
-            msgs[i].msg_hdr.msg_iovlen = 1;
+        /* Up to RTP_UDP_BATCH messages, each one datagram or one GSO run of them. */
+        size_t k = 0, at = done, iv = 0;
+        while (at < n && k < RTP_UDP_BATCH) {
+            const size_t run = gso_run(u, lens, at, n);
+            memset(&msgs[k], 0, sizeof msgs[k]);
+            for (size_t j = 0; j < run; j++) {
+                u->send_iov[iv + j].iov_base = (void *)pkts[at + j];
+                u->send_iov[iv + j].iov_len = lens[at + j];
+            }
+            msgs[k].msg_hdr.msg_iov = &u->send_iov[iv];
+            msgs[k].msg_hdr.msg_iovlen = run;
+            if (run > 1) {
+                memset(&control[k], 0, sizeof control[k]);
+                msgs[k].msg_hdr.msg_control = control[k].bytes;
+                msgs[k].msg_hdr.msg_controllen = sizeof control[k].bytes;
+                struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[k].msg_hdr);
+                c->cmsg_level = SOL_UDP;
+                c->cmsg_type = UDP_SEGMENT;
+                c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+                const uint16_t seg = (uint16_t)lens[at];
+                memcpy(CMSG_DATA(c), &seg, sizeof seg);
+            }
+            npk[k++] = run;
+            iv += run;
+            at += run;
         }
         const int sent = sendmmsg(u->fd, msgs, (unsigned)k, 0);
+        u->counters.send_calls++;
         if (sent < 0) {
             if (errno == EINTR)
                 continue;
             if (errno == ECONNREFUSED) /* an ICMP port unreachable from an earlier datagram */
                 continue;
+            /* The first message was refused. As a GSO message (EINVAL: no UDP_SEGMENT in
+             * this kernel, or a datagram larger than the route's MTU allows; EIO: no
+             * checksum offload on the way out), the socket gives GSO up and sends it
+             * again datagram by datagram. */
+            if (npk[0] > 1 && (errno == EINVAL || errno == EIO || errno == EOPNOTSUPP ||
+                               errno == ENOPROTOOPT)) {
+                u->gso_error = errno;
+                u->gso_segments = 0;
+                continue;
+            }
             return xsf_error_set(err, XSF_ERR_IO, "sendmmsg: %s", strerror(errno));
         }
-        done += (size_t)sent;
+        for (int i = 0; i < sent; i++) {
+            done += npk[i];
+            u->counters.sent_datagrams += npk[i];
+            u->counters.gso_messages += npk[i] > 1;
+        }
     }
     return XSF_OK;
 }

@@ -12,7 +12,10 @@
 #           and left in device memory (-o null:device)
 #   live    K `xsflow send --fps 60` senders over loopback UDP into one
 #           `xsflow recv` of K streams (pictures to host memory) for 20 s:
-#           loss, drops and latency per K
+#           loss, drops and latency per K, CPU time of the receiver and of
+#           all senders. XSF_LIVE_K (default "1 4 8 16"), XSF_LIVE_SEND_ARGS
+#           and XSF_LIVE_RECV_ARGS (extra options, e.g. "--no-gso",
+#           "--gpu-sync spin") change the runs.
 # UHD_DIR holds uhd_422_10b_bpp3.jxs and uhd_444_12b_bpp10_v1h5.jxs (one frame
 # each; the 200-frame files are made from them in /dev/shm). Prints tables;
 # with OUT set, also writes them to $OUT/pipeline.md.
@@ -141,21 +144,26 @@ if [[ $STAGES == *" live "* ]]; then
     say ""
     say "## live: K xsflow send --fps 60 (UHD 4:2:2 10-bit 3 bpp) into one xsflow recv over loopback, 20 s"
     say ""
-    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) |"
-    say "| --- | --- | --- | --- | --- | --- | --- |"
+    say "send options: ${XSF_LIVE_SEND_ARGS:-(defaults)}; recv options: ${XSF_LIVE_RECV_ARGS:-(defaults)}"
+    say ""
+    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) | send CPU s (all senders) | send calls, late (all senders) |"
+    say "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     clip=$(make_clip uhd_422_10b_bpp3)
     for K in ${XSF_LIVE_K:-1 4 8 16}; do
         base=$((30000 + K * 100))
         args=()
         for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
         # The receiver: TIMEFORMAT prints its CPU time.
+        # shellcheck disable=SC2086
         ( TIMEFORMAT='%U %S'; time "$X" recv "${args[@]}" --duration 24 --timeout 0 --rcvbuf 268435456 \
-            --stats-json "$W/live$K.json" -q ) 2> "$W/live$K.log" &
+            --stats-json "$W/live$K.json" -q ${XSF_LIVE_RECV_ARGS:-} ) 2> "$W/live$K.log" &
         rx=$!
         sleep 1
         pids=()
         for k in $(seq 0 $((K - 1))); do
-            timeout 21 "$X" send "$clip" --to 127.0.0.1:$((base + k)) --fps 60 --loop 100 -q &
+            # shellcheck disable=SC2086
+            ( TIMEFORMAT='%U %S'; time timeout 21 "$X" send "$clip" --to 127.0.0.1:$((base + k)) \
+                --fps 60 --loop 100 ${XSF_LIVE_SEND_ARGS:-} > "$W/send$K-$k.out" ) 2> "$W/send$K-$k.log" &
             pids+=($!)
         done
         wait "${pids[@]}" 2> /dev/null
@@ -172,7 +180,13 @@ if [[ $STAGES == *" live "* ]]; then
             [ "$(calc "($s99 > $p99) ? 1 : 0")" = 1 ] && p50=$s50 p99=$s99 max=$smax
         done
         cpu=$(tail -1 "$W/live$K.log" | awk '{print $1 + $2}')
-        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu |"
+        scpu=$(for k in $(seq 0 $((K - 1))); do tail -1 "$W/send$K-$k.log"; done |
+            awk '{ s += $1 + $2 } END { print s }')
+        # "N send calls (...), M of them late": late = more than one burst at once.
+        calls=$(cat "$W"/send$K-*.out 2> /dev/null |
+            sed -n 's/^\([0-9]*\) send calls.*, \([0-9]*\) of them late.*/\1 \2/p' |
+            awk '{ c += $1; l += $2 } END { printf "%d, %d", c, l }')
+        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu | $scpu | $calls |"
     done
 fi
 rm -f "$W"/out.yuv "$W"/svt.yuv

@@ -65,6 +65,35 @@ static int reference_md5(const uint8_t *data, size_t len, char hex[33], unsigned
     return 0;
 }
 
+/* The GPU wait modes: each is set on the device (CUDA takes new flags on a device already
+ * in use) and said in the description; without CUDA they change nothing. */
+static void test_gpu_sync(void)
+{
+    static const char *const said[] = {"CUDA's choice", "spin", "yield", "block"};
+    for (int m = PL_GPU_SYNC_AUTO; m <= PL_GPU_SYNC_BLOCK; m++) {
+        pl_config c;
+        memset(&c, 0, sizeof c);
+        c.engine = engine;
+        c.cpu_threads = 1;
+        c.contexts_per_gpu = 1;
+        c.gpu_sync = (pl_gpu_sync)m;
+        pl_pipeline *p = NULL;
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create, GPU waits %d: %s", m, err.msg);
+        if (!p)
+            continue;
+        char want[64];
+        snprintf(want, sizeof want, "GPU waits: %s", said[m]);
+        if (engine == PL_ENGINE_GPU)
+            CHECK(strstr(pl_describe(p), want) && !strstr(pl_describe(p), "refused"),
+                  "'%s' does not say '%s'", pl_describe(p), want);
+        else
+            CHECK(!strstr(pl_describe(p), "GPU waits"), "CPU engine: '%s'", pl_describe(p));
+        pl_destroy(p);
+    }
+}
+
 static pl_pipeline *make_pipeline(void)
 {
     pl_config c;
@@ -72,6 +101,7 @@ static pl_pipeline *make_pipeline(void)
     c.engine = engine;
     c.cpu_threads = 3;
     c.contexts_per_gpu = 3;
+    c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv`: every GPU test waits blocking */
     pl_pipeline *p;
     xsf_error err;
     xsf_error_clear(&err);
@@ -390,7 +420,8 @@ static void test_flush(void)
 }
 
 /* 4. Several loopback streams at once, each byte-exact; 5. injected loss
- * accounted exactly. */
+ * accounted exactly; both with the senders' UDP GSO and the receivers' UDP
+ * GRO on and off (`gso` datagrams per GSO message, 0: none). */
 typedef struct send_job {
     rtp_udp *sock;
     rtp_send_clip_config cfg;
@@ -413,8 +444,9 @@ static void *send_main(void *arg)
 
 #define NSTREAMS 3
 
-static void test_loopback_streams(size_t drop_every)
+static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
 {
+    printf("loopback streams: drop every %zu, GSO %u, GRO %d\n", drop_every, gso, gro);
     static const char *const names[NSTREAMS] = {"seq_5f_422_10b", "fmt_yuv420_8b",
                                                 "fmt_yuv444_12b"};
     pl_pipeline *p = make_pipeline();
@@ -452,6 +484,7 @@ static void test_loopback_streams(size_t drop_every)
         rc.kind = PL_RTP_SOCKET;
         rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err);
         rc.udp.timestamps = 1;
+        rc.udp.gro = gro;
         rc.timeout_s = 2;
         rc.max_frames = drop_every ? 0 : (uint64_t)frames[k] * loops;
         rc.depacketizer.payload_type = 112;
@@ -465,6 +498,7 @@ static void test_loopback_streams(size_t drop_every)
         to.port = pl_rtp_source_local_port(src[k]);
         rtp_udp_config uc;
         memset(&uc, 0, sizeof uc);
+        uc.gso_segments = gso;
         CHECK(rtp_udp_open_sender(&job[k].sock, &to, &uc, &err) == XSF_OK, "sender: %s",
               err.msg);
         job[k].cfg.packetizer.payload_type = 112;
@@ -503,8 +537,12 @@ static void test_loopback_streams(size_t drop_every)
         pl_writer_md5(w[k], got);
         if (!drop_every) {
             CHECK(ss.delivered == sent && rs.lost == 0 && ss.dropped_total == 0,
-                  "%s: %llu of %llu frames delivered", names[k], (unsigned long long)ss.delivered,
-                  (unsigned long long)sent);
+                  "%s: %llu of %llu frames delivered, %llu packets lost, %llu frames dropped "
+                  "(%llu: decoder behind, %llu no frame)",
+                  names[k], (unsigned long long)ss.delivered, (unsigned long long)sent,
+                  (unsigned long long)rs.lost, (unsigned long long)ss.dropped_total,
+                  (unsigned long long)ss.dropped[PL_DROP_QUEUE],
+                  (unsigned long long)ss.dropped[PL_DROP_NO_FRAME]);
             /* loops passes of the clip: the reference digest of one pass can't be
              * compared directly; compare frame counts here and bytes below. */
             CHECK(pl_writer_frames(w[k]) == sent, "%s: written", names[k]);
@@ -539,6 +577,7 @@ static void test_loopback_streams(size_t drop_every)
             memset(&rc, 0, sizeof rc);
             rc.kind = PL_RTP_SOCKET;
             rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, &err);
+            rc.udp.gro = gro;
             rc.timeout_s = 2;
             rc.max_frames = frames[k];
             rc.depacketizer.payload_type = 112;
@@ -550,6 +589,7 @@ static void test_loopback_streams(size_t drop_every)
             to.port = pl_rtp_source_local_port(src[k]);
             rtp_udp_config uc;
             memset(&uc, 0, sizeof uc);
+            uc.gso_segments = gso;
             rtp_udp_open_sender(&job[k].sock, &to, &uc, &err);
             job[k].cfg.loops = 1;
             job[k].cfg.drop_every = 0;
@@ -589,7 +629,12 @@ int main(int argc, char **argv)
     test_files();
     test_policy_and_errors();
     test_flush();
-    test_loopback_streams(0);
-    test_loopback_streams(7);
+    test_gpu_sync();
+    test_loopback_streams(0, 0, 0);
+    test_loopback_streams(7, 0, 0);
+    test_loopback_streams(0, RTP_UDP_GSO_MAX, 1);
+    test_loopback_streams(0, RTP_UDP_GSO_MAX, 0);
+    test_loopback_streams(0, 0, 1);
+    test_loopback_streams(7, RTP_UDP_GSO_MAX, 1);
     return xsf_test_finish();
 }

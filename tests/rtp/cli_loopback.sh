@@ -14,11 +14,13 @@ src=$vectors/seq_5f_422_10b.jxs
 cat "$src" "$src" > expected.jxs
 port=$((20000 + RANDOM % 20000))
 
-run() { # NAME RECV_ADDR SEND_ADDR SEND_OPTIONS...
+run() { # NAME RECV_ADDR SEND_ADDR SEND_OPTIONS... (recv's extra options in RECV_OPTS)
     local name=$1 raddr=$2 saddr=$3
     shift 3
     rm -f "$name.jxs"
-    timeout 30 "$xsflow" recv "$raddr" -o "$name.jxs" --frames 10 --timeout 10 -q 2> "$name.log" &
+    # shellcheck disable=SC2086
+    timeout 30 "$xsflow" recv "$raddr" -o "$name.jxs" --frames 10 --timeout 10 -q ${RECV_OPTS:-} \
+        2> "$name.log" &
     local rx=$!
     sleep 0.5
     timeout 30 "$xsflow" send "$src" --to "$saddr" --loop 2 --fps 100 -q "$@"
@@ -39,6 +41,17 @@ port=$((port + 1))
 run wide 127.0.0.1:$port 127.0.0.1:$port --pacing wide
 port=$((port + 1))
 run unpaced 127.0.0.1:$port 127.0.0.1:$port --pacing none --packet-size 9000
+# UDP GSO bursts (send's default) into a receiver without GRO, a sender
+# without GSO into GRO (recv's default), strict one-packet bursts, and wide
+# bursts of up to 15 through GSO and GRO.
+port=$((port + 1))
+RECV_OPTS=--no-gro run gso-nogro 127.0.0.1:$port 127.0.0.1:$port
+port=$((port + 1))
+run nogso-gro 127.0.0.1:$port 127.0.0.1:$port --no-gso
+port=$((port + 1))
+run burst1 127.0.0.1:$port 127.0.0.1:$port --burst 1
+port=$((port + 1))
+run wide-slice-gso [::1]:$port [::1]:$port --pacing wide --mode slice --burst 15
 
 # Through the SDP file: send writes it, recv reads it.
 port=$((port + 1))

@@ -91,15 +91,19 @@ cmp -s expected.jxs sdp.jxs
 check $? "sdp: the received codestreams differ"
 
 # A live capture on the receiving side's interface, with a BPF filter (the
-# group is joined by a socket receiver so that the frames reach it).
+# group is joined by a socket receiver so that the frames reach it). The
+# sender without UDP GSO: a veth pair passes a GSO burst unsegmented, and a
+# capture on it sees the burst as one oversize datagram (as captures of TCP
+# segmentation offload do); the socket receivers above get it cut apart.
 timeout 30 ip netns exec $b "$xsflow" recv 239.77.0.5:5018 --iface vb$$ -o join.jxs --frames 10 --timeout 10 -q \
     2> /dev/null &
 join=$!
-timeout 30 ip netns exec $b "$xsflow" recv --capture vb$$ --filter "udp and dst port 5018" -o live.jxs \
+timeout -k 5 30 ip netns exec $b "$xsflow" recv --capture vb$$ --filter "udp and dst port 5018" -o live.jxs \
     --frames 10 --timeout 10 -q 2> live.log &
 rx=$!
 sleep 1
-timeout 30 ip netns exec $a "$xsflow" send "$src" --to 239.77.0.5:5018 --iface va$$ --loop 2 --fps 100 -q
+timeout 30 ip netns exec $a "$xsflow" send "$src" --to 239.77.0.5:5018 --iface va$$ --loop 2 --fps 100 -q \
+    --no-gso
 wait $rx
 check $? "live capture: recv ($(tail -1 live.log))"
 wait $join

@@ -401,6 +401,23 @@ static void test_pacing(void)
     CHECK(rtp_pacing_offset_ns(RTP_PACING_WIDE, 14, 100, frame) == 0, "wide: first burst of 15");
     CHECK(rtp_pacing_offset_ns(RTP_PACING_WIDE, 15, 100, frame) == 3000000, "wide: second burst");
     CHECK(rtp_pacing_offset_ns(RTP_PACING_NONE, 99, 100, frame) == 0, "none");
+    /* Bursts within CMAX - 1: UHD60 4:2:2 3 bpp is 2160 packets a frame; narrow CMAX =
+     * max(4, 2160 / (43200 / 60)) = 4, wide max(16, 2160 / 360) = 16. */
+    const uint64_t f60 = 1000000000u / 60;
+    CHECK(rtp_pacing_burst_default(RTP_PACING_NARROW, 2160, f60) == 3, "narrow UHD60 burst %u",
+          rtp_pacing_burst_default(RTP_PACING_NARROW, 2160, f60));
+    CHECK(rtp_pacing_burst_default(RTP_PACING_WIDE, 2160, f60) == 15, "wide UHD60 burst");
+    CHECK(rtp_pacing_burst_default(RTP_PACING_NARROW, 4320, frame) == 4, "narrow 1080p50 burst");
+    CHECK(rtp_pacing_burst_default(RTP_PACING_NONE, 2160, f60) == 2160, "none: the whole frame");
+    CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 2, 100, frame, 3) == 0 &&
+              rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 3, 100, frame, 3) == 600000 &&
+              rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 5, 100, frame, 3) == 600000,
+          "narrow bursts of 3 leave at the time of their first packet");
+    CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 7, 100, frame, 1) ==
+              rtp_pacing_offset_ns(RTP_PACING_NARROW, 7, 100, frame),
+          "bursts of 1: the linear narrow sender");
+    CHECK(rtp_pacing_burst_offset_ns(RTP_PACING_NARROW, 5, 100, frame, 0) == 600000,
+          "burst 0: the default (CMAX 4 -> 3)");
     CHECK(rtp_frame_timestamp(0, 1, 50, 1) == 1800, "50 Hz step");
     CHECK(rtp_frame_timestamp(0, 1000, 60000, 1001) == 1501500, "59.94 Hz, 1000 frames exact");
     CHECK(rtp_frame_timestamp(4294967000u, 1, 25, 1) == (uint32_t)(4294967000u + 3600u), "wraps");
