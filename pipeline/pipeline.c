@@ -63,6 +63,11 @@ typedef struct pl_stream {
     uint64_t next_index;
     uint64_t submitted, delivered, delivered_interlaced, bytes;
     uint64_t first_delivered, last_delivered;
+    uint64_t max_gap, max_stall; /* between consecutive deliveries (see pl_stream_stats) */
+    uint32_t last_rtp_ts;
+    int last_has_rtp_ts;
+    size_t max_frame_bytes; /* 0: no limit */
+    size_t pool_bytes;      /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
     pl_hist *lat, *lat_first, *dec;
     char last_error[256];
@@ -362,9 +367,25 @@ static void emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_first, ready - f->t.first_packet);
         if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
             pl_hist_add(st->dec, ready - f->t.decode_start);
-        if (!st->delivered)
+        if (!st->delivered) {
             st->first_delivered = f->t.delivered;
+        } else if (f->t.delivered > st->last_delivered) {
+            const uint64_t gap = f->t.delivered - st->last_delivered;
+            /* A stall: the part of the gap that the stream's own clock does not explain
+             * (frames dropped in between, or a slower rate, widen the gap legitimately). */
+            uint64_t media = 0;
+            if (f->has_rtp_timestamp && st->last_has_rtp_ts)
+                media = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
+                        RTP_CLOCK_HZ;
+            const uint64_t stall = gap > media ? gap - media : 0;
+            if (gap > st->max_gap)
+                st->max_gap = gap;
+            if (stall > st->max_stall)
+                st->max_stall = stall;
+        }
         st->last_delivered = f->t.delivered;
+        st->last_rtp_ts = f->rtp_timestamp;
+        st->last_has_rtp_ts = f->has_rtp_timestamp;
         st->delivered++;
         st->delivered_interlaced += f->fields == 2;
         st->bytes += f->codestream_bytes;
@@ -666,7 +687,10 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
         st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
-    const size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
+    size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
+    st->max_frame_bytes = sc->max_frame_bytes;
+    if (st->max_frame_bytes && first > st->max_frame_bytes)
+        first = st->max_frame_bytes;
     st->slots = calloc(st->nslots, sizeof *st->slots);
     st->lat = calloc(1, sizeof *st->lat);
     st->lat_first = calloc(1, sizeof *st->lat_first);
@@ -691,6 +715,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
                                  p->use_gpu ? "pinned host" : "host", st->nslots, first);
         }
         s->f.capacity = first;
+        st->pool_bytes += first;
         free_slot(st, s);
     }
     pthread_mutex_lock(&p->mu);
@@ -781,8 +806,16 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
         return XSF_OK;
     if (keep > f->capacity)
         keep = f->capacity;
-    /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely. */
+    pl_stream *st = &p->streams[f->stream];
+    if (st->max_frame_bytes && bytes > st->max_frame_bytes)
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a %zu-byte frame: the stream's frames hold at most %zu bytes", bytes,
+                             st->max_frame_bytes);
+    /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely
+     * (never past the stream's limit). */
     size_t want = bytes + bytes / 2;
+    if (want < bytes || (st->max_frame_bytes && want > st->max_frame_bytes))
+        want = st->max_frame_bytes ? st->max_frame_bytes : bytes;
     if (p->use_gpu)
         pl_gpu_select(p->gpus[p->streams[f->stream].queue]);
     uint8_t *nb = pl_host_alloc(want, s->pinned);
@@ -793,6 +826,9 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
     if (f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
         f->codestream = nb + (f->codestream - f->buffer);
     pl_host_free(f->buffer, s->pinned);
+    pthread_mutex_lock(&p->mu);
+    st->pool_bytes += want - f->capacity;
+    pthread_mutex_unlock(&p->mu);
     f->buffer = nb;
     f->capacity = want;
     return XSF_OK;
@@ -877,6 +913,11 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->codestream_bytes = st->bytes;
     out->first_delivered_ns = st->first_delivered;
     out->last_delivered_ns = st->last_delivered;
+    out->max_delivery_gap_ns = st->max_gap;
+    out->max_stall_ns = st->max_stall;
+    out->pool_bytes = st->pool_bytes;
+    out->frames = st->nslots;
+    out->max_frame_bytes = st->max_frame_bytes;
     if (st->delivered > 1 && st->last_delivered > st->first_delivered)
         out->fps = (double)(st->delivered - 1) * 1e9 /
                    (double)(st->last_delivered - st->first_delivered);

@@ -149,6 +149,16 @@ void rtp_jxs_colr_from_sdp(rtp_jxs_boxes *b, const char *colorimetry, const char
 xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestream_offset,
                                rtp_jxs_boxes *b, xsf_error *err);
 
+/* The most bytes a JPEG XS codestream of a picture of `samples` samples (summed over its
+ * components, each at its own subsampled size) can take, picture header included, so that
+ * a receiver can refuse a segment that grows past it (see the reasoning in boxes.c). A
+ * bound, not an estimate: 6 bytes a sample + 256 KiB; real codestreams are far below it
+ * (e.g. 3 bpp is 0.2 bytes a sample of 4:2:2). Saturates at SIZE_MAX. */
+size_t rtp_jxs_codestream_bound(uint64_t samples);
+/* A picture header must end within a segment's first bytes: until it has been read, a
+ * segment may not grow past this. */
+#define RTP_JXS_HEADER_SCAN_BYTES ((size_t)64 << 10)
+
 /* ------------------------------------------------------------------ */
 /* Statistics of one received stream                                   */
 
@@ -179,6 +189,15 @@ typedef struct rtp_stats {
                                           first packets came before the receiver's first) or
                                           by the end of input (flush inside the frame) */
     uint64_t frames_dropped_no_buffer; /* of frames_dropped: the buffer source had no buffer */
+    uint64_t frames_too_large; /* of frames_dropped: more bytes than the segment may hold (its
+                                  picture header's bound, rtp_jxs_codestream_bound, or Lcod,
+                                  or max_frame_bytes; no picture header in its first
+                                  RTP_JXS_HEADER_SCAN_BYTES), stopped there */
+    uint64_t foreign_source;   /* datagrams from another sender than the one given (--source),
+                                  dropped before they were parsed */
+    uint64_t memory_bytes;     /* what the depacketizer holds now (reorder window, probation
+                                  store, its own buffers and tables; not a buffer source's
+                                  buffers), at most rtp_depacketizer_memory_bound */
     double jitter_ms;         /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
     double bitrate_bps;       /* bits of RTP packets over the arrival span */
     uint64_t first_arrival_ns, last_arrival_ns;
@@ -260,7 +279,8 @@ typedef struct rtp_depacketizer_config {
     unsigned reorder_packets;   /* reorder window; 0 = 512 */
     uint64_t reorder_ns;      /* give up on a hole after this long (0 = only by count) */
     size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
-    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB */
+    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB. A segment is further held
+                                 to what its own picture header allows (see frames_too_large) */
     unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
                                  XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
@@ -292,6 +312,10 @@ typedef struct rtp_depacketizer rtp_depacketizer;
  * in order. */
 xsf_status rtp_depacketizer_create(rtp_depacketizer **d, const rtp_depacketizer_config *cfg,
                                    xsf_error *err);
+/* The most a depacketizer of this configuration ever holds itself (stats.memory_bytes), the
+ * formula above with its defaults filled in, T=0 included; buffers from a buffer source
+ * are not in it (the caller bounds them: at most max_frame_bytes each). */
+size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg);
 void rtp_depacketizer_destroy(rtp_depacketizer *d);
 
 /* Feeds one UDP payload. `arrival_ns` is its receive time (any monotonic
@@ -305,6 +329,8 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
                            uint64_t arrival_ns);
 /* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
 void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
+/* Counts a datagram from another sender than the one given (stats.foreign_source). */
+void rtp_depacketizer_count_foreign_source(rtp_depacketizer *d);
 /* Gives up on holes older than reorder_ns at time now_ns (call it when no
  * packet arrives for a while). */
 void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns);
@@ -486,6 +512,12 @@ const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap);
 const char *rtp_sdp_level_name(uint16_t plev, char *buf, size_t cap);
 const char *rtp_sdp_sublevel_name(uint16_t plev, char *buf, size_t cap);
 
+/* Samples of one picture (all components) by the SDP's width, height and sampling
+ * (RFC 9134 7.1 / ST 2110-20 names: 4:2:2, 4:2:0, 4:4:4, RGB, KEY, ...); 0 when width or
+ * height is not given. An unknown sampling counts 4 full components (an upper bound).
+ * Interlaced: of the frame (each field is half). */
+uint64_t rtp_sdp_samples(const rtp_sdp *s);
+
 /* The RANGE in effect: the parameter, else NARROW, or FULL with UNSPECIFIED
  * colorimetry (RFC 9134 7.1). */
 const char *rtp_sdp_range(const rtp_sdp *s);
@@ -507,7 +539,9 @@ int rtp_addr_is_multicast(const rtp_addr *a);
 
 typedef struct rtp_udp_config {
     rtp_addr local; /* receiver: group or unicast address (any: all zero) and port */
-    int has_source; /* source-specific join (SSM) */
+    int has_source; /* receiver: only this sender's datagrams are used; multicast joins
+                       source-specific (SSM), unicast marks the others foreign_source.
+                       Sender: the local address to send from (bind, port 0) */
     rtp_addr source;
     char iface[32];      /* interface for joins / sending, "" = default */
     size_t buffer_bytes; /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
@@ -524,6 +558,7 @@ typedef struct rtp_datagram {
     const uint8_t *data;
     size_t bytes;
     int truncated; /* larger than the buffer (MSG_TRUNC) */
+    int foreign_source; /* with rtp_udp_config.has_source: from another sender (drop it) */
     uint64_t
         arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
