@@ -605,6 +605,50 @@ xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint
                          size_t len, rtp_send_clip_result *res, xsf_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Impairments of a sender's own (soak tests with exact accounting)    */
+/*
+ * Each packet, by a seeded generator (splitmix64: one sequence of decisions per seed on
+ * every machine), is lost with probability `loss`; else held back with probability
+ * `reorder` (when none is held already) and sent right behind the next packet sent; and
+ * sent twice with probability `duplicate` (the copy right behind the original). A packet
+ * held back when the input ends goes out last, in its place (not counted as reordered).
+ * Segments marked `spare` go out unimpaired (a soak spares the first and the last frame,
+ * so that the receiver's counts at the stream's edges are exact), though a packet held
+ * back before them goes out behind their first packet.
+ *
+ * What a receiver whose reorder window covers the reordering then counts, exactly:
+ *   packets lost       = lost
+ *   packets duplicated = duplicated
+ *   packets reordered  = reordered
+ *   packets received   = datagrams (duplicates included)
+ *   frames dropped for a missing packet = segments_with_loss (progressive: a field is a
+ *     segment; a frame of two fields is dropped once).
+ */
+typedef struct rtp_impair_config {
+    double loss, reorder, duplicate; /* probabilities, 0 to 1 */
+    uint64_t seed;
+} rtp_impair_config;
+
+typedef struct rtp_impair_counts {
+    uint64_t packets;            /* offered */
+    uint64_t datagrams;          /* sent, duplicates included */
+    uint64_t lost, reordered, duplicated;
+    uint64_t segments;           /* offered */
+    uint64_t segments_with_loss; /* of which at least one packet was lost */
+} rtp_impair_counts;
+
+typedef struct rtp_impairer rtp_impairer;
+xsf_status rtp_impairer_create(rtp_impairer **m, const rtp_impair_config *cfg, xsf_error *err);
+void rtp_impairer_destroy(rtp_impairer *m);
+/* One segment's packets in order; *nout packets to send come back in out/out_len (room for
+ * 2 x n + 2), valid until the next call (packets held back across calls are copied). */
+void rtp_impair_segment(rtp_impairer *m, const uint8_t *const *pkts, const size_t *lens, size_t n,
+                        int spare, const uint8_t **out, size_t *out_len, size_t *nout);
+/* End of input: the packet still held back, if any (room for 2). */
+void rtp_impair_finish(rtp_impairer *m, const uint8_t **out, size_t *out_len, size_t *nout);
+const rtp_impair_counts *rtp_impairer_counts(const rtp_impairer *m);
+
+/* ------------------------------------------------------------------ */
 /* libpcap: captures in, .pcap out                                      */
 
 typedef struct rtp_pcap_reader rtp_pcap_reader;
