@@ -466,6 +466,8 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         const uint64_t samples = rtp_sdp_samples(&sdp);
         if (samples && !a->max_frame_bytes)
             s->max_frame_bytes = rtp_jxs_codestream_bound(samples);
+        /* A field has half the frame's lines: the frame's samples bound both. */
+        rc->depacketizer.max_picture_samples = samples;
     }
     if (sa->addr) {
         if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {

@@ -66,6 +66,7 @@ typedef struct pl_stream {
     uint64_t max_gap, max_stall; /* between consecutive deliveries (see pl_stream_stats) */
     uint32_t last_rtp_ts;
     int last_has_rtp_ts;
+    uint64_t last_last_packet; /* t.last_packet of the frame delivered last */
     size_t max_frame_bytes; /* 0: no limit */
     size_t pool_bytes;      /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
@@ -371,13 +372,18 @@ static void emit(pl_pipeline *p, pl_stream *st)
             st->first_delivered = f->t.delivered;
         } else if (f->t.delivered > st->last_delivered) {
             const uint64_t gap = f->t.delivered - st->last_delivered;
-            /* A stall: the part of the gap that the stream's own clock does not explain
-             * (frames dropped in between, or a slower rate, widen the gap legitimately). */
-            uint64_t media = 0;
+            /* A stall: the part of the gap that neither the stream's own clock (frames
+             * dropped in between, a slower rate) nor the later arrival of the frame's
+             * last packet (a late sender, a frame that was waiting for a packet) explains:
+             * time the receiver itself lost. */
+            uint64_t explained = 0;
             if (f->has_rtp_timestamp && st->last_has_rtp_ts)
-                media = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
-                        RTP_CLOCK_HZ;
-            const uint64_t stall = gap > media ? gap - media : 0;
+                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) *
+                            1000000000u / RTP_CLOCK_HZ;
+            if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
+                f->t.last_packet - st->last_last_packet > explained)
+                explained = f->t.last_packet - st->last_last_packet;
+            const uint64_t stall = gap > explained ? gap - explained : 0;
             if (gap > st->max_gap)
                 st->max_gap = gap;
             if (stall > st->max_stall)
@@ -385,6 +391,7 @@ static void emit(pl_pipeline *p, pl_stream *st)
         }
         st->last_delivered = f->t.delivered;
         st->last_rtp_ts = f->rtp_timestamp;
+        st->last_last_packet = f->t.last_packet;
         st->last_has_rtp_ts = f->has_rtp_timestamp;
         st->delivered++;
         st->delivered_interlaced += f->fields == 2;

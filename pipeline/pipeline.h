@@ -206,8 +206,10 @@ typedef struct pl_stream_stats {
     uint64_t codestream_bytes; /* of the delivered frames */
     uint64_t first_delivered_ns, last_delivered_ns; /* pl_now_ns of the first and last delivery */
     uint64_t max_delivery_gap_ns; /* longest time between two consecutive deliveries */
-    uint64_t max_stall_ns;        /* longest such gap less the RTP timestamp step between the
-                                     two frames (frames dropped in between are not a stall) */
+    uint64_t max_stall_ns;        /* the receiver's longest stall: such a gap less what the
+                                     two frames explain, the larger of their RTP timestamp
+                                     step (frames dropped in between) and the step between
+                                     their last packets' arrivals (a late sender) */
     size_t pool_bytes;            /* codestream buffers of the stream's frames, now */
     unsigned frames;              /* frames in the stream's pool */
     size_t max_frame_bytes;       /* the stream's limit (0: none) */

@@ -501,6 +501,8 @@ static void limit_by_header(rtp_depacketizer *d)
         lim = cs_off + (size_t)h.lcod; /* 21122-1 A.7: the codestream's exact length */
     a->limit = lim < d->cfg.max_frame_bytes ? lim : d->cfg.max_frame_bytes;
     a->header_read = 1;
+    if (d->cfg.max_picture_samples && samples > d->cfg.max_picture_samples)
+        a->too_large = 1; /* a larger picture than the stream's: never decoded */
     if (a->bytes > a->limit)
         a->too_large = 1;
 }

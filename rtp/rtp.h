@@ -192,7 +192,8 @@ typedef struct rtp_stats {
     uint64_t frames_too_large; /* of frames_dropped: more bytes than the segment may hold (its
                                   picture header's bound, rtp_jxs_codestream_bound, or Lcod,
                                   or max_frame_bytes; no picture header in its first
-                                  RTP_JXS_HEADER_SCAN_BYTES), stopped there */
+                                  RTP_JXS_HEADER_SCAN_BYTES), stopped there; or a picture
+                                  larger than max_picture_samples */
     uint64_t foreign_source;   /* datagrams from another sender than the one given (--source),
                                   dropped before they were parsed */
     uint64_t memory_bytes;     /* what the depacketizer holds now (reorder window, probation
@@ -281,6 +282,9 @@ typedef struct rtp_depacketizer_config {
     size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
     size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB. A segment is further held
                                  to what its own picture header allows (see frames_too_large) */
+    uint64_t max_picture_samples; /* a segment whose picture header has more samples (all
+                                     components) is dropped as too large before it is decoded
+                                     (T=1 segments); 0 = no limit (the decoder's own) */
     unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
                                  XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
