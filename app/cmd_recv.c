@@ -78,7 +78,7 @@ static void usage(FILE *f)
         "Memory: each stream holds at most FRAMES x F + F + R bytes, whatever its senders\n"
         "send: FRAMES frames (--queue), each codestream at most F = --max-frame-bytes (x 2 for\n"
         "an interlaced frame), one more F where a sender sends out of order (T=0), and R the\n"
-        "reorder window, probation store and tables (about 10.5 MiB with the defaults). The\n"
+        "reorder window, probation store and tables (about 10 MiB with the defaults). The\n"
         "figure is printed per stream. With an SDP, F defaults to the bound of a\n"
         "JPEG XS codestream of its picture: 6 bytes a sample + 256 KiB (samples: width x\n"
         "height x 2 for 4:2:2, x 1.5 for 4:2:0, x 3 for 4:4:4/RGB). A frame is also held to\n"

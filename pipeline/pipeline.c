@@ -183,10 +183,10 @@ static int ensure_device(pl_pipeline *p, pl_slot *s, size_t bytes)
     return borrow(p, &s->dev, &p->queues[s->queue].free_dev, bytes, 1, 0);
 }
 
-static void fail(pl_slot *s, char *msg, size_t cap, const char *fmt, const char *what)
+static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
 {
     s->failed = 1;
-    snprintf(msg, cap, fmt, what);
+    snprintf(msg, cap, "%s", what); /* `what` may quote the codestream: never a format */
 }
 
 /* Points pic's planes at `host` (tight rows) and/or `dev` for the shape of gi or ci. */
@@ -223,11 +223,11 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         xsf_error err;
         xsf_error_clear(&err);
         if (xs_parse_header(f->codestream + off, bytes, &f->header, &err) != XSF_OK) {
-            fail(s, msg, cap, "%s", err.msg);
+            fail(s, msg, cap, err.msg);
             return;
         }
         if (xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
         const xs_gpu_image *gi = xs_gpu_decoder_image(w->gpu);
@@ -237,11 +237,11 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         uint8_t *dev = NULL;
         const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
         if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
-            fail(s, msg, cap, "%s", "out of pinned host memory for the picture");
+            fail(s, msg, cap, "out of pinned host memory for the picture");
             return;
         }
         if ((where & PL_PICTURE_DEVICE) && ensure_device(w->p, s, need)) {
-            fail(s, msg, cap, "%s", "out of device memory for the picture");
+            fail(s, msg, cap, "out of device memory for the picture");
             return;
         }
         if (where & PL_PICTURE_HOST)
@@ -254,14 +254,14 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
                 if (pl_gpu_copy2d(pic->device_plane[c], pic->device_pitch_bytes[c], gi->plane[c],
                                   gi->pitch_bytes[c], (size_t)gi->width[c] * sizeof(uint16_t),
                                   (size_t)gi->height[c], w->cs)) {
-                    fail(s, msg, cap, "%s", "device-to-device copy of the picture failed");
+                    fail(s, msg, cap, "device-to-device copy of the picture failed");
                     return;
                 }
             }
         }
         /* The sync reports errors the kernels found in the data. */
         if (xs_gpu_sync(w->gpu) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
         f->t.device_ready = pl_now_ns();
@@ -270,7 +270,7 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
             for (int c = 0; c < pic->nc; c++)
                 planes[c] = pic->plane[c];
             if (xs_gpu_download(w->gpu, planes, 1) != XSF_OK) {
-                fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+                fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
                 return;
             }
             f->t.host_ready = pl_now_ns();
@@ -288,13 +288,13 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         size_t consumed;
         const xs_image *img;
         if (xs_decode(w->cpu, f->codestream + off, bytes, &consumed, &img) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_decoder_error(w->cpu));
+            fail(s, msg, cap, xs_decoder_error(w->cpu));
             return;
         }
         f->header = *xs_decoder_header(w->cpu);
         const size_t samples = picture_samples(NULL, NULL, img);
         if (ensure_host(w->p, s, (size_t)f->fields * samples * sizeof(uint16_t))) {
-            fail(s, msg, cap, "%s", "out of host memory for the picture");
+            fail(s, msg, cap, "out of host memory for the picture");
             return;
         }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
@@ -443,7 +443,7 @@ static void *worker_main(void *arg)
             if (xs_parse_header(s->f.codestream, s->f.fields == 2 ? s->f.field_bytes[0]
                                                                   : s->f.codestream_bytes,
                                 &s->f.header, &err) != XSF_OK)
-                fail(s, msg, sizeof msg, "%s", err.msg);
+                fail(s, msg, sizeof msg, err.msg);
         }
 
         pthread_mutex_lock(&p->mu);
