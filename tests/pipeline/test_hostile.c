@@ -191,6 +191,7 @@ typedef struct hcase {
 typedef struct expect {
     uint64_t junk;     /* datagrams that are not the good stream's */
     uint64_t segments; /* hostile segments inside the good stream */
+    uint64_t segment_packets; /* their packets */
     uint64_t invalid, truncated, wrong_pt, ssrc_refused, late, duplicated;
     uint64_t too_large, decode;
 } expect;
@@ -199,6 +200,7 @@ typedef struct expect {
 static void hostile_segment(input *in, uint16_t *seq, uint32_t ts, unsigned f, seg_kind kind,
                             size_t header_bytes, expect *e, size_t repeat_packets)
 {
+    const size_t n_before = in->n;
     static uint8_t buf[1 << 16];
     memcpy(buf, payload_buf, boxes_len + header_bytes); /* boxes and a real header */
     uint8_t *cs = buf + boxes_len;
@@ -223,6 +225,7 @@ static void hostile_segment(input *in, uint16_t *seq, uint32_t ts, unsigned f, s
         cs[pih + 7] = (uint8_t)lcod;
         segment(in, seq, ts, f, buf, n, 1);
         e->decode++;
+        e->segment_packets += in->n - n_before;
         return;
     }
     if (kind == S_LCOD) {
@@ -252,6 +255,7 @@ static void hostile_segment(input *in, uint16_t *seq, uint32_t ts, unsigned f, s
         p->len = make_packet(p->b, SSRC, (*seq)++, ts, 0, f, (unsigned)i, buf, room);
     }
     e->too_large++;
+    e->segment_packets += in->n - n_before;
 }
 
 static void junk(input *in, junk_kind kind, const pkt *good, uint16_t good_seq, expect *e,
@@ -444,7 +448,7 @@ static long rss_kib(void)
 }
 
 typedef struct result {
-    uint64_t inputs, lost_keepable, memory_peak, memory_bound;
+    uint64_t inputs, frames, lost_keepable, memory_peak, memory_bound;
     long rss_growth_kib;
 } result;
 
@@ -555,7 +559,8 @@ static int run_case(pl_pipeline *p, const hcase *c, int record_clean, result *re
           (unsigned long long)r.memory_bytes);
     CHECK(rss_growth <= (long)(bound / 1024) + 8192, "%s: RSS grew %ld KiB, bound %llu KiB",
           c->name, rss_growth, (unsigned long long)(bound / 1024));
-    res->inputs = e.junk + e.segments;
+    res->inputs = e.junk + e.segment_packets;
+    res->frames = e.segments;
     res->lost_keepable = lost;
     res->memory_peak = peak;
     res->memory_bound = bound;
@@ -643,18 +648,21 @@ int main(int argc, char **argv)
         const int f = run_case(p, &cases[i], i == 0, &res[i]);
         fprintf(stderr, "%-52s %s\n", cases[i].name, f ? "FAIL" : "ok");
     }
-    printf("\n| hostile input | inputs tried | frames lost that could have been kept | crashes | "
-           "stream memory peak / bound |\n|---|---|---|---|---|\n");
-    uint64_t total = 0, lost = 0;
+    printf("\n| hostile input | datagrams tried (hostile frames) | good frames | frames lost that "
+           "could have been kept | crashes | stream memory peak / bound |\n"
+           "|---|---|---|---|---|---|\n");
+    uint64_t total = 0, lost = 0, frames = 0;
     for (size_t i = 1; i < ncases; i++) {
-        printf("| %s | %llu | %llu | 0 | %.1f / %.1f MiB |\n", cases[i].name,
-               (unsigned long long)res[i].inputs, (unsigned long long)res[i].lost_keepable,
+        printf("| %s | %llu (%llu) | %d | %llu | 0 | %.1f / %.1f MiB |\n", cases[i].name,
+               (unsigned long long)res[i].inputs, (unsigned long long)res[i].frames, NF,
+               (unsigned long long)res[i].lost_keepable,
                (double)res[i].memory_peak / 1048576.0, (double)res[i].memory_bound / 1048576.0);
         total += res[i].inputs;
+        frames += res[i].frames;
         lost += res[i].lost_keepable;
     }
-    printf("| **all** | %llu | %llu | 0 | |\n", (unsigned long long)total,
-           (unsigned long long)lost);
+    printf("| **all** | %llu (%llu) | %d | %llu | 0 | |\n", (unsigned long long)total,
+           (unsigned long long)frames, (int)(ncases - 1) * NF, (unsigned long long)lost);
     pl_destroy(p);
     free(payload_buf);
     free(file);
