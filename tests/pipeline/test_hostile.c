@@ -67,7 +67,8 @@ static void deliver(void *ctx, pl_frame *f)
     app_md5_init(&m);
     for (int c = 0; c < f->picture.nc; c++)
         for (int y = 0; y < f->picture.height[c]; y++)
-            app_md5_update(&m, (const uint8_t *)(f->picture.plane[c] + (size_t)y * f->picture.pitch[c]),
+            app_md5_update(&m,
+                           (const uint8_t *)(f->picture.plane[c] + (size_t)y * f->picture.pitch[c]),
                            (size_t)f->picture.width[c] * sizeof(uint16_t));
     pthread_mutex_lock(&s->mu);
     if (s->n < sizeof s->g / sizeof s->g[0]) {
@@ -98,8 +99,12 @@ static size_t make_packet(uint8_t *out, uint32_t ssrc, uint16_t seq, uint32_t ts
     h.timestamp = ts;
     h.ssrc = ssrc;
     size_t len = rtp_header_write(&h, out, PACKET_BYTES);
-    rtp_jxs_header j = {.t = 1, .k = RTP_JXS_CODESTREAM, .l = (uint8_t)marker, .i = 0,
-                        .f = (uint8_t)(f % 32), .sep = (uint16_t)(index >> 11),
+    rtp_jxs_header j = {.t = 1,
+                        .k = RTP_JXS_CODESTREAM,
+                        .l = (uint8_t)marker,
+                        .i = 0,
+                        .f = (uint8_t)(f % 32),
+                        .sep = (uint16_t)(index >> 11),
                         .p = (uint16_t)(index & 0x7ff)};
     rtp_jxs_header_write(&j, out + len);
     len += RTP_JXS_HEADER_BYTES;
@@ -189,8 +194,8 @@ typedef struct hcase {
 
 /* Expected counts, filled while the input is built. */
 typedef struct expect {
-    uint64_t junk;     /* datagrams that are not the good stream's */
-    uint64_t segments; /* hostile segments inside the good stream */
+    uint64_t junk;            /* datagrams that are not the good stream's */
+    uint64_t segments;        /* hostile segments inside the good stream */
     uint64_t segment_packets; /* their packets */
     uint64_t invalid, truncated, wrong_pt, ssrc_refused, late, duplicated;
     uint64_t too_large, decode;
@@ -263,8 +268,7 @@ static void junk(input *in, junk_kind kind, const pkt *good, uint16_t good_seq, 
 {
     pkt *p;
     switch (kind) {
-    case J_NONE:
-        return;
+    case J_NONE: return;
     case J_RANDOM: {
         p = add(in);
         p->len = rnd() % 1501;
@@ -351,7 +355,10 @@ static void junk(input *in, junk_kind kind, const pkt *good, uint16_t good_seq, 
         p->b[2] = (uint8_t)(seq >> 8);
         p->b[3] = (uint8_t)seq;
         const uint32_t ts = rnd() << 16 ^ rnd();
-        memcpy(p->b + 4, (uint8_t[4]){(uint8_t)(ts >> 24), (uint8_t)(ts >> 16), (uint8_t)(ts >> 8), (uint8_t)ts}, 4);
+        memcpy(
+            p->b + 4,
+            (uint8_t[4]){(uint8_t)(ts >> 24), (uint8_t)(ts >> 16), (uint8_t)(ts >> 8), (uint8_t)ts},
+            4);
         e->junk++;
         if (ahead)
             e->invalid++; /* RFC 3550 A.1: a jump, until a second packet follows it */
@@ -378,8 +385,11 @@ static void junk(input *in, junk_kind kind, const pkt *good, uint16_t good_seq, 
     }
     case J_FLOOD:
         for (int i = 0; i < 50; i++)
-            junk(in, i % 3 == 0 ? J_RANDOM : i % 3 == 1 ? J_SSRC : J_PT, good, good_seq, e,
-                 followed);
+            junk(in,
+                 i % 3 == 0   ? J_RANDOM
+                 : i % 3 == 1 ? J_SSRC
+                              : J_PT,
+                 good, good_seq, e, followed);
         return;
     }
 }
@@ -475,7 +485,9 @@ static int run_case(pl_pipeline *p, const hcase *c, int record_clean, result *re
     rc.depacketizer.max_picture_samples = c->no_picture_limit ? 0 : samples;
     xsf_error err;
     xsf_error_clear(&err);
-    pl_stream_config sc = {.name = c->name, .backpressure = PL_BLOCK, .frames = FRAMES_IN_POOL,
+    pl_stream_config sc = {.name = c->name,
+                           .backpressure = PL_BLOCK,
+                           .frames = FRAMES_IN_POOL,
                            .codestream_bytes = 64 << 10,
                            .max_frame_bytes = rc.depacketizer.max_frame_bytes,
                            .sink = {deliver, NULL, &sink, PL_PICTURE_HOST}};
@@ -655,8 +667,8 @@ int main(int argc, char **argv)
     for (size_t i = 1; i < ncases; i++) {
         printf("| %s | %llu (%llu) | %d | %llu | 0 | %.1f / %.1f MiB |\n", cases[i].name,
                (unsigned long long)res[i].inputs, (unsigned long long)res[i].frames, NF,
-               (unsigned long long)res[i].lost_keepable,
-               (double)res[i].memory_peak / 1048576.0, (double)res[i].memory_bound / 1048576.0);
+               (unsigned long long)res[i].lost_keepable, (double)res[i].memory_peak / 1048576.0,
+               (double)res[i].memory_bound / 1048576.0);
         total += res[i].inputs;
         frames += res[i].frames;
         lost += res[i].lost_keepable;

@@ -34,8 +34,8 @@ static void run(const uint8_t *file, const size_t *cs_off, const size_t *cs_len,
 {
     xsf_error err;
     xsf_error_clear(&err);
-    rtp_packetizer_config pc = {.mode = mode, .payload_type = 112, .ssrc = 0xabc,
-                                .first_seq = 65000, .boxes = 1};
+    rtp_packetizer_config pc = {
+        .mode = mode, .payload_type = 112, .ssrc = 0xabc, .first_seq = 65000, .boxes = 1};
     rtp_packetizer *pz = NULL;
     rtp_impair_config ic = {.loss = p, .reorder = p, .duplicate = p, .seed = seed};
     rtp_impairer *m = NULL;
@@ -78,8 +78,8 @@ static void run(const uint8_t *file, const size_t *cs_off, const size_t *cs_len,
     const rtp_impair_counts *c = rtp_impairer_counts(m);
     const rtp_stats *st = rtp_depacketizer_stats(d);
 #define EQ(got, want, what)                                                                        \
-    CHECK((got) == (want), "%s mode, p %g, seed %llu: %s %llu, expected %llu",                   \
-          mode ? "slice" : "codestream", p, (unsigned long long)seed, what,                       \
+    CHECK((got) == (want), "%s mode, p %g, seed %llu: %s %llu, expected %llu",                     \
+          mode ? "slice" : "codestream", p, (unsigned long long)seed, what,                        \
           (unsigned long long)(got), (unsigned long long)(want))
     EQ(st->packets, c->datagrams, "packets");
     EQ(st->lost, c->lost, "lost");

@@ -155,8 +155,8 @@ int main(int argc, char **argv)
             send_stream(other, 0xbad, cs, len, 6);
             send_stream(good, 0x600d, cs, len, 6);
             size_t other_packets = 0, total = 0;
-            rtp_packetizer_config pc = {.mode = RTP_JXS_CODESTREAM, .payload_type = 112,
-                                        .boxes = 1};
+            rtp_packetizer_config pc = {
+                .mode = RTP_JXS_CODESTREAM, .payload_type = 112, .boxes = 1};
             rtp_packetizer *pk = NULL;
             CHECK(rtp_packetizer_create(&pk, &pc, &err) == XSF_OK, "packetizer");
             CHECK(rtp_packetize_count(pk, cs, len, &other_packets, &err) == XSF_OK, "count");
