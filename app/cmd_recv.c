@@ -63,7 +63,8 @@ static void usage(FILE *f)
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
         "  --contexts N          decoder contexts per GPU (default 3)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
-        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
+        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
+        "16)\n"
         "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
         "                        (whole, by rename) and at the end\n"
         "  --display             show the streams in a window (one tile each, a multiviewer)\n"
@@ -545,8 +546,8 @@ typedef struct drops {
     uint64_t decode;   /* the decoder refused it */
     uint64_t field;    /* interlaced: a field without its sibling */
     uint64_t total;
-    uint64_t refused_packets; /* not RTP, truncated, other payload type or SSRC, on probation,
-                                 other sender */
+    uint64_t refused_packets;      /* not RTP, truncated, other payload type or SSRC, on probation,
+                                      other sender */
     uint64_t memory, memory_bound; /* bytes the stream holds (pool + depacketizer), its bound */
 } drops;
 
@@ -555,8 +556,8 @@ static drops stream_drops(const stream *s, const rtp_stats *r, const pl_stream_s
     drops d;
     d.invalid = r->frames_invalid;
     d.too_large = r->frames_too_large;
-    d.missing = r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer -
-                r->frames_too_large;
+    d.missing =
+        r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer - r->frames_too_large;
     d.partial = r->frames_partial;
     d.behind = ps->dropped[PL_DROP_QUEUE];
     d.no_frame = ps->dropped[PL_DROP_NO_FRAME] + r->frames_dropped_no_buffer;
@@ -701,30 +702,31 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         const drops d = stream_drops(s, &r, &ps);
         fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
         json_string(f, s->label);
-        fprintf(f,
-                ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
-                "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
-                "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
-                "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
-                "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
-                "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
-                "\"decode\": %llu, \"field\": %llu}, "
-                "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
-                "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
-                "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
-                r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
-                (unsigned long long)r.lost, (unsigned long long)r.reordered,
-                (unsigned long long)r.duplicated, (unsigned long long)r.late,
-                (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
-                (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
-                (unsigned long long)d.total, (unsigned long long)d.missing,
-                (unsigned long long)d.partial, (unsigned long long)d.invalid,
-                (unsigned long long)d.too_large, (unsigned long long)d.behind, (unsigned long long)d.no_frame,
-                (unsigned long long)d.decode, (unsigned long long)d.field, r.bitrate_bps / 1e6,
-                ps.fps, r.jitter_ms, (unsigned long long)r.on_probation,
-                (unsigned long long)r.ssrc_changes, (unsigned long long)r.lost_edge,
-                (unsigned long long)r.frames_dropped_edge,
-                (unsigned long long)r.frames_dropped_no_buffer);
+        fprintf(
+            f,
+            ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
+            "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
+            "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
+            "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
+            "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
+            "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
+            "\"decode\": %llu, \"field\": %llu}, "
+            "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
+            "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
+            "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
+            r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
+            (unsigned long long)r.lost, (unsigned long long)r.reordered,
+            (unsigned long long)r.duplicated, (unsigned long long)r.late,
+            (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
+            (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
+            (unsigned long long)d.total, (unsigned long long)d.missing,
+            (unsigned long long)d.partial, (unsigned long long)d.invalid,
+            (unsigned long long)d.too_large, (unsigned long long)d.behind,
+            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
+            (unsigned long long)d.field, r.bitrate_bps / 1e6, ps.fps, r.jitter_ms,
+            (unsigned long long)r.on_probation, (unsigned long long)r.ssrc_changes,
+            (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge,
+            (unsigned long long)r.frames_dropped_no_buffer);
         fprintf(f,
                 "\"packets_refused_by_reason\": {\"invalid\": %llu, \"truncated\": %llu, "
                 "\"payload_type\": %llu, \"other_ssrc\": %llu, \"on_probation\": %llu, "
@@ -879,13 +881,12 @@ int cmd_recv(int argc, char **argv)
             status = 2;
             break;
         }
-        pl_stream_config sc = {.name = s->label,
-                               .backpressure =
-                                   s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
-                               .frames = (unsigned)a.queue,
-                               .max_frame_bytes =
-                                   s->rc.interlaced ? 2 * s->max_frame_bytes : s->max_frame_bytes,
-                               .sink = sink};
+        pl_stream_config sc = {
+            .name = s->label,
+            .backpressure = s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
+            .frames = (unsigned)a.queue,
+            .max_frame_bytes = s->rc.interlaced ? 2 * s->max_frame_bytes : s->max_frame_bytes,
+            .sink = sink};
         if (pl_stream_add(p, &sc, &s->id, &err) != XSF_OK) {
             cli_error(s->label, "%s", err.msg);
             status = 1;

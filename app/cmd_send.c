@@ -218,7 +218,7 @@ static int parse_args(int argc, char **argv, send_args *a)
                 cli_error(arg, "'%s' is not a probability of 0 to 1", v);
                 return 2;
             }
-            *(arg[2] == 'l' ? &a->impair.loss
+            *(arg[2] == 'l'   ? &a->impair.loss
               : arg[2] == 'r' ? &a->impair.reorder
                               : &a->impair.duplicate) = p;
             a->impaired |= p > 0;
@@ -350,9 +350,8 @@ static uint32_t random32(void)
 
 /* --stats-json: what was sent and what the impairments did (rtp_impairer's rules say
  * what a receiver must count from it). */
-static int write_stats(const char *path, const send_args *a, uint64_t segments,
-                       uint64_t datagrams, uint64_t bytes, const rtp_impair_counts *c,
-                       int interrupted_early)
+static int write_stats(const char *path, const send_args *a, uint64_t segments, uint64_t datagrams,
+                       uint64_t bytes, const rtp_impair_counts *c, int interrupted_early)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -372,10 +371,9 @@ static int write_stats(const char *path, const send_args *a, uint64_t segments,
             (unsigned long long)(a->interlaced ? segments / 2 : segments),
             (unsigned long long)datagrams, (unsigned long long)bytes,
             interrupted_early ? "false" : "true", a->impair.loss, a->impair.reorder,
-            a->impair.duplicate, (unsigned long long)a->impair.seed,
-            (unsigned long long)c->packets, (unsigned long long)c->lost,
-            (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
-            (unsigned long long)c->segments_with_loss);
+            a->impair.duplicate, (unsigned long long)a->impair.seed, (unsigned long long)c->packets,
+            (unsigned long long)c->lost, (unsigned long long)c->reordered,
+            (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss);
     if (fclose(f)) {
         cli_error(path, "write failed");
         return 1;

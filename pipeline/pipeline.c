@@ -67,8 +67,8 @@ typedef struct pl_stream {
     uint32_t last_rtp_ts;
     int last_has_rtp_ts;
     uint64_t last_last_packet; /* t.last_packet of the frame delivered last */
-    size_t max_frame_bytes; /* 0: no limit */
-    size_t pool_bytes;      /* codestream buffers of the stream's frames */
+    size_t max_frame_bytes;    /* 0: no limit */
+    size_t pool_bytes;         /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
     pl_hist *lat, *lat_first, *dec;
     char last_error[256];
@@ -378,8 +378,8 @@ static void emit(pl_pipeline *p, pl_stream *st)
              * time the receiver itself lost. */
             uint64_t explained = 0;
             if (f->has_rtp_timestamp && st->last_has_rtp_ts)
-                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) *
-                            1000000000u / RTP_CLOCK_HZ;
+                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
+                            RTP_CLOCK_HZ;
             if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
                 f->t.last_packet - st->last_last_packet > explained)
                 explained = f->t.last_packet - st->last_last_packet;

@@ -294,8 +294,8 @@ size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg)
         window = 65536 / 4;
     const size_t slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
     const size_t frame = cfg->max_frame_bytes ? cfg->max_frame_bytes : (size_t)64 << 20;
-    const size_t slices = !cfg->max_slices || cfg->max_slices > MAX_SLICES ? MAX_SLICES
-                                                                          : cfg->max_slices;
+    const size_t slices =
+        !cfg->max_slices || cfg->max_slices > MAX_SLICES ? MAX_SLICES : cfg->max_slices;
     unsigned probation = cfg->probation_packets ? cfg->probation_packets : RTP_PROBATION_PACKETS;
     if (probation > 8)
         probation = 8;

@@ -634,8 +634,8 @@ typedef struct rtp_impair_config {
 } rtp_impair_config;
 
 typedef struct rtp_impair_counts {
-    uint64_t packets;            /* offered */
-    uint64_t datagrams;          /* sent, duplicates included */
+    uint64_t packets;   /* offered */
+    uint64_t datagrams; /* sent, duplicates included */
     uint64_t lost, reordered, duplicated;
     uint64_t segments;           /* offered */
     uint64_t segments_with_loss; /* of which at least one packet was lost */
