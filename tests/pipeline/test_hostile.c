@@ -13,7 +13,9 @@
  *     grows by no more than that bound
  * and prints a table (case, inputs tried, frames lost that could have been
  * kept, crashes) for BENCHMARKS.md. A crash or a hang fails the test (ctest's
- * timeout). usage: test_hostile VECTOR_DIR */
+ * timeout). With "gpu" the same runs on the GPU stage (skipped without a GPU):
+ * the decoder's context must stay usable after the codestreams it refuses.
+ * usage: test_hostile VECTOR_DIR [cpu|gpu] */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
@@ -585,8 +587,13 @@ static int run_case(pl_pipeline *p, const hcase *c, int record_clean, result *re
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_hostile VECTOR_DIR\n");
+        fprintf(stderr, "usage: test_hostile VECTOR_DIR [cpu|gpu]\n");
         return 2;
+    }
+    const int gpu = argc > 2 && !strcmp(argv[2], "gpu");
+    if (gpu && xs_gpu_available() != XSF_OK) {
+        printf("skipped: no usable GPU\n");
+        return XSF_TEST_SKIP;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
@@ -627,7 +634,7 @@ int main(int argc, char **argv)
 
     pl_config pc;
     memset(&pc, 0, sizeof pc);
-    pc.engine = PL_ENGINE_CPU;
+    pc.engine = gpu ? PL_ENGINE_GPU : PL_ENGINE_CPU;
     pc.cpu_threads = 2;
     pl_pipeline *p;
     xsf_error err;
