@@ -30,7 +30,9 @@
 # usage: soak.sh [--xsflow PATH] [--streams N] [--duration S] [--fps F]
 #                [--vector FILE.jxs] [--engine cpu|gpu] [--loss P]
 #                [--reorder P] [--duplicate P] [--out DIR] [--port P]
-#                [--warmup S] [--mode codestream|slice]
+#                [--warmup S] [--mode codestream|slice] [--counts-only]
+# --counts-only: checks 1 and 2 alone (under sanitizers, whose allocator and
+# speed make resident memory and timing meaningless).
 # Defaults: build/xsflow, 2 streams, 60 s, 25 fps, vectors/xs/seq_5f_422_10b.jxs
 # (320x180 4:2:2 10-bit, 16 packets a frame), cpu, 0.01 each, a temporary DIR.
 # The 10-minute, 4-stream GPU soak of issue 16:
@@ -39,9 +41,10 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 xsflow=$root/build/xsflow streams=2 duration=60 fps=25 vector=$root/vectors/xs/seq_5f_422_10b.jxs
 engine=cpu loss=0.01 reorder=0.01 duplicate=0.01 out= port=$((30000 + RANDOM % 20000)) warmup=5
-mode=codestream
+mode=codestream counts_only=0
 while [ $# -gt 0 ]; do
     case $1 in
+    --counts-only) counts_only=1; shift; continue ;;
     --xsflow) xsflow=$2 ;; --streams) streams=$2 ;; --duration) duration=$2 ;; --fps) fps=$2 ;;
     --vector) vector=$2 ;; --engine) engine=$2 ;; --loss) loss=$2 ;; --reorder) reorder=$2 ;;
     --duplicate) duplicate=$2 ;; --out) out=$2 ;; --port) port=$2 ;; --warmup) warmup=$2 ;;
@@ -129,7 +132,7 @@ for ((k = 0; k < streams; k++)); do
     check "$(num "$line" kernel_drops)" 0 "kernel drops (losses the sender did not make)"
     check "$missing" "$hit" "frames dropped for missing packets"
     check "$dropped" "$hit" "frames dropped (any reason)"
-    if ! awk -v s="$stall" -v f="$frame_ms" 'BEGIN { exit !(s < f) }'; then
+    if [ $counts_only = 0 ] && ! awk -v s="$stall" -v f="$frame_ms" 'BEGIN { exit !(s < f) }'; then
         echo "  FAIL: a stall of $stall ms, longer than a frame ($frame_ms ms)"
         fail=1
     fi
@@ -156,7 +159,9 @@ rss=$(awk -v w0="$warmup" -v d="$duration" '
     }' rss.log)
 read -r rss_first rss_last rss_pct <<< "$rss"
 echo "RSS: first window ${rss_first} KiB, last window ${rss_last} KiB (${rss_pct} %)"
-if [ "${rss_first:-0}" = 0 ] || ! awk -v p="$rss_pct" 'BEGIN { exit !(p <= 5 && p >= -5) }'; then
+if [ $counts_only = 1 ]; then
+    echo "  (counts only: resident memory and stalls not checked)"
+elif [ "${rss_first:-0}" = 0 ] || ! awk -v p="$rss_pct" 'BEGIN { exit !(p <= 5 && p >= -5) }'; then
     echo "  FAIL: resident memory moved more than 5 % (or was not sampled)"
     fail=1
 fi
