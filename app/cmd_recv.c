@@ -40,7 +40,8 @@ static void usage(FILE *f)
         "  -o, --output OUT      .jxs, .yuv, .y4m, null or null:device ('-': standard output)\n"
         "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
         "  --filter BPF          capture filter (default: udp, and the address and port)\n"
-        "  --source ADDR         source-specific multicast: accept this sender only\n"
+        "  --source ADDR         accept this sender only: a source-specific multicast join, or\n"
+        "                        with unicast every other sender's datagrams dropped (counted)\n"
         "  --iface NAME          interface to join the group on\n"
         "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
         "  --ssrc N              accept this SSRC only (default: the first to send 4 packets in\n"
@@ -57,6 +58,9 @@ static void usage(FILE *f)
         "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
         "  --no-gro              take datagrams one by one from the kernel (default: UDP GRO,\n"
         "                        bursts of a sender with GSO in one buffer, cut apart here)\n"
+        "  --max-frame-bytes N   the largest codestream a frame may hold (default: the bound of\n"
+        "                        the SDP's picture, else 64 MiB); larger frames are dropped\n"
+        "                        (counted as too large)\n"
         "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
         "  --contexts N          decoder contexts per GPU (default 3)\n"
@@ -65,8 +69,10 @@ static void usage(FILE *f)
         "                        (lowest latency, a core each while waiting), yield, or auto\n"
         "                        (CUDA's heuristic: spins with a few contexts)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
-        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
-        "  --stats-json FILE     write the final figures per stream as JSON\n"
+        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
+        "16)\n"
+        "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
+        "                        (whole, by rename) and at the end\n"
         "  --display             show the streams in a window (one tile each, a multiviewer)\n"
         "                        instead of writing them (no -o then); keys: space pause,\n"
         "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
@@ -75,7 +81,17 @@ static void usage(FILE *f)
         "  --convert WHERE       auto (default), shader (OpenGL) or cuda: where pictures become RGB\n"
         "  --colour C            601, 709 or 2020[,full|narrow] (default: the SDP's, or 709)\n"
         "  --headless OUT.ppm    render offscreen (EGL) and write the last picture shown\n"
-        "  -q, --quiet           print only the final statistics (and errors)\n");
+        "  -q, --quiet           print only the final statistics (and errors)\n"
+        "\n"
+        "Memory: each stream holds at most FRAMES x F + F + R bytes, whatever its senders\n"
+        "send: FRAMES frames (--queue), each codestream at most F = --max-frame-bytes (x 2 for\n"
+        "an interlaced frame), one more F where a sender sends out of order (T=0), and R the\n"
+        "reorder window, probation store and tables (about 10 MiB with the defaults). The\n"
+        "figure is printed per stream. With an SDP, F defaults to the bound of a\n"
+        "JPEG XS codestream of its picture: 6 bytes a sample + 256 KiB (samples: width x\n"
+        "height x 2 for 4:2:2, x 1.5 for 4:2:0, x 3 for 4:4:4/RGB). A frame is also held to\n"
+        "the bound of its own picture header (or its Lcod). SECURITY.md says what the\n"
+        "receiver trusts.\n");
 }
 
 #define MAX_STREAMS PL_MAX_STREAMS
@@ -96,6 +112,7 @@ typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
+    size_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
     double duration, timeout;
     int quiet, no_gro;
     const char *stats_json;
@@ -272,6 +289,10 @@ static int parse_args(int argc, char **argv, recv_args *a)
             a->no_gro = 1;
         } else if (!strcmp(arg, "--rcvbuf")) {
             COUNT(0, 1L << 31, a->rcvbuf);
+        } else if (!strcmp(arg, "--max-frame-bytes")) {
+            long mfb;
+            COUNT(4096, 1L << 32, mfb);
+            a->max_frame_bytes = (size_t)mfb;
         } else if (!strcmp(arg, "--queue")) {
             COUNT(2, 1024, a->queue);
         } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
@@ -415,6 +436,7 @@ typedef struct stream {
     int sdp_colour; /* the SDP named colorimetry/RANGE */
     dsp_colour colour;
     FILE *plog;
+    size_t max_frame_bytes; /* of a field or progressive frame */
     /* the previous once-a-second report */
     uint64_t prev_delivered, prev_bytes, prev_ns;
 } stream;
@@ -471,8 +493,13 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
             ((stream_args *)sa)->fps_num = sdp.rate_num;
             ((stream_args *)sa)->fps_den = sdp.rate_den;
         }
-        if (!rtp_addr_is_multicast(&addr))
-            memset(addr.addr, 0, sizeof addr.addr); /* any local address, that port */
+        /* c= is where the stream goes: a group, or this host's unicast address, which is
+         * bound as it is (not every local address). */
+        const uint64_t samples = rtp_sdp_samples(&sdp);
+        if (samples && !a->max_frame_bytes)
+            s->max_frame_bytes = rtp_jxs_codestream_bound(samples);
+        /* A field has half the frame's lines: the frame's samples bound both. */
+        rc->depacketizer.max_picture_samples = samples;
     }
     if (sa->addr) {
         if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
@@ -488,7 +515,12 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         }
         have_source = 1;
     }
+    if (a->max_frame_bytes)
+        s->max_frame_bytes = a->max_frame_bytes;
+    else if (!s->max_frame_bytes)
+        s->max_frame_bytes = (size_t)64 << 20;
     rtp_depacketizer_config *dc = &rc->depacketizer;
+    dc->max_frame_bytes = s->max_frame_bytes;
     dc->payload_type = (int)pt;
     dc->ssrc_given = sa->ssrc_given;
     dc->ssrc = (uint32_t)sa->ssrc;
@@ -540,26 +572,36 @@ typedef struct drops {
     uint64_t missing;  /* a packet never came (the stream's edges included) */
     uint64_t partial;  /* slice mode: slices missing */
     uint64_t invalid;  /* whole, but not a valid codestream */
+    uint64_t too_large; /* grew past the bound of its picture (or --max-frame-bytes) */
     uint64_t behind;   /* the oldest waiting frame, dropped for a newer one */
     uint64_t no_frame; /* no free frame to assemble into */
     uint64_t decode;   /* the decoder refused it */
     uint64_t field;    /* interlaced: a field without its sibling */
     uint64_t total;
-    uint64_t refused_packets; /* not RTP, truncated, other payload type or SSRC, on probation */
+    uint64_t refused_packets;      /* not RTP, truncated, other payload type or SSRC, on probation,
+                                      other sender */
+    uint64_t memory, memory_bound; /* bytes the stream holds (pool + depacketizer), its bound */
 } drops;
 
-static drops stream_drops(const rtp_stats *r, const pl_stream_stats *ps)
+static drops stream_drops(const stream *s, const rtp_stats *r, const pl_stream_stats *ps)
 {
     drops d;
     d.invalid = r->frames_invalid;
-    d.missing = r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer;
+    d.too_large = r->frames_too_large;
+    d.missing =
+        r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer - r->frames_too_large;
     d.partial = r->frames_partial;
     d.behind = ps->dropped[PL_DROP_QUEUE];
     d.no_frame = ps->dropped[PL_DROP_NO_FRAME] + r->frames_dropped_no_buffer;
     d.decode = ps->dropped[PL_DROP_DECODE];
     d.field = ps->dropped[PL_DROP_FIELD];
-    d.total = d.missing + d.partial + d.invalid + d.behind + d.no_frame + d.decode + d.field;
-    d.refused_packets = r->invalid + r->truncated + r->wrong_pt + r->wrong_ssrc + r->on_probation;
+    d.total = d.missing + d.partial + d.invalid + d.too_large + d.behind + d.no_frame + d.decode +
+              d.field;
+    d.refused_packets = r->invalid + r->truncated + r->wrong_pt + r->wrong_ssrc + r->on_probation +
+                        r->foreign_source;
+    d.memory = ps->pool_bytes + r->memory_bytes;
+    d.memory_bound = (uint64_t)ps->frames * ps->max_frame_bytes +
+                     rtp_depacketizer_memory_bound(&s->rc.depacketizer);
     return d;
 }
 
@@ -570,7 +612,7 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     pl_rtp_source_stats(s->src, &r, &kdrops);
     pl_stream_stats ps;
     pl_stream_stats_get(p, s->id, &ps);
-    const drops d = stream_drops(&r, &ps);
+    const drops d = stream_drops(s, &r, &ps);
     const uint64_t now = pl_now_ns();
     double fps, mbps;
     if (final) {
@@ -587,21 +629,32 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     fprintf(stderr,
             "%s: %.1f fps, %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
             "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
-            "partial %llu, invalid %llu, decoder behind %llu, no frame %llu, decode %llu, "
-            "field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us",
+            "partial %llu, invalid %llu, too large %llu, decoder behind %llu, no frame %llu, "
+            "decode %llu, field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us; "
+            "memory %.1f MiB of %.1f MiB",
             s->label, fps, mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
             (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
             (unsigned long long)r.late, (unsigned long long)d.refused_packets,
             (unsigned long long)ps.delivered, (unsigned long long)d.total,
             (unsigned long long)d.missing, (unsigned long long)d.partial,
-            (unsigned long long)d.invalid, (unsigned long long)d.behind,
-            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
-            (unsigned long long)d.field, ps.latency.p50_us, ps.latency.p99_us,
-            ps.latency.max_us);
+            (unsigned long long)d.invalid, (unsigned long long)d.too_large,
+            (unsigned long long)d.behind, (unsigned long long)d.no_frame,
+            (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
+            ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
+            (double)d.memory_bound / 1048576.0);
+    /* Each cause of a refused packet under its own name, every second it is not zero. */
+    if (d.refused_packets)
+        fprintf(stderr,
+                "; refused packets: not RTP/RFC 9134 %llu, truncated %llu, payload type %llu, "
+                "other SSRC %llu, on probation %llu, other sender %llu",
+                (unsigned long long)r.invalid, (unsigned long long)r.truncated,
+                (unsigned long long)r.wrong_pt, (unsigned long long)r.wrong_ssrc,
+                (unsigned long long)r.on_probation, (unsigned long long)r.foreign_source);
     if (r.on_probation || r.ssrc_changes || r.wrong_ssrc)
-        fprintf(stderr, "; SSRC 0x%08x, refused: other SSRC %llu, on probation %llu; SSRC changes %llu",
-                r.ssrc, (unsigned long long)r.wrong_ssrc, (unsigned long long)r.on_probation,
+        fprintf(stderr, "; SSRC 0x%08x, SSRC changes %llu", r.ssrc,
                 (unsigned long long)r.ssrc_changes);
+    if (ps.delivered > 1)
+        fprintf(stderr, "; longest stall %.1f ms", (double)ps.max_stall_ns / 1e6);
     if (r.lost_edge || r.frames_dropped_edge)
         fprintf(stderr, "; at the stream's edges: lost %llu packets, dropped %llu frames",
                 (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge);
@@ -624,7 +677,7 @@ static void overlay_stream(dsp_view *view, stream *s, pl_pipeline *p)
     pl_rtp_source_stats(s->src, &r, NULL);
     pl_stream_stats ps;
     pl_stream_stats_get(p, s->id, &ps);
-    const drops d = stream_drops(&r, &ps);
+    const drops d = stream_drops(s, &r, &ps);
     char text[256];
     snprintf(text, sizeof text,
              "%.2f Mbit/s\nlost %llu packets, dropped %llu frames\nlatency p50 %.0f us p99 %.0f us",
@@ -655,11 +708,17 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Written to PATH.tmp, then renamed over PATH: a reader never sees half a file. */
 static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
 {
-    FILE *f = fopen(path, "w");
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        cli_error(path, "the name is too long");
+        return 1;
+    }
+    FILE *f = fopen(tmp, "w");
     if (!f) {
-        cli_error(path, "cannot create the file");
+        cli_error(tmp, "cannot create the file");
         return 1;
     }
     fprintf(f, "{\n  \"engine\": ");
@@ -672,32 +731,49 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         pl_rtp_source_stats(s->src, &r, &kdrops);
         pl_stream_stats ps;
         pl_stream_stats_get(p, s->id, &ps);
-        const drops d = stream_drops(&r, &ps);
+        const drops d = stream_drops(s, &r, &ps);
         fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
         json_string(f, s->label);
+        fprintf(
+            f,
+            ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
+            "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
+            "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
+            "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
+            "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
+            "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
+            "\"decode\": %llu, \"field\": %llu}, "
+            "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
+            "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
+            "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
+            r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
+            (unsigned long long)r.lost, (unsigned long long)r.reordered,
+            (unsigned long long)r.duplicated, (unsigned long long)r.late,
+            (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
+            (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
+            (unsigned long long)d.total, (unsigned long long)d.missing,
+            (unsigned long long)d.partial, (unsigned long long)d.invalid,
+            (unsigned long long)d.too_large, (unsigned long long)d.behind,
+            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
+            (unsigned long long)d.field, r.bitrate_bps / 1e6, ps.fps, r.jitter_ms,
+            (unsigned long long)r.on_probation, (unsigned long long)r.ssrc_changes,
+            (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge,
+            (unsigned long long)r.frames_dropped_no_buffer);
         fprintf(f,
-                ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
-                "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
-                "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
-                "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
-                "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
-                "\"decoder_behind\": %llu, \"no_frame\": %llu, \"decode\": %llu, \"field\": %llu}, "
-                "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
-                "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
-                "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
-                r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
-                (unsigned long long)r.lost, (unsigned long long)r.reordered,
-                (unsigned long long)r.duplicated, (unsigned long long)r.late,
-                (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
-                (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
-                (unsigned long long)d.total, (unsigned long long)d.missing,
-                (unsigned long long)d.partial, (unsigned long long)d.invalid,
-                (unsigned long long)d.behind, (unsigned long long)d.no_frame,
-                (unsigned long long)d.decode, (unsigned long long)d.field, r.bitrate_bps / 1e6,
-                ps.fps, r.jitter_ms, (unsigned long long)r.on_probation,
-                (unsigned long long)r.ssrc_changes, (unsigned long long)r.lost_edge,
-                (unsigned long long)r.frames_dropped_edge,
-                (unsigned long long)r.frames_dropped_no_buffer);
+                "\"packets_refused_by_reason\": {\"invalid\": %llu, \"truncated\": %llu, "
+                "\"payload_type\": %llu, \"other_ssrc\": %llu, \"on_probation\": %llu, "
+                "\"other_sender\": %llu}, \"memory_bytes\": %llu, \"memory_bound_bytes\": %llu, "
+                "\"pool_bytes\": %llu, \"depacketizer_bytes\": %llu, \"max_frame_bytes\": %llu, "
+                "\"frames_in_pool\": %u, \"max_delivery_gap_ms\": %.3f, \"max_stall_ms\": %.3f, "
+                "\"frames_delivered\": %llu, ",
+                (unsigned long long)r.invalid, (unsigned long long)r.truncated,
+                (unsigned long long)r.wrong_pt, (unsigned long long)r.wrong_ssrc,
+                (unsigned long long)r.on_probation, (unsigned long long)r.foreign_source,
+                (unsigned long long)d.memory, (unsigned long long)d.memory_bound,
+                (unsigned long long)ps.pool_bytes, (unsigned long long)r.memory_bytes,
+                (unsigned long long)ps.max_frame_bytes, ps.frames,
+                (double)ps.max_delivery_gap_ns / 1e6, (double)ps.max_stall_ns / 1e6,
+                (unsigned long long)ps.delivered);
         json_latency(f, "latency_us", &ps.latency);
         fprintf(f, ", ");
         json_latency(f, "latency_first_packet_us", &ps.latency_first);
@@ -707,7 +783,11 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
     }
     fprintf(f, "\n  ]\n}\n");
     if (fclose(f)) {
-        cli_error(path, "write failed");
+        cli_error(tmp, "write failed");
+        return 1;
+    }
+    if (rename(tmp, path)) {
+        cli_error(path, "cannot rename %s to it", tmp);
         return 1;
     }
     return 0;
@@ -834,11 +914,12 @@ int cmd_recv(int argc, char **argv)
             status = 2;
             break;
         }
-        pl_stream_config sc = {.name = s->label,
-                               .backpressure =
-                                   s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
-                               .frames = (unsigned)a.queue,
-                               .sink = sink};
+        pl_stream_config sc = {
+            .name = s->label,
+            .backpressure = s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
+            .frames = (unsigned)a.queue,
+            .max_frame_bytes = s->rc.interlaced ? 2 * s->max_frame_bytes : s->max_frame_bytes,
+            .sink = sink};
         if (pl_stream_add(p, &sc, &s->id, &err) != XSF_OK) {
             cli_error(s->label, "%s", err.msg);
             status = 1;
@@ -875,6 +956,8 @@ int cmd_recv(int argc, char **argv)
                 if (view)
                     overlay_stream(view, &ss[k], p);
             }
+            if (a.stats_json && started == a.n && write_json(a.stats_json, ss, a.n, p))
+                status = 1;
             last_report = pl_now_ns();
         }
     }

@@ -56,8 +56,14 @@ static void usage(FILE *f)
             "                        not RFC 9134 (which requires them), for testing receivers\n"
             "  --iface NAME          interface for multicast\n"
             "  --ttl N               multicast TTL / hop limit (default 16)\n"
-            "  --source ADDR         the sender's address, for the SDP's source filter and the\n"
-            "                        .pcap (default there: 192.0.2.1 or 2001:db8::1)\n"
+            "  --source ADDR         the sender's address: sent from (with --to), for the SDP's\n"
+            "                        source filter and the .pcap (default there: 192.0.2.1 or\n"
+            "                        2001:db8::1)\n"
+            "  --loss P              impairments (soak tests): lose each packet with probability\n"
+            "  --reorder P           P, hold it back behind the next packet sent, send it twice;\n"
+            "  --duplicate P         the first and the last frame go out unimpaired. Counted,\n"
+            "  --seed N              printed and in --stats-json (seed: default 1)\n"
+            "  --stats-json FILE     what was sent and what the impairments did, as JSON\n"
             "  --sampling S          SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)\n"
             "  --colorimetry C       SDP colorimetry (default BT709)\n"
             "  --tcs T               SDP transfer characteristic system (default SDR)\n"
@@ -74,6 +80,9 @@ typedef struct send_args {
     long packet_size, pt, ttl, loop, burst;
     unsigned long ssrc, seq;
     int ssrc_given, seq_given, interlaced, boxes, quiet, no_gso;
+    rtp_impair_config impair;
+    int impaired;
+    const char *stats_json;
 } send_args;
 
 static volatile sig_atomic_t interrupted;
@@ -110,6 +119,7 @@ static int parse_args(int argc, char **argv, send_args *a)
     a->ttl = 16;
     a->loop = 1;
     a->boxes = 1;
+    a->impair.seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
@@ -216,6 +226,31 @@ static int parse_args(int argc, char **argv, send_args *a)
         } else if (!strcmp(arg, "--source")) {
             VALUE();
             a->source = v;
+        } else if (!strcmp(arg, "--loss") || !strcmp(arg, "--reorder") ||
+                   !strcmp(arg, "--duplicate")) {
+            VALUE();
+            char *end;
+            const double p = strtod(v, &end);
+            if (!*v || *end || !(p >= 0 && p <= 1)) {
+                cli_error(arg, "'%s' is not a probability of 0 to 1", v);
+                return 2;
+            }
+            *(arg[2] == 'l'   ? &a->impair.loss
+              : arg[2] == 'r' ? &a->impair.reorder
+                              : &a->impair.duplicate) = p;
+            a->impaired |= p > 0;
+        } else if (!strcmp(arg, "--seed")) {
+            VALUE();
+            char *end;
+            const unsigned long long x = strtoull(v, &end, 0);
+            if (!*v || *end || *v == '-') {
+                cli_error(arg, "'%s' is not a seed (0 or more)", v);
+                return 2;
+            }
+            a->impair.seed = x;
+        } else if (!strcmp(arg, "--stats-json")) {
+            VALUE();
+            a->stats_json = v;
         } else if (!strcmp(arg, "--sampling")) {
             VALUE();
             a->sampling = v;
@@ -331,6 +366,39 @@ static uint32_t random32(void)
     x ^= x >> 29;
     x *= 0xbf58476d1ce4e5b9ull;
     return (uint32_t)(x >> 32);
+}
+
+/* --stats-json: what was sent and what the impairments did (rtp_impairer's rules say
+ * what a receiver must count from it). */
+static int write_stats(const char *path, const send_args *a, uint64_t segments, uint64_t datagrams,
+                       uint64_t bytes, const rtp_impair_counts *c, int interrupted_early)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        cli_error(path, "cannot create the file");
+        return 1;
+    }
+    rtp_impair_counts none;
+    memset(&none, 0, sizeof none);
+    if (!c)
+        c = &none;
+    fprintf(f,
+            "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
+            "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
+            "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
+            "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}}\n",
+            (unsigned long long)segments,
+            (unsigned long long)(a->interlaced ? segments / 2 : segments),
+            (unsigned long long)datagrams, (unsigned long long)bytes,
+            interrupted_early ? "false" : "true", a->impair.loss, a->impair.reorder,
+            a->impair.duplicate, (unsigned long long)a->impair.seed, (unsigned long long)c->packets,
+            (unsigned long long)c->lost, (unsigned long long)c->reordered,
+            (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss);
+    if (fclose(f)) {
+        cli_error(path, "write failed");
+        return 1;
+    }
+    return 0;
 }
 
 int cmd_send(int argc, char **argv)
@@ -512,6 +580,10 @@ int cmd_send(int argc, char **argv)
         memset(&uc, 0, sizeof uc);
         uc.ttl = (unsigned)a.ttl;
         uc.gso_segments = a.no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded below */
+        if (a.source) { /* send from that address */
+            uc.has_source = 1;
+            uc.source = src;
+        }
         if (a.iface)
             snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
         if (rtp_udp_open_sender(&sock, &dest, &uc, &err) != XSF_OK) {
@@ -529,8 +601,16 @@ int cmd_send(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    rtp_impairer *imp = NULL;
+    if (!status && a.impaired && rtp_impairer_create(&imp, &a.impair, &err) != XSF_OK) {
+        cli_error("--loss", "%s", err.msg);
+        status = 2;
+    }
     arena ar;
     memset(&ar, 0, sizeof ar);
+    /* What goes out of a segment: its packets, or what the impairer makes of them. */
+    const uint8_t **sp = NULL;
+    size_t *sl = NULL, sp_cap = 0;
     const uint64_t t0 = monotonic_ns() + 1000000; /* 1 ms from now */
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
@@ -556,36 +636,68 @@ int cmd_send(int argc, char **argv)
             status = 1;
             break;
         }
+        /* the packets, then room for the impairer's output (2 x n + 2) */
+        if (3 * ar.n + 4 > sp_cap) {
+            const size_t c = 3 * ar.n + 4;
+            const uint8_t **np = realloc(sp, c * sizeof *np);
+            size_t *nl = np ? realloc(sl, c * sizeof *nl) : NULL;
+            if (np)
+                sp = np;
+            if (!np || !nl) {
+                cli_error(a.in, "out of memory");
+                status = 1;
+                break;
+            }
+            sl = nl;
+            sp_cap = c;
+        }
+        size_t sn = ar.n;
+        for (size_t j = 0; j < ar.n; j++) {
+            sp[j] = ar.data + ar.off[j];
+            sl[j] = ar.len[j];
+        }
+        if (imp) {
+            /* The first and the last frame (both fields) go out whole: see rtp_impairer. */
+            const uint64_t per = a.interlaced ? 2 : 1;
+            const int spare = k < per || k + per >= total;
+            const uint8_t **ip = sp + ar.n;
+            size_t *il = sl + ar.n;
+            rtp_impair_segment(imp, sp, sl, ar.n, spare, ip, il, &sn);
+            memmove(sp, ip, sn * sizeof *sp);
+            memmove(sl, il, sn * sizeof *sl);
+            if (k + 1 == total) {
+                size_t extra;
+                rtp_impair_finish(imp, sp + sn, sl + sn, &extra);
+                sn += extra;
+            }
+        }
         const uint64_t seg_start = k * segment_ns;
         /* Bursts of `burst` packets every burst x TRS (rtp/pacing.c). The loop sleeps
          * until a burst is due, then hands over every packet due by then in one call
          * (one GSO message per burst where the kernel has GSO): a late wake-up sends
-         * the bursts it missed together, counted in late_sends. It never spins. */
+         * the bursts it missed together, counted in late_sends. It never spins. The
+         * packets are the impaired list when impairments are asked for. */
         const unsigned burst =
-            a.burst ? (unsigned)a.burst : rtp_pacing_burst_default(a.pacing, ar.n, segment_ns);
-        for (size_t p = 0; p < ar.n && !status;) {
+            a.burst ? (unsigned)a.burst : rtp_pacing_burst_default(a.pacing, sn, segment_ns);
+        for (size_t p = 0; p < sn && !status;) {
             const uint64_t at =
-                seg_start + rtp_pacing_burst_offset_ns(a.pacing, p, ar.n, segment_ns, burst);
+                seg_start + rtp_pacing_burst_offset_ns(a.pacing, p, sn, segment_ns, burst);
             if (!pw && a.pacing != RTP_PACING_NONE && monotonic_ns() < t0 + at)
                 sleep_until(t0 + at);
             const uint64_t due = pw ? at : monotonic_ns() - t0;
             size_t q = p + 1;
-            while (q < ar.n && q - p < SEND_MAX &&
-                   seg_start + rtp_pacing_burst_offset_ns(a.pacing, q, ar.n, segment_ns, burst) <=
-                       due)
+            while (q < sn && q - p < SEND_MAX &&
+                   seg_start + rtp_pacing_burst_offset_ns(a.pacing, q, sn, segment_ns, burst) <= due)
                 q++;
             if (pw) {
                 for (size_t j = p; j < q && !status; j++)
-                    if (rtp_pcap_write(pw, &src, &dest, ar.data + ar.off[j], ar.len[j],
-                                       pcap_t0 + at, &err) != XSF_OK) {
+                    if (rtp_pcap_write(pw, &src, &dest, sp[j], sl[j], pcap_t0 + at, &err) !=
+                        XSF_OK) {
                         cli_error(a.pcap, "%s", err.msg);
                         status = 1;
                     }
             } else {
-                const uint8_t *ptrs[SEND_MAX];
-                for (size_t j = p; j < q; j++)
-                    ptrs[j - p] = ar.data + ar.off[j];
-                if (rtp_udp_send(sock, ptrs, ar.len + p, q - p, &err) != XSF_OK) {
+                if (rtp_udp_send(sock, sp + p, sl + p, q - p, &err) != XSF_OK) {
                     cli_error(a.to, "%s", err.msg);
                     status = 1;
                 }
@@ -593,7 +705,7 @@ int cmd_send(int argc, char **argv)
                 late_sends += a.pacing != RTP_PACING_NONE && q - p > burst;
             }
             for (size_t j = p; j < q; j++)
-                sent_bytes += ar.len[j];
+                sent_bytes += sl[j];
             packets += q - p;
             p = q;
         }
@@ -615,6 +727,22 @@ int cmd_send(int argc, char **argv)
     const int gso_on = sock ? rtp_udp_gso(sock, &gso_refused) : 0;
     rtp_udp_close(sock);
     rtp_packetizer_destroy(pk);
+    if (imp && !a.quiet) {
+        const rtp_impair_counts *c = rtp_impairer_counts(imp);
+        fprintf(stderr,
+                "send: impairments (seed %llu): of %llu packets, lost %llu, reordered %llu, "
+                "duplicated %llu; %llu of %llu frames lost a packet\n",
+                (unsigned long long)a.impair.seed, (unsigned long long)c->packets,
+                (unsigned long long)c->lost, (unsigned long long)c->reordered,
+                (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss,
+                (unsigned long long)c->segments);
+    }
+    if (a.stats_json && write_stats(a.stats_json, &a, segments, packets, sent_bytes,
+                                    imp ? rtp_impairer_counts(imp) : NULL, interrupted != 0))
+        status = status ? status : 1;
+    rtp_impairer_destroy(imp);
+    free(sp);
+    free(sl);
     free(ar.data);
     free(ar.off);
     free(ar.len);

@@ -65,6 +65,12 @@ typedef struct pl_stream {
     uint64_t next_index;
     uint64_t submitted, delivered, delivered_interlaced, bytes;
     uint64_t first_delivered, last_delivered;
+    uint64_t max_gap, max_stall; /* between consecutive deliveries (see pl_stream_stats) */
+    uint32_t last_rtp_ts;
+    int last_has_rtp_ts;
+    uint64_t last_last_packet; /* t.last_packet of the frame delivered last */
+    size_t max_frame_bytes;    /* 0: no limit */
+    size_t pool_bytes;         /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
     pl_hist *lat, *lat_first, *dec;
     char last_error[256];
@@ -179,10 +185,10 @@ static int ensure_device(pl_pipeline *p, pl_slot *s, size_t bytes)
     return borrow(p, &s->dev, &p->queues[s->queue].free_dev, bytes, 1, 0);
 }
 
-static void fail(pl_slot *s, char *msg, size_t cap, const char *fmt, const char *what)
+static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
 {
     s->failed = 1;
-    snprintf(msg, cap, fmt, what);
+    snprintf(msg, cap, "%s", what); /* `what` may quote the codestream: never a format */
 }
 
 /* Points pic's planes at `host` (tight rows) and/or `dev` for the shape of gi or ci. */
@@ -219,11 +225,11 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         xsf_error err;
         xsf_error_clear(&err);
         if (xs_parse_header(f->codestream + off, bytes, &f->header, &err) != XSF_OK) {
-            fail(s, msg, cap, "%s", err.msg);
+            fail(s, msg, cap, err.msg);
             return;
         }
         if (xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
         const xs_gpu_image *gi = xs_gpu_decoder_image(w->gpu);
@@ -233,11 +239,11 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         uint8_t *dev = NULL;
         const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
         if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
-            fail(s, msg, cap, "%s", "out of pinned host memory for the picture");
+            fail(s, msg, cap, "out of pinned host memory for the picture");
             return;
         }
         if ((where & PL_PICTURE_DEVICE) && ensure_device(w->p, s, need)) {
-            fail(s, msg, cap, "%s", "out of device memory for the picture");
+            fail(s, msg, cap, "out of device memory for the picture");
             return;
         }
         if (where & PL_PICTURE_HOST)
@@ -250,14 +256,14 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
                 if (pl_gpu_copy2d(pic->device_plane[c], pic->device_pitch_bytes[c], gi->plane[c],
                                   gi->pitch_bytes[c], (size_t)gi->width[c] * sizeof(uint16_t),
                                   (size_t)gi->height[c], w->cs)) {
-                    fail(s, msg, cap, "%s", "device-to-device copy of the picture failed");
+                    fail(s, msg, cap, "device-to-device copy of the picture failed");
                     return;
                 }
             }
         }
         /* The sync reports errors the kernels found in the data. */
         if (xs_gpu_sync(w->gpu) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
         f->t.device_ready = pl_now_ns();
@@ -266,7 +272,7 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
             for (int c = 0; c < pic->nc; c++)
                 planes[c] = pic->plane[c];
             if (xs_gpu_download(w->gpu, planes, 1) != XSF_OK) {
-                fail(s, msg, cap, "%s", xs_gpu_decoder_error(w->gpu));
+                fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
                 return;
             }
             f->t.host_ready = pl_now_ns();
@@ -284,13 +290,13 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         size_t consumed;
         const xs_image *img;
         if (xs_decode(w->cpu, f->codestream + off, bytes, &consumed, &img) != XSF_OK) {
-            fail(s, msg, cap, "%s", xs_decoder_error(w->cpu));
+            fail(s, msg, cap, xs_decoder_error(w->cpu));
             return;
         }
         f->header = *xs_decoder_header(w->cpu);
         const size_t samples = picture_samples(NULL, NULL, img);
         if (ensure_host(w->p, s, (size_t)f->fields * samples * sizeof(uint16_t))) {
-            fail(s, msg, cap, "%s", "out of host memory for the picture");
+            fail(s, msg, cap, "out of host memory for the picture");
             return;
         }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
@@ -375,9 +381,31 @@ static void emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_first, ready - f->t.first_packet);
         if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
             pl_hist_add(st->dec, ready - f->t.decode_start);
-        if (!st->delivered)
+        if (!st->delivered) {
             st->first_delivered = f->t.delivered;
+        } else if (f->t.delivered > st->last_delivered) {
+            const uint64_t gap = f->t.delivered - st->last_delivered;
+            /* A stall: the part of the gap that neither the stream's own clock (frames
+             * dropped in between, a slower rate) nor the later arrival of the frame's
+             * last packet (a late sender, a frame that was waiting for a packet) explains:
+             * time the receiver itself lost. */
+            uint64_t explained = 0;
+            if (f->has_rtp_timestamp && st->last_has_rtp_ts)
+                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
+                            RTP_CLOCK_HZ;
+            if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
+                f->t.last_packet - st->last_last_packet > explained)
+                explained = f->t.last_packet - st->last_last_packet;
+            const uint64_t stall = gap > explained ? gap - explained : 0;
+            if (gap > st->max_gap)
+                st->max_gap = gap;
+            if (stall > st->max_stall)
+                st->max_stall = stall;
+        }
         st->last_delivered = f->t.delivered;
+        st->last_rtp_ts = f->rtp_timestamp;
+        st->last_last_packet = f->t.last_packet;
+        st->last_has_rtp_ts = f->has_rtp_timestamp;
         st->delivered++;
         st->delivered_interlaced += f->fields == 2;
         st->bytes += f->codestream_bytes;
@@ -430,7 +458,7 @@ static void *worker_main(void *arg)
             if (xs_parse_header(s->f.codestream, s->f.fields == 2 ? s->f.field_bytes[0]
                                                                   : s->f.codestream_bytes,
                                 &s->f.header, &err) != XSF_OK)
-                fail(s, msg, msg_cap, "%s", err.msg);
+                fail(s, msg, msg_cap, err.msg);
         }
 
         pthread_mutex_lock(&p->mu);
@@ -690,7 +718,10 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
         st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
-    const size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
+    size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
+    st->max_frame_bytes = sc->max_frame_bytes;
+    if (st->max_frame_bytes && first > st->max_frame_bytes)
+        first = st->max_frame_bytes;
     st->slots = calloc(st->nslots, sizeof *st->slots);
     st->lat = calloc(1, sizeof *st->lat);
     st->lat_first = calloc(1, sizeof *st->lat_first);
@@ -715,6 +746,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
                                  p->use_gpu ? "pinned host" : "host", st->nslots, first);
         }
         s->f.capacity = first;
+        st->pool_bytes += first;
         free_slot(st, s);
     }
     pthread_mutex_lock(&p->mu);
@@ -805,8 +837,16 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
         return XSF_OK;
     if (keep > f->capacity)
         keep = f->capacity;
-    /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely. */
+    pl_stream *st = &p->streams[f->stream];
+    if (st->max_frame_bytes && bytes > st->max_frame_bytes)
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a %zu-byte frame: the stream's frames hold at most %zu bytes", bytes,
+                             st->max_frame_bytes);
+    /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely
+     * (never past the stream's limit). */
     size_t want = bytes + bytes / 2;
+    if (want < bytes || (st->max_frame_bytes && want > st->max_frame_bytes))
+        want = st->max_frame_bytes ? st->max_frame_bytes : bytes;
     if (p->use_gpu)
         pl_gpu_select(p->gpus[p->streams[f->stream].queue]);
     uint8_t *nb = pl_host_alloc(want, s->pinned);
@@ -817,6 +857,9 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
     if (f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
         f->codestream = nb + (f->codestream - f->buffer);
     pl_host_free(f->buffer, s->pinned);
+    pthread_mutex_lock(&p->mu);
+    st->pool_bytes += want - f->capacity;
+    pthread_mutex_unlock(&p->mu);
     f->buffer = nb;
     f->capacity = want;
     return XSF_OK;
@@ -917,6 +960,11 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->codestream_bytes = st->bytes;
     out->first_delivered_ns = st->first_delivered;
     out->last_delivered_ns = st->last_delivered;
+    out->max_delivery_gap_ns = st->max_gap;
+    out->max_stall_ns = st->max_stall;
+    out->pool_bytes = st->pool_bytes;
+    out->frames = st->nslots;
+    out->max_frame_bytes = st->max_frame_bytes;
     if (st->delivered > 1 && st->last_delivered > st->first_delivered)
         out->fps = (double)(st->delivered - 1) * 1e9 /
                    (double)(st->last_delivered - st->first_delivered);

@@ -131,6 +131,9 @@ typedef struct pl_stream_config {
     unsigned frames;            /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
                                    at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
     size_t codestream_bytes;    /* first capacity of each codestream buffer; 0 = 1 MiB */
+    size_t max_frame_bytes;     /* the most a codestream buffer may grow to (pl_frame_reserve
+                                   fails past it); 0 = no limit. The stream's pool then holds
+                                   at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
     pl_sink sink;
 } pl_stream_config;
 
@@ -233,6 +236,14 @@ typedef struct pl_stream_stats {
     uint64_t dropped_total;
     uint64_t codestream_bytes; /* of the delivered frames */
     uint64_t first_delivered_ns, last_delivered_ns; /* pl_now_ns of the first and last delivery */
+    uint64_t max_delivery_gap_ns; /* longest time between two consecutive deliveries */
+    uint64_t max_stall_ns;        /* the receiver's longest stall: such a gap less what the
+                                     two frames explain, the larger of their RTP timestamp
+                                     step (frames dropped in between) and the step between
+                                     their last packets' arrivals (a late sender) */
+    size_t pool_bytes;            /* codestream buffers of the stream's frames, now */
+    unsigned frames;              /* frames in the stream's pool */
+    size_t max_frame_bytes;       /* the stream's limit (0: none) */
     double fps;                /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
     pl_latency latency;        /* last packet -> picture ready */
     pl_latency latency_first;  /* first packet -> picture ready */

@@ -243,7 +243,10 @@ static void *source_main(void *arg)
             for (size_t i = 0; i < n; i++) {
                 if (c->max_frames && s->whole >= c->max_frames)
                     break;
-                push(s, dg[i].data, dg[i].bytes, dg[i].truncated, dg[i].arrival_ns);
+                if (dg[i].foreign_source) /* not the sender given: never parsed */
+                    rtp_depacketizer_count_foreign_source(s->dep);
+                else
+                    push(s, dg[i].data, dg[i].bytes, dg[i].truncated, dg[i].arrival_ns);
             }
             if (!n)
                 rtp_depacketizer_poll(s->dep, pl_now_ns()); /* the clock of the kernel's stamps */

@@ -194,3 +194,21 @@ xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestrea
         "byte %zu: no SOC marker ff10 after %d boxes (at most %d boxes, %d bytes, may precede it)",
         off, MAX_BOXES, MAX_BOXES, MAX_BOX_PREFIX);
 }
+
+/* The bound of rtp_jxs_codestream_bound. ISO/IEC 21122-1 codes every wavelet
+ * coefficient (the bands of a component hold as many as it has samples) with
+ * at most 15 bit planes and a sign: 16 bits; its code group of 4 carries one
+ * bit-plane count, at most 32 bits in the bounded unary code (4 in raw mode):
+ * 8 bits a coefficient; significance flags add a bit for 8 groups. That is
+ * under 4 bytes a sample. The 2 bytes a sample more cover the precinct, packet
+ * and slice headers of the narrowest precincts (8 x 2^NLx columns), and
+ * 256 KiB the boxes and the picture header. A codestream can be longer only
+ * with padding inside its precincts, which no encoder needs (a sender that
+ * pads past this is refused). */
+size_t rtp_jxs_codestream_bound(uint64_t samples)
+{
+    const uint64_t fixed = (uint64_t)256 << 10;
+    if (samples > (UINT64_MAX - fixed) / 6 || samples * 6 + fixed > SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)(samples * 6 + fixed);
+}

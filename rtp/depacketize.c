@@ -76,6 +76,9 @@ typedef struct assembly {
     int hole;  /* codestream mode: a packet of it is missing */
     int ended; /* its last packet (L or M) was seen */
     int no_buffer; /* the buffer source had none: the segment is dropped */
+    int too_large; /* it grew past limit: dropped, its later packets passed over */
+    int header_read; /* limit is the picture header's bound (else the header scan's) */
+    size_t limit;    /* the most bytes it may hold (T=1; T=0: max_frame_bytes) */
     uint32_t timestamp;
     uint8_t f, scan, mode;
     size_t bytes; /* in d->asmb (T=1) or d->stage (T=0) */
@@ -168,6 +171,8 @@ struct rtp_depacketizer {
     uint8_t done_f, done_i;
 };
 
+static void account(rtp_depacketizer *d);
+
 xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg,
                                    xsf_error *err)
 {
@@ -215,6 +220,7 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
         d->meta[i].ext = UINT64_MAX;
         d->meta[i].state = SLOT_EMPTY;
     }
+    account(d);
     *out = d;
     return XSF_OK;
 }
@@ -256,6 +262,55 @@ void rtp_depacketizer_count_truncated(rtp_depacketizer *d)
     d->st.truncated++;
 }
 
+void rtp_depacketizer_count_foreign_source(rtp_depacketizer *d)
+{
+    d->st.foreign_source++;
+}
+
+/* ---- memory: what is held now, and the most it can be ---- */
+
+static size_t fbuf_own(const fbuf *b)
+{
+    return b->pooled ? 0 : b->cap;
+}
+
+/* Recomputed wherever an allocation changes (stats.memory_bytes). */
+static void account(rtp_depacketizer *d)
+{
+    size_t n = (size_t)d->window * (d->slot_bytes + sizeof *d->slots + 2 * sizeof *d->meta);
+    if (d->sources)
+        n += rtp_sources_bytes(d->sources);
+    n += d->slices_cap * sizeof *d->slices + d->scratch_cap + fbuf_own(&d->asmb) +
+         fbuf_own(&d->stage);
+    if (d->ooo_pk)
+        n += sizeof *d->ooo_pk * OOO_MAX_PACKETS;
+    d->st.memory_bytes = n;
+}
+
+size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg)
+{
+    unsigned window = cfg->reorder_packets ? cfg->reorder_packets : 512;
+    if (window > 65536 / 4)
+        window = 65536 / 4;
+    const size_t slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
+    const size_t frame = cfg->max_frame_bytes ? cfg->max_frame_bytes : (size_t)64 << 20;
+    const size_t slices =
+        !cfg->max_slices || cfg->max_slices > MAX_SLICES ? MAX_SLICES : cfg->max_slices;
+    unsigned probation = cfg->probation_packets ? cfg->probation_packets : RTP_PROBATION_PACKETS;
+    if (probation > 8)
+        probation = 8;
+    size_t n = (size_t)window * (slot_bytes + sizeof(slot) + 2 * sizeof(seq_meta));
+    if (!cfg->ssrc_given)
+        n += rtp_sources_bytes_for(probation, slot_bytes);
+    /* slice table (grown by doubling: at most 2 x slices), the header copy, the T=0
+     * table and staging buffer, and the frame buffer when there is no buffer source */
+    n += 2 * slices * sizeof(rtp_jxs_slice) + RTP_JXS_HEADER_SCAN_BYTES + 2 +
+         sizeof(ooo_entry) * OOO_MAX_PACKETS + frame;
+    if (!cfg->acquire)
+        n += frame;
+    return n;
+}
+
 /* ---- frame buffers ---- */
 
 /* Makes room for `need` bytes in b, keeping its first `keep`. With a buffer
@@ -279,11 +334,16 @@ static int fbuf_reserve(rtp_depacketizer *d, fbuf *b, size_t keep, size_t need, 
             return APPEND_TOO_BIG;
         b->data = n;
         b->cap = cap;
+        account(d);
         return 0;
     }
+    /* Never more than the segment may hold (its picture header's bound), so that a
+     * sender cannot make the pool's buffers grow past it. */
+    const size_t lim =
+        d->a.open && d->a.header_read && d->a.limit && d->a.limit < max ? d->a.limit : max;
     size_t want = b->cap ? need + need / 2 : (need > d->size_guess ? need : d->size_guess);
-    if (want > max || want < need)
-        want = max;
+    if (want > lim || want < need)
+        want = lim < need ? need : lim;
     rtp_frame_buffer nb;
     memset(&nb, 0, sizeof nb);
     int got = !d->cfg.acquire(d->cfg.buffer_ctx, want, &nb);
@@ -310,10 +370,13 @@ static int fbuf_reserve(rtp_depacketizer *d, fbuf *b, size_t keep, size_t need, 
     b->data = nb.data;
     b->cap = nb.capacity;
     b->pooled = 1;
+    account(d);
     return 0;
 }
 
 /* ---- stage 2: assembly ---- */
+
+static void limit_by_header(rtp_depacketizer *d);
 
 /* Where the segment under way is kept: T=0 packets as they come in the
  * depacketizer's own staging buffer, T=1 segments in the frame buffer. */
@@ -329,8 +392,10 @@ static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
         return 0; /* an empty payload adds nothing (and the buffer may still be absent) */
     if (a->no_buffer)
         return APPEND_NO_BUFFER;
-    if (n > d->cfg.max_frame_bytes - a->bytes)
+    if (a->too_large || n > a->limit - a->bytes) {
+        a->too_large = 1;
         return APPEND_TOO_BIG;
+    }
     fbuf *b = assembly_buffer(d);
     const int r = fbuf_reserve(d, b, a->bytes, a->bytes + n, !a->ooo && d->cfg.acquire);
     if (r == APPEND_NO_BUFFER)
@@ -339,6 +404,8 @@ static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
         return r;
     memcpy(b->data + a->bytes, p, n);
     a->bytes += n;
+    if (!a->ooo && !a->header_read)
+        limit_by_header(d);
     return 0;
 }
 
@@ -357,6 +424,7 @@ static int reserve_slices(rtp_depacketizer *d, size_t n)
         return -1;
     d->slices = s;
     d->slices_cap = cap;
+    account(d);
     return 0;
 }
 
@@ -381,6 +449,8 @@ static int read_header(rtp_depacketizer *d, const uint8_t *buf, size_t bytes, xs
     xsf_error err;
     xsf_error_clear(&err);
     rtp_jxs_boxes boxes;
+    if (bytes > RTP_JXS_HEADER_SCAN_BYTES)
+        bytes = RTP_JXS_HEADER_SCAN_BYTES; /* the header ends before (rtp.h): a bounded copy */
     if (!bytes || rtp_jxs_boxes_parse(buf, bytes, cs_off, &boxes, &err) != XSF_OK)
         return 0;
     /* xs_parse_header ends at an SLH marker: the header segment of slice
@@ -392,6 +462,7 @@ static int read_header(rtp_depacketizer *d, const uint8_t *buf, size_t bytes, xs
             return 0;
         d->scratch = s;
         d->scratch_cap = n + 2;
+        account(d);
     }
     memcpy(d->scratch, buf + *cs_off, n);
     d->scratch[n] = 0xff;
@@ -406,6 +477,34 @@ static size_t header_slices(const xs_header *h)
         return 0;
     const size_t rows = ((size_t)h->hf + ((size_t)1 << h->nly) - 1) >> h->nly;
     return (rows + h->hsl - 1) / h->hsl;
+}
+
+/* A segment (T=1) may hold no more than its picture header allows: Lcod
+ * when signalled, else rtp_jxs_codestream_bound of its samples, and never
+ * more than max_frame_bytes. Until its header has been read it may hold
+ * RTP_JXS_HEADER_SCAN_BYTES (open_segment). Slice mode reads it from the
+ * header segment, codestream mode from the first bytes. */
+static void limit_by_header(rtp_depacketizer *d)
+{
+    assembly *a = &d->a;
+    xs_header h;
+    size_t cs_off;
+    if (!read_header(d, d->asmb.data, a->bytes, &h, &cs_off))
+        return;
+    uint64_t samples = 0;
+    for (int c = 0; c < h.nc && c < XS_MAX_COMPONENTS; c++) {
+        const uint64_t sx = h.sx[c] ? h.sx[c] : 1, sy = h.sy[c] ? h.sy[c] : 1;
+        samples += ((h.wf + sx - 1) / sx) * ((h.hf + sy - 1) / sy);
+    }
+    size_t lim = rtp_jxs_codestream_bound(samples);
+    if (h.lcod && (uint64_t)cs_off + h.lcod < lim)
+        lim = cs_off + (size_t)h.lcod; /* 21122-1 A.7: the codestream's exact length */
+    a->limit = lim < d->cfg.max_frame_bytes ? lim : d->cfg.max_frame_bytes;
+    a->header_read = 1;
+    if (d->cfg.max_picture_samples && samples > d->cfg.max_picture_samples)
+        a->too_large = 1; /* a larger picture than the stream's: never decoded */
+    if (a->bytes > a->limit)
+        a->too_large = 1;
 }
 
 static unsigned segment_index(uint8_t f, uint8_t scan)
@@ -587,7 +686,7 @@ static void finish_segment(rtp_depacketizer *d)
     a->open = 0;
     d->last_seg_valid = 1;
     d->last_seg = segment_index(a->f, a->scan);
-    if (a->bytes > d->size_guess)
+    if (a->bytes > d->size_guess && !a->too_large)
         d->size_guess = a->bytes < d->cfg.max_frame_bytes ? a->bytes : d->cfg.max_frame_bytes;
     rtp_frame fr;
     memset(&fr, 0, sizeof fr);
@@ -608,6 +707,11 @@ static void finish_segment(rtp_depacketizer *d)
         d->done_i = a->scan;
         size_t bytes = 0, nslices = 0;
         int header_whole = 0;
+        if (a->too_large) {
+            d->st.frames_dropped++;
+            d->st.frames_too_large++;
+            return;
+        }
         const int whole = a->no_buffer ? 0 : ooo_gather(d, &bytes, &header_whole, &nslices);
         if (a->no_buffer) {
             d->st.frames_dropped++;
@@ -620,6 +724,11 @@ static void finish_segment(rtp_depacketizer *d)
     if (a->no_buffer) {
         d->st.frames_dropped++;
         d->st.frames_dropped_no_buffer++;
+        return;
+    }
+    if (a->too_large) {
+        d->st.frames_dropped++;
+        d->st.frames_too_large++;
         return;
     }
     if (a->too_many_slices) {
@@ -668,6 +777,10 @@ static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_heade
     a->ooo = h->k == RTP_JXS_SLICE && !h->t;
     a->last_slice = -1;
     a->first_data_bytes = s->bytes - RTP_JXS_HEADER_BYTES;
+    /* T=0 segments are kept unordered: only max_frame_bytes holds them. */
+    a->limit = a->ooo || d->cfg.max_frame_bytes < RTP_JXS_HEADER_SCAN_BYTES
+                   ? d->cfg.max_frame_bytes
+                   : RTP_JXS_HEADER_SCAN_BYTES;
     d->orphan_valid = 0;
     d->at_edge = 0;
 }
@@ -756,9 +869,12 @@ static void ooo_packet(rtp_depacketizer *d, const rtp_jxs_header *h, int marker,
                        const uint8_t *data, size_t n)
 {
     assembly *a = &d->a;
-    if (!d->ooo_pk && !(d->ooo_pk = malloc(sizeof *d->ooo_pk * OOO_MAX_PACKETS))) {
-        a->any_broken = 1;
-        return;
+    if (!d->ooo_pk) {
+        if (!(d->ooo_pk = malloc(sizeof *d->ooo_pk * OOO_MAX_PACKETS))) {
+            a->any_broken = 1;
+            return;
+        }
+        account(d);
     }
     const size_t offset = a->bytes;
     if (a->npk == OOO_MAX_PACKETS || append(d, data, n)) {

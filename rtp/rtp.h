@@ -149,6 +149,16 @@ void rtp_jxs_colr_from_sdp(rtp_jxs_boxes *b, const char *colorimetry, const char
 xsf_status rtp_jxs_boxes_parse(const uint8_t *buf, size_t len, size_t *codestream_offset,
                                rtp_jxs_boxes *b, xsf_error *err);
 
+/* The most bytes a JPEG XS codestream of a picture of `samples` samples (summed over its
+ * components, each at its own subsampled size) can take, picture header included, so that
+ * a receiver can refuse a segment that grows past it (see the reasoning in boxes.c). A
+ * bound, not an estimate: 6 bytes a sample + 256 KiB; real codestreams are far below it
+ * (e.g. 3 bpp is 0.2 bytes a sample of 4:2:2). Saturates at SIZE_MAX. */
+size_t rtp_jxs_codestream_bound(uint64_t samples);
+/* A picture header must end within a segment's first bytes: until it has been read, a
+ * segment may not grow past this. */
+#define RTP_JXS_HEADER_SCAN_BYTES ((size_t)64 << 10)
+
 /* ------------------------------------------------------------------ */
 /* Statistics of one received stream                                   */
 
@@ -179,6 +189,16 @@ typedef struct rtp_stats {
                                           first packets came before the receiver's first) or
                                           by the end of input (flush inside the frame) */
     uint64_t frames_dropped_no_buffer; /* of frames_dropped: the buffer source had no buffer */
+    uint64_t frames_too_large; /* of frames_dropped: more bytes than the segment may hold (its
+                                  picture header's bound, rtp_jxs_codestream_bound, or Lcod,
+                                  or max_frame_bytes; no picture header in its first
+                                  RTP_JXS_HEADER_SCAN_BYTES), stopped there; or a picture
+                                  larger than max_picture_samples */
+    uint64_t foreign_source;   /* datagrams from another sender than the one given (--source),
+                                  dropped before they were parsed */
+    uint64_t memory_bytes;     /* what the depacketizer holds now (reorder window, probation
+                                  store, its own buffers and tables; not a buffer source's
+                                  buffers), at most rtp_depacketizer_memory_bound */
     double jitter_ms;         /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
     double bitrate_bps;       /* bits of RTP packets over the arrival span */
     uint64_t first_arrival_ns, last_arrival_ns;
@@ -260,7 +280,11 @@ typedef struct rtp_depacketizer_config {
     unsigned reorder_packets;   /* reorder window; 0 = 512 */
     uint64_t reorder_ns;      /* give up on a hole after this long (0 = only by count) */
     size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
-    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB */
+    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB. A segment is further held
+                                 to what its own picture header allows (see frames_too_large) */
+    uint64_t max_picture_samples; /* a segment whose picture header has more samples (all
+                                     components) is dropped as too large before it is decoded
+                                     (T=1 segments); 0 = no limit (the decoder's own) */
     unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
                                  XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
@@ -292,6 +316,10 @@ typedef struct rtp_depacketizer rtp_depacketizer;
  * in order. */
 xsf_status rtp_depacketizer_create(rtp_depacketizer **d, const rtp_depacketizer_config *cfg,
                                    xsf_error *err);
+/* The most a depacketizer of this configuration ever holds itself (stats.memory_bytes), the
+ * formula above with its defaults filled in, T=0 included; buffers from a buffer source
+ * are not in it (the caller bounds them: at most max_frame_bytes each). */
+size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg);
 void rtp_depacketizer_destroy(rtp_depacketizer *d);
 
 /* Feeds one UDP payload. `arrival_ns` is its receive time (any monotonic
@@ -305,6 +333,8 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
                            uint64_t arrival_ns);
 /* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
 void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
+/* Counts a datagram from another sender than the one given (stats.foreign_source). */
+void rtp_depacketizer_count_foreign_source(rtp_depacketizer *d);
 /* Gives up on holes older than reorder_ns at time now_ns (call it when no
  * packet arrives for a while). */
 void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns);
@@ -496,6 +526,12 @@ const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap);
 const char *rtp_sdp_level_name(uint16_t plev, char *buf, size_t cap);
 const char *rtp_sdp_sublevel_name(uint16_t plev, char *buf, size_t cap);
 
+/* Samples of one picture (all components) by the SDP's width, height and sampling
+ * (RFC 9134 7.1 / ST 2110-20 names: 4:2:2, 4:2:0, 4:4:4, RGB, KEY, ...); 0 when width or
+ * height is not given. An unknown sampling counts 4 full components (an upper bound).
+ * Interlaced: of the frame (each field is half). */
+uint64_t rtp_sdp_samples(const rtp_sdp *s);
+
 /* The RANGE in effect: the parameter, else NARROW, or FULL with UNSPECIFIED
  * colorimetry (RFC 9134 7.1). */
 const char *rtp_sdp_range(const rtp_sdp *s);
@@ -517,7 +553,9 @@ int rtp_addr_is_multicast(const rtp_addr *a);
 
 typedef struct rtp_udp_config {
     rtp_addr local; /* receiver: group or unicast address (any: all zero) and port */
-    int has_source; /* source-specific join (SSM) */
+    int has_source; /* receiver: only this sender's datagrams are used; multicast joins
+                       source-specific (SSM), unicast marks the others foreign_source.
+                       Sender: the local address to send from (bind, port 0) */
     rtp_addr source;
     char iface[32];      /* interface for joins / sending, "" = default */
     size_t buffer_bytes; /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
@@ -539,6 +577,7 @@ typedef struct rtp_datagram {
     const uint8_t *data;
     size_t bytes;
     int truncated; /* larger than the buffer (MSG_TRUNC) */
+    int foreign_source; /* with rtp_udp_config.has_source: from another sender (drop it) */
     uint64_t
         arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
@@ -616,6 +655,50 @@ typedef struct rtp_send_clip_result {
 } rtp_send_clip_result;
 xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint8_t *data,
                          size_t len, rtp_send_clip_result *res, xsf_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Impairments of a sender's own (soak tests with exact accounting)    */
+/*
+ * Each packet, by a seeded generator (splitmix64: one sequence of decisions per seed on
+ * every machine), is lost with probability `loss`; else held back with probability
+ * `reorder` (when none is held already) and sent right behind the next packet sent; and
+ * sent twice with probability `duplicate` (the copy right behind the original). A packet
+ * held back when the input ends goes out last, in its place (not counted as reordered).
+ * Segments marked `spare` go out unimpaired (a soak spares the first and the last frame,
+ * so that the receiver's counts at the stream's edges are exact), though a packet held
+ * back before them goes out behind their first packet.
+ *
+ * What a receiver whose reorder window covers the reordering then counts, exactly:
+ *   packets lost       = lost
+ *   packets duplicated = duplicated
+ *   packets reordered  = reordered
+ *   packets received   = datagrams (duplicates included)
+ *   frames dropped for a missing packet = segments_with_loss (progressive: a field is a
+ *     segment; a frame of two fields is dropped once).
+ */
+typedef struct rtp_impair_config {
+    double loss, reorder, duplicate; /* probabilities, 0 to 1 */
+    uint64_t seed;
+} rtp_impair_config;
+
+typedef struct rtp_impair_counts {
+    uint64_t packets;   /* offered */
+    uint64_t datagrams; /* sent, duplicates included */
+    uint64_t lost, reordered, duplicated;
+    uint64_t segments;           /* offered */
+    uint64_t segments_with_loss; /* of which at least one packet was lost */
+} rtp_impair_counts;
+
+typedef struct rtp_impairer rtp_impairer;
+xsf_status rtp_impairer_create(rtp_impairer **m, const rtp_impair_config *cfg, xsf_error *err);
+void rtp_impairer_destroy(rtp_impairer *m);
+/* One segment's packets in order; *nout packets to send come back in out/out_len (room for
+ * 2 x n + 2), valid until the next call (packets held back across calls are copied). */
+void rtp_impair_segment(rtp_impairer *m, const uint8_t *const *pkts, const size_t *lens, size_t n,
+                        int spare, const uint8_t **out, size_t *out_len, size_t *nout);
+/* End of input: the packet still held back, if any (room for 2). */
+void rtp_impair_finish(rtp_impairer *m, const uint8_t **out, size_t *out_len, size_t *nout);
+const rtp_impair_counts *rtp_impairer_counts(const rtp_impairer *m);
 
 /* ------------------------------------------------------------------ */
 /* libpcap: captures in, .pcap out                                      */

@@ -2,6 +2,7 @@
 #ifndef XSF_RTP_INTERNAL_H
 #define XSF_RTP_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtp.h"
@@ -62,6 +63,9 @@ size_t rtp_sources_offer(rtp_sources *s, const rtp_header *h, size_t len, uint64
  * stream too short to pass probation); returns how many packets it holds (0: none leads)
  * and points *held at them as rtp_sources_offer does; it leaves the store. */
 size_t rtp_sources_leader(rtp_sources *s, uint32_t *ssrc, const rtp_held **held);
+/* The memory a store holds (for the depacketizer's accounting), and would hold. */
+size_t rtp_sources_bytes(const rtp_sources *s);
+size_t rtp_sources_bytes_for(unsigned probation, size_t payload_cap);
 /* Forgets every source on probation; returns how many packets they held. */
 uint64_t rtp_sources_clear(rtp_sources *s);
 

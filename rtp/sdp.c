@@ -39,6 +39,24 @@ const char *rtp_sdp_range(const rtp_sdp *s)
     return strcasecmp(s->colorimetry, "UNSPECIFIED") ? "NARROW" : "FULL";
 }
 
+uint64_t rtp_sdp_samples(const rtp_sdp *s)
+{
+    const uint64_t px = (uint64_t)s->width * s->height;
+    if (!px)
+        return 0;
+    /* ST 2110-20 sampling names: the 4:2:x suffix, else RGB / 4:4:4 shapes. */
+    const char *smp = s->sampling;
+    if (strstr(smp, "4:2:2"))
+        return 2 * px + 2 * (uint64_t)s->height; /* odd widths round up */
+    if (strstr(smp, "4:2:0"))
+        return px + px / 2 + 2 * ((uint64_t)s->width + s->height); /* odd sizes round up */
+    if (strstr(smp, "4:4:4") || !strcasecmp(smp, "RGB") || !strcasecmp(smp, "XYZ"))
+        return 3 * px;
+    if (!strcasecmp(smp, "KEY"))
+        return px;
+    return 4 * px;
+}
+
 /* Copies a 21122-2 name without its spaces (RFC 9134 7.1: "Any white space
  * ... SHALL be omitted"); NULL for the names xs/ gives to unknown codes. */
 static const char *sdp_name(const char *name, char *buf, size_t cap)

@@ -198,3 +198,15 @@ uint64_t rtp_sources_clear(rtp_sources *s)
     }
     return n;
 }
+
+size_t rtp_sources_bytes_for(unsigned probation, size_t payload_cap)
+{
+    const size_t p = probation ? probation : 1;
+    const size_t keep = 2 * p > 16 ? 16 : 2 * p;
+    return sizeof(rtp_sources) + (size_t)RTP_SOURCES_MAX * keep * (sizeof(rtp_held) + payload_cap);
+}
+
+size_t rtp_sources_bytes(const rtp_sources *s)
+{
+    return rtp_sources_bytes_for(s->probation, s->payload_cap);
+}

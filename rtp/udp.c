@@ -54,6 +54,8 @@
 struct rtp_udp {
     int fd;
     int family;
+    int has_source; /* receiver: datagrams from elsewhere are marked foreign_source */
+    rtp_addr source;
     int timestamps;
     int gro;               /* receiver: UDP_GRO granted */
     unsigned gso_segments; /* sender: most datagrams per GSO message; <= 1: no GSO */
@@ -185,6 +187,17 @@ static void from_sockaddr(const struct sockaddr_storage *ss, rtp_addr *a)
     }
 }
 
+/* The same IP address (ports and scopes aside); an IPv4 sender seen on an IPv6
+ * socket comes as ::ffff:a.b.c.d. */
+static int same_host(const rtp_addr *a, const rtp_addr *b)
+{
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (a->family == b->family)
+        return !memcmp(a->addr, b->addr, a->family == AF_INET6 ? 16 : 4);
+    const rtp_addr *v6 = a->family == AF_INET6 ? a : b, *v4 = a->family == AF_INET6 ? b : a;
+    return !memcmp(v6->addr, v4mapped, 12) && !memcmp(v6->addr + 12, v4->addr, 4);
+}
+
 static xsf_status fail(rtp_udp *u, xsf_error *err, const char *what)
 {
     const int e = errno;
@@ -275,6 +288,13 @@ xsf_status rtp_udp_open_receiver(rtp_udp **out, const rtp_udp_config *cfg, xsf_e
     if (multicast) {
         /* RFC 3678 protocol-independent joins, by interface index. */
         const int level = family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+#ifdef IP_MULTICAST_ALL
+        /* Linux hands an IPv4 socket bound to a group every group joined on the host
+         * (by any socket) unless told not to: only this socket's joins. */
+        const int off = 0;
+        if (family == AF_INET && setsockopt(u->fd, IPPROTO_IP, IP_MULTICAST_ALL, &off, sizeof off))
+            return fail(u, err, "IP_MULTICAST_ALL");
+#endif
         if (cfg->has_source) {
             struct group_source_req gsr;
             memset(&gsr, 0, sizeof gsr);
@@ -305,6 +325,11 @@ xsf_status rtp_udp_open_receiver(rtp_udp **out, const rtp_udp_config *cfg, xsf_e
         u->iov[i].iov_base = u->bufs + (size_t)i * DATAGRAM_BYTES;
         u->iov[i].iov_len = DATAGRAM_BYTES;
     }
+    /* Unicast has no kernel filter by sender short of connect(), which needs the
+     * sender's port too: datagrams are checked here. Multicast joined source-
+     * specifically is filtered by the kernel, and checked here again. */
+    u->has_source = cfg->has_source;
+    u->source = cfg->source;
     *out = u;
     return XSF_OK;
 }
@@ -354,6 +379,17 @@ xsf_status rtp_udp_open_sender(rtp_udp **out, const rtp_addr *dest, const rtp_ud
         return fail(u, err, "SO_BINDTODEVICE");
     }
     struct sockaddr_storage ss;
+    if (cfg->has_source) { /* send from this address (any port) */
+        rtp_addr from = cfg->source;
+        from.port = 0;
+        const socklen_t fl = to_sockaddr(&from, &ss);
+        if (bind(u->fd, (struct sockaddr *)&ss, fl)) {
+            char a[80], what[128];
+            rtp_addr_format(&from, 0, a, sizeof a);
+            snprintf(what, sizeof what, "bind the source address %s", a);
+            return fail(u, err, what);
+        }
+    }
     const socklen_t sl = to_sockaddr(dest, &ss);
     if (connect(u->fd, (struct sockaddr *)&ss, sl)) {
         char a[80], what[128];
@@ -430,6 +466,7 @@ static size_t hand_out(rtp_udp *u, rtp_datagram *out)
             d->truncated = cut && off + n == len;
             d->arrival_ns = u->msg_arrival[i];
             from_sockaddr(&u->from[i], &d->from);
+            d->foreign_source = u->has_source && !same_host(&d->from, &u->source);
             u->next_offset = off + n;
         } while (u->next_offset < len && count < RTP_UDP_BATCH);
         if (u->next_offset >= len) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite, in three passes (about 7 minutes on 2 cores with
-# the CUDA kernels compiled where nvcc is found):
+# The whole test suite, in three passes (about 9 minutes on 2 cores, two
+# 60-second soaks among them, with the CUDA kernels compiled where nvcc is
+# found):
 #   1. build-test/  gcc, warnings as errors, every target (CUDA when nvcc is
 #                   found); ctest
 #   2. build-asan/  clang with AddressSanitizer and UndefinedBehaviorSanitizer,

@@ -167,6 +167,31 @@ check $? "sdp wide: $(grep fmtp tp-wide.sdp)"
 ! grep -q "TP=" tp-none.sdp
 check $? "sdp none: $(grep fmtp tp-none.sdp)"
 
+# --source: two senders, 127.0.0.1 first (it would pass probation first), then
+# 127.0.0.2, the one given: only its frames are kept, every packet of the other
+# is counted as from another sender (per second and in --stats-json).
+if "$xsflow" send "$src" --to 127.0.0.1:9 --source 127.0.0.2 --fps 1000 -q 2> /dev/null; then
+    sport=$((port + 40))
+    timeout 30 "$xsflow" recv 127.0.0.1:$sport --source 127.0.0.2 -o source.jxs --timeout 2 \
+        --stats-json source.json 2> source.log &
+    rx=$!
+    sleep 0.5
+    timeout 30 "$xsflow" send "$src" --to 127.0.0.1:$sport --source 127.0.0.1 --loop 2 --fps 100 \
+        --stats-json other.json -q
+    timeout 30 "$xsflow" send "$src" --to 127.0.0.1:$sport --source 127.0.0.2 --loop 2 --fps 100 -q
+    wait $rx
+    check $? "--source: recv ($(tail -1 source.log))"
+    cmp -s expected.jxs source.jxs
+    check $? "--source: the codestreams kept are not the source's"
+    other=$(grep -o '"datagrams": [0-9]*' other.json | awk '{ print $2 }')
+    grep -Eq "\"other_sender\": $other[,}]" source.json
+    check $? "--source: $other packets of the other sender, counted: $(grep -o '"other_sender": [0-9]*' source.json)"
+    grep -q "other sender $other" source.log
+    check $? "--source: the per-second line does not name the other sender's $other packets"
+else
+    echo "skipped --source: cannot send from 127.0.0.2"
+fi
+
 # Bad input: one line of error, non-zero status.
 "$xsflow" recv --sdp /nonexistent.sdp -o x.jxs 2> err.txt
 [ $? -ne 0 ] && [ "$(wc -l < err.txt)" = 1 ]
