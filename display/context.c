@@ -2,6 +2,7 @@
  * (an EGL device such as the NVIDIA GPU or Mesa's software device, or
  * Mesa's surfaceless platform)
  * rendering into a framebuffer object of the requested size. */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,13 @@ static EGLDisplay open_egl_device(PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_d
  * surfaceless platform, then the default display. */
 static EGLDisplay open_egl(xsf_error *err)
 {
+    /* libepoxy aborts the process when it cannot load libEGL: look first. */
+    void *lib = dlopen("libEGL.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) {
+        xsf_error_set(err, XSF_ERR_IO, "no offscreen rendering: libEGL.so.1 cannot be loaded (%s)", dlerror());
+        return EGL_NO_DISPLAY;
+    }
+    dlclose(lib);
     const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     const char *want = getenv("XSF_EGL_PLATFORM");
     PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
