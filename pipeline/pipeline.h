@@ -170,6 +170,15 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *stream
  * delivered or dropped, then calls the sink's finish(). */
 void pl_stream_finish(pl_pipeline *p, int stream);
 
+/* Takes a stream out of a running pipeline, leaving the others alone: its
+ * source must have stopped submitting (e.g. pl_rtp_source_join). Blocks
+ * until every frame submitted has been delivered or dropped and the sink
+ * has released every frame, calls the sink's finish(), frees the stream's
+ * frames; its id is then free for pl_stream_add (at most PL_MAX_STREAMS
+ * streams at once, any number over a pipeline's life). Its statistics are
+ * gone: read them before. Unknown or removed ids are ignored. */
+void pl_stream_remove(pl_pipeline *p, int stream);
+
 /* A free frame of `stream` whose buffer holds at least min_bytes (NULL: see
  * the backpressure policy; with PL_BLOCK it waits). Its times, index and
  * fields are reset. */
