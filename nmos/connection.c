@@ -561,11 +561,8 @@ static void single(nmos_node *n, const char *method, char **seg, int nseg, const
     if (!strcmp(leaf, "active"))
         return nmos_reply_json(r, 200, cJSON_Duplicate(p->active, 1));
     if (!strcmp(leaf, "transporttype")) {
-        /* The same transport as the IS-04 resource. */
-        cJSON *res = sender ? nmos_json_sender(n, p) : nmos_json_receiver(n, p);
-        cJSON *t = cJSON_Duplicate(cJSON_GetObjectItem(res, "transport"), 1);
-        cJSON_Delete(res);
-        return nmos_reply_json(r, 200, t);
+        /* IS-05 names the base type: rtp.mcast and rtp.ucast are IS-04's subclassifications. */
+        return nmos_reply_json(r, 200, cJSON_CreateString("urn:x-nmos:transport:rtp"));
     }
     r->code = 200;
     r->body = nmos_sender_sdp(n, p);
