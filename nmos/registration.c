@@ -55,6 +55,9 @@ static long request(CURL *c, const char *method, const char *url, const char *js
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(json));
     } else if (!strcmp(method, "POST")) {
+        /* A heartbeat has no body, so no Content-Type either. */
+        h = curl_slist_append(h, "Content-Type:");
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, 0L);
     }
@@ -114,17 +117,25 @@ static int collect(nmos_node *n, int all, pending_post *list)
     return count;
 }
 
-/* POSTs them (without the lock); the first failure's code, else 0. */
-static long post_all(nmos_node *n, CURL *c, const char *registry, pending_post *list, int count,
-                     char *failed, size_t cap)
+/* POSTs them (without the lock); the first failure's code, else 0.
+ * all: a registration from scratch. IS-04: a 200 (not 201) for the node
+ * means the registry still holds an earlier registration, whose resources
+ * may be stale: the node is DELETEd and POSTed anew. */
+static long post_all(nmos_node *n, CURL *c, const char *registry, int all, pending_post *list,
+                     int count, char *failed, size_t cap)
 {
-    (void)n;
     char url[384];
     snprintf(url, sizeof url, "%s/x-nmos/registration/v1.3/resource", registry);
     long bad = 0;
     for (int i = 0; i < count; i++) {
         if (!bad) {
-            const long code = request(c, "POST", url, list[i].json);
+            long code = request(c, "POST", url, list[i].json);
+            if (all && i == 0 && code == 200) {
+                char del[448];
+                snprintf(del, sizeof del, "%s/nodes/%s", url, n->node_id);
+                request(c, "DELETE", del, NULL);
+                code = request(c, "POST", url, list[i].json);
+            }
             if (code != 200 && code != 201) {
                 bad = code;
                 snprintf(failed, cap, "%s", list[i].what);
@@ -189,7 +200,7 @@ void *nmos_registration_main(void *arg)
             const int count = collect(n, 1, posts);
             pthread_mutex_unlock(&n->mu);
             char failed[48] = "";
-            const long bad = post_all(n, c, registry, posts, count, failed, sizeof failed);
+            const long bad = post_all(n, c, registry, 1, posts, count, failed, sizeof failed);
             pthread_mutex_lock(&n->mu);
             if (!bad) {
                 registered = 1;
@@ -200,8 +211,8 @@ void *nmos_registration_main(void *arg)
             } else {
                 n->status.registry_errors++;
                 nmos_logf(n, "registration with %s failed at the %s: %s", registry, failed,
-                          bad < 0 ? "no answer" : "refused");
-                if (bad < 0 && !n->cfg.registry_url) {
+                          bad < 0 ? "no answer" : bad >= 500 ? "server error" : "refused");
+                if ((bad < 0 || bad >= 500) && !n->cfg.registry_url) {
                     nmos_dnssd_registry_failed(n, registry);
                     registry[0] = 0;
                 }
@@ -214,7 +225,7 @@ void *nmos_registration_main(void *arg)
             const int count = collect(n, 0, posts);
             pthread_mutex_unlock(&n->mu);
             char failed[48] = "";
-            const long bad = post_all(n, c, registry, posts, count, failed, sizeof failed);
+            const long bad = post_all(n, c, registry, 0, posts, count, failed, sizeof failed);
             pthread_mutex_lock(&n->mu);
             if (bad) {
                 n->status.registry_errors++;
@@ -237,20 +248,29 @@ void *nmos_registration_main(void *arg)
                 next_hb = nmos_tai_now_ns() + hb_ns;
             if (code == 200) {
                 n->status.heartbeats++;
+            } else if (code == 404) {
+                registered = 0;
+                n->status.registered = 0;
+                n->status.heartbeat_404++;
+                nmos_logf(n, "%s has forgotten the node: registering again", registry);
+            } else if (code < 0 || code >= 500) {
+                /* IS-04: fail over to the next registry and only heartbeat
+                 * there (registries of one plant share their data); its 404
+                 * says when to register again. With one registry, keep
+                 * heartbeating it until it answers. */
+                n->status.registry_errors++;
+                nmos_logf(n, "heartbeat to %s: %s", registry,
+                          code < 0 ? "no answer" : "server error");
+                if (!n->cfg.registry_url) {
+                    nmos_dnssd_registry_failed(n, registry);
+                    registry[0] = 0;
+                    next_hb = nmos_tai_now_ns();
+                }
             } else {
                 registered = 0;
                 n->status.registered = 0;
-                if (code == 404) {
-                    n->status.heartbeat_404++;
-                    nmos_logf(n, "%s has forgotten the node: registering again", registry);
-                } else {
-                    n->status.registry_errors++;
-                    nmos_logf(n, "heartbeat to %s: %s", registry, code < 0 ? "no answer" : "refused");
-                    if (code < 0 && !n->cfg.registry_url) {
-                        nmos_dnssd_registry_failed(n, registry);
-                        registry[0] = 0;
-                    }
-                }
+                n->status.registry_errors++;
+                nmos_logf(n, "heartbeat to %s refused (%ld): registering again", registry, code);
             }
             continue;
         }
