@@ -700,7 +700,12 @@ static void test_registration(void)
     pthread_mutex_unlock(&r.mu);
     CHECK(fake_wait(&r, &r.posts_node, 2, 5000), "not registered again after a 404");
     nmos_status st;
-    nmos_node_status(f.node, &st);
+    for (int t = 0; t < 250; t++) { /* the node POSTs its other resources after the node */
+        nmos_node_status(f.node, &st);
+        if (st.registrations >= 2)
+            break;
+        sleep_ms(20);
+    }
     CHECK(st.heartbeat_404 == 1 && st.registrations == 2, "status: 404s %llu registrations %llu",
           (unsigned long long)st.heartbeat_404, (unsigned long long)st.registrations);
 
