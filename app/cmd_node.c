@@ -242,7 +242,9 @@ int cmd_node(int argc, char **argv)
             nmos_status st;
             nmos_node_status(node, &st);
             fprintf(stderr, "node: %s%s; heartbeats %llu; activations %llu",
-                    st.registered ? "registered with " : "not registered",
+                    st.registered         ? "registered with "
+                    : a.nc.registry_url || a.nc.discover ? "not registered yet"
+                                                         : "no registry",
                     st.registered ? st.registry : "", (unsigned long long)st.heartbeats,
                     (unsigned long long)st.activations);
             for (unsigned i = 0; i < a.nc.receivers; i++) {
