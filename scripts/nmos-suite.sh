@@ -14,9 +14,11 @@
 #   PYDEPS_DIR   put on PYTHONPATH: Python packages Debian lacks (ramlfications
 #                0.1.9, jsonref, xeger; Crypto -> Debian's Cryptodome)
 # Environment: HOST (default 127.0.0.1), PORT (default 18480), PYTHON (default
-# /usr/bin/python3, Debian's, with the python3-* packages), DNS_SD=1 to keep
-# the suite's DNS-SD on (needs multicast on the interface of HOST; off by
-# default: the registration tests are then reported as disabled).
+# /usr/bin/python3, Debian's, with the python3-* packages), DNS_SD (default
+# 1: the suite advertises its mock registries by mDNS and the node finds them
+# with --discover, through avahi-daemon, which must run with dbus, on a host
+# with a multicast interface; 0: no DNS-SD, and the registration tests fail
+# for want of a registry).
 # Nothing here needs the network: the suite's spec clones are made from SPECS_DIR.
 set -euo pipefail
 
@@ -66,7 +68,7 @@ pickle.dump(datetime.datetime(2100, 1, 1), open('$cache/last_pull', 'wb'))"
 
 # 2. The suite's configuration (UserConfig.py is read after Config.py).
 dns_sd=False
-[ "${DNS_SD:-0}" = 1 ] && dns_sd=True
+[ "${DNS_SD:-1}" = 1 ] && dns_sd=True
 cat >"$testing/nmostesting/UserConfig.py" <<EOF
 # Written by xsflow's scripts/nmos-suite.sh.
 from . import Config as CONFIG
@@ -86,7 +88,7 @@ vector=$(dirname "$0")/../vectors/xs/seq_5f_422_10b.jxs
     --sdp "$work/sender.sdp" -q
 node_args=(--host "$host" --port "$port" --receivers 2 --sender "$work/sender.sdp" --cpu
            --threads 1 --seed nmos-suite)
-[ "${DNS_SD:-0}" = 1 ] && node_args+=(--discover)
+[ "${DNS_SD:-1}" = 1 ] && node_args+=(--discover)
 "$xsflow" node "${node_args[@]}" >"$out/node.out" 2>"$out/node.err" &
 node_pid=$!
 for _ in $(seq 50); do
