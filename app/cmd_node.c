@@ -37,6 +37,9 @@ static void usage(FILE *f)
             "  --receivers N         decoding slots, one receiver each (default 4, at most %d)\n"
             "  --sender FILE.sdp     a stream this machine sends (e.g. xsflow send --sdp): a\n"
             "                        source, flow and sender; repeatable (at most %d)\n"
+            "  --send CLIP.jxs       the node sends the last --sender's stream itself: this\n"
+            "                        clip in a loop, where and when IS-05 activates it (each\n"
+            "                        frame in one burst: no ST 2110-21 pacing)\n"
             "  -o, --output OUT      where received pictures go: null (default: decode, drop),\n"
             "                        or a path with %%u for the receiver number (from 0), ending\n"
             "                        .yuv, .y4m or .jxs; each activation starts its file anew\n"
@@ -62,6 +65,7 @@ static void on_signal(int sig)
 typedef struct node_args {
     nmos_config nc;
     const char *sender_paths[NMOS_MAX_SENDERS];
+    const char *clip_paths[NMOS_MAX_SENDERS];
     const char *output;
     pl_config pl;
     double duration;
@@ -114,6 +118,14 @@ static int parse_args(int argc, char **argv, node_args *a)
                 return 2;
             }
             a->sender_paths[a->nc.nsenders++] = v;
+        } else if (!strcmp(arg, "--send")) {
+            VALUE();
+            if (!a->nc.nsenders || a->clip_paths[a->nc.nsenders - 1]) {
+                cli_error(arg, "give the stream's --sender FILE.sdp first (one clip each)");
+                return 2;
+            }
+            a->clip_paths[a->nc.nsenders - 1] = v;
+            a->nc.senders[a->nc.nsenders - 1].controlled = 1;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
             VALUE();
             a->output = v;
@@ -209,7 +221,23 @@ int cmd_node(int argc, char **argv)
         cli_error("-o", "%s", err.msg);
         goto out;
     }
+    for (unsigned i = 0; i < a.nc.nsenders; i++) {
+        if (!a.clip_paths[i])
+            continue;
+        uint8_t *clip;
+        size_t len;
+        xsf_status st = imgio_read_file(a.clip_paths[i], &clip, &len, &err);
+        if (st == XSF_OK) {
+            st = nmos_service_add_clip(svc, i, clip, len, &err);
+            free(clip);
+        }
+        if (st != XSF_OK) {
+            cli_error(a.clip_paths[i], "%s", err.msg);
+            goto out;
+        }
+    }
     a.nc.activate = nmos_service_activate;
+    a.nc.activate_sender = nmos_service_activate_sender;
     a.nc.activate_ctx = svc;
     if (nmos_node_create(&node, &a.nc, &err) != XSF_OK) {
         cli_error("node", "%s", err.msg);
@@ -220,7 +248,8 @@ int cmd_node(int argc, char **argv)
     for (unsigned i = 0; i < a.nc.receivers; i++)
         printf("receiver %u %s\n", i, nmos_node_receiver_id(node, i));
     for (unsigned i = 0; i < a.nc.nsenders; i++)
-        printf("sender %u %s (%s)\n", i, nmos_node_sender_id(node, i), a.sender_paths[i]);
+        printf("sender %u %s (%s%s%s)\n", i, nmos_node_sender_id(node, i), a.sender_paths[i],
+               a.clip_paths[i] ? ", sends " : "", a.clip_paths[i] ? a.clip_paths[i] : "");
     fflush(stdout);
 
     struct sigaction sa;

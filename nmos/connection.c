@@ -52,7 +52,7 @@ void nmos_connection_init(nmos_node *n, nmos_port *p)
     cJSON *tp = cJSON_CreateObject();
     if (p->sender) {
         cJSON_AddNullToObject(s, "receiver_id");
-        cJSON_AddBoolToObject(s, "master_enable", 1);
+        cJSON_AddBoolToObject(s, "master_enable", !p->controlled);
         for (int i = 0; i < 4; i++)
             cJSON_AddStringToObject(tp, tx_params[i], "auto");
     } else {
@@ -341,6 +341,30 @@ static int activate(nmos_node *n, nmos_port *p, const char *mode, const char *re
         }
         nmos_logf(n, "receiver %u: %s %s:%u (%s)", p->index, a.enable ? "receiving" : "stopped",
                   a.multicast_ip[0] ? a.multicast_ip : a.interface_ip, a.destination_port, mode);
+    } else if (p->sender && p->controlled && n->cfg.activate_sender) {
+        nmos_sender_activation a;
+        memset(&a, 0, sizeof a);
+        a.sender = p->index;
+        a.sender_id = p->id;
+        a.sdp = &p->sdp_parsed;
+        const cJSON *l = leg(na);
+        a.enable = cJSON_IsTrue(cJSON_GetObjectItem(na, "master_enable")) &&
+                   cJSON_IsTrue(cJSON_GetObjectItem(l, "rtp_enabled"));
+        copy_ip(a.source_ip, sizeof a.source_ip, cJSON_GetObjectItem(l, "source_ip"));
+        copy_ip(a.destination_ip, sizeof a.destination_ip, cJSON_GetObjectItem(l, "destination_ip"));
+        const cJSON *sp = cJSON_GetObjectItem(l, "source_port");
+        const cJSON *dp = cJSON_GetObjectItem(l, "destination_port");
+        a.source_port = cJSON_IsNumber(sp) ? (unsigned)sp->valueint : 0;
+        a.destination_port = cJSON_IsNumber(dp) ? (unsigned)dp->valueint : 0;
+        xsf_error e;
+        xsf_error_clear(&e);
+        if (n->cfg.activate_sender(n->cfg.activate_ctx, &a, &e) != XSF_OK) {
+            cJSON_Delete(na);
+            nmos_logf(n, "sender %u: activation refused: %s", p->index, e.msg);
+            return snprintf(why, cap, "the sender refused: %s", e.msg), -1;
+        }
+        nmos_logf(n, "sender %u: %s %s:%u (%s)", p->index, a.enable ? "sending to" : "stopped",
+                  a.destination_ip, a.destination_port, mode);
     } else if (p->sender) {
         nmos_logf(n, "sender %u: active parameters changed (%s)", p->index, mode);
     }

@@ -59,9 +59,27 @@ typedef struct nmos_activation {
 
 typedef xsf_status (*nmos_activate_fn)(void *ctx, const nmos_activation *a, xsf_error *err);
 
+/* A sender's connection as IS-05 activated it (senders the node controls). */
+typedef struct nmos_sender_activation {
+    unsigned sender;       /* index, 0 .. nsenders-1 */
+    const char *sender_id;
+    int enable;            /* master_enable and rtp_enabled: 0 stops sending */
+    char source_ip[64], destination_ip[64];
+    unsigned source_port, destination_port;
+    const rtp_sdp *sdp;    /* the sender's SDP as configured */
+} nmos_sender_activation;
+
+typedef xsf_status (*nmos_activate_sender_fn)(void *ctx, const nmos_sender_activation *a,
+                                              xsf_error *err);
+
 typedef struct nmos_sender_config {
     const char *label;
     const char *sdp; /* the stream's session description (RFC 9134): its flow and transport */
+    /* 1: the node sends this stream itself: an activation calls
+     * activate_sender, and it sends nothing until a controller enables it.
+     * 0: another program sends it (e.g. xsflow send): advertised as active,
+     * activations change only what is advertised. */
+    int controlled;
 } nmos_sender_config;
 
 typedef struct nmos_config {
@@ -81,7 +99,8 @@ typedef struct nmos_config {
     int p2p;              /* advertise _nmos-node._tcp (peer-to-peer, no registry needed) */
     double heartbeat_s;   /* 0: 5 s (IS-04's default) */
     nmos_activate_fn activate;
-    void *activate_ctx;
+    nmos_activate_sender_fn activate_sender; /* for controlled senders; may be NULL */
+    void *activate_ctx;                      /* of both */
 } nmos_config;
 
 typedef struct nmos_node nmos_node;
@@ -149,6 +168,24 @@ typedef struct nmos_stream_info {
     char source[80];          /* "239.1.1.1:5004" */
 } nmos_stream_info;
 void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *info);
+
+/* Senders the service sends itself: a clip (.jxs codestreams, as in a
+ * file; copied) sent in a loop to the activated destination, each frame's
+ * packets in one burst at its time (rtp_send_clip: no ST 2110-21 pacing),
+ * RTP sequence numbers and timestamps running on across loops. The SDP's
+ * payload type and frame rate are used. */
+xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip,
+                                 size_t len, xsf_error *err);
+/* The nmos_activate_sender_fn (the service as ctx). */
+xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
+                                        xsf_error *err);
+typedef struct nmos_sender_info {
+    int running;
+    uint64_t activations;
+    uint64_t frames, packets; /* sent by the current (or last) activation */
+    char destination[80];
+} nmos_sender_info;
+void nmos_service_sender(nmos_service *s, unsigned sender, nmos_sender_info *info);
 /* Stops every stream, then frees. */
 void nmos_service_destroy(nmos_service *s);
 

@@ -27,6 +27,7 @@ typedef struct nmos_port {
     char *sdp;                      /* senders: the configured SDP; receivers: the active one */
     rtp_sdp sdp_parsed;             /* senders: their SDP read */
     int dirty;                      /* changed since it was last sent to the registry */
+    int controlled;                 /* senders: the node sends it (activate_sender) */
 } nmos_port;
 
 typedef struct nmos_dnssd nmos_dnssd;

@@ -255,6 +255,7 @@ xsf_status nmos_node_create(nmos_node **out, const nmos_config *cfg, xsf_error *
     for (unsigned i = 0; i < n->ntx && st == XSF_OK; i++) {
         nmos_port *p = &n->tx[i];
         p->sender = 1;
+        p->controlled = cfg->senders[i].controlled;
         p->index = i;
         name_uuid(seed, "sender", i, p->id);
         name_uuid(seed, "flow", i, p->flow_id);

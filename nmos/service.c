@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "nmos.h"
 
@@ -21,8 +23,21 @@ typedef struct svc_stream {
     nmos_stream_info info;
 } svc_stream;
 
+typedef struct svc_sender {
+    nmos_service *owner;
+    uint8_t *clip;
+    size_t len;
+    pthread_t thread;
+    int running;
+    atomic_int stop; /* asks the sending thread to end after its pass */
+    rtp_udp *sock;
+    rtp_send_clip_config cfg;
+    nmos_sender_info info; /* frames and packets: written by the thread under the service's lock */
+} svc_sender;
+
 struct nmos_service {
     nmos_service_config cfg;
+    svc_sender tx[NMOS_MAX_SENDERS];
     char output[512];
     pl_write_kind kind;
     imgio_format format;
@@ -64,6 +79,8 @@ xsf_status nmos_service_create(nmos_service **out, const nmos_service_config *cf
         snprintf(s->output, sizeof s->output, "%s", o);
     }
     pthread_mutex_init(&s->mu, NULL);
+    for (unsigned i = 0; i < NMOS_MAX_SENDERS; i++)
+        s->tx[i].owner = s;
     *out = s;
     return XSF_OK;
 }
@@ -207,10 +224,128 @@ void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *i
     pthread_mutex_unlock(&s->mu);
 }
 
+/* ---- senders ---- */
+
+xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip,
+                                 size_t len, xsf_error *err)
+{
+    if (sender >= NMOS_MAX_SENDERS)
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u out of range", sender);
+    if (!len)
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u: an empty clip", sender);
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a %zu-byte clip", len);
+    memcpy(copy, clip, len);
+    pthread_mutex_lock(&s->mu);
+    free(s->tx[sender].clip);
+    s->tx[sender].clip = copy;
+    s->tx[sender].len = len;
+    pthread_mutex_unlock(&s->mu);
+    return XSF_OK;
+}
+
+static void *sender_main(void *arg)
+{
+    svc_sender *t = arg;
+    nmos_service *s = t->owner;
+    const unsigned num = t->cfg.fps_num, den = t->cfg.fps_den;
+    while (!t->stop) {
+        rtp_send_clip_result res;
+        xsf_error err;
+        if (rtp_send_clip(t->sock, &t->cfg, t->clip, t->len, &res, &err) != XSF_OK)
+            break;
+        /* The next pass goes on where this one ended: sequence numbers,
+         * timestamps, and one frame time after its last frame. */
+        t->cfg.packetizer.first_seq = (uint16_t)(t->cfg.packetizer.first_seq + res.packets);
+        t->cfg.first_timestamp = rtp_frame_timestamp(t->cfg.first_timestamp, res.frames, num, den);
+        pthread_mutex_lock(&s->mu);
+        t->info.frames += res.frames;
+        t->info.packets += res.packets;
+        pthread_mutex_unlock(&s->mu);
+        const uint64_t frame_ns = (uint64_t)1000000000u * den / num;
+        struct timespec ts = {(time_t)(frame_ns / 1000000000u), (long)(frame_ns % 1000000000u)};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+static void stop_sender(svc_sender *t)
+{
+    if (!t->running)
+        return;
+    t->stop = 1;
+    pthread_join(t->thread, NULL);
+    rtp_udp_close(t->sock);
+    t->sock = NULL;
+    t->running = 0;
+    t->info.running = 0;
+}
+
+xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
+                                        xsf_error *err)
+{
+    nmos_service *s = service;
+    if (a->sender >= NMOS_MAX_SENDERS)
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u out of range", a->sender);
+    pthread_mutex_lock(&s->mu);
+    svc_sender *t = &s->tx[a->sender];
+    pthread_mutex_unlock(&s->mu);
+    stop_sender(t); /* not under the lock: the thread takes it */
+    if (!a->enable)
+        return XSF_OK;
+    if (!t->clip)
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u has nothing to send", a->sender);
+    rtp_addr to;
+    if (rtp_addr_parse(a->destination_ip, 0, &to, err) != XSF_OK)
+        return XSF_ERR_ARG;
+    to.port = (uint16_t)a->destination_port;
+    rtp_udp_config uc;
+    memset(&uc, 0, sizeof uc);
+    xsf_status st = rtp_udp_open_sender(&t->sock, &to, &uc, err);
+    if (st != XSF_OK)
+        return st;
+    memset(&t->cfg, 0, sizeof t->cfg);
+    t->cfg.packetizer.payload_type = (uint8_t)(a->sdp && a->sdp->payload_type ? a->sdp->payload_type : 112);
+    t->cfg.packetizer.ssrc = 0x58534e30u + a->sender; /* "XSN0" + index */
+    t->cfg.packetizer.boxes = 1;
+    t->cfg.fps_num = a->sdp && a->sdp->rate_num ? a->sdp->rate_num : 25;
+    t->cfg.fps_den = a->sdp && a->sdp->rate_num ? a->sdp->rate_den : 1;
+    t->cfg.loops = 1;
+    t->stop = 0;
+    pthread_mutex_lock(&s->mu);
+    t->info.frames = t->info.packets = 0;
+    t->info.activations++;
+    rtp_addr_format(&to, 1, t->info.destination, sizeof t->info.destination);
+    pthread_mutex_unlock(&s->mu);
+    if (pthread_create(&t->thread, NULL, sender_main, t)) {
+        rtp_udp_close(t->sock);
+        t->sock = NULL;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the sending thread");
+    }
+    t->running = 1;
+    t->info.running = 1;
+    return XSF_OK;
+}
+
+void nmos_service_sender(nmos_service *s, unsigned sender, nmos_sender_info *info)
+{
+    memset(info, 0, sizeof *info);
+    if (sender >= NMOS_MAX_SENDERS)
+        return;
+    pthread_mutex_lock(&s->mu);
+    *info = s->tx[sender].info;
+    pthread_mutex_unlock(&s->mu);
+}
+
 void nmos_service_destroy(nmos_service *s)
 {
     if (!s)
         return;
+    for (unsigned i = 0; i < NMOS_MAX_SENDERS; i++) {
+        stop_sender(&s->tx[i]);
+        free(s->tx[i].clip);
+    }
     pthread_mutex_lock(&s->mu);
     for (unsigned i = 0; i < NMOS_MAX_RECEIVERS; i++)
         stop(s, &s->s[i]);

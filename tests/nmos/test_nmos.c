@@ -12,6 +12,8 @@
  *      resources in order, heartbeats, re-registration after a 404 on a
  *      heartbeat and after the registry restarts, updates on activation,
  *      DELETE on the way out
+ *   5. a sender the node sends itself, activated through IS-05, its
+ *      transport file handed to a receiver: pictures arrive; stopped
  *
  * usage: test_nmos VECTOR_DIR XSFLOW */
 #define _GNU_SOURCE
@@ -261,7 +263,7 @@ typedef struct fixture {
     char *tx_sdp;
 } fixture;
 
-static int fixture_open(fixture *f, const char *registry, double heartbeat_s)
+static int fixture_open_ex(fixture *f, const char *registry, double heartbeat_s, int controlled)
 {
     memset(f, 0, sizeof *f);
     xsf_error err;
@@ -285,14 +287,31 @@ static int fixture_open(fixture *f, const char *registry, double heartbeat_s)
     nc.receivers = 3;
     nc.senders[0].sdp = f->tx_sdp;
     nc.senders[0].label = "clip";
+    nc.senders[0].controlled = controlled;
     nc.nsenders = 1;
+    if (controlled) {
+        uint8_t *data;
+        size_t len;
+        if (imgio_read_file(clip, &data, &len, &err) != XSF_OK)
+            return fprintf(stderr, "%s: %s\n", clip, err.msg), -1;
+        const xsf_status st = nmos_service_add_clip(f->svc, 0, data, len, &err);
+        free(data);
+        if (st != XSF_OK)
+            return fprintf(stderr, "add_clip: %s\n", err.msg), -1;
+    }
     nc.registry_url = registry;
     nc.heartbeat_s = heartbeat_s;
     nc.activate = nmos_service_activate;
+    nc.activate_sender = nmos_service_activate_sender;
     nc.activate_ctx = f->svc;
     if (nmos_node_create(&f->node, &nc, &err) != XSF_OK)
         return fprintf(stderr, "node: %s\n", err.msg), -1;
     return 0;
+}
+
+static int fixture_open(fixture *f, const char *registry, double heartbeat_s)
+{
+    return fixture_open_ex(f, registry, heartbeat_s, 0);
 }
 
 static void fixture_close(fixture *f)
@@ -538,6 +557,72 @@ static void test_connection(void)
     fixture_close(&f);
 }
 
+/* 5. A sender the node sends itself, connected through IS-05 to one of its
+ * own receivers: the controller reads the sender's transport file after
+ * activating it and hands it to the receiver. */
+static void test_sender(void)
+{
+    fixture f;
+    CHECK(fixture_open_ex(&f, NULL, 0, 1) == 0, "fixture");
+    if (!f.node)
+        return;
+    nmos_node *n = f.node;
+    char path[256], url[320];
+    long code;
+    snprintf(path, sizeof path, "/x-nmos/connection/v1.1/single/senders/%s/active",
+             nmos_node_sender_id(n, 0));
+    cJSON *j = get(n, path, &code);
+    CHECK(code == 200 && cJSON_IsFalse(cJSON_GetObjectItem(j, "master_enable")),
+          "a controlled sender starts disabled");
+    cJSON_Delete(j);
+    const unsigned port = free_udp_port();
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"master_enable\": true, \"transport_params\": [{\"destination_ip\": "
+             "\"127.0.0.1\", \"destination_port\": %u}], \"activation\": {\"mode\": "
+             "\"activate_immediate\"}}",
+             port);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    CHECK(http("PATCH", url, body, &j, NULL) == 200, "sender activation");
+    cJSON_Delete(j);
+    nmos_sender_info si;
+    nmos_service_sender(f.svc, 0, &si);
+    CHECK(si.running && si.activations == 1, "sender not running");
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char *sdp = NULL, want_m[64];
+    snprintf(want_m, sizeof want_m, "m=video %u ", port);
+    CHECK(http("GET", url, NULL, NULL, &sdp) == 200 && sdp && strstr(sdp, want_m) &&
+              strstr(sdp, "c=IN IP4 127.0.0.1"),
+          "transport file after activation: %s", sdp ? sdp : "(none)");
+    char *rx_body = connect_body(sdp ? sdp : "", "{\"mode\": \"activate_immediate\"}");
+    CHECK(patch_rx(n, 0, rx_body, &j) == 200, "receiver connected to the sender");
+    cJSON_Delete(j);
+    free(rx_body);
+    free(sdp);
+    CHECK(wait_frames(f.svc, 0, 10, 5000), "no pictures from the node's own sender");
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    CHECK(http("PATCH", url,
+               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}",
+               &j, NULL) == 200,
+          "sender off");
+    cJSON_Delete(j);
+    nmos_service_sender(f.svc, 0, &si);
+    CHECK(!si.running && si.frames >= 10, "sender: running %d, %llu frames sent", si.running,
+          (unsigned long long)si.frames);
+    nmos_stream_info a, b;
+    sleep_ms(150);
+    nmos_service_stream(f.svc, 0, &a);
+    sleep_ms(300);
+    nmos_service_stream(f.svc, 0, &b);
+    CHECK(a.frames == b.frames && b.frames <= si.frames,
+          "pictures still arrive after the sender stopped (%llu, %llu)",
+          (unsigned long long)a.frames, (unsigned long long)b.frames);
+    fixture_close(&f);
+}
+
 /* ---- 4. a fake registry ---- */
 
 typedef struct fake_registry {
@@ -757,6 +842,7 @@ int main(int argc, char **argv)
     test_node_api();
     test_connection();
     test_registration();
+    test_sender();
     curl_global_cleanup();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
