@@ -33,7 +33,7 @@ static void usage(FILE *f)
             "  --host ADDR           address to serve and advertise (default 127.0.0.1)\n"
             "  --port N              HTTP port (default 8080; 0: any free port, printed)\n"
             "  --label TEXT          the node's label (default xsflow)\n"
-            "  --seed TEXT           the ids derive from it (default: host name and port)\n"
+            "  --seed TEXT           the ids derive from it (default: host name, address, port)\n"
             "  --receivers N         decoding slots, one receiver each (default 4, at most %d)\n"
             "  --sender FILE.sdp     a stream this machine sends (e.g. xsflow send --sdp): a\n"
             "                        source, flow and sender; repeatable (at most %d)\n"

@@ -86,7 +86,7 @@ typedef struct nmos_config {
     const char *label;       /* the node's label (default "xsflow") */
     const char *host;        /* address the APIs bind and advertise (default 127.0.0.1) */
     uint16_t port;           /* 0: any free port (nmos_node_port) */
-    const char *seed;        /* ids derive from it (default "xsflow:HOSTNAME:PORT") */
+    const char *seed;        /* ids derive from it (default "xsflow:HOSTNAME:HOST:PORT") */
     unsigned receivers;      /* decoding slots, one receiver each (<= NMOS_MAX_RECEIVERS) */
     nmos_sender_config senders[NMOS_MAX_SENDERS];
     unsigned nsenders;

@@ -235,7 +235,7 @@ xsf_status nmos_node_create(nmos_node **out, const nmos_config *cfg, xsf_error *
     if (cfg->seed)
         snprintf(seed, sizeof seed, "%s", cfg->seed);
     else
-        snprintf(seed, sizeof seed, "xsflow:%s:%u", n->hostname, n->port);
+        snprintf(seed, sizeof seed, "xsflow:%s:%s:%u", n->hostname, n->host, n->port);
 
     pthread_mutex_lock(&n->mu);
     name_uuid(seed, "node", 0, n->node_id);

@@ -94,12 +94,14 @@ static void stop(nmos_service *s, svc_stream *st)
     xsf_error_clear(&err);
     pl_rtp_source_stop(st->src);
     pl_rtp_source_join(st->src, &err);
-    pl_stream_stats ps;
-    pl_stream_stats_get(s->cfg.pipeline, st->sid, &ps);
     rtp_stats r;
     uint64_t kd;
     pl_rtp_source_stats(st->src, &r, &kd);
-    pl_stream_remove(s->cfg.pipeline, st->sid); /* every frame delivered and given back */
+    /* The source first: its depacketizer holds a frame until destroyed. */
+    pl_rtp_source_destroy(st->src);
+    st->src = NULL;
+    pl_stream_stats ps;
+    pl_stream_remove(s->cfg.pipeline, st->sid, &ps); /* every frame delivered and given back */
     st->info.frames = ps.delivered;
     st->info.packets = r.packets;
     if (st->w) {
@@ -108,8 +110,6 @@ static void stop(nmos_service *s, svc_stream *st)
         pl_writer_close(st->w, &err);
         st->w = NULL;
     }
-    pl_rtp_source_destroy(st->src);
-    st->src = NULL;
     st->running = 0;
     st->info.running = 0;
 }

@@ -881,12 +881,16 @@ void pl_stream_finish(pl_pipeline *p, int stream)
         st->sink.finish(st->sink.ctx);
 }
 
-void pl_stream_remove(pl_pipeline *p, int stream)
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
 {
+    if (final)
+        memset(final, 0, sizeof *final);
     if (stream < 0 || stream >= PL_MAX_STREAMS || p->streams[stream].used != 1)
         return;
     pl_stream *st = &p->streams[stream];
     pl_stream_finish(p, stream);
+    if (final)
+        pl_stream_stats_get(p, stream, final);
     pthread_mutex_lock(&p->mu);
     /* Every frame back in the pool: the sink may still hold some. */
     for (;;) {

@@ -170,15 +170,6 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *stream
  * delivered or dropped, then calls the sink's finish(). */
 void pl_stream_finish(pl_pipeline *p, int stream);
 
-/* Takes a stream out of a running pipeline, leaving the others alone: its
- * source must have stopped submitting (e.g. pl_rtp_source_join). Blocks
- * until every frame submitted has been delivered or dropped and the sink
- * has released every frame, calls the sink's finish(), frees the stream's
- * frames; its id is then free for pl_stream_add (at most PL_MAX_STREAMS
- * streams at once, any number over a pipeline's life). Its statistics are
- * gone: read them before. Unknown or removed ids are ignored. */
-void pl_stream_remove(pl_pipeline *p, int stream);
-
 /* A free frame of `stream` whose buffer holds at least min_bytes (NULL: see
  * the backpressure policy; with PL_BLOCK it waits). Its times, index and
  * fields are reset. */
@@ -219,6 +210,17 @@ typedef struct pl_stream_stats {
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
+
+/* Takes a stream out of a running pipeline, leaving the others alone: its
+ * source must be done with it (pl_rtp_source_destroy: an RTP source's
+ * depacketizer holds a frame until then; pl_jxs_source_run returned). Blocks
+ * until every frame submitted has been delivered or dropped and the sink
+ * has released every frame, calls the sink's finish(), frees the stream's
+ * frames; its id is then free for pl_stream_add (at most PL_MAX_STREAMS
+ * streams at once, any number over a pipeline's life). `final` (may be
+ * NULL) gets its statistics once every frame has left; after this they are
+ * gone. Unknown or removed ids are ignored. */
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
 
 /* ------------------------------------------------------------------ */
 /* Sinks                                                                */

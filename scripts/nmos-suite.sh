@@ -80,13 +80,14 @@ CONFIG.PORT_BASE = 25000
 CONFIG.WEBSOCKET_PORT_BASE = 26000
 EOF
 
-# 3. The node: two receivers and a sender described by `xsflow send`'s SDP.
+# 3. The node: two receivers and a sender it sends itself (the clip of the
+#    SDP `xsflow send` writes), started and moved by the suite through IS-05.
 work=$(mktemp -d)
 trap 'kill "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 vector=$(dirname "$0")/../vectors/xs/seq_5f_422_10b.jxs
 "$xsflow" send "$vector" --pcap "$work/s.pcap" --to 233.252.0.1:5004 --source "$host" \
     --sdp "$work/sender.sdp" -q
-node_args=(--host "$host" --port "$port" --receivers 2 --sender "$work/sender.sdp" --cpu
+node_args=(--host "$host" --port "$port" --receivers 2 --sender "$work/sender.sdp" --send "$vector" --cpu
            --threads 1 --seed nmos-suite)
 [ "${DNS_SD:-1}" = 1 ] && node_args+=(--discover)
 "$xsflow" node "${node_args[@]}" >"$out/node.out" 2>"$out/node.err" &

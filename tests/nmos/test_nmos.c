@@ -182,6 +182,56 @@ static int send_clip(unsigned port, unsigned loops)
     return run(argv);
 }
 
+/* The first half of the packets of the clip's first frame, to 127.0.0.1:port
+ * (a frame left half assembled). */
+typedef struct half {
+    int sock;
+    struct sockaddr_in to;
+    size_t sent, limit;
+} half;
+
+static int send_half_cb(void *ctx, const uint8_t *pkt, size_t len, int last)
+{
+    (void)last;
+    half *h = ctx;
+    if (h->sent < h->limit)
+        sendto(h->sock, pkt, len, 0, (struct sockaddr *)&h->to, sizeof h->to);
+    h->sent++;
+    return 0;
+}
+
+static int send_half_frame(unsigned port)
+{
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    if (imgio_read_file(clip, &data, &len, &err) != XSF_OK)
+        return -1;
+    xs_layout layout;
+    memset(&layout, 0, sizeof layout);
+    int rc = -1;
+    rtp_packetizer *pk = NULL;
+    rtp_packetizer_config pc = {.payload_type = 112, .ssrc = 0x48414c46u, .first_seq = 100,
+                                .boxes = 1};
+    half h = {.sock = socket(AF_INET, SOCK_DGRAM, 0)};
+    h.to.sin_family = AF_INET;
+    h.to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    h.to.sin_port = htons((uint16_t)port);
+    size_t npk;
+    if (xs_scan_layout(data, len, &layout, &err) == XSF_OK &&
+        rtp_packetizer_create(&pk, &pc, &err) == XSF_OK &&
+        rtp_packetize_count(pk, data, layout.codestream_bytes, &npk, &err) == XSF_OK && npk > 1) {
+        h.limit = npk / 2;
+        rc = rtp_packetize(pk, data, layout.codestream_bytes, 1000, 0, RTP_JXS_PROGRESSIVE,
+                           send_half_cb, &h, &err) == XSF_OK ? 0 : -1;
+    }
+    rtp_packetizer_destroy(pk);
+    xs_layout_free(&layout);
+    close(h.sock);
+    free(data);
+    return rc;
+}
+
 /* The C decoder's MD5 of the clip in .yuv layout, `loops` times over. */
 static int reference_md5(unsigned loops, char hex[33], unsigned *frames)
 {
@@ -550,10 +600,32 @@ static void test_connection(void)
     CHECK(info.frames == frames10 && !strcmp(info.md5, hex10),
           "receiver 1 (undisturbed): %llu frames of %u, MD5 %s (C decoder %s)",
           (unsigned long long)info.frames, frames10, info.md5, hex10);
+    /* A receiver stopped with a frame half assembled (its depacketizer holds
+     * a pipeline frame until the source is destroyed): stops at once. */
+    const unsigned port4 = free_udp_port();
+    char *sdp4 = sender_sdp(port4);
+    body = connect_body(sdp4, "{\"mode\": \"activate_immediate\"}");
+    CHECK(patch_rx(n, 2, body, &a) == 200, "receiver 2 on again");
+    cJSON_Delete(a);
+    free(body);
+    CHECK(send_half_frame(port4) == 0, "half a frame");
+    sleep_ms(100);
+    const uint64_t t0 = pl_now_ns();
+    CHECK(patch_rx(n, 2, "{\"master_enable\": false, \"activation\": {\"mode\": "
+                         "\"activate_immediate\"}}",
+                   &a) == 200,
+          "receiver 2 off with half a frame");
+    cJSON_Delete(a);
+    CHECK(pl_now_ns() - t0 < 2000000000u, "stopping it took %.1f s",
+          (double)(pl_now_ns() - t0) / 1e9);
+    nmos_service_stream(f.svc, 2, &info);
+    CHECK(!info.running && info.packets >= 4, "receiver 2: running %d, %llu packets", info.running,
+          (unsigned long long)info.packets);
     free(sdp0);
     free(sdp1);
     free(sdp2);
     free(sdp3);
+    free(sdp4);
     fixture_close(&f);
 }
 
@@ -599,9 +671,22 @@ static void test_sender(void)
     char *rx_body = connect_body(sdp ? sdp : "", "{\"mode\": \"activate_immediate\"}");
     CHECK(patch_rx(n, 0, rx_body, &j) == 200, "receiver connected to the sender");
     cJSON_Delete(j);
+    CHECK(wait_frames(f.svc, 0, 10, 5000), "no pictures from the node's own sender");
+    /* Stopped in the middle of the stream (a frame half assembled), then
+     * connected again: both quickly. */
+    const uint64_t t0 = pl_now_ns();
+    CHECK(patch_rx(n, 0, "{\"master_enable\": false, \"activation\": {\"mode\": "
+                         "\"activate_immediate\"}}",
+                   &j) == 200,
+          "receiver off mid-stream");
+    cJSON_Delete(j);
+    CHECK(pl_now_ns() - t0 < 2000000000u, "stopping a receiver mid-stream took %.1f s",
+          (double)(pl_now_ns() - t0) / 1e9);
+    CHECK(patch_rx(n, 0, rx_body, &j) == 200, "receiver connected again");
+    cJSON_Delete(j);
+    CHECK(wait_frames(f.svc, 0, 10, 5000), "no pictures after connecting again");
     free(rx_body);
     free(sdp);
-    CHECK(wait_frames(f.svc, 0, 10, 5000), "no pictures from the node's own sender");
     snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
              nmos_node_url(n), nmos_node_sender_id(n, 0));
     CHECK(http("PATCH", url,
