@@ -271,7 +271,7 @@ int cmd_node(int argc, char **argv)
             nmos_status st;
             nmos_node_status(node, &st);
             fprintf(stderr, "node: %s%s; heartbeats %llu; activations %llu",
-                    st.registered         ? "registered with "
+                    st.registered                        ? "registered with "
                     : a.nc.registry_url || a.nc.discover ? "not registered yet"
                                                          : "no registry",
                     st.registered ? st.registry : "", (unsigned long long)st.heartbeats,

@@ -1,9 +1,9 @@
 /* IS-05 v1.1 Connection API: per sender and receiver a staged and an
  * active set of parameters (one RTP leg each), immediate and scheduled
  * activation, transport files (SDP) in (receivers) and out (senders); the
- * bulk endpoints apply several PATCHes in one request. The caller holds the
- * node's lock throughout; a receiver's activation calls the service's
- * activate() under it. */
+ * bulk endpoints (connection_api.c) apply several PATCHes in one request.
+ * The caller holds the node's lock throughout; an activation calls the
+ * service's activate() or activate_sender() under it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,7 +88,7 @@ void nmos_connection_init(nmos_node *n, nmos_port *p)
     }
 }
 
-static nmos_port *find_port(nmos_node *n, int sender, const char *id)
+nmos_port *nmos_find_port(nmos_node *n, int sender, const char *id)
 {
     nmos_port *ports = sender ? n->tx : n->rx;
     const unsigned count = sender ? n->ntx : n->nrx;
@@ -98,7 +98,7 @@ static nmos_port *find_port(nmos_node *n, int sender, const char *id)
     return NULL;
 }
 
-static cJSON *constraints(nmos_node *n, const nmos_port *p)
+cJSON *nmos_constraints(nmos_node *n, const nmos_port *p)
 {
     cJSON *arr = cJSON_CreateArray();
     cJSON *c = cJSON_CreateObject();
@@ -186,19 +186,22 @@ static int check_patch(nmos_node *n, const nmos_port *p, const cJSON *b, char *w
             {
                 if (!strcmp(a->string, "mode")) {
                     if (!cJSON_IsNull(a) &&
-                        !(cJSON_IsString(a) && (!strcmp(a->valuestring, "activate_immediate") ||
-                                                !strcmp(a->valuestring, "activate_scheduled_absolute") ||
-                                                !strcmp(a->valuestring, "activate_scheduled_relative"))))
-                        return snprintf(why, cap, "activation.mode: expected null, "
-                                                  "activate_immediate, activate_scheduled_absolute "
-                                                  "or activate_scheduled_relative"),
+                        !(cJSON_IsString(a) &&
+                          (!strcmp(a->valuestring, "activate_immediate") ||
+                           !strcmp(a->valuestring, "activate_scheduled_absolute") ||
+                           !strcmp(a->valuestring, "activate_scheduled_relative"))))
+                        return snprintf(why, cap,
+                                        "activation.mode: expected null, "
+                                        "activate_immediate, activate_scheduled_absolute "
+                                        "or activate_scheduled_relative"),
                                -1;
                 } else if (!strcmp(a->string, "requested_time")) {
                     uint64_t t;
                     if (!cJSON_IsNull(a) &&
                         !(cJSON_IsString(a) && nmos_parse_time(a->valuestring, &t) == 0))
-                        return snprintf(why, cap, "activation.requested_time: expected "
-                                                  "\"seconds:nanoseconds\" or null"),
+                        return snprintf(why, cap,
+                                        "activation.requested_time: expected "
+                                        "\"seconds:nanoseconds\" or null"),
                                -1;
                 } else {
                     return snprintf(why, cap, "activation: unknown member '%s'", a->string), -1;
@@ -219,10 +222,9 @@ static int check_patch(nmos_node *n, const nmos_port *p, const cJSON *b, char *w
             }
             const cJSON *data = cJSON_GetObjectItem(it, "data");
             const cJSON *type = cJSON_GetObjectItem(it, "type");
-            if (cJSON_IsString(data) && !(cJSON_IsString(type) &&
-                                          !strcmp(type->valuestring, "application/sdp")))
-                return snprintf(why, cap, "transport_file.type: only application/sdp is read"),
-                       -1;
+            if (cJSON_IsString(data) &&
+                !(cJSON_IsString(type) && !strcmp(type->valuestring, "application/sdp")))
+                return snprintf(why, cap, "transport_file.type: only application/sdp is read"), -1;
         } else if (!strcmp(k, "transport_params")) {
             if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 1)
                 return snprintf(why, cap, "transport_params: expected an array of 1 leg"), -1;
@@ -256,9 +258,9 @@ static int stage_sdp(nmos_port *p, const char *text, char *why, size_t cap)
     const int mc = rtp_addr_is_multicast(&a);
     set_item(l, "multicast_ip", mc ? cJSON_CreateString(s.dest_addr) : cJSON_CreateNull());
     set_item(l, "source_ip",
-             s.source_addr[0] ? cJSON_CreateString(s.source_addr)
+             s.source_addr[0]                             ? cJSON_CreateString(s.source_addr)
              : s.origin_addr[0] && ip_text(s.origin_addr) ? cJSON_CreateString(s.origin_addr)
-                                                            : cJSON_CreateNull());
+                                                          : cJSON_CreateNull());
     set_item(l, "destination_port", cJSON_CreateNumber(s.port));
     set_item(l, "rtp_enabled", cJSON_CreateTrue());
     return 0;
@@ -270,16 +272,19 @@ static void resolve_auto(nmos_node *n, nmos_port *p, cJSON *active)
     const cJSON *v;
     if (p->sender) {
         const rtp_sdp *d = &p->sdp_parsed;
-        if ((v = cJSON_GetObjectItem(l, "source_ip")) && cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
+        if ((v = cJSON_GetObjectItem(l, "source_ip")) && cJSON_IsString(v) &&
+            !strcmp(v->valuestring, "auto"))
             set_item(l, "source_ip", cJSON_CreateString(n->host));
-        if ((v = cJSON_GetObjectItem(l, "destination_ip")) && cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
+        if ((v = cJSON_GetObjectItem(l, "destination_ip")) && cJSON_IsString(v) &&
+            !strcmp(v->valuestring, "auto"))
             set_item(l, "destination_ip", cJSON_CreateString(d->dest_addr));
         if ((v = cJSON_GetObjectItem(l, "source_port")) && cJSON_IsString(v))
             set_item(l, "source_port", cJSON_CreateNumber(5004));
         if ((v = cJSON_GetObjectItem(l, "destination_port")) && cJSON_IsString(v))
             set_item(l, "destination_port", cJSON_CreateNumber(d->port ? d->port : 5004));
     } else {
-        if ((v = cJSON_GetObjectItem(l, "interface_ip")) && cJSON_IsString(v) && !strcmp(v->valuestring, "auto"))
+        if ((v = cJSON_GetObjectItem(l, "interface_ip")) && cJSON_IsString(v) &&
+            !strcmp(v->valuestring, "auto"))
             set_item(l, "interface_ip", cJSON_CreateString(n->host));
         if ((v = cJSON_GetObjectItem(l, "destination_port")) && cJSON_IsString(v))
             set_item(l, "destination_port", cJSON_CreateNumber(5004));
@@ -351,7 +356,8 @@ static int activate(nmos_node *n, nmos_port *p, const char *mode, const char *re
         a.enable = cJSON_IsTrue(cJSON_GetObjectItem(na, "master_enable")) &&
                    cJSON_IsTrue(cJSON_GetObjectItem(l, "rtp_enabled"));
         copy_ip(a.source_ip, sizeof a.source_ip, cJSON_GetObjectItem(l, "source_ip"));
-        copy_ip(a.destination_ip, sizeof a.destination_ip, cJSON_GetObjectItem(l, "destination_ip"));
+        copy_ip(a.destination_ip, sizeof a.destination_ip,
+                cJSON_GetObjectItem(l, "destination_ip"));
         const cJSON *sp = cJSON_GetObjectItem(l, "source_port");
         const cJSON *dp = cJSON_GetObjectItem(l, "destination_port");
         a.source_port = cJSON_IsNumber(sp) ? (unsigned)sp->valueint : 0;
@@ -381,7 +387,7 @@ static int activate(nmos_node *n, nmos_port *p, const char *mode, const char *re
 }
 
 /* A PATCH of /staged: the HTTP code and body. */
-static void patch_staged(nmos_node *n, nmos_port *p, const cJSON *b, nmos_reply *r)
+void nmos_patch_staged(nmos_node *n, nmos_port *p, const cJSON *b, nmos_reply *r)
 {
     char why[512];
     if (check_patch(n, p, b, why, sizeof why))
@@ -391,8 +397,9 @@ static void patch_staged(nmos_node *n, nmos_port *p, const cJSON *b, nmos_reply 
     const cJSON *req = cJSON_GetObjectItem(act, "requested_time");
     const int cancel = act && cJSON_IsNull(mode);
     if (p->pending && !cancel)
-        return nmos_reply_error(r, 423, "a scheduled activation is pending: cancel it first "
-                                        "(activation mode null)");
+        return nmos_reply_error(r, 423,
+                                "a scheduled activation is pending: cancel it first "
+                                "(activation mode null)");
     const char *m = cJSON_IsString(mode) ? mode->valuestring : NULL;
     uint64_t req_ns = 0;
     if (m && !strcmp(m, "activate_immediate") && cJSON_IsString(req))
@@ -438,7 +445,8 @@ static void patch_staged(nmos_node *n, nmos_port *p, const cJSON *b, nmos_reply 
         }
         /* The answer shows the activation; /staged shows it no more. */
         cJSON *shown = cJSON_Duplicate(p->staged, 1);
-        set_item(shown, "activation", cJSON_Duplicate(cJSON_GetObjectItem(p->active, "activation"), 1));
+        set_item(shown, "activation",
+                 cJSON_Duplicate(cJSON_GetObjectItem(p->active, "activation"), 1));
         cJSON_Delete(old);
         return nmos_reply_json(r, 200, shown);
     } else if (m) {
@@ -476,7 +484,8 @@ uint64_t nmos_connection_run_due(nmos_node *n)
                 const cJSON *mode = cJSON_GetObjectItem(a, "mode");
                 const cJSON *req = cJSON_GetObjectItem(a, "requested_time");
                 char mode_s[64], req_s[NMOS_VERSION_LEN];
-                snprintf(mode_s, sizeof mode_s, "%s", cJSON_IsString(mode) ? mode->valuestring : "");
+                snprintf(mode_s, sizeof mode_s, "%s",
+                         cJSON_IsString(mode) ? mode->valuestring : "");
                 snprintf(req_s, sizeof req_s, "%s", cJSON_IsString(req) ? req->valuestring : "");
                 char why[512];
                 if (activate(n, p, mode_s, req_s, now, why, sizeof why)) {
@@ -520,160 +529,4 @@ char *nmos_sender_sdp(nmos_node *n, const nmos_port *tx)
     if (out)
         rtp_sdp_write(&s, out, need);
     return out;
-}
-
-/* ---- routing ---- */
-
-static void single(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
-                   nmos_reply *r)
-{
-    /* seg: x-nmos connection v1.1 single senders|receivers [id [leaf]] */
-    const int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-    const int sender = !strcmp(seg[4], "senders");
-    if (!sender && strcmp(seg[4], "receivers"))
-        return nmos_reply_error(r, 404, "single/%s: expected senders/ or receivers/", seg[4]);
-    if (nseg == 5) {
-        if (!get)
-            return nmos_reply_error(r, 405, "%s on a list", method);
-        cJSON *a = cJSON_CreateArray();
-        const unsigned count = sender ? n->ntx : n->nrx;
-        for (unsigned i = 0; i < count; i++) {
-            char s[40];
-            snprintf(s, sizeof s, "%s/", sender ? n->tx[i].id : n->rx[i].id);
-            cJSON_AddItemToArray(a, cJSON_CreateString(s));
-        }
-        return nmos_reply_json(r, 200, a);
-    }
-    nmos_port *p = find_port(n, sender, seg[5]);
-    if (!p)
-        return nmos_reply_error(r, 404, "no %s with id '%s'", sender ? "sender" : "receiver",
-                                seg[5]);
-    if (nseg == 6) {
-        if (!get)
-            return nmos_reply_error(r, 405, "%s on a %s", method, sender ? "sender" : "receiver");
-        cJSON *a = cJSON_CreateArray();
-        cJSON_AddItemToArray(a, cJSON_CreateString("constraints/"));
-        cJSON_AddItemToArray(a, cJSON_CreateString("staged/"));
-        cJSON_AddItemToArray(a, cJSON_CreateString("active/"));
-        if (sender)
-            cJSON_AddItemToArray(a, cJSON_CreateString("transportfile/"));
-        cJSON_AddItemToArray(a, cJSON_CreateString("transporttype/"));
-        return nmos_reply_json(r, 200, a);
-    }
-    if (nseg > 7)
-        return nmos_reply_error(r, 404, "no such path");
-    const char *leaf = seg[6];
-    if (!strcmp(leaf, "staged") && !strcmp(method, "PATCH")) {
-        cJSON *b = cJSON_Parse(body);
-        if (!b)
-            return nmos_reply_error(r, 400, "the body is not JSON");
-        patch_staged(n, p, b, r);
-        cJSON_Delete(b);
-        return;
-    }
-    const int known = !strcmp(leaf, "constraints") || !strcmp(leaf, "staged") ||
-                      !strcmp(leaf, "active") || !strcmp(leaf, "transporttype") ||
-                      (sender && !strcmp(leaf, "transportfile"));
-    if (!known)
-        return nmos_reply_error(r, 404, "no '%s' on a %s", leaf, sender ? "sender" : "receiver");
-    if (!get)
-        return nmos_reply_error(r, 405, "%s on %s", method, leaf);
-    if (!strcmp(leaf, "constraints"))
-        return nmos_reply_json(r, 200, constraints(n, p));
-    if (!strcmp(leaf, "staged"))
-        return nmos_reply_json(r, 200, cJSON_Duplicate(p->staged, 1));
-    if (!strcmp(leaf, "active"))
-        return nmos_reply_json(r, 200, cJSON_Duplicate(p->active, 1));
-    if (!strcmp(leaf, "transporttype")) {
-        /* IS-05 names the base type: rtp.mcast and rtp.ucast are IS-04's subclassifications. */
-        return nmos_reply_json(r, 200, cJSON_CreateString("urn:x-nmos:transport:rtp"));
-    }
-    r->code = 200;
-    r->body = nmos_sender_sdp(n, p);
-    r->type = "application/sdp";
-    if (!r->body)
-        nmos_reply_error(r, 500, "out of memory");
-}
-
-static void bulk(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
-                 nmos_reply *r)
-{
-    const int sender = !strcmp(seg[4], "senders");
-    if ((!sender && strcmp(seg[4], "receivers")) || nseg > 5)
-        return nmos_reply_error(r, 404, "bulk/: expected senders or receivers");
-    if (strcmp(method, "POST"))
-        return nmos_reply_error(r, 405, "bulk/%s takes POST", seg[4]);
-    cJSON *b = cJSON_Parse(body);
-    if (!b || !cJSON_IsArray(b)) {
-        cJSON_Delete(b);
-        return nmos_reply_error(r, 400, "expected a JSON array of {id, params}");
-    }
-    cJSON *out = cJSON_CreateArray();
-    const cJSON *it;
-    cJSON_ArrayForEach(it, b)
-    {
-        const cJSON *id = cJSON_GetObjectItem(it, "id");
-        const cJSON *params = cJSON_GetObjectItem(it, "params");
-        cJSON *res = cJSON_CreateObject();
-        nmos_reply one;
-        memset(&one, 0, sizeof one);
-        nmos_port *p = cJSON_IsString(id) ? find_port(n, sender, id->valuestring) : NULL;
-        if (!cJSON_IsObject(it) || !cJSON_IsString(id) || !params)
-            nmos_reply_error(&one, 400, "each element: {\"id\": UUID, \"params\": {...}}");
-        else if (!p)
-            nmos_reply_error(&one, 404, "no %s with id '%s'", sender ? "sender" : "receiver",
-                             id->valuestring);
-        else
-            patch_staged(n, p, params, &one);
-        if (cJSON_IsString(id))
-            cJSON_AddStringToObject(res, "id", id->valuestring);
-        else
-            cJSON_AddNullToObject(res, "id");
-        cJSON_AddNumberToObject(res, "code", one.code);
-        if (one.code >= 400) {
-            cJSON *e = cJSON_Parse(one.body);
-            const cJSON *msg = cJSON_GetObjectItem(e, "error");
-            cJSON_AddStringToObject(res, "error", cJSON_IsString(msg) ? msg->valuestring : "");
-            cJSON_AddNullToObject(res, "debug");
-            cJSON_Delete(e);
-        }
-        free(one.body);
-        cJSON_AddItemToArray(out, res);
-    }
-    cJSON_Delete(b);
-    nmos_reply_json(r, 200, out);
-}
-
-void nmos_connection_route(nmos_node *n, const char *method, char **seg, int nseg,
-                           const char *body, size_t body_len, nmos_reply *r)
-{
-    (void)body_len;
-    const int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
-    cJSON *a = NULL;
-    if (nseg == 2) {
-        a = cJSON_CreateArray();
-        cJSON_AddItemToArray(a, cJSON_CreateString("v1.1/"));
-    } else if (strcmp(seg[2], "v1.1")) {
-        return nmos_reply_error(r, 404, "connection API version '%s' not served (v1.1 is)",
-                                seg[2]);
-    } else if (nseg == 3) {
-        a = cJSON_CreateArray();
-        cJSON_AddItemToArray(a, cJSON_CreateString("bulk/"));
-        cJSON_AddItemToArray(a, cJSON_CreateString("single/"));
-    } else if (strcmp(seg[3], "single") && strcmp(seg[3], "bulk")) {
-        return nmos_reply_error(r, 404, "expected single/ or bulk/");
-    } else if (nseg == 4) {
-        a = cJSON_CreateArray();
-        cJSON_AddItemToArray(a, cJSON_CreateString("senders/"));
-        cJSON_AddItemToArray(a, cJSON_CreateString("receivers/"));
-    } else if (!strcmp(seg[3], "single")) {
-        return single(n, method, seg, nseg, body, r);
-    } else {
-        return bulk(n, method, seg, nseg, body, r);
-    }
-    if (!get) {
-        cJSON_Delete(a);
-        return nmos_reply_error(r, 405, "%s on a list", method);
-    }
-    nmos_reply_json(r, 200, a);
 }

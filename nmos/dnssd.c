@@ -65,7 +65,8 @@ static void on_resolved(AvahiServiceResolver *r, AvahiIfIndex iface, AvahiProtoc
         if ((e = avahi_string_list_find(txt, "pri")))
             avahi_string_list_get_pair(e, &k, &pri_s, NULL), avahi_free(k);
         /* IS-04: http registries serving v1.3; pri absent is taken as the lowest preference. */
-        const int usable = (!proto_s || !strcmp(proto_s, "http")) && (!ver_s || strstr(ver_s, "v1.3"));
+        const int usable =
+            (!proto_s || !strcmp(proto_s, "http")) && (!ver_s || strstr(ver_s, "v1.3"));
         char a[AVAHI_ADDRESS_STR_MAX];
         avahi_address_snprint(a, sizeof a, addr);
         pthread_mutex_lock(&d->mu);
@@ -160,7 +161,8 @@ xsf_status nmos_dnssd_start(nmos_node *n, int browse, int publish_node, const ch
     d->publish = publish_node;
     d->port = n->port;
     snprintf(d->domain, sizeof d->domain, "%s", domain ? domain : "");
-    snprintf(d->service_name, sizeof d->service_name, "xsflow %.40s:%u", n->hostname, n->port); /* DNS labels: 63 bytes */
+    snprintf(d->service_name, sizeof d->service_name, "xsflow %.40s:%u", n->hostname,
+             n->port); /* DNS labels: 63 bytes */
     d->poll = avahi_threaded_poll_new();
     int error = 0;
     if (d->poll)

@@ -89,7 +89,7 @@ static void node_resources(nmos_node *n, const char *type, const char *id, nmos_
 
 static void node_api(nmos_node *n, const char *method, char **seg, int nseg, nmos_reply *r)
 {
-    static const char *const root[] = {"self/",   "sources/", "flows/",
+    static const char *const root[] = {"self/",    "sources/", "flows/",
                                        "devices/", "senders/", "receivers/"};
     static const char *const types[] = {"sources", "flows", "devices", "senders", "receivers"};
     const int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
@@ -117,8 +117,9 @@ static void node_api(nmos_node *n, const char *method, char **seg, int nseg, nmo
             /* IS-04's own connection call, superseded by IS-05, which this node implements. */
             if (strcmp(method, "PUT"))
                 return nmos_reply_error(r, 405, "%s on a receiver's target", method);
-            return nmos_reply_error(r, 501, "connect receivers through IS-05 (see the device's "
-                                            "controls)");
+            return nmos_reply_error(r, 501,
+                                    "connect receivers through IS-05 (see the device's "
+                                    "controls)");
         }
         if (nseg > 5)
             break;

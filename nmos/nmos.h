@@ -51,9 +51,9 @@ typedef struct nmos_activation {
     const char *sdp;         /* the transport_file, or NULL when none was given */
     rtp_sdp parsed;          /* the SDP read (when sdp), with the parameters below applied */
     int has_sdp;
-    char multicast_ip[64];   /* "" for unicast */
-    char source_ip[64];      /* source-specific multicast, "" for any */
-    char interface_ip[64];   /* resolved (never "auto") */
+    char multicast_ip[64]; /* "" for unicast */
+    char source_ip[64];    /* source-specific multicast, "" for any */
+    char interface_ip[64]; /* resolved (never "auto") */
     unsigned destination_port;
 } nmos_activation;
 
@@ -61,12 +61,12 @@ typedef xsf_status (*nmos_activate_fn)(void *ctx, const nmos_activation *a, xsf_
 
 /* A sender's connection as IS-05 activated it (senders the node controls). */
 typedef struct nmos_sender_activation {
-    unsigned sender;       /* index, 0 .. nsenders-1 */
+    unsigned sender; /* index, 0 .. nsenders-1 */
     const char *sender_id;
-    int enable;            /* master_enable and rtp_enabled: 0 stops sending */
+    int enable; /* master_enable and rtp_enabled: 0 stops sending */
     char source_ip[64], destination_ip[64];
     unsigned source_port, destination_port;
-    const rtp_sdp *sdp;    /* the sender's SDP as configured */
+    const rtp_sdp *sdp; /* the sender's SDP as configured */
 } nmos_sender_activation;
 
 typedef xsf_status (*nmos_activate_sender_fn)(void *ctx, const nmos_sender_activation *a,
@@ -83,11 +83,11 @@ typedef struct nmos_sender_config {
 } nmos_sender_config;
 
 typedef struct nmos_config {
-    const char *label;       /* the node's label (default "xsflow") */
-    const char *host;        /* address the APIs bind and advertise (default 127.0.0.1) */
-    uint16_t port;           /* 0: any free port (nmos_node_port) */
-    const char *seed;        /* ids derive from it (default "xsflow:HOSTNAME:HOST:PORT") */
-    unsigned receivers;      /* decoding slots, one receiver each (<= NMOS_MAX_RECEIVERS) */
+    const char *label;  /* the node's label (default "xsflow") */
+    const char *host;   /* address the APIs bind and advertise (default 127.0.0.1) */
+    uint16_t port;      /* 0: any free port (nmos_node_port) */
+    const char *seed;   /* ids derive from it (default "xsflow:HOSTNAME:HOST:PORT") */
+    unsigned receivers; /* decoding slots, one receiver each (<= NMOS_MAX_RECEIVERS) */
     nmos_sender_config senders[NMOS_MAX_SENDERS];
     unsigned nsenders;
     /* Registration: a registry's base URL ("http://host:port"), or DNS-SD
@@ -96,8 +96,8 @@ typedef struct nmos_config {
     const char *registry_url;
     int discover;
     const char *dnssd_domain;
-    int p2p;              /* advertise _nmos-node._tcp (peer-to-peer, no registry needed) */
-    double heartbeat_s;   /* 0: 5 s (IS-04's default) */
+    int p2p;            /* advertise _nmos-node._tcp (peer-to-peer, no registry needed) */
+    double heartbeat_s; /* 0: 5 s (IS-04's default) */
     nmos_activate_fn activate;
     nmos_activate_sender_fn activate_sender; /* for controlled senders; may be NULL */
     void *activate_ctx;                      /* of both */
@@ -120,14 +120,14 @@ const char *nmos_node_receiver_id(const nmos_node *n, unsigned i);
 const char *nmos_node_sender_id(const nmos_node *n, unsigned i);
 
 typedef struct nmos_status {
-    int registered;             /* the registry has the node and answers heartbeats */
-    char registry[256];         /* the registry in use, "" when none */
-    uint64_t registrations;     /* times the node was POSTed (1 + re-registrations) */
-    uint64_t heartbeats;        /* heartbeats answered 200 */
-    uint64_t heartbeat_404;     /* the registry had forgotten the node */
-    uint64_t registry_errors;   /* requests that failed (no answer, 5xx) */
-    uint64_t activations;       /* receiver and sender activations applied */
-    int p2p_advertised;         /* _nmos-node._tcp is published */
+    int registered;                   /* the registry has the node and answers heartbeats */
+    char registry[256];               /* the registry in use, "" when none */
+    uint64_t registrations;           /* times the node was POSTed (1 + re-registrations) */
+    uint64_t heartbeats;              /* heartbeats answered 200 */
+    uint64_t heartbeat_404;           /* the registry had forgotten the node */
+    uint64_t registry_errors;         /* requests that failed (no answer, 5xx) */
+    uint64_t activations;             /* receiver and sender activations applied */
+    int p2p_advertised;               /* _nmos-node._tcp is published */
     char dnssd_error[XSF_ERRMSG_LEN]; /* why DNS-SD is not working, "" when it is */
 } nmos_status;
 void nmos_node_status(nmos_node *n, nmos_status *st);
@@ -149,8 +149,8 @@ typedef struct nmos_service_config {
      * index, ending in .yuv, .y4m or .jxs; each activation starts the file
      * anew. */
     const char *output;
-    int md5;                  /* keep each stream's MD5 (nmos_service_stream) */
-    unsigned reorder_ms;      /* 0: 20 */
+    int md5;             /* keep each stream's MD5 (nmos_service_stream) */
+    unsigned reorder_ms; /* 0: 20 */
 } nmos_service_config;
 
 typedef struct nmos_service nmos_service;
@@ -160,12 +160,12 @@ xsf_status nmos_service_create(nmos_service **s, const nmos_service_config *cfg,
 xsf_status nmos_service_activate(void *service, const nmos_activation *a, xsf_error *err);
 
 typedef struct nmos_stream_info {
-    int running;              /* receiving now */
-    uint64_t activations;     /* streams started for this receiver */
-    uint64_t frames;          /* frames delivered by the current (or last) stream */
+    int running;          /* receiving now */
+    uint64_t activations; /* streams started for this receiver */
+    uint64_t frames;      /* frames delivered by the current (or last) stream */
     uint64_t packets;
-    char md5[33];             /* of the last stream, once stopped (with cfg.md5) */
-    char source[80];          /* "239.1.1.1:5004" */
+    char md5[33];    /* of the last stream, once stopped (with cfg.md5) */
+    char source[80]; /* "239.1.1.1:5004" */
 } nmos_stream_info;
 void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *info);
 
@@ -174,8 +174,8 @@ void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *i
  * packets in one burst at its time (rtp_send_clip: no ST 2110-21 pacing),
  * RTP sequence numbers and timestamps running on across loops. The SDP's
  * payload type and frame rate are used. */
-xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip,
-                                 size_t len, xsf_error *err);
+xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip, size_t len,
+                                 xsf_error *err);
 /* The nmos_activate_sender_fn (the service as ctx). */
 xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
                                         xsf_error *err);

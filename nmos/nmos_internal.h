@@ -86,10 +86,14 @@ void nmos_reply_json(nmos_reply *r, int code, cJSON *json); /* takes json */
 void nmos_reply_error(nmos_reply *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* connection.c: IS-05 (caller holds mu). */
+/* connection.c, connection_api.c: IS-05 (caller holds mu). */
 void nmos_connection_init(nmos_node *n, nmos_port *p);
-void nmos_connection_route(nmos_node *n, const char *method, char **seg, int nseg,
-                           const char *body, size_t body_len, nmos_reply *r);
+void nmos_connection_route(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
+                           size_t body_len, nmos_reply *r);
+nmos_port *nmos_find_port(nmos_node *n, int sender, const char *id);
+cJSON *nmos_constraints(nmos_node *n, const nmos_port *p);
+/* A PATCH of /staged (validated here): the answer's code and body. */
+void nmos_patch_staged(nmos_node *n, nmos_port *p, const cJSON *body, nmos_reply *r);
 /* Applies the scheduled activations that are due; the TAI time of the next, or 0. */
 uint64_t nmos_connection_run_due(nmos_node *n);
 /* A sender's transport file for its active parameters (malloc'd). */

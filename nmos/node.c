@@ -93,10 +93,9 @@ static void name_uuid(const char *seed, const char *kind, unsigned index, char o
     md5_digest(&c, sizeof h, h);
     h[6] = (uint8_t)((h[6] & 0x0f) | 0x30);
     h[8] = (uint8_t)((h[8] & 0x3f) | 0x80);
-    snprintf(out, 37,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", h[0], h[1],
-             h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13], h[14],
-             h[15]);
+    snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", h[0],
+             h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], h[13],
+             h[14], h[15]);
 }
 
 void nmos_logf(nmos_node *n, const char *fmt, ...)
@@ -190,8 +189,8 @@ static xsf_status read_sender_sdp(nmos_node *n, nmos_port *p, const char *text, 
 {
     const size_t len = strlen(text);
     if (len > NMOS_SDP_MAX)
-        return xsf_error_set(err, XSF_ERR_ARG, "sender %u: SDP of %zu bytes (at most %d)",
-                             p->index, len, NMOS_SDP_MAX);
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u: SDP of %zu bytes (at most %d)", p->index,
+                             len, NMOS_SDP_MAX);
     if (rtp_sdp_parse(text, len, &p->sdp_parsed, err) != XSF_OK)
         return xsf_error_set(err, XSF_ERR_INVALID, "sender %u: SDP: %s", p->index, err->msg);
     p->sdp = strdup(text);

@@ -211,7 +211,9 @@ void *nmos_registration_main(void *arg)
             } else {
                 n->status.registry_errors++;
                 nmos_logf(n, "registration with %s failed at the %s: %s", registry, failed,
-                          bad < 0 ? "no answer" : bad >= 500 ? "server error" : "refused");
+                          bad < 0      ? "no answer"
+                          : bad >= 500 ? "server error"
+                                       : "refused");
                 if ((bad < 0 || bad >= 500) && !n->cfg.registry_url) {
                     nmos_dnssd_registry_failed(n, registry);
                     registry[0] = 0;

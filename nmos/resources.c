@@ -174,15 +174,17 @@ cJSON *nmos_json_sender(nmos_node *n, const nmos_port *tx)
 {
     cJSON *o = base(tx->id, tx->version, tx->label, "JPEG XS sender (RFC 9134, ST 2110-22)");
     cJSON_AddStringToObject(o, "flow_id", tx->flow_id);
-    const cJSON *params = cJSON_GetArrayItem(cJSON_GetObjectItem(tx->active, "transport_params"), 0);
+    const cJSON *params =
+        cJSON_GetArrayItem(cJSON_GetObjectItem(tx->active, "transport_params"), 0);
     const cJSON *dst = cJSON_GetObjectItem(params, "destination_ip");
     const char *dip = cJSON_IsString(dst) ? dst->valuestring : tx->sdp_parsed.dest_addr;
-    cJSON_AddStringToObject(o, "transport", is_multicast_text(dip) ? "urn:x-nmos:transport:rtp.mcast"
-                                                                    : "urn:x-nmos:transport:rtp.ucast");
+    cJSON_AddStringToObject(o, "transport",
+                            is_multicast_text(dip) ? "urn:x-nmos:transport:rtp.mcast"
+                                                   : "urn:x-nmos:transport:rtp.ucast");
     cJSON_AddStringToObject(o, "device_id", n->device_id);
     char href[256];
-    snprintf(href, sizeof href, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
-             n->url, tx->id);
+    snprintf(href, sizeof href, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile", n->url,
+             tx->id);
     cJSON_AddStringToObject(o, "manifest_href", href);
     cJSON_AddItemToObject(o, "interface_bindings", strings(n->ifname));
     cJSON *sub = cJSON_AddObjectToObject(o, "subscription");

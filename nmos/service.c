@@ -226,8 +226,8 @@ void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *i
 
 /* ---- senders ---- */
 
-xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip,
-                                 size_t len, xsf_error *err)
+xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip, size_t len,
+                                 xsf_error *err)
 {
     if (sender >= NMOS_MAX_SENDERS)
         return xsf_error_set(err, XSF_ERR_ARG, "sender %u out of range", sender);
@@ -306,7 +306,8 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
     if (st != XSF_OK)
         return st;
     memset(&t->cfg, 0, sizeof t->cfg);
-    t->cfg.packetizer.payload_type = (uint8_t)(a->sdp && a->sdp->payload_type ? a->sdp->payload_type : 112);
+    t->cfg.packetizer.payload_type =
+        (uint8_t)(a->sdp && a->sdp->payload_type ? a->sdp->payload_type : 112);
     t->cfg.packetizer.ssrc = 0x58534e30u + a->sender; /* "XSN0" + index */
     t->cfg.packetizer.boxes = 1;
     t->cfg.fps_num = a->sdp && a->sdp->rate_num ? a->sdp->rate_num : 25;

@@ -159,7 +159,8 @@ static char *sender_sdp(unsigned port)
     snprintf(to, sizeof to, "127.0.0.1:%u", port);
     snprintf(sdp, sizeof sdp, "%s/s%u.sdp", tmpdir, port);
     snprintf(pcap, sizeof pcap, "%s/s%u.pcap", tmpdir, port);
-    char *argv[] = {(char *)xsflow, "send", clip, "--pcap", pcap, "--to", to, "--sdp", sdp, "-q", NULL};
+    char *argv[] = {(char *)xsflow, "send", clip, "--pcap", pcap, "--to", to,
+                    "--sdp",        sdp,    "-q", NULL};
     if (run(argv))
         return NULL;
     FILE *f = fopen(sdp, "rb");
@@ -177,8 +178,8 @@ static int send_clip(unsigned port, unsigned loops)
     char to[64], loop[16];
     snprintf(to, sizeof to, "127.0.0.1:%u", port);
     snprintf(loop, sizeof loop, "%u", loops);
-    char *argv[] = {(char *)xsflow, "send", clip, "--to", to, "--loop", loop, "--fps", "100",
-                    "-q", NULL};
+    char *argv[] = {(char *)xsflow, "send",  clip,  "--to", to,  "--loop",
+                    loop,           "--fps", "100", "-q",   NULL};
     return run(argv);
 }
 
@@ -211,8 +212,8 @@ static int send_half_frame(unsigned port)
     memset(&layout, 0, sizeof layout);
     int rc = -1;
     rtp_packetizer *pk = NULL;
-    rtp_packetizer_config pc = {.payload_type = 112, .ssrc = 0x48414c46u, .first_seq = 100,
-                                .boxes = 1};
+    rtp_packetizer_config pc = {
+        .payload_type = 112, .ssrc = 0x48414c46u, .first_seq = 100, .boxes = 1};
     half h = {.sock = socket(AF_INET, SOCK_DGRAM, 0)};
     h.to.sin_family = AF_INET;
     h.to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -223,7 +224,9 @@ static int send_half_frame(unsigned port)
         rtp_packetize_count(pk, data, layout.codestream_bytes, &npk, &err) == XSF_OK && npk > 1) {
         h.limit = npk / 2;
         rc = rtp_packetize(pk, data, layout.codestream_bytes, 1000, 0, RTP_JXS_PROGRESSIVE,
-                           send_half_cb, &h, &err) == XSF_OK ? 0 : -1;
+                           send_half_cb, &h, &err) == XSF_OK
+                 ? 0
+                 : -1;
     }
     rtp_packetizer_destroy(pk);
     xs_layout_free(&layout);
@@ -476,7 +479,8 @@ static void test_connection(void)
     CHECK(patch_rx(n, 0, "{\"transport_params\": [{\"destination_port\": 70000}]}", &a) == 400,
           "port out of range");
     cJSON_Delete(a);
-    CHECK(patch_rx(n, 0, "{\"transport_file\": {\"data\": \"v=0\\n\", \"type\": \"application/sdp\"}}",
+    CHECK(patch_rx(n, 0,
+                   "{\"transport_file\": {\"data\": \"v=0\\n\", \"type\": \"application/sdp\"}}",
                    &a) == 400,
           "an SDP without a jxsv stream");
     cJSON_Delete(a);
@@ -510,8 +514,9 @@ static void test_connection(void)
     CHECK(send_clip(port0, 1) == 0, "xsflow send");
     CHECK(wait_frames(f.svc, 0, frames, 5000), "frames of receiver 0 never arrived");
     /* Deactivate: the stream stops, its port is free, its MD5 is the decoder's. */
-    CHECK(patch_rx(n, 0, "{\"master_enable\": false, \"activation\": {\"mode\": "
-                         "\"activate_immediate\"}}",
+    CHECK(patch_rx(n, 0,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
                    &a) == 200,
           "deactivate");
     cJSON_Delete(a);
@@ -568,8 +573,8 @@ static void test_connection(void)
     pid_t sender;
     char to[64];
     snprintf(to, sizeof to, "127.0.0.1:%u", port1);
-    char *argv[] = {(char *)xsflow, "send", clip,  "--to", to, "--loop", "10",
-                    "--fps",         "50",   "-q", NULL};
+    char *argv[] = {(char *)xsflow, "send",  clip, "--to", to,  "--loop",
+                    "10",           "--fps", "50", "-q",   NULL};
     CHECK(posix_spawn(&sender, xsflow, NULL, NULL, argv, environ) == 0, "spawn sender");
     for (int k = 0; k < 3; k++) {
         body = connect_body(k == 1 ? sdp3 : sdp2, "{\"mode\": \"activate_immediate\"}");
@@ -582,8 +587,9 @@ static void test_connection(void)
     CHECK(info.running && info.activations == 3 && strstr(info.source, "0.0.0.0:") &&
               (unsigned)atoi(strrchr(info.source, ':') + 1) == port2,
           "receiver 2: %d activations, on %s", (int)info.activations, info.source);
-    CHECK(patch_rx(n, 2, "{\"master_enable\": false, \"activation\": {\"mode\": "
-                         "\"activate_immediate\"}}",
+    CHECK(patch_rx(n, 2,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
                    &a) == 200,
           "receiver 2 off");
     cJSON_Delete(a);
@@ -591,8 +597,9 @@ static void test_connection(void)
     waitpid(sender, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender");
     CHECK(wait_frames(f.svc, 1, frames10, 5000), "receiver 1 lost frames");
-    CHECK(patch_rx(n, 1, "{\"master_enable\": false, \"activation\": {\"mode\": "
-                         "\"activate_immediate\"}}",
+    CHECK(patch_rx(n, 1,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
                    &a) == 200,
           "receiver 1 off");
     cJSON_Delete(a);
@@ -611,8 +618,9 @@ static void test_connection(void)
     CHECK(send_half_frame(port4) == 0, "half a frame");
     sleep_ms(100);
     const uint64_t t0 = pl_now_ns();
-    CHECK(patch_rx(n, 2, "{\"master_enable\": false, \"activation\": {\"mode\": "
-                         "\"activate_immediate\"}}",
+    CHECK(patch_rx(n, 2,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
                    &a) == 200,
           "receiver 2 off with half a frame");
     cJSON_Delete(a);
@@ -675,8 +683,9 @@ static void test_sender(void)
     /* Stopped in the middle of the stream (a frame half assembled), then
      * connected again: both quickly. */
     const uint64_t t0 = pl_now_ns();
-    CHECK(patch_rx(n, 0, "{\"master_enable\": false, \"activation\": {\"mode\": "
-                         "\"activate_immediate\"}}",
+    CHECK(patch_rx(n, 0,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
                    &j) == 200,
           "receiver off mid-stream");
     cJSON_Delete(j);
@@ -690,8 +699,8 @@ static void test_sender(void)
     snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
              nmos_node_url(n), nmos_node_sender_id(n, 0));
     CHECK(http("PATCH", url,
-               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}",
-               &j, NULL) == 200,
+               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}", &j,
+               NULL) == 200,
           "sender off");
     cJSON_Delete(j);
     nmos_service_sender(f.svc, 0, &si);
@@ -795,8 +804,8 @@ static enum MHD_Result fake_answer(void *cls, struct MHD_Connection *c, const ch
         code = 204;
     }
     pthread_mutex_unlock(&r->mu);
-    const char *body = code == 404 ? "{\"code\": 404, \"error\": \"not found\", \"debug\": null}"
-                                   : "{}";
+    const char *body =
+        code == 404 ? "{\"code\": 404, \"error\": \"not found\", \"debug\": null}" : "{}";
     struct MHD_Response *resp =
         MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
     const enum MHD_Result ret = MHD_queue_response(c, code, resp);
@@ -826,8 +835,8 @@ static int fake_start(fake_registry *r)
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     a.sin_port = htons(r->port);
     r->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, r->port, NULL, NULL, fake_answer, r,
-                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a, MHD_OPTION_NOTIFY_COMPLETED,
-                            fake_done, NULL, MHD_OPTION_END);
+                            MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&a,
+                            MHD_OPTION_NOTIFY_COMPLETED, fake_done, NULL, MHD_OPTION_END);
     if (!r->d)
         return -1;
     r->port = MHD_get_daemon_info(r->d, MHD_DAEMON_INFO_BIND_PORT)->port;
@@ -862,8 +871,8 @@ static void test_registration(void)
         return;
     CHECK(fake_wait(&r, &r.heartbeats, 2, 5000), "no heartbeats");
     pthread_mutex_lock(&r.mu);
-    CHECK(r.posts_node == 1 && r.posts_device == 1 && r.posts_receiver == 3 &&
-              r.posts_other == 3 && r.order_ok,
+    CHECK(r.posts_node == 1 && r.posts_device == 1 && r.posts_receiver == 3 && r.posts_other == 3 &&
+              r.order_ok,
           "registration: node %d device %d receivers %d others %d order %d", r.posts_node,
           r.posts_device, r.posts_receiver, r.posts_other, r.order_ok);
     r.forget = 1; /* the registry forgets the node: 404 on the next heartbeat */
