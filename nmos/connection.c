@@ -504,6 +504,14 @@ uint64_t nmos_connection_run_due(nmos_node *n)
 char *nmos_sender_sdp(nmos_node *n, const nmos_port *tx)
 {
     rtp_sdp s = tx->sdp_parsed;
+    /* BCP-006-01: profile, level and sublevel are left out when Unrestricted
+     * (as the flow leaves them out). */
+    if (!strcmp(s.profile, "Unrestricted"))
+        s.profile[0] = 0;
+    if (!strcmp(s.level, "Unrestricted"))
+        s.level[0] = 0;
+    if (!strcmp(s.sublevel, "Unrestricted"))
+        s.sublevel[0] = 0;
     const cJSON *l = leg(tx->active);
     const cJSON *v;
     if ((v = cJSON_GetObjectItem(l, "destination_ip")) && cJSON_IsString(v))

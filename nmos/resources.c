@@ -160,6 +160,11 @@ cJSON *nmos_json_flow(nmos_node *n, const nmos_port *tx)
         cJSON_AddStringToObject(o, "level", s->level);
     if (s->sublevel[0] && strcmp(s->sublevel, "Unrestricted"))
         cJSON_AddStringToObject(o, "sublevel", s->sublevel);
+    /* BCP-006-01: the codestream's target rate in kbit/s. The SDP's b=AS is
+     * what is known of it (xsflow send: the largest codestream at the
+     * frame rate, an upper bound). */
+    if (s->max_bitrate_kbps)
+        cJSON_AddNumberToObject(o, "bit_rate", (double)s->max_bitrate_kbps);
     return o;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs AMWA's NMOS test suite (AMWA-TV/nmos-testing) against `xsflow node`:
-# the IS-04-01 (Node API) and IS-05-01 (Connection API) suites, non-interactive,
-# and prints pass/fail/warning counts per suite (results as JSON in OUT_DIR).
+# the IS-04-01 (Node API), IS-05-01 (Connection API) and BCP-006-01-01 (NMOS
+# with JPEG XS) suites, non-interactive, and prints pass/fail/warning counts
+# per suite (results as JSON in OUT_DIR).
 #
 # usage: scripts/nmos-suite.sh TESTING_DIR SPECS_DIR XSFLOW [OUT_DIR [PYDEPS_DIR]]
 #   TESTING_DIR  a checkout of AMWA-TV/nmos-testing (its cache/ is filled here)
@@ -18,7 +19,7 @@
 # 1: the suite advertises its mock registries by mDNS and the node finds them
 # with --discover, through avahi-daemon, which must run with dbus, on a host
 # with a multicast interface; 0: no DNS-SD, and the registration tests fail
-# for want of a registry).
+# for want of a registry), SUITES (default "IS-04-01 IS-05-01 BCP-006-01-01").
 # Nothing here needs the network: the suite's spec clones are made from SPECS_DIR.
 set -euo pipefail
 
@@ -127,7 +128,7 @@ except ImportError:
 EOF_SHIM
 export PYTHONPATH="$out/pyshim${pydeps:+:$pydeps}${PYTHONPATH:+:$PYTHONPATH}"
 status=0
-for suite in IS-04-01 IS-05-01; do
+for suite in ${SUITES:-IS-04-01 IS-05-01 BCP-006-01-01}; do
     version=v1.3
     [ $suite = IS-05-01 ] && version=v1.1
     (cd "$testing" && "$python" nmos-test.py suite "$suite" --host "$host" --port "$port" \
