@@ -67,6 +67,12 @@ done
 import pickle, datetime
 pickle.dump(datetime.datetime(2100, 1, 1), open('$cache/last_pull', 'wb'))"
 
+if [ "${DNS_SD:-1}" = 1 ] && ! pgrep -x avahi-daemon > /dev/null; then
+    echo "nmos-suite: avahi-daemon is not running (DNS_SD=1 needs it; as root, without systemd:" >&2
+    echo "  mkdir -p /run/dbus && dbus-daemon --system --fork && avahi-daemon -D)" >&2
+    exit 1
+fi
+
 # 2. The suite's configuration (UserConfig.py is read after Config.py).
 dns_sd=False
 [ "${DNS_SD:-1}" = 1 ] && dns_sd=True
