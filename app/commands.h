@@ -17,5 +17,6 @@ int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
 int cmd_bpc_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
 #endif

@@ -686,6 +686,15 @@ void pl_destroy(pl_pipeline *p)
 
 /* ---- streams and frames ---- */
 
+/* Frees a stream's memory and gives its id back (stream_free zeroes it,
+ * `used` included), under the lock so that pl_stream_add sees it whole. */
+static void stream_release_id(pl_pipeline *p, pl_stream *st)
+{
+    pthread_mutex_lock(&p->mu);
+    stream_free(st);
+    pthread_mutex_unlock(&p->mu);
+}
+
 xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
 {
     if (!sc->sink.deliver)
@@ -693,16 +702,23 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     if (sc->frames > 1024)
         return xsf_error_set(err, XSF_ERR_ARG, "at most 1024 frames per stream (%u asked for)",
                              sc->frames);
+    /* The first id not in use (pl_stream_remove frees ids): an unused
+     * stream is all zero; `used` -1 reserves it while it is filled in. */
     pthread_mutex_lock(&p->mu);
-    if (p->nstreams == PL_MAX_STREAMS) {
+    int sid = -1;
+    for (int i = 0; i < PL_MAX_STREAMS && sid < 0; i++)
+        if (!p->streams[i].used)
+            sid = i;
+    if (sid < 0) {
         pthread_mutex_unlock(&p->mu);
-        return xsf_error_set(err, XSF_ERR_ARG, "at most %d streams", PL_MAX_STREAMS);
+        return xsf_error_set(err, XSF_ERR_ARG, "at most %d streams at once", PL_MAX_STREAMS);
     }
-    const int sid = p->nstreams;
     pl_stream *st = &p->streams[sid];
+    st->used = -1;
+    if (p->nstreams < sid + 1)
+        p->nstreams = sid + 1; /* ids below nstreams are freed by pl_destroy */
     pthread_mutex_unlock(&p->mu);
 
-    memset(st, 0, sizeof *st);
     snprintf(st->name, sizeof st->name, "%s", sc->name ? sc->name : "stream");
     st->sink = sc->sink;
     st->backpressure = sc->backpressure;
@@ -727,7 +743,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     st->lat_first = calloc(1, sizeof *st->lat_first);
     st->dec = calloc(1, sizeof *st->dec);
     if (!st->slots || !st->lat || !st->lat_first || !st->dec) {
-        stream_free(st);
+        stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
     if (p->use_gpu)
@@ -740,7 +756,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         s->f.stream = sid;
         s->f.buffer = pl_host_alloc(first, s->pinned);
         if (!s->f.buffer) {
-            stream_free(st);
+            stream_release_id(p, st);
             return xsf_error_set(err, XSF_ERR_NOMEM,
                                  "out of %s memory for %u frames of %zu bytes",
                                  p->use_gpu ? "pinned host" : "host", st->nslots, first);
@@ -751,7 +767,6 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     }
     pthread_mutex_lock(&p->mu);
     st->used = 1;
-    p->nstreams++;
     pthread_mutex_unlock(&p->mu);
     *id = sid;
     return XSF_OK;
@@ -946,6 +961,32 @@ void pl_stream_flush(pl_pipeline *p, int stream)
     pthread_cond_broadcast(&p->progress);
     while (st->order_head || st->emitting)
         pthread_cond_wait(&p->progress, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
+{
+    if (final)
+        memset(final, 0, sizeof *final);
+    if (stream < 0 || stream >= PL_MAX_STREAMS || p->streams[stream].used != 1)
+        return;
+    pl_stream *st = &p->streams[stream];
+    pl_stream_finish(p, stream);
+    if (final)
+        pl_stream_stats_get(p, stream, final);
+    pthread_mutex_lock(&p->mu);
+    /* Every frame back in the pool: the sink may still hold some. */
+    for (;;) {
+        unsigned nfree = 0;
+        for (pl_slot *s = st->free; s; s = s->free_next)
+            nfree++;
+        if (nfree == st->nslots)
+            break;
+        pthread_cond_wait(&p->progress, &p->mu);
+    }
+    if (p->use_gpu && p->ngpus > 0)
+        pl_gpu_select(p->gpus[st->queue]);
+    stream_free(st); /* the pictures went back to the queue's pools with their frames */
     pthread_mutex_unlock(&p->mu);
 }
 

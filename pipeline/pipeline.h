@@ -253,6 +253,17 @@ typedef struct pl_stream_stats {
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
 
+/* Takes a stream out of a running pipeline, leaving the others alone: its
+ * source must be done with it (pl_rtp_source_destroy: an RTP source's
+ * depacketizer holds a frame until then; pl_jxs_source_run returned). Blocks
+ * until every frame submitted has been delivered or dropped and the sink
+ * has released every frame, calls the sink's finish(), frees the stream's
+ * frames; its id is then free for pl_stream_add (at most PL_MAX_STREAMS
+ * streams at once, any number over a pipeline's life). `final` (may be
+ * NULL) gets its statistics once every frame has left; after this they are
+ * gone. Unknown or removed ids are ignored. */
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
+
 /* ------------------------------------------------------------------ */
 /* Sinks                                                                */
 

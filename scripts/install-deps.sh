@@ -21,6 +21,8 @@ packages=(
     gnuplot-nox                         # xsflow compare --plot (SVG and PNG)
     libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev # the GStreamer plugin (gst/)
     gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good # its tests
+    libmicrohttpd-dev libcjson-dev libavahi-client-dev # the NMOS node (nmos/): HTTP, JSON, DNS-SD
+    libcurl4-openssl-dev                # nmos/: registration client; its tests' HTTP client
 )
 
 missing=()

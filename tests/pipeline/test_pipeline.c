@@ -3,7 +3,8 @@
  * the drop-oldest policy drops and counts; decoder refusals are counted and
  * the stream goes on; several loopback RTP streams at once, byte-exact;
  * exact frame accounting under injected loss; refused frames reported to
- * the sink in order; pl_stream_flush drops what is in flight.
+ * the sink in order; pl_stream_flush drops what is in flight; streams
+ * removed from a running pipeline while others go on.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -614,6 +615,125 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
     pl_destroy(p);
 }
 
+typedef struct remover {
+    pl_pipeline *p;
+    int sid;
+    volatile int done;
+} remover;
+
+static void *remove_main(void *arg)
+{
+    remover *r = arg;
+    pl_stream_remove(r->p, r->sid, NULL);
+    r->done = 1;
+    return NULL;
+}
+
+/* 5. Streams taken out of a running pipeline (pl_stream_remove): the others
+ * go on byte-exact, ids are reused (more streams over the pipeline's life
+ * than PL_MAX_STREAMS), and removal waits for the frames a sink holds. */
+static void test_stream_remove(void)
+{
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    size_t len;
+    uint8_t *data = read_all("seq_5f_422_10b", &len);
+    CHECK(data != NULL, "vector");
+    if (!data) {
+        pl_destroy(p);
+        return;
+    }
+    char want[33];
+    unsigned frames;
+    CHECK(reference_md5(data, len, want, &frames) == 0, "reference");
+    xsf_error err;
+    xsf_error_clear(&err);
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.md5 = 1;
+
+    /* A kept open throughout; B added and removed around it, 3 x PL_MAX_STREAMS times. */
+    pl_writer *wa;
+    CHECK(pl_writer_open(&wa, NULL, &wo, &err) == XSF_OK, "writer A: %s", err.msg);
+    pl_stream_config sa = {.name = "A", .backpressure = PL_BLOCK, .frames = 3,
+                           .sink = pl_writer_sink(wa)};
+    int ida = -1;
+    CHECK(pl_stream_add(p, &sa, &ida, &err) == XSF_OK, "A: %s", err.msg);
+    uint64_t n = 0;
+    int bad_md5 = 0, bad_id = 0, bad_add = 0, ids_seen_max = -1;
+    for (int k = 0; k < 3 * PL_MAX_STREAMS; k++) {
+        pl_writer *wb;
+        if (pl_writer_open(&wb, NULL, &wo, &err) != XSF_OK) {
+            bad_add++;
+            break;
+        }
+        pl_stream_config sb = {.name = "B", .backpressure = PL_BLOCK, .frames = 2,
+                               .sink = pl_writer_sink(wb)};
+        int idb = -1;
+        if (pl_stream_add(p, &sb, &idb, &err) != XSF_OK) {
+            bad_add++;
+            pl_writer_close(wb, &err);
+            break;
+        }
+        if (idb == ida)
+            bad_id++;
+        if (idb > ids_seen_max)
+            ids_seen_max = idb;
+        /* Every eighth round decodes a clip on B (and one frame on A). */
+        if (k % 8 == 0) {
+            pl_jxs_source_run(p, idb, data, len, 0, 0, &n, &err);
+            pl_jxs_source_run(p, ida, data, len, 0, 1, &n, &err);
+        }
+        pl_stream_stats fin;
+        pl_stream_remove(p, idb, &fin);
+        if (k % 8 == 0) {
+            if (fin.delivered != frames)
+                bad_md5++;
+            char got[33];
+            pl_writer_md5(wb, got);
+            if (strcmp(got, want))
+                bad_md5++;
+        }
+        pl_writer_close(wb, &err);
+    }
+    CHECK(bad_add == 0, "adding a stream after removals failed: %s", err.msg);
+    CHECK(bad_id == 0, "a second stream got the id of a stream in use");
+    CHECK(ids_seen_max == 1, "ids not reused: highest id %d (want 1)", ids_seen_max);
+    CHECK(bad_md5 == 0, "%d removed streams decoded wrongly (MD5 or final frame count)", bad_md5);
+    /* A, untouched by all that, decodes its clip byte-exact. */
+    pl_stream_remove(p, ida, NULL);
+    CHECK(pl_writer_frames(wa) == (3 * PL_MAX_STREAMS + 7) / 8, "A: %llu frames written",
+          (unsigned long long)pl_writer_frames(wa));
+    pl_writer_close(wa, &err);
+
+    /* Removal waits until the sink gives its frames back. */
+    holder h;
+    memset(&h, 0, sizeof h);
+    pthread_mutex_init(&h.mu, NULL);
+    h.hold = 1;
+    pl_stream_config sh = {.name = "held", .backpressure = PL_BLOCK, .frames = 8,
+                           .sink = {.deliver = holder_deliver, .ctx = &h,
+                                    .placement = PL_PICTURE_HOST}};
+    int idh = -1;
+    CHECK(pl_stream_add(p, &sh, &idh, &err) == XSF_OK, "held: %s", err.msg);
+    CHECK(pl_jxs_source_run(p, idh, data, len, 0, 0, &n, &err) == XSF_OK, "%s", err.msg);
+    remover r = {.p = p, .sid = idh};
+    pthread_t t;
+    pthread_create(&t, NULL, remove_main, &r);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK(!r.done, "pl_stream_remove returned while the sink held %d frames", h.nheld);
+    holder_release_all(&h);
+    pthread_join(t, NULL);
+    CHECK(r.done && h.delivered == frames, "held: %llu delivered of %u",
+          (unsigned long long)h.delivered, frames);
+    pthread_mutex_destroy(&h.mu);
+    free(data);
+    pl_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -636,5 +756,6 @@ int main(int argc, char **argv)
     test_loopback_streams(0, RTP_UDP_GSO_MAX, 0);
     test_loopback_streams(0, 0, 1);
     test_loopback_streams(7, RTP_UDP_GSO_MAX, 1);
+    test_stream_remove();
     return xsf_test_finish();
 }

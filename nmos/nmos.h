@@ -1,0 +1,195 @@
+/* xsflow nmos: the decoder service as an AMWA NMOS node.
+ *
+ *   IS-04 v1.3 Node API        /x-nmos/node/v1.3/   self, devices, sources,
+ *                                                   flows, senders, receivers
+ *   IS-05 v1.1 Connection API  /x-nmos/connection/v1.1/   single and bulk
+ *   IS-04 registration         POST resources to a registry (given by URL or
+ *                              found through DNS-SD, _nmos-register._tcp),
+ *                              heartbeats, re-registration when the registry
+ *                              forgets the node (404) or comes back
+ *   peer-to-peer               _nmos-node._tcp advertised through Avahi
+ *
+ * One device holds one JPEG XS receiver (video/jxsv, BCP-006-01) per
+ * decoding slot of the service and one sender per stream the node sends
+ * (each described by its SDP). Ids are name-based UUIDs (RFC 4122 v3) of the
+ * node's seed, so a node restarted with the same seed keeps its ids.
+ *
+ * Activating a receiver through IS-05 (immediately or at a TAI time) calls
+ * the caller's activate(): the SDP (transport_file) and the resolved
+ * transport parameters, or enable 0 to stop. The call comes from the HTTP
+ * thread or the scheduler thread, one at a time; it may block (stopping a
+ * stream waits for its frames). nmos_service (below) is an activate() that
+ * runs streams in a pl_pipeline.
+ *
+ * Threads: libmicrohttpd's (the APIs), a scheduler (timed activations),
+ * a registration thread (libcurl; Avahi's threaded poll for DNS-SD). Every
+ * call here may be made from any thread. Nothing here prints: what happens
+ * is read with nmos_node_status and nmos_node_log. */
+#ifndef XSF_NMOS_H
+#define XSF_NMOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pipeline.h"
+#include "rtp.h"
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NMOS_MAX_RECEIVERS 64
+#define NMOS_MAX_SENDERS 16
+#define NMOS_SDP_MAX 8192 /* largest SDP accepted (transport_file, sender files) */
+
+/* A receiver's connection as IS-05 activated it. */
+typedef struct nmos_activation {
+    unsigned receiver;       /* index, 0 .. receivers-1 */
+    const char *receiver_id; /* its UUID */
+    int enable;              /* master_enable and rtp_enabled: 0 stops the stream */
+    const char *sdp;         /* the transport_file, or NULL when none was given */
+    rtp_sdp parsed;          /* the SDP read (when sdp), with the parameters below applied */
+    int has_sdp;
+    char multicast_ip[64]; /* "" for unicast */
+    char source_ip[64];    /* source-specific multicast, "" for any */
+    char interface_ip[64]; /* resolved (never "auto") */
+    unsigned destination_port;
+} nmos_activation;
+
+typedef xsf_status (*nmos_activate_fn)(void *ctx, const nmos_activation *a, xsf_error *err);
+
+/* A sender's connection as IS-05 activated it (senders the node controls). */
+typedef struct nmos_sender_activation {
+    unsigned sender; /* index, 0 .. nsenders-1 */
+    const char *sender_id;
+    int enable; /* master_enable and rtp_enabled: 0 stops sending */
+    char source_ip[64], destination_ip[64];
+    unsigned source_port, destination_port;
+    const rtp_sdp *sdp; /* the sender's SDP as configured */
+} nmos_sender_activation;
+
+typedef xsf_status (*nmos_activate_sender_fn)(void *ctx, const nmos_sender_activation *a,
+                                              xsf_error *err);
+
+typedef struct nmos_sender_config {
+    const char *label;
+    const char *sdp; /* the stream's session description (RFC 9134): its flow and transport */
+    /* 1: the node sends this stream itself: an activation calls
+     * activate_sender, and it sends nothing until a controller enables it.
+     * 0: another program sends it (e.g. xsflow send): advertised as active,
+     * activations change only what is advertised. */
+    int controlled;
+} nmos_sender_config;
+
+typedef struct nmos_config {
+    const char *label;  /* the node's label (default "xsflow") */
+    const char *host;   /* address the APIs bind and advertise (default 127.0.0.1) */
+    uint16_t port;      /* 0: any free port (nmos_node_port) */
+    const char *seed;   /* ids derive from it (default "xsflow:HOSTNAME:HOST:PORT") */
+    unsigned receivers; /* decoding slots, one receiver each (<= NMOS_MAX_RECEIVERS) */
+    nmos_sender_config senders[NMOS_MAX_SENDERS];
+    unsigned nsenders;
+    /* Registration: a registry's base URL ("http://host:port"), or DNS-SD
+     * when discover is set (dnssd_domain NULL: mDNS, else unicast DNS-SD in
+     * that domain); neither: no registry. */
+    const char *registry_url;
+    int discover;
+    const char *dnssd_domain;
+    int p2p;            /* advertise _nmos-node._tcp (peer-to-peer, no registry needed) */
+    double heartbeat_s; /* 0: 5 s (IS-04's default) */
+    nmos_activate_fn activate;
+    nmos_activate_sender_fn activate_sender; /* for controlled senders; may be NULL */
+    void *activate_ctx;                      /* of both */
+} nmos_config;
+
+typedef struct nmos_node nmos_node;
+
+/* Starts the HTTP server (errors: address in use, bad host) and the threads. */
+xsf_status nmos_node_create(nmos_node **n, const nmos_config *cfg, xsf_error *err);
+/* Unregisters from the registry (DELETE), stops the threads and the server.
+ * Does not deactivate receivers: the caller stops its streams. */
+void nmos_node_destroy(nmos_node *n);
+
+uint16_t nmos_node_port(const nmos_node *n);
+/* "http://127.0.0.1:8080" */
+const char *nmos_node_url(const nmos_node *n);
+const char *nmos_node_id(const nmos_node *n);
+/* The UUID of receiver i / sender i ("" when out of range). */
+const char *nmos_node_receiver_id(const nmos_node *n, unsigned i);
+const char *nmos_node_sender_id(const nmos_node *n, unsigned i);
+
+typedef struct nmos_status {
+    int registered;                   /* the registry has the node and answers heartbeats */
+    char registry[256];               /* the registry in use, "" when none */
+    uint64_t registrations;           /* times the node was POSTed (1 + re-registrations) */
+    uint64_t heartbeats;              /* heartbeats answered 200 */
+    uint64_t heartbeat_404;           /* the registry had forgotten the node */
+    uint64_t registry_errors;         /* requests that failed (no answer, 5xx) */
+    uint64_t activations;             /* receiver and sender activations applied */
+    int p2p_advertised;               /* _nmos-node._tcp is published */
+    char dnssd_error[XSF_ERRMSG_LEN]; /* why DNS-SD is not working, "" when it is */
+} nmos_status;
+void nmos_node_status(nmos_node *n, nmos_status *st);
+
+/* The next line of the node's log (registration, activations, errors),
+ * oldest first; 0 when there is none. Lines are kept up to 64. */
+int nmos_node_log(nmos_node *n, char *line, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* The decoder service behind a node: each activated receiver is an RTP
+ * source and a stream of a running pipeline; activating it again retargets
+ * it (the old stream stops, a new one starts); deactivating stops it. The
+ * others are not disturbed (pl_stream_remove). */
+
+typedef struct nmos_service_config {
+    pl_pipeline *pipeline;
+    /* Where a receiver's pictures go: NULL or "null" decodes and drops
+     * them; otherwise a path in which "%u" (once) stands for the receiver
+     * index, ending in .yuv, .y4m or .jxs; each activation starts the file
+     * anew. */
+    const char *output;
+    int md5;             /* keep each stream's MD5 (nmos_service_stream) */
+    unsigned reorder_ms; /* 0: 20 */
+} nmos_service_config;
+
+typedef struct nmos_service nmos_service;
+
+xsf_status nmos_service_create(nmos_service **s, const nmos_service_config *cfg, xsf_error *err);
+/* The nmos_activate_fn: give it with the service as ctx. */
+xsf_status nmos_service_activate(void *service, const nmos_activation *a, xsf_error *err);
+
+typedef struct nmos_stream_info {
+    int running;          /* receiving now */
+    uint64_t activations; /* streams started for this receiver */
+    uint64_t frames;      /* frames delivered by the current (or last) stream */
+    uint64_t packets;
+    char md5[33];    /* of the last stream, once stopped (with cfg.md5) */
+    char source[80]; /* "239.1.1.1:5004" */
+} nmos_stream_info;
+void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *info);
+
+/* Senders the service sends itself: a clip (.jxs codestreams, as in a
+ * file; copied) sent in a loop to the activated destination, each frame's
+ * packets in one burst at its time (rtp_send_clip: no ST 2110-21 pacing),
+ * RTP sequence numbers and timestamps running on across loops. The SDP's
+ * payload type and frame rate are used. */
+xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip, size_t len,
+                                 xsf_error *err);
+/* The nmos_activate_sender_fn (the service as ctx). */
+xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
+                                        xsf_error *err);
+typedef struct nmos_sender_info {
+    int running;
+    uint64_t activations;
+    uint64_t frames, packets; /* sent by the current (or last) activation */
+    char destination[80];
+} nmos_sender_info;
+void nmos_service_sender(nmos_service *s, unsigned sender, nmos_sender_info *info);
+/* Stops every stream, then frees. */
+void nmos_service_destroy(nmos_service *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
