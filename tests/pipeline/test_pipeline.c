@@ -2,7 +2,8 @@
  * the writer, equal to the C reference decoder; frames leave in order;
  * the drop-oldest policy drops and counts; decoder refusals are counted and
  * the stream goes on; several loopback RTP streams at once, byte-exact;
- * exact frame accounting under injected loss.
+ * exact frame accounting under injected loss; frames submitted before
+ * they are whole (partial submission, aborts) decode exactly.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -457,6 +458,192 @@ static void test_loopback_streams(size_t drop_every)
     pl_destroy(p);
 }
 
+/* 6. Partial frames (pl_frame_submit_partial / progress / submit / abort):
+ * frames handed over once their header is in and filled in random chunks
+ * while the decode stage runs (the CPU stage waits for them whole; the GPU
+ * stage decodes their slices as they come): each delivered picture equals
+ * the C decoder's, in order; aborted frames are counted and never
+ * delivered; whole frames in between are unaffected. */
+typedef struct ref_frame {
+    int nc;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS];
+    uint16_t *plane[XS_MAX_COMPONENTS];
+} ref_frame;
+
+typedef struct checker {
+    pthread_mutex_t mu;
+    const ref_frame *ref;
+    size_t nref;
+    uint64_t delivered, mismatched, out_of_order, last_user;
+} checker;
+
+static void checker_deliver(void *ctx, pl_frame *f)
+{
+    checker *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    const ref_frame *r = f->user < c->nref ? &c->ref[f->user] : NULL;
+    int same = r && f->picture.nc == r->nc;
+    for (int k = 0; same && k < r->nc; k++) {
+        same = f->picture.width[k] == r->width[k] && f->picture.height[k] == r->height[k] && f->picture.plane[k];
+        for (int y = 0; same && y < r->height[k]; y++)
+            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+                           r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
+    }
+    c->mismatched += !same;
+    if (c->delivered && f->user <= c->last_user)
+        c->out_of_order++;
+    c->last_user = f->user;
+    c->delivered++;
+    pthread_mutex_unlock(&c->mu);
+    pl_frame_release(f);
+}
+
+static uint64_t prng = 0x2545f4914f6cdd1dull;
+static uint32_t prand(void)
+{
+    prng ^= prng << 13;
+    prng ^= prng >> 7;
+    prng ^= prng << 17;
+    return (uint32_t)prng;
+}
+
+static void pause_us(long us)
+{
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_partial_frames(void)
+{
+    static const char *const names[] = {"slice_h16", "seq_5f_422_10b", "fmt_yuv444_12b"};
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    xs_decoder *dec = NULL;
+    CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    for (size_t v = 0; dec && v < sizeof names / sizeof *names; v++) {
+        size_t len;
+        uint8_t *data = read_all(names[v], &len);
+        CHECK(data != NULL, "%s", names[v]);
+        if (!data)
+            continue;
+        /* The codestreams of the clip and their reference pictures. */
+        ref_frame ref[16];
+        size_t off_of[16], len_of[16], header_of[16], nref = 0, off = 0;
+        memset(ref, 0, sizeof ref);
+        while (off < len && nref < 16) {
+            size_t used;
+            const xs_image *img;
+            xs_layout lay;
+            xsf_error lerr;
+            xsf_error_clear(&lerr);
+            if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
+                xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
+                break;
+            ref_frame *r = &ref[nref];
+            r->nc = img->nc;
+            for (int k = 0; k < img->nc; k++) {
+                r->width[k] = img->width[k];
+                r->height[k] = img->height[k];
+                r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+                for (int y = 0; r->plane[k] && y < img->height[k]; y++)
+                    memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
+                           (size_t)img->width[k] * sizeof(uint16_t));
+            }
+            off_of[nref] = off;
+            len_of[nref] = used;
+            header_of[nref] = lay.slice_offset[0] + 2; /* the header and the first SLH marker */
+            xs_layout_free(&lay);
+            nref++;
+            off += used;
+        }
+        CHECK(nref > 0 && off == len, "%s: %zu codestreams read", names[v], nref);
+        checker c;
+        memset(&c, 0, sizeof c);
+        pthread_mutex_init(&c.mu, NULL);
+        c.ref = ref;
+        c.nref = nref;
+        pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
+                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST}};
+        int sid;
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+        const int offered = 24;
+        int aborted = 0, whole_at_once = 0, partial = 0;
+        for (int i = 0; i < offered; i++) {
+            const size_t k = (size_t)i % nref;
+            const uint8_t *cs = data + off_of[k];
+            const size_t n = len_of[k];
+            pl_frame *f = pl_frame_acquire(p, sid, n);
+            CHECK(f != NULL, "blocking acquire gives a frame");
+            if (!f)
+                break;
+            f->user = k;
+            f->codestream = f->buffer;
+            if (i % 6 == 5) { /* now and then a frame submitted whole */
+                memcpy(f->buffer, cs, n);
+                f->codestream_bytes = n;
+                pl_frame_submit(p, f);
+                whole_at_once++;
+                continue;
+            }
+            memset(f->buffer, 0xa5, n); /* not yet received */
+            size_t have = header_of[k];
+            memcpy(f->buffer, cs, have);
+            f->codestream_bytes = have;
+            f->t.first_packet = pl_now_ns();
+            pl_frame_submit_partial(p, f);
+            partial++;
+            CHECK(pl_frame_reserve(p, f, f->capacity + 1, 0, &err) != XSF_OK,
+                  "a partial frame's buffer moved");
+            const int abort_it = i % 4 == 3;
+            const size_t stop = abort_it ? n / 2 : n;
+            while (have < stop) {
+                size_t chunk = 1 + prand() % 3000;
+                if (chunk > stop - have)
+                    chunk = stop - have;
+                memcpy(f->buffer + have, cs + have, chunk);
+                have += chunk;
+                pl_frame_progress(p, f, have);
+                if (prand() % 4 == 0)
+                    pause_us(50 + prand() % 200);
+            }
+            if (abort_it) {
+                pl_frame_abort(p, f, PL_DROP_INCOMPLETE);
+                aborted++;
+                continue;
+            }
+            f->codestream_bytes = n;
+            f->t.last_packet = pl_now_ns();
+            pl_frame_submit(p, f);
+        }
+        pl_stream_finish(p, sid);
+        pl_stream_stats ss;
+        pl_stream_stats_get(p, sid, &ss);
+        CHECK(ss.delivered == (uint64_t)(offered - aborted) && c.delivered == ss.delivered,
+              "%s: %llu delivered, want %d", names[v], (unsigned long long)ss.delivered, offered - aborted);
+        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == (uint64_t)aborted && ss.dropped_total == (uint64_t)aborted,
+              "%s: %llu aborted counted (want %d), %llu dropped in all", names[v],
+              (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE], aborted,
+              (unsigned long long)ss.dropped_total);
+        CHECK(ss.partial_submitted == (uint64_t)partial, "%s: %llu partial submissions, want %d", names[v],
+              (unsigned long long)ss.partial_submitted, partial);
+        CHECK(c.mismatched == 0, "%s: %llu pictures differ from the C decoder's", names[v],
+              (unsigned long long)c.mismatched);
+        CHECK(ss.submitted == (uint64_t)(partial + whole_at_once), "%s: %llu submitted", names[v],
+              (unsigned long long)ss.submitted);
+        pthread_mutex_destroy(&c.mu);
+        for (size_t k = 0; k < nref; k++)
+            for (int q = 0; q < XS_MAX_COMPONENTS; q++)
+                free(ref[k].plane[q]);
+        free(data);
+    }
+    xs_decoder_destroy(dec);
+    pl_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -473,5 +660,6 @@ int main(int argc, char **argv)
     test_policy_and_errors();
     test_loopback_streams(0);
     test_loopback_streams(7);
+    test_partial_frames();
     return xsf_test_finish();
 }
