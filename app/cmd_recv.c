@@ -57,7 +57,9 @@ static void usage(FILE *f)
         "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
         "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
-        "  --contexts N          decoder contexts per GPU (default 3)\n"
+        "  --contexts N          decoder contexts per GPU (default 3; with --slices, streams + 2)\n"
+        "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
+        "                        arrive (progressive streams; the picture is the same)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
         "  --stats-json FILE     write the final figures per stream as JSON\n"
@@ -91,7 +93,7 @@ typedef struct recv_args {
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
     double duration, timeout;
-    int quiet;
+    int quiet, slices;
     const char *stats_json;
     pl_config pl;
     int display, no_vsync, colour_given;
@@ -283,6 +285,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(1, 64, a->pl.contexts_per_gpu);
         } else if (!strcmp(arg, "--threads")) {
             COUNT(1, 1024, a->pl.cpu_threads);
+        } else if (!strcmp(arg, "--slices")) {
+            a->slices = 1;
         } else if (!strcmp(arg, "--display")) {
             a->display = 1;
         } else if (!strcmp(arg, "--no-vsync")) {
@@ -475,6 +479,7 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = sa->kind == OUT_JXS;
     rc->max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
+    rc->slices = a->slices;
     rc->duration_s = a->duration;
     rc->timeout_s = a->timeout;
     if (sa->pcap || sa->capture) {
@@ -679,6 +684,13 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         json_latency(f, "latency_first_packet_us", &ps.latency_first);
         fprintf(f, ", ");
         json_latency(f, "decode_us", &ps.decode);
+        fprintf(f, ", ");
+        json_latency(f, "latency_device_us", &ps.latency_device);
+        fprintf(f, ", ");
+        json_latency(f, "latency_host_us", &ps.latency_host);
+        fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
+                (unsigned long long)ps.partial_submitted,
+                (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
@@ -735,6 +747,10 @@ int cmd_recv(int argc, char **argv)
         a.pl.cpu_threads = 1;
     }
     pl_pipeline *p;
+    /* A decoder holds a partial frame until it is whole: one per stream at
+     * least, and some for whole frames. */
+    if (a.slices && !a.pl.contexts_per_gpu)
+        a.pl.contexts_per_gpu = (unsigned)(a.n + 2 > 3 ? a.n + 2 : 3);
     if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error("recv", "%s", err.msg);
         for (int k = 0; k < a.n; k++)

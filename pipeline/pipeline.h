@@ -211,9 +211,10 @@ void pl_frame_submit_partial(pl_pipeline *p, pl_frame *frame);
  * values are ignored). Cheap: wakes the decoder only where one waits. */
 void pl_frame_progress(pl_pipeline *p, pl_frame *frame, size_t complete_bytes);
 /* A partial frame that will never be whole: dropped and counted for
- * `reason`, its buffer back to the pool once no decoder reads it. Also
- * takes an acquired frame never submitted (then like pl_frame_discard, but
- * counted). */
+ * `reason` (PL_DROP_REASONS: not counted, e.g. the source goes on with the
+ * same frame in a larger buffer), its buffer back to the pool once no
+ * decoder reads it. Also takes an acquired frame never submitted (then like
+ * pl_frame_discard, but counted). A frame already whole is left alone. */
 void pl_frame_abort(pl_pipeline *p, pl_frame *frame, pl_drop_reason reason);
 /* Gives back an acquired frame unused (not counted). */
 void pl_frame_discard(pl_pipeline *p, pl_frame *frame);
@@ -317,6 +318,9 @@ typedef struct pl_rtp_config {
     double timeout_s;         /* sockets and captures: stop after this long without a packet (0: never) */
     int interlaced;           /* pair fields into frames (PL_DROP_FIELD for a lone field) */
     FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
+    int slices;               /* sub-frame latency: hand frames over once their header is in and
+                                 report their complete prefix as packets arrive (progressive
+                                 frames, T=1; the GPU decodes slices as they come) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).
