@@ -993,6 +993,8 @@ void pl_frame_abort(pl_pipeline *p, pl_frame *f, pl_drop_reason reason)
     }
     if (reason < PL_DROP_REASONS)
         st->dropped[reason]++;
+    else if (s->state != SLOT_FILLING)
+        st->submitted--; /* it goes on in another frame, which counts it */
     if (s->state == SLOT_QUEUED) {
         /* Not taken by a decoder yet: off the queue and the order (every
          * later frame of the stream is still queued behind it: the queue is

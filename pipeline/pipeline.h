@@ -211,8 +211,8 @@ void pl_frame_submit_partial(pl_pipeline *p, pl_frame *frame);
  * values are ignored). Cheap: wakes the decoder only where one waits. */
 void pl_frame_progress(pl_pipeline *p, pl_frame *frame, size_t complete_bytes);
 /* A partial frame that will never be whole: dropped and counted for
- * `reason` (PL_DROP_REASONS: not counted, e.g. the source goes on with the
- * same frame in a larger buffer), its buffer back to the pool once no
+ * `reason` (PL_DROP_REASONS: not counted, nor in `submitted`: the source
+ * goes on with the same frame in a larger buffer), its buffer back to the pool once no
  * decoder reads it. Also takes an acquired frame never submitted (then like
  * pl_frame_discard, but counted). A frame already whole is left alone. */
 void pl_frame_abort(pl_pipeline *p, pl_frame *frame, pl_drop_reason reason);
