@@ -46,6 +46,7 @@ typedef struct pl_slot {
     int aborted;      /* pl_frame_abort while a decoder held it */
     int waiting;      /* a decoder sleeps on cv for more of it */
     size_t avail;     /* the complete prefix of the codestream */
+    size_t wake_at;   /* the waiting decoder wants to be woken once avail reaches this */
     pthread_cond_t cv;
 } pl_slot;
 
@@ -290,15 +291,26 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
  * grows (the decoder sleeps on the slot's condition variable in between),
  * the rest once it is whole. Returns with the frame whole, failed or
  * aborted; never while its source may still write into it. */
+/* A decoder started on a partial frame launches its newly whole slices once
+ * a 24th of the codestream (by Lcod; at least 2 KiB, 160 KiB when Lcod is
+ * not signalled) more is in, or the frame is whole: every launch costs a few
+ * API calls, and what is left at the end is about that much entropy
+ * decoding. */
+#define PARTIAL_STEPS 24
+#define PARTIAL_STEP_MIN_BYTES ((size_t)2 << 10)
+#define PARTIAL_STEP_BYTES ((size_t)160 << 10)
+
 static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap)
 {
     pl_pipeline *p = w->p;
     pl_frame *f = &s->f;
-    size_t seen = 0;
+    size_t seen = 0, step = PARTIAL_STEP_BYTES;
     int begun = 0, bad = 0;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (s->partial && !s->aborted && s->avail == seen) {
+        /* Before begin, any growth may complete the header. */
+        s->wake_at = bad ? SIZE_MAX : begun ? seen + step : seen + 1; /* refused: only its end matters */
+        while (s->partial && !s->aborted && s->avail < s->wake_at) {
             s->waiting = 1;
             pthread_cond_wait(&s->cv, &p->mu);
         }
@@ -311,6 +323,14 @@ static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, cha
             const xsf_status st = begun ? xs_gpu_decode_more(w->gpu, f->codestream, avail)
                                         : xs_gpu_decode_begin(w->gpu, f->codestream, avail);
             if (st == XSF_OK) {
+                if (!begun) {
+                    xs_header h;
+                    xsf_error e;
+                    xsf_error_clear(&e);
+                    if (xs_parse_header(f->codestream, avail, &h, &e) == XSF_OK && h.lcod)
+                        step = h.lcod / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? h.lcod / PARTIAL_STEPS
+                                                                               : PARTIAL_STEP_MIN_BYTES;
+                }
                 begun = 1;
             } else if (st != XSF_ERR_AGAIN) { /* final: the frame is refused once whole */
                 bad = 1;
@@ -485,6 +505,7 @@ static void *worker_main(void *arg)
         /* A partial frame is decoded as it arrives on the GPU; elsewhere it
          * is waited for whole. */
         const int incremental = s->partial && w->gpu && where != PL_PICTURE_NONE && s->f.fields == 1;
+        s->wake_at = SIZE_MAX; /* only when whole */
         while (s->partial && !incremental && !s->aborted) {
             s->waiting = 1;
             pthread_cond_wait(&s->cv, &p->mu);
@@ -976,7 +997,7 @@ void pl_frame_progress(pl_pipeline *p, pl_frame *f, size_t complete_bytes)
     pthread_mutex_lock(&p->mu);
     if (s->partial && complete_bytes > s->avail) {
         s->avail = complete_bytes;
-        if (s->waiting)
+        if (s->waiting && s->avail >= s->wake_at)
             pthread_cond_signal(&s->cv);
     }
     pthread_mutex_unlock(&p->mu);
