@@ -63,6 +63,7 @@ static void usage(FILE *f)
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
         "  --stats-json FILE     write the final figures per stream as JSON\n"
+        "  --warmup S            latencies leave out the first S seconds (start-up)\n"
         "  --display             show the streams in a window (one tile each, a multiviewer)\n"
         "                        instead of writing them (no -o then); keys: space pause,\n"
         "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
@@ -92,7 +93,7 @@ typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
-    double duration, timeout;
+    double duration, timeout, warmup;
     int quiet, slices;
     const char *stats_json;
     pl_config pl;
@@ -285,6 +286,12 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(1, 64, a->pl.contexts_per_gpu);
         } else if (!strcmp(arg, "--threads")) {
             COUNT(1, 1024, a->pl.cpu_threads);
+        } else if (!strcmp(arg, "--warmup")) {
+            VALUE();
+            if (parse_seconds(v, &a->warmup)) {
+                cli_error(arg, "'%s' is not a number of seconds", v);
+                return 2;
+            }
         } else if (!strcmp(arg, "--slices")) {
             a->slices = 1;
         } else if (!strcmp(arg, "--display")) {
@@ -851,6 +858,8 @@ int cmd_recv(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     uint64_t last_report = pl_now_ns();
+    const uint64_t warmup_end = last_report + (uint64_t)(a.warmup * 1e9);
+    int warm = a.warmup <= 0;
     while (!status && !interrupted) {
         int running = 0;
         for (int k = 0; k < started; k++)
@@ -860,6 +869,11 @@ int cmd_recv(int argc, char **argv)
         sleep_ms(20);
         if (view && dsp_view_quit_requested(view))
             break;
+        if (!warm && pl_now_ns() >= warmup_end) {
+            for (int k = 0; k < started; k++)
+                pl_stream_latency_reset(p, ss[k].id);
+            warm = 1;
+        }
         if (pl_now_ns() - last_report >= 1000000000u) {
             for (int k = 0; k < started; k++) {
                 if (!a.quiet)

@@ -1114,3 +1114,14 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
     pthread_mutex_unlock(&p->mu);
 }
+
+void pl_stream_latency_reset(pl_pipeline *p, int stream)
+{
+    pl_stream *st = &p->streams[stream];
+    pthread_mutex_lock(&p->mu);
+    pl_hist *h[] = {st->lat, st->lat_first, st->dec, st->lat_dev, st->lat_host};
+    for (size_t i = 0; i < sizeof h / sizeof *h; i++)
+        if (h[i])
+            memset(h[i], 0, sizeof *h[i]);
+    pthread_mutex_unlock(&p->mu);
+}

@@ -249,6 +249,9 @@ typedef struct pl_stream_stats {
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
+/* Empties the stream's latency histograms (the counts of frames stay): a
+ * measurement of the steady state leaves the start-up out. */
+void pl_stream_latency_reset(pl_pipeline *p, int stream);
 
 /* ------------------------------------------------------------------ */
 /* Sinks                                                                */

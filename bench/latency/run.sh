@@ -39,10 +39,11 @@ say "device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | h
 say ""
 say "Latency in microseconds, p50 / p99 / max; with several streams, the stream with the worst p99."
 say "Device and host: from the last packet of a frame; ready: from its first packet (host picture)."
+say "The first 3 s of each run (start-up) are left out of the latencies (recv --warmup)."
 say ""
 say "| packetization | decoding | streams | frames whole | dropped | device p50 / p99 / max | host p50 / p99 / max | first packet -> ready p50 / p99 | targets (device p99 <= 500, host p99 <= 1000) |"
 say "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-frames=$((SECONDS_RUN * 60 + 60))
+frames=$(((SECONDS_RUN + 3) * 60 + 60))
 run=0
 for mode in ${XSF_LAT_MODES:-codestream slice}; do
     for K in ${XSF_LAT_STREAMS:-1 8}; do
@@ -55,13 +56,15 @@ for mode in ${XSF_LAT_MODES:-codestream slice}; do
             for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
             extra=()
             [ $slices = 1 ] && extra+=(--slices)
-            "$X" recv "${args[@]}" "${extra[@]}" --duration $((SECONDS_RUN + 4)) --timeout 0 \
+            # The first 3 s (pinned frame buffers growing to UHD, GPU contexts' first
+            # frames) are left out of the latencies.
+            "$X" recv "${args[@]}" "${extra[@]}" --duration $((SECONDS_RUN + 7)) --timeout 0 --warmup 4.5 \
                 --rcvbuf 268435456 --stats-json "$json" -q 2> "$W/recv.log" &
             rx=$!
             sleep 1.5 # the receiver's sockets are open and its GPU contexts made
             pids=()
             for k in $(seq 0 $((K - 1))); do
-                timeout $((SECONDS_RUN + 3)) "$X" send "$V" --to 127.0.0.1:$((base + k)) --fps 60 \
+                timeout $((SECONDS_RUN + 6)) "$X" send "$V" --to 127.0.0.1:$((base + k)) --fps 60 \
                     --mode $mode --loop $frames -q &
                 pids+=($!)
             done
