@@ -106,7 +106,8 @@ static int same_picture(const picture *a, const picture *b)
     if (a->nc != b->nc)
         return 0;
     for (int c = 0; c < a->nc; c++)
-        if (a->samples[c] != b->samples[c] || memcmp(a->plane[c], b->plane[c], a->samples[c] * sizeof(uint16_t)))
+        if (a->samples[c] != b->samples[c] ||
+            memcmp(a->plane[c], b->plane[c], a->samples[c] * sizeof(uint16_t)))
             return 0;
     return 1;
 }
@@ -119,7 +120,8 @@ static int same_as_c(const picture *a, const xs_image *img)
         if (a->samples[c] != (size_t)img->width[c] * img->height[c])
             return 0;
         for (int y = 0; y < img->height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * img->width[c], img->plane[c] + (size_t)y * img->pitch[c],
+            if (memcmp(a->plane[c] + (size_t)y * img->width[c],
+                       img->plane[c] + (size_t)y * img->pitch[c],
                        (size_t)img->width[c] * sizeof(uint16_t)))
                 return 0;
     }
@@ -130,8 +132,8 @@ static int same_as_c(const picture *a, const xs_image *img)
  * each < len): begin at the first that holds the header, more at the rest,
  * then end with all of it. Returns the status of end (or of the first
  * failing call); *consumed from end. */
-static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len, const size_t *cut,
-                       size_t ncut, size_t *consumed)
+static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
+                       const size_t *cut, size_t ncut, size_t *consumed)
 {
     memset(work, 0xa5, len); /* not yet received */
     size_t have = 0;
@@ -162,7 +164,8 @@ static int cmp_size(const void *a, const void *b)
 }
 
 /* One codestream cs[0, len): every pattern against the references. */
-static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name)
+static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len,
+                             const char *name)
 {
     xs_layout lay;
     xsf_error err;
@@ -173,17 +176,19 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
     }
     const xs_image *img = NULL;
     size_t used_c = 0, used_g = 0;
-    CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", name, xs_decoder_error(c));
+    CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", name,
+          xs_decoder_error(c));
     uint8_t *work = host_alloc(len);
     size_t *cut = malloc(sizeof *cut * (2 * lay.nslices + 64));
     picture whole = {0}, inc = {0};
     if (!img || !work || !cut)
         goto out;
-    CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s: xs_gpu_decode: %s", name,
-          xs_gpu_decoder_error(g));
-    CHECK(download(g, &whole) && same_as_c(&whole, img), "%s: xs_gpu_decode differs from the C decoder", name);
-    CHECK(used_g == used_c && used_c == lay.codestream_bytes, "%s: consumed %zu (GPU) %zu (C) of %zu", name, used_g,
-          used_c, lay.codestream_bytes);
+    CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
+          "%s: xs_gpu_decode: %s", name, xs_gpu_decoder_error(g));
+    CHECK(download(g, &whole) && same_as_c(&whole, img),
+          "%s: xs_gpu_decode differs from the C decoder", name);
+    CHECK(used_g == used_c && used_c == lay.codestream_bytes,
+          "%s: consumed %zu (GPU) %zu (C) of %zu", name, used_g, used_c, lay.codestream_bytes);
 
     for (int pattern = 0; pattern < 5; pattern++) {
         size_t n = 0;
@@ -219,11 +224,13 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         }
         size_t consumed = 0;
         const xsf_status st = feed(g, work, cs, len, cut, n, &consumed);
-        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s (%s): %s", name, what, xs_gpu_decoder_error(g));
-        CHECK(consumed == used_c, "%s (%s): consumed %zu, expected %zu", name, what, consumed, used_c);
+        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s (%s): %s", name, what,
+              xs_gpu_decoder_error(g));
+        CHECK(consumed == used_c, "%s (%s): consumed %zu, expected %zu", name, what, consumed,
+              used_c);
         if (st == XSF_OK) {
-            CHECK(download(g, &inc) && same_picture(&inc, &whole), "%s (%s): differs from xs_gpu_decode", name,
-                  what);
+            CHECK(download(g, &inc) && same_picture(&inc, &whole),
+                  "%s (%s): differs from xs_gpu_decode", name, what);
             picture_free(&inc);
         }
     }
@@ -232,22 +239,26 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
      * the aborted frame leaves no error behind. */
     {
         memset(work, 0xa5, len);
-        const size_t half = lay.nslices > 1 ? lay.slice_offset[lay.nslices / 2] + 3 : lay.slice_offset[0] + 2;
+        const size_t half =
+            lay.nslices > 1 ? lay.slice_offset[lay.nslices / 2] + 3 : lay.slice_offset[0] + 2;
         memcpy(work, cs, half);
         const xsf_status st = xs_gpu_decode_begin(g, work, half);
         CHECK(st == XSF_OK, "%s: begin of the frame to abort: %s", name, xs_gpu_decoder_error(g));
         size_t dummy;
-        CHECK(xs_gpu_decode(g, cs, len, &dummy) == XSF_ERR_ARG, "%s: xs_gpu_decode accepted during a frame", name);
+        CHECK(xs_gpu_decode(g, cs, len, &dummy) == XSF_ERR_ARG,
+              "%s: xs_gpu_decode accepted during a frame", name);
         xs_gpu_decode_abort(g);
         CHECK(xs_gpu_sync(g) == XSF_OK, "%s: sync after abort: %s", name, xs_gpu_decoder_error(g));
-        CHECK(xs_gpu_decode_more(g, work, half) == XSF_ERR_ARG, "%s: more accepted after abort", name);
+        CHECK(xs_gpu_decode_more(g, work, half) == XSF_ERR_ARG, "%s: more accepted after abort",
+              name);
         size_t consumed = 0;
         cut[0] = lay.slice_offset[0] + 2;
         const xsf_status st2 = feed(g, work, cs, len, cut, 1, &consumed);
         CHECK(st2 == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s: frame after an abort: %s", name,
               xs_gpu_decoder_error(g));
         if (st2 == XSF_OK) {
-            CHECK(download(g, &inc) && same_picture(&inc, &whole), "%s: frame after an abort differs", name);
+            CHECK(download(g, &inc) && same_picture(&inc, &whole),
+                  "%s: frame after an abort differs", name);
             picture_free(&inc);
         }
     }
@@ -259,7 +270,8 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         cut[0] = lay.slice_offset[0] + 2;
         const xsf_status st = feed(g, work, cs, short_len, cut, 1, &consumed);
         CHECK(st == XSF_ERR_TRUNCATED, "%s: a cut codestream ended with status %d", name, (int)st);
-        CHECK(xs_gpu_decode(g, cs, short_len, &consumed) == XSF_ERR_TRUNCATED, "%s: whole decode of the cut one", name);
+        CHECK(xs_gpu_decode(g, cs, short_len, &consumed) == XSF_ERR_TRUNCATED,
+              "%s: whole decode of the cut one", name);
     }
 
     /* Corrupted data past the header: both paths refuse, or agree. */
@@ -268,7 +280,8 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         for (int t = 0; bad && t < 6; t++) {
             memcpy(bad, cs, len);
             for (int f = 0; f < 1 + t % 3; f++)
-                bad[lay.header_bytes + rnd() % (len - lay.header_bytes)] ^= (uint8_t)(1u << (rnd() % 8));
+                bad[lay.header_bytes + rnd() % (len - lay.header_bytes)] ^=
+                    (uint8_t)(1u << (rnd() % 8));
             size_t cw = 0, ci = 0;
             xsf_status sw = xs_gpu_decode(g, bad, len, &cw);
             if (sw == XSF_OK)
@@ -286,10 +299,11 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
                 si = xs_gpu_sync(g);
             if (si == XSF_OK)
                 download(g, &pi);
-            CHECK((sw == XSF_OK) == (si == XSF_OK), "%s corrupted (trial %d): whole %d, incremental %d", name, t,
-                  (int)sw, (int)si);
+            CHECK((sw == XSF_OK) == (si == XSF_OK),
+                  "%s corrupted (trial %d): whole %d, incremental %d", name, t, (int)sw, (int)si);
             if (sw == XSF_OK && si == XSF_OK)
-                CHECK(cw == ci && same_picture(&pw, &pi), "%s corrupted (trial %d): pictures differ", name, t);
+                CHECK(cw == ci && same_picture(&pw, &pi),
+                      "%s corrupted (trial %d): pictures differ", name, t);
             picture_free(&pw);
             picture_free(&pi);
         }
