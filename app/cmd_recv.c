@@ -63,16 +63,19 @@ static void usage(FILE *f)
         "                        (counted as too large)\n"
         "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
-        "  --contexts N          decoder contexts per GPU (default 3)\n"
+        "  --contexts N          decoder contexts per GPU (default 3; with --slices, streams + 2)\n"
         "  --gpu-sync W          how decoder threads wait for the GPU: block (default: they\n"
         "                        sleep, leaving the cores to the receiving threads), spin\n"
         "                        (lowest latency, a core each while waiting), yield, or auto\n"
         "                        (CUDA's heuristic: spins with a few contexts)\n"
+        "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
+        "                        arrive (progressive streams; the picture is the same)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
         "16)\n"
         "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
         "                        (whole, by rename) and at the end\n"
+        "  --warmup S            latencies leave out the first S seconds (start-up)\n"
         "  --display             show the streams in a window (one tile each, a multiviewer)\n"
         "                        instead of writing them (no -o then); keys: space pause,\n"
         "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
@@ -113,8 +116,8 @@ typedef struct recv_args {
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
     size_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
-    double duration, timeout;
-    int quiet, no_gro;
+    double duration, timeout, warmup;
+    int quiet, no_gro, slices;
     const char *stats_json;
     pl_config pl;
     int display, no_vsync, colour_given;
@@ -327,6 +330,14 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(1, 64, a->pl.contexts_per_gpu);
         } else if (!strcmp(arg, "--threads")) {
             COUNT(1, 1024, a->pl.cpu_threads);
+        } else if (!strcmp(arg, "--warmup")) {
+            VALUE();
+            if (parse_seconds(v, &a->warmup)) {
+                cli_error(arg, "'%s' is not a number of seconds", v);
+                return 2;
+            }
+        } else if (!strcmp(arg, "--slices")) {
+            a->slices = 1;
         } else if (!strcmp(arg, "--display")) {
             a->display = 1;
         } else if (!strcmp(arg, "--no-vsync")) {
@@ -530,6 +541,7 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = sa->kind == OUT_JXS;
     rc->max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
+    rc->slices = a->slices;
     rc->duration_s = a->duration;
     rc->timeout_s = a->timeout;
     if (sa->pcap || sa->capture) {
@@ -779,6 +791,13 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         json_latency(f, "latency_first_packet_us", &ps.latency_first);
         fprintf(f, ", ");
         json_latency(f, "decode_us", &ps.decode);
+        fprintf(f, ", ");
+        json_latency(f, "latency_device_us", &ps.latency_device);
+        fprintf(f, ", ");
+        json_latency(f, "latency_host_us", &ps.latency_host);
+        fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
+                (unsigned long long)ps.partial_submitted,
+                (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
         fprintf(f, "}");
     }
     fprintf(f, "\n  ]\n}\n");
@@ -839,6 +858,10 @@ int cmd_recv(int argc, char **argv)
         a.pl.cpu_threads = 1;
     }
     pl_pipeline *p;
+    /* A decoder holds a partial frame until it is whole: one per stream at
+     * least, and some for whole frames. */
+    if (a.slices && !a.pl.contexts_per_gpu)
+        a.pl.contexts_per_gpu = (unsigned)(a.n + 2 > 3 ? a.n + 2 : 3);
     if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error("recv", "%s", err.msg);
         for (int k = 0; k < a.n; k++)
@@ -940,6 +963,8 @@ int cmd_recv(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     uint64_t last_report = pl_now_ns();
+    const uint64_t warmup_end = last_report + (uint64_t)(a.warmup * 1e9);
+    int warm = a.warmup <= 0;
     while (!status && !interrupted) {
         int running = 0;
         for (int k = 0; k < started; k++)
@@ -949,6 +974,11 @@ int cmd_recv(int argc, char **argv)
         sleep_ms(20);
         if (view && dsp_view_quit_requested(view))
             break;
+        if (!warm && pl_now_ns() >= warmup_end) {
+            for (int k = 0; k < started; k++)
+                pl_stream_latency_reset(p, ss[k].id);
+            warm = 1;
+        }
         if (pl_now_ns() - last_report >= 1000000000u) {
             for (int k = 0; k < started; k++) {
                 if (!a.quiet)

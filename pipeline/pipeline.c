@@ -43,6 +43,13 @@ typedef struct pl_slot {
     pl_picbuf *host;  /* picture storage (both fields), while decoded */
     pl_picbuf *dev;   /* device picture storage, on the stream's GPU */
     char error[256];  /* the decoder's message when failed */
+    /* A partial frame (pl_frame_submit_partial): its source still fills it. */
+    int partial;      /* submitted, not yet whole */
+    int aborted;      /* pl_frame_abort while a decoder held it */
+    int waiting;      /* a decoder sleeps on cv for more of it */
+    size_t avail;     /* the complete prefix of the codestream */
+    size_t wake_at;   /* the waiting decoder wants to be woken once avail reaches this */
+    pthread_cond_t cv;
 } pl_slot;
 
 typedef struct pl_queue {
@@ -72,7 +79,8 @@ typedef struct pl_stream {
     size_t max_frame_bytes;    /* 0: no limit */
     size_t pool_bytes;         /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
-    pl_hist *lat, *lat_first, *dec;
+    uint64_t partial_submitted;
+    pl_hist *lat, *lat_first, *dec, *lat_dev, *lat_host;
     char last_error[256];
 } pl_stream;
 
@@ -121,6 +129,8 @@ const char *pl_drop_reason_name(pl_drop_reason r)
         return "decoder refused the codestream";
     case PL_DROP_FIELD:
         return "field without its sibling";
+    case PL_DROP_INCOMPLETE:
+        return "partial frame never completed";
     default:
         return "?";
     }
@@ -215,7 +225,9 @@ static void layout_picture(pl_picture *pic, const xs_gpu_image *gi, const xs_ima
     }
 }
 
-static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap)
+/* begun: a progressive frame whose decoding xs_gpu_decode_begin started
+ * (decode_gpu_partial); it ends with xs_gpu_decode_end. */
+static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun)
 {
     pl_frame *f = &s->f;
     size_t off = 0;
@@ -228,7 +240,9 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
             fail(s, msg, cap, err.msg);
             return;
         }
-        if (xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed) != XSF_OK) {
+        const xsf_status dst = begun ? xs_gpu_decode_end(w->gpu, f->codestream, bytes, &consumed)
+                                     : xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed);
+        if (dst != XSF_OK) {
             fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
@@ -279,6 +293,72 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         }
         off += bytes;
     }
+}
+
+/* A partial frame on the GPU: its slices are decoded as the complete prefix
+ * grows (the decoder sleeps on the slot's condition variable in between),
+ * the rest once it is whole. Returns with the frame whole, failed or
+ * aborted; never while its source may still write into it. */
+/* A decoder started on a partial frame launches its newly whole slices once
+ * a 24th of the codestream (by Lcod; at least 2 KiB, 160 KiB when Lcod is
+ * not signalled) more is in, or the frame is whole: every launch costs a few
+ * API calls, and what is left at the end is about that much entropy
+ * decoding. */
+#define PARTIAL_STEPS 24
+#define PARTIAL_STEP_MIN_BYTES ((size_t)2 << 10)
+#define PARTIAL_STEP_BYTES ((size_t)160 << 10)
+
+static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap)
+{
+    pl_pipeline *p = w->p;
+    pl_frame *f = &s->f;
+    size_t seen = 0, step = PARTIAL_STEP_BYTES;
+    int begun = 0, bad = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        /* Before begin, any growth may complete the header. */
+        s->wake_at = bad ? SIZE_MAX : begun ? seen + step : seen + 1; /* refused: only its end matters */
+        while (s->partial && !s->aborted && s->avail < s->wake_at) {
+            s->waiting = 1;
+            pthread_cond_wait(&s->cv, &p->mu);
+        }
+        s->waiting = 0;
+        if (s->aborted || !s->partial)
+            break;
+        const size_t avail = s->avail;
+        pthread_mutex_unlock(&p->mu);
+        if (!bad) {
+            const xsf_status st = begun ? xs_gpu_decode_more(w->gpu, f->codestream, avail)
+                                        : xs_gpu_decode_begin(w->gpu, f->codestream, avail);
+            if (st == XSF_OK) {
+                if (!begun) {
+                    xs_header h;
+                    xsf_error e;
+                    xsf_error_clear(&e);
+                    if (xs_parse_header(f->codestream, avail, &h, &e) == XSF_OK && h.lcod)
+                        step = h.lcod / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? h.lcod / PARTIAL_STEPS
+                                                                               : PARTIAL_STEP_MIN_BYTES;
+                }
+                begun = 1;
+            } else if (st != XSF_ERR_AGAIN) { /* final: the frame is refused once whole */
+                bad = 1;
+                begun = 0;
+                fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+            }
+        }
+        seen = avail;
+        pthread_mutex_lock(&p->mu);
+    }
+    const int aborted = s->aborted;
+    pthread_mutex_unlock(&p->mu);
+    if (aborted) {
+        if (begun)
+            xs_gpu_decode_abort(w->gpu);
+        s->failed = 1;
+        return;
+    }
+    if (!bad)
+        decode_gpu(w, s, where, msg, cap, begun);
 }
 
 static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
@@ -341,6 +421,8 @@ static void free_slot(pl_stream *st, pl_slot *s)
     }
     s->state = SLOT_FREE;
     s->discard = 0;
+    s->partial = s->aborted = s->waiting = 0;
+    s->avail = 0;
     s->free_next = st->free;
     st->free = s;
 }
@@ -381,6 +463,10 @@ static void emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_first, ready - f->t.first_packet);
         if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
             pl_hist_add(st->dec, ready - f->t.decode_start);
+        if (f->t.last_packet && f->t.device_ready >= f->t.last_packet)
+            pl_hist_add(st->lat_dev, f->t.device_ready - f->t.last_packet);
+        if (f->t.last_packet && f->t.host_ready >= f->t.last_packet)
+            pl_hist_add(st->lat_host, f->t.host_ready - f->t.last_packet);
         if (!st->delivered) {
             st->first_delivered = f->t.delivered;
         } else if (f->t.delivered > st->last_delivered) {
@@ -418,6 +504,28 @@ static void emit(pl_pipeline *p, pl_stream *st)
     pthread_cond_broadcast(&p->progress);
 }
 
+/* The first frame of the queue this worker may take: a partial frame only
+ * where it can be decoded as it arrives (the GPU, a picture wanted); the
+ * others take it once it is whole (when stopping, anything). */
+static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
+{
+    pl_slot *prev = NULL;
+    for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
+        const pl_stream *st = &p->streams[it->f.stream];
+        if (it->partial && !p->stopping && !(w->gpu && st->sink.placement != PL_PICTURE_NONE))
+            continue;
+        if (prev)
+            prev->work_next = it->work_next;
+        else
+            q->head = it->work_next;
+        if (q->tail == it)
+            q->tail = prev;
+        it->work_next = NULL;
+        return it;
+    }
+    return NULL;
+}
+
 static void *worker_main(void *arg)
 {
     pl_worker *w = arg;
@@ -427,18 +535,24 @@ static void *worker_main(void *arg)
         pl_gpu_select(w->device);
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!q->head && !p->stopping)
+        pl_slot *s;
+        while (!(s = take_work(p, q, w)) && !(p->stopping && !q->head))
             pthread_cond_wait(&q->cv, &p->mu);
-        if (!q->head)
+        if (!s)
             break; /* stopping, nothing left */
-        pl_slot *s = q->head;
-        q->head = s->work_next;
-        if (!q->head)
-            q->tail = NULL;
-        s->work_next = NULL;
         s->state = SLOT_DECODING;
         pl_stream *st = &p->streams[s->f.stream];
         const pl_placement where = st->sink.placement;
+        /* A partial frame is decoded as it arrives on the GPU; elsewhere it
+         * is waited for whole. */
+        const int incremental = s->partial && w->gpu && where != PL_PICTURE_NONE && s->f.fields == 1;
+        s->wake_at = SIZE_MAX; /* only when whole */
+        while (s->partial && !incremental && !s->aborted) {
+            s->waiting = 1;
+            pthread_cond_wait(&s->cv, &p->mu);
+        }
+        s->waiting = 0;
+        const int aborted = s->aborted;
         pthread_mutex_unlock(&p->mu);
 
         char *msg = s->error;
@@ -446,9 +560,13 @@ static void *worker_main(void *arg)
         msg[0] = 0;
         s->failed = 0;
         s->f.t.decode_start = pl_now_ns();
-        if (where != PL_PICTURE_NONE) {
+        if (aborted) {
+            s->failed = 1; /* counted by pl_frame_abort */
+        } else if (incremental) {
+            decode_gpu_partial(w, s, where, msg, msg_cap);
+        } else if (where != PL_PICTURE_NONE) {
             if (w->gpu)
-                decode_gpu(w, s, where, msg, msg_cap);
+                decode_gpu(w, s, where, msg, msg_cap, 0);
             else
                 decode_cpu(w, s, msg, msg_cap);
         } else {
@@ -463,7 +581,7 @@ static void *worker_main(void *arg)
 
         pthread_mutex_lock(&p->mu);
         s->state = SLOT_DONE;
-        if (s->failed) {
+        if (s->failed && !s->aborted) {
             st->dropped[PL_DROP_DECODE]++;
             snprintf(st->last_error, sizeof st->last_error, "frame %llu: %.200s",
                      (unsigned long long)s->f.index, msg);
@@ -631,10 +749,14 @@ static void stream_free(pl_stream *st)
             free(s->dev);
         }
     }
+    for (unsigned i = 0; st->slots && i < st->nslots; i++)
+        pthread_cond_destroy(&st->slots[i].cv);
     free(st->slots);
     free(st->lat);
     free(st->lat_first);
     free(st->dec);
+    free(st->lat_dev);
+    free(st->lat_host);
     memset(st, 0, sizeof *st);
 }
 
@@ -739,10 +861,14 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     if (st->max_frame_bytes && first > st->max_frame_bytes)
         first = st->max_frame_bytes;
     st->slots = calloc(st->nslots, sizeof *st->slots);
+    for (unsigned i = 0; st->slots && i < st->nslots; i++)
+        pthread_cond_init(&st->slots[i].cv, NULL);
     st->lat = calloc(1, sizeof *st->lat);
     st->lat_first = calloc(1, sizeof *st->lat_first);
     st->dec = calloc(1, sizeof *st->dec);
-    if (!st->slots || !st->lat || !st->lat_first || !st->dec) {
+    st->lat_dev = calloc(1, sizeof *st->lat_dev);
+    st->lat_host = calloc(1, sizeof *st->lat_host);
+    if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->lat_dev || !st->lat_host) {
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
@@ -776,7 +902,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
 static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
 {
     pl_slot *s = st->order_head;
-    while (s && s->state != SLOT_QUEUED)
+    while (s && (s->state != SLOT_QUEUED || s->partial)) /* a partial frame's source still writes into it */
         s = s->order_next;
     if (!s)
         return NULL;
@@ -850,6 +976,8 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
     pl_slot *s = (pl_slot *)f;
     if (bytes <= f->capacity)
         return XSF_OK;
+    if (s->partial)
+        return xsf_error_set(err, XSF_ERR_ARG, "a partial frame's buffer cannot move");
     if (keep > f->capacity)
         keep = f->capacity;
     pl_stream *st = &p->streams[f->stream];
@@ -880,15 +1008,11 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
     return XSF_OK;
 }
 
-void pl_frame_submit(pl_pipeline *p, pl_frame *f)
+/* Gives the frame its index and its place in the stream's order and in the
+ * decode queue. With p->mu held. */
+static void enqueue_locked(pl_pipeline *p, pl_stream *st, pl_slot *s)
 {
-    pl_slot *s = (pl_slot *)f;
-    pl_stream *st = &p->streams[f->stream];
-    if (f->fields != 2)
-        f->fields = 1;
-    f->t.queued = pl_now_ns();
-    pthread_mutex_lock(&p->mu);
-    f->index = st->next_index++;
+    s->f.index = st->next_index++;
     st->submitted++;
     s->state = SLOT_QUEUED;
     s->order_next = NULL;
@@ -906,6 +1030,103 @@ void pl_frame_submit(pl_pipeline *p, pl_frame *f)
         q->head = s;
     q->tail = s;
     pthread_cond_signal(&q->cv);
+}
+
+void pl_frame_submit(pl_pipeline *p, pl_frame *f)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_stream *st = &p->streams[f->stream];
+    pthread_mutex_lock(&p->mu);
+    if (s->partial) {
+        /* Whole now: the decoder that holds it finishes it, or any may take it. */
+        s->partial = 0;
+        s->avail = f->codestream_bytes;
+        if (s->waiting)
+            pthread_cond_signal(&s->cv);
+        if (s->state == SLOT_QUEUED)
+            pthread_cond_broadcast(&p->queues[st->queue].cv);
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (f->fields != 2)
+        f->fields = 1;
+    f->t.queued = pl_now_ns();
+    pthread_mutex_lock(&p->mu);
+    enqueue_locked(p, st, s);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_frame_submit_partial(pl_pipeline *p, pl_frame *f)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_stream *st = &p->streams[f->stream];
+    f->fields = 1;
+    f->t.queued = pl_now_ns();
+    pthread_mutex_lock(&p->mu);
+    s->partial = 1;
+    s->aborted = 0;
+    s->waiting = 0;
+    s->avail = f->codestream_bytes;
+    st->partial_submitted++;
+    enqueue_locked(p, st, s);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_frame_progress(pl_pipeline *p, pl_frame *f, size_t complete_bytes)
+{
+    pl_slot *s = (pl_slot *)f;
+    pthread_mutex_lock(&p->mu);
+    if (s->partial && complete_bytes > s->avail) {
+        s->avail = complete_bytes;
+        if (s->waiting && s->avail >= s->wake_at)
+            pthread_cond_signal(&s->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_frame_abort(pl_pipeline *p, pl_frame *f, pl_drop_reason reason)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_stream *st = &p->streams[f->stream];
+    pthread_mutex_lock(&p->mu);
+    if (s->state != SLOT_FILLING && !s->partial) { /* whole already: not the source's to abort */
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    if (reason < PL_DROP_REASONS)
+        st->dropped[reason]++;
+    else if (s->state != SLOT_FILLING)
+        st->submitted--; /* it goes on in another frame, which counts it */
+    if (s->state == SLOT_QUEUED) {
+        /* Not taken by a decoder yet: off the queue and the order (every
+         * later frame of the stream is still queued behind it: the queue is
+         * first in, first out, so no delivery waits on it). */
+        pl_queue *q = &p->queues[st->queue];
+        pl_slot *prev = NULL;
+        for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
+            if (it != s)
+                continue;
+            if (prev)
+                prev->work_next = it->work_next;
+            else
+                q->head = it->work_next;
+            if (q->tail == it)
+                q->tail = prev;
+            break;
+        }
+        s->work_next = NULL;
+        order_unlink(st, s);
+        free_slot(st, s);
+    } else if (s->state == SLOT_DECODING) {
+        s->aborted = 1; /* the decoder ends it and frees it in order */
+        s->partial = 0;
+        if (s->waiting)
+            pthread_cond_signal(&s->cv);
+    } else if (s->state == SLOT_FILLING) {
+        free_slot(st, s); /* acquired, never submitted */
+    }
+    pthread_cond_broadcast(&p->progress);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -1016,6 +1237,20 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     pl_hist_summary(st->lat, &out->latency);
     pl_hist_summary(st->lat_first, &out->latency_first);
     pl_hist_summary(st->dec, &out->decode);
+    pl_hist_summary(st->lat_dev, &out->latency_device);
+    pl_hist_summary(st->lat_host, &out->latency_host);
+    out->partial_submitted = st->partial_submitted;
     snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_stream_latency_reset(pl_pipeline *p, int stream)
+{
+    pl_stream *st = &p->streams[stream];
+    pthread_mutex_lock(&p->mu);
+    pl_hist *h[] = {st->lat, st->lat_first, st->dec, st->lat_dev, st->lat_host};
+    for (size_t i = 0; i < sizeof h / sizeof *h; i++)
+        if (h[i])
+            memset(h[i], 0, sizeof *h[i]);
     pthread_mutex_unlock(&p->mu);
 }

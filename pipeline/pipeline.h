@@ -32,6 +32,25 @@
  * delivered; a sink that wants to hear of them in order (to account for the
  * frame it fed in) sets refused().
  *
+ * Partial frames (sub-frame latency): a source that assembles a frame in
+ * order may hand it over before it is whole, with pl_frame_submit_partial
+ * once the codestream's start is in the buffer, then pl_frame_progress
+ * each time the complete prefix grows (the bytes codestream[0, prefix) are
+ * final and are not written again; with reordering the prefix stops at the
+ * first hole), then either pl_frame_submit when it is whole (its size and
+ * last_packet time set) or pl_frame_abort when it never will be (counted
+ * with its reason). A partial frame has its index and its place in the
+ * stream's order from pl_frame_submit_partial. A GPU decoder that takes a
+ * partial frame decodes its slices as the prefix grows (it sleeps on a
+ * condition variable between updates, no spinning; xs_gpu_decode_begin /
+ * more / end) and finishes when the frame is whole; the CPU stage, and a
+ * sink that wants no picture, wait for the whole frame and decode it as
+ * usual. The picture is the same either way. Backpressure: a partial frame
+ * counts as waiting, but PL_DROP_OLDEST never drops one that is still being
+ * filled (its source writes into it); once whole it may be dropped like any
+ * waiting frame. The buffer must not move while the frame is partial
+ * (pl_frame_reserve is refused then). Interlaced frames are submitted whole.
+ *
  * Times: every pl_times field is CLOCK_REALTIME in nanoseconds, the clock of
  * the kernel's receive timestamps, so a frame's latency is read on one
  * clock from its last packet to its picture.
@@ -80,6 +99,8 @@ typedef enum pl_drop_reason {
     PL_DROP_NO_FRAME,  /* no free frame at all (every frame decoding or held by the sink) */
     PL_DROP_DECODE,    /* the decoder refused the codestream */
     PL_DROP_FIELD,     /* interlaced: the sibling field was lost or did not match */
+    PL_DROP_INCOMPLETE, /* a partial frame its source gave up on (pl_frame_abort: packets lost);
+                           the RTP receiver's own counts hold it too */
     PL_DROP_REASONS
 } pl_drop_reason;
 const char *pl_drop_reason_name(pl_drop_reason r);
@@ -212,8 +233,23 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes);
  * (allocates; only when a stream's frames grow). */
 xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *frame, size_t bytes, size_t keep,
                             xsf_error *err);
-/* Hands a filled frame (codestream, fields, times) to the decode stage. */
+/* Hands a filled frame (codestream, fields, times) to the decode stage; for
+ * a partial frame: it is whole now (codestream_bytes, t.last_packet set). */
 void pl_frame_submit(pl_pipeline *p, pl_frame *frame);
+/* Hands over a frame before it is whole (see "Partial frames" above):
+ * codestream points into the buffer, codestream_bytes is the complete
+ * prefix so far (at least the header, for the GPU to start), t.first_packet
+ * set; progressive (fields 1). */
+void pl_frame_submit_partial(pl_pipeline *p, pl_frame *frame);
+/* The complete prefix of a partial frame grew to `complete_bytes` (smaller
+ * values are ignored). Cheap: wakes the decoder only where one waits. */
+void pl_frame_progress(pl_pipeline *p, pl_frame *frame, size_t complete_bytes);
+/* A partial frame that will never be whole: dropped and counted for
+ * `reason` (PL_DROP_REASONS: not counted, nor in `submitted`: the source
+ * goes on with the same frame in a larger buffer), its buffer back to the pool once no
+ * decoder reads it. Also takes an acquired frame never submitted (then like
+ * pl_frame_discard, but counted). A frame already whole is left alone. */
+void pl_frame_abort(pl_pipeline *p, pl_frame *frame, pl_drop_reason reason);
 /* Gives back an acquired frame unused (not counted). */
 void pl_frame_discard(pl_pipeline *p, pl_frame *frame);
 /* Counts a frame that the source dropped itself for `reason`. */
@@ -247,11 +283,17 @@ typedef struct pl_stream_stats {
     double fps;                /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
     pl_latency latency;        /* last packet -> picture ready */
     pl_latency latency_first;  /* first packet -> picture ready */
+    pl_latency latency_device; /* last packet -> picture in device memory (GPU engine) */
+    pl_latency latency_host;   /* last packet -> picture in host memory */
+    uint64_t partial_submitted; /* frames handed over before they were whole */
     pl_latency decode;         /* decoder taken -> picture ready */
     char last_error[256];      /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
+/* Empties the stream's latency histograms (the counts of frames stay): a
+ * measurement of the steady state leaves the start-up out. */
+void pl_stream_latency_reset(pl_pipeline *p, int stream);
 
 /* Takes a stream out of a running pipeline, leaving the others alone: its
  * source must be done with it (pl_rtp_source_destroy: an RTP source's
@@ -332,6 +374,9 @@ typedef struct pl_rtp_config {
     double timeout_s;         /* sockets and captures: stop after this long without a packet (0: never) */
     int interlaced;           /* pair fields into frames (PL_DROP_FIELD for a lone field) */
     FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
+    int slices;               /* sub-frame latency: hand frames over once their header is in and
+                                 report their complete prefix as packets arrive (progressive
+                                 frames, T=1; the GPU decodes slices as they come) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).

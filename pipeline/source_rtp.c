@@ -32,7 +32,17 @@ struct pl_rtp_source {
     uint64_t pushed; /* PL_RTP_PUSH: packets */
     pl_frame *first_field; /* interlaced: waiting for its second field */
     uint8_t first_f;
+    /* --slices: the frame handed to the pipeline before it is whole */
+    pl_frame *partial;
+    size_t partial_cs_off;   /* where its codestream starts in the buffer (after the boxes) */
+    size_t partial_reported; /* the prefix last reported, boxes included */
+    pl_frame *orphan;        /* aborted at a stop while the depacketizer still holds its buffer */
 };
+
+/* Codestream mode: the prefix is reported to the decoder every this many
+ * bytes (slice mode: at the end of each slice). The decoder launches whole
+ * slices only, so finer steps would only cost wake-ups. */
+#define PROGRESS_STEP_BYTES 8192
 
 static uint64_t now_or(uint64_t t)
 {
@@ -65,7 +75,73 @@ static int acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
 static void release(void *ctx, rtp_frame_buffer *b)
 {
     pl_rtp_source *s = ctx;
-    pl_frame_discard(s->p, b->handle);
+    pl_frame *f = b->handle;
+    if (f && f == s->partial) {
+        /* The segment outgrew the frame and goes on in a larger one (which
+         * may be handed over partially in turn): this one is not a loss. */
+        s->partial = NULL;
+        pl_frame_abort(s->p, f, PL_DROP_REASONS);
+        return;
+    }
+    if (f && f == s->orphan) {
+        s->orphan = NULL; /* pl_frame_abort gave it back already */
+        return;
+    }
+    pl_frame_discard(s->p, f);
+}
+
+/* --slices: the frame under way, handed to the pipeline once its header is
+ * in, its complete prefix reported as it grows (the GPU decodes its slices
+ * meanwhile). A frame the depacketizer gives up on is aborted. */
+static void on_progress(void *ctx, const rtp_progress *pr)
+{
+    pl_rtp_source *s = ctx;
+    pl_frame *f = pr->buffer.handle;
+    if (!f)
+        return;
+    if (pr->dropped) {
+        if (f == s->partial) {
+            s->partial = NULL;
+            pl_frame_abort(s->p, f, PL_DROP_INCOMPLETE); /* also counted by the receiver */
+        } else {
+            pl_frame_discard(s->p, f); /* never handed over */
+        }
+        return;
+    }
+    if (s->partial) {
+        if (f != s->partial)
+            return;
+        if (pr->mode == RTP_JXS_CODESTREAM && pr->bytes - s->partial_reported < PROGRESS_STEP_BYTES)
+            return;
+        s->partial_reported = pr->bytes;
+        pl_frame_progress(s->p, f, pr->bytes - s->partial_cs_off);
+        return;
+    }
+    if (pr->scan != RTP_JXS_PROGRESSIVE || s->cfg.interlaced)
+        return; /* fields are paired whole */
+    size_t cs_off;
+    rtp_jxs_boxes boxes;
+    xs_header h;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (rtp_jxs_boxes_parse(pr->buffer.data, pr->bytes, &cs_off, &boxes, &err) != XSF_OK ||
+        xs_parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, &h, &err) != XSF_OK)
+        return; /* the header is not whole yet */
+    /* The buffer must not move once handed over: where Lcod says the frame
+     * will not fit, it goes whole (the depacketizer moves it to a larger one). */
+    if (pr->buffer.data != f->buffer || (h.lcod && f->capacity - cs_off < h.lcod))
+        return;
+    const int captured = s->cfg.kind != PL_RTP_SOCKET;
+    f->codestream = f->buffer + cs_off;
+    f->codestream_bytes = pr->bytes - cs_off;
+    f->fields = 1;
+    f->rtp_timestamp = pr->timestamp;
+    f->has_rtp_timestamp = 1;
+    f->t.first_packet = captured ? pl_now_ns() : now_or(pr->first_arrival_ns);
+    s->partial = f;
+    s->partial_cs_off = cs_off;
+    s->partial_reported = pr->bytes;
+    pl_frame_submit_partial(s->p, f);
 }
 
 static void on_frame(void *ctx, const rtp_frame *rf)
@@ -74,6 +150,18 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     pl_frame *f = rf->buffer.handle;
     if (!f)
         return;
+    if (f == s->partial) {
+        s->partial = NULL;
+        if (!rf->complete || rf->data != f->codestream) {
+            pl_frame_abort(s->p, f, PL_DROP_INCOMPLETE); /* slices missing: the receiver counts it too */
+            return;
+        }
+        f->codestream_bytes = rf->bytes;
+        f->t.last_packet = s->cfg.kind != PL_RTP_SOCKET ? pl_now_ns() : now_or(rf->last_arrival_ns);
+        pl_frame_submit(s->p, f);
+        s->whole++;
+        return;
+    }
     if (!rf->complete) {
         /* Slice mode, slices missing: counted by the receiver as partial. */
         pl_frame_discard(s->p, f);
@@ -254,6 +342,12 @@ static void *source_main(void *arg)
     }
     if (!limit)
         rtp_depacketizer_flush(s->dep);
+    if (s->partial) {
+        /* Stopped inside a frame (a frame limit: no flush): it never ends. */
+        s->orphan = s->partial;
+        s->partial = NULL;
+        pl_frame_abort(s->p, s->orphan, PL_DROP_INCOMPLETE);
+    }
     if (s->first_field)
         drop_first_field(s);
     snapshot(s);
@@ -300,6 +394,7 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     dc.acquire = acquire;
     dc.release = release;
     dc.buffer_ctx = s;
+    dc.on_progress = s->cfg.slices ? on_progress : NULL;
     xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
     if (st == XSF_OK && s->cfg.kind == PL_RTP_PUSH) {
         snapshot(s);
@@ -332,6 +427,7 @@ void pl_rtp_source_flush(pl_rtp_source *s)
     snapshot(s);
     atomic_store(&s->done, 1);
 }
+
 
 void pl_rtp_source_stop(pl_rtp_source *s)
 {

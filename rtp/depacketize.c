@@ -102,6 +102,7 @@ typedef struct assembly {
     int last_slice;     /* the unit of the packet with the marker, -1 before */
     size_t units_ended; /* packets with L */
     size_t p_sum;       /* sum of P + 1 over the packets with L */
+    size_t progress_bytes; /* the final prefix last reported through on_progress */
 } assembly;
 
 /* One packet of a T=0 segment: its unit (-1: header segment, else the slice
@@ -677,6 +678,60 @@ static void count_lost_after(rtp_depacketizer *d)
     d->st.lost_edge += missing;
 }
 
+static void fill_progress(const rtp_depacketizer *d, rtp_progress *pr)
+{
+    const assembly *a = &d->a;
+    memset(pr, 0, sizeof *pr);
+    pr->timestamp = a->timestamp;
+    pr->f_counter = a->f;
+    pr->scan = a->scan;
+    pr->mode = a->mode;
+    pr->buffer = d->asmb.pool;
+    pr->first_arrival_ns = a->first_arrival;
+    pr->last_arrival_ns = a->last_arrival;
+}
+
+/* Reports the final prefix of the T=1 segment under way when it grew. */
+static void report_progress(rtp_depacketizer *d)
+{
+    assembly *a = &d->a;
+    if (!d->cfg.on_progress || !a->open || a->ooo || a->no_buffer || !d->asmb.pooled)
+        return;
+    size_t n;
+    if (a->mode == RTP_JXS_CODESTREAM) {
+        if (a->hole)
+            return;
+        n = a->bytes;
+    } else {
+        if (a->any_broken)
+            return; /* a slice is missing: the segment cannot be whole */
+        n = a->unit == UNIT_NONE ? a->bytes : a->unit_start; /* a unit under way may still break */
+    }
+    if (n <= a->progress_bytes)
+        return;
+    a->progress_bytes = n;
+    rtp_progress pr;
+    fill_progress(d, &pr);
+    pr.bytes = n;
+    d->cfg.on_progress(d->cfg.ctx, &pr);
+}
+
+/* A segment that reported progress ended without being passed on: its
+ * buffer goes to the caller (who handed its prefix on), not to the next
+ * segment. */
+static void progress_dropped(rtp_depacketizer *d)
+{
+    assembly *a = &d->a;
+    if (!d->cfg.on_progress || !a->progress_bytes || !d->asmb.pooled)
+        return;
+    rtp_progress pr;
+    fill_progress(d, &pr);
+    pr.bytes = a->progress_bytes;
+    pr.dropped = 1;
+    memset(&d->asmb, 0, sizeof d->asmb); /* the caller's now */
+    d->cfg.on_progress(d->cfg.ctx, &pr);
+}
+
 static void finish_segment(rtp_depacketizer *d)
 {
     assembly *a = &d->a;
@@ -724,6 +779,7 @@ static void finish_segment(rtp_depacketizer *d)
     if (a->no_buffer) {
         d->st.frames_dropped++;
         d->st.frames_dropped_no_buffer++;
+        progress_dropped(d);
         return;
     }
     if (a->too_large) {
@@ -734,6 +790,7 @@ static void finish_segment(rtp_depacketizer *d)
     if (a->too_many_slices) {
         d->st.frames_dropped++;
         d->st.frames_invalid++;
+        progress_dropped(d);
         return;
     }
     if (edge && !a->ended) {
@@ -756,6 +813,8 @@ static void finish_segment(rtp_depacketizer *d)
     result = deliver(d, &fr, a->bytes, whole, a->header_whole, a->nslices);
     if (edge && !a->ended && result == SEG_DROPPED)
         d->st.frames_dropped_edge++;
+    if (result == SEG_DROPPED)
+        progress_dropped(d);
 }
 
 static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_header *h, uint64_t ext)
@@ -993,12 +1052,14 @@ static void assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
         a->next_pcount = pcount + 1;
         if (!a->hole && append(d, data, n))
             a->hole = 1;
+        report_progress(d);
         if (h.l || s->marker) {
             a->ended = 1;
             finish_segment(d);
         }
     } else {
         slice_packet(d, &h, data, n);
+        report_progress(d);
         if (s->marker) {
             a->ended = 1;
             finish_segment(d);

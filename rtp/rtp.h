@@ -258,6 +258,24 @@ typedef struct rtp_frame {
 
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
 
+/* The segment under way, as it grows (sub-frame latency): buffer.data[0,
+ * bytes) (boxes, then the codestream's start) is final: those bytes are not
+ * written again while the segment lasts. Codestream mode: every byte up to
+ * the first hole; slice mode: the header segment and the whole slices up to
+ * the first broken one. With `dropped`, the segment ended without being
+ * passed on (a hole; no more bytes come) and its buffer is the callback's
+ * from then on, as with on_frame (the depacketizer keeps no hold on it). */
+typedef struct rtp_progress {
+    uint32_t timestamp;
+    uint8_t f_counter, scan, mode;
+    rtp_frame_buffer buffer; /* the buffer filled (it may move to a larger one: the old one is then
+                                released through the buffer source's release) */
+    size_t bytes;
+    uint64_t first_arrival_ns, last_arrival_ns;
+    int dropped;
+} rtp_progress;
+typedef void (*rtp_progress_cb)(void *ctx, const rtp_progress *progress);
+
 /* Source validation (RFC 3550 A.1): without ssrc_given, a new SSRC is followed only once
  * `probation_packets` of its packets came in sequence; its packets are held meanwhile (up
  * to 16 sources, 2 x probation_packets packets each) and taken as they came once it passes,
@@ -303,6 +321,10 @@ typedef struct rtp_depacketizer_config {
     rtp_buffer_acquire_cb acquire;
     rtp_buffer_release_cb release; /* may be NULL when buffers need no giving back */
     void *buffer_ctx;
+    /* Optional, with a buffer source: called (with ctx) from inside push each time the
+     * final prefix of a T=1 segment grows, and once with `dropped` for a segment that
+     * reported progress and then failed (see rtp_progress). T=0 segments report none. */
+    rtp_progress_cb on_progress;
 } rtp_depacketizer_config;
 
 typedef struct rtp_depacketizer rtp_depacketizer;

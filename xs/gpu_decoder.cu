@@ -153,12 +153,13 @@ __device__ __forceinline__ unsigned get_bits(const unsigned *w, unsigned long lo
  * truncation positions, which bands a packet holds), then walk the packet
  * headers together, each packet's position following from the last. */
 __global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off, const __grid_constant__ gpu_geom gg, uint8_t *gtli,
-                                   uint8_t *mode, uint8_t *raw_lines, gpu_packet_info *pkt, int nprec, int *err)
+                                   uint8_t *mode, uint8_t *raw_lines, gpu_packet_info *pkt, int first_prec, int end_prec,
+                                   int *err)
 {
     const gpu_geom *g = &gg;
     const int lane = threadIdx.x % 32;
-    const int p = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-    if (p >= nprec)
+    const int p = first_prec + (int)(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
+    if (p >= end_prec)
         return;
     const int row = p / g->cols, col = p % g->cols, nb = g->nbands, npk = g->npackets;
     const unsigned base = prec_off[p];
@@ -330,7 +331,7 @@ __device__ __forceinline__ int advance_band(const pkt_band *tab, int slot, unsig
 #define GCLI_STEP (GCLI_THREADS * GCLI_ITEMS)
 __global__ void __launch_bounds__(GCLI_THREADS)
 xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
-               const gpu_packet_info *pkt, uint8_t *gcli, int nprec, int *err)
+               const gpu_packet_info *pkt, uint8_t *gcli, int first_prec, int *err)
 {
     const gpu_geom *g = &gg;
     typedef cub::BlockScan<unsigned, GCLI_THREADS> scan_t;
@@ -339,7 +340,7 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id = blockIdx.x;
+    const int id = first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
     const gpu_packet_info info = pkt[id];
     if (!(info.flags & 1))
         return;
@@ -444,12 +445,13 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
         report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
 }
 
-/* Vertical prediction: one thread per (slice, band, code group column),
+/* Vertical prediction: one thread per (slice, band, code group column) of
+ * slices [first_slice, first_slice + slices),
  * walking the band lines of the slice from the top. A fixed grid strides
  * over the work, so a frame without vertical prediction costs one early exit
  * per thread. */
 __global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
-                                 const uint8_t *raw_lines, uint8_t *gcli, int slices, int rm, int *err)
+                                 const uint8_t *raw_lines, uint8_t *gcli, int first_slice, int slices, int rm, int *err)
 {
     const gpu_geom *g = &gg;
     if (!(err[GPU_FLAGS] & GPU_FLAG_VPRED))
@@ -461,7 +463,7 @@ __global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint
     const long long work = stride_sum * slices;
     for (long long w = blockIdx.x * (long long)blockDim.x + threadIdx.x; w < work;
          w += (long long)gridDim.x * blockDim.x) {
-        const int slice = (int)(w / stride_sum);
+        const int slice = first_slice + (int)(w / stride_sum);
         long long r = w % stride_sum;
         int b = 0;
         while (r >= g->band[b].gcli_stride)
@@ -526,7 +528,7 @@ __device__ __forceinline__ unsigned gather_every_fourth(unsigned long long x)
 #define DATA_STEP (DATA_THREADS * DATA_ITEMS)
 __global__ void __launch_bounds__(DATA_THREADS)
 xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
-               const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int nprec, int *err)
+               const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int first_prec, int *err)
 {
     const gpu_geom *g = &gg;
     typedef cub::BlockScan<unsigned, DATA_THREADS> scan_t;
@@ -534,7 +536,7 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id = blockIdx.x;
+    const int id = first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
     const gpu_packet_info info = pkt[id];
     if (!(info.flags & 1))
         return;
@@ -782,6 +784,14 @@ struct xs_gpu_decoder {
     /* timing */
     int timing;
     cudaEvent_t ev[XS_GPU_TIMERS + 1];
+    /* The frame under way of the incremental API (xs_gpu_decode_begin .. end). */
+    struct {
+        int active;
+        int stage;         /* its staging slot */
+        int fallback;      /* it outgrew the codestream buffer: decoded whole at the end */
+        int next_slice;    /* slices [0, next_slice) are walked, uploaded and launched */
+        size_t offset;     /* where slice next_slice starts */
+    } inc;
 };
 
 extern "C" xsf_status xs_gpu_available(void)
@@ -1006,10 +1016,101 @@ static void mark(xs_gpu_decoder *d, int i)
         cudaEventRecord(d->ev[i], d->stream);
 }
 
-/* Everything after the upload; dev_cs holds the codestream. */
-static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t len, size_t *consumed)
+/* Entropy decoding of slices [s0, s1) (precincts of rows s0 * Hsl .. s1 *
+ * Hsl): their precinct offsets are staged in h_prec_off[stage] and their
+ * bytes are on the device. Slices are independent until the inverse DWT, so
+ * a frame may be launched in any number of such ranges, in order. `timed`:
+ * the whole-frame path, which marks the timing events. */
+static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, int timed)
 {
-    *consumed = 0;
+    const xs_geometry *g = &d->geom;
+    const int hsl = d->hdr.hsl;
+    const int r0 = s0 * hsl < g->rows ? s0 * hsl : g->rows, r1 = s1 * hsl < g->rows ? s1 * hsl : g->rows;
+    const size_t p0 = (size_t)r0 * g->cols, p1 = (size_t)r1 * g->cols, n = p1 - p0;
+    if (r1 <= r0)
+        return XSF_OK;
+    cudaStream_t cs = d->stream;
+    CUDA_TRY(cudaMemcpyAsync(d->d_prec_off + p0, d->h_prec_off[stage] + p0, n * sizeof(unsigned),
+                             cudaMemcpyHostToDevice, cs));
+    if (timed)
+        mark(d, 1);
+    const unsigned *words = (const unsigned *)d->d_cs;
+    xs_parse_precincts<<<(unsigned)((n + 3) / 4), 128, 0, cs>>>(words, d->d_prec_off, d->geom_param, d->d_gtli,
+                                                                 d->d_mode, d->d_raw_lines, d->d_pkt, (int)p0,
+                                                                 (int)p1, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    if (timed)
+        mark(d, 2);
+    const size_t npk = n * g->npackets;
+    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt,
+                                                           d->d_gcli, (int)p0, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    if (timed)
+        mark(d, 3);
+    xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
+        d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    if (timed)
+        mark(d, 4);
+    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli,
+                                                           d->d_coef, (int)p0, d->d_err);
+    CUDA_TRY(cudaGetLastError());
+    if (timed)
+        mark(d, 5);
+    return XSF_OK;
+}
+
+/* The whole picture after its entropy decoding: the inverse DWT per
+ * component group, the output stage, and the error words read back. */
+static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
+{
+    const xs_geometry *g = &d->geom;
+    const xs_header *h = &d->hdr;
+    cudaStream_t cs = d->stream;
+    size_t at = 0;
+    for (int c = 0; c < g->nc; c++) {
+        const size_t off = at;
+        at += (size_t)g->comp[c].width * g->comp[c].height;
+        if (d->plan[c]) { /* this component and the rest of its group */
+            xsf_status st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
+            if (st != XSF_OK)
+                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
+        }
+    }
+    if (timed)
+        mark(d, 6);
+    gpu_output_params op = {};
+    op.nc = g->nc;
+    op.cpih = h->cpih;
+    op.bw = h->bw;
+    op.tnlt = h->tnlt;
+    op.dco = (long long)h->nlt_alpha - (long long)h->nlt_sigma * 32768;
+    op.t1 = h->nlt_t1;
+    op.t2 = h->nlt_t2;
+    op.e = h->nlt_e;
+    int maxw = 1, maxh = 1;
+    for (int c = 0; c < g->nc; c++) {
+        op.width[c] = g->comp[c].width;
+        op.height[c] = g->comp[c].height;
+        op.depth[c] = h->depth[c];
+        op.pitch[c] = d->img.pitch_bytes[c] / sizeof(uint16_t);
+        maxw = op.width[c] > maxw ? op.width[c] : maxw;
+        maxh = op.height[c] > maxh ? op.height[c] : maxh;
+    }
+    dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
+    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix, d->d_out_ptrs);
+    CUDA_TRY(cudaGetLastError());
+    if (timed)
+        mark(d, 7);
+    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));
+    return XSF_OK;
+}
+
+/* Reads the header and readies the context for it (allocating only when
+ * the format changes), takes the next staging slot once its last upload has
+ * run, and clears the error words. */
+static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage)
+{
     xsf_error_clear(&d->err);
     if (cudaSetDevice(d->device) != cudaSuccess)
         return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot select device %d", d->device);
@@ -1019,9 +1120,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
         st = xs_geometry_init(&d->geom, &h, &d->err);
     if (st != XSF_OK)
         return st;
-    const xs_geometry *g = &d->geom;
-    size_t total = 0;
-    st = configure(d, &h, g, len);
+    st = configure(d, &h, &d->geom, cs_len);
     if (st != XSF_OK)
         return st;
     d->hdr = h;
@@ -1029,76 +1128,51 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
     d->stage = (d->stage + 1) % XS_GPU_STAGES;
     /* The slot was last used two frames ago: wait until its upload has run. */
     cudaEventSynchronize(d->staged[s]);
-    st = xs_walk(buf, len, &h, g, NULL, d->h_prec_off[s], &total, &d->err);
+    fill_geom(&d->geom_param, &h, &d->geom);
+    *stage = s;
+    return XSF_OK;
+}
+
+/* Uploads codestream bytes [from, to) and zeroes the pad after them (the bit
+ * readers look up to 12 bytes past a subpacket; what follows is uploaded
+ * later in stream order, over the pad). */
+static xsf_status upload(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t from, size_t to)
+{
+    cudaStream_t cs = d->stream;
+    if (to > from) {
+        if (dev_cs)
+            CUDA_TRY(cudaMemcpyAsync(d->d_cs + from, dev_cs + from, to - from, cudaMemcpyDeviceToDevice, cs));
+        else
+            CUDA_TRY(cudaMemcpyAsync(d->d_cs + from, buf + from, to - from, cudaMemcpyHostToDevice, cs));
+    }
+    CUDA_TRY(cudaMemsetAsync(d->d_cs + to, 0, XS_GPU_CS_PAD, cs));
+    return XSF_OK;
+}
+
+/* The whole frame at once; dev_cs (when not NULL) holds the codestream. */
+static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t len, size_t *consumed)
+{
+    *consumed = 0;
+    int s;
+    xsf_status st = frame_setup(d, buf, len, len, &s);
     if (st != XSF_OK)
         return st;
-    fill_geom(&d->geom_param, &h, g);
-    const size_t nprec = (size_t)g->rows * g->cols;
-    cudaStream_t cs = d->stream;
+    const xs_geometry *g = &d->geom;
+    size_t total = 0;
+    st = xs_walk(buf, len, &d->hdr, g, NULL, d->h_prec_off[s], &total, &d->err);
+    if (st != XSF_OK)
+        return st;
     mark(d, 0);
-    CUDA_TRY(cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), cs));
-    if (dev_cs)
-        CUDA_TRY(cudaMemcpyAsync(d->d_cs, dev_cs, total, cudaMemcpyDeviceToDevice, cs));
-    else
-        CUDA_TRY(cudaMemcpyAsync(d->d_cs, buf, total, cudaMemcpyHostToDevice, cs));
-    CUDA_TRY(cudaMemsetAsync(d->d_cs + total, 0, XS_GPU_CS_PAD, cs));
-    CUDA_TRY(cudaMemcpyAsync(d->d_prec_off, d->h_prec_off[s], nprec * sizeof(unsigned), cudaMemcpyHostToDevice, cs));
-    CUDA_TRY(cudaEventRecord(d->staged[s], cs));
-    mark(d, 1);
-    const unsigned *words = (const unsigned *)d->d_cs;
-    xs_parse_precincts<<<(unsigned)((nprec + 3) / 4), 128, 0, cs>>>(words, d->d_prec_off, d->geom_param,
-                                                                        d->d_gtli, d->d_mode, d->d_raw_lines, d->d_pkt, (int)nprec,
-                                                                        d->d_err);
-    CUDA_TRY(cudaGetLastError());
-    mark(d, 2);
-    const size_t npk = nprec * g->npackets;
-    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt,
-                                                               d->d_gcli, (int)nprec, d->d_err);
-    CUDA_TRY(cudaGetLastError());
-    mark(d, 3);
-    xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(d->geom_param, d->d_gtli, d->d_mode,
-                                                                        d->d_raw_lines, d->d_gcli, g->slices, h.rm,
-                                                                        d->d_err);
-    CUDA_TRY(cudaGetLastError());
-    mark(d, 4);
-    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli,
-                                                              d->d_coef, (int)nprec, d->d_err);
-    CUDA_TRY(cudaGetLastError());
-    mark(d, 5);
-    size_t at = 0;
-    for (int c = 0; c < g->nc; c++) {
-        const size_t off = at;
-        at += (size_t)g->comp[c].width * g->comp[c].height;
-        if (d->plan[c]) { /* this component and the rest of its group */
-            st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
-            if (st != XSF_OK)
-                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
-        }
-    }
-    mark(d, 6);
-    gpu_output_params op = {};
-    op.nc = g->nc;
-    op.cpih = h.cpih;
-    op.bw = h.bw;
-    op.tnlt = h.tnlt;
-    op.dco = (long long)h.nlt_alpha - (long long)h.nlt_sigma * 32768;
-    op.t1 = h.nlt_t1;
-    op.t2 = h.nlt_t2;
-    op.e = h.nlt_e;
-    int maxw = 1, maxh = 1;
-    for (int c = 0; c < g->nc; c++) {
-        op.width[c] = g->comp[c].width;
-        op.height[c] = g->comp[c].height;
-        op.depth[c] = h.depth[c];
-        op.pitch[c] = d->img.pitch_bytes[c] / sizeof(uint16_t);
-        maxw = op.width[c] > maxw ? op.width[c] : maxw;
-        maxh = op.height[c] > maxh ? op.height[c] : maxh;
-    }
-    dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
-    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix, d->d_out_ptrs);
-    CUDA_TRY(cudaGetLastError());
-    mark(d, 7);
-    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));
+    CUDA_TRY(cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream));
+    st = upload(d, buf, dev_cs, 0, total);
+    if (st == XSF_OK)
+        st = launch_entropy(d, s, 0, g->slices, 1);
+    /* The staging slot's uploads are enqueued (launch_entropy's first copy reads it). */
+    cudaEventRecord(d->staged[s], d->stream);
+    if (st == XSF_OK)
+        st = launch_picture(d, 1);
+    if (st != XSF_OK)
+        return st;
     *consumed = total;
     return XSF_OK;
 }
@@ -1107,7 +1181,150 @@ extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_
 {
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
+    if (d->inc.active)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
     return enqueue(d, buf, NULL, len, consumed);
+}
+
+/* ---- incremental decoding: slices as they arrive ---- */
+
+/* The frame under way is over without its picture: its staging slot is
+ * free once what was enqueued has run, and the error words of what ran are
+ * not reported (xs_gpu_sync then says nothing of it). */
+static void frame_over(xs_gpu_decoder *d)
+{
+    cudaEventRecord(d->staged[d->inc.stage], d->stream);
+    cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream);
+    cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, d->stream);
+    cudaGetLastError();
+    d->inc.active = 0;
+}
+
+/* Walks, uploads and launches the slices that buf[0, len) holds whole, from
+ * inc.next_slice on. `final`: len is the whole codestream (a slice cut short
+ * is then an error, and the EOC follows). */
+static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int final, size_t *total)
+{
+    const xs_geometry *g = &d->geom;
+    const int s0 = d->inc.next_slice;
+    size_t off = d->inc.offset;
+    const size_t from = s0 == 0 ? 0 : d->inc.offset; /* the first batch takes the header along */
+    int s1 = s0;
+    while (s1 < g->slices) {
+        xsf_error e;
+        xsf_error_clear(&e);
+        const xsf_status st = xs_walk_slice(buf, len, &d->hdr, g, s1, &off, NULL, d->h_prec_off[d->inc.stage], &e);
+        if (st == XSF_ERR_TRUNCATED && !final)
+            break; /* need more */
+        if (st != XSF_OK) {
+            d->err = e;
+            return st;
+        }
+        s1++;
+    }
+    size_t end = off;
+    if (final) {
+        const xsf_status st = xs_walk_end(buf, len, &d->hdr, off, &end, &d->err);
+        if (st != XSF_OK)
+            return st;
+        *total = end;
+    }
+    if (s1 == s0 && !final)
+        return XSF_OK;
+    if (end > d->cs_capacity) {
+        d->inc.fallback = 1; /* beyond the buffer's bound for the format: decoded whole at the end */
+        return XSF_OK;
+    }
+    xsf_status st = upload(d, buf, NULL, from, end);
+    if (st == XSF_OK)
+        st = launch_entropy(d, d->inc.stage, s0, s1, 0);
+    if (st != XSF_OK)
+        return st;
+    d->inc.next_slice = s1;
+    d->inc.offset = off;
+    return XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf, size_t len)
+{
+    if (!d || !buf)
+        return XSF_ERR_ARG;
+    if (d->inc.active)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame is under way: end or abort it first");
+    int s;
+    xs_header h;
+    xsf_error e;
+    xsf_error_clear(&e);
+    /* Size the codestream buffer for Lcod where it is signalled (else the format's bound). */
+    const size_t cs_len = xs_parse_header(buf, len, &h, &e) == XSF_OK ? h.lcod : 0;
+    xsf_status st = frame_setup(d, buf, len, cs_len, &s);
+    if (st == XSF_ERR_TRUNCATED) {
+        xsf_error_clear(&d->err);
+        return xsf_error_set(&d->err, XSF_ERR_AGAIN, "the header is not whole in %zu bytes", len);
+    }
+    if (st != XSF_OK)
+        return st;
+    if (cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream) != cudaSuccess) {
+        cudaEventRecord(d->staged[s], d->stream);
+        return xsf_error_set(&d->err, XSF_ERR_CUDA, "clearing the error words failed");
+    }
+    d->inc.active = 1;
+    d->inc.stage = s;
+    d->inc.fallback = 0;
+    d->inc.next_slice = 0;
+    d->inc.offset = d->hdr.header_bytes;
+    st = advance(d, buf, len, 0, NULL);
+    if (st != XSF_OK)
+        frame_over(d);
+    return st;
+}
+
+extern "C" xsf_status xs_gpu_decode_more(xs_gpu_decoder *d, const uint8_t *buf, size_t len)
+{
+    if (!d || !buf)
+        return XSF_ERR_ARG;
+    if (!d->inc.active)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "no frame under way (xs_gpu_decode_begin)");
+    if (d->inc.fallback)
+        return XSF_OK;
+    xsf_error_clear(&d->err);
+    const xsf_status st = advance(d, buf, len, 0, NULL);
+    if (st != XSF_OK)
+        frame_over(d);
+    return st;
+}
+
+extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+{
+    if (!d || !buf || !consumed)
+        return XSF_ERR_ARG;
+    *consumed = 0;
+    if (!d->inc.active) /* never begun (the header came whole only now): the whole frame */
+        return enqueue(d, buf, NULL, len, consumed);
+    xsf_error_clear(&d->err);
+    size_t total = 0;
+    xsf_status st = d->inc.fallback ? XSF_OK : advance(d, buf, len, 1, &total);
+    if (st != XSF_OK) {
+        frame_over(d);
+        return st;
+    }
+    if (d->inc.fallback) {
+        frame_over(d);
+        return enqueue(d, buf, NULL, len, consumed);
+    }
+    cudaEventRecord(d->staged[d->inc.stage], d->stream);
+    d->inc.active = 0;
+    st = launch_picture(d, 0);
+    if (st != XSF_OK)
+        return st;
+    *consumed = total;
+    return XSF_OK;
+}
+
+extern "C" void xs_gpu_decode_abort(xs_gpu_decoder *d)
+{
+    if (d && d->inc.active)
+        frame_over(d);
 }
 
 extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf, const uint8_t *host_copy,
@@ -1115,6 +1332,8 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
 {
     if (!d || !dev_buf || !consumed)
         return XSF_ERR_ARG;
+    if (d->inc.active)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
     if (host_copy)
         return enqueue(d, host_copy, dev_buf, len, consumed);
     uint8_t *tmp = (uint8_t *)malloc(len ? len : 1);

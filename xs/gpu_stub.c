@@ -29,6 +29,25 @@ xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, con
     (void)dec, (void)dev_buf, (void)host_copy, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
 }
+xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t len)
+{
+    (void)dec, (void)buf, (void)len;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len)
+{
+    (void)dec, (void)buf, (void)len;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed)
+{
+    (void)dec, (void)buf, (void)len, (void)consumed;
+    return XSF_ERR_NODEVICE;
+}
+void xs_gpu_decode_abort(xs_gpu_decoder *dec)
+{
+    (void)dec;
+}
 const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec)
 {
     (void)dec;

@@ -197,6 +197,32 @@ xsf_status xs_gpu_decode(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, si
  * or NULL to have them read back from the device (which waits for the stream). */
 xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, const uint8_t *host_copy, size_t len,
                                 size_t *consumed);
+/* Incremental decoding, for a codestream that arrives piecewise (slices in
+ * order, e.g. from RTP): the entropy decoding of each slice is launched as
+ * soon as the slice is whole, so that at the end only the last slices, the
+ * inverse DWT and the output stage remain. The picture is the same, bit for
+ * bit, as xs_gpu_decode's. `buf` is the same buffer in every call of one
+ * frame, its first `len` bytes final (they are uploaded as they are); pinned
+ * memory makes the uploads asynchronous.
+ *   begin  reads the header from buf[0, len) and launches what is whole;
+ *          XSF_ERR_AGAIN when the header is not whole yet (call again with
+ *          more; nothing is under way then). Allocates only when the format
+ *          changes (then it synchronizes the stream, as xs_gpu_decode does).
+ *   more   launches the slices that buf[0, len) now holds whole.
+ *   end    buf[0, len) holds the whole codestream: the rest of its slices,
+ *          then the inverse DWT and the output (these run on the whole
+ *          picture: no rows are released early). *consumed as
+ *          xs_gpu_decode's. Without a successful begin it is xs_gpu_decode.
+ *   abort  the frame will never be whole: it ends without a picture (the
+ *          last picture is then undefined until the next decode).
+ * An error from begin (other than XSF_ERR_AGAIN), more or end ends the
+ * frame. Between begin and end or abort, no other decode call on the
+ * context. The errors found on the GPU come from xs_gpu_sync after end, as
+ * with xs_gpu_decode. xs_gpu_kernel_times covers xs_gpu_decode only. */
+xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
+xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
+xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
+void xs_gpu_decode_abort(xs_gpu_decoder *dec);
 const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec);
 /* Copies the last picture into host planes (tightly packed uint16 rows, one
  * plane per component, as xs_image). With sync=0 the copy is only enqueued. */

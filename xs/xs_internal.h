@@ -120,6 +120,15 @@ static inline int xs_band_prec_height(const xs_band *b, int row)
  * codestream size. */
 xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
                    uint32_t *precinct_offset, size_t *total, xsf_error *err);
+/* The same one slice at a time, for codestreams that arrive piecewise: slice
+ * s starting at *offset (which moves past it on success). XSF_ERR_TRUNCATED
+ * when buf[0, len) ends inside the slice (more bytes may still make it whole;
+ * *offset is then unchanged); any other error is final. */
+xsf_status xs_walk_slice(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, int s,
+                         size_t *offset, size_t *slice_offset, uint32_t *precinct_offset, xsf_error *err);
+/* After the last slice: the EOC marker at `offset` and Lcod; *total is the codestream size. */
+xsf_status xs_walk_end(const uint8_t *buf, size_t len, const xs_header *h, size_t offset, size_t *total,
+                       xsf_error *err);
 
 /* 21122-1 C.7 bounded code: the residual of a vertically predicted bitplane
  * count cannot fall below -thr (the count cannot fall below the truncation

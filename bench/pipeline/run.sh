@@ -175,8 +175,8 @@ if [[ $STAGES == *" live "* ]]; then
             dropped=$((dropped + $(echo "$j" | jnum frames_dropped "$k")))
             lost=$((lost + $(echo "$j" | jnum packets_lost "$k")))
             kd=$((kd + $(echo "$j" | jnum kernel_drops "$k")))
-            s50=$(echo "$j" | jnum p50 "$((3 * k - 2))") s99=$(echo "$j" | jnum p99 "$((3 * k - 2))")
-            smax=$(echo "$j" | jnum max "$((3 * k - 2))")
+            s50=$(echo "$j" | jnum p50 "$((5 * k - 4))") s99=$(echo "$j" | jnum p99 "$((5 * k - 4))")
+            smax=$(echo "$j" | jnum max "$((5 * k - 4))")
             [ "$(calc "($s99 > $p99) ? 1 : 0")" = 1 ] && p50=$s50 p99=$s99 max=$smax
         done
         cpu=$(tail -1 "$W/live$K.log" | awk '{print $1 + $2}')

@@ -6,10 +6,12 @@
  * Input: the format of fuzz_rtp_depacketize (one configuration byte, then
  * packets as records of a 16-bit big-endian length and that many bytes).
  * Configuration bits: 0-1 the reorder window (4, 16, 64, 512 packets),
- * 2 codestream validation before the decoder, 3 payload type 112 only.
+ * 2 codestream validation before the decoder, 3 payload type 112 only,
+ * 4 slices (frames handed to the pipeline before they are whole).
  * Checks: nothing crashes or leaks (ASan); every frame delivered has a
  * picture whose planes hold the sizes the picture header gives; every
- * frame taken in is delivered or counted as refused by the decoder; every
+ * frame taken in is delivered or counted as refused by the decoder (or, with
+ * slices, as never completed); every
  * frame buffer comes back to the pool. Seeds: tests/fuzz/corpus/rtp. */
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rc.depacketizer.max_frame_bytes = 1 << 20;
     rc.depacketizer.max_slices = 256;
     rc.depacketizer.validate = (cfgb >> 2) & 1;
+    rc.slices = (cfgb >> 4) & 1;
     pl_rtp_source *src;
     if (pl_rtp_source_open(&src, &rc, &err) != XSF_OK ||
         pl_rtp_source_start(src, pipeline, stream, &err) != XSF_OK)
@@ -102,7 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pl_stream_stats_get(pipeline, stream, &after);
     const uint64_t in = after.submitted - before.submitted;
     const uint64_t out = (after.delivered - before.delivered) +
-                         (after.dropped[PL_DROP_DECODE] - before.dropped[PL_DROP_DECODE]);
+                         (after.dropped[PL_DROP_DECODE] - before.dropped[PL_DROP_DECODE]) +
+                         (after.dropped[PL_DROP_INCOMPLETE] - before.dropped[PL_DROP_INCOMPLETE]);
     if (in != out)
         abort(); /* a frame neither delivered nor counted */
     pl_rtp_source_destroy(src);

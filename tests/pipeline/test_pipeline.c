@@ -4,7 +4,8 @@
  * the stream goes on; several loopback RTP streams at once, byte-exact;
  * exact frame accounting under injected loss; refused frames reported to
  * the sink in order; pl_stream_flush drops what is in flight; streams
- * removed from a running pipeline while others go on.
+ * removed from a running pipeline while others go on; frames submitted
+ * before they are whole (partial submission, aborts) decode exactly.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -734,6 +735,337 @@ static void test_stream_remove(void)
     pl_destroy(p);
 }
 
+/* 6. Partial frames (pl_frame_submit_partial / progress / submit / abort):
+ * frames handed over once their header is in and filled in random chunks
+ * while the decode stage runs (the CPU stage waits for them whole; the GPU
+ * stage decodes their slices as they come): each delivered picture equals
+ * the C decoder's, in order; aborted frames are counted and never
+ * delivered; whole frames in between are unaffected. */
+typedef struct ref_frame {
+    int nc;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS];
+    uint16_t *plane[XS_MAX_COMPONENTS];
+} ref_frame;
+
+typedef struct checker {
+    pthread_mutex_t mu;
+    const ref_frame *ref;
+    size_t nref;
+    uint64_t delivered, mismatched, out_of_order, last_index;
+} checker;
+
+static void checker_deliver(void *ctx, pl_frame *f)
+{
+    checker *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    const ref_frame *r = f->user < c->nref ? &c->ref[f->user] : NULL;
+    int same = r && f->picture.nc == r->nc;
+    for (int k = 0; same && k < r->nc; k++) {
+        same = f->picture.width[k] == r->width[k] && f->picture.height[k] == r->height[k] && f->picture.plane[k];
+        for (int y = 0; same && y < r->height[k]; y++)
+            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+                           r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
+    }
+    c->mismatched += !same;
+    if (c->delivered && f->index <= c->last_index)
+        c->out_of_order++;
+    c->last_index = f->index;
+    c->delivered++;
+    pthread_mutex_unlock(&c->mu);
+    pl_frame_release(f);
+}
+
+static uint64_t prng = 0x2545f4914f6cdd1dull;
+static uint32_t prand(void)
+{
+    prng ^= prng << 13;
+    prng ^= prng >> 7;
+    prng ^= prng << 17;
+    return (uint32_t)prng;
+}
+
+static void pause_us(long us)
+{
+    struct timespec ts = {0, us * 1000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_partial_frames(void)
+{
+    static const char *const names[] = {"slice_h16", "seq_5f_422_10b", "fmt_yuv444_12b"};
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    xs_decoder *dec = NULL;
+    CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    for (size_t v = 0; dec && v < sizeof names / sizeof *names; v++) {
+        size_t len;
+        uint8_t *data = read_all(names[v], &len);
+        CHECK(data != NULL, "%s", names[v]);
+        if (!data)
+            continue;
+        /* The codestreams of the clip and their reference pictures. */
+        ref_frame ref[16];
+        size_t off_of[16], len_of[16], header_of[16], nref = 0, off = 0;
+        memset(ref, 0, sizeof ref);
+        while (off < len && nref < 16) {
+            size_t used;
+            const xs_image *img;
+            xs_layout lay;
+            xsf_error lerr;
+            xsf_error_clear(&lerr);
+            if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
+                xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
+                break;
+            ref_frame *r = &ref[nref];
+            r->nc = img->nc;
+            for (int k = 0; k < img->nc; k++) {
+                r->width[k] = img->width[k];
+                r->height[k] = img->height[k];
+                r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+                for (int y = 0; r->plane[k] && y < img->height[k]; y++)
+                    memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
+                           (size_t)img->width[k] * sizeof(uint16_t));
+            }
+            off_of[nref] = off;
+            len_of[nref] = used;
+            header_of[nref] = lay.slice_offset[0] + 2; /* the header and the first SLH marker */
+            xs_layout_free(&lay);
+            nref++;
+            off += used;
+        }
+        CHECK(nref > 0 && off == len, "%s: %zu codestreams read", names[v], nref);
+        checker c;
+        memset(&c, 0, sizeof c);
+        pthread_mutex_init(&c.mu, NULL);
+        c.ref = ref;
+        c.nref = nref;
+        pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
+                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST}};
+        int sid;
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+        const int offered = 24;
+        int aborted = 0, whole_at_once = 0, partial = 0;
+        for (int i = 0; i < offered; i++) {
+            const size_t k = (size_t)i % nref;
+            const uint8_t *cs = data + off_of[k];
+            const size_t n = len_of[k];
+            pl_frame *f = pl_frame_acquire(p, sid, n);
+            CHECK(f != NULL, "blocking acquire gives a frame");
+            if (!f)
+                break;
+            f->user = k;
+            f->codestream = f->buffer;
+            if (i % 6 == 5) { /* now and then a frame submitted whole */
+                memcpy(f->buffer, cs, n);
+                f->codestream_bytes = n;
+                pl_frame_submit(p, f);
+                whole_at_once++;
+                continue;
+            }
+            memset(f->buffer, 0xa5, n); /* not yet received */
+            size_t have = header_of[k];
+            memcpy(f->buffer, cs, have);
+            f->codestream_bytes = have;
+            f->t.first_packet = pl_now_ns();
+            pl_frame_submit_partial(p, f);
+            partial++;
+            CHECK(pl_frame_reserve(p, f, f->capacity + 1, 0, &err) != XSF_OK,
+                  "a partial frame's buffer moved");
+            const int abort_it = i % 4 == 3;
+            const size_t stop = abort_it ? n / 2 : n;
+            while (have < stop) {
+                size_t chunk = 1 + prand() % 3000;
+                if (chunk > stop - have)
+                    chunk = stop - have;
+                memcpy(f->buffer + have, cs + have, chunk);
+                have += chunk;
+                pl_frame_progress(p, f, have);
+                if (prand() % 4 == 0)
+                    pause_us(50 + prand() % 200);
+            }
+            if (abort_it) {
+                pl_frame_abort(p, f, PL_DROP_INCOMPLETE);
+                aborted++;
+                continue;
+            }
+            f->codestream_bytes = n;
+            f->t.last_packet = pl_now_ns();
+            pl_frame_submit(p, f);
+        }
+        pl_stream_finish(p, sid);
+        pl_stream_stats ss;
+        pl_stream_stats_get(p, sid, &ss);
+        CHECK(ss.delivered == (uint64_t)(offered - aborted) && c.delivered == ss.delivered,
+              "%s: %llu delivered, want %d", names[v], (unsigned long long)ss.delivered, offered - aborted);
+        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == (uint64_t)aborted && ss.dropped_total == (uint64_t)aborted,
+              "%s: %llu aborted counted (want %d), %llu dropped in all", names[v],
+              (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE], aborted,
+              (unsigned long long)ss.dropped_total);
+        CHECK(ss.partial_submitted == (uint64_t)partial, "%s: %llu partial submissions, want %d", names[v],
+              (unsigned long long)ss.partial_submitted, partial);
+        CHECK(c.mismatched == 0, "%s: %llu pictures differ from the C decoder's", names[v],
+              (unsigned long long)c.mismatched);
+        CHECK(c.out_of_order == 0, "%s: %llu frames out of order", names[v], (unsigned long long)c.out_of_order);
+        CHECK(ss.submitted == (uint64_t)(partial + whole_at_once), "%s: %llu submitted", names[v],
+              (unsigned long long)ss.submitted);
+        pthread_mutex_destroy(&c.mu);
+        for (size_t k = 0; k < nref; k++)
+            for (int q = 0; q < XS_MAX_COMPONENTS; q++)
+                free(ref[k].plane[q]);
+        free(data);
+    }
+    xs_decoder_destroy(dec);
+    pl_destroy(p);
+}
+
+/* 7. The RTP source with slices on (pl_rtp_config.slices), both
+ * packetization modes, packets pushed with losses: every frame is handed
+ * over once its header is in; those that arrive whole are delivered equal
+ * to the C decoder's picture, those with a lost packet are aborted and
+ * counted once (PL_DROP_INCOMPLETE, and by the receiver). */
+typedef struct packet_list {
+    uint8_t *data[4096];
+    size_t len[4096];
+    size_t n;
+} packet_list;
+
+static int collect_packet(void *ctx, const uint8_t *pkt, size_t len, int last)
+{
+    (void)last;
+    packet_list *l = ctx;
+    if (l->n == 4096 || !(l->data[l->n] = malloc(len)))
+        return 1;
+    memcpy(l->data[l->n], pkt, len);
+    l->len[l->n++] = len;
+    return 0;
+}
+
+static void test_rtp_slices(rtp_jxs_mode mode)
+{
+    const char *name = "slice_h16";
+    size_t len;
+    uint8_t *data = read_all(name, &len);
+    CHECK(data != NULL, "%s", name);
+    if (!data)
+        return;
+    xs_decoder *dec = NULL;
+    const xs_image *img = NULL;
+    size_t used = 0;
+    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &used, &img) == XSF_OK && used == len,
+          "%s: one codestream, decoded by the C decoder", name);
+    ref_frame ref;
+    memset(&ref, 0, sizeof ref);
+    if (img) {
+        ref.nc = img->nc;
+        for (int k = 0; k < img->nc; k++) {
+            ref.width[k] = img->width[k];
+            ref.height[k] = img->height[k];
+            ref.plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+            for (int y = 0; ref.plane[k] && y < img->height[k]; y++)
+                memcpy(ref.plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
+                       (size_t)img->width[k] * sizeof(uint16_t));
+        }
+    }
+    /* Twelve frames of it, packetized. */
+    enum { FRAMES = 12 };
+    static packet_list pk;
+    memset(&pk, 0, sizeof pk);
+    size_t first_of[FRAMES + 1];
+    rtp_packetizer_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.mode = mode;
+    pc.payload_type = 112;
+    pc.ssrc = 0x1234;
+    pc.first_seq = 65530; /* wraps */
+    pc.boxes = 1;
+    rtp_packetizer *pz = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(rtp_packetizer_create(&pz, &pc, &err) == XSF_OK, "packetizer: %s", err.msg);
+    for (unsigned i = 0; pz && i < FRAMES; i++) {
+        first_of[i] = pk.n;
+        CHECK(rtp_packetize(pz, data, len, 1000u * i, i, RTP_JXS_PROGRESSIVE, collect_packet, &pk, &err) == XSF_OK,
+              "packetize: %s", err.msg);
+    }
+    first_of[FRAMES] = pk.n;
+    rtp_packetizer_destroy(pz);
+    /* Frames 3 and 7 lose a packet in their middle, frame 10 its last. */
+    const unsigned lossy[3] = {3, 7, 10};
+    size_t lose[3];
+    for (int k = 0; k < 3; k++) {
+        const unsigned i = lossy[k];
+        lose[k] = i == 10 ? first_of[i + 1] - 1 : (first_of[i] + first_of[i + 1]) / 2 + 1;
+    }
+    CHECK(first_of[1] - first_of[0] >= 6, "%s: %zu packets a frame", name, first_of[1] - first_of[0]);
+
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    checker c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.mu, NULL);
+    c.ref = &ref;
+    c.nref = 1;
+    pl_stream_config sc = {.name = "rtp slices", .backpressure = PL_BLOCK, .frames = 6,
+                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST}};
+    int sid = -1;
+    if (p)
+        CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    pl_rtp_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.kind = PL_RTP_PUSH;
+    rc.slices = 1;
+    rc.depacketizer.payload_type = -1;
+    rc.depacketizer.reorder_packets = 8;
+    rc.depacketizer.validate = 1;
+    pl_rtp_source *src = NULL;
+    if (p && sid >= 0 && pl_rtp_source_open(&src, &rc, &err) == XSF_OK &&
+        pl_rtp_source_start(src, p, sid, &err) == XSF_OK) {
+        for (size_t i = 0; i < pk.n; i++) {
+            if (i == lose[0] || i == lose[1] || i == lose[2])
+                continue;
+            pl_rtp_source_push(src, pk.data[i], pk.len[i], 0);
+            if (prand() % 8 == 0)
+                pause_us(20 + prand() % 100); /* let the decoder catch up with the frame */
+        }
+        pl_rtp_source_flush(src);
+        pl_stream_finish(p, sid);
+        rtp_stats r;
+        pl_rtp_source_stats(src, &r, NULL);
+        pl_stream_stats ss;
+        pl_stream_stats_get(p, sid, &ss);
+        const char *m = mode == RTP_JXS_SLICE ? "slice mode" : "codestream mode";
+        CHECK(ss.delivered == FRAMES - 3 && c.delivered == FRAMES - 3, "%s: %llu delivered, want %d", m,
+              (unsigned long long)ss.delivered, FRAMES - 3);
+        CHECK(c.mismatched == 0 && c.out_of_order == 0, "%s: %llu pictures differ, %llu out of order", m,
+              (unsigned long long)c.mismatched, (unsigned long long)c.out_of_order);
+        CHECK(ss.partial_submitted == FRAMES, "%s: %llu frames handed over partially, want %d", m,
+              (unsigned long long)ss.partial_submitted, FRAMES);
+        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == 3 && ss.dropped_total == 3, "%s: %llu aborted, %llu dropped", m,
+              (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE], (unsigned long long)ss.dropped_total);
+        CHECK(r.frames_dropped + r.frames_partial == 3 && r.frames_complete == FRAMES - 3 && r.lost == 3,
+              "%s: receiver: %llu dropped, %llu partial, %llu whole, %llu lost", m,
+              (unsigned long long)r.frames_dropped, (unsigned long long)r.frames_partial,
+              (unsigned long long)r.frames_complete, (unsigned long long)r.lost);
+        CHECK(ss.latency_host.count == FRAMES - 3, "%s: %llu host latencies", m,
+              (unsigned long long)ss.latency_host.count);
+    } else {
+        CHECK(0, "RTP source: %s", err.msg);
+    }
+    pl_rtp_source_destroy(src);
+    pl_destroy(p);
+    pthread_mutex_destroy(&c.mu);
+    for (size_t i = 0; i < pk.n; i++)
+        free(pk.data[i]);
+    for (int q = 0; q < XS_MAX_COMPONENTS; q++)
+        free(ref.plane[q]);
+    xs_decoder_destroy(dec);
+    free(data);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -757,5 +1089,8 @@ int main(int argc, char **argv)
     test_loopback_streams(0, 0, 1);
     test_loopback_streams(7, RTP_UDP_GSO_MAX, 1);
     test_stream_remove();
+    test_partial_frames();
+    test_rtp_slices(RTP_JXS_CODESTREAM);
+    test_rtp_slices(RTP_JXS_SLICE);
     return xsf_test_finish();
 }

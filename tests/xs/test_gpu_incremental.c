@@ -1,0 +1,392 @@
+/* The GPU decoder's incremental API (xs_gpu_decode_begin/more/end/abort)
+ * against xs_gpu_decode and the C decoder: every conformance vector (and
+ * the UHD ones where present), fed as it would arrive from the network at
+ * several split patterns, must give the same picture bit for bit:
+ *   - all at once (begin with the whole codestream, then end);
+ *   - every slice boundary one at a time, with a prefix one byte short of
+ *     each boundary in between (which must launch nothing new);
+ *   - random byte prefixes;
+ *   - and a frame aborted halfway, followed by a good frame.
+ * The buffer is filled as the prefix grows (the bytes beyond it are garbage
+ * until then), so nothing may depend on bytes not yet "received".
+ * Corrupted codestreams must be refused by both paths or decoded alike.
+ * Exits 77 (skipped) where no GPU is present.
+ * Usage: test_gpu_incremental VECTOR_DIR [UHD_DIR] */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "../test.h"
+#include "xs.h"
+
+/* Pinned where CUDA is built, so that the uploads are asynchronous as in the
+ * pipeline (the host keeps writing later bytes while earlier ones upload). */
+static uint8_t *host_alloc(size_t n)
+{
+#ifdef XSF_HAVE_CUDA
+    void *p = NULL;
+    return cudaMallocHost(&p, n ? n : 1) == cudaSuccess ? p : NULL;
+#else
+    return malloc(n ? n : 1);
+#endif
+}
+
+static void host_free(uint8_t *p)
+{
+#ifdef XSF_HAVE_CUDA
+    if (p)
+        cudaFreeHost(p);
+#else
+    free(p);
+#endif
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = n > 0 ? (size_t)n : 0;
+    return buf;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+
+/* One picture in host memory, as the GPU decoder's last one. */
+typedef struct picture {
+    int nc;
+    size_t samples[XS_MAX_COMPONENTS];
+    uint16_t *plane[XS_MAX_COMPONENTS];
+} picture;
+
+static int download(xs_gpu_decoder *g, picture *p)
+{
+    const xs_gpu_image *gi = xs_gpu_decoder_image(g);
+    if (!gi)
+        return 0;
+    memset(p, 0, sizeof *p);
+    p->nc = gi->nc;
+    for (int c = 0; c < gi->nc; c++) {
+        p->samples[c] = (size_t)gi->width[c] * (size_t)gi->height[c];
+        p->plane[c] = calloc(p->samples[c] ? p->samples[c] : 1, sizeof(uint16_t));
+    }
+    return xs_gpu_download(g, p->plane, 1) == XSF_OK;
+}
+
+static void picture_free(picture *p)
+{
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        free(p->plane[c]);
+    memset(p, 0, sizeof *p);
+}
+
+static int same_picture(const picture *a, const picture *b)
+{
+    if (a->nc != b->nc)
+        return 0;
+    for (int c = 0; c < a->nc; c++)
+        if (a->samples[c] != b->samples[c] ||
+            memcmp(a->plane[c], b->plane[c], a->samples[c] * sizeof(uint16_t)))
+            return 0;
+    return 1;
+}
+
+static int same_as_c(const picture *a, const xs_image *img)
+{
+    if (a->nc != img->nc)
+        return 0;
+    for (int c = 0; c < img->nc; c++) {
+        if (a->samples[c] != (size_t)img->width[c] * img->height[c])
+            return 0;
+        for (int y = 0; y < img->height[c]; y++)
+            if (memcmp(a->plane[c] + (size_t)y * img->width[c],
+                       img->plane[c] + (size_t)y * img->pitch[c],
+                       (size_t)img->width[c] * sizeof(uint16_t)))
+                return 0;
+    }
+    return 1;
+}
+
+/* Feeds cs[0, len) into `work` along the prefixes cut[0..ncut) (increasing,
+ * each < len): begin at the first that holds the header, more at the rest,
+ * then end with all of it. Returns the status of end (or of the first
+ * failing call); *consumed from end. */
+static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
+                       const size_t *cut, size_t ncut, size_t *consumed)
+{
+    memset(work, 0xa5, len); /* not yet received */
+    size_t have = 0;
+    int begun = 0;
+    for (size_t i = 0; i < ncut; i++) {
+        memcpy(work + have, cs + have, cut[i] - have);
+        have = cut[i];
+        xsf_status st;
+        if (!begun) {
+            st = xs_gpu_decode_begin(g, work, have);
+            if (st == XSF_ERR_AGAIN)
+                continue;
+            begun = st == XSF_OK;
+        } else {
+            st = xs_gpu_decode_more(g, work, have);
+        }
+        if (st != XSF_OK)
+            return st;
+    }
+    memcpy(work + have, cs + have, len - have);
+    return xs_gpu_decode_end(g, work, len, consumed);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    const size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One codestream cs[0, len): every pattern against the references. */
+static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len,
+                             const char *name)
+{
+    xs_layout lay;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (xs_scan_layout(cs, len, &lay, &err) != XSF_OK) {
+        CHECK(0, "%s: layout: %s", name, err.msg);
+        return;
+    }
+    const xs_image *img = NULL;
+    size_t used_c = 0, used_g = 0;
+    CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", name,
+          xs_decoder_error(c));
+    uint8_t *work = host_alloc(len);
+    size_t *cut = malloc(sizeof *cut * (2 * lay.nslices + 64));
+    picture whole = {0}, inc = {0};
+    if (!img || !work || !cut)
+        goto out;
+    CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
+          "%s: xs_gpu_decode: %s", name, xs_gpu_decoder_error(g));
+    CHECK(download(g, &whole) && same_as_c(&whole, img),
+          "%s: xs_gpu_decode differs from the C decoder", name);
+    CHECK(used_g == used_c && used_c == lay.codestream_bytes,
+          "%s: consumed %zu (GPU) %zu (C) of %zu", name, used_g, used_c, lay.codestream_bytes);
+
+    for (int pattern = 0; pattern < 5; pattern++) {
+        size_t n = 0;
+        const char *what = "";
+        if (pattern == 0) {
+            what = "all at once";
+            cut[n++] = len;
+        } else if (pattern == 1) {
+            /* The header without its SLH (begin says AGAIN), then each slice
+             * boundary, one byte short of the next in between. */
+            what = "slice by slice";
+            cut[n++] = lay.header_bytes;
+            for (size_t s = 0; s < lay.nslices; s++) {
+                const size_t next = s + 1 < lay.nslices ? lay.slice_offset[s + 1] : len - 2;
+                if (next - 1 > cut[n - 1])
+                    cut[n++] = next - 1;
+                cut[n++] = next;
+            }
+        } else if (pattern == 2) {
+            what = "begin with the header alone, then the rest at end";
+            cut[n++] = lay.slice_offset[0] + 2;
+        } else {
+            what = "random prefixes";
+            const size_t k = 1 + rnd() % 40;
+            for (size_t i = 0; i < k; i++)
+                cut[n++] = 1 + (size_t)rnd() % (len - 1);
+            qsort(cut, n, sizeof *cut, cmp_size);
+            size_t m = 0; /* strictly increasing */
+            for (size_t i = 0; i < n; i++)
+                if (!m || cut[i] > cut[m - 1])
+                    cut[m++] = cut[i];
+            n = m;
+        }
+        size_t consumed = 0;
+        const xsf_status st = feed(g, work, cs, len, cut, n, &consumed);
+        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s (%s): %s", name, what,
+              xs_gpu_decoder_error(g));
+        CHECK(consumed == used_c, "%s (%s): consumed %zu, expected %zu", name, what, consumed,
+              used_c);
+        if (st == XSF_OK) {
+            CHECK(download(g, &inc) && same_picture(&inc, &whole),
+                  "%s (%s): differs from xs_gpu_decode", name, what);
+            picture_free(&inc);
+        }
+    }
+
+    /* A frame aborted halfway, then the same frame whole: still exact, and
+     * the aborted frame leaves no error behind. */
+    {
+        memset(work, 0xa5, len);
+        const size_t half =
+            lay.nslices > 1 ? lay.slice_offset[lay.nslices / 2] + 3 : lay.slice_offset[0] + 2;
+        memcpy(work, cs, half);
+        const xsf_status st = xs_gpu_decode_begin(g, work, half);
+        CHECK(st == XSF_OK, "%s: begin of the frame to abort: %s", name, xs_gpu_decoder_error(g));
+        size_t dummy;
+        CHECK(xs_gpu_decode(g, cs, len, &dummy) == XSF_ERR_ARG,
+              "%s: xs_gpu_decode accepted during a frame", name);
+        xs_gpu_decode_abort(g);
+        CHECK(xs_gpu_sync(g) == XSF_OK, "%s: sync after abort: %s", name, xs_gpu_decoder_error(g));
+        CHECK(xs_gpu_decode_more(g, work, half) == XSF_ERR_ARG, "%s: more accepted after abort",
+              name);
+        size_t consumed = 0;
+        cut[0] = lay.slice_offset[0] + 2;
+        const xsf_status st2 = feed(g, work, cs, len, cut, 1, &consumed);
+        CHECK(st2 == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s: frame after an abort: %s", name,
+              xs_gpu_decoder_error(g));
+        if (st2 == XSF_OK) {
+            CHECK(download(g, &inc) && same_picture(&inc, &whole),
+                  "%s: frame after an abort differs", name);
+            picture_free(&inc);
+        }
+    }
+
+    /* A codestream cut short, ended as if whole: refused like xs_gpu_decode refuses it. */
+    if (lay.nslices > 1) {
+        const size_t short_len = lay.slice_offset[lay.nslices - 1] + 1;
+        size_t consumed;
+        cut[0] = lay.slice_offset[0] + 2;
+        const xsf_status st = feed(g, work, cs, short_len, cut, 1, &consumed);
+        CHECK(st == XSF_ERR_TRUNCATED, "%s: a cut codestream ended with status %d", name, (int)st);
+        CHECK(xs_gpu_decode(g, cs, short_len, &consumed) == XSF_ERR_TRUNCATED,
+              "%s: whole decode of the cut one", name);
+    }
+
+    /* Corrupted data past the header: both paths refuse, or agree. */
+    if (len < 200000) {
+        uint8_t *bad = host_alloc(len);
+        for (int t = 0; bad && t < 6; t++) {
+            memcpy(bad, cs, len);
+            for (int f = 0; f < 1 + t % 3; f++)
+                bad[lay.header_bytes + rnd() % (len - lay.header_bytes)] ^=
+                    (uint8_t)(1u << (rnd() % 8));
+            size_t cw = 0, ci = 0;
+            xsf_status sw = xs_gpu_decode(g, bad, len, &cw);
+            if (sw == XSF_OK)
+                sw = xs_gpu_sync(g);
+            picture pw = {0}, pi = {0};
+            if (sw == XSF_OK)
+                download(g, &pw);
+            size_t n = 0;
+            for (size_t s = 1; s < lay.nslices; s++)
+                cut[n++] = lay.slice_offset[s];
+            if (!n)
+                cut[n++] = lay.header_bytes;
+            xsf_status si = feed(g, work, bad, len, cut, n, &ci);
+            if (si == XSF_OK)
+                si = xs_gpu_sync(g);
+            if (si == XSF_OK)
+                download(g, &pi);
+            CHECK((sw == XSF_OK) == (si == XSF_OK),
+                  "%s corrupted (trial %d): whole %d, incremental %d", name, t, (int)sw, (int)si);
+            if (sw == XSF_OK && si == XSF_OK)
+                CHECK(cw == ci && same_picture(&pw, &pi),
+                      "%s corrupted (trial %d): pictures differ", name, t);
+            picture_free(&pw);
+            picture_free(&pi);
+        }
+        host_free(bad);
+    }
+out:
+    picture_free(&whole);
+    free(cut);
+    host_free(work);
+    xs_layout_free(&lay);
+}
+
+static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) {
+        printf("no directory %s: skipped\n", dir);
+        return;
+    }
+    struct dirent *e;
+    int files = 0, frames = 0;
+    while ((e = readdir(dp))) {
+        const size_t nl = strlen(e->d_name);
+        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        size_t len;
+        uint8_t *buf = read_file(path, &len);
+        if (!buf)
+            continue; /* empty placeholder files carry no codestream */
+        /* Each codestream of the file on its own. */
+        size_t off = 0;
+        while (off < len) {
+            xs_layout lay;
+            xsf_error err;
+            xsf_error_clear(&err);
+            if (xs_scan_layout(buf + off, len - off, &lay, &err) != XSF_OK)
+                break;
+            const size_t n = lay.codestream_bytes;
+            xs_layout_free(&lay);
+            char name[600];
+            snprintf(name, sizeof name, "%s#%d", e->d_name, frames);
+            check_codestream(c, g, buf + off, n, name);
+            off += n;
+            frames++;
+        }
+        CHECK(off == len, "%s: %zu bytes left after the codestreams", e->d_name, len - off);
+        files++;
+        free(buf);
+    }
+    closedir(dp);
+    printf("%s: %d files, %d codestreams decoded incrementally\n", dir, files, frames);
+    CHECK(files > 0, "no vectors in %s", dir);
+}
+
+int main(int argc, char **argv)
+{
+    if (xs_gpu_available() != XSF_OK) {
+        printf("no GPU: incremental GPU decoder tests skipped\n");
+        return XSF_TEST_SKIP;
+    }
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s VECTOR_DIR [UHD_DIR]\n", argv[0]);
+        return 2;
+    }
+    xs_gpu_decoder *g = NULL;
+    xs_decoder *c = NULL;
+    CHECK(xs_gpu_decoder_create(&g, 0, NULL) == XSF_OK, "cannot create the GPU decoder");
+    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    if (!g || !c)
+        return xsf_test_finish();
+    run_dir(c, g, argv[1]);
+    for (int i = 2; i < argc; i++) {
+        DIR *dp = opendir(argv[i]);
+        if (dp) {
+            closedir(dp);
+            run_dir(c, g, argv[i]);
+        } else {
+            printf("no directory %s: skipped\n", argv[i]);
+        }
+    }
+    xs_gpu_decoder_destroy(g);
+    xs_decoder_destroy(c);
+    return xsf_test_finish();
+}
