@@ -225,12 +225,28 @@ static void layout_picture(pl_picture *pic, const xs_gpu_image *gi, const xs_ima
     }
 }
 
+/* The two fields of a frame share one picture buffer, laid out by the
+ * first: the second must have its size and sampling (a sender may claim
+ * otherwise). */
+static int same_picture_shape(const xs_header *a, const xs_header *b)
+{
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc)
+        return 0;
+    for (int c = 0; c < a->nc; c++)
+        if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])
+            return 0;
+    return 1;
+}
+
+static const char field_mismatch[] = "the second field's picture differs from the first's in size or sampling";
+
 /* begun: a progressive frame whose decoding xs_gpu_decode_begin started
  * (decode_gpu_partial); it ends with xs_gpu_decode_end. */
 static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun)
 {
     pl_frame *f = &s->f;
     size_t off = 0;
+    xs_header first;
     for (int field = 0; field < f->fields; field++) {
         const size_t bytes = f->fields == 2 ? f->field_bytes[field] : f->codestream_bytes;
         size_t consumed;
@@ -238,6 +254,12 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         xsf_error_clear(&err);
         if (xs_parse_header(f->codestream + off, bytes, &f->header, &err) != XSF_OK) {
             fail(s, msg, cap, err.msg);
+            return;
+        }
+        if (field == 0) {
+            first = f->header;
+        } else if (!same_picture_shape(&first, &f->header)) {
+            fail(s, msg, cap, field_mismatch);
             return;
         }
         const xsf_status dst = begun ? xs_gpu_decode_end(w->gpu, f->codestream, bytes, &consumed)
@@ -371,6 +393,10 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         const xs_image *img;
         if (xs_decode(w->cpu, f->codestream + off, bytes, &consumed, &img) != XSF_OK) {
             fail(s, msg, cap, xs_decoder_error(w->cpu));
+            return;
+        }
+        if (field == 1 && !same_picture_shape(&f->header, xs_decoder_header(w->cpu))) {
+            fail(s, msg, cap, field_mismatch);
             return;
         }
         f->header = *xs_decoder_header(w->cpu);
