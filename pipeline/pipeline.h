@@ -279,6 +279,10 @@ typedef struct pl_rtp_config {
     double timeout_s;         /* sockets and captures: stop after this long without a packet (0: never) */
     int interlaced;           /* pair fields into frames (PL_DROP_FIELD for a lone field) */
     FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
+    int copy_threads;         /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
+                                 payloads into frames while the receiving thread reads the
+                                 headers (0: one per core beyond two, at most 8; -1: none,
+                                 the receiving thread copies) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).
