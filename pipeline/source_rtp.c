@@ -297,6 +297,7 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     dc.acquire = acquire;
     dc.release = release;
     dc.buffer_ctx = s;
+    dc.packets_kept = s->pr && rtp_pcap_mapped(s->pr);
     xsf_status st = rtp_depacketizer_create(&s->dep, &dc, err);
     if (st == XSF_OK && s->cfg.kind == PL_RTP_PUSH) {
         snapshot(s);

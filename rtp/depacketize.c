@@ -60,6 +60,7 @@ typedef struct slot {
     uint8_t marker;
     uint32_t bytes; /* payload bytes (RFC 9134 header included) */
     uint64_t arrival_ns;
+    const uint8_t *data; /* the payload: in slot_data, or the caller's (packets_kept) */
 } slot;
 
 /* A frame buffer: the depacketizer's own (realloc) or one from the caller's
@@ -915,7 +916,7 @@ static void release(rtp_depacketizer *d, uint64_t ext)
     const size_t i = (size_t)(ext % d->window);
     if (m->ext == ext && m->state == SLOT_FILLED) {
         m->state = SLOT_CONSUMED;
-        assemble(d, &d->slots[i], d->slot_data + i * d->slot_bytes, ext);
+        assemble(d, &d->slots[i], d->slots[i].data, ext);
     } else {
         m->ext = ext;
         m->state = SLOT_LOST;
@@ -1031,7 +1032,8 @@ static void update_jitter(rtp_depacketizer *d, uint32_t ts, uint64_t arrival_ns)
 
 /* A packet of the SSRC followed: into the reorder window. */
 static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
-                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns)
+                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns,
+                 int kept)
 {
     d->st.packets++;
     d->st.bytes += len;
@@ -1102,7 +1104,12 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
     s->marker = marker;
     s->bytes = (uint32_t)payload_bytes;
     s->arrival_ns = arrival_ns;
-    memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
+    if (kept && d->cfg.packets_kept) {
+        s->data = payload;
+    } else {
+        memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
+        s->data = d->slot_data + i * d->slot_bytes;
+    }
     m->ext = ext;
     m->state = SLOT_FILLED;
     if (ext > d->highest)
@@ -1129,7 +1136,7 @@ static void follow(rtp_depacketizer *d, uint32_t ssrc, const rtp_held *held, siz
     d->st.ssrc = ssrc;
     for (size_t i = 0; i < n; i++)
         take(d, held[i].seq, held[i].timestamp, held[i].marker, held[i].payload,
-             held[i].payload_bytes, held[i].len, held[i].arrival_ns);
+             held[i].payload_bytes, held[i].len, held[i].arrival_ns, 0);
     d->st.on_probation += rtp_sources_clear(d->sources);
 }
 
@@ -1190,5 +1197,5 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
             follow(d, h.ssrc, held, n);
         return;
     }
-    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns);
+    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns, 1);
 }

@@ -264,6 +264,9 @@ typedef struct rtp_depacketizer_config {
     unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
                                  XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
+    int packets_kept; /* 1: every packet given to push stays valid and unchanged until flush or
+                         destroy (a mapped capture file, rtp_pcap_mapped): the reorder window
+                         points at the packets instead of copying them */
     rtp_frame_cb on_frame; /* called for whole frames and, in slice mode, partial ones */
     void *ctx;
     /* Optional buffer source: when `acquire` is set, each picture segment is assembled
@@ -575,7 +578,8 @@ xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint
 typedef struct rtp_pcap_reader rtp_pcap_reader;
 
 typedef struct rtp_pcap_packet {
-    const uint8_t *udp_payload; /* into libpcap's buffer, valid until the next call */
+    const uint8_t *udp_payload; /* into libpcap's buffer, valid until the next call; into
+                                   the mapped file, valid until close (rtp_pcap_mapped) */
     size_t bytes;               /* captured UDP payload bytes */
     int truncated;              /* the capture holds fewer bytes than the datagram */
     uint64_t arrival_ns;        /* capture time, ns since the epoch */
@@ -594,6 +598,9 @@ xsf_status rtp_pcap_open_live(rtp_pcap_reader **r, const char *iface, const char
  * IPv4/IPv6 UDP are skipped and counted. */
 xsf_status rtp_pcap_next(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_error *err);
 uint64_t rtp_pcap_skipped(const rtp_pcap_reader *r);
+/* 1 when the reader maps the file (a classic .pcap file): every packet it
+ * returned stays valid, unchanged, until rtp_pcap_close. */
+int rtp_pcap_mapped(const rtp_pcap_reader *r);
 void rtp_pcap_close(rtp_pcap_reader *r);
 
 typedef struct rtp_pcap_writer rtp_pcap_writer;

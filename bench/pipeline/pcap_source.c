@@ -10,6 +10,9 @@
  * --reps R          runs (default 3); the best is reported, every run is printed
  * --queue N         frames in the stream's pool (default 16)
  * --md5             the MD5 of every codestream, in order (slower: it is a sink)
+ * source_fps is frames over the whole run (first touches of the frame pool
+ * included); delivery_fps from the first frame delivered to the last, as
+ * `xsflow recv --stats-json` reports it.
  * Output: one line "name value unit" per figure, for bench/pipeline/run.sh. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -122,8 +125,9 @@ int main(int argc, char **argv)
         run_result res;
         if (run_once(argv[1], copy_threads, queue, md5, &res))
             return 1;
-        fprintf(stderr, "run %d: %.3f s, %llu frames, %.1f frames/s\n", r + 1, res.seconds,
-                (unsigned long long)res.ps.delivered, (double)res.ps.delivered / res.seconds);
+        fprintf(stderr, "run %d: %.3f s, %llu frames, %.1f frames/s, delivery %.1f frames/s\n",
+                r + 1, res.seconds, (unsigned long long)res.ps.delivered,
+                (double)res.ps.delivered / res.seconds, res.ps.fps);
         if (res.seconds < best.seconds)
             best = res;
     }
@@ -133,6 +137,7 @@ int main(int argc, char **argv)
     printf("lost %llu packets\n", (unsigned long long)best.rs.lost);
     printf("seconds %.4f s\n", best.seconds);
     printf("source_fps %.1f frames/s\n", fps);
+    printf("delivery_fps %.1f frames/s\n", best.ps.fps);
     printf("source_mpps %.2f Mpackets/s\n", (double)best.rs.packets / best.seconds / 1e6);
     printf("ns_per_packet %.1f ns\n",
            best.rs.packets ? best.seconds * 1e9 / (double)best.rs.packets : 0.0);
