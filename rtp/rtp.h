@@ -210,6 +210,19 @@ typedef int (*rtp_buffer_acquire_cb)(void *ctx, size_t min_bytes, rtp_frame_buff
  * through on_frame). */
 typedef void (*rtp_buffer_release_cb)(void *ctx, rtp_frame_buffer *buf);
 
+/* A copy of payload bytes into a frame buffer that the depacketizer left to
+ * its caller (rtp_depacketizer_config.defer_copies). */
+typedef struct rtp_copy {
+    size_t offset;      /* into the frame's buffer (rtp_frame.buffer.data) */
+    const uint8_t *src; /* in a packet the caller keeps (packets_kept) */
+    size_t bytes;
+} rtp_copy;
+
+/* With deferred copies, the first bytes of each segment that are always
+ * written by the depacketizer itself (the boxes and the picture header are
+ * read there). */
+#define RTP_DEFER_PREFIX_BYTES 16384
+
 typedef struct rtp_frame {
     uint32_t timestamp;
     uint32_t ssrc;
@@ -234,6 +247,11 @@ typedef struct rtp_frame {
      * and partial frames alike: the caller gives it back to its pool itself (release is not
      * called for it). All zero without a buffer source. */
     rtp_frame_buffer buffer;
+    /* defer_copies: the copies into `buffer` still to be made, in offset order, none inside
+     * its first RTP_DEFER_PREFIX_BYTES and none overlapping another; the bytes they write
+     * are not there yet (data, slices). Valid during the callback. NULL, 0 otherwise. */
+    const rtp_copy *copies;
+    size_t ncopies;
 } rtp_frame;
 
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
@@ -267,6 +285,10 @@ typedef struct rtp_depacketizer_config {
     int packets_kept; /* 1: every packet given to push stays valid and unchanged until flush or
                          destroy (a mapped capture file, rtp_pcap_mapped): the reorder window
                          points at the packets instead of copying them */
+    int defer_copies; /* with packets_kept and a buffer source: payload bytes past a segment's
+                         first RTP_DEFER_PREFIX_BYTES are not copied into the buffer but listed
+                         in rtp_frame.copies for the caller to copy (on other threads); every
+                         count and decision is the same as without */
     rtp_frame_cb on_frame; /* called for whole frames and, in slice mode, partial ones */
     void *ctx;
     /* Optional buffer source: when `acquire` is set, each picture segment is assembled
