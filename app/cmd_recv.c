@@ -60,6 +60,9 @@ static void usage(FILE *f)
         "  --contexts N          decoder contexts per GPU (default 3)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least 16)\n"
+        "  --copy-threads N      .pcap files: threads copying payloads into frames while the\n"
+        "                        receiving thread reads headers (default: cores - 2, at most 8;\n"
+        "                        0: the receiving thread copies)\n"
         "  --stats-json FILE     write the final figures per stream as JSON\n"
         "  --display             show the streams in a window (one tile each, a multiviewer)\n"
         "                        instead of writing them (no -o then); keys: space pause,\n"
@@ -89,6 +92,7 @@ typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
+    long copy_threads; /* -1: not given (the source's choice) */
     double duration, timeout;
     int quiet;
     const char *stats_json;
@@ -154,6 +158,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
     a->timeout = 5;
     a->reorder = 512;
     a->reorder_ms = 20;
+    a->copy_threads = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
@@ -261,6 +266,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(0, 1L << 31, a->rcvbuf);
         } else if (!strcmp(arg, "--queue")) {
             COUNT(2, 1024, a->queue);
+        } else if (!strcmp(arg, "--copy-threads")) {
+            COUNT(0, 64, a->copy_threads);
         } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
             VALUE();
             if (parse_seconds(v, !strcmp(arg, "--duration") ? &a->duration : &a->timeout)) {
@@ -469,6 +476,7 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     rc->max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
     rc->duration_s = a->duration;
     rc->timeout_s = a->timeout;
+    rc->copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
     if (sa->pcap || sa->capture) {
         rc->kind = sa->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
         rc->path = sa->pcap ? sa->pcap : sa->capture;

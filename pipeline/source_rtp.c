@@ -15,7 +15,9 @@
  * depacketizer as for every other source, deciding and counting exactly as
  * it does there, and only the copies move: the depacketizer lists them
  * (defer_copies) and the copy pool (pl_copy.c) makes them on
- * pl_rtp_config.copy_threads threads and submits the frames in order. The
+ * pl_rtp_config.copy_threads threads and submits the frames in order (with
+ * no copy threads, the receiving thread makes them when the frame is
+ * whole, which alone is faster than a copy after each packet). The
  * statistics are those of the serial path by construction: the one
  * difference is who writes the payload bytes, and when. Interlaced fields
  * are copied here before they are paired (the pairing moves their bytes);
@@ -54,13 +56,16 @@ struct pl_rtp_source {
 };
 
 /* Hands a whole frame to the pipeline: through the copy pool (its copies,
- * then its turn) when there is one, else at once. */
+ * then its turn) when there is one, else with its copies made here. */
 static void submit(pl_rtp_source *s, pl_frame *f, const rtp_copy *copies, size_t n)
 {
-    if (s->copy)
+    if (s->copy) {
         pl_copy_pool_submit(s->copy, f, copies, n);
-    else
-        pl_frame_submit(s->p, f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(f->buffer + copies[i].offset, copies[i].src, copies[i].bytes);
+    pl_frame_submit(s->p, f);
 }
 
 static uint64_t now_or(uint64_t t)
@@ -350,10 +355,12 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     dc.packets_kept = s->pr && rtp_pcap_mapped(s->pr);
     xsf_status st = XSF_OK;
     const unsigned copiers = copy_threads(&s->cfg);
-    if (dc.packets_kept && s->cfg.kind == PL_RTP_PCAP && copiers) {
+    /* Deferred even without copy threads: a frame's copies made one after the
+     * other once its last packet is read run about a fifth faster than a copy
+     * after each packet's headers (measured on the UHD capture). */
+    dc.defer_copies = dc.packets_kept && s->cfg.kind == PL_RTP_PCAP;
+    if (dc.defer_copies && copiers)
         st = pl_copy_pool_create(&s->copy, p, copiers, err);
-        dc.defer_copies = 1;
-    }
     if (st == XSF_OK)
         st = rtp_depacketizer_create(&s->dep, &dc, err);
     if (st == XSF_OK && s->cfg.kind == PL_RTP_PUSH) {
