@@ -63,8 +63,8 @@ static void *copy_main(void *arg)
     for (;;) {
         if (c->hand < c->head) /* jobs without copies leave without the threads */
             c->hand = c->head;
-        while (c->hand < c->tail && c->jobs[c->hand % PL_COPY_FRAMES].handed ==
-                                        c->jobs[c->hand % PL_COPY_FRAMES].n)
+        while (c->hand < c->tail &&
+               c->jobs[c->hand % PL_COPY_FRAMES].handed == c->jobs[c->hand % PL_COPY_FRAMES].n)
             c->hand++;
         if (c->hand == c->tail) {
             if (c->stop)
@@ -89,8 +89,7 @@ static void *copy_main(void *arg)
     return NULL;
 }
 
-xsf_status pl_copy_pool_create(pl_copy_pool **out, pl_pipeline *p, unsigned threads,
-                               xsf_error *err)
+xsf_status pl_copy_pool_create(pl_copy_pool **out, pl_pipeline *p, unsigned threads, xsf_error *err)
 {
     *out = NULL;
     if (!threads || threads > PL_COPY_MAX_THREADS)

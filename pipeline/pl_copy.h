@@ -12,8 +12,7 @@
 
 typedef struct pl_copy_pool pl_copy_pool;
 
-xsf_status pl_copy_pool_create(pl_copy_pool **c, pl_pipeline *p, unsigned threads,
-                               xsf_error *err);
+xsf_status pl_copy_pool_create(pl_copy_pool **c, pl_pipeline *p, unsigned threads, xsf_error *err);
 /* Hands frame f over: the copies (offsets into f->buffer; the list is
  * copied) are made on the pool's threads, then f is submitted
  * (pl_frame_submit) after every frame handed over before it. With no

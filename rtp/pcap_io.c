@@ -40,12 +40,12 @@ struct rtp_pcap_reader {
     /* A mapped classic .pcap file (map != NULL): the records are walked here. */
     const uint8_t *map;
     size_t map_bytes;
-    size_t pos;          /* the next record header */
-    int swapped;         /* the file's byte order is not this machine's */
-    int file_nano;       /* nanosecond time stamps (magic a1b23c4d) */
-    uint32_t snaplen;    /* from the file header; records are cut to it, as libpcap does */
-    size_t populated;    /* the pages before this offset are mapped (populate) */
-    int has_filter;      /* prog runs on each record */
+    size_t pos;       /* the next record header */
+    int swapped;      /* the file's byte order is not this machine's */
+    int file_nano;    /* nanosecond time stamps (magic a1b23c4d) */
+    uint32_t snaplen; /* from the file header; records are cut to it, as libpcap does */
+    size_t populated; /* the pages before this offset are mapped (populate) */
+    int has_filter;   /* prog runs on each record */
     struct bpf_program prog;
 };
 
@@ -434,7 +434,8 @@ static xsf_status next_mapped(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_erro
             r->skipped++;
             continue;
         }
-        pkt->arrival_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (r->file_nano ? 1u : 1000u);
+        pkt->arrival_ns =
+            (uint64_t)sec * 1000000000u + (uint64_t)frac * (r->file_nano ? 1u : 1000u);
         return XSF_OK;
     }
 }

@@ -4,12 +4,17 @@
  * pl_rtp_source delivers: what `xsflow recv --pcap` can feed a decoder.
  *
  *   pipeline_pcap_source CAPTURE [--copy-threads N] [--reps R] [--queue N] [--md5]
+ *   pipeline_pcap_source CAPTURE --headers [--reps R]
  *
  * --copy-threads N  threads copying payloads into frames (pl_rtp_config.copy_threads:
  *                   0 the default choice, -1 none: the serial path)
  * --reps R          runs (default 3); the best is reported, every run is printed
  * --queue N         frames in the stream's pool (default 16)
  * --md5             the MD5 of every codestream, in order (slower: it is a sink)
+ * --headers         what the receiving thread does alone when the copies go to the
+ *                   copy pool: the mapped capture read and depacketized (rtp/ only,
+ *                   no pipeline), the copies listed and not made: the ceiling of
+ *                   one capture source however many copy threads it has
  * source_fps is frames over the whole run (first touches of the frame pool
  * included); delivery_fps from the first frame delivered to the last, as
  * `xsflow recv --stats-json` reports it.
@@ -37,8 +42,7 @@ typedef struct run_result {
     char md5[33];
 } run_result;
 
-static int run_once(const char *path, int copy_threads, unsigned queue, int md5,
-                    run_result *res)
+static int run_once(const char *path, int copy_threads, unsigned queue, int md5, run_result *res)
 {
     xsf_error err;
     xsf_error_clear(&err);
@@ -94,15 +98,109 @@ out:
     return rc;
 }
 
+/* --headers: the depacketizer with deferred copies into two buffers of its own. */
+static uint8_t *headers_buf[2];
+static int headers_next;
+static int headers_acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
+{
+    (void)ctx;
+    const size_t cap = (size_t)64 << 20;
+    if (min_bytes > cap)
+        return 1;
+    headers_next ^= 1;
+    if (!headers_buf[headers_next] && !(headers_buf[headers_next] = malloc(cap)))
+        return 1;
+    b->data = headers_buf[headers_next];
+    b->capacity = cap;
+    b->handle = NULL;
+    return 0;
+}
+
+static void headers_frame(void *ctx, const rtp_frame *f)
+{
+    uint64_t *n = ctx;
+    n[0]++;
+    n[1] += f->ncopies;
+}
+
+static int headers_once(const char *path, double *seconds, uint64_t *packets, uint64_t *frames,
+                        uint64_t *copies)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    rtp_pcap_reader *r = NULL;
+    rtp_depacketizer *d = NULL;
+    uint64_t count[2] = {0, 0};
+    int rc = 1;
+    if (rtp_pcap_open_file(&r, path, "udp", &err) != XSF_OK)
+        goto out;
+    if (!rtp_pcap_mapped(r)) {
+        fprintf(stderr, "%s: not a classic .pcap file (not mapped)\n", path);
+        goto out;
+    }
+    rtp_depacketizer_config dc;
+    memset(&dc, 0, sizeof dc);
+    dc.payload_type = -1;
+    dc.on_frame = headers_frame;
+    dc.ctx = count;
+    dc.acquire = headers_acquire;
+    dc.packets_kept = 1;
+    dc.defer_copies = 1;
+    if (rtp_depacketizer_create(&d, &dc, &err) != XSF_OK)
+        goto out;
+    const double t0 = now_s();
+    rtp_pcap_packet pk;
+    xsf_status st;
+    while ((st = rtp_pcap_next(r, &pk, &err)) == XSF_OK)
+        rtp_depacketizer_push(d, pk.udp_payload, pk.bytes, pk.arrival_ns);
+    rtp_depacketizer_flush(d);
+    *seconds = now_s() - t0;
+    if (st != XSF_ERR_TRUNCATED)
+        goto out;
+    *packets = rtp_depacketizer_stats(d)->packets;
+    *frames = count[0];
+    *copies = count[1];
+    rc = 0;
+out:
+    if (rc && err.msg[0])
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+    rtp_depacketizer_destroy(d);
+    rtp_pcap_close(r);
+    return rc;
+}
+
+static int headers_main(const char *path, int reps)
+{
+    double best = 1e30;
+    uint64_t packets = 0, frames = 0, copies = 0;
+    for (int i = 0; i < reps; i++) {
+        double t;
+        if (headers_once(path, &t, &packets, &frames, &copies))
+            return 1;
+        fprintf(stderr, "run %d: %.4f s, %llu frames\n", i + 1, t, (unsigned long long)frames);
+        best = t < best ? t : best;
+    }
+    printf("frames %llu frames\n", (unsigned long long)frames);
+    printf("packets %llu packets\n", (unsigned long long)packets);
+    printf("copies_deferred %llu copies\n", (unsigned long long)copies);
+    printf("seconds %.4f s\n", best);
+    printf("headers_fps %.1f frames/s\n", (double)frames / best);
+    printf("headers_mpps %.2f Mpackets/s\n", (double)packets / best / 1e6);
+    printf("ns_per_packet %.1f ns\n", packets ? best * 1e9 / (double)packets : 0.0);
+    free(headers_buf[0]);
+    free(headers_buf[1]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr,
                 "usage: pipeline_pcap_source CAPTURE [--copy-threads N] [--reps R] [--queue N] "
-                "[--md5]\n");
+                "[--md5] | --headers\n");
         return 2;
     }
-    int copy_threads = 0, reps = 3, md5 = 0;
+    int copy_threads = 0, reps = 3, md5 = 0, headers = 0;
     unsigned queue = 16;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--copy-threads") && i + 1 < argc)
@@ -113,11 +211,15 @@ int main(int argc, char **argv)
             queue = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--md5"))
             md5 = 1;
+        else if (!strcmp(argv[i], "--headers"))
+            headers = 1;
         else {
             fprintf(stderr, "unknown argument %s\n", argv[i]);
             return 2;
         }
     }
+    if (headers)
+        return headers_main(argv[1], reps);
     run_result best;
     memset(&best, 0, sizeof best);
     best.seconds = 1e30;

@@ -111,6 +111,9 @@ if [[ $STAGES == *" source "* ]]; then
         label=$ct; [ "$ct" = -1 ] && label="0 (receiving thread)"; [ "$ct" = 0 ] && label="default"
         say "| $label | $(echo "$r" | value frames) | $(echo "$r" | value source_fps) | $(echo "$r" | value delivery_fps) | $(echo "$r" | value source_mpps) | $(echo "$r" | value ns_per_packet) |"
     done
+    # The receiving thread alone (copies listed, not made): the ceiling of one source.
+    r=$("$S" "$W/uhd60.pcap" --headers --reps 5 2> "$W/source.log") &&
+        say "| receiving thread alone (--headers) | $(echo "$r" | value frames) | $(echo "$r" | value headers_fps) | - | $(echo "$r" | value headers_mpps) | $(echo "$r" | value ns_per_packet) |"
 fi
 
 if [[ $STAGES == *" pcap "* ]]; then

@@ -41,8 +41,8 @@ typedef struct packet {
 typedef struct capture {
     packet *p;
     size_t n, cap;
-    uint64_t now_ns;      /* the time of the next packet added */
-    size_t *frame_start;  /* the first packet of each segment */
+    uint64_t now_ns;     /* the time of the next packet added */
+    size_t *frame_start; /* the first packet of each segment */
     size_t nframes, frames_cap;
 } capture;
 
@@ -153,10 +153,10 @@ static void clip_free(clip *c)
 typedef struct scenario {
     const char *name;
     rtp_jxs_mode mode;
-    int interlaced;    /* the codestreams are fields, two to a frame */
-    int t0;            /* slice mode, T=0: each segment's packets shuffled */
+    int interlaced; /* the codestreams are fields, two to a frame */
+    int t0;         /* slice mode, T=0: each segment's packets shuffled */
     uint16_t first_seq;
-    uint32_t ssrc2;    /* non-zero: the second half of the clip from this SSRC, 2 s later */
+    uint32_t ssrc2; /* non-zero: the second half of the clip from this SSRC, 2 s later */
     /* per mille of packets */
     unsigned loss, dup, swap, late, garbage;
     unsigned boundary_swaps; /* the last packet of every Nth segment after the next's first */
@@ -349,8 +349,8 @@ static void deliver(void *ctx, pl_frame *f)
 }
 
 /* copy_threads as pl_rtp_config's; push: the packets pushed from memory. */
-static int run(const scenario *sc, const char *path, const capture *c, int push,
-               int copy_threads, outcome *o)
+static int run(const scenario *sc, const char *path, const capture *c, int push, int copy_threads,
+               outcome *o)
 {
     memset(o, 0, sizeof *o);
     xsf_error err;
@@ -405,8 +405,9 @@ static void outcome_free(outcome *o)
     free(o->field0);
 }
 
-#define SAME_U64(field) CHECK(a->field == b->field, "%s, %s: " #field " %llu vs %llu", name, what, \
-                              (unsigned long long)a->field, (unsigned long long)b->field)
+#define SAME_U64(field)                                                                            \
+    CHECK(a->field == b->field, "%s, %s: " #field " %llu vs %llu", name, what,                     \
+          (unsigned long long)a->field, (unsigned long long)b->field)
 
 static void compare_rtp(const char *name, const char *what, const rtp_stats *a, const rtp_stats *b)
 {
@@ -570,8 +571,8 @@ int main(int argc, char **argv)
     clip_all_vectors(&all);
     CHECK(all.n >= 50, "%zu codestreams in the vectors", all.n);
     /* Frames of many sizes, twice over: buffers grow while copies are pending. */
-    const char *mixed_names[] = {"hd_422_10b_bpp3", "rate_bpp8", "hd_444_12b_bpp6_v1",
-                                 "geom_346x199", "hd_420_8b_bpp1", "rate_bpp12"};
+    const char *mixed_names[] = {"hd_422_10b_bpp3", "rate_bpp8",      "hd_444_12b_bpp6_v1",
+                                 "geom_346x199",    "hd_420_8b_bpp1", "rate_bpp12"};
     for (int rep = 0; rep < 4; rep++)
         for (size_t i = 0; i < sizeof mixed_names / sizeof *mixed_names; i++)
             clip_add_file(&mixed, mixed_names[i]);

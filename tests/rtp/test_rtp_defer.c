@@ -20,10 +20,10 @@
 
 /* What one depacketizer handed over. */
 typedef struct record {
-    int deferred;        /* this one defers its copies */
-    unsigned acquires;   /* calls to acquire, for the refusal pattern */
+    int deferred;      /* this one defers its copies */
+    unsigned acquires; /* calls to acquire, for the refusal pattern */
     size_t frames, ncopies, bad_lists;
-    char (*digest)[33];  /* one per frame: its fields and bytes */
+    char (*digest)[33]; /* one per frame: its fields and bytes */
     size_t cap;
 } record;
 
@@ -67,9 +67,10 @@ static void on_frame(void *ctx, const rtp_frame *f)
     r->ncopies += f->ncopies;
     app_md5 m;
     app_md5_init(&m);
-    const uint64_t head[] = {f->timestamp, f->f_counter, f->scan,        f->mode,
-                             (uint64_t)f->complete,     f->bytes,       f->first_seq,
-                             f->last_seq,  (uint64_t)f->header_whole,   f->nslices};
+    const uint64_t head[] = {f->timestamp, f->f_counter,          f->scan,
+                             f->mode,      (uint64_t)f->complete, f->bytes,
+                             f->first_seq, f->last_seq,           (uint64_t)f->header_whole,
+                             f->nslices};
     app_md5_update(&m, (const uint8_t *)head, sizeof head);
     if (f->complete) {
         app_md5_update(&m, f->data, f->bytes);
@@ -184,8 +185,8 @@ static void check_case(const char *name, rtp_jxs_mode mode, uint8_t *const *cs, 
         differ += strcmp(a.digest[i], b.digest[i]) != 0;
     CHECK(!differ, "%s: %zu frames differ", name, differ);
     CHECK(a.acquires == b.acquires, "%s: %u acquires vs %u", name, a.acquires, b.acquires);
-#define SAME(f)                                                                                 \
-    CHECK(sa.f == sb.f, "%s: " #f " %llu vs %llu", name, (unsigned long long)sa.f,             \
+#define SAME(f)                                                                                    \
+    CHECK(sa.f == sb.f, "%s: " #f " %llu vs %llu", name, (unsigned long long)sa.f,                 \
           (unsigned long long)sb.f)
     SAME(packets);
     SAME(lost);
@@ -219,8 +220,8 @@ int main(int argc, char **argv)
         return 2;
     }
     /* Small and large segments in turn: buffers from the source outgrow each other. */
-    const char *names[] = {"slice_h16", "hd_422_10b_bpp3", "rate_bpp8", "hd_444_12b_bpp6_v1",
-                           "slice_h180", "hd_420_8b_bpp1"};
+    const char *names[] = {"slice_h16",          "hd_422_10b_bpp3", "rate_bpp8",
+                           "hd_444_12b_bpp6_v1", "slice_h180",      "hd_420_8b_bpp1"};
     enum { NV = sizeof names / sizeof *names, REPS = 3 };
     uint8_t *file[NV], *cs[NV * REPS];
     size_t flen[NV], len[NV * REPS];
