@@ -35,9 +35,11 @@
  * the kernel's receive timestamps, so a frame's latency is read on one
  * clock from its last packet to its picture.
  *
- * Thread safety: pl_frame_acquire/submit/discard for one stream from one
- * thread (its source); pl_frame_release from any thread; statistics from
- * any thread. Nothing here prints. */
+ * Thread safety: pl_frame_acquire/submit/discard for one stream from its
+ * source, one call at a time for submit (frames are numbered in submission
+ * order; the RTP source of a mapped capture submits from its copy threads,
+ * one after the other, in frame order); pl_frame_release from any thread;
+ * statistics from any thread. Nothing here prints. */
 #ifndef XSF_PIPELINE_H
 #define XSF_PIPELINE_H
 
