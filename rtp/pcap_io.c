@@ -41,10 +41,10 @@ struct rtp_pcap_reader {
     /* A mapped classic .pcap file (map != NULL): the records are walked here. */
     const uint8_t *map;
     size_t map_bytes;
-    size_t pos;       /* the next record header */
-    int swapped;      /* the file's byte order is not this machine's */
-    int file_nano;    /* nanosecond time stamps (magic a1b23c4d) */
-    uint32_t snaplen; /* from the file header; records are cut to it, as libpcap does */
+    size_t pos;           /* the next record header */
+    int swapped;          /* the file's byte order is not this machine's */
+    int file_nano;        /* nanosecond time stamps (magic a1b23c4d) */
+    uint32_t snaplen;     /* from the file header; records are cut to it, as libpcap does */
     size_t populate_next; /* where the reader next publishes its place or maps pages */
     /* The populating thread (see populate_main), when it runs. */
     int pop_started;
@@ -53,7 +53,7 @@ struct rtp_pcap_reader {
     pthread_cond_t pop_cv;
     size_t pop_reader; /* the reader's place, as last published */
     int pop_stop;
-    int has_filter;   /* prog runs on each record */
+    int has_filter; /* prog runs on each record */
     struct bpf_program prog;
 };
 
