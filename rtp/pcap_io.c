@@ -13,8 +13,10 @@
  * (rtp_pcap_mapped), so a receiver can keep pointers to them instead of
  * copies. libpcap still opens the file (its header, the link type) and
  * compiles the filter, which runs on each record with pcap_offline_filter,
- * as pcap_next_ex would run it; the filter "udp" is not run at all, since
- * decode_frame keeps nothing but UDP. */
+ * as pcap_next_ex would run it. The filter "udp" is not run on files at all
+ * (mapped or not): decode_frame keeps nothing but UDP, and it also finds
+ * UDP behind VLAN tags and IPv6 extension headers, which that BPF program
+ * does not (a live capture keeps it: there it filters in the kernel). */
 #define _DEFAULT_SOURCE /* u_char and friends of pcap.h */
 
 #include <arpa/inet.h>
@@ -126,7 +128,7 @@ static uint32_t rd32_order(const uint8_t *p, int swapped)
  * magic, not a regular file: libpcap reads it), < 0 with *err set. */
 static int map_classic(rtp_pcap_reader *r, const char *path, const char *filter, xsf_error *err)
 {
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO must not wait */
     if (fd < 0)
         return 1;
     struct stat sb;
@@ -197,8 +199,8 @@ xsf_status rtp_pcap_open_file(rtp_pcap_reader **out, const char *path, const cha
         const int m = map_classic(r, path, filter, err);
         if (m < 0)
             st = XSF_ERR_ARG;
-        else if (m > 0)
-            st = set_filter(r, filter, err);
+        else if (m > 0 && filter && strcmp(filter, "udp"))
+            st = set_filter(r, filter, err); /* "udp": decode_frame's own choice, as mapped */
     }
     if (st != XSF_OK) {
         rtp_pcap_close(r);
