@@ -284,7 +284,8 @@ typedef struct pl_rtp_config {
     int copy_threads;         /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
                                  payloads into frames while the receiving thread reads the
                                  headers (0: one per core beyond two, at most 8; -1: none,
-                                 the receiving thread copies) */
+                                 the receiving thread copies each frame's payloads once its
+                                 last packet is read) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).

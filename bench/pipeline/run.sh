@@ -10,7 +10,8 @@
 #   pcap    `xsflow recv --pcap` of a 200-frame UHD60 capture as fast as it
 #           reads, pictures to host memory (-o null) against the D2H floor,
 #           and left in device memory (-o null:device); each also with the
-#           payload copies on the receiving thread (--copy-threads 0)
+#           payload copies on the receiving thread (--copy-threads 0), and
+#           device memory with 6 decoder contexts and 24 frames
 #   source  the capture source alone (pipeline_pcap_source: nothing decoded)
 #           with 0, 2, 4, 8 copy threads and the default
 #   live    K `xsflow send --fps 60` senders over loopback UDP into one
@@ -127,7 +128,8 @@ if [[ $STAGES == *" pcap "* ]]; then
     say ""
     say "| pictures | frames | wall s | wall fps | delivery fps | ratio to D2H floor | latency p50 / p99 us |"
     say "| --- | --- | --- | --- | --- | --- | --- |"
-    for run in null null:device "null --copy-threads 0" "null:device --copy-threads 0"; do
+    for run in null null:device "null --copy-threads 0" "null:device --copy-threads 0" \
+        "null:device --contexts 6 --queue 24"; do
         set -- $run
         out=$1
         shift
@@ -142,7 +144,7 @@ if [[ $STAGES == *" pcap "* ]]; then
         ratio=-
         [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
         label=host; [ $out = null:device ] && label=device
-        [ $# -gt 0 ] && label="$label, copies on the receiving thread"
+        [ $# -gt 0 ] && label="$label ($*)"
         say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
     done
     # One receiving thread per stream: four captures at once in one recv.
