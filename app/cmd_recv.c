@@ -73,6 +73,9 @@ static void usage(FILE *f)
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
         "16)\n"
+        "  --copy-threads N      .pcap files: threads copying payloads into frames while the\n"
+        "                        receiving thread reads headers (default: cores - 2, at most 8;\n"
+        "                        0: the receiving thread copies)\n"
         "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
         "                        (whole, by rename) and at the end\n"
         "  --warmup S            latencies leave out the first S seconds (start-up)\n"
@@ -116,6 +119,7 @@ typedef struct recv_args {
     int n;
     long frames, reorder, reorder_ms, rcvbuf, queue;
     size_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
+    long copy_threads;      /* -1: not given (the source's choice) */
     double duration, timeout, warmup;
     int quiet, no_gro, slices;
     const char *stats_json;
@@ -185,6 +189,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
     a->timeout = 5;
     a->reorder = 512;
     a->reorder_ms = 20;
+    a->copy_threads = -1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
@@ -298,6 +303,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             a->max_frame_bytes = (size_t)mfb;
         } else if (!strcmp(arg, "--queue")) {
             COUNT(2, 1024, a->queue);
+        } else if (!strcmp(arg, "--copy-threads")) {
+            COUNT(0, 64, a->copy_threads);
         } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
             VALUE();
             if (parse_seconds(v, !strcmp(arg, "--duration") ? &a->duration : &a->timeout)) {
@@ -544,6 +551,7 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     rc->slices = a->slices;
     rc->duration_s = a->duration;
     rc->timeout_s = a->timeout;
+    rc->copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
     if (sa->pcap || sa->capture) {
         rc->kind = sa->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
         rc->path = sa->pcap ? sa->pcap : sa->capture;

@@ -55,9 +55,11 @@
  * the kernel's receive timestamps, so a frame's latency is read on one
  * clock from its last packet to its picture.
  *
- * Thread safety: pl_frame_acquire/submit/discard for one stream from one
- * thread (its source); pl_frame_release from any thread; statistics from
- * any thread. Nothing here prints. */
+ * Thread safety: pl_frame_acquire/submit/discard for one stream from its
+ * source, one call at a time for submit (frames are numbered in submission
+ * order; the RTP source of a mapped capture submits from its copy threads,
+ * one after the other, in frame order); pl_frame_release from any thread;
+ * statistics from any thread. Nothing here prints. */
 #ifndef XSF_PIPELINE_H
 #define XSF_PIPELINE_H
 
@@ -377,6 +379,11 @@ typedef struct pl_rtp_config {
     int slices;               /* sub-frame latency: hand frames over once their header is in and
                                  report their complete prefix as packets arrive (progressive
                                  frames, T=1; the GPU decodes slices as they come) */
+    int copy_threads;         /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
+                                 payloads into frames while the receiving thread reads the
+                                 headers (0: one per core beyond two, at most 8; -1: none,
+                                 the receiving thread copies each frame's payloads once its
+                                 last packet is read) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).

@@ -29,7 +29,16 @@
  * that comes behind the first one received but inside the window is still
  * put in order), loss at the stream's edges counted from the RFC 9134
  * counters and the picture header, and the frame buffers, the
- * depacketizer's own or the caller's (rtp_depacketizer_config.acquire). */
+ * depacketizer's own or the caller's (rtp_depacketizer_config.acquire).
+ *
+ * Deferred copies (rtp_depacketizer_config.defer_copies): every decision
+ * above is taken here, on the headers, exactly as without them; only the
+ * copy of payload bytes past a segment's first RTP_DEFER_PREFIX_BYTES into
+ * the caller's buffer is not made but listed (offset, source, bytes) and
+ * handed to on_frame with the frame, for the caller to make on threads of
+ * its own. Whatever reads the assembled bytes (the boxes, the picture
+ * header, validation, a buffer that moves) makes the pending copies first,
+ * unless it reads inside the prefix, which is always written. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +69,7 @@ typedef struct slot {
     uint8_t marker;
     uint32_t bytes; /* payload bytes (RFC 9134 header included) */
     uint64_t arrival_ns;
+    const uint8_t *data; /* the payload: in slot_data, or the caller's (packets_kept) */
 } slot;
 
 /* A frame buffer: the depacketizer's own (realloc) or one from the caller's
@@ -170,6 +180,9 @@ struct rtp_depacketizer {
     int done_valid;
     uint32_t done_ts;
     uint8_t done_f, done_i;
+    /* defer_copies: the copies into asmb not made yet, in offset order */
+    rtp_copy *pend;
+    size_t npend, pend_cap;
 };
 
 static void account(rtp_depacketizer *d);
@@ -249,6 +262,7 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     fbuf_free(d, &d->asmb);
     fbuf_free(d, &d->stage);
     free(d->ooo_pk);
+    free(d->pend);
     rtp_sources_destroy(d->sources);
     free(d);
 }
@@ -375,6 +389,54 @@ static int fbuf_reserve(rtp_depacketizer *d, fbuf *b, size_t keep, size_t need, 
     return 0;
 }
 
+/* ---- deferred copies ---- */
+
+/* Makes the copies still pending into the frame buffer. */
+static void make_copies(rtp_depacketizer *d)
+{
+    for (size_t i = 0; i < d->npend; i++)
+        memcpy(d->asmb.data + d->pend[i].offset, d->pend[i].src, d->pend[i].bytes);
+    d->npend = 0;
+}
+
+/* The segment's bytes end at `bytes` again (a broken slice unit given up):
+ * copies at or past it are forgotten (each is one whole append, so none
+ * straddles it). */
+static void cut_back(rtp_depacketizer *d, size_t bytes)
+{
+    d->a.bytes = bytes;
+    while (d->npend && d->pend[d->npend - 1].offset >= bytes)
+        d->npend--;
+}
+
+/* Lists the copy of n bytes from p to the frame buffer at the segment's end,
+ * when it may wait: deferred copies asked for, into a caller's buffer, past
+ * the prefix, from a packet the caller keeps (not one of the depacketizer's
+ * copies: packets held on probation). 0 when listed. */
+static int defer_copy(rtp_depacketizer *d, const uint8_t *p, size_t n)
+{
+    const assembly *a = &d->a;
+    if (!d->cfg.defer_copies || !d->cfg.packets_kept || a->ooo || !d->asmb.pooled ||
+        a->bytes < RTP_DEFER_PREFIX_BYTES)
+        return -1;
+    const uintptr_t at = (uintptr_t)p, own = (uintptr_t)d->slot_data;
+    if (at >= own && at - own < (uintptr_t)d->window * d->slot_bytes)
+        return -1;
+    if (d->npend == d->pend_cap) {
+        const size_t cap = d->pend_cap ? 2 * d->pend_cap : 4096;
+        rtp_copy *np = realloc(d->pend, cap * sizeof *np);
+        if (!np)
+            return -1; /* copied now */
+        d->pend = np;
+        d->pend_cap = cap;
+    }
+    rtp_copy *c = &d->pend[d->npend++];
+    c->offset = a->bytes;
+    c->src = p;
+    c->bytes = n;
+    return 0;
+}
+
 /* ---- stage 2: assembly ---- */
 
 static void limit_by_header(rtp_depacketizer *d);
@@ -398,12 +460,15 @@ static int append(rtp_depacketizer *d, const uint8_t *p, size_t n)
         return APPEND_TOO_BIG;
     }
     fbuf *b = assembly_buffer(d);
+    if (d->npend && a->bytes + n > b->cap)
+        make_copies(d); /* the buffer may move, with what it holds */
     const int r = fbuf_reserve(d, b, a->bytes, a->bytes + n, !a->ooo && d->cfg.acquire);
     if (r == APPEND_NO_BUFFER)
         a->no_buffer = 1;
     if (r)
         return r;
-    memcpy(b->data + a->bytes, p, n);
+    if (defer_copy(d, p, n))
+        memcpy(b->data + a->bytes, p, n);
     a->bytes += n;
     if (!a->ooo && !a->header_read)
         limit_by_header(d);
@@ -513,10 +578,11 @@ static unsigned segment_index(uint8_t f, uint8_t scan)
     return scan == RTP_JXS_PROGRESSIVE ? f : 2u * f + (scan == RTP_JXS_FIELD_SECOND);
 }
 
-static int valid_codestream(const rtp_depacketizer *d, const uint8_t *cs, size_t n, size_t nslices)
+static int valid_codestream(rtp_depacketizer *d, const uint8_t *cs, size_t n, size_t nslices)
 {
     if (!d->cfg.validate)
         return 1;
+    make_copies(d);
     xs_layout layout;
     xsf_error err;
     xsf_error_clear(&err);
@@ -537,7 +603,10 @@ static void pass_on(rtp_depacketizer *d, rtp_frame *fr)
         fr->buffer = d->asmb.pool;
         memset(&d->asmb, 0, sizeof d->asmb); /* the caller's now */
     }
+    fr->copies = d->npend ? d->pend : NULL;
+    fr->ncopies = d->npend;
     d->cfg.on_frame(d->cfg.ctx, fr);
+    d->npend = 0;
 }
 
 /* Passes on (or counts) a finished segment whose bytes are d->asmb.data[0,
@@ -550,8 +619,16 @@ static int deliver(rtp_depacketizer *d, rtp_frame *fr, size_t bytes, int whole, 
     size_t cs_off = 0;
     xsf_error err;
     xsf_error_clear(&err);
-    const int boxes_ok =
-        bytes && rtp_jxs_boxes_parse(buf, bytes, &cs_off, &fr->boxes, &err) == XSF_OK;
+    /* With copies pending, the boxes are read in the prefix first: when they
+     * parse there, they parse the same way in the whole segment. */
+    const size_t prefix =
+        d->npend && bytes > RTP_DEFER_PREFIX_BYTES ? RTP_DEFER_PREFIX_BYTES : bytes;
+    int boxes_ok = prefix && rtp_jxs_boxes_parse(buf, prefix, &cs_off, &fr->boxes, &err) == XSF_OK;
+    if (!boxes_ok && prefix < bytes) {
+        make_copies(d);
+        xsf_error_clear(&err);
+        boxes_ok = rtp_jxs_boxes_parse(buf, bytes, &cs_off, &fr->boxes, &err) == XSF_OK;
+    }
     if (whole && boxes_ok) {
         fr->data = buf + cs_off;
         fr->bytes = bytes - cs_off;
@@ -660,6 +737,7 @@ static void count_lost_after(rtp_depacketizer *d)
     if (a->mode == RTP_JXS_CODESTREAM) {
         xs_header h;
         size_t cs_off;
+        make_copies(d);
         if (a->first_data_bytes && read_header(d, d->asmb.data, a->bytes, &h, &cs_off) &&
             h.lcod) {
             const uint64_t total =
@@ -825,6 +903,7 @@ static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_heade
     if (d->after_gap && d->last_seg_valid)
         d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
     memset(a, 0, sizeof *a);
+    d->npend = 0; /* of a segment dropped earlier */
     a->open = 1;
     a->timestamp = s->timestamp;
     a->f = h->f;
@@ -862,6 +941,7 @@ static void header_segment_done(rtp_depacketizer *d)
     assembly *a = &d->a;
     xs_header h;
     size_t cs_off;
+    make_copies(d);
     if (!read_header(d, d->asmb.data, a->bytes, &h, &cs_off))
         return; /* not a codestream header: the segment fails validation or stays partial */
     a->expected_slices = header_slices(&h);
@@ -880,7 +960,7 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
     if (h->p == 0 && !p_wraps) {
         if (a->unit != UNIT_NONE) { /* the unit under way lost its last packets */
             a->any_broken = 1;
-            a->bytes = a->unit_start;
+            cut_back(d, a->unit_start);
         }
         if (id >= 0 && (uint32_t)id != a->next_slice)
             a->any_broken = 1; /* whole slices in between were lost */
@@ -890,7 +970,7 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
         a->unit_next_p = 0;
     } else if (id != a->unit || h->p != (a->unit_next_p & 0x7ff)) {
         if (a->unit != UNIT_NONE && !a->unit_broken)
-            a->bytes = a->unit_start;
+            cut_back(d, a->unit_start);
         a->any_broken = 1;
         a->unit = id;
         a->unit_broken = 1;
@@ -899,7 +979,7 @@ static void slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
     if (!a->unit_broken && append(d, data, n)) {
         a->unit_broken = 1;
         a->any_broken = 1;
-        a->bytes = a->unit_start;
+        cut_back(d, a->unit_start);
     }
     a->unit_next_p = h->p + 1u;
     a->last_l = h->l;
@@ -1080,7 +1160,7 @@ static void gap(rtp_depacketizer *d)
     a->any_broken = 1;
     if (a->unit != UNIT_NONE && !a->unit_broken) {
         a->unit_broken = 1;
-        a->bytes = a->unit_start;
+        cut_back(d, a->unit_start);
     }
 }
 
@@ -1092,7 +1172,7 @@ static void release(rtp_depacketizer *d, uint64_t ext)
     const size_t i = (size_t)(ext % d->window);
     if (m->ext == ext && m->state == SLOT_FILLED) {
         m->state = SLOT_CONSUMED;
-        assemble(d, &d->slots[i], d->slot_data + i * d->slot_bytes, ext);
+        assemble(d, &d->slots[i], d->slots[i].data, ext);
     } else {
         m->ext = ext;
         m->state = SLOT_LOST;
@@ -1208,7 +1288,8 @@ static void update_jitter(rtp_depacketizer *d, uint32_t ts, uint64_t arrival_ns)
 
 /* A packet of the SSRC followed: into the reorder window. */
 static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
-                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns)
+                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns,
+                 int kept)
 {
     d->st.packets++;
     d->st.bytes += len;
@@ -1279,7 +1360,12 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
     s->marker = marker;
     s->bytes = (uint32_t)payload_bytes;
     s->arrival_ns = arrival_ns;
-    memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
+    if (kept && d->cfg.packets_kept) {
+        s->data = payload;
+    } else {
+        memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
+        s->data = d->slot_data + i * d->slot_bytes;
+    }
     m->ext = ext;
     m->state = SLOT_FILLED;
     if (ext > d->highest)
@@ -1306,7 +1392,7 @@ static void follow(rtp_depacketizer *d, uint32_t ssrc, const rtp_held *held, siz
     d->st.ssrc = ssrc;
     for (size_t i = 0; i < n; i++)
         take(d, held[i].seq, held[i].timestamp, held[i].marker, held[i].payload,
-             held[i].payload_bytes, held[i].len, held[i].arrival_ns);
+             held[i].payload_bytes, held[i].len, held[i].arrival_ns, 0);
     d->st.on_probation += rtp_sources_clear(d->sources);
 }
 
@@ -1367,5 +1453,5 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
             follow(d, h.ssrc, held, n);
         return;
     }
-    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns);
+    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns, 1);
 }

@@ -230,6 +230,19 @@ typedef int (*rtp_buffer_acquire_cb)(void *ctx, size_t min_bytes, rtp_frame_buff
  * through on_frame). */
 typedef void (*rtp_buffer_release_cb)(void *ctx, rtp_frame_buffer *buf);
 
+/* A copy of payload bytes into a frame buffer that the depacketizer left to
+ * its caller (rtp_depacketizer_config.defer_copies). */
+typedef struct rtp_copy {
+    size_t offset;      /* into the frame's buffer (rtp_frame.buffer.data) */
+    const uint8_t *src; /* in a packet the caller keeps (packets_kept) */
+    size_t bytes;
+} rtp_copy;
+
+/* With deferred copies, the first bytes of each segment that are always
+ * written by the depacketizer itself (the boxes and the picture header are
+ * read there). */
+#define RTP_DEFER_PREFIX_BYTES 16384
+
 typedef struct rtp_frame {
     uint32_t timestamp;
     uint32_t ssrc;
@@ -254,6 +267,11 @@ typedef struct rtp_frame {
      * and partial frames alike: the caller gives it back to its pool itself (release is not
      * called for it). All zero without a buffer source. */
     rtp_frame_buffer buffer;
+    /* defer_copies: the copies into `buffer` still to be made, in offset order, none inside
+     * its first RTP_DEFER_PREFIX_BYTES and none overlapping another; the bytes they write
+     * are not there yet (data, slices). Valid during the callback. NULL, 0 otherwise. */
+    const rtp_copy *copies;
+    size_t ncopies;
 } rtp_frame;
 
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
@@ -306,6 +324,13 @@ typedef struct rtp_depacketizer_config {
     unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
                                  XS allows (the table is sized from each picture header) */
     int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
+    int packets_kept; /* 1: every packet given to push stays valid and unchanged until flush or
+                         destroy (a mapped capture file, rtp_pcap_mapped): the reorder window
+                         points at the packets instead of copying them */
+    int defer_copies; /* with packets_kept and a buffer source: payload bytes past a segment's
+                         first RTP_DEFER_PREFIX_BYTES are not copied into the buffer but listed
+                         in rtp_frame.copies for the caller to copy (on other threads); every
+                         count and decision is the same as without */
     rtp_frame_cb on_frame; /* called for whole frames and, in slice mode, partial ones */
     void *ctx;
     /* Optional buffer source: when `acquire` is set, each picture segment is assembled
@@ -728,7 +753,8 @@ const rtp_impair_counts *rtp_impairer_counts(const rtp_impairer *m);
 typedef struct rtp_pcap_reader rtp_pcap_reader;
 
 typedef struct rtp_pcap_packet {
-    const uint8_t *udp_payload; /* into libpcap's buffer, valid until the next call */
+    const uint8_t *udp_payload; /* into libpcap's buffer, valid until the next call; into
+                                   the mapped file, valid until close (rtp_pcap_mapped) */
     size_t bytes;               /* captured UDP payload bytes */
     int truncated;              /* the capture holds fewer bytes than the datagram */
     uint64_t arrival_ns;        /* capture time, ns since the epoch */
@@ -747,6 +773,9 @@ xsf_status rtp_pcap_open_live(rtp_pcap_reader **r, const char *iface, const char
  * IPv4/IPv6 UDP are skipped and counted. */
 xsf_status rtp_pcap_next(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_error *err);
 uint64_t rtp_pcap_skipped(const rtp_pcap_reader *r);
+/* 1 when the reader maps the file (a classic .pcap file): every packet it
+ * returned stays valid, unchanged, until rtp_pcap_close. */
+int rtp_pcap_mapped(const rtp_pcap_reader *r);
 void rtp_pcap_close(rtp_pcap_reader *r);
 
 typedef struct rtp_pcap_writer rtp_pcap_writer;

@@ -11,8 +11,10 @@
 #              bench/xs_decode (the tables of BENCHMARKS.md)
 #   pipeline   the pipeline's tests on the GPU stage, the demo, and
 #              compute-sanitizer memcheck of the GPU pipeline test
-#   plbench    bench/pipeline: decode and recv --pcap (with .svt/SvtJpegxsDecApp
-#              when carried); plbench-live adds the live loopback senders
+#   plbench    bench/pipeline: decode, the capture source alone and recv --pcap
+#              (with .svt/SvtJpegxsDecApp when carried); plbench-live adds the
+#              live loopback senders; plsource: the capture source and recv
+#              --pcap only
 #   dsbench    bench/display: decode to presented frame (EGL offscreen, interop)
 #   display    display/ on the NVIDIA driver through EGL (no window system):
 #              ctest -L display (the host-upload path and, label gpu, the
@@ -50,7 +52,8 @@ step() { echo; echo "==== $* ($(date +%T))"; }
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
 nvcc --version | tail -1
-if [ ! -x "$B/xsflow" ] || [ ! -x "$B/bench/dwt/dwt_bench" ]; then
+if [ ! -x "$B/xsflow" ] || [ ! -x "$B/bench/dwt/dwt_bench" ] ||
+    [ ! -x "$B/bench/pipeline/pipeline_pcap_source" ]; then
     step build
     cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXSF_WERROR=ON -DXSF_TESTS=ON -DXSF_BENCH=ON \
         -DCMAKE_CUDA_ARCHITECTURES=90 -DXSF_UHD_VECTORS="$R/.vec" > "$OUT/build.log" 2>&1 &&
@@ -122,10 +125,11 @@ if [[ $STAGES == *" pipeline "* ]]; then
     san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
     cat "$OUT/sanitize.log" 2>/dev/null | tail -5
 fi
-if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* ]]; then
+if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* || $STAGES == *" plsource "* ]]; then
     step "bench/pipeline"
     pl_stages=
-    [[ $STAGES == *" plbench "* ]] && pl_stages="decode pcap"
+    [[ $STAGES == *" plbench "* ]] && pl_stages="decode source pcap"
+    [[ $STAGES == *" plsource "* ]] && pl_stages="source pcap"
     [[ $STAGES == *" plbench-live "* ]] && pl_stages="$pl_stages live"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"

@@ -9,7 +9,11 @@
 #           at its best thread count on the same files
 #   pcap    `xsflow recv --pcap` of a 200-frame UHD60 capture as fast as it
 #           reads, pictures to host memory (-o null) against the D2H floor,
-#           and left in device memory (-o null:device)
+#           and left in device memory (-o null:device); each also with the
+#           payload copies on the receiving thread (--copy-threads 0), and
+#           device memory with 6 decoder contexts and 24 frames
+#   source  the capture source alone (pipeline_pcap_source: nothing decoded)
+#           with 0, 2, 4, 8 copy threads and the default
 #   live    K `xsflow send --fps 60` senders over loopback UDP into one
 #           `xsflow recv` of K streams (pictures to host memory) for 20 s:
 #           loss, drops and latency per K, CPU time of the receiver and of
@@ -22,14 +26,14 @@
 set -u
 B=$(readlink -f "$1") V=$(readlink -f "$2")
 shift 2
-X=$B/xsflow F=$B/bench/pipeline/pipeline_floors
+X=$B/xsflow F=$B/bench/pipeline/pipeline_floors S=$B/bench/pipeline/pipeline_pcap_source
 W=${XSF_BENCH_TMP:-/dev/shm/xsf-pipeline}
 SVT=
 STAGES=" "
 for a in "$@"; do
     case $a in svt=*) SVT=${a#svt=} ;; *) STAGES+="$a " ;; esac
 done
-[ "$STAGES" = " " ] && STAGES=" decode pcap live "
+[ "$STAGES" = " " ] && STAGES=" decode source pcap live "
 mkdir -p "$W"
 REPORT=${OUT:+$OUT/pipeline.md}
 say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
@@ -92,21 +96,48 @@ if [[ $STAGES == *" decode "* ]]; then
     done
 fi
 
+capture() { # the 200-frame UHD60 capture -> $W/uhd60.pcap
+    local clip
+    clip=$(make_clip uhd_422_10b_bpp3)
+    [ -s "$W/uhd60.pcap" ] || "$X" send "$clip" --pcap "$W/uhd60.pcap" --fps 60 -q
+}
+
+if [[ $STAGES == *" source "* ]]; then
+    say ""
+    say "## the capture source alone: 200-frame UHD60 capture into a sink that decodes nothing"
+    say ""
+    say "| copy threads | frames | source fps (whole run) | delivery fps | Mpackets/s | ns/packet |"
+    say "| --- | --- | --- | --- | --- | --- |"
+    capture
+    for ct in -1 2 4 8 0; do
+        r=$("$S" "$W/uhd60.pcap" --copy-threads $ct --reps 5 --queue 16 2> "$W/source.log") ||
+            { say "pipeline_pcap_source failed: $(tail -2 "$W/source.log")"; continue; }
+        label=$ct; [ "$ct" = -1 ] && label="0 (receiving thread)"; [ "$ct" = 0 ] && label="default"
+        say "| $label | $(echo "$r" | value frames) | $(echo "$r" | value source_fps) | $(echo "$r" | value delivery_fps) | $(echo "$r" | value source_mpps) | $(echo "$r" | value ns_per_packet) |"
+    done
+    # The receiving thread alone (copies listed, not made): the ceiling of one source.
+    r=$("$S" "$W/uhd60.pcap" --headers --reps 5 2> "$W/source.log") &&
+        say "| receiving thread alone (--headers) | $(echo "$r" | value frames) | $(echo "$r" | value headers_fps) | - | $(echo "$r" | value headers_mpps) | $(echo "$r" | value ns_per_packet) |"
+fi
+
 if [[ $STAGES == *" pcap "* ]]; then
     say ""
     say "## xsflow recv --pcap, 200-frame UHD60 capture (4:2:2 10-bit 3 bpp), as fast as it reads"
     say ""
-    clip=$(make_clip uhd_422_10b_bpp3)
-    [ -s "$W/uhd60.pcap" ] || "$X" send "$clip" --pcap "$W/uhd60.pcap" --fps 60 -q
+    capture
     d2h=$("$F" d2h 33177600)
     d2h1=$(echo "$d2h" | value d2h_fps_1stream) d2h3=$(echo "$d2h" | value d2h_fps_3stream)
     say "D2H floor of a 33.2 MB picture (16-bit samples): $(echo "$d2h" | value d2h_gbs_1stream) GB/s = $d2h1 pictures/s (one stream), $(echo "$d2h" | value d2h_gbs_3stream) GB/s = $d2h3 (three)"
     say ""
     say "| pictures | frames | wall s | wall fps | delivery fps | ratio to D2H floor | latency p50 / p99 us |"
     say "| --- | --- | --- | --- | --- | --- | --- |"
-    for out in null null:device; do
+    for run in null null:device "null --copy-threads 0" "null:device --copy-threads 0" \
+        "null:device --contexts 6 --queue 24"; do
+        set -- $run
+        out=$1
+        shift
         t0=$(now)
-        "$X" recv --pcap "$W/uhd60.pcap" -o $out --stats-json "$W/pcap.json" -q 2> "$W/pcap.log" ||
+        "$X" recv --pcap "$W/uhd60.pcap" -o $out "$@" --stats-json "$W/pcap.json" -q 2> "$W/pcap.log" ||
             { say "recv failed: $(tail -2 "$W/pcap.log")"; continue; }
         t1=$(now)
         j=$(cat "$W/pcap.json")
@@ -116,6 +147,7 @@ if [[ $STAGES == *" pcap "* ]]; then
         ratio=-
         [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
         label=host; [ $out = null:device ] && label=device
+        [ $# -gt 0 ] && label="$label ($*)"
         say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
     done
     # One receiving thread per stream: four captures at once in one recv.
