@@ -15,6 +15,12 @@
 #              (with .svt/SvtJpegxsDecApp when carried); plbench-live adds the
 #              live loopback senders; plsource: the capture source and recv
 #              --pcap only
+#   service    compute-sanitizer (memcheck, initcheck) on the service's GPU
+#              tests: the incremental decoder, the pipeline, hostile input
+#   latency    bench/latency: last packet -> picture, whole frames against
+#              --slices, 1 and 8 UHD60 streams (XSF_LAT_SECONDS, default 12)
+#   soak       scripts/soak.sh: 4 impaired UHD60 streams on the GPU for
+#              XSF_SOAK_SECONDS (default 600), exact counts, memory, stalls
 #   dsbench    bench/display: decode to presented frame (EGL offscreen, interop)
 #   display    display/ on the NVIDIA driver through EGL (no window system):
 #              ctest -L display (the host-upload path and, label gpu, the
@@ -30,7 +36,7 @@
 # carry them:
 #   run(command="bash scripts/device-check.sh test display", carry=[".devdeps", ".vec", ".gl"])
 # The build (build-device/, Release, sm_90, warnings as errors, ~30 s on 16
-# cores) is kept while the machine stays warm; "test" takes ~2.5 minutes,
+# cores; incremental while the machine stays warm); "test" takes ~2.5 minutes,
 # the three sanitizers ~4 (racecheck of test_gpu_decode alone ~7 with the
 # whole vector set, so it gets its own time limit), "bench" ~1.5.
 set -u
@@ -52,8 +58,8 @@ step() { echo; echo "==== $* ($(date +%T))"; }
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
 nvcc --version | tail -1
-if [ ! -x "$B/xsflow" ] || [ ! -x "$B/bench/dwt/dwt_bench" ] ||
-    [ ! -x "$B/bench/pipeline/pipeline_pcap_source" ]; then
+# Always (incremental on a warm machine: the tree sent may have changed).
+if :; then
     step build
     cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXSF_WERROR=ON -DXSF_TESTS=ON -DXSF_BENCH=ON \
         -DCMAKE_CUDA_ARCHITECTURES=90 -DXSF_UHD_VECTORS="$R/.vec" > "$OUT/build.log" 2>&1 &&
@@ -124,6 +130,24 @@ if [[ $STAGES == *" pipeline "* ]]; then
     "$B/xsflow" demo /tmp/demo.y4m 2>&1 | tee "$OUT/demo.log"
     san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
     cat "$OUT/sanitize.log" 2>/dev/null | tail -5
+fi
+if [[ $STAGES == *" service "* ]]; then
+    step "compute-sanitizer on the service's GPU tests"
+    san memcheck 300 "$B/tests/xs/test_gpu_incremental" "$R/vectors/xs"
+    san initcheck 300 "$B/tests/xs/test_gpu_incremental" "$R/vectors/xs"
+    san memcheck 240 "$B/tests/pipeline/test_hostile" "$R/vectors/xs" gpu
+    [[ $STAGES == *" pipeline "* ]] || san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
+fi
+if [[ $STAGES == *" latency "* ]]; then
+    step "bench/latency"
+    XSF_LAT_SECONDS=${XSF_LAT_SECONDS:-12} timeout 500 bash bench/latency/run.sh "$B" \
+        "$R/.vec/uhd_422_10b_bpp3.jxs" 2>&1 | tee "$OUT/latency.log" | grep -v "^send:"
+fi
+if [[ $STAGES == *" soak "* ]]; then
+    step "soak"
+    timeout $((${XSF_SOAK_SECONDS:-600} + 120)) bash scripts/soak.sh --xsflow "$B/xsflow" --engine gpu \
+        --streams 4 --duration "${XSF_SOAK_SECONDS:-600}" --fps 60 --vector "$R/.vec/uhd_422_10b_bpp3.jxs" \
+        --out "$OUT/soak" 2>&1 | tee "$OUT/soak.log" | tail -30
 fi
 if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* || $STAGES == *" plsource "* ]]; then
     step "bench/pipeline"
