@@ -31,6 +31,12 @@
 #                [--vector FILE.jxs] [--engine cpu|gpu] [--loss P]
 #                [--reorder P] [--duplicate P] [--out DIR] [--port P]
 #                [--warmup S] [--mode codestream|slice] [--counts-only]
+#                [--stall-limit MS]
+# --stall-limit: the longest stall allowed (default: one frame time). The
+# CI run on a shared 2-core machine, where the receiving and decoding threads
+# wait for cores behind everything else, allows 250 ms: a receiver that
+# stops for longer fails there too; the one-frame limit is for machines of
+# their own.
 # --counts-only: checks 1 and 2 alone (under sanitizers, whose allocator and
 # speed make resident memory and timing meaningless).
 # Defaults: build/xsflow, 2 streams, 60 s, 25 fps, vectors/xs/seq_5f_422_10b.jxs
@@ -41,7 +47,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 xsflow=$root/build/xsflow streams=2 duration=60 fps=25 vector=$root/vectors/xs/seq_5f_422_10b.jxs
 engine=cpu loss=0.01 reorder=0.01 duplicate=0.01 out= port=$((30000 + RANDOM % 20000)) warmup=5
-mode=codestream counts_only=0
+mode=codestream counts_only=0 stall_limit=
 while [ $# -gt 0 ]; do
     case $1 in
     --counts-only) counts_only=1; shift; continue ;;
@@ -49,6 +55,7 @@ while [ $# -gt 0 ]; do
     --vector) vector=$2 ;; --engine) engine=$2 ;; --loss) loss=$2 ;; --reorder) reorder=$2 ;;
     --duplicate) duplicate=$2 ;; --out) out=$2 ;; --port) port=$2 ;; --warmup) warmup=$2 ;;
     --mode) mode=$2 ;;
+    --stall-limit) stall_limit=$2 ;;
     *) echo "soak.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift 2
@@ -102,6 +109,7 @@ check() { # VALUE WANT WHAT
     if [ "$1" != "$2" ]; then echo "  FAIL: $3: $1, expected $2"; fail=1; counts_fail=1; fi
 }
 frame_ms=$(awk -v f="$fps" 'BEGIN { printf "%.3f", 1000 / f }')
+limit_ms=${stall_limit:-$frame_ms}
 tot_frames=0 tot_delivered=0 tot_lost=0 tot_dup=0 tot_reo=0 worst_stall=0
 for ((k = 0; k < streams; k++)); do
     tx=$(cat "tx_$k.json" 2> /dev/null)
@@ -132,8 +140,8 @@ for ((k = 0; k < streams; k++)); do
     check "$(num "$line" kernel_drops)" 0 "kernel drops (losses the sender did not make)"
     check "$missing" "$hit" "frames dropped for missing packets"
     check "$dropped" "$hit" "frames dropped (any reason)"
-    if [ $counts_only = 0 ] && ! awk -v s="$stall" -v f="$frame_ms" 'BEGIN { exit !(s < f) }'; then
-        echo "  FAIL: a stall of $stall ms, longer than a frame ($frame_ms ms)"
+    if [ $counts_only = 0 ] && ! awk -v s="$stall" -v f="$limit_ms" 'BEGIN { exit !(s < f) }'; then
+        echo "  FAIL: a stall of $stall ms, longer than the limit ($limit_ms ms; a frame is $frame_ms ms)"
         fail=1
     fi
     worst_stall=$(awk -v a="$worst_stall" -v b="$stall" 'BEGIN { print (b > a ? b : a) }')
@@ -172,6 +180,6 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 echo "| $streams x $(basename "$vector") ($engine) | ${duration} s | $fps | $loss / $reorder / $duplicate |" \
     "$tot_frames | $tot_delivered | $((tot_frames - tot_delivered)) (missing packets) |" \
     "$([ $counts_fail = 0 ] && echo yes || echo NO) (lost $tot_lost, reordered $tot_reo, duplicated $tot_dup) |" \
-    "${rss_first} -> ${rss_last} KiB (${rss_pct} %) | ${worst_stall} ms (frame ${frame_ms} ms) |"
+    "${rss_first} -> ${rss_last} KiB (${rss_pct} %) | ${worst_stall} ms (limit ${limit_ms} ms, frame ${frame_ms} ms) |"
 [ $fail = 0 ] && echo "soak: PASS ($out)" || echo "soak: FAIL ($out; rx.log, rss.log, tx_*.json)"
 exit $fail
