@@ -44,7 +44,9 @@ export GST_PLUGIN_PATH=$B/gst GST_REGISTRY=/tmp/xsf-gst-registry.bin
 gst-inspect-1.0 xsflow | grep -E "^  xsflow" || { echo "the plugin does not load"; exit 1; }
 
 step "GPU checks of the elements"
-(cd "$B" && ctest -R "^gst\.(elements|vector\.)" -j4 2>&1 | tail -4)
+# The whole log stays under $OUT (a failure's output with it).
+(cd "$B" && ctest -R "^gst\.(elements|vector\.)" -j4 --output-on-failure > "$OUT/gst-ctest.log" 2>&1)
+tail -4 "$OUT/gst-ctest.log"
 "$B/tests/gst/test_gst_vectors" "$R/vectors/xs" hd_422_10b_bpp3 gpu
 # gst.vector.fmt_yuv422_8b failed once on the GPU with the old element: 20 runs.
 for _ in $(seq 20); do
