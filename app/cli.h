@@ -20,6 +20,14 @@ int cli_parse_long(const char *s, long min, long max, long *value);
  * an error and returns NULL when it is missing. */
 const char *cli_option_value(int argc, char **argv, int *i);
 
+/* In an option loop over argv with index `i`: the option's value into `v`,
+ * or return 2 (the error printed) when it is missing. */
+#define CLI_VALUE()                                                                                \
+    do {                                                                                           \
+        if (!(v = cli_option_value(argc, argv, &i)))                                               \
+            return 2;                                                                              \
+    } while (0)
+
 /* Parses a picture size "WxH" (both at least 1); 0 on success. */
 int cli_parse_size(const char *s, long *width, long *height);
 

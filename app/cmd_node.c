@@ -80,14 +80,9 @@ static int parse_args(int argc, char **argv, node_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
-#define VALUE()                                                                                    \
-    do {                                                                                           \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-    } while (0)
 #define NUMBER(lo, hi)                                                                             \
     do {                                                                                           \
-        VALUE();                                                                                   \
+        CLI_VALUE();                                                                                   \
         if (cli_parse_long(v, lo, hi, &n)) {                                                       \
             cli_error(arg, "'%s' is not a number from %ld to %ld", v, (long)(lo), (long)(hi));     \
             return 2;                                                                              \
@@ -97,29 +92,29 @@ static int parse_args(int argc, char **argv, node_args *a)
             usage(stdout);
             return 1;
         } else if (!strcmp(arg, "--host")) {
-            VALUE();
+            CLI_VALUE();
             a->nc.host = v;
         } else if (!strcmp(arg, "--port")) {
             NUMBER(0, 65535);
             a->nc.port = (uint16_t)n;
         } else if (!strcmp(arg, "--label")) {
-            VALUE();
+            CLI_VALUE();
             a->nc.label = v;
         } else if (!strcmp(arg, "--seed")) {
-            VALUE();
+            CLI_VALUE();
             a->nc.seed = v;
         } else if (!strcmp(arg, "--receivers")) {
             NUMBER(0, NMOS_MAX_RECEIVERS);
             a->nc.receivers = (unsigned)n;
         } else if (!strcmp(arg, "--sender")) {
-            VALUE();
+            CLI_VALUE();
             if (a->nc.nsenders == NMOS_MAX_SENDERS) {
                 cli_error(arg, "at most %d senders", NMOS_MAX_SENDERS);
                 return 2;
             }
             a->sender_paths[a->nc.nsenders++] = v;
         } else if (!strcmp(arg, "--send")) {
-            VALUE();
+            CLI_VALUE();
             if (!a->nc.nsenders || a->clip_paths[a->nc.nsenders - 1]) {
                 cli_error(arg, "give the stream's --sender FILE.sdp first (one clip each)");
                 return 2;
@@ -127,20 +122,20 @@ static int parse_args(int argc, char **argv, node_args *a)
             a->clip_paths[a->nc.nsenders - 1] = v;
             a->nc.senders[a->nc.nsenders - 1].controlled = 1;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            VALUE();
+            CLI_VALUE();
             a->output = v;
         } else if (!strcmp(arg, "--registry")) {
-            VALUE();
+            CLI_VALUE();
             a->nc.registry_url = v;
         } else if (!strcmp(arg, "--discover")) {
             a->nc.discover = 1;
         } else if (!strcmp(arg, "--domain")) {
-            VALUE();
+            CLI_VALUE();
             a->nc.dnssd_domain = v;
         } else if (!strcmp(arg, "--p2p")) {
             a->nc.p2p = 1;
         } else if (!strcmp(arg, "--heartbeat") || !strcmp(arg, "--duration")) {
-            VALUE();
+            CLI_VALUE();
             char *end;
             const double x = strtod(v, &end);
             if (!*v || *end || x <= 0 || x > 1e7) {
@@ -164,7 +159,6 @@ static int parse_args(int argc, char **argv, node_args *a)
             cli_error(arg, "unknown option of 'xsflow node' (see --help)");
             return 2;
         }
-#undef VALUE
 #undef NUMBER
     }
     if (a->nc.registry_url && a->nc.discover) {

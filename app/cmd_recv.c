@@ -193,11 +193,6 @@ static int parse_args(int argc, char **argv, recv_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
-#define VALUE()                                                                                    \
-    do {                                                                                           \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-    } while (0)
 #define STREAM(tok)                                                                                \
     stream_args *s = current(a, tok);                                                              \
     if (!s) {                                                                                      \
@@ -206,7 +201,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
     }
 #define COUNT(lo, hi, dst)                                                                         \
     do {                                                                                           \
-        VALUE();                                                                                   \
+        CLI_VALUE();                                                                                   \
         if (cli_parse_long(v, lo, hi, &n)) {                                                       \
             cli_error(arg, "'%s' is not a number from %ld to %ld", v, (long)(lo), (long)(hi));     \
             return 2;                                                                              \
@@ -217,7 +212,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             usage(stdout);
             return 1;
         } else if (!strcmp(arg, "--sdp") || !strcmp(arg, "--pcap") || !strcmp(arg, "--capture")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(1);
             if (has_source(s)) {
                 cli_error(arg, "one source per stream: give -o OUT for the stream before it");
@@ -230,7 +225,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             else
                 s->capture = v;
         } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(0);
             if (s->out) {
                 cli_error(arg, "one output per stream: give the next stream's source first");
@@ -238,7 +233,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             }
             s->out = v;
         } else if (!strcmp(arg, "--format")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(0);
             if (parse_kind(v, &s->kind)) {
                 cli_error(arg, "'%s' is not jxs, yuv or y4m", v);
@@ -247,7 +242,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             s->kind_given = 1;
         } else if (!strcmp(arg, "--filter") || !strcmp(arg, "--source") ||
                    !strcmp(arg, "--iface") || !strcmp(arg, "--packets")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(0);
             if (!strcmp(arg, "--filter"))
                 s->filter = v;
@@ -261,7 +256,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             STREAM(0);
             COUNT(0, 127, s->pt);
         } else if (!strcmp(arg, "--ssrc")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(0);
             char *end;
             const unsigned long long x = strtoull(v, &end, 0);
@@ -272,7 +267,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
             s->ssrc = (unsigned long)x;
             s->ssrc_given = 1;
         } else if (!strcmp(arg, "--fps")) {
-            VALUE();
+            CLI_VALUE();
             STREAM(0);
             char buf[64];
             snprintf(buf, sizeof buf, "%s", v);
@@ -306,7 +301,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--copy-threads")) {
             COUNT(0, 64, a->copy_threads);
         } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
-            VALUE();
+            CLI_VALUE();
             if (parse_seconds(v, !strcmp(arg, "--duration") ? &a->duration : &a->timeout)) {
                 cli_error(arg, "'%s' is not a number of seconds", v);
                 return 2;
@@ -316,13 +311,13 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--gpu")) {
             a->pl.engine = PL_ENGINE_GPU;
         } else if (!strcmp(arg, "--gpus")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_gpus(v, a->pl.gpus, PL_MAX_GPUS, &a->pl.ngpus)) {
                 cli_error(arg, "'%s' is not a list of GPU numbers (e.g. 0,1)", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--gpu-sync")) {
-            VALUE();
+            CLI_VALUE();
             static const char *const modes[] = {"auto", "spin", "yield", "block"};
             int m = -1;
             for (int k = 0; k < 4; k++)
@@ -338,7 +333,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--threads")) {
             COUNT(1, 1024, a->pl.cpu_threads);
         } else if (!strcmp(arg, "--warmup")) {
-            VALUE();
+            CLI_VALUE();
             if (parse_seconds(v, &a->warmup)) {
                 cli_error(arg, "'%s' is not a number of seconds", v);
                 return 2;
@@ -350,7 +345,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--no-vsync")) {
             a->no_vsync = 1;
         } else if (!strcmp(arg, "--convert")) {
-            VALUE();
+            CLI_VALUE();
             if (dsp_convert_parse(v, &a->convert) != XSF_OK) {
                 cli_error(arg, "'%s' is not auto, shader or cuda", v);
                 return 2;
@@ -358,7 +353,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
         } else if (!strcmp(arg, "--delay")) {
             COUNT(0, 10000, a->delay_ms);
         } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
-            VALUE();
+            CLI_VALUE();
             if (dsp_colour_parse(v, &a->colour) != XSF_OK) {
                 cli_error(arg, "'%s' is not 601, 709, 2020, rgb or gbr, optionally ,full or ,narrow",
                           v);
@@ -366,11 +361,11 @@ static int parse_args(int argc, char **argv, recv_args *a)
             }
             a->colour_given = 1;
         } else if (!strcmp(arg, "--headless")) {
-            VALUE();
+            CLI_VALUE();
             a->headless = v;
             a->display = 1;
         } else if (!strcmp(arg, "--stats-json")) {
-            VALUE();
+            CLI_VALUE();
             a->stats_json = v;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = 1;
@@ -391,7 +386,6 @@ static int parse_args(int argc, char **argv, recv_args *a)
                 s->addr = arg;
             }
         }
-#undef VALUE
 #undef STREAM
 #undef COUNT
     }

@@ -123,25 +123,20 @@ static int parse_args(int argc, char **argv, send_args *a)
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *v = NULL;
         long n;
-#define VALUE()                                                                                    \
-    do {                                                                                           \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-    } while (0)
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
             usage(stdout);
             return 1;
         } else if (!strcmp(arg, "--to")) {
-            VALUE();
+            CLI_VALUE();
             a->to = v;
         } else if (!strcmp(arg, "--pcap")) {
-            VALUE();
+            CLI_VALUE();
             a->pcap = v;
         } else if (!strcmp(arg, "--sdp")) {
-            VALUE();
+            CLI_VALUE();
             a->sdp = v;
         } else if (!strcmp(arg, "--mode")) {
-            VALUE();
+            CLI_VALUE();
             if (!strcmp(v, "codestream"))
                 a->mode = RTP_JXS_CODESTREAM;
             else if (!strcmp(v, "slice"))
@@ -151,13 +146,13 @@ static int parse_args(int argc, char **argv, send_args *a)
                 return 2;
             }
         } else if (!strcmp(arg, "--fps")) {
-            VALUE();
+            CLI_VALUE();
             if (parse_rate(v, &a->fps_num, &a->fps_den)) {
                 cli_error(arg, "'%s' is not a rate N or N/D", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--pacing")) {
-            VALUE();
+            CLI_VALUE();
             if (!strcmp(v, "narrow"))
                 a->pacing = RTP_PACING_NARROW;
             else if (!strcmp(v, "wide"))
@@ -169,7 +164,7 @@ static int parse_args(int argc, char **argv, send_args *a)
                 return 2;
             }
         } else if (!strcmp(arg, "--burst")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_long(v, 1, RTP_UDP_GSO_MAX, &a->burst)) {
                 cli_error(arg, "'%s' is not a burst of 1 to %d packets", v, RTP_UDP_GSO_MAX);
                 return 2;
@@ -177,19 +172,19 @@ static int parse_args(int argc, char **argv, send_args *a)
         } else if (!strcmp(arg, "--no-gso")) {
             a->no_gso = 1;
         } else if (!strcmp(arg, "--packet-size")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_long(v, 32, 65507, &a->packet_size)) {
                 cli_error(arg, "'%s' is not a packet size of 32 to 65507 bytes", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--pt")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_long(v, 96, 127, &a->pt)) {
                 cli_error(arg, "'%s' is not a dynamic payload type (96 to 127)", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--ssrc") || !strcmp(arg, "--seq")) {
-            VALUE();
+            CLI_VALUE();
             char *end;
             const unsigned long x = strtoul(v, &end, 0);
             const unsigned long max = arg[2] == 's' && arg[3] == 's' ? 0xffffffffUL : 0xffffUL;
@@ -205,13 +200,13 @@ static int parse_args(int argc, char **argv, send_args *a)
                 a->seq_given = 1;
             }
         } else if (!strcmp(arg, "--loop")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_long(v, 1, 1L << 30, &a->loop)) {
                 cli_error(arg, "'%s' is not a count (1 or more)", v);
                 return 2;
             }
         } else if (!strcmp(arg, "--ttl")) {
-            VALUE();
+            CLI_VALUE();
             if (cli_parse_long(v, 1, 255, &a->ttl)) {
                 cli_error(arg, "'%s' is not a TTL of 1 to 255", v);
                 return 2;
@@ -221,14 +216,14 @@ static int parse_args(int argc, char **argv, send_args *a)
         } else if (!strcmp(arg, "--no-boxes")) {
             a->boxes = 0;
         } else if (!strcmp(arg, "--iface")) {
-            VALUE();
+            CLI_VALUE();
             a->iface = v;
         } else if (!strcmp(arg, "--source")) {
-            VALUE();
+            CLI_VALUE();
             a->source = v;
         } else if (!strcmp(arg, "--loss") || !strcmp(arg, "--reorder") ||
                    !strcmp(arg, "--duplicate")) {
-            VALUE();
+            CLI_VALUE();
             char *end;
             const double p = strtod(v, &end);
             if (!*v || *end || !(p >= 0 && p <= 1)) {
@@ -240,7 +235,7 @@ static int parse_args(int argc, char **argv, send_args *a)
                               : &a->impair.duplicate) = p;
             a->impaired |= p > 0;
         } else if (!strcmp(arg, "--seed")) {
-            VALUE();
+            CLI_VALUE();
             char *end;
             const unsigned long long x = strtoull(v, &end, 0);
             if (!*v || *end || *v == '-') {
@@ -249,19 +244,19 @@ static int parse_args(int argc, char **argv, send_args *a)
             }
             a->impair.seed = x;
         } else if (!strcmp(arg, "--stats-json")) {
-            VALUE();
+            CLI_VALUE();
             a->stats_json = v;
         } else if (!strcmp(arg, "--sampling")) {
-            VALUE();
+            CLI_VALUE();
             a->sampling = v;
         } else if (!strcmp(arg, "--colorimetry")) {
-            VALUE();
+            CLI_VALUE();
             a->colorimetry = v;
         } else if (!strcmp(arg, "--tcs")) {
-            VALUE();
+            CLI_VALUE();
             a->tcs = v;
         } else if (!strcmp(arg, "--range")) {
-            VALUE();
+            CLI_VALUE();
             a->range = v;
         } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
             a->quiet = 1;
@@ -274,7 +269,6 @@ static int parse_args(int argc, char **argv, send_args *a)
             cli_error(arg, "one input only (see --help)");
             return 2;
         }
-#undef VALUE
         (void)n;
     }
     if (!a->in) {

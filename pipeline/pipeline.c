@@ -924,15 +924,9 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     return XSF_OK;
 }
 
-/* The oldest frame of `st` still waiting for a decoder, taken off its queue. */
-static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
+/* Takes a queued frame off its decoders' queue. */
+static void queue_remove(pl_queue *q, pl_slot *s)
 {
-    pl_slot *s = st->order_head;
-    while (s && (s->state != SLOT_QUEUED || s->partial)) /* a partial frame's source still writes into it */
-        s = s->order_next;
-    if (!s)
-        return NULL;
-    pl_queue *q = &p->queues[st->queue];
     pl_slot *prev = NULL;
     for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
         if (it != s)
@@ -946,6 +940,17 @@ static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
         break;
     }
     s->work_next = NULL;
+}
+
+/* The oldest frame of `st` still waiting for a decoder, taken off its queue. */
+static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
+{
+    pl_slot *s = st->order_head;
+    while (s && (s->state != SLOT_QUEUED || s->partial)) /* a partial frame's source still writes into it */
+        s = s->order_next;
+    if (!s)
+        return NULL;
+    queue_remove(&p->queues[st->queue], s);
     order_unlink(st, s);
     return s;
 }
@@ -1128,20 +1133,7 @@ void pl_frame_abort(pl_pipeline *p, pl_frame *f, pl_drop_reason reason)
         /* Not taken by a decoder yet: off the queue and the order (every
          * later frame of the stream is still queued behind it: the queue is
          * first in, first out, so no delivery waits on it). */
-        pl_queue *q = &p->queues[st->queue];
-        pl_slot *prev = NULL;
-        for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
-            if (it != s)
-                continue;
-            if (prev)
-                prev->work_next = it->work_next;
-            else
-                q->head = it->work_next;
-            if (q->tail == it)
-                q->tail = prev;
-            break;
-        }
-        s->work_next = NULL;
+        queue_remove(&p->queues[st->queue], s);
         order_unlink(st, s);
         free_slot(st, s);
     } else if (s->state == SLOT_DECODING) {
