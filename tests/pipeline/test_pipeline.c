@@ -847,7 +847,7 @@ static void test_partial_frames(void)
         c.ref = ref;
         c.nref = nref;
         pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
-                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST}};
+                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL}};
         int sid;
         xsf_error err;
         xsf_error_clear(&err);
@@ -1015,7 +1015,7 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     c.ref = &ref;
     c.nref = 1;
     pl_stream_config sc = {.name = "rtp slices", .backpressure = PL_BLOCK, .frames = 6,
-                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST}};
+                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL}};
     int sid = -1;
     if (p)
         CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
