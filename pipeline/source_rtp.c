@@ -83,6 +83,19 @@ static uint64_t now_or(uint64_t t)
     return t ? t : pl_now_ns();
 }
 
+/* At the end of the input, a frame handed over partially that the
+ * depacketizer neither finished nor gave up (stopped at a frame limit, or
+ * a segment it still holds after its flush): it never ends, so it is
+ * aborted; its buffer comes back through release() later, as an orphan. */
+static void abandon_partial(pl_rtp_source *s)
+{
+    if (!s->partial)
+        return;
+    s->orphan = s->partial;
+    s->partial = NULL;
+    pl_frame_abort(s->p, s->orphan, PL_DROP_INCOMPLETE);
+}
+
 static void drop_first_field(pl_rtp_source *s)
 {
     if (!s->first_field)
@@ -379,12 +392,7 @@ static void *source_main(void *arg)
     }
     if (!limit)
         rtp_depacketizer_flush(s->dep);
-    if (s->partial) {
-        /* Stopped inside a frame (a frame limit: no flush): it never ends. */
-        s->orphan = s->partial;
-        s->partial = NULL;
-        pl_frame_abort(s->p, s->orphan, PL_DROP_INCOMPLETE);
-    }
+    abandon_partial(s);
     if (s->first_field)
         drop_first_field(s);
     if (s->copy)
@@ -488,6 +496,7 @@ void pl_rtp_source_flush(pl_rtp_source *s)
     if (!s->dep || atomic_load(&s->done))
         return;
     rtp_depacketizer_flush(s->dep);
+    abandon_partial(s);
     if (s->first_field)
         drop_first_field(s);
     snapshot(s);
