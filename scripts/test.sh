@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite, in three passes (about 9 minutes on 2 cores, two
+# The whole test suite, in three passes (about 10 minutes on 2 cores, two
 # 60-second soaks among them, with the CUDA kernels compiled where nvcc is
 # found):
 #   1. build-test/  gcc, warnings as errors, every target (CUDA when nvcc is
