@@ -714,12 +714,9 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
     /* Offscreen, the target stays mapped until GL needs it: text to draw
      * this present, a read-back, a screenshot. A window's copy needs it at
      * every present. */
-    int gl_needs = !d->compose_direct || d->want_shot;
-    for (int i = 0; i < d->tiles && !gl_needs; i++) {
-        char text[512];
-        tile_text(d, &d->tile[i], text, sizeof text);
-        gl_needs = text[0] != 0;
-    }
+    int gl_needs = !d->compose_direct || d->want_shot || d->overlay;
+    for (int i = 0; i < d->tiles && !gl_needs; i++)
+        gl_needs = d->tile[i].label[0] != 0; /* tile_text's text: the label, or the overlay */
     xsf_status st = dsp_compose_check(&d->err);
     if (st == XSF_OK && gl_needs)
         st = compose_unmap(d);
