@@ -794,6 +794,8 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
         fprintf(f, ", ");
         json_latency(f, "decode_us", &ps.decode);
         fprintf(f, ", ");
+        json_latency(f, "wait_us", &ps.wait);
+        fprintf(f, ", ");
         json_latency(f, "latency_device_us", &ps.latency_device);
         fprintf(f, ", ");
         json_latency(f, "latency_host_us", &ps.latency_host);

@@ -80,7 +80,7 @@ typedef struct pl_stream {
     size_t pool_bytes;         /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
-    pl_hist *lat, *lat_first, *dec, *lat_dev, *lat_host;
+    pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host;
     char last_error[256];
 } pl_stream;
 
@@ -489,6 +489,8 @@ static void emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_first, ready - f->t.first_packet);
         if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
             pl_hist_add(st->dec, ready - f->t.decode_start);
+        if (f->t.last_packet && f->t.decode_start >= f->t.last_packet)
+            pl_hist_add(st->wait, f->t.decode_start - f->t.last_packet);
         if (f->t.last_packet && f->t.device_ready >= f->t.last_packet)
             pl_hist_add(st->lat_dev, f->t.device_ready - f->t.last_packet);
         if (f->t.last_packet && f->t.host_ready >= f->t.last_packet)
@@ -781,6 +783,7 @@ static void stream_free(pl_stream *st)
     free(st->lat);
     free(st->lat_first);
     free(st->dec);
+    free(st->wait);
     free(st->lat_dev);
     free(st->lat_host);
     memset(st, 0, sizeof *st);
@@ -892,9 +895,10 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     st->lat = calloc(1, sizeof *st->lat);
     st->lat_first = calloc(1, sizeof *st->lat_first);
     st->dec = calloc(1, sizeof *st->dec);
+    st->wait = calloc(1, sizeof *st->wait);
     st->lat_dev = calloc(1, sizeof *st->lat_dev);
     st->lat_host = calloc(1, sizeof *st->lat_host);
-    if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->lat_dev || !st->lat_host) {
+    if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->wait || !st->lat_dev || !st->lat_host) {
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
@@ -1255,6 +1259,7 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     pl_hist_summary(st->lat, &out->latency);
     pl_hist_summary(st->lat_first, &out->latency_first);
     pl_hist_summary(st->dec, &out->decode);
+    pl_hist_summary(st->wait, &out->wait);
     pl_hist_summary(st->lat_dev, &out->latency_device);
     pl_hist_summary(st->lat_host, &out->latency_host);
     out->partial_submitted = st->partial_submitted;
@@ -1266,7 +1271,7 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
 {
     pl_stream *st = &p->streams[stream];
     pthread_mutex_lock(&p->mu);
-    pl_hist *h[] = {st->lat, st->lat_first, st->dec, st->lat_dev, st->lat_host};
+    pl_hist *h[] = {st->lat, st->lat_first, st->dec, st->wait, st->lat_dev, st->lat_host};
     for (size_t i = 0; i < sizeof h / sizeof *h; i++)
         if (h[i])
             memset(h[i], 0, sizeof *h[i]);

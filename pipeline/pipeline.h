@@ -289,6 +289,8 @@ typedef struct pl_stream_stats {
     pl_latency latency_host;   /* last packet -> picture in host memory */
     uint64_t partial_submitted; /* frames handed over before they were whole */
     pl_latency decode;         /* decoder taken -> picture ready */
+    pl_latency wait;           /* last packet -> decoder taken (whole frames: the receiver's
+                                  hand-over, the queue and the decoder thread's wake-up) */
     char last_error[256];      /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 

@@ -41,6 +41,8 @@ now() { date +%s.%N; }
 calc() { awk "BEGIN { print $* }"; }
 value() { grep "^$1 " | awk '{print $2}'; } # "name value unit" lines
 jnum() { grep -o "\"$1\": [0-9.]*" | head -n "${2:-1}" | tail -n 1 | awk '{print $2}'; }
+# jlat KEY FIELD N: FIELD (p50, p99, max) of the Nth latency object KEY (one per stream)
+jlat() { grep -o "\"$1\": {[^}]*}" | sed -n "${3}p" | grep -o "\"$2\": [0-9.]*" | awk '{print $2}'; }
 
 say "# bench/pipeline $(date -u +%F)"
 say "device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
@@ -178,17 +180,18 @@ if [[ $STAGES == *" live "* ]]; then
     say ""
     say "send options: ${XSF_LIVE_SEND_ARGS:-(defaults)}; recv options: ${XSF_LIVE_RECV_ARGS:-(defaults)}"
     say ""
-    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | recv CPU s (user+sys) | send CPU s (all senders) | send calls, late (all senders) |"
-    say "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    say "| K | frames whole | dropped | packets lost | kernel drops | latency p50 / p99 / max us (worst stream) | its wait / decode p99 us | recv CPU s (user+sys) | send CPU s (all senders) | send calls, late (all senders) |"
+    say "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     clip=$(make_clip uhd_422_10b_bpp3)
     for K in ${XSF_LIVE_K:-1 4 8 16}; do
         base=$((30000 + K * 100))
         args=()
         for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
-        # The receiver: TIMEFORMAT prints its CPU time.
+        # The receiver (its per-second lines kept in live$K.log): TIMEFORMAT prints its CPU
+        # time last.
         # shellcheck disable=SC2086
         ( TIMEFORMAT='%U %S'; time "$X" recv "${args[@]}" --duration 24 --timeout 0 --rcvbuf 268435456 \
-            --stats-json "$W/live$K.json" -q ${XSF_LIVE_RECV_ARGS:-} ) 2> "$W/live$K.log" &
+            --stats-json "$W/live$K.json" ${XSF_LIVE_RECV_ARGS:-} ) > "$W/live$K.out" 2> "$W/live$K.log" &
         rx=$!
         sleep 1
         pids=()
@@ -201,15 +204,16 @@ if [[ $STAGES == *" live "* ]]; then
         wait "${pids[@]}" 2> /dev/null
         wait $rx
         j=$(cat "$W/live$K.json" 2> /dev/null)
-        whole=0 dropped=0 lost=0 kd=0 p50=0 p99=0 max=0
+        whole=0 dropped=0 lost=0 kd=0 p50=0 p99=0 max=0 w99=0 d99=0
         for k in $(seq 1 "$K"); do
             whole=$((whole + $(echo "$j" | jnum frames_whole "$k")))
             dropped=$((dropped + $(echo "$j" | jnum frames_dropped "$k")))
             lost=$((lost + $(echo "$j" | jnum packets_lost "$k")))
             kd=$((kd + $(echo "$j" | jnum kernel_drops "$k")))
-            s50=$(echo "$j" | jnum p50 "$((5 * k - 4))") s99=$(echo "$j" | jnum p99 "$((5 * k - 4))")
-            smax=$(echo "$j" | jnum max "$((5 * k - 4))")
-            [ "$(calc "($s99 > $p99) ? 1 : 0")" = 1 ] && p50=$s50 p99=$s99 max=$smax
+            s50=$(echo "$j" | jlat latency_us p50 "$k") s99=$(echo "$j" | jlat latency_us p99 "$k")
+            smax=$(echo "$j" | jlat latency_us max "$k")
+            [ "$(calc "($s99 > $p99) ? 1 : 0")" = 1 ] && p50=$s50 p99=$s99 max=$smax \
+                w99=$(echo "$j" | jlat wait_us p99 "$k") d99=$(echo "$j" | jlat decode_us p99 "$k")
         done
         cpu=$(tail -1 "$W/live$K.log" | awk '{print $1 + $2}')
         scpu=$(for k in $(seq 0 $((K - 1))); do tail -1 "$W/send$K-$k.log"; done |
@@ -218,7 +222,7 @@ if [[ $STAGES == *" live "* ]]; then
         calls=$(cat "$W"/send$K-*.out 2> /dev/null |
             sed -n 's/^\([0-9]*\) send calls.*, \([0-9]*\) of them late.*/\1 \2/p' |
             awk '{ c += $1; l += $2 } END { printf "%d, %d", c, l }')
-        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $cpu | $scpu | $calls |"
+        say "| $K | $whole | $dropped | $lost | $kd | $p50 / $p99 / $max | $w99 / $d99 | $cpu | $scpu | $calls |"
     done
 fi
 rm -f "$W"/out.yuv "$W"/svt.yuv
