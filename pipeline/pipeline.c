@@ -138,14 +138,54 @@ const char *pl_drop_reason_name(pl_drop_reason r)
 
 /* ---- decoding one frame ---- */
 
-static size_t picture_samples(const xs_header *h, const xs_gpu_image *gi, const xs_image *ci)
+/* A picture's size and sampling, whatever describes it. */
+typedef struct pic_shape {
+    int nc;
+    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+} pic_shape;
+
+/* From the header alone, before decoding: component c is Wf/sx x Hf/sy
+ * samples (21122-1 A.4.4; the header reader has checked that sx and sy
+ * divide the frame). */
+static void shape_from_header(pic_shape *sh, const xs_header *h)
 {
-    (void)h;
+    memset(sh, 0, sizeof *sh);
+    sh->nc = h->nc;
+    for (int c = 0; c < h->nc; c++) {
+        sh->width[c] = h->wf / h->sx[c];
+        sh->height[c] = h->hf / h->sy[c];
+        sh->depth[c] = h->depth[c];
+    }
+}
+
+static void shape_from_image(pic_shape *sh, const xs_image *img)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->nc = img->nc;
+    for (int c = 0; c < img->nc; c++) {
+        sh->width[c] = img->width[c];
+        sh->height[c] = img->height[c];
+        sh->depth[c] = img->depth[c];
+    }
+}
+
+/* The GPU decoder's picture has the shape its header promised (what the
+ * picture buffer was laid out for before the decode). */
+static int shape_matches(const pic_shape *sh, const xs_gpu_image *gi)
+{
+    if (!gi || gi->nc != sh->nc)
+        return 0;
+    for (int c = 0; c < sh->nc; c++)
+        if (gi->width[c] != sh->width[c] || gi->height[c] != sh->height[c] || gi->depth[c] != sh->depth[c])
+            return 0;
+    return 1;
+}
+
+static size_t picture_samples(const pic_shape *sh)
+{
     size_t n = 0;
-    const int nc = gi ? gi->nc : ci->nc;
-    for (int c = 0; c < nc; c++)
-        n += gi ? (size_t)gi->width[c] * (size_t)gi->height[c]
-                : (size_t)ci->width[c] * (size_t)ci->height[c];
+    for (int c = 0; c < sh->nc; c++)
+        n += (size_t)sh->width[c] * (size_t)sh->height[c];
     return n;
 }
 
@@ -201,18 +241,18 @@ static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
     snprintf(msg, cap, "%s", what); /* `what` may quote the codestream: never a format */
 }
 
-/* Points pic's planes at `host` (tight rows) and/or `dev` for the shape of gi or ci. */
-static void layout_picture(pl_picture *pic, const xs_gpu_image *gi, const xs_image *ci,
-                           uint16_t *host, uint8_t *dev, int device)
+/* Points pic's planes at `host` and/or `dev` (tight rows, one plane after
+ * the other) for the shape sh. */
+static void layout_picture(pl_picture *pic, const pic_shape *sh, uint16_t *host, uint8_t *dev, int device)
 {
     memset(pic, 0, sizeof *pic);
-    pic->nc = gi ? gi->nc : ci->nc;
+    pic->nc = sh->nc;
     pic->device = dev ? device : -1;
     size_t at = 0;
     for (int c = 0; c < pic->nc; c++) {
-        pic->width[c] = gi ? gi->width[c] : ci->width[c];
-        pic->height[c] = gi ? gi->height[c] : ci->height[c];
-        pic->depth[c] = gi ? gi->depth[c] : ci->depth[c];
+        pic->width[c] = sh->width[c];
+        pic->height[c] = sh->height[c];
+        pic->depth[c] = sh->depth[c];
         if (host) {
             pic->plane[c] = host + at;
             pic->pitch[c] = (size_t)pic->width[c];
@@ -240,9 +280,15 @@ static int same_picture_shape(const xs_header *a, const xs_header *b)
 
 static const char field_mismatch[] = "the second field's picture differs from the first's in size or sampling";
 
-/* begun: a progressive frame whose decoding xs_gpu_decode_begin started
- * (decode_gpu_partial); it ends with xs_gpu_decode_end. */
-static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun)
+/* The fields of a frame on the GPU. Each picture is written by the
+ * decoder straight into the frame's device picture buffer when the sink
+ * wants one (xs_gpu_set_output: no copy on the device), else into the
+ * decoder's own planes; the host picture is downloaded from where it was
+ * written. The buffers are laid out from the header before the decode and
+ * the decoded picture is checked against that layout after it.
+ * *begun: a progressive frame whose decoding xs_gpu_decode_begin started
+ * (decode_gpu_partial); it ends with xs_gpu_decode_end, which clears it. */
+static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int *begun)
 {
     pl_frame *f = &s->f;
     size_t off = 0;
@@ -262,17 +308,9 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
             fail(s, msg, cap, field_mismatch);
             return;
         }
-        const xsf_status dst = begun ? xs_gpu_decode_end(w->gpu, f->codestream, bytes, &consumed)
-                                     : xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed);
-        if (dst != XSF_OK) {
-            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
-            return;
-        }
-        const xs_gpu_image *gi = xs_gpu_decoder_image(w->gpu);
-        const size_t samples = picture_samples(&f->header, gi, NULL);
-        pl_picture *pic = field ? &f->picture2 : &f->picture;
-        uint16_t *host = NULL;
-        uint8_t *dev = NULL;
+        pic_shape shape;
+        shape_from_header(&shape, &f->header);
+        const size_t samples = picture_samples(&shape);
         const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
         if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
             fail(s, msg, cap, "out of pinned host memory for the picture");
@@ -282,20 +320,27 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
             fail(s, msg, cap, "out of device memory for the picture");
             return;
         }
-        if (where & PL_PICTURE_HOST)
-            host = (uint16_t *)s->host->ptr + (size_t)field * samples;
-        if (where & PL_PICTURE_DEVICE)
-            dev = s->dev->ptr + (size_t)field * samples * sizeof(uint16_t);
-        layout_picture(pic, gi, NULL, host, dev, w->device);
-        if (dev) {
-            for (int c = 0; c < gi->nc; c++) {
-                if (pl_gpu_copy2d(pic->device_plane[c], pic->device_pitch_bytes[c], gi->plane[c],
-                                  gi->pitch_bytes[c], (size_t)gi->width[c] * sizeof(uint16_t),
-                                  (size_t)gi->height[c], w->cs)) {
-                    fail(s, msg, cap, "device-to-device copy of the picture failed");
-                    return;
-                }
-            }
+        pl_picture *pic = field ? &f->picture2 : &f->picture;
+        uint16_t *host = (where & PL_PICTURE_HOST) ? (uint16_t *)s->host->ptr + (size_t)field * samples : NULL;
+        uint8_t *dev = (where & PL_PICTURE_DEVICE) ? s->dev->ptr + (size_t)field * samples * sizeof(uint16_t)
+                                                   : NULL;
+        layout_picture(pic, &shape, host, dev, w->device);
+        const xsf_status ost = dev ? xs_gpu_set_output(w->gpu, pic->device_plane, pic->device_pitch_bytes)
+                                   : xs_gpu_set_output(w->gpu, NULL, NULL);
+        if (ost != XSF_OK) {
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+            return;
+        }
+        const xsf_status dst = *begun ? xs_gpu_decode_end(w->gpu, f->codestream, bytes, &consumed)
+                                      : xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed);
+        *begun = 0;
+        if (dst != XSF_OK) {
+            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+            return;
+        }
+        if (!shape_matches(&shape, xs_gpu_decoder_image(w->gpu))) {
+            fail(s, msg, cap, "the decoded picture differs in size or sampling from what its header says");
+            return;
         }
         /* The sync reports errors the kernels found in the data. */
         if (xs_gpu_sync(w->gpu) != XSF_OK) {
@@ -315,6 +360,20 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
         }
         off += bytes;
     }
+}
+
+static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun)
+{
+    decode_gpu_fields(w, s, where, msg, cap, &begun);
+    if (begun) /* refused before its end: the frame under way ends without a picture */
+        xs_gpu_decode_abort(w->gpu);
+    /* The next frame starts from the decoder's own planes: this frame's
+     * buffer goes back to the pool once it is released. */
+    xs_gpu_set_output(w->gpu, NULL, NULL);
+    /* A refused frame's buffers go back to the pool at once: nothing of it
+     * may still be running into them. */
+    if (s->failed)
+        pl_gpu_stream_sync(w->cs);
 }
 
 /* A partial frame on the GPU: its slices are decoded as the complete prefix
@@ -400,13 +459,15 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
             return;
         }
         f->header = *xs_decoder_header(w->cpu);
-        const size_t samples = picture_samples(NULL, NULL, img);
+        pic_shape shape;
+        shape_from_image(&shape, img);
+        const size_t samples = picture_samples(&shape);
         if (ensure_host(w->p, s, (size_t)f->fields * samples * sizeof(uint16_t))) {
             fail(s, msg, cap, "out of host memory for the picture");
             return;
         }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
-        layout_picture(pic, NULL, img, (uint16_t *)s->host->ptr + (size_t)field * samples, NULL, -1);
+        layout_picture(pic, &shape, (uint16_t *)s->host->ptr + (size_t)field * samples, NULL, -1);
         for (int c = 0; c < img->nc; c++)
             for (int y = 0; y < img->height[c]; y++)
                 memcpy(pic->plane[c] + (size_t)y * pic->pitch[c],

@@ -106,15 +106,6 @@ void pl_gpu_free(void *ptr)
         cudaFree(ptr);
 }
 
-int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                  size_t rows, xs_cuda_stream s)
-{
-    return cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
-                             cudaMemcpyDeviceToDevice, (cudaStream_t)s) == cudaSuccess
-               ? 0
-               : -1;
-}
-
 int pl_gpu_stream_sync(xs_cuda_stream s)
 {
     return cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess ? 0 : -1;
@@ -175,13 +166,6 @@ void *pl_gpu_alloc(size_t bytes)
 void pl_gpu_free(void *ptr)
 {
     (void)ptr;
-}
-
-int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                  size_t rows, xs_cuda_stream s)
-{
-    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)row_bytes, (void)rows, (void)s;
-    return -1;
 }
 
 int pl_gpu_stream_sync(xs_cuda_stream s)

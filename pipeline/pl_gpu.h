@@ -30,9 +30,6 @@ void pl_gpu_stream_destroy(xs_cuda_stream s);
 /* Device memory on the current device; NULL on failure. */
 void *pl_gpu_alloc(size_t bytes);
 void pl_gpu_free(void *ptr);
-/* Enqueues a 2D device-to-device copy on `s`; 0 on success. */
-int pl_gpu_copy2d(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                  size_t rows, xs_cuda_stream s);
 /* Waits for `s`; 0 on success. */
 int pl_gpu_stream_sync(xs_cuda_stream s);
 

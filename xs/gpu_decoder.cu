@@ -646,7 +646,11 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
 struct gpu_output_params {
     int nc, cpih, bw, tnlt;
     int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
+    /* The output planes by value (the context's own or the caller's, chosen
+     * per frame at no cost: no device array to update). */
+    uint16_t *out[XS_MAX_COMPONENTS];
     size_t pitch[XS_MAX_COMPONENTS]; /* in samples */
+    int vec_store;                   /* bit c: plane c and its pitch are 8-byte aligned */
     long long dco, t1, t2;
     int e;
 };
@@ -700,9 +704,11 @@ __device__ __forceinline__ void output_rct(const gpu_output_params &op, int32_t 
     o2 = output_sample((int32_t)((uint32_t)gr + (uint32_t)u), op, op.depth[2]);
 }
 
-/* Four samples of one row per thread: 16-byte loads, 8-byte stores when the
- * row width is a multiple of 4 (the coefficient planes are unpadded). */
-__global__ void xs_output(gpu_output_params op, int32_t *const *coef, uint16_t *const *out)
+/* Four samples of one row per thread: 16-byte loads when the row width is a
+ * multiple of 4 (the coefficient planes are unpadded and 16-byte aligned),
+ * and then 8-byte stores into output planes whose start and pitch allow
+ * them (a caller's planes may be only 2-byte aligned: sample stores). */
+__global__ void xs_output(const __grid_constant__ gpu_output_params op, int32_t *const *coef)
 {
     const int c = blockIdx.z;
     const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = blockIdx.y;
@@ -732,8 +738,8 @@ __global__ void xs_output(gpu_output_params op, int32_t *const *coef, uint16_t *
             o[0][j] = output_sample(a[0][j], op, op.depth[c]);
     }
     for (int k = 0; k < planes; k++) {
-        uint16_t *dst = out[c + k] + (size_t)y * op.pitch[c + k] + x;
-        if (vec) {
+        uint16_t *dst = op.out[c + k] + (size_t)y * op.pitch[c + k] + x;
+        if (vec && (op.vec_store >> (c + k) & 1)) {
             ushort4 q;
             q.x = o[k][0], q.y = o[k][1], q.z = o[k][2], q.w = o[k][3];
             *(ushort4 *)dst = q;
@@ -770,12 +776,21 @@ struct xs_gpu_decoder {
     int32_t *d_pix_all;    /* the inverse DWT's output (out of place: the fewest bytes moved) */
     int32_t **d_coef;      /* device array of component pointers into d_coef_all */
     int32_t **d_pix;       /* device array of the planes the output stage reads */
-    uint16_t **d_out_ptrs; /* device array of output plane pointers */
     int *d_err;
     /* inverse DWT plans: plan[c] serves the consecutive components of one
      * size and decomposition from c on (NULL inside a group, or no DWT) */
     wav_cuda_plan *plan[XS_MAX_COMPONENTS];
-    xs_gpu_image img;
+    /* The context's own output planes, allocated the first time a picture
+     * of the format is written into them (not while the caller's are set). */
+    uint16_t *own_plane[XS_MAX_COMPONENTS];
+    size_t own_pitch[XS_MAX_COMPONENTS];
+    /* The caller's output planes (xs_gpu_set_output), used while `set`. */
+    struct {
+        int set;
+        uint16_t *plane[XS_MAX_COMPONENTS];
+        size_t pitch_bytes[XS_MAX_COMPONENTS];
+    } out;
+    xs_gpu_image img; /* the last picture: its shape (from configure) and the planes written */
     /* pinned host staging */
     unsigned *h_prec_off[XS_GPU_STAGES];
     cudaEvent_t staged[XS_GPU_STAGES];
@@ -817,9 +832,10 @@ static void release(xs_gpu_decoder *d)
     cudaFree(d->d_pix_all);
     cudaFree(d->d_coef);
     cudaFree(d->d_pix);
-    cudaFree(d->d_out_ptrs);
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
-        cudaFree(d->img.plane[c]);
+        cudaFree(d->own_plane[c]);
+        d->own_plane[c] = NULL;
+        d->own_pitch[c] = 0;
         wav_cuda_plan_destroy(d->plan[c]);
         d->plan[c] = NULL;
     }
@@ -833,7 +849,6 @@ static void release(xs_gpu_decoder *d)
     d->d_pkt = NULL;
     d->d_coef_all = d->d_pix_all = NULL;
     d->d_coef = d->d_pix = NULL;
-    d->d_out_ptrs = NULL;
     memset(&d->img, 0, sizeof d->img);
     d->cs_capacity = 0;
     d->configured = 0;
@@ -925,11 +940,9 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
     CUDA_TRY(cudaMalloc(&d->d_pix_all, total * sizeof(int32_t)));
     CUDA_TRY(cudaMalloc(&d->d_coef, XS_MAX_COMPONENTS * sizeof(int32_t *)));
     CUDA_TRY(cudaMalloc(&d->d_pix, XS_MAX_COMPONENTS * sizeof(int32_t *)));
-    CUDA_TRY(cudaMalloc(&d->d_out_ptrs, XS_MAX_COMPONENTS * sizeof(uint16_t *)));
     for (int s = 0; s < XS_GPU_STAGES; s++)
         CUDA_TRY(cudaMallocHost(&d->h_prec_off[s], nprec * sizeof(unsigned)));
     int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0}, *pix_ptrs[XS_MAX_COMPONENTS] = {0};
-    uint16_t *out_ptrs[XS_MAX_COMPONENTS] = {0};
     size_t at = 0;
     d->img.nc = g->nc;
     for (int c = 0; c < g->nc; c++) {
@@ -937,14 +950,9 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         coef_ptrs[c] = d->d_coef_all + at;
         pix_ptrs[c] = cp->nlx > 0 ? d->d_pix_all + at : coef_ptrs[c];
         at += (size_t)cp->width * cp->height;
-        size_t pitch = 0;
-        CUDA_TRY(cudaMallocPitch((void **)&d->img.plane[c], &pitch, (size_t)cp->width * sizeof(uint16_t),
-                                 (size_t)cp->height));
-        out_ptrs[c] = d->img.plane[c];
         d->img.width[c] = cp->width;
         d->img.height[c] = cp->height;
         d->img.depth[c] = h->depth[c];
-        d->img.pitch_bytes[c] = pitch;
     }
     /* Components of one size and decomposition share one plan: one launch
      * per level for all of them. */
@@ -963,8 +971,6 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         cudaMemcpyAsync(d->d_coef, coef_ptrs, sizeof coef_ptrs, cudaMemcpyHostToDevice, d->stream));
     CUDA_TRY(
         cudaMemcpyAsync(d->d_pix, pix_ptrs, sizeof pix_ptrs, cudaMemcpyHostToDevice, d->stream));
-    CUDA_TRY(cudaMemcpyAsync(d->d_out_ptrs, out_ptrs, sizeof out_ptrs, cudaMemcpyHostToDevice,
-                             d->stream));
     d->hdr = *h;
     d->configured = 1;
     return XSF_OK;
@@ -1080,6 +1086,7 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
     if (timed)
         mark(d, 6);
     gpu_output_params op = {};
+    const int caller = d->out.set;
     op.nc = g->nc;
     op.cpih = h->cpih;
     op.bw = h->bw;
@@ -1093,12 +1100,20 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
         op.width[c] = g->comp[c].width;
         op.height[c] = g->comp[c].height;
         op.depth[c] = h->depth[c];
-        op.pitch[c] = d->img.pitch_bytes[c] / sizeof(uint16_t);
+        /* check_output has made sure the planes are there and hold the rows. */
+        uint16_t *plane = caller ? d->out.plane[c] : d->own_plane[c];
+        const size_t pitch = caller ? d->out.pitch_bytes[c] : d->own_pitch[c];
+        op.out[c] = plane;
+        op.pitch[c] = pitch / sizeof(uint16_t);
+        if ((uintptr_t)plane % 8 == 0 && pitch % 8 == 0)
+            op.vec_store |= 1 << c;
+        d->img.plane[c] = plane;
+        d->img.pitch_bytes[c] = pitch;
         maxw = op.width[c] > maxw ? op.width[c] : maxw;
         maxh = op.height[c] > maxh ? op.height[c] : maxh;
     }
     dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
-    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix, d->d_out_ptrs);
+    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 7);
@@ -1106,10 +1121,54 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
     return XSF_OK;
 }
 
+/* Where the picture of the configured format will be written: the
+ * caller's planes must be there for every component and hold its rows; the
+ * context's own are allocated the first time they are needed (unless
+ * `deferred`: an incremental frame, whose output is chosen at its end). */
+static xsf_status check_output(xs_gpu_decoder *d, int deferred)
+{
+    const xs_geometry *g = &d->geom;
+    if (d->out.set) {
+        for (int c = 0; c < g->nc; c++) {
+            const size_t row = (size_t)g->comp[c].width * sizeof(uint16_t);
+            if (!d->out.plane[c])
+                return xsf_error_set(&d->err, XSF_ERR_ARG,
+                                     "no output plane for component %d of %d (xs_gpu_set_output)", c, g->nc);
+            if (d->out.pitch_bytes[c] < row)
+                return xsf_error_set(&d->err, XSF_ERR_ARG,
+                                     "output pitch of component %d is %zu bytes, its rows need %zu "
+                                     "(xs_gpu_set_output)",
+                                     c, d->out.pitch_bytes[c], row);
+        }
+        return XSF_OK;
+    }
+    if (deferred || d->own_plane[0])
+        return XSF_OK;
+    for (int c = 0; c < g->nc; c++) {
+        size_t pitch = 0;
+        const cudaError_t e = cudaMallocPitch((void **)&d->own_plane[c], &pitch,
+                                              (size_t)g->comp[c].width * sizeof(uint16_t),
+                                              (size_t)g->comp[c].height);
+        if (e != cudaSuccess) {
+            for (int k = 0; k < g->nc; k++) {
+                cudaFree(d->own_plane[k]);
+                d->own_plane[k] = NULL;
+                d->own_pitch[k] = 0;
+            }
+            return xsf_error_set(&d->err, XSF_ERR_CUDA, "allocating the picture's planes: %s",
+                                 cudaGetErrorString(e));
+        }
+        d->own_pitch[c] = pitch;
+    }
+    return XSF_OK;
+}
+
 /* Reads the header and readies the context for it (allocating only when
- * the format changes), takes the next staging slot once its last upload has
- * run, and clears the error words. */
-static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage)
+ * the format changes), checks where the picture goes (check_output), takes
+ * the next staging slot once its last upload has run, and clears the error
+ * words. */
+static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage,
+                              int deferred)
 {
     xsf_error_clear(&d->err);
     if (cudaSetDevice(d->device) != cudaSuccess)
@@ -1124,6 +1183,9 @@ static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len,
     if (st != XSF_OK)
         return st;
     d->hdr = h;
+    st = check_output(d, deferred);
+    if (st != XSF_OK)
+        return st;
     const int s = d->stage;
     d->stage = (d->stage + 1) % XS_GPU_STAGES;
     /* The slot was last used two frames ago: wait until its upload has run. */
@@ -1154,7 +1216,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
 {
     *consumed = 0;
     int s;
-    xsf_status st = frame_setup(d, buf, len, len, &s);
+    xsf_status st = frame_setup(d, buf, len, len, &s, 0);
     if (st != XSF_OK)
         return st;
     const xs_geometry *g = &d->geom;
@@ -1257,7 +1319,7 @@ extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf,
     xsf_error_clear(&e);
     /* Size the codestream buffer for Lcod where it is signalled (else the format's bound). */
     const size_t cs_len = xs_parse_header(buf, len, &h, &e) == XSF_OK ? h.lcod : 0;
-    xsf_status st = frame_setup(d, buf, len, cs_len, &s);
+    xsf_status st = frame_setup(d, buf, len, cs_len, &s, 1);
     if (st == XSF_ERR_TRUNCATED) {
         xsf_error_clear(&d->err);
         return xsf_error_set(&d->err, XSF_ERR_AGAIN, "the header is not whole in %zu bytes", len);
@@ -1303,7 +1365,10 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
         return enqueue(d, buf, NULL, len, consumed);
     xsf_error_clear(&d->err);
     size_t total = 0;
-    xsf_status st = d->inc.fallback ? XSF_OK : advance(d, buf, len, 1, &total);
+    /* The output is chosen now: the caller may have set it since begin. */
+    xsf_status st = d->inc.fallback ? XSF_OK : check_output(d, 0);
+    if (st == XSF_OK && !d->inc.fallback)
+        st = advance(d, buf, len, 1, &total);
     if (st != XSF_OK) {
         frame_over(d);
         return st;
@@ -1350,15 +1415,44 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
     return st;
 }
 
+extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane[XS_MAX_COMPONENTS],
+                                        const size_t pitch_bytes[XS_MAX_COMPONENTS])
+{
+    if (!d)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&d->err);
+    if (!plane) {
+        memset(&d->out, 0, sizeof d->out);
+        return XSF_OK;
+    }
+    if (!pitch_bytes)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "output planes without their pitches");
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
+        /* The kernel addresses rows in samples: 2-byte units. */
+        if ((uintptr_t)plane[c] % sizeof(uint16_t) || pitch_bytes[c] % sizeof(uint16_t))
+            return xsf_error_set(&d->err, XSF_ERR_ARG,
+                                 "output plane %d at %p, pitch %zu bytes: both must be 2-byte aligned", c,
+                                 (void *)plane[c], pitch_bytes[c]);
+    }
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
+        d->out.plane[c] = plane[c];
+        d->out.pitch_bytes[c] = pitch_bytes[c];
+    }
+    d->out.set = 1;
+    return XSF_OK;
+}
+
 extern "C" const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *d)
 {
-    return d->configured ? &d->img : NULL;
+    return d->configured && d->img.plane[0] ? &d->img : NULL;
 }
 
 extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
 {
     if (!d || !host_plane || !d->configured)
         return XSF_ERR_ARG;
+    if (!d->img.plane[0])
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
     for (int c = 0; c < d->img.nc; c++)
         CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->img.width[c] * sizeof(uint16_t), d->img.plane[c],
                                    d->img.pitch_bytes[c], (size_t)d->img.width[c] * sizeof(uint16_t),

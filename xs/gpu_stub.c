@@ -48,6 +48,12 @@ void xs_gpu_decode_abort(xs_gpu_decoder *dec)
 {
     (void)dec;
 }
+xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_COMPONENTS],
+                             const size_t pitch_bytes[XS_MAX_COMPONENTS])
+{
+    (void)dec, (void)plane, (void)pitch_bytes;
+    return XSF_ERR_NODEVICE;
+}
 const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec)
 {
     (void)dec;

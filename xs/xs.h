@@ -177,7 +177,8 @@ typedef struct CUstream_st *xs_cuda_stream; /* the same type as cudaStream_t */
 typedef struct xs_gpu_decoder xs_gpu_decoder;
 
 /* Device planes of the last decoded picture: uint16 samples at the
- * component's depth, rows `pitch_bytes` apart. */
+ * component's depth, rows `pitch_bytes` apart (the context's own planes, or
+ * the caller's given with xs_gpu_set_output). */
 typedef struct xs_gpu_image {
     int nc;
     int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
@@ -223,9 +224,38 @@ xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t l
 xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
 xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
 void xs_gpu_decode_abort(xs_gpu_decoder *dec);
+/* Where the next pictures are written: by default (and after a call with
+ * plane = NULL) into planes the context allocates and owns (pitched, the
+ * first time a picture needs them, and again when the format changes).
+ * With `plane` and `pitch_bytes`, every later picture is written into the
+ * caller's device planes instead (on the context's device): component c's
+ * rows of width[c] uint16 samples `pitch_bytes[c]` apart, from plane[c] on;
+ * nothing is copied and no device memory of the context is used for them.
+ * The setting holds until the next call; it may change between any two
+ * decodes, and between xs_gpu_decode_begin and _end (the planes are
+ * written by the end's work). The caller owns the planes: they must hold
+ * the picture (pitch_bytes[c] * (height[c] - 1) + width[c] * 2 bytes) and
+ * stay allocated, and untouched by other work, until the decode's work on
+ * the context's stream has run (xs_gpu_sync, or anything ordered after it)
+ * and, where the picture is downloaded with xs_gpu_download, until that
+ * has run too. Entries past the picture's components are ignored.
+ * XSF_ERR_ARG, with a message from xs_gpu_decoder_error, for a NULL
+ * pitch_bytes or a plane or pitch that is not 2-byte aligned (the setting
+ * is then unchanged). A decode call (xs_gpu_decode, _device, _begin, _end)
+ * that finds a component's plane NULL or its pitch below its row (width * 2
+ * bytes) refuses the frame with XSF_ERR_ARG and writes no plane (_end ends
+ * the frame, as for its other errors). Planes and pitches that are multiples of 8 bytes get the
+ * output stage's 8-byte stores; others are written sample by sample. Does
+ * not block. */
+xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_COMPONENTS],
+                             const size_t pitch_bytes[XS_MAX_COMPONENTS]);
+/* The last picture: its size and the planes it was written into (the
+ * caller's, from xs_gpu_set_output, or the context's own). NULL before the
+ * first picture of the context's format. */
 const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec);
 /* Copies the last picture into host planes (tightly packed uint16 rows, one
- * plane per component, as xs_image). With sync=0 the copy is only enqueued. */
+ * plane per component, as xs_image), from wherever it was written. With
+ * sync=0 the copy is only enqueued. */
 xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync);
 /* Waits for the stream and reports errors found in the data on the GPU. */
 xsf_status xs_gpu_sync(xs_gpu_decoder *dec);

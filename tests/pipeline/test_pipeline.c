@@ -5,7 +5,9 @@
  * exact frame accounting under injected loss; refused frames reported to
  * the sink in order; pl_stream_flush drops what is in flight; streams
  * removed from a running pipeline while others go on; frames submitted
- * before they are whole (partial submission, aborts) decode exactly.
+ * before they are whole (partial submission, aborts) decode exactly; pictures
+ * in host memory, device memory or both, progressive, partial and
+ * interlaced, equal the C decoder's in the layout the sinks expect.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -21,6 +23,9 @@
 #include "md5.h"
 #include "pipeline.h"
 #include "test.h"
+#ifdef XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 static const char *vector_dir;
 static pl_engine engine;
@@ -1071,6 +1076,222 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     free(data);
 }
 
+/* 8. Where the pictures go (pl_sink.placement): host, device (GPU engine,
+ * CUDA built) and both, for whole, partial and interlaced frames (the two
+ * fields in one buffer): every picture present where asked for and only
+ * there, in tight rows one plane after the other (what the sinks and the
+ * display take), and equal to the C decoder's. Vectors of odd sizes and the
+ * RCT reach the output stage's sample stores and its three-plane path. */
+typedef struct placement_checker {
+    pthread_mutex_t mu;
+    pl_placement placement;
+    const ref_frame *ref;
+    size_t nref;
+    uint64_t delivered, fields2, bad_layout, mismatched, out_of_order, last_index;
+} placement_checker;
+
+/* 1 when `pic` holds ref's picture where `placement` asks for it. */
+static int picture_as_placed(const pl_picture *pic, const ref_frame *r, pl_placement placement)
+{
+    if (!r || pic->nc != r->nc)
+        return 0;
+    for (int k = 0; k < r->nc; k++) {
+        if (pic->width[k] != r->width[k] || pic->height[k] != r->height[k])
+            return 0;
+        const size_t row = (size_t)r->width[k] * sizeof(uint16_t);
+        const size_t n = (size_t)r->width[k] * (size_t)r->height[k];
+        if ((pic->plane[k] != NULL) != ((placement & PL_PICTURE_HOST) != 0) ||
+            (pic->device_plane[k] != NULL) != ((placement & PL_PICTURE_DEVICE) != 0))
+            return 0;
+        if (pic->plane[k]) {
+            if (pic->pitch[k] != (size_t)r->width[k] || (k && pic->plane[k] != pic->plane[k - 1] +
+                                                                   (size_t)r->width[k - 1] * r->height[k - 1]))
+                return 0;
+            if (memcmp(pic->plane[k], r->plane[k], n * sizeof(uint16_t)))
+                return 0;
+        }
+        if (pic->device_plane[k]) {
+            if (pic->device_pitch_bytes[k] != row ||
+                (k && pic->device_plane[k] != pic->device_plane[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1]))
+                return 0;
+#ifdef XSF_HAVE_CUDA
+            uint16_t *h = malloc(n ? n * sizeof(uint16_t) : 1);
+            const int same = h && cudaSetDevice(pic->device) == cudaSuccess &&
+                             cudaMemcpy(h, pic->device_plane[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
+                                 cudaSuccess &&
+                             !memcmp(h, r->plane[k], n * sizeof(uint16_t));
+            free(h);
+            if (!same)
+                return 0;
+#else
+            return 0; /* no device pictures without CUDA */
+#endif
+        }
+    }
+    return 1;
+}
+
+static void placement_deliver(void *ctx, pl_frame *f)
+{
+    placement_checker *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    /* user: the reference of the picture, and of the second field + 1 above bit 16. */
+    const size_t r1 = (size_t)(f->user & 0xffff), r2 = (size_t)(f->user >> 16);
+    int same = r1 < c->nref && picture_as_placed(&f->picture, &c->ref[r1], c->placement);
+    if (f->fields == 2) {
+        same = same && r2 >= 1 && r2 - 1 < c->nref && picture_as_placed(&f->picture2, &c->ref[r2 - 1], c->placement);
+        c->fields2++;
+    }
+    c->mismatched += !same;
+    if (c->placement & PL_PICTURE_DEVICE)
+        c->bad_layout += f->picture.device < 0;
+    if (c->delivered && f->index <= c->last_index)
+        c->out_of_order++;
+    c->last_index = f->index;
+    c->delivered++;
+    pthread_mutex_unlock(&c->mu);
+    pl_frame_release(f);
+}
+
+static void test_placements(void)
+{
+    static const char *const names[] = {"seq_5f_422_10b", "geom_346x199", "fmt_rgb_8b", "geom_334x78_420"};
+    static const pl_placement placements[] = {PL_PICTURE_HOST, PL_PICTURE_DEVICE, PL_PICTURE_BOTH};
+    static const char *const placement_name[] = {"", "host", "device", "host and device"};
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    xs_decoder *dec = NULL;
+    CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    for (size_t v = 0; p && dec && v < sizeof names / sizeof *names; v++) {
+        size_t len;
+        uint8_t *data = read_all(names[v], &len);
+        CHECK(data != NULL, "%s", names[v]);
+        if (!data)
+            continue;
+        ref_frame ref[8];
+        size_t off_of[8], len_of[8], header_of[8], nref = 0, off = 0;
+        memset(ref, 0, sizeof ref);
+        while (off < len && nref < 8) {
+            size_t used;
+            const xs_image *img;
+            xs_layout lay;
+            xsf_error lerr;
+            xsf_error_clear(&lerr);
+            if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
+                xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
+                break;
+            ref_frame *r = &ref[nref];
+            r->nc = img->nc;
+            for (int k = 0; k < img->nc; k++) {
+                r->width[k] = img->width[k];
+                r->height[k] = img->height[k];
+                r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+                for (int y = 0; r->plane[k] && y < img->height[k]; y++)
+                    memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
+                           (size_t)img->width[k] * sizeof(uint16_t));
+            }
+            off_of[nref] = off;
+            len_of[nref] = used;
+            header_of[nref] = lay.slice_offset[0] + 2;
+            xs_layout_free(&lay);
+            nref++;
+            off += used;
+        }
+        CHECK(nref > 0 && off == len, "%s: %zu codestreams read", names[v], nref);
+        for (size_t pi = 0; nref && pi < sizeof placements / sizeof *placements; pi++) {
+            const pl_placement where = placements[pi];
+#ifdef XSF_HAVE_CUDA
+            if ((where & PL_PICTURE_DEVICE) && engine != PL_ENGINE_GPU)
+                continue; /* device pictures come from the GPU stage */
+#else
+            if (where & PL_PICTURE_DEVICE)
+                continue;
+#endif
+            placement_checker c;
+            memset(&c, 0, sizeof c);
+            pthread_mutex_init(&c.mu, NULL);
+            c.placement = where;
+            c.ref = ref;
+            c.nref = nref;
+            pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
+                                   .sink = {placement_deliver, NULL, &c, where, NULL}};
+            int sid;
+            xsf_error err;
+            xsf_error_clear(&err);
+            CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+            const int offered = 18;
+            int interlaced = 0;
+            for (int i = 0; i < offered; i++) {
+                const size_t k = (size_t)i % nref, k2 = (size_t)(i + 1) % nref;
+                const uint8_t *cs = data + off_of[k];
+                const size_t n = len_of[k];
+                const int kind = i % 3; /* 0 whole, 1 partial, 2 interlaced */
+                pl_frame *f = pl_frame_acquire(p, sid, n + len_of[k2]);
+                CHECK(f != NULL, "blocking acquire gives a frame");
+                if (!f)
+                    break;
+                f->user = k;
+                f->codestream = f->buffer;
+                if (kind == 0) {
+                    memcpy(f->buffer, cs, n);
+                    f->codestream_bytes = n;
+                    pl_frame_submit(p, f);
+                } else if (kind == 2) {
+                    memcpy(f->buffer, cs, n);
+                    memcpy(f->buffer + n, data + off_of[k2], len_of[k2]);
+                    f->fields = 2;
+                    f->field_bytes[0] = n;
+                    f->field_bytes[1] = len_of[k2];
+                    f->codestream_bytes = n + len_of[k2];
+                    f->user = k | (uint64_t)(k2 + 1) << 16;
+                    pl_frame_submit(p, f);
+                    interlaced++;
+                } else {
+                    memset(f->buffer, 0xa5, n);
+                    size_t have = header_of[k];
+                    memcpy(f->buffer, cs, have);
+                    f->codestream_bytes = have;
+                    pl_frame_submit_partial(p, f);
+                    while (have < n) {
+                        size_t chunk = 1 + prand() % 4000;
+                        if (chunk > n - have)
+                            chunk = n - have;
+                        memcpy(f->buffer + have, cs + have, chunk);
+                        have += chunk;
+                        pl_frame_progress(p, f, have);
+                        if (prand() % 4 == 0)
+                            pause_us(50 + prand() % 200);
+                    }
+                    f->codestream_bytes = n;
+                    pl_frame_submit(p, f);
+                }
+            }
+            pl_stream_finish(p, sid);
+            pl_stream_stats ss;
+            pl_stream_stats_get(p, sid, &ss);
+            const char *pn = placement_name[where];
+            CHECK(ss.delivered == (uint64_t)offered && c.delivered == (uint64_t)offered && ss.dropped_total == 0,
+                  "%s (%s): %llu delivered of %d, %llu dropped (%s)", names[v], pn, (unsigned long long)c.delivered,
+                  offered, (unsigned long long)ss.dropped_total, ss.last_error);
+            CHECK(c.fields2 == (uint64_t)interlaced, "%s (%s): %llu interlaced delivered, want %d", names[v], pn,
+                  (unsigned long long)c.fields2, interlaced);
+            CHECK(c.mismatched == 0 && c.bad_layout == 0,
+                  "%s (%s): %llu pictures not as placed or differing from the C decoder's, %llu without a device",
+                  names[v], pn, (unsigned long long)c.mismatched, (unsigned long long)c.bad_layout);
+            CHECK(c.out_of_order == 0, "%s (%s): %llu out of order", names[v], pn, (unsigned long long)c.out_of_order);
+            pl_stream_remove(p, sid, NULL);
+            pthread_mutex_destroy(&c.mu);
+        }
+        for (size_t k = 0; k < nref; k++)
+            for (int q = 0; q < XS_MAX_COMPONENTS; q++)
+                free(ref[k].plane[q]);
+        free(data);
+    }
+    xs_decoder_destroy(dec);
+    if (p)
+        pl_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1097,5 +1318,6 @@ int main(int argc, char **argv)
     test_partial_frames();
     test_rtp_slices(RTP_JXS_CODESTREAM);
     test_rtp_slices(RTP_JXS_SLICE);
+    test_placements();
     return xsf_test_finish();
 }
