@@ -74,7 +74,7 @@ static void usage(FILE *f)
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
         "16)\n"
         "  --copy-threads N      .pcap files: threads copying payloads into frames while the\n"
-        "                        receiving thread reads headers (default: cores - 2, at most 8;\n"
+        "                        receiving thread reads headers (default: cores - 2, at most 4;\n"
         "                        0: the receiving thread copies)\n"
         "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
         "                        (whole, by rename) and at the end\n"

@@ -383,7 +383,7 @@ typedef struct pl_rtp_config {
                                  frames, T=1; the GPU decodes slices as they come) */
     int copy_threads;         /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
                                  payloads into frames while the receiving thread reads the
-                                 headers (0: one per core beyond two, at most 8; -1: none,
+                                 headers (0: one per core beyond two, at most 4; -1: none,
                                  the receiving thread copies each frame's payloads once its
                                  last packet is read) */
 } pl_rtp_config;

@@ -1,11 +1,14 @@
 /* CUDA runtime calls of the pipeline, or their stand-ins without CUDA. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
 #include "pl_gpu.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#include <sys/mman.h>
 
 int pl_gpu_count(void)
 {
@@ -28,26 +31,48 @@ void pl_gpu_name(int device, char *out, size_t cap)
     snprintf(out, cap, "%s", prop.name);
 }
 
+/* Pinned memory is mapped and faulted in by this thread first, then
+ * registered with CUDA. cudaHostAlloc faults the pages in itself while it
+ * holds the driver's lock: on an H100 a 33 MB picture buffer took 12 ms
+ * and held every other thread's CUDA calls (an H2D copy waited 123 ms
+ * behind eight of them), so a receiver growing its frames stalled the
+ * decoders. Registering pages already present holds them ~2 ms
+ * (bench/pipeline/pinned_alloc; BENCHMARKS.md, "Start-up"). The first page
+ * keeps the mapping's length for pl_host_free. */
+#define HOST_HEADER ((size_t)4096)
+
 void *pl_host_alloc(size_t bytes, int pinned)
 {
     if (!pinned)
         return malloc(bytes ? bytes : 1);
-    void *p = NULL;
-    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocPortable) != cudaSuccess) {
+    if (bytes > SIZE_MAX - 2 * HOST_HEADER)
+        return NULL;
+    const size_t total = HOST_HEADER + (bytes + HOST_HEADER - 1) / HOST_HEADER * HOST_HEADER;
+    uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                      -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    *(size_t *)m = total;
+    if (cudaHostRegister(m, total, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError();
+        munmap(m, total);
         return NULL;
     }
-    return p;
+    return m + HOST_HEADER;
 }
 
 void pl_host_free(void *ptr, int pinned)
 {
     if (!ptr)
         return;
-    if (pinned)
-        cudaFreeHost(ptr);
-    else
+    if (!pinned) {
         free(ptr);
+        return;
+    }
+    uint8_t *m = (uint8_t *)ptr - HOST_HEADER;
+    const size_t total = *(const size_t *)m;
+    cudaHostUnregister(m);
+    munmap(m, total);
 }
 
 int pl_gpu_select(int device)

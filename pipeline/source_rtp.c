@@ -430,8 +430,10 @@ xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf
 }
 
 /* pl_rtp_config.copy_threads: 0 is one per core beyond the two that the
- * receiving thread and the decode stage's threads need, at most 8 (a UHD
- * frame's copies take a few threads, not all). */
+ * receiving thread and the decode stage's threads need, at most 4: on the
+ * H100 machine (16 cores) the UHD capture's source gave 4226 frames/s with
+ * 4 copy threads and 3416 with 8 (BENCHMARKS.md): more threads than a
+ * frame's copies need only contend for memory bandwidth. */
 static unsigned copy_threads(const pl_rtp_config *c)
 {
     if (c->copy_threads < 0)
@@ -442,7 +444,7 @@ static unsigned copy_threads(const pl_rtp_config *c)
     int cores = 1;
     if (!sched_getaffinity(0, sizeof set, &set))
         cores = CPU_COUNT(&set);
-    return cores <= 2 ? 0 : cores - 2 > 8 ? 8 : (unsigned)(cores - 2);
+    return cores <= 2 ? 0 : cores - 2 > 4 ? 4 : (unsigned)(cores - 2);
 }
 
 xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf_error *err)
