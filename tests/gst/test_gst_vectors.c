@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
@@ -87,7 +89,14 @@ int main(int argc, char **argv)
     if (manifest_row(dir, name, &want_bytes, want_md5, format, &depth, &frames) != 0)
         return fail(name, "not in MANIFEST.tsv");
 
-    char *out = g_strdup_printf("%s/gst-vector-%s.raw", g_get_tmp_dir(), name);
+    /* A file of its own: runs of the same vector at once (two build trees,
+     * a loop beside ctest) must not write into one another's output. */
+    char *tmpl = g_strdup_printf("gst-vector-%s-XXXXXX.raw", name), *out = NULL;
+    const gint tmp_fd = g_file_open_tmp(tmpl, &out, NULL);
+    g_free(tmpl);
+    if (tmp_fd < 0)
+        return fail(name, "cannot create a temporary output file");
+    close(tmp_fd);
     char *jxs = g_strdup_printf("%s/%s.jxs", dir, name);
     char *desc = g_strdup_printf("filesrc location=\"%s\" ! xsflowjxsparse ! xsflowdec name=dec device=%s ! "
                                  "filesink name=sink location=\"%s\"",
