@@ -169,7 +169,7 @@ static xsf_status claim_space(pl_writer *wr, uint64_t end, int *mapped, xsf_erro
  * copies serialized pieces into it. */
 typedef struct file_window {
     uint8_t *base; /* the mapping, span bytes */
-    size_t span;
+    size_t span, page;
     uint8_t *at; /* where the next byte goes */
     size_t left; /* bytes of the frame still to come */
 } file_window;
@@ -182,19 +182,30 @@ static int window_map(file_window *w, int fd, uint64_t offset, size_t len, size_
     if (m == MAP_FAILED)
         return -1;
     w->base = m;
+    w->page = page;
     w->at = w->base + (offset - start);
     w->left = len;
     return 0;
 }
 
+/* Copies a page at a time, each copy within the page its fault has just
+ * cleared (so still in the cache). Measured on tmpfs (development VM, one
+ * thread, UHD frames/s): 70 so, 61 in 16 KB pieces, 58 with one memcpy of a
+ * whole plane (16-bit planes come in one piece). */
 static int window_sink(void *ctx, const uint8_t *data, size_t len)
 {
     file_window *w = ctx;
     if (len > w->left)
         return 1;
-    memcpy(w->at, data, len);
-    w->at += len;
     w->left -= len;
+    while (len) {
+        const size_t room = w->page - (size_t)(w->at - w->base) % w->page;
+        const size_t n = len < room ? len : room;
+        memcpy(w->at, data, n);
+        w->at += n;
+        data += n;
+        len -= n;
+    }
     return 0;
 }
 

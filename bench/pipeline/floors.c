@@ -110,10 +110,9 @@ static void *mmap_thread(void *arg)
             pthread_mutex_unlock(&j->mu);
             return NULL;
         }
-        /* A page at a time, as the writer's pieces of a few kilobytes come:
-         * each store lands in the page its fault has just cleared, still in
-         * the cache (one 33 MB memcpy, non-temporal stores, measured 10 %
-         * slower on tmpfs). */
+        /* A page at a time, as the writer copies (pipeline/sinks.c,
+         * window_sink): each copy within the page its fault has just
+         * cleared, the fastest way measured. */
         for (size_t done = 0; done < j->bytes; done += j->page) {
             const size_t n = j->bytes - done < j->page ? j->bytes - done : j->page;
             memcpy(m + (offset - start) + done, j->frame + done, n);
