@@ -21,8 +21,8 @@
 /* Threads of a .yuv writer into a regular file: each frame's place in the
  * file is known when it is delivered (frames leave in order), so several
  * threads write different frames at once. Not with write(): tmpfs and the
- * page-cache file systems hold the file's inode lock (i_rwsem) through a
- * whole write, so writes to one file go one at a time however many threads
+ * usual disk file systems hold the file's inode lock (i_rwsem) through a
+ * whole buffered write, so writes to one file go one at a time however many threads
  * make them. The threads copy each frame into a shared mapping of its place
  * instead: a page fault takes no inode lock, so the pages of one file are
  * filled on several cores at once. */
@@ -222,7 +222,7 @@ static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offs
         const int bad = imgio_yuv_serialize(&pic, window_sink, &w) || w.left;
         munmap(w.base, w.span);
         if (bad)
-            return xsf_error_set(err, XSF_ERR_IO, "frame %llu does not fill its %zu bytes",
+            return xsf_error_set(err, XSF_ERR_IO, "frame %llu: not %zu bytes in .yuv layout",
                                  (unsigned long long)f->index, bytes);
         return XSF_OK;
     }
@@ -356,11 +356,12 @@ static void writer_finish(void *ctx)
  * reading too (a shared writable mapping needs it; a file that may only be
  * written takes pwrite). A pipe, a FIFO or a device has no places to write
  * frames at (pwrite fails on a pipe): it keeps fd -1, and the frames go in
- * order through the imgio writer, which opens it with the first frame. */
+ * order through the imgio writer, which opens it with the first frame. A
+ * directory is refused here, by open. */
 static xsf_status open_yuv(pl_writer *wr, const char *path, xsf_error *err)
 {
     struct stat sb;
-    if (!stat(path, &sb) && !S_ISREG(sb.st_mode))
+    if (!stat(path, &sb) && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
         return XSF_OK;
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
     const int readable = fd >= 0;

@@ -8,6 +8,7 @@
  *     a page, written by different threads), woven interlaced frames, and
  *     over a longer file that was there before;
  *   - into a pipe and /dev/null (no places to write at: frames in order);
+ *     a directory refused at open;
  *   - a file that cannot grow (RLIMIT_FSIZE) and /dev/full: an error from
  *     the writer, no crash (no SIGBUS), the frames before it intact.
  *
@@ -266,8 +267,9 @@ static void *read_pipe(void *arg)
 }
 
 /* A pipe (by its /dev/fd name, as a shell's process substitution gives it)
- * and /dev/null: the frames in order, all of them. */
-static void test_pipe_and_null(pl_pipeline *p)
+ * and /dev/null: the frames in order, all of them. A directory: refused when
+ * the writer opens. */
+static void test_pipe_and_null(pl_pipeline *p, const char *dir)
 {
     const clip *c = &clips[0];
     size_t len;
@@ -302,6 +304,13 @@ static void test_pipe_and_null(pl_pipeline *p)
     st = write_clip(p, "/dev/null", data, len, c->passes, 0, 0, &written, &err);
     CHECK(st == XSF_OK && written == c->frames, "into /dev/null: %llu frames: %s",
           (unsigned long long)written, err.msg);
+
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.image.format = IMGIO_FORMAT_YUV;
+    pl_writer *w = NULL;
+    xsf_error_clear(&err);
+    CHECK(pl_writer_open(&w, dir, &wo, &err) == XSF_ERR_IO && !w, "a directory: '%s'", err.msg);
 
     /* /dev/full: every write fails; the writer says so. */
     xsf_error_clear(&err);
@@ -380,7 +389,7 @@ int main(int argc, char **argv)
     test_regular_file(p, argv[2]);
     if (shm)
         test_regular_file(p, "/dev/shm");
-    test_pipe_and_null(p);
+    test_pipe_and_null(p, argv[2]);
     test_cannot_grow(p, argv[2], 0);
     if (shm)
         test_cannot_grow(p, "/dev/shm", 1);
