@@ -314,7 +314,10 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
 /* Sinks                                                                */
 
 /* The file writer: frames are written on a thread of its own, in order
- * (.yuv: on four threads, each frame at its place in the file). .jxs output
+ * (.yuv into a regular file: on four threads, each frame copied into a
+ * shared mapping of its place in the file, the file's space claimed first so
+ * that a full disk is an error, not a SIGBUS; into a pipe or a device: in
+ * order, on one thread). .jxs output
  * takes the codestreams (both fields' of an interlaced frame) and decodes
  * nothing; the picture formats take host pictures, an interlaced frame's
  * two fields woven into one picture (Y4M: It, top field first). */

@@ -5,8 +5,10 @@
 #   bash bench/pipeline/run.sh BUILD_DIR UHD_DIR [decode] [pcap] [live] [svt=PATH]
 #
 #   decode  `xsflow decode` of 200-frame UHD files (tmpfs to tmpfs) against a
-#           plain write loop of the same bytes, and SvtJpegxsDecApp (svt=PATH)
-#           at its best thread count on the same files
+#           plain write loop of the same bytes (the ratio the issue names),
+#           beside the same bytes copied into shared mappings of the file by
+#           as many threads as the .yuv writer has (how it writes), and
+#           SvtJpegxsDecApp (svt=PATH) at its best thread count on the files
 #   pcap    `xsflow recv --pcap` of a 200-frame UHD60 capture as fast as it
 #           reads, pictures to host memory (-o null) against the D2H floor,
 #           and left in device memory (-o null:device); each also with the
@@ -58,12 +60,14 @@ if [[ $STAGES == *" decode "* ]]; then
     say ""
     say "## xsflow decode, 200 UHD frames, /dev/shm to /dev/shm"
     say ""
-    say "| input | write floor fps | xsflow decode fps | ratio to floor | SvtJpegxsDecApp best fps (threads) | ratio to SVT |"
-    say "| --- | --- | --- | --- | --- | --- |"
+    writer_threads=4 # WRITER_THREADS in pipeline/sinks.c
+    say "| input | write floor fps | mmap floor fps ($writer_threads threads) | xsflow decode fps | ratio to write floor | ratio to mmap floor | SvtJpegxsDecApp best fps (threads) | ratio to SVT |"
+    say "| --- | --- | --- | --- | --- | --- | --- | --- |"
     for spec in "uhd_422_10b_bpp3 33177600" "uhd_444_12b_bpp10_v1h5 49766400"; do
         set -- $spec
         clip=$(make_clip "$1")
         floor=$("$F" write "$2" $frames "$W/floor.yuv" | value write_fps)
+        mfloor=$("$F" write-mmap "$2" $frames "$W/floor.yuv" $writer_threads | value write_mmap_fps)
         best=0
         for rep in 1 2 3; do
             rm -f "$W/out.yuv"
@@ -94,7 +98,7 @@ if [[ $STAGES == *" decode "* ]]; then
             svt_ratio=$(printf %.2f "$(calc "$best / $svt_best")")
             svt_best=$(printf %.1f "$svt_best")
         fi
-        say "| $1 | $(printf %.1f "$floor") | $(printf %.1f "$best") | $(printf %.2f "$(calc "$best / $floor")") | $svt_best ($svt_lp) | $svt_ratio |"
+        say "| $1 | $(printf %.1f "$floor") | $(printf %.1f "$mfloor") | $(printf %.1f "$best") | $(printf %.2f "$(calc "$best / $floor")") | $(printf %.2f "$(calc "$best / $mfloor")") | $svt_best ($svt_lp) | $svt_ratio |"
     done
 fi
 
