@@ -77,6 +77,8 @@ typedef struct pl_stream {
     int last_has_rtp_ts;
     uint64_t last_last_packet; /* t.last_packet of the frame delivered last */
     size_t max_frame_bytes;    /* 0: no limit */
+    size_t slot_bytes;         /* the codestream buffer a frame gets when it is taken: the
+                                  largest any of the stream's frames has needed (p->mu) */
     size_t pool_bytes;         /* codestream buffers of the stream's frames */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
@@ -965,21 +967,29 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     }
     if (p->use_gpu)
         pl_gpu_select(p->gpus[st->queue]);
+    /* Codestream buffers are allocated when a frame is first taken, at the
+     * size the stream's frames have needed so far: a live stream reuses a
+     * few frames (last in, first out), and pinning memory is slow and holds
+     * the driver's lock, so the frames it never needs are never pinned and
+     * the others once, at their final size. The frame taken first gets its
+     * buffer now, so that a stream that cannot have one fails here. */
+    st->slot_bytes = first;
     for (unsigned i = 0; i < st->nslots; i++) {
         pl_slot *s = &st->slots[i];
         s->p = p;
         s->pinned = p->use_gpu;
         s->queue = st->queue;
         s->f.stream = sid;
-        s->f.buffer = pl_host_alloc(first, s->pinned);
-        if (!s->f.buffer) {
-            stream_release_id(p, st);
-            return xsf_error_set(err, XSF_ERR_NOMEM,
-                                 "out of %s memory for %u frames of %zu bytes",
-                                 p->use_gpu ? "pinned host" : "host", st->nslots, first);
+        if (i + 1 == st->nslots) {
+            s->f.buffer = pl_host_alloc(first, s->pinned);
+            if (!s->f.buffer) {
+                stream_release_id(p, st);
+                return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for a frame of %zu bytes",
+                                     p->use_gpu ? "pinned host" : "host", first);
+            }
+            s->f.capacity = first;
+            st->pool_bytes += first;
         }
-        s->f.capacity = first;
-        st->pool_bytes += first;
         free_slot(st, s);
     }
     pthread_mutex_lock(&p->mu);
@@ -1020,6 +1030,31 @@ static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
     return s;
 }
 
+/* Gives the frame a codestream buffer of `bytes`, keeping its first `keep` bytes. */
+static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t keep, xsf_error *err)
+{
+    pl_slot *s = (pl_slot *)f;
+    pl_stream *st = &p->streams[f->stream];
+    if (p->use_gpu)
+        pl_gpu_select(p->gpus[st->queue]);
+    uint8_t *nb = pl_host_alloc(bytes, s->pinned);
+    if (!nb)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", bytes);
+    if (keep > f->capacity)
+        keep = f->capacity;
+    if (keep)
+        memcpy(nb, f->buffer, keep);
+    if (f->buffer && f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
+        f->codestream = nb + (f->codestream - f->buffer);
+    pl_host_free(f->buffer, s->pinned);
+    pthread_mutex_lock(&p->mu);
+    st->pool_bytes += bytes - f->capacity;
+    pthread_mutex_unlock(&p->mu);
+    f->buffer = nb;
+    f->capacity = bytes;
+    return XSF_OK;
+}
+
 pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
 {
     pl_stream *st = &p->streams[stream];
@@ -1043,6 +1078,7 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
     }
     if (s)
         s->state = SLOT_FILLING;
+    const size_t slot_bytes = st->slot_bytes;
     pthread_mutex_unlock(&p->mu);
     if (!s)
         return NULL;
@@ -1057,12 +1093,11 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
     memset(&f->t, 0, sizeof f->t);
     memset(&f->picture, 0, sizeof f->picture);
     memset(&f->picture2, 0, sizeof f->picture2);
-    if (f->capacity < min_bytes) {
-        xsf_error err;
-        if (pl_frame_reserve(p, f, min_bytes, 0, &err) != XSF_OK) {
-            pl_frame_discard(p, f);
-            return NULL;
-        }
+    xsf_error err;
+    if ((f->capacity < slot_bytes && slot_resize(p, f, slot_bytes, 0, &err) != XSF_OK) ||
+        (f->capacity < min_bytes && pl_frame_reserve(p, f, min_bytes, 0, &err) != XSF_OK)) {
+        pl_frame_discard(p, f);
+        return NULL;
     }
     return f;
 }
@@ -1074,34 +1109,24 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
         return XSF_OK;
     if (s->partial)
         return xsf_error_set(err, XSF_ERR_ARG, "a partial frame's buffer cannot move");
-    if (keep > f->capacity)
-        keep = f->capacity;
     pl_stream *st = &p->streams[f->stream];
     if (st->max_frame_bytes && bytes > st->max_frame_bytes)
         return xsf_error_set(err, XSF_ERR_ARG,
                              "a %zu-byte frame: the stream's frames hold at most %zu bytes", bytes,
                              st->max_frame_bytes);
     /* Grow by half again, so that a stream whose frames grow slowly reallocates rarely
-     * (never past the stream's limit). */
+     * (never past the stream's limit); the frames taken later get this size at once. */
     size_t want = bytes + bytes / 2;
     if (want < bytes || (st->max_frame_bytes && want > st->max_frame_bytes))
         want = st->max_frame_bytes ? st->max_frame_bytes : bytes;
-    if (p->use_gpu)
-        pl_gpu_select(p->gpus[p->streams[f->stream].queue]);
-    uint8_t *nb = pl_host_alloc(want, s->pinned);
-    if (!nb)
-        return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", want);
-    if (keep)
-        memcpy(nb, f->buffer, keep);
-    if (f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
-        f->codestream = nb + (f->codestream - f->buffer);
-    pl_host_free(f->buffer, s->pinned);
-    pthread_mutex_lock(&p->mu);
-    st->pool_bytes += want - f->capacity;
-    pthread_mutex_unlock(&p->mu);
-    f->buffer = nb;
-    f->capacity = want;
-    return XSF_OK;
+    const xsf_status r = slot_resize(p, f, want, keep, err);
+    if (r == XSF_OK) {
+        pthread_mutex_lock(&p->mu);
+        if (want > st->slot_bytes)
+            st->slot_bytes = want;
+        pthread_mutex_unlock(&p->mu);
+    }
+    return r;
 }
 
 /* Gives the frame its index and its place in the stream's order and in the
