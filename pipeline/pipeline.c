@@ -327,9 +327,9 @@ static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char
         uint8_t *dev = (where & PL_PICTURE_DEVICE) ? s->dev->ptr + (size_t)field * samples * sizeof(uint16_t)
                                                    : NULL;
         layout_picture(pic, &shape, host, dev, w->device);
-        const xsf_status ost = dev ? xs_gpu_set_output(w->gpu, pic->device_plane, pic->device_pitch_bytes)
-                                   : xs_gpu_set_output(w->gpu, NULL, NULL);
-        if (ost != XSF_OK) {
+        /* Without a device picture the decoder keeps its own planes (decode_gpu
+         * resets it after every frame). */
+        if (dev && xs_gpu_set_output(w->gpu, pic->device_plane, pic->device_pitch_bytes) != XSF_OK) {
             fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
@@ -1093,9 +1093,12 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
     memset(&f->t, 0, sizeof f->t);
     memset(&f->picture, 0, sizeof f->picture);
     memset(&f->picture2, 0, sizeof f->picture2);
+    /* One allocation at most: the stream's size, or more for this frame. */
     xsf_error err;
-    if ((f->capacity < slot_bytes && slot_resize(p, f, slot_bytes, 0, &err) != XSF_OK) ||
-        (f->capacity < min_bytes && pl_frame_reserve(p, f, min_bytes, 0, &err) != XSF_OK)) {
+    const xsf_status r = f->capacity < min_bytes    ? pl_frame_reserve(p, f, min_bytes, 0, &err)
+                         : f->capacity < slot_bytes ? slot_resize(p, f, slot_bytes, 0, &err)
+                                                    : XSF_OK;
+    if (r != XSF_OK) {
         pl_frame_discard(p, f);
         return NULL;
     }
@@ -1119,6 +1122,10 @@ xsf_status pl_frame_reserve(pl_pipeline *p, pl_frame *f, size_t bytes, size_t ke
     size_t want = bytes + bytes / 2;
     if (want < bytes || (st->max_frame_bytes && want > st->max_frame_bytes))
         want = st->max_frame_bytes ? st->max_frame_bytes : bytes;
+    pthread_mutex_lock(&p->mu);
+    if (want < st->slot_bytes) /* never below what the stream's frames get anyway */
+        want = st->slot_bytes;
+    pthread_mutex_unlock(&p->mu);
     const xsf_status r = slot_resize(p, f, want, keep, err);
     if (r == XSF_OK) {
         pthread_mutex_lock(&p->mu);
