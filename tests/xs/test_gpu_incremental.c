@@ -13,7 +13,6 @@
  * Exits 77 (skipped) where no GPU is present.
  * Usage: test_gpu_incremental VECTOR_DIR [UHD_DIR] */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #endif
 
 #include "../test.h"
+#include "vector_files.h"
 #include "xs.h"
 
 /* Pinned where CUDA is built, so that the uploads are asynchronous as in the
@@ -44,24 +44,6 @@ static void host_free(uint8_t *p)
 #else
     free(p);
 #endif
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = n > 0 ? (size_t)n : 0;
-    return buf;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -316,48 +298,28 @@ out:
     xs_layout_free(&lay);
 }
 
-static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir)
+typedef struct decoders {
+    xs_decoder *c;
+    xs_gpu_decoder *g;
+} decoders;
+
+static void check_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
 {
-    DIR *dp = opendir(dir);
-    if (!dp) {
+    const decoders *d = ctx;
+    check_codestream(d->c, d->g, cs, len, name);
+}
+
+/* Each codestream of the directory's files on its own. */
+static int run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir)
+{
+    decoders d = {c, g};
+    int frames;
+    const int files = vf_each_codestream(dir, check_one, &d, &frames);
+    if (files < 0)
         printf("no directory %s: skipped\n", dir);
-        return;
-    }
-    struct dirent *e;
-    int files = 0, frames = 0;
-    while ((e = readdir(dp))) {
-        const size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t len;
-        uint8_t *buf = read_file(path, &len);
-        if (!buf)
-            continue; /* empty placeholder files carry no codestream */
-        /* Each codestream of the file on its own. */
-        size_t off = 0;
-        while (off < len) {
-            xs_layout lay;
-            xsf_error err;
-            xsf_error_clear(&err);
-            if (xs_scan_layout(buf + off, len - off, &lay, &err) != XSF_OK)
-                break;
-            const size_t n = lay.codestream_bytes;
-            xs_layout_free(&lay);
-            char name[600];
-            snprintf(name, sizeof name, "%s#%d", e->d_name, frames);
-            check_codestream(c, g, buf + off, n, name);
-            off += n;
-            frames++;
-        }
-        CHECK(off == len, "%s: %zu bytes left after the codestreams", e->d_name, len - off);
-        files++;
-        free(buf);
-    }
-    closedir(dp);
-    printf("%s: %d files, %d codestreams decoded incrementally\n", dir, files, frames);
-    CHECK(files > 0, "no vectors in %s", dir);
+    else
+        printf("%s: %d files, %d codestreams decoded incrementally\n", dir, files, frames);
+    return files;
 }
 
 int main(int argc, char **argv)
@@ -376,16 +338,9 @@ int main(int argc, char **argv)
     CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
-    run_dir(c, g, argv[1]);
-    for (int i = 2; i < argc; i++) {
-        DIR *dp = opendir(argv[i]);
-        if (dp) {
-            closedir(dp);
-            run_dir(c, g, argv[i]);
-        } else {
-            printf("no directory %s: skipped\n", argv[i]);
-        }
-    }
+    CHECK(run_dir(c, g, argv[1]) > 0, "no vectors in %s", argv[1]);
+    for (int i = 2; i < argc; i++)
+        run_dir(c, g, argv[i]);
     xs_gpu_decoder_destroy(g);
     xs_decoder_destroy(c);
     return xsf_test_finish();

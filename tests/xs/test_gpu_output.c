@@ -13,34 +13,15 @@
  * Usage: test_gpu_output VECTOR_DIR [UHD_DIR...] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test.h"
+#include "vector_files.h"
 #include "xs.h"
 
 #define FILL 0xee /* what the caller's buffer holds outside the picture's rows */
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = NULL;
-    if (n > 0 && cudaMallocHost((void **)&buf, (size_t)n) == cudaSuccess &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        cudaFreeHost(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = n > 0 ? (size_t)n : 0;
-    return buf;
-}
 
 enum layout { TIGHT, PADDED, ODD, LAYOUTS };
 static const char *const layout_name[LAYOUTS] = {"tight", "padded", "odd"};
@@ -274,46 +255,26 @@ out:
     xs_layout_free(&lay);
 }
 
+typedef struct decoders {
+    xs_decoder *c;
+    xs_gpu_decoder *g;
+} decoders;
+
+static void check_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
+{
+    const decoders *d = ctx;
+    check_codestream(d->c, d->g, cs, len, name);
+}
+
 static int run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir)
 {
-    DIR *dp = opendir(dir);
-    if (!dp) {
+    decoders d = {c, g};
+    int frames;
+    const int files = vf_each_codestream(dir, check_one, &d, &frames);
+    if (files < 0)
         printf("no directory %s: skipped\n", dir);
-        return 0;
-    }
-    struct dirent *e;
-    int files = 0, frames = 0;
-    while ((e = readdir(dp))) {
-        const size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
-            continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t len;
-        uint8_t *buf = read_file(path, &len);
-        if (!buf)
-            continue; /* empty placeholder files carry no codestream */
-        size_t off = 0;
-        while (off < len) {
-            xs_layout lay;
-            xsf_error err;
-            xsf_error_clear(&err);
-            if (xs_scan_layout(buf + off, len - off, &lay, &err) != XSF_OK)
-                break;
-            const size_t n = lay.codestream_bytes;
-            xs_layout_free(&lay);
-            char name[600];
-            snprintf(name, sizeof name, "%s#%d", e->d_name, frames);
-            check_codestream(c, g, buf + off, n, name);
-            off += n;
-            frames++;
-        }
-        CHECK(off == len, "%s: %zu bytes left after the codestreams", e->d_name, len - off);
-        files++;
-        cudaFreeHost(buf);
-    }
-    closedir(dp);
-    printf("%s: %d files, %d codestreams decoded into caller planes\n", dir, files, frames);
+    else
+        printf("%s: %d files, %d codestreams decoded into caller planes\n", dir, files, frames);
     return files;
 }
 
@@ -323,12 +284,12 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     char path[4096];
     snprintf(path, sizeof path, "%s/fmt_yuv444_10b.jxs", dir);
     size_t len, used;
-    uint8_t *cs = read_file(path, &len);
+    uint8_t *cs = vf_read(path, &len);
     const xs_image *img = NULL;
     CHECK(cs && xs_decode(c, cs, len, &used, &img) == XSF_OK && img->nc == 3, "%s: C decoder", path);
     if (!cs || !img) {
         if (cs)
-            cudaFreeHost(cs);
+            free(cs);
         return;
     }
     xs_layout lay;
@@ -339,7 +300,7 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     cudaMallocHost((void **)&work, len);
     if (xs_scan_layout(cs, len, &lay, &err) != XSF_OK || !out_alloc(&o, img, PADDED) || !work) {
         CHECK(0, "setting up the bad-argument checks");
-        cudaFreeHost(cs);
+        free(cs);
         return;
     }
     uint16_t *planes[XS_MAX_COMPONENTS];
@@ -391,7 +352,7 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     out_free(&o);
     xs_layout_free(&lay);
     cudaFreeHost(work);
-    cudaFreeHost(cs);
+    free(cs);
 }
 
 int main(int argc, char **argv)
