@@ -56,7 +56,20 @@ typedef struct pl_queue {
     pl_slot *head, *tail;
     pthread_cond_t cv;
     pl_picbuf *free_host, *free_dev; /* picture pools */
+    /* What the provisioner keeps ready: pictures of the largest size a
+     * decoder of the queue has asked for, as many as may be in use at once
+     * (the queue's decoders and what the sinks hold), counting the buffers
+     * lent out. */
+    size_t host_bytes, dev_bytes;
+    unsigned nhost, ndev; /* picture buffers in existence, pooled or lent */
 } pl_queue;
+
+/* Memory given up while frames were being received (a codestream buffer
+ * that grew): unpinned by the provisioner, not by the receiving thread. */
+typedef struct pl_grave {
+    struct pl_grave *next;
+    void *ptr;
+} pl_grave;
 
 typedef struct pl_stream {
     int used;
@@ -80,10 +93,12 @@ typedef struct pl_stream {
     size_t slot_bytes;         /* the codestream buffer a frame gets when it is taken: the
                                   largest any of the stream's frames has needed (p->mu) */
     size_t pool_bytes;         /* codestream buffers of the stream's frames */
+    size_t pool_pinned_bytes;  /* of which pinned */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
     pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host;
     char last_error[256];
+    FILE *frame_log;
 } pl_stream;
 
 typedef struct pl_worker {
@@ -111,6 +126,17 @@ struct pl_pipeline {
     int nstreams;
     pl_stream streams[PL_MAX_STREAMS];
     char desc[512];
+    /* The provisioner (GPU engine): a thread that pins and allocates, ahead of the frames
+     * that will need it, the memory a stream's size calls for, and unpins what was given
+     * up, so that neither the receiving threads nor the decoders wait on the CUDA driver's
+     * lock for it (see provision_main). */
+    pthread_t prov;
+    int prov_started;
+    int prov_wake;
+    pthread_cond_t prov_cv;
+    pl_grave *graves;
+    unsigned pictures_per_queue; /* the pictures a queue keeps ready */
+    int pin_refused;             /* CUDA would not pin: buffers stay as they are */
 };
 
 uint64_t pl_now_ns(void)
@@ -191,12 +217,30 @@ static size_t picture_samples(const pic_shape *sh)
     return n;
 }
 
-/* Borrows a picture buffer of at least `bytes` from the queue's pool. */
-static int borrow(pl_pipeline *p, pl_picbuf **slot_buf, pl_picbuf **pool, size_t bytes, int device,
-                  int pinned)
+static void provision_wake_locked(pl_pipeline *p)
 {
+    if (p->prov_started) {
+        p->prov_wake = 1;
+        pthread_cond_signal(&p->prov_cv);
+    }
+}
+
+static void *give_up_locked(pl_pipeline *p, void *ptr);
+
+/* Borrows a picture buffer of at least `bytes` from the queue's pool (host
+ * or device memory), and has the provisioner keep the pool at that size. */
+static int borrow(pl_pipeline *p, pl_slot *s, int device, size_t bytes)
+{
+    pl_queue *q = &p->queues[s->queue];
+    pl_picbuf **slot_buf = device ? &s->dev : &s->host;
+    pl_picbuf **pool = device ? &q->free_dev : &q->free_host;
     if (!*slot_buf) {
         pthread_mutex_lock(&p->mu);
+        size_t *want = device ? &q->dev_bytes : &q->host_bytes;
+        if (*want < bytes) {
+            *want = bytes;
+            provision_wake_locked(p);
+        }
         /* The first buffer large enough, else any (it will be replaced). */
         pl_picbuf **best = NULL;
         for (pl_picbuf **it = pool; *it; it = &(*it)->next) {
@@ -210,31 +254,40 @@ static int borrow(pl_pipeline *p, pl_picbuf **slot_buf, pl_picbuf **pool, size_t
             *slot_buf = *best;
             *best = (*best)->next;
             (*slot_buf)->next = NULL;
+        } else if ((*slot_buf = calloc(1, sizeof **slot_buf)) != NULL) {
+            (*(device ? &q->ndev : &q->nhost))++;
         }
         pthread_mutex_unlock(&p->mu);
-        if (!*slot_buf && !(*slot_buf = calloc(1, sizeof **slot_buf)))
+        if (!*slot_buf)
             return -1;
     }
     pl_picbuf *b = *slot_buf;
     if (b->bytes >= bytes)
         return 0;
-    if (device)
+    if (device) {
         pl_gpu_free(b->ptr);
-    else
-        pl_host_free(b->ptr, pinned);
-    b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, pinned);
+        b->ptr = pl_gpu_alloc(bytes);
+    } else {
+        /* Pinned at once with the GPU engine: a GPU's pictures are few (its decoders' and
+         * what the sinks hold), and a download into pageable memory is staged and slow. */
+        pthread_mutex_lock(&p->mu);
+        void *old = s->pinned ? give_up_locked(p, b->ptr) : b->ptr;
+        pthread_mutex_unlock(&p->mu);
+        pl_host_free(old, s->pinned);
+        b->ptr = pl_host_alloc(bytes, s->pinned);
+    }
     b->bytes = b->ptr ? bytes : 0;
     return b->ptr ? 0 : -1;
 }
 
 static int ensure_host(pl_pipeline *p, pl_slot *s, size_t bytes)
 {
-    return borrow(p, &s->host, &p->queues[s->queue].free_host, bytes, 0, s->pinned);
+    return borrow(p, s, 0, bytes);
 }
 
 static int ensure_device(pl_pipeline *p, pl_slot *s, size_t bytes)
 {
-    return borrow(p, &s->dev, &p->queues[s->queue].free_dev, bytes, 1, 0);
+    return borrow(p, s, 1, bytes);
 }
 
 static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
@@ -498,6 +551,10 @@ static void order_unlink(pl_stream *st, pl_slot *s)
 static void free_slot(pl_stream *st, pl_slot *s)
 {
     pl_queue *q = &s->p->queues[s->queue];
+    /* Back in the pool unpinned: the provisioner's turn. */
+    if (s->pinned && ((s->host && s->host->ptr && !pl_host_pinned(s->host->ptr)) ||
+                      (s->f.buffer && !pl_host_pinned(s->f.buffer))))
+        provision_wake_locked(s->p);
     if (s->host) {
         s->host->next = q->free_host;
         q->free_host = s->host;
@@ -588,6 +645,13 @@ static void emit(pl_pipeline *p, pl_stream *st)
         st->bytes += f->codestream_bytes;
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
+        if (st->frame_log) /* one stream emits on one thread at a time: its lines are in order */
+            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
+                    (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
+                    (unsigned long long)f->t.first_packet, (unsigned long long)f->t.last_packet,
+                    (unsigned long long)f->t.queued, (unsigned long long)f->t.decode_start,
+                    (unsigned long long)f->t.device_ready, (unsigned long long)f->t.host_ready,
+                    (unsigned long long)f->t.delivered);
         st->sink.deliver(st->sink.ctx, f);
         pthread_mutex_lock(&p->mu);
     }
@@ -683,6 +747,161 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* ---- the provisioner ---- */
+
+/* Pinning host memory (cudaHostRegister) and unpinning it hold the CUDA
+ * driver's lock for about a millisecond per 2 MB on the pool's machines
+ * (up to 150 ms for one buffer under load), and every other thread's CUDA
+ * call waits behind it. Done where a frame needed it, a start-up of 16 UHD
+ * streams stalled the decoders for seconds while the receiving threads,
+ * blocked in it, lost packets (BENCHMARKS.md, "Start-up"). So with the GPU
+ * engine:
+ * - a receiving thread never pins: a new codestream buffer is a plain
+ *   mapping (its upload is staged by the driver, a little slower), and this
+ *   thread pins it once its frame is back in the pool;
+ * - a decoder pins the picture it needs at once (a GPU's pictures are few,
+ *   and a download into pageable memory is slow), and this thread adds
+ *   pinned pictures of the size last asked for up to pictures_per_queue (the
+ *   decoders and what the sinks hold), and device pictures likewise;
+ * - pinned buffers given up (a frame or picture that grew) are unpinned here.
+ * It works one buffer at a time and rests as long as each took, so the
+ * others have at least half of the driver. What is pinned is what the
+ * streams have used, once. */
+
+/* Gives up a buffer of the mapping family: a pinned one goes to the provisioner, which
+ * unpins it; anything else is returned for the caller to free (outside the lock). With
+ * p->mu held. */
+static void *give_up_locked(pl_pipeline *p, void *ptr)
+{
+    if (!ptr)
+        return NULL;
+    pl_grave *g = p->prov_started && pl_host_unpin_costs(ptr) ? malloc(sizeof *g) : NULL;
+    if (!g)
+        return ptr;
+    g->ptr = ptr;
+    g->next = p->graves;
+    p->graves = g;
+    provision_wake_locked(p);
+    return NULL;
+}
+
+/* One job of the provisioner, with p->mu held (released while it works). Returns the
+ * nanoseconds it spent pinning or unpinning, 1 for a job without, 0 for none. */
+static uint64_t provision_one(pl_pipeline *p)
+{
+    /* Pictures first: the decoders wait on them. */
+    for (unsigned qi = 0; qi < p->nqueues; qi++) {
+        pl_queue *q = &p->queues[qi];
+        if (q->host_bytes && q->nhost < p->pictures_per_queue && !p->pin_refused) {
+            const size_t bytes = q->host_bytes;
+            q->nhost++;
+            pthread_mutex_unlock(&p->mu);
+            pl_picbuf *b = calloc(1, sizeof *b);
+            pl_gpu_select(p->gpus[qi]);
+            const uint64_t t0 = pl_now_ns();
+            if (b && (b->ptr = pl_host_alloc(bytes, 1)) != NULL)
+                b->bytes = bytes;
+            const uint64_t ns = pl_now_ns() - t0;
+            pthread_mutex_lock(&p->mu);
+            if (b && b->ptr) {
+                b->next = q->free_host;
+                q->free_host = b;
+            } else {
+                free(b);
+                q->nhost--;
+                p->pin_refused = 1; /* the decoders pin what they need, and say when they cannot */
+            }
+            return ns ? ns : 1;
+        }
+        if (q->dev_bytes && q->ndev < p->pictures_per_queue) {
+            const size_t bytes = q->dev_bytes;
+            q->ndev++;
+            pthread_mutex_unlock(&p->mu);
+            pl_picbuf *b = calloc(1, sizeof *b);
+            pl_gpu_select(p->gpus[qi]);
+            if (b && (b->ptr = pl_gpu_alloc(bytes)) != NULL)
+                b->bytes = bytes;
+            pthread_mutex_lock(&p->mu);
+            if (b && b->ptr) {
+                b->next = q->free_dev;
+                q->free_dev = b;
+            } else {
+                free(b);
+                q->ndev--;
+                q->dev_bytes = 0;
+            }
+            return 1;
+        }
+    }
+    /* Then the codestream buffer of a free frame that has one, not pinned. */
+    for (int i = 0; i < p->nstreams && !p->pin_refused; i++) {
+        pl_stream *st = &p->streams[i];
+        if (st->used != 1)
+            continue;
+        pl_slot **it = &st->free;
+        while (*it && (!(*it)->f.buffer || pl_host_pinned((*it)->f.buffer)))
+            it = &(*it)->free_next;
+        if (!*it)
+            continue;
+        pl_slot *s = *it;
+        *it = s->free_next; /* out of the free list while it is pinned */
+        pthread_mutex_unlock(&p->mu);
+        pl_gpu_select(p->gpus[st->queue]);
+        const uint64_t t0 = pl_now_ns();
+        const int refused = pl_host_pin(s->f.buffer) != 0;
+        const uint64_t ns = pl_now_ns() - t0;
+        pthread_mutex_lock(&p->mu);
+        p->pin_refused |= refused;
+        /* (The stream cannot have gone: pl_stream_remove waits for all its frames.) */
+        if (!refused)
+            st->pool_pinned_bytes += s->f.capacity;
+        s->free_next = st->free;
+        st->free = s;
+        pthread_cond_broadcast(&p->progress);
+        return ns ? ns : 1;
+    }
+    /* Last, what was given up. */
+    if (p->graves) {
+        pl_grave *g = p->graves;
+        p->graves = g->next;
+        pthread_mutex_unlock(&p->mu);
+        const uint64_t t0 = pl_now_ns();
+        pl_host_free(g->ptr, 1);
+        free(g);
+        const uint64_t ns = pl_now_ns() - t0;
+        pthread_mutex_lock(&p->mu);
+        return ns ? ns : 1;
+    }
+    return 0;
+}
+
+static void *provision_main(void *arg)
+{
+    pl_pipeline *p = arg;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stopping) {
+        const uint64_t ns = provision_one(p);
+        if (!ns) {
+            while (!p->prov_wake && !p->stopping)
+                pthread_cond_wait(&p->prov_cv, &p->mu);
+            p->prov_wake = 0;
+            continue;
+        }
+        /* Rest as long as the job held the driver (at most 50 ms): the decoders get
+         * at least half of it. */
+        const uint64_t rest = ns < 50000000u ? ns : 50000000u;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        const uint64_t end = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + rest;
+        until.tv_sec = (time_t)(end / 1000000000u);
+        until.tv_nsec = (long)(end % 1000000000u);
+        while (!p->stopping && pthread_cond_timedwait(&p->prov_cv, &p->mu, &until) == 0)
+            ;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
 /* ---- creation ---- */
 
 static xsf_status add_worker(pl_pipeline *p, int queue, int device, xsf_error *err)
@@ -716,6 +935,7 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->progress, NULL);
+    pthread_cond_init(&p->prov_cv, NULL);
     for (int i = 0; i < PL_MAX_GPUS; i++)
         pthread_cond_init(&p->queues[i].cv, NULL);
 
@@ -759,6 +979,13 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
         }
         const unsigned per = c.contexts_per_gpu ? c.contexts_per_gpu : 3;
         p->nqueues = (unsigned)p->ngpus;
+        p->pictures_per_queue = per + 2;
+        /* Before any stream runs: pinning later holds the driver while they do. */
+        int reserve_refused = 0;
+        if (c.pinned_reserve_bytes) {
+            pl_gpu_select(p->gpus[0]);
+            reserve_refused = pl_host_reserve(c.pinned_reserve_bytes) != 0;
+        }
         p->workers = calloc((size_t)p->ngpus * per, sizeof *p->workers);
         if (!p->workers) {
             pl_destroy(p);
@@ -788,6 +1015,10 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
                  "), %u decoder contexts each, GPU waits: %s%s", per,
                  waits[(unsigned)c.gpu_sync < 4 ? c.gpu_sync : 0],
                  sync_refused ? " (refused by CUDA: its own choice)" : "");
+        if (c.pinned_reserve_bytes)
+            snprintf(p->desc + strlen(p->desc), sizeof p->desc - strlen(p->desc),
+                     ", pinned reserve %.0f MiB%s", (double)c.pinned_reserve_bytes / 1048576.0,
+                     reserve_refused ? " (refused: frames are pinned as they are used)" : "");
     } else {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         const unsigned n = c.cpu_threads ? c.cpu_threads : (unsigned)(cores > 0 ? cores : 1);
@@ -811,6 +1042,13 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
             return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start a decoder thread");
         }
         p->workers[i].started = 1;
+    }
+    if (p->use_gpu) {
+        if (pthread_create(&p->prov, NULL, provision_main, p)) {
+            pl_destroy(p);
+            return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the memory provisioner thread");
+        }
+        p->prov_started = 1;
     }
     *out = p;
     return XSF_OK;
@@ -860,7 +1098,15 @@ void pl_destroy(pl_pipeline *p)
     p->stopping = 1;
     for (unsigned q = 0; q < PL_MAX_GPUS; q++)
         pthread_cond_broadcast(&p->queues[q].cv);
+    pthread_cond_signal(&p->prov_cv);
     pthread_mutex_unlock(&p->mu);
+    if (p->prov_started)
+        pthread_join(p->prov, NULL);
+    for (pl_grave *g = p->graves, *n; g; g = n) {
+        n = g->next;
+        pl_host_free(g->ptr, 1);
+        free(g);
+    }
     for (unsigned i = 0; i < p->nworkers; i++) {
         pl_worker *w = &p->workers[i];
         if (w->started)
@@ -894,6 +1140,7 @@ void pl_destroy(pl_pipeline *p)
         pthread_cond_destroy(&q->cv);
     }
     pthread_cond_destroy(&p->progress);
+    pthread_cond_destroy(&p->prov_cv);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
@@ -936,6 +1183,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
     snprintf(st->name, sizeof st->name, "%s", sc->name ? sc->name : "stream");
     st->sink = sc->sink;
     st->backpressure = sc->backpressure;
+    st->frame_log = sc->frame_log;
     st->queue = p->use_gpu ? sid % p->ngpus : 0;
     /* Enough frames to absorb a burst and keep every decoder of the stream's
      * queue busy. Picture memory is allocated by a frame's first decode and
@@ -981,7 +1229,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         s->queue = st->queue;
         s->f.stream = sid;
         if (i + 1 == st->nslots) {
-            s->f.buffer = pl_host_alloc(first, s->pinned);
+            s->f.buffer = s->pinned ? pl_host_map(first) : pl_host_alloc(first, 0);
             if (!s->f.buffer) {
                 stream_release_id(p, st);
                 return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for a frame of %zu bytes",
@@ -989,11 +1237,14 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
             }
             s->f.capacity = first;
             st->pool_bytes += first;
+            if (s->pinned && pl_host_pinned(s->f.buffer))
+                st->pool_pinned_bytes += first;
         }
         free_slot(st, s);
     }
     pthread_mutex_lock(&p->mu);
     st->used = 1;
+    provision_wake_locked(p); /* the frame taken first is pinned before any packet */
     pthread_mutex_unlock(&p->mu);
     *id = sid;
     return XSF_OK;
@@ -1035,9 +1286,8 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
 {
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
-    if (p->use_gpu)
-        pl_gpu_select(p->gpus[st->queue]);
-    uint8_t *nb = pl_host_alloc(bytes, s->pinned);
+    /* GPU engine: a mapping that the provisioner pins once the frame is back in the pool. */
+    uint8_t *nb = s->pinned ? pl_host_map(bytes) : pl_host_alloc(bytes, 0);
     if (!nb)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", bytes);
     if (keep > f->capacity)
@@ -1046,10 +1296,15 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
         memcpy(nb, f->buffer, keep);
     if (f->buffer && f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
         f->codestream = nb + (f->codestream - f->buffer);
-    pl_host_free(f->buffer, s->pinned);
     pthread_mutex_lock(&p->mu);
     st->pool_bytes += bytes - f->capacity;
+    if (f->buffer && s->pinned && pl_host_pinned(f->buffer))
+        st->pool_pinned_bytes -= f->capacity;
+    if (s->pinned && pl_host_pinned(nb)) /* carved from the reserve */
+        st->pool_pinned_bytes += bytes;
+    void *old = s->pinned ? give_up_locked(p, f->buffer) : f->buffer;
     pthread_mutex_unlock(&p->mu);
+    pl_host_free(old, s->pinned);
     f->buffer = nb;
     f->capacity = bytes;
     return XSF_OK;
@@ -1340,6 +1595,7 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->max_delivery_gap_ns = st->max_gap;
     out->max_stall_ns = st->max_stall;
     out->pool_bytes = st->pool_bytes;
+    out->pool_pinned_bytes = st->pool_pinned_bytes;
     out->frames = st->nslots;
     out->max_frame_bytes = st->max_frame_bytes;
     if (st->delivered > 1 && st->last_delivered > st->first_delivered)

@@ -6,7 +6,14 @@
  * pinned host memory (the RTP receiver assembles packets straight into it)
  * and, once decoded, a picture in pinned host memory and/or device memory.
  * Pools are sized when a stream is added; buffers grow only when a stream's
- * frames grow, so the steady state allocates nothing.
+ * frames grow, so the steady state allocates nothing. With the GPU engine a
+ * provisioner thread pins the memory ahead of need: once a stream's frame
+ * size is known (pl_stream_config.codestream_bytes, or its first frame),
+ * every free frame gets a codestream buffer of that size, and each GPU keeps
+ * pictures for its decoders and sinks of the size they last asked for; what
+ * a growing frame gives up is unpinned there too. Pinning holds the CUDA
+ * driver's lock, so neither receiving threads nor decoders do it themselves
+ * unless a frame is needed before the provisioner reached it.
  *
  * Decode stage: on each GPU a pool of decoder contexts, each driven by its
  * own thread on its own CUDA stream, so that the upload, decode and download
@@ -130,6 +137,11 @@ typedef struct pl_config {
     unsigned contexts_per_gpu; /* decoder contexts (threads, CUDA streams) per GPU; 0 = 3 */
     unsigned cpu_threads;      /* CPU engine threads; 0 = one per core */
     pl_gpu_sync gpu_sync;      /* how decoder threads wait for their GPU; ignored without CUDA */
+    /* GPU engine: host memory pinned at creation, before any stream runs, from which frames'
+     * codestreams and pictures are carved while it lasts (pinning later holds the CUDA
+     * driver's lock while streams run; see "the provisioner" in pipeline.c). 0: none; frames
+     * are then pinned by the provisioner as they are used. */
+    size_t pinned_reserve_bytes;
 } pl_config;
 
 typedef struct pl_frame pl_frame;
@@ -153,12 +165,23 @@ typedef struct pl_stream_config {
     pl_backpressure backpressure;
     unsigned frames;            /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
                                    at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
-    size_t codestream_bytes;    /* first capacity of each codestream buffer; 0 = 1 MiB */
+    size_t codestream_bytes;    /* the frames' codestream size where known (every frame gets a
+                                   buffer of it before the first packet); 0 = 1 MiB at first,
+                                   then the first frame's size */
     size_t max_frame_bytes;     /* the most a codestream buffer may grow to (pl_frame_reserve
                                    fails past it); 0 = no limit. The stream's pool then holds
                                    at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
     pl_sink sink;
+    /* Optional: one CSV line per delivered frame, written before deliver() (PL_FRAME_LOG_HEADER
+     * names the fields; times are pl_now_ns(), 0 where a stage did not happen). Several
+     * streams may share one file. */
+    FILE *frame_log;
 } pl_stream_config;
+
+#define PL_FRAME_LOG_HEADER                                                                        \
+    "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
+    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns"
+
 
 /* A decoded picture: uint16 samples at the component's depth. Host planes
  * are pinned when the GPU engine runs; device planes live on `device`. */
@@ -204,6 +227,18 @@ struct pl_frame {
     /* Free for the source and the sink (e.g. a frame number from a file). */
     uint64_t user;
 };
+
+/* Pinned host memory of the process (the GPU engine's frames and pictures):
+ * what pinning and unpinning cost, which holds the CUDA driver's lock. */
+typedef struct pl_pin_stats {
+    uint64_t pins, pin_bytes, pin_ns, pin_ns_max;
+    uint64_t unpins, unpin_ns, unpin_ns_max;
+    uint64_t pinned_bytes; /* now */
+    /* The reserve pinned at pl_create (pl_config.pinned_reserve_bytes): its size, what
+     * buffers carved from it hold now, and buffers that found no room in it. */
+    uint64_t reserve_bytes, reserve_used, reserve_misses;
+} pl_pin_stats;
+void pl_pin_stats_get(pl_pin_stats *out);
 
 xsf_status pl_create(pl_pipeline **p, const pl_config *cfg, xsf_error *err);
 /* Waits for every submitted frame to be delivered, stops the threads and
@@ -280,6 +315,7 @@ typedef struct pl_stream_stats {
                                      step (frames dropped in between) and the step between
                                      their last packets' arrivals (a late sender) */
     size_t pool_bytes;            /* codestream buffers of the stream's frames, now */
+    size_t pool_pinned_bytes;     /* of which pinned (GPU engine: by the provisioner) */
     unsigned frames;              /* frames in the stream's pool */
     size_t max_frame_bytes;       /* the stream's limit (0: none) */
     double fps;                /* (delivered - 1) / (last - first delivery); 0 below 2 frames */

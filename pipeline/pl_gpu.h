@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline.h"
 #include "xs.h"
 
 /* Visible CUDA devices (0 without CUDA or GPU). */
@@ -18,6 +19,20 @@ void pl_gpu_name(int device, char *out, size_t cap);
  * same flag. */
 void *pl_host_alloc(size_t bytes, int pinned);
 void pl_host_free(void *ptr, int pinned);
+/* Host memory to be pinned later, by pl_host_pin (0 on success or when
+ * pinned already; -1 where CUDA refuses, or without CUDA). Until then
+ * uploads from it and downloads into it are staged by the driver (and
+ * synchronous). Freed with pl_host_free(ptr, 1), pinned or not. Without
+ * CUDA it is malloc's. */
+void *pl_host_map(size_t bytes);
+int pl_host_pin(void *ptr);
+int pl_host_pinned(const void *ptr);
+/* Whether freeing it unpins (holding the driver's lock): pinned, not from the reserve. */
+int pl_host_unpin_costs(const void *ptr);
+/* Pins `bytes` of host memory now, as a reserve from which pl_host_map and
+ * pl_host_alloc(..., 1) carve pinned buffers (without pinning) while it
+ * lasts; 0 on success, -1 where it cannot (without CUDA, at most 8 times). */
+int pl_host_reserve(size_t bytes);
 /* Selects the device for the calling thread; 0 on success. */
 int pl_gpu_select(int device);
 /* Selects `device` and sets how threads wait for it (0 auto, 1 spin, 2 yield, 3 blocking

@@ -883,6 +883,17 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
     }
     memset(d->h_err, 0, GPU_STATUS_WORDS * sizeof(int));
     cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, device);
+    /* CUDA loads a kernel at its first launch (lazy module loading, the default
+     * since CUDA 12.2), under the driver's lock: a receiver's first frames
+     * would pay it while packets queue. Asking for the kernels' attributes
+     * loads them here, before any frame. */
+    cudaFuncAttributes fa;
+    const void *kernels[] = {(const void *)xs_parse_precincts, (const void *)xs_decode_gcli,
+                             (const void *)xs_resolve_vpred, (const void *)xs_decode_data,
+                             (const void *)xs_output};
+    for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
+        if (cudaFuncGetAttributes(&fa, kernels[k]) != cudaSuccess)
+            cudaGetLastError(); /* the launch will say what is wrong */
     *out = d;
     return XSF_OK;
 }

@@ -21,7 +21,10 @@
 #           loss, drops and latency per K, CPU time of the receiver and of
 #           all senders. XSF_LIVE_K (default "1 4 8 16"), XSF_LIVE_SEND_ARGS
 #           and XSF_LIVE_RECV_ARGS (extra options, e.g. "--no-gso",
-#           "--gpu-sync spin") change the runs.
+#           "--gpu-sync spin") change the runs; XSF_PCAP_RECV_ARGS adds options
+#           to every recv --pcap of the pcap stage. Each run's per-frame stage
+#           times go to $W/framesK.csv (recv --frame-log; summarize with
+#           bench/pipeline/frame_log.py).
 # UHD_DIR holds uhd_422_10b_bpp3.jxs and uhd_444_12b_bpp10_v1h5.jxs (one frame
 # each; the 200-frame files are made from them in /dev/shm). Prints tables;
 # with OUT set, also writes them to $OUT/pipeline.md.
@@ -143,7 +146,9 @@ if [[ $STAGES == *" pcap "* ]]; then
         out=$1
         shift
         t0=$(now)
-        "$X" recv --pcap "$W/uhd60.pcap" -o $out "$@" --stats-json "$W/pcap.json" -q 2> "$W/pcap.log" ||
+        # shellcheck disable=SC2086
+        "$X" recv --pcap "$W/uhd60.pcap" -o $out "$@" --stats-json "$W/pcap.json" -q ${XSF_PCAP_RECV_ARGS:-} \
+            2> "$W/pcap.log" ||
             { say "recv failed: $(tail -2 "$W/pcap.log")"; continue; }
         t1=$(now)
         j=$(cat "$W/pcap.json")
@@ -161,7 +166,8 @@ if [[ $STAGES == *" pcap "* ]]; then
         args=()
         for k in 1 2 3 4; do args+=(--pcap "$W/uhd60.pcap" -o $out); done
         t0=$(now)
-        "$X" recv "${args[@]}" --stats-json "$W/pcap4.json" -q 2> "$W/pcap4.log" ||
+        # shellcheck disable=SC2086
+        "$X" recv "${args[@]}" --stats-json "$W/pcap4.json" -q ${XSF_PCAP_RECV_ARGS:-} 2> "$W/pcap4.log" ||
             { say "recv x4 failed: $(tail -2 "$W/pcap4.log")"; continue; }
         t1=$(now)
         j=$(cat "$W/pcap4.json")
@@ -195,7 +201,8 @@ if [[ $STAGES == *" live "* ]]; then
         # time last.
         # shellcheck disable=SC2086
         ( TIMEFORMAT='%U %S'; time "$X" recv "${args[@]}" --duration 24 --timeout 0 --rcvbuf 268435456 \
-            --stats-json "$W/live$K.json" ${XSF_LIVE_RECV_ARGS:-} ) > "$W/live$K.out" 2> "$W/live$K.log" &
+            --stats-json "$W/live$K.json" --frame-log "$W/frames$K.csv" ${XSF_LIVE_RECV_ARGS:-} ) \
+            > "$W/live$K.out" 2> "$W/live$K.log" &
         rx=$!
         sleep 1
         pids=()

@@ -7,7 +7,8 @@
  * removed from a running pipeline while others go on; frames submitted
  * before they are whole (partial submission, aborts) decode exactly; pictures
  * in host memory, device memory or both, progressive, partial and
- * interlaced, equal the C decoder's in the layout the sinks expect.
+ * interlaced, equal the C decoder's in the layout the sinks expect; with
+ * the GPU engine only the provisioner pins, and what frames used is pinned.
  *
  * usage: test_pipeline VECTOR_DIR cpu|gpu
  * With "gpu" the same checks run on the GPU engine (skipped without one). */
@@ -22,6 +23,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "pl_gpu.h"
 #include "test.h"
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -1292,6 +1294,160 @@ static void test_placements(void)
         pl_destroy(p);
 }
 
+
+/* The stream's pool once its codestream buffers are all pinned (GPU engine:
+ * the provisioner works on its own thread; waited for up to 10 s), or at
+ * once without a GPU. */
+static pl_stream_stats pool_settled(pl_pipeline *p, int sid)
+{
+    pl_stream_stats ss;
+    for (int i = 0; i < 1000; i++) {
+        pl_stream_stats_get(p, sid, &ss);
+        if (!pl_uses_gpu(p) || ss.pool_pinned_bytes == ss.pool_bytes)
+            break;
+        const struct timespec ms10 = {0, 10000000};
+        nanosleep(&ms10, NULL);
+    }
+    return ss;
+}
+
+/* 9. With the GPU engine nothing pins memory but the provisioner: every
+ * codestream buffer a stream has used is pinned once it is back in the pool
+ * (the first before any frame), again after a frame grew; without a GPU
+ * nothing is pinned. The buffers are those frames took, never more. */
+static void test_provisioning(void)
+{
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    size_t len;
+    uint8_t *data = read_all("fmt_yuv422_10b", &len);
+    CHECK(data != NULL, "vector");
+    holder h;
+    holder_init(&h);
+    const unsigned frames = 6;
+    const size_t first = (size_t)1 << 20;
+    const int gpu = pl_uses_gpu(p);
+    pl_stream_config sc = {.name = "provision", .backpressure = PL_BLOCK, .frames = frames,
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL}};
+    int sid;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    pl_stream_stats ss = pool_settled(p, sid);
+    CHECK(ss.pool_bytes == first && ss.pool_pinned_bytes == (gpu ? first : 0),
+          "no frame yet: %zu bytes in the pool, %zu pinned (want %zu, %zu)", ss.pool_bytes,
+          ss.pool_pinned_bytes, first, gpu ? first : 0);
+    for (int i = 0; data && i < 8; i++) {
+        pl_frame *f = pl_frame_acquire(p, sid, len);
+        CHECK(f != NULL, "frame %d", i);
+        if (!f)
+            break;
+        memcpy(f->buffer, data, len);
+        f->codestream = f->buffer;
+        f->codestream_bytes = len;
+        pl_frame_submit(p, f);
+    }
+    pl_stream_finish(p, sid);
+    ss = pool_settled(p, sid);
+    CHECK(ss.delivered == 8, "%llu of 8 frames delivered", (unsigned long long)ss.delivered);
+    CHECK(ss.pool_bytes >= first && ss.pool_bytes <= frames * first && ss.pool_bytes % first == 0,
+          "after 8 frames: %zu bytes in the pool (1 to %u frames of %zu)", ss.pool_bytes, frames, first);
+    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0), "after 8 frames: %zu of %zu bytes pinned",
+          ss.pool_pinned_bytes, ss.pool_bytes);
+    const size_t before = ss.pool_bytes;
+    /* A frame that grows (to half as much again as asked): its buffer is replaced and the
+     * new one pinned once it is back. */
+    pl_frame *f = pl_frame_acquire(p, sid, 2 * first);
+    CHECK(f != NULL && f->capacity == 3 * first, "grown frame: %zu bytes", f ? f->capacity : 0);
+    if (f)
+        pl_frame_discard(p, f);
+    ss = pool_settled(p, sid);
+    CHECK(ss.pool_bytes == before + 2 * first, "after growing: %zu bytes in the pool, want %zu", ss.pool_bytes,
+          before + 2 * first);
+    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0), "after growing: %zu of %zu bytes pinned",
+          ss.pool_pinned_bytes, ss.pool_bytes);
+    pl_pin_stats ps;
+    pl_pin_stats_get(&ps);
+    CHECK(gpu ? ps.pins > 0 && ps.pinned_bytes >= ss.pool_pinned_bytes : ps.pins == 0,
+          "pin statistics: %llu pins, %llu bytes pinned now", (unsigned long long)ps.pins,
+          (unsigned long long)ps.pinned_bytes);
+    pl_stream_remove(p, sid, NULL);
+    holder_release_all(&h);
+    pl_destroy(p);
+
+    /* With a reserve pinned at creation the frames are pinned as they are taken: nothing
+     * waits for the provisioner, and the pool is pinned at once. */
+    pl_config c;
+    memset(&c, 0, sizeof c);
+    c.engine = engine;
+    c.cpu_threads = 3;
+    c.contexts_per_gpu = 3;
+    c.pinned_reserve_bytes = (size_t)32 << 20;
+    CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create with a reserve: %s", err.msg);
+    pl_pin_stats before_ps;
+    pl_pin_stats_get(&before_ps);
+    CHECK(gpu ? before_ps.reserve_bytes >= c.pinned_reserve_bytes : before_ps.reserve_bytes == 0,
+          "reserve of %llu bytes", (unsigned long long)before_ps.reserve_bytes);
+    holder_init(&h);
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    for (int i = 0; data && i < 4; i++) {
+        pl_frame *fr = pl_frame_acquire(p, sid, len);
+        CHECK(fr != NULL, "frame %d", i);
+        if (!fr)
+            break;
+        memcpy(fr->buffer, data, len);
+        fr->codestream = fr->buffer;
+        fr->codestream_bytes = len;
+        pl_frame_submit(p, fr);
+    }
+    pl_stream_finish(p, sid);
+    pl_stream_stats_get(p, sid, &ss); /* not waited for */
+    CHECK(ss.delivered == 4 && ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
+          "with a reserve: %llu of 4 delivered, %zu of %zu bytes pinned", (unsigned long long)ss.delivered,
+          ss.pool_pinned_bytes, ss.pool_bytes);
+    pl_pin_stats_get(&ps);
+    CHECK(gpu ? ps.reserve_used >= before_ps.reserve_used + ss.pool_bytes : ps.reserve_used == 0,
+          "reserve in use: %llu bytes, the pool %zu", (unsigned long long)ps.reserve_used, ss.pool_bytes);
+    pl_stream_remove(p, sid, NULL);
+    holder_release_all(&h);
+    pl_destroy(p);
+    pl_pin_stats_get(&ps);
+    CHECK(ps.reserve_used == before_ps.reserve_used, "reserve in use after the pipeline went: %llu bytes, "
+          "%llu before", (unsigned long long)ps.reserve_used, (unsigned long long)before_ps.reserve_used);
+    free(data);
+    if (!gpu)
+        return;
+    /* The reserve's spans: buffers of mixed sizes until it is full, given back in another
+     * order; then it is one span again (a buffer of nearly all of it fits). */
+    enum { MAXB = 256 };
+    void *bufs[MAXB];
+    int nb = 0, from_reserve = 0;
+    for (uint32_t r = 12345; nb < MAXB; nb++) {
+        r = r * 1103515245u + 12345u;
+        const size_t bytes = (size_t)(r >> 8) % ((size_t)3 << 20) + 1;
+        bufs[nb] = pl_host_map(bytes);
+        CHECK(bufs[nb] != NULL, "map %zu bytes", bytes);
+        if (!bufs[nb] || !pl_host_pinned(bufs[nb]))
+            break; /* the reserve is full: this one is a plain mapping */
+        CHECK(!pl_host_unpin_costs(bufs[nb]), "a buffer of the reserve costs no unpin");
+        memset(bufs[nb], 0xa5, bytes);
+        from_reserve++;
+    }
+    CHECK(from_reserve >= 8, "%d buffers fitted in the reserve", from_reserve);
+    for (int i = 0; i <= nb && i < MAXB; i += 2)
+        pl_host_free(bufs[i], 1);
+    for (int i = 1; i <= nb && i < MAXB; i += 2)
+        pl_host_free(bufs[i], 1);
+    pl_pin_stats_get(&ps);
+    CHECK(ps.reserve_used == 0, "reserve in use after every buffer went back: %llu bytes",
+          (unsigned long long)ps.reserve_used);
+    void *big = pl_host_map((size_t)31 << 20);
+    CHECK(big && pl_host_pinned(big), "a 31 MiB buffer from the 32 MiB reserve after its spans merged");
+    pl_host_free(big, 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1319,5 +1475,6 @@ int main(int argc, char **argv)
     test_rtp_slices(RTP_JXS_CODESTREAM);
     test_rtp_slices(RTP_JXS_SLICE);
     test_placements();
+    test_provisioning();
     return xsf_test_finish();
 }
