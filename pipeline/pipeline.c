@@ -750,23 +750,24 @@ static void *worker_main(void *arg)
 /* ---- the provisioner ---- */
 
 /* Pinning host memory (cudaHostRegister) and unpinning it hold the CUDA
- * driver's lock for about a millisecond per 2 MB on the pool's machines
- * (up to 150 ms for one buffer under load), and every other thread's CUDA
- * call waits behind it. Done where a frame needed it, a start-up of 16 UHD
- * streams stalled the decoders for seconds while the receiving threads,
- * blocked in it, lost packets (BENCHMARKS.md, "Start-up"). So with the GPU
- * engine:
- * - a receiving thread never pins: a new codestream buffer is a plain
- *   mapping (its upload is staged by the driver, a little slower), and this
- *   thread pins it once its frame is back in the pool;
+ * driver's lock, and every other thread's CUDA call waits behind it: while
+ * 16 UHD streams ran, single pins took up to 400 ms and the decoders'
+ * first frames 0.4-1.6 s (2-6 ms alone), so frames were dropped; before any
+ * stream runs, 1.8 GB pin in 0.1 s (BENCHMARKS.md, "Session 22 runs"). So
+ * with the GPU engine:
+ * - pl_config.pinned_reserve_bytes are pinned at pl_create, and frames'
+ *   codestreams and pictures are carved from that reserve while it lasts
+ *   (pl_host_map, pl_host_alloc), pinned already;
+ * - beyond it, a receiving thread never pins: a new codestream buffer is a
+ *   plain mapping (its upload is staged by the driver, a little slower),
+ *   and this thread pins it once its frame is back in the pool;
  * - a decoder pins the picture it needs at once (a GPU's pictures are few,
  *   and a download into pageable memory is slow), and this thread adds
- *   pinned pictures of the size last asked for up to pictures_per_queue (the
+ *   pictures of the size last asked for up to pictures_per_queue (the
  *   decoders and what the sinks hold), and device pictures likewise;
  * - pinned buffers given up (a frame or picture that grew) are unpinned here.
  * It works one buffer at a time and rests as long as each took, so the
- * others have at least half of the driver. What is pinned is what the
- * streams have used, once. */
+ * others have at least half of the driver. */
 
 /* Gives up a buffer of the mapping family: a pinned one goes to the provisioner, which
  * unpins it; anything else is returned for the caller to free (outside the lock). With
@@ -785,53 +786,50 @@ static void *give_up_locked(pl_pipeline *p, void *ptr)
     return NULL;
 }
 
+/* Adds a picture of the queue's wanted size to its pool: host memory, pinned, or device
+ * memory. With p->mu held (released while it allocates); returns the nanoseconds it took
+ * (at least 1). Where it cannot, the provisioner stops adding: the decoders allocate what
+ * they need and say when they cannot. */
+static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
+{
+    pl_queue *q = &p->queues[qi];
+    const size_t bytes = device ? q->dev_bytes : q->host_bytes;
+    unsigned *count = device ? &q->ndev : &q->nhost;
+    (*count)++;
+    pthread_mutex_unlock(&p->mu);
+    const uint64_t t0 = pl_now_ns();
+    pl_picbuf *b = calloc(1, sizeof *b);
+    pl_gpu_select(p->gpus[qi]);
+    if (b && (b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, 1)) != NULL)
+        b->bytes = bytes;
+    const uint64_t ns = pl_now_ns() - t0;
+    pthread_mutex_lock(&p->mu);
+    pl_picbuf **pool = device ? &q->free_dev : &q->free_host;
+    if (b && b->ptr) {
+        b->next = *pool;
+        *pool = b;
+    } else {
+        free(b);
+        (*count)--;
+        if (device)
+            q->dev_bytes = 0;
+        else
+            p->pin_refused = 1;
+    }
+    return ns ? ns : 1;
+}
+
 /* One job of the provisioner, with p->mu held (released while it works). Returns the
- * nanoseconds it spent pinning or unpinning, 1 for a job without, 0 for none. */
+ * nanoseconds it spent, 0 for no job. */
 static uint64_t provision_one(pl_pipeline *p)
 {
     /* Pictures first: the decoders wait on them. */
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
         pl_queue *q = &p->queues[qi];
-        if (q->host_bytes && q->nhost < p->pictures_per_queue && !p->pin_refused) {
-            const size_t bytes = q->host_bytes;
-            q->nhost++;
-            pthread_mutex_unlock(&p->mu);
-            pl_picbuf *b = calloc(1, sizeof *b);
-            pl_gpu_select(p->gpus[qi]);
-            const uint64_t t0 = pl_now_ns();
-            if (b && (b->ptr = pl_host_alloc(bytes, 1)) != NULL)
-                b->bytes = bytes;
-            const uint64_t ns = pl_now_ns() - t0;
-            pthread_mutex_lock(&p->mu);
-            if (b && b->ptr) {
-                b->next = q->free_host;
-                q->free_host = b;
-            } else {
-                free(b);
-                q->nhost--;
-                p->pin_refused = 1; /* the decoders pin what they need, and say when they cannot */
-            }
-            return ns ? ns : 1;
-        }
-        if (q->dev_bytes && q->ndev < p->pictures_per_queue) {
-            const size_t bytes = q->dev_bytes;
-            q->ndev++;
-            pthread_mutex_unlock(&p->mu);
-            pl_picbuf *b = calloc(1, sizeof *b);
-            pl_gpu_select(p->gpus[qi]);
-            if (b && (b->ptr = pl_gpu_alloc(bytes)) != NULL)
-                b->bytes = bytes;
-            pthread_mutex_lock(&p->mu);
-            if (b && b->ptr) {
-                b->next = q->free_dev;
-                q->free_dev = b;
-            } else {
-                free(b);
-                q->ndev--;
-                q->dev_bytes = 0;
-            }
-            return 1;
-        }
+        if (q->host_bytes && q->nhost < p->pictures_per_queue && !p->pin_refused)
+            return add_picture(p, qi, 0);
+        if (q->dev_bytes && q->ndev < p->pictures_per_queue)
+            return add_picture(p, qi, 1);
     }
     /* Then the codestream buffer of a free frame that has one, not pinned. */
     for (int i = 0; i < p->nstreams && !p->pin_refused; i++) {

@@ -22,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "image_io.h"
 #include "xs.h"
 
 static double now_ms(void)
@@ -29,24 +30,6 @@ static double now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = n > 0 ? malloc((size_t)n) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
 }
 
 enum { STEPS = 4 };
@@ -96,9 +79,11 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t alen, blen;
-    uint8_t *a = read_file(argv[1], &alen), *b = read_file(argv[2], &blen);
-    if (!a || !b) {
-        fprintf(stderr, "cannot read %s\n", a ? argv[2] : argv[1]);
+    uint8_t *a = NULL, *b = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(argv[1], &a, &alen, &err) != XSF_OK || imgio_read_file(argv[2], &b, &blen, &err) != XSF_OK) {
+        fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
     /* Pinned, as the pipeline's frames once provisioned. */

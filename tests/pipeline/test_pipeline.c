@@ -1339,16 +1339,8 @@ static void test_provisioning(void)
     CHECK(ss.pool_bytes == first && ss.pool_pinned_bytes == (gpu ? first : 0),
           "no frame yet: %zu bytes in the pool, %zu pinned (want %zu, %zu)", ss.pool_bytes,
           ss.pool_pinned_bytes, first, gpu ? first : 0);
-    for (int i = 0; data && i < 8; i++) {
-        pl_frame *f = pl_frame_acquire(p, sid, len);
-        CHECK(f != NULL, "frame %d", i);
-        if (!f)
-            break;
-        memcpy(f->buffer, data, len);
-        f->codestream = f->buffer;
-        f->codestream_bytes = len;
-        pl_frame_submit(p, f);
-    }
+    for (int i = 0; data && i < 8; i++)
+        submit_copy(p, sid, data, len);
     pl_stream_finish(p, sid);
     ss = pool_settled(p, sid);
     CHECK(ss.delivered == 8, "%llu of 8 frames delivered", (unsigned long long)ss.delivered);
@@ -1392,16 +1384,8 @@ static void test_provisioning(void)
           "reserve of %llu bytes", (unsigned long long)before_ps.reserve_bytes);
     holder_init(&h);
     CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
-    for (int i = 0; data && i < 4; i++) {
-        pl_frame *fr = pl_frame_acquire(p, sid, len);
-        CHECK(fr != NULL, "frame %d", i);
-        if (!fr)
-            break;
-        memcpy(fr->buffer, data, len);
-        fr->codestream = fr->buffer;
-        fr->codestream_bytes = len;
-        pl_frame_submit(p, fr);
-    }
+    for (int i = 0; data && i < 4; i++)
+        submit_copy(p, sid, data, len);
     pl_stream_finish(p, sid);
     pl_stream_stats_get(p, sid, &ss); /* not waited for */
     CHECK(ss.delivered == 4 && ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
