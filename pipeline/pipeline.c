@@ -758,9 +758,10 @@ static void *worker_main(void *arg)
  * - pl_config.pinned_reserve_bytes are pinned at pl_create, and frames'
  *   codestreams and pictures are carved from that reserve while it lasts
  *   (pl_host_map, pl_host_alloc), pinned already;
- * - beyond it, a receiving thread never pins: a new codestream buffer is a
- *   plain mapping (its upload is staged by the driver, a little slower),
- *   and this thread pins it once its frame is back in the pool;
+ * - beyond it, a live stream's receiving thread never pins: a new
+ *   codestream buffer is a plain mapping (its upload is staged by the
+ *   driver, a little slower), and this thread pins it once its frame is
+ *   back in the pool (a source that may wait, PL_BLOCK, pins its own);
  * - a decoder pins the picture it needs at once (a GPU's pictures are few,
  *   and a download into pageable memory is slow), and this thread adds
  *   pictures of the size last asked for up to pictures_per_queue (the
@@ -1145,6 +1146,19 @@ void pl_destroy(pl_pipeline *p)
 
 /* ---- streams and frames ---- */
 
+/* A codestream buffer for a frame of `st`. With the GPU engine: from the reserve while it
+ * lasts; beyond it, a live stream's is a plain mapping that the provisioner pins once the
+ * frame is back in the pool (its source must not wait on the driver), and a stream that
+ * may wait (files, captures) pins its own at once, so that its uploads are never staged. */
+static uint8_t *codestream_buffer(const pl_stream *st, int pinned, size_t bytes)
+{
+    if (!pinned)
+        return pl_host_alloc(bytes, 0);
+    uint8_t *b = st->backpressure == PL_BLOCK ? pl_host_alloc(bytes, 1) : NULL;
+    return b ? b : pl_host_map(bytes);
+}
+
+
 /* Frees a stream's memory and gives its id back (stream_free zeroes it,
  * `used` included), under the lock so that pl_stream_add sees it whole. */
 static void stream_release_id(pl_pipeline *p, pl_stream *st)
@@ -1227,7 +1241,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
         s->queue = st->queue;
         s->f.stream = sid;
         if (i + 1 == st->nslots) {
-            s->f.buffer = s->pinned ? pl_host_map(first) : pl_host_alloc(first, 0);
+            s->f.buffer = codestream_buffer(st, s->pinned, first);
             if (!s->f.buffer) {
                 stream_release_id(p, st);
                 return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for a frame of %zu bytes",
@@ -1284,8 +1298,7 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
 {
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
-    /* GPU engine: a mapping that the provisioner pins once the frame is back in the pool. */
-    uint8_t *nb = s->pinned ? pl_host_map(bytes) : pl_host_alloc(bytes, 0);
+    uint8_t *nb = codestream_buffer(st, s->pinned, bytes);
     if (!nb)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", bytes);
     if (keep > f->capacity)

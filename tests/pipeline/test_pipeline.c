@@ -1329,7 +1329,9 @@ static void test_provisioning(void)
     const unsigned frames = 6;
     const size_t first = (size_t)1 << 20;
     const int gpu = pl_uses_gpu(p);
-    pl_stream_config sc = {.name = "provision", .backpressure = PL_BLOCK, .frames = frames,
+    /* A live stream: its frames are plain mappings until the provisioner pins them. Each
+     * frame is delivered before the next is taken, so that none is dropped. */
+    pl_stream_config sc = {.name = "provision", .backpressure = PL_DROP_OLDEST, .frames = frames,
                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL}};
     int sid;
     xsf_error err;
@@ -1339,11 +1341,13 @@ static void test_provisioning(void)
     CHECK(ss.pool_bytes == first && ss.pool_pinned_bytes == (gpu ? first : 0),
           "no frame yet: %zu bytes in the pool, %zu pinned (want %zu, %zu)", ss.pool_bytes,
           ss.pool_pinned_bytes, first, gpu ? first : 0);
-    for (int i = 0; data && i < 8; i++)
+    for (int i = 0; data && i < 8; i++) {
         submit_copy(p, sid, data, len);
-    pl_stream_finish(p, sid);
+        pl_stream_finish(p, sid);
+    }
     ss = pool_settled(p, sid);
-    CHECK(ss.delivered == 8, "%llu of 8 frames delivered", (unsigned long long)ss.delivered);
+    CHECK(ss.delivered == 8 && ss.dropped_total == 0, "%llu of 8 frames delivered, %llu dropped",
+          (unsigned long long)ss.delivered, (unsigned long long)ss.dropped_total);
     CHECK(ss.pool_bytes >= first && ss.pool_bytes <= frames * first && ss.pool_bytes % first == 0,
           "after 8 frames: %zu bytes in the pool (1 to %u frames of %zu)", ss.pool_bytes, frames, first);
     CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0), "after 8 frames: %zu of %zu bytes pinned",
@@ -1365,6 +1369,16 @@ static void test_provisioning(void)
     CHECK(gpu ? ps.pins > 0 && ps.pinned_bytes >= ss.pool_pinned_bytes : ps.pins == 0,
           "pin statistics: %llu pins, %llu bytes pinned now", (unsigned long long)ps.pins,
           (unsigned long long)ps.pinned_bytes);
+    pl_stream_remove(p, sid, NULL);
+
+    /* A stream that may wait (a file) pins its own frames as they are taken: pinned at once,
+     * before the provisioner could have come. */
+    sc.backpressure = PL_BLOCK;
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    pl_frame_discard(p, pl_frame_acquire(p, sid, 2 * first));
+    pl_stream_stats_get(p, sid, &ss); /* not waited for */
+    CHECK(ss.pool_bytes == 3 * first && ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
+          "a waiting stream's grown frame: %zu of %zu bytes pinned at once", ss.pool_pinned_bytes, ss.pool_bytes);
     pl_stream_remove(p, sid, NULL);
     holder_release_all(&h);
     pl_destroy(p);
