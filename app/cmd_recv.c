@@ -4,13 +4,14 @@
  * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
 #define _POSIX_C_SOURCE 200809L /* sigaction, nanosleep */
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <errno.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -65,10 +66,10 @@ static void usage(FILE *f)
         "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
         "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
         "  --contexts N          decoder contexts per GPU (default 3; with --slices, streams + 2)\n"
-        "  --gpu-sync W          how decoder threads wait for the GPU: block (default: they\n"
-        "                        sleep, leaving the cores to the receiving threads), spin\n"
-        "                        (lowest latency, a core each while waiting), yield, or auto\n"
-        "                        (CUDA's heuristic: spins with a few contexts)\n"
+        "  --gpu-sync W          how decoder threads wait for the GPU: spin (the lowest latency,\n"
+        "                        a core each while waiting; the default while the decoder\n"
+        "                        contexts are at most a quarter of the cores), block (they\n"
+        "                        sleep; the default with more), yield, or auto (CUDA's choice)\n"
         "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
         "                        arrive (progressive streams; the picture is the same)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
@@ -136,6 +137,7 @@ typedef struct recv_args {
     const char *stats_json;
     const char *frame_log;
     long pinned_mib; /* -1: not given */
+    int gpu_sync_given;
     pl_config pl;
     int display, no_vsync, colour_given;
     long delay_ms;
@@ -195,9 +197,7 @@ static stream_args *current(recv_args *a, int source_token)
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
-    /* Live reception: the receiving threads need the cores more than the decoder threads
-     * need the few microseconds a spinning wait saves (16.7 ms a frame at 60 Hz). */
-    a->pl.gpu_sync = PL_GPU_SYNC_BLOCK;
+    a->gpu_sync_given = 0; /* the default is chosen once the contexts are known */
     a->pinned_mib = -1;
     a->delay_ms = 40;
     a->timeout = 5;
@@ -344,6 +344,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
                 return 2;
             }
             a->pl.gpu_sync = (pl_gpu_sync)m;
+            a->gpu_sync_given = 1;
         } else if (!strcmp(arg, "--contexts")) {
             COUNT(1, 64, a->pl.contexts_per_gpu);
         } else if (!strcmp(arg, "--threads")) {
@@ -885,6 +886,15 @@ int cmd_recv(int argc, char **argv)
      * least, and some for whole frames. */
     if (a.slices && !a.pl.contexts_per_gpu)
         a.pl.contexts_per_gpu = (unsigned)(a.n + 2 > 3 ? a.n + 2 : 3);
+    /* Decoder threads spin on the GPU while they are few: on the H100 machines spinning took
+     * one stream's p99 from 1.7-4.0 ms to 1.4-3.2 ms and 16 streams' from 6.8-43 ms to
+     * 4.6-30 ms, for about a core (BENCHMARKS.md, "Session 22 runs"). Many threads (--slices
+     * with many streams) sleep, leaving the cores to the receiving threads. */
+    if (!a.gpu_sync_given) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        const unsigned contexts = a.pl.contexts_per_gpu ? a.pl.contexts_per_gpu : 3;
+        a.pl.gpu_sync = (long)contexts * 4 <= cores ? PL_GPU_SYNC_SPIN : PL_GPU_SYNC_BLOCK;
+    }
     /* Pinning memory while streams run holds the CUDA driver from the decoders (a live
      * stream then drops frames): by default enough for UHD frames and pictures is pinned
      * before the first packet (PINNED_PER_STREAM_MIB a stream, PINNED_PICTURES_MIB), in

@@ -110,7 +110,7 @@ static pl_pipeline *make_pipeline(void)
     c.engine = engine;
     c.cpu_threads = 3;
     c.contexts_per_gpu = 3;
-    c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv`: every GPU test waits blocking */
+    c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv` with many contexts: the tests wait blocking */
     pl_pipeline *p;
     xsf_error err;
     xsf_error_clear(&err);
