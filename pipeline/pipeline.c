@@ -126,10 +126,10 @@ struct pl_pipeline {
     int nstreams;
     pl_stream streams[PL_MAX_STREAMS];
     char desc[512];
-    /* The provisioner (GPU engine): a thread that pins and allocates, ahead of the frames
-     * that will need it, the memory a stream's size calls for, and unpins what was given
-     * up, so that neither the receiving threads nor the decoders wait on the CUDA driver's
-     * lock for it (see provision_main). */
+    /* The provisioner (GPU engine): a thread that pins live streams' buffers once their
+     * frames are free, keeps each GPU's picture pool filled and unpins what was given up,
+     * so that receiving threads never wait on the CUDA driver's lock for it (see "the
+     * provisioner" below). */
     pthread_t prov;
     int prov_started;
     int prov_wake;
