@@ -78,6 +78,16 @@ check $? "pcap: the received codestreams differ"
 timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap.yuv -q 2> /dev/null &&
     timeout 60 "$xsflow" decode "$src" -o ref.yuv -q && cmp -s ref.yuv pcap.yuv
 check $? "pcap: the decoded frames differ from xsflow decode's"
+# --frame-log: the header, then one line a frame, in order, each frame's stage
+# times in the order the stages come.
+timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap2.yuv --frame-log frames.csv -q 2> /dev/null
+check $? "frame log: recv"
+head -1 frames.csv | grep -q '^stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns$'
+check $? "frame log: header '$(head -1 frames.csv)'"
+awk -F, 'NR > 1 { n++; if ($1 != 0 || $2 != n - 1 || $4 <= 0 || $6 < $5 || $7 < $6 || $8 < $7 ||
+                        $10 < $8 || $11 < $10 || ($9 && ($9 < $8 || $9 > $10))) bad++ }
+         END { exit !(n == 5 && !bad) }' frames.csv
+check $? "frame log: 5 frames in order with their stages in order ($(sed -n 2p frames.csv))"
 
 # Interlaced (issue 12 item 4): the ten codestreams of expected.jxs as five
 # frames of two 320x180 fields each.
