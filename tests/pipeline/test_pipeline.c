@@ -759,6 +759,45 @@ typedef struct ref_frame {
     uint16_t *plane[XS_MAX_COMPONENTS];
 } ref_frame;
 
+/* The codestreams of a clip (at most `max`) decoded by the C decoder: each
+ * one's picture (tight rows), offset, length and header length (its picture
+ * header and first slice header marker). Returns how many; *end is where
+ * reading stopped (len when every codestream was read). */
+static size_t load_refs(xs_decoder *dec, const uint8_t *data, size_t len, ref_frame *ref, size_t *off_of,
+                        size_t *len_of, size_t *header_of, size_t max, size_t *end)
+{
+    size_t nref = 0, off = 0;
+    memset(ref, 0, max * sizeof *ref);
+    while (off < len && nref < max) {
+        size_t used;
+        const xs_image *img;
+        xs_layout lay;
+        xsf_error lerr;
+        xsf_error_clear(&lerr);
+        if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
+            xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
+            break;
+        ref_frame *r = &ref[nref];
+        r->nc = img->nc;
+        for (int k = 0; k < img->nc; k++) {
+            r->width[k] = img->width[k];
+            r->height[k] = img->height[k];
+            r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+            for (int y = 0; r->plane[k] && y < img->height[k]; y++)
+                memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
+                       (size_t)img->width[k] * sizeof(uint16_t));
+        }
+        off_of[nref] = off;
+        len_of[nref] = used;
+        header_of[nref] = lay.slice_offset[0] + 2; /* the header and the first SLH marker */
+        xs_layout_free(&lay);
+        nref++;
+        off += used;
+    }
+    *end = off;
+    return nref;
+}
+
 typedef struct checker {
     pthread_mutex_t mu;
     const ref_frame *ref;
@@ -819,34 +858,8 @@ static void test_partial_frames(void)
             continue;
         /* The codestreams of the clip and their reference pictures. */
         ref_frame ref[16];
-        size_t off_of[16], len_of[16], header_of[16], nref = 0, off = 0;
-        memset(ref, 0, sizeof ref);
-        while (off < len && nref < 16) {
-            size_t used;
-            const xs_image *img;
-            xs_layout lay;
-            xsf_error lerr;
-            xsf_error_clear(&lerr);
-            if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
-                xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
-                break;
-            ref_frame *r = &ref[nref];
-            r->nc = img->nc;
-            for (int k = 0; k < img->nc; k++) {
-                r->width[k] = img->width[k];
-                r->height[k] = img->height[k];
-                r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
-                for (int y = 0; r->plane[k] && y < img->height[k]; y++)
-                    memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
-                           (size_t)img->width[k] * sizeof(uint16_t));
-            }
-            off_of[nref] = off;
-            len_of[nref] = used;
-            header_of[nref] = lay.slice_offset[0] + 2; /* the header and the first SLH marker */
-            xs_layout_free(&lay);
-            nref++;
-            off += used;
-        }
+        size_t off_of[16], len_of[16], header_of[16], off;
+        const size_t nref = load_refs(dec, data, len, ref, off_of, len_of, header_of, 16, &off);
         CHECK(nref > 0 && off == len, "%s: %zu codestreams read", names[v], nref);
         checker c;
         memset(&c, 0, sizeof c);
@@ -1171,34 +1184,8 @@ static void test_placements(void)
         if (!data)
             continue;
         ref_frame ref[8];
-        size_t off_of[8], len_of[8], header_of[8], nref = 0, off = 0;
-        memset(ref, 0, sizeof ref);
-        while (off < len && nref < 8) {
-            size_t used;
-            const xs_image *img;
-            xs_layout lay;
-            xsf_error lerr;
-            xsf_error_clear(&lerr);
-            if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK ||
-                xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
-                break;
-            ref_frame *r = &ref[nref];
-            r->nc = img->nc;
-            for (int k = 0; k < img->nc; k++) {
-                r->width[k] = img->width[k];
-                r->height[k] = img->height[k];
-                r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
-                for (int y = 0; r->plane[k] && y < img->height[k]; y++)
-                    memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
-                           (size_t)img->width[k] * sizeof(uint16_t));
-            }
-            off_of[nref] = off;
-            len_of[nref] = used;
-            header_of[nref] = lay.slice_offset[0] + 2;
-            xs_layout_free(&lay);
-            nref++;
-            off += used;
-        }
+        size_t off_of[8], len_of[8], header_of[8], off;
+        const size_t nref = load_refs(dec, data, len, ref, off_of, len_of, header_of, 8, &off);
         CHECK(nref > 0 && off == len, "%s: %zu codestreams read", names[v], nref);
         for (size_t pi = 0; nref && pi < sizeof placements / sizeof *placements; pi++) {
             const pl_placement where = placements[pi];
