@@ -298,28 +298,10 @@ out:
     xs_layout_free(&lay);
 }
 
-typedef struct decoders {
-    xs_decoder *c;
-    xs_gpu_decoder *g;
-} decoders;
-
-static void check_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
-{
-    const decoders *d = ctx;
-    check_codestream(d->c, d->g, cs, len, name);
-}
-
 /* Each codestream of the directory's files on its own. */
 static int run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir)
 {
-    decoders d = {c, g};
-    int frames;
-    const int files = vf_each_codestream(dir, check_one, &d, &frames);
-    if (files < 0)
-        printf("no directory %s: skipped\n", dir);
-    else
-        printf("%s: %d files, %d codestreams decoded incrementally\n", dir, files, frames);
-    return files;
+    return vf_check_dir(c, g, dir, check_codestream, "decoded incrementally");
 }
 
 int main(int argc, char **argv)

@@ -79,4 +79,33 @@ static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8
     return files;
 }
 
+/* The C and the GPU decoder, for checks that compare them. */
+typedef void (*vf_pair_check)(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name);
+typedef struct vf_pair {
+    xs_decoder *c;
+    xs_gpu_decoder *g;
+    vf_pair_check check;
+} vf_pair;
+
+static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
+{
+    const vf_pair *d = ctx;
+    d->check(d->c, d->g, cs, len, name);
+}
+
+/* check() on each codestream of the directory's files, on its own; says how
+ * many were `what` ("decoded into caller planes"). Returns the files read,
+ * -1 (and a line saying it is skipped) without the directory. */
+static int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
+{
+    vf_pair d = {c, g, check};
+    int frames;
+    const int files = vf_each_codestream(dir, vf_pair_one, &d, &frames);
+    if (files < 0)
+        printf("no directory %s: skipped\n", dir);
+    else
+        printf("%s: %d files, %d codestreams %s\n", dir, files, frames, what);
+    return files;
+}
+
 #endif
