@@ -103,13 +103,15 @@ static void test_gpu_sync(void)
     }
 }
 
-static pl_pipeline *make_pipeline(void)
+/* The tests' pipeline, with `reserve` bytes of pinned host memory taken at creation. */
+static pl_pipeline *make_pipeline_reserving(size_t reserve)
 {
     pl_config c;
     memset(&c, 0, sizeof c);
     c.engine = engine;
     c.cpu_threads = 3;
     c.contexts_per_gpu = 3;
+    c.pinned_reserve_bytes = reserve;
     c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv` with many contexts: the tests wait blocking */
     pl_pipeline *p;
     xsf_error err;
@@ -119,6 +121,11 @@ static pl_pipeline *make_pipeline(void)
         return NULL;
     }
     return p;
+}
+
+static pl_pipeline *make_pipeline(void)
+{
+    return make_pipeline_reserving(0);
 }
 
 /* 1. Files through the pipeline to the writer: equal to the C decoder. */
@@ -1298,10 +1305,11 @@ static pl_stream_stats pool_settled(pl_pipeline *p, int sid)
     return ss;
 }
 
-/* 9. With the GPU engine nothing pins memory but the provisioner: every
- * codestream buffer a stream has used is pinned once it is back in the pool
- * (the first before any frame), again after a frame grew; without a GPU
- * nothing is pinned. The buffers are those frames took, never more. */
+/* 9. Pinned memory with the GPU engine: a live stream's codestream buffers
+ * are pinned by the provisioner once back in the pool (the first before any
+ * frame, again after a frame grew); a stream that may wait pins its own at
+ * once; with a reserve, frames are carved from it pinned already. Without a
+ * GPU nothing is pinned. The buffers are those frames took, never more. */
 static void test_provisioning(void)
 {
     pl_pipeline *p = make_pipeline();
@@ -1372,16 +1380,16 @@ static void test_provisioning(void)
 
     /* With a reserve pinned at creation the frames are pinned as they are taken: nothing
      * waits for the provisioner, and the pool is pinned at once. */
-    pl_config c;
-    memset(&c, 0, sizeof c);
-    c.engine = engine;
-    c.cpu_threads = 3;
-    c.contexts_per_gpu = 3;
-    c.pinned_reserve_bytes = (size_t)32 << 20;
-    CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create with a reserve: %s", err.msg);
+    const size_t reserve = (size_t)32 << 20;
+    p = make_pipeline_reserving(reserve);
+    CHECK(p != NULL, "pipeline with a reserve");
+    if (!p) {
+        free(data);
+        return;
+    }
     pl_pin_stats before_ps;
     pl_pin_stats_get(&before_ps);
-    CHECK(gpu ? before_ps.reserve_bytes >= c.pinned_reserve_bytes : before_ps.reserve_bytes == 0,
+    CHECK(gpu ? before_ps.reserve_bytes >= reserve : before_ps.reserve_bytes == 0,
           "reserve of %llu bytes", (unsigned long long)before_ps.reserve_bytes);
     holder_init(&h);
     CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
