@@ -48,8 +48,8 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
     const T *ll = plane_ptr<T>(a.ll, blockIdx.z);
     const T *hi = plane_ptr<T>(a.hi, blockIdx.z);
     T *img = plane_ptr<T>(a.image, blockIdx.z);
-    const int p0 = blockIdx.y * a.chunk_pairs;
-    const int p1 = min(p0 + a.chunk_pairs, hl);
+    const int p0 = a.pair_first + blockIdx.y * a.chunk_pairs;
+    const int p1 = min(p0 + a.chunk_pairs, min(a.pair_end, hl));
 
     /* the four bands of pair row t: LL, HL (row re), LH, HH (row ro) */
     auto load = [&](int t, T(&b)[4][PAIRS]) {
@@ -140,8 +140,8 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_FWD)
     const T *img = plane_ptr<T>(a.image, blockIdx.z);
     T *ll = plane_ptr<T>(a.ll, blockIdx.z);
     T *hi = plane_ptr<T>(a.hi, blockIdx.z);
-    const int p0 = blockIdx.y * a.chunk_pairs;
-    const int p1 = min(p0 + a.chunk_pairs, hl);
+    const int p0 = a.pair_first + blockIdx.y * a.chunk_pairs;
+    const int p1 = min(p0 + a.chunk_pairs, min(a.pair_end, hl));
 
     auto load = [&](int t, T(&r)[2][2 * PAIRS]) {
         load_line(img + (long long)fold(2 * t, h) * a.image.pitch, jb, w, true, r[0]);
@@ -310,7 +310,7 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
     const long long row = (long long)blockIdx.x * a.warps_per_block + warp;
     if (row >= (long long)a.height * a.planes)
         return;
-    const int plane = (int)(row / a.height), y = (int)(row % a.height);
+    const int plane = (int)(row / a.height), y = a.row_first + (int)(row % a.height);
     T *stage = a.stage_global ? static_cast<T *>(a.stage_global) + row * a.stage_elems
                               : reinterpret_cast<T *>(smem_rows) + (long long)warp * a.stage_elems;
     const T *src = plane_ptr<T>(a.src, plane) + (long long)y * a.src.pitch;
@@ -350,10 +350,11 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
 
 template <class F> cudaError_t launch_level2d(bool inverse, const level2d_args &a, cudaStream_t s)
 {
-    const int wl = (a.width + 1) / 2, hl = (a.height + 1) / 2;
+    const int wl = (a.width + 1) / 2;
     const int strips = (wl + VALID - 1) / VALID;
-    const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS,
-                    (hl + a.chunk_pairs - 1) / a.chunk_pairs, a.planes);
+    const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS, level2d_chunks(a), a.planes);
+    if (grid.y == 0)
+        return cudaSuccess;
     if (inverse)
         level2d_inverse<F><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a);
     else
@@ -374,6 +375,8 @@ cudaError_t launch_rows(bool inverse, const rows_args &a, size_t smem, cudaStrea
 {
     const long long rows = (long long)a.height * a.planes;
     const unsigned blocks = (unsigned)((rows + a.warps_per_block - 1) / a.warps_per_block);
+    if (blocks == 0)
+        return cudaSuccess;
     rows_kernel<F><<<blocks, a.warps_per_block * 32, smem, s>>>(a, inverse);
     return cudaGetLastError();
 }

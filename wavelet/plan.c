@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "wavelet.h"
+#include "wavelet_internal.h"
 
 /* Columns gathered at once for the vertical pass: contiguous reads of a few
  * cache lines per row instead of one sample per row. */
@@ -93,6 +94,41 @@ void wav_level_input_size(const wav_plan_desc *d, int level, size_t *width, size
     const int prev = level > 0 ? level - 1 : 0;
     *width = wav_low_len(d->width, prev);
     *height = wav_low_len(d->height, prev < d->levels_v ? prev : d->levels_v);
+}
+
+int wav_row_splitting_levels(const wav_plan_desc *d)
+{
+    int v = 0;
+    while (v < d->levels_v && wav_low_len(d->height, v) >= 2)
+        v++;
+    return v;
+}
+
+void wav_inverse_final_levels(const wav_plan_desc *d, size_t rows_in, size_t ll[WAV_MAX_LEVELS + 1])
+{
+    const int v = wav_row_splitting_levels(d);
+    if (rows_in >= d->height) {
+        for (int l = 0; l <= v; l++)
+            ll[l] = wav_low_len(d->height, l);
+        return;
+    }
+    /* Output pair p of a vertical inverse level needs its input pairs up to
+     * p + lag: the lifting steps of the filter, two halves per pair. */
+    const size_t lag = d->filter == WAV_FILTER_53 ? 1 : 2;
+    const size_t low = rows_in >> d->levels_v, rh = wav_low_len(d->height, v);
+    ll[v] = d->levels_h == 0 ? rows_in : low < rh ? low : rh;
+    for (int l = v; l >= 1; l--) {
+        const size_t high = rows_in >> l, n = ll[l] < high ? ll[l] : high;
+        const size_t pairs = n > lag ? n - lag : 0, h = wav_low_len(d->height, l - 1);
+        ll[l - 1] = 2 * pairs < h ? 2 * pairs : h;
+    }
+}
+
+size_t wav_inverse_rows_final(const wav_plan_desc *desc, size_t rows_in)
+{
+    size_t ll[WAV_MAX_LEVELS + 1];
+    wav_inverse_final_levels(desc, rows_in, ll);
+    return ll[0];
 }
 
 xsf_status wav_plan_create(wav_plan **plan, const wav_plan_desc *desc, xsf_error *err)

@@ -19,6 +19,7 @@
 
 #include "wavelet_cuda.h"
 #include "wavelet_cuda_internal.h"
+#include "wavelet_internal.h"
 
 /* named (not anonymous): wav_cuda_plan, a global type, holds schedules */
 namespace wav_schedule
@@ -134,9 +135,7 @@ void build(wav_cuda_plan *p, extent &t0, extent &t1, bool &need_s)
 {
     const wav_plan_desc &d = p->desc;
     const int W = (int)d.width, H = (int)d.height, L = d.levels_h;
-    int V = 0;
-    while (V < d.levels_v && wav_low_len(d.height, V) >= 2)
-        V++;
+    const int V = wav_row_splitting_levels(&d);
     p->v2d = V;
     const int rw = (int)wav_low_len(d.width, V), rh = (int)wav_low_len(d.height, V);
     extent *te[2] = {&t0, &t1};
@@ -246,6 +245,24 @@ int pick_chunk(const wav_cuda_plan *p, const step &s)
     return (int)c;
 }
 
+/* The chunk for `pairs` pairs of a 2D level run alone (the incremental
+ * inverse: a few rows at a time): short enough to give the resident warps
+ * work, at most the whole-level chunk. */
+int part_chunk(const wav_cuda_plan *p, const step &s, int pairs, int whole_chunk)
+{
+    const long long wl = (s.width + 1) / 2;
+    const long long strips = (wl + wav::LEVEL2D_VALID_PAIRS - 1) / wav::LEVEL2D_VALID_PAIRS;
+    const long long across = strips * (long long)p->desc.planes;
+    long long rows_of_warps = p->resident_warps[1] / (across > 0 ? across : 1);
+    if (rows_of_warps < 1)
+        rows_of_warps = 1;
+    long long c = (pairs + rows_of_warps - 1) / rows_of_warps;
+    c = c < CHUNK_MIN ? CHUNK_MIN : c > whole_chunk ? whole_chunk : c;
+    while ((pairs + c - 1) / c > 65535) /* grid y */
+        c *= 2;
+    return (int)c;
+}
+
 cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wav::surface &to,
                       int x0, int y0, int w, int h, cudaStream_t stream)
 {
@@ -265,10 +282,16 @@ cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wa
     return cudaSuccess;
 }
 
+/* Runs step s on the rows [row0, row1) of its output region (the whole
+ * region: 0, INT_MAX). */
 xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_COUNT],
-                    cudaStream_t stream)
+                    cudaStream_t stream, int row0 = 0, int row1 = 1 << 30)
 {
     const wav_plan_desc &d = p->desc;
+    row1 = row1 < s.height ? row1 : s.height;
+    if (row0 >= row1)
+        return XSF_OK;
+    const bool whole = row0 == 0 && row1 == s.height;
     const bool f53 = d.filter == WAV_FILTER_53;
     cudaError_t e = cudaSuccess;
     const char *what = "";
@@ -282,6 +305,10 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.height = s.height;
         a.chunk_pairs = pick_chunk(p, s);
         a.planes = (int)d.planes;
+        a.pair_first = row0 / 2; /* an output pair is rows 2i, 2i + 1 */
+        a.pair_end = (row1 + 1) / 2;
+        if (!whole)
+            a.chunk_pairs = part_chunk(p, s, a.pair_end - a.pair_first, a.chunk_pairs);
         e = f53 ? wav::launch_level2d_53(s.inverse, a, stream)
                 : wav::launch_level2d_97(s.inverse, a, stream);
         what = "2D level kernel";
@@ -293,7 +320,8 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.dst = buf[s.b];
         a.stage_global = p->rows_smem ? nullptr : p->stage;
         a.width = s.width;
-        a.height = s.height;
+        a.height = row1 - row0;
+        a.row_first = row0;
         a.levels = s.levels;
         a.planes = (int)d.planes;
         a.stage_elems = p->stage_elems;
@@ -305,7 +333,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
     }
     case STEP_COPY_IDENTITY:
     case STEP_COPY_ALL:
-        e = copy_rect(d, buf[s.a], buf[s.b], 0, 0, s.width, s.height, stream);
+        e = copy_rect(d, buf[s.a], buf[s.b], 0, row0, s.width, row1 - row0, stream);
         what = "copy";
         break;
     case STEP_COPY_HIGH1: {
@@ -543,6 +571,45 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
     if (st == XSF_OK)
         st = check_disjoint(plan, src, dst);
     return st != XSF_OK ? st : run(plan, plan->inv, src, dst, stream);
+}
+
+xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
+                                    size_t rows_before, size_t rows_in,
+                                    struct CUstream_st *stream)
+{
+    xsf_status st = check_call(plan, src, dst);
+    if (st == XSF_OK)
+        st = check_disjoint(plan, src, dst);
+    if (st != XSF_OK)
+        return st;
+    if (rows_before > rows_in) {
+        xsf_error_set(&plan->err, XSF_ERR_ARG,
+                      "wavelet (CUDA): rows %zu after %zu: the final rows only grow", rows_in,
+                      rows_before);
+        if (plan->user_err)
+            xsf_error_set(plan->user_err, XSF_ERR_ARG, "%s", plan->err.msg);
+        return XSF_ERR_ARG;
+    }
+    /* Each step computes the rows of its output that became final: its
+     * output's final rows before this call and now (wav_inverse_final_levels:
+     * ll[V] after the row pass, ll[l - 1] after the 2D level l, ll[0] the
+     * picture). The steps read only rows that are final: the output of the
+     * steps before (this call's or earlier calls', kept in the scratch) and
+     * the bands of src. */
+    size_t was[WAV_MAX_LEVELS + 1], now[WAV_MAX_LEVELS + 1];
+    wav_inverse_final_levels(&plan->desc, rows_before, was);
+    wav_inverse_final_levels(&plan->desc, rows_in, now);
+    wav::surface buf[BUF_COUNT];
+    surfaces(plan, src, dst, buf);
+    const schedule &sc = plan->inv;
+    for (int i = 0; i < sc.n && st == XSF_OK; i++) {
+        const step &s = sc.s[i];
+        const int l = s.kind == STEP_2D ? s.level_first - 1
+                      : s.kind == STEP_ROWS ? plan->v2d
+                                            : 0;
+        st = run_step(plan, s, buf, stream, (int)was[l], (int)now[l]);
+    }
+    return st;
 }
 
 int wav_cuda_step_count(const wav_cuda_plan *plan, int inverse)

@@ -76,6 +76,18 @@ static inline size_t wav_low_len(size_t n, int level)
     return n;
 }
 
+/* Incremental inverse (sub-frame latency: a picture whose coefficients
+ * arrive from the top down). The coefficients of image rows [0, rows_in)
+ * are final when every band of vertical level l (1..levels_v) holds its
+ * rows [0, rows_in >> l) and the bands of the horizontal-only levels their
+ * rows [0, rows_in >> levels_v) (JPEG XS: rows_in = precinct rows received
+ * x 2^levels_v); all of them when rows_in >= height. Returns how many rows
+ * [0, n) of the inverse transform's output depend on those coefficients
+ * alone: n = height when rows_in >= height; otherwise the 5/3 gives up one
+ * pair of rows and the 9/7 two at each vertical level, for the lifting's
+ * look-ahead. */
+size_t wav_inverse_rows_final(const wav_plan_desc *desc, size_t rows_in);
+
 /* Size of the region that level `level` (1..levels_h) splits, that is the
  * low-pass band left by level `level` - 1: width and height. */
 void wav_level_input_size(const wav_plan_desc *desc, int level, size_t *width, size_t *height);

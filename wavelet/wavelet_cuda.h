@@ -51,6 +51,20 @@ xsf_status wav_cuda_forward_to(wav_cuda_plan *plan, const void *src, void *dst,
 xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
                                struct CUstream_st *stream);
 
+/* Out of place, a band of rows at a time, for a picture whose coefficients
+ * arrive from the top down (see wav_inverse_rows_final in wavelet.h for
+ * what rows_in means): writes the output rows that become final between
+ * rows_before and rows_in, [wav_inverse_rows_final(rows_before),
+ * wav_inverse_rows_final(rows_in)), and no other row of dst; reads only
+ * the final rows of src's bands. Calls on one picture with rows_before =
+ * the previous call's rows_in (0 at first) and rows_in growing to the
+ * height give the picture of wav_cuda_inverse_to, bit for bit. The levels
+ * in between are kept in the plan's scratch from one call to the next: no
+ * other transform on the plan until the picture's last call. */
+xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
+                                    size_t rows_before, size_t rows_in,
+                                    struct CUstream_st *stream);
+
 /* ---- introspection for benchmarks and tuning ---- */
 
 /* One kernel launch (or copy) of the out-of-place schedule. */

@@ -25,6 +25,9 @@ struct level2d_args {
     int width, height;
     int chunk_pairs; /* pair rows per warp */
     int planes;
+    /* The pairs of rows of `image` computed: [pair_first, pair_end) of the
+     * (height + 1) / 2 (all of them but for the incremental inverse). */
+    int pair_first, pair_end;
 };
 
 /* Horizontal-only levels of a W x H region, each row by one warp: the row is
@@ -34,6 +37,7 @@ struct rows_args {
     surface src, dst;
     void *stage_global; /* planes * H rows of stage_elems, or NULL to use shared memory */
     int width, height, levels, planes;
+    int row_first;   /* the rows run: [row_first, row_first + height) of the region */
     int stage_elems; /* per row, a multiple of 4 */
     int warps_per_block;
 };
@@ -49,6 +53,12 @@ static inline int rows_stage_elems(int width)
     const int a = (width + 3) & ~3, b = (((width + 1) / 2) + 3) & ~3,
               c = (((width + 3) / 4) + 3) & ~3;
     return a + b + c;
+}
+
+/* Chunks of a 2D level launch (its grid's y), shared with the host emulation of the tests. */
+static inline int level2d_chunks(const level2d_args &a)
+{
+    return (a.pair_end - a.pair_first + a.chunk_pairs - 1) / a.chunk_pairs;
 }
 
 cudaError_t launch_level2d_53(bool inverse, const level2d_args &a, cudaStream_t s);

@@ -11,4 +11,28 @@
 #define WAV97_K (1.230174104914001f)
 #define WAV97_INV_K (0.812893066115961f) /* 1/K, rounded once */
 
+#include <stddef.h>
+
+#include "wavelet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The 2D levels that split rows: levels_v, less the levels whose band is
+ * already 1 row high (those split only the horizontal dimension). */
+int wav_row_splitting_levels(const wav_plan_desc *desc);
+
+/* The incremental inverse (wav_inverse_rows_final) level by level: ll[l] for
+ * l = V..0 (V = wav_row_splitting_levels) is how many rows of the low band
+ * left by level l are final when the coefficients of image rows
+ * [0, rows_in) are; ll[V] after the horizontal-only levels, ll[0] the
+ * picture. */
+void wav_inverse_final_levels(const wav_plan_desc *desc, size_t rows_in,
+                              size_t ll[WAV_MAX_LEVELS + 1]);
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

@@ -170,10 +170,9 @@ namespace wav
 {
 template <class F> static cudaError_t emulate_level2d(bool inverse, const level2d_args &a)
 {
-    const int wl = (a.width + 1) / 2, hl = (a.height + 1) / 2;
+    const int wl = (a.width + 1) / 2;
     const int strips = (wl + VALID - 1) / VALID;
-    const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS,
-                    (hl + a.chunk_pairs - 1) / a.chunk_pairs, a.planes);
+    const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS, level2d_chunks(a), a.planes);
     if (grid.y > 65535 || grid.z > 65535)
         return cudaErrorInvalidValue;
     run_grid(grid, LEVEL2D_WARPS * 32, [&] {
