@@ -261,7 +261,7 @@ static void view_deliver(void *ctx, pl_frame *f)
 pl_sink dsp_view_sink(dsp_view *v, int tile, int device_pictures)
 {
     pl_sink s = {view_deliver, NULL, &v->tiles[tile],
-                 device_pictures && dsp_have_interop() ? PL_PICTURE_DEVICE : PL_PICTURE_HOST, NULL};
+                 device_pictures && dsp_have_interop() ? PL_PICTURE_DEVICE : PL_PICTURE_HOST, NULL, NULL};
     return s;
 }
 

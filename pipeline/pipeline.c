@@ -101,6 +101,11 @@ typedef struct pl_stream {
     FILE *frame_log;
 } pl_stream;
 
+/* Marks of a partial frame's rows on a decoder's stream: events recorded
+ * after the work that makes rows final, looked at while the frame arrives
+ * (pl_sink.rows). */
+#define PL_ROW_MARKS 8
+
 typedef struct pl_worker {
     pl_pipeline *p;
     int queue;
@@ -108,6 +113,7 @@ typedef struct pl_worker {
     xs_decoder *cpu;
     xs_gpu_decoder *gpu;
     xs_cuda_stream cs;
+    void *row_event[PL_ROW_MARKS]; /* created with the first partial frame whose sink wants rows */
     pthread_t thread;
     int started;
 } pl_worker;
@@ -335,6 +341,38 @@ static int same_picture_shape(const xs_header *a, const xs_header *b)
 
 static const char field_mismatch[] = "the second field's picture differs from the first's in size or sampling";
 
+/* Lays out field `field`'s picture of shape `sh` where the sink wants it
+ * (borrowing the frame's buffers for all its fields) and has the decoder
+ * write into the device picture when there is one. 0, or the frame
+ * failed. */
+static int prepare_picture(pl_worker *w, pl_slot *s, pl_placement where, int field, const pic_shape *sh,
+                           char *msg, size_t cap)
+{
+    pl_frame *f = &s->f;
+    const size_t samples = picture_samples(sh);
+    const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
+    if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
+        fail(s, msg, cap, "out of pinned host memory for the picture");
+        return -1;
+    }
+    if ((where & PL_PICTURE_DEVICE) && ensure_device(w->p, s, need)) {
+        fail(s, msg, cap, "out of device memory for the picture");
+        return -1;
+    }
+    pl_picture *pic = field ? &f->picture2 : &f->picture;
+    uint16_t *host = (where & PL_PICTURE_HOST) ? (uint16_t *)s->host->ptr + (size_t)field * samples : NULL;
+    uint8_t *dev =
+        (where & PL_PICTURE_DEVICE) ? s->dev->ptr + (size_t)field * samples * sizeof(uint16_t) : NULL;
+    layout_picture(pic, sh, host, dev, w->device);
+    /* Without a device picture the decoder keeps its own planes (decode_gpu
+     * resets it after every frame). */
+    if (dev && xs_gpu_set_output(w->gpu, pic->device_plane, pic->device_pitch_bytes) != XSF_OK) {
+        fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+        return -1;
+    }
+    return 0;
+}
+
 /* The fields of a frame on the GPU. Each picture is written by the
  * decoder straight into the frame's device picture buffer when the sink
  * wants one (xs_gpu_set_output: no copy on the device), else into the
@@ -342,8 +380,11 @@ static const char field_mismatch[] = "the second field's picture differs from th
  * written. The buffers are laid out from the header before the decode and
  * the decoded picture is checked against that layout after it.
  * *begun: a progressive frame whose decoding xs_gpu_decode_begin started
- * (decode_gpu_partial); it ends with xs_gpu_decode_end, which clears it. */
-static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int *begun)
+ * (decode_gpu_partial: its picture laid out already, the host rows
+ * [0, host_rows[c]) downloaded as they became final); it ends with
+ * xs_gpu_decode_end, which clears it. */
+static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int *begun,
+                              const int *host_rows)
 {
     pl_frame *f = &s->f;
     size_t off = 0;
@@ -365,27 +406,10 @@ static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char
         }
         pic_shape shape;
         shape_from_header(&shape, &f->header);
-        const size_t samples = picture_samples(&shape);
-        const size_t need = (size_t)f->fields * samples * sizeof(uint16_t);
-        if ((where & PL_PICTURE_HOST) && ensure_host(w->p, s, need)) {
-            fail(s, msg, cap, "out of pinned host memory for the picture");
+        const int incremental = *begun;
+        if (!incremental && prepare_picture(w, s, where, field, &shape, msg, cap))
             return;
-        }
-        if ((where & PL_PICTURE_DEVICE) && ensure_device(w->p, s, need)) {
-            fail(s, msg, cap, "out of device memory for the picture");
-            return;
-        }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
-        uint16_t *host = (where & PL_PICTURE_HOST) ? (uint16_t *)s->host->ptr + (size_t)field * samples : NULL;
-        uint8_t *dev = (where & PL_PICTURE_DEVICE) ? s->dev->ptr + (size_t)field * samples * sizeof(uint16_t)
-                                                   : NULL;
-        layout_picture(pic, &shape, host, dev, w->device);
-        /* Without a device picture the decoder keeps its own planes (decode_gpu
-         * resets it after every frame). */
-        if (dev && xs_gpu_set_output(w->gpu, pic->device_plane, pic->device_pitch_bytes) != XSF_OK) {
-            fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
-            return;
-        }
         const xsf_status dst = *begun ? xs_gpu_decode_end(w->gpu, f->codestream, bytes, &consumed)
                                       : xs_gpu_decode(w->gpu, f->codestream + off, bytes, &consumed);
         *begun = 0;
@@ -403,11 +427,15 @@ static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char
             return;
         }
         f->t.device_ready = pl_now_ns();
-        if (host) {
+        if (where & PL_PICTURE_HOST) {
             uint16_t *planes[XS_MAX_COMPONENTS] = {0};
-            for (int c = 0; c < pic->nc; c++)
+            int from[XS_MAX_COMPONENTS] = {0}, to[XS_MAX_COMPONENTS] = {0};
+            for (int c = 0; c < pic->nc; c++) {
                 planes[c] = pic->plane[c];
-            if (xs_gpu_download(w->gpu, planes, 1) != XSF_OK) {
+                from[c] = incremental && host_rows ? host_rows[c] : 0; /* the rest of the rows */
+                to[c] = pic->height[c];
+            }
+            if (xs_gpu_download_rows(w->gpu, planes, from, to) != XSF_OK || xs_gpu_sync(w->gpu) != XSF_OK) {
                 fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
                 return;
             }
@@ -417,9 +445,10 @@ static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char
     }
 }
 
-static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun)
+static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap, int begun,
+                       const int *host_rows)
 {
-    decode_gpu_fields(w, s, where, msg, cap, &begun);
+    decode_gpu_fields(w, s, where, msg, cap, &begun, host_rows);
     if (begun) /* refused before its end: the frame under way ends without a picture */
         xs_gpu_decode_abort(w->gpu);
     /* The next frame starts from the decoder's own planes: this frame's
@@ -433,8 +462,11 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
 
 /* A partial frame on the GPU: its slices are decoded as the complete prefix
  * grows (the decoder sleeps on the slot's condition variable in between),
- * the rest once it is whole. Returns with the frame whole, failed or
- * aborted; never while its source may still write into it. */
+ * the rest once it is whole. Its picture is laid out once the header is
+ * in, and the rows each step makes final are downloaded into the host
+ * picture as they are (so that at the end only the last rows remain) and
+ * told to a sink that wants them (pl_sink.rows). Returns with the frame
+ * whole, failed or aborted; never while its source may still write into it. */
 /* A decoder started on a partial frame launches its newly whole slices once
  * a 24th of the codestream (by Lcod; at least 2 KiB, 160 KiB when Lcod is
  * not signalled) more is in, or the frame is whole: every launch costs a few
@@ -443,58 +475,142 @@ static void decode_gpu(pl_worker *w, pl_slot *s, pl_placement where, char *msg, 
 #define PARTIAL_STEPS 24
 #define PARTIAL_STEP_MIN_BYTES ((size_t)2 << 10)
 #define PARTIAL_STEP_BYTES ((size_t)160 << 10)
+/* While rows are on their way to a sink that wants them, the decoder looks
+ * at their events this often between the frame's data. */
+#define ROWS_POLL_NS 50000
+
+typedef struct partial_rows {
+    int nc;
+    int host[XS_MAX_COMPONENTS]; /* host rows whose download is enqueued */
+    int told[XS_MAX_COMPONENTS]; /* rows told to the sink */
+    int mark[PL_ROW_MARKS][XS_MAX_COMPONENTS];
+    unsigned head, tail; /* marks [tail, head) recorded, not yet seen done */
+} partial_rows;
+
+/* After a step: the rows it made final go to the host picture, and a mark
+ * says when they are there (or in device memory) for the sink. */
+static void rows_step(pl_worker *w, pl_slot *s, pl_placement where, const pl_sink *sink, partial_rows *r)
+{
+    int rows[XS_MAX_COMPONENTS];
+    xs_gpu_decode_rows(w->gpu, rows);
+    if (where & PL_PICTURE_HOST) {
+        uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+        for (int c = 0; c < r->nc; c++)
+            planes[c] = s->f.picture.plane[c];
+        if (xs_gpu_download_rows(w->gpu, planes, r->host, rows) != XSF_OK)
+            return; /* the end downloads them */
+        memcpy(r->host, rows, sizeof r->host);
+    }
+    if (!sink->rows || r->head - r->tail == PL_ROW_MARKS || !memcmp(rows, r->told, sizeof r->told))
+        return; /* nothing new, or the marks are all out (the next step's covers these rows) */
+    void **ev = &w->row_event[r->head % PL_ROW_MARKS];
+    if (!*ev)
+        *ev = pl_gpu_event_create();
+    if (*ev && pl_gpu_event_record(*ev, w->cs) == 0)
+        memcpy(r->mark[r->head++ % PL_ROW_MARKS], rows, sizeof rows);
+}
+
+/* Tells the sink the rows of the marks that are done. */
+static void rows_tell(pl_worker *w, pl_slot *s, const pl_sink *sink, partial_rows *r)
+{
+    int done = 0;
+    while (r->tail != r->head && pl_gpu_event_done(w->row_event[r->tail % PL_ROW_MARKS])) {
+        memcpy(r->told, r->mark[r->tail++ % PL_ROW_MARKS], sizeof r->told);
+        done = 1;
+    }
+    if (done)
+        sink->rows(sink->ctx, &s->f, r->told);
+}
 
 static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, char *msg, size_t cap)
 {
     pl_pipeline *p = w->p;
     pl_frame *f = &s->f;
+    const pl_sink *sink = &p->streams[f->stream].sink;
     size_t seen = 0, step = PARTIAL_STEP_BYTES;
     int begun = 0, bad = 0;
+    partial_rows r;
+    memset(&r, 0, sizeof r);
     pthread_mutex_lock(&p->mu);
     for (;;) {
         /* Before begin, any growth may complete the header. */
         s->wake_at = bad ? SIZE_MAX : begun ? seen + step : seen + 1; /* refused: only its end matters */
-        while (s->partial && !s->aborted && s->avail < s->wake_at) {
+        int poll = 0;
+        while (s->partial && !s->aborted && s->avail < s->wake_at && !poll) {
             s->waiting = 1;
-            pthread_cond_wait(&s->cv, &p->mu);
+            if (r.tail != r.head) { /* rows on their way to the sink */
+                struct timespec until;
+                clock_gettime(CLOCK_REALTIME, &until);
+                const uint64_t t = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + ROWS_POLL_NS;
+                until.tv_sec = (time_t)(t / 1000000000u);
+                until.tv_nsec = (long)(t % 1000000000u);
+                poll = pthread_cond_timedwait(&s->cv, &p->mu, &until) != 0;
+            } else {
+                pthread_cond_wait(&s->cv, &p->mu);
+            }
         }
         s->waiting = 0;
         if (s->aborted || !s->partial)
             break;
+        if (s->avail < s->wake_at) { /* woken to look at the rows */
+            pthread_mutex_unlock(&p->mu);
+            rows_tell(w, s, sink, &r);
+            pthread_mutex_lock(&p->mu);
+            continue;
+        }
         const size_t avail = s->avail;
         pthread_mutex_unlock(&p->mu);
         if (!bad) {
-            const xsf_status st = begun ? xs_gpu_decode_more(w->gpu, f->codestream, avail)
-                                        : xs_gpu_decode_begin(w->gpu, f->codestream, avail);
-            if (st == XSF_OK) {
-                if (!begun) {
-                    xs_header h;
-                    xsf_error e;
-                    xsf_error_clear(&e);
-                    if (xs_parse_header(f->codestream, avail, &h, &e) == XSF_OK && h.lcod)
+            xsf_status st = XSF_ERR_AGAIN;
+            if (begun) {
+                st = xs_gpu_decode_more(w->gpu, f->codestream, avail);
+            } else {
+                /* The picture is laid out (and the decoder's output set) before begin:
+                 * its rows are written from then on. */
+                xs_header h;
+                xsf_error e;
+                xsf_error_clear(&e);
+                if (xs_parse_header(f->codestream, avail, &h, &e) == XSF_OK) {
+                    pic_shape shape;
+                    shape_from_header(&shape, &h);
+                    r.nc = shape.nc;
+                    st = prepare_picture(w, s, where, 0, &shape, msg, cap) ? XSF_ERR_INVALID
+                                                                          : xs_gpu_decode_begin(w->gpu, f->codestream, avail);
+                    if (st == XSF_OK && h.lcod)
                         step = h.lcod / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? h.lcod / PARTIAL_STEPS
                                                                                : PARTIAL_STEP_MIN_BYTES;
+                    if (st == XSF_ERR_AGAIN) /* the header parses, the first slice is not in */
+                        xs_gpu_set_output(w->gpu, NULL, NULL);
                 }
+            }
+            if (st == XSF_OK) {
                 begun = 1;
+                rows_step(w, s, where, sink, &r);
             } else if (st != XSF_ERR_AGAIN) { /* final: the frame is refused once whole */
                 bad = 1;
                 begun = 0;
-                fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+                if (!s->failed)
+                    fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
+                xs_gpu_set_output(w->gpu, NULL, NULL);
             }
+            if (sink->rows)
+                rows_tell(w, s, sink, &r);
         }
         seen = avail;
         pthread_mutex_lock(&p->mu);
     }
     const int aborted = s->aborted;
     pthread_mutex_unlock(&p->mu);
-    if (aborted) {
+    if (aborted || bad) {
         if (begun)
             xs_gpu_decode_abort(w->gpu);
+        xs_gpu_set_output(w->gpu, NULL, NULL);
+        /* Its buffers go back to the pool: nothing of it may still run into them. */
+        pl_gpu_stream_sync(w->cs);
         s->failed = 1;
         return;
     }
-    if (!bad)
-        decode_gpu(w, s, where, msg, cap, begun);
+    decode_gpu(w, s, where, msg, cap, begun, begun ? r.host : NULL);
 }
 
 static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
@@ -721,7 +837,7 @@ static void *worker_main(void *arg)
             decode_gpu_partial(w, s, where, msg, msg_cap);
         } else if (where != PL_PICTURE_NONE) {
             if (w->gpu)
-                decode_gpu(w, s, where, msg, msg_cap, 0);
+                decode_gpu(w, s, where, msg, msg_cap, 0, NULL);
             else
                 decode_cpu(w, s, msg, msg_cap);
         } else {
@@ -1113,6 +1229,8 @@ void pl_destroy(pl_pipeline *p)
         if (w->device >= 0)
             pl_gpu_select(w->device);
         xs_gpu_decoder_destroy(w->gpu);
+        for (int k = 0; k < PL_ROW_MARKS; k++)
+            pl_gpu_event_destroy(w->row_event[k]);
         pl_gpu_stream_destroy(w->cs);
         xs_decoder_destroy(w->cpu);
     }

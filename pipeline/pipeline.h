@@ -50,7 +50,9 @@
  * stream's order from pl_frame_submit_partial. A GPU decoder that takes a
  * partial frame decodes its slices as the prefix grows (it sleeps on a
  * condition variable between updates, no spinning; xs_gpu_decode_begin /
- * more / end) and finishes when the frame is whole; the CPU stage, and a
+ * more / end), with the picture rows they make final (downloaded into the
+ * host picture as they are, told to a sink that asks: pl_sink.rows), and
+ * finishes when the frame is whole; the CPU stage, and a
  * sink that wants no picture, wait for the whole frame and decode it as
  * usual. The picture is the same either way. Backpressure: a partial frame
  * counts as waiting, but PL_DROP_OLDEST never drops one that is still being
@@ -151,13 +153,25 @@ typedef struct pl_frame pl_frame;
  * once every frame of the stream has been delivered. refused() (optional)
  * is called in deliver()'s place and order, on the same thread, for a frame
  * the decoder refused, with the decoder's message; the frame goes back to
- * the pool when it returns (the sink does not release it). */
+ * the pool when it returns (the sink does not release it).
+ * rows() (optional) hears of a partial frame decoded on the GPU as it
+ * arrives (see "Partial frames"): rows [0, rows[c]) of each component of
+ * frame->picture are final where the sink wants the picture (host rows
+ * downloaded, device rows written), while later rows are still arriving.
+ * Called on the decoder's thread, between the frame's data and at least
+ * every 50 us while rows are on their way, with growing rows; not for
+ * the last rows (deliver() says the picture is whole). The frame is the
+ * pipeline's until deliver(): read its rows there and then, copy what is
+ * needed, keep no pointer. It may come before the previous frame's
+ * deliver(), and for a frame that is then dropped (its source gave up on
+ * it) or refused (the decoder found bad data after those rows). */
 typedef struct pl_sink {
     void (*deliver)(void *ctx, pl_frame *frame);
     void (*finish)(void *ctx);
     void *ctx;
     pl_placement placement;
     void (*refused)(void *ctx, const pl_frame *frame, const char *why);
+    void (*rows)(void *ctx, const pl_frame *frame, const int rows[XS_MAX_COMPONENTS]);
 } pl_sink;
 
 typedef struct pl_stream_config {

@@ -384,6 +384,35 @@ int pl_gpu_stream_sync(xs_cuda_stream s)
     return cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess ? 0 : -1;
 }
 
+void *pl_gpu_event_create(void)
+{
+    cudaEvent_t e = NULL;
+    if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return (void *)e;
+}
+
+void pl_gpu_event_destroy(void *e)
+{
+    if (e)
+        cudaEventDestroy((cudaEvent_t)e);
+}
+
+int pl_gpu_event_record(void *e, xs_cuda_stream s)
+{
+    return cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s) == cudaSuccess ? 0 : -1;
+}
+
+int pl_gpu_event_done(void *e)
+{
+    const cudaError_t r = cudaEventQuery((cudaEvent_t)e);
+    if (r != cudaSuccess && r != cudaErrorNotReady)
+        cudaGetLastError();
+    return r == cudaSuccess;
+}
+
 #else /* no CUDA */
 
 int pl_gpu_count(void)
@@ -479,6 +508,28 @@ int pl_gpu_stream_sync(xs_cuda_stream s)
 {
     (void)s;
     return -1;
+}
+
+void *pl_gpu_event_create(void)
+{
+    return NULL;
+}
+
+void pl_gpu_event_destroy(void *e)
+{
+    (void)e;
+}
+
+int pl_gpu_event_record(void *e, xs_cuda_stream s)
+{
+    (void)e, (void)s;
+    return -1;
+}
+
+int pl_gpu_event_done(void *e)
+{
+    (void)e;
+    return 1;
 }
 
 #endif

@@ -47,5 +47,12 @@ void *pl_gpu_alloc(size_t bytes);
 void pl_gpu_free(void *ptr);
 /* Waits for `s`; 0 on success. */
 int pl_gpu_stream_sync(xs_cuda_stream s);
+/* An event on the current device that tells when the work enqueued on a
+ * stream before it was recorded has run (NULL on failure, and without
+ * CUDA). record: 0 on success; done: 1 once that work has run. */
+void *pl_gpu_event_create(void);
+void pl_gpu_event_destroy(void *e);
+int pl_gpu_event_record(void *e, xs_cuda_stream s);
+int pl_gpu_event_done(void *e);
 
 #endif

@@ -424,7 +424,7 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
 pl_sink pl_writer_sink(pl_writer *wr)
 {
     pl_sink s = {writer_deliver, writer_finish, wr,
-                 wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST, NULL};
+                 wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST, NULL, NULL};
     return s;
 }
 
@@ -522,6 +522,6 @@ static void null_deliver(void *ctx, pl_frame *f)
 
 pl_sink pl_null_sink(pl_placement placement)
 {
-    pl_sink s = {null_deliver, NULL, NULL, placement, NULL};
+    pl_sink s = {null_deliver, NULL, NULL, placement, NULL, NULL};
     return s;
 }

@@ -651,6 +651,7 @@ struct gpu_output_params {
     uint16_t *out[XS_MAX_COMPONENTS];
     size_t pitch[XS_MAX_COMPONENTS]; /* in samples */
     int vec_store;                   /* bit c: plane c and its pitch are 8-byte aligned */
+    int y0[XS_MAX_COMPONENTS], y1[XS_MAX_COMPONENTS]; /* the rows written: [y0, y1) */
     long long dco, t1, t2;
     int e;
 };
@@ -711,9 +712,9 @@ __device__ __forceinline__ void output_rct(const gpu_output_params &op, int32_t 
 __global__ void xs_output(const __grid_constant__ gpu_output_params op, int32_t *const *coef)
 {
     const int c = blockIdx.z;
-    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = blockIdx.y;
+    const int x = 4 * (blockIdx.x * blockDim.x + threadIdx.x), y = op.y0[c] + (int)blockIdx.y;
     const int w = op.width[c];
-    if (x >= w || y >= op.height[c] || (op.cpih == 1 && c > 0 && c < 3))
+    if (x >= w || y >= op.y1[c] || (op.cpih == 1 && c > 0 && c < 3))
         return; /* with the RCT, component 0's threads write all three */
     const size_t i = (size_t)y * w + x;
     const int n = min(4, w - x);
@@ -806,6 +807,11 @@ struct xs_gpu_decoder {
         int fallback;      /* it outgrew the codestream buffer: decoded whole at the end */
         int next_slice;    /* slices [0, next_slice) are walked, uploaded and launched */
         size_t offset;     /* where slice next_slice starts */
+        /* Rows released as they are final: per component, the coefficient
+         * rows entropy-decoded (wav_inverse_rows_final's rows_in) and the
+         * output rows written, by the work enqueued so far. */
+        size_t coef_rows[XS_MAX_COMPONENTS];
+        int out_rows[XS_MAX_COMPONENTS];
     } inc;
 };
 
@@ -1077,12 +1083,50 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
     return XSF_OK;
 }
 
+/* The output stage for rows [y0[c], y1[c]) of each component, into the
+ * frame's planes (d->img, chosen by check_output). */
+static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[])
+{
+    const xs_geometry *g = &d->geom;
+    const xs_header *h = &d->hdr;
+    gpu_output_params op = {};
+    op.nc = g->nc;
+    op.cpih = h->cpih;
+    op.bw = h->bw;
+    op.tnlt = h->tnlt;
+    op.dco = (long long)h->nlt_alpha - (long long)h->nlt_sigma * 32768;
+    op.t1 = h->nlt_t1;
+    op.t2 = h->nlt_t2;
+    op.e = h->nlt_e;
+    int maxw = 1, rows = 0;
+    for (int c = 0; c < g->nc; c++) {
+        op.width[c] = g->comp[c].width;
+        op.height[c] = g->comp[c].height;
+        op.depth[c] = h->depth[c];
+        uint16_t *plane = d->img.plane[c];
+        const size_t pitch = d->img.pitch_bytes[c];
+        op.out[c] = plane;
+        op.pitch[c] = pitch / sizeof(uint16_t);
+        if ((uintptr_t)plane % 8 == 0 && pitch % 8 == 0)
+            op.vec_store |= 1 << c;
+        op.y0[c] = y0[c];
+        op.y1[c] = y1[c];
+        maxw = op.width[c] > maxw ? op.width[c] : maxw;
+        rows = y1[c] - y0[c] > rows ? y1[c] - y0[c] : rows;
+    }
+    if (rows == 0)
+        return XSF_OK;
+    dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)rows, (unsigned)g->nc);
+    xs_output<<<ogrid, 128, 0, d->stream>>>(op, d->d_pix);
+    CUDA_TRY(cudaGetLastError());
+    return XSF_OK;
+}
+
 /* The whole picture after its entropy decoding: the inverse DWT per
  * component group, the output stage, and the error words read back. */
 static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
 {
     const xs_geometry *g = &d->geom;
-    const xs_header *h = &d->hdr;
     cudaStream_t cs = d->stream;
     size_t at = 0;
     for (int c = 0; c < g->nc; c++) {
@@ -1096,47 +1140,76 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
     }
     if (timed)
         mark(d, 6);
-    gpu_output_params op = {};
-    const int caller = d->out.set;
-    op.nc = g->nc;
-    op.cpih = h->cpih;
-    op.bw = h->bw;
-    op.tnlt = h->tnlt;
-    op.dco = (long long)h->nlt_alpha - (long long)h->nlt_sigma * 32768;
-    op.t1 = h->nlt_t1;
-    op.t2 = h->nlt_t2;
-    op.e = h->nlt_e;
-    int maxw = 1, maxh = 1;
-    for (int c = 0; c < g->nc; c++) {
-        op.width[c] = g->comp[c].width;
-        op.height[c] = g->comp[c].height;
-        op.depth[c] = h->depth[c];
-        /* check_output has made sure the planes are there and hold the rows. */
-        uint16_t *plane = caller ? d->out.plane[c] : d->own_plane[c];
-        const size_t pitch = caller ? d->out.pitch_bytes[c] : d->own_pitch[c];
-        op.out[c] = plane;
-        op.pitch[c] = pitch / sizeof(uint16_t);
-        if ((uintptr_t)plane % 8 == 0 && pitch % 8 == 0)
-            op.vec_store |= 1 << c;
-        d->img.plane[c] = plane;
-        d->img.pitch_bytes[c] = pitch;
-        maxw = op.width[c] > maxw ? op.width[c] : maxw;
-        maxh = op.height[c] > maxh ? op.height[c] : maxh;
-    }
-    dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)maxh, (unsigned)g->nc);
-    xs_output<<<ogrid, 128, 0, cs>>>(op, d->d_pix);
-    CUDA_TRY(cudaGetLastError());
+    int y0[XS_MAX_COMPONENTS] = {0}, y1[XS_MAX_COMPONENTS] = {0};
+    for (int c = 0; c < g->nc; c++)
+        y1[c] = g->comp[c].height;
+    xsf_status st = launch_output(d, y0, y1);
+    if (st != XSF_OK)
+        return st;
     if (timed)
         mark(d, 7);
     CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));
     return XSF_OK;
 }
 
+/* The incremental frame's rows that became final once its precinct rows
+ * [0, prec_rows) are entropy-decoded (all of them: the whole picture): the
+ * inverse DWT of those rows (wav_cuda_inverse_rows_to) and their output. */
+static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
+{
+    const xs_geometry *g = &d->geom;
+    const int all = prec_rows >= g->rows;
+    int y0[XS_MAX_COMPONENTS] = {0}, y1[XS_MAX_COMPONENTS] = {0};
+    size_t at = 0;
+    for (int c = 0; c < g->nc; c++) {
+        const xs_component *cp = &g->comp[c];
+        const size_t off = at, height = (size_t)cp->height;
+        at += (size_t)cp->width * cp->height;
+        /* Rows of the component a precinct row holds: 2^NLy,c with a decomposition, else its
+         * share of the precinct's lines. */
+        const size_t per = c < g->ncd ? (size_t)1 << cp->nly : (size_t)(g->precinct_height / cp->sy);
+        size_t rows_in = all ? height : (size_t)prec_rows * per;
+        if (rows_in > height)
+            rows_in = height;
+        if (d->plan[c]) { /* this component and the rest of its group: one call */
+            const int n = xs_dwt_group(g, c, g->nc);
+            xsf_status st = wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
+                                                     d->inc.coef_rows[c], rows_in, d->stream);
+            if (st != XSF_OK)
+                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
+            const wav_plan_desc *desc = wav_cuda_plan_get_desc(d->plan[c]);
+            const int out = (int)wav_inverse_rows_final(desc, rows_in);
+            for (int k = c; k < c + n; k++) {
+                d->inc.coef_rows[k] = rows_in;
+                y0[k] = d->inc.out_rows[k];
+                y1[k] = out;
+            }
+        } else if (cp->nlx == 0 || c >= g->ncd) { /* no DWT: the coefficients are the samples */
+            d->inc.coef_rows[c] = rows_in;
+            y0[c] = d->inc.out_rows[c];
+            y1[c] = (int)rows_in;
+        }
+    }
+    if (d->hdr.cpih == 1) { /* the colour transform needs the three components' rows */
+        const int lo = y1[0] < y1[1] ? (y1[0] < y1[2] ? y1[0] : y1[2]) : (y1[1] < y1[2] ? y1[1] : y1[2]);
+        for (int c = 0; c < 3; c++)
+            y1[c] = lo;
+    }
+    for (int c = 0; c < g->nc; c++)
+        if (y1[c] < y0[c])
+            y1[c] = y0[c];
+    xsf_status st = launch_output(d, y0, y1);
+    if (st != XSF_OK)
+        return st;
+    for (int c = 0; c < g->nc; c++)
+        d->inc.out_rows[c] = y1[c];
+    return XSF_OK;
+}
+
 /* Where the picture of the configured format will be written: the
  * caller's planes must be there for every component and hold its rows; the
- * context's own are allocated the first time they are needed (unless
- * `deferred`: an incremental frame, whose output is chosen at its end). */
-static xsf_status check_output(xs_gpu_decoder *d, int deferred)
+ * context's own are allocated the first time they are needed. */
+static xsf_status check_output(xs_gpu_decoder *d)
 {
     const xs_geometry *g = &d->geom;
     if (d->out.set) {
@@ -1153,7 +1226,7 @@ static xsf_status check_output(xs_gpu_decoder *d, int deferred)
         }
         return XSF_OK;
     }
-    if (deferred || d->own_plane[0])
+    if (d->own_plane[0])
         return XSF_OK;
     for (int c = 0; c < g->nc; c++) {
         size_t pitch = 0;
@@ -1174,12 +1247,21 @@ static xsf_status check_output(xs_gpu_decoder *d, int deferred)
     return XSF_OK;
 }
 
+/* The frame's picture goes where check_output found room: the caller's
+ * planes while they are set, else the context's own. */
+static void choose_planes(xs_gpu_decoder *d)
+{
+    for (int c = 0; c < d->geom.nc; c++) {
+        d->img.plane[c] = d->out.set ? d->out.plane[c] : d->own_plane[c];
+        d->img.pitch_bytes[c] = d->out.set ? d->out.pitch_bytes[c] : d->own_pitch[c];
+    }
+}
+
 /* Reads the header and readies the context for it (allocating only when
  * the format changes), checks where the picture goes (check_output), takes
  * the next staging slot once its last upload has run, and clears the error
  * words. */
-static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage,
-                              int deferred)
+static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage)
 {
     xsf_error_clear(&d->err);
     if (cudaSetDevice(d->device) != cudaSuccess)
@@ -1194,9 +1276,10 @@ static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len,
     if (st != XSF_OK)
         return st;
     d->hdr = h;
-    st = check_output(d, deferred);
+    st = check_output(d);
     if (st != XSF_OK)
         return st;
+    choose_planes(d);
     const int s = d->stage;
     d->stage = (d->stage + 1) % XS_GPU_STAGES;
     /* The slot was last used two frames ago: wait until its upload has run. */
@@ -1227,7 +1310,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
 {
     *consumed = 0;
     int s;
-    xsf_status st = frame_setup(d, buf, len, len, &s, 0);
+    xsf_status st = frame_setup(d, buf, len, len, &s);
     if (st != XSF_OK)
         return st;
     const xs_geometry *g = &d->geom;
@@ -1311,6 +1394,9 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     xsf_status st = upload(d, buf, NULL, from, end);
     if (st == XSF_OK)
         st = launch_entropy(d, d->inc.stage, s0, s1, 0);
+    /* The rows these slices make final (the end releases the rest). */
+    if (st == XSF_OK && !final)
+        st = release_rows(d, s1 * d->hdr.hsl);
     if (st != XSF_OK)
         return st;
     d->inc.next_slice = s1;
@@ -1330,7 +1416,7 @@ extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf,
     xsf_error_clear(&e);
     /* Size the codestream buffer for Lcod where it is signalled (else the format's bound). */
     const size_t cs_len = xs_parse_header(buf, len, &h, &e) == XSF_OK ? h.lcod : 0;
-    xsf_status st = frame_setup(d, buf, len, cs_len, &s, 1);
+    xsf_status st = frame_setup(d, buf, len, cs_len, &s);
     if (st == XSF_ERR_TRUNCATED) {
         xsf_error_clear(&d->err);
         return xsf_error_set(&d->err, XSF_ERR_AGAIN, "the header is not whole in %zu bytes", len);
@@ -1346,6 +1432,8 @@ extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf,
     d->inc.fallback = 0;
     d->inc.next_slice = 0;
     d->inc.offset = d->hdr.header_bytes;
+    memset(d->inc.coef_rows, 0, sizeof d->inc.coef_rows);
+    memset(d->inc.out_rows, 0, sizeof d->inc.out_rows);
     st = advance(d, buf, len, 0, NULL);
     if (st != XSF_OK)
         frame_over(d);
@@ -1376,10 +1464,7 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
         return enqueue(d, buf, NULL, len, consumed);
     xsf_error_clear(&d->err);
     size_t total = 0;
-    /* The output is chosen now: the caller may have set it since begin. */
-    xsf_status st = d->inc.fallback ? XSF_OK : check_output(d, 0);
-    if (st == XSF_OK && !d->inc.fallback)
-        st = advance(d, buf, len, 1, &total);
+    xsf_status st = d->inc.fallback ? XSF_OK : advance(d, buf, len, 1, &total);
     if (st != XSF_OK) {
         frame_over(d);
         return st;
@@ -1390,9 +1475,11 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
     }
     cudaEventRecord(d->staged[d->inc.stage], d->stream);
     d->inc.active = 0;
-    st = launch_picture(d, 0);
+    st = release_rows(d, d->geom.rows);
     if (st != XSF_OK)
         return st;
+    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost,
+                             d->stream));
     *consumed = total;
     return XSF_OK;
 }
@@ -1432,6 +1519,9 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
     if (!d)
         return XSF_ERR_ARG;
     xsf_error_clear(&d->err);
+    if (d->inc.active) /* its rows are written as they become final, from begin on */
+        return xsf_error_set(&d->err, XSF_ERR_ARG,
+                             "a frame begun with xs_gpu_decode_begin is under way: set the output before it");
     if (!plane) {
         memset(&d->out, 0, sizeof d->out);
         return XSF_OK;
@@ -1469,6 +1559,35 @@ extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_pl
                                    d->img.pitch_bytes[c], (size_t)d->img.width[c] * sizeof(uint16_t),
                                    (size_t)d->img.height[c], cudaMemcpyDeviceToHost, d->stream));
     return sync ? xs_gpu_sync(d) : XSF_OK;
+}
+
+extern "C" void xs_gpu_decode_rows(const xs_gpu_decoder *d, int rows[XS_MAX_COMPONENTS])
+{
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        rows[c] = d && d->inc.active && c < d->geom.nc ? d->inc.out_rows[c] : 0;
+}
+
+extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                                           const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS])
+{
+    if (!d || !host_plane || !from || !to || !d->configured)
+        return XSF_ERR_ARG;
+    if (!d->img.plane[0])
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
+    for (int c = 0; c < d->img.nc; c++) {
+        if (from[c] < 0 || to[c] > d->img.height[c] || from[c] > to[c])
+            return xsf_error_set(&d->err, XSF_ERR_ARG, "rows [%d, %d) of component %d, which has %d", from[c],
+                                 to[c], c, d->img.height[c]);
+    }
+    for (int c = 0; c < d->img.nc; c++) {
+        const size_t row = (size_t)d->img.width[c] * sizeof(uint16_t);
+        if (to[c] > from[c])
+            CUDA_TRY(cudaMemcpy2DAsync((uint8_t *)host_plane[c] + (size_t)from[c] * row, row,
+                                       (const uint8_t *)d->img.plane[c] + (size_t)from[c] * d->img.pitch_bytes[c],
+                                       d->img.pitch_bytes[c], row, (size_t)(to[c] - from[c]),
+                                       cudaMemcpyDeviceToHost, d->stream));
+    }
+    return XSF_OK;
 }
 
 extern "C" xsf_status xs_gpu_sync(xs_gpu_decoder *d)

@@ -48,6 +48,12 @@ void xs_gpu_decode_abort(xs_gpu_decoder *dec)
 {
     (void)dec;
 }
+void xs_gpu_decode_rows(const xs_gpu_decoder *dec, int rows[XS_MAX_COMPONENTS])
+{
+    (void)dec;
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        rows[c] = 0;
+}
 xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_COMPONENTS],
                              const size_t pitch_bytes[XS_MAX_COMPONENTS])
 {
@@ -62,6 +68,12 @@ const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec)
 xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
 {
     (void)dec, (void)host_plane, (void)sync;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_download_rows(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                                const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS])
+{
+    (void)dec, (void)host_plane, (void)from, (void)to;
     return XSF_ERR_NODEVICE;
 }
 xsf_status xs_gpu_sync(xs_gpu_decoder *dec)

@@ -200,20 +200,24 @@ xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, con
                                 size_t *consumed);
 /* Incremental decoding, for a codestream that arrives piecewise (slices in
  * order, e.g. from RTP): the entropy decoding of each slice is launched as
- * soon as the slice is whole, so that at the end only the last slices, the
- * inverse DWT and the output stage remain. The picture is the same, bit for
- * bit, as xs_gpu_decode's. `buf` is the same buffer in every call of one
- * frame, its first `len` bytes final (they are uploaded as they are); pinned
- * memory makes the uploads asynchronous.
+ * soon as the slice is whole, and with it the inverse DWT and the output
+ * stage of the picture rows that the slices received so far determine
+ * (wav_inverse_rows_final: all but a few rows above the next slice), so
+ * that at the end only the last slices and their rows remain. The picture
+ * is the same, bit for bit, as xs_gpu_decode's. `buf` is the same buffer in
+ * every call of one frame, its first `len` bytes final (they are uploaded
+ * as they are); pinned memory makes the uploads asynchronous. The output
+ * planes are those set when the frame begins (xs_gpu_set_output is refused
+ * until it ends).
  *   begin  reads the header from buf[0, len) and launches what is whole;
  *          XSF_ERR_AGAIN when the header is not whole yet (call again with
  *          more; nothing is under way then). Allocates only when the format
  *          changes (then it synchronizes the stream, as xs_gpu_decode does).
- *   more   launches the slices that buf[0, len) now holds whole.
- *   end    buf[0, len) holds the whole codestream: the rest of its slices,
- *          then the inverse DWT and the output (these run on the whole
- *          picture: no rows are released early). *consumed as
- *          xs_gpu_decode's. Without a successful begin it is xs_gpu_decode.
+ *   more   launches the slices that buf[0, len) now holds whole, and the
+ *          rows they make final.
+ *   end    buf[0, len) holds the whole codestream: the rest of its slices
+ *          and of the rows. *consumed as xs_gpu_decode's. Without a
+ *          successful begin it is xs_gpu_decode.
  *   abort  the frame will never be whole: it ends without a picture (the
  *          last picture is then undefined until the next decode).
  * An error from begin (other than XSF_ERR_AGAIN), more or end ends the
@@ -224,6 +228,12 @@ xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t l
 xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
 xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
 void xs_gpu_decode_abort(xs_gpu_decoder *dec);
+/* Between begin and end: rows [0, rows[c]) of each component are final in
+ * the output planes once the work enqueued so far has run (an event or a
+ * host function on the stream says when); 0 outside a frame. Errors the
+ * kernels find in the data still come only from xs_gpu_sync after end: a
+ * frame refused then had its earlier rows decoded from bad data. */
+void xs_gpu_decode_rows(const xs_gpu_decoder *dec, int rows[XS_MAX_COMPONENTS]);
 /* Where the next pictures are written: by default (and after a call with
  * plane = NULL) into planes the context allocates and owns (pitched, the
  * first time a picture needs them, and again when the format changes).
@@ -232,8 +242,8 @@ void xs_gpu_decode_abort(xs_gpu_decoder *dec);
  * rows of width[c] uint16 samples `pitch_bytes[c]` apart, from plane[c] on;
  * nothing is copied and no device memory of the context is used for them.
  * The setting holds until the next call; it may change between any two
- * decodes, and between xs_gpu_decode_begin and _end (the planes are
- * written by the end's work). The caller owns the planes: they must hold
+ * decodes, but not between xs_gpu_decode_begin and _end (XSF_ERR_ARG: the
+ * frame's rows are written from begin on). The caller owns the planes: they must hold
  * the picture (pitch_bytes[c] * (height[c] - 1) + width[c] * 2 bytes) and
  * stay allocated, and untouched by other work, until the decode's work on
  * the context's stream has run (xs_gpu_sync, or anything ordered after it)
@@ -257,6 +267,13 @@ const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec);
  * plane per component, as xs_image), from wherever it was written. With
  * sync=0 the copy is only enqueued. */
 xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync);
+/* Enqueues the copy of rows [from[c], to[c]) of each component of the
+ * picture under way or last decoded into host planes laid out as
+ * xs_gpu_download's (whole planes: the rows land at their place). With the
+ * incremental API, the rows xs_gpu_decode_rows reports can be copied as
+ * they become final. Does not wait. */
+xsf_status xs_gpu_download_rows(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                                const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS]);
 /* Waits for the stream and reports errors found in the data on the GPU. */
 xsf_status xs_gpu_sync(xs_gpu_decoder *dec);
 const char *xs_gpu_decoder_error(const xs_gpu_decoder *dec);

@@ -759,7 +759,10 @@ static void test_stream_remove(void)
  * while the decode stage runs (the CPU stage waits for them whole; the GPU
  * stage decodes their slices as they come): each delivered picture equals
  * the C decoder's, in order; aborted frames are counted and never
- * delivered; whole frames in between are unaffected. */
+ * delivered; whole frames in between are unaffected. The rows the GPU
+ * stage tells the sink are final (pl_sink.rows) while a frame is still
+ * arriving hold the C decoder's samples already and only grow; the CPU
+ * stage tells none. */
 typedef struct ref_frame {
     int nc;
     int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS];
@@ -810,7 +813,34 @@ typedef struct checker {
     const ref_frame *ref;
     size_t nref;
     uint64_t delivered, mismatched, out_of_order, last_index;
+    /* pl_sink.rows */
+    uint64_t rows_calls, rows_frames, rows_bad, rows_shrank, rows_index;
+    int rows_last[XS_MAX_COMPONENTS];
 } checker;
+
+static void checker_rows(void *ctx, const pl_frame *f, const int rows[XS_MAX_COMPONENTS])
+{
+    checker *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    const ref_frame *r = f->user < c->nref ? &c->ref[f->user] : NULL;
+    if (!c->rows_calls || f->index != c->rows_index) {
+        c->rows_frames++;
+        c->rows_index = f->index;
+        memset(c->rows_last, 0, sizeof c->rows_last);
+    }
+    c->rows_calls++;
+    int same = r && f->picture.nc == r->nc;
+    for (int k = 0; same && k < r->nc; k++) {
+        same = rows[k] >= 0 && rows[k] <= r->height[k] && f->picture.plane[k];
+        c->rows_shrank += rows[k] < c->rows_last[k];
+        c->rows_last[k] = rows[k];
+        for (int y = 0; same && y < rows[k]; y++)
+            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+                           r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
+    }
+    c->rows_bad += !same;
+    pthread_mutex_unlock(&c->mu);
+}
 
 static void checker_deliver(void *ctx, pl_frame *f)
 {
@@ -857,6 +887,7 @@ static void test_partial_frames(void)
         return;
     xs_decoder *dec = NULL;
     CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    uint64_t rows_calls = 0;
     for (size_t v = 0; dec && v < sizeof names / sizeof *names; v++) {
         size_t len;
         uint8_t *data = read_all(names[v], &len);
@@ -874,7 +905,7 @@ static void test_partial_frames(void)
         c.ref = ref;
         c.nref = nref;
         pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
-                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL}};
+                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, checker_rows}};
         int sid;
         xsf_error err;
         xsf_error_clear(&err);
@@ -944,12 +975,23 @@ static void test_partial_frames(void)
         CHECK(c.out_of_order == 0, "%s: %llu frames out of order", names[v], (unsigned long long)c.out_of_order);
         CHECK(ss.submitted == (uint64_t)(partial + whole_at_once), "%s: %llu submitted", names[v],
               (unsigned long long)ss.submitted);
+        CHECK(c.rows_bad == 0 && c.rows_shrank == 0, "%s: rows told final: %llu of %llu differ, %llu shrank",
+              names[v], (unsigned long long)c.rows_bad, (unsigned long long)c.rows_calls,
+              (unsigned long long)c.rows_shrank);
+        if (!pl_uses_gpu(p))
+            CHECK(c.rows_calls == 0, "%s: the CPU stage told %llu rows", names[v], (unsigned long long)c.rows_calls);
+        rows_calls += c.rows_calls;
+        printf("%s: rows told %llu times for %llu of %d partial frames\n", names[v],
+               (unsigned long long)c.rows_calls, (unsigned long long)c.rows_frames, partial);
         pthread_mutex_destroy(&c.mu);
         for (size_t k = 0; k < nref; k++)
             for (int q = 0; q < XS_MAX_COMPONENTS; q++)
                 free(ref[k].plane[q]);
         free(data);
     }
+    /* The frames arrive in chunks with pauses: some of their rows are out before the end. */
+    if (pl_uses_gpu(p))
+        CHECK(rows_calls > 0, "the GPU stage told no rows before the frames were whole");
     xs_decoder_destroy(dec);
     pl_destroy(p);
 }

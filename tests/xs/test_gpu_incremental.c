@@ -7,6 +7,8 @@
  *     each boundary in between (which must launch nothing new);
  *   - random byte prefixes;
  *   - and a frame aborted halfway, followed by a good frame.
+ * Slice by slice and along random prefixes, the rows xs_gpu_decode_rows
+ * reports final before the end must hold the picture's samples already.
  * The buffer is filled as the prefix grows (the bytes beyond it are garbage
  * until then), so nothing may depend on bytes not yet "received".
  * Corrupted codestreams must be refused by both paths or decoded alike.
@@ -110,16 +112,56 @@ static int same_as_c(const picture *a, const xs_image *img)
     return 1;
 }
 
+/* With `ref` (the picture): the rows xs_gpu_decode_rows reports after a
+ * begin or more only grow, and once the work enqueued has run they hold
+ * ref's samples (they are final while later slices are still garbage);
+ * *released (may be NULL) gets component 0's rows before the end. */
+static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int prev[], const char *name)
+{
+    const xs_gpu_image *gi = xs_gpu_decoder_image(g);
+    int rows[XS_MAX_COMPONENTS];
+    xs_gpu_decode_rows(g, rows);
+    if (!gi || gi->nc != ref->nc) {
+        CHECK(0, "%s: no picture shape during the frame", name);
+        return;
+    }
+    if (!got->nc) {
+        got->nc = gi->nc;
+        for (int c = 0; c < gi->nc; c++) {
+            got->samples[c] = (size_t)gi->width[c] * (size_t)gi->height[c];
+            got->plane[c] = calloc(got->samples[c] ? got->samples[c] : 1, sizeof(uint16_t));
+        }
+    }
+    for (int c = 0; c < gi->nc; c++) {
+        CHECK(rows[c] >= prev[c] && rows[c] <= gi->height[c], "%s: component %d rows %d after %d (of %d)", name, c,
+              rows[c], prev[c], gi->height[c]);
+        if (rows[c] < prev[c] || rows[c] > gi->height[c])
+            return;
+    }
+    CHECK(xs_gpu_download_rows(g, got->plane, prev, rows) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
+          "%s: rows download: %s", name, xs_gpu_decoder_error(g));
+    for (int c = 0; c < gi->nc; c++) {
+        const size_t w = (size_t)gi->width[c];
+        CHECK(memcmp(got->plane[c] + (size_t)prev[c] * w, ref->plane[c] + (size_t)prev[c] * w,
+                     (size_t)(rows[c] - prev[c]) * w * sizeof(uint16_t)) == 0,
+              "%s: component %d rows [%d, %d) reported final differ from the picture", name, c, prev[c], rows[c]);
+        prev[c] = rows[c];
+    }
+}
+
 /* Feeds cs[0, len) into `work` along the prefixes cut[0..ncut) (increasing,
  * each < len): begin at the first that holds the header, more at the rest,
  * then end with all of it. Returns the status of end (or of the first
- * failing call); *consumed from end. */
-static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
-                       const size_t *cut, size_t ncut, size_t *consumed)
+ * failing call); *consumed from end. With `ref`, check_rows after each
+ * call. */
+static xsf_status feed_rows(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len, const size_t *cut,
+                            size_t ncut, size_t *consumed, const picture *ref, int *released)
 {
     memset(work, 0xa5, len); /* not yet received */
     size_t have = 0;
     int begun = 0;
+    int prev[XS_MAX_COMPONENTS] = {0};
+    picture got = {0};
     for (size_t i = 0; i < ncut; i++) {
         memcpy(work + have, cs + have, cut[i] - have);
         have = cut[i];
@@ -132,11 +174,24 @@ static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size
         } else {
             st = xs_gpu_decode_more(g, work, have);
         }
-        if (st != XSF_OK)
+        if (st != XSF_OK) {
+            picture_free(&got);
             return st;
+        }
+        if (ref && begun)
+            check_rows(g, ref, &got, prev, "rows");
     }
+    picture_free(&got);
+    if (released)
+        *released = prev[0];
     memcpy(work + have, cs + have, len - have);
     return xs_gpu_decode_end(g, work, len, consumed);
+}
+
+static xsf_status feed(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
+                       const size_t *cut, size_t ncut, size_t *consumed)
+{
+    return feed_rows(g, work, cs, len, cut, ncut, consumed, NULL, NULL);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -205,9 +260,14 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
             n = m;
         }
         size_t consumed = 0;
-        const xsf_status st = feed(g, work, cs, len, cut, n, &consumed);
+        int released = 0;
+        const xsf_status st = feed_rows(g, work, cs, len, cut, n, &consumed, pattern == 1 || pattern == 3 ? &whole : NULL,
+                                        &released);
         CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s (%s): %s", name, what,
               xs_gpu_decoder_error(g));
+        /* Slice by slice, the rows above the last slices are out before the end. */
+        if (pattern == 1 && lay.nslices >= 3)
+            CHECK(released > 0, "%s (%s): no row released before the end (%zu slices)", name, what, lay.nslices);
         CHECK(consumed == used_c, "%s (%s): consumed %zu, expected %zu", name, what, consumed,
               used_c);
         if (st == XSF_OK) {

@@ -144,18 +144,21 @@ static int image_is(xs_gpu_decoder *g, const xs_image *img, const out_planes *o,
     return 1;
 }
 
-/* Begin with the header and first slice marker, more at every slice
- * boundary, the output set to `o` after begin, then end. */
+/* The output set to `o` (NULL: the own planes), then begin with the header
+ * and first slice marker, more at every slice boundary, then end. A new
+ * setting during the frame is refused and changes nothing. */
 static xsf_status decode_incremental(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
                                      const xs_layout *lay, const out_planes *o, size_t *consumed)
 {
     memset(work, 0xa5, len); /* not yet received */
     size_t have = lay->slice_offset[0] + 2;
     memcpy(work, cs, have);
-    xsf_status st = xs_gpu_decode_begin(g, work, have);
+    xsf_status st = xs_gpu_set_output(g, o ? o->plane : NULL, o ? o->pitch_bytes : NULL);
+    if (st == XSF_OK)
+        st = xs_gpu_decode_begin(g, work, have);
     if (st != XSF_OK)
         return st;
-    st = xs_gpu_set_output(g, o ? o->plane : NULL, o ? o->pitch_bytes : NULL);
+    CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_ERR_ARG, "a setting during the frame is refused");
     for (size_t s = 1; st == XSF_OK && s < lay->nslices; s++) {
         memcpy(work + have, cs + have, lay->slice_offset[s] - have);
         have = lay->slice_offset[s];
@@ -216,10 +219,9 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         CHECK(out_fill(&o[l]), "refill");
     }
 
-    /* Incremental, into each caller layout (set between begin and end), and
-     * into the own planes again afterwards. */
+    /* Incremental, into each caller layout, and into the own planes again
+     * afterwards. */
     for (int l = 0; l < LAYOUTS; l++) {
-        CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "%s: back to the own planes", name);
         const xsf_status st = decode_incremental(g, work, cs, used_c, &lay, &o[l], &used);
         CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c, "%s (%s, incremental): %s", name,
               layout_name[l], xs_gpu_decoder_error(g));
@@ -316,16 +318,17 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
           "decode with a pitch below the row");
     CHECK(xs_gpu_decode_begin(g, cs, len) == XSF_ERR_ARG, "begin with a pitch below the row");
     CHECK(xs_gpu_decode_more(g, cs, len) == XSF_ERR_ARG, "a refused begin left a frame under way");
-    /* Set badly between begin and end: end refuses and ends the frame. */
+    /* A setting during an incremental frame is refused: the frame goes on
+     * into the planes it began with. */
     CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "back to the own planes");
     memcpy(work, cs, len);
     CHECK(xs_gpu_decode_begin(g, work, lay.slice_offset[0] + 2) == XSF_OK, "begin: %s", xs_gpu_decoder_error(g));
-    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK, "set during the frame");
-    CHECK(xs_gpu_decode_end(g, work, len, &used) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
-          "end with a pitch below the row");
-    CHECK(xs_gpu_decode_more(g, work, len) == XSF_ERR_ARG, "a refused end left its frame under way");
-    CHECK(xs_gpu_sync(g) == XSF_OK, "sync after a refused end: %s", xs_gpu_decoder_error(g));
-    CHECK(out_untouched(&o), "a refused decode wrote into the caller's buffer");
+    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
+          "set during the frame refused");
+    CHECK(xs_gpu_decode_end(g, work, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
+          "end after a refused setting: %s", xs_gpu_decoder_error(g));
+    CHECK(xs_gpu_decode_more(g, work, len) == XSF_ERR_ARG, "no frame under way after end");
+    CHECK(out_untouched(&o), "a refused setting's buffer was written");
     /* And the decoder goes on. */
     pitch[0] = o.pitch_bytes[0];
     CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK, "set");
