@@ -442,35 +442,6 @@ static void test_arguments(void)
 
 /* ---- incremental inverse: the rows that the final coefficients determine ---- */
 
-/* The rows_in values tried on a picture of height h: all of 0..h + 5 for short
- * pictures; otherwise 0, multiples of 2^lv in growing steps (1, 1, 2, 3, 5, 8,
- * ... units of 2^lv), after each a value that is not a multiple, then h - 1,
- * h and h + 5. Growing. */
-static size_t rows_sequence(size_t h, int lv, size_t r[], size_t cap)
-{
-    const size_t unit = (size_t)1 << lv;
-    size_t n = 0;
-    if (h <= 40) {
-        for (size_t v = 0; v <= h + 5 && n < cap; v++)
-            r[n++] = v;
-        return n;
-    }
-    size_t step = 1, next = 1;
-    for (size_t v = 0; v + 1 < h && n + 5 < cap; v += step * unit) {
-        r[n++] = v;
-        const size_t odd = (n & 1) ? 1 : unit - 1; /* 1..unit-1: not a multiple */
-        if (unit > 1 && v + odd + 1 < h)
-            r[n++] = v + odd;
-        const size_t t = step + next;
-        step = next;
-        next = t;
-    }
-    r[n++] = h - 1;
-    r[n++] = h;
-    r[n++] = h + 5;
-    return n;
-}
-
 /* wav_inverse_rows_final alone: 0 rows for none, the whole picture once every
  * coefficient is final, growing, exact without vertical levels, and losing at
  * most the documented look-ahead (2 rows per level for the 5/3, 4 for the 9/7,
@@ -502,7 +473,7 @@ static void check_rows_final(const wav_plan_desc *d, const char *name)
           bad_prev, why ? why : "");
 }
 
-/* One picture, filter and level pair: for each rows_in of rows_sequence, the
+/* One picture, filter and level pair: for each rows_in of wav_test_rows_sequence, the
  * coefficients that are not final (wav_test_coefficient_final) replaced by
  * garbage; the rows [0, wav_inverse_rows_final) of its inverse must equal the
  * inverse of the true coefficients bit for bit (the C reference does the same
@@ -536,7 +507,7 @@ static void check_incremental(size_t w, size_t h, wav_filter f, int lv, int lh)
     check_rows_final(d, name);
 
     size_t seq[96];
-    const size_t ns = rows_sequence(h, lv, seq, sizeof seq / sizeof seq[0]);
+    const size_t ns = wav_test_rows_sequence(h, lv, seq, sizeof seq / sizeof seq[0]);
     size_t k = 0, bad_row = SIZE_MAX, final_rows = 0;
     for (; k < ns; k++) {
         const size_t rows_in = seq[k];

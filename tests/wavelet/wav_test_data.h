@@ -76,4 +76,33 @@ static inline int wav_test_coefficient_final(const wav_plan_desc *d, size_t rows
     return y < (rows_in >> d->levels_v); /* LL */
 }
 
+/* The rows_in values tried on a picture of height h: all of 0..h + 5 for short
+ * pictures; otherwise 0, multiples of 2^lv in growing steps (1, 1, 2, 3, 5, 8,
+ * ... units of 2^lv), after each a value that is not a multiple, then h - 1,
+ * h and h + 5. Growing; cap >= 8. */
+static inline size_t wav_test_rows_sequence(size_t h, int lv, size_t r[], size_t cap)
+{
+    const size_t unit = (size_t)1 << lv;
+    size_t n = 0;
+    if (h <= 40) {
+        for (size_t v = 0; v <= h + 5 && n < cap; v++)
+            r[n++] = v;
+        return n;
+    }
+    size_t step = 1, next = 1;
+    for (size_t v = 0; v + 1 < h && n + 5 < cap; v += step * unit) {
+        r[n++] = v;
+        const size_t odd = (n & 1) ? 1 : unit - 1; /* 1..unit-1: not a multiple */
+        if (unit > 1 && v + odd + 1 < h)
+            r[n++] = v + odd;
+        const size_t t = step + next;
+        step = next;
+        next = t;
+    }
+    r[n++] = h - 1;
+    r[n++] = h;
+    r[n++] = h + 5;
+    return n;
+}
+
 #endif
