@@ -560,7 +560,7 @@ static void test_incremental_rows(int quick, size_t max_samples)
     /* w, h, pitch, planes */
     static const size_t sizes[][4] = {{7, 9, 7, 1},       {33, 31, 37, 3}, {130, 70, 136, 3},
                                       {257, 131, 260, 3}, {1, 17, 1, 1},   {17, 1, 19, 2}};
-    static const int pairs[][2] = {{0, 3}, {1, 1}, {1, 5}, {2, 2}, {2, 5}, {3, 3}, {5, 5}};
+    static const int pairs[][2] = {{0, 3}, {1, 1}, {1, 5}, {2, 2}, {2, 5}, {3, 3}, {3, 5}, {5, 5}};
     const size_t nsizes = sizeof sizes / sizeof sizes[0];
     const int npairs = (int)(sizeof pairs / sizeof pairs[0]);
     for (size_t s = 0; s < nsizes; s++) {
