@@ -6,9 +6,12 @@
  * are horizontal levels) and L = levels_h:
  *   forward: 2D levels 1..V, LL through the scratch T0/T1, highs straight to
  *            dst; then one row pass for levels V+1..L in dst.
- *   inverse: one row pass for levels L..V+1 (src -> T0, or dst if V == 0);
- *            then 2D levels V..1, LL through T0/T1, highs from src, level 1
- *            into dst.
+ *   inverse: one row pass for levels L..V+1 (src -> T(V-1), or dst if
+ *            V == 0); then 2D levels V..1, highs from src, level l's LL
+ *            output to T(l-2), level 1 into dst: every low band keeps its
+ *            own scratch, which the incremental inverse needs from one call
+ *            to the next (T0, T1 are the forward's; T2.. add ~1/48 of a
+ *            picture at most).
  * In place, the 2D level that reads the whole picture region cannot write over
  * it while other warps still read: the forward copies the picture to S first;
  * the inverse copies the level-1 high bands to S, has the step before level 1
@@ -25,7 +28,11 @@
 namespace wav_schedule
 {
 
-enum buffer { BUF_IN, BUF_OUT, BUF_S, BUF_T0, BUF_T1, BUF_COUNT };
+/* Scratch T0, T1, ...: the forward and the in-place inverse alternate
+ * between T0 and T1; the out-of-place inverse gives every level's low band its
+ * own (see build). */
+constexpr int T_COUNT = WAV_MAX_LEVELS;
+enum buffer { BUF_IN, BUF_OUT, BUF_S, BUF_T0, BUF_COUNT = BUF_T0 + T_COUNT };
 enum step_kind { STEP_2D, STEP_ROWS, STEP_COPY_ALL, STEP_COPY_HIGH1, STEP_COPY_IDENTITY };
 
 struct step {
@@ -55,8 +62,8 @@ struct wav_cuda_plan {
     int v2d; /* 2D levels that split rows */
     schedule fwd, inv, fwd_inplace, inv_inplace;
     /* scratch */
-    void *s, *t[2], *stage;
-    wav::surface surf_s, surf_t[2];
+    void *s, *t[T_COUNT], *stage;
+    wav::surface surf_s, surf_t[T_COUNT];
     size_t scratch_bytes;
     int stage_elems, rows_warps;
     size_t rows_smem; /* 0: the stage lives in global memory */
@@ -131,14 +138,13 @@ struct extent {
     }
 };
 
-void build(wav_cuda_plan *p, extent &t0, extent &t1, bool &need_s)
+void build(wav_cuda_plan *p, extent te[T_COUNT], bool &need_s)
 {
     const wav_plan_desc &d = p->desc;
     const int W = (int)d.width, H = (int)d.height, L = d.levels_h;
     const int V = wav_row_splitting_levels(&d);
     p->v2d = V;
     const int rw = (int)wav_low_len(d.width, V), rh = (int)wav_low_len(d.height, V);
-    extent *te[2] = {&t0, &t1};
     auto lw = [&](int l) { return (int)wav_low_len(d.width, l); };
     auto lh = [&](int l) { return (int)wav_low_len(d.height, l < V ? l : V); };
 
@@ -160,7 +166,7 @@ void build(wav_cuda_plan *p, extent &t0, extent &t1, bool &need_s)
             for (int l = 1; l <= V; l++) {
                 buffer ll = l == L ? BUF_OUT : (buffer)(BUF_T0 + ti);
                 if (ll != BUF_OUT)
-                    te[ti]->add(lw(l), lh(l));
+                    te[ti].add(lw(l), lh(l));
                 push(f, step_2d(false, l, lw(l - 1), lh(l - 1), in, ll, BUF_OUT));
                 in = ll;
                 ti ^= 1;
@@ -181,19 +187,28 @@ void build(wav_cuda_plan *p, extent &t0, extent &t1, bool &need_s)
             need_s = true;
             push(v, step_copy(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
         }
+        /* Out of place, the low band LL(l) that level l + 1 leaves (or the
+         * row pass, l = V) goes to T(l - 1), where it stays: the incremental
+         * inverse (wav_cuda_inverse_rows_to) computes each level's rows a
+         * band at a time and reads, at the next call, the rows of every
+         * level's low band that earlier calls left. T0 and T1 hold the same
+         * bands as in the forward; T2.. the small ones below. */
+        auto low_band = [&](int l, int alternate) {
+            return inplace ? (buffer)(BUF_T0 + alternate) : (buffer)(BUF_T0 + l - 1);
+        };
         buffer cur = BUF_IN;
         int ti = 0;
         if (L > V) {
-            buffer out = V == 0 ? BUF_OUT : (stage_s && V == 1) ? BUF_S : BUF_T0;
-            if (out == BUF_T0)
-                te[0]->add(rw, rh), ti = 1;
+            buffer out = V == 0 ? BUF_OUT : (stage_s && V == 1) ? BUF_S : low_band(V, 0);
+            if (out >= BUF_T0)
+                te[out - BUF_T0].add(rw, rh), ti = 1;
             push(v, step_rows(true, L, V + 1, rw, rh, BUF_IN, out));
             cur = out;
         }
         for (int l = V; l >= 1; l--) {
-            buffer out = l == 1 ? BUF_OUT : (stage_s && l == 2) ? BUF_S : (buffer)(BUF_T0 + ti);
-            if (out == BUF_T0 || out == BUF_T1)
-                te[out - BUF_T0]->add(lw(l - 1), lh(l - 1));
+            buffer out = l == 1 ? BUF_OUT : (stage_s && l == 2) ? BUF_S : low_band(l - 1, ti);
+            if (out >= BUF_T0)
+                te[out - BUF_T0].add(lw(l - 1), lh(l - 1));
             buffer hi = (stage_s && l == 1) ? BUF_S : BUF_IN;
             if (stage_s && l == 1 && L == 1)
                 cur = BUF_S; /* the whole picture was copied */
@@ -355,8 +370,8 @@ void surfaces(const wav_cuda_plan *p, const void *in, void *out, wav::surface bu
     buf[BUF_IN] = user_surface(p->desc, in);
     buf[BUF_OUT] = user_surface(p->desc, out);
     buf[BUF_S] = p->surf_s;
-    buf[BUF_T0] = p->surf_t[0];
-    buf[BUF_T1] = p->surf_t[1];
+    for (int i = 0; i < T_COUNT; i++)
+        buf[BUF_T0 + i] = p->surf_t[i];
 }
 
 xsf_status run(wav_cuda_plan *p, const schedule &sc, const void *in, void *out, cudaStream_t stream)
@@ -449,9 +464,9 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
         p->resident_warps[inverse] = (long long)blocks * wav::LEVEL2D_WARPS * p->sm_count;
     }
 
-    extent t0, t1;
+    extent te[T_COUNT];
     bool need_s = false;
-    build(p, t0, t1, need_s);
+    build(p, te, need_s);
 
     /* the row kernels' stage: shared memory when one row fits (4 warps a block
      * while that stays under 96 KiB, to keep several blocks per multiprocessor) */
@@ -483,22 +498,25 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
         stage_global = row_bytes * desc->planes * wav_low_len(desc->height, p->v2d);
     }
 
-    /* scratch: S (a copy of the picture region for in-place calls), T0, T1 */
+    /* scratch: S (a copy of the picture region for in-place calls), T0, T1, ... */
     const long long ps = ((long long)desc->width + 3) & ~3ll;
     const size_t s_bytes = need_s ? 4 * (size_t)ps * desc->height * desc->planes : 0;
-    extent *te[2] = {&t0, &t1};
-    size_t t_bytes[2];
-    for (int i = 0; i < 2; i++) {
-        const long long pt = ((long long)te[i]->w + 3) & ~3ll;
+    size_t t_bytes[T_COUNT];
+    for (int i = 0; i < T_COUNT; i++) {
+        const long long pt = ((long long)te[i].w + 3) & ~3ll;
         p->surf_t[i].pitch = pt;
-        p->surf_t[i].plane_stride = pt * te[i]->h;
-        t_bytes[i] = 4 * (size_t)(pt * te[i]->h) * desc->planes;
+        p->surf_t[i].plane_stride = pt * te[i].h;
+        t_bytes[i] = 4 * (size_t)(pt * te[i].h) * desc->planes;
     }
     p->surf_s.pitch = ps;
     p->surf_s.plane_stride = ps * (long long)desc->height;
-    void **ptrs[4] = {&p->s, &p->t[0], &p->t[1], &p->stage};
-    const size_t sizes[4] = {s_bytes, t_bytes[0], t_bytes[1], stage_global};
-    for (int i = 0; i < 4; i++) {
+    void **ptrs[T_COUNT + 2] = {&p->s, &p->stage};
+    size_t sizes[T_COUNT + 2] = {s_bytes, stage_global};
+    for (int i = 0; i < T_COUNT; i++) {
+        ptrs[2 + i] = &p->t[i];
+        sizes[2 + i] = t_bytes[i];
+    }
+    for (int i = 0; i < T_COUNT + 2; i++) {
         if (!sizes[i])
             continue;
         e = cudaMalloc(ptrs[i], sizes[i]);
@@ -511,8 +529,8 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
         p->scratch_bytes += sizes[i];
     }
     p->surf_s.ptr = p->s;
-    p->surf_t[0].ptr = p->t[0];
-    p->surf_t[1].ptr = p->t[1];
+    for (int i = 0; i < T_COUNT; i++)
+        p->surf_t[i].ptr = p->t[i];
     *plan = p;
     return XSF_OK;
 }
@@ -522,8 +540,8 @@ void wav_cuda_plan_destroy(wav_cuda_plan *plan)
     if (!plan)
         return;
     cudaFree(plan->s);
-    cudaFree(plan->t[0]);
-    cudaFree(plan->t[1]);
+    for (int i = 0; i < T_COUNT; i++)
+        cudaFree(plan->t[i]);
     cudaFree(plan->stage);
     free(plan);
 }
@@ -574,8 +592,7 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
 }
 
 xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
-                                    size_t rows_before, size_t rows_in,
-                                    struct CUstream_st *stream)
+                                    size_t rows_before, size_t rows_in, struct CUstream_st *stream)
 {
     xsf_status st = check_call(plan, src, dst);
     if (st == XSF_OK)
@@ -604,9 +621,7 @@ xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *
     const schedule &sc = plan->inv;
     for (int i = 0; i < sc.n && st == XSF_OK; i++) {
         const step &s = sc.s[i];
-        const int l = s.kind == STEP_2D ? s.level_first - 1
-                      : s.kind == STEP_ROWS ? plan->v2d
-                                            : 0;
+        const int l = s.kind == STEP_2D ? s.level_first - 1 : s.kind == STEP_ROWS ? plan->v2d : 0;
         st = run_step(plan, s, buf, stream, (int)was[l], (int)now[l]);
     }
     return st;

@@ -2,7 +2,9 @@
  * (lifting over an explicitly mirrored copy of each line, in float64; the 9/7
  * forward also against the analysis filters of 15444-1 as convolutions),
  * perfect reconstruction, pitch/planes handling and argument checks, at every
- * size from 1x1 to 19x19, awkward medium sizes and 8193x4321. */
+ * size from 1x1 to 19x19, awkward medium sizes and 8193x4321; the incremental
+ * inverse's final rows (wav_inverse_rows_final) against the whole inverse of
+ * coefficients whose non-final part is garbage. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,12 +440,142 @@ static void test_arguments(void)
     CHECK(w == 16 && h == 16, "level 3 of 64x32 v1 splits 16x16, got %zux%zu", w, h);
 }
 
+/* ---- incremental inverse: the rows that the final coefficients determine ---- */
+
+/* wav_inverse_rows_final alone: 0 rows for none, the whole picture once every
+ * coefficient is final, growing, exact without vertical levels, and losing at
+ * most the documented look-ahead (2 rows per level for the 5/3, 4 for the 9/7,
+ * in units of the level's rows) at multiples of 2^levels_v. */
+static void check_rows_final(const wav_plan_desc *d, const char *name)
+{
+    const size_t h = d->height, unit = (size_t)1 << d->levels_v;
+    const size_t lag = d->filter == WAV_FILTER_53 ? 1 : 2, lost = 2 * lag * (unit - 1);
+    size_t prev = 0, bad_r = 0, bad_f = 0, bad_prev = 0;
+    const char *why = NULL;
+    for (size_t r = 0; r <= h + 5 && !why; r++) {
+        const size_t f = wav_inverse_rows_final(d, r);
+        if (r == 0 && f != 0)
+            why = "no final row: expected 0 output rows";
+        else if (r >= h && f != h)
+            why = "every coefficient final: expected the height";
+        else if (f > h)
+            why = "more rows than the picture";
+        else if (f < prev)
+            why = "fewer rows than for a smaller rows_in";
+        else if (d->levels_v == 0 && f != (r < h ? r : h))
+            why = "no vertical level: expected min(rows_in, height)";
+        else if (r < h && r % unit == 0 && f < (r > lost ? r - lost : 0))
+            why = "more conservative than the documented look-ahead";
+        bad_r = r, bad_f = f, bad_prev = prev;
+        prev = f;
+    }
+    CHECK(why == NULL, "%s: wav_inverse_rows_final(%zu) = %zu (%zu before): %s", name, bad_r, bad_f,
+          bad_prev, why ? why : "");
+}
+
+/* One picture, filter and level pair: for each rows_in of wav_test_rows_sequence, the
+ * coefficients that are not final (wav_test_coefficient_final) replaced by
+ * garbage; the rows [0, wav_inverse_rows_final) of its inverse must equal the
+ * inverse of the true coefficients bit for bit (the C reference does the same
+ * operations on the same final inputs, floats included). The garbage must
+ * change the coefficients (else the test could not fail). */
+static void check_incremental(size_t w, size_t h, wav_filter f, int lv, int lh)
+{
+    wav_plan *p = make_plan(w, h, f, lv, lh);
+    if (!p)
+        return;
+    const wav_plan_desc *d = wav_plan_get_desc(p);
+    const size_t n = w * h;
+    uint32_t *src = malloc(n * 4), *ref = malloc(n * 4), *vis = malloc(n * 4);
+    char name[80];
+    snprintf(name, sizeof name, "%s %zux%zu v%d h%d", f == WAV_FILTER_53 ? "5/3" : "9/7", w, h, lv,
+             lh);
+    if (!src || !ref || !vis) {
+        CHECK(0, "%s: host memory", name);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (f == WAV_FILTER_53) {
+            src[i] = (uint32_t)wav_rng_range(&rng, 1 << 20);
+        } else {
+            const float v = (float)wav_rng_range(&rng, 1 << 20) / 256.0f;
+            memcpy(&src[i], &v, 4);
+        }
+    }
+    memcpy(ref, src, n * 4);
+    wav_inverse(p, ref);
+    check_rows_final(d, name);
+
+    size_t seq[96];
+    const size_t ns = wav_test_rows_sequence(h, lv, seq, sizeof seq / sizeof seq[0]);
+    size_t k = 0, bad_row = SIZE_MAX, final_rows = 0;
+    for (; k < ns; k++) {
+        const size_t rows_in = seq[k];
+        final_rows = wav_inverse_rows_final(d, rows_in);
+        size_t changed = 0;
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++) {
+                const size_t i = y * w + x;
+                vis[i] = src[i];
+                if (wav_test_coefficient_final(d, rows_in, x, y))
+                    continue;
+                if (f == WAV_FILTER_53) {
+                    vis[i] = (uint32_t)wav_rng_range(&rng, 1 << 20);
+                } else {
+                    const float v = (float)wav_rng_range(&rng, 1 << 20) / 128.0f;
+                    memcpy(&vis[i], &v, 4);
+                }
+                changed += vis[i] != src[i];
+            }
+        if (rows_in < h && changed == 0)
+            break;
+        wav_inverse(p, vis);
+        for (size_t y = 0; y < final_rows && bad_row == SIZE_MAX; y++)
+            if (memcmp(vis + y * w, ref + y * w, w * 4) != 0)
+                bad_row = y;
+        if (bad_row != SIZE_MAX)
+            break;
+    }
+    CHECK(k == ns, "%s rows_in %zu: %s", name, k < ns ? seq[k] : 0,
+          bad_row != SIZE_MAX ? "an output row said final differs from the whole inverse's"
+                              : "the garbage changed no coefficient");
+    if (bad_row != SIZE_MAX)
+        fprintf(stderr, "  output row %zu of the %zu said final\n", bad_row, final_rows);
+done:
+    wav_plan_destroy(p);
+    free(src);
+    free(ref);
+    free(vis);
+}
+
+static void test_incremental_rows(void)
+{
+    static const size_t sz[][2] = {{1, 1},   {1, 17},  {17, 1},  {7, 9},     {2, 2},    {5, 3},
+                                   {33, 31}, {64, 64}, {19, 40}, {241, 243}, {480, 270}};
+    int lv[32], lh[32], np = 0;
+    for (int h = 0; h <= 6; h++) /* JPEG XS */
+        for (int v = 0; v <= 2 && v <= h; v++)
+            lv[np] = v, lh[np++] = h;
+    lv[np] = 3, lh[np++] = 3; /* JPEG 2000 */
+    lv[np] = 5, lh[np++] = 5;
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        for (int k = 0; k < np; k++) {
+            check_incremental(sz[i][0], sz[i][1], WAV_FILTER_53, lv[k], lh[k]);
+            check_incremental(sz[i][0], sz[i][1], WAV_FILTER_97, lv[k], lh[k]);
+        }
+    check_incremental(1920, 1080, WAV_FILTER_53, 1, 5);
+    check_incremental(1920, 1080, WAV_FILTER_53, 2, 5);
+    check_incremental(1920, 1080, WAV_FILTER_97, 2, 6);
+    check_incremental(1920, 1080, WAV_FILTER_97, 5, 5);
+}
+
 int main(void)
 {
     test_hand_vectors();
     test_97_filters();
     test_arguments();
     test_pitch_planes();
+    test_incremental_rows();
     test_small_sizes();
     test_medium_sizes();
     test_large();

@@ -4,6 +4,8 @@
  * at sizes from 1x1 to 8193x4321 and every level pair JPEG XS (levels_v 0..2,
  * levels_h 1..8) and JPEG 2000 / BPC-PaCo (symmetric 1..6) use. Outputs are
  * poisoned before each run; padding between rows and planes must stay as it was.
+ * The incremental inverse (wav_cuda_inverse_rows_to): coefficients arriving
+ * from the top down, the rows said final right, nothing else written.
  * Prints why and exits 77 where no GPU is present.
  *
  *   test_wavelet_cuda          the full matrix
@@ -361,6 +363,241 @@ static void test_arguments(void)
     wav_cuda_plan_destroy(p);
 }
 
+/* ---- the incremental inverse (wav_cuda_inverse_rows_to) ---- */
+
+/* The coefficients seen when those of image rows [0, rows_in) are final: the
+ * final ones from src, the others new garbage, the padding POISON. */
+static void visible(const test_case *c, const wav_plan_desc *d, size_t rows_in, const uint32_t *src,
+                    uint32_t *vis)
+{
+    const size_t n = extent(c);
+    for (size_t i = 0; i < n; i++) {
+        if (!in_region(c, i)) {
+            vis[i] = POISON;
+            continue;
+        }
+        const size_t in_plane = c->planes > 1 ? i % c->plane_stride : i;
+        if (wav_test_coefficient_final(d, rows_in, in_plane % c->pitch, in_plane / c->pitch)) {
+            vis[i] = src[i];
+        } else if (c->filter == WAV_FILTER_53) {
+            vis[i] = (uint32_t)wav_rng_range(&rng, 1 << 20);
+        } else {
+            const float f = (float)wav_rng_range(&rng, 1 << 20) / 64.0f;
+            memcpy(&vis[i], &f, 4);
+        }
+    }
+}
+
+/* The first difference of an incrementally written destination: rows
+ * [0, final_rows) of every plane equal the whole GPU inverse bit for bit and
+ * the C reference (the 5/3 bit for bit, the 9/7 within the tolerance of the
+ * largest reference magnitude mx); the other rows and the padding still hold
+ * the poison 0x7f7f7f7f. NULL if none. */
+static const char *incremental_diff(const test_case *c, const uint32_t *got, const uint32_t *full,
+                                    const uint32_t *ref, size_t final_rows, double mx,
+                                    size_t *where)
+{
+    const size_t n = extent(c);
+    const double tol = tolerance(c);
+    for (size_t i = 0; i < n; i++) {
+        *where = i;
+        const size_t in_plane = c->planes > 1 ? i % c->plane_stride : i;
+        if (!in_region(c, i) || in_plane / c->pitch >= final_rows) {
+            if (got[i] != 0x7f7f7f7fu)
+                return in_region(c, i) ? "a row not yet final was written"
+                                       : "the padding was written";
+            continue;
+        }
+        if (got[i] != full[i])
+            return "a final row differs from wav_cuda_inverse_to's";
+        if (c->filter == WAV_FILTER_53) {
+            if (got[i] != ref[i])
+                return "a final row differs from the C reference";
+        } else {
+            float a, b;
+            memcpy(&a, &got[i], 4);
+            memcpy(&b, &ref[i], 4);
+            if (isnan(a) || fabs((double)a - b) / mx > tol)
+                return "a final row differs from the C reference";
+        }
+    }
+    return NULL;
+}
+
+static int all_poison(const uint32_t *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != 0x7f7f7f7fu)
+            return 0;
+    return 1;
+}
+
+/* One picture: the whole inverse (wav_cuda_inverse_to) first, then the same
+ * coefficients arriving from the top down, rows_in growing along
+ * wav_test_rows_sequence, the coefficients not yet final replaced by new
+ * garbage at each call. After each call the rows said final must be right
+ * and nothing else of the destination written (poisoned once, at the start);
+ * at the end the picture is wav_cuda_inverse_to's. At the first call and
+ * halfway, a call with rows_before > rows_in must be refused and one with
+ * rows_before == rows_in write nothing (into a poisoned other buffer), and
+ * neither disturbs the calls after. */
+static void run_incremental(const test_case *c)
+{
+    const size_t n = extent(c), bytes = n * 4;
+    uint32_t *src = malloc(bytes), *ref = malloc(bytes), *full = malloc(bytes),
+             *vis = malloc(bytes), *got = malloc(bytes);
+    void *d_src = NULL, *d_dst = NULL, *d_other = NULL;
+    wav_plan *cp = NULL;
+    wav_cuda_plan *gp = NULL;
+    xsf_error err = {0};
+    const wav_plan_desc d = {c->w,
+                             c->h,
+                             c->pitch,
+                             c->planes,
+                             c->plane_stride,
+                             c->filter,
+                             c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                             c->lv,
+                             c->lh};
+    char name[96];
+    snprintf(name, sizeof name, "incremental %s %zux%zu pitch %zu x%zu v%d h%d",
+             c->filter == WAV_FILTER_53 ? "5/3" : "9/7", c->w, c->h, c->pitch, c->planes, c->lv,
+             c->lh);
+    if (!src || !ref || !full || !vis || !got) {
+        CHECK(0, "%s: host memory", name);
+        goto done;
+    }
+    if (wav_plan_create(&cp, &d, &err) != XSF_OK || wav_cuda_plan_create(&gp, &d, &err) != XSF_OK) {
+        CHECK(0, "%s: plan: %s", name, err.msg);
+        goto done;
+    }
+    if (!cuda_ok(cudaMalloc(&d_src, bytes), "malloc") ||
+        !cuda_ok(cudaMalloc(&d_dst, bytes), "malloc") ||
+        !cuda_ok(cudaMalloc(&d_other, bytes), "malloc"))
+        goto done;
+    fill(c, src, 1);
+    memcpy(ref, src, bytes);
+    wav_inverse(cp, ref);
+    double mx = 1;
+    if (c->filter == WAV_FILTER_97)
+        for (size_t i = 0; i < n; i++)
+            if (in_region(c, i)) {
+                float f;
+                memcpy(&f, &ref[i], 4);
+                mx = fmax(mx, fabs(f));
+            }
+
+    /* the whole inverse, before the incremental calls keep state in the plan */
+    if (!copy(d_src, src, bytes, cudaMemcpyHostToDevice, "upload") ||
+        !cuda_ok(cudaMemsetAsync(d_other, 0x7f, bytes, stream), "poison"))
+        goto done;
+    CHECK(wav_cuda_inverse_to(gp, d_src, d_other, stream) == XSF_OK, "%s: inverse_to: %s", name,
+          wav_cuda_plan_error(gp));
+    if (!copy(full, d_other, bytes, cudaMemcpyDeviceToHost, "download"))
+        goto done;
+    memcpy(vis, ref, bytes);
+    repoison(c, vis, 0x7f7f7f7fu);
+    CHECK(compare(c, full, vis) <= tolerance(c), "%s: inverse_to differs from the C reference",
+          name);
+
+    if (!cuda_ok(cudaMemsetAsync(d_dst, 0x7f, bytes, stream), "poison"))
+        goto done;
+    size_t seq[96], rows_before = 0, where = 0;
+    const size_t ns = wav_test_rows_sequence(c->h, c->lv, seq, sizeof seq / sizeof seq[0]);
+    const char *why = NULL;
+    size_t k = 0;
+    for (; k < ns && !why; k++) {
+        const size_t rows_in = seq[k];
+        visible(c, &d, rows_in, src, vis);
+        if (!copy(d_src, vis, bytes, cudaMemcpyHostToDevice, "upload"))
+            goto done;
+        if (k == 0 || k == ns / 2) {
+            if (!cuda_ok(cudaMemsetAsync(d_other, 0x7f, bytes, stream), "poison"))
+                goto done;
+            CHECK(wav_cuda_inverse_rows_to(gp, d_src, d_other, rows_before + 1, rows_before,
+                                           stream) == XSF_ERR_ARG &&
+                      wav_cuda_plan_error(gp)[0] != '\0',
+                  "%s: rows_before %zu > rows_in %zu refused with a message", name, rows_before + 1,
+                  rows_before);
+            CHECK(wav_cuda_inverse_rows_to(gp, d_src, d_other, rows_before, rows_before, stream) ==
+                      XSF_OK,
+                  "%s: rows_before == rows_in == %zu: %s", name, rows_before,
+                  wav_cuda_plan_error(gp));
+            if (!copy(got, d_other, bytes, cudaMemcpyDeviceToHost, "download"))
+                goto done;
+            CHECK(all_poison(got, n), "%s: rows_before == rows_in == %zu wrote into dst", name,
+                  rows_before);
+        }
+        const xsf_status st =
+            wav_cuda_inverse_rows_to(gp, d_src, d_dst, rows_before, rows_in, stream);
+        CHECK(st == XSF_OK, "%s: rows %zu to %zu: %s", name, rows_before, rows_in,
+              wav_cuda_plan_error(gp));
+        if (st != XSF_OK || !copy(got, d_dst, bytes, cudaMemcpyDeviceToHost, "download"))
+            goto done;
+        why = incremental_diff(c, got, full, ref, wav_inverse_rows_final(&d, rows_in), mx, &where);
+        rows_before = rows_in;
+    }
+    CHECK(!why, "%s: rows %zu to %zu (%zu final): %s, at element %zu", name, k > 1 ? seq[k - 2] : 0,
+          k > 0 ? seq[k - 1] : 0, k > 0 ? wav_inverse_rows_final(&d, seq[k - 1]) : 0,
+          why ? why : "", where);
+    CHECK(k == ns && seq[ns - 1] >= c->h && memcmp(got, full, bytes) == 0,
+          "%s: the last call's picture is wav_cuda_inverse_to's", name);
+done:
+    cudaFree(d_src);
+    cudaFree(d_dst);
+    cudaFree(d_other);
+    wav_cuda_plan_destroy(gp);
+    wav_plan_destroy(cp);
+    free(src);
+    free(ref);
+    free(full);
+    free(vis);
+    free(got);
+}
+
+static void test_incremental_rows(int quick, size_t max_samples)
+{
+    /* w, h, pitch, planes */
+    static const size_t sizes[][4] = {{7, 9, 7, 1},       {33, 31, 37, 3}, {130, 70, 136, 3},
+                                      {257, 131, 260, 3}, {1, 17, 1, 1},   {17, 1, 19, 2}};
+    static const int pairs[][2] = {{0, 3}, {1, 1}, {1, 5}, {2, 2}, {2, 5}, {3, 3}, {3, 5}, {5, 5}};
+    const size_t nsizes = sizeof sizes / sizeof sizes[0];
+    const int npairs = (int)(sizeof pairs / sizeof pairs[0]);
+    for (size_t s = 0; s < nsizes; s++) {
+        const size_t w = sizes[s][0], h = sizes[s][1], pitch = sizes[s][2], planes = sizes[s][3];
+        const int fails_before = xsf_test_failed;
+        if (w * h * planes > max_samples)
+            continue;
+        for (int k = 0; k < npairs; k++) {
+            test_case c = {w,           h,           pitch, planes, pitch * h + 3, WAV_FILTER_53,
+                           pairs[k][0], pairs[k][1], 0};
+            /* quick (the emulated CTest): every pair on the 5/3, some on the 9/7 */
+            run_incremental(&c);
+            if (!quick || k % 2 == 0) {
+                c.filter = WAV_FILTER_97;
+                run_incremental(&c);
+            }
+        }
+        printf("incremental %zux%zu pitch %zu, %zu planes: %s\n", w, h, pitch, planes,
+               xsf_test_failed == fails_before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+    if (quick)
+        return;
+    static const test_case big[] = {{1920, 1080, 1920, 1, 1920 * 1080, WAV_FILTER_53, 1, 5, 0},
+                                    {1920, 1080, 1920, 1, 1920 * 1080, WAV_FILTER_97, 5, 5, 0},
+                                    {3840, 2160, 3840, 1, 3840 * 2160, WAV_FILTER_53, 2, 5, 0}};
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        if (big[i].w * big[i].h > max_samples)
+            continue;
+        const int fails_before = xsf_test_failed;
+        run_incremental(&big[i]);
+        printf("incremental %zux%zu v%d h%d: %s\n", big[i].w, big[i].h, big[i].lv, big[i].lh,
+               xsf_test_failed == fails_before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
@@ -373,6 +610,7 @@ int main(int argc, char **argv)
     if (!cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream"))
         return xsf_test_finish();
     test_arguments();
+    test_incremental_rows(quick, max_samples);
 
     static const size_t sizes[][2] = {
         {1, 1},   {1, 2},     {2, 1},      {2, 2},       {3, 5},       {5, 3},      {1, 17},
