@@ -37,6 +37,8 @@
 # wait for cores behind everything else, allows 250 ms: a receiver that
 # stops for longer fails there too; the one-frame limit is for machines of
 # their own.
+# XSF_SOAK_RECV_ARGS: more options for the receiver (e.g. "--frame-log
+# frames.csv": a line a delivered frame, for bench/pipeline/frame_log.py).
 # --counts-only: checks 1 and 2 alone (under sanitizers, whose allocator and
 # speed make resident memory and timing meaningless).
 # Defaults: build/xsflow, 2 streams, 60 s, 25 fps, vectors/xs/seq_5f_422_10b.jxs
@@ -73,7 +75,8 @@ args=()
 for ((k = 0; k < streams; k++)); do
     args+=("127.0.0.1:$((port + 2 * k))" -o "$([ "$engine" = gpu ] && echo null:device || echo null)")
 done
-"$xsflow" recv "${args[@]}" "--$engine" --timeout 3 --stats-json rx.json 2> rx.log &
+# shellcheck disable=SC2086 # XSF_SOAK_RECV_ARGS: extra recv options, word-split
+"$xsflow" recv "${args[@]}" "--$engine" --timeout 3 --stats-json rx.json ${XSF_SOAK_RECV_ARGS:-} 2> rx.log &
 rx=$!
 # VmRSS once a second while the receiver runs.
 (
