@@ -601,6 +601,7 @@ static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, cha
     }
     const int aborted = s->aborted;
     pthread_mutex_unlock(&p->mu);
+    f->t.final_start = pl_now_ns();
     if (aborted || bad) {
         if (begun)
             xs_gpu_decode_abort(w->gpu);
@@ -762,12 +763,13 @@ static void emit(pl_pipeline *p, pl_stream *st)
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
         if (st->frame_log) /* one stream emits on one thread at a time: its lines are in order */
-            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
+            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
                     (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
                     (unsigned long long)f->t.first_packet, (unsigned long long)f->t.last_packet,
                     (unsigned long long)f->t.queued, (unsigned long long)f->t.decode_start,
                     (unsigned long long)f->t.device_ready, (unsigned long long)f->t.host_ready,
-                    (unsigned long long)f->t.delivered);
+                    (unsigned long long)f->t.delivered, (unsigned long long)f->t.whole,
+                    (unsigned long long)f->t.final_start);
         st->sink.deliver(st->sink.ctx, f);
         pthread_mutex_lock(&p->mu);
     }
@@ -830,7 +832,7 @@ static void *worker_main(void *arg)
         const size_t msg_cap = sizeof s->error;
         msg[0] = 0;
         s->failed = 0;
-        s->f.t.decode_start = pl_now_ns();
+        s->f.t.decode_start = s->f.t.final_start = pl_now_ns();
         if (aborted) {
             s->failed = 1; /* counted by pl_frame_abort */
         } else if (incremental) {
@@ -1548,6 +1550,7 @@ void pl_frame_submit(pl_pipeline *p, pl_frame *f)
 {
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
+    f->t.whole = pl_now_ns();
     pthread_mutex_lock(&p->mu);
     if (s->partial) {
         /* Whole now: the decoder that holds it finishes it, or any may take it. */
@@ -1563,7 +1566,7 @@ void pl_frame_submit(pl_pipeline *p, pl_frame *f)
     pthread_mutex_unlock(&p->mu);
     if (f->fields != 2)
         f->fields = 1;
-    f->t.queued = pl_now_ns();
+    f->t.queued = f->t.whole;
     pthread_mutex_lock(&p->mu);
     enqueue_locked(p, st, s);
     pthread_mutex_unlock(&p->mu);

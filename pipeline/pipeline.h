@@ -194,7 +194,7 @@ typedef struct pl_stream_config {
 
 #define PL_FRAME_LOG_HEADER                                                                        \
     "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
-    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns"
+    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns"
 
 
 /* A decoded picture: uint16 samples at the component's depth. Host planes
@@ -217,6 +217,9 @@ typedef struct pl_times {
     uint64_t device_ready; /* picture in device memory (GPU engine) */
     uint64_t host_ready;   /* picture in host memory */
     uint64_t delivered;    /* handed to the sink */
+    uint64_t whole;        /* the whole frame in the pipeline's hands (pl_frame_submit) */
+    uint64_t final_start;  /* the decoder began its last step: the frame was whole (a partial
+                              frame's last slices and rows; decode_start for the others) */
 } pl_times;
 
 struct pl_frame {

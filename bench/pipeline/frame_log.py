@@ -10,6 +10,11 @@ the p50 / p99 / max in microseconds of each stage:
   device    taken -> picture in device memory (upload, kernels)
   download  device -> picture in host memory
   total     last packet -> picture ready (host if downloaded, else device)
+and, from the end of a frame's data on (frames decoded as they arrive,
+recv --slices, have their decoding under way before the last packet):
+  handover  last packet -> the whole frame in the pipeline's hands
+  wake      whole -> the decoder began the frame's last step
+  final     last step -> picture in device memory
 then, per second of the run, the frames delivered and the worst total and
 queue, and the ten slowest frames with their stages, so that a tail can be
 told apart: start-up, a stalled decoder, or a slow download.
@@ -41,7 +46,8 @@ def main():
     if not rows:
         sys.exit("no frames in " + args[0])
     t0 = min(r["last_packet_ns"] or r["queued_ns"] for r in rows)
-    spans = {"queue": [], "decode": [], "device": [], "download": [], "total": []}
+    spans = {"queue": [], "decode": [], "device": [], "download": [], "total": [],
+             "handover": [], "wake": [], "final": []}
     per_sec = {}
     slow = []
     for r in rows:
@@ -63,11 +69,20 @@ def main():
         dec = (ready - r["decode_start_ns"]) / 1e3
         for k, v in (("queue", q), ("decode", dec), ("device", d), ("download", dl), ("total", tot)):
             spans[k].append(v)
-        slow.append((tot, r["stream"], r["index"], sec, q, d, dl))
+        ho = wk = fi = 0.0
+        if r.get("whole_ns") and r.get("final_start_ns") and r["device_ready_ns"]:
+            ho = (r["whole_ns"] - last) / 1e3
+            wk = (r["final_start_ns"] - r["whole_ns"]) / 1e3
+            fi = (r["device_ready_ns"] - r["final_start_ns"]) / 1e3
+            for k, v in (("handover", ho), ("wake", wk), ("final", fi)):
+                spans[k].append(v)
+        slow.append((tot, r["stream"], r["index"], sec, q, d, dl, ho, wk, fi))
     print(f"{len(rows)} frames, {len(spans['total'])} after the first {skip:g} s")
     print("| stage | p50 us | p99 us | max us |")
     print("| --- | ---: | ---: | ---: |")
     for k, v in spans.items():
+        if not v:
+            continue
         print(f"| {k} | {pct(v, 0.5):.0f} | {pct(v, 0.99):.0f} | {max(v) if v else 0:.0f} |")
     print()
     print("| second | frames | worst total us | worst queue us |")
@@ -76,9 +91,10 @@ def main():
         n, tot, q = per_sec[sec]
         print(f"| {sec} | {n} | {tot:.0f} | {q:.0f} |")
     print()
-    print("slowest frames: total us (stream, index, second): queue / device / download us")
-    for tot, st, idx, sec, q, d, dl in sorted(slow, reverse=True)[:10]:
-        print(f"  {tot:.0f} ({st}, {idx}, {sec}): {q:.0f} / {d:.0f} / {dl:.0f}")
+    print("slowest frames: total us (stream, index, second): queue / device / download us;"
+          " handover / wake / final us")
+    for tot, st, idx, sec, q, d, dl, ho, wk, fi in sorted(slow, reverse=True)[:10]:
+        print(f"  {tot:.0f} ({st}, {idx}, {sec}): {q:.0f} / {d:.0f} / {dl:.0f}; {ho:.0f} / {wk:.0f} / {fi:.0f}")
 
 
 if __name__ == "__main__":
