@@ -219,7 +219,7 @@ int cmd_demo(int argc, char **argv)
     chk.next = w ? pl_writer_sink(w) : pl_null_sink(PL_PICTURE_HOST);
     pl_stream_config sc = {.name = "demo",
                            .backpressure = PL_DROP_OLDEST,
-                           .sink = {check_deliver, check_finish, &chk, PL_PICTURE_HOST, NULL}};
+                           .sink = {check_deliver, check_finish, &chk, PL_PICTURE_HOST, NULL, NULL}};
     if (st == XSF_OK)
         st = pl_stream_add(p, &sc, &sid, &err);
     if (st == XSF_OK)

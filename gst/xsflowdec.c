@@ -669,7 +669,7 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
                                .backpressure = PL_BLOCK,
                                .frames = pp->frames,
                                .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
-                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused}};
+                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused, NULL}};
         xsf_error err;
         xsf_error_clear(&err);
         if (pl_stream_add(pp->pl, &sc, &pp->stream, &err) != XSF_OK) {

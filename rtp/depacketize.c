@@ -1195,8 +1195,23 @@ static void drain(rtp_depacketizer *d, uint64_t now_ns)
         d->hole_since_ns = 0;
         return;
     }
-    if (!d->hole_since_ns)
-        d->hole_since_ns = now_ns ? now_ns : 1;
+    if (d->hole_since_ns)
+        return;
+    /* A hole is as old as the first packet received behind it: one found
+     * behind a hole just given up on has been missing since that packet
+     * came, not since now (else each of several holes in a row would wait
+     * reorder_ns after the one before it, and the stream with them). */
+    uint64_t since = now_ns;
+    for (uint64_t e = d->next + 1; e <= d->highest; e++) {
+        const seq_meta *m = &d->meta[e % (2 * (uint64_t)d->window)];
+        if (m->ext == e && m->state == SLOT_FILLED) {
+            const uint64_t a = d->slots[e % d->window].arrival_ns;
+            if (a && (!since || a < since))
+                since = a;
+            break;
+        }
+    }
+    d->hole_since_ns = since ? since : 1;
 }
 
 static void give_up_until(rtp_depacketizer *d, uint64_t target)
@@ -1212,24 +1227,23 @@ void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns)
         return;
     if (d->startup) {
         /* The hole before the first packet is given up on like any other. */
-        if (now_ns >= d->startup_ns && now_ns - d->startup_ns >= d->cfg.reorder_ns) {
-            d->startup = 0;
-            drain(d, now_ns);
+        if (now_ns < d->startup_ns || now_ns - d->startup_ns < d->cfg.reorder_ns)
+            return;
+        d->startup = 0;
+        drain(d, now_ns);
+    }
+    /* Every hole at the front that has waited long enough, one after the other. */
+    while (d->hole_since_ns && now_ns >= d->hole_since_ns && now_ns - d->hole_since_ns >= d->cfg.reorder_ns) {
+        /* Give up on the hole at the front, release what follows it. */
+        while (d->next <= d->highest) {
+            const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
+            if (m->ext == d->next && m->state == SLOT_FILLED)
+                break;
+            release(d, d->next++);
         }
-        return;
+        d->hole_since_ns = 0;
+        drain(d, now_ns);
     }
-    if (!d->hole_since_ns || now_ns < d->hole_since_ns ||
-        now_ns - d->hole_since_ns < d->cfg.reorder_ns)
-        return;
-    /* Give up on the hole at the front, release what follows it. */
-    while (d->next <= d->highest) {
-        const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
-        if (m->ext == d->next && m->state == SLOT_FILLED)
-            break;
-        release(d, d->next++);
-    }
-    d->hole_since_ns = 0;
-    drain(d, now_ns);
 }
 
 /* Ends the stream followed: every hole given up on, the segment under way

@@ -281,7 +281,7 @@ static void test_policy_and_errors(void)
     holder_init(&h);
     h.hold = 1;
     pl_stream_config sc = {.name = "policy", .backpressure = PL_DROP_OLDEST, .frames = 4,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -317,7 +317,7 @@ static void test_policy_and_errors(void)
     int sid2;
     holder_init(&h);
     pl_stream_config sc2 = {.name = "errors", .backpressure = PL_BLOCK, .frames = 6,
-                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused}};
+                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
     CHECK(pl_stream_add(p, &sc2, &sid2, &err) == XSF_OK, "stream: %s", err.msg);
     int bad = 0;
     for (int i = 0; i < 20; i++) {
@@ -393,7 +393,7 @@ static void test_flush(void)
     h.gate = 1;
     enum { POOL = 8 };
     pl_stream_config sc = {.name = "flush", .backpressure = PL_BLOCK, .frames = POOL,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -1084,7 +1084,7 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     c.ref = &ref;
     c.nref = 1;
     pl_stream_config sc = {.name = "rtp slices", .backpressure = PL_BLOCK, .frames = 6,
-                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL}};
+                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, NULL}};
     int sid = -1;
     if (p)
         CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
@@ -1252,7 +1252,7 @@ static void test_placements(void)
             c.ref = ref;
             c.nref = nref;
             pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
-                                   .sink = {placement_deliver, NULL, &c, where, NULL}};
+                                   .sink = {placement_deliver, NULL, &c, where, NULL, NULL}};
             int sid;
             xsf_error err;
             xsf_error_clear(&err);
@@ -1369,7 +1369,7 @@ static void test_provisioning(void)
     /* A live stream: its frames are plain mappings until the provisioner pins them. Each
      * frame is delivered before the next is taken, so that none is dropped. */
     pl_stream_config sc = {.name = "provision", .backpressure = PL_DROP_OLDEST, .frames = frames,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);

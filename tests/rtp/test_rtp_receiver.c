@@ -7,7 +7,9 @@
  *    SEP) and after the last (at flush), frames dropped there counted;
  *  - source validation (RFC 3550 A.1): thousands of junk datagrams before
  *    and inside a good stream, a sender that restarts with a new SSRC,
- *    another SSRC refused while the first is live.
+ *    another SSRC refused while the first is live;
+ *  - holes in a row: each given up on reorder_ns after the first packet
+ *    behind it came, not after the hole before it was given up on.
  *
  * The stream: NF copies of vectors/xs/slice_h16.jxs (21600 bytes, 12
  * slices). The many-slice codestreams come from the encoder (4:0:0, 16
@@ -702,6 +704,63 @@ static void buffer_source(void)
     buffers("buffers exhausted (T=0)", RTP_JXS_SLICE, 1, two_big, 2, 1);
 }
 
+/* ---- holes in a row (issue 16: the soak's stalls) ---- */
+
+/* Frames 1, 2 and 3 each lose a packet in their middle; a packet comes
+ * every 100 us, then nothing. With reorder_ns = 20 ms the hole of frame k
+ * is given up on 20 ms after the packet behind it came: the polls just
+ * before and just after that time must find k - 1 and k packets lost. Chained
+ * (each hole waiting 20 ms after the one before it was given up on), the
+ * second hole would still wait. At the end frames 0, 4 and 5 are whole. */
+static void holes_in_a_row(void)
+{
+    const char *who = "holes in a row";
+    stream s;
+    make(&s, RTP_JXS_CODESTREAM, 512, SSRC, 100, cs, cs_len, NF);
+    rtp_depacketizer_config dc = {.payload_type = PT,
+                                  .reorder_packets = 4096,
+                                  .reorder_ns = 20000000,
+                                  .max_packet_bytes = 9000,
+                                  .validate = 1};
+    result r;
+    memset(&r, 0, sizeof r);
+    dc.on_frame = tu_on_frame;
+    dc.ctx = &r.sink;
+    rtp_depacketizer *d;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (rtp_depacketizer_create(&d, &dc, &err) != XSF_OK) {
+        CHECK(0, "%s: depacketizer: %s", who, err.msg);
+        tu_free(&s.pk);
+        return;
+    }
+    const uint64_t us = 1000, t0 = 1000000 * us, step = 100 * us;
+    size_t mid[4] = {0};
+    for (int k = 1; k <= 3; k++)
+        mid[k] = (s.frame_start[k] + s.frame_start[k + 1]) / 2;
+    for (size_t i = 0; i < s.pk.n; i++)
+        if (i != mid[1] && i != mid[2] && i != mid[3])
+            rtp_depacketizer_push(d, s.pk.p[i].data, s.pk.p[i].len, t0 + step * i);
+    const rtp_stats *st = rtp_depacketizer_stats(d);
+    CHECK(st->frames_complete == 1 && st->lost == 0, "%s: after the packets: %llu whole, %llu lost (want 1, 0)",
+          who, (unsigned long long)st->frames_complete, (unsigned long long)st->lost);
+    for (int k = 1; k <= 3; k++) {
+        const uint64_t seen = t0 + step * (mid[k] + 1); /* the packet behind the hole */
+        rtp_depacketizer_poll(d, seen + 20000 * us - 50 * us);
+        CHECK(st->lost == (uint64_t)(k - 1), "%s: hole %d, just before its time: %llu lost", who, k,
+              (unsigned long long)st->lost);
+        rtp_depacketizer_poll(d, seen + 20000 * us + 50 * us);
+        CHECK(st->lost == (uint64_t)k, "%s: hole %d, just after its time: %llu lost", who, k,
+              (unsigned long long)st->lost);
+    }
+    CHECK(st->frames_complete == 3 && st->frames_dropped == 3, "%s: %llu whole, %llu dropped (want 3, 3)", who,
+          (unsigned long long)st->frames_complete, (unsigned long long)st->frames_dropped);
+    rtp_depacketizer_flush(d);
+    rtp_depacketizer_destroy(d);
+    free(r.sink.data);
+    tu_free(&s.pk);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "vectors/xs/slice_h16.jxs";
@@ -737,6 +796,7 @@ int main(int argc, char **argv)
     sender_restart(1500000000ull);
     sender_restart(300000000ull);
     stray_first();
+    holes_in_a_row();
     /* 5 */
     buffer_source();
     free(data);
