@@ -33,6 +33,21 @@ typedef struct test_case {
     int lv, lh, photo;
 } test_case;
 
+/* The plan description of a case (the 5/3 on int32, the 9/7 on float32). */
+static wav_plan_desc case_desc(const test_case *c)
+{
+    const wav_plan_desc d = {c->w,
+                             c->h,
+                             c->pitch,
+                             c->planes,
+                             c->plane_stride,
+                             c->filter,
+                             c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                             c->lv,
+                             c->lh};
+    return d;
+}
+
 static size_t extent(const test_case *c)
 {
     return (c->planes - 1) * c->plane_stride + (c->h - 1) * c->pitch + c->w;
@@ -205,15 +220,7 @@ static void run_case(const test_case *c)
     wav_plan *cp = NULL;
     wav_cuda_plan *gp = NULL;
     xsf_error err = {0};
-    wav_plan_desc d = {c->w,
-                       c->h,
-                       c->pitch,
-                       c->planes,
-                       c->plane_stride,
-                       c->filter,
-                       c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
-                       c->lv,
-                       c->lh};
+    const wav_plan_desc d = case_desc(c);
     char name[96];
     snprintf(name, sizeof name, "%s %zux%zu pitch %zu x%zu v%d h%d %s",
              c->filter == WAV_FILTER_53 ? "5/3" : "9/7", c->w, c->h, c->pitch, c->planes, c->lv,
@@ -450,15 +457,7 @@ static void run_incremental(const test_case *c)
     wav_plan *cp = NULL;
     wav_cuda_plan *gp = NULL;
     xsf_error err = {0};
-    const wav_plan_desc d = {c->w,
-                             c->h,
-                             c->pitch,
-                             c->planes,
-                             c->plane_stride,
-                             c->filter,
-                             c->filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
-                             c->lv,
-                             c->lh};
+    const wav_plan_desc d = case_desc(c);
     char name[96];
     snprintf(name, sizeof name, "incremental %s %zux%zu pitch %zu x%zu v%d h%d",
              c->filter == WAV_FILTER_53 ? "5/3" : "9/7", c->w, c->h, c->pitch, c->planes, c->lv,
