@@ -37,6 +37,11 @@ xsf_status dsp_colour_parse(const char *text, dsp_colour *colour)
     if (i == sizeof matrix_names / sizeof matrix_names[0])
         return XSF_ERR_ARG;
     c.matrix = matrix_names[i].matrix;
+    /* R'G'B' is taken as it is, full range, unless the text says narrow: the
+     * meaning of `decode --colour rgb|gbr` (README), so that both commands
+     * show one picture. Y'CbCr is narrow unless it says full. */
+    if (c.matrix == DSP_MATRIX_RGB || c.matrix == DSP_MATRIX_GBR)
+        c.range = DSP_RANGE_FULL;
     if (comma) {
         if (!strcasecmp(comma + 1, "full"))
             c.range = DSP_RANGE_FULL;

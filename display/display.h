@@ -53,7 +53,9 @@ typedef struct dsp_colour {
 } dsp_colour;
 
 /* Parses "601", "709", "2020", "rgb", "gbr", optionally followed by ",full"
- * or ",narrow" (default narrow), e.g. "709,full". Also "bt709" etc. */
+ * or ",narrow" (default narrow for Y'CbCr, full for rgb and gbr: the
+ * components as they are, as `xsflow decode --colour` takes them), e.g.
+ * "709,full". Also "bt709" etc. */
 xsf_status dsp_colour_parse(const char *text, dsp_colour *colour);
 const char *dsp_colour_name(dsp_colour colour, char *buf, size_t cap);
 

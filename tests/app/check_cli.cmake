@@ -1,12 +1,15 @@
 # Runs xsflow as a user would (see tests/app/CMakeLists.txt, xsf_cli_test)
-# in a fresh WORK_DIR and checks the exit status, stdout and output files.
+# in a fresh WORK_DIR and checks the exit status, stdout and output files,
+# and with PIXELS the pictures in them (pixel_check, against the C decoder).
 # A failing status must come with exactly one line on stderr.
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 string(REPLACE "@V@" "${VECTORS}" args "${ARGS}")
 string(REPLACE "|" ";" args "${args}")
+# stdout goes to a file too: it may be a picture (-o -) for PIXELS to check.
 execute_process(COMMAND ${XSFLOW} ${args} WORKING_DIRECTORY ${WORK_DIR}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+                RESULT_VARIABLE rc OUTPUT_FILE ${WORK_DIR}/stdout ERROR_VARIABLE err)
+file(READ ${WORK_DIR}/stdout out)
 message(STATUS "xsflow ${args}\nexit status ${rc}\nstdout: ${out}\nstderr: ${err}")
 if(NOT rc EQUAL RC)
   message(FATAL_ERROR "exit status ${rc}, expected ${RC}")
@@ -38,6 +41,21 @@ if(NOT FILES STREQUAL "")
       if(NOT start STREQUAL head)
         message(FATAL_ERROR "${f} starts with '${start}', expected '${HEAD}'")
       endif()
+    endif()
+  endforeach()
+endif()
+# PIXELS: pixel_check runs, '&' between them, '|' between the arguments of
+# one (VECTOR FORMAT FILE [options], FILE relative to WORK_DIR).
+if(NOT PIXELS STREQUAL "")
+  string(REPLACE "@V@" "${VECTORS}" checks "${PIXELS}")
+  string(REPLACE "&" ";" checks "${checks}")
+  foreach(check IN LISTS checks)
+    string(REPLACE "|" ";" check_args "${check}")
+    execute_process(COMMAND ${PIXEL_CHECK} ${check_args} WORKING_DIRECTORY ${WORK_DIR}
+                    RESULT_VARIABLE prc OUTPUT_VARIABLE pout ERROR_VARIABLE perr)
+    message(STATUS "pixel_check ${check_args}: ${pout}${perr}")
+    if(NOT prc EQUAL 0)
+      message(FATAL_ERROR "the pictures are not the C decoder's: ${perr}")
     endif()
   endforeach()
 endif()

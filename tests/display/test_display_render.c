@@ -13,13 +13,13 @@
  * Skips (77) where no EGL display can be opened, or with --gpu where no GPU
  * or no interop is available. */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "display.h"
 #include "test.h"
+#include "vector_manifest.h"
 #include "xs.h"
 
 static uint8_t *read_all(const char *path, size_t *len)
@@ -45,11 +45,6 @@ static uint8_t *read_all(const char *path, size_t *len)
     fclose(f);
     *len = n;
     return buf;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static const dsp_colour colours[] = {
@@ -196,25 +191,17 @@ static void compare_scaled(const dsp_picture *pic, const char *name, int deep)
     free(b);
 }
 
+/* Every vector of dir's MANIFEST.tsv, in its order (a missing or empty one fails). */
 static void test_vectors(const char *dir)
 {
-    DIR *dp = opendir(dir);
-    CHECK(dp != NULL, "cannot open %s", dir);
-    if (!dp)
-        return;
-    char *names[256];
-    int count = 0;
-    for (struct dirent *e; (e = readdir(dp)) && count < 256;) {
-        const size_t l = strlen(e->d_name);
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".jxs"))
-            names[count++] = strdup(e->d_name);
-    }
-    closedir(dp);
-    qsort(names, (size_t)count, sizeof names[0], cmp_names);
+    static vm_list list;
+    CHECK(vm_read(dir, &list) > 0, "no MANIFEST.tsv in %s", dir);
     int rendered = 0, pictures = 0, worst = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < list.n; i++) {
+        const char *const name = list.name[i];
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!vm_check_file(dir, name, path, sizeof path))
+            continue;
         size_t len = 0;
         uint8_t *data = read_all(path, &len);
         CHECK(data != NULL, "cannot read %s", path);
@@ -223,17 +210,17 @@ static void test_vectors(const char *dir)
             dsp_picture host, dev;
             size_t consumed = 0;
             const xsf_status st = decode(data + off, len - off, &consumed, &host, &dev);
-            CHECK(st == XSF_OK && consumed > 0, "%s frame %d: decode: %s", names[i], frame, xsf_status_name(st));
+            CHECK(st == XSF_OK && consumed > 0, "%s frame %d: decode: %s", name, frame, xsf_status_name(st));
             if (st != XSF_OK || !consumed)
                 break;
             off += consumed;
             if (host.depth != 8 && host.depth != 10)
                 break;
-            const int rgb = xs_decoder_header(cdec)->nc >= 3 && strstr(names[i], "rgb");
+            const int rgb = xs_decoder_header(cdec)->nc >= 3 && strstr(name, "rgb");
             host.colour = rgb ? (dsp_colour){DSP_MATRIX_GBR, DSP_RANGE_FULL} : colours[rendered % 6];
             dev.colour = host.colour;
             char label[300];
-            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", names[i], frame, host.width[0],
+            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame, host.width[0],
                      host.height[0], dsp_chroma_name(dsp_picture_chroma(&host, NULL)), host.depth,
                      rgb ? -1 : rendered % 6);
             const int diff = render_compare(label, use_gpu ? &dev : &host, &host);
@@ -245,7 +232,6 @@ static void test_vectors(const char *dir)
         }
         rendered += used;
         free(data);
-        free(names[i]);
     }
     printf("%d vectors (%d pictures) of 8 and 10 bits rendered through the %s path (%s conversion); largest "
            "difference %d\n",

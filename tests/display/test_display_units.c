@@ -152,6 +152,9 @@ static void test_colour_parse(void)
           "601,full");
     CHECK(dsp_colour_parse("BT2020,narrow", &c) == XSF_OK && c.matrix == DSP_MATRIX_BT2020, "BT2020,narrow");
     CHECK(dsp_colour_parse("gbr,full", &c) == XSF_OK && c.matrix == DSP_MATRIX_GBR, "gbr,full");
+    /* R'G'B' as it is unless told narrow: what `decode --colour gbr` means. */
+    CHECK(dsp_colour_parse("gbr", &c) == XSF_OK && c.matrix == DSP_MATRIX_GBR && c.range == DSP_RANGE_FULL, "gbr");
+    CHECK(dsp_colour_parse("rgb,narrow", &c) == XSF_OK && c.range == DSP_RANGE_NARROW, "rgb,narrow");
     CHECK(dsp_colour_parse("709,wide", &c) == XSF_ERR_ARG, "bad range");
     CHECK(dsp_colour_parse("bt470", &c) == XSF_ERR_ARG, "bad matrix");
     CHECK(dsp_colour_parse("", &c) == XSF_ERR_ARG, "empty");

@@ -5,8 +5,11 @@
 # with two decoding slots writing .yuv files. Both register with the
 # registry; the controller finds A's senders and B's receivers there and
 # connects them through IS-05 (multicast, source-specific). Checked: both
-# nodes registered, every picture B decodes is one of the clip's pictures
-# as the C decoder gives them, both receivers get pictures. Addresses
+# nodes registered; every picture B decodes is one of the clip's pictures
+# as the C decoder gives them, in the clip's order (the senders loop it:
+# each picture is the one after the previous, frame 4 followed by frame 0),
+# so a stream that loses, repeats or reorders frames fails; both receivers
+# get pictures. Addresses
 # 10.78.0.0/24 and groups 239.78.0.0/24 are this script's; everything is
 # removed on exit. Skipped (77) without network namespaces (not root).
 # usage: two_machines_netns.sh XSFLOW VECTOR_DIR WORK_DIR PLANT_PY
@@ -95,12 +98,14 @@ check $? "both nodes in the registry"
 "$python" "$plant" connect $registry 2 | tee connect.log
 check ${PIPESTATUS[0]} "controller"
 sleep 3
-# Frame-exact: every picture B wrote is one of the clip's (the senders loop it).
+# Frame-exact and in order: every picture B wrote is one of the clip's, and
+# the one after the picture before it (the senders loop the clip; a receiver
+# joins anywhere in it).
 "$python" - reference.yuv b-rx0.yuv b-rx1.yuv << 'EOF'
 import sys
 ref = open(sys.argv[1], "rb").read()
 frame = len(ref) // 5
-pictures = {ref[i * frame:(i + 1) * frame] for i in range(5)}
+index = {ref[i * frame:(i + 1) * frame]: i for i in range(5)}
 bad = 0
 for path in sys.argv[2:]:
     try:
@@ -108,9 +113,12 @@ for path in sys.argv[2:]:
     except OSError:
         data = b""
     n = len(data) // frame
-    wrong = sum(data[i * frame:(i + 1) * frame] not in pictures for i in range(n))
-    print("%s: %d pictures, %d not the clip's" % (path, n, wrong))
-    bad += wrong + (n < 10) + (len(data) % frame != 0)
+    got = [index.get(data[i * frame:(i + 1) * frame], -1) for i in range(n)]
+    wrong = got.count(-1)
+    out_of_order = sum(1 for a, b in zip(got, got[1:]) if a >= 0 and b >= 0 and b != (a + 1) % 5)
+    print("%s: %d pictures, %d not the clip's, %d not after the one before (frames %s)" %
+          (path, n, wrong, out_of_order, "".join(str(i) if i >= 0 else "?" for i in got[:40])))
+    bad += wrong + out_of_order + (n < 10) + (len(data) % frame != 0)
 sys.exit(1 if bad else 0)
 EOF
 check $? "pictures on machine B"

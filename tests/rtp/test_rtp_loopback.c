@@ -12,7 +12,6 @@
  * Traffic goes to loopback only. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include "rtp.h"
 #include "rtp_test_util.h"
 #include "test.h"
+#include "vector_manifest.h"
 
 typedef struct vec {
     char name[256];
@@ -288,37 +288,24 @@ static void through_pcap(const vec *v, rtp_jxs_mode mode, const char *dir)
     remove(path);
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "vectors/xs";
     const char *work = argc > 2 ? argv[2] : ".";
-    DIR *dd = opendir(dir);
-    if (!dd) {
-        fprintf(stderr, "cannot open %s\n", dir);
+    /* The vectors MANIFEST.tsv lists; a missing or empty one fails. */
+    static vm_list names;
+    if (vm_read(dir, &names) <= 0) {
+        fprintf(stderr, "no vectors: cannot read %s/MANIFEST.tsv\n", dir);
         return 1;
     }
-    char *names[512];
-    size_t nn = 0;
-    struct dirent *e;
-    while ((e = readdir(dd)) && nn < 512) {
-        const size_t l = strlen(e->d_name);
-        if (l > 4 && !strcmp(e->d_name + l - 4, ".jxs"))
-            names[nn++] = strdup(e->d_name);
-    }
-    closedir(dd);
-    qsort(names, nn, sizeof names[0], by_name);
-    int v6 = 1, skipped = 0, tested = 0;
-    for (size_t i = 0; i < nn; i++) {
+    int v6 = 1, tested = 0;
+    for (int i = 0; i < names.n; i++) {
         vec v;
         memset(&v, 0, sizeof v);
-        snprintf(v.name, sizeof v.name, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+        snprintf(v.name, sizeof v.name, "%s", names.name[i]);
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (!vm_check_file(dir, names.name[i], path, sizeof path))
+            continue;
         v.data = tu_read_file(path, &v.len);
         size_t off = 0;
         while (v.data && off < v.len && v.nframes < 64) {
@@ -329,12 +316,9 @@ int main(int argc, char **argv)
             v.frame_len[v.nframes++] = n;
             off += n;
         }
-        if (!v.data || !v.len || off != v.len) {
-            printf("skip %s: %s\n", v.name,
-                   !v.len ? "empty file" : "not a sequence of whole codestreams");
-            skipped++;
+        CHECK(v.data && off == v.len, "%s: unreadable, or not a sequence of whole codestreams", v.name);
+        if (!v.data || off != v.len) {
             free(v.data);
-            free(names[i]);
             continue;
         }
         for (int mode = 0; mode < 2; mode++) {
@@ -347,8 +331,7 @@ int main(int argc, char **argv)
         }
         tested++;
         free(v.data);
-        free(names[i]);
     }
-    printf("%d vectors tested, %d skipped\n", tested, skipped);
+    printf("%d vectors of %s/MANIFEST.tsv tested\n", tested, dir);
     return xsf_test_finish();
 }

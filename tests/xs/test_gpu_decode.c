@@ -5,12 +5,12 @@
  * Usage: test_gpu_decode VECTOR_DIR [UHD_DIR] */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test.h"
+#include "../vector_manifest.h"
 #include "xs.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -92,27 +92,28 @@ static uint32_t rnd(void)
     return (uint32_t)rng;
 }
 
-static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corrupt)
+/* Every vector dir/MANIFEST.tsv lists (a missing or empty one fails);
+ * returns the files compared, -1 without a manifest. */
+static int run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corrupt)
 {
-    DIR *dp = opendir(dir);
-    if (!dp) {
-        printf("no directory %s: skipped\n", dir);
-        return;
+    static vm_list names;
+    if (vm_read(dir, &names) < 0) {
+        printf("no vectors in %s (no MANIFEST.tsv): skipped\n", dir);
+        return -1;
     }
-    struct dirent *e;
     int files = 0;
-    while ((e = readdir(dp))) {
-        const size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
-            continue;
+    for (int i = 0; i < names.n; i++) {
+        const char *name = names.name[i];
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!vm_check_file(dir, name, path, sizeof path))
+            continue;
         size_t len;
         uint8_t *buf = read_file(path, &len);
+        CHECK(buf != NULL, "cannot read %s", path);
         if (!buf)
-            continue; /* empty placeholder files carry no codestream */
+            continue;
         int refused;
-        CHECK(compare(c, g, buf, len, e->d_name, &refused) && !refused, "%s: GPU and C decoders differ", e->d_name);
+        CHECK(compare(c, g, buf, len, name, &refused) && !refused, "%s: GPU and C decoders differ", name);
         files++;
         if (corrupt && len < 200000) {
             /* Flip bits past the headers: both decoders refuse or agree. */
@@ -126,12 +127,12 @@ static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corru
                 memcpy(m, buf, len);
                 for (int f = 0; f < 1 + t % 4; f++)
                     m[start + rnd() % (len - start)] ^= (uint8_t)(1u << (rnd() % 8));
-                const int agree = compare(c, g, m, len, e->d_name, &refused);
-                CHECK(agree, "%s corrupted (trial %d): decoders disagree", e->d_name, t);
+                const int agree = compare(c, g, m, len, name, &refused);
+                CHECK(agree, "%s corrupted (trial %d): decoders disagree", name, t);
                 const char *dump = getenv("XSF_TEST_DUMP");
                 if (!agree && dump) {
                     char out[4096];
-                    snprintf(out, sizeof out, "%s/%s.trial%d.jxs", dump, e->d_name, t);
+                    snprintf(out, sizeof out, "%s/%s.trial%d.jxs", dump, name, t);
                     FILE *f = fopen(out, "wb");
                     if (f) {
                         fwrite(m, 1, len, f);
@@ -143,8 +144,8 @@ static void run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corru
         }
         cudaFreeHost(buf);
     }
-    closedir(dp);
-    printf("%s: %d codestreams compared\n", dir, files);
+    printf("%s: %d files compared\n", dir, files);
+    return files;
 }
 
 int main(int argc, char **argv)
@@ -165,7 +166,7 @@ int main(int argc, char **argv)
     CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
-    run_dir(c, g, argv[1], 1);
+    CHECK(run_dir(c, g, argv[1], 1) > 0, "no vectors in %s", argv[1]);
     if (argc > 2)
         run_dir(c, g, argv[2], 0);
     /* Decoding from device memory, with and without a host copy of the

@@ -3,7 +3,8 @@
  * vector covers: 4:0:0, 4 components, RCT, NLT, CWD, precinct columns, raw
  * counts, long headers, lossless), and the GPU decoder must give the C
  * decoder's samples exactly. Without a GPU only the C half runs (encode,
- * decode, lossless exactness), and the program says so. */
+ * decode, lossless exactness): its failures still fail the test, but a pass
+ * is reported as a skip (77), since what the test is named for did not run. */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -181,5 +182,9 @@ int main(void)
     xs_decoder_destroy(c);
     if (stream)
         cudaStreamDestroy(stream);
+    if (!gpu && !xsf_test_failed) {
+        printf("skipped: no GPU (the C encoder and decoder half passed)\n");
+        return XSF_TEST_SKIP;
+    }
     return xsf_test_finish();
 }

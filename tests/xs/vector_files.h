@@ -1,16 +1,17 @@
 /* The conformance vector files of a directory, for the GPU decoder's tests:
- * each .jxs file read whole, and each codestream in it handed to a check
- * (a file may hold several, one after the other). */
+ * each .jxs file its MANIFEST.tsv lists read whole (a missing or empty one
+ * fails), and each codestream in it handed to a check (a file may hold
+ * several, one after the other). */
 #ifndef XSF_TEST_VECTOR_FILES_H
 #define XSF_TEST_VECTOR_FILES_H
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../test.h"
+#include "../vector_manifest.h"
 #include "xs.h"
 
 /* The whole file in malloc'd memory, NULL when empty or unreadable. */
@@ -34,28 +35,26 @@ static uint8_t *vf_read(const char *path, size_t *len)
 }
 
 /* Calls check(ctx, codestream, bytes, "FILE#N") for every codestream of
- * every .jxs file in dir; checks that each file is codestreams and nothing
- * else. Returns the files read (-1 without the directory), *frames the
- * codestreams. */
+ * every vector dir/MANIFEST.tsv lists; checks that each file is there, not
+ * empty, and codestreams and nothing else. Returns the files read (-1
+ * without a manifest), *frames the codestreams. */
 static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
                               void *ctx, int *frames)
 {
-    DIR *dp = opendir(dir);
+    static vm_list names;
     *frames = 0;
-    if (!dp)
+    if (vm_read(dir, &names) < 0)
         return -1;
-    struct dirent *e;
     int files = 0;
-    while ((e = readdir(dp))) {
-        const size_t nl = strlen(e->d_name);
-        if (nl < 5 || strcmp(e->d_name + nl - 4, ".jxs"))
-            continue;
+    for (int i = 0; i < names.n; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!vm_check_file(dir, names.name[i], path, sizeof path))
+            continue;
         size_t len;
         uint8_t *buf = vf_read(path, &len);
+        CHECK(buf != NULL, "cannot read %s", path);
         if (!buf)
-            continue; /* empty placeholder files carry no codestream */
+            continue;
         size_t off = 0;
         while (off < len) {
             xs_layout lay;
@@ -66,16 +65,15 @@ static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8
             const size_t n = lay.codestream_bytes;
             xs_layout_free(&lay);
             char name[600];
-            snprintf(name, sizeof name, "%s#%d", e->d_name, *frames);
+            snprintf(name, sizeof name, "%s.jxs#%d", names.name[i], *frames);
             check(ctx, buf + off, n, name);
             off += n;
             (*frames)++;
         }
-        CHECK(off == len, "%s: %zu bytes left after the codestreams", e->d_name, len - off);
+        CHECK(off == len, "%s.jxs: %zu bytes left after the codestreams", names.name[i], len - off);
         files++;
         free(buf);
     }
-    closedir(dp);
     return files;
 }
 
@@ -93,7 +91,7 @@ static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *na
     d->check(d->c, d->g, cs, len, name);
 }
 
-/* check() on each codestream of the directory's files, on its own; says how
+/* check() on each codestream of the directory's vectors, on its own; says how
  * many were `what` ("decoded into caller planes"). Returns the files read,
  * -1 (and a line saying it is skipped) without the directory. */
 static int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
@@ -102,7 +100,7 @@ static int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pa
     int frames;
     const int files = vf_each_codestream(dir, vf_pair_one, &d, &frames);
     if (files < 0)
-        printf("no directory %s: skipped\n", dir);
+        printf("no vectors in %s (no MANIFEST.tsv): skipped\n", dir);
     else
         printf("%s: %d files, %d codestreams %s\n", dir, files, frames, what);
     return files;
