@@ -5,6 +5,9 @@
 #   bash scripts/device-check.sh [test] [memcheck] [racecheck] [synccheck] [bench]
 #
 #   test       ctest -L gpu: every GPU kernel against its C reference
+#   all        ctest, every test (the GPU engine where the CLI tests pick it),
+#              reported by scripts/ctest-report.py: passed, failed, skipped
+#              by label and why
 #   memcheck, racecheck, synccheck
 #              compute-sanitizer on the quick sets of the four GPU tests
 #   bench      bench/dwt, bench/xs_encode (with --cpu --check), bench/bpc,
@@ -73,6 +76,15 @@ if [[ $STAGES == *" test "* ]]; then
     (cd "$B" && timeout 400 ctest -L gpu -j2 --output-on-failure) > "$OUT/ctest_gpu.log" 2>&1
     echo "ctest rc=$?"
     grep -E "tests passed|tests failed|\*\*\*|Not Run|Skipped" "$OUT/ctest_gpu.log" | tail -15
+fi
+
+if [[ $STAGES == *" all "* ]]; then
+    step "ctest, every test"
+    (cd "$B" && timeout 560 ctest -j8 --output-on-failure --output-junit "$OUT/ctest_all.xml") \
+        > "$OUT/ctest_all.log" 2>&1
+    echo "ctest rc=$?"
+    python3 scripts/ctest-report.py "$B" "$OUT/ctest_all.xml" --name "device, every test" |
+        tee "$OUT/ctest_all_report.txt"
 fi
 
 san() {

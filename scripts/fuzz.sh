@@ -78,22 +78,25 @@ fuzz_one() {
     [ $t -ge 5 ] || t=5
     local corpus=$root/.fuzz-corpus/$name
     mkdir -p "$corpus"
+    local rc=0
     "${exes[i]}" -max_total_time="$t" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
         -artifact_prefix="$build/fuzz-artifacts/$name-" "$corpus" "${seeds[i]}" \
-        >"$build/fuzz-logs/$name.log" 2>&1
+        >"$build/fuzz-logs/$name.log" 2>&1 || rc=$?
+    echo $rc >"$build/fuzz-logs/$name.rc"
 }
 
 echo "fuzz.sh: $seconds s of fuzzing in all, $jobs at a time"
-pids=() rcs=()
+# Each target's exit status goes to a file: bash forgets a background job's
+# status once `jobs` has reported it finished.
+rcs=()
 for i in "${!names[@]}"; do
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 0.2; done
+    rm -f "$build/fuzz-logs/${names[i]}.rc"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     fuzz_one "$i" &
-    pids[i]=$!
 done
+wait
 for i in "${!names[@]}"; do
-    rc=0
-    wait "${pids[i]}" || rc=$?
-    rcs[i]=$rc
+    rcs[i]=$(cat "$build/fuzz-logs/${names[i]}.rc" 2>/dev/null || echo 1)
 done
 
 # field LOG KEY: the number after "KEY: " in the last line that has it.
@@ -105,8 +108,8 @@ for i in "${!names[@]}"; do
     name=${names[i]} log=$build/fuzz-logs/${names[i]}.log
     t=$((seconds * shares[i] / total_share))
     [ $t -ge 5 ] || t=5
-    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{ print $2 }')
-    rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{ print $2 }')
+    execs=$(awk '/^stat::number_of_executed_units:/ { print $2 }' "$log")
+    rate=$(awk '/^stat::average_exec_per_sec:/ { print $2 }' "$log")
     init=$(grep -m1 -E 'INITED|INIT ' "$log" || true)
     cov0=$(grep -o 'cov: [0-9]*' <<<"$init" | awk '{ print $2 }')
     ft0=$(grep -o 'ft: [0-9]*' <<<"$init" | awk '{ print $2 }')
