@@ -74,7 +74,9 @@ static void usage(FILE *f)
         "                        contexts are at most a quarter of the cores), block (they\n"
         "                        sleep; the default with more), yield, or auto (CUDA's choice)\n"
         "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
-        "                        arrive (progressive streams; the picture is the same)\n"
+        "                        arrive (progressive streams; the picture is the same). The GPU\n"
+        "                        engine only: refused with --cpu or where no GPU is usable (the\n"
+        "                        CPU engine decodes whole frames)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
         "16)\n"
@@ -422,6 +424,13 @@ static int parse_args(int argc, char **argv, recv_args *a)
     }
     if (a->n == 0) {
         usage(stderr);
+        return 2;
+    }
+    /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
+     * so --slices there would change nothing but the name of what was measured. */
+    if (a->slices && a->pl.engine == PL_ENGINE_CPU) {
+        cli_error("--slices", "sub-frame decoding runs on the GPU engine only; --cpu decodes whole "
+                              "frames (drop --slices or --cpu)");
         return 2;
     }
     for (int k = 0; k < a->n; k++) {
@@ -919,6 +928,16 @@ int cmd_recv(int argc, char **argv)
         for (int k = 0; k < a.n; k++)
             pl_rtp_source_destroy(ss[k].src);
         return 1;
+    }
+    if (a.slices && !pl_uses_gpu(p)) {
+        cli_error("--slices",
+                  "sub-frame decoding runs on the GPU engine only; the engine here is %s, "
+                  "which decodes whole frames (drop --slices)",
+                  pl_describe(p));
+        pl_destroy(p);
+        for (int k = 0; k < a.n; k++)
+            pl_rtp_source_destroy(ss[k].src);
+        return 2;
     }
     if (!a.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
