@@ -578,8 +578,8 @@ static void run_scenario(const scenario *sc, const clip *cl)
         if (!sc->max_frames) {
             uint64_t want = 0;
             for (size_t i = 0; i < c.nframes; i += sc->interlaced ? 2 : 1)
-                want += !c.segment_lost[i] && (!sc->interlaced || (i + 1 < c.nframes &&
-                                                                   !c.segment_lost[i + 1]));
+                want += !c.segment_lost[i] &&
+                        (!sc->interlaced || (i + 1 < c.nframes && !c.segment_lost[i + 1]));
             CHECK(serial.ps.delivered == want && serial.n == want,
                   "%s: %llu frames delivered, the capture has %llu whole (%llu dropped at the "
                   "edge)",

@@ -131,7 +131,8 @@ static void check_pictures(const char *name, const picture_md5s *pm, uint32_t fi
         prev = n;
         if (strcmp(pm->md5[i], ref[n % frames])) {
             if (!differ++)
-                fprintf(stderr, "%s: picture %zu (frame %llu, codestream %llu): MD5 %s, C decoder %s\n",
+                fprintf(stderr,
+                        "%s: picture %zu (frame %llu, codestream %llu): MD5 %s, C decoder %s\n",
                         name, i, (unsigned long long)n, (unsigned long long)(n % frames),
                         pm->md5[i], ref[n % frames]);
         }
@@ -560,8 +561,9 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
     memset(job, 0, sizeof job);
     for (int k = 0; k < NSTREAMS; k++) {
         data[k] = read_all(names[k], &len[k]);
-        CHECK(data[k] && reference_md5_each(data[k], len[k], want[k], &frames[k], ref[k],
-                                            PICTURES_MAX) == 0 &&
+        CHECK(data[k] &&
+                  reference_md5_each(data[k], len[k], want[k], &frames[k], ref[k], PICTURES_MAX) ==
+                      0 &&
                   frames[k] <= PICTURES_MAX,
               "%s", names[k]);
         if (!data[k])
@@ -572,12 +574,11 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
          * about exactness and loss accounting (the drop policy has its own,
          * test_policy_and_errors). */
         const unsigned clip = frames[k] * (unsigned)loops + 4;
-        pl_stream_config sc = {.name = names[k],
-                               .backpressure = PL_DROP_OLDEST,
-                               .frames = clip > 1024 ? 1024 : clip,
-                               .sink = {.deliver = picture_md5_deliver,
-                                        .ctx = &pm[k],
-                                        .placement = PL_PICTURE_HOST}};
+        pl_stream_config sc = {
+            .name = names[k],
+            .backpressure = PL_DROP_OLDEST,
+            .frames = clip > 1024 ? 1024 : clip,
+            .sink = {.deliver = picture_md5_deliver, .ctx = &pm[k], .placement = PL_PICTURE_HOST}};
         CHECK(pl_stream_add(p, &sc, &sid[k], &err) == XSF_OK, "stream: %s", err.msg);
         pl_rtp_config rc;
         memset(&rc, 0, sizeof rc);
