@@ -43,7 +43,8 @@
 #      frame's timestamp (first_timestamp in --stats-json), so frame
 #      n = (timestamp - first) x FPS / 90 kHz is frame n mod (frames in the
 #      file) of the vector, whose MD5 is taken here from `xsflow decode
-#      --cpu`'s .yuv, cut into frames
+#      --cpu`'s .yuv, cut into frames (the pictures go to host memory for
+#      their MD5, with the GPU engine too: a download a frame)
 # Also printed: the receiver's CPU time over the run, as a share of one core.
 # Prints one line per stream and a summary table; exits 1 when a check fails.
 #
@@ -59,12 +60,13 @@
 # root or CAP_SYS_NICE, else the soak stops with exit 77), so that its stalls
 # are its own: on a 2-core machine shared with other work (load average 6-8)
 # its threads waited for cores behind that work, 2 ms decodes took 17-34 ms,
-# and stalls of 43-68 ms came with nice 0 or -10; under SCHED_RR, 19-20 ms
-# (the reorder wait) at a load average of 9. It takes 40 % of a core.
+# and stalls of 43-68 ms came with nice 0 or -10; under SCHED_RR, 19-25 ms
+# (the reorder wait) at load averages up to 9. The CI soak takes 30-40 % of a
+# core.
 # XSF_SOAK_RECV_ARGS: more options for the receiver (e.g. "--frame-log
 # frames.csv": a line a delivered frame, for bench/pipeline/frame_log.py).
-# --counts-only: checks 1 and 2 alone (under sanitizers, whose allocator and
-# speed make resident memory and timing meaningless).
+# --counts-only: checks 1, 2, 5 and 6 alone (under sanitizers, whose
+# allocator and speed make resident memory and timing meaningless).
 # Defaults: build/xsflow, 2 streams, 60 s, 25 fps, vectors/xs/seq_5f_422_10b.jxs
 # (320x180 4:2:2 10-bit, 16 packets a frame), cpu, 0.01 each, a temporary DIR.
 # The 10-minute, 4-stream GPU soak of issue 16:
