@@ -31,7 +31,9 @@ static void usage(FILE *f)
         "own, and decodes them on the GPU (or, without one, on every CPU core), each to its own\n"
         "OUT: OUT.jxs gets the codestreams (nothing is decoded); OUT.yuv and OUT.y4m the decoded\n"
         "pictures, in order; 'null' decodes into host memory and writes nothing, 'null:device'\n"
-        "leaves the pictures in GPU memory. Frames with a missing packet are dropped and\n"
+        "leaves the pictures in GPU memory; 'md5:FILE' writes a line a picture: its index, RTP\n"
+        "timestamp and the MD5 of the picture in .yuv layout (for tests against the C decoder).\n"
+        "Frames with a missing packet are dropped and\n"
         "counted; when the decoder falls behind a live stream, the oldest waiting frame is\n"
         "dropped and counted (captures are read no faster than they decode). Statistics go\n"
         "to standard error once a second, per stream.\n"
@@ -39,7 +41,8 @@ static void usage(FILE *f)
         "--pcap or --capture it selects packets.\n"
         "\n"
         "stream options (between a SOURCE and its -o):\n"
-        "  -o, --output OUT      .jxs, .yuv, .y4m, null or null:device ('-': standard output)\n"
+        "  -o, --output OUT      .jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\n"
+        "                        output)\n"
         "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
         "  --filter BPF          capture filter (default: udp, and the address and port)\n"
         "  --source ADDR         accept this sender only: a source-specific multicast join, or\n"
@@ -71,7 +74,9 @@ static void usage(FILE *f)
         "                        contexts are at most a quarter of the cores), block (they\n"
         "                        sleep; the default with more), yield, or auto (CUDA's choice)\n"
         "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
-        "                        arrive (progressive streams; the picture is the same)\n"
+        "                        arrive (progressive streams; the picture is the same). The GPU\n"
+        "                        engine only: refused with --cpu or where no GPU is usable (the\n"
+        "                        CPU engine decodes whole frames)\n"
         "  --threads N           CPU decoder threads (default: one per core)\n"
         "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
         "16)\n"
@@ -114,7 +119,15 @@ static void usage(FILE *f)
 #define PINNED_PER_STREAM_MIB ((size_t)96)
 #define PINNED_PICTURES_MIB ((size_t)256)
 
-typedef enum out_kind { OUT_JXS, OUT_YUV, OUT_Y4M, OUT_NULL, OUT_NULL_DEVICE, OUT_DISPLAY } out_kind;
+typedef enum out_kind {
+    OUT_JXS,
+    OUT_YUV,
+    OUT_Y4M,
+    OUT_NULL,
+    OUT_NULL_DEVICE,
+    OUT_DISPLAY,
+    OUT_MD5 /* md5:FILE, a line a picture (PL_WRITE_MD5) */
+} out_kind;
 
 typedef struct stream_args {
     const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out, *packets;
@@ -413,6 +426,13 @@ static int parse_args(int argc, char **argv, recv_args *a)
         usage(stderr);
         return 2;
     }
+    /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
+     * so --slices there would change nothing but the name of what was measured. */
+    if (a->slices && a->pl.engine == PL_ENGINE_CPU) {
+        cli_error("--slices", "sub-frame decoding runs on the GPU engine only; --cpu decodes whole "
+                              "frames (drop --slices or --cpu)");
+        return 2;
+    }
     for (int k = 0; k < a->n; k++) {
         stream_args *s = &a->s[k];
         char what[32];
@@ -443,6 +463,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
             s->kind = OUT_NULL;
         } else if (!strcmp(s->out, "null:device")) {
             s->kind = OUT_NULL_DEVICE;
+        } else if (!strncmp(s->out, "md5:", 4) && s->out[4]) {
+            s->kind = OUT_MD5;
         } else if (!s->kind_given) {
             const size_t n = strlen(s->out);
             if (n < 4 || parse_kind(s->out + n - 3, &s->kind) || s->out[n - 4] != '.') {
@@ -907,6 +929,16 @@ int cmd_recv(int argc, char **argv)
             pl_rtp_source_destroy(ss[k].src);
         return 1;
     }
+    if (a.slices && !pl_uses_gpu(p)) {
+        cli_error("--slices",
+                  "sub-frame decoding runs on the GPU engine only; the engine here is %s, "
+                  "which decodes whole frames (drop --slices)",
+                  pl_describe(p));
+        pl_destroy(p);
+        for (int k = 0; k < a.n; k++)
+            pl_rtp_source_destroy(ss[k].src);
+        return 2;
+    }
     if (!a.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
                 pl_describe(p));
@@ -969,11 +1001,14 @@ int cmd_recv(int argc, char **argv)
         } else if (sa->kind == OUT_NULL || sa->kind == OUT_NULL_DEVICE) {
             sink = pl_null_sink(sa->kind == OUT_NULL ? PL_PICTURE_HOST : PL_PICTURE_DEVICE);
         } else {
-            wo.kind = sa->kind == OUT_JXS ? PL_WRITE_JXS : PL_WRITE_PICTURE;
+            wo.kind = sa->kind == OUT_JXS   ? PL_WRITE_JXS
+                      : sa->kind == OUT_MD5 ? PL_WRITE_MD5
+                                            : PL_WRITE_PICTURE;
             wo.image.format = sa->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV;
             wo.image.fps_num = sa->fps_num ? sa->fps_num : 25;
             wo.image.fps_den = sa->fps_num ? sa->fps_den : 1;
-            if (pl_writer_open(&s->w, sa->out, &wo, &err) != XSF_OK) {
+            if (pl_writer_open(&s->w, sa->kind == OUT_MD5 ? sa->out + 4 : sa->out, &wo, &err) !=
+                XSF_OK) {
                 cli_error(sa->out, "%s", err.msg);
                 status = 1;
                 break;

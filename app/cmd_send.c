@@ -63,7 +63,8 @@ static void usage(FILE *f)
             "  --reorder P           P, hold it back behind the next packet sent, send it twice;\n"
             "  --duplicate P         the first and the last frame go out unimpaired. Counted,\n"
             "  --seed N              printed and in --stats-json (seed: default 1)\n"
-            "  --stats-json FILE     what was sent and what the impairments did, as JSON\n"
+            "  --stats-json FILE     what was sent and what the impairments did, as JSON (with\n"
+            "                        first_timestamp, the RTP timestamp of the first frame)\n"
             "  --sampling S          SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)\n"
             "  --colorimetry C       SDP colorimetry (default BT709)\n"
             "  --tcs T               SDP transfer characteristic system (default SDR)\n"
@@ -365,7 +366,8 @@ static uint32_t random32(void)
 /* --stats-json: what was sent and what the impairments did (rtp_impairer's rules say
  * what a receiver must count from it). */
 static int write_stats(const char *path, const send_args *a, uint64_t segments, uint64_t datagrams,
-                       uint64_t bytes, const rtp_impair_counts *c, int interrupted_early)
+                       uint64_t bytes, const rtp_impair_counts *c, int interrupted_early,
+                       uint32_t first_timestamp)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -378,13 +380,14 @@ static int write_stats(const char *path, const send_args *a, uint64_t segments, 
         c = &none;
     fprintf(f,
             "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
+            "\"first_timestamp\": %lu, "
             "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
             "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
             "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}}\n",
             (unsigned long long)segments,
             (unsigned long long)(a->interlaced ? segments / 2 : segments),
             (unsigned long long)datagrams, (unsigned long long)bytes,
-            interrupted_early ? "false" : "true", a->impair.loss, a->impair.reorder,
+            (unsigned long)first_timestamp, interrupted_early ? "false" : "true", a->impair.loss, a->impair.reorder,
             a->impair.duplicate, (unsigned long long)a->impair.seed, (unsigned long long)c->packets,
             (unsigned long long)c->lost, (unsigned long long)c->reordered,
             (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss);
@@ -732,7 +735,7 @@ int cmd_send(int argc, char **argv)
                 (unsigned long long)c->segments);
     }
     if (a.stats_json && write_stats(a.stats_json, &a, segments, packets, sent_bytes,
-                                    imp ? rtp_impairer_counts(imp) : NULL, interrupted != 0))
+                                    imp ? rtp_impairer_counts(imp) : NULL, interrupted != 0, ts0))
         status = status ? status : 1;
     rtp_impairer_destroy(imp);
     free(sp);

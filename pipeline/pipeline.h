@@ -374,7 +374,12 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
  * takes the codestreams (both fields' of an interlaced frame) and decodes
  * nothing; the picture formats take host pictures, an interlaced frame's
  * two fields woven into one picture (Y4M: It, top field first). */
-typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS } pl_write_kind;
+/* PL_WRITE_MD5: a text file, PL_WRITE_MD5_HEADER then one line a frame: its index, its RTP
+ * timestamp (0 without one) and the MD5 of its picture in .yuv layout (two fields woven), so
+ * that each delivered picture can be compared with the C decoder's of the frame it stands
+ * for, at the cost of an MD5 (no picture is kept). */
+typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS, PL_WRITE_MD5 } pl_write_kind;
+#define PL_WRITE_MD5_HEADER "index,rtp_timestamp,md5"
 typedef struct pl_writer_options {
     pl_write_kind kind;
     imgio_write_options image; /* PL_WRITE_PICTURE: format, colour, fps, frame files */

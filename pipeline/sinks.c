@@ -31,7 +31,7 @@
 struct pl_writer {
     pl_writer_options opt;
     char *path;
-    FILE *jxs;
+    FILE *jxs; /* .jxs output, or PL_WRITE_MD5's lines */
     imgio_writer *w;
     app_md5 md5;
     pthread_t thread[WRITER_THREADS];
@@ -250,6 +250,18 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
     xsf_status st = frame_picture(f, sc, &pic, err);
     if (st != XSF_OK)
         return st;
+    if (wr->opt.kind == PL_WRITE_MD5) {
+        app_md5 m;
+        char hex[33];
+        app_md5_init(&m);
+        imgio_yuv_serialize(&pic, app_md5_sink, &m);
+        app_md5_final_hex(&m, hex);
+        if (wr->jxs && fprintf(wr->jxs, "%llu,%u,%s\n", (unsigned long long)f->index,
+                               f->has_rtp_timestamp ? f->rtp_timestamp : 0u, hex) < 0)
+            return xsf_error_set(err, XSF_ERR_IO, "write failed");
+        *bytes += imgio_yuv_frame_bytes(&pic);
+        return XSF_OK;
+    }
     if (!wr->w && wr->path) {
         imgio_write_options o = wr->opt.image;
         if (!wr->opt.colour_given && f->header.cpih == 1)
@@ -390,8 +402,10 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
         free(wr);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
     }
-    if (path && opt->kind == PL_WRITE_JXS) {
+    if (path && (opt->kind == PL_WRITE_JXS || opt->kind == PL_WRITE_MD5)) {
         wr->jxs = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+        if (wr->jxs && opt->kind == PL_WRITE_MD5)
+            fprintf(wr->jxs, "%s\n", PL_WRITE_MD5_HEADER);
         if (!wr->jxs) {
             free(wr->path);
             free(wr);

@@ -6,13 +6,16 @@
  * path every socket takes). For each capture: every frame's codestream (its
  * MD5, in order, and its fields), the receiver's statistics (rtp_stats,
  * every field) and the pipeline's (submitted, delivered, drops by reason)
- * must be equal on all three.
+ * must be equal on all three, and the frames delivered as many as the
+ * capture allows: every segment that lost no packet is delivered (a frame of
+ * two fields when both are whole), every one that lost a packet is not.
  *
  * Captures: every vector of vectors/xs in one clip, in codestream (K=0) and
  * slice (K=1) mode; then clips with loss, reordering (also across frame
  * boundaries), duplicates, late packets, garbage and a sequence number that
  * wraps, in both modes; interlaced fields (paired by the source), clean and
- * lossy; slice mode with T=0 (packets of a segment in any order); an SSRC
+ * lossy; slice mode with T=0 (the packets of each slice in any order: every
+ * frame whole, nothing counted lost or late); an SSRC
  * that changes after a silence, with a small reorder window; a frame limit.
  *
  * usage: test_pcap_parallel VECTOR_DIR WORK_DIR */
@@ -44,6 +47,7 @@ typedef struct capture {
     uint64_t now_ns;     /* the time of the next packet added */
     size_t *frame_start; /* the first packet of each segment */
     size_t nframes, frames_cap;
+    unsigned char *segment_lost; /* impair(): a packet of the segment was left out */
 } capture;
 
 static int cap_add(capture *c, const uint8_t *d, size_t len, uint64_t t)
@@ -70,6 +74,7 @@ static void cap_free(capture *c)
         free(c->p[i].data);
     free(c->p);
     free(c->frame_start);
+    free(c->segment_lost);
     memset(c, 0, sizeof *c);
 }
 
@@ -154,7 +159,7 @@ typedef struct scenario {
     const char *name;
     rtp_jxs_mode mode;
     int interlaced; /* the codestreams are fields, two to a frame */
-    int t0;         /* slice mode, T=0: each segment's packets shuffled */
+    int t0;         /* slice mode, T=0: the packets of each slice shuffled */
     uint16_t first_seq;
     uint32_t ssrc2; /* non-zero: the second half of the clip from this SSRC, 2 s later */
     /* per mille of packets */
@@ -172,6 +177,28 @@ static unsigned rng(unsigned n)
 {
     rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
     return (unsigned)((rng_state >> 33) % n);
+}
+
+/* The SEP counter of an RFC 9134 payload header (4.3: T K L I(2) F(5) SEP(11) P(11)). */
+static unsigned sep_counter(const packet *p)
+{
+    const uint8_t *h = p->data + RTP_HEADER_BYTES;
+    const uint32_t w = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+    return (unsigned)(w >> 11) & 0x7ff;
+}
+
+/* The segment that packet i of the unimpaired capture belongs to. */
+static size_t segment_of(const capture *c, size_t i)
+{
+    size_t lo = 0, hi = c->nframes;
+    while (hi - lo > 1) {
+        const size_t mid = (lo + hi) / 2;
+        if (c->frame_start[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 static int packetize(const scenario *sc, const clip *cl, capture *out)
@@ -217,15 +244,33 @@ static int packetize(const scenario *sc, const clip *cl, capture *out)
             return -1;
         }
         if (sc->t0) {
-            /* T=0 (RFC 9134 4.3): the T bit cleared, the segment's packets in any order;
-             * the marker stays on the packet that carries it. */
+            /* T=0 (RFC 9134 4.3): the T bit cleared, the packets of each packetization
+             * unit (the header segment, a slice: one SEP counter) sent in any order, the
+             * units in order; the marker stays on the packet that carries it. The RTP
+             * sequence numbers follow the order of sending (RFC 3550 5.1: one more for
+             * each packet sent), so that it is the RFC 9134 counters that are out of
+             * order, not the packets on the network (which the reorder window would put
+             * back in order before the T=0 assembly saw them). */
+            const uint8_t *first = out->p[start].data;
+            const uint16_t seq0 = (uint16_t)(first[2] << 8 | first[3]);
             for (size_t k = start; k < out->n; k++)
                 out->p[k].data[RTP_HEADER_BYTES] &= 0x7f;
-            for (size_t k = out->n - 1; k > start; k--) {
-                const size_t j = start + rng((unsigned)(k - start + 1));
-                const packet t = out->p[k];
-                out->p[k] = out->p[j];
-                out->p[j] = t;
+            for (size_t u = start; u < out->n;) {
+                size_t end = u + 1;
+                while (end < out->n && sep_counter(&out->p[end]) == sep_counter(&out->p[u]))
+                    end++;
+                for (size_t k = end - 1; k > u; k--) {
+                    const size_t j = u + rng((unsigned)(k - u + 1));
+                    const packet t = out->p[k];
+                    out->p[k] = out->p[j];
+                    out->p[j] = t;
+                }
+                u = end;
+            }
+            for (size_t k = start; k < out->n; k++) {
+                const uint16_t seq = (uint16_t)(seq0 + (k - start));
+                out->p[k].data[2] = (uint8_t)(seq >> 8);
+                out->p[k].data[3] = (uint8_t)seq;
             }
         }
     }
@@ -234,59 +279,78 @@ static int packetize(const scenario *sc, const clip *cl, capture *out)
 }
 
 /* Loss, duplicates, swaps, late copies and garbage, by the scenario's rates;
- * packet times stay in file order (each place keeps its time). */
+ * packet times stay in file order (each place keeps its time). Records which
+ * segments lost a packet (segment_lost). */
 static int impair(const scenario *sc, capture *c)
 {
     capture o;
     memset(&o, 0, sizeof o);
+    if (!(c->segment_lost = calloc(c->nframes ? c->nframes : 1, 1)))
+        return -1;
     size_t next_frame = 1, boundary = 0;
     for (size_t i = 0; i < c->n; i++) {
         /* Across a boundary: this segment's last packet after the next one's first. */
         if (sc->boundary_swaps && next_frame < c->nframes && i + 1 == c->frame_start[next_frame]) {
             next_frame++;
             if (++boundary % sc->boundary_swaps == 0 && i + 1 < c->n) {
-                if (cap_add(&o, c->p[i + 1].data, c->p[i + 1].len, 0) ||
-                    cap_add(&o, c->p[i].data, c->p[i].len, 0))
+                if (cap_add(&o, c->p[i + 1].data, c->p[i + 1].len, c->p[i].t_ns) ||
+                    cap_add(&o, c->p[i].data, c->p[i].len, c->p[i + 1].t_ns))
                     return -1;
                 i++;
                 continue;
             }
         }
-        if (sc->loss && rng(1000) < sc->loss)
+        if (sc->loss && rng(1000) < sc->loss) {
+            c->segment_lost[segment_of(c, i)] = 1;
             continue;
+        }
         if (sc->garbage && rng(1000) < sc->garbage) {
             uint8_t junk[64];
             for (size_t k = 0; k < sizeof junk; k++)
                 junk[k] = (uint8_t)rng(256);
             junk[0] &= 0x3f; /* RTP version 0: not RTP */
-            if (cap_add(&o, junk, 8 + rng(56), 0))
+            if (cap_add(&o, junk, 8 + rng(56), c->p[i].t_ns))
                 return -1;
         }
-        if (sc->swap && rng(1000) < sc->swap && i + 1 < c->n) {
-            const size_t j = i + 1 + rng(4) < c->n ? i + 1 + rng(4) : i + 1;
-            if (cap_add(&o, c->p[j].data, c->p[j].len, 0))
+        /* A packet of the same segment moved forward: across a boundary the next
+         * frame's packet would go out 20 ms early and the hole it leaves would be given
+         * up on (reorder_ns), which is a loss, not what a swap is for (boundary_swaps
+         * cross boundaries in the way a receiver must take). */
+        const size_t seg = segment_of(c, i);
+        const size_t seg_end = seg + 1 < c->nframes ? c->frame_start[seg + 1] : c->n;
+        if (sc->swap && rng(1000) < sc->swap && i + 1 < seg_end) {
+            const size_t j = i + 1 + rng(4) < seg_end ? i + 1 + rng(4) : i + 1;
+            if (cap_add(&o, c->p[j].data, c->p[j].len, c->p[i].t_ns))
                 return -1;
             /* the one moved forward is not sent again at its place */
             for (size_t k = i; k < j; k++)
-                if (cap_add(&o, c->p[k].data, c->p[k].len, 0))
+                if (cap_add(&o, c->p[k].data, c->p[k].len, c->p[k + 1].t_ns))
                     return -1;
             i = j;
             continue;
         }
-        if (cap_add(&o, c->p[i].data, c->p[i].len, 0))
+        if (cap_add(&o, c->p[i].data, c->p[i].len, c->p[i].t_ns))
             return -1;
-        if (sc->dup && rng(1000) < sc->dup && cap_add(&o, c->p[i].data, c->p[i].len, 0))
+        if (sc->dup && rng(1000) < sc->dup && cap_add(&o, c->p[i].data, c->p[i].len, c->p[i].t_ns))
             return -1;
         if (sc->late && rng(1000) < sc->late && i >= 700 &&
-            cap_add(&o, c->p[i - 700].data, c->p[i - 700].len, 0))
+            cap_add(&o, c->p[i - 700].data, c->p[i - 700].len, c->p[i].t_ns))
             return -1; /* far behind the window: late, or a duplicate */
     }
-    for (size_t i = 0; i < o.n; i++)
-        o.p[i].t_ns = c->p[i < c->n ? i : c->n - 1].t_ns + (i >= c->n ? i - c->n + 1 : 0);
+    /* Each packet goes out at the time of the place it takes in the unimpaired capture (a
+     * copy or junk at its original's), 1 ns after the one before at least. Not the time
+     * of the place with its number in the new list: packets lost or added before the
+     * silence of ssrc2 would move the new sender's first packets before it, where the old
+     * sender is live and they are refused as another sender's. */
+    for (size_t i = 1; i < o.n; i++)
+        if (o.p[i].t_ns <= o.p[i - 1].t_ns)
+            o.p[i].t_ns = o.p[i - 1].t_ns + 1;
     o.frame_start = c->frame_start;
     o.nframes = c->nframes;
     o.frames_cap = c->frames_cap;
+    o.segment_lost = c->segment_lost;
     c->frame_start = NULL;
+    c->segment_lost = NULL;
     cap_free(c);
     *c = o;
     return 0;
@@ -510,6 +574,28 @@ static void run_scenario(const scenario *sc, const clip *cl)
         if (!sc->max_frames)
             compare(sc->name, "serial vs pushed packets", &serial, &pushed);
         CHECK(serial.ps.delivered > 0, "%s: nothing delivered", sc->name);
+        /* As many frames as the capture allows: those of which no packet was left out. */
+        if (!sc->max_frames) {
+            uint64_t want = 0;
+            for (size_t i = 0; i < c.nframes; i += sc->interlaced ? 2 : 1)
+                want += !c.segment_lost[i] &&
+                        (!sc->interlaced || (i + 1 < c.nframes && !c.segment_lost[i + 1]));
+            CHECK(serial.ps.delivered == want && serial.n == want,
+                  "%s: %llu frames delivered, the capture has %llu whole (%llu dropped at the "
+                  "edge)",
+                  sc->name, (unsigned long long)serial.ps.delivered, (unsigned long long)want,
+                  (unsigned long long)serial.rs.frames_dropped_edge);
+        }
+        /* Nothing left out: nothing counted lost, given up on or late. */
+        if (!sc->loss)
+            CHECK(serial.rs.lost == 0 && serial.rs.frames_dropped + serial.rs.frames_partial == 0,
+                  "%s: no packet left out, but %llu lost, %llu frames dropped, %llu partial",
+                  sc->name, (unsigned long long)serial.rs.lost,
+                  (unsigned long long)serial.rs.frames_dropped,
+                  (unsigned long long)serial.rs.frames_partial);
+        if (!sc->late && !sc->loss)
+            CHECK(serial.rs.late == 0, "%s: %llu packets late", sc->name,
+                  (unsigned long long)serial.rs.late);
         if (sc->expect_all_whole) {
             CHECK(serial.n == cl->n, "%s: %zu frames of %zu", sc->name, serial.n, cl->n);
             size_t differ = 0;
@@ -626,7 +712,13 @@ int main(int argc, char **argv)
          .swap = 10,
          .expect_loss = 1,
          .expect_field_drop = 1},
-        {.name = "t0_k1", .mode = RTP_JXS_SLICE, .t0 = 1, .first_seq = 65000, .dup = 3},
+        {.name = "t0_k1",
+         .mode = RTP_JXS_SLICE,
+         .t0 = 1,
+         .first_seq = 65000,
+         .dup = 3,
+         .expect_all_whole = 1,
+         .expect_dup = 1},
         {.name = "ssrc_change_k0",
          .mode = RTP_JXS_CODESTREAM,
          .first_seq = 40000,

@@ -1,28 +1,39 @@
 #!/bin/bash
-# `xsflow recv --slices` over loopback UDP, both packetization modes: the
-# decoded .yuv equals a run without --slices and `xsflow decode`'s, every
-# frame is handed to the decoder before it is whole, and --stats-json
-# reports the latencies per stream (last packet -> device, -> host, first
-# packet -> ready). Traffic goes to loopback only.
-# usage: recv_slices.sh XSFLOW VECTOR_DIR WORK_DIR
+# `xsflow recv --slices` (sub-frame latency: each frame's slices decoded as
+# they arrive) over loopback UDP. Traffic goes to loopback only.
+#   cpu: the CPU engine decodes whole frames only (the C decoder has no
+#        incremental interface), so --slices is refused there with a
+#        message, with --cpu and, where no GPU is usable, without it; recv
+#        without --slices equals `xsflow decode`.
+#   gpu: (skipped, 77, where no GPU is usable) in both packetization modes
+#        the decoded .yuv equals a run without --slices and `xsflow
+#        decode`'s, every frame is handed to the decoder before it is whole,
+#        the frame log shows every frame's decoding begun before its last
+#        packet came (decode_start_ns < last_packet_ns), and --stats-json
+#        reports the latencies (last packet -> device, -> host, first packet
+#        -> ready).
+# usage: recv_slices.sh XSFLOW VECTOR_DIR WORK_DIR cpu|gpu
 set -u
-xsflow=$(readlink -f "$1") vectors=$(cd "$2" && pwd) work=$3
-mkdir -p "$work" && cd "$work" || exit 1
+xsflow=$(readlink -f "$1") vectors=$(cd "$2" && pwd) work=$3 engine=${4:-cpu}
+mkdir -p "$work/$engine" && cd "$work/$engine" || exit 1
 fail=0 pass=0
 check() { if [ "$1" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $2"; fi; }
 src=$vectors/seq_5f_422_10b.jxs
 cat "$src" "$src" > clip.jxs
-timeout 60 "$xsflow" decode clip.jxs -o ref.yuv -q
-check $? "decode"
 port=$((20000 + RANDOM % 20000))
+
+# Whether the GPU engine can run here: recv --gpu refuses to start without one.
+timeout 60 "$xsflow" recv 127.0.0.1:$port -o null --gpu --duration 0.2 --timeout 0.2 -q 2> gpu.log
+gpu=$?
+refusal="--slices: sub-frame decoding runs on the GPU engine only"
 
 run() { # NAME MODE RECV_OPTIONS...
     local name=$1 mode=$2
     shift 2
     port=$((port + 1))
-    rm -f "$name.yuv" "$name.json"
+    rm -f "$name.yuv" "$name.json" "$name.csv"
     timeout 30 "$xsflow" recv 127.0.0.1:$port -o "$name.yuv" --frames 10 --timeout 10 -q \
-        --stats-json "$name.json" "$@" 2> "$name.log" &
+        --stats-json "$name.json" --frame-log "$name.csv" "$@" 2> "$name.log" &
     local rx=$!
     sleep 0.5
     timeout 30 "$xsflow" send "$src" --to 127.0.0.1:$port --loop 2 --fps 100 --mode "$mode" -q
@@ -31,9 +42,40 @@ run() { # NAME MODE RECV_OPTIONS...
     check $? "$name: recv ($(tail -1 "$name.log"))"
 }
 
+if [ "$engine" = cpu ]; then
+    timeout 60 "$xsflow" decode clip.jxs --cpu -o ref.yuv -q
+    check $? "decode"
+    # Refused before anything is opened: exit 2 and the reason, with --cpu ...
+    timeout 30 "$xsflow" recv 127.0.0.1:$((port + 100)) -o x.yuv --slices --cpu --timeout 1 2> refused.log
+    rc=$?
+    [ $rc = 2 ] && grep -qF -- "$refusal" refused.log
+    check $? "recv --slices --cpu: exit $rc, expected 2 and \"$refusal\": $(head -1 refused.log)"
+    # ... and where the engine falls back to the CPU (no usable GPU).
+    if [ $gpu != 0 ]; then
+        timeout 30 "$xsflow" recv 127.0.0.1:$((port + 101)) -o x.yuv --slices --timeout 1 2> refused.log
+        rc=$?
+        [ $rc = 2 ] && grep -qF -- "$refusal" refused.log
+        check $? "recv --slices on the CPU fallback: exit $rc, expected 2 and \"$refusal\": $(head -1 refused.log)"
+    fi
+    for mode in codestream slice; do
+        run whole-$mode $mode --cpu
+        cmp -s ref.yuv "whole-$mode.yuv"
+        check $? "$mode: recv --cpu differs from xsflow decode"
+    done
+    echo "$pass passed, $fail failed"
+    [ "$fail" = 0 ]
+    exit
+fi
+
+if [ $gpu != 0 ]; then
+    echo "no usable GPU ($(tail -1 gpu.log)): skipped"
+    exit 77
+fi
+timeout 60 "$xsflow" decode clip.jxs --cpu -o ref.yuv -q
+check $? "decode"
 for mode in codestream slice; do
-    run whole-$mode $mode
-    run slices-$mode $mode --slices
+    run whole-$mode $mode --gpu
+    run slices-$mode $mode --gpu --slices
     cmp -s ref.yuv "whole-$mode.yuv"
     check $? "$mode: recv differs from xsflow decode"
     cmp -s "whole-$mode.yuv" "slices-$mode.yuv"
@@ -42,6 +84,12 @@ for mode in codestream slice; do
     check $? "$mode: not every frame was handed over partially: $(grep -o '"frames_partial_submitted": [0-9]*' "slices-$mode.json")"
     grep -q '"frames_partial_submitted": 0,' "whole-$mode.json"
     check $? "$mode: frames handed over partially without --slices"
+    # The frame log: a line a frame; decoding began (decode_start_ns, column 8)
+    # before the last packet came (last_packet_ns, column 6).
+    early=$(awk -F, 'NR > 1 && $8 > 0 && $8 < $6 { n++ } END { print n + 0 }' "slices-$mode.csv")
+    frames=$(awk 'END { print NR - 1 }' "slices-$mode.csv")
+    [ "$frames" = 10 ] && [ "$early" = 10 ]
+    check $? "$mode: recv --slices began decoding $early of $frames frames before their last packet (want 10 of 10)"
     for key in latency_us latency_first_packet_us latency_host_us latency_device_us; do
         grep -q "\"$key\": {\"count\": " "slices-$mode.json"
         check $? "$mode: --stats-json has no $key"
