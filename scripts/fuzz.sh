@@ -20,8 +20,9 @@
 # .fuzz-corpus/NAME/ at the top of the tree (ignored by git), and every run
 # starts from them and the committed seeds, so coverage grows from run to
 # run on a machine that keeps its tree. --keep-seeds then merges that corpus
-# into tests/fuzz/corpus/NAME/, keeping only the inputs that add coverage to
-# the committed seeds (libFuzzer -merge=1): to commit after a long run.
+# into tests/fuzz/corpus/NAME/, keeping only the inputs that reach edges the
+# committed seeds do not (libFuzzer -merge=1 without hit counts): to commit
+# after a long run.
 #
 # Prints a table: executions, executions per second, the minimum, coverage
 # (edges "cov" and features "ft") from the seeds alone and at the end, and
@@ -142,7 +143,10 @@ if [ $keep -eq 1 ]; then
         name=${names[i]} tmp=$(mktemp -d)
         cp -r "${seeds[i]}/." "$tmp/"
         before=$(find "$tmp" -type f | wc -l)
-        "${exes[i]}" -merge=1 -rss_limit_mb=2560 "$tmp" "$root/.fuzz-corpus/$name" >/dev/null 2>&1
+        # Edges only (no hit counts): the seeds that reach new code, a corpus
+        # small enough to commit.
+        "${exes[i]}" -merge=1 -use_counters=0 -rss_limit_mb=2560 "$tmp" "$root/.fuzz-corpus/$name" \
+            >/dev/null 2>&1
         mkdir -p "$root/tests/fuzz/corpus/$name"
         added=0
         for f in "$tmp"/*; do
