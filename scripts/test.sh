@@ -84,6 +84,7 @@ run_ctest() {
     total_passed=$((total_passed + passed))
     total_failed=$((total_failed + failed))
     total_skipped=$((total_skipped + skipped))
+    printf '\n%s\n' "$(sed '$d' <<<"$report")"
     summary+=("$(sed '$d' <<<"$report")")
 }
 
