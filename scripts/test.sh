@@ -60,7 +60,7 @@ run_ctest() {
     shift 2
     local excluded=()
     [ "${1:-}" != -LE ] || excluded=(--excluded "$2")
-    local log=$dir/ctest.log junit=$dir/ctest-junit.xml rc=0
+    local log=$dir/ctest.log junit=$PWD/$dir/ctest-junit.xml rc=0
     rm -f "$junit"
     (cd "$dir" && ctest --output-on-failure -j"$jobs" --output-junit "$junit" "$@") 2>&1 | tee "$log" || rc=$?
     if [ ! -s "$junit" ]; then
