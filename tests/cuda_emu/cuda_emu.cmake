@@ -4,8 +4,13 @@
 # wavelet plans over the C reference. CI has no GPU: these tests check the
 # kernels' logic and the host code around them there; the device remains
 # where speed and real-hardware behaviour are checked. Needs a C++17
-# compiler and POSIX ucontext (Linux); left out under XSF_SANITIZE, whose
-# runtimes do not follow the fibers' stack switches.
+# compiler and POSIX ucontext (Linux); left out under XSF_SANITIZE (whose
+# build it would double). With XSF_CUDA_EMU_SANITIZE=ON (off by default: it
+# takes the emulated tests from about 5 to 8.5 minutes of CPU; the
+# encoder's cuda_emu/run.sh turns it on), the emulated code and what links
+# it run under AddressSanitizer and UndefinedBehaviorSanitizer, which follow
+# the fibers (no switch leaves a function they watch): a kernel's
+# out-of-bounds access or overflow fails the test, as no GPU would say.
 #
 # Defines XSF_CUDA_EMU (ON where built), the library xsf_cuda_emu (the
 # emulation: link it, and <cuda_runtime.h>, <cuda_runtime_api.h> and
@@ -33,6 +38,12 @@ if(CMAKE_CXX_COMPILER AND NOT XSF_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unknown-pragmas -ffp-contract=off>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${XSF_WERROR}>>:-Werror>)
   target_link_libraries(xsf_cuda_emu PUBLIC xsf_wavelet xsf_common ${MATH_LIB})
+  option(XSF_CUDA_EMU_SANITIZE "The emulated CUDA tests under ASan and UBSan" OFF)
+  if(XSF_CUDA_EMU_SANITIZE)
+    target_compile_options(xsf_cuda_emu PUBLIC -fsanitize=address,undefined -fno-omit-frame-pointer
+                           -fno-sanitize-recover=all)
+    target_link_options(xsf_cuda_emu PUBLIC -fsanitize=address,undefined)
+  endif()
 
   function(xsf_cuda_emu_rewrite var cu)
     get_filename_component(name ${cu} NAME_WE)
