@@ -1,9 +1,10 @@
-/* A stand-in for the few CUB primitives bpc/gpu_kernels.cuh uses, for the host
+/* A stand-in for the few CUB primitives bpc/gpu_kernels.cuh and
+ * xs/gpu_decoder.cu use, for the host
  * emulation (cuda_emu.h): the block ones through a static array and
  * __syncthreads, DeviceScan sequentially. Results as CUB documents them
  * (a block reduction's in thread 0). */
-#ifndef XSF_BPC_EMU_CUB_H
-#define XSF_BPC_EMU_CUB_H
+#ifndef XSF_EMU_CUB_H
+#define XSF_EMU_CUB_H
 #include "cuda_emu.h"
 #include "cuda_runtime_api.h"
 
@@ -38,18 +39,36 @@ template <typename T, int THREADS> struct BlockReduce {
 template <typename T, int THREADS> struct BlockScan {
     struct TempStorage {
         T v[THREADS];
+        T total;
     };
     TempStorage &s;
     explicit BlockScan(TempStorage &t) : s(t) {}
     void ExclusiveSum(T x, T &out)
     {
+        T total;
+        ExclusiveSum(x, out, total);
+    }
+    /* total: the block's sum, in every thread. Thread 0 scans for all, in
+     * one pass (the emulated block has time for an extra barrier, not for
+     * every thread summing its predecessors). */
+    void ExclusiveSum(T x, T &out, T &total)
+    {
         const unsigned t = emu_linear_thread();
         s.v[t] = x;
         __syncthreads();
-        T r = 0;
-        for (unsigned i = 0; i < t; i++)
-            r += s.v[i];
-        out = r;
+        if (t == 0) {
+            const unsigned n = emu_block_dim.x * emu_block_dim.y * emu_block_dim.z;
+            T r = 0;
+            for (unsigned i = 0; i < n; i++) {
+                const T v = s.v[i];
+                s.v[i] = r;
+                r += v;
+            }
+            s.total = r;
+        }
+        __syncthreads();
+        out = s.v[t];
+        total = s.total;
         __syncthreads();
     }
 };
