@@ -795,6 +795,39 @@ static void slices_swapped(void)
     tu_free(&s.pk);
 }
 
+/* A sender that skips a slice: frame 1 without the packets of slice 3, the
+ * sequence numbers without a gap. The SEP jump shows it: frame 1 is partial
+ * with its 11 other slices, nothing counted lost. */
+static void slice_skipped(void)
+{
+    const char *name = "slice skipped (no sequence gap)";
+    stream s;
+    make_stream(&s, RTP_JXS_SLICE, 700, 0);
+    tu_list out;
+    memset(&out, 0, sizeof out);
+    uint16_t seq = 700;
+    for (size_t g = 0; g < s.segments; g++) {
+        for (size_t i = s.frame_start[g]; i < s.frame_start[g] + s.per_frame[g]; i++) {
+            if (g == 1 && jxs_of(&s.pk.p[i]).sep == 3)
+                continue;
+            tu_push(&out, s.pk.p[i].data, s.pk.p[i].len);
+            set_seq(out.p[out.n - 1].data, seq++);
+        }
+    }
+    result r;
+    run_list(&out, 64, cs, cs_len, &r);
+    EXPECT(r, lost, 0);
+    EXPECT(r, frames_complete, NF - 1);
+    EXPECT(r, frames_partial, 1);
+    CHECK(r.sink.partial_slices == 11 && r.sink.slice_mismatch == 0,
+          "%s: %zu whole slices (expected 11), %zu at a wrong index", name, r.sink.partial_slices,
+          r.sink.slice_mismatch);
+    CHECK(sink_holds(&r, cs, cs_len, NF - 1), "%s: codestreams differ", name);
+    free(r.sink.data);
+    tu_free(&out);
+    tu_free(&s.pk);
+}
+
 /* RFC 9134 4.1: a CBR sender may add empty packets (payload header, no
  * data). Two after each frame, M and L clear: passed over, nothing lost. */
 static void padding(rtp_jxs_mode mode)
@@ -873,6 +906,7 @@ int main(int argc, char **argv)
     out_of_order(0, 1);
     out_of_order(0, 2);
     slices_swapped();
+    slice_skipped();
     padding(RTP_JXS_CODESTREAM);
     padding(RTP_JXS_SLICE);
     free(big);
