@@ -220,6 +220,26 @@ static void test_ppm(void)
           "bw.ppm: BT.709 black and white are not 0 and 1023");
     free(text);
 
+    /* BT.709 narrow-range blue at 10 bits: Y' = Kb, Pb = 0.5,
+     * Pr = -Kb / (2 (1 - Kr)); codes 127, 960, 471 give R G B 0 0 1023. */
+    uint16_t by[1] = {127}, bcb[1] = {960}, bcr[1] = {471};
+    imgio_picture blue = {.nc = 3,
+                          .width = {1, 1, 1},
+                          .height = {1, 1, 1},
+                          .depth = {10, 10, 10},
+                          .pitch = {1, 1, 1},
+                          .plane = {by, bcb, bcr}};
+    xsf_error_clear(&err);
+    CHECK(imgio_writer_open(&w, "blue.ppm", &opt, &err) == XSF_OK &&
+              imgio_write(w, &blue, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
+          "blue.ppm: %s", err.msg);
+    text = slurp("blue.ppm", &n);
+    const char *blue_head = "P6\n1 1\n1023\n";
+    const unsigned char blue_samples[6] = {0, 0, 0, 0, 3, 255};
+    CHECK(text && n == strlen(blue_head) + 6 && !memcmp(text + strlen(blue_head), blue_samples, 6),
+          "blue.ppm: BT.709 blue is not 0 0 1023");
+    free(text);
+
     /* 1 component is refused with a hint at PGM. */
     p.nc = 1;
     xsf_error_clear(&err);
@@ -304,6 +324,7 @@ static void test_reader_errors(void)
         "YUV4MPEG2 W2 H2 C444\nFRAMX\n",
         "YUV4MPEG2 W2 H2 C444\nFRAME\n\x01\x02",
         "YUV4MPEG2 W70000 H2 C444\n",
+        "YUV4MPEG2 W65536 H2 C444\n", /* 1..65535 */
     };
     for (size_t i = 0; i < sizeof bad_y4m / sizeof bad_y4m[0]; i++) {
         write_text("bad.y4m", bad_y4m[i], strlen(bad_y4m[i]));
@@ -328,6 +349,10 @@ static void test_reader_errors(void)
         CHECK(read_one("bad.pgm", IMGIO_FORMAT_PGM, NULL, &err) != XSF_OK && err.msg[0],
               "bad PNM %zu accepted", i);
     }
+    /* A PPM (P6) sample above maxval: the blue one of the only pixel. */
+    write_text("bad.ppm", "P6\n1 1\n3\n\x01\x02\x04", 12);
+    CHECK(read_one("bad.ppm", IMGIO_FORMAT_PPM, NULL, &err) == XSF_ERR_INVALID && err.msg[0],
+          "a PPM sample above maxval: %s", err.msg);
     const char good_pgm[] = "P5\n# comment\n2 1\n65535\n\x01\x02\x03\x04";
     write_text("good.pgm", good_pgm, sizeof good_pgm - 1);
     CHECK(read_one("good.pgm", IMGIO_FORMAT_PGM, NULL, &err) == XSF_OK, "16-bit PGM: %s", err.msg);

@@ -273,6 +273,28 @@ static void test_convert(void)
     /* Pixel (2, 0) takes chroma (1, 0): Cr 240 (red); pixel (0, 2) takes (0, 1): Cr 16. */
     CHECK(rgb[3 * 2] > rgb[3 * 0] + 100 && rgb[3 * 6] + 100 < rgb[3 * 0], "replicated chroma: %d %d %d", rgb[6],
           rgb[0], rgb[18]);
+    /* 4:2:2, 4x2 with 2x2 chroma: each picture row takes its own chroma row
+     * (Cr 16 on row 0: no red; Cr 240 on row 1: full red). */
+    dsp_picture p422 = picture(3, 4, 2, 2, 2, 8);
+    for (int i = 0; i < 8; i++)
+        planes[0][i] = 128;
+    const uint16_t cr422[4] = {16, 16, 240, 240};
+    for (int i = 0; i < 4; i++)
+        planes[1][i] = 128, planes[2][i] = cr422[i];
+    p422.colour = n709;
+    uint8_t rgb422[24];
+    CHECK(dsp_convert_rgb8(&p422, rgb422, sizeof rgb422, &err) == XSF_OK, "4:2:2 convert: %s",
+          err.msg);
+    CHECK(rgb422[3 * 3] == 0 && rgb422[3 * 4] == 255 && rgb422[3 * 7] == 255,
+          "4:2:2 chroma rows: R %d %d %d", rgb422[3 * 3], rgb422[3 * 4], rgb422[3 * 7]);
+    /* 16 bits: narrow-range white at 235 << 8. */
+    convert1(16, n709, 3, 235 << 8, 128 << 8, 128 << 8, o);
+    CHECK(near(o, 255, 255, 255, 0), "16-bit white: %d %d %d", o[0], o[1], o[2]);
+    /* The 4:2:0 picture again for the refusals below. */
+    for (int i = 0; i < 9; i++)
+        planes[0][i] = 128;
+    for (int i = 0; i < 4; i++)
+        planes[1][i] = 128, planes[2][i] = cr[i];
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb - 1, &err) == XSF_ERR_ARG, "short output refused");
     p.on_device = 1;
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_ERR_ARG, "device picture refused");

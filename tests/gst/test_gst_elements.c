@@ -131,6 +131,48 @@ GST_START_TEST(test_parse_chunks)
 }
 GST_END_TEST;
 
+/* The sampling in the parser's caps, from each codestream's CDT; and the
+ * rule for 4:4:4: with the RCT (Cpih=1, 21122-1 F.3) the components are
+ * RGB, without it YCbCr (the vectors carry no RCT: a header says it here). */
+GST_START_TEST(test_parse_sampling)
+{
+    static const struct {
+        const char *name, *sampling;
+    } cases[] = {
+        {"fmt_yuv444_10b", "YCbCr-4:4:4"},
+        {"fmt_yuv422_10b", "YCbCr-4:2:2"},
+        {"fmt_yuv420_10b", "YCbCr-4:2:0"},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        GBytes *file = read_vector(cases[i].name);
+        GstHarness *h = gst_harness_new("xsflowjxsparse");
+        gst_harness_set_src_caps_str(h, "image/x-jxsc");
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_wrapped_bytes(file)),
+                               GST_FLOW_OK);
+        fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
+        fail_unless_equals_int(gst_harness_buffers_received(h), 1);
+        GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
+        fail_unless_equals_string(
+            gst_structure_get_string(gst_caps_get_structure(caps, 0), "sampling"),
+            cases[i].sampling);
+        gst_caps_unref(caps);
+        gst_harness_teardown(h);
+        if (i == 0) {
+            gsize len = 0;
+            const guint8 *d = g_bytes_get_data(file, &len);
+            xs_header hdr;
+            xsf_error err = {0};
+            fail_unless(xs_parse_header(d, len, &hdr, &err) == XSF_OK, "%s", err.msg);
+            fail_unless(hdr.cpih == 0);
+            fail_unless_equals_string(xsf_gst_sampling_name(&hdr), "YCbCr-4:4:4");
+            hdr.cpih = 1;
+            fail_unless_equals_string(xsf_gst_sampling_name(&hdr), "RGB");
+        }
+        g_bytes_unref(file);
+    }
+}
+GST_END_TEST;
+
 /* Decodes a vector through the decoder alone (several frames in flight) and
  * compares the MD5 of the tight planes with the manifest. */
 static void check_decode(const char *name, const char *device, const char *in_flight)
@@ -683,7 +725,7 @@ GST_START_TEST(test_round_trip_lossy)
 GST_END_TEST;
 
 /* Codestreams through the payloader and depayloader in one harness. */
-static void check_pay_depay(const char *mode, const char *name, int fields)
+static void check_pay_depay(const char *mode, const char *name, int fields, int cs_height)
 {
     GBytes *file = read_vector(name);
     GPtrArray *cs = split_codestreams(file);
@@ -723,6 +765,10 @@ static void check_pay_depay(const char *mode, const char *name, int fields)
     const GstStructure *s = gst_caps_get_structure(caps, 0);
     fail_unless_equals_string(gst_structure_get_string(s, "interlace-mode"),
                               fields == 2 ? "fields" : "progressive");
+    /* The frame's height: two fields of the codestreams' height. */
+    int height = 0;
+    fail_unless(gst_structure_get_int(s, "height", &height) && height == fields * cs_height,
+                "%s: height %d, expected %d", mode, height, fields * cs_height);
     gst_caps_unref(caps);
     gst_harness_teardown(h);
     g_ptr_array_unref(units);
@@ -732,11 +778,11 @@ static void check_pay_depay(const char *mode, const char *name, int fields)
 
 GST_START_TEST(test_pay_depay)
 {
-    check_pay_depay("codestream", "seq_5f_422_10b", 1);
-    check_pay_depay("slice", "seq_5f_422_10b", 1);
-    check_pay_depay("codestream", "seq_5f_422_10b", 2);
-    check_pay_depay("slice", "seq_5f_422_10b", 2);
-    check_pay_depay("slice", "hd_422_10b_bpp3", 1);
+    check_pay_depay("codestream", "seq_5f_422_10b", 1, 180);
+    check_pay_depay("slice", "seq_5f_422_10b", 1, 180);
+    check_pay_depay("codestream", "seq_5f_422_10b", 2, 180);
+    check_pay_depay("slice", "seq_5f_422_10b", 2, 180);
+    check_pay_depay("slice", "hd_422_10b_bpp3", 1, 1080);
 }
 GST_END_TEST;
 
@@ -773,6 +819,7 @@ GST_START_TEST(test_pay_packets_and_loss)
     fail_unless_equals_string(gst_structure_get_string(s, "encoding-name"), "JXSV");
     fail_unless_equals_string(gst_structure_get_string(s, "sampling"), "YCbCr-4:2:2");
     fail_unless_equals_string(gst_structure_get_string(s, "exactframerate"), "50");
+    fail_if(gst_structure_has_field(s, "interlace"), "progressive caps say interlace");
     int packetmode = -1, clock = 0;
     fail_unless(gst_structure_get_int(s, "packetmode", &packetmode) && packetmode == 0);
     fail_unless(gst_structure_get_int(s, "clock-rate", &clock) && clock == 90000);
@@ -798,6 +845,14 @@ GST_START_TEST(test_pay_packets_and_loss)
     }
     fail_unless(gst_harness_push_event(depay, gst_event_new_eos()));
     fail_unless_equals_int(gst_harness_buffers_received(depay), cs->len - 1);
+    /* exactframerate=50 (an integer rate, RFC 9134 7.1) is the frame rate downstream. */
+    GstCaps *out_caps = gst_pad_get_current_caps(depay->sinkpad);
+    int fps_n = 0, fps_d = 0;
+    fail_unless(gst_structure_get_fraction(gst_caps_get_structure(out_caps, 0), "framerate", &fps_n,
+                                           &fps_d) &&
+                    fps_n == 50 && fps_d == 1,
+                "depay framerate %d/%d", fps_n, fps_d);
+    gst_caps_unref(out_caps);
     for (guint i = 0; i < cs->len; i++) {
         if (i == 1)
             continue;
@@ -824,6 +879,46 @@ GST_START_TEST(test_pay_packets_and_loss)
 }
 GST_END_TEST;
 
+/* The payloader's jpvi box (RFC 9134 4.1, 21122-3 A.2): 60000/1001 caps
+ * are 60 frames/s divided by 1.001; 25/1 an integer rate. */
+static void check_pay_frat(const char *framerate, int num, int den_code)
+{
+    GBytes *file = read_vector("seq_5f_422_10b");
+    GPtrArray *cs = split_codestreams(file);
+    GstHarness *pay = gst_harness_new_parse("xsflowjxspay mtu=1200");
+    char *caps = g_strdup_printf(
+        "image/x-jxsc, alignment=frame, width=320, height=180, framerate=%s", framerate);
+    gst_harness_set_src_caps_str(pay, caps);
+    g_free(caps);
+    fail_unless_equals_int(gst_harness_push(pay, gst_buffer_ref(g_ptr_array_index(cs, 0))),
+                           GST_FLOW_OK);
+    GstBuffer *p = gst_harness_pull(pay);
+    GstRTPBuffer rtp = GST_RTP_BUFFER_INIT;
+    fail_unless(gst_rtp_buffer_map(p, GST_MAP_READ, &rtp));
+    const guint8 *payload = gst_rtp_buffer_get_payload(&rtp);
+    const guint len = gst_rtp_buffer_get_payload_len(&rtp);
+    rtp_jxs_boxes boxes;
+    size_t cs_off = 0;
+    xsf_error err = {0};
+    fail_unless(len > 4 &&
+                    rtp_jxs_boxes_parse(payload + 4, len - 4, &cs_off, &boxes, &err) == XSF_OK,
+                "%s", err.msg);
+    fail_unless(boxes.present && boxes.frat_num == num && boxes.frat_den_code == den_code,
+                "%s: jpvi frame rate %u code %u", framerate, boxes.frat_num, boxes.frat_den_code);
+    gst_rtp_buffer_unmap(&rtp);
+    gst_buffer_unref(p);
+    gst_harness_teardown(pay);
+    g_ptr_array_unref(cs);
+    g_bytes_unref(file);
+}
+
+GST_START_TEST(test_pay_frame_rate_box)
+{
+    check_pay_frat("60000/1001", 60, 2);
+    check_pay_frat("25/1", 25, 1);
+}
+GST_END_TEST;
+
 static Suite *xsflow_suite(void)
 {
     Suite *s = suite_create("xsflow");
@@ -832,6 +927,7 @@ static Suite *xsflow_suite(void)
     suite_add_tcase(s, tc);
     tcase_add_test(tc, test_states);
     tcase_add_test(tc, test_parse_chunks);
+    tcase_add_test(tc, test_parse_sampling);
     tcase_add_test(tc, test_decode_vectors);
     tcase_add_test(tc, test_decode_bad_input);
     tcase_add_test(tc, test_decode_zero_copy);
@@ -843,6 +939,7 @@ static Suite *xsflow_suite(void)
     tcase_add_test(tc, test_round_trip_lossy);
     tcase_add_test(tc, test_pay_depay);
     tcase_add_test(tc, test_pay_packets_and_loss);
+    tcase_add_test(tc, test_pay_frame_rate_box);
     return s;
 }
 

@@ -458,6 +458,75 @@ static void test_node_api(void)
     fixture_close(&f);
 }
 
+/* 1b. The flow and sender resources follow the sender's SDP (IS-04,
+ * BCP-006-01): interlace_mode (psf with segmented, else tff), the frame
+ * size, the components of an odd-sized 4:2:0 picture (chroma rounded up),
+ * the transport by destination address. A node without a pipeline. */
+static void test_flow_resources(void)
+{
+    static const char *const sdps[2] = {
+        "v=0\no=- 1 1 IN IP4 127.0.0.1\ns=psf\nt=0 0\nm=video 5004 RTP/AVP 96\n"
+        "c=IN IP4 239.1.2.3/32\na=rtpmap:96 jxsv/90000\na=fmtp:96 packetmode=0;"
+        "sampling=YCbCr-4:2:0;width=321;height=181;depth=10;exactframerate=25;interlace;"
+        "segmented\n",
+        "v=0\no=- 1 1 IN IP4 127.0.0.1\ns=tff\nt=0 0\nm=video 5006 RTP/AVP 96\n"
+        "c=IN IP4 127.0.0.1\na=rtpmap:96 jxsv/90000\na=fmtp:96 packetmode=0;"
+        "sampling=YCbCr-4:2:2;width=320;height=180;depth=10;exactframerate=25;interlace\n",
+    };
+    static const struct {
+        const char *interlace, *transport;
+        int w, h, cw, ch;
+    } want[2] = {
+        {"interlaced_psf", "urn:x-nmos:transport:rtp.mcast", 321, 181, 161, 91},
+        {"interlaced_tff", "urn:x-nmos:transport:rtp.ucast", 320, 180, 160, 180},
+    };
+    nmos_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.label = "flows";
+    nc.seed = "flow-seed";
+    for (unsigned i = 0; i < 2; i++) {
+        nc.senders[i].sdp = sdps[i];
+        nc.senders[i].label = i ? "tff" : "psf";
+    }
+    nc.nsenders = 2;
+    nmos_node *n = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(nmos_node_create(&n, &nc, &err) == XSF_OK, "node: %s", err.msg);
+    if (!n)
+        return;
+    for (unsigned i = 0; i < 2; i++) {
+        char path[200];
+        long code;
+        snprintf(path, sizeof path, "/x-nmos/node/v1.3/senders/%s", nmos_node_sender_id(n, i));
+        cJSON *snd = get(n, path, &code);
+        CHECK(code == 200 && !strcmp(str(snd, "transport"), want[i].transport),
+              "sender %u: %ld transport %s", i, code, str(snd, "transport"));
+        snprintf(path, sizeof path, "/x-nmos/node/v1.3/flows/%s", str(snd, "flow_id"));
+        cJSON *flow = get(n, path, &code);
+        const cJSON *fw = cJSON_GetObjectItem(flow, "frame_width");
+        const cJSON *fh = cJSON_GetObjectItem(flow, "frame_height");
+        CHECK(code == 200 && !strcmp(str(flow, "interlace_mode"), want[i].interlace) && fw && fh &&
+                  fw->valueint == want[i].w && fh->valueint == want[i].h,
+              "flow %u: %ld %s %dx%d", i, code, str(flow, "interlace_mode"), fw ? fw->valueint : -1,
+              fh ? fh->valueint : -1);
+        const cJSON *comps = cJSON_GetObjectItem(flow, "components");
+        CHECK(cJSON_GetArraySize(comps) == 3, "flow %u: %d components", i,
+              cJSON_GetArraySize(comps));
+        for (int c = 0; c < cJSON_GetArraySize(comps); c++) {
+            const cJSON *e = cJSON_GetArrayItem(comps, c);
+            const int w = cJSON_GetObjectItem(e, "width")->valueint;
+            const int h = cJSON_GetObjectItem(e, "height")->valueint;
+            CHECK(w == (c ? want[i].cw : want[i].w) && h == (c ? want[i].ch : want[i].h) &&
+                      cJSON_GetObjectItem(e, "bit_depth")->valueint == 10,
+                  "flow %u component %s: %dx%d", i, str(e, "name"), w, h);
+        }
+        cJSON_Delete(flow);
+        cJSON_Delete(snd);
+    }
+    nmos_node_destroy(n);
+}
+
 /* 2. and 3. IS-05 connections into the running pipeline. */
 static void test_connection(void)
 {
@@ -478,6 +547,9 @@ static void test_connection(void)
     cJSON_Delete(a);
     CHECK(patch_rx(n, 0, "{\"transport_params\": [{\"destination_port\": 70000}]}", &a) == 400,
           "port out of range");
+    cJSON_Delete(a);
+    CHECK(patch_rx(n, 0, "{\"transport_params\": [{\"destination_port\": 0}]}", &a) == 400,
+          "port 0 accepted");
     cJSON_Delete(a);
     CHECK(patch_rx(n, 0,
                    "{\"transport_file\": {\"data\": \"v=0\\n\", \"type\": \"application/sdp\"}}",
@@ -934,6 +1006,7 @@ int main(int argc, char **argv)
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     test_node_api();
+    test_flow_resources();
     test_connection();
     test_registration();
     test_sender();

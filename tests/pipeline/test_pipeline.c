@@ -415,6 +415,54 @@ static void test_policy_and_errors(void)
     CHECK(ss.last_error[0] != 0, "the decoder's message is kept");
     CHECK(h.refused == bad, "refused() called %d times with a message, %d refused", h.refused, bad);
     CHECK(h.out_of_order == 0, "%d frames out of order (deliveries and refusals)", h.out_of_order);
+
+    /* Two fields of different shapes (4:2:2, then 4:2:0) are refused with the
+     * reason; two alike decode. */
+    size_t len420;
+    uint8_t *data420 = read_all("fmt_yuv420_10b", &len420);
+    CHECK(data420 != NULL, "4:2:0 vector");
+    int sid3;
+    holder_init(&h);
+    pl_stream_config sc3 = {
+        .name = "fields",
+        .backpressure = PL_BLOCK,
+        .frames = 2,
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+    CHECK(pl_stream_add(p, &sc3, &sid3, &err) == XSF_OK, "stream: %s", err.msg);
+    for (int i = 0; i < 2 && data420; i++) {
+        const uint8_t *second = i ? data : data420;
+        const size_t second_len = i ? len : len420;
+        pl_frame *f = pl_frame_acquire(p, sid3, len + second_len);
+        CHECK(f != NULL, "blocking acquire gives a frame");
+        if (!f)
+            break;
+        memcpy(f->buffer, data, len);
+        memcpy(f->buffer + len, second, second_len);
+        f->codestream = f->buffer;
+        f->codestream_bytes = len + second_len;
+        f->fields = 2;
+        f->field_bytes[0] = len;
+        f->field_bytes[1] = second_len;
+        pl_frame_submit(p, f);
+    }
+    pl_stream_finish(p, sid3);
+    pl_stream_stats_get(p, sid3, &ss);
+    CHECK(ss.dropped[PL_DROP_DECODE] == 1 && ss.delivered == 1 && h.refused == 1 &&
+              strstr(ss.last_error, "second field"),
+          "mismatched fields: %llu refused, %llu delivered (%s)",
+          (unsigned long long)ss.dropped[PL_DROP_DECODE], (unsigned long long)ss.delivered,
+          ss.last_error);
+    free(data420);
+
+    /* At most 1024 frames a stream. */
+    pl_stream_config big = {.name = "big",
+                            .backpressure = PL_BLOCK,
+                            .frames = 1025,
+                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
+    int sid4 = -1;
+    xsf_error_clear(&err);
+    CHECK(pl_stream_add(p, &big, &sid4, &err) == XSF_ERR_ARG && strstr(err.msg, "1024"),
+          "a stream of 1025 frames: %s", err.msg);
     free(data);
     pl_destroy(p);
 }

@@ -182,6 +182,16 @@ static void test_pairer(void)
     st = run_pairer(earlier, 2, &g, 0);
     CHECK(g.n == 0 && st.frames_dropped == 2, "earlier second field paired: %d", g.n);
 
+    /* The gap limit, by default a tenth of a second (9000 ticks), is
+     * inclusive: a second field 9000 ticks after the first pairs, 9001 not. */
+    const seg at_limit[] = {{'1', 3, 100, 1, 1, 0}, {'2', 3, 100 + RTP_CLOCK_HZ / 10, 1, 2, 0}};
+    st = run_pairer(at_limit, 2, &g, 0);
+    CHECK(g.n == 1 && g.interlaced[0] && st.interlaced == 1 && st.frames_dropped == 0,
+          "second field at the gap limit: %d paired", g.n);
+    const seg past_limit[] = {{'1', 3, 100, 1, 1, 0}, {'2', 3, 101 + RTP_CLOCK_HZ / 10, 1, 2, 0}};
+    st = run_pairer(past_limit, 2, &g, 0);
+    CHECK(g.n == 0 && st.frames_dropped == 2, "second field past the gap limit paired: %d", g.n);
+
     /* Progressive after a waiting first field; a partial progressive frame. */
     const seg mixed[] = {{'1', 0, 0, 1, 1, 0}, {'P', 1, T, 1, 2, 0}, {'P', 2, 2 * T, 0, 3, 0}};
     st = run_pairer(mixed, 3, &g, 0);

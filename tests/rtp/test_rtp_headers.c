@@ -373,6 +373,32 @@ static void test_sdp_rules(void)
         if (!cases[i].ok)
             CHECK(err.msg[0] != '\0', "case %zu: no message", i);
     }
+    /* Bounds at their edges, each in an otherwise valid description:
+     * payload types 0..127 (RFC 3550 5.1), depth 1..16 (RFC 9134 7.1). */
+    const struct {
+        unsigned pt;
+        const char *fmtp;
+        int ok;
+    } edges[] = {
+        {127, "packetmode=0;depth=16", 1},
+        {128, "packetmode=0", 0},
+        {100, "packetmode=0;depth=17", 0},
+        {100, "packetmode=0;depth=0", 0},
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        char sdp[512];
+        snprintf(sdp, sizeof sdp,
+                 "v=0\ns=x\nt=0 0\nm=video 30002 RTP/AVP %u\nc=IN IP4 233.252.0.9\n"
+                 "a=rtpmap:%u jxsv/90000\na=fmtp:%u %s\n",
+                 edges[i].pt, edges[i].pt, edges[i].pt, edges[i].fmtp);
+        xsf_error_clear(&err);
+        const xsf_status st = rtp_sdp_parse(sdp, strlen(sdp), &r, &err);
+        CHECK((st == XSF_OK) == edges[i].ok, "PT %u %s: %s (%s)", edges[i].pt, edges[i].fmtp,
+              st == XSF_OK ? "accepted" : "refused", err.msg);
+        if (edges[i].ok)
+            CHECK(r.payload_type == edges[i].pt && r.depth == 16, "PT %u depth %u read back",
+                  r.payload_type, r.depth);
+    }
     snprintf(text, sizeof text, "%s%s", head, cases[0].tail);
     CHECK(rtp_sdp_parse(text, strlen(text), &r, &err) == XSF_OK && r.packetmode == 1 &&
               r.transmode == 1 && r.rate_num == 50 && r.rate_den == 1 && r.port == 30002 &&

@@ -795,6 +795,106 @@ static void slices_swapped(void)
     tu_free(&s.pk);
 }
 
+/* Sub-frame progress of frame 1 (F counter 1) with a buffer source: the
+ * largest final prefix reported. Buffers come from malloc and go back to it. */
+typedef struct progress_watch {
+    size_t max_bytes;
+} progress_watch;
+
+static int pw_acquire(void *ctx, size_t min_bytes, rtp_frame_buffer *b)
+{
+    (void)ctx;
+    b->data = malloc(min_bytes);
+    b->capacity = min_bytes;
+    b->handle = NULL;
+    return b->data ? 0 : -1;
+}
+
+static void pw_release(void *ctx, rtp_frame_buffer *b)
+{
+    (void)ctx;
+    free(b->data);
+}
+
+static void pw_progress(void *ctx, const rtp_progress *p)
+{
+    progress_watch *w = ctx;
+    if (p->dropped) {
+        free(p->buffer.data);
+        return;
+    }
+    if (p->f_counter == 1 && p->bytes > w->max_bytes)
+        w->max_bytes = p->bytes;
+}
+
+static void pw_frame(void *ctx, const rtp_frame *f)
+{
+    (void)ctx;
+    free(f->buffer.data);
+}
+
+/* A sender that skips a slice: frame 1 without the packets of slice 3, the
+ * sequence numbers without a gap. The SEP jump shows it: frame 1 is partial
+ * with its 11 other slices, nothing counted lost, and its sub-frame progress
+ * stops before slice 3 (the whole slices up to the first broken one). */
+static void slice_skipped(void)
+{
+    const char *name = "slice skipped (no sequence gap)";
+    stream s;
+    make_stream(&s, RTP_JXS_SLICE, 700, 0);
+    tu_list out;
+    memset(&out, 0, sizeof out);
+    uint16_t seq = 700;
+    for (size_t g = 0; g < s.segments; g++) {
+        for (size_t i = s.frame_start[g]; i < s.frame_start[g] + s.per_frame[g]; i++) {
+            if (g == 1 && jxs_of(&s.pk.p[i]).sep == 3)
+                continue;
+            tu_push(&out, s.pk.p[i].data, s.pk.p[i].len);
+            set_seq(out.p[out.n - 1].data, seq++);
+        }
+    }
+    result r;
+    run_list(&out, 64, cs, cs_len, &r);
+    EXPECT(r, lost, 0);
+    EXPECT(r, frames_complete, NF - 1);
+    EXPECT(r, frames_partial, 1);
+    CHECK(r.sink.partial_slices == 11 && r.sink.slice_mismatch == 0,
+          "%s: %zu whole slices (expected 11), %zu at a wrong index", name, r.sink.partial_slices,
+          r.sink.slice_mismatch);
+    CHECK(sink_holds(&r, cs, cs_len, NF - 1), "%s: codestreams differ", name);
+    free(r.sink.data);
+
+    xs_layout lay;
+    xsf_error err;
+    xsf_error_clear(&err);
+    memset(&lay, 0, sizeof lay);
+    CHECK(xs_scan_layout(cs, cs_len, &lay, &err) == XSF_OK && lay.nslices == 12, "%s: layout: %s",
+          name, err.msg);
+    progress_watch w = {0};
+    rtp_depacketizer_config dc = {.payload_type = PT,
+                                  .reorder_packets = 64,
+                                  .max_packet_bytes = 2048,
+                                  .on_frame = pw_frame,
+                                  .ctx = &w,
+                                  .acquire = pw_acquire,
+                                  .release = pw_release,
+                                  .buffer_ctx = &w,
+                                  .on_progress = pw_progress};
+    rtp_depacketizer *d;
+    if (lay.nslices == 12 && rtp_depacketizer_create(&d, &dc, &err) == XSF_OK) {
+        for (size_t i = 0; i < out.n; i++)
+            rtp_depacketizer_push(d, out.p[i].data, out.p[i].len, 1000 * (i + 1));
+        rtp_depacketizer_flush(d);
+        rtp_depacketizer_destroy(d);
+        const size_t limit = RTP_JXS_BOXES_BYTES + lay.slice_offset[3];
+        CHECK(w.max_bytes > 0 && w.max_bytes <= limit,
+              "%s: frame 1 progress to byte %zu, slice 3 starts at %zu", name, w.max_bytes, limit);
+    }
+    xs_layout_free(&lay);
+    tu_free(&out);
+    tu_free(&s.pk);
+}
+
 /* RFC 9134 4.1: a CBR sender may add empty packets (payload header, no
  * data). Two after each frame, M and L clear: passed over, nothing lost. */
 static void padding(rtp_jxs_mode mode)
@@ -873,6 +973,7 @@ int main(int argc, char **argv)
     out_of_order(0, 1);
     out_of_order(0, 2);
     slices_swapped();
+    slice_skipped();
     padding(RTP_JXS_CODESTREAM);
     padding(RTP_JXS_SLICE);
     free(big);
