@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../test.h"
+#include "vector_files.h"
 #include "xs.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
     CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
+    printf("%s: %d vectors in its manifest\n", argv[1], vf_check_manifest(argv[1]));
     run_dir(c, g, argv[1], 1);
     if (argc > 2)
         run_dir(c, g, argv[2], 0);

@@ -406,6 +406,7 @@ int main(int argc, char **argv)
     CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
+    printf("%s: %d vectors in its manifest\n", argv[1], vf_check_manifest(argv[1]));
     CHECK(run_dir(c, g, argv[1]) > 0, "no vectors in %s", argv[1]);
     for (int i = 2; i < argc; i++)
         run_dir(c, g, argv[i]);

@@ -29,7 +29,7 @@ static inline int vf_subset(size_t samples)
 }
 
 /* The whole file in malloc'd memory, NULL when empty or unreadable. */
-static uint8_t *vf_read(const char *path, size_t *len)
+static inline uint8_t *vf_read(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     *len = 0;
@@ -52,7 +52,7 @@ static uint8_t *vf_read(const char *path, size_t *len)
  * every .jxs file in dir; checks that each file is codestreams and nothing
  * else. Returns the files read (-1 without the directory), *frames the
  * codestreams. */
-static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
+static inline int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
                               void *ctx, int *frames)
 {
     DIR *dp = opendir(dir);
@@ -94,6 +94,37 @@ static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8
     return files;
 }
 
+/* Every vector that dir's MANIFEST.tsv lists (the first column of each row
+ * after the header) is a non-empty NAME.jxs there, so that a test walking
+ * the folder's files compares them all. Returns the vectors listed; 0 and
+ * no check where the folder has no manifest (UHD_DIR). */
+static inline int vf_check_manifest(const char *dir)
+{
+    char path[4096], line[8192];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int listed = 0, first = 1;
+    while (fgets(line, sizeof line, f)) {
+        const size_t n = strcspn(line, "\t\r\n");
+        if (first || n == 0) {
+            first = 0;
+            continue;
+        }
+        line[n] = 0;
+        snprintf(path, sizeof path, "%s/%.255s.jxs", dir, line);
+        size_t len;
+        uint8_t *buf = vf_read(path, &len);
+        CHECK(buf != NULL, "%s: listed in the manifest, missing or empty", path);
+        free(buf);
+        listed++;
+    }
+    fclose(f);
+    CHECK(listed > 0, "%s/MANIFEST.tsv lists no vector", dir);
+    return listed;
+}
+
 /* The C and the GPU decoder, for checks that compare them. */
 typedef void (*vf_pair_check)(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name);
 typedef struct vf_pair {
@@ -102,7 +133,7 @@ typedef struct vf_pair {
     vf_pair_check check;
 } vf_pair;
 
-static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
+static inline void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
 {
     const vf_pair *d = ctx;
     d->check(d->c, d->g, cs, len, name);
@@ -111,7 +142,7 @@ static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *na
 /* check() on each codestream of the directory's files, on its own; says how
  * many were `what` ("decoded into caller planes"). Returns the files read,
  * -1 (and a line saying it is skipped) without the directory. */
-static int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
+static inline int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
 {
     vf_pair d = {c, g, check};
     int frames;
