@@ -1,15 +1,16 @@
 /* Host emulation of the CUDA built-ins the BPC-PaCo kernels and the JPEG XS
- * decoder use, so that bpc/codeblock_kernels.cuh, bpc/gpu_encoder.cu,
- * bpc/gpu_decoder.cu and xs/gpu_decoder.cu compile as host C++ and run on
- * CPUs (CI has no GPU). A block is one fiber (ucontext) per thread on one
- * OS thread, switched only at warp primitives and __syncthreads: between
- * them each thread runs alone, as under independent thread scheduling. A warp
- * primitive completes when the warp's 32 threads have all reached one of the
- * same kind (every primitive here takes the full mask); a barrier when every
- * thread of the block that has not exited has reached it. Threads of a warp
- * at different primitives, or a warp whose lanes exit while others wait, are
- * divergence bugs: reported, fatal. Blocks run one after the other, so
- * `__shared__` is a static. Timing says nothing about the GPU. */
+ * decoder and encoder use, so that bpc/codeblock_kernels.cuh,
+ * bpc/gpu_encoder.cu, bpc/gpu_decoder.cu, xs/gpu_decoder.cu and
+ * xs/gpu_encoder.cu compile as host C++ and run on CPUs (CI has no GPU). A
+ * block is one fiber per thread (cuda_emu.cpp), switched only at warp
+ * primitives and __syncthreads: between them each thread runs alone, as
+ * under independent thread scheduling. A warp primitive completes when the
+ * warp's 32 threads have all reached one of the same kind (every primitive
+ * here takes the full mask); a barrier when every thread of the block that
+ * has not exited has reached it. Threads of a warp at different primitives,
+ * or a warp whose lanes exit while others wait, are divergence bugs:
+ * reported, fatal. Blocks run one after the other and launches one at a
+ * time, so `__shared__` is a static. Timing says nothing about the GPU. */
 #ifndef XSF_CUDA_EMU_H
 #define XSF_CUDA_EMU_H
 

@@ -30,7 +30,7 @@ static inline int vf_subset(size_t samples)
 }
 
 /* The whole file in malloc'd memory, NULL when empty or unreadable. */
-static uint8_t *vf_read(const char *path, size_t *len)
+static inline uint8_t *vf_read(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     *len = 0;
@@ -53,7 +53,7 @@ static uint8_t *vf_read(const char *path, size_t *len)
  * every vector dir/MANIFEST.tsv lists; checks that each file is there, not
  * empty, and codestreams and nothing else. Returns the files read (-1
  * without a manifest), *frames the codestreams. */
-static int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
+static inline int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
                               void *ctx, int *frames)
 {
     static vm_list names;
@@ -100,7 +100,7 @@ typedef struct vf_pair {
     vf_pair_check check;
 } vf_pair;
 
-static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
+static inline void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *name)
 {
     const vf_pair *d = ctx;
     d->check(d->c, d->g, cs, len, name);
@@ -109,7 +109,7 @@ static void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const char *na
 /* check() on each codestream of the directory's vectors, on its own; says how
  * many were `what` ("decoded into caller planes"). Returns the files read,
  * -1 (and a line saying it is skipped) without the directory. */
-static int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
+static inline int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
 {
     vf_pair d = {c, g, check};
     int frames;
