@@ -430,6 +430,8 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
 typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE, PL_RTP_PUSH } pl_rtp_kind;
 typedef struct pl_rtp_config {
     pl_rtp_kind kind;
+    const char *transport;    /* a receive transport by name (rtp_transport_find: "udp", "pcap",
+                                 "capture", ...); NULL: the kind's (PL_RTP_PUSH: none) */
     rtp_udp_config udp;       /* PL_RTP_SOCKET */
     const char *path;         /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
     const char *filter;       /* pcap/capture BPF filter (NULL: "udp") */

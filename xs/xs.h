@@ -137,6 +137,26 @@ typedef struct xs_layout {
 xsf_status xs_scan_layout(const uint8_t *buf, size_t len, xs_layout *layout, xsf_error *err);
 void xs_layout_free(xs_layout *layout);
 
+/* A .jxs file (or any buffer) holds JPEG XS codestreams one after the other,
+ * each from its SOC to its EOC (interlaced material: the two fields of a
+ * frame as two codestreams). xs_jxs_next finds the extent of the codestream
+ * that starts at data[offset] by its structure (the picture header, then
+ * every slice and precinct header by its length fields; nothing is entropy
+ * decoded, nothing is allocated): *bytes is its size, at least 1 and at most
+ * len - offset, so that the next one starts at offset + *bytes. `hdr` (may
+ * be NULL) receives its parsed picture header. Errors, with the byte within
+ * that codestream and the reason: XSF_ERR_TRUNCATED when offset >= len (no
+ * codestream left) or the data ends inside it, XSF_ERR_INVALID when it is
+ * not a codestream (garbage, a wrong marker, an Lcod that disagrees). Walk
+ * a file with
+ *     for (size_t off = 0, n; off < len; off += n)
+ *         if (xs_jxs_next(data, len, off, &n, NULL, err) != XSF_OK) ...     */
+xsf_status xs_jxs_next(const uint8_t *data, size_t len, size_t offset, size_t *bytes,
+                       xs_header *hdr, xsf_error *err);
+/* The codestreams of data[0, len) that xs_jxs_next walks, counted up to `max`
+ * (the count stops at the first that does not walk). */
+size_t xs_jxs_count(const uint8_t *data, size_t len, size_t max);
+
 /* Decoded picture: one plane per component, samples at the component's
  * depth B[c] in uint16 (unsigned, right-aligned). */
 typedef struct xs_image {
