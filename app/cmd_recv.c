@@ -519,41 +519,42 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     memset(&addr, 0, sizeof addr);
     memset(&source, 0, sizeof source);
     int have_addr = 0, have_source = 0;
-    long pt = sa->pt;
+    /* The receiver's configuration from the SDP and the options (its bounds are the
+     * library's: rtp_receiver_setup_from_sdp). */
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    ro.payload_type = (int)sa->pt;
+    ro.reorder_packets = (unsigned)a->reorder;
+    ro.reorder_ms = (unsigned)a->reorder_ms;
+    ro.max_frame_bytes = a->max_frame_bytes;
+    rtp_sdp sdp;
+    if (sa->sdp && read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
+        cli_error(sa->sdp, "%s", err.msg);
+        return 1;
+    }
+    rtp_receiver_setup rs;
+    if (rtp_receiver_setup_from_sdp(sa->sdp ? &sdp : NULL, &ro, &rs, &err) != XSF_OK) {
+        cli_error(sa->sdp ? sa->sdp : "recv", "%s", err.msg);
+        return err.status == XSF_ERR_ARG ? 2 : 1;
+    }
     if (sa->sdp) {
-        rtp_sdp sdp;
-        if (read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
-            cli_error(sa->sdp, "%s", err.msg);
-            return 1;
-        }
-        if (rtp_addr_parse(sdp.dest_addr, 0, &addr, &err) != XSF_OK) {
-            cli_error(sa->sdp, "c= %s", err.msg);
-            return 1;
-        }
-        addr.port = (uint16_t)sdp.port;
-        have_addr = 1;
-        if (sdp.source_addr[0] && rtp_addr_parse(sdp.source_addr, 0, &source, &err) == XSF_OK)
-            have_source = 1;
-        if (pt < 0)
-            pt = sdp.payload_type;
-        rc->interlaced = sdp.interlace;
+        /* c= is where the stream goes: a group, or this host's unicast address, which is
+         * bound as it is (not every local address). */
+        addr = rs.dest;
+        have_addr = rs.has_dest;
+        source = rs.source;
+        have_source = rs.has_source;
+        rc->interlaced = rs.interlaced;
         /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
         s->colour.matrix = !strcmp(sdp.colorimetry, "BT601")    ? DSP_MATRIX_BT601
                            : !strcmp(sdp.colorimetry, "BT2020") ? DSP_MATRIX_BT2020
                                                                  : DSP_MATRIX_BT709;
         s->colour.range = !strcmp(sdp.range, "FULL") ? DSP_RANGE_FULL : DSP_RANGE_NARROW;
         s->sdp_colour = sdp.colorimetry[0] || sdp.range[0];
-        if (!sa->fps_num && sdp.rate_num) {
-            ((stream_args *)sa)->fps_num = sdp.rate_num;
-            ((stream_args *)sa)->fps_den = sdp.rate_den;
+        if (!sa->fps_num && rs.rate_num) {
+            ((stream_args *)sa)->fps_num = rs.rate_num;
+            ((stream_args *)sa)->fps_den = rs.rate_den;
         }
-        /* c= is where the stream goes: a group, or this host's unicast address, which is
-         * bound as it is (not every local address). */
-        const uint64_t samples = rtp_sdp_samples(&sdp);
-        if (samples && !a->max_frame_bytes)
-            s->max_frame_bytes = rtp_jxs_codestream_bound(samples);
-        /* A field has half the frame's lines: the frame's samples bound both. */
-        rc->depacketizer.max_picture_samples = samples;
     }
     if (sa->addr) {
         if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
@@ -569,17 +570,11 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         }
         have_source = 1;
     }
-    if (a->max_frame_bytes)
-        s->max_frame_bytes = a->max_frame_bytes;
-    else if (!s->max_frame_bytes)
-        s->max_frame_bytes = (size_t)64 << 20;
+    s->max_frame_bytes = rs.depacketizer.max_frame_bytes;
     rtp_depacketizer_config *dc = &rc->depacketizer;
-    dc->max_frame_bytes = s->max_frame_bytes;
-    dc->payload_type = (int)pt;
+    *dc = rs.depacketizer;
     dc->ssrc_given = sa->ssrc_given;
     dc->ssrc = (uint32_t)sa->ssrc;
-    dc->reorder_packets = (unsigned)a->reorder;
-    dc->reorder_ns = (uint64_t)a->reorder_ms * 1000000u;
     /* Decoded streams are checked by the decoder itself (a refusal is counted
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = sa->kind == OUT_JXS;

@@ -394,7 +394,7 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
                                   s, err);
     if (st != XSF_OK)
         return st;
-    size_t sn;
+    size_t sn = 0;
     if ((st = out_list(s, flags, &sn, err)) != XSF_OK)
         return st;
     const uint64_t seg_start = k * s->segment_ns;

@@ -137,4 +137,28 @@ static inline void tu_on_frame(void *ctx, const rtp_frame *f)
     s->frames++;
 }
 
+
+/* Sends a clip over `u` with the library's sender: each frame's packets at once at its
+ * time (cfg.pacing, usually RTP_PACING_FRAME), `loops` times; its counts in *res. */
+static inline xsf_status tu_send_clip(rtp_udp *u, rtp_sender_config cfg, const uint8_t *data,
+                                      size_t len, unsigned loops, rtp_sender_stats *res,
+                                      xsf_error *err)
+{
+    memset(res, 0, sizeof *res);
+    rtp_clip clip;
+    xsf_status st = rtp_clip_open(&clip, data, len, err);
+    if (st != XSF_OK)
+        return st;
+    rtp_sender *s = NULL;
+    cfg.sock = u;
+    st = rtp_sender_create(&s, &cfg, err);
+    if (st == XSF_OK)
+        st = rtp_sender_send_clip(s, &clip, loops, err);
+    if (s)
+        *res = *rtp_sender_get_stats(s);
+    rtp_sender_destroy(s);
+    rtp_clip_free(&clip);
+    return st;
+}
+
 #endif
