@@ -30,15 +30,10 @@ static inline uint8_t *tu_read_file(const char *path, size_t *len)
 /* Byte length of the codestream at data[0], or 0 when it does not parse. */
 static inline size_t tu_codestream_bytes(const uint8_t *data, size_t len)
 {
-    xs_layout l;
     xsf_error e;
     xsf_error_clear(&e);
-    memset(&l, 0, sizeof l);
-    if (xs_scan_layout(data, len, &l, &e) != XSF_OK)
-        return 0;
-    size_t n = l.codestream_bytes;
-    xs_layout_free(&l);
-    return n;
+    size_t n = 0;
+    return xs_jxs_next(data, len, 0, &n, NULL, &e) == XSF_OK ? n : 0;
 }
 
 /* A list of packets. */
