@@ -429,6 +429,34 @@ static void print_summary(const send_args *a, const rtp_clip *clip, const rtp_ad
     }
 }
 
+/* The socket to send to (--to), or the capture file (--pcap); 0 or 1 after a message. */
+static int open_output(const send_args *a, const rtp_addr *dest, const rtp_addr *src,
+                       rtp_udp **sock, rtp_pcap_writer **pw)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (a->to && !a->pcap) {
+        rtp_udp_config uc;
+        memset(&uc, 0, sizeof uc);
+        uc.ttl = (unsigned)a->ttl;
+        uc.gso_segments = a->no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded by --burst */
+        if (a->source) { /* send from that address */
+            uc.has_source = 1;
+            uc.source = *src;
+        }
+        if (a->iface)
+            snprintf(uc.iface, sizeof uc.iface, "%s", a->iface);
+        if (rtp_udp_open_sender(sock, dest, &uc, &err) != XSF_OK) {
+            cli_error(a->to, "%s", err.msg);
+            return 1;
+        }
+    } else if (rtp_pcap_writer_open(pw, a->pcap, &err) != XSF_OK) {
+        cli_error(a->pcap, "%s", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_send(int argc, char **argv)
 {
     send_args a;
@@ -478,25 +506,7 @@ int cmd_send(int argc, char **argv)
 
     rtp_udp *sock = NULL;
     rtp_pcap_writer *pw = NULL;
-    if (a.to && !a.pcap) {
-        rtp_udp_config uc;
-        memset(&uc, 0, sizeof uc);
-        uc.ttl = (unsigned)a.ttl;
-        uc.gso_segments = a.no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded below */
-        if (a.source) { /* send from that address */
-            uc.has_source = 1;
-            uc.source = src;
-        }
-        if (a.iface)
-            snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
-        if (rtp_udp_open_sender(&sock, &dest, &uc, &err) != XSF_OK) {
-            cli_error(a.to, "%s", err.msg);
-            status = 1;
-        }
-    } else if (rtp_pcap_writer_open(&pw, a.pcap, &err) != XSF_OK) {
-        cli_error(a.pcap, "%s", err.msg);
-        status = 1;
-    }
+    status = open_output(&a, &dest, &src, &sock, &pw);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
