@@ -534,8 +534,9 @@ int bpc_cli_decode(int argc, char **argv)
         if (frames == 0 && outp) {
             bpc_info info;
             bpc_parse_header(data + off, len - off, &info, &err);
-            imgio_write_options opt = {.format = format,
-                                       .colour = info.colour ? IMGIO_COLOUR_RGB : IMGIO_COLOUR_BT709};
+            imgio_write_options opt = {.format = format};
+            if (info.colour)
+                xsf_colour_rgb(&opt.colour, XSF_COLOUR_CODESTREAM);
             if (imgio_writer_open(&w, outp, &opt, &err) != XSF_OK) {
                 cli_error(outp, "%s", err.msg);
                 status = 1;

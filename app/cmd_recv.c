@@ -152,9 +152,9 @@ typedef struct recv_args {
     long pinned_mib; /* -1: not given */
     int gpu_sync_given;
     pl_config pl;
-    int display, no_vsync, colour_given;
+    int display, no_vsync;
     long delay_ms;
-    dsp_colour colour;
+    xsf_colour colour; /* --colour (source XSF_COLOUR_USER), else nothing said */
     dsp_convert convert;
     const char *headless;
 } recv_args;
@@ -384,12 +384,11 @@ static int parse_args(int argc, char **argv, recv_args *a)
             COUNT(0, 10000, a->delay_ms);
         } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
             CLI_VALUE();
-            if (dsp_colour_parse(v, &a->colour) != XSF_OK) {
+            if (xsf_colour_parse(v, &a->colour, NULL) != XSF_OK) {
                 cli_error(arg, "'%s' is not 601, 709, 2020, rgb or gbr, optionally ,full or ,narrow",
                           v);
                 return 2;
             }
-            a->colour_given = 1;
         } else if (!strcmp(arg, "--headless")) {
             CLI_VALUE();
             a->headless = v;
@@ -487,8 +486,7 @@ typedef struct stream {
     pl_rtp_source *src;
     pl_rtp_config rc;
     char filter[512];
-    int sdp_colour; /* the SDP named colorimetry/RANGE */
-    dsp_colour colour;
+    xsf_colour colour; /* the SDP's colorimetry/RANGE, else nothing said */
     FILE *plog;
     size_t max_frame_bytes; /* of a field or progressive frame */
     /* the previous once-a-second report */
@@ -538,11 +536,8 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
             pt = sdp.payload_type;
         rc->interlaced = sdp.interlace;
         /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
-        s->colour.matrix = !strcmp(sdp.colorimetry, "BT601")    ? DSP_MATRIX_BT601
-                           : !strcmp(sdp.colorimetry, "BT2020") ? DSP_MATRIX_BT2020
-                                                                 : DSP_MATRIX_BT709;
-        s->colour.range = !strcmp(sdp.range, "FULL") ? DSP_RANGE_FULL : DSP_RANGE_NARROW;
-        s->sdp_colour = sdp.colorimetry[0] || sdp.range[0];
+        if (sdp.colorimetry[0] || sdp.range[0])
+            xsf_colour_from_sdp(&s->colour, sdp.colorimetry, sdp.range);
         if (!sa->fps_num && sdp.rate_num) {
             ((stream_args *)sa)->fps_num = sdp.rate_num;
             ((stream_args *)sa)->fps_den = sdp.rate_den;
@@ -960,8 +955,7 @@ int cmd_recv(int argc, char **argv)
             snprintf(labels[k], sizeof labels[k], "%s",
                      sa->sdp ? sa->sdp : sa->addr ? sa->addr : ss[k].rc.path);
             label_ptr[k] = labels[k];
-            vo.colour[k] = a.colour_given ? a.colour : ss[k].colour;
-            vo.colour_given[k] = a.colour_given || ss[k].sdp_colour;
+            vo.colour[k] = a.colour.source == XSF_COLOUR_USER ? a.colour : ss[k].colour;
         }
         vo.display.labels = label_ptr;
         if (dsp_view_start(&view, &vo, &err) != XSF_OK) {
