@@ -316,39 +316,3 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     free(shorts);
     return r;
 }
-
-/* ---- the hand-written parsing that the tables replace ---- */
-
-int cli_parse_long(const char *s, long min, long max, long *value)
-{
-    int64_t v;
-    if (!s || xsf_parse_integer(s, min, max, &v, NULL) != XSF_OK ||
-        (s[0] == '0' && (s[1] | 0x20) == 'x'))
-        return -1;
-    *value = (long)v;
-    return 0;
-}
-
-const char *cli_option_value(int argc, char **argv, int *i)
-{
-    if (*i + 1 >= argc) {
-        cli_error(argv[*i], "needs a value");
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int cli_parse_gpus(const char *s, int *gpus, int max, int *count)
-{
-    return xsf_parse_int_list(s, 0, 255, gpus, max, count, NULL) == XSF_OK ? 0 : -1;
-}
-
-int cli_parse_size(const char *s, long *width, long *height)
-{
-    int w, h;
-    if (xsf_parse_size(s, 1 << 30, &w, &h, NULL) != XSF_OK)
-        return -1;
-    *width = w;
-    *height = h;
-    return 0;
-}

@@ -126,28 +126,4 @@ static inline int cli_exit_status(int parsed)
  * check after parsing); the same messages. 0, or 2 after printing. */
 int cli_value(const cli_option *o, const char *value, void *dst);
 
-/* ---- the hand-written parsing that the tables replace, while commands move ---- */
-
-/* Parses a whole decimal number in [min, max]; 0 on success. */
-int cli_parse_long(const char *s, long min, long max, long *value);
-
-/* The value of option argv[*i] (the next argument), advancing *i; prints
- * an error and returns NULL when it is missing. */
-const char *cli_option_value(int argc, char **argv, int *i);
-
-/* In an option loop over argv with index `i`: the option's value into `v`,
- * or return 2 (the error printed) when it is missing. */
-#define CLI_VALUE()                                                                                \
-    do {                                                                                           \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-    } while (0)
-
-/* Parses a picture size "WxH" (both at least 1); 0 on success. */
-int cli_parse_size(const char *s, long *width, long *height);
-
-/* Parses a comma-separated list of GPU numbers ("0,1"), at most max of
- * them, each 0..255; 0 on success. */
-int cli_parse_gpus(const char *s, int *gpus, int max, int *count);
-
 #endif
