@@ -25,30 +25,21 @@
 #define DEMO_LOOPS 2
 #define DEMO_MAX_FRAMES 64
 
-static void usage(FILE *f)
+/* The text before the options (a buffer of 1024 bytes). */
+static const char *about(char *buf, size_t cap)
 {
-    fprintf(f,
-            "usage: xsflow demo [OUT] [--cpu|--gpu] [-q]\n"
-            "\n"
-            "Sends the JPEG XS clip built into this program (vectors/xs/%s.jxs, %dx%d %s,\n"
-            "%d bits) %d times as an ST 2110-22 stream (RTP, RFC 9134) over UDP loopback to\n"
-            "itself, receives and decodes it through the pipeline (GPU where usable, else every\n"
-            "CPU core), checks each frame's MD5 against the C reference decoder's and the clip's\n"
-            "against vectors/xs/MANIFEST.tsv (which two independent decoders agree on), prints\n"
-            "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT
-            ";\n"
-            ".yuv, .y4m, or .ppm/.pgm with one file per frame). Exits with 0 when every frame\n"
-            "arrived and matched.\n"
-            "\n"
-            "options:\n"
-            "  -o, --output OUT  same as OUT\n"
-            "  --cpu             decode on the CPU (C reference decoder, one thread per core)\n"
-            "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
-            "  -q, --quiet       print nothing but errors (and open no window)\n"
-            "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then shown\n"
-            "in a loop until q is pressed.\n",
-            demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format,
-            demo_vector_depth, DEMO_LOOPS);
+    snprintf(buf, cap,
+             "Sends the JPEG XS clip built into this program (vectors/xs/%s.jxs, %dx%d %s,\n"
+             "%d bits) %d times as an ST 2110-22 stream (RTP, RFC 9134) over UDP loopback to\n"
+             "itself, receives and decodes it through the pipeline (GPU where usable, else every\n"
+             "CPU core), checks each frame's MD5 against the C reference decoder's and the clip's\n"
+             "against vectors/xs/MANIFEST.tsv (which two independent decoders agree on), prints\n"
+             "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT ";\n"
+             ".yuv, .y4m, or .ppm/.pgm with one file per frame). Exits with 0 when every frame\n"
+             "arrived and matched.\n",
+             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format, demo_vector_depth,
+             DEMO_LOOPS);
+    return buf;
 }
 
 /* The demo's sink: checks each frame, then hands it to the writer. */
@@ -154,30 +145,23 @@ int cmd_demo(int argc, char **argv)
     pl_config pc;
     memset(&pc, 0, sizeof pc);
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(out = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--cpu")) {
-            pc.engine = PL_ENGINE_CPU;
-        } else if (!strcmp(arg, "--gpu")) {
-            pc.engine = PL_ENGINE_GPU;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow demo' (see --help)");
-            return 2;
-        } else if (!out) {
-            out = arg;
-        } else {
-            cli_error(arg, "one output only (see --help)");
-            return 2;
-        }
-    }
+    char text[1024];
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &out, "OUT", "same as OUT"),
+        CLI_OPT("cpu", 0, CLI_SET, &pc.engine, NULL, "decode on the CPU (C reference decoder, one thread per core)",
+                .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &pc.engine, NULL, "decode on the GPU (the default where a GPU is usable)",
+                .value = PL_ENGINE_GPU),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors (and open no window)"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "demo", .synopsis = "[OUT] [--cpu|--gpu] [-q]",
+                             .about = about(text, sizeof text), .options = options,
+                             .epilogue = "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then "
+                                         "shown\nin a loop until q is pressed.\n",
+                             .input = &out};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!out)
         out = DEMO_DEFAULT_OUT;
     pl_writer_options wo;

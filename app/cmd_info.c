@@ -18,17 +18,9 @@
 #endif
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: xsflow info IN.jxs [--all] [-v]\n"
-               "\n"
-               "Prints what the headers of the first codestream say and how many codestreams\n"
-               "(frames) the file holds; frames whose headers differ from the first are listed.\n"
-               "\n"
-               "options:\n"
-               "  --all          print every frame in full\n"
-               "  -v, --verbose  also print the weights table (gain and priority per band)\n");
-}
+static const char about[] =
+    "Prints what the headers of the first codestream say and how many codestreams\n"
+    "(frames) the file holds; frames whose headers differ from the first are listed.\n";
 
 static const char *cpih_name(unsigned cpih)
 {
@@ -143,26 +135,21 @@ int cmd_info(int argc, char **argv)
 #endif
     const char *in = NULL;
     int all = 0, verbose = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--all")) {
-            all = 1;
-        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-            verbose = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error(argv[i], "unknown option of 'xsflow info' (see --help)");
-            return 2;
-        } else if (!in) {
-            in = argv[i];
-        } else {
-            cli_error(argv[i], "one input only (see --help)");
-            return 2;
-        }
-    }
+    const cli_option options[] = {
+        CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
+        CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL,
+                "also print the weights table (gain and priority per band)"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "info",
+                             .synopsis = "IN.jxs [--all] [-v]",
+                             .about = about,
+                             .options = options,
+                             .input = &in};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!in) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     uint8_t *data;

@@ -15,62 +15,12 @@
 #include "rtp.h"
 #include "xs.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: xsflow send IN.jxs (--to ADDR:PORT | --pcap OUT.pcap) [options]\n"
-            "\n"
-            "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"
-            "RTP with the RFC 9134 payload format, each codestream preceded by the picture\n"
-            "segment boxes (video support, colour specification), paced after ST 2110-21.\n"
-            "With --pcap nothing is sent: the packets go to a capture file, stamped with the\n"
-            "times the pacing gives them.\n"
-            "\n"
-            "options:\n"
-            "  --to ADDR:PORT        destination, IPv4 or [IPv6], unicast or multicast\n"
-            "  --pcap OUT.pcap       write the packets to a capture file instead (to --to's\n"
-            "                        address, default 239.0.0.1:5004)\n"
-            "  --sdp OUT.sdp         write the session description (RFC 9134 / ST 2110-22)\n"
-            "  --mode M              codestream (default) or slice packetization\n"
-            "  --fps N[/D]           frame rate, e.g. 50 or 60000/1001 (default 25)\n"
-            "  --pacing P            narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
-            "                        TP=2110TPNL), wide (bursts within the wide CMAX,\n"
-            "                        TP=2110TPW) or none (no TP)\n"
-            "  --burst N             packets handed to the network at once, every N x TRS\n"
-            "                        (default: the pacing's CMAX - 1, the largest burst within\n"
-            "                        its ST 2110-21 sender type: 3 for narrow at UHD60, 15 for\n"
-            "                        wide; 1: one packet every TRS)\n"
-            "  --no-gso              one system call message per packet: no UDP segmentation\n"
-            "                        offload of the bursts (default: GSO where the kernel has it).\n"
-            "                        Packet captures on this host, or on virtual links (lo, veth)\n"
-            "                        that pass bursts unsegmented, show a GSO burst as one\n"
-            "                        oversize datagram: send with --no-gso for those\n"
-            "  --packet-size N       largest RTP packet in bytes (default 1440)\n"
-            "  --pt N                RTP payload type, 96..127 (default 112)\n"
-            "  --ssrc N              RTP SSRC (default: random)\n"
-            "  --seq N               first sequence number (default: random)\n"
-            "  --loop N              send the file N times (default 1)\n"
-            "  --interlaced          the codestreams are fields, two per frame, each with its\n"
-            "                        own RTP timestamp (RFC 9134 erratum 6752)\n"
-            "  --no-boxes            send bare codestreams, without the picture segment boxes:\n"
-            "                        not RFC 9134 (which requires them), for testing receivers\n"
-            "  --iface NAME          interface for multicast\n"
-            "  --ttl N               multicast TTL / hop limit (default 16)\n"
-            "  --source ADDR         the sender's address: sent from (with --to), for the SDP's\n"
-            "                        source filter and the .pcap (default there: 192.0.2.1 or\n"
-            "                        2001:db8::1)\n"
-            "  --loss P              impairments (soak tests): lose each packet with probability\n"
-            "  --reorder P           P, hold it back behind the next packet sent, send it twice;\n"
-            "  --duplicate P         the first and the last frame go out unimpaired. Counted,\n"
-            "  --seed N              printed and in --stats-json (seed: default 1)\n"
-            "  --stats-json FILE     what was sent and what the impairments did, as JSON (with\n"
-            "                        first_timestamp, the RTP timestamp of the first frame)\n"
-            "  --sampling S          SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)\n"
-            "  --colorimetry C       SDP colorimetry (default BT709)\n"
-            "  --tcs T               SDP transfer characteristic system (default SDR)\n"
-            "  --range R             SDP range: NARROW (default) or FULL\n"
-            "  -q, --quiet           print nothing but errors\n");
-}
+static const char about[] =
+    "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"
+    "RTP with the RFC 9134 payload format, each codestream preceded by the picture\n"
+    "segment boxes (video support, colour specification), paced after ST 2110-21.\n"
+    "With --pcap nothing is sent: the packets go to a capture file, stamped with the\n"
+    "times the pacing gives them.\n";
 
 typedef struct send_args {
     const char *in, *to, *pcap, *sdp, *source, *iface;
@@ -79,7 +29,7 @@ typedef struct send_args {
     rtp_pacing pacing;
     unsigned fps_num, fps_den;
     long packet_size, pt, ttl, loop, burst;
-    unsigned long ssrc, seq;
+    uint64_t ssrc, seq;
     int ssrc_given, seq_given, interlaced, boxes, quiet, no_gso;
     rtp_impair_config impair;
     int impaired;
@@ -93,187 +43,90 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-static int parse_rate(const char *s, unsigned *num, unsigned *den)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *slash = strchr(buf, '/');
-    if (!slash)
-        slash = strchr(buf, ':');
-    long n, d = 1;
-    if (slash)
-        *slash = '\0';
-    if (cli_parse_long(buf, 1, 1000000, &n) || (slash && cli_parse_long(slash + 1, 1, 1000000, &d)))
-        return -1;
-    *num = (unsigned)n;
-    *den = (unsigned)d;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, send_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->fps_num = 25;
-    a->fps_den = 1;
+    xsf_rate fps = {25, 1};
     a->packet_size = 1440;
     a->pt = 112;
     a->ttl = 16;
     a->loop = 1;
     a->boxes = 1;
     a->impair.seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v = NULL;
-        long n;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "--to")) {
-            CLI_VALUE();
-            a->to = v;
-        } else if (!strcmp(arg, "--pcap")) {
-            CLI_VALUE();
-            a->pcap = v;
-        } else if (!strcmp(arg, "--sdp")) {
-            CLI_VALUE();
-            a->sdp = v;
-        } else if (!strcmp(arg, "--mode")) {
-            CLI_VALUE();
-            if (!strcmp(v, "codestream"))
-                a->mode = RTP_JXS_CODESTREAM;
-            else if (!strcmp(v, "slice"))
-                a->mode = RTP_JXS_SLICE;
-            else {
-                cli_error(arg, "'%s' is not codestream or slice", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--fps")) {
-            CLI_VALUE();
-            if (parse_rate(v, &a->fps_num, &a->fps_den)) {
-                cli_error(arg, "'%s' is not a rate N or N/D", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--pacing")) {
-            CLI_VALUE();
-            if (!strcmp(v, "narrow"))
-                a->pacing = RTP_PACING_NARROW;
-            else if (!strcmp(v, "wide"))
-                a->pacing = RTP_PACING_WIDE;
-            else if (!strcmp(v, "none"))
-                a->pacing = RTP_PACING_NONE;
-            else {
-                cli_error(arg, "'%s' is not narrow, wide or none", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--burst")) {
-            CLI_VALUE();
-            if (cli_parse_long(v, 1, RTP_UDP_GSO_MAX, &a->burst)) {
-                cli_error(arg, "'%s' is not a burst of 1 to %d packets", v, RTP_UDP_GSO_MAX);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--no-gso")) {
-            a->no_gso = 1;
-        } else if (!strcmp(arg, "--packet-size")) {
-            CLI_VALUE();
-            if (cli_parse_long(v, 32, 65507, &a->packet_size)) {
-                cli_error(arg, "'%s' is not a packet size of 32 to 65507 bytes", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--pt")) {
-            CLI_VALUE();
-            if (cli_parse_long(v, 96, 127, &a->pt)) {
-                cli_error(arg, "'%s' is not a dynamic payload type (96 to 127)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--ssrc") || !strcmp(arg, "--seq")) {
-            CLI_VALUE();
-            char *end;
-            const unsigned long x = strtoul(v, &end, 0);
-            const unsigned long max = arg[2] == 's' && arg[3] == 's' ? 0xffffffffUL : 0xffffUL;
-            if (!*v || *end || x > max) {
-                cli_error(arg, "'%s' is not a number of 0 to %lu", v, max);
-                return 2;
-            }
-            if (arg[3] == 's') {
-                a->ssrc = x;
-                a->ssrc_given = 1;
-            } else {
-                a->seq = x;
-                a->seq_given = 1;
-            }
-        } else if (!strcmp(arg, "--loop")) {
-            CLI_VALUE();
-            if (cli_parse_long(v, 1, 1L << 30, &a->loop)) {
-                cli_error(arg, "'%s' is not a count (1 or more)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--ttl")) {
-            CLI_VALUE();
-            if (cli_parse_long(v, 1, 255, &a->ttl)) {
-                cli_error(arg, "'%s' is not a TTL of 1 to 255", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--interlaced")) {
-            a->interlaced = 1;
-        } else if (!strcmp(arg, "--no-boxes")) {
-            a->boxes = 0;
-        } else if (!strcmp(arg, "--iface")) {
-            CLI_VALUE();
-            a->iface = v;
-        } else if (!strcmp(arg, "--source")) {
-            CLI_VALUE();
-            a->source = v;
-        } else if (!strcmp(arg, "--loss") || !strcmp(arg, "--reorder") ||
-                   !strcmp(arg, "--duplicate")) {
-            CLI_VALUE();
-            char *end;
-            const double p = strtod(v, &end);
-            if (!*v || *end || !(p >= 0 && p <= 1)) {
-                cli_error(arg, "'%s' is not a probability of 0 to 1", v);
-                return 2;
-            }
-            *(arg[2] == 'l'   ? &a->impair.loss
-              : arg[2] == 'r' ? &a->impair.reorder
-                              : &a->impair.duplicate) = p;
-            a->impaired |= p > 0;
-        } else if (!strcmp(arg, "--seed")) {
-            CLI_VALUE();
-            char *end;
-            const unsigned long long x = strtoull(v, &end, 0);
-            if (!*v || *end || *v == '-') {
-                cli_error(arg, "'%s' is not a seed (0 or more)", v);
-                return 2;
-            }
-            a->impair.seed = x;
-        } else if (!strcmp(arg, "--stats-json")) {
-            CLI_VALUE();
-            a->stats_json = v;
-        } else if (!strcmp(arg, "--sampling")) {
-            CLI_VALUE();
-            a->sampling = v;
-        } else if (!strcmp(arg, "--colorimetry")) {
-            CLI_VALUE();
-            a->colorimetry = v;
-        } else if (!strcmp(arg, "--tcs")) {
-            CLI_VALUE();
-            a->tcs = v;
-        } else if (!strcmp(arg, "--range")) {
-            CLI_VALUE();
-            a->range = v;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow send' (see --help)");
-            return 2;
-        } else if (!a->in) {
-            a->in = arg;
-        } else {
-            cli_error(arg, "one input only (see --help)");
-            return 2;
-        }
-        (void)n;
-    }
+    const cli_option options[] = {
+        CLI_OPT("to", 0, CLI_STRING, &a->to, "ADDR:PORT", "destination, IPv4 or [IPv6], unicast or multicast"),
+        CLI_OPT("pcap", 0, CLI_STRING, &a->pcap, "OUT.pcap",
+                "write the packets to a capture file instead (to --to's\naddress, default 239.0.0.1:5004)"),
+        CLI_OPT("sdp", 0, CLI_STRING, &a->sdp, "OUT.sdp", "write the session description (RFC 9134 / ST 2110-22)"),
+        CLI_OPT("mode", 0, CLI_CHOICE, &a->mode, "M", "codestream (default) or slice packetization",
+                .choices = "codestream|slice"),
+        CLI_OPT("fps", 0, CLI_RATE, &fps, "RATE", "frame rate: N, N/D, N:D or a decimal, e.g. 50, 60000/1001\n"
+                "or 59.94 (default 25)"),
+        CLI_OPT("pacing", 0, CLI_CHOICE, &a->pacing, "P",
+                "narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
+                "TP=2110TPNL), wide (bursts within the wide CMAX,\n"
+                "TP=2110TPW) or none (no TP)",
+                .choices = "narrow|wide|none"),
+        CLI_OPT("burst", 0, CLI_LONG, &a->burst, "N",
+                "packets handed to the network at once, every N x TRS\n"
+                "(default: the pacing's CMAX - 1, the largest burst within\n"
+                "its ST 2110-21 sender type: 3 for narrow at UHD60, 15 for\n"
+                "wide; 1: one packet every TRS)",
+                .lo = 1, .hi = RTP_UDP_GSO_MAX),
+        CLI_OPT("no-gso", 0, CLI_FLAG, &a->no_gso, NULL,
+                "one system call message per packet: no UDP segmentation\n"
+                "offload of the bursts (default: GSO where the kernel has it).\n"
+                "Packet captures on this host, or on virtual links (lo, veth)\n"
+                "that pass bursts unsegmented, show a GSO burst as one\n"
+                "oversize datagram: send with --no-gso for those"),
+        CLI_OPT("packet-size", 0, CLI_LONG, &a->packet_size, "N", "largest RTP packet in bytes (default 1440)",
+                .lo = 32, .hi = 65507),
+        CLI_OPT("pt", 0, CLI_LONG, &a->pt, "N", "RTP payload type, 96..127 (default 112)", .lo = 96, .hi = 127),
+        CLI_OPT("ssrc", 0, CLI_U64, &a->ssrc, "N", "RTP SSRC (default: random)", .lo = 0, .hi = 0xffffffffu,
+                .given = &a->ssrc_given),
+        CLI_OPT("seq", 0, CLI_U64, &a->seq, "N", "first sequence number (default: random)", .lo = 0, .hi = 0xffff,
+                .given = &a->seq_given),
+        CLI_OPT("loop", 0, CLI_LONG, &a->loop, "N", "send the file N times (default 1)", .lo = 1, .hi = 1L << 30),
+        CLI_OPT("interlaced", 0, CLI_FLAG, &a->interlaced, NULL,
+                "the codestreams are fields, two per frame, each with its\n"
+                "own RTP timestamp (RFC 9134 erratum 6752)"),
+        CLI_OPT("no-boxes", 0, CLI_SET, &a->boxes, NULL,
+                "send bare codestreams, without the picture segment boxes:\n"
+                "not RFC 9134 (which requires them), for testing receivers",
+                .value = 0),
+        CLI_OPT("iface", 0, CLI_STRING, &a->iface, "NAME", "interface for multicast"),
+        CLI_OPT("ttl", 0, CLI_LONG, &a->ttl, "N", "multicast TTL / hop limit (default 16)", .lo = 1, .hi = 255),
+        CLI_OPT("source", 0, CLI_STRING, &a->source, "ADDR",
+                "the sender's address: sent from (with --to), for the SDP's\n"
+                "source filter and the .pcap (default there: 192.0.2.1 or\n"
+                "2001:db8::1)"),
+        CLI_OPT("loss", 0, CLI_DOUBLE, &a->impair.loss, "P",
+                "impairments (soak tests): lose each packet with probability", .lo = 0, .hi = 1),
+        CLI_OPT("reorder", 0, CLI_DOUBLE, &a->impair.reorder, "P",
+                "P, hold it back behind the next packet sent, send it twice;", .lo = 0, .hi = 1),
+        CLI_OPT("duplicate", 0, CLI_DOUBLE, &a->impair.duplicate, "P",
+                "the first and the last frame go out unimpaired. Counted,", .lo = 0, .hi = 1),
+        CLI_OPT("seed", 0, CLI_U64, &a->impair.seed, "N", "printed and in --stats-json (seed: default 1)", .lo = 0,
+                .hi = (double)INT64_MAX),
+        CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
+                "what was sent and what the impairments did, as JSON (with\n"
+                "first_timestamp, the RTP timestamp of the first frame)"),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)"),
+        CLI_OPT("colorimetry", 0, CLI_STRING, &a->colorimetry, "C", "SDP colorimetry (default BT709)"),
+        CLI_OPT("tcs", 0, CLI_STRING, &a->tcs, "T", "SDP transfer characteristic system (default SDR)"),
+        CLI_OPT("range", 0, CLI_STRING, &a->range, "R", "SDP range: NARROW (default) or FULL"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "send", .synopsis = "IN.jxs (--to ADDR:PORT | --pcap OUT.pcap) [options]",
+                             .about = about, .options = options, .input = &a->in};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r)
+        return r;
+    a->fps_num = fps.num;
+    a->fps_den = fps.den;
+    a->impaired = a->impair.loss > 0 || a->impair.reorder > 0 || a->impair.duplicate > 0;
     if (!a->in) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     if (!a->to && !a->pcap) {

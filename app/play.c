@@ -17,7 +17,7 @@ void play_options_init(play_options *opt)
     opt->fps = 25;
     opt->delay_ms = 100;
     opt->vsync = 1;
-    opt->colour = (dsp_colour){DSP_MATRIX_BT709, DSP_RANGE_NARROW};
+    xsf_colour_default(&opt->colour);
     opt->title = "xsflow";
 }
 
@@ -88,6 +88,11 @@ static xsf_status source_next(play_source *s, dsp_picture *pic)
 {
     memset(pic, 0, sizeof *pic);
     int depth[XS_MAX_COMPONENTS] = {0};
+    /* What the codestream says of its colour: R'G'B' after a reversible colour transform. */
+    const size_t at = s->gpu ? s->offset : s->file.offset;
+    xs_header h;
+    if (xs_parse_header(s->data + at, s->len - at, &h, NULL) == XSF_OK && h.cpih == 1)
+        xsf_colour_rgb(&pic->colour, XSF_COLOUR_CODESTREAM);
     if (s->gpu) {
         size_t consumed = 0;
         xsf_status st = xs_gpu_decode(s->gpu, s->data + s->offset, s->len - s->offset, &consumed);
@@ -137,6 +142,13 @@ static xsf_status source_next(play_source *s, dsp_picture *pic)
 
 /* ---- playing ---- */
 
+/* --colour over what the codestream says. */
+static void take_colour(dsp_picture *pic, const play_options *opt)
+{
+    if (opt->colour.source != XSF_COLOUR_DEFAULT)
+        pic->colour = opt->colour;
+}
+
 static void sleep_ns(int64_t ns)
 {
     if (ns <= 0)
@@ -158,7 +170,7 @@ static int headless(const char *name, play_source *src, const play_options *opt)
             return 1;
         }
     } while (src->frame <= opt->frame);
-    pic.colour = opt->colour;
+    take_colour(&pic, opt);
     dsp_options dopt;
     dsp_options_init(&dopt);
     dopt.headless = 1;
@@ -187,7 +199,7 @@ static int headless(const char *name, play_source *src, const play_options *opt)
         char cname[32];
         printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.width[0],
                pic.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.depth,
-               dsp_colour_name(pic.colour, cname, sizeof cname), pic.on_device ? "GPU, interop" : "CPU",
+               xsf_colour_name(&pic.colour, cname, sizeof cname), pic.on_device ? "GPU, interop" : "CPU",
                opt->headless_ppm);
     }
     free(rgb);
@@ -213,7 +225,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         source_close(&src);
         return 1;
     }
-    pic.colour = opt->colour;
+    take_colour(&pic, opt);
     /* A window of the picture's size, scaled down to fit 1600x900. */
     dsp_options dopt;
     dsp_options_init(&dopt);
@@ -312,7 +324,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
             rc = 1;
             break;
         }
-        pic.colour = opt->colour;
+        take_colour(&pic, opt);
         have = 1;
     }
     if (!opt->quiet) {

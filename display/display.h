@@ -24,6 +24,7 @@
 
 #include "pipeline.h"
 #include "xsf.h"
+#include "xsf_colour.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,30 +35,10 @@ extern "C" {
 
 /* ---- pictures ---- */
 
-typedef enum dsp_matrix {
-    DSP_MATRIX_BT709 = 0, /* Y'CbCr, Kr 0.2126 Kb 0.0722 */
-    DSP_MATRIX_BT601,     /* Y'CbCr, Kr 0.299  Kb 0.114 */
-    DSP_MATRIX_BT2020,    /* Y'CbCr (non-constant luminance), Kr 0.2627 Kb 0.0593 */
-    DSP_MATRIX_RGB,       /* components 0, 1, 2 are R', G', B' */
-    DSP_MATRIX_GBR,       /* components 0, 1, 2 are G', B', R' (the rgb vectors of vectors/xs) */
-} dsp_matrix;
-
-typedef enum dsp_range {
-    DSP_RANGE_NARROW = 0, /* 16..235 (luma, R'G'B'), 16..240 (chroma) at 8 bits, scaled by 2^(B-8) */
-    DSP_RANGE_FULL,       /* 0..2^B-1; chroma centred on 2^(B-1) */
-} dsp_range;
-
-typedef struct dsp_colour {
-    dsp_matrix matrix;
-    dsp_range range;
-} dsp_colour;
-
-/* Parses "601", "709", "2020", "rgb", "gbr", optionally followed by ",full"
- * or ",narrow" (default narrow for Y'CbCr, full for rgb and gbr: the
- * components as they are, as `xsflow decode --colour` takes them), e.g.
- * "709,full". Also "bt709" etc. */
-xsf_status dsp_colour_parse(const char *text, dsp_colour *colour);
-const char *dsp_colour_name(dsp_colour colour, char *buf, size_t cap);
+/* Colour: what a picture's components are is an xsf_colour (common/
+ * xsf_colour.h, the vocabulary of --colour), converted to R'G'B' with the
+ * coefficients of xsf_rgb_transform_make by the C reference, the shader and
+ * the CUDA compositor alike, as decode's .ppm writer converts. */
 
 /* One decoded picture. Samples are unsigned, right-aligned in uint16 at
  * `depth` bits (8..16, the same for every plane). Plane 0 is full size;
@@ -72,7 +53,7 @@ typedef struct dsp_picture {
     const uint16_t *plane[DSP_MAX_PLANES];
     int on_device;                        /* 1: CUDA device pointers; 0: host memory */
     void *cuda_stream;                    /* on_device: the cudaStream_t the picture is ready on */
-    dsp_colour colour;
+    xsf_colour colour; /* XSF_COLOUR_DEFAULT: BT.709 narrow range */
     /* Optional: the display calls release(release_ctx) exactly once when it
      * no longer needs the planes, which it may then keep instead of copying
      * them (device pictures, CUDA compositor: until the picture's slot is
@@ -279,8 +260,10 @@ typedef struct dsp_view dsp_view;
 typedef struct dsp_view_options {
     dsp_options display;                 /* tiles, labels, vsync, headless, size, title */
     int delay_ms;                        /* playout delay (default 40) */
-    dsp_colour colour[DSP_MAX_TILES];    /* per tile (the SDP's, or --colour) */
-    int colour_given[DSP_MAX_TILES];     /* 0: RGB for RCT codestreams, else colour[] */
+    /* Per tile: --colour, or the SDP's; with source XSF_COLOUR_DEFAULT (nothing
+     * said) R'G'B' for RCT codestreams (Cpih 1, as decode writes them), else
+     * BT.709 narrow range. */
+    xsf_colour colour[DSP_MAX_TILES];
     const char *headless_ppm;            /* headless: the last picture shown, written at stop */
 } dsp_view_options;
 void dsp_view_options_init(dsp_view_options *opt);

@@ -14,7 +14,7 @@ typedef struct dsp_slot {
     void *cuda[3]; /* cudaGraphicsResource of each texture, once a device picture came */
     int nc, depth, width[3], height[3];
     dsp_chroma chroma;
-    dsp_colour colour;
+    xsf_colour colour;
     /* CUDA compositor: the picture's planes in device memory, packed */
     uint8_t *dev;
     size_t dev_bytes, plane_off[3];

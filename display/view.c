@@ -83,8 +83,8 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     }
     pic.release = release_frame;
     pic.release_ctx = f;
-    if (f->header.cpih == 1 && !v->opt.colour_given[tile]) /* RCT: R G B as they are, as decode */
-        pic.colour = (dsp_colour){DSP_MATRIX_RGB, DSP_RANGE_FULL};
+    if (f->header.cpih == 1 && pic.colour.source == XSF_COLOUR_DEFAULT) /* RCT: R G B as decode writes them */
+        xsf_colour_rgb(&pic.colour, XSF_COLOUR_CODESTREAM);
     int64_t pts = 0;
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;

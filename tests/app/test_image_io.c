@@ -69,7 +69,8 @@ static int same_planes(const imgio_picture *a, const imgio_picture *b, int ncomp
 static xsf_status write_frames(const char *path, imgio_format f, const imgio_picture *pic,
                                int frames, xsf_error *err)
 {
-    imgio_write_options opt = {.format = f, .colour = IMGIO_COLOUR_RGB};
+    imgio_write_options opt = {.format = f};
+    xsf_colour_rgb(&opt.colour, XSF_COLOUR_USER);
     imgio_writer *w;
     xsf_status st = imgio_writer_open(&w, path, &opt, err);
     for (int i = 0; st == XSF_OK && i < frames; i++)
@@ -170,7 +171,8 @@ static void test_ppm(void)
     xsf_error err;
     /* 4:2:2 written as RGB as it is: chroma replicated to full width. */
     owned_picture o = make(3, 9, 4, 2, 1, 12, 1);
-    imgio_write_options opt = {.format = IMGIO_FORMAT_PPM, .colour = IMGIO_COLOUR_RGB};
+    imgio_write_options opt = {.format = IMGIO_FORMAT_PPM};
+    xsf_colour_rgb(&opt.colour, XSF_COLOUR_USER);
     imgio_writer *w;
     xsf_error_clear(&err);
     CHECK(imgio_writer_open(&w, "up.ppm", &opt, &err) == XSF_OK &&
@@ -208,7 +210,7 @@ static void test_ppm(void)
                        .depth = {10, 10, 10},
                        .pitch = {2, 2, 2},
                        .plane = {y, cb, cr}};
-    opt.colour = IMGIO_COLOUR_BT709;
+    xsf_colour_parse("bt709", &opt.colour, NULL);
     xsf_error_clear(&err);
     CHECK(imgio_writer_open(&w, "bw.ppm", &opt, &err) == XSF_OK &&
               imgio_write(w, &p, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
@@ -373,10 +375,12 @@ static void test_names(void)
     CHECK(!strcmp(imgio_sampling_name(3, one, one), "4:4:4"), "4:4:4");
     CHECK(!strcmp(imgio_sampling_name(1, one, one), "4:0:0"), "4:0:0");
     CHECK(!strcmp(imgio_sampling_name(3, sx, sy), "other"), "mixed sampling");
-    imgio_colour c;
-    CHECK(imgio_colour_parse("bt601-full", &c) == XSF_OK && c == IMGIO_COLOUR_BT601_FULL,
+    /* decode's words of the colour vocabulary (common/xsf_colour.h) */
+    xsf_colour c;
+    CHECK(xsf_colour_parse("bt601-full", &c, NULL) == XSF_OK && c.matrix == XSF_MATRIX_BT601 &&
+              c.range == XSF_RANGE_FULL,
           "bt601-full");
-    CHECK(imgio_colour_parse("srgb", &c) != XSF_OK, "srgb accepted");
+    CHECK(xsf_colour_parse("srgb", &c, NULL) != XSF_OK, "srgb accepted");
 }
 
 static void test_md5(void)

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
         pic.pitch_bytes[c] = img->pitch[c] * 2;
         pic.plane[c] = img->plane[c];
     }
-    pic.colour = (dsp_colour){DSP_MATRIX_BT709, DSP_RANGE_NARROW};
+    xsf_colour_parse("709,narrow", &pic.colour, NULL);
 
     dsp_options opt;
     dsp_options_init(&opt);
