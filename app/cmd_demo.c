@@ -65,7 +65,7 @@ static void check_deliver(void *ctx, pl_frame *f)
 {
     checker *c = ctx;
     imgio_picture pic;
-    pl_picture_view(&f->picture, &pic);
+    pl_picture_view(&f->picture[0], &pic);
     app_md5 m;
     char hex[33];
     app_md5_init(&m);

@@ -19,4 +19,10 @@ int cmd_bpc_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
+/* BPC-PaCo's own encode and info (app/cmd_bpc.c): `encode --codec bpc` and
+ * `info` of a file that starts with a BPC-PaCo codestream hand their whole
+ * command line to them (argv[0] the command name). */
+int bpc_cli_encode(int argc, char **argv);
+int bpc_cli_info(int argc, char **argv);
+
 #endif
