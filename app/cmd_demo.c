@@ -18,6 +18,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "play.h"
 #include "rtp.h"
 

@@ -26,6 +26,7 @@
 
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "test.h"
 
 #define NF 40

@@ -23,6 +23,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "pl_gpu.h"
 #include "test.h"
 #ifdef XSF_HAVE_CUDA
