@@ -57,7 +57,8 @@
  * last_packet time set) or pl_frame_abort when it never will be (counted
  * with its reason). A partial frame has its index and its place in the
  * stream's order from pl_frame_submit_partial. A GPU decoder that takes a
- * partial frame decodes its slices as the prefix grows (it sleeps on a
+ * partial frame (of a codec that decodes incrementally: xsf_codec.gpu_begin;
+ * JPEG XS) decodes its slices as the prefix grows (it sleeps on a
  * condition variable between updates, no spinning; the codec's gpu_begin /
  * more / end), with the picture rows they make final (downloaded into the
  * host picture as they are, told to a sink that asks: pl_sink.rows), and

@@ -1,5 +1,5 @@
 /* The codec seam: BPC-PaCo through the codec table and the pipeline.
- *   test_bpc_decode XSFLOW WORKDIR cpu|gpu
+ *   test_bpc_decode XSFLOW WORKDIR cpu|gpu     (XSFLOW "-": the program is not run)
  * Encodes pictures with the BPC-PaCo C encoder (lossless 5/3 with the RCT,
  * 9/7 at a rate, three passes, 4:2:2 at 10 bits), decodes the files through
  * the pipeline (pl_jxs_source_run, the stream's codec probed from the file)
@@ -284,8 +284,10 @@ int main(int argc, char **argv)
     through_pipeline("b", &b, &ref_b, nb, 0, engine, PL_PICTURE_HOST);
     if (gpu) /* the device picture a copy of the decoder's, the host one downloaded from it */
         through_pipeline("a-both", &a, &ref_a, na, 2, engine, PL_PICTURE_BOTH);
-    through_xsflow(argv[1], argv[2], "a", &a, &ref_a, argv[3]);
-    through_xsflow(argv[1], argv[2], "b", &b, &ref_b, argv[3]);
+    if (strcmp(argv[1], "-")) {
+        through_xsflow(argv[1], argv[2], "a", &a, &ref_a, argv[3]);
+        through_xsflow(argv[1], argv[2], "b", &b, &ref_b, argv[3]);
+    }
     free(a.data);
     free(b.data);
     free(ref_a.data);
