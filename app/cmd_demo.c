@@ -18,6 +18,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "play.h"
 #include "rtp.h"
 
@@ -56,7 +57,7 @@ static void check_deliver(void *ctx, pl_frame *f)
 {
     checker *c = ctx;
     imgio_picture pic;
-    pl_picture_view(&f->picture, &pic);
+    pl_picture_view(&f->picture[0], &pic);
     app_md5 m;
     char hex[33];
     app_md5_init(&m);

@@ -927,6 +927,7 @@ int cmd_recv(int argc, char **argv)
         }
         pl_stream_config sc = {
             .name = s->label,
+            .codec = RTP_JXS_CODEC,
             .backpressure = s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
             .frames = (unsigned)a.queue,
             .max_frame_bytes = s->rc.interlaced ? 2 * s->max_frame_bytes : s->max_frame_bytes,
