@@ -17,6 +17,9 @@
  * a stream) and the message, and whether the configuration asked for
  * something that cannot be (the program's usage error).
  *
+ * The player's source (svc_jxs_source) decodes a .jxs file picture by
+ * picture for the display's player (display.h, dsp_play).
+ *
  * Threads: one thread drives a service (the sources and the pipeline run
  * threads of their own). Nothing here prints; signals are the caller's. */
 #ifndef XSF_SERVICE_H
@@ -26,6 +29,7 @@
 #include <stdio.h>
 
 #include "display.h"
+#include "jxs_file.h"
 #include "pipeline.h"
 #include "rtp.h"
 #include "xsf.h"
@@ -192,6 +196,33 @@ xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
 /* Destroys the sources and the pipeline, closes the frame log (a failed
  * close: XSF_ERR_IO, subject the frame log). */
 xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
+
+/* ------------------------------------------------------------------ */
+/* Playing a .jxs file: its pictures for the display's player (dsp_play) */
+
+typedef struct svc_jxs_source svc_jxs_source;
+
+/* The codestreams data[0, len) (kept by the caller while the source lives),
+ * decoded by `engine`: GPU, device pictures (it needs a usable GPU and a
+ * build with CUDA-GL interop: XSF_ERR_UNSUPPORTED or the GPU's error
+ * otherwise); CPU, host pictures of the C decoder; AUTO, the GPU where both
+ * are there, else the CPU. err says why it failed. */
+xsf_status svc_jxs_source_open(svc_jxs_source **s, const uint8_t *data, size_t len, jxs_engine engine,
+                               xsf_error *err);
+void svc_jxs_source_close(svc_jxs_source *s);
+/* The next picture (planes the decoder's, valid until the next call), its
+ * colour R'G'B' (source XSF_COLOUR_CODESTREAM) where the codestream has the
+ * reversible colour transform, else nothing said; at most 3 components, all
+ * of one depth (XSF_ERR_UNSUPPORTED otherwise). *bytes: its codestream's. */
+xsf_status svc_jxs_source_next(svc_jxs_source *s, dsp_picture *pic, size_t *bytes, xsf_error *err);
+/* 1 once every codestream has been taken. */
+int svc_jxs_source_done(const svc_jxs_source *s);
+/* Pictures taken since the start (or the last rewind). */
+unsigned long svc_jxs_source_frames(const svc_jxs_source *s);
+/* "GPU" or "CPU". */
+const char *svc_jxs_source_decoder(const svc_jxs_source *s);
+/* The source as dsp_play takes it (its rewind starts the file again). */
+dsp_player_source svc_jxs_source_player(svc_jxs_source *s);
 
 #ifdef __cplusplus
 }
