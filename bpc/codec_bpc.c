@@ -297,6 +297,8 @@ static xsf_status gpu_sync(void *dec, xsf_error *err)
 }
 #endif
 
+extern const xsf_encoder_ops bpc_codec_encoder; /* codec_bpc_enc.c */
+
 const xsf_codec bpc_codec = {
     .name = "bpc-paco",
     .long_name = "BPC-PaCo (xsflow bpc/FORMAT.md)",
@@ -316,4 +318,5 @@ const xsf_codec bpc_codec = {
     .gpu_decode = gpu_decode,
     .gpu_download_rows = gpu_download_rows,
     .gpu_sync = gpu_sync,
+    .encoder = &bpc_codec_encoder,
 };

@@ -17,15 +17,20 @@
  *
  * Every entry the codec does not have is NULL: a codec without a GPU decoder
  * (or a build without CUDA, whose GPU entries answer XSF_ERR_NODEVICE),
- * a GPU decoder without incremental decoding (gpu_begin NULL). Encoders are
- * not in the table yet: the encoders' settings (xs_encoder_config,
- * bpc_params) have no common shape so far.
+ * a GPU decoder without incremental decoding (gpu_begin NULL).
  *
- * Threads: a decoder handle is used by one thread at a time; the table and
- * the functions without a handle may be called from any thread. A GPU
- * decoder is bound to the device and CUDA stream given at creation: call it
- * from a thread whose current device is that one (the pipeline's decoder
- * threads are). Nothing here prints. */
+ * Encoders (xsf_codec.encoder, NULL for a codec without one) take their
+ * settings in two parts: what every codec understands (xsf_encode_settings:
+ * the pictures' format, a rate or lossless, the colour transform) and the
+ * codec's own knobs by name, as text ("nlx=4 quant=uniform"), from the
+ * table the codec lists (xsf_option.h), so that a command line, a
+ * configuration or a comparison can set them without the codec's header.
+ *
+ * Threads: a decoder or encoder handle is used by one thread at a time; the
+ * table and the functions without a handle may be called from any thread.
+ * A GPU decoder or encoder is bound to the device and CUDA stream given at
+ * creation: call it from a thread whose current device is that one (the
+ * pipeline's decoder threads are). Nothing here prints. */
 #ifndef XSF_CODEC_H
 #define XSF_CODEC_H
 
@@ -33,6 +38,7 @@
 #include <stdint.h>
 
 #include "xsf.h"
+#include "xsf_option.h"
 #include "xsf_picture.h"
 
 #ifdef __cplusplus
@@ -67,6 +73,92 @@ typedef struct xsf_codec_frame {
         unsigned char bytes[XSF_CODEC_HEADER_MAX];
     } header;
 } xsf_codec_frame;
+
+/* ---- encoders ---- */
+
+/* What an encoder is asked to do, in terms every codec understands. */
+typedef struct xsf_encode_settings {
+    xsf_format format; /* the pictures: every picture encoded has this format */
+    int rgb;           /* components 0..2 hold R', G', B' (a .ppm): what a colour
+                          transform expects */
+    /* Rate: codestreams of floor(bpp * width[0] * height[0] / 8) bytes, or of
+     * target_bytes; where both are given the codec's rule picks (JPEG XS:
+     * target_bytes; BPC-PaCo: bpp). How closely a codestream meets it is the
+     * codec's (JPEG XS: exactly; BPC-PaCo: at most, and within 1 %). Neither
+     * and not lossless: the codec's own knobs say (JPEG XS: rc=fixed; else
+     * XSF_ERR_ARG), BPC-PaCo keeps every coding pass. */
+    double bpp;
+    size_t target_bytes;
+    int lossless; /* 1: every sample back as it was; no target */
+    /* -1: the codec's default (JPEG XS: on where rgb; BPC-PaCo: on where
+     * components 0..2 share size and depth); 0: off; 1: on (the codec's
+     * transform: JPEG XS the RCT; BPC-PaCo the RCT with its 5/3, the ICT with
+     * its 9/7). A knob of the codec's own (rct, colour) wins over this. */
+    int colour_transform;
+    /* The codec's own knobs, "key=value key ..." (xsf_options_apply) from its
+     * encoder->options; NULL: none. */
+    const char *options;
+    /* The codec's parameters from params_set (BPC-PaCo: "tables"), or NULL. */
+    const void *params;
+} xsf_encode_settings;
+
+/* Zeroes s and sets colour_transform to -1. */
+static inline void xsf_encode_settings_init(xsf_encode_settings *s)
+{
+    *s = (xsf_encode_settings){.colour_transform = -1};
+}
+
+/* How an encoder codes with given settings: what a comparison reports. */
+typedef struct xsf_encode_info {
+    const char *transform;  /* the wavelet filter: "5/3", "9/7" (static strings) */
+    int levels_h, levels_v; /* decomposition levels, 0 where the settings are refused */
+    const char *colour;     /* the colour transform: "none", "RCT", "ICT" */
+    double qstep;           /* a quantization step in 8-bit units where the codec has one
+                               (BPC-PaCo's 9/7), else 0 */
+} xsf_encode_info;
+
+typedef struct xsf_encoder_ops {
+    /* The codec's own knobs (xsf_option.h), ending with XSF_OPTION_END:
+     * names, values, help, headings, as a command line shows them. A knob of
+     * kind XSF_OPTION_FILE names a file whose bytes go to params_set under
+     * the knob's name. */
+    const xsf_option *options;
+    /* XSF_OK when the codec takes knob `key` with this value (NULL for a
+     * flag); the message says why not, naming the value, not the knob. */
+    xsf_status (*check_option)(const char *key, const char *value, xsf_error *err);
+    /* Checks what it can of the settings without a picture (format.nc 0):
+     * the rate, the knobs and how they go together; with a format, all of
+     * them, as create would. */
+    xsf_status (*check)(const xsf_encode_settings *s, xsf_error *err);
+    /* Fills *info for the settings (what is known where they are refused:
+     * levels 0). */
+    void (*describe)(const xsf_encode_settings *s, xsf_encode_info *info);
+    /* The picture a headerless input (.yuv) is taken as where the user does
+     * not say: sampling ("422") and depth, as FFmpeg encoders name a
+     * preferred pixel format. */
+    const char *yuv_sampling;
+    int yuv_depth;
+
+    /* XSF_OK where a GPU is usable and the build has the encoder's kernels. */
+    xsf_status (*gpu_available)(void);
+    /* An encoder for pictures of s->format: the C encoder (device -1) or the
+     * GPU encoder on `device`, its work on `stream` (a cudaStream_t; NULL:
+     * a stream of its own). Both give the same bytes. XSF_ERR_ARG or
+     * XSF_ERR_UNSUPPORTED when the codec refuses the settings; blocks (a GPU
+     * encoder allocates its device memory here). The settings are copied
+     * (options parsed, params kept: they must outlive the encoder). */
+    xsf_status (*create)(void **enc, const xsf_encode_settings *s, int device, void *stream, xsf_error *err);
+    void (*destroy)(void *enc);
+    /* Bytes that hold any codestream of the encoder. */
+    size_t (*max_bytes)(const void *enc);
+    /* Codes `in` (s->format; host or pinned memory, or for a GPU encoder
+     * device memory of its GPU) into out[0, cap), *len its size; returns
+     * when the codestream is whole. out NULL: the codestream stays where
+     * the encoder made it (a GPU encoder's device memory: what a benchmark
+     * of the kernels times), *len 0. */
+    xsf_status (*encode)(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
+                         xsf_error *err);
+} xsf_encoder_ops;
 
 struct xsf_codec {
     const char *name;      /* "jpeg-xs", "bpc-paco": what a configuration names */
@@ -121,6 +213,12 @@ struct xsf_codec {
      * (pinned makes it asynchronous), at their place. */
     xsf_status (*gpu_download_rows)(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
                                     const int to[XSF_MAX_COMPONENTS], xsf_error *err);
+    /* The same as gpu_decode with the codestream already in device memory of
+     * the decoder's GPU (`dev`, len bytes), `buf` its copy in host memory
+     * (what the headers are read from). NULL where the codec has none. */
+    xsf_status (*gpu_decode_device)(void *dec, const xsf_codec_frame *frame, const void *params,
+                                    const uint8_t *buf, const uint8_t *dev, size_t len, xsf_picture *out,
+                                    xsf_error *err);
     /* Waits for the decoder's stream; reports the errors found in the data. */
     xsf_status (*gpu_sync)(void *dec, xsf_error *err);
 
@@ -138,6 +236,9 @@ struct xsf_codec {
     xsf_status (*gpu_end)(void *dec, const uint8_t *buf, size_t len, xsf_error *err);
     void (*gpu_abort)(void *dec);
     void (*gpu_rows)(void *dec, int rows[XSF_MAX_COMPONENTS]);
+
+    /* ---- encoder (NULL where the codec has none) ---- */
+    const xsf_encoder_ops *encoder;
 };
 
 #ifdef __cplusplus

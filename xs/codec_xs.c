@@ -184,6 +184,21 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from
     return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
 }
 
+static xsf_status gpu_decode_device(void *dec, const xsf_codec_frame *frame, const void *params,
+                                    const uint8_t *buf, const uint8_t *dev, size_t len, xsf_picture *out,
+                                    xsf_error *err)
+{
+    (void)params;
+    xs_gpu_decoder *d = dec;
+    (void)frame; /* xs_gpu_decode_device reads the headers from buf */
+    xsf_status st = set_output(d, out, err);
+    if (st != XSF_OK)
+        return st;
+    size_t consumed;
+    st = xs_gpu_decode_device(d, dev, buf, len, &consumed);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+}
+
 static xsf_status gpu_sync(void *dec, xsf_error *err)
 {
     const xsf_status st = xs_gpu_sync(dec);
@@ -229,6 +244,8 @@ static void gpu_rows(void *dec, int rows[XSF_MAX_COMPONENTS])
         rows[c] = c < XS_MAX_COMPONENTS ? r[c] : 0;
 }
 
+extern const xsf_encoder_ops xs_codec_encoder; /* codec_xs_enc.c */
+
 const xsf_codec xs_codec = {
     .name = "jpeg-xs",
     .long_name = "JPEG XS (ISO/IEC 21122-1)",
@@ -245,10 +262,12 @@ const xsf_codec xs_codec = {
     .gpu_destroy = gpu_destroy,
     .gpu_decode = gpu_decode,
     .gpu_download_rows = gpu_download_rows,
+    .gpu_decode_device = gpu_decode_device,
     .gpu_sync = gpu_sync,
     .gpu_begin = gpu_begin,
     .gpu_more = gpu_more,
     .gpu_end = gpu_end,
     .gpu_abort = gpu_abort,
     .gpu_rows = gpu_rows,
+    .encoder = &xs_codec_encoder,
 };
