@@ -192,25 +192,26 @@ static void shape_from_header(pic_shape *sh, const xs_header *h)
     }
 }
 
-static void shape_from_image(pic_shape *sh, const xs_image *img)
+static void shape_from_image(pic_shape *sh, const xsf_picture *img)
 {
     memset(sh, 0, sizeof *sh);
-    sh->nc = img->nc;
-    for (int c = 0; c < img->nc; c++) {
-        sh->width[c] = img->width[c];
-        sh->height[c] = img->height[c];
-        sh->depth[c] = img->depth[c];
+    sh->nc = img->fmt.nc;
+    for (int c = 0; c < img->fmt.nc; c++) {
+        sh->width[c] = img->fmt.width[c];
+        sh->height[c] = img->fmt.height[c];
+        sh->depth[c] = img->fmt.depth[c];
     }
 }
 
 /* The GPU decoder's picture has the shape its header promised (what the
  * picture buffer was laid out for before the decode). */
-static int shape_matches(const pic_shape *sh, const xs_gpu_image *gi)
+static int shape_matches(const pic_shape *sh, const xsf_picture *gi)
 {
-    if (!gi || gi->nc != sh->nc)
+    if (!gi || gi->fmt.nc != sh->nc)
         return 0;
     for (int c = 0; c < sh->nc; c++)
-        if (gi->width[c] != sh->width[c] || gi->height[c] != sh->height[c] || gi->depth[c] != sh->depth[c])
+        if (gi->fmt.width[c] != sh->width[c] || gi->fmt.height[c] != sh->height[c] ||
+            gi->fmt.depth[c] != sh->depth[c])
             return 0;
     return 1;
 }
@@ -417,7 +418,7 @@ static void decode_gpu_fields(pl_worker *w, pl_slot *s, pl_placement where, char
             fail(s, msg, cap, xs_gpu_decoder_error(w->gpu));
             return;
         }
-        if (!shape_matches(&shape, xs_gpu_decoder_image(w->gpu))) {
+        if (!shape_matches(&shape, xs_gpu_decoder_picture(w->gpu))) {
             fail(s, msg, cap, "the decoded picture differs in size or sampling from what its header says");
             return;
         }
@@ -621,7 +622,7 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
     for (int field = 0; field < f->fields; field++) {
         const size_t bytes = f->fields == 2 ? f->field_bytes[field] : f->codestream_bytes;
         size_t consumed;
-        const xs_image *img;
+        const xsf_picture *img;
         if (xs_decode(w->cpu, f->codestream + off, bytes, &consumed, &img) != XSF_OK) {
             fail(s, msg, cap, xs_decoder_error(w->cpu));
             return;
@@ -640,11 +641,10 @@ static void decode_cpu(pl_worker *w, pl_slot *s, char *msg, size_t cap)
         }
         pl_picture *pic = field ? &f->picture2 : &f->picture;
         layout_picture(pic, &shape, (uint16_t *)s->host->ptr + (size_t)field * samples, NULL, -1);
-        for (int c = 0; c < img->nc; c++)
-            for (int y = 0; y < img->height[c]; y++)
-                memcpy(pic->plane[c] + (size_t)y * pic->pitch[c],
-                       img->plane[c] + (size_t)y * img->pitch[c],
-                       (size_t)img->width[c] * sizeof(uint16_t));
+        for (int c = 0; c < img->fmt.nc; c++)
+            for (int y = 0; y < img->fmt.height[c]; y++)
+                memcpy(pic->plane[c] + (size_t)y * pic->pitch[c], xsf_picture_row16(img, c, y),
+                       xsf_format_row_bytes(&img->fmt, c));
         off += bytes;
     }
     f->t.host_ready = pl_now_ns();

@@ -52,20 +52,20 @@ struct pl_writer {
     unsigned head, count;
     int busy, stopping, started;
     uint64_t frames, bytes;
-    imgio_picture shape; /* the first frame's, planes NULL */
+    xsf_picture shape; /* the first frame's, planes NULL */
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
-void pl_picture_view(const pl_picture *in, imgio_picture *out)
+void pl_picture_view(const pl_picture *in, xsf_picture *out)
 {
-    memset(out, 0, sizeof *out);
-    out->nc = in->nc;
+    xsf_picture_init(out);
+    out->fmt.nc = in->nc;
     for (int c = 0; c < in->nc; c++) {
-        out->width[c] = in->width[c];
-        out->height[c] = in->height[c];
-        out->depth[c] = in->depth[c];
-        out->pitch[c] = in->pitch[c];
-        out->plane[c] = in->plane[c];
+        out->fmt.width[c] = in->width[c];
+        out->fmt.height[c] = in->height[c];
+        out->fmt.depth[c] = in->depth[c];
+        out->stride[c] = in->pitch[c] * sizeof(uint16_t);
+        out->data[c] = (uint8_t *)in->plane[c];
     }
 }
 
@@ -77,16 +77,16 @@ typedef struct scratch {
     size_t samples;
 } scratch;
 
-static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *out,
+static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out,
                                 xsf_error *err)
 {
     pl_picture_view(&f->picture, out);
-    if (!out->nc || !out->plane[0])
+    if (!out->fmt.nc || !out->data[0])
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
     if (f->fields != 2)
         return XSF_OK;
-    imgio_picture first = *out, second;
+    xsf_picture first = *out, second;
     pl_picture_view(&f->picture2, &second);
     size_t need;
     xsf_status st = imgio_weave_size(&first, &second, &need, err);
@@ -125,7 +125,7 @@ static int pwrite_sink(void *ctx, const uint8_t *data, size_t len)
 
 static size_t frame_yuv_bytes(const pl_frame *f)
 {
-    imgio_picture pic;
+    xsf_picture pic;
     size_t n = 0;
     pl_picture_view(&f->picture, &pic);
     n += imgio_yuv_frame_bytes(&pic);
@@ -212,7 +212,7 @@ static int window_sink(void *ctx, const uint8_t *data, size_t len)
 static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offset, size_t bytes,
                                  scratch *sc, xsf_error *err)
 {
-    imgio_picture pic;
+    xsf_picture pic;
     int mapped;
     xsf_status st = frame_picture(f, sc, &pic, err);
     if (st != XSF_OK || (st = claim_space(wr, offset + bytes, &mapped, err)) != XSF_OK)
@@ -246,7 +246,7 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
         *bytes += f->codestream_bytes;
         return XSF_OK;
     }
-    imgio_picture pic;
+    xsf_picture pic;
     xsf_status st = frame_picture(f, sc, &pic, err);
     if (st != XSF_OK)
         return st;
@@ -282,14 +282,14 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
 /* The shape of the first frame written (no planes), for summaries. */
 static void keep_shape(pl_writer *wr, const pl_frame *f)
 {
-    if (wr->shape.nc || !f->picture.nc)
+    if (wr->shape.fmt.nc || !f->picture.nc)
         return;
     pl_picture_view(&f->picture, &wr->shape);
     if (f->fields == 2)
-        for (int c = 0; c < wr->shape.nc; c++)
-            wr->shape.height[c] += f->picture2.height[c];
-    for (int c = 0; c < wr->shape.nc; c++)
-        wr->shape.plane[c] = NULL;
+        for (int c = 0; c < wr->shape.fmt.nc; c++)
+            wr->shape.fmt.height[c] += f->picture2.height[c];
+    for (int c = 0; c < wr->shape.fmt.nc; c++)
+        wr->shape.data[c] = NULL;
 }
 
 static void *writer_main(void *arg)
@@ -458,7 +458,7 @@ uint64_t pl_writer_bytes(pl_writer *wr)
     return n;
 }
 
-void pl_writer_shape(pl_writer *wr, imgio_picture *shape)
+void pl_writer_shape(pl_writer *wr, xsf_picture *shape)
 {
     pthread_mutex_lock(&wr->mu);
     *shape = wr->shape;

@@ -288,6 +288,18 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
     return XSF_OK;
 }
 
+void xs_header_colour(const xs_header *h, xsf_colour *colour)
+{
+    xsf_colour_default(colour);
+    if (h->cpih == 1 || h->cpih == 3) {
+        /* 21122-1 F.3, F.5: the inverse transform gives the components back
+         * as R', G', B' (Star-Tetrix: the colour filter array's). */
+        colour->matrix = XSF_MATRIX_IDENTITY;
+        colour->rgb_order = 1;
+        colour->source = XSF_COLOUR_CODESTREAM;
+    }
+}
+
 const char *xs_profile_name(uint16_t ppih)
 {
     /* 21122-2 Table A.7 (Ppih values). */
