@@ -13,7 +13,8 @@ typedef struct dsp_transform {
     double m[3][3]; /* rows: R', G', B'; columns: components 0, 1, 2 */
 } dsp_transform;
 
-/* nc 1 (gray: every output is component 0) or 3. */
-void dsp_transform_make(dsp_transform *t, dsp_colour colour, int depth, int nc);
+/* nc 1 (gray: every output is component 0) or 3; the colour description
+ * read as display.h says. */
+void dsp_transform_make(dsp_transform *t, const xsf_colour *colour, int depth, int nc);
 
 #endif

@@ -24,16 +24,31 @@
 
 #include "pipeline.h"
 #include "xsf.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DSP_MAX_PLANES 4
 #define DSP_MAX_TILES 64
 
-/* ---- pictures ---- */
+/* ---- pictures ----
+ *
+ * The display shows xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16
+ * samples at depth[0] bits (8..16, taken for every plane), in host memory
+ * (host or pinned) or in CUDA device memory (XSF_MEMORY_DEVICE). Plane 0
+ * is full size; planes 1 and 2 may be subsampled by 2 horizontally (4:2:2)
+ * or both ways (4:2:0), their sizes rounded up. nc is 1 (gray), 3, or 4 (a
+ * fourth plane, alpha, is ignored); strides are even. The picture's colour
+ * says how its components become R'G'B' (dsp_transform_make in colour.h):
+ * matrix identity is R'G'B' (or G'B'R' with rgb_order 0), BT.601 and
+ * BT.2020 (non-constant luminance) their Y'CbCr, anything else BT.709
+ * Y'CbCr; an unspecified range is full for R'G'B' and narrow for Y'CbCr;
+ * a description whose source is XSF_COLOUR_DEFAULT is BT.709 narrow. */
 
+/* The vocabulary of the --colour options (until one parser serves every
+ * command): a matrix and a range, which dsp_colour_describe turns into the
+ * picture's colour description. */
 typedef enum dsp_matrix {
     DSP_MATRIX_BT709 = 0, /* Y'CbCr, Kr 0.2126 Kb 0.0722 */
     DSP_MATRIX_BT601,     /* Y'CbCr, Kr 0.299  Kb 0.114 */
@@ -58,28 +73,8 @@ typedef struct dsp_colour {
  * "709,full". Also "bt709" etc. */
 xsf_status dsp_colour_parse(const char *text, dsp_colour *colour);
 const char *dsp_colour_name(dsp_colour colour, char *buf, size_t cap);
-
-/* One decoded picture. Samples are unsigned, right-aligned in uint16 at
- * `depth` bits (8..16, the same for every plane). Plane 0 is full size;
- * planes 1 and 2 may be subsampled by 2 horizontally (4:2:2) or both ways
- * (4:2:0), their sizes rounded up. nc is 1 (gray) or 3 (a fourth plane,
- * alpha, is ignored). */
-typedef struct dsp_picture {
-    int nc;
-    int width[DSP_MAX_PLANES], height[DSP_MAX_PLANES];
-    int depth;
-    size_t pitch_bytes[DSP_MAX_PLANES];   /* bytes between the starts of two rows (even) */
-    const uint16_t *plane[DSP_MAX_PLANES];
-    int on_device;                        /* 1: CUDA device pointers; 0: host memory */
-    void *cuda_stream;                    /* on_device: the cudaStream_t the picture is ready on */
-    dsp_colour colour;
-    /* Optional: the display calls release(release_ctx) exactly once when it
-     * no longer needs the planes, which it may then keep instead of copying
-     * them (device pictures, CUDA compositor: until the picture's slot is
-     * reused or the display destroyed). Called on the display's thread. */
-    void (*release)(void *release_ctx);
-    void *release_ctx;
-} dsp_picture;
+/* The colour description `colour` stands for (source XSF_COLOUR_USER). */
+void dsp_colour_describe(dsp_colour colour, xsf_colour *out);
 
 typedef enum dsp_chroma {
     DSP_CHROMA_INVALID = 0,
@@ -90,13 +85,13 @@ typedef enum dsp_chroma {
 } dsp_chroma;
 
 /* The chroma format the plane sizes give, or INVALID (and why in err). */
-dsp_chroma dsp_picture_chroma(const dsp_picture *pic, xsf_error *err);
+dsp_chroma dsp_picture_chroma(const xsf_picture *pic, xsf_error *err);
 const char *dsp_chroma_name(dsp_chroma c);
 
 /* The C reference of the shader's conversion: `pic` (host memory) to 8-bit
  * R'G'B' interleaved, rows top to bottom, width[0] x height[0]. Chroma is
  * upsampled by replication (sample x/sx, y/sy), as the shader does. */
-xsf_status dsp_convert_rgb8(const dsp_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
+xsf_status dsp_convert_rgb8(const xsf_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
 
 /* Writes 8-bit R'G'B' as a binary PPM (P6). */
 xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height, xsf_error *err);
@@ -219,14 +214,17 @@ int dsp_have_interop(void);
 /* Hands a picture to tile `tile`, to be shown at `pts_ns` (dsp_now_ns
  * clock; ignored without vsync). The samples are copied into the tile's
  * textures before the call returns (host pictures) or in order on
- * pic->cuda_stream (device pictures: the caller may reuse the planes for
- * work enqueued later on that stream; with no stream, the picture must be
- * ready now, and the copy is done, on the display's own CUDA stream, before
- * the call returns). With pic->release set, device pictures shown by the
- * CUDA compositor are kept, not copied, and released later; every picture
- * is released, on failure too. Textures are allocated when a
- * tile's format changes, never per picture. */
-xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns);
+ * `cuda_stream` (device pictures, the cudaStream_t they are ready on: the
+ * caller may reuse the planes for work enqueued later on that stream; with
+ * no stream, the picture must be ready now, and the copy is done, on the
+ * display's own CUDA stream, before the call returns). A reference-counted
+ * device picture (pic->ref set) shown by the CUDA compositor is kept, not
+ * copied: the display takes a reference of its own, dropped on its thread
+ * once the picture's slot is reused and no composition reads it, or when
+ * the display is destroyed. The caller's reference stays the caller's, on
+ * failure too. Textures are allocated when a tile's format changes, never
+ * per picture. */
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns);
 
 /* Picks each tile's picture for the frame that reaches the screen next,
  * draws the tiles (and the labels and statistics when the overlay is on)
@@ -280,7 +278,7 @@ typedef struct dsp_view_options {
     dsp_options display;                 /* tiles, labels, vsync, headless, size, title */
     int delay_ms;                        /* playout delay (default 40) */
     dsp_colour colour[DSP_MAX_TILES];    /* per tile (the SDP's, or --colour) */
-    int colour_given[DSP_MAX_TILES];     /* 0: RGB for RCT codestreams, else colour[] */
+    int colour_given[DSP_MAX_TILES];     /* 0: the codestream's colour (RGB for RCT) where it has one, else colour[] */
     const char *headless_ppm;            /* headless: the last picture shown, written at stop */
 } dsp_view_options;
 void dsp_view_options_init(dsp_view_options *opt);

@@ -54,37 +54,70 @@ static int64_t to_display_clock(uint64_t realtime_ns)
     return now_mt - (now_rt - (int64_t)realtime_ns);
 }
 
-static void release_frame(void *frame)
+/* The frame's picture as a reference-counted xsf_picture whose planes are
+ * the frame's (device planes where it has them): the last reference gives
+ * the frame back to its pipeline. */
+static xsf_status frame_planes(void *opaque, xsf_picture *p, void **alloc_data, xsf_error *err)
 {
-    pl_frame_release(frame);
+    (void)err;
+    pl_frame *f = opaque;
+    const pl_picture *src = &f->picture;
+    for (int c = 0; c < p->fmt.nc; c++) {
+        if (p->memory == XSF_MEMORY_DEVICE) {
+            p->data[c] = (uint8_t *)src->device_plane[c];
+            p->stride[c] = src->device_pitch_bytes[c];
+        } else {
+            p->data[c] = (uint8_t *)src->plane[c];
+            p->stride[c] = src->pitch[c] * sizeof(uint16_t);
+        }
+    }
+    *alloc_data = f;
+    return XSF_OK;
 }
 
-/* Hands the frame to the display, which releases it (at once, or once the
- * CUDA compositor no longer shows it). */
+static void frame_release(void *opaque, xsf_picture *p, void *alloc_data)
+{
+    (void)opaque;
+    (void)p;
+    pl_frame_release(alloc_data);
+}
+
+/* Hands the frame to the display, which keeps a reference to it (then it is
+ * released once the CUDA compositor no longer shows it) or copies it (then
+ * it is released here). */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
     const pl_picture *src = &f->picture;
-    dsp_picture pic;
-    memset(&pic, 0, sizeof pic);
-    pic.nc = src->nc > 3 ? 3 : src->nc;
-    pic.depth = src->depth[0];
-    pic.on_device = src->device_plane[0] != NULL;
-    pic.colour = v->opt.colour[tile];
-    for (int c = 0; c < pic.nc; c++) {
-        pic.width[c] = src->width[c];
-        pic.height[c] = src->height[c];
-        if (pic.on_device) {
-            pic.plane[c] = src->device_plane[c];
-            pic.pitch_bytes[c] = src->device_pitch_bytes[c];
-        } else {
-            pic.plane[c] = src->plane[c];
-            pic.pitch_bytes[c] = src->pitch[c] * sizeof(uint16_t);
-        }
+    xsf_picture pic;
+    xsf_picture_init(&pic);
+    pic.fmt.container = XSF_PLANAR_U16;
+    pic.fmt.nc = src->nc > 3 ? 3 : src->nc;
+    for (int c = 0; c < pic.fmt.nc; c++) {
+        pic.fmt.width[c] = src->width[c];
+        pic.fmt.height[c] = src->height[c];
+        pic.fmt.depth[c] = src->depth[c];
     }
-    pic.release = release_frame;
-    pic.release_ctx = f;
-    if (f->header.cpih == 1 && !v->opt.colour_given[tile]) /* RCT: R G B as they are, as decode */
-        pic.colour = (dsp_colour){DSP_MATRIX_RGB, DSP_RANGE_FULL};
+    pic.memory = src->device_plane[0] != NULL ? XSF_MEMORY_DEVICE : XSF_MEMORY_HOST;
+    pic.device = src->device_plane[0] != NULL ? src->device : -1;
+    /* The codestream's colour (RCT: R G B as they are, as decode), unless
+     * the SDP or --colour named one. */
+    xs_header_colour(&f->header, &pic.colour);
+    if (v->opt.colour_given[tile] || pic.colour.source == XSF_COLOUR_DEFAULT)
+        dsp_colour_describe(v->opt.colour[tile], &pic.colour);
+    pic.props.index = f->index;
+    pic.props.rtp_timestamp = f->rtp_timestamp;
+    pic.props.has_rtp_timestamp = f->has_rtp_timestamp;
+    const xsf_picture_allocator frame_allocator = {f, frame_planes, frame_release};
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (xsf_picture_alloc(&pic, &frame_allocator, &err) != XSF_OK) {
+        pl_frame_release(f);
+        pthread_mutex_lock(&v->mu);
+        if (v->err.status == XSF_OK)
+            xsf_error_set(&v->err, XSF_ERR_INVALID, "tile %d: %s", tile, err.msg);
+        pthread_mutex_unlock(&v->mu);
+        return;
+    }
     int64_t pts = 0;
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;
@@ -92,14 +125,13 @@ static void show(dsp_view *v, pl_frame *f, int tile)
                   ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp, to_display_clock(arrival))
                   : dsp_now_ns() + (int64_t)v->opt.delay_ms * 1000000;
     }
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (dsp_submit(v->d, tile, &pic, pts) != XSF_OK) {
+    if (dsp_submit(v->d, tile, &pic, NULL, pts) != XSF_OK) {
         pthread_mutex_lock(&v->mu);
         if (v->err.status == XSF_OK)
             xsf_error_set(&v->err, XSF_ERR_INVALID, "tile %d: %s", tile, dsp_error(v->d));
         pthread_mutex_unlock(&v->mu);
     }
+    xsf_picture_unref(&pic);
 }
 
 static void *view_main(void *arg)
