@@ -64,7 +64,7 @@ typedef struct checker {
 static void check_deliver(void *ctx, pl_frame *f)
 {
     checker *c = ctx;
-    imgio_picture pic;
+    xsf_picture pic;
     pl_picture_view(&f->picture, &pic);
     app_md5 m;
     char hex[33];
@@ -101,18 +101,16 @@ static int reference(checker *c, xsf_error *err)
     size_t off = 0;
     while (off < demo_vector_size && c->clip_frames < DEMO_MAX_FRAMES) {
         size_t consumed;
-        const xs_image *img;
-        if (xs_decode(dec, demo_vector_data + off, demo_vector_size - off, &consumed, &img) !=
+        const xsf_picture *pic;
+        if (xs_decode(dec, demo_vector_data + off, demo_vector_size - off, &consumed, &pic) !=
             XSF_OK) {
             xsf_error_set(err, XSF_ERR_INVALID, "%s", xs_decoder_error(dec));
             xs_decoder_destroy(dec);
             return -1;
         }
-        imgio_picture pic;
-        jxs_picture_from_image(&pic, img);
         app_md5 m;
         app_md5_init(&m);
-        imgio_yuv_serialize(&pic, app_md5_sink, &m);
+        imgio_yuv_serialize(pic, app_md5_sink, &m);
         app_md5_final_hex(&m, c->expected[c->clip_frames++]);
         off += consumed;
     }

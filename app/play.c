@@ -83,54 +83,39 @@ static void source_rewind(play_source *s)
     s->file.frame = 0;
 }
 
-/* The next picture as the display takes it (planes valid until the next call). */
-static xsf_status source_next(play_source *s, dsp_picture *pic)
+/* The next picture as the display takes it: a view (planes valid until the
+ * next call) of at most 3 components, with the colour the options give. */
+static xsf_status source_next(play_source *s, const play_options *opt, xsf_picture *pic)
 {
-    memset(pic, 0, sizeof *pic);
-    int depth[XS_MAX_COMPONENTS] = {0};
     if (s->gpu) {
         size_t consumed = 0;
         xsf_status st = xs_gpu_decode(s->gpu, s->data + s->offset, s->len - s->offset, &consumed);
-        const xs_gpu_image *gi = st == XSF_OK ? xs_gpu_decoder_image(s->gpu) : NULL;
+        const xsf_picture *gi = st == XSF_OK ? xs_gpu_decoder_picture(s->gpu) : NULL;
         if (st != XSF_OK || !gi) {
             snprintf(s->msg, sizeof s->msg, "frame %lu: %s", s->frame, xs_gpu_decoder_error(s->gpu));
             return st != XSF_OK ? st : XSF_ERR_INVALID;
         }
-        pic->nc = gi->nc > 3 ? 3 : gi->nc;
-        for (int c = 0; c < pic->nc; c++) {
-            pic->width[c] = gi->width[c];
-            pic->height[c] = gi->height[c];
-            pic->pitch_bytes[c] = gi->pitch_bytes[c];
-            pic->plane[c] = gi->plane[c];
-            depth[c] = gi->depth[c];
-        }
-        pic->on_device = 1; /* ready on the decoder's stream, the default one */
+        *pic = *gi; /* ready on the decoder's stream, the default one */
         s->offset += consumed;
         s->last_bytes = consumed;
     } else {
-        imgio_picture ip;
         const size_t before = s->file.offset;
-        xsf_status st = jxs_file_decode(&s->file, &ip, NULL);
+        xsf_status st = jxs_file_decode(&s->file, pic, NULL);
         if (st != XSF_OK) {
             snprintf(s->msg, sizeof s->msg, "%s", jxs_file_error(&s->file));
             return st;
         }
-        pic->nc = ip.nc > 3 ? 3 : ip.nc;
-        for (int c = 0; c < pic->nc; c++) {
-            pic->width[c] = ip.width[c];
-            pic->height[c] = ip.height[c];
-            pic->pitch_bytes[c] = ip.pitch[c] * sizeof(uint16_t);
-            pic->plane[c] = ip.plane[c];
-            depth[c] = ip.depth[c];
-        }
         s->last_bytes = s->file.offset - before;
     }
-    pic->depth = depth[0];
-    for (int c = 1; c < pic->nc; c++)
+    if (pic->fmt.nc > 3)
+        pic->fmt.nc = 3;
+    const int *depth = pic->fmt.depth;
+    for (int c = 1; c < pic->fmt.nc; c++)
         if (depth[c] != depth[0]) {
             snprintf(s->msg, sizeof s->msg, "components of %d and %d bits cannot be shown", depth[0], depth[c]);
             return XSF_ERR_UNSUPPORTED;
         }
+    dsp_colour_describe(opt->colour, &pic->colour);
     s->frame++;
     return XSF_OK;
 }
@@ -147,25 +132,24 @@ static void sleep_ns(int64_t ns)
 
 static int headless(const char *name, play_source *src, const play_options *opt)
 {
-    dsp_picture pic;
+    xsf_picture pic;
     do {
         if (source_done(src)) {
             cli_error(name, "has %lu frames; --frame %lu does not exist", src->frame, opt->frame);
             return 1;
         }
-        if (source_next(src, &pic) != XSF_OK) {
+        if (source_next(src, opt, &pic) != XSF_OK) {
             cli_error(name, "%s", src->msg);
             return 1;
         }
     } while (src->frame <= opt->frame);
-    pic.colour = opt->colour;
     dsp_options dopt;
     dsp_options_init(&dopt);
     dopt.headless = 1;
     dopt.vsync = 0;
     dopt.convert = opt->convert;
-    dopt.width = pic.width[0];
-    dopt.height = pic.height[0];
+    dopt.width = pic.fmt.width[0];
+    dopt.height = pic.fmt.height[0];
     dsp_display *d = NULL;
     xsf_error err = {0};
     if (dsp_create(&d, &dopt, &err) != XSF_OK) {
@@ -177,7 +161,8 @@ static int headless(const char *name, play_source *src, const play_options *opt)
     int rc = 1;
     if (!rgb)
         cli_error(name, "out of memory");
-    else if (dsp_submit(d, 0, &pic, 0) != XSF_OK || dsp_present(d) != XSF_OK || dsp_read_rgb(d, rgb, n) != XSF_OK)
+    else if (dsp_submit(d, 0, &pic, NULL, 0) != XSF_OK || dsp_present(d) != XSF_OK ||
+             dsp_read_rgb(d, rgb, n) != XSF_OK)
         cli_error(name, "%s", dsp_error(d));
     else if (dsp_write_ppm(opt->headless_ppm, rgb, dopt.width, dopt.height, &err) != XSF_OK)
         cli_error(opt->headless_ppm, "%s", err.msg);
@@ -185,10 +170,10 @@ static int headless(const char *name, play_source *src, const play_options *opt)
         rc = 0;
     if (rc == 0 && !opt->quiet) {
         char cname[32];
-        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.width[0],
-               pic.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.depth,
-               dsp_colour_name(pic.colour, cname, sizeof cname), pic.on_device ? "GPU, interop" : "CPU",
-               opt->headless_ppm);
+        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.fmt.width[0],
+               pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.fmt.depth[0],
+               dsp_colour_name(opt->colour, cname, sizeof cname),
+               pic.memory == XSF_MEMORY_DEVICE ? "GPU, interop" : "CPU", opt->headless_ppm);
     }
     free(rgb);
     dsp_destroy(d);
@@ -207,22 +192,21 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         source_close(&src);
         return rc;
     }
-    dsp_picture pic;
-    if (source_next(&src, &pic) != XSF_OK) {
+    xsf_picture pic;
+    if (source_next(&src, opt, &pic) != XSF_OK) {
         cli_error(name, "%s", src.msg);
         source_close(&src);
         return 1;
     }
-    pic.colour = opt->colour;
     /* A window of the picture's size, scaled down to fit 1600x900. */
     dsp_options dopt;
     dsp_options_init(&dopt);
     dopt.title = opt->title;
     dopt.vsync = opt->vsync;
     dopt.convert = opt->convert;
-    dopt.deep_colour = pic.depth > 8;
-    dopt.width = pic.width[0];
-    dopt.height = pic.height[0];
+    dopt.deep_colour = pic.fmt.depth[0] > 8;
+    dopt.width = pic.fmt.width[0];
+    dopt.height = pic.fmt.height[0];
     while (dopt.width > 1600 || dopt.height > 900)
         dopt.width /= 2, dopt.height /= 2;
     const char *labels[1] = {name};
@@ -237,8 +221,8 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
     if (!opt->quiet)
         printf("%s: %dx%d %s %d-bit at %.3g fps (%s decoder); keys: space pause, f fullscreen, s screenshot, "
                "i statistics, q quit\n",
-               name, pic.width[0], pic.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.depth,
-               opt->fps, pic.on_device ? "GPU, CUDA-GL interop" : "CPU");
+               name, pic.fmt.width[0], pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)),
+               pic.fmt.depth[0], opt->fps, pic.memory == XSF_MEMORY_DEVICE ? "GPU, CUDA-GL interop" : "CPU");
     const int64_t period = (int64_t)(1e9 / opt->fps);
     int64_t start = dsp_now_ns() + (int64_t)opt->delay_ms * 1000000, window_start = dsp_now_ns();
     uint64_t index = 0, bytes = 0, window_frames = 0;
@@ -254,7 +238,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         }
         if (have) {
             const int64_t pts = start + (int64_t)index * period;
-            if (dsp_submit(d, 0, &pic, pts) != XSF_OK) {
+            if (dsp_submit(d, 0, &pic, NULL, pts) != XSF_OK) {
                 cli_error(name, "%s", dsp_error(d));
                 rc = 1;
                 break;
@@ -307,12 +291,11 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
             }
             source_rewind(&src);
         }
-        if (source_next(&src, &pic) != XSF_OK) {
+        if (source_next(&src, opt, &pic) != XSF_OK) {
             cli_error(name, "%s", src.msg);
             rc = 1;
             break;
         }
-        pic.colour = opt->colour;
         have = 1;
     }
     if (!opt->quiet) {
