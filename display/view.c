@@ -82,9 +82,10 @@ static void frame_release(void *opaque, xsf_picture *p, void *alloc_data)
     pl_frame_release(alloc_data);
 }
 
-/* Hands the frame to the display, which keeps a reference to it (then it is
- * released once the CUDA compositor no longer shows it) or copies it (then
- * it is released here). */
+/* Hands the frame to the display. A device picture goes as a reference-
+ * counted picture, which the CUDA compositor may keep (then the frame is
+ * released once it no longer shows it); a host picture is always copied,
+ * so it goes as a view and the frame is released here. */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
     const pl_picture *src = &f->picture;
@@ -110,7 +111,10 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     const xsf_picture_allocator frame_allocator = {f, frame_planes, frame_release};
     xsf_error err;
     xsf_error_clear(&err);
-    if (xsf_picture_alloc(&pic, &frame_allocator, &err) != XSF_OK) {
+    void *unused;
+    const xsf_status st = pic.memory == XSF_MEMORY_DEVICE ? xsf_picture_alloc(&pic, &frame_allocator, &err)
+                                                          : frame_planes(f, &pic, &unused, &err);
+    if (st != XSF_OK) {
         pl_frame_release(f);
         pthread_mutex_lock(&v->mu);
         if (v->err.status == XSF_OK)
@@ -131,6 +135,8 @@ static void show(dsp_view *v, pl_frame *f, int tile)
             xsf_error_set(&v->err, XSF_ERR_INVALID, "tile %d: %s", tile, dsp_error(v->d));
         pthread_mutex_unlock(&v->mu);
     }
+    if (!pic.ref)
+        pl_frame_release(f); /* a view: its samples are in the textures */
     xsf_picture_unref(&pic);
 }
 
