@@ -433,9 +433,129 @@ static void test_md5(void)
     free(o.mem);
 }
 
+/* The first picture of a file and its colour description. */
+static xsf_colour read_colour(const char *path, imgio_format f, const imgio_raw_layout *l)
+{
+    xsf_colour c;
+    memset(&c, 0x77, sizeof c);
+    imgio_reader *r;
+    const xsf_picture *pic = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_reader_open(&r, path, f, l, &err) == XSF_OK && imgio_read(r, &pic, &err) == XSF_OK && pic,
+          "%s: %s", path, err.msg);
+    if (pic) {
+        c = pic->colour;
+        CHECK(pic->props.index == 0 && !pic->ref && pic->memory == XSF_MEMORY_HOST, "%s: a host view of frame 0",
+              path);
+    }
+    imgio_reader_close(r);
+    return c;
+}
+
+/* What the readers say of the colour, what the option names stand for, and
+ * the PPM writer taking the picture's description over the option's. */
+static void test_colour(void)
+{
+    owned_picture o = make(3, 4, 2, 1, 1, 8, 0);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(write_frames("c.ppm", IMGIO_FORMAT_PPM, &o.pic, 1, &err) == XSF_OK, "c.ppm: %s", err.msg);
+    xsf_colour c = read_colour("c.ppm", IMGIO_FORMAT_PPM, NULL);
+    CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.range == XSF_RANGE_FULL &&
+              c.source == XSF_COLOUR_CODESTREAM,
+          "PPM: matrix %d order %d range %d source %d", c.matrix, c.rgb_order, c.range, c.source);
+    CHECK(write_frames("c.pgm", IMGIO_FORMAT_PGM, &o.pic, 1, &err) == XSF_OK, "c.pgm: %s", err.msg);
+    c = read_colour("c.pgm", IMGIO_FORMAT_PGM, NULL);
+    CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.range == XSF_RANGE_FULL && c.source == XSF_COLOUR_CODESTREAM,
+          "PGM: matrix %d range %d source %d", c.matrix, c.range, c.source);
+    const char *plain = "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono\nFRAME\n\x10\x20";
+    write_text("c.y4m", plain, strlen(plain));
+    c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
+    CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT, "Y4M without a range tag: %d %d",
+          c.range, c.source);
+    const char *tagged[2] = {"YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono XCOLORRANGE=FULL\nFRAME\n\x10\x20",
+                             "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 XCOLORRANGE=LIMITED Cmono\nFRAME\n\x10\x20"};
+    for (int i = 0; i < 2; i++) {
+        write_text("c.y4m", tagged[i], strlen(tagged[i]));
+        c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
+        CHECK(c.range == (i ? XSF_RANGE_NARROW : XSF_RANGE_FULL) && c.source == XSF_COLOUR_CODESTREAM &&
+                  c.matrix == XSF_MATRIX_UNSPECIFIED,
+              "Y4M %s: range %d source %d", i ? "LIMITED" : "FULL", c.range, c.source);
+    }
+    imgio_raw_layout raw;
+    CHECK(imgio_raw_layout_make(&raw, "mono", 2, 1, 8, &err) == XSF_OK, "layout");
+    write_text("c.yuv", "\x10\x20", 2);
+    c = read_colour("c.yuv", IMGIO_FORMAT_YUV, &raw);
+    CHECK(c.source == XSF_COLOUR_DEFAULT && c.matrix == XSF_MATRIX_UNSPECIFIED, ".yuv says nothing");
+    free(o.mem);
+
+    static const struct {
+        imgio_colour option;
+        int matrix, range, rgb_order;
+    } named[] = {
+        {IMGIO_COLOUR_BT709, XSF_MATRIX_BT709, XSF_RANGE_NARROW, 0},
+        {IMGIO_COLOUR_BT601, XSF_MATRIX_BT601, XSF_RANGE_NARROW, 0},
+        {IMGIO_COLOUR_BT709_FULL, XSF_MATRIX_BT709, XSF_RANGE_FULL, 0},
+        {IMGIO_COLOUR_BT601_FULL, XSF_MATRIX_BT601, XSF_RANGE_FULL, 0},
+        {IMGIO_COLOUR_RGB, XSF_MATRIX_IDENTITY, XSF_RANGE_FULL, 1},
+        {IMGIO_COLOUR_GBR, XSF_MATRIX_IDENTITY, XSF_RANGE_FULL, 0},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        imgio_colour_describe(named[i].option, &c);
+        CHECK(c.matrix == named[i].matrix && c.range == named[i].range && c.rgb_order == named[i].rgb_order &&
+                  c.source == XSF_COLOUR_USER,
+              "%s: matrix %d range %d order %d", imgio_colour_name(named[i].option), c.matrix, c.range, c.rgb_order);
+    }
+
+    /* One 10-bit pixel G=1023, B=0, R=512 written with the option bt709: as
+     * G B R when the picture says so, as BT.709 Y'CbCr when it says nothing,
+     * and with the picture's range but the option's matrix when it names
+     * only a range. */
+    uint16_t g[1] = {1023}, b[1] = {0}, r[1] = {512};
+    xsf_picture p = three_planes(1, 1, 10, g, b, r);
+    imgio_write_options opt = {.format = IMGIO_FORMAT_PPM, .colour = IMGIO_COLOUR_BT709};
+    const struct {
+        int matrix, range, rgb_order, source;
+        unsigned char want[6];
+    } cases[] = {
+        {XSF_MATRIX_IDENTITY, XSF_RANGE_UNSPECIFIED, 0, XSF_COLOUR_CODESTREAM, {2, 0, 3, 255, 0, 0}},
+        {XSF_MATRIX_IDENTITY, XSF_RANGE_UNSPECIFIED, 0, XSF_COLOUR_DEFAULT, {0, 0, 0, 0, 0, 0}},
+        {XSF_MATRIX_UNSPECIFIED, XSF_RANGE_FULL, 0, XSF_COLOUR_CODESTREAM, {0, 0, 0, 0, 0, 0}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        p.colour.matrix = (uint8_t)cases[i].matrix;
+        p.colour.range = (uint8_t)cases[i].range;
+        p.colour.rgb_order = (uint8_t)cases[i].rgb_order;
+        p.colour.source = (uint8_t)cases[i].source;
+        imgio_writer *w;
+        xsf_error_clear(&err);
+        CHECK(imgio_writer_open(&w, "c2.ppm", &opt, &err) == XSF_OK && imgio_write(w, &p, &err) == XSF_OK &&
+                  imgio_writer_close(w, &err) == XSF_OK,
+              "c2.ppm: %s", err.msg);
+        size_t n;
+        char *text = slurp("c2.ppm", &n);
+        const char *head = "P6\n1 1\n1023\n";
+        const unsigned char *got = text ? (const unsigned char *)text + strlen(head) : NULL;
+        CHECK(text && n == strlen(head) + 6, "c2.ppm case %zu: %zu bytes", i, n);
+        if (text && n == strlen(head) + 6 && i == 0)
+            CHECK(!memcmp(got, cases[i].want, 6), "GBR picture: R %d G %d B %d", got[0] << 8 | got[1],
+                  got[2] << 8 | got[3], got[4] << 8 | got[5]);
+        if (text && n == strlen(head) + 6 && i > 0) {
+            /* As BT.709 Y'CbCr, B' = Y' + 1.8556 Pb: narrow (the option's
+             * range) (1023 - 64) / 876 - 1.8556 * 512 / 896 gives code 35,
+             * full (the picture's) 1 - 1.8556 * 512 / 1023 gives 73. */
+            const int blue = got[4] << 8 | got[5];
+            CHECK(blue == (i == 1 ? 35 : 73), "case %zu: B %d", i, blue);
+        }
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_names();
+    test_colour();
     test_round_trip("t422p10.yuv", IMGIO_FORMAT_YUV, 3, 37, 11, 2, 1, 10, NULL);
     test_round_trip("t420.yuv", IMGIO_FORMAT_YUV, 3, 33, 9, 2, 2, 8, NULL);
     test_round_trip("t422p10.y4m", IMGIO_FORMAT_Y4M, 3, 37, 11, 2, 1, 10,

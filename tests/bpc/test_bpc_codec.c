@@ -119,8 +119,17 @@ static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *by
         const xsf_picture *out;
         s = bpc_decode(dec, buf, len, &used, &out);
         CHECK(s == XSF_OK && used == len, "%s: decode: %s", what, bpc_decoder_error(dec));
-        if (!s)
+        if (!s) {
             q = identical(img, out) ? 999.0 : psnr(img, out);
+            /* The picture says what the codestream's transform gives. */
+            const int rgb = info.colour == BPC_COLOUR_RCT || info.colour == BPC_COLOUR_ICT;
+            CHECK(out->colour.matrix == (rgb ? XSF_MATRIX_IDENTITY : XSF_MATRIX_UNSPECIFIED) &&
+                      out->colour.rgb_order == rgb &&
+                      out->colour.source == (rgb ? XSF_COLOUR_CODESTREAM : XSF_COLOUR_DEFAULT) &&
+                      out->memory == XSF_MEMORY_HOST && !out->ref,
+                  "%s: decoded colour matrix %d source %d for transform %d", what, out->colour.matrix,
+                  out->colour.source, (int)info.colour);
+        }
     }
     *bytes = len;
     free(buf);
@@ -291,8 +300,24 @@ static void bad_params(void)
     image_free(&img);
 }
 
+static void transform_colour(void)
+{
+    static const bpc_colour transforms[] = {BPC_COLOUR_NONE, BPC_COLOUR_RCT, BPC_COLOUR_ICT};
+    for (size_t i = 0; i < 3; i++) {
+        xsf_colour c;
+        memset(&c, 0x77, sizeof c);
+        bpc_transform_colour(transforms[i], &c);
+        CHECK(i ? c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM
+                : c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT,
+              "transform %d: matrix %d order %d source %d", (int)transforms[i], c.matrix, c.rgb_order, c.source);
+        CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.primaries == XSF_PRIMARIES_UNSPECIFIED, "transform %d: range",
+              (int)transforms[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    transform_colour();
     random_lossless();
     bad_params();
     if (argc > 1)

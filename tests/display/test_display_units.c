@@ -300,6 +300,58 @@ static void test_convert(void)
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_ERR_ARG, "device picture refused");
 }
 
+/* The picture's colour description as the display reads it: the option
+ * vocabulary's meaning, what a codestream says (identity, range unsaid),
+ * and a description that says nothing. */
+static void test_colour_description(void)
+{
+    static const struct {
+        dsp_colour in;
+        int matrix, range, rgb_order;
+    } named[] = {
+        {{DSP_MATRIX_BT709, DSP_RANGE_NARROW}, XSF_MATRIX_BT709, XSF_RANGE_NARROW, 0},
+        {{DSP_MATRIX_BT601, DSP_RANGE_FULL}, XSF_MATRIX_BT601, XSF_RANGE_FULL, 0},
+        {{DSP_MATRIX_BT2020, DSP_RANGE_NARROW}, XSF_MATRIX_BT2020_NCL, XSF_RANGE_NARROW, 0},
+        {{DSP_MATRIX_RGB, DSP_RANGE_FULL}, XSF_MATRIX_IDENTITY, XSF_RANGE_FULL, 1},
+        {{DSP_MATRIX_GBR, DSP_RANGE_NARROW}, XSF_MATRIX_IDENTITY, XSF_RANGE_NARROW, 0},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        xsf_colour c;
+        dsp_colour_describe(named[i].in, &c);
+        CHECK(c.matrix == named[i].matrix && c.range == named[i].range && c.rgb_order == named[i].rgb_order &&
+                  c.source == XSF_COLOUR_USER,
+              "describe %zu: matrix %d range %d order %d", i, c.matrix, c.range, c.rgb_order);
+    }
+    uint8_t o[3];
+    xsf_error err = {0};
+    xsf_picture p = picture(3, 1, 1, 1, 1, 10);
+    planes[0][0] = 1023, planes[1][0] = 0, planes[2][0] = 512;
+    /* RGB from a codestream: identity, range unsaid = full, as it is. */
+    xsf_colour_default(&p.colour);
+    p.colour.matrix = XSF_MATRIX_IDENTITY;
+    p.colour.rgb_order = 1;
+    p.colour.source = XSF_COLOUR_CODESTREAM;
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 0, 128, 0), "codestream RGB: %d %d %d", o[0],
+          o[1], o[2]);
+    p.colour.rgb_order = 0;
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 128, 255, 0, 0), "codestream GBR: %d %d %d", o[0],
+          o[1], o[2]);
+    /* Nothing said (a zeroed description too): BT.709 narrow. */
+    planes[0][0] = 940, planes[1][0] = 512, planes[2][0] = 512;
+    xsf_colour_default(&p.colour);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "default: %d %d %d", o[0], o[1],
+          o[2]);
+    memset(&p.colour, 0, sizeof p.colour);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "zeroed: %d %d %d", o[0], o[1],
+          o[2]);
+    /* A matrix without a range: Y'CbCr narrow. */
+    p.colour.source = XSF_COLOUR_SDP;
+    p.colour.matrix = XSF_MATRIX_BT601;
+    p.colour.range = XSF_RANGE_UNSPECIFIED;
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "601 unsaid range: %d %d %d",
+          o[0], o[1], o[2]);
+}
+
 #include "../../display/font.h"
 
 static void test_font(void)
@@ -330,6 +382,7 @@ int main(void)
     test_colour_parse();
     test_chroma();
     test_convert();
+    test_colour_description();
     test_font();
     return xsf_test_finish();
 }

@@ -69,6 +69,13 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
                 }
             }
             same = same && used_c == used_g;
+            /* The GPU's picture: the same format and colour, in device memory. */
+            const xsf_picture *gi = xs_gpu_decoder_picture(g);
+            if (same && (!gi || !xsf_format_equal(&gi->fmt, &img->fmt) || gi->memory != XSF_MEMORY_DEVICE ||
+                         gi->device != 0 || memcmp(&gi->colour, &img->colour, sizeof gi->colour))) {
+                fprintf(stderr, "%s at byte %zu: the GPU picture's format, placement or colour differ\n", name, off);
+                same = 0;
+            }
         }
         for (int k = 0; k < XS_MAX_COMPONENTS; k++)
             free(planes[k]);
