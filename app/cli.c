@@ -1,7 +1,8 @@
+/* The option tables of the xsflow subcommands on getopt_long (cli.h). */
+#define _GNU_SOURCE /* getopt_long */
 #include "cli.h"
 
-#include <errno.h>
-#include <stdio.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,53 +17,313 @@ void cli_error(const char *subject, const char *fmt, ...)
     fprintf(stderr, "xsflow: %s: %s\n", subject, msg);
 }
 
-int cli_parse_long(const char *s, long min, long max, long *value)
-{
-    if (!s || !*s)
-        return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *value = v;
-    return 0;
-}
+/* ---- values ---- */
 
-const char *cli_option_value(int argc, char **argv, int *i)
+static int choice(const cli_option *o, const char *value, int *out)
 {
-    if (*i + 1 >= argc) {
-        cli_error(argv[*i], "needs a value");
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-int cli_parse_gpus(const char *s, int *gpus, int max, int *count)
-{
-    *count = 0;
-    char buf[256];
-    if (!*s || strlen(s) >= sizeof buf)
-        return -1;
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = buf, *next; tok; tok = next) {
-        next = strchr(tok, ',');
-        if (next)
-            *next++ = '\0';
-        long v;
-        if (*count == max || cli_parse_long(tok, 0, 255, &v))
-            return -1;
-        gpus[(*count)++] = (int)v;
+    const char *c = o->choices;
+    for (int i = 0; *c; i++) {
+        const size_t n = strcspn(c, "|");
+        if (strlen(value) == n && !strncmp(c, value, n)) {
+            *out = o->values ? o->values[i] : i;
+            return 1;
+        }
+        c += n + (c[n] == '|');
     }
     return 0;
 }
 
-int cli_parse_size(const char *s, long *width, long *height)
+/* "a, b or c" from "a|b|c". */
+/* A bound of the table (a double) as an int64_t: (double)INT64_MAX is 2^63,
+ * which does not convert back, so the ends clamp. */
+static int64_t int_bound(double d)
 {
-    char *end;
-    *width = strtol(s, &end, 10);
-    if (*end != 'x' || *width < 1)
-        return -1;
-    *height = strtol(end + 1, &end, 10);
-    return *end || *height < 1 ? -1 : 0;
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
+static const char *choice_list(const char *choices, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *c = choices; *c && used < cap;) {
+        const size_t n = strcspn(c, "|");
+        const int last = !c[n], first = c == choices;
+        used += (size_t)snprintf(buf + used, cap - used, "%s%.*s",
+                                 first  ? ""
+                                 : last ? " or "
+                                        : ", ",
+                                 (int)n, c);
+        c += n + !last;
+    }
+    return buf;
+}
+
+int cli_value(const cli_option *o, const char *value, void *dst)
+{
+    char subject[80];
+    snprintf(subject, sizeof subject, "--%s", o->name);
+    xsf_error err;
+    xsf_error_clear(&err);
+    xsf_status st = XSF_OK;
+    int64_t i64 = 0;
+    switch (o->kind) {
+    case CLI_FLAG: *(int *)dst = 1; return 0;
+    case CLI_SET: *(int *)dst = o->value; return 0;
+    case CLI_STRING: *(const char **)dst = value; return 0;
+    case CLI_INT:
+    case CLI_LONG:
+    case CLI_U64:
+        st = xsf_parse_integer(value, int_bound(o->lo), int_bound(o->hi), &i64, &err);
+        if (st == XSF_OK && o->kind == CLI_INT)
+            *(int *)dst = (int)i64;
+        else if (st == XSF_OK && o->kind == CLI_LONG)
+            *(long *)dst = (long)i64;
+        else if (st == XSF_OK)
+            *(uint64_t *)dst = (uint64_t)i64;
+        break;
+    case CLI_DOUBLE: {
+        char *end;
+        const double d = strtod(value, &end);
+        const int low_ok = o->flags & CLI_ABOVE_LO ? d > o->lo : d >= o->lo;
+        if (!*value || *end || !low_ok || !(d <= o->hi)) {
+            cli_error(subject, "'%s' is not a number %s %g and at most %g", value,
+                      o->flags & CLI_ABOVE_LO ? "above" : "from", o->lo, o->hi);
+            return 2;
+        }
+        *(double *)dst = d;
+        return 0;
+    }
+    case CLI_RATE: {
+        xsf_rate r;
+        st = xsf_parse_rate(value, &r, &err);
+        if (st == XSF_OK && (o->lo || o->hi) &&
+            (xsf_rate_value(r) < o->lo || xsf_rate_value(r) > o->hi)) {
+            cli_error(subject, "'%s' is not a rate from %g to %g", value, o->lo, o->hi);
+            return 2;
+        }
+        if (st == XSF_OK)
+            *(xsf_rate *)dst = r;
+        break;
+    }
+    case CLI_SIZE: {
+        int *wh = dst;
+        st = xsf_parse_size(value, o->hi > 0 ? (int)o->hi : 65535, &wh[0], &wh[1], &err);
+        break;
+    }
+    case CLI_BYTES:
+        st = xsf_parse_bytes(value, (uint64_t)o->lo, o->hi > 0 ? (uint64_t)o->hi : UINT64_MAX,
+                             (uint64_t *)dst, &err);
+        break;
+    case CLI_COLOUR: st = xsf_colour_parse(value, (xsf_colour *)dst, &err); break;
+    case CLI_CHOICE: {
+        char list[256];
+        if (!choice(o, value, (int *)dst)) {
+            cli_error(subject, "'%s' is not %s", value, choice_list(o->choices, list, sizeof list));
+            return 2;
+        }
+        return 0;
+    }
+    case CLI_INTS: {
+        int n = 0;
+        st = xsf_parse_int_list(value, (int)o->lo, (int)o->hi, (int *)dst, o->max_items, &n, &err);
+        if (st == XSF_OK && o->count)
+            *o->count = n;
+        break;
+    }
+    case CLI_CALL:
+    case CLI_END:
+    case CLI_HEADING: break;
+    }
+    if (st != XSF_OK) {
+        cli_error(subject, "%s", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- usage ---- */
+
+static size_t left_column(const cli_option *o, char *buf, size_t cap)
+{
+    char sh[8] = "";
+    if (o->short_name)
+        snprintf(sh, sizeof sh, "-%c, ", o->short_name);
+    return (size_t)snprintf(buf, cap, "  %s--%s%s%s", sh, o->name, o->arg ? " " : "",
+                            o->arg ? o->arg : "");
+}
+
+void cli_usage(const cli_command *cmd, FILE *f)
+{
+    fprintf(f, "usage: xsflow %s %s\n", cmd->name, cmd->synopsis);
+    if (cmd->about)
+        fprintf(f, "\n%s", cmd->about);
+    size_t col = 0;
+    char left[160];
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+        if (o->kind != CLI_HEADING && !(o->flags & CLI_HIDDEN) &&
+            left_column(o, left, sizeof left) > col)
+            col = strlen(left);
+    col = col + 2 > 24 ? 24 : col + 2;
+    fprintf(f, "\n");
+    if (cmd->options[0].kind != CLI_HEADING)
+        fprintf(f, "options:\n");
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
+        if (o->kind == CLI_HEADING) {
+            fprintf(f, "%s\n", o->help);
+            continue;
+        }
+        if (o->flags & CLI_HIDDEN)
+            continue;
+        const size_t n = left_column(o, left, sizeof left);
+        fputs(left, f);
+        const char *h = o->help ? o->help : "";
+        if (n + 1 > col) /* too wide: the help starts on the next line */
+            fprintf(f, "\n%*s", (int)col, "");
+        else
+            fprintf(f, "%*s", (int)(col - n), "");
+        for (;;) {
+            const size_t len = strcspn(h, "\n");
+            fprintf(f, "%.*s\n", (int)len, h);
+            if (!h[len])
+                break;
+            h += len + 1;
+            fprintf(f, "%*s", (int)col, "");
+        }
+    }
+    fprintf(f, "%-*s%s\n", (int)col, "  -h, --help", "print this help");
+    if (cmd->epilogue)
+        fprintf(f, "\n%s", cmd->epilogue);
+}
+
+/* ---- parsing ---- */
+
+static const cli_option *by_val(const cli_command *cmd, int val)
+{
+    int i = 0;
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++, i++)
+        if ((o->short_name && o->short_name == val) || 256 + i == val)
+            return o->kind == CLI_HEADING ? NULL : o;
+    return NULL;
+}
+
+static int apply(const cli_command *cmd, const cli_option *o, const char *value)
+{
+    void *base = NULL;
+    if (o->flags & CLI_ITEM) {
+        if (!(base = cmd->item(cmd->ctx, o)))
+            return 2;
+    }
+    int r;
+    if (o->kind == CLI_CALL)
+        r = o->call(cmd->ctx, o, value);
+    else
+        r = cli_value(o, value, base ? (char *)base + (size_t)o->dst : o->dst);
+    if (!r && o->given)
+        *(base ? (int *)(void *)((char *)base + (size_t)o->given) : o->given) = 1;
+    return r;
+}
+
+static int positional(const cli_command *cmd, const char *arg)
+{
+    if (cmd->positional)
+        return cmd->positional(cmd->ctx, arg);
+    if (!cmd->input) {
+        cli_error(arg, "'xsflow %s' takes options only (see --help)", cmd->name);
+        return 2;
+    }
+    if (*cmd->input) {
+        cli_error(arg, "one input only (see --help)");
+        return 2;
+    }
+    *cmd->input = arg;
+    return 0;
+}
+
+/* The failing argument of a '?' from getopt_long. */
+static int unknown(const cli_command *cmd, char **argv, int at)
+{
+    const char *arg = argv[at];
+    if (!strncmp(arg, "--", 2) && strchr(arg, '=')) {
+        const size_t n = (size_t)(strchr(arg, '=') - arg - 2);
+        for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+            if ((o->kind == CLI_FLAG || o->kind == CLI_SET) && strlen(o->name) == n &&
+                !strncmp(o->name, arg + 2, n)) {
+                cli_error(arg, "--%s takes no value", o->name);
+                return 2;
+            }
+    }
+    if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2)) {
+        char s[3] = {'-', (char)optopt, 0};
+        cli_error(s, "unknown option of 'xsflow %s' (see --help)", cmd->name);
+    } else {
+        cli_error(arg, "unknown option of 'xsflow %s' (see --help)", cmd->name);
+    }
+    return 2;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv)
+{
+    size_t n = 0;
+    while (cmd->options[n].kind != CLI_END)
+        n++;
+    struct option *longs = calloc(n + 2, sizeof *longs);
+    char *shorts = malloc(2 * n + 8);
+    if (!longs || !shorts) {
+        free(longs);
+        free(shorts);
+        cli_error(cmd->name, "out of memory");
+        return 2;
+    }
+    size_t nl = 0, ns = 0;
+    shorts[ns++] = '-'; /* options and arguments in order (recv's streams) */
+    shorts[ns++] = ':'; /* a missing value returns ':' */
+    shorts[ns++] = 'h';
+    for (size_t i = 0; i < n; i++) {
+        const cli_option *o = &cmd->options[i];
+        if (o->kind == CLI_HEADING)
+            continue;
+        const int has_arg =
+            o->kind == CLI_FLAG || o->kind == CLI_SET ? no_argument : required_argument;
+        longs[nl++] =
+            (struct option){o->name, has_arg, NULL, o->short_name ? o->short_name : 256 + (int)i};
+        if (o->short_name) {
+            shorts[ns++] = o->short_name;
+            if (has_arg)
+                shorts[ns++] = ':';
+        }
+    }
+    longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    shorts[ns] = '\0';
+
+    int r = 0, c;
+    opterr = 0;
+    optind = 0; /* glibc: start afresh */
+    while (!r && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+        const int at = optind - 1; /* the argument just read (or its value) */
+        if (c == 1) {
+            r = positional(cmd, optarg);
+        } else if (c == 'h') {
+            cli_usage(cmd, stdout);
+            r = 1;
+        } else if (c == ':') {
+            const cli_option *o = by_val(cmd, optopt);
+            char s[80];
+            snprintf(s, sizeof s, "--%s", o ? o->name : "?");
+            cli_error(o ? s : argv[at], "needs a value");
+            r = 2;
+        } else if (c == '?') {
+            r = unknown(cmd, argv, at < 1 ? 1 : at);
+        } else {
+            r = apply(cmd, by_val(cmd, c), optarg);
+        }
+    }
+    for (int i = optind; !r && i < argc; i++) /* after "--" */
+        r = positional(cmd, argv[i]);
+    free(longs);
+    free(shorts);
+    return r;
 }

@@ -1,9 +1,20 @@
-/* Command-line conventions shared by the xsflow subcommands: the one-line
- * error format and option values. */
+/* Command lines of the xsflow subcommands: one option table per command,
+ * parsed with getopt_long (each option's long name, short name, kind of
+ * value, where the value goes and its help line), the usage text generated
+ * from the table, and one parser per kind of value (common/xsf_parse.h,
+ * common/xsf_colour.h), so that a flag means the same thing everywhere.
+ *
+ * Errors are one line on stderr, "xsflow: --OPTION: 'VALUE' is not ...",
+ * and a usage error makes the command exit with status 2. */
 #ifndef XSF_APP_CLI_H
 #define XSF_APP_CLI_H
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "xsf_colour.h"
+#include "xsf_parse.h"
 
 /* Prints "xsflow: <subject>: <message>" as one line on stderr; the message
  * is cut at its first newline so that an error is always one line. */
@@ -13,26 +24,106 @@ void cli_error(const char *subject, const char *fmt, ...)
 #endif
     ;
 
-/* Parses a whole decimal number in [min, max]; 0 on success. */
-int cli_parse_long(const char *s, long min, long max, long *value);
+typedef enum cli_kind {
+    CLI_END = 0, /* ends a table */
+    CLI_HEADING, /* no option: `help` is a heading line in the usage text ("options:") */
+    CLI_FLAG,    /* no value: int *dst = 1 */
+    CLI_SET,     /* no value: int *dst = .value (--cpu, --no-rct) */
+    CLI_STRING,  /* const char **dst */
+    CLI_INT,     /* int *dst, a whole number in [lo, hi] */
+    CLI_LONG,    /* long *dst, in [lo, hi] */
+    CLI_U64,     /* uint64_t *dst, in [lo, hi] (decimal or 0x hexadecimal) */
+    CLI_DOUBLE,  /* double *dst, in [lo, hi] (above lo with CLI_ABOVE_LO) */
+    CLI_RATE,    /* xsf_rate *dst: N, N/D, N:D or a decimal; its value in [lo, hi] */
+    CLI_SIZE,    /* int dst[2] (width, height): WxH, each at most hi */
+    CLI_BYTES,   /* uint64_t *dst: N with k, M or G, in [lo, hi] */
+    CLI_COLOUR,  /* xsf_colour *dst, the vocabulary of xsf_colour.h */
+    CLI_CHOICE,  /* int *dst: one of .choices ("a|b|c"), as .values[i] (or i without values) */
+    CLI_INTS,    /* int dst[max_items], *count: comma list, each in [lo, hi] */
+    CLI_CALL,    /* .call(ctx, option, value): the command parses the value itself */
+} cli_kind;
 
-/* The value of option argv[*i] (the next argument), advancing *i; prints
- * an error and returns NULL when it is missing. */
-const char *cli_option_value(int argc, char **argv, int *i);
+enum {
+    CLI_ABOVE_LO = 1, /* CLI_DOUBLE: lo itself is refused */
+    CLI_ITEM =
+        2, /* dst and given are offsets (offsetof) into the current item (cli_command.item) */
+    CLI_HIDDEN = 4, /* left out of the usage text (a second spelling: --color) */
+};
 
-/* In an option loop over argv with index `i`: the option's value into `v`,
- * or return 2 (the error printed) when it is missing. */
-#define CLI_VALUE()                                                                                \
-    do {                                                                                           \
-        if (!(v = cli_option_value(argc, argv, &i)))                                               \
-            return 2;                                                                              \
-    } while (0)
+typedef struct cli_option cli_option;
+struct cli_option {
+    const char *name; /* long name without the dashes */
+    char short_name;  /* 0: none */
+    cli_kind kind;
+    void *dst;
+    const char *arg;  /* the value's name in the usage text ("N", "WxH") */
+    const char *help; /* lines separated by '\n' */
+    double lo, hi;
+    int value;      /* CLI_SET: what is stored */
+    unsigned flags; /* CLI_ABOVE_LO, CLI_ITEM */
+    int *given;     /* set to 1 when the option is seen */
+    const char *choices;
+    const int *values;
+    int max_items, *count; /* CLI_INTS */
+    /* CLI_CALL: 0, or 2 after printing why the value is refused. */
+    int (*call)(void *ctx, const cli_option *o, const char *value);
+};
 
-/* Parses a picture size "WxH" (both at least 1); 0 on success. */
-int cli_parse_size(const char *s, long *width, long *height);
+/* Table rows: long name, short name (0: none), kind, destination, the value's
+ * name, help; then any of .lo, .hi, .value, .flags, .given, .choices, .values,
+ * .max_items, .count, .call. */
+#define CLI_OPT(n, s, k, d, a, h, ...)                                                             \
+    {                                                                                              \
+        .name = (n), .short_name = (s), .kind = (k), .dst = (d), .arg = (a), .help = (h),          \
+        __VA_ARGS__                                                                                \
+    }
+#define CLI_HEAD(text)                                                                             \
+    {                                                                                              \
+        .kind = CLI_HEADING, .help = (text)                                                        \
+    }
+#define CLI_TABLE_END                                                                              \
+    {                                                                                              \
+        .kind = CLI_END                                                                            \
+    }
+/* A number in a help text: CLI_STR(NMOS_MAX_SENDERS). */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 
-/* Parses a comma-separated list of GPU numbers ("0,1"), at most max of
- * them, each 0..255; 0 on success. */
-int cli_parse_gpus(const char *s, int *gpus, int max, int *count);
+typedef struct cli_command {
+    const char *name;     /* "decode": messages say "xsflow decode" */
+    const char *synopsis; /* after "usage: xsflow NAME " */
+    const char *about;    /* paragraphs between the synopsis and the options (or NULL) */
+    const cli_option *options;
+    const char *epilogue; /* after the options (or NULL) */
+    /* Arguments that are not options: with `positional`, each is handed to it
+     * in order (0, or 2 after an error); else the first goes to *input and a
+     * second is an error. */
+    int (*positional)(void *ctx, const char *arg);
+    const char **input;
+    /* CLI_ITEM options: the item they belong to (NULL after printing why). */
+    void *(*item)(void *ctx, const cli_option *o);
+    void *ctx;
+} cli_command;
+
+/* Parses argv[1..argc) (argv[0] the command's name) in order, storing each
+ * value where its option says. Returns 0, 1 after printing the usage for
+ * -h/--help (the command exits 0), or 2 after printing a usage error. An
+ * unknown option, a missing value and a bad value name the option and the
+ * value. Long options may be given as --name=value. */
+int cli_parse(const cli_command *cmd, int argc, char **argv);
+
+/* The usage text from the table. */
+void cli_usage(const cli_command *cmd, FILE *f);
+
+/* What cli_parse's result means for a command's exit status: -1 go on,
+ * else the status to return. */
+static inline int cli_exit_status(int parsed)
+{
+    return parsed == 0 ? -1 : parsed == 1 ? 0 : 2;
+}
+
+/* One value of a given kind, outside a table (a command's own CLI_CALL, a
+ * check after parsing); the same messages. 0, or 2 after printing. */
+int cli_value(const cli_option *o, const char *value, void *dst);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "bpc.h"
 #include "cli.h"
+#include "commands.h"
 #include "image_io.h"
 #include "md5.h"
 
@@ -70,36 +71,11 @@ static const bpc_tables *load_tables(const char *path)
 
 /* ---- encode ---- */
 
-static void encode_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: xsflow encode IN -o OUT.bpc --codec bpc [options]\n"
-            "\n"
-            "Encodes the frames of IN (.yuv, .y4m, .ppm, .pgm) as BPC-PaCo codestreams, one\n"
-            "after the other in OUT (bpc/FORMAT.md). Without a rate every coding pass is kept:\n"
-            "lossless with the 5/3.\n"
-            "\n"
-            "options:\n"
-            "  --bpp B            target bits per pixel (of component 0's size): each codestream is\n"
-            "                     at most floor(B*W*H/8) bytes and within 1%% of it\n"
-            "  --bytes N          target codestream size in bytes instead\n"
-            "  --passes 1|2|3     coding passes per bitplane (default 2)\n"
-            "  --filter 53|97     5/3 reversible (default) or 9/7 irreversible\n"
-            "  --levels L         DWT levels 0..6 (default 5)\n"
-            "  --colour C         auto (default: RCT with the 5/3, ICT with the 9/7, for three\n"
-            "                     components of one shape), none, rct, ict\n"
-            "  --qstep Q          9/7 quantization step in 8-bit units (default 1)\n"
-            "  --tables FILE      probability tables from xsflow bpc-train (the decoder needs them)\n"
-            "  --size WxH, --sampling 444|422|420|mono, --depth D   the layout of a .yuv input\n"
-            "  --frames N         encode the first N frames only\n"
-            "  --cpu / --gpu      C reference or CUDA encoder (default: GPU where usable)\n"
-            "  -q, --quiet        print nothing but errors\n");
-}
-
 typedef struct bpc_encode_args {
     const char *in, *out, *tables, *sampling;
     double bpp;
-    long bytes, frames, width, height, depth;
+    uint64_t bytes;
+    int frames, size[2], depth, passes;
     int gpu, quiet;
     bpc_params p;
 } bpc_encode_args;
@@ -112,118 +88,52 @@ static int encode_args(int argc, char **argv, bpc_encode_args *a)
     a->gpu = -1;
     a->sampling = "444";
     a->depth = 8;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        long n;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            encode_usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "--codec")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(a->out = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--bpp")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            char *end;
-            a->bpp = strtod(v, &end);
-            if (*end || !(a->bpp > 0 && a->bpp <= 1024)) {
-                cli_error(arg, "'%s' is not a rate in bits per pixel (0..1024]", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--bytes")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 32, &a->bytes)) {
-                cli_error(arg, "needs a byte count");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--passes")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 3, &n)) {
-                cli_error(arg, "needs 1, 2 or 3");
-                return 2;
-            }
-            a->p.variant = (bpc_variant)n;
-        } else if (!strcmp(arg, "--filter")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (!strcmp(v, "53") || !strcmp(v, "5/3"))
-                a->p.filter = BPC_FILTER_53;
-            else if (!strcmp(v, "97") || !strcmp(v, "9/7"))
-                a->p.filter = BPC_FILTER_97;
-            else {
-                cli_error(arg, "'%s' is not 53 or 97", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--levels")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 0, BPC_MAX_LEVELS, &n)) {
-                cli_error(arg, "needs 0..%d", BPC_MAX_LEVELS);
-                return 2;
-            }
-            a->p.levels = (int)n;
-        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (!strcmp(v, "auto"))
-                a->p.colour = BPC_COLOUR_AUTO;
-            else if (!strcmp(v, "none"))
-                a->p.colour = BPC_COLOUR_NONE;
-            else if (!strcmp(v, "rct"))
-                a->p.colour = BPC_COLOUR_RCT;
-            else if (!strcmp(v, "ict"))
-                a->p.colour = BPC_COLOUR_ICT;
-            else {
-                cli_error(arg, "'%s' is not auto, none, rct or ict", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--qstep")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            char *end;
-            a->p.qstep = strtof(v, &end);
-            if (*end || !(a->p.qstep > 0)) {
-                cli_error(arg, "'%s' is not a positive step", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--tables")) {
-            if (!(a->tables = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--size")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_size(v, &a->width, &a->height)) {
-                cli_error(arg, "needs WxH");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--sampling")) {
-            if (!(a->sampling = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--depth")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 16, &a->depth)) {
-                cli_error(arg, "needs 1..16");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--frames")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 30, &a->frames)) {
-                cli_error(arg, "needs a frame count");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--cpu")) {
-            a->gpu = 0;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->gpu = 1;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow encode --codec bpc' (see --help)");
-            return 2;
-        } else if (!a->in) {
-            a->in = arg;
-        } else {
-            cli_error(arg, "one input only (see --help)");
-            return 2;
-        }
-    }
+    a->passes = (int)a->p.variant;
+    int codec = 0;
+    const cli_option options[] = {
+        CLI_OPT("codec", 0, CLI_CHOICE, &codec, "bpc", "BPC-PaCo (xs: JPEG XS, see encode --help)", .choices = "xs|bpc"),
+        CLI_OPT("output", 'o', CLI_STRING, &a->out, "OUT.bpc", "output file"),
+        CLI_OPT("bpp", 0, CLI_DOUBLE, &a->bpp, "B",
+                "target bits per pixel (of component 0's size): each codestream is\n"
+                "at most floor(B*W*H/8) bytes and within 1% of it",
+                .lo = 0, .hi = 1024, .flags = CLI_ABOVE_LO),
+        CLI_OPT("bytes", 0, CLI_BYTES, &a->bytes, "N", "target codestream size in bytes instead", .lo = 1,
+                .hi = (double)(1ULL << 32)),
+        CLI_OPT("passes", 0, CLI_INT, &a->passes, "1|2|3", "coding passes per bitplane (default 2)", .lo = 1, .hi = 3),
+        CLI_OPT("filter", 0, CLI_CHOICE, &a->p.filter, "53|97", "5/3 reversible (default) or 9/7 irreversible",
+                .choices = "53|97|5/3|9/7", .values = bpc_filter_values),
+        CLI_OPT("levels", 0, CLI_CALL, &a->p.levels, "L", "DWT levels 0..6 (default 5)", .call = bpc_option_levels),
+        CLI_OPT("colour", 0, CLI_CHOICE, &a->p.colour, "C",
+                "auto (default: RCT with the 5/3, ICT with the 9/7, for three\n"
+                "components of one shape), none, rct, ict",
+                .choices = "none|rct|ict|auto"),
+        CLI_OPT("color", 0, CLI_CHOICE, &a->p.colour, "C", NULL, .choices = "none|rct|ict|auto", .flags = CLI_HIDDEN),
+        CLI_OPT("qstep", 0, CLI_CALL, &a->p.qstep, "Q", "9/7 quantization step in 8-bit units (default 1)",
+                .call = bpc_option_qstep),
+        CLI_OPT("tables", 0, CLI_STRING, &a->tables, "FILE",
+                "probability tables from xsflow bpc-train (the decoder needs them)"),
+        CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "the picture size of a .yuv input"),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", ".yuv input: 444 (default), 422, 420 or mono"),
+        CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)", .lo = 1, .hi = 16),
+        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "encode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference encoder", .value = 0),
+        CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL, "the CUDA encoder (default: GPU where usable)", .value = 1),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
+        CLI_TABLE_END};
+    const cli_command cmd = {
+        .name = "encode --codec bpc",
+        .synopsis = "IN -o OUT.bpc [options]",
+        .about = "Encodes the frames of IN (.yuv, .y4m, .ppm, .pgm) as BPC-PaCo codestreams, one\n"
+                 "after the other in OUT (bpc/FORMAT.md). Without a rate every coding pass is kept:\n"
+                 "lossless with the 5/3.\n",
+        .options = options,
+        .input = &a->in};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r)
+        return r;
+    a->p.variant = (bpc_variant)a->passes;
     if (!a->in || !a->out) {
-        encode_usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     return 0;
@@ -242,7 +152,7 @@ int bpc_cli_encode(int argc, char **argv)
         cli_error(a.in, "unknown input format: name it .yuv, .y4m, .ppm or .pgm");
         return 2;
     }
-    if (fmt == IMGIO_FORMAT_YUV && !a.width) {
+    if (fmt == IMGIO_FORMAT_YUV && !a.size[0]) {
         cli_error(a.in, "a .yuv input needs --size WxH (and --sampling, --depth)");
         return 2;
     }
@@ -260,7 +170,7 @@ int bpc_cli_encode(int argc, char **argv)
     imgio_raw_layout raw;
     imgio_reader *rd = NULL;
     if (fmt == IMGIO_FORMAT_YUV &&
-        imgio_raw_layout_make(&raw, a.sampling, (int)a.width, (int)a.height, (int)a.depth, &err) != XSF_OK) {
+        imgio_raw_layout_make(&raw, a.sampling, a.size[0], a.size[1], a.depth, &err) != XSF_OK) {
         cli_error("--sampling", "%s", err.msg);
         bpc_tables_destroy((bpc_tables *)tables);
         return 2;
@@ -364,89 +274,46 @@ int bpc_cli_encode(int argc, char **argv)
 
 /* ---- decode ---- */
 
-static void decode_usage(FILE *f)
-{
-    fprintf(f, "usage: xsflow decode IN.bpc -o OUT [options]\n"
-               "\n"
-               "Decodes the BPC-PaCo codestreams of IN (one frame each) to .yuv, .y4m, .ppm or .pgm.\n"
-               "\n"
-               "options:\n"
-               "  -o, --output OUT  output file ('-': standard output, needs --format)\n"
-               "  --format F        yuv, y4m, ppm or pgm (default: OUT's extension)\n"
-               "  --frames N        decode the first N frames only\n"
-               "  --tables FILE     the table file the codestreams were coded with (if not built in)\n"
-               "  --cpu / --gpu     C reference or CUDA decoder (default: GPU where usable)\n"
-               "  --md5             print the MD5 of the decoded frames in .yuv layout\n"
-               "  -q, --quiet       print nothing but errors\n");
-}
-
-static int format_of(const char *s, imgio_format *f)
-{
-    static const char *const names[] = {"yuv", "y4m", "ppm", "pgm"};
-    static const imgio_format fs[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, names[i])) {
-            *f = fs[i];
-            return 0;
-        }
-    return 1;
-}
+static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
 
 int bpc_cli_decode(int argc, char **argv)
 {
     const char *in = NULL, *outp = NULL, *tpath = NULL;
-    imgio_format format = IMGIO_FORMAT_NONE;
-    long max_frames = -1;
+    int format = IMGIO_FORMAT_NONE;
+    int max_frames = -1;
     int gpu = -1, md5 = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            decode_usage(stdout);
-            return 0;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(outp = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--format")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (format_of(v, &format)) {
-                cli_error(arg, "'%s' is not one of yuv, y4m, ppm, pgm", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--frames")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 1L << 30, &max_frames)) {
-                cli_error(arg, "needs a frame count");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--tables")) {
-            if (!(tpath = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--cpu")) {
-            gpu = 0;
-        } else if (!strcmp(arg, "--gpu")) {
-            gpu = 1;
-        } else if (!strcmp(arg, "--md5")) {
-            md5 = 1;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            quiet = 1;
-        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color") || !strcmp(arg, "--fps")) {
-            if (!cli_option_value(argc, argv, &i)) /* accepted as decode's, not needed */
-                return 2;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow decode' for BPC-PaCo input (see --help)");
-            return 2;
-        } else if (!in) {
-            in = arg;
-        } else {
-            cli_error(arg, "one input only (see --help)");
-            return 2;
-        }
-    }
+    xsf_colour colour;
+    xsf_rate fps;
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &outp, "OUT", "output file ('-': standard output, needs --format)"),
+        CLI_OPT("format", 0, CLI_CHOICE, &format, "F", "yuv, y4m, ppm or pgm (default: OUT's extension)",
+                .choices = "yuv|y4m|ppm|pgm", .values = formats),
+        CLI_OPT("frames", 0, CLI_INT, &max_frames, "N", "decode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_OPT("tables", 0, CLI_STRING, &tpath, "FILE",
+                "the table file the codestreams were coded with (if not built in)"),
+        CLI_OPT("cpu", 0, CLI_SET, &gpu, NULL, "the C reference decoder", .value = 0),
+        CLI_OPT("gpu", 0, CLI_SET, &gpu, NULL, "the CUDA decoder (default: GPU where usable)", .value = 1),
+        CLI_OPT("md5", 0, CLI_FLAG, &md5, NULL, "print the MD5 of the decoded frames in .yuv layout"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors"),
+        /* decode's, accepted (and checked) for BPC-PaCo input too */
+        CLI_OPT("colour", 0, CLI_COLOUR, &colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("color", 0, CLI_COLOUR, &colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("fps", 0, CLI_RATE, &fps, "RATE", NULL, .flags = CLI_HIDDEN),
+        CLI_TABLE_END};
+    const cli_command cmd = {
+        .name = "decode",
+        .synopsis = "IN.bpc -o OUT [options]",
+        .about = "Decodes the BPC-PaCo codestreams of IN (one frame each) to .yuv, .y4m, .ppm or .pgm.\n",
+        .options = options,
+        .input = &in};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!in || (!outp && !md5)) {
-        decode_usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
-    if (outp && format == IMGIO_FORMAT_NONE && (format = imgio_format_from_path(outp)) == IMGIO_FORMAT_NONE) {
+    if (outp && format == IMGIO_FORMAT_NONE && (format = (int)imgio_format_from_path(outp)) == IMGIO_FORMAT_NONE) {
         cli_error(outp, "unknown output format: name it .yuv, .y4m, .ppm or .pgm, or give --format");
         return 2;
     }
@@ -504,8 +371,9 @@ int bpc_cli_decode(int argc, char **argv)
         if (frames == 0 && outp) {
             bpc_info info;
             bpc_parse_header(data + off, len - off, &info, &err);
-            imgio_write_options opt = {.format = format,
-                                       .colour = info.colour ? IMGIO_COLOUR_RGB : IMGIO_COLOUR_BT709};
+            imgio_write_options opt = {.format = (imgio_format)format};
+            if (info.colour)
+                xsf_colour_rgb(&opt.colour, XSF_COLOUR_CODESTREAM);
             if (imgio_writer_open(&w, outp, &opt, &err) != XSF_OK) {
                 cli_error(outp, "%s", err.msg);
                 status = 1;
@@ -554,18 +422,14 @@ static const char *colour_name(bpc_colour c)
 int bpc_cli_info(int argc, char **argv)
 {
     const char *in = NULL;
-    int all = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--all"))
-            all = 1;
-        else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
-            continue;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error(argv[i], "unknown option of 'xsflow info' (see --help)");
-            return 2;
-        } else
-            in = argv[i];
-    }
+    int all = 0, verbose = 0;
+    const cli_option options[] = {CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
+                                  CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL, "(no more for BPC-PaCo)"),
+                                  CLI_TABLE_END};
+    const cli_command cmd = {.name = "info", .synopsis = "IN.bpc [--all]", .options = options, .input = &in};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!in) {
         cli_error("info", "no input");
         return 2;

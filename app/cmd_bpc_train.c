@@ -8,30 +8,73 @@
 #include "bpc.h"
 #include "bpc_internal.h"
 #include "cli.h"
+#include "commands.h"
 #include "image_io.h"
 #include "xs.h"
 
-static void usage(FILE *f)
+static const char about[] =
+    "Counts the symbols the BPC-PaCo coder emits for the pictures IN (.ppm, .pgm, .y4m,\n"
+    "or .jxs: every frame, decoded with the JPEG XS C decoder) per band, bitplane and\n"
+    "context, for all three pass variants, and writes the probability tables (thesis\n"
+    "eq. 3.3) as a table file for encode/decode --tables. The front end is the codec's:\n"
+    "the options below must match those the tables will code with.\n";
+
+const int bpc_filter_values[4] = {BPC_FILTER_53, BPC_FILTER_97, BPC_FILTER_53, BPC_FILTER_97};
+
+int bpc_option_levels(void *ctx, const cli_option *o, const char *v)
 {
-    fprintf(f,
-            "usage: xsflow bpc-train [options] IN... -o TABLES\n"
-            "       xsflow bpc-train --builtin T53 T97 -o tables_builtin.c\n"
-            "\n"
-            "Counts the symbols the BPC-PaCo coder emits for the pictures IN (.ppm, .pgm, .y4m,\n"
-            "or .jxs: every frame, decoded with the JPEG XS C decoder) per band, bitplane and\n"
-            "context, for all three pass variants, and writes the probability tables (thesis\n"
-            "eq. 3.3) as a table file for encode/decode --tables. The front end is the codec's:\n"
-            "the options below must match those the tables will code with.\n"
-            "\n"
-            "options:\n"
-            "  -o FILE           output\n"
-            "  --filter 53|97    (default 53)\n"
-            "  --levels L        (default 5); all: every level count 0..6 (the built-in sets)\n"
-            "  --qstep Q         9/7 step (default 1)\n"
-            "  --colour C        auto (default), none, rct, ict\n"
-            "  --average         average each picture's probabilities (Bruns' averaged tables)\n"
-            "                    instead of pooling the counts\n"
-            "  --builtin T53 T97 write the C source of the built-in sets from two table files\n");
+    (void)ctx;
+    int64_t n;
+    if (!strcmp(v, "all") && o->value) { /* bpc-train: every level count */
+        *(int *)o->dst = -1;
+        return 0;
+    }
+    if (xsf_parse_integer(v, 0, BPC_MAX_LEVELS, &n, NULL) != XSF_OK) {
+        cli_error("--levels", "'%s' is not a level count from 0 to %d%s", v, BPC_MAX_LEVELS, o->value ? " or all" : "");
+        return 2;
+    }
+    *(int *)o->dst = (int)n;
+    return 0;
+}
+
+int bpc_option_qstep(void *ctx, const cli_option *o, const char *v)
+{
+    (void)ctx;
+    char *end;
+    const float q = strtof(v, &end);
+    if (!*v || *end || !(q > 0)) {
+        cli_error("--qstep", "'%s' is not a positive step", v);
+        return 2;
+    }
+    *(float *)o->dst = q;
+    return 0;
+}
+
+typedef struct train_args {
+    const char *out, *b53, *b97;
+    char **inputs;
+    int ninputs, want_b97;
+} train_args;
+
+static int builtin_first(void *ctx, const cli_option *o, const char *v)
+{
+    train_args *a = ctx;
+    (void)o;
+    a->b53 = v;
+    a->want_b97 = 1; /* the next argument is the 9/7 table file */
+    return 0;
+}
+
+static int add_input(void *ctx, const char *arg)
+{
+    train_args *a = ctx;
+    if (a->want_b97) {
+        a->b97 = arg;
+        a->want_b97 = 0;
+    } else {
+        a->inputs[a->ninputs++] = (char *)arg;
+    }
+    return 0;
 }
 
 static int read_all(const char *path, uint8_t **data, size_t *len)
@@ -175,65 +218,43 @@ int cmd_bpc_train(int argc, char **argv)
 {
     bpc_params p;
     bpc_params_default(&p);
-    const char *out = NULL, *b53 = NULL, *b97 = NULL;
-    int average = 0, ninputs = 0;
-    char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
-    if (!inputs)
+    int average = 0;
+    train_args a = {.inputs = calloc((size_t)argc + 1, sizeof(char *))};
+    if (!a.inputs)
         return 1;
+    char **inputs = a.inputs;
     int status = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        long n;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            free(inputs);
-            return 0;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(out = cli_option_value(argc, argv, &i)))
-                goto done;
-        } else if (!strcmp(arg, "--filter")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                goto done;
-            p.filter = strstr(v, "9") ? BPC_FILTER_97 : BPC_FILTER_53;
-        } else if (!strcmp(arg, "--levels")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                goto done;
-            if (!strcmp(v, "all")) {
-                p.levels = -1;
-            } else if (cli_parse_long(v, 0, BPC_MAX_LEVELS, &n)) {
-                cli_error(arg, "needs 0..%d or all", BPC_MAX_LEVELS);
-                goto done;
-            } else {
-                p.levels = (int)n;
-            }
-        } else if (!strcmp(arg, "--qstep")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                goto done;
-            p.qstep = strtof(v, NULL);
-        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                goto done;
-            p.colour = !strcmp(v, "none") ? BPC_COLOUR_NONE
-                                          : !strcmp(v, "rct") ? BPC_COLOUR_RCT
-                                                              : !strcmp(v, "ict") ? BPC_COLOUR_ICT : BPC_COLOUR_AUTO;
-        } else if (!strcmp(arg, "--average")) {
-            average = 1;
-        } else if (!strcmp(arg, "--builtin")) {
-            if (i + 2 >= argc) {
-                cli_error(arg, "needs two table files");
-                goto done;
-            }
-            b53 = argv[++i];
-            b97 = argv[++i];
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow bpc-train' (see --help)");
-            goto done;
-        } else {
-            inputs[ninputs++] = argv[i];
-        }
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &a.out, "FILE", "output"),
+        CLI_OPT("filter", 0, CLI_CHOICE, &p.filter, "53|97", "(default 53)", .choices = "53|97|5/3|9/7",
+                .values = bpc_filter_values),
+        CLI_OPT("levels", 0, CLI_CALL, &p.levels, "L", "(default 5); all: every level count 0..6 (the built-in sets)",
+                .call = bpc_option_levels, .value = 1),
+        CLI_OPT("qstep", 0, CLI_CALL, &p.qstep, "Q", "9/7 step (default 1)", .call = bpc_option_qstep),
+        CLI_OPT("colour", 0, CLI_CHOICE, &p.colour, "C", "auto (default), none, rct, ict", .choices = "none|rct|ict|auto"),
+        CLI_OPT("color", 0, CLI_CHOICE, &p.colour, "C", NULL, .choices = "none|rct|ict|auto", .flags = CLI_HIDDEN),
+        CLI_OPT("average", 0, CLI_FLAG, &average, NULL,
+                "average each picture's probabilities (Bruns' averaged tables)\ninstead of pooling the counts"),
+        CLI_OPT("builtin", 0, CLI_CALL, NULL, "T53 T97", "write the C source of the built-in sets from two table files",
+                .call = builtin_first),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "bpc-train",
+                             .synopsis = "[options] IN... -o TABLES\n"
+                                         "       xsflow bpc-train --builtin T53 T97 -o tables_builtin.c",
+                             .about = about, .options = options, .positional = add_input, .ctx = &a};
+    const int r = cli_parse(&cmd, argc, argv);
+    const char *out = a.out, *b53 = a.b53, *b97 = a.b97;
+    const int ninputs = a.ninputs;
+    if (r) {
+        status = r == 1 ? 0 : 2;
+        goto done;
+    }
+    if (b53 && !b97) {
+        cli_error("--builtin", "needs two table files");
+        goto done;
     }
     if (!out) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         goto done;
     }
     if (b53) {

@@ -15,41 +15,6 @@
 
 #define MAX_INPUTS 64
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: xsflow compare [IN...] [options]\n"
-            "\n"
-            "Codes each picture with JPEG XS and BPC-PaCo at each rate, decodes it, and\n"
-            "reports the bits spent, PSNR (per component and overall, peak 2^depth-1),\n"
-            "SSIM on luma, and encode and decode throughput. IN: .ppm (RGB), .pgm, .y4m\n"
-            "or .yuv (with --size) pictures of 8 to 16 bits, first frame; without IN, the\n"
-            "built-in set: the demo vector decoded (%s, %dx%d, %d bits, a photograph)\n"
-            "and a synthetic 256x192 RGB 8-bit picture.\n"
-            "\n"
-            "options:\n"
-            "  --bpp LIST        rates in bits per pixel and 'lossless' (default\n"
-            "                    0.5,1,2,3,4,6,8,lossless)\n"
-            "  --codecs LIST     xs, bpc, or single variants: xs-default, xs-quality,\n"
-            "                    bpc-1pass, bpc-2pass, bpc-3pass (default: all five)\n"
-            "  --gpu             the CUDA codecs: throughput of the kernels alone and with the\n"
-            "                    PCIe transfers; each GPU-decoded picture is checked against\n"
-            "                    the C reference decoder (the default where a GPU is usable)\n"
-            "  --cpu             the C reference codecs, one thread\n"
-            "  --time-ms MS      repeat each timed call for at least MS ms, report the median\n"
-            "                    (default 200; 0: one run)\n"
-            "  --csv OUT.csv     one row per measurement ('-': standard output)\n"
-            "  --plot DIR        PSNR-over-bpp and throughput-over-bpp plots per picture, SVG\n"
-            "                    and PNG, drawn by gnuplot (with its script and data)\n"
-            "  --gnuplot PROG    the gnuplot to run (default: gnuplot from PATH); 'none':\n"
-            "                    write the data and scripts only (gnuplot NAME.gp draws them)\n"
-            "  --size WxH, --sampling 444|422|420|mono, --depth D   the layout of .yuv input\n"
-            "  --codec-help      what each codec variant is\n"
-            "  -v, --progress    a line on standard error as each measurement ends\n"
-            "  -q, --quiet       no table on standard output\n",
-            demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_depth);
-}
-
 typedef struct compare_args {
     const char *in[MAX_INPUTS];
     int nin;
@@ -59,9 +24,45 @@ typedef struct compare_args {
     int gpu; /* -1 auto */
     double time_ms;
     const char *csv, *plot, *gnuplot, *sampling;
-    long width, height, depth;
-    int progress, quiet;
+    int size[2], depth; /* .yuv input: width, height; bits */
+    int progress, quiet, codec_help;
 } compare_args;
+
+static int parse_bpp(void *ctx, const cli_option *o, const char *v)
+{
+    compare_args *a = ctx;
+    xsf_error err;
+    xsf_error_clear(&err);
+    (void)o;
+    if (cmp_parse_rates(v, a->rates, 64, &a->nrates, &err)) {
+        cli_error("--bpp", "%s", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+static int parse_codecs(void *ctx, const cli_option *o, const char *v)
+{
+    compare_args *a = ctx;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (cmp_parse_variants(v, &a->variants, &err)) {
+        cli_error(o->name, "%s", err.msg);
+        return 2;
+    }
+    return 0;
+}
+
+static int add_input(void *ctx, const char *arg)
+{
+    compare_args *a = ctx;
+    if (a->nin == MAX_INPUTS) {
+        cli_error(arg, "at most %d pictures", MAX_INPUTS);
+        return 2;
+    }
+    a->in[a->nin++] = arg;
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, compare_args *a)
 {
@@ -70,80 +71,55 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->time_ms = 200;
     a->sampling = "444";
     a->depth = 8;
-    xsf_error err;
-    xsf_error_clear(&err);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "--codec-help")) {
-            for (int k = 0; k < CMP_VARIANTS; k++)
-                printf("%s-%s: %s\n", cmp_variant_codec((cmp_variant)k),
-                       cmp_variant_name((cmp_variant)k), cmp_variant_describe((cmp_variant)k));
-            return 1;
-        } else if (!strcmp(arg, "--bpp")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cmp_parse_rates(v, a->rates, 64, &a->nrates, &err)) {
-                cli_error(arg, "%s", err.msg);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--codecs") || !strcmp(arg, "--codec")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cmp_parse_variants(v, &a->variants, &err)) {
-                cli_error(arg, "%s", err.msg);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--gpu")) {
-            a->gpu = 1;
-        } else if (!strcmp(arg, "--cpu")) {
-            a->gpu = 0;
-        } else if (!strcmp(arg, "--time-ms")) {
-            long ms;
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 0, 3600000, &ms)) {
-                cli_error(arg, "needs milliseconds, 0..3600000");
-                return 2;
-            }
-            a->time_ms = (double)ms;
-        } else if (!strcmp(arg, "--csv")) {
-            if (!(a->csv = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--plot")) {
-            if (!(a->plot = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--gnuplot")) {
-            if (!(a->gnuplot = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--size")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_size(v, &a->width, &a->height)) {
-                cli_error(arg, "needs WxH");
-                return 2;
-            }
-        } else if (!strcmp(arg, "--sampling")) {
-            if (!(a->sampling = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--depth")) {
-            if (!(v = cli_option_value(argc, argv, &i)) || cli_parse_long(v, 1, 16, &a->depth)) {
-                cli_error(arg, "needs 1..16");
-                return 2;
-            }
-        } else if (!strcmp(arg, "-v") || !strcmp(arg, "--progress")) {
-            a->progress = 1;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow compare' (see --help)");
-            return 2;
-        } else if (a->nin == MAX_INPUTS) {
-            cli_error(arg, "at most %d pictures", MAX_INPUTS);
-            return 2;
-        } else {
-            a->in[a->nin++] = arg;
-        }
-    }
-    return 0;
+    char about[1024];
+    snprintf(about, sizeof about,
+             "Codes each picture with JPEG XS and BPC-PaCo at each rate, decodes it, and\n"
+             "reports the bits spent, PSNR (per component and overall, peak 2^depth-1),\n"
+             "SSIM on luma, and encode and decode throughput. IN: .ppm (RGB), .pgm, .y4m\n"
+             "or .yuv (with --size) pictures of 8 to 16 bits, first frame; without IN, the\n"
+             "built-in set: the demo vector decoded (%s, %dx%d, %d bits, a photograph)\n"
+             "and a synthetic 256x192 RGB 8-bit picture.\n",
+             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_depth);
+    const cli_option options[] = {
+        CLI_OPT("bpp", 0, CLI_CALL, NULL, "LIST",
+                "rates in bits per pixel and 'lossless' (default\n0.5,1,2,3,4,6,8,lossless)", .call = parse_bpp),
+        CLI_OPT("codecs", 0, CLI_CALL, NULL, "LIST",
+                "xs, bpc, or single variants: xs-default, xs-quality,\n"
+                "bpc-1pass, bpc-2pass, bpc-3pass (default: all five)",
+                .call = parse_codecs),
+        CLI_OPT("codec", 0, CLI_CALL, NULL, "LIST", NULL, .call = parse_codecs, .flags = CLI_HIDDEN),
+        CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL,
+                "the CUDA codecs: throughput of the kernels alone and with the\n"
+                "PCIe transfers; each GPU-decoded picture is checked against\n"
+                "the C reference decoder (the default where a GPU is usable)",
+                .value = 1),
+        CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference codecs, one thread", .value = 0),
+        CLI_OPT("time-ms", 0, CLI_DOUBLE, &a->time_ms, "MS",
+                "repeat each timed call for at least MS ms, report the median\n(default 200; 0: one run)", .lo = 0,
+                .hi = 3600000),
+        CLI_OPT("csv", 0, CLI_STRING, &a->csv, "OUT.csv", "one row per measurement ('-': standard output)"),
+        CLI_OPT("plot", 0, CLI_STRING, &a->plot, "DIR",
+                "PSNR-over-bpp and throughput-over-bpp plots per picture, SVG\n"
+                "and PNG, drawn by gnuplot (with its script and data)"),
+        CLI_OPT("gnuplot", 0, CLI_STRING, &a->gnuplot, "PROG",
+                "the gnuplot to run (default: gnuplot from PATH); 'none':\n"
+                "write the data and scripts only (gnuplot NAME.gp draws them)"),
+        CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "the picture size of .yuv input"),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", ".yuv input: 444 (default), 422, 420 or mono"),
+        CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)", .lo = 1, .hi = 16),
+        CLI_OPT("codec-help", 0, CLI_FLAG, &a->codec_help, NULL, "what each codec variant is"),
+        CLI_OPT("progress", 'v', CLI_FLAG, &a->progress, NULL, "a line on standard error as each measurement ends"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "no table on standard output"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "compare", .synopsis = "[IN...] [options]", .about = about,
+                             .options = options, .positional = add_input, .ctx = a};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r || !a->codec_help)
+        return r;
+    for (int k = 0; k < CMP_VARIANTS; k++)
+        printf("%s-%s: %s\n", cmp_variant_codec((cmp_variant)k), cmp_variant_name((cmp_variant)k),
+               cmp_variant_describe((cmp_variant)k));
+    return 1;
 }
 
 static void progress(void *ctx, const cmp_row *r)
@@ -177,11 +153,11 @@ static int read_picture(const compare_args *a, const char *path, xsf_picture *pi
     }
     imgio_raw_layout raw;
     if (fmt == IMGIO_FORMAT_YUV) {
-        if (!a->width) {
+        if (!a->size[0]) {
             cli_error(path, "a .yuv input needs --size WxH (and --sampling, --depth)");
             return 2;
         }
-        if (imgio_raw_layout_make(&raw, a->sampling, (int)a->width, (int)a->height, (int)a->depth,
+        if (imgio_raw_layout_make(&raw, a->sampling, a->size[0], a->size[1], a->depth,
                                   &err)) {
             cli_error("--sampling", "%s", err.msg);
             return 2;

@@ -17,172 +17,78 @@
 #endif
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: xsflow decode IN.jxs -o OUT [options]\n"
-               "\n"
-               "Decodes the JPEG XS codestreams of IN.jxs (one frame each, one after the other).\n"
-               "OUT's extension picks the format:\n"
-               "  .yuv  planar, components in codestream order, chroma at its subsampled size,\n"
-               "        8 bits as one byte, deeper as two bytes little-endian (the layout that\n"
-               "        vectors/xs/MANIFEST.tsv's MD5s are taken over)\n"
-               "  .y4m  YUV4MPEG2: 1 or 3 components, 8, 9, 10, 12, 14 or 16 bits (C422p10...)\n"
-               "  .ppm  RGB, 16-bit big-endian above 8 bits; 4:2:2 and 4:2:0 chroma is upsampled\n"
-               "        by sample replication, then converted with --colour\n"
-               "  .pgm  the first component (luma) only\n"
-               "With several frames, .ppm and .pgm get one file per frame, numbered from 0:\n"
-               "OUT-0000.ppm, OUT-0001.ppm... OUT '-' is standard output (needs --format).\n"
-               "Frames go through the pipeline: read, upload, decode and download of different\n"
-               "frames overlap on several decoder contexts (GPU) or threads (CPU); a writer thread\n"
-               "writes them in order. A frame the decoder refuses is reported and skipped; a\n"
-               "codestream whose structure does not parse ends the run (earlier frames are written).\n"
-               "\n"
-               "options:\n"
-               "  -o, --output OUT  output file\n"
-               "  --format F        yuv, y4m, ppm or pgm (default: OUT's extension)\n"
-               "  --frames N        decode the first N frames only\n"
-               "  --cpu             decode with the C reference decoder\n"
-               "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
-               "  --gpus LIST       GPUs to use, e.g. 0,1 (default: all visible)\n"
-               "  --contexts N      decoder contexts per GPU (default 3)\n"
-               "  --threads N       CPU decoder threads (default: one per core)\n"
-               "  --colour C        what PPM's components are: bt709 (default), bt601,\n"
-               "                    bt709-full, bt601-full, rgb, gbr; rgb by default when the\n"
-               "                    codestream uses the reversible colour transform (Cpih=1)\n"
-               "  --fps N[:D]       Y4M frame rate (default 25:1; codestreams do not carry it)\n"
-               "  --interlaced      the codestreams are fields, two per frame (as `xsflow recv`\n"
-               "                    writes an interlaced stream): weave each pair into a frame,\n"
-               "                    top field first (Y4M: It)\n"
-               "  --md5             print the MD5 of the decoded frames in .yuv layout\n"
-               "  -q, --quiet       print nothing but errors\n");
-}
+static const char about[] =
+    "Decodes the JPEG XS codestreams of IN.jxs (one frame each, one after the other).\n"
+    "OUT's extension picks the format:\n"
+    "  .yuv  planar, components in codestream order, chroma at its subsampled size,\n"
+    "        8 bits as one byte, deeper as two bytes little-endian (the layout that\n"
+    "        vectors/xs/MANIFEST.tsv's MD5s are taken over)\n"
+    "  .y4m  YUV4MPEG2: 1 or 3 components, 8, 9, 10, 12, 14 or 16 bits (C422p10...)\n"
+    "  .ppm  RGB, 16-bit big-endian above 8 bits; 4:2:2 and 4:2:0 chroma is upsampled\n"
+    "        by sample replication, then converted with --colour\n"
+    "  .pgm  the first component (luma) only\n"
+    "With several frames, .ppm and .pgm get one file per frame, numbered from 0:\n"
+    "OUT-0000.ppm, OUT-0001.ppm... OUT '-' is standard output (needs --format).\n"
+    "Frames go through the pipeline: read, upload, decode and download of different\n"
+    "frames overlap on several decoder contexts (GPU) or threads (CPU); a writer thread\n"
+    "writes them in order. A frame the decoder refuses is reported and skipped; a\n"
+    "codestream whose structure does not parse ends the run (earlier frames are written).\n";
 
 typedef struct decode_args {
     const char *in, *out;
-    imgio_format format;
-    long frames;
-    jxs_engine engine;
-    int colour_given;
-    imgio_colour colour;
-    unsigned fps_num, fps_den;
+    int format; /* imgio_format */
+    int frames;
+    xsf_colour colour;
+    xsf_rate fps;
     int md5, quiet, interlaced;
     pl_config pl;
 } decode_args;
 
-static int parse_format(const char *s, imgio_format *f)
-{
-    static const char *const names[] = {"yuv", "y4m", "ppm", "pgm"};
-    static const imgio_format formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM,
-                                           IMGIO_FORMAT_PGM};
-    for (int i = 0; i < 4; i++) {
-        if (!strcmp(s, names[i])) {
-            *f = formats[i];
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static int parse_fps(const char *s, unsigned *num, unsigned *den)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *colon = strchr(buf, ':');
-    long n, d = 1;
-    if (colon)
-        *colon = '\0';
-    if (cli_parse_long(buf, 1, 1000000, &n) || (colon && cli_parse_long(colon + 1, 1, 1000000, &d)))
-        return -1;
-    *num = (unsigned)n;
-    *den = (unsigned)d;
-    return 0;
-}
+static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
 
 /* 0: parsed; 1: help printed; 2: usage error (already reported). */
 static int parse_args(int argc, char **argv, decode_args *a)
 {
     memset(a, 0, sizeof *a);
     a->frames = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            a->out = v;
-        } else if (!strcmp(arg, "--format")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_format(v, &a->format)) {
-                cli_error("--format", "'%s' is not one of yuv, y4m, ppm, pgm", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--frames")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_long(v, 1, 1L << 30, &a->frames)) {
-                cli_error("--frames", "'%s' is not a frame count (1 or more)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--cpu")) {
-            a->engine = JXS_ENGINE_CPU;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->engine = JXS_ENGINE_GPU;
-        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (imgio_colour_parse(v, &a->colour) != XSF_OK) {
-                cli_error(arg, "'%s' is not one of bt709, bt601, bt709-full, bt601-full, rgb, gbr",
-                          v);
-                return 2;
-            }
-            a->colour_given = 1;
-        } else if (!strcmp(arg, "--fps")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_fps(v, &a->fps_num, &a->fps_den)) {
-                cli_error("--fps", "'%s' is not a rate N or N:D", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--gpus")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_gpus(v, a->pl.gpus, PL_MAX_GPUS, &a->pl.ngpus)) {
-                cli_error("--gpus", "'%s' is not a list of GPU numbers (e.g. 0,1)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--contexts") || !strcmp(arg, "--threads")) {
-            long n;
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_long(v, 1, 256, &n)) {
-                cli_error(arg, "'%s' is not a count from 1 to 256", v);
-                return 2;
-            }
-            if (!strcmp(arg, "--contexts"))
-                a->pl.contexts_per_gpu = (unsigned)n;
-            else
-                a->pl.cpu_threads = (unsigned)n;
-        } else if (!strcmp(arg, "--interlaced")) {
-            a->interlaced = 1;
-        } else if (!strcmp(arg, "--md5")) {
-            a->md5 = 1;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow decode' (see --help)");
-            return 2;
-        } else if (!a->in) {
-            a->in = arg;
-        } else {
-            cli_error(arg, "one input only (see --help)");
-            return 2;
-        }
-    }
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &a->out, "OUT", "output file"),
+        CLI_OPT("format", 0, CLI_CHOICE, &a->format, "F", "yuv, y4m, ppm or pgm (default: OUT's extension)",
+                .choices = "yuv|y4m|ppm|pgm", .values = formats),
+        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "decode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode with the C reference decoder",
+                .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (the default where a GPU is usable)",
+                .value = PL_ENGINE_GPU),
+        CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible)", .lo = 0,
+                .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
+        CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N", "decoder contexts per GPU (default 3)",
+                .lo = 1, .hi = 256),
+        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
+                .lo = 1, .hi = 256),
+        CLI_OPT("colour", 0, CLI_COLOUR, &a->colour, "C",
+                "what PPM's components are: " XSF_COLOUR_WORDS ";\n"
+                "default 709 (narrow), or rgb when the codestream uses the\n"
+                "reversible colour transform (Cpih=1); play and recv --display\n"
+                "read it alike"),
+        CLI_OPT("color", 0, CLI_COLOUR, &a->colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("fps", 0, CLI_RATE, &a->fps, "RATE",
+                "Y4M frame rate: N, N/D, N:D or a decimal (29.97 is 30000/1001);\n"
+                "default 25 (codestreams do not carry it)"),
+        CLI_OPT("interlaced", 0, CLI_FLAG, &a->interlaced, NULL,
+                "the codestreams are fields, two per frame (as `xsflow recv`\n"
+                "writes an interlaced stream): weave each pair into a frame,\n"
+                "top field first (Y4M: It)"),
+        CLI_OPT("md5", 0, CLI_FLAG, &a->md5, NULL, "print the MD5 of the decoded frames in .yuv layout"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "decode", .synopsis = "IN.jxs -o OUT [options]", .about = about,
+                             .options = options, .input = &a->in};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r)
+        return r;
     if (!a->in) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     if (!a->out && !a->md5) {
@@ -220,9 +126,6 @@ int cmd_decode(int argc, char **argv)
         return 1;
     }
     const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : 0;
-    a.pl.engine = a.engine == JXS_ENGINE_CPU   ? PL_ENGINE_CPU
-                  : a.engine == JXS_ENGINE_GPU ? PL_ENGINE_GPU
-                                               : PL_ENGINE_AUTO;
     pl_pipeline *p;
     if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error(a.in, "%s", err.msg);
@@ -232,11 +135,10 @@ int cmd_decode(int argc, char **argv)
     pl_writer_options wo;
     memset(&wo, 0, sizeof wo);
     wo.kind = PL_WRITE_PICTURE;
-    wo.image.format = a.format;
+    wo.image.format = (imgio_format)a.format;
     wo.image.colour = a.colour;
-    wo.colour_given = a.colour_given;
-    wo.image.fps_num = a.fps_num;
-    wo.image.fps_den = a.fps_den;
+    wo.image.fps_num = a.fps.num;
+    wo.image.fps_den = a.fps.den;
     wo.md5 = a.md5;
     /* Frame files only when there is more than one frame to write. */
     if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)

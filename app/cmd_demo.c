@@ -25,30 +25,21 @@
 #define DEMO_LOOPS 2
 #define DEMO_MAX_FRAMES 64
 
-static void usage(FILE *f)
+/* The text before the options (a buffer of 1024 bytes). */
+static const char *about(char *buf, size_t cap)
 {
-    fprintf(f,
-            "usage: xsflow demo [OUT] [--cpu|--gpu] [-q]\n"
-            "\n"
-            "Sends the JPEG XS clip built into this program (vectors/xs/%s.jxs, %dx%d %s,\n"
-            "%d bits) %d times as an ST 2110-22 stream (RTP, RFC 9134) over UDP loopback to\n"
-            "itself, receives and decodes it through the pipeline (GPU where usable, else every\n"
-            "CPU core), checks each frame's MD5 against the C reference decoder's and the clip's\n"
-            "against vectors/xs/MANIFEST.tsv (which two independent decoders agree on), prints\n"
-            "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT
-            ";\n"
-            ".yuv, .y4m, or .ppm/.pgm with one file per frame). Exits with 0 when every frame\n"
-            "arrived and matched.\n"
-            "\n"
-            "options:\n"
-            "  -o, --output OUT  same as OUT\n"
-            "  --cpu             decode on the CPU (C reference decoder, one thread per core)\n"
-            "  --gpu             decode on the GPU (the default where a GPU is usable)\n"
-            "  -q, --quiet       print nothing but errors (and open no window)\n"
-            "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then shown\n"
-            "in a loop until q is pressed.\n",
-            demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format,
-            demo_vector_depth, DEMO_LOOPS);
+    snprintf(buf, cap,
+             "Sends the JPEG XS clip built into this program (vectors/xs/%s.jxs, %dx%d %s,\n"
+             "%d bits) %d times as an ST 2110-22 stream (RTP, RFC 9134) over UDP loopback to\n"
+             "itself, receives and decodes it through the pipeline (GPU where usable, else every\n"
+             "CPU core), checks each frame's MD5 against the C reference decoder's and the clip's\n"
+             "against vectors/xs/MANIFEST.tsv (which two independent decoders agree on), prints\n"
+             "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT ";\n"
+             ".yuv, .y4m, or .ppm/.pgm with one file per frame). Exits with 0 when every frame\n"
+             "arrived and matched.\n",
+             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format, demo_vector_depth,
+             DEMO_LOOPS);
+    return buf;
 }
 
 /* The demo's sink: checks each frame, then hands it to the writer. */
@@ -120,17 +111,29 @@ static int reference(checker *c, xsf_error *err)
 
 typedef struct sender {
     rtp_udp *sock;
-    rtp_send_clip_config cfg;
-    rtp_send_clip_result res;
+    rtp_sender_config cfg;
+    rtp_sender_stats res;
     xsf_status st;
     xsf_error err;
 } sender;
 
+/* The clip DEMO_LOOPS times, each frame's packets at once at its time (25 fps). */
 static void *send_main(void *arg)
 {
     sender *s = arg;
     xsf_error_clear(&s->err);
-    s->st = rtp_send_clip(s->sock, &s->cfg, demo_vector_data, demo_vector_size, &s->res, &s->err);
+    rtp_clip clip;
+    rtp_sender *snd = NULL;
+    s->st = rtp_clip_open(&clip, demo_vector_data, demo_vector_size, &s->err);
+    if (s->st == XSF_OK) {
+        s->st = rtp_sender_create(&snd, &s->cfg, &s->err);
+        if (s->st == XSF_OK)
+            s->st = rtp_sender_send_clip(snd, &clip, DEMO_LOOPS, &s->err);
+        if (snd)
+            s->res = *rtp_sender_get_stats(snd);
+        rtp_sender_destroy(snd);
+        rtp_clip_free(&clip);
+    }
     return NULL;
 }
 
@@ -140,30 +143,23 @@ int cmd_demo(int argc, char **argv)
     pl_config pc;
     memset(&pc, 0, sizeof pc);
     int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(out = cli_option_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(arg, "--cpu")) {
-            pc.engine = PL_ENGINE_CPU;
-        } else if (!strcmp(arg, "--gpu")) {
-            pc.engine = PL_ENGINE_GPU;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow demo' (see --help)");
-            return 2;
-        } else if (!out) {
-            out = arg;
-        } else {
-            cli_error(arg, "one output only (see --help)");
-            return 2;
-        }
-    }
+    char text[1024];
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &out, "OUT", "same as OUT"),
+        CLI_OPT("cpu", 0, CLI_SET, &pc.engine, NULL, "decode on the CPU (C reference decoder, one thread per core)",
+                .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &pc.engine, NULL, "decode on the GPU (the default where a GPU is usable)",
+                .value = PL_ENGINE_GPU),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors (and open no window)"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "demo", .synopsis = "[OUT] [--cpu|--gpu] [-q]",
+                             .about = about(text, sizeof text), .options = options,
+                             .epilogue = "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then "
+                                         "shown\nin a loop until q is pressed.\n",
+                             .input = &out};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!out)
         out = DEMO_DEFAULT_OUT;
     pl_writer_options wo;
@@ -235,9 +231,10 @@ int cmd_demo(int argc, char **argv)
         snd.cfg.packetizer.payload_type = 112;
         snd.cfg.packetizer.ssrc = 0x58534644u; /* "XSFD" */
         snd.cfg.packetizer.boxes = 1;
-        snd.cfg.fps_num = 25;
-        snd.cfg.fps_den = 1;
-        snd.cfg.loops = DEMO_LOOPS;
+        snd.cfg.pacing = RTP_PACING_FRAME;
+        snd.cfg.rate_num = 25;
+        snd.cfg.rate_den = 1;
+        snd.cfg.sock = snd.sock;
         if (pthread_create(&thread, NULL, send_main, &snd))
             st = xsf_error_set(&err, XSF_ERR_NOMEM, "cannot start the sending thread");
         else
@@ -288,7 +285,7 @@ int cmd_demo(int argc, char **argv)
                "  through the pipeline, decoding on %s\n",
                demo_vector_name, chk.clip_frames, demo_vector_width, demo_vector_height,
                demo_vector_format, demo_vector_depth, DEMO_LOOPS, to.port, pl_describe(p));
-        printf("  sent      %llu frames in %llu packets\n", (unsigned long long)snd.res.frames,
+        printf("  sent      %llu frames in %llu packets\n", (unsigned long long)snd.res.segments,
                (unsigned long long)snd.res.packets);
         printf("  received  %llu packets, %llu lost, %llu reordered; %llu frames whole, %llu "
                "dropped; jitter %.3f ms\n",

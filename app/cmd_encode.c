@@ -23,87 +23,27 @@
 #endif
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: xsflow encode IN -o OUT.jxs --bpp B [options]\n"
-        "\n"
-        "Encodes the frames of IN as JPEG XS (ISO/IEC 21122-1) codestreams, one after the\n"
-        "other in OUT.jxs. IN's extension picks the reader:\n"
-        "  .yuv  planar, needs --size WxH, --sampling and --depth (the layout of decode's .yuv)\n"
-        "  .y4m  YUV4MPEG2 (size, sampling and depth from its header)\n"
-        "  .ppm  RGB, coded with the reversible colour transform unless --no-rct\n"
-        "  .pgm  one component\n"
-        "\n"
-        "rate:\n"
-        "  --bpp B             target bits per pixel: each codestream is floor(B*W*H/8) bytes\n"
-        "  --bytes N           target codestream size in bytes instead\n"
-        "  --rc MODE           slice: each slice exactly its share, unused bytes of a precinct\n"
-        "                      go to the next ones of its slice (default); precinct: each\n"
-        "                      precinct exactly its share; fixed: no target, --q/--r everywhere\n"
-        "  --q Q --r R         quantization and refinement for --rc fixed (default 0 0)\n"
-        "  --lossless          lossless coding (Fq=0, Bw=depth, Q=R=0; signals cap[6])\n"
-        "input (.yuv):\n"
-        "  --size WxH          picture size\n"
-        "  --sampling S        400, 420, 422, 444 or 4444 (default 422)\n"
-        "  --depth N           bits per sample, 8..16 (default 10)\n"
-        "  --frames N          encode the first N frames only\n"
-        "transform:\n"
-        "  --nlx N --nly N     horizontal (1..8) and vertical (0..2) levels (default 5, 2;\n"
-        "                      NLy 1 with the Light and Main profiles)\n"
-        "  --rct / --no-rct    reversible colour transform on components 0..2 given as R, G, B\n"
-        "                      (default: on for .ppm, off otherwise)\n"
-        "  --cwd N             leave the last N components untransformed (CWD, Sd)\n"
-        "  --bw N --fq N       coefficient precision and fractional bits (default 20, 8)\n"
-        "  --nlt quadratic:SIGMA:ALPHA | extended:T1:T2:E | none\n"
-        "                      non-linearity (21122-1 Annex G) the decoder undoes\n"
-        "coding:\n"
-        "  --quant Q           deadzone (default) or uniform\n"
-        "  --sign-packing 0|1  signs of non-zero coefficients in their own subpacket (default 1)\n"
-        "  --run-mode 0|1      significance runs of zero residuals (0, default) or counts (1)\n"
-        "  --modes LIST        bitplane-count coding modes the encoder may pick from, by cost:\n"
-        "                      comma list of raw, nopred, vpred, sig, or all (default all)\n"
-        "  --slice-height L    lines per slice, a multiple of 2^NLy (default 16)\n"
-        "  --cw N              precinct width in units of 8*max(sx)*2^NLx (default 0: full)\n"
-        "  --long-headers      7-byte packet headers\n"
-        "  --gains LIST --priorities LIST\n"
-        "                      WGT table in band order (default: derived for PSNR)\n"
-        "  --profile P         unrestricted (default), light422.10, main422.10, main444.12,\n"
-        "                      high444.12: checked, and signalled with a derived level\n"
-        "  --plev 0xNNNN       Plev to write instead of the derived one\n"
-        "engine:\n"
-        "  --cpu               the C reference encoder (default)\n"
-        "  --gpu               the CUDA encoder (same bytes)\n"
-        "  --codec xs|bpc      JPEG XS (default) or BPC-PaCo\n"
-        "  -q, --quiet         print nothing but errors\n");
-}
+static const char about[] =
+    "Encodes the frames of IN as JPEG XS (ISO/IEC 21122-1) codestreams, one after the\n"
+    "other in OUT.jxs. IN's extension picks the reader:\n"
+    "  .yuv  planar, needs --size WxH, --sampling and --depth (the layout of decode's .yuv)\n"
+    "  .y4m  YUV4MPEG2 (size, sampling and depth from its header)\n"
+    "  .ppm  RGB, coded with the reversible colour transform unless --no-rct\n"
+    "  .pgm  one component\n";
 
 typedef struct encode_args {
     const char *in, *out;
     xs_encoder_config cfg;
-    int width, height, depth;
+    int size[2], depth; /* .yuv input: width, height; bits */
     const char *sampling;
-    long frames;
+    int frames;
     int rct; /* -1: by input */
     int nly_given, gpu, quiet;
+    int gains[XS_MAX_BANDS], prios[XS_MAX_BANDS], ngains, nprios;
+    uint64_t bytes;
 } encode_args;
 
-static int parse_list(const char *s, uint8_t *out, int max, int *n)
-{
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", s);
-    *n = 0;
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        long v;
-        if (*n >= max || cli_parse_long(tok, 0, 255, &v))
-            return -1;
-        out[(*n)++] = (uint8_t)v;
-    }
-    return *n ? 0 : -1;
-}
-
-static int parse_modes(const char *s, unsigned *modes)
+static int modes_of(const char *s, unsigned *modes)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
@@ -125,7 +65,7 @@ static int parse_modes(const char *s, unsigned *modes)
     return *modes ? 0 : -1;
 }
 
-static int parse_nlt(const char *s, xs_encoder_config *c)
+static int nlt_of(const char *s, xs_encoder_config *c)
 {
     unsigned long a, b, e;
     char tail;
@@ -150,7 +90,7 @@ static int parse_nlt(const char *s, xs_encoder_config *c)
     return -1;
 }
 
-static int parse_profile(const char *s, uint16_t *ppih)
+static int profile_of(const char *s, uint16_t *ppih)
 {
     static const struct {
         const char *name;
@@ -168,41 +108,38 @@ static int parse_profile(const char *s, uint16_t *ppih)
     return -1;
 }
 
-static int parse_double(const char *s, double lo, double hi, double *v)
+/* CLI_CALL parsers: o->dst is the encoder configuration. */
+static int parse_modes(void *ctx, const cli_option *o, const char *v)
 {
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return (errno || end == s || *end || *v <= lo || *v > hi) ? -1 : 0;
-}
-
-/* Options taking a whole number: name, range, where it goes. */
-typedef struct int_option {
-    const char *name;
-    long lo, hi;
-    int *dst;
-} int_option;
-
-/* 1: argv[*i] is one of opts and was parsed; 0: not one; -1: bad value. */
-static int parse_int_option(int argc, char **argv, int *i, const int_option *opts, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        if (strcmp(argv[*i], opts[k].name))
-            continue;
-        const char *v = cli_option_value(argc, argv, i);
-        long x;
-        if (!v)
-            return -1;
-        if (cli_parse_long(v, opts[k].lo, opts[k].hi, &x)) {
-            cli_error(opts[k].name, "'%s' is not a whole number in %ld..%ld", v, opts[k].lo,
-                      opts[k].hi);
-            return -1;
-        }
-        *opts[k].dst = (int)x;
-        return 1;
+    (void)ctx;
+    if (modes_of(v, &((xs_encoder_config *)o->dst)->gcli_modes)) {
+        cli_error("--modes", "'%s' is not a list of raw, nopred, vpred, sig, all", v);
+        return 2;
     }
     return 0;
 }
+
+static int parse_nlt(void *ctx, const cli_option *o, const char *v)
+{
+    (void)ctx;
+    if (nlt_of(v, o->dst)) {
+        cli_error("--nlt", "'%s' is not none, quadratic:SIGMA:ALPHA or extended:T1:T2:E", v);
+        return 2;
+    }
+    return 0;
+}
+
+static int parse_profile(void *ctx, const cli_option *o, const char *v)
+{
+    (void)ctx;
+    if (profile_of(v, &((xs_encoder_config *)o->dst)->ppih)) {
+        cli_error("--profile", "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
+        return 2;
+    }
+    return 0;
+}
+
+static const int rate_controls[] = {XS_RC_SLICE, XS_RC_PRECINCT, XS_RC_FIXED};
 
 /* 0: parsed; 1: help printed; 2: usage error (already reported). */
 static int parse_args(int argc, char **argv, encode_args *a)
@@ -214,189 +151,96 @@ static int parse_args(int argc, char **argv, encode_args *a)
     a->sampling = "422";
     a->frames = -1;
     a->rct = -1;
-    int plev = -1, gains = 0, prios = 0;
-    uint8_t prio[XS_MAX_BANDS];
-    const int_option int_opts[] = {
-        {"--q", 0, 255, &c->q},        {"--r", 0, 255, &c->r},
-        {"--depth", 8, 16, &a->depth}, {"--nlx", 1, 8, &c->nlx},
-        {"--cwd", 0, 7, &c->sd},       {"--bw", 8, 20, &c->bw},
-        {"--fq", 0, 8, &c->fq},        {"--sign-packing", 0, 1, &c->fs},
-        {"--run-mode", 0, 1, &c->rm},  {"--slice-height", 1, 65535, &c->slice_lines},
-        {"--cw", 0, 65535, &c->cw},
-    };
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v;
-        const int io =
-            parse_int_option(argc, argv, &i, int_opts, sizeof int_opts / sizeof int_opts[0]);
-        if (io < 0)
-            return 2;
-        if (io > 0)
-            continue;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            a->out = v;
-        } else if (!strcmp(arg, "--bpp")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_double(v, 0, 64, &c->bpp)) {
-                cli_error(arg, "'%s' is not a rate above 0 and at most 64 bits per pixel", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--bytes")) {
-            long n;
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_long(v, 1, 0x7fffffffL, &n)) {
-                cli_error(arg, "'%s' is not a byte count", v);
-                return 2;
-            }
-            c->target_bytes = (size_t)n;
-        } else if (!strcmp(arg, "--rc")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (!strcmp(v, "slice"))
-                c->rate_control = XS_RC_SLICE;
-            else if (!strcmp(v, "precinct"))
-                c->rate_control = XS_RC_PRECINCT;
-            else if (!strcmp(v, "fixed"))
-                c->rate_control = XS_RC_FIXED;
-            else {
-                cli_error(arg, "'%s' is not one of slice, precinct, fixed", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--nly")) {
-            long n;
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_long(v, 0, 2, &n)) {
-                cli_error(arg, "'%s' is not 0, 1 or 2", v);
-                return 2;
-            }
-            c->nly = (int)n;
-            a->nly_given = 1;
-        } else if (!strcmp(arg, "--lossless")) {
-            c->lossless = 1;
-        } else if (!strcmp(arg, "--size")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            char tail;
-            if (sscanf(v, "%dx%d%c", &a->width, &a->height, &tail) != 2 || a->width < 1 ||
-                a->height < 1 || a->width > 65535 || a->height > 65535) {
-                cli_error(arg, "'%s' is not a size WxH (1..65535 each)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--sampling")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            a->sampling = v;
-        } else if (!strcmp(arg, "--frames")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (cli_parse_long(v, 1, 1L << 30, &a->frames)) {
-                cli_error(arg, "'%s' is not a frame count (1 or more)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--rct")) {
-            a->rct = 1;
-        } else if (!strcmp(arg, "--no-rct")) {
-            a->rct = 0;
-        } else if (!strcmp(arg, "--nlt")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_nlt(v, c)) {
-                cli_error(arg, "'%s' is not none, quadratic:SIGMA:ALPHA or extended:T1:T2:E", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--quant")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (strcmp(v, "deadzone") && strcmp(v, "uniform")) {
-                cli_error(arg, "'%s' is not deadzone or uniform", v);
-                return 2;
-            }
-            c->qpih = !strcmp(v, "uniform");
-        } else if (!strcmp(arg, "--modes")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_modes(v, &c->gcli_modes)) {
-                cli_error(arg, "'%s' is not a list of raw, nopred, vpred, sig, all", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--long-headers")) {
-            c->long_headers = 1;
-        } else if (!strcmp(arg, "--gains") || !strcmp(arg, "--priorities")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            int n;
-            const int is_gain = !strcmp(arg, "--gains");
-            if (parse_list(v, is_gain ? c->gain : prio, XS_MAX_BANDS, &n)) {
-                cli_error(arg, "'%s' is not a comma list of values 0..255", v);
-                return 2;
-            }
-            *(is_gain ? &gains : &prios) = n;
-        } else if (!strcmp(arg, "--profile")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (parse_profile(v, &c->ppih)) {
-                cli_error(
-                    arg,
-                    "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--plev")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 0);
-            if (errno || *end || n < 0 || n > 0xffff) {
-                cli_error(arg, "'%s' is not a 16-bit value", v);
-                return 2;
-            }
-            plev = (int)n;
-        } else if (!strcmp(arg, "--cpu")) {
-            a->gpu = 0;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->gpu = 1;
-        } else if (!strcmp(arg, "--codec")) {
-            if (!(v = cli_option_value(argc, argv, &i)))
-                return 2;
-            if (strcmp(v, "xs")) {
-                cli_error(arg, "'%s' is not xs or bpc", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow encode' (see --help)");
-            return 2;
-        } else if (!a->in) {
-            a->in = arg;
-        } else {
-            cli_error(arg, "one input only (see --help)");
-            return 2;
-        }
-    }
+    int plev = -1, codec = 0;
+    const cli_option options[] = {
+        CLI_OPT("output", 'o', CLI_STRING, &a->out, "OUT.jxs", "output file"),
+        CLI_HEAD("rate:"),
+        CLI_OPT("bpp", 0, CLI_DOUBLE, &c->bpp, "B", "target bits per pixel: each codestream is floor(B*W*H/8) bytes",
+                .lo = 0, .hi = 64, .flags = CLI_ABOVE_LO),
+        CLI_OPT("bytes", 0, CLI_BYTES, &a->bytes, "N", "target codestream size in bytes instead (k, M: binary)",
+                .lo = 1, .hi = 0x7fffffff),
+        CLI_OPT("rc", 0, CLI_CHOICE, &c->rate_control, "MODE",
+                "slice: each slice exactly its share, unused bytes of a precinct\n"
+                "go to the next ones of its slice (default); precinct: each\n"
+                "precinct exactly its share; fixed: no target, --q/--r everywhere",
+                .choices = "slice|precinct|fixed", .values = rate_controls),
+        CLI_OPT("q", 0, CLI_INT, &c->q, "Q", "quantization for --rc fixed (default 0)", .lo = 0, .hi = 255),
+        CLI_OPT("r", 0, CLI_INT, &c->r, "R", "refinement for --rc fixed (default 0)", .lo = 0, .hi = 255),
+        CLI_OPT("lossless", 0, CLI_FLAG, &c->lossless, NULL, "lossless coding (Fq=0, Bw=depth, Q=R=0; signals cap[6])"),
+        CLI_HEAD("input (.yuv):"),
+        CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "picture size"),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", "400, 420, 422, 444 or 4444 (default 422)"),
+        CLI_OPT("depth", 0, CLI_INT, &a->depth, "N", "bits per sample, 8..16 (default 10)", .lo = 8, .hi = 16),
+        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "encode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_HEAD("transform:"),
+        CLI_OPT("nlx", 0, CLI_INT, &c->nlx, "N", "horizontal levels 1..8 (default 5)", .lo = 1, .hi = 8),
+        CLI_OPT("nly", 0, CLI_INT, &c->nly, "N", "vertical levels 0..2 (default 2; 1 with the Light and Main profiles)",
+                .lo = 0, .hi = 2, .given = &a->nly_given),
+        CLI_OPT("rct", 0, CLI_SET, &a->rct, NULL,
+                "reversible colour transform on components 0..2 given as R, G, B\n(default: on for .ppm, off otherwise)",
+                .value = 1),
+        CLI_OPT("no-rct", 0, CLI_SET, &a->rct, NULL, "no colour transform", .value = 0),
+        CLI_OPT("cwd", 0, CLI_INT, &c->sd, "N", "leave the last N components untransformed (CWD, Sd)", .lo = 0,
+                .hi = 7),
+        CLI_OPT("bw", 0, CLI_INT, &c->bw, "N", "coefficient precision (default 20)", .lo = 8, .hi = 20),
+        CLI_OPT("fq", 0, CLI_INT, &c->fq, "N", "fractional bits (default 8)", .lo = 0, .hi = 8),
+        CLI_OPT("nlt", 0, CLI_CALL, c, "quadratic:SIGMA:ALPHA | extended:T1:T2:E | none",
+                "non-linearity (21122-1 Annex G) the decoder undoes", .call = parse_nlt),
+        CLI_HEAD("coding:"),
+        CLI_OPT("quant", 0, CLI_CHOICE, &c->qpih, "Q", "deadzone (default) or uniform", .choices = "deadzone|uniform"),
+        CLI_OPT("sign-packing", 0, CLI_INT, &c->fs, "0|1",
+                "signs of non-zero coefficients in their own subpacket (default 1)", .lo = 0, .hi = 1),
+        CLI_OPT("run-mode", 0, CLI_INT, &c->rm, "0|1",
+                "significance runs of zero residuals (0, default) or counts (1)", .lo = 0, .hi = 1),
+        CLI_OPT("modes", 0, CLI_CALL, c, "LIST",
+                "bitplane-count coding modes the encoder may pick from, by cost:\n"
+                "comma list of raw, nopred, vpred, sig, or all (default all)",
+                .call = parse_modes),
+        CLI_OPT("slice-height", 0, CLI_INT, &c->slice_lines, "L", "lines per slice, a multiple of 2^NLy (default 16)",
+                .lo = 1, .hi = 65535),
+        CLI_OPT("cw", 0, CLI_INT, &c->cw, "N", "precinct width in units of 8*max(sx)*2^NLx (default 0: full)",
+                .lo = 0, .hi = 65535),
+        CLI_OPT("long-headers", 0, CLI_FLAG, &c->long_headers, NULL, "7-byte packet headers"),
+        CLI_OPT("gains", 0, CLI_INTS, a->gains, "LIST", "WGT gains in band order (default: derived for PSNR)",
+                .lo = 0, .hi = 255, .max_items = XS_MAX_BANDS, .count = &a->ngains),
+        CLI_OPT("priorities", 0, CLI_INTS, a->prios, "LIST", "WGT priorities in band order, one per gain", .lo = 0,
+                .hi = 255, .max_items = XS_MAX_BANDS, .count = &a->nprios),
+        CLI_OPT("profile", 0, CLI_CALL, c, "P",
+                "unrestricted (default), light422.10, main422.10, main444.12,\n"
+                "high444.12: checked, and signalled with a derived level",
+                .call = parse_profile),
+        CLI_OPT("plev", 0, CLI_INT, &plev, "0xNNNN", "Plev to write instead of the derived one", .lo = 0,
+                .hi = 0xffff),
+        CLI_HEAD("engine:"),
+        CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference encoder (default)", .value = 0),
+        CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL, "the CUDA encoder (same bytes)", .value = 1),
+        CLI_OPT("codec", 0, CLI_CHOICE, &codec, "xs|bpc", "JPEG XS (default) or BPC-PaCo", .choices = "xs|bpc"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "encode", .synopsis = "IN -o OUT.jxs --bpp B [options]", .about = about,
+                             .options = options, .input = &a->in};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r)
+        return r;
+    c->target_bytes = (size_t)a->bytes;
     if (!a->in) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     if (!a->out) {
         cli_error(a->in, "no output: give -o OUT.jxs");
         return 2;
     }
-    if (gains != prios) {
-        cli_error("--gains", "%d gains but %d priorities", gains, prios);
+    if (a->ngains != a->nprios) {
+        cli_error("--gains", "%d gains but %d priorities", a->ngains, a->nprios);
         return 2;
     }
-    if (gains) {
-        c->nbands = gains;
-        memcpy(c->priority, prio, (size_t)gains);
+    for (int k = 0; k < a->ngains; k++) {
+        c->gain[k] = (uint8_t)a->gains[k];
+        c->priority[k] = (uint8_t)a->prios[k];
     }
+    if (a->ngains)
+        c->nbands = a->ngains;
     c->plev = plev;
     if (c->rate_control == XS_RC_FIXED || c->lossless) {
         if (c->bpp > 0 || c->target_bytes) {
@@ -480,17 +324,17 @@ int cmd_encode(int argc, char **argv)
         fmt == IMGIO_FORMAT_YUV && (!strcmp(a.sampling, "4444") || !strcmp(a.sampling, "4:4:4:4"));
     imgio_reader *rd = NULL;
     raw4_reader r4 = {0};
-    if (fmt == IMGIO_FORMAT_YUV && (!a.width || !a.height)) {
+    if (fmt == IMGIO_FORMAT_YUV && (!a.size[0] || !a.size[1])) {
         cli_error(a.in, "a .yuv input needs --size WxH (and --sampling, --depth)");
         return 2;
     }
     if (four) {
         r4.f = strcmp(a.in, "-") ? fopen(a.in, "rb") : stdin;
-        r4.w = a.width;
-        r4.h = a.height;
+        r4.w = a.size[0];
+        r4.h = a.size[1];
         r4.depth = a.depth;
-        r4.buf = malloc((size_t)a.width * a.height * 4 * sizeof *r4.buf);
-        r4.bytes = malloc((size_t)a.width * a.height * 2);
+        r4.buf = malloc((size_t)a.size[0] * a.size[1] * 4 * sizeof *r4.buf);
+        r4.bytes = malloc((size_t)a.size[0] * a.size[1] * 2);
         if (!r4.f || !r4.buf || !r4.bytes) {
             cli_error(a.in, "%s", r4.f ? "out of memory" : strerror(errno));
             if (r4.f && r4.f != stdin)
@@ -503,7 +347,7 @@ int cmd_encode(int argc, char **argv)
         imgio_raw_layout raw;
         const char *samp = !strcmp(a.sampling, "400") ? "mono" : a.sampling;
         if (fmt == IMGIO_FORMAT_YUV &&
-            imgio_raw_layout_make(&raw, samp, a.width, a.height, a.depth, &err) != XSF_OK) {
+            imgio_raw_layout_make(&raw, samp, a.size[0], a.size[1], a.depth, &err) != XSF_OK) {
             cli_error("--sampling", "%s", err.msg);
             return 2;
         }

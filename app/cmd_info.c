@@ -18,17 +18,9 @@
 #endif
 #endif
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: xsflow info IN.jxs [--all] [-v]\n"
-               "\n"
-               "Prints what the headers of the first codestream say and how many codestreams\n"
-               "(frames) the file holds; frames whose headers differ from the first are listed.\n"
-               "\n"
-               "options:\n"
-               "  --all          print every frame in full\n"
-               "  -v, --verbose  also print the weights table (gain and priority per band)\n");
-}
+static const char about[] =
+    "Prints what the headers of the first codestream say and how many codestreams\n"
+    "(frames) the file holds; frames whose headers differ from the first are listed.\n";
 
 static const char *cpih_name(unsigned cpih)
 {
@@ -40,9 +32,12 @@ static const char *cpih_name(unsigned cpih)
     return "reserved";
 }
 
-static void print_frame(const xs_header *h, const xs_layout *l, unsigned long frame, size_t offset,
+static void print_frame(const xs_header *h, size_t bytes, unsigned long frame, size_t offset,
                         int verbose, const char *plev_warning)
 {
+    /* 21122-1: slices of Hsl rows of precincts 2^NLy lines high (the walk found them all). */
+    const size_t rows = ((size_t)h->hf + (1u << h->nly) - 1) >> h->nly;
+    const size_t nslices = h->hsl ? (rows + h->hsl - 1) / h->hsl : 0;
     int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
     int depth_same = 1;
     for (int c = 0; c < h->nc; c++) {
@@ -51,7 +46,7 @@ static void print_frame(const xs_header *h, const xs_layout *l, unsigned long fr
         depth_same &= h->depth[c] == h->depth[0];
     }
     printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset,
-           offset + l->codestream_bytes - 1, l->codestream_bytes);
+           offset + bytes - 1, bytes);
     printf("  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc,
            h->nc == 1 ? "" : "s", imgio_sampling_name(h->nc, sx, sy));
     if (depth_same)
@@ -71,8 +66,8 @@ static void print_frame(const xs_header *h, const xs_layout *l, unsigned long fr
         printf("  size          Lcod %u bytes, ", h->lcod);
     else
         printf("  size          Lcod 0 (not signalled), ");
-    printf("headers %zu bytes\n", l->header_bytes);
-    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", l->nslices, h->hsl,
+    printf("headers %zu bytes\n", h->header_bytes);
+    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", nslices, h->hsl,
            h->hsl == 1 ? "" : "s");
     printf("  precincts     %u lines high (2^NLy), ", 1u << h->nly);
     if (h->cw)
@@ -140,26 +135,21 @@ int cmd_info(int argc, char **argv)
 #endif
     const char *in = NULL;
     int all = 0, verbose = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(argv[i], "--all")) {
-            all = 1;
-        } else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-            verbose = 1;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            cli_error(argv[i], "unknown option of 'xsflow info' (see --help)");
-            return 2;
-        } else if (!in) {
-            in = argv[i];
-        } else {
-            cli_error(argv[i], "one input only (see --help)");
-            return 2;
-        }
-    }
+    const cli_option options[] = {
+        CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
+        CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL,
+                "also print the weights table (gain and priority per band)"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "info",
+                             .synopsis = "IN.jxs [--all] [-v]",
+                             .about = about,
+                             .options = options,
+                             .input = &in};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
     if (!in) {
-        usage(stderr);
+        cli_usage(&cmd, stderr);
         return 2;
     }
     uint8_t *data;
@@ -182,12 +172,9 @@ int cmd_info(int argc, char **argv)
     int status = 0;
     while (off < len) {
         xs_header h;
-        xs_layout layout;
-        memset(&layout, 0, sizeof layout);
+        size_t bytes = 0;
         xsf_error_clear(&err);
-        xsf_status st = xs_parse_header(data + off, len - off, &h, &err);
-        if (st == XSF_OK)
-            st = xs_scan_layout(data + off, len - off, &layout, &err);
+        const xsf_status st = xs_jxs_next(data, len, off, &bytes, &h, &err);
         if (st != XSF_OK) {
             fflush(stdout);
             if (frame == 0)
@@ -195,7 +182,6 @@ int cmd_info(int argc, char **argv)
             else
                 cli_error(in, "frame %lu (file byte %zu): %s", frame, off,
                           err.msg[0] ? err.msg : xsf_status_name(st));
-            xs_layout_free(&layout);
             status = 1;
             break;
         }
@@ -209,19 +195,18 @@ int cmd_info(int argc, char **argv)
         xsf_error perr;
         xsf_error_clear(&perr);
         const int plev_bad = h.plev && xs_plev_check(h.ppih, h.plev, h.wf, h.hf, h.cpih,
-                                                     layout.codestream_bytes, &perr) != XSF_OK;
+                                                     bytes, &perr) != XSF_OK;
         if (plev_bad && plev_warnings++ == 0)
             snprintf(first_warning, sizeof first_warning, "frame %lu: %s", frame, perr.msg);
         if (frame == 0 || all) {
-            print_frame(&h, &layout, frame, off, verbose, plev_bad ? perr.msg : NULL);
+            print_frame(&h, bytes, frame, off, verbose, plev_bad ? perr.msg : NULL);
         } else if (!same_headers(&h, &first)) {
             differing++;
             printf("frame %lu: file bytes %zu..%zu, headers differ from frame 0: %ux%u, %u "
                    "components, NLx %u, NLy %u (--all prints them)\n",
-                   frame, off, off + layout.codestream_bytes - 1, h.wf, h.hf, h.nc, h.nlx, h.nly);
+                   frame, off, off + bytes - 1, h.wf, h.hf, h.nc, h.nlx, h.nly);
         }
-        off += layout.codestream_bytes;
-        xs_layout_free(&layout);
+        off += bytes;
         frame++;
     }
     if (status == 0) {

@@ -15,45 +15,15 @@
 #include "nmos.h"
 #include "pipeline.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: xsflow node [options]\n"
-            "\n"
-            "Runs an AMWA NMOS node: the IS-04 v1.3 Node API and the IS-05 v1.1 Connection API\n"
-            "on http://HOST:PORT/x-nmos/. The node has one JPEG XS receiver (video/jxsv) per\n"
-            "decoding slot and one sender per --sender; a controller connects a receiver by\n"
-            "PATCHing its staged parameters (with the sender's SDP as transport_file) and\n"
-            "activating them: the stream then joins the running decoder, alone, without\n"
-            "disturbing the others; deactivating stops it. The node registers with a registry\n"
-            "(--registry, or one found through DNS-SD) and sends heartbeats; with --p2p it\n"
-            "advertises itself through DNS-SD (_nmos-node._tcp) for peer-to-peer control.\n"
-            "\n"
-            "options:\n"
-            "  --host ADDR           address to serve and advertise (default 127.0.0.1)\n"
-            "  --port N              HTTP port (default 8080; 0: any free port, printed)\n"
-            "  --label TEXT          the node's label (default xsflow)\n"
-            "  --seed TEXT           the ids derive from it (default: host name, address, port)\n"
-            "  --receivers N         decoding slots, one receiver each (default 4, at most %d)\n"
-            "  --sender FILE.sdp     a stream this machine sends (e.g. xsflow send --sdp): a\n"
-            "                        source, flow and sender; repeatable (at most %d)\n"
-            "  --send CLIP.jxs       the node sends the last --sender's stream itself: this\n"
-            "                        clip in a loop, where and when IS-05 activates it (each\n"
-            "                        frame in one burst: no ST 2110-21 pacing)\n"
-            "  -o, --output OUT      where received pictures go: null (default: decode, drop),\n"
-            "                        or a path with %%u for the receiver number (from 0), ending\n"
-            "                        .yuv, .y4m or .jxs; each activation starts its file anew\n"
-            "  --registry URL        register with this registry (http://HOST:PORT)\n"
-            "  --discover            find a registry through DNS-SD (_nmos-register._tcp)\n"
-            "  --domain NAME         unicast DNS-SD in this domain (default: mDNS, .local)\n"
-            "  --p2p                 advertise _nmos-node._tcp (peer-to-peer, no registry)\n"
-            "  --heartbeat S         seconds between heartbeats (default 5)\n"
-            "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
-            "  --threads N           CPU decoder threads (default: one per core)\n"
-            "  --duration S          stop after S seconds (default: at SIGINT or SIGTERM)\n"
-            "  -q, --quiet           print only the address, the ids and errors\n",
-            NMOS_MAX_RECEIVERS, NMOS_MAX_SENDERS);
-}
+static const char about[] =
+    "Runs an AMWA NMOS node: the IS-04 v1.3 Node API and the IS-05 v1.1 Connection API\n"
+    "on http://HOST:PORT/x-nmos/. The node has one JPEG XS receiver (video/jxsv) per\n"
+    "decoding slot and one sender per --sender; a controller connects a receiver by\n"
+    "PATCHing its staged parameters (with the sender's SDP as transport_file) and\n"
+    "activating them: the stream then joins the running decoder, alone, without\n"
+    "disturbing the others; deactivating stops it. The node registers with a registry\n"
+    "(--registry, or one found through DNS-SD) and sends heartbeats; with --p2p it\n"
+    "advertises itself through DNS-SD (_nmos-node._tcp) for peer-to-peer control.\n";
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
@@ -72,95 +42,78 @@ typedef struct node_args {
     int quiet;
 } node_args;
 
+static int add_sender(void *ctx, const cli_option *o, const char *v)
+{
+    node_args *a = ctx;
+    (void)o;
+    if (a->nc.nsenders == NMOS_MAX_SENDERS) {
+        cli_error("--sender", "at most %d senders", NMOS_MAX_SENDERS);
+        return 2;
+    }
+    a->sender_paths[a->nc.nsenders++] = v;
+    return 0;
+}
+
+static int add_clip(void *ctx, const cli_option *o, const char *v)
+{
+    node_args *a = ctx;
+    (void)o;
+    if (!a->nc.nsenders || a->clip_paths[a->nc.nsenders - 1]) {
+        cli_error("--send", "give the stream's --sender FILE.sdp first (one clip each)");
+        return 2;
+    }
+    a->clip_paths[a->nc.nsenders - 1] = v;
+    a->nc.senders[a->nc.nsenders - 1].controlled = 1;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, node_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->nc.port = 8080;
+    int port = 8080;
     a->nc.receivers = 4;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v = NULL;
-        long n;
-#define NUMBER(lo, hi)                                                                             \
-    do {                                                                                           \
-        CLI_VALUE();                                                                                   \
-        if (cli_parse_long(v, lo, hi, &n)) {                                                       \
-            cli_error(arg, "'%s' is not a number from %ld to %ld", v, (long)(lo), (long)(hi));     \
-            return 2;                                                                              \
-        }                                                                                          \
-    } while (0)
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "--host")) {
-            CLI_VALUE();
-            a->nc.host = v;
-        } else if (!strcmp(arg, "--port")) {
-            NUMBER(0, 65535);
-            a->nc.port = (uint16_t)n;
-        } else if (!strcmp(arg, "--label")) {
-            CLI_VALUE();
-            a->nc.label = v;
-        } else if (!strcmp(arg, "--seed")) {
-            CLI_VALUE();
-            a->nc.seed = v;
-        } else if (!strcmp(arg, "--receivers")) {
-            NUMBER(0, NMOS_MAX_RECEIVERS);
-            a->nc.receivers = (unsigned)n;
-        } else if (!strcmp(arg, "--sender")) {
-            CLI_VALUE();
-            if (a->nc.nsenders == NMOS_MAX_SENDERS) {
-                cli_error(arg, "at most %d senders", NMOS_MAX_SENDERS);
-                return 2;
-            }
-            a->sender_paths[a->nc.nsenders++] = v;
-        } else if (!strcmp(arg, "--send")) {
-            CLI_VALUE();
-            if (!a->nc.nsenders || a->clip_paths[a->nc.nsenders - 1]) {
-                cli_error(arg, "give the stream's --sender FILE.sdp first (one clip each)");
-                return 2;
-            }
-            a->clip_paths[a->nc.nsenders - 1] = v;
-            a->nc.senders[a->nc.nsenders - 1].controlled = 1;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            CLI_VALUE();
-            a->output = v;
-        } else if (!strcmp(arg, "--registry")) {
-            CLI_VALUE();
-            a->nc.registry_url = v;
-        } else if (!strcmp(arg, "--discover")) {
-            a->nc.discover = 1;
-        } else if (!strcmp(arg, "--domain")) {
-            CLI_VALUE();
-            a->nc.dnssd_domain = v;
-        } else if (!strcmp(arg, "--p2p")) {
-            a->nc.p2p = 1;
-        } else if (!strcmp(arg, "--heartbeat") || !strcmp(arg, "--duration")) {
-            CLI_VALUE();
-            char *end;
-            const double x = strtod(v, &end);
-            if (!*v || *end || x <= 0 || x > 1e7) {
-                cli_error(arg, "'%s' is not a positive number of seconds", v);
-                return 2;
-            }
-            if (!strcmp(arg, "--heartbeat"))
-                a->nc.heartbeat_s = x;
-            else
-                a->duration = x;
-        } else if (!strcmp(arg, "--cpu")) {
-            a->pl.engine = PL_ENGINE_CPU;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->pl.engine = PL_ENGINE_GPU;
-        } else if (!strcmp(arg, "--threads")) {
-            NUMBER(1, 1024);
-            a->pl.cpu_threads = (unsigned)n;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else {
-            cli_error(arg, "unknown option of 'xsflow node' (see --help)");
-            return 2;
-        }
-#undef NUMBER
-    }
+    const cli_option options[] = {
+        CLI_OPT("host", 0, CLI_STRING, &a->nc.host, "ADDR", "address to serve and advertise (default 127.0.0.1)"),
+        CLI_OPT("port", 0, CLI_INT, &port, "N", "HTTP port (default 8080; 0: any free port, printed)", .lo = 0,
+                .hi = 65535),
+        CLI_OPT("label", 0, CLI_STRING, &a->nc.label, "TEXT", "the node's label (default xsflow)"),
+        CLI_OPT("seed", 0, CLI_STRING, &a->nc.seed, "TEXT", "the ids derive from it (default: host name, address, port)"),
+        CLI_OPT("receivers", 0, CLI_INT, &a->nc.receivers, "N",
+                "decoding slots, one receiver each (default 4, at most " CLI_STR(NMOS_MAX_RECEIVERS) ")", .lo = 0,
+                .hi = NMOS_MAX_RECEIVERS),
+        CLI_OPT("sender", 0, CLI_CALL, NULL, "FILE.sdp",
+                "a stream this machine sends (e.g. xsflow send --sdp): a\n"
+                "source, flow and sender; repeatable (at most " CLI_STR(NMOS_MAX_SENDERS) ")",
+                .call = add_sender),
+        CLI_OPT("send", 0, CLI_CALL, NULL, "CLIP.jxs",
+                "the node sends the last --sender's stream itself: this\n"
+                "clip in a loop, where and when IS-05 activates it (each\n"
+                "frame in one burst: no ST 2110-21 pacing)",
+                .call = add_clip),
+        CLI_OPT("output", 'o', CLI_STRING, &a->output, "OUT",
+                "where received pictures go: null (default: decode, drop),\n"
+                "or a path with %u for the receiver number (from 0), ending\n"
+                ".yuv, .y4m or .jxs; each activation starts its file anew"),
+        CLI_OPT("registry", 0, CLI_STRING, &a->nc.registry_url, "URL", "register with this registry (http://HOST:PORT)"),
+        CLI_OPT("discover", 0, CLI_FLAG, &a->nc.discover, NULL, "find a registry through DNS-SD (_nmos-register._tcp)"),
+        CLI_OPT("domain", 0, CLI_STRING, &a->nc.dnssd_domain, "NAME", "unicast DNS-SD in this domain (default: mDNS, .local)"),
+        CLI_OPT("p2p", 0, CLI_FLAG, &a->nc.p2p, NULL, "advertise _nmos-node._tcp (peer-to-peer, no registry)"),
+        CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->nc.heartbeat_s, "S", "seconds between heartbeats (default 5)", .lo = 0,
+                .hi = 1e7, .flags = CLI_ABOVE_LO),
+        CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
+                .value = PL_ENGINE_GPU),
+        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
+                .lo = 1, .hi = 1024),
+        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds (default: at SIGINT or SIGTERM)",
+                .lo = 0, .hi = 1e7, .flags = CLI_ABOVE_LO),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print only the address, the ids and errors"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "node", .synopsis = "[options]", .about = about, .options = options, .ctx = a};
+    const int r = cli_parse(&cmd, argc, argv);
+    if (r)
+        return r;
+    a->nc.port = (uint16_t)port;
     if (a->nc.registry_url && a->nc.discover) {
         cli_error("--discover", "give --registry URL or --discover, not both");
         return 2;

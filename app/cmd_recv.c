@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* sigaction, nanosleep */
 
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,98 +21,32 @@
 #include "pipeline.h"
 #include "rtp.h"
 
-static void usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: xsflow recv SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]\n"
-        "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
-        "\n"
-        "Receives ST 2110-22 streams (RTP, RFC 9134 payload, JPEG XS), each on a thread of its\n"
-        "own, and decodes them on the GPU (or, without one, on every CPU core), each to its own\n"
-        "OUT: OUT.jxs gets the codestreams (nothing is decoded); OUT.yuv and OUT.y4m the decoded\n"
-        "pictures, in order; 'null' decodes into host memory and writes nothing, 'null:device'\n"
-        "leaves the pictures in GPU memory; 'md5:FILE' writes a line a picture: its index, RTP\n"
-        "timestamp and the MD5 of the picture in .yuv layout (for tests against the C decoder).\n"
-        "Frames with a missing packet are dropped and\n"
-        "counted; when the decoder falls behind a live stream, the oldest waiting frame is\n"
-        "dropped and counted (captures are read no faster than they decode). Statistics go\n"
-        "to standard error once a second, per stream.\n"
-        "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join); after\n"
-        "--pcap or --capture it selects packets.\n"
-        "\n"
-        "stream options (between a SOURCE and its -o):\n"
-        "  -o, --output OUT      .jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\n"
-        "                        output)\n"
-        "  --format F            jxs, yuv or y4m (default: OUT's extension)\n"
-        "  --filter BPF          capture filter (default: udp, and the address and port)\n"
-        "  --source ADDR         accept this sender only: a source-specific multicast join, or\n"
-        "                        with unicast every other sender's datagrams dropped (counted)\n"
-        "  --iface NAME          interface to join the group on\n"
-        "  --pt N                accept this payload type only (default: the SDP's, or any)\n"
-        "  --ssrc N              accept this SSRC only (default: the first to send 4 packets in\n"
-        "                        sequence; another once it has been silent for 1 s)\n"
-        "  --fps N[/D]           Y4M frame rate (default: the SDP's, or 25)\n"
-        "  --packets FILE        one CSV line per packet: its RTP and RFC 9134 header fields\n"
-        "options:\n"
-        "  --frames N            stop each stream after N whole frames\n"
-        "  --duration S          stop after S seconds\n"
-        "  --timeout S           stop a stream after S seconds without a packet (default 5; 0: "
-        "never)\n"
-        "  --reorder N           reorder window in packets (default 512)\n"
-        "  --reorder-ms MS       give up on a missing packet after MS ms (default 20)\n"
-        "  --rcvbuf BYTES        socket receive buffer (default 32 MiB)\n"
-        "  --no-gro              take datagrams one by one from the kernel (default: UDP GRO,\n"
-        "                        bursts of a sender with GSO in one buffer, cut apart here)\n"
-        "  --max-frame-bytes N   the largest codestream a frame may hold (default: the bound of\n"
-        "                        the SDP's picture, else 64 MiB); larger frames are dropped\n"
-        "                        (counted as too large)\n"
-        "  --cpu | --gpu         decode on the CPU / on the GPU (default: GPU where usable)\n"
-        "  --gpus LIST           GPUs to use, e.g. 0,1 (default: all visible); streams are spread\n"
-        "  --contexts N          decoder contexts per GPU (default 3; with --slices, streams + 2)\n"
-        "  --gpu-sync W          how decoder threads wait for the GPU: spin (the lowest latency,\n"
-        "                        a core each while waiting; the default while the decoder\n"
-        "                        contexts are at most a quarter of the cores), block (they\n"
-        "                        sleep; the default with more), yield, or auto (CUDA's choice)\n"
-        "  --slices              sub-frame latency: decode each frame's slices on the GPU as they\n"
-        "                        arrive (progressive streams; the picture is the same). The GPU\n"
-        "                        engine only: refused with --cpu or where no GPU is usable (the\n"
-        "                        CPU engine decodes whole frames)\n"
-        "  --threads N           CPU decoder threads (default: one per core)\n"
-        "  --queue N             frames per stream in flight (default: 2 x decoders + 4, at least "
-        "16)\n"
-        "  --pinned MIB          GPU: host memory pinned at start for frames and pictures; what\n"
-        "                        does not fit is pinned as it is used, in the background\n"
-        "                        (default: 96 MiB a stream + 256 MiB; 0: none)\n"
-        "  --copy-threads N      .pcap files: threads copying payloads into frames while the\n"
-        "                        receiving thread reads headers (default: cores - 2, at most 4;\n"
-        "                        0: the receiving thread copies)\n"
-        "  --stats-json FILE     the figures per stream as JSON, rewritten once a second\n"
-        "                        (whole, by rename) and at the end\n"
-        "  --frame-log FILE      one CSV line per frame delivered: its stage times (first and\n"
-        "                        last packet, queued, decode start, device and host picture\n"
-        "                        ready, delivered; ns on one clock), every stream in one file\n"
-        "  --warmup S            latencies leave out the first S seconds (start-up)\n"
-        "  --display             show the streams in a window (one tile each, a multiviewer)\n"
-        "                        instead of writing them (no -o then); keys: space pause,\n"
-        "                        f fullscreen, s screenshot, i statistics overlay, q quit\n"
-        "  --delay MS            playout delay after the stream's RTP clock (default 40)\n"
-        "  --no-vsync            show pictures as they come, not at their time\n"
-        "  --convert WHERE       auto (default), shader (OpenGL) or cuda: where pictures become RGB\n"
-        "  --colour C            601, 709 or 2020[,full|narrow] (default: the SDP's, or 709)\n"
-        "  --headless OUT.ppm    render offscreen (EGL) and write the last picture shown\n"
-        "  -q, --quiet           print only the final statistics (and errors)\n"
-        "\n"
-        "Memory: each stream holds at most FRAMES x F + F + R bytes, whatever its senders\n"
-        "send: FRAMES frames (--queue), each codestream at most F = --max-frame-bytes (x 2 for\n"
-        "an interlaced frame), one more F where a sender sends out of order (T=0), and R the\n"
-        "reorder window, probation store and tables (about 10 MiB with the defaults). The\n"
-        "figure is printed per stream. With an SDP, F defaults to the bound of a\n"
-        "JPEG XS codestream of its picture: 6 bytes a sample + 256 KiB (samples: width x\n"
-        "height x 2 for 4:2:2, x 1.5 for 4:2:0, x 3 for 4:4:4/RGB). A frame is also held to\n"
-        "the bound of its own picture header (or its Lcod). SECURITY.md says what the\n"
-        "receiver trusts.\n");
-}
+static const char about[] =
+    "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
+    "\n"
+    "Receives ST 2110-22 streams (RTP, RFC 9134 payload, JPEG XS), each on a thread of its\n"
+    "own, and decodes them on the GPU (or, without one, on every CPU core), each to its own\n"
+    "OUT: OUT.jxs gets the codestreams (nothing is decoded); OUT.yuv and OUT.y4m the decoded\n"
+    "pictures, in order; 'null' decodes into host memory and writes nothing, 'null:device'\n"
+    "leaves the pictures in GPU memory; 'md5:FILE' writes a line a picture: its index, RTP\n"
+    "timestamp and the MD5 of the picture in .yuv layout (for tests against the C decoder).\n"
+    "Frames with a missing packet are dropped and\n"
+    "counted; when the decoder falls behind a live stream, the oldest waiting frame is\n"
+    "dropped and counted (captures are read no faster than they decode). Statistics go\n"
+    "to standard error once a second, per stream.\n"
+    "ADDR:PORT is a unicast or multicast address, IPv4 or [IPv6], to bind (and join); after\n"
+    "--pcap or --capture it selects packets.\n";
+
+static const char epilogue[] =
+    "Memory: each stream holds at most FRAMES x F + F + R bytes, whatever its senders\n"
+    "send: FRAMES frames (--queue), each codestream at most F = --max-frame-bytes (x 2 for\n"
+    "an interlaced frame), one more F where a sender sends out of order (T=0), and R the\n"
+    "reorder window, probation store and tables (about 10 MiB with the defaults). The\n"
+    "figure is printed per stream. With an SDP, F defaults to the bound of a\n"
+    "JPEG XS codestream of its picture: 6 bytes a sample + 256 KiB (samples: width x\n"
+    "height x 2 for 4:2:2, x 1.5 for 4:2:0, x 3 for 4:4:4/RGB). A frame is also held to\n"
+    "the bound of its own picture header (or its Lcod). SECURITY.md says what the\n"
+    "receiver trusts.\n";
 
 #define MAX_STREAMS PL_MAX_STREAMS
 /* The default pinned reserve (--pinned): a UHD 4:2:2 3 bpp stream's 16 frames at 1.5 x its
@@ -134,16 +69,17 @@ typedef struct stream_args {
     out_kind kind;
     int kind_given;
     long pt;
-    unsigned long ssrc;
+    uint64_t ssrc;
     int ssrc_given;
-    unsigned fps_num, fps_den;
+    xsf_rate fps; /* num 0: the SDP's, or 25 */
 } stream_args;
 
 typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
-    long frames, reorder, reorder_ms, rcvbuf, queue;
-    size_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
+    long frames, reorder, reorder_ms, queue;
+    uint64_t rcvbuf;
+    uint64_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
     long copy_threads;      /* -1: not given (the source's choice) */
     double duration, timeout, warmup;
     int quiet, no_gro, slices;
@@ -152,9 +88,9 @@ typedef struct recv_args {
     long pinned_mib; /* -1: not given */
     int gpu_sync_given;
     pl_config pl;
-    int display, no_vsync, colour_given;
+    int display, no_vsync;
     long delay_ms;
-    dsp_colour colour;
+    xsf_colour colour; /* --colour (source XSF_COLOUR_USER), else nothing said */
     dsp_convert convert;
     const char *headless;
 } recv_args;
@@ -164,16 +100,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     interrupted = 1;
-}
-
-static int parse_seconds(const char *s, double *v)
-{
-    char *end;
-    const double x = strtod(s, &end);
-    if (!*s || *end || x < 0 || x > 1e7)
-        return -1;
-    *v = x;
-    return 0;
 }
 
 static int parse_kind(const char *v, out_kind *k)
@@ -207,6 +133,198 @@ static stream_args *current(recv_args *a, int source_token)
     return &a->s[a->n - 1];
 }
 
+/* The stream an option belongs to (cli_command.item); NULL after the error. */
+static void *stream_of(void *ctx, const cli_option *o)
+{
+    stream_args *s = current(ctx, 0);
+    if (!s)
+        cli_error(o->name, "at most %d streams", MAX_STREAMS);
+    return s;
+}
+
+/* --sdp, --pcap, --capture: a stream's source (ADDR:PORT: address()). */
+static int source_option(void *ctx, const cli_option *o, const char *v)
+{
+    recv_args *a = ctx;
+    stream_args *s = current(a, 1);
+    if (!s) {
+        cli_error(o->name, "at most %d streams", MAX_STREAMS);
+        return 2;
+    }
+    if (has_source(s)) {
+        cli_error(o->name, "one source per stream: give -o OUT for the stream before it");
+        return 2;
+    }
+    *(const char **)(void *)((char *)s + (size_t)o->dst) = v;
+    return 0;
+}
+
+static int output_option(void *ctx, const cli_option *o, const char *v)
+{
+    stream_args *s = stream_of(ctx, o);
+    if (!s)
+        return 2;
+    if (s->out) {
+        cli_error("--output", "one output per stream: give the next stream's source first");
+        return 2;
+    }
+    s->out = v;
+    return 0;
+}
+
+static int headless_option(void *ctx, const cli_option *o, const char *v)
+{
+    recv_args *a = ctx;
+    (void)o;
+    a->headless = v;
+    a->display = 1;
+    return 0;
+}
+
+/* ADDR:PORT: a stream's source, or the selector of its capture. */
+static int address(void *ctx, const char *arg)
+{
+    recv_args *a = ctx;
+    stream_args *last = a->n ? &a->s[a->n - 1] : NULL;
+    if (last && !last->out && (last->pcap || last->capture) && !last->addr) {
+        last->addr = arg;
+        return 0;
+    }
+    stream_args *s = current(a, 1);
+    if (!s) {
+        cli_error(arg, "at most %d streams", MAX_STREAMS);
+        return 2;
+    }
+    if (has_source(s)) {
+        cli_error(arg, "one source per stream: give -o OUT for the stream before it");
+        return 2;
+    }
+    s->addr = arg;
+    return 0;
+}
+
+#define AT(field) ((void *)offsetof(stream_args, field))
+#define GIVEN(field) ((int *)offsetof(stream_args, field))
+
+static const int out_kinds[] = {OUT_JXS, OUT_YUV, OUT_Y4M};
+
+/* Each stream's options, then the receiver's. */
+static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
+{
+    const cli_option options[] = {
+        CLI_HEAD("stream options (between a SOURCE and its -o):"),
+        CLI_OPT("sdp", 0, CLI_CALL, AT(sdp), "FILE", "the stream an SDP file describes", .call = source_option),
+        CLI_OPT("pcap", 0, CLI_CALL, AT(pcap), "FILE", "a .pcap or .pcapng capture", .call = source_option),
+        CLI_OPT("capture", 0, CLI_CALL, AT(capture), "IFACE", "a live capture on an interface",
+                .call = source_option),
+        CLI_OPT("output", 'o', CLI_CALL, NULL, "OUT",
+                ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)", .call = output_option),
+        CLI_OPT("format", 0, CLI_CHOICE, AT(kind), "F", "jxs, yuv or y4m (default: OUT's extension)",
+                .choices = "jxs|yuv|y4m", .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
+        CLI_OPT("filter", 0, CLI_STRING, AT(filter), "BPF", "capture filter (default: udp, and the address and port)",
+                .flags = CLI_ITEM),
+        CLI_OPT("source", 0, CLI_STRING, AT(source), "ADDR",
+                "accept this sender only: a source-specific multicast join, or\n"
+                "with unicast every other sender's datagrams dropped (counted)",
+                .flags = CLI_ITEM),
+        CLI_OPT("iface", 0, CLI_STRING, AT(iface), "NAME", "interface to join the group on", .flags = CLI_ITEM),
+        CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N", "accept this payload type only (default: the SDP's, or any)", .lo = 0,
+                .hi = 127, .flags = CLI_ITEM),
+        CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
+                "accept this SSRC only (default: the first to send 4 packets in\n"
+                "sequence; another once it has been silent for 1 s)",
+                .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(ssrc_given)),
+        CLI_OPT("fps", 0, CLI_RATE, AT(fps), "RATE",
+                "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)", .flags = CLI_ITEM),
+        CLI_OPT("packets", 0, CLI_STRING, AT(packets), "FILE",
+                "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
+        CLI_HEAD("options:"),
+        CLI_OPT("frames", 0, CLI_LONG, &a->frames, "N", "stop each stream after N whole frames", .lo = 1,
+                .hi = (double)(1LL << 40)),
+        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds", .lo = 0, .hi = 1e7),
+        CLI_OPT("timeout", 0, CLI_DOUBLE, &a->timeout, "S",
+                "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0, .hi = 1e7),
+        CLI_OPT("reorder", 0, CLI_LONG, &a->reorder, "N", "reorder window in packets (default 512)", .lo = 1,
+                .hi = 65536),
+        CLI_OPT("reorder-ms", 0, CLI_LONG, &a->reorder_ms, "MS", "give up on a missing packet after MS ms (default 20)",
+                .lo = 0, .hi = 10000),
+        CLI_OPT("rcvbuf", 0, CLI_BYTES, &a->rcvbuf, "BYTES", "socket receive buffer, e.g. 64M (default 32 MiB)",
+                .lo = 0, .hi = (double)(1ULL << 31)),
+        CLI_OPT("no-gro", 0, CLI_FLAG, &a->no_gro, NULL,
+                "take datagrams one by one from the kernel (default: UDP GRO,\n"
+                "bursts of a sender with GSO in one buffer, cut apart here)"),
+        CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &a->max_frame_bytes, "N",
+                "the largest codestream a frame may hold (default: the bound of\n"
+                "the SDP's picture, else 64 MiB); larger frames are dropped\n"
+                "(counted as too large)",
+                .lo = 4096, .hi = (double)(1ULL << 32)),
+        CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
+                .value = PL_ENGINE_GPU),
+        CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible); streams are spread",
+                .lo = 0, .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
+        CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N",
+                "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1, .hi = 64),
+        CLI_OPT("gpu-sync", 0, CLI_CHOICE, &a->pl.gpu_sync, "W",
+                "how decoder threads wait for the GPU: spin (the lowest latency,\n"
+                "a core each while waiting; the default while the decoder\n"
+                "contexts are at most a quarter of the cores), block (they\n"
+                "sleep; the default with more), yield, or auto (CUDA's choice)",
+                .choices = "auto|spin|yield|block", .given = &a->gpu_sync_given),
+        CLI_OPT("slices", 0, CLI_FLAG, &a->slices, NULL,
+                "sub-frame latency: decode each frame's slices on the GPU as they\n"
+                "arrive (progressive streams; the picture is the same). The GPU\n"
+                "engine only: refused with --cpu or where no GPU is usable (the\n"
+                "CPU engine decodes whole frames)"),
+        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
+                .lo = 1, .hi = 1024),
+        CLI_OPT("queue", 0, CLI_LONG, &a->queue, "N",
+                "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2, .hi = 1024),
+        CLI_OPT("pinned", 0, CLI_LONG, &a->pinned_mib, "MIB",
+                "GPU: host memory pinned at start for frames and pictures; what\n"
+                "does not fit is pinned as it is used, in the background\n"
+                "(default: 96 MiB a stream + 256 MiB; 0: none)",
+                .lo = 0, .hi = 1 << 20),
+        CLI_OPT("copy-threads", 0, CLI_LONG, &a->copy_threads, "N",
+                ".pcap files: threads copying payloads into frames while the\n"
+                "receiving thread reads headers (default: cores - 2, at most 4;\n"
+                "0: the receiving thread copies)",
+                .lo = 0, .hi = 64),
+        CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
+                "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and at the end"),
+        CLI_OPT("frame-log", 0, CLI_STRING, &a->frame_log, "FILE",
+                "one CSV line per frame delivered: its stage times (first and\n"
+                "last packet, queued, decode start, device and host picture\n"
+                "ready, delivered; ns on one clock), every stream in one file"),
+        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->warmup, "S", "latencies leave out the first S seconds (start-up)",
+                .lo = 0, .hi = 1e7),
+        CLI_OPT("display", 0, CLI_FLAG, &a->display, NULL,
+                "show the streams in a window (one tile each, a multiviewer)\n"
+                "instead of writing them (no -o then); keys: space pause,\n"
+                "f fullscreen, s screenshot, i statistics overlay, q quit"),
+        CLI_OPT("delay", 0, CLI_LONG, &a->delay_ms, "MS", "playout delay after the stream's RTP clock (default 40)",
+                .lo = 0, .hi = 10000),
+        CLI_OPT("no-vsync", 0, CLI_FLAG, &a->no_vsync, NULL, "show pictures as they come, not at their time"),
+        CLI_OPT("convert", 0, CLI_CHOICE, &a->convert, "WHERE",
+                "auto (default), shader (OpenGL) or cuda: where pictures become RGB", .choices = "auto|shader|cuda"),
+        CLI_OPT("colour", 0, CLI_COLOUR, &a->colour, "C",
+                "what the components are: " XSF_COLOUR_WORDS ";\n"
+                "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
+                "or rgb for RCT codestreams; the same picture as decode's .ppm"),
+        CLI_OPT("color", 0, CLI_COLOUR, &a->colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm", "render offscreen (EGL) and write the last picture shown",
+                .call = headless_option),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print only the final statistics (and errors)"),
+        CLI_TABLE_END};
+    cmd->options = options;
+    const int r = cli_parse(cmd, argc, argv);
+    if (!r && a->n == 0) {
+        cli_usage(cmd, stderr);
+        return 2;
+    }
+    return r;
+}
+
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -217,215 +335,12 @@ static int parse_args(int argc, char **argv, recv_args *a)
     a->reorder = 512;
     a->reorder_ms = 20;
     a->copy_threads = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i], *v = NULL;
-        long n;
-#define STREAM(tok)                                                                                \
-    stream_args *s = current(a, tok);                                                              \
-    if (!s) {                                                                                      \
-        cli_error(arg, "at most %d streams", MAX_STREAMS);                                         \
-        return 2;                                                                                  \
-    }
-#define COUNT(lo, hi, dst)                                                                         \
-    do {                                                                                           \
-        CLI_VALUE();                                                                                   \
-        if (cli_parse_long(v, lo, hi, &n)) {                                                       \
-            cli_error(arg, "'%s' is not a number from %ld to %ld", v, (long)(lo), (long)(hi));     \
-            return 2;                                                                              \
-        }                                                                                          \
-        dst = n;                                                                                   \
-    } while (0)
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(arg, "--sdp") || !strcmp(arg, "--pcap") || !strcmp(arg, "--capture")) {
-            CLI_VALUE();
-            STREAM(1);
-            if (has_source(s)) {
-                cli_error(arg, "one source per stream: give -o OUT for the stream before it");
-                return 2;
-            }
-            if (!strcmp(arg, "--sdp"))
-                s->sdp = v;
-            else if (!strcmp(arg, "--pcap"))
-                s->pcap = v;
-            else
-                s->capture = v;
-        } else if (!strcmp(arg, "-o") || !strcmp(arg, "--output")) {
-            CLI_VALUE();
-            STREAM(0);
-            if (s->out) {
-                cli_error(arg, "one output per stream: give the next stream's source first");
-                return 2;
-            }
-            s->out = v;
-        } else if (!strcmp(arg, "--format")) {
-            CLI_VALUE();
-            STREAM(0);
-            if (parse_kind(v, &s->kind)) {
-                cli_error(arg, "'%s' is not jxs, yuv or y4m", v);
-                return 2;
-            }
-            s->kind_given = 1;
-        } else if (!strcmp(arg, "--filter") || !strcmp(arg, "--source") ||
-                   !strcmp(arg, "--iface") || !strcmp(arg, "--packets")) {
-            CLI_VALUE();
-            STREAM(0);
-            if (!strcmp(arg, "--filter"))
-                s->filter = v;
-            else if (!strcmp(arg, "--source"))
-                s->source = v;
-            else if (!strcmp(arg, "--iface"))
-                s->iface = v;
-            else
-                s->packets = v;
-        } else if (!strcmp(arg, "--pt")) {
-            STREAM(0);
-            COUNT(0, 127, s->pt);
-        } else if (!strcmp(arg, "--ssrc")) {
-            CLI_VALUE();
-            STREAM(0);
-            char *end;
-            const unsigned long long x = strtoull(v, &end, 0);
-            if (!*v || *end || x > 0xffffffffull) {
-                cli_error(arg, "'%s' is not a 32-bit SSRC", v);
-                return 2;
-            }
-            s->ssrc = (unsigned long)x;
-            s->ssrc_given = 1;
-        } else if (!strcmp(arg, "--fps")) {
-            CLI_VALUE();
-            STREAM(0);
-            char buf[64];
-            snprintf(buf, sizeof buf, "%s", v);
-            char *slash = strchr(buf, '/');
-            long num, den = 1;
-            if (slash)
-                *slash = '\0';
-            if (cli_parse_long(buf, 1, 1000000, &num) ||
-                (slash && cli_parse_long(slash + 1, 1, 1000000, &den))) {
-                cli_error(arg, "'%s' is not a rate N or N/D", v);
-                return 2;
-            }
-            s->fps_num = (unsigned)num;
-            s->fps_den = (unsigned)den;
-        } else if (!strcmp(arg, "--frames")) {
-            COUNT(1, 1L << 40, a->frames);
-        } else if (!strcmp(arg, "--reorder")) {
-            COUNT(1, 65536, a->reorder);
-        } else if (!strcmp(arg, "--reorder-ms")) {
-            COUNT(0, 10000, a->reorder_ms);
-        } else if (!strcmp(arg, "--no-gro")) {
-            a->no_gro = 1;
-        } else if (!strcmp(arg, "--rcvbuf")) {
-            COUNT(0, 1L << 31, a->rcvbuf);
-        } else if (!strcmp(arg, "--max-frame-bytes")) {
-            long mfb;
-            COUNT(4096, 1L << 32, mfb);
-            a->max_frame_bytes = (size_t)mfb;
-        } else if (!strcmp(arg, "--queue")) {
-            COUNT(2, 1024, a->queue);
-        } else if (!strcmp(arg, "--pinned")) {
-            COUNT(0, 1 << 20, a->pinned_mib);
-        } else if (!strcmp(arg, "--copy-threads")) {
-            COUNT(0, 64, a->copy_threads);
-        } else if (!strcmp(arg, "--duration") || !strcmp(arg, "--timeout")) {
-            CLI_VALUE();
-            if (parse_seconds(v, !strcmp(arg, "--duration") ? &a->duration : &a->timeout)) {
-                cli_error(arg, "'%s' is not a number of seconds", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--cpu")) {
-            a->pl.engine = PL_ENGINE_CPU;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->pl.engine = PL_ENGINE_GPU;
-        } else if (!strcmp(arg, "--gpus")) {
-            CLI_VALUE();
-            if (cli_parse_gpus(v, a->pl.gpus, PL_MAX_GPUS, &a->pl.ngpus)) {
-                cli_error(arg, "'%s' is not a list of GPU numbers (e.g. 0,1)", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--gpu-sync")) {
-            CLI_VALUE();
-            static const char *const modes[] = {"auto", "spin", "yield", "block"};
-            int m = -1;
-            for (int k = 0; k < 4; k++)
-                if (!strcmp(v, modes[k]))
-                    m = k;
-            if (m < 0) {
-                cli_error(arg, "'%s' is not spin, yield, block or auto", v);
-                return 2;
-            }
-            a->pl.gpu_sync = (pl_gpu_sync)m;
-            a->gpu_sync_given = 1;
-        } else if (!strcmp(arg, "--contexts")) {
-            COUNT(1, 64, a->pl.contexts_per_gpu);
-        } else if (!strcmp(arg, "--threads")) {
-            COUNT(1, 1024, a->pl.cpu_threads);
-        } else if (!strcmp(arg, "--warmup")) {
-            CLI_VALUE();
-            if (parse_seconds(v, &a->warmup)) {
-                cli_error(arg, "'%s' is not a number of seconds", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--slices")) {
-            a->slices = 1;
-        } else if (!strcmp(arg, "--display")) {
-            a->display = 1;
-        } else if (!strcmp(arg, "--no-vsync")) {
-            a->no_vsync = 1;
-        } else if (!strcmp(arg, "--convert")) {
-            CLI_VALUE();
-            if (dsp_convert_parse(v, &a->convert) != XSF_OK) {
-                cli_error(arg, "'%s' is not auto, shader or cuda", v);
-                return 2;
-            }
-        } else if (!strcmp(arg, "--delay")) {
-            COUNT(0, 10000, a->delay_ms);
-        } else if (!strcmp(arg, "--colour") || !strcmp(arg, "--color")) {
-            CLI_VALUE();
-            if (dsp_colour_parse(v, &a->colour) != XSF_OK) {
-                cli_error(arg, "'%s' is not 601, 709, 2020, rgb or gbr, optionally ,full or ,narrow",
-                          v);
-                return 2;
-            }
-            a->colour_given = 1;
-        } else if (!strcmp(arg, "--headless")) {
-            CLI_VALUE();
-            a->headless = v;
-            a->display = 1;
-        } else if (!strcmp(arg, "--stats-json")) {
-            CLI_VALUE();
-            a->stats_json = v;
-        } else if (!strcmp(arg, "--frame-log")) {
-            CLI_VALUE();
-            a->frame_log = v;
-        } else if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet")) {
-            a->quiet = 1;
-        } else if (arg[0] == '-' && arg[1]) {
-            cli_error(arg, "unknown option of 'xsflow recv' (see --help)");
-            return 2;
-        } else {
-            /* ADDR:PORT: a stream's source, or the selector of its capture. */
-            stream_args *last = a->n ? &a->s[a->n - 1] : NULL;
-            if (last && !last->out && (last->pcap || last->capture) && !last->addr) {
-                last->addr = arg;
-            } else {
-                STREAM(1);
-                if (has_source(s)) {
-                    cli_error(arg, "one source per stream: give -o OUT for the stream before it");
-                    return 2;
-                }
-                s->addr = arg;
-            }
-        }
-#undef STREAM
-#undef COUNT
-    }
-    if (a->n == 0) {
-        usage(stderr);
-        return 2;
-    }
+    cli_command cmd = {.name = "recv",
+                       .synopsis = "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
+                       .about = about, .epilogue = epilogue, .positional = address, .item = stream_of, .ctx = a};
+    const int r = parse_options(argc, argv, a, &cmd);
+    if (r)
+        return r;
     /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
      * so --slices there would change nothing but the name of what was measured. */
     if (a->slices && a->pl.engine == PL_ENGINE_CPU) {
@@ -487,8 +402,7 @@ typedef struct stream {
     pl_rtp_source *src;
     pl_rtp_config rc;
     char filter[512];
-    int sdp_colour; /* the SDP named colorimetry/RANGE */
-    dsp_colour colour;
+    xsf_colour colour; /* the SDP's colorimetry/RANGE, else nothing said */
     FILE *plog;
     size_t max_frame_bytes; /* of a field or progressive frame */
     /* the previous once-a-second report */
@@ -519,41 +433,39 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     memset(&addr, 0, sizeof addr);
     memset(&source, 0, sizeof source);
     int have_addr = 0, have_source = 0;
-    long pt = sa->pt;
+    /* The receiver's configuration from the SDP and the options (its bounds are the
+     * library's: rtp_receiver_setup_from_sdp). */
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    ro.payload_type = (int)sa->pt;
+    ro.reorder_packets = (unsigned)a->reorder;
+    ro.reorder_ms = (unsigned)a->reorder_ms;
+    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
+    rtp_sdp sdp;
+    if (sa->sdp && read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
+        cli_error(sa->sdp, "%s", err.msg);
+        return 1;
+    }
+    rtp_receiver_setup rs;
+    if (rtp_receiver_setup_from_sdp(sa->sdp ? &sdp : NULL, &ro, &rs, &err) != XSF_OK) {
+        cli_error(sa->sdp ? sa->sdp : "recv", "%s", err.msg);
+        return err.status == XSF_ERR_ARG ? 2 : 1;
+    }
     if (sa->sdp) {
-        rtp_sdp sdp;
-        if (read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
-            cli_error(sa->sdp, "%s", err.msg);
-            return 1;
-        }
-        if (rtp_addr_parse(sdp.dest_addr, 0, &addr, &err) != XSF_OK) {
-            cli_error(sa->sdp, "c= %s", err.msg);
-            return 1;
-        }
-        addr.port = (uint16_t)sdp.port;
-        have_addr = 1;
-        if (sdp.source_addr[0] && rtp_addr_parse(sdp.source_addr, 0, &source, &err) == XSF_OK)
-            have_source = 1;
-        if (pt < 0)
-            pt = sdp.payload_type;
-        rc->interlaced = sdp.interlace;
-        /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
-        s->colour.matrix = !strcmp(sdp.colorimetry, "BT601")    ? DSP_MATRIX_BT601
-                           : !strcmp(sdp.colorimetry, "BT2020") ? DSP_MATRIX_BT2020
-                                                                 : DSP_MATRIX_BT709;
-        s->colour.range = !strcmp(sdp.range, "FULL") ? DSP_RANGE_FULL : DSP_RANGE_NARROW;
-        s->sdp_colour = sdp.colorimetry[0] || sdp.range[0];
-        if (!sa->fps_num && sdp.rate_num) {
-            ((stream_args *)sa)->fps_num = sdp.rate_num;
-            ((stream_args *)sa)->fps_den = sdp.rate_den;
-        }
         /* c= is where the stream goes: a group, or this host's unicast address, which is
          * bound as it is (not every local address). */
-        const uint64_t samples = rtp_sdp_samples(&sdp);
-        if (samples && !a->max_frame_bytes)
-            s->max_frame_bytes = rtp_jxs_codestream_bound(samples);
-        /* A field has half the frame's lines: the frame's samples bound both. */
-        rc->depacketizer.max_picture_samples = samples;
+        addr = rs.dest;
+        have_addr = rs.has_dest;
+        source = rs.source;
+        have_source = rs.has_source;
+        rc->interlaced = rs.interlaced;
+        /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
+        if (sdp.colorimetry[0] || sdp.range[0])
+            xsf_colour_from_sdp(&s->colour, sdp.colorimetry, sdp.range);
+        if (!sa->fps.num && rs.rate_num) {
+            ((stream_args *)sa)->fps.num = rs.rate_num;
+            ((stream_args *)sa)->fps.den = rs.rate_den;
+        }
     }
     if (sa->addr) {
         if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
@@ -569,17 +481,11 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         }
         have_source = 1;
     }
-    if (a->max_frame_bytes)
-        s->max_frame_bytes = a->max_frame_bytes;
-    else if (!s->max_frame_bytes)
-        s->max_frame_bytes = (size_t)64 << 20;
+    s->max_frame_bytes = rs.depacketizer.max_frame_bytes;
     rtp_depacketizer_config *dc = &rc->depacketizer;
-    dc->max_frame_bytes = s->max_frame_bytes;
-    dc->payload_type = (int)pt;
+    *dc = rs.depacketizer;
     dc->ssrc_given = sa->ssrc_given;
     dc->ssrc = (uint32_t)sa->ssrc;
-    dc->reorder_packets = (unsigned)a->reorder;
-    dc->reorder_ns = (uint64_t)a->reorder_ms * 1000000u;
     /* Decoded streams are checked by the decoder itself (a refusal is counted
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = sa->kind == OUT_JXS;
@@ -960,8 +866,7 @@ int cmd_recv(int argc, char **argv)
             snprintf(labels[k], sizeof labels[k], "%s",
                      sa->sdp ? sa->sdp : sa->addr ? sa->addr : ss[k].rc.path);
             label_ptr[k] = labels[k];
-            vo.colour[k] = a.colour_given ? a.colour : ss[k].colour;
-            vo.colour_given[k] = a.colour_given || ss[k].sdp_colour;
+            vo.colour[k] = a.colour.source == XSF_COLOUR_USER ? a.colour : ss[k].colour;
         }
         vo.display.labels = label_ptr;
         if (dsp_view_start(&view, &vo, &err) != XSF_OK) {
@@ -1005,8 +910,8 @@ int cmd_recv(int argc, char **argv)
                       : sa->kind == OUT_MD5 ? PL_WRITE_MD5
                                             : PL_WRITE_PICTURE;
             wo.image.format = sa->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV;
-            wo.image.fps_num = sa->fps_num ? sa->fps_num : 25;
-            wo.image.fps_den = sa->fps_num ? sa->fps_den : 1;
+            wo.image.fps_num = sa->fps.num ? sa->fps.num : 25;
+            wo.image.fps_den = sa->fps.num ? sa->fps.den : 1;
             if (pl_writer_open(&s->w, sa->kind == OUT_MD5 ? sa->out + 4 : sa->out, &wo, &err) !=
                 XSF_OK) {
                 cli_error(sa->out, "%s", err.msg);

@@ -19,4 +19,13 @@ int cmd_bpc_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
+/* BPC-PaCo's front end (bpc_params), the same values in `encode --codec bpc`
+ * and `bpc-train` (cmd_bpc_train.c): CLI_CALL parsers of an option table
+ * (cli.h) into o->dst (an int of levels; with o->value, "all" is -1; a float step). */
+struct cli_option;
+int bpc_option_levels(void *ctx, const struct cli_option *o, const char *value);
+int bpc_option_qstep(void *ctx, const struct cli_option *o, const char *value);
+/* "53|97" (or "5/3|9/7") to bpc_filter. */
+extern const int bpc_filter_values[4];
+
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "xsf_version.h"
 
 static const xsf_command commands[] = {
     {"info", "print what the headers of a .jxs file say", cmd_info},
@@ -24,7 +25,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: xsflow COMMAND [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'xsflow COMMAND --help' describes a command's options.\n");
+    fprintf(f, "\n'xsflow COMMAND --help' describes a command's options; 'xsflow --version' (-V)\n"
+               "prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -35,6 +37,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+        printf("xsflow %s%s%s%s\n", XSF_VERSION, XSF_GIT_COMMIT[0] ? " (git " : "", XSF_GIT_COMMIT,
+               XSF_GIT_COMMIT[0] ? ")" : "");
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -17,7 +17,7 @@ void play_options_init(play_options *opt)
     opt->fps = 25;
     opt->delay_ms = 100;
     opt->vsync = 1;
-    opt->colour = (dsp_colour){DSP_MATRIX_BT709, DSP_RANGE_NARROW};
+    xsf_colour_default(&opt->colour);
     opt->title = "xsflow";
 }
 
@@ -84,8 +84,9 @@ static void source_rewind(play_source *s)
 }
 
 /* The next picture as the display takes it: a view (planes valid until the
- * next call) of at most 3 components, with the colour the options give. */
-static xsf_status source_next(play_source *s, const play_options *opt, xsf_picture *pic)
+ * next call) of at most 3 components, with the codestream's colour (R'G'B'
+ * after a reversible colour transform). */
+static xsf_status source_next(play_source *s, xsf_picture *pic)
 {
     if (s->gpu) {
         size_t consumed = 0;
@@ -115,12 +116,18 @@ static xsf_status source_next(play_source *s, const play_options *opt, xsf_pictu
             snprintf(s->msg, sizeof s->msg, "components of %d and %d bits cannot be shown", depth[0], depth[c]);
             return XSF_ERR_UNSUPPORTED;
         }
-    dsp_colour_describe(opt->colour, &pic->colour);
     s->frame++;
     return XSF_OK;
 }
 
 /* ---- playing ---- */
+
+/* --colour over what the codestream says. */
+static void take_colour(xsf_picture *pic, const play_options *opt)
+{
+    if (opt->colour.source != XSF_COLOUR_DEFAULT)
+        pic->colour = opt->colour;
+}
 
 static void sleep_ns(int64_t ns)
 {
@@ -138,11 +145,12 @@ static int headless(const char *name, play_source *src, const play_options *opt)
             cli_error(name, "has %lu frames; --frame %lu does not exist", src->frame, opt->frame);
             return 1;
         }
-        if (source_next(src, opt, &pic) != XSF_OK) {
+        if (source_next(src, &pic) != XSF_OK) {
             cli_error(name, "%s", src->msg);
             return 1;
         }
     } while (src->frame <= opt->frame);
+    take_colour(&pic, opt);
     dsp_options dopt;
     dsp_options_init(&dopt);
     dopt.headless = 1;
@@ -172,7 +180,7 @@ static int headless(const char *name, play_source *src, const play_options *opt)
         char cname[32];
         printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.fmt.width[0],
                pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.fmt.depth[0],
-               dsp_colour_name(opt->colour, cname, sizeof cname),
+               xsf_colour_name(&pic.colour, cname, sizeof cname),
                pic.memory == XSF_MEMORY_DEVICE ? "GPU, interop" : "CPU", opt->headless_ppm);
     }
     free(rgb);
@@ -193,11 +201,12 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         return rc;
     }
     xsf_picture pic;
-    if (source_next(&src, opt, &pic) != XSF_OK) {
+    if (source_next(&src, &pic) != XSF_OK) {
         cli_error(name, "%s", src.msg);
         source_close(&src);
         return 1;
     }
+    take_colour(&pic, opt);
     /* A window of the picture's size, scaled down to fit 1600x900. */
     dsp_options dopt;
     dsp_options_init(&dopt);
@@ -291,11 +300,12 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
             }
             source_rewind(&src);
         }
-        if (source_next(&src, opt, &pic) != XSF_OK) {
+        if (source_next(&src, &pic) != XSF_OK) {
             cli_error(name, "%s", src.msg);
             rc = 1;
             break;
         }
+        take_colour(&pic, opt);
         have = 1;
     }
     if (!opt->quiet) {

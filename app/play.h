@@ -17,7 +17,7 @@ typedef struct play_options {
     int delay_ms;             /* playout delay before the first picture */
     int vsync;                /* 0: show pictures as they are decoded */
     dsp_convert convert;      /* where pictures become R'G'B' (display.h) */
-    dsp_colour colour;
+    xsf_colour colour;        /* --colour; default: R'G'B' for RCT codestreams, else 709,narrow */
     const char *headless_ppm; /* render frame `frame` offscreen into this .ppm, no window */
     unsigned long frame;
     const char *title;

@@ -82,8 +82,9 @@ typedef enum bpc_colour {
 } bpc_colour;
 
 /* The colour a codestream with this transform describes: RCT and ICT
- * decode to R', G', B' (matrix identity, rgb_order 1, source
- * XSF_COLOUR_CODESTREAM); NONE says nothing (xsf_colour_default). */
+ * decode to R', G', B' as they are (xsf_colour_rgb: matrix identity,
+ * rgb_order 1, full range, source XSF_COLOUR_CODESTREAM); NONE says
+ * nothing (xsf_colour_default). */
 void bpc_transform_colour(bpc_colour transform, xsf_colour *colour);
 
 typedef enum bpc_filter { BPC_FILTER_53 = 0, BPC_FILTER_97 = 1 } bpc_filter;

@@ -3,6 +3,7 @@
  * transform, level shift, clamp). Planes are `width` elements per row. */
 #include "bpc_internal.h"
 #include "colour_rules.h"
+#include "xsf_colour.h"
 
 void bpc_front_int(const bpc_layout *lay, const xsf_picture *img, int32_t *const *planes)
 {
@@ -86,10 +87,8 @@ void bpc_back_float(const bpc_layout *lay, float *const *planes, const xsf_pictu
 
 void bpc_transform_colour(bpc_colour transform, xsf_colour *colour)
 {
-    xsf_colour_default(colour);
-    if (transform == BPC_COLOUR_RCT || transform == BPC_COLOUR_ICT) {
-        colour->matrix = XSF_MATRIX_IDENTITY;
-        colour->rgb_order = 1;
-        colour->source = XSF_COLOUR_CODESTREAM;
-    }
+    if (transform == BPC_COLOUR_RCT || transform == BPC_COLOUR_ICT)
+        xsf_colour_rgb(colour, XSF_COLOUR_CODESTREAM);
+    else
+        xsf_colour_default(colour);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "colour.h"
+#include "xsf_colour.h"
 #include "font.h"
 #include "gl_internal.h"
 #include "compose.h"
@@ -43,7 +43,7 @@ static const char vertex_src[] = "#version 330 core\n"
 
 /* Planes to R'G'B' at the picture's size: texel (x, y) of plane 0 with the
  * chroma texel (x / sx, y / sy), as dsp_convert_rgb8 does. Texels are
- * sample / 65535; in_scale and in_bias fold that into colour.h's factors. */
+ * sample / 65535; in_scale and in_bias fold that into xsf_rgb_transform_make's factors. */
 static const char convert_src[] = "#version 330 core\n"
                                   "uniform sampler2D plane0, plane1, plane2;\n"
                                   "uniform int nc;\n"
@@ -465,13 +465,13 @@ xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cu
 
 /* ---- present ---- */
 
-/* The colour conversion of a slot's picture: colour.h's factors, for
+/* The colour conversion of a slot's picture: xsf_rgb_transform_make's factors, for
  * samples in [0, 2^16) (the CUDA compositor) or texels in [0, 1] (the
  * shader: `texel_scale` 65535). */
 static void slot_factors(const dsp_slot *s, double texel_scale, float scale[3], float bias[3], float m[9])
 {
-    dsp_transform x;
-    dsp_transform_make(&x, &s->colour, s->depth, s->nc);
+    xsf_rgb_transform x;
+    xsf_rgb_transform_make(&x, &s->colour, s->depth, s->nc);
     for (int k = 0; k < 3; k++) {
         scale[k] = (float)(x.in_scale[k] * texel_scale);
         bias[k] = (float)x.in_bias[k];

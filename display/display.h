@@ -24,6 +24,7 @@
 
 #include "pipeline.h"
 #include "xsf.h"
+#include "xsf_colour.h"
 #include "xsf_picture.h"
 
 #ifdef __cplusplus
@@ -40,41 +41,11 @@ extern "C" {
  * is full size; planes 1 and 2 may be subsampled by 2 horizontally (4:2:2)
  * or both ways (4:2:0), their sizes rounded up. nc is 1 (gray), 3, or 4 (a
  * fourth plane, alpha, is ignored); strides are even. The picture's colour
- * says how its components become R'G'B' (dsp_transform_make in colour.h):
- * matrix identity is R'G'B' (or G'B'R' with rgb_order 0), BT.601 and
- * BT.2020 (non-constant luminance) their Y'CbCr, anything else BT.709
- * Y'CbCr; an unspecified range is full for R'G'B' and narrow for Y'CbCr;
- * a description whose source is XSF_COLOUR_DEFAULT is BT.709 narrow. */
+ * (common/xsf_colour.h, the vocabulary of --colour; XSF_COLOUR_DEFAULT:
+ * BT.709 narrow range) is converted to R'G'B' with the coefficients of
+ * xsf_rgb_transform_make by the C reference, the shader and the CUDA
+ * compositor alike, as decode's .ppm writer converts. */
 
-/* The vocabulary of the --colour options (until one parser serves every
- * command): a matrix and a range, which dsp_colour_describe turns into the
- * picture's colour description. */
-typedef enum dsp_matrix {
-    DSP_MATRIX_BT709 = 0, /* Y'CbCr, Kr 0.2126 Kb 0.0722 */
-    DSP_MATRIX_BT601,     /* Y'CbCr, Kr 0.299  Kb 0.114 */
-    DSP_MATRIX_BT2020,    /* Y'CbCr (non-constant luminance), Kr 0.2627 Kb 0.0593 */
-    DSP_MATRIX_RGB,       /* components 0, 1, 2 are R', G', B' */
-    DSP_MATRIX_GBR,       /* components 0, 1, 2 are G', B', R' (the rgb vectors of vectors/xs) */
-} dsp_matrix;
-
-typedef enum dsp_range {
-    DSP_RANGE_NARROW = 0, /* 16..235 (luma, R'G'B'), 16..240 (chroma) at 8 bits, scaled by 2^(B-8) */
-    DSP_RANGE_FULL,       /* 0..2^B-1; chroma centred on 2^(B-1) */
-} dsp_range;
-
-typedef struct dsp_colour {
-    dsp_matrix matrix;
-    dsp_range range;
-} dsp_colour;
-
-/* Parses "601", "709", "2020", "rgb", "gbr", optionally followed by ",full"
- * or ",narrow" (default narrow for Y'CbCr, full for rgb and gbr: the
- * components as they are, as `xsflow decode --colour` takes them), e.g.
- * "709,full". Also "bt709" etc. */
-xsf_status dsp_colour_parse(const char *text, dsp_colour *colour);
-const char *dsp_colour_name(dsp_colour colour, char *buf, size_t cap);
-/* The colour description `colour` stands for (source XSF_COLOUR_USER). */
-void dsp_colour_describe(dsp_colour colour, xsf_colour *out);
 
 typedef enum dsp_chroma {
     DSP_CHROMA_INVALID = 0,
@@ -277,8 +248,10 @@ typedef struct dsp_view dsp_view;
 typedef struct dsp_view_options {
     dsp_options display;                 /* tiles, labels, vsync, headless, size, title */
     int delay_ms;                        /* playout delay (default 40) */
-    dsp_colour colour[DSP_MAX_TILES];    /* per tile (the SDP's, or --colour) */
-    int colour_given[DSP_MAX_TILES];     /* 0: the codestream's colour (RGB for RCT) where it has one, else colour[] */
+    /* Per tile: --colour, or the SDP's; with source XSF_COLOUR_DEFAULT (nothing
+     * said) R'G'B' for RCT codestreams (Cpih 1, as decode writes them), else
+     * BT.709 narrow range. */
+    xsf_colour colour[DSP_MAX_TILES];
     const char *headless_ppm;            /* headless: the last picture shown, written at stop */
 } dsp_view_options;
 void dsp_view_options_init(dsp_view_options *opt);

@@ -100,11 +100,11 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     }
     pic.memory = src->device_plane[0] != NULL ? XSF_MEMORY_DEVICE : XSF_MEMORY_HOST;
     pic.device = src->device_plane[0] != NULL ? src->device : -1;
-    /* The codestream's colour (RCT: R G B as they are, as decode), unless
-     * the SDP or --colour named one. */
-    xs_header_colour(&f->header, &pic.colour);
-    if (v->opt.colour_given[tile] || pic.colour.source == XSF_COLOUR_DEFAULT)
-        dsp_colour_describe(v->opt.colour[tile], &pic.colour);
+    /* --colour or the SDP's where they said something, else the
+     * codestream's (RCT: R G B as decode writes them). */
+    pic.colour = v->opt.colour[tile];
+    if (pic.colour.source == XSF_COLOUR_DEFAULT)
+        xs_header_colour(&f->header, &pic.colour);
     pic.props.index = f->index;
     pic.props.rtp_timestamp = f->rtp_timestamp;
     pic.props.has_rtp_timestamp = f->has_rtp_timestamp;

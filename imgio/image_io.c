@@ -96,46 +96,6 @@ const char *imgio_picture_sampling(const xsf_picture *pic)
     return imgio_sampling_name(f->nc, sx, sy);
 }
 
-static const char *const colour_names[] = {"bt709",      "bt601", "bt709-full",
-                                           "bt601-full", "rgb",   "gbr"};
-
-xsf_status imgio_colour_parse(const char *name, imgio_colour *colour)
-{
-    for (size_t i = 0; i < sizeof colour_names / sizeof colour_names[0]; i++) {
-        if (!strcmp(name, colour_names[i])) {
-            *colour = (imgio_colour)i;
-            return XSF_OK;
-        }
-    }
-    return XSF_ERR_ARG;
-}
-
-const char *imgio_colour_name(imgio_colour colour)
-{
-    if ((size_t)colour < sizeof colour_names / sizeof colour_names[0])
-        return colour_names[colour];
-    return "unknown";
-}
-
-void imgio_colour_describe(imgio_colour colour, xsf_colour *out)
-{
-    xsf_colour_default(out);
-    out->source = XSF_COLOUR_USER;
-    out->range = XSF_RANGE_NARROW;
-    switch (colour) {
-    case IMGIO_COLOUR_BT709: out->matrix = XSF_MATRIX_BT709; break;
-    case IMGIO_COLOUR_BT601: out->matrix = XSF_MATRIX_BT601; break;
-    case IMGIO_COLOUR_BT709_FULL: out->matrix = XSF_MATRIX_BT709; out->range = XSF_RANGE_FULL; break;
-    case IMGIO_COLOUR_BT601_FULL: out->matrix = XSF_MATRIX_BT601; out->range = XSF_RANGE_FULL; break;
-    case IMGIO_COLOUR_RGB:
-    case IMGIO_COLOUR_GBR:
-        out->matrix = XSF_MATRIX_IDENTITY;
-        out->range = XSF_RANGE_FULL;
-        out->rgb_order = colour == IMGIO_COLOUR_RGB;
-        break;
-    }
-}
-
 /* The Y4M colour-space tag of a picture, or NULL with the reason in err. */
 static const char *y4m_tag(const xsf_picture *pic, char *tag, size_t tag_len, xsf_error *err)
 {
@@ -398,77 +358,32 @@ static int put_text(imgio_writer *w, const char *text)
     return file_sink(w, (const uint8_t *)text, strlen(text));
 }
 
-/* Y'CbCr to R'G'B' (BT.709 / BT.601 / BT.2020 matrices); doubles, since
- * this only serves to look at a picture. */
-typedef struct ycbcr_matrix {
-    double kr, kb;
-    int full;
-} ycbcr_matrix;
-
-/* The matrix of a colour description: 1 for Y'CbCr (an unspecified matrix
- * is BT.709, an unspecified range narrow), 0 for R'G'B' (identity). */
-static int colour_matrix(const xsf_colour *colour, ycbcr_matrix *m)
-{
-    if (colour->matrix == XSF_MATRIX_IDENTITY)
-        return 0;
-    m->full = colour->range == XSF_RANGE_FULL;
-    if (colour->matrix == XSF_MATRIX_BT601)
-        m->kr = 0.299, m->kb = 0.114;
-    else if (colour->matrix == XSF_MATRIX_BT2020_NCL)
-        m->kr = 0.2627, m->kb = 0.0593;
-    else
-        m->kr = 0.2126, m->kb = 0.0722;
-    return 1;
-}
-
 static uint16_t to_sample(double e, double maxv)
 {
-    double v = floor(e * maxv + 0.5);
-    return (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+    e = e < 0 ? 0 : (e > 1 ? 1 : e);
+    return (uint16_t)floor(e * maxv + 0.5);
 }
 
-/* One PPM row: components upsampled by replication, then R G B. */
-static void ppm_row(const xsf_picture *pic, const xsf_colour *colour, int y, uint16_t *rgb)
+/* One PPM row: components upsampled by replication, then R'G'B' at the
+ * picture's depth through the conversion the display uses (xsf_colour.h). */
+static void ppm_row(const xsf_picture *pic, const xsf_rgb_transform *t, int y, uint16_t *rgb)
 {
     const xsf_format *f = &pic->fmt;
-    const int w = f->width[0], depth = f->depth[0];
-    const double maxv = (double)((1u << depth) - 1);
+    const int w = f->width[0];
+    const double maxv = (double)((1u << f->depth[0]) - 1);
     const uint16_t *p[3];
     int rx[3];
     for (int c = 0; c < 3; c++) {
         rx[c] = subsampling(w, f->width[c]);
         p[c] = xsf_picture_row16(pic, c, y / subsampling(f->height[0], f->height[c]));
     }
-    ycbcr_matrix m = {0, 0, 0};
-    const int ycc = colour_matrix(colour, &m);
-    const double scale = ldexp(1.0, depth - 8);
-    const double y_off = ycc && !m.full ? 16 * scale : 0;
-    const double y_range = ycc && !m.full ? 219 * scale : maxv;
-    const double c_off = ycc && !m.full ? 128 * scale : ldexp(1.0, depth - 1);
-    const double c_range = ycc && !m.full ? 224 * scale : maxv;
     for (int x = 0; x < w; x++) {
-        const uint16_t s0 = p[0][x / rx[0]], s1 = p[1][x / rx[1]], s2 = p[2][x / rx[2]];
+        double e[3];
+        for (int c = 0; c < 3; c++)
+            e[c] = p[c][x / rx[c]] * t->in_scale[c] + t->in_bias[c];
         uint16_t *o = rgb + 3 * (size_t)x;
-        if (!ycc) {
-            if (!colour->rgb_order) { /* G B R */
-                o[0] = s2;
-                o[1] = s0;
-                o[2] = s1;
-            } else {
-                o[0] = s0;
-                o[1] = s1;
-                o[2] = s2;
-            }
-            continue;
-        }
-        const double ey = (s0 - y_off) / y_range;
-        const double epb = (s1 - c_off) / c_range, epr = (s2 - c_off) / c_range;
-        const double r = ey + 2 * (1 - m.kr) * epr;
-        const double b = ey + 2 * (1 - m.kb) * epb;
-        const double g = (ey - m.kr * r - m.kb * b) / (1 - m.kr - m.kb);
-        o[0] = to_sample(r, maxv);
-        o[1] = to_sample(g, maxv);
-        o[2] = to_sample(b, maxv);
+        for (int r = 0; r < 3; r++)
+            o[r] = to_sample(t->m[r][0] * e[0] + t->m[r][1] * e[1] + t->m[r][2] * e[2], maxv);
     }
 }
 
@@ -508,24 +423,19 @@ static int write_netpbm(imgio_writer *w, const xsf_picture *pic)
                 return 1;
         return 0;
     }
-    /* The option's colour, with what the picture's description specifies
-     * (when it has one: source not XSF_COLOUR_DEFAULT) in its place. */
-    xsf_colour colour;
-    imgio_colour_describe(w->opt.colour, &colour);
-    if (pic->colour.source != XSF_COLOUR_DEFAULT && pic->colour.matrix != XSF_MATRIX_UNSPECIFIED) {
-        colour.matrix = pic->colour.matrix;
-        colour.rgb_order = pic->colour.rgb_order;
-    }
-    if (pic->colour.source != XSF_COLOUR_DEFAULT && pic->colour.range != XSF_RANGE_UNSPECIFIED)
-        colour.range = pic->colour.range;
     uint16_t *rgb = malloc(sizeof(uint16_t) * 3 * (size_t)f->width[0]);
     if (!rgb) {
         errno = ENOMEM;
         return 1;
     }
+    /* The description of the higher source: the picture's (a file's, a
+     * codestream's) unless the options carry one said later in the chain. */
+    const xsf_colour *colour = pic->colour.source > w->opt.colour.source ? &pic->colour : &w->opt.colour;
+    xsf_rgb_transform t;
+    xsf_rgb_transform_make(&t, colour, depth, 3);
     int bad = 0;
     for (int y = 0; y < f->height[0] && !bad; y++) {
-        ppm_row(pic, &colour, y, rgb);
+        ppm_row(pic, &t, y, rgb);
         bad = write_netpbm_samples(w, rgb, 3 * (size_t)f->width[0], depth);
     }
     free(rgb);

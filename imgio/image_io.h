@@ -12,9 +12,9 @@
  *  .ppm  binary PPM (P6), R G B interleaved, maxval 2^depth - 1, two bytes
  *        big-endian per sample when the depth is above 8. Subsampled
  *        chroma is upsampled by sample replication and converted to RGB
- *        with the matrix and range of the picture's colour description,
- *        each where it is specified, else those of
- *        imgio_write_options.colour.
+ *        with the colour description of the higher source (xsf_colour.h:
+ *        the user's over the SDP's over the codestream's) of the picture's
+ *        and imgio_write_options.colour, through xsf_rgb_transform_make.
  *  .pgm  binary PGM (P5): the first component (luma) only.
  *
  * Pictures are xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16 in host
@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "xsf.h"
+#include "xsf_colour.h"
 #include "xsf_picture.h"
 
 #define IMGIO_MAX_COMPONENTS XSF_MAX_COMPONENTS
@@ -57,24 +58,6 @@ const char *imgio_sampling_name(int nc, const int *sx, const int *sy);
 /* Same, from a picture's plane sizes. */
 const char *imgio_picture_sampling(const xsf_picture *pic);
 
-/* How a PPM writer turns components 0, 1, 2 into R, G, B. The codestream
- * does not say what its components are (ST 2110-22 carries it in the SDP). */
-typedef enum imgio_colour {
-    IMGIO_COLOUR_BT709 = 0,  /* Y Cb Cr, BT.709 matrix, narrow range (16..235 at 8 bits) */
-    IMGIO_COLOUR_BT601,      /* Y Cb Cr, BT.601 matrix, narrow range */
-    IMGIO_COLOUR_BT709_FULL, /* Y Cb Cr, BT.709 matrix, full range */
-    IMGIO_COLOUR_BT601_FULL, /* Y Cb Cr, BT.601 matrix, full range */
-    IMGIO_COLOUR_RGB,        /* R G B as they are */
-    IMGIO_COLOUR_GBR,        /* G B R (the order of the rgb vectors in vectors/xs) */
-} imgio_colour;
-
-/* Parses "bt709", "bt601", "bt709-full", "bt601-full", "rgb", "gbr". */
-xsf_status imgio_colour_parse(const char *name, imgio_colour *colour);
-const char *imgio_colour_name(imgio_colour colour);
-/* The colour description an imgio_colour stands for (source
- * XSF_COLOUR_USER): matrix and range; rgb and gbr full range. */
-void imgio_colour_describe(imgio_colour colour, xsf_colour *out);
-
 /* How a frame was scanned: Y4M's I tag. */
 typedef enum imgio_scan {
     IMGIO_SCAN_PROGRESSIVE = 0, /* Ip */
@@ -83,7 +66,12 @@ typedef enum imgio_scan {
 
 typedef struct imgio_write_options {
     imgio_format format;
-    imgio_colour colour;       /* PPM only: what the picture's colour leaves unspecified */
+    /* PPM only: what components 0, 1, 2 are (the codestream does not say;
+     * ST 2110-22 carries it in the SDP), converted to R'G'B' by
+     * xsf_rgb_transform_make as the display converts. The picture's own
+     * description wins where its source is higher; XSF_COLOUR_DEFAULT on
+     * both (a zeroed description included): BT.709 narrow range. */
+    xsf_colour colour;
     unsigned fps_num, fps_den; /* Y4M frame rate; 0 = 25:1 */
     int frame_files;           /* PPM/PGM: one file per frame, "-NNNN" before the extension */
     imgio_scan scan;           /* Y4M: the interlace tag */

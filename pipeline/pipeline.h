@@ -382,8 +382,10 @@ typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS, PL_WRITE_MD5 } 
 #define PL_WRITE_MD5_HEADER "index,rtp_timestamp,md5"
 typedef struct pl_writer_options {
     pl_write_kind kind;
-    imgio_write_options image; /* PL_WRITE_PICTURE: format, colour, fps, frame files */
-    int colour_given;          /* image.colour was chosen: keep it even for RCT codestreams */
+    /* PL_WRITE_PICTURE: format, colour, fps, frame files. A colour with source
+     * XSF_COLOUR_DEFAULT is the codestream's: R'G'B' for the reversible colour
+     * transform (Cpih 1), else BT.709 narrow range. */
+    imgio_write_options image;
     int md5;                   /* keep the MD5 of what is written (.yuv layout, or the codestreams) */
 } pl_writer_options;
 typedef struct pl_writer pl_writer;
@@ -430,6 +432,8 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
 typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE, PL_RTP_PUSH } pl_rtp_kind;
 typedef struct pl_rtp_config {
     pl_rtp_kind kind;
+    const char *transport;    /* a receive transport by name (rtp_transport_find: "udp", "pcap",
+                                 "capture", ...); NULL: the kind's (PL_RTP_PUSH: none) */
     rtp_udp_config udp;       /* PL_RTP_SOCKET */
     const char *path;         /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
     const char *filter;       /* pcap/capture BPF filter (NULL: "udp") */

@@ -264,8 +264,8 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
     }
     if (!wr->w && wr->path) {
         imgio_write_options o = wr->opt.image;
-        if (!wr->opt.colour_given && f->header.cpih == 1)
-            o.colour = IMGIO_COLOUR_RGB;
+        if (o.colour.source == XSF_COLOUR_DEFAULT && f->header.cpih == 1)
+            xsf_colour_rgb(&o.colour, XSF_COLOUR_CODESTREAM);
         o.scan = f->fields == 2 ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE;
         st = imgio_writer_open(&wr->w, wr->path, &o, err);
         if (st != XSF_OK)

@@ -26,7 +26,11 @@ mkdir -p "$OUT"
 R=$(pwd)
 . scripts/device-sysroot.sh || exit 1
 . scripts/device-gst-sysroot.sh || exit 1
-B=$R/build-gst-device
+# XSF_GST_SRC: the source tree to build and measure (default this one; the
+# before/after comparison points it at an older tree), XSF_GST_BUILD its build
+# folder, XSF_GST_BENCH_ONLY=1: the table alone, without the element checks.
+SRC=$(readlink -f "${XSF_GST_SRC:-.}")
+B=$(readlink -m "${XSF_GST_BUILD:-$R/build-gst-device}")
 step() { echo; echo "==== $* ($(date +%T))"; }
 
 step device
@@ -35,7 +39,7 @@ gst-launch-1.0 --version | head -1
 if [ ! -e "$B/gst/libgstxsflow.so" ]; then
     step build
     gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
-    cmake -S . -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DXSF_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    cmake -S "$SRC" -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DXSF_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DXSF_GST=ON -DXSF_TESTS=ON -DXSF_BENCH=OFF > "$OUT/build.log" 2>&1 &&
         cmake --build "$B" -j"$(nproc)" --target xsflow gstxsflow test_gst_vectors test_gst_elements \
             >> "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
@@ -43,6 +47,7 @@ fi
 export GST_PLUGIN_PATH=$B/gst GST_REGISTRY=/tmp/xsf-gst-registry.bin
 gst-inspect-1.0 xsflow | grep -E "^  xsflow" || { echo "the plugin does not load"; exit 1; }
 
+if [ "${XSF_GST_BENCH_ONLY:-0}" != 1 ]; then
 step "GPU checks of the elements"
 # The whole log stays under $OUT (a failure's output with it).
 (cd "$B" && ctest -R "^gst\.(elements|vector\.)" -j4 --output-on-failure > "$OUT/gst-ctest.log" 2>&1)
@@ -52,6 +57,7 @@ tail -4 "$OUT/gst-ctest.log"
 for _ in $(seq 20); do
     "$B/tests/gst/test_gst_vectors" "$R/vectors/xs" fmt_yuv422_8b gpu 2>&1 | tail -1
 done | sort | uniq -c
+fi
 
 step input
 src=$R/.vec/uhd_422_10b_bpp3.jxs

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "xs_internal.h"
+#include "xsf_colour.h"
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -290,14 +291,12 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
 
 void xs_header_colour(const xs_header *h, xsf_colour *colour)
 {
-    xsf_colour_default(colour);
-    if (h->cpih == 1 || h->cpih == 3) {
-        /* 21122-1 F.3, F.5: the inverse transform gives the components back
-         * as R', G', B' (Star-Tetrix: the colour filter array's). */
-        colour->matrix = XSF_MATRIX_IDENTITY;
-        colour->rgb_order = 1;
-        colour->source = XSF_COLOUR_CODESTREAM;
-    }
+    /* 21122-1 F.3, F.5: the inverse transform gives the components back
+     * as R', G', B' (Star-Tetrix: the colour filter array's). */
+    if (h->cpih == 1 || h->cpih == 3)
+        xsf_colour_rgb(colour, XSF_COLOUR_CODESTREAM);
+    else
+        xsf_colour_default(colour);
 }
 
 const char *xs_profile_name(uint16_t ppih)

@@ -138,10 +138,31 @@ typedef struct xs_layout {
 xsf_status xs_scan_layout(const uint8_t *buf, size_t len, xs_layout *layout, xsf_error *err);
 void xs_layout_free(xs_layout *layout);
 
+/* A .jxs file (or any buffer) holds JPEG XS codestreams one after the other,
+ * each from its SOC to its EOC (interlaced material: the two fields of a
+ * frame as two codestreams). xs_jxs_next finds the extent of the codestream
+ * that starts at data[offset] by its structure (the picture header, then
+ * every slice and precinct header by its length fields; nothing is entropy
+ * decoded, nothing is allocated): *bytes is its size, at least 1 and at most
+ * len - offset, so that the next one starts at offset + *bytes. `hdr` (may
+ * be NULL) receives its parsed picture header. Errors, with the byte within
+ * that codestream and the reason: XSF_ERR_TRUNCATED when offset >= len (no
+ * codestream left) or the data ends inside it, XSF_ERR_INVALID when it is
+ * not a codestream (garbage, a wrong marker, an Lcod that disagrees). Walk
+ * a file with
+ *     for (size_t off = 0, n; off < len; off += n)
+ *         if (xs_jxs_next(data, len, off, &n, NULL, err) != XSF_OK) ...     */
+xsf_status xs_jxs_next(const uint8_t *data, size_t len, size_t offset, size_t *bytes,
+                       xs_header *hdr, xsf_error *err);
+/* The codestreams of data[0, len) that xs_jxs_next walks, counted up to `max`
+ * (the count stops at the first that does not walk). */
+size_t xs_jxs_count(const uint8_t *data, size_t len, size_t max);
+
 /* The colour a codestream describes: with a colour transform (Cpih 1, RCT,
- * or 3, Star-Tetrix) the decoder's components are R', G', B' (matrix
- * identity, rgb_order 1), source XSF_COLOUR_CODESTREAM; without one the
- * codestream says nothing (xsf_colour_default). */
+ * or 3, Star-Tetrix) the decoder's components are R', G', B' as they are
+ * (xsf_colour_rgb: matrix identity, rgb_order 1, full range), source
+ * XSF_COLOUR_CODESTREAM; without one the codestream says nothing
+ * (xsf_colour_default). */
 void xs_header_colour(const xs_header *hdr, xsf_colour *colour);
 
 typedef struct xs_decoder xs_decoder;

@@ -310,8 +310,8 @@ static void transform_colour(void)
         CHECK(i ? c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM
                 : c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT,
               "transform %d: matrix %d order %d source %d", (int)transforms[i], c.matrix, c.rgb_order, c.source);
-        CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.primaries == XSF_PRIMARIES_UNSPECIFIED, "transform %d: range",
-              (int)transforms[i]);
+        CHECK(c.range == (i ? XSF_RANGE_FULL : XSF_RANGE_UNSPECIFIED) && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+              "transform %d: range %d", (int)transforms[i], c.range);
     }
 }
 

@@ -47,10 +47,16 @@ static uint8_t *read_all(const char *path, size_t *len)
     return buf;
 }
 
-static const dsp_colour colours[] = {
-    {DSP_MATRIX_BT709, DSP_RANGE_NARROW}, {DSP_MATRIX_BT601, DSP_RANGE_NARROW}, {DSP_MATRIX_BT2020, DSP_RANGE_NARROW},
-    {DSP_MATRIX_BT709, DSP_RANGE_FULL},   {DSP_MATRIX_BT601, DSP_RANGE_FULL},   {DSP_MATRIX_BT2020, DSP_RANGE_FULL},
-};
+/* The colours in the words of --colour (common/xsf_colour.h). */
+static const char *const colours[] = {"709,narrow", "601,narrow", "2020,narrow", "709,full", "601,full", "2020,full"};
+
+static xsf_colour colour_of(const char *words)
+{
+    xsf_colour c;
+    xsf_colour_default(&c);
+    xsf_colour_parse(words, &c, NULL);
+    return c;
+}
 
 static int use_gpu;
 static dsp_convert convert_mode = DSP_CONVERT_AUTO;
@@ -206,8 +212,7 @@ static void test_vectors(const char *dir)
             if (host.fmt.depth[0] != 8 && host.fmt.depth[0] != 10)
                 break;
             const int rgb = xs_decoder_header(cdec)->nc >= 3 && strstr(name, "rgb");
-            dsp_colour_describe(rgb ? (dsp_colour){DSP_MATRIX_GBR, DSP_RANGE_FULL} : colours[rendered % 6],
-                                &host.colour);
+            host.colour = colour_of(rgb ? "gbr,full" : colours[rendered % 6]);
             dev.colour = host.colour;
             char label[300];
             snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame, host.fmt.width[0],
@@ -240,14 +245,11 @@ static void test_synthetic(void)
 {
     static const struct {
         int nc, w, h, sx, sy, depth;
-        dsp_colour colour;
+        const char *colour;
     } cases[] = {
-        {1, 37, 21, 1, 1, 8, {DSP_MATRIX_BT709, DSP_RANGE_NARROW}},
-        {1, 40, 20, 1, 1, 16, {DSP_MATRIX_BT709, DSP_RANGE_FULL}},
-        {3, 33, 17, 2, 2, 12, {DSP_MATRIX_BT2020, DSP_RANGE_NARROW}},
-        {3, 35, 18, 2, 1, 16, {DSP_MATRIX_BT601, DSP_RANGE_FULL}},
-        {3, 31, 9, 1, 1, 14, {DSP_MATRIX_RGB, DSP_RANGE_NARROW}},
-        {3, 64, 48, 1, 1, 9, {DSP_MATRIX_GBR, DSP_RANGE_FULL}},
+        {1, 37, 21, 1, 1, 8, "709,narrow"}, {1, 40, 20, 1, 1, 16, "709,full"},
+        {3, 33, 17, 2, 2, 12, "2020,narrow"}, {3, 35, 18, 2, 1, 16, "601,full"},
+        {3, 31, 9, 1, 1, 14, "rgb,narrow"}, {3, 64, 48, 1, 1, 9, "gbr,full"},
     };
     static uint16_t buf[3][(64 + 3) * 48]; /* the largest case, rows padded */
     uint32_t rng = 12345;
@@ -255,7 +257,7 @@ static void test_synthetic(void)
         xsf_picture p;
         xsf_picture_init(&p);
         p.fmt.nc = cases[k].nc;
-        dsp_colour_describe(cases[k].colour, &p.colour);
+        p.colour = colour_of(cases[k].colour);
         for (int c = 0; c < p.fmt.nc; c++) {
             p.fmt.width[c] = c ? (cases[k].w + cases[k].sx - 1) / cases[k].sx : cases[k].w;
             p.fmt.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;

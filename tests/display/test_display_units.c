@@ -143,24 +143,36 @@ static void test_layout(void)
     CHECK(r.x == 420 && r.y == 0 && r.w == 1080 && r.h == 1080, "pillarbox: %d,%d %dx%d", r.x, r.y, r.w, r.h);
 }
 
+/* A colour in the words of --colour (common/xsf_colour.h). */
+static xsf_colour colour_of(const char *words)
+{
+    xsf_colour c;
+    xsf_colour_default(&c);
+    CHECK(xsf_colour_parse(words, &c, NULL) == XSF_OK, "colour %s", words);
+    return c;
+}
+
+/* The vocabulary as the display reads it (its parser is common/, tested in
+ * tests/common/test_parse.c; these are the display's cases). */
 static void test_colour_parse(void)
 {
-    dsp_colour c;
-    CHECK(dsp_colour_parse("709", &c) == XSF_OK && c.matrix == DSP_MATRIX_BT709 && c.range == DSP_RANGE_NARROW,
-          "709");
-    CHECK(dsp_colour_parse("601,full", &c) == XSF_OK && c.matrix == DSP_MATRIX_BT601 && c.range == DSP_RANGE_FULL,
-          "601,full");
-    CHECK(dsp_colour_parse("BT2020,narrow", &c) == XSF_OK && c.matrix == DSP_MATRIX_BT2020, "BT2020,narrow");
-    CHECK(dsp_colour_parse("gbr,full", &c) == XSF_OK && c.matrix == DSP_MATRIX_GBR, "gbr,full");
+    xsf_colour c = colour_of("709");
+    CHECK(c.matrix == XSF_MATRIX_BT709 && c.range == XSF_RANGE_NARROW, "709");
+    c = colour_of("601,full");
+    CHECK(c.matrix == XSF_MATRIX_BT601 && c.range == XSF_RANGE_FULL, "601,full");
+    CHECK(colour_of("BT2020,narrow").matrix == XSF_MATRIX_BT2020_NCL, "BT2020,narrow");
+    c = colour_of("gbr,full");
+    CHECK(c.matrix == XSF_MATRIX_IDENTITY && !c.rgb_order, "gbr,full");
     /* R'G'B' as it is unless told narrow: what `decode --colour gbr` means. */
-    CHECK(dsp_colour_parse("gbr", &c) == XSF_OK && c.matrix == DSP_MATRIX_GBR && c.range == DSP_RANGE_FULL, "gbr");
-    CHECK(dsp_colour_parse("rgb,narrow", &c) == XSF_OK && c.range == DSP_RANGE_NARROW, "rgb,narrow");
-    CHECK(dsp_colour_parse("709,wide", &c) == XSF_ERR_ARG, "bad range");
-    CHECK(dsp_colour_parse("bt470", &c) == XSF_ERR_ARG, "bad matrix");
-    CHECK(dsp_colour_parse("", &c) == XSF_ERR_ARG, "empty");
+    c = colour_of("gbr");
+    CHECK(c.matrix == XSF_MATRIX_IDENTITY && !c.rgb_order && c.range == XSF_RANGE_FULL, "gbr");
+    CHECK(colour_of("rgb,narrow").range == XSF_RANGE_NARROW, "rgb,narrow");
+    CHECK(xsf_colour_parse("709,wide", &c, NULL) == XSF_ERR_ARG, "bad range");
+    CHECK(xsf_colour_parse("bt470", &c, NULL) == XSF_ERR_ARG, "bad matrix");
+    CHECK(xsf_colour_parse("", &c, NULL) == XSF_ERR_ARG, "empty");
     char buf[32];
-    CHECK(!strcmp(dsp_colour_name((dsp_colour){DSP_MATRIX_BT2020, DSP_RANGE_FULL}, buf, sizeof buf), "BT.2020 full"),
-          "name %s", buf);
+    c = colour_of("2020,full");
+    CHECK(!strcmp(xsf_colour_name(&c, buf, sizeof buf), "2020,full"), "name %s", buf);
 }
 
 static uint16_t planes[3][64];
@@ -207,11 +219,11 @@ static void test_chroma(void)
 }
 
 /* One pixel through the C conversion. */
-static void convert1(int depth, dsp_colour colour, int nc, uint16_t s0, uint16_t s1, uint16_t s2, uint8_t rgb[3])
+static void convert1(int depth, xsf_colour colour, int nc, uint16_t s0, uint16_t s1, uint16_t s2, uint8_t rgb[3])
 {
     xsf_picture p = picture(nc, 1, 1, 1, 1, depth);
     planes[0][0] = s0, planes[1][0] = s1, planes[2][0] = s2;
-    dsp_colour_describe(colour, &p.colour);
+    p.colour = colour;
     xsf_error err = {0};
     memset(rgb, 0x55, 3);
     CHECK(dsp_convert_rgb8(&p, rgb, 3, &err) == XSF_OK, "convert: %s", err.msg);
@@ -225,7 +237,7 @@ static int near(const uint8_t a[3], int r, int g, int b, int tol)
 static void test_convert(void)
 {
     uint8_t o[3];
-    const dsp_colour n709 = {DSP_MATRIX_BT709, DSP_RANGE_NARROW};
+    const xsf_colour n709 = colour_of("709,narrow");
     convert1(8, n709, 3, 16, 128, 128, o);
     CHECK(near(o, 0, 0, 0, 0), "black: %d %d %d", o[0], o[1], o[2]);
     convert1(8, n709, 3, 235, 128, 128, o);
@@ -236,26 +248,29 @@ static void test_convert(void)
     CHECK(near(o, 0, 0, 0, 0), "below black clamps: %d %d %d", o[0], o[1], o[2]);
     /* Primaries: Y' = Kr, Pr = 0.5 for red; narrow 12-bit codes. */
     static const struct {
-        dsp_matrix m;
+        const char *m;
         double kr, kb;
-    } mats[] = {{DSP_MATRIX_BT709, 0.2126, 0.0722}, {DSP_MATRIX_BT601, 0.299, 0.114}, {DSP_MATRIX_BT2020, 0.2627, 0.0593}};
+    } mats[] = {{"709", 0.2126, 0.0722}, {"601", 0.299, 0.114}, {"2020", 0.2627, 0.0593}};
     for (int i = 0; i < 3; i++) {
         const double kr = mats[i].kr, kb = mats[i].kb;
         /* Red: Y' = Kr, Pb = -Kr / (2(1-Kb)), Pr = 0.5. */
         const uint16_t y = (uint16_t)lround(256 + 3504 * kr), cb = (uint16_t)lround(2048 - 3584 * kr / (2 * (1 - kb)));
-        convert1(12, (dsp_colour){mats[i].m, DSP_RANGE_NARROW}, 3, y, cb, 3840, o);
+        char words[16];
+        snprintf(words, sizeof words, "%s,narrow", mats[i].m);
+        convert1(12, colour_of(words), 3, y, cb, 3840, o);
         CHECK(near(o, 255, 0, 0, 1), "matrix %d red: %d %d %d", i, o[0], o[1], o[2]);
         /* Blue in full range 10-bit: Y' = Kb, Pb = 0.5, Pr = -Kb / (2(1-Kr)). */
         const uint16_t fy = (uint16_t)lround(1023 * kb), fcr = (uint16_t)lround(512 - 1023 * kb / (2 * (1 - kr)));
-        convert1(10, (dsp_colour){mats[i].m, DSP_RANGE_FULL}, 3, fy, 1023, fcr, o);
+        snprintf(words, sizeof words, "%s,full", mats[i].m);
+        convert1(10, colour_of(words), 3, fy, 1023, fcr, o);
         CHECK(near(o, 0, 0, 255, 1), "matrix %d full-range blue: %d %d %d", i, o[0], o[1], o[2]);
     }
     /* RGB, GBR and gray. */
-    convert1(10, (dsp_colour){DSP_MATRIX_RGB, DSP_RANGE_FULL}, 3, 1023, 0, 512, o);
+    convert1(10, colour_of("rgb,full"), 3, 1023, 0, 512, o);
     CHECK(near(o, 255, 0, 128, 0), "rgb: %d %d %d", o[0], o[1], o[2]);
-    convert1(10, (dsp_colour){DSP_MATRIX_GBR, DSP_RANGE_FULL}, 3, 1023, 0, 512, o);
+    convert1(10, colour_of("gbr,full"), 3, 1023, 0, 512, o);
     CHECK(near(o, 128, 255, 0, 0), "gbr: %d %d %d", o[0], o[1], o[2]);
-    convert1(8, (dsp_colour){DSP_MATRIX_RGB, DSP_RANGE_NARROW}, 3, 16, 235, 126, o);
+    convert1(8, colour_of("rgb,narrow"), 3, 16, 235, 126, o);
     CHECK(near(o, 0, 255, 128, 0), "narrow rgb: %d %d %d", o[0], o[1], o[2]);
     convert1(8, n709, 1, 126, 0, 0, o);
     CHECK(near(o, 128, 128, 128, 0), "gray: %d %d %d", o[0], o[1], o[2]);
@@ -266,7 +281,7 @@ static void test_convert(void)
     const uint16_t cr[4] = {128, 240, 16, 128};
     for (int i = 0; i < 4; i++)
         planes[1][i] = 128, planes[2][i] = cr[i];
-    dsp_colour_describe(n709, &p.colour);
+    p.colour = n709;
     uint8_t rgb[27];
     xsf_error err = {0};
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_OK, "4:2:0 convert");
@@ -281,7 +296,7 @@ static void test_convert(void)
     const uint16_t cr422[4] = {16, 16, 240, 240};
     for (int i = 0; i < 4; i++)
         planes[1][i] = 128, planes[2][i] = cr422[i];
-    dsp_colour_describe(n709, &p422.colour);
+    p422.colour = n709;
     uint8_t rgb422[24];
     CHECK(dsp_convert_rgb8(&p422, rgb422, sizeof rgb422, &err) == XSF_OK, "4:2:2 convert: %s",
           err.msg);
@@ -300,37 +315,17 @@ static void test_convert(void)
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_ERR_ARG, "device picture refused");
 }
 
-/* The picture's colour description as the display reads it: the option
- * vocabulary's meaning, what a codestream says (identity, range unsaid),
+/* The picture's colour description as the display reads it: what a
+ * codestream says (R'G'B' or G'B'R' as they are), a matrix without a range,
  * and a description that says nothing. */
 static void test_colour_description(void)
 {
-    static const struct {
-        dsp_colour in;
-        int matrix, range, rgb_order;
-    } named[] = {
-        {{DSP_MATRIX_BT709, DSP_RANGE_NARROW}, XSF_MATRIX_BT709, XSF_RANGE_NARROW, 0},
-        {{DSP_MATRIX_BT601, DSP_RANGE_FULL}, XSF_MATRIX_BT601, XSF_RANGE_FULL, 0},
-        {{DSP_MATRIX_BT2020, DSP_RANGE_NARROW}, XSF_MATRIX_BT2020_NCL, XSF_RANGE_NARROW, 0},
-        {{DSP_MATRIX_RGB, DSP_RANGE_FULL}, XSF_MATRIX_IDENTITY, XSF_RANGE_FULL, 1},
-        {{DSP_MATRIX_GBR, DSP_RANGE_NARROW}, XSF_MATRIX_IDENTITY, XSF_RANGE_NARROW, 0},
-    };
-    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-        xsf_colour c;
-        dsp_colour_describe(named[i].in, &c);
-        CHECK(c.matrix == named[i].matrix && c.range == named[i].range && c.rgb_order == named[i].rgb_order &&
-                  c.source == XSF_COLOUR_USER,
-              "describe %zu: matrix %d range %d order %d", i, c.matrix, c.range, c.rgb_order);
-    }
     uint8_t o[3];
     xsf_error err = {0};
     xsf_picture p = picture(3, 1, 1, 1, 1, 10);
     planes[0][0] = 1023, planes[1][0] = 0, planes[2][0] = 512;
-    /* RGB from a codestream: identity, range unsaid = full, as it is. */
-    xsf_colour_default(&p.colour);
-    p.colour.matrix = XSF_MATRIX_IDENTITY;
-    p.colour.rgb_order = 1;
-    p.colour.source = XSF_COLOUR_CODESTREAM;
+    /* RGB from a codestream: identity, as it is. */
+    xsf_colour_rgb(&p.colour, XSF_COLOUR_CODESTREAM);
     CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 0, 128, 0), "codestream RGB: %d %d %d", o[0],
           o[1], o[2]);
     p.colour.rgb_order = 0;

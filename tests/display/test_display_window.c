@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         return xsf_test_finish();
     xsf_picture pic = *img;
     pic.fmt.nc = 3;
-    dsp_colour_describe((dsp_colour){DSP_MATRIX_BT709, DSP_RANGE_NARROW}, &pic.colour);
+    xsf_colour_parse("709,narrow", &pic.colour, NULL);
 
     dsp_options opt;
     dsp_options_init(&opt);

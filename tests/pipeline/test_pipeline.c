@@ -113,7 +113,7 @@ static void picture_md5_deliver(void *ctx, pl_frame *f)
 }
 
 /* Every picture of `pm` equals the C decoder's picture of its frame: frame n of a clip of
- * `frames` codestreams sent in loops at fps_num/1 from first_timestamp (rtp_send_clip) is
+ * `frames` codestreams sent in loops at fps_num/1 from first_timestamp (rtp_sender) is
  * codestream n mod frames, its timestamp first + n x 90 kHz / fps. Frames come in order;
  * with `all`, every frame sent (n = 0, 1, ...). */
 static void check_pictures(const char *name, const picture_md5s *pm, uint32_t first_timestamp,
@@ -561,19 +561,36 @@ static void test_flush(void)
  * timestamp names. */
 typedef struct send_job {
     rtp_udp *sock;
-    rtp_send_clip_config cfg;
+    rtp_sender_config cfg;
+    unsigned loops;
     const uint8_t *data;
     size_t len;
-    rtp_send_clip_result res;
+    rtp_sender_stats res;
     xsf_status st;
 } send_job;
 
+/* The clip `loops` times through the library's sender, each frame's packets at once at
+ * its time. */
 static void *send_main(void *arg)
 {
     send_job *j = arg;
     xsf_error err;
     xsf_error_clear(&err);
-    j->st = rtp_send_clip(j->sock, &j->cfg, j->data, j->len, &j->res, &err);
+    memset(&j->res, 0, sizeof j->res);
+    rtp_clip clip;
+    rtp_sender *snd = NULL;
+    j->cfg.sock = j->sock;
+    j->cfg.pacing = RTP_PACING_FRAME;
+    j->st = rtp_clip_open(&clip, j->data, j->len, &err);
+    if (j->st == XSF_OK) {
+        j->st = rtp_sender_create(&snd, &j->cfg, &err);
+        if (j->st == XSF_OK)
+            j->st = rtp_sender_send_clip(snd, &clip, j->loops, &err);
+        if (snd)
+            j->res = *rtp_sender_get_stats(snd);
+        rtp_sender_destroy(snd);
+        rtp_clip_free(&clip);
+    }
     if (j->st != XSF_OK)
         fprintf(stderr, "send: %s\n", err.msg);
     return NULL;
@@ -653,9 +670,9 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         job[k].cfg.packetizer.boxes = 1;
         /* Small packets: many per frame, so that loss hits most frames. */
         job[k].cfg.packetizer.packet_bytes = 600;
-        job[k].cfg.fps_num = 200;
-        job[k].cfg.fps_den = 1;
-        job[k].cfg.loops = loops;
+        job[k].cfg.rate_num = 200;
+        job[k].cfg.rate_den = 1;
+        job[k].loops = loops;
         job[k].cfg.first_timestamp = 0x10000000u * (uint32_t)(k + 1);
         job[k].cfg.drop_every = drop_every;
         job[k].data = data[k];
@@ -680,7 +697,7 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         pl_rtp_source_stats(src[k], &rs, NULL);
         pl_stream_stats ss;
         pl_stream_stats_get(p, sid[k], &ss);
-        const uint64_t sent = job[k].res.frames;
+        const uint64_t sent = job[k].res.segments;
         if (!drop_every) {
             CHECK(ss.delivered == sent && rs.lost == 0 && ss.dropped_total == 0,
                   "%s: %llu of %llu frames delivered, %llu packets lost, %llu frames dropped "
@@ -699,14 +716,14 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
                   "%s: %llu delivered + %llu dropped != %llu sent (lost %llu)", names[k],
                   (unsigned long long)ss.delivered, (unsigned long long)dropped,
                   (unsigned long long)sent, (unsigned long long)rs.lost);
-            CHECK(rs.lost == job[k].res.packets_dropped, "%s: %llu lost, %llu left out", names[k],
-                  (unsigned long long)rs.lost, (unsigned long long)job[k].res.packets_dropped);
+            CHECK(rs.lost == job[k].res.dropped, "%s: %llu lost, %llu left out", names[k],
+                  (unsigned long long)rs.lost, (unsigned long long)job[k].res.dropped);
             CHECK(dropped > 0, "%s: loss dropped frames", names[k]);
             CHECK(pm[k].n == ss.delivered && ss.delivered > 0,
                   "%s: %zu pictures of %llu frames delivered (some must be)", names[k], pm[k].n,
                   (unsigned long long)ss.delivered);
         }
-        check_pictures(names[k], &pm[k], job[k].cfg.first_timestamp, job[k].cfg.fps_num, ref[k],
+        check_pictures(names[k], &pm[k], job[k].cfg.first_timestamp, job[k].cfg.rate_num, ref[k],
                        frames[k], !drop_every);
         CHECK(ss.latency.count == ss.delivered, "latency measured for every frame");
         pl_rtp_source_destroy(src[k]);
@@ -740,7 +757,7 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
             memset(&uc, 0, sizeof uc);
             uc.gso_segments = gso;
             rtp_udp_open_sender(&job[k].sock, &to, &uc, &err);
-            job[k].cfg.loops = 1;
+            job[k].loops = 1;
             job[k].cfg.drop_every = 0;
         }
         for (int k = 0; k < NSTREAMS; k++)

@@ -232,7 +232,7 @@ static void test_header_colour(void)
         xs_header_colour(&h, &c);
         if (cpih == 1 || cpih == 3)
             CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM &&
-                      c.range == XSF_RANGE_UNSPECIFIED && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+                      c.range == XSF_RANGE_FULL && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
                   "Cpih %d: matrix %d order %d source %d range %d", cpih, c.matrix, c.rgb_order, c.source, c.range);
         else
             CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT &&

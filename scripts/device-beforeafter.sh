@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Before and after a change, on one machine in one device call: builds an
+# older tree and this one, then runs each named stage with both builds, the
+# older first, with this tree's bench scripts (the commands' behaviour must
+# not have changed, so the same script drives both). Logs and tables under
+# $OUT/before and $OUT/after.
+#
+#   bash scripts/device-beforeafter.sh BEFORE_DIR STAGE...
+#
+#   xsdec     bench/xs_decode on the UHD vectors (1000 frames)
+#   pldecode  bench/pipeline decode (`xsflow decode` of 200-frame UHD files)
+#   pcap      bench/pipeline pcap (`xsflow recv --pcap`)
+#   live16    bench/pipeline live with K=16 senders
+#   latency   bench/latency, one stream, both packetizations, whole and --slices
+#   display   bench/display (EGL on the NVIDIA driver; carry .gl)
+#   gst       scripts/gst-device-bench.sh's table (carry .gstdeps)
+#
+# Prepare here: BEFORE_DIR is a copy of the older commit, e.g.
+#   rm -rf .before && mkdir .before && git archive 8170898 | tar -x -C .before
+# plus what scripts/device-check.sh says (.devdeps, .vec, .gl; .gstdeps for gst), then
+#   run(command="bash scripts/device-beforeafter.sh .before xsdec pldecode",
+#       carry=[".before", ".devdeps", ".vec", ".gl"])
+# The builds (build-ba-before/, build-ba-after/) stay while the machine is warm.
+set -u
+BEFORE=$(readlink -f "$1")
+shift
+STAGES=" $* "
+OUT=${OUT:-/tmp/xsf-device}
+R=$(pwd)
+mkdir -p "$OUT/before" "$OUT/after"
+. scripts/device-sysroot.sh || exit 1
+if [[ $STAGES == *" display "* ]] && ls .gl/*.deb > /dev/null 2>&1; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
+step() { echo; echo "==== $* ($(date +%T))"; }
+
+step device
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv
+nproc
+
+# build WHICH SRC
+build() {
+    local which=$1 src=$2 b=$R/build-ba-$1
+    cmake -S "$src" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DXSF_TESTS=OFF -DXSF_BENCH=ON -DXSF_GST=OFF \
+        -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/$which/build.log" 2>&1 &&
+        cmake --build "$b" -j"$(nproc)" >> "$OUT/$which/build.log" 2>&1 ||
+        { echo "$which: BUILD FAILED"; tail -30 "$OUT/$which/build.log"; exit 1; }
+    echo "$which built: $(git -C "$src" log -1 --format=%h 2> /dev/null || echo "$src")"
+}
+step build
+build before "$BEFORE"
+build after "$R"
+
+# each LABEL CMD...: runs CMD with B set to each build, before first; its
+# output goes to $OUT/WHICH/LABEL.log and to the terminal.
+each() {
+    local label=$1
+    shift
+    for which in before after; do
+        echo "---- $label: $which"
+        B=$R/build-ba-$which OUT=$OUT/$which bash -c "$*" 2>&1 | tee "$OUT/$which/$label.log"
+    done
+}
+
+V=$R/.vec
+if [[ $STAGES == *" xsdec "* ]]; then
+    step "bench/xs_decode"
+    each xsdec 'timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 '"$V"'/uhd_*.jxs'
+fi
+if [[ $STAGES == *" pldecode "* ]]; then
+    step "bench/pipeline decode"
+    each pldecode 'timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' decode'
+fi
+if [[ $STAGES == *" pcap "* ]]; then
+    step "bench/pipeline pcap"
+    each pcap 'timeout 240 bash bench/pipeline/run.sh "$B" '"$V"' pcap'
+fi
+if [[ $STAGES == *" live16 "* ]]; then
+    step "bench/pipeline live, K=16"
+    each live16 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'
+fi
+if [[ $STAGES == *" latency "* ]]; then
+    step "bench/latency, one stream"
+    each latency 'XSF_LAT_STREAMS=1 XSF_LAT_SECONDS=${XSF_LAT_SECONDS:-10} timeout 280 bash bench/latency/run.sh "$B" '"$V"'/uhd_422_10b_bpp3.jxs | grep -v "^send:"'
+fi
+if [[ $STAGES == *" display "* ]]; then
+    step "bench/display"
+    each display 'XSF_EGL_PLATFORM=device timeout 200 "$B/bench/display/display_bench" '"$V"'/uhd_422_10b_bpp3.jxs vectors/xs/hd_422_10b_bpp3.jxs 600'
+fi
+if [[ $STAGES == *" gst "* ]]; then
+    step "GStreamer"
+    for which in before after; do
+        src=$R
+        [ $which = before ] && src=$BEFORE
+        echo "---- gst: $which"
+        XSF_GST_SRC=$src XSF_GST_BUILD=$R/build-ba-gst-$which XSF_GST_BENCH_ONLY=1 OUT=$OUT/$which/gst \
+            bash scripts/gst-device-bench.sh 2>&1 | tail -14 | tee "$OUT/$which/gst.log"
+    done
+fi
+step done
