@@ -9,14 +9,36 @@
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_codecs.h"
 
-/* BPC-PaCo input goes to bpc_cli_info (app/cmd_bpc.c, declared in bpc/bpc.h). */
-#if defined(__has_include)
-#if __has_include("bpc.h")
-#include "bpc.h"
-#define XSF_INFO_HAVE_BPC 1
-#endif
-#endif
+/* The printers of the codecs other than JPEG XS (whose is below), by codec
+ * name: the input's codec is found by probing its first bytes. */
+static const struct {
+    const char *codec;
+    int (*info)(int argc, char **argv);
+} other_codecs[] = {{"bpc-paco", bpc_cli_info}};
+
+/* The printer of the input named on the command line (its first argument that is
+ * not an option) where its first bytes are another codec's than JPEG XS; else NULL. */
+static int (*other_info(int argc, char **argv))(int, char **)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            continue;
+        FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "rb") : NULL;
+        if (!f)
+            return NULL;
+        uint8_t head[64];
+        const size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        const xsf_codec *codec = xsf_codec_probe(head, n);
+        for (size_t k = 0; codec && k < sizeof other_codecs / sizeof other_codecs[0]; k++)
+            if (!strcmp(codec->name, other_codecs[k].codec))
+                return other_codecs[k].info;
+        return NULL;
+    }
+    return NULL;
+}
 
 static const char about[] =
     "Prints what the headers of the first codestream say and how many codestreams\n"
@@ -129,10 +151,9 @@ static int same_headers(const xs_header *a, const xs_header *b)
 
 int cmd_info(int argc, char **argv)
 {
-#ifdef XSF_INFO_HAVE_BPC
-    if (bpc_cli_input_is_bpc(argc, argv))
-        return bpc_cli_info(argc, argv);
-#endif
+    int (*info)(int, char **) = other_info(argc, argv);
+    if (info)
+        return info(argc, argv);
     const char *in = NULL;
     int all = 0, verbose = 0;
     const cli_option options[] = {

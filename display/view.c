@@ -61,15 +61,10 @@ static xsf_status frame_planes(void *opaque, xsf_picture *p, void **alloc_data, 
 {
     (void)err;
     pl_frame *f = opaque;
-    const pl_picture *src = &f->picture;
+    const xsf_picture *src = p->memory == XSF_MEMORY_DEVICE ? &f->device_picture[0] : &f->picture[0];
     for (int c = 0; c < p->fmt.nc; c++) {
-        if (p->memory == XSF_MEMORY_DEVICE) {
-            p->data[c] = (uint8_t *)src->device_plane[c];
-            p->stride[c] = src->device_pitch_bytes[c];
-        } else {
-            p->data[c] = (uint8_t *)src->plane[c];
-            p->stride[c] = src->pitch[c] * sizeof(uint16_t);
-        }
+        p->data[c] = src->data[c];
+        p->stride[c] = src->stride[c];
     }
     *alloc_data = f;
     return XSF_OK;
@@ -88,32 +83,26 @@ static void frame_release(void *opaque, xsf_picture *p, void *alloc_data)
  * so it goes as a view and the frame is released here. */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
-    const pl_picture *src = &f->picture;
+    /* The device picture where the pipeline decoded into one, else the host one. */
+    const int on_device = f->device_picture[0].data[0] != NULL;
+    const xsf_picture *src = on_device ? &f->device_picture[0] : &f->picture[0];
     xsf_picture pic;
     xsf_picture_init(&pic);
-    pic.fmt.container = XSF_PLANAR_U16;
-    pic.fmt.nc = src->nc > 3 ? 3 : src->nc;
-    for (int c = 0; c < pic.fmt.nc; c++) {
-        pic.fmt.width[c] = src->width[c];
-        pic.fmt.height[c] = src->height[c];
-        pic.fmt.depth[c] = src->depth[c];
-    }
-    pic.memory = src->device_plane[0] != NULL ? XSF_MEMORY_DEVICE : XSF_MEMORY_HOST;
-    pic.device = src->device_plane[0] != NULL ? src->device : -1;
-    /* --colour or the SDP's where they said something, else the
-     * codestream's (RCT: R G B as decode writes them). */
-    pic.colour = v->opt.colour[tile];
-    if (pic.colour.source == XSF_COLOUR_DEFAULT)
-        xs_header_colour(&f->header, &pic.colour);
-    pic.props.index = f->index;
-    pic.props.rtp_timestamp = f->rtp_timestamp;
-    pic.props.has_rtp_timestamp = f->has_rtp_timestamp;
+    pic.fmt = src->fmt;
+    if (pic.fmt.nc > 3)
+        pic.fmt.nc = 3;
+    pic.memory = src->memory;
+    pic.device = src->device;
+    /* --colour or the SDP's where they said something, else the picture's
+     * own (the codestream's: RCT gives R G B as decode writes them). */
+    pic.colour = v->opt.colour[tile].source != XSF_COLOUR_DEFAULT ? v->opt.colour[tile] : src->colour;
+    pic.props = src->props;
     const xsf_picture_allocator frame_allocator = {f, frame_planes, frame_release};
     xsf_error err;
     xsf_error_clear(&err);
     void *unused;
-    const xsf_status st = pic.memory == XSF_MEMORY_DEVICE ? xsf_picture_alloc(&pic, &frame_allocator, &err)
-                                                          : frame_planes(f, &pic, &unused, &err);
+    const xsf_status st = on_device ? xsf_picture_alloc(&pic, &frame_allocator, &err)
+                                    : frame_planes(f, &pic, &unused, &err);
     if (st != XSF_OK) {
         pl_frame_release(f);
         pthread_mutex_lock(&v->mu);

@@ -181,6 +181,7 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
     rtp_addr_format(&local, 1, st->info.source, sizeof st->info.source);
     snprintf(name, sizeof name, "nmos receiver %u %s", a->receiver, st->info.source);
     pl_stream_config sc = {.name = name,
+                           .codec = RTP_JXS_CODEC,
                            .backpressure = PL_DROP_OLDEST,
                            .max_frame_bytes = rs.max_frame_bytes,
                            .sink = sink};

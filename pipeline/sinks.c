@@ -52,21 +52,14 @@ struct pl_writer {
     unsigned head, count;
     int busy, stopping, started;
     uint64_t frames, bytes;
-    xsf_picture shape; /* the first frame's, planes NULL */
+    xsf_picture shape; /* the first frame's format (fields woven), no planes */
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
-void pl_picture_view(const pl_picture *in, xsf_picture *out)
+/* Whether a frame's picture has host planes the writers read. */
+static int host_picture(const xsf_picture *p)
 {
-    xsf_picture_init(out);
-    out->fmt.nc = in->nc;
-    for (int c = 0; c < in->nc; c++) {
-        out->fmt.width[c] = in->width[c];
-        out->fmt.height[c] = in->height[c];
-        out->fmt.depth[c] = in->depth[c];
-        out->stride[c] = in->pitch[c] * sizeof(uint16_t);
-        out->data[c] = (uint8_t *)in->plane[c];
-    }
+    return p->memory != XSF_MEMORY_DEVICE && p->fmt.container == XSF_PLANAR_U16 && p->fmt.nc && p->data[0];
 }
 
 /* A frame as one picture: progressive as it is, two fields woven (the first
@@ -80,16 +73,16 @@ typedef struct scratch {
 static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out,
                                 xsf_error *err)
 {
-    pl_picture_view(&f->picture, out);
-    if (!out->fmt.nc || !out->data[0])
+    if (!host_picture(&f->picture[0]))
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
+    *out = f->picture[0];
+    out->ref = NULL; /* a view: the frame holds the picture */
     if (f->fields != 2)
         return XSF_OK;
-    xsf_picture first = *out, second;
-    pl_picture_view(&f->picture2, &second);
+    const xsf_picture *first = &f->picture[0], *second = &f->picture[1];
     size_t need;
-    xsf_status st = imgio_weave_size(&first, &second, &need, err);
+    xsf_status st = imgio_weave_size(first, second, &need, err);
     if (st != XSF_OK)
         return st;
     if (need > sc->samples) {
@@ -99,7 +92,7 @@ static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out
         sc->buf = b;
         sc->samples = need;
     }
-    return imgio_weave(&first, &second, sc->buf, sc->samples, out, err);
+    return imgio_weave(first, second, sc->buf, sc->samples, out, err);
 }
 
 typedef struct pwrite_ctx {
@@ -125,14 +118,10 @@ static int pwrite_sink(void *ctx, const uint8_t *data, size_t len)
 
 static size_t frame_yuv_bytes(const pl_frame *f)
 {
-    xsf_picture pic;
     size_t n = 0;
-    pl_picture_view(&f->picture, &pic);
-    n += imgio_yuv_frame_bytes(&pic);
-    if (f->fields == 2) {
-        pl_picture_view(&f->picture2, &pic);
-        n += imgio_yuv_frame_bytes(&pic);
-    }
+    for (int k = 0; k < (f->fields == 2 ? 2 : 1); k++)
+        if (host_picture(&f->picture[k]))
+            n += imgio_yuv_frame_bytes(&f->picture[k]);
     return n;
 }
 
@@ -264,8 +253,10 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
     }
     if (!wr->w && wr->path) {
         imgio_write_options o = wr->opt.image;
-        if (o.colour.source == XSF_COLOUR_DEFAULT && f->header.cpih == 1)
-            xsf_colour_rgb(&o.colour, XSF_COLOUR_CODESTREAM);
+        /* The codestream's own RGB (a reversible colour transform), unless the user said. */
+        if (o.colour.source == XSF_COLOUR_DEFAULT && (f->described & 1u) &&
+            f->desc[0].colour.source == XSF_COLOUR_CODESTREAM)
+            o.colour = f->desc[0].colour;
         o.scan = f->fields == 2 ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE;
         st = imgio_writer_open(&wr->w, wr->path, &o, err);
         if (st != XSF_OK)
@@ -282,14 +273,13 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
 /* The shape of the first frame written (no planes), for summaries. */
 static void keep_shape(pl_writer *wr, const pl_frame *f)
 {
-    if (wr->shape.fmt.nc || !f->picture.nc)
+    if (wr->shape.fmt.nc || !host_picture(&f->picture[0]))
         return;
-    pl_picture_view(&f->picture, &wr->shape);
+    xsf_picture_init(&wr->shape);
+    wr->shape.fmt = f->picture[0].fmt;
     if (f->fields == 2)
         for (int c = 0; c < wr->shape.fmt.nc; c++)
-            wr->shape.fmt.height[c] += f->picture2.height[c];
-    for (int c = 0; c < wr->shape.fmt.nc; c++)
-        wr->shape.data[c] = NULL;
+            wr->shape.fmt.height[c] += f->picture[1].fmt.height[c];
 }
 
 static void *writer_main(void *arg)

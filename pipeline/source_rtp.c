@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "pipeline.h"
+#include "xsf_codecs.h"
 #include "pl_copy.h"
 
 struct pl_rtp_source {
@@ -175,16 +176,23 @@ static void on_progress(void *ctx, const rtp_progress *pr)
         return; /* fields are paired whole */
     size_t cs_off;
     rtp_jxs_boxes boxes;
-    xs_header h;
     xsf_error err;
     xsf_error_clear(&err);
-    if (rtp_jxs_boxes_parse(pr->buffer.data, pr->bytes, &cs_off, &boxes, &err) != XSF_OK ||
-        xs_parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, &h, &err) != XSF_OK)
-        return; /* the header is not whole yet */
-    /* The buffer must not move once handed over: where Lcod says the frame
-     * will not fit, it goes whole (the depacketizer moves it to a larger one). */
-    if (pr->buffer.data != f->buffer || (h.lcod && f->capacity - cs_off < h.lcod))
+    if (rtp_jxs_boxes_parse(pr->buffer.data, pr->bytes, &cs_off, &boxes, &err) != XSF_OK)
         return;
+    /* The header, parsed once here and handed over with the frame (the
+     * decoder reads it from the description). */
+    const xsf_codec *codec = pl_stream_codec(s->p, s->stream);
+    if (!codec)
+        codec = xsf_codec_probe(pr->buffer.data + cs_off, pr->bytes - cs_off);
+    xsf_codec_frame *desc = &f->desc[0];
+    if (!codec || codec->parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, desc, &err) != XSF_OK)
+        return; /* the header is not whole yet */
+    /* The buffer must not move once handed over: where the header (Lcod) says the frame
+     * will not fit, it goes whole (the depacketizer moves it to a larger one). */
+    if (pr->buffer.data != f->buffer || (desc->codestream_bytes && f->capacity - cs_off < desc->codestream_bytes))
+        return;
+    f->described = 1u;
     const int captured = !arrival_times(s);
     f->codestream = f->buffer + cs_off;
     f->codestream_bytes = pr->bytes - cs_off;
@@ -236,6 +244,12 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     f->t.last_packet = captured ? f->t.first_packet : now_or(rf->last_arrival_ns);
 
     if (rf->scan == RTP_JXS_PROGRESSIVE && !s->cfg.interlaced) {
+        /* The header the depacketizer parsed travels with the frame (else the decode
+         * stage parses it: a stream whose codec is not known yet). */
+        xsf_error e;
+        xsf_error_clear(&e);
+        if (rf->has_header && pl_stream_codec(s->p, s->stream))
+            (void)pl_frame_set_header(s->p, f, 0, &rf->header, sizeof rf->header, &e);
         submit(s, f, rf->copies, rf->ncopies);
         s->whole++;
         return;

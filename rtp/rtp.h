@@ -36,6 +36,7 @@ extern "C" {
 #define RTP_HEADER_BYTES 12
 #define RTP_MAX_CSRC 15
 #define RTP_CLOCK_HZ 90000 /* RFC 9134: the RTP clock of JPEG XS video */
+#define RTP_JXS_CODEC "jpeg-xs" /* the codec (xsf_codec_find) of what RFC 9134 carries */
 
 typedef struct rtp_header {
     uint8_t version;      /* always 2 once parsed */

@@ -178,6 +178,10 @@ void xs_decoder_destroy(xs_decoder *dec);
  * xs_header_colour's. */
 xsf_status xs_decode(xs_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed,
                      const xsf_picture **pic);
+/* The same for a codestream whose header the caller parsed already: `hdr`
+ * is what xs_parse_header gave for buf (it is not read again). */
+xsf_status xs_decode_parsed(xs_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                            size_t *consumed, const xsf_picture **pic);
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
 
@@ -238,6 +242,14 @@ xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t l
 xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
 xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
 void xs_gpu_decode_abort(xs_gpu_decoder *dec);
+/* xs_gpu_decode and xs_gpu_decode_begin for a codestream whose header the
+ * caller parsed already: `hdr` is what xs_parse_header gave for buf (for
+ * begin: for the prefix buf[0, len), which held the whole header); the
+ * header is not parsed again. */
+xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                                size_t *consumed);
+xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
+                                      size_t len);
 /* Between begin and end: rows [0, rows[c]) of each component are final in
  * the output planes once the work enqueued so far has run (an event or a
  * host function on the stream says when); 0 outside a frame. Errors the
@@ -438,6 +450,10 @@ const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);
  * adds events to the stream); valid after a sync. Returns the stage count. */
 void xs_gpu_encoder_set_timing(xs_gpu_encoder *enc, int on);
 int xs_gpu_encoder_stage_times(const xs_gpu_encoder *enc, const char **names, float *ms, int max);
+
+/* JPEG XS in the codec table (xs/codec_xs.c; codec/xsf_codecs.h finds it). */
+struct xsf_codec;
+extern const struct xsf_codec xs_codec;
 
 #ifdef __cplusplus
 }

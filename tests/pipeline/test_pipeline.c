@@ -23,6 +23,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "pl_gpu.h"
 #include "test.h"
 #ifdef XSF_HAVE_CUDA
@@ -98,14 +99,13 @@ typedef struct picture_md5s {
 static void picture_md5_deliver(void *ctx, pl_frame *f)
 {
     picture_md5s *pm = ctx; /* one stream's frames come one at a time */
-    xsf_picture pic;
-    pl_picture_view(&f->picture, &pic);
-    if (!pic.fmt.nc || !pic.data[0] || pm->n == PICTURES_MAX) {
+    const xsf_picture *pic = &f->picture[0];
+    if (pic->memory == XSF_MEMORY_DEVICE || !pic->fmt.nc || !pic->data[0] || pm->n == PICTURES_MAX) {
         pm->without_picture++;
     } else {
         app_md5 m;
         app_md5_init(&m);
-        imgio_yuv_serialize(&pic, app_md5_sink, &m);
+        imgio_yuv_serialize(pic, app_md5_sink, &m);
         app_md5_final_hex(&m, pm->md5[pm->n]);
         pm->rtp_timestamp[pm->n++] = f->rtp_timestamp;
     }
@@ -288,7 +288,7 @@ static void holder_deliver(void *ctx, pl_frame *f)
     }
     if ((h->delivered || h->refused) && f->index <= h->last_index)
         h->out_of_order++;
-    if (f->picture.nc && f->picture.plane[0])
+    if (f->picture[0].fmt.nc && f->picture[0].data[0])
         h->with_picture++;
     h->last_index = f->index;
     h->delivered++;
@@ -963,7 +963,7 @@ typedef struct checker {
     int rows_last[XS_MAX_COMPONENTS];
 } checker;
 
-static void checker_rows(void *ctx, const pl_frame *f, const int rows[XS_MAX_COMPONENTS])
+static void checker_rows(void *ctx, const pl_frame *f, const int rows[XSF_MAX_COMPONENTS])
 {
     checker *c = ctx;
     pthread_mutex_lock(&c->mu);
@@ -974,13 +974,14 @@ static void checker_rows(void *ctx, const pl_frame *f, const int rows[XS_MAX_COM
         memset(c->rows_last, 0, sizeof c->rows_last);
     }
     c->rows_calls++;
-    int same = r && f->picture.nc == r->nc;
+    const xsf_picture *pic = &f->picture[0];
+    int same = r && pic->fmt.nc == r->nc;
     for (int k = 0; same && k < r->nc; k++) {
-        same = rows[k] >= 0 && rows[k] <= r->height[k] && f->picture.plane[k];
+        same = rows[k] >= 0 && rows[k] <= r->height[k] && pic->data[k];
         c->rows_shrank += rows[k] < c->rows_last[k];
         c->rows_last[k] = rows[k];
         for (int y = 0; same && y < rows[k]; y++)
-            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+            same = !memcmp(xsf_picture_row16(pic, k, y),
                            r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->rows_bad += !same;
@@ -992,11 +993,12 @@ static void checker_deliver(void *ctx, pl_frame *f)
     checker *c = ctx;
     pthread_mutex_lock(&c->mu);
     const ref_frame *r = f->user < c->nref ? &c->ref[f->user] : NULL;
-    int same = r && f->picture.nc == r->nc;
+    const xsf_picture *pic = &f->picture[0];
+    int same = r && pic->fmt.nc == r->nc;
     for (int k = 0; same && k < r->nc; k++) {
-        same = f->picture.width[k] == r->width[k] && f->picture.height[k] == r->height[k] && f->picture.plane[k];
+        same = pic->fmt.width[k] == r->width[k] && pic->fmt.height[k] == r->height[k] && pic->data[k];
         for (int y = 0; same && y < r->height[k]; y++)
-            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+            same = !memcmp(xsf_picture_row16(pic, k, y),
                            r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->mismatched += !same;
@@ -1299,34 +1301,40 @@ typedef struct placement_checker {
     uint64_t delivered, fields2, bad_layout, mismatched, out_of_order, last_index;
 } placement_checker;
 
-/* 1 when `pic` holds ref's picture where `placement` asks for it. */
-static int picture_as_placed(const pl_picture *pic, const ref_frame *r, pl_placement placement)
+/* 1 when `host` and `dev` hold ref's picture where `placement` asks for it. */
+static int picture_as_placed(const xsf_picture *host, const xsf_picture *dev, const ref_frame *r,
+                             pl_placement placement)
 {
-    if (!r || pic->nc != r->nc)
+    if (!r || ((placement & PL_PICTURE_HOST) && host->fmt.nc != r->nc) ||
+        ((placement & PL_PICTURE_DEVICE) && dev->fmt.nc != r->nc))
         return 0;
     for (int k = 0; k < r->nc; k++) {
-        if (pic->width[k] != r->width[k] || pic->height[k] != r->height[k])
-            return 0;
         const size_t row = (size_t)r->width[k] * sizeof(uint16_t);
         const size_t n = (size_t)r->width[k] * (size_t)r->height[k];
-        if ((pic->plane[k] != NULL) != ((placement & PL_PICTURE_HOST) != 0) ||
-            (pic->device_plane[k] != NULL) != ((placement & PL_PICTURE_DEVICE) != 0))
+        if ((host->data[k] != NULL) != ((placement & PL_PICTURE_HOST) != 0) ||
+            (dev->data[k] != NULL) != ((placement & PL_PICTURE_DEVICE) != 0))
             return 0;
-        if (pic->plane[k]) {
-            if (pic->pitch[k] != (size_t)r->width[k] || (k && pic->plane[k] != pic->plane[k - 1] +
-                                                                   (size_t)r->width[k - 1] * r->height[k - 1]))
+        if (host->data[k]) {
+            if (host->fmt.width[k] != r->width[k] || host->fmt.height[k] != r->height[k] ||
+                host->memory == XSF_MEMORY_DEVICE)
                 return 0;
-            if (memcmp(pic->plane[k], r->plane[k], n * sizeof(uint16_t)))
+            if (host->stride[k] != row ||
+                (k && host->data[k] != host->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
+                return 0;
+            if (memcmp(host->data[k], r->plane[k], n * sizeof(uint16_t)))
                 return 0;
         }
-        if (pic->device_plane[k]) {
-            if (pic->device_pitch_bytes[k] != row ||
-                (k && pic->device_plane[k] != pic->device_plane[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1]))
+        if (dev->data[k]) {
+            if (dev->fmt.width[k] != r->width[k] || dev->fmt.height[k] != r->height[k] ||
+                dev->memory != XSF_MEMORY_DEVICE)
+                return 0;
+            if (dev->stride[k] != row ||
+                (k && dev->data[k] != dev->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
                 return 0;
 #ifdef XSF_HAVE_CUDA
             uint16_t *h = malloc(n ? n * sizeof(uint16_t) : 1);
-            const int same = h && cudaSetDevice(pic->device) == cudaSuccess &&
-                             cudaMemcpy(h, pic->device_plane[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
+            const int same = h && cudaSetDevice(dev->device) == cudaSuccess &&
+                             cudaMemcpy(h, dev->data[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
                                  cudaSuccess &&
                              !memcmp(h, r->plane[k], n * sizeof(uint16_t));
             free(h);
@@ -1346,14 +1354,15 @@ static void placement_deliver(void *ctx, pl_frame *f)
     pthread_mutex_lock(&c->mu);
     /* user: the reference of the picture, and of the second field + 1 above bit 16. */
     const size_t r1 = (size_t)(f->user & 0xffff), r2 = (size_t)(f->user >> 16);
-    int same = r1 < c->nref && picture_as_placed(&f->picture, &c->ref[r1], c->placement);
+    int same = r1 < c->nref && picture_as_placed(&f->picture[0], &f->device_picture[0], &c->ref[r1], c->placement);
     if (f->fields == 2) {
-        same = same && r2 >= 1 && r2 - 1 < c->nref && picture_as_placed(&f->picture2, &c->ref[r2 - 1], c->placement);
+        same = same && r2 >= 1 && r2 - 1 < c->nref &&
+               picture_as_placed(&f->picture[1], &f->device_picture[1], &c->ref[r2 - 1], c->placement);
         c->fields2++;
     }
     c->mismatched += !same;
     if (c->placement & PL_PICTURE_DEVICE)
-        c->bad_layout += f->picture.device < 0;
+        c->bad_layout += f->device_picture[0].device < 0;
     if (c->delivered && f->index <= c->last_index)
         c->out_of_order++;
     c->last_index = f->index;
