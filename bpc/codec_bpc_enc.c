@@ -101,25 +101,10 @@ static xsf_status make_params(const xsf_encode_settings *s, bpc_params *p, xsf_e
     return XSF_OK;
 }
 
-/* The shape bpc takes for a format (its planes are not read). */
-static void shape_of(const xsf_format *f, bpc_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = f->nc;
-    for (int c = 0; c < f->nc && c < BPC_MAX_COMPONENTS; c++) {
-        img->width[c] = f->width[c];
-        img->height[c] = f->height[c];
-        img->depth[c] = f->depth[c];
-        img->pitch[c] = (size_t)f->width[c];
-    }
-}
-
 /* Bytes a codestream of the format may take, or XSF_ERR_ARG. */
 static xsf_status bound(const bpc_params *p, const xsf_format *f, size_t *cap, xsf_error *err)
 {
-    bpc_image shape;
-    shape_of(f, &shape);
-    *cap = bpc_encode_bound(p, &shape);
+    *cap = bpc_encode_bound(p, f);
     if (!*cap)
         return xsf_error_set(err, XSF_ERR_ARG, "cannot code this picture with these parameters (sizes, depth, step)");
     return XSF_OK;
@@ -222,9 +207,7 @@ static void destroy(void *enc)
 static xsf_status create_gpu(bpc_enc *e, const xsf_format *f, int device, void *stream, xsf_error *err)
 {
     (void)device;
-    bpc_image shape;
-    shape_of(f, &shape);
-    const xsf_status st = bpc_gpu_encoder_create(&e->gpu, &e->params, &shape, (struct CUstream_st *)stream);
+    const xsf_status st = bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream);
     if (st != XSF_OK)
         return xsf_error_set(err, st, "GPU encoder: %s", e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
     return XSF_OK;
@@ -266,12 +249,6 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
         return xsf_error_set(err, XSF_ERR_ARG, "the C encoder codes pictures in host memory");
     if (in->fmt.nc > BPC_MAX_COMPONENTS || in->fmt.container != XSF_PLANAR_U16)
         return xsf_error_set(err, XSF_ERR_ARG, "a picture BPC-PaCo does not code");
-    bpc_image img;
-    shape_of(&in->fmt, &img);
-    for (int c = 0; c < in->fmt.nc; c++) {
-        img.pitch[c] = in->stride[c] / sizeof(uint16_t);
-        img.plane[c] = (uint16_t *)(void *)in->data[c];
-    }
     if (!out) {
         if (!e->scratch && !(e->scratch = scratch_alloc(e)))
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a codestream");
@@ -279,7 +256,7 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
         cap = e->cap;
     }
     const xsf_status st =
-        e->gpu ? bpc_gpu_encode(e->gpu, &img, device, out, cap, len) : bpc_encode(e->cpu, &img, out, cap, len);
+        e->gpu ? bpc_gpu_encode(e->gpu, in, out, cap, len) : bpc_encode(e->cpu, in, out, cap, len);
     if (out == e->scratch)
         *len = 0;
     if (st != XSF_OK)

@@ -325,43 +325,10 @@ static size_t max_bytes(const void *enc)
     return e->cpu ? xs_encoder_max_bytes(e->cpu) : xs_gpu_encoder_max_bytes(e->gpu);
 }
 
-/* The picture as the encoders take it (host planes). */
-static xsf_status to_image(const xsf_picture *p, xs_image *img, xsf_error *err)
-{
-    memset(img, 0, sizeof *img);
-    if (p->fmt.nc > XS_MAX_COMPONENTS || p->fmt.container != XSF_PLANAR_U16)
-        return xsf_error_set(err, XSF_ERR_ARG, "a picture JPEG XS does not code");
-    img->nc = p->fmt.nc;
-    for (int c = 0; c < p->fmt.nc; c++) {
-        if (p->stride[c] % sizeof(uint16_t))
-            return xsf_error_set(err, XSF_ERR_ARG, "rows of component %d not 16-bit aligned", c);
-        img->width[c] = p->fmt.width[c];
-        img->height[c] = p->fmt.height[c];
-        img->depth[c] = p->fmt.depth[c];
-        img->pitch[c] = p->stride[c] / sizeof(uint16_t);
-        img->plane[c] = (uint16_t *)(void *)p->data[c];
-    }
-    return XSF_OK;
-}
-
 static xsf_status encode_gpu(xs_enc *e, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
                              xsf_error *err)
 {
-    xsf_status st;
-    if (in->memory == XSF_MEMORY_DEVICE) {
-        const uint16_t *plane[XS_MAX_COMPONENTS] = {0};
-        size_t pitch[XS_MAX_COMPONENTS] = {0};
-        for (int c = 0; c < in->fmt.nc && c < XS_MAX_COMPONENTS; c++) {
-            plane[c] = (const uint16_t *)(const void *)in->data[c];
-            pitch[c] = in->stride[c];
-        }
-        st = xs_gpu_encode_device(e->gpu, plane, pitch);
-    } else {
-        xs_image img;
-        if ((st = to_image(in, &img, err)) != XSF_OK)
-            return st;
-        st = xs_gpu_encode(e->gpu, &img);
-    }
+    xsf_status st = xs_gpu_encode(e->gpu, in);
     if (st == XSF_OK)
         st = out ? xs_gpu_encoder_download(e->gpu, out, cap, len, 1) : xs_gpu_encoder_sync(e->gpu);
     return st == XSF_OK ? st : pass_on(err, st, xs_gpu_encoder_error(e->gpu));
@@ -375,14 +342,11 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
         return encode_gpu(e, in, out, cap, len, err);
     if (in->memory == XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the C encoder codes pictures in host memory");
-    xs_image img;
-    xsf_status st = to_image(in, &img, err);
-    if (st != XSF_OK)
-        return st;
+    xsf_status st;
     uint8_t *buf = out;
     if (!buf && !(buf = malloc(xs_encoder_max_bytes(e->cpu))))
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a codestream");
-    st = xs_encode(e->cpu, &img, buf, out ? cap : xs_encoder_max_bytes(e->cpu), len);
+    st = xs_encode(e->cpu, in, buf, out ? cap : xs_encoder_max_bytes(e->cpu), len);
     if (!out) {
         free(buf);
         *len = 0;

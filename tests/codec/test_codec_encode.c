@@ -97,24 +97,15 @@ static xsf_status table_decode(const xsf_codec *codec, const void *params, const
     return st;
 }
 
-/* The picture a direct decoder gave, copied (its planes are the decoder's). */
-static void copy_view(xsf_picture *dst, int nc, const int *w, const int *h, const int *depth,
-                      uint16_t *const *plane, const size_t *pitch)
+/* The picture a direct decoder gave (a view of its planes), copied. */
+static void copy_view(xsf_picture *dst, const xsf_picture *view)
 {
     xsf_picture_init(dst);
-    dst->fmt.nc = nc;
-    for (int c = 0; c < nc; c++) {
-        dst->fmt.width[c] = w[c];
-        dst->fmt.height[c] = h[c];
-        dst->fmt.depth[c] = depth[c];
-    }
+    dst->fmt = view->fmt;
     xsf_error err;
     xsf_error_clear(&err);
-    if (xsf_picture_alloc(dst, NULL, &err) != XSF_OK)
+    if (xsf_picture_alloc(dst, NULL, &err) != XSF_OK || xsf_picture_copy(dst, view, &err) != XSF_OK)
         exit(1);
-    for (int c = 0; c < nc; c++)
-        for (int y = 0; y < h[c]; y++)
-            memcpy(xsf_picture_row16(dst, c, y), plane[c] + (size_t)y * pitch[c], (size_t)w[c] * 2);
 }
 
 /* ---- the knob tables ---- */
@@ -181,19 +172,6 @@ static void test_options(void)
 
 /* ---- JPEG XS ---- */
 
-static void to_xs_image(const xsf_picture *p, xs_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = p->fmt.nc;
-    for (int c = 0; c < p->fmt.nc; c++) {
-        img->width[c] = p->fmt.width[c];
-        img->height[c] = p->fmt.height[c];
-        img->depth[c] = p->fmt.depth[c];
-        img->pitch[c] = p->stride[c] / 2;
-        img->plane[c] = (uint16_t *)(void *)p->data[c];
-    }
-}
-
 /* The bytes of xs_encode for a configuration. */
 static uint8_t *xs_direct(const xs_encoder_config *cfg, const xsf_picture *pic, size_t *len)
 {
@@ -205,9 +183,7 @@ static uint8_t *xs_direct(const xs_encoder_config *cfg, const xsf_picture *pic, 
         return NULL;
     }
     uint8_t *cs = malloc(xs_encoder_max_bytes(enc));
-    xs_image img;
-    to_xs_image(pic, &img);
-    const xsf_status st = xs_encode(enc, &img, cs, xs_encoder_max_bytes(enc), len);
+    const xsf_status st = xs_encode(enc, pic, cs, xs_encoder_max_bytes(enc), len);
     CHECK(st == XSF_OK, "xs_encode: %s", xs_encoder_error(enc));
     xs_encoder_destroy(enc);
     return cs;
@@ -247,10 +223,10 @@ static void test_xs(const xsf_codec *xs, int gpu)
     xs_decoder *dec = NULL;
     xs_decoder_create(&dec);
     size_t used;
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     CHECK(xs_decode(dec, cs, len, &used, &img) == XSF_OK, "xs_decode");
     if (img) {
-        copy_view(&ref, img->nc, img->width, img->height, img->depth, img->plane, img->pitch);
+        copy_view(&ref, img);
         CHECK(same_samples(&out, &ref), "JPEG XS: the table's picture is xs_decode's");
         xsf_picture_unref(&ref);
     }
@@ -314,19 +290,6 @@ static void test_xs(const xsf_codec *xs, int gpu)
 
 /* ---- BPC-PaCo ---- */
 
-static void to_bpc_image(const xsf_picture *p, bpc_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = p->fmt.nc;
-    for (int c = 0; c < p->fmt.nc; c++) {
-        img->width[c] = p->fmt.width[c];
-        img->height[c] = p->fmt.height[c];
-        img->depth[c] = p->fmt.depth[c];
-        img->pitch[c] = p->stride[c] / 2;
-        img->plane[c] = (uint16_t *)(void *)p->data[c];
-    }
-}
-
 static void test_bpc(const xsf_codec *bpc, int gpu)
 {
     xsf_picture pic;
@@ -351,13 +314,11 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     p.qstep = 0.5f;
     p.levels = 4;
     bpc_params_set_bpp(&p, 2, 96, 72);
-    bpc_image img;
-    to_bpc_image(&pic, &img);
-    const size_t cap = bpc_encode_bound(&p, &img);
+    const size_t cap = bpc_encode_bound(&p, &pic.fmt);
     uint8_t *direct = malloc(cap);
     size_t dlen = 0;
     bpc_encoder *enc = NULL;
-    CHECK(bpc_encoder_create(&enc, &p) == XSF_OK && bpc_encode(enc, &img, direct, cap, &dlen) == XSF_OK,
+    CHECK(bpc_encoder_create(&enc, &p) == XSF_OK && bpc_encode(enc, &pic, direct, cap, &dlen) == XSF_OK,
           "bpc_encode");
     bpc_encoder_destroy(enc);
     CHECK(dlen == len && !memcmp(direct, cs, len), "BPC-PaCo: the table's bytes are bpc_encode's");
@@ -368,10 +329,10 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     bpc_decoder *dec = NULL;
     bpc_decoder_create(&dec);
     size_t used;
-    const bpc_image *dimg = NULL;
+    const xsf_picture *dimg = NULL;
     CHECK(bpc_decode(dec, cs, len, &used, &dimg) == XSF_OK, "bpc_decode");
     if (dimg) {
-        copy_view(&ref, dimg->nc, dimg->width, dimg->height, dimg->depth, dimg->plane, dimg->pitch);
+        copy_view(&ref, dimg);
         CHECK(same_samples(&out, &ref), "BPC-PaCo: the table's picture is bpc_decode's");
         xsf_picture_unref(&ref);
     }
