@@ -56,3 +56,27 @@ int xsf_codec_index(const xsf_codec *codec)
             return (int)i;
     return -1;
 }
+
+xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic, xsf_error *err)
+{
+    xsf_picture_init(pic);
+    const xsf_codec *codec = xsf_codec_probe(buf, len);
+    if (!codec)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "not a codestream of a codec xsflow has");
+    xsf_codec_frame frame;
+    xsf_status st = codec->parse_header(buf, len, &frame, err);
+    if (st != XSF_OK)
+        return st;
+    pic->fmt = frame.format;
+    pic->colour = frame.colour;
+    if ((st = xsf_picture_alloc(pic, NULL, err)) != XSF_OK)
+        return st;
+    void *dec = NULL;
+    if ((st = codec->cpu_create(&dec, err)) == XSF_OK) {
+        st = codec->cpu_decode(dec, &frame, NULL, buf, len, pic, err);
+        codec->cpu_destroy(dec);
+    }
+    if (st != XSF_OK)
+        xsf_picture_unref(pic);
+    return st;
+}

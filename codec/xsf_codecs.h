@@ -21,6 +21,11 @@ const xsf_codec *xsf_codec_find(const char *name);
 const xsf_codec *xsf_codec_probe(const uint8_t *buf, size_t len);
 /* The codecs one after the other: *it = 0 first; NULL after the last. */
 const xsf_codec *xsf_codec_iterate(unsigned *it);
+/* Decodes the first codestream of buf[0, len) with the C decoder of the
+ * codec that claims it (xsf_codec_probe) into a host picture of its own:
+ * *pic (initialised or not) then holds one reference, with the colour the
+ * codestream describes. XSF_ERR_UNSUPPORTED when no codec claims the bytes. */
+xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic, xsf_error *err);
 /* The codec's place in the table, 0 .. XSF_CODECS_MAX - 1 (-1: not registered). */
 int xsf_codec_index(const xsf_codec *codec);
 #define XSF_CODECS_MAX 4

@@ -127,13 +127,13 @@ xsf_status imgio_weave(const xsf_picture *first, const xsf_picture *second, uint
 /* The layout of a headerless .yuv file. */
 typedef struct imgio_raw_layout {
     int width, height; /* of component 0 */
-    int nc;            /* 1 or 3 */
+    int nc;            /* 1, 3, or 4 (4:4:4:4: the fourth at full size) */
     int sx, sy;        /* subsampling of components 1 and 2 (1 or 2) */
     int depth;         /* 1..16, all components */
 } imgio_raw_layout;
 
-/* Fills `layout` from a sampling name ("420", "422", "444", "mono"; also
- * with colons, "4:2:2"), a size and a depth. */
+/* Fills `layout` from a sampling name ("420", "422", "444", "4444", "mono"
+ * or "400"; also with colons, "4:2:2"), a size and a depth. */
 xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling, int width,
                                  int height, int depth, xsf_error *err);
 
@@ -150,6 +150,12 @@ xsf_status imgio_reader_open(imgio_reader **r, const char *path, imgio_format fo
  * above the depth are XSF_ERR_INVALID. */
 xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err);
 void imgio_reader_close(imgio_reader *r);
+
+/* The first frame of a file (opened as imgio_reader_open does) into a host
+ * picture of its own: *pic (initialised or not) then holds one reference.
+ * A file without a frame is XSF_ERR_INVALID ("no picture in the file"). */
+xsf_status imgio_read_picture(const char *path, imgio_format format, const imgio_raw_layout *raw,
+                              xsf_picture *pic, xsf_error *err);
 
 /* Reads a whole file ("-": standard input) into memory the caller frees. */
 xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err);

@@ -39,15 +39,16 @@ xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling,
         const char *name;
         int nc, sx, sy;
     } table[] = {
-        {"420", 3, 2, 2}, {"4:2:0", 3, 2, 2}, {"422", 3, 2, 1},  {"4:2:2", 3, 2, 1},
-        {"444", 3, 1, 1}, {"4:4:4", 3, 1, 1}, {"mono", 1, 1, 1}, {"4:0:0", 1, 1, 1},
+        {"420", 3, 2, 2},  {"4:2:0", 3, 2, 2}, {"422", 3, 2, 1},  {"4:2:2", 3, 2, 1},
+        {"444", 3, 1, 1},  {"4:4:4", 3, 1, 1}, {"mono", 1, 1, 1}, {"4:0:0", 1, 1, 1},
+        {"400", 1, 1, 1},  {"4444", 4, 1, 1},  {"4:4:4:4", 4, 1, 1},
     };
     memset(layout, 0, sizeof *layout);
     size_t i = 0;
     while (i < sizeof table / sizeof table[0] && strcmp(sampling, table[i].name))
         i++;
     if (i == sizeof table / sizeof table[0])
-        return xsf_error_set(err, XSF_ERR_ARG, "unknown sampling '%s' (420, 422, 444 or mono)",
+        return xsf_error_set(err, XSF_ERR_ARG, "unknown sampling '%s' (420, 422, 444, 4444 or mono)",
                              sampling);
     if (width < 1 || height < 1 || width > 65535 || height > 65535)
         return xsf_error_set(err, XSF_ERR_ARG, "picture size %dx%d (1..65535)", width, height);
@@ -109,8 +110,9 @@ static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int
 static xsf_status shape_layout(imgio_reader *r, xsf_error *err)
 {
     const imgio_raw_layout *l = &r->layout;
-    int w[3] = {l->width, (l->width + l->sx - 1) / l->sx, (l->width + l->sx - 1) / l->sx};
-    int h[3] = {l->height, (l->height + l->sy - 1) / l->sy, (l->height + l->sy - 1) / l->sy};
+    /* Components 1 and 2 subsampled; a fourth (alpha) at full size. */
+    int w[4] = {l->width, (l->width + l->sx - 1) / l->sx, (l->width + l->sx - 1) / l->sx, l->width};
+    int h[4] = {l->height, (l->height + l->sy - 1) / l->sy, (l->height + l->sy - 1) / l->sy, l->height};
     return shape(r, l->nc, w, h, l->depth, err);
 }
 
@@ -423,6 +425,26 @@ void imgio_reader_close(imgio_reader *r)
     free(r->samples);
     free(r->row);
     free(r);
+}
+
+xsf_status imgio_read_picture(const char *path, imgio_format format, const imgio_raw_layout *raw,
+                              xsf_picture *pic, xsf_error *err)
+{
+    xsf_picture_init(pic);
+    imgio_reader *rd = NULL;
+    const xsf_picture *frame = NULL;
+    xsf_status st = imgio_reader_open(&rd, path, format, raw, err);
+    if (st == XSF_OK && (st = imgio_read(rd, &frame, err)) == XSF_OK && !frame)
+        st = xsf_error_set(err, XSF_ERR_INVALID, "no picture in the file");
+    if (st == XSF_OK) {
+        pic->fmt = frame->fmt;
+        pic->colour = frame->colour;
+        st = xsf_picture_alloc(pic, NULL, err);
+        if (st == XSF_OK && (st = xsf_picture_copy(pic, frame, err)) != XSF_OK)
+            xsf_picture_unref(pic);
+    }
+    imgio_reader_close(rd);
+    return st;
 }
 
 xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err)
