@@ -12,22 +12,41 @@
 
 const double cmp_default_rates[CMP_DEFAULT_RATE_COUNT] = {0.5, 1, 2, 3, 4, 6, 8, 0};
 
-static const struct {
-    const char *codec, *name, *describe;
-} variants[CMP_VARIANTS] = {
+/* The variants: JPEG XS as its encoder's defaults and tuned for PSNR, and
+ * BPC-PaCo with each pass count. The JPEG XS quality settings were measured
+ * with this command on the 1080p 4:4:4 12-bit and 4:2:2 10-bit photographs
+ * of vectors/xs at 0.5..8 bpp (COMPARISON.md): slices of 32 precinct rows
+ * (128 lines at NLy=2) instead of 4, so a precinct may spend what the ones
+ * above it in its slice left (+0.2..0.7 dB), and 8 horizontal levels instead
+ * of 5 (+0.05..0.1 dB), fewer where the picture is too narrow; together
+ * +0.3..0.9 dB below 6 bpp. Left out: the uniform quantizer (+0.3..0.5 dB
+ * below 3 bpp but -0.7..1.3 dB at 6..8 bpp) and run mode 1 (no gain). The
+ * slices stay many enough for the GPU encoder, which decides slices in
+ * parallel. BPC-PaCo codes lossy rates with the 9/7 and the coarsest step
+ * that reaches the rate (run.c), lossless with the 5/3 and every pass. */
+static const cmp_variant_spec variants[CMP_VARIANTS] = {
     {"xs", "default",
      "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone "
      "quantizer, "
-     "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB"},
+     "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB",
+     {""}, NULL, NULL},
     {"xs", "quality",
      "JPEG XS tuned for PSNR: the defaults with 8 horizontal levels (fewer where the picture is "
-     "too narrow) and slices of 32 precinct rows (128 lines) instead of 4"},
+     "too narrow) and slices of 32 precinct rows (128 lines) instead of 4",
+     {"nlx=8 slice-height=128", "nlx=7 slice-height=128", "nlx=6 slice-height=128", "slice-height=128"},
+     NULL, NULL},
     {"bpc", "1pass",
      "BPC-PaCo, 1 pass per bitplane: 9/7 (5 levels, ICT for RGB, coarsest step reaching the rate) "
-     "lossy, 5/3 (5 levels, RCT) lossless"},
-    {"bpc", "2pass", "BPC-PaCo, 2 passes per bitplane, as 1pass otherwise"},
-    {"bpc", "3pass", "BPC-PaCo, 3 passes per bitplane, as 1pass otherwise"},
+     "lossy, 5/3 (5 levels, RCT) lossless",
+     {"passes=1"}, "filter=97", "qstep"},
+    {"bpc", "2pass", "BPC-PaCo, 2 passes per bitplane, as 1pass otherwise", {"passes=2"}, "filter=97", "qstep"},
+    {"bpc", "3pass", "BPC-PaCo, 3 passes per bitplane, as 1pass otherwise", {"passes=3"}, "filter=97", "qstep"},
 };
+
+const cmp_variant_spec *cmp_variant_spec_of(cmp_variant v)
+{
+    return (unsigned)v < CMP_VARIANTS ? &variants[v] : NULL;
+}
 
 const char *cmp_variant_codec(cmp_variant v)
 {
@@ -414,7 +433,7 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
     for (int v = 0; v < CMP_VARIANTS && !st; v++) {
         if (!(s->opt.variants & (1u << v)))
             continue;
-        double qstep = 0; /* BPC-PaCo: rates in the given order reuse the last step as a start */
+        double qstep = 0; /* a variant with a step: rates in the given order reuse the last step as a start */
         for (size_t i = 0; i < s->opt.nrates && !st; i++) {
             cmp_job job;
             memset(&job, 0, sizeof job);
@@ -425,7 +444,7 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
             job.time_ms = s->opt.time_ms;
             job.qstep_hint = i > 0 && s->rates[i] >= s->rates[i - 1] ? qstep : 0;
             xsf_error_clear(&job.err);
-            st = v <= CMP_XS_QUALITY ? cmp_run_xs(&job) : cmp_run_bpc(&job);
+            st = cmp_run(&job);
             if (st) {
                 char rate[32];
                 if (job.bpp > 0)

@@ -22,7 +22,7 @@ typedef struct cmp_job {
     double bpp; /* 0: lossless */
     cmp_path path;
     double time_ms;
-    double qstep_hint; /* BPC-PaCo: the step the previous rate settled on (0: none) */
+    double qstep_hint; /* a variant with a step: the step the previous rate settled on (0: none) */
     /* results */
     char filter[8];
     int levels_h, levels_v;
@@ -39,8 +39,23 @@ typedef struct cmp_job {
     xsf_error err;
 } cmp_job;
 
-xsf_status cmp_run_xs(cmp_job *job);
-xsf_status cmp_run_bpc(cmp_job *job);
+/* What makes a variant, beyond the common settings (the rate, lossless, the
+ * colour transform for RGB): the codec's own knobs (xsf_codec.h), by name. */
+typedef struct cmp_variant_spec {
+    const char *codec; /* the registry's name of the codec, and the rows' label ("xs") */
+    const char *name, *describe;
+    /* The codec's knobs, tried in order for each picture: the first the codec
+     * takes is used, the last one whatever the codec says of it. */
+    const char *knobs[4];
+    const char *lossy; /* knobs added at a target rate ("filter=97"), or NULL */
+    const char *step;  /* at a target rate: the knob of a quantization step searched for
+                          the coarsest that does not cap the rate (run.c), or NULL */
+} cmp_variant_spec;
+
+const cmp_variant_spec *cmp_variant_spec_of(cmp_variant v);
+
+/* Runs one job through the codec table (run.c). */
+xsf_status cmp_run(cmp_job *job);
 
 /* Repeats fn(ctx) until `min_ms` have passed (at least once, at most
  * 100000 times) and returns the median seconds of one call; *runs gets the

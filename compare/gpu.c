@@ -3,14 +3,17 @@
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 
-#include "bpc.h"
 #include "compare_internal.h"
-#include "xs.h"
+#include "xsf_codecs.h"
 
+/* Every codec of the table with its GPU encoder and decoder. */
 xsf_status cmp_gpu_available(void)
 {
-    if (xs_gpu_available() != XSF_OK || bpc_gpu_available() != XSF_OK)
-        return XSF_ERR_NODEVICE;
+    unsigned it = 0;
+    for (const xsf_codec *c; (c = xsf_codec_iterate(&it));)
+        if (!c->encoder || !c->gpu_available || c->gpu_available() != XSF_OK ||
+            c->encoder->gpu_available() != XSF_OK)
+            return XSF_ERR_NODEVICE;
     return XSF_OK;
 }
 
