@@ -243,6 +243,11 @@ static int positional(const cli_command *cmd, const char *arg)
     return 0;
 }
 
+static int takes_value(const cli_option *o)
+{
+    return !(o->kind == CLI_FLAG || o->kind == CLI_SET || (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)));
+}
+
 /* The failing argument of a '?' from getopt_long. */
 static int unknown(const cli_command *cmd, char **argv, int at)
 {
@@ -250,7 +255,7 @@ static int unknown(const cli_command *cmd, char **argv, int at)
     if (!strncmp(arg, "--", 2) && strchr(arg, '=')) {
         const size_t n = (size_t)(strchr(arg, '=') - arg - 2);
         for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
-            if ((o->kind == CLI_FLAG || o->kind == CLI_SET) && strlen(o->name) == n &&
+            if (!takes_value(o) && strlen(o->name) == n &&
                 !strncmp(o->name, arg + 2, n)) {
                 cli_error(arg, "--%s takes no value", o->name);
                 return 2;
@@ -286,8 +291,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
         const cli_option *o = &cmd->options[i];
         if (o->kind == CLI_HEADING)
             continue;
-        const int has_arg =
-            o->kind == CLI_FLAG || o->kind == CLI_SET ? no_argument : required_argument;
+        const int has_arg = takes_value(o) ? required_argument : no_argument;
         longs[nl++] =
             (struct option){o->name, has_arg, NULL, o->short_name ? o->short_name : 256 + (int)i};
         if (o->short_name) {

@@ -11,7 +11,7 @@
 #include "compare.h"
 #include "demo_vector.h"
 #include "image_io.h"
-#include "xs.h"
+#include "xsf_codecs.h"
 
 #define MAX_INPUTS 64
 
@@ -141,66 +141,43 @@ static void progress(void *ctx, const cmp_row *r)
                 r->bpp, r->psnr_all, cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
 }
 
-/* The first frame of a picture file into an owned copy. */
+/* The first frame of a picture file. */
 static int read_picture(const compare_args *a, const char *path, xsf_picture *pic, int *rgb)
 {
     xsf_error err;
     xsf_error_clear(&err);
     const imgio_format fmt = imgio_format_from_path(path);
+    imgio_raw_layout raw;
     if (fmt == IMGIO_FORMAT_NONE) {
         cli_error(path, "unknown picture format: name it .ppm, .pgm, .y4m or .yuv");
         return 2;
     }
-    imgio_raw_layout raw;
-    if (fmt == IMGIO_FORMAT_YUV) {
-        if (!a->size[0]) {
-            cli_error(path, "a .yuv input needs --size WxH (and --sampling, --depth)");
-            return 2;
-        }
-        if (imgio_raw_layout_make(&raw, a->sampling, a->size[0], a->size[1], a->depth,
-                                  &err)) {
-            cli_error("--sampling", "%s", err.msg);
-            return 2;
-        }
+    if (fmt == IMGIO_FORMAT_YUV && !a->size[0]) {
+        cli_error(path, "a .yuv input needs --size WxH (and --sampling, --depth)");
+        return 2;
     }
-    imgio_reader *rd = NULL;
-    if (imgio_reader_open(&rd, path, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, &err)) {
+    if (fmt == IMGIO_FORMAT_YUV &&
+        imgio_raw_layout_make(&raw, a->sampling, a->size[0], a->size[1], a->depth, &err)) {
+        cli_error("--sampling", "%s", err.msg);
+        return 2;
+    }
+    *rgb = fmt == IMGIO_FORMAT_PPM;
+    if (imgio_read_picture(path, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, pic, &err) != XSF_OK) {
         cli_error(path, "%s", err.msg);
         return 1;
     }
-    const xsf_picture *frame = NULL;
-    int status = 0;
-    if (imgio_read(rd, &frame, &err)) {
-        cli_error(path, "%s", err.msg);
-        status = 1;
-    } else if (!frame) {
-        cli_error(path, "no picture in the file");
-        status = 1;
-    } else if (cmp_picture_copy(pic, frame, &err)) {
-        cli_error(path, "%s", err.msg);
-        status = 1;
-    }
-    imgio_reader_close(rd);
-    *rgb = fmt == IMGIO_FORMAT_PPM;
-    return status;
+    return 0;
 }
 
-/* The demo vector decoded by the C reference decoder. */
+/* The demo vector decoded by its codec's C decoder. */
 static int demo_picture(xsf_picture *pic)
 {
-    xs_decoder *dec = NULL;
-    const xsf_picture *img;
-    size_t used;
-    int status = 1;
-    if (xs_decoder_create(&dec) == XSF_OK &&
-        xs_decode(dec, demo_vector_data, demo_vector_size, &used, &img) == XSF_OK) {
-        xsf_error err;
-        status = cmp_picture_copy(pic, img, &err) != XSF_OK;
-    }
-    if (status)
-        cli_error(demo_vector_name, "cannot decode the built-in vector");
-    xs_decoder_destroy(dec);
-    return status;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (xsf_codec_decode_picture(demo_vector_data, demo_vector_size, pic, &err) == XSF_OK)
+        return 0;
+    cli_error(demo_vector_name, "cannot decode the built-in vector");
+    return 1;
 }
 
 static const char *base_name(const char *path)
