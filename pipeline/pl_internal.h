@@ -21,12 +21,12 @@ enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE
  * as are in use at once (decoders plus what sinks hold), not one per frame
  * of every stream. A buffer that is too small for a new picture size is
  * replaced (the only allocation after start). */
-typedef struct pl_picbuf {
-    struct pl_picbuf *next;
+typedef struct pl_pool_buffer {
+    struct pl_pool_buffer *next;
     uint8_t *ptr;
     size_t bytes;
     int device; /* device memory, else host (pinned with the GPU engine) */
-} pl_picbuf;
+} pl_pool_buffer;
 
 typedef struct pl_slot {
     pl_frame f; /* first: a pl_frame pointer is its slot's */
@@ -40,8 +40,8 @@ typedef struct pl_slot {
     int pinned;
     int queue;        /* the stream's decode queue, whose pools lend the pictures */
     /* The pool buffers under f.picture[k] (host) and f.device_picture[k], while decoded. */
-    pl_picbuf *host[PL_MAX_FIELDS];
-    pl_picbuf *dev[PL_MAX_FIELDS];
+    pl_pool_buffer *host[PL_MAX_FIELDS];
+    pl_pool_buffer *dev[PL_MAX_FIELDS];
     char error[256];  /* the decoder's message when failed */
     /* A partial frame (pl_frame_submit_partial): its source still fills it. */
     int partial;      /* submitted, not yet whole */
@@ -57,7 +57,7 @@ typedef struct pl_queue {
     unsigned index;
     pl_slot *head, *tail;
     pthread_cond_t cv;
-    pl_picbuf *free_host, *free_dev; /* picture pools */
+    pl_pool_buffer *free_host, *free_dev; /* picture pools */
     /* Where the decoders' pictures come from (pl_pool.c): the pools above,
      * as an xsf_picture allocator. alloc() without p->mu, release() with
      * it (a frame gives its pictures back in free_slot). */

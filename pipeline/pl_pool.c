@@ -23,11 +23,11 @@ void pl_provision_wake_locked(pl_pipeline *p)
 /* Borrows a picture buffer of at least `bytes` from the queue's pool (host
  * or device memory), and has the provisioner keep the pool at that size.
  * NULL when out of memory. Without p->mu. */
-static pl_picbuf *borrow(pl_queue *q, int device, size_t bytes)
+static pl_pool_buffer *borrow(pl_queue *q, int device, size_t bytes)
 {
     pl_pipeline *p = q->p;
-    pl_picbuf **pool = device ? &q->free_dev : &q->free_host;
-    pl_picbuf *b = NULL;
+    pl_pool_buffer **pool = device ? &q->free_dev : &q->free_host;
+    pl_pool_buffer *b = NULL;
     pthread_mutex_lock(&p->mu);
     size_t *want = device ? &q->dev_bytes : &q->host_bytes;
     if (*want < bytes) {
@@ -35,8 +35,8 @@ static pl_picbuf *borrow(pl_queue *q, int device, size_t bytes)
         pl_provision_wake_locked(p);
     }
     /* The first buffer large enough, else any (it will be replaced). */
-    pl_picbuf **best = NULL;
-    for (pl_picbuf **it = pool; *it; it = &(*it)->next) {
+    pl_pool_buffer **best = NULL;
+    for (pl_pool_buffer **it = pool; *it; it = &(*it)->next) {
         best = best ? best : it;
         if ((*it)->bytes >= bytes) {
             best = it;
@@ -77,9 +77,9 @@ static pl_picbuf *borrow(pl_queue *q, int device, size_t bytes)
     return b;
 }
 
-static void give_back_locked(pl_queue *q, pl_picbuf *b)
+static void give_back_locked(pl_queue *q, pl_pool_buffer *b)
 {
-    pl_picbuf **pool = b->device ? &q->free_dev : &q->free_host;
+    pl_pool_buffer **pool = b->device ? &q->free_dev : &q->free_host;
     b->next = *pool;
     *pool = b;
 }
@@ -99,7 +99,7 @@ static xsf_status pool_alloc(void *opaque, xsf_picture *pic, void **alloc_data, 
 {
     pl_queue *q = opaque;
     const int device = pic->memory == XSF_MEMORY_DEVICE;
-    pl_picbuf *b = borrow(q, device, xsf_format_bytes(&pic->fmt));
+    pl_pool_buffer *b = borrow(q, device, xsf_format_bytes(&pic->fmt));
     if (!b)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for the picture",
                              device ? "device" : q->p->use_gpu ? "pinned host" : "host");
@@ -128,7 +128,7 @@ int pl_slot_picture(pl_slot *s, int field, int device, const xsf_format *fmt, xs
     pl_pipeline *p = s->p;
     pl_queue *q = &p->queues[s->queue];
     xsf_picture *pic = device ? &s->f.device_picture[field] : &s->f.picture[field];
-    pl_picbuf **held = device ? &s->dev[field] : &s->host[field];
+    pl_pool_buffer **held = device ? &s->dev[field] : &s->host[field];
     xsf_picture_init(pic);
     pic->fmt = *fmt;
     pic->memory = device ? XSF_MEMORY_DEVICE : s->pinned ? XSF_MEMORY_PINNED : XSF_MEMORY_HOST;
@@ -179,12 +179,12 @@ void pl_pools_free(pl_pipeline *p)
         pl_queue *q = &p->queues[i];
         if (p->use_gpu && i < p->ngpus)
             pl_gpu_select(p->gpus[i]);
-        for (pl_picbuf *b = q->free_host, *n; b; b = n) {
+        for (pl_pool_buffer *b = q->free_host, *n; b; b = n) {
             n = b->next;
             pl_host_free(b->ptr, p->use_gpu);
             free(b);
         }
-        for (pl_picbuf *b = q->free_dev, *n; b; b = n) {
+        for (pl_pool_buffer *b = q->free_dev, *n; b; b = n) {
             n = b->next;
             pl_gpu_free(b->ptr);
             free(b);
@@ -256,7 +256,7 @@ static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
     (*count)++;
     pthread_mutex_unlock(&p->mu);
     const uint64_t t0 = pl_now_ns();
-    pl_picbuf *b = calloc(1, sizeof *b);
+    pl_pool_buffer *b = calloc(1, sizeof *b);
     pl_gpu_select(p->gpus[qi]);
     if (b && (b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, 1)) != NULL) {
         b->bytes = bytes;
