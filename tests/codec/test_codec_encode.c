@@ -39,7 +39,8 @@ static void make_picture(xsf_picture *p, int nc, int w, int h, int sx, int depth
         for (int y = 0; y < h; y++)
             for (int x = 0; x < p->fmt.width[c]; x++) {
                 seed = seed * 1103515245u + 12345u;
-                const double v = 0.5 + 0.3 * sin(x * 0.11 + c) * cos(y * 0.07) + (double)(seed >> 24) / 2048.0;
+                const double v =
+                    0.5 + 0.3 * sin(x * 0.11 + c) * cos(y * 0.07) + (double)(seed >> 24) / 2048.0;
                 xsf_picture_row16(p, c, y)[x] = (uint16_t)(v < 0 ? 0 : v > 1 ? max : v * max);
             }
 }
@@ -50,7 +51,8 @@ static int same_samples(const xsf_picture *a, const xsf_picture *b)
         return 0;
     for (int c = 0; c < a->fmt.nc; c++)
         for (int y = 0; y < a->fmt.height[c]; y++)
-            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), xsf_format_row_bytes(&a->fmt, c)))
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       xsf_format_row_bytes(&a->fmt, c)))
                 return 0;
     return 1;
 }
@@ -71,15 +73,16 @@ static xsf_status table_encode(const xsf_codec *codec, const xsf_encode_settings
     if (st == XSF_OK) { /* without an output: coded, nothing handed back */
         size_t none = 1;
         st = codec->encoder->encode(enc, pic, NULL, 0, &none, err);
-        CHECK(st == XSF_OK && none == 0, "%s: encode without output: %s, len %zu", codec->name, err->msg, none);
+        CHECK(st == XSF_OK && none == 0, "%s: encode without output: %s, len %zu", codec->name,
+              err->msg, none);
     }
     codec->encoder->destroy(enc);
     return st;
 }
 
 /* Decodes cs through the codec's table (parse_header, the C decoder) into *out. */
-static xsf_status table_decode(const xsf_codec *codec, const void *params, const uint8_t *cs, size_t len,
-                               xsf_picture *out, xsf_error *err)
+static xsf_status table_decode(const xsf_codec *codec, const void *params, const uint8_t *cs,
+                               size_t len, xsf_picture *out, xsf_error *err)
 {
     xsf_codec_frame frame;
     xsf_picture_init(out);
@@ -121,11 +124,12 @@ static const xsf_option table[] = {
     XSF_OPTION("n", XSF_OPTION_INT, offsetof(knobs, n), "N", "a number", .lo = 1, .hi = 8),
     XSF_OPTION("flag", XSF_OPTION_FLAG, offsetof(knobs, flag), NULL, "a flag"),
     XSF_OPTION("off", XSF_OPTION_SET, offsetof(knobs, flag), NULL, "the flag off", .value = 0),
-    XSF_OPTION("mode", XSF_OPTION_CHOICE, offsetof(knobs, mode), "M", "a mode", .choices = "ten|twenty", .values = modes),
-    XSF_OPTION("list", XSF_OPTION_INTS, offsetof(knobs, list), "L", "a list", .lo = 0, .hi = 9, .max_items = 4,
-     .count_offset = offsetof(knobs, count)),
-    XSF_OPTION("d", XSF_OPTION_DOUBLE, offsetof(knobs, d), "D", "a number above 0", .lo = 0, .hi = 2,
-     .flags = XSF_OPTION_ABOVE_LO),
+    XSF_OPTION("mode", XSF_OPTION_CHOICE, offsetof(knobs, mode), "M", "a mode",
+               .choices = "ten|twenty", .values = modes),
+    XSF_OPTION("list", XSF_OPTION_INTS, offsetof(knobs, list), "L", "a list", .lo = 0, .hi = 9,
+               .max_items = 4, .count_offset = offsetof(knobs, count)),
+    XSF_OPTION("d", XSF_OPTION_DOUBLE, offsetof(knobs, d), "D", "a number above 0", .lo = 0,
+               .hi = 2, .flags = XSF_OPTION_ABOVE_LO),
     XSF_OPTION_TABLE_END,
 };
 
@@ -134,7 +138,8 @@ static void test_options(void)
     knobs k = {0};
     xsf_error err;
     xsf_error_clear(&err);
-    CHECK(xsf_options_apply(table, &k, "n=3 flag mode=twenty list=1,2,9 d=0.5", "tests", &err) == XSF_OK,
+    CHECK(xsf_options_apply(table, &k, "n=3 flag mode=twenty list=1,2,9 d=0.5", "tests", &err) ==
+              XSF_OK,
           "apply: %s", err.msg);
     CHECK(k.n == 3 && k.flag == 1 && k.mode == 20 && k.count == 3 && k.list[2] == 9 && k.d == 0.5,
           "applied: n %d flag %d mode %d count %d d %g", k.n, k.flag, k.mode, k.count, k.d);
@@ -156,18 +161,23 @@ static void test_options(void)
     xsf_error_clear(&err);
     CHECK(xsf_option_set(xsf_option_find(table, "d"), &k, "0", &err) == XSF_ERR_ARG, "above lo");
     xsf_error_clear(&err);
-    CHECK(xsf_options_apply(table, &k, "flag=yes", "tests", &err) == XSF_ERR_ARG, "a flag takes no value");
+    CHECK(xsf_options_apply(table, &k, "flag=yes", "tests", &err) == XSF_ERR_ARG,
+          "a flag takes no value");
     xsf_error_clear(&err);
     CHECK(xsf_options_apply(table, &k, "n", "tests", &err) == XSF_ERR_ARG, "n needs a value");
-    CHECK(!xsf_option_find(table, "heading:") && xsf_option_is_flag(xsf_option_find(table, "off")), "find");
+    CHECK(!xsf_option_find(table, "heading:") && xsf_option_is_flag(xsf_option_find(table, "off")),
+          "find");
     char buf[16] = "";
     xsf_error_clear(&err);
     CHECK(xsf_options_append(buf, sizeof buf, "n", "4", &err) == XSF_OK &&
-              xsf_options_append(buf, sizeof buf, "flag", NULL, &err) == XSF_OK && !strcmp(buf, "n=4 flag"),
+              xsf_options_append(buf, sizeof buf, "flag", NULL, &err) == XSF_OK &&
+              !strcmp(buf, "n=4 flag"),
           "append: '%s'", buf);
-    CHECK(xsf_options_append(buf, sizeof buf, "list", "1,2,3,4", &err) == XSF_ERR_ARG && !strcmp(buf, "n=4 flag"),
+    CHECK(xsf_options_append(buf, sizeof buf, "list", "1,2,3,4", &err) == XSF_ERR_ARG &&
+              !strcmp(buf, "n=4 flag"),
           "append past the end refused, text kept: '%s'", buf);
-    CHECK(xsf_options_append(buf, sizeof buf, "n", "a b", &err) == XSF_ERR_ARG, "no spaces in values");
+    CHECK(xsf_options_append(buf, sizeof buf, "n", "a b", &err) == XSF_ERR_ARG,
+          "no spaces in values");
 }
 
 /* ---- JPEG XS ---- */
@@ -202,7 +212,8 @@ static void test_xs(const xsf_codec *xs, int gpu)
     xsf_error_clear(&err);
     uint8_t *cs = NULL;
     size_t len = 0;
-    CHECK(table_encode(xs, &s, -1, &pic, &cs, &len, &err) == XSF_OK, "JPEG XS through the table: %s", err.msg);
+    CHECK(table_encode(xs, &s, -1, &pic, &cs, &len, &err) == XSF_OK,
+          "JPEG XS through the table: %s", err.msg);
     CHECK(len == 3 * 128 * 64 / 8, "JPEG XS: %zu bytes at 3 bpp", len);
 
     xs_encoder_config cfg;
@@ -215,11 +226,13 @@ static void test_xs(const xsf_codec *xs, int gpu)
     cfg.gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED;
     size_t dlen = 0;
     uint8_t *direct = xs_direct(&cfg, &pic, &dlen);
-    CHECK(direct && dlen == len && !memcmp(direct, cs, len), "JPEG XS: the table's bytes are xs_encode's");
+    CHECK(direct && dlen == len && !memcmp(direct, cs, len),
+          "JPEG XS: the table's bytes are xs_encode's");
 
     xsf_picture out, ref;
     xsf_error_clear(&err);
-    CHECK(table_decode(xs, NULL, cs, len, &out, &err) == XSF_OK, "JPEG XS decode through the table: %s", err.msg);
+    CHECK(table_decode(xs, NULL, cs, len, &out, &err) == XSF_OK,
+          "JPEG XS decode through the table: %s", err.msg);
     xs_decoder *dec = NULL;
     xs_decoder_create(&dec);
     size_t used;
@@ -235,14 +248,17 @@ static void test_xs(const xsf_codec *xs, int gpu)
 
     xsf_encode_info info;
     xs->encoder->describe(&s, &info);
-    CHECK(!strcmp(info.transform, "5/3") && info.levels_h == 4 && info.levels_v == 2 && !strcmp(info.colour, "none"),
-          "JPEG XS describe: %s %d/%d %s", info.transform, info.levels_h, info.levels_v, info.colour);
+    CHECK(!strcmp(info.transform, "5/3") && info.levels_h == 4 && info.levels_v == 2 &&
+              !strcmp(info.colour, "none"),
+          "JPEG XS describe: %s %d/%d %s", info.transform, info.levels_h, info.levels_v,
+          info.colour);
 
     if (gpu) {
         uint8_t *gcs = NULL;
         size_t glen = 0;
         xsf_error_clear(&err);
-        CHECK(table_encode(xs, &s, 0, &pic, &gcs, &glen, &err) == XSF_OK && glen == len && !memcmp(gcs, cs, len),
+        CHECK(table_encode(xs, &s, 0, &pic, &gcs, &glen, &err) == XSF_OK && glen == len &&
+                  !memcmp(gcs, cs, len),
               "JPEG XS GPU encoder through the table: the C encoder's bytes (%s)", err.msg);
         free(gcs);
     }
@@ -257,7 +273,8 @@ static void test_xs(const xsf_codec *xs, int gpu)
     s.rgb = 1;
     s.lossless = 1;
     xsf_error_clear(&err);
-    CHECK(table_encode(xs, &s, -1, &rgb, &cs, &len, &err) == XSF_OK, "JPEG XS lossless: %s", err.msg);
+    CHECK(table_encode(xs, &s, -1, &rgb, &cs, &len, &err) == XSF_OK, "JPEG XS lossless: %s",
+          err.msg);
     xs->encoder->describe(&s, &info);
     CHECK(!strcmp(info.colour, "RCT") && info.levels_h == 5, "RGB takes the RCT: %s", info.colour);
     CHECK(table_decode(xs, NULL, cs, len, &out, &err) == XSF_OK && same_samples(&out, &rgb),
@@ -278,11 +295,13 @@ static void test_xs(const xsf_codec *xs, int gpu)
     CHECK(xs->encoder->check_option("long-headers", NULL, &err) == XSF_OK, "a flag checks");
     xsf_encode_settings_init(&s);
     xsf_error_clear(&err);
-    CHECK(xs->encoder->check(&s, &err) == XSF_ERR_ARG && strstr(err.msg, "no rate"), "no rate: %s", err.msg);
+    CHECK(xs->encoder->check(&s, &err) == XSF_ERR_ARG && strstr(err.msg, "no rate"), "no rate: %s",
+          err.msg);
     s.options = "gains=1,2 priorities=0";
     s.lossless = 1;
     xsf_error_clear(&err);
-    CHECK(xs->encoder->check(&s, &err) == XSF_ERR_ARG && strstr(err.msg, "2 gains but 1 priorities"),
+    CHECK(xs->encoder->check(&s, &err) == XSF_ERR_ARG &&
+              strstr(err.msg, "2 gains but 1 priorities"),
           "gains without their priorities: %s", err.msg);
     xsf_picture_unref(&rgb);
     xsf_picture_unref(&pic);
@@ -304,7 +323,8 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     xsf_error_clear(&err);
     uint8_t *cs = NULL;
     size_t len = 0;
-    CHECK(table_encode(bpc, &s, -1, &pic, &cs, &len, &err) == XSF_OK, "BPC-PaCo through the table: %s", err.msg);
+    CHECK(table_encode(bpc, &s, -1, &pic, &cs, &len, &err) == XSF_OK,
+          "BPC-PaCo through the table: %s", err.msg);
     CHECK(len > 0 && len <= 2 * 96 * 72 / 8, "BPC-PaCo: %zu bytes at 2 bpp", len);
 
     bpc_params p;
@@ -318,14 +338,16 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     uint8_t *direct = malloc(cap);
     size_t dlen = 0;
     bpc_encoder *enc = NULL;
-    CHECK(bpc_encoder_create(&enc, &p) == XSF_OK && bpc_encode(enc, &pic, direct, cap, &dlen) == XSF_OK,
+    CHECK(bpc_encoder_create(&enc, &p) == XSF_OK &&
+              bpc_encode(enc, &pic, direct, cap, &dlen) == XSF_OK,
           "bpc_encode");
     bpc_encoder_destroy(enc);
     CHECK(dlen == len && !memcmp(direct, cs, len), "BPC-PaCo: the table's bytes are bpc_encode's");
 
     xsf_picture out, ref;
     xsf_error_clear(&err);
-    CHECK(table_decode(bpc, NULL, cs, len, &out, &err) == XSF_OK, "BPC-PaCo decode through the table: %s", err.msg);
+    CHECK(table_decode(bpc, NULL, cs, len, &out, &err) == XSF_OK,
+          "BPC-PaCo decode through the table: %s", err.msg);
     bpc_decoder *dec = NULL;
     bpc_decoder_create(&dec);
     size_t used;
@@ -341,14 +363,16 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
 
     xsf_encode_info info;
     bpc->encoder->describe(&s, &info);
-    CHECK(!strcmp(info.transform, "9/7") && info.levels_h == 4 && !strcmp(info.colour, "ICT") && info.qstep == 0.5,
+    CHECK(!strcmp(info.transform, "9/7") && info.levels_h == 4 && !strcmp(info.colour, "ICT") &&
+              info.qstep == 0.5,
           "BPC-PaCo describe: %s %d %s %g", info.transform, info.levels_h, info.colour, info.qstep);
 
     if (gpu) {
         uint8_t *gcs = NULL;
         size_t glen = 0;
         xsf_error_clear(&err);
-        CHECK(table_encode(bpc, &s, 0, &pic, &gcs, &glen, &err) == XSF_OK && glen == len && !memcmp(gcs, cs, len),
+        CHECK(table_encode(bpc, &s, 0, &pic, &gcs, &glen, &err) == XSF_OK && glen == len &&
+                  !memcmp(gcs, cs, len),
               "BPC-PaCo GPU encoder through the table: the C encoder's bytes (%s)", err.msg);
         free(gcs);
     }
@@ -361,11 +385,13 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     s.lossless = 1;
     s.colour_transform = 0;
     xsf_error_clear(&err);
-    CHECK(table_encode(bpc, &s, -1, &pic, &cs, &len, &err) == XSF_OK, "BPC-PaCo lossless: %s", err.msg);
+    CHECK(table_encode(bpc, &s, -1, &pic, &cs, &len, &err) == XSF_OK, "BPC-PaCo lossless: %s",
+          err.msg);
     CHECK(table_decode(bpc, NULL, cs, len, &out, &err) == XSF_OK && same_samples(&out, &pic),
           "BPC-PaCo lossless round trip through the table");
     bpc->encoder->describe(&s, &info);
-    CHECK(!strcmp(info.transform, "5/3") && !strcmp(info.colour, "none") && info.qstep == 0, "lossless describe");
+    CHECK(!strcmp(info.transform, "5/3") && !strcmp(info.colour, "none") && info.qstep == 0,
+          "lossless describe");
     xsf_picture_unref(&out);
     free(cs);
 
@@ -373,7 +399,8 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     void *e = NULL;
     s.options = "nlx=4";
     xsf_error_clear(&err);
-    CHECK(bpc->encoder->create(&e, &s, -1, NULL, &err) == XSF_ERR_ARG && !e && strstr(err.msg, "no option 'nlx'"),
+    CHECK(bpc->encoder->create(&e, &s, -1, NULL, &err) == XSF_ERR_ARG && !e &&
+              strstr(err.msg, "no option 'nlx'"),
           "a JPEG XS knob refused by BPC-PaCo: %s", err.msg);
     xsf_error_clear(&err);
     CHECK(bpc->encoder->check_option("levels", "7", &err) == XSF_ERR_ARG &&
@@ -392,7 +419,8 @@ int main(void)
     CHECK(xs && xs->encoder && bpc && bpc->encoder, "both codecs have encoders");
     if (!xs || !bpc || !xs->encoder || !bpc->encoder)
         return xsf_test_finish();
-    const int gpu = xs->encoder->gpu_available() == XSF_OK && bpc->encoder->gpu_available() == XSF_OK;
+    const int gpu =
+        xs->encoder->gpu_available() == XSF_OK && bpc->encoder->gpu_available() == XSF_OK;
     if (!gpu)
         printf("no usable GPU: the GPU encoders are not compared\n");
     test_xs(xs, gpu);
