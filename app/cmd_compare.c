@@ -186,6 +186,56 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* Picture i of the run: the built-in set (the demo vector, a synthetic
+ * picture) or the files given. */
+static int picture_of(const compare_args *a, int i, xsf_picture *pic, int *rgb, const char **name)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    *rgb = 0;
+    if (a->nin) {
+        *name = base_name(a->in[i]);
+        return read_picture(a, a->in[i], pic, rgb);
+    }
+    if (i == 0) {
+        *name = demo_vector_name;
+        return demo_picture(pic);
+    }
+    *name = "synthetic-256x192-rgb8";
+    *rgb = 1;
+    if (cmp_synthetic_picture(pic, 256, 192, 3, 8, &err)) {
+        cli_error(*name, "%s", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
+/* The table, the CSV file and the plots the command line asks for. */
+static int write_outputs(const compare_args *a, const cmp_session *s)
+{
+    int status = 0;
+    if (!a->quiet) {
+        cmp_write_table(s, stdout);
+        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); kernels: data "
+               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned host "
+               "memory, PCIe included.\n");
+    }
+    if (a->csv) {
+        FILE *f = strcmp(a->csv, "-") ? fopen(a->csv, "w") : stdout;
+        if (!f || cmp_write_csv(s, f) != XSF_OK || (f != stdout && fclose(f))) {
+            cli_error(a->csv, "%s", strerror(errno));
+            status = 1;
+        }
+    }
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (a->plot && cmp_write_plots(s, a->plot, a->gnuplot, &err) != XSF_OK) {
+        cli_error("--plot", "%s", err.msg);
+        status = 1;
+    }
+    return status;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     compare_args a;
@@ -195,15 +245,11 @@ int cmd_compare(int argc, char **argv)
     if (a.gpu < 0) {
         a.gpu = cmp_gpu_available() == XSF_OK;
         if (!a.gpu)
-            fprintf(
-                stderr,
-                "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
-                "references (--cpu)\n");
+            fprintf(stderr, "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
+                            "references (--cpu)\n");
     } else if (a.gpu && cmp_gpu_available() != XSF_OK) {
-        cli_error(
-            "--gpu",
-            "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
-            "references");
+        cli_error("--gpu", "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
+                           "references");
         return 1;
     }
     cmp_options opt = {
@@ -222,28 +268,12 @@ int cmd_compare(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    const int builtin = a.nin == 0;
-    const int count = builtin ? 2 : a.nin;
-    for (int i = 0; i < count && !status; i++) {
+    for (int i = 0; i < (a.nin ? a.nin : 2) && !status; i++) {
         xsf_picture pic;
         xsf_picture_init(&pic);
-        int rgb = 0;
+        int rgb;
         const char *name;
-        if (builtin && i == 0) {
-            name = demo_vector_name;
-            status = demo_picture(&pic);
-        } else if (builtin) {
-            name = "synthetic-256x192-rgb8";
-            rgb = 1;
-            if (cmp_synthetic_picture(&pic, 256, 192, 3, 8, &err)) {
-                cli_error(name, "%s", err.msg);
-                status = 1;
-            }
-        } else {
-            name = base_name(a.in[i]);
-            status = read_picture(&a, a.in[i], &pic, &rgb);
-        }
-        if (status)
+        if ((status = picture_of(&a, i, &pic, &rgb, &name)) != 0)
             break;
         if (cmp_session_add_picture(s, name, &pic, rgb) != XSF_OK) {
             cli_error("compare", "%s", cmp_session_error(s));
@@ -251,25 +281,8 @@ int cmd_compare(int argc, char **argv)
         }
         cmp_picture_free(&pic);
     }
-    if (!a.quiet && cmp_session_rows(s)) {
-        cmp_write_table(s, stdout);
-        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); "
-               "kernels: data "
-               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned "
-               "host "
-               "memory, PCIe included.\n");
-    }
-    if (a.csv && cmp_session_rows(s)) {
-        FILE *f = strcmp(a.csv, "-") ? fopen(a.csv, "w") : stdout;
-        if (!f || cmp_write_csv(s, f) != XSF_OK || (f != stdout && fclose(f))) {
-            cli_error(a.csv, "%s", strerror(errno));
-            status = 1;
-        }
-    }
-    if (a.plot && cmp_session_rows(s) && cmp_write_plots(s, a.plot, a.gnuplot, &err) != XSF_OK) {
-        cli_error("--plot", "%s", err.msg);
+    if (cmp_session_rows(s) && write_outputs(&a, s))
         status = 1;
-    }
     cmp_session_destroy(s);
     return status;
 }

@@ -66,7 +66,8 @@ static int codec_knob(void *ctx, const cli_option *o, const char *value)
 /* The codec's knobs as rows of the option table, from row n on. */
 static size_t add_codec_rows(encode_args *a, size_t n)
 {
-    for (const xsf_option *k = a->codec->encoder->options; k->kind != XSF_OPTION_END && n + 1 < MAX_OPTIONS; k++) {
+    for (const xsf_option *k = a->codec->encoder->options;
+         k->kind != XSF_OPTION_END && n + 1 < MAX_OPTIONS; k++) {
         cli_option *o = &a->table[n++];
         if (k->kind == XSF_OPTION_HEADING) {
             *o = (cli_option)CLI_HEAD(k->help);
@@ -103,10 +104,12 @@ static int parse_args(int argc, char **argv, encode_args *a)
     a->frames = -1;
     a->depth = a->codec->encoder->yuv_depth;
     a->sampling = a->codec->encoder->yuv_sampling;
-    snprintf(a->sampling_help, sizeof a->sampling_help, "400, 420, 422, 444 or 4444 (default %s)", a->sampling);
+    snprintf(a->sampling_help, sizeof a->sampling_help, "400, 420, 422, 444 or 4444 (default %s)",
+             a->sampling);
     snprintf(a->depth_help, sizeof a->depth_help, "bits per sample, 1..16 (default %d)", a->depth);
     snprintf(a->out_help, sizeof a->out_help, "OUT.%s", a->codec->extension);
-    snprintf(a->synopsis, sizeof a->synopsis, "IN -o %s [--codec NAME] [--bpp B] [options]", a->out_help);
+    snprintf(a->synopsis, sizeof a->synopsis, "IN -o %s [--codec NAME] [--bpp B] [options]",
+             a->out_help);
     const cli_option common[] = {
         CLI_OPT("output", 'o', CLI_STRING, &a->out, a->out_help, "output file"),
         CLI_OPT("codec", 0, CLI_STRING, &a->codec_name, "NAME",
@@ -116,14 +119,16 @@ static int parse_args(int argc, char **argv, encode_args *a)
                 "target bits per pixel (of component 0's size): codestreams of\n"
                 "floor(B*W*H/8) bytes (JPEG XS: exactly; BPC-PaCo: at most, within 1%)",
                 .lo = 0, .hi = 1024, .flags = CLI_ABOVE_LO),
-        CLI_OPT("bytes", 0, CLI_BYTES, &a->bytes, "N", "target codestream size in bytes instead (k, M: binary)",
-                .lo = 1, .hi = (double)(1ULL << 32)),
+        CLI_OPT("bytes", 0, CLI_BYTES, &a->bytes, "N",
+                "target codestream size in bytes instead (k, M: binary)", .lo = 1,
+                .hi = (double)(1ULL << 32)),
         CLI_OPT("lossless", 0, CLI_FLAG, &a->lossless, NULL, "lossless coding"),
         CLI_HEAD("input (.yuv):"),
         CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "picture size"),
         CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", a->sampling_help),
         CLI_OPT("depth", 0, CLI_INT, &a->depth, "N", a->depth_help, .lo = 1, .hi = 16),
-        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "encode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "encode the first N frames only", .lo = 1,
+                .hi = 1 << 30),
         CLI_HEAD("engine:"),
         CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference encoder (default)", .value = 0),
         CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL, "the CUDA encoder (same bytes)", .value = 1),
@@ -132,13 +137,18 @@ static int parse_args(int argc, char **argv, encode_args *a)
     const size_t n = sizeof common / sizeof common[0];
     memcpy(a->table, common, sizeof common);
     add_codec_rows(a, n);
-    const cli_command cmd = {.name = "encode", .synopsis = a->synopsis,
-                             .about = about, .options = a->table, .input = &a->in, .ctx = a};
+    const cli_command cmd = {.name = "encode",
+                             .synopsis = a->synopsis,
+                             .about = about,
+                             .options = a->table,
+                             .input = &a->in,
+                             .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
     if (a->codec_name && xsf_codec_find(a->codec_name) != a->codec) {
-        cli_error("--codec", "'%s' is not a codec with an encoder (jpeg-xs, bpc-paco)", a->codec_name);
+        cli_error("--codec", "'%s' is not a codec with an encoder (jpeg-xs, bpc-paco)",
+                  a->codec_name);
         return 2;
     }
     if (!a->in) {
@@ -212,7 +222,8 @@ static int job_of(const encode_args *a, imgio_encode_job *job)
             cli_error(a->in, "a .yuv input needs --size WxH (and --sampling, --depth)");
             return 2;
         }
-        if (imgio_raw_layout_make(&job->raw, a->sampling, a->size[0], a->size[1], a->depth, &err) != XSF_OK) {
+        if (imgio_raw_layout_make(&job->raw, a->sampling, a->size[0], a->size[1], a->depth, &err) !=
+            XSF_OK) {
             cli_error("--sampling", "%s", err.msg);
             return 2;
         }
@@ -230,8 +241,8 @@ static void print_summary(const encode_args *a, const imgio_encode_report *rep)
     fprintf(strcmp(a->out, "-") ? stdout : stderr,
             "encoded %lu frame%s (%dx%d, %d component%s) with the %s encoder into %s: %llu bytes, "
             "%.4f bits per pixel, %.1f frames/s\n",
-            rep->frames, rep->frames == 1 ? "" : "s", f->width[0], f->height[0], f->nc, f->nc == 1 ? "" : "s",
-            a->gpu ? "GPU" : "C", a->out, (unsigned long long)rep->bytes,
+            rep->frames, rep->frames == 1 ? "" : "s", f->width[0], f->height[0], f->nc,
+            f->nc == 1 ? "" : "s", a->gpu ? "GPU" : "C", a->out, (unsigned long long)rep->bytes,
             8.0 * (double)rep->bytes / ((double)rep->frames * f->width[0] * f->height[0]),
             rep->seconds > 0 ? rep->frames / rep->seconds : 0.0);
 }

@@ -25,7 +25,8 @@ static xsf_status parse_levels(void *obj, const char *v, xsf_error *err)
 {
     int64_t n;
     if (xsf_parse_integer(v, 0, BPC_MAX_LEVELS, &n, NULL) != XSF_OK)
-        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a level count from 0 to %d", v, BPC_MAX_LEVELS);
+        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a level count from 0 to %d", v,
+                             BPC_MAX_LEVELS);
     ((bpc_knobs *)obj)->levels = (int)n;
     return XSF_OK;
 }
@@ -44,22 +45,27 @@ static const int filters[] = {BPC_FILTER_53, BPC_FILTER_97, BPC_FILTER_53, BPC_F
 
 static const xsf_option knobs[] = {
     XSF_OPTION_HEAD("BPC-PaCo:"),
-    XSF_OPTION("passes", XSF_OPTION_INT, offsetof(bpc_knobs, passes), "1|2|3", "coding passes per bitplane (default 2)",
-     .lo = 1, .hi = 3),
+    XSF_OPTION("passes", XSF_OPTION_INT, offsetof(bpc_knobs, passes), "1|2|3",
+               "coding passes per bitplane (default 2)", .lo = 1, .hi = 3),
     XSF_OPTION("filter", XSF_OPTION_CHOICE, offsetof(bpc_knobs, filter), "53|97",
-     "5/3 reversible (default) or 9/7 irreversible", .choices = "53|97|5/3|9/7", .values = filters),
-    XSF_OPTION("levels", XSF_OPTION_CALL, 0, "L", "DWT levels 0..6 (default 5)", .parse = parse_levels),
+               "5/3 reversible (default) or 9/7 irreversible", .choices = "53|97|5/3|9/7",
+               .values = filters),
+    XSF_OPTION("levels", XSF_OPTION_CALL, 0, "L", "DWT levels 0..6 (default 5)",
+               .parse = parse_levels),
     XSF_OPTION("colour", XSF_OPTION_CHOICE, offsetof(bpc_knobs, colour), "C",
-     "auto (default: RCT with the 5/3, ICT with the 9/7, for three\n"
-     "components of one shape), none, rct, ict",
-     .choices = "none|rct|ict|auto"),
-    XSF_OPTION("color", XSF_OPTION_CHOICE, offsetof(bpc_knobs, colour), "C", NULL, .flags = XSF_OPTION_HIDDEN,
-     .choices = "none|rct|ict|auto"),
-    XSF_OPTION("qstep", XSF_OPTION_CALL, 0, "Q", "9/7 quantization step in 8-bit units (default 1)", .parse = parse_qstep),
-    XSF_OPTION("tables", XSF_OPTION_FILE, 0, "FILE", "probability tables from xsflow bpc-train (the decoder needs them)"),
+               "auto (default: RCT with the 5/3, ICT with the 9/7, for three\n"
+               "components of one shape), none, rct, ict",
+               .choices = "none|rct|ict|auto"),
+    XSF_OPTION("color", XSF_OPTION_CHOICE, offsetof(bpc_knobs, colour), "C", NULL,
+               .flags = XSF_OPTION_HIDDEN, .choices = "none|rct|ict|auto"),
+    XSF_OPTION("qstep", XSF_OPTION_CALL, 0, "Q", "9/7 quantization step in 8-bit units (default 1)",
+               .parse = parse_qstep),
+    XSF_OPTION("tables", XSF_OPTION_FILE, 0, "FILE",
+               "probability tables from xsflow bpc-train (the decoder needs them)"),
     XSF_OPTION_TABLE_END,
 };
-_Static_assert(BPC_COLOUR_NONE == 0 && BPC_COLOUR_RCT == 1 && BPC_COLOUR_ICT == 2 && BPC_COLOUR_AUTO == 3,
+_Static_assert(BPC_COLOUR_NONE == 0 && BPC_COLOUR_RCT == 1 && BPC_COLOUR_ICT == 2 &&
+                   BPC_COLOUR_AUTO == 3,
                "the colour knob's choices are bpc_colour in order");
 
 static void knobs_init(bpc_knobs *k)
@@ -87,13 +93,16 @@ static xsf_status make_params(const xsf_encode_settings *s, bpc_params *p, xsf_e
     p->filter = (bpc_filter)k.filter;
     p->levels = k.levels;
     p->qstep = k.qstep;
-    p->colour = k.colour >= 0 ? (bpc_colour)k.colour : s->colour_transform == 0 ? BPC_COLOUR_NONE : BPC_COLOUR_AUTO;
+    p->colour = k.colour >= 0              ? (bpc_colour)k.colour
+                : s->colour_transform == 0 ? BPC_COLOUR_NONE
+                                           : BPC_COLOUR_AUTO;
     p->tables = s->params;
     if (s->lossless && (p->filter != BPC_FILTER_53 || s->bpp > 0 || s->target_bytes))
-        return xsf_error_set(err, XSF_ERR_ARG, "lossless BPC-PaCo is the 5/3 with every pass: no 9/7, no target");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "lossless BPC-PaCo is the 5/3 with every pass: no 9/7, no target");
     if (s->format.nc > BPC_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_ARG, "%d components: BPC-PaCo codes at most %d", s->format.nc,
-                             BPC_MAX_COMPONENTS);
+        return xsf_error_set(err, XSF_ERR_ARG, "%d components: BPC-PaCo codes at most %d",
+                             s->format.nc, BPC_MAX_COMPONENTS);
     if (s->bpp > 0)
         bpc_params_set_bpp(p, s->bpp, s->format.width[0], s->format.height[0]);
     else
@@ -106,7 +115,8 @@ static xsf_status bound(const bpc_params *p, const xsf_format *f, size_t *cap, x
 {
     *cap = bpc_encode_bound(p, f);
     if (!*cap)
-        return xsf_error_set(err, XSF_ERR_ARG, "cannot code this picture with these parameters (sizes, depth, step)");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "cannot code this picture with these parameters (sizes, depth, step)");
     return XSF_OK;
 }
 
@@ -141,10 +151,13 @@ static void describe(const xsf_encode_settings *s, xsf_encode_info *info)
     const xsf_format *f = &s->format;
     int colour = (int)p.colour;
     if (colour == BPC_COLOUR_AUTO) {
-        const int same = f->nc < 1 || (f->nc >= 3 && f->width[1] == f->width[0] && f->width[2] == f->width[0] &&
-                                       f->height[1] == f->height[0] && f->height[2] == f->height[0] &&
-                                       f->depth[1] == f->depth[0] && f->depth[2] == f->depth[0]);
-        colour = !same ? BPC_COLOUR_NONE : p.filter == BPC_FILTER_97 ? BPC_COLOUR_ICT : BPC_COLOUR_RCT;
+        const int same =
+            f->nc < 1 || (f->nc >= 3 && f->width[1] == f->width[0] && f->width[2] == f->width[0] &&
+                          f->height[1] == f->height[0] && f->height[2] == f->height[0] &&
+                          f->depth[1] == f->depth[0] && f->depth[2] == f->depth[0]);
+        colour = !same                       ? BPC_COLOUR_NONE
+                 : p.filter == BPC_FILTER_97 ? BPC_COLOUR_ICT
+                                             : BPC_COLOUR_RCT;
     }
     info->transform = p.filter == BPC_FILTER_97 ? "9/7" : "5/3";
     info->levels_h = info->levels_v = p.levels;
@@ -204,16 +217,20 @@ static void destroy(void *enc)
 
 /* The CUDA encoder, on the current device (bpc's GPU code uses the device
  * current at creation, as the codec's GPU decoder does; `device` names it). */
-static xsf_status create_gpu(bpc_enc *e, const xsf_format *f, int device, void *stream, xsf_error *err)
+static xsf_status create_gpu(bpc_enc *e, const xsf_format *f, int device, void *stream,
+                             xsf_error *err)
 {
     (void)device;
-    const xsf_status st = bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream);
+    const xsf_status st =
+        bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream);
     if (st != XSF_OK)
-        return xsf_error_set(err, st, "GPU encoder: %s", e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
+        return xsf_error_set(err, st, "GPU encoder: %s",
+                             e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
     return XSF_OK;
 }
 
-static xsf_status create(void **enc, const xsf_encode_settings *s, int device, void *stream, xsf_error *err)
+static xsf_status create(void **enc, const xsf_encode_settings *s, int device, void *stream,
+                         xsf_error *err)
 {
     *enc = NULL;
     if (s->format.nc < 1)
@@ -225,7 +242,8 @@ static xsf_status create(void **enc, const xsf_encode_settings *s, int device, v
     if (st == XSF_OK)
         st = bound(&e->params, &s->format, &e->cap, err);
     if (st == XSF_OK)
-        st = device < 0 ? bpc_encoder_create(&e->cpu, &e->params) : create_gpu(e, &s->format, device, stream, err);
+        st = device < 0 ? bpc_encoder_create(&e->cpu, &e->params)
+                        : create_gpu(e, &s->format, device, stream, err);
     if (st != XSF_OK) {
         xsf_error_set(err, st, "%s", xsf_status_name(st)); /* where nothing was said yet */
         destroy(e);
@@ -240,7 +258,8 @@ static size_t max_bytes(const void *enc)
     return ((const bpc_enc *)enc)->cap;
 }
 
-static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len, xsf_error *err)
+static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
+                         xsf_error *err)
 {
     bpc_enc *e = enc;
     *len = 0;
@@ -260,7 +279,8 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
     if (out == e->scratch)
         *len = 0;
     if (st != XSF_OK)
-        return xsf_error_set(err, st, "%s", e->gpu ? bpc_gpu_encoder_error(e->gpu) : bpc_encoder_error(e->cpu));
+        return xsf_error_set(err, st, "%s",
+                             e->gpu ? bpc_gpu_encoder_error(e->gpu) : bpc_encoder_error(e->cpu));
     return XSF_OK;
 }
 

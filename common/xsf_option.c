@@ -90,8 +90,9 @@ xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf
         const double d = strtod(value, &end);
         const int low_ok = o->flags & XSF_OPTION_ABOVE_LO ? d > o->lo : d >= o->lo;
         if (!*value || *end || !low_ok || !(d <= o->hi))
-            return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a number %s %g and at most %g", value,
-                                 o->flags & XSF_OPTION_ABOVE_LO ? "above" : "from", o->lo, o->hi);
+            return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a number %s %g and at most %g",
+                                 value, o->flags & XSF_OPTION_ABOVE_LO ? "above" : "from", o->lo,
+                                 o->hi);
         *(double *)(void *)((char *)obj + o->offset) = d;
         return XSF_OK;
     }
@@ -103,11 +104,12 @@ xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf
         return XSF_OK;
     }
     case XSF_OPTION_INTS:
-        return xsf_parse_int_list(value, (int)o->lo, (int)o->hi, int_at(obj, o->offset), o->max_items,
-                                  int_at(obj, o->count_offset), err);
+        return xsf_parse_int_list(value, (int)o->lo, (int)o->hi, int_at(obj, o->offset),
+                                  o->max_items, int_at(obj, o->count_offset), err);
     case XSF_OPTION_CALL: return o->parse(obj, value, err);
     case XSF_OPTION_FILE:
-        return xsf_error_set(err, XSF_ERR_ARG, "names a file, whose bytes go to the codec's parameters");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "names a file, whose bytes go to the codec's parameters");
     case XSF_OPTION_END:
     case XSF_OPTION_HEADING: break;
     }
@@ -119,8 +121,8 @@ static int is_space(char c)
     return c == ' ' || c == '\t';
 }
 
-xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *text, const char *owner,
-                             xsf_error *err)
+xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *text,
+                             const char *owner, xsf_error *err)
 {
     for (const char *s = text ? text : ""; *s;) {
         while (is_space(*s))
@@ -148,17 +150,19 @@ xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *tex
     return XSF_OK;
 }
 
-xsf_status xsf_options_append(char *buf, size_t cap, const char *key, const char *value, xsf_error *err)
+xsf_status xsf_options_append(char *buf, size_t cap, const char *key, const char *value,
+                              xsf_error *err)
 {
     if (!key || !*key || strpbrk(key, " \t=") || (value && strpbrk(value, " \t")))
-        return xsf_error_set(err, XSF_ERR_ARG, "'%s%s%s' cannot be a knob (no spaces)", key ? key : "",
-                             value ? "=" : "", value ? value : "");
+        return xsf_error_set(err, XSF_ERR_ARG, "'%s%s%s' cannot be a knob (no spaces)",
+                             key ? key : "", value ? "=" : "", value ? value : "");
     const size_t used = strnlen(buf, cap);
-    const int n = snprintf(buf + used, cap - used, "%s%s%s%s", used ? " " : "", key, value ? "=" : "",
-                           value ? value : "");
+    const int n = snprintf(buf + used, cap - used, "%s%s%s%s", used ? " " : "", key,
+                           value ? "=" : "", value ? value : "");
     if (n < 0 || (size_t)n >= cap - used) {
         buf[used] = '\0';
-        return xsf_error_set(err, XSF_ERR_ARG, "too many knobs (%zu bytes of text at most)", cap - 1);
+        return xsf_error_set(err, XSF_ERR_ARG, "too many knobs (%zu bytes of text at most)",
+                             cap - 1);
     }
     return XSF_OK;
 }

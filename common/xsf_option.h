@@ -26,12 +26,12 @@ typedef enum xsf_option_kind {
     XSF_OPTION_SET,     /* no value: the int at offset becomes .value */
     XSF_OPTION_INT,     /* int: a whole number in [lo, hi] (decimal, or 0x hexadecimal) */
     XSF_OPTION_DOUBLE,  /* double in [lo, hi] (above lo with XSF_OPTION_ABOVE_LO) */
-    XSF_OPTION_CHOICE,  /* int: one of .choices ("a|b|c"), stored as .values[i] (i without values) */
-    XSF_OPTION_INTS,    /* int[max_items] at offset, their count in the int at count_offset:
-                           a comma list, each in [lo, hi] */
-    XSF_OPTION_CALL,    /* .parse(obj, value): the owner parses the value itself */
-    XSF_OPTION_FILE,    /* a file's name: the caller reads the file and hands its bytes to the
-                           owner (a codec's params_set under this name); not set from text */
+    XSF_OPTION_CHOICE, /* int: one of .choices ("a|b|c"), stored as .values[i] (i without values) */
+    XSF_OPTION_INTS,   /* int[max_items] at offset, their count in the int at count_offset:
+                          a comma list, each in [lo, hi] */
+    XSF_OPTION_CALL,   /* .parse(obj, value): the owner parses the value itself */
+    XSF_OPTION_FILE,   /* a file's name: the caller reads the file and hands its bytes to the
+                          owner (a codec's params_set under this name); not set from text */
 } xsf_option_kind;
 
 enum {
@@ -50,7 +50,7 @@ typedef struct xsf_option {
     int value;           /* SET: what is stored */
     const char *choices; /* CHOICE */
     const int *values;
-    int max_items;       /* INTS */
+    int max_items; /* INTS */
     size_t count_offset;
     /* CALL: parses value into obj; XSF_ERR_ARG with a message that names
      * the value (not the knob) when it is not one the knob takes. */
@@ -88,14 +88,15 @@ xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf
  * separated by spaces or tabs, in order (a later one wins); NULL or "" is
  * none. XSF_ERR_ARG on the first that fails, its message "KEY: why", or
  * "OWNER have no option 'KEY'" (owner: "JPEG XS encoders"). */
-xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *text, const char *owner,
-                             xsf_error *err);
+xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *text,
+                             const char *owner, xsf_error *err);
 
 /* Appends one knob to the text xsf_options_apply reads (buf: cap bytes, a
  * string): "key=value", or "key" with value NULL, after a space where buf
  * is not empty. XSF_ERR_ARG when the
  * key or value holds a space, '=' in the key, or the text would not fit. */
-xsf_status xsf_options_append(char *buf, size_t cap, const char *key, const char *value, xsf_error *err);
+xsf_status xsf_options_append(char *buf, size_t cap, const char *key, const char *value,
+                              xsf_error *err);
 
 #ifdef __cplusplus
 }

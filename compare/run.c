@@ -60,7 +60,8 @@ static int same_shape(const xsf_format *f)
     if (f->nc < 3)
         return 0;
     for (int c = 1; c < 3; c++)
-        if (f->width[c] != f->width[0] || f->height[c] != f->height[0] || f->depth[c] != f->depth[0])
+        if (f->width[c] != f->width[0] || f->height[c] != f->height[0] ||
+            f->depth[c] != f->depth[0])
             return 0;
     return 1;
 }
@@ -219,7 +220,8 @@ static xsf_status gpu_decode_kernels(void *ctx)
     const xsf_codec *c = r->codec;
     xsf_error_clear(&r->err);
     xsf_status st = c->gpu_decode_device
-                        ? c->gpu_decode_device(r->dec, &r->frame, NULL, r->cs, r->cs_device, r->len, NULL, &r->err)
+                        ? c->gpu_decode_device(r->dec, &r->frame, NULL, r->cs, r->cs_device, r->len,
+                                               NULL, &r->err)
                         : c->gpu_decode(r->dec, &r->frame, NULL, r->cs, r->len, NULL, &r->err);
     return st != XSF_OK ? st : c->gpu_sync(r->dec, &r->err);
 }
@@ -296,18 +298,21 @@ static xsf_status run_gpu(cmp_run_state *r)
     xsf_status st = r->codec->gpu_create(&r->dec, 0, NULL, &job->err);
     if (st != XSF_OK || (st = check_gpu(r)) != XSF_OK)
         return st;
-    if (!(r->cs_device = cmp_gpu_device_alloc(r->len)) || cmp_gpu_upload(r->cs_device, r->cs, r->len))
+    if (!(r->cs_device = cmp_gpu_device_alloc(r->len)) ||
+        cmp_gpu_upload(r->cs_device, r->cs, r->len))
         return xsf_error_set(&job->err, XSF_ERR_CUDA, "no device memory for the codestream");
     /* The first timed call of each kind warms its path up (the median
      * takes care of the rest). */
     st = cmp_time_median(gpu_encode_kernels, r, job->time_ms, &job->enc_s[0], &job->enc_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_encode_transfers, r, job->time_ms, &job->enc_s[1], &job->enc_runs[1]);
+        st = cmp_time_median(gpu_encode_transfers, r, job->time_ms, &job->enc_s[1],
+                             &job->enc_runs[1]);
     if (st)
         return xsf_error_set(&job->err, st, "%s GPU encoder while timing: %s", r->name, r->err.msg);
     st = cmp_time_median(gpu_decode_kernels, r, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
     if (!st)
-        st = cmp_time_median(gpu_decode_transfers, r, job->time_ms, &job->dec_s[1], &job->dec_runs[1]);
+        st = cmp_time_median(gpu_decode_transfers, r, job->time_ms, &job->dec_s[1],
+                             &job->dec_runs[1]);
     if (st)
         xsf_error_set(&job->err, st, "%s GPU decoder while timing: %s", r->name, r->err.msg);
     return st;
@@ -333,7 +338,8 @@ xsf_status cmp_run(cmp_job *job)
     r.gpu = job->path == CMP_PATH_GPU;
     r.codec = xsf_codec_find(cmp_variant_codec(job->variant));
     if (!r.codec || !r.codec->encoder)
-        return xsf_error_set(&job->err, XSF_ERR_UNSUPPORTED, "no encoder for %s", cmp_variant_codec(job->variant));
+        return xsf_error_set(&job->err, XSF_ERR_UNSUPPORTED, "no encoder for %s",
+                             cmp_variant_codec(job->variant));
     short_name(r.codec, r.name, sizeof r.name);
     xsf_error err;
     xsf_error_clear(&err);

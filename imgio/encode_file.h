@@ -16,14 +16,14 @@
 #include "xsf_codec.h"
 
 typedef struct imgio_encode_job {
-    const char *in, *out;           /* paths; "-": standard input, standard output */
-    imgio_format format;            /* of `in` (imgio_format_from_path) */
-    imgio_raw_layout raw;           /* a .yuv input's layout */
-    const xsf_codec *codec;         /* with an encoder */
-    xsf_encode_settings settings;   /* its format comes from the first frame, and rgb
-                                       is set for a .ppm input */
-    int device;                     /* -1: the C encoder; else the GPU encoder on this GPU */
-    long max_frames;                /* -1: every frame */
+    const char *in, *out;         /* paths; "-": standard input, standard output */
+    imgio_format format;          /* of `in` (imgio_format_from_path) */
+    imgio_raw_layout raw;         /* a .yuv input's layout */
+    const xsf_codec *codec;       /* with an encoder */
+    xsf_encode_settings settings; /* its format comes from the first frame, and rgb
+                                     is set for a .ppm input */
+    int device;                   /* -1: the C encoder; else the GPU encoder on this GPU */
+    long max_frames;              /* -1: every frame */
 } imgio_encode_job;
 
 typedef struct imgio_encode_report {

@@ -48,7 +48,8 @@ static xsf_status parse_modes(void *obj, const char *v, xsf_error *err)
     for (const char *s = v; *s;) {
         const size_t n = strcspn(s, ",");
         size_t i = 0;
-        while (i < sizeof names / sizeof names[0] && (strlen(names[i].name) != n || strncmp(s, names[i].name, n)))
+        while (i < sizeof names / sizeof names[0] &&
+               (strlen(names[i].name) != n || strncmp(s, names[i].name, n)))
             i++;
         if (i == sizeof names / sizeof names[0]) {
             modes = 0;
@@ -58,7 +59,8 @@ static xsf_status parse_modes(void *obj, const char *v, xsf_error *err)
         s += n + (s[n] == ',');
     }
     if (!modes)
-        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a list of raw, nopred, vpred, sig, all", v);
+        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a list of raw, nopred, vpred, sig, all",
+                             v);
     ((xs_knobs *)obj)->cfg.gcli_modes = modes;
     return XSF_OK;
 }
@@ -78,15 +80,16 @@ static xsf_status parse_nlt(void *obj, const char *v, xsf_error *err)
         c->nlt_alpha = (unsigned)b;
         return XSF_OK;
     }
-    if (sscanf(v, "extended:%lu:%lu:%lu%c", &a, &b, &e, &tail) == 3 && a <= UINT32_MAX && b <= UINT32_MAX &&
-        e < 20) {
+    if (sscanf(v, "extended:%lu:%lu:%lu%c", &a, &b, &e, &tail) == 3 && a <= UINT32_MAX &&
+        b <= UINT32_MAX && e < 20) {
         c->tnlt = 2;
         c->nlt_t1 = (uint32_t)a;
         c->nlt_t2 = (uint32_t)b;
         c->nlt_e = (int)e;
         return XSF_OK;
     }
-    return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not none, quadratic:SIGMA:ALPHA or extended:T1:T2:E", v);
+    return xsf_error_set(err, XSF_ERR_ARG,
+                         "'%s' is not none, quadratic:SIGMA:ALPHA or extended:T1:T2:E", v);
 }
 
 static xsf_status parse_profile(void *obj, const char *v, xsf_error *err)
@@ -104,8 +107,9 @@ static xsf_status parse_profile(void *obj, const char *v, xsf_error *err)
             ((xs_knobs *)obj)->cfg.ppih = t[i].ppih;
             return XSF_OK;
         }
-    return xsf_error_set(err, XSF_ERR_ARG,
-                         "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
+    return xsf_error_set(
+        err, XSF_ERR_ARG,
+        "'%s' is not unrestricted, light422.10, main422.10, main444.12, high444.12", v);
 }
 
 static const int rate_controls[] = {XS_RC_SLICE, XS_RC_PRECINCT, XS_RC_FIXED};
@@ -113,50 +117,63 @@ static const int rate_controls[] = {XS_RC_SLICE, XS_RC_PRECINCT, XS_RC_FIXED};
 static const xsf_option knobs[] = {
     XSF_OPTION_HEAD("JPEG XS rate:"),
     XSF_OPTION("rc", XSF_OPTION_CHOICE, CFG(rate_control), "MODE",
-     "slice: each slice exactly its share, unused bytes of a precinct\n"
-     "go to the next ones of its slice (default); precinct: each\n"
-     "precinct exactly its share; fixed: no target, --q/--r everywhere",
-     .choices = "slice|precinct|fixed", .values = rate_controls),
-    XSF_OPTION("q", XSF_OPTION_INT, CFG(q), "Q", "quantization for --rc fixed (default 0)", .lo = 0, .hi = 255),
-    XSF_OPTION("r", XSF_OPTION_INT, CFG(r), "R", "refinement for --rc fixed (default 0)", .lo = 0, .hi = 255),
+               "slice: each slice exactly its share, unused bytes of a precinct\n"
+               "go to the next ones of its slice (default); precinct: each\n"
+               "precinct exactly its share; fixed: no target, --q/--r everywhere",
+               .choices = "slice|precinct|fixed", .values = rate_controls),
+    XSF_OPTION("q", XSF_OPTION_INT, CFG(q), "Q", "quantization for --rc fixed (default 0)", .lo = 0,
+               .hi = 255),
+    XSF_OPTION("r", XSF_OPTION_INT, CFG(r), "R", "refinement for --rc fixed (default 0)", .lo = 0,
+               .hi = 255),
     XSF_OPTION_HEAD("JPEG XS transform:"),
-    XSF_OPTION("nlx", XSF_OPTION_INT, CFG(nlx), "N", "horizontal levels 1..8 (default 5)", .lo = 1, .hi = 8),
-    XSF_OPTION("nly", XSF_OPTION_CALL, 0, "N", "vertical levels 0..2 (default 2; 1 with the Light and Main profiles)",
-     .parse = parse_nly),
+    XSF_OPTION("nlx", XSF_OPTION_INT, CFG(nlx), "N", "horizontal levels 1..8 (default 5)", .lo = 1,
+               .hi = 8),
+    XSF_OPTION("nly", XSF_OPTION_CALL, 0, "N",
+               "vertical levels 0..2 (default 2; 1 with the Light and Main profiles)",
+               .parse = parse_nly),
     XSF_OPTION("rct", XSF_OPTION_SET, offsetof(xs_knobs, rct), NULL,
-     "reversible colour transform on components 0..2 given as R, G, B\n(default: on for .ppm, off otherwise)",
-     .value = 1),
-    XSF_OPTION("no-rct", XSF_OPTION_SET, offsetof(xs_knobs, rct), NULL, "no colour transform", .value = 0),
-    XSF_OPTION("cwd", XSF_OPTION_INT, CFG(sd), "N", "leave the last N components untransformed (CWD, Sd)", .lo = 0,
-     .hi = 7),
-    XSF_OPTION("bw", XSF_OPTION_INT, CFG(bw), "N", "coefficient precision (default 20)", .lo = 8, .hi = 20),
+               "reversible colour transform on components 0..2 given as R, G, B\n(default: on for "
+               ".ppm, off otherwise)",
+               .value = 1),
+    XSF_OPTION("no-rct", XSF_OPTION_SET, offsetof(xs_knobs, rct), NULL, "no colour transform",
+               .value = 0),
+    XSF_OPTION("cwd", XSF_OPTION_INT, CFG(sd), "N",
+               "leave the last N components untransformed (CWD, Sd)", .lo = 0, .hi = 7),
+    XSF_OPTION("bw", XSF_OPTION_INT, CFG(bw), "N", "coefficient precision (default 20)", .lo = 8,
+               .hi = 20),
     XSF_OPTION("fq", XSF_OPTION_INT, CFG(fq), "N", "fractional bits (default 8)", .lo = 0, .hi = 8),
     XSF_OPTION("nlt", XSF_OPTION_CALL, 0, "quadratic:SIGMA:ALPHA | extended:T1:T2:E | none",
-     "non-linearity (21122-1 Annex G) the decoder undoes", .parse = parse_nlt),
+               "non-linearity (21122-1 Annex G) the decoder undoes", .parse = parse_nlt),
     XSF_OPTION_HEAD("JPEG XS coding:"),
-    XSF_OPTION("quant", XSF_OPTION_CHOICE, CFG(qpih), "Q", "deadzone (default) or uniform", .choices = "deadzone|uniform"),
+    XSF_OPTION("quant", XSF_OPTION_CHOICE, CFG(qpih), "Q", "deadzone (default) or uniform",
+               .choices = "deadzone|uniform"),
     XSF_OPTION("sign-packing", XSF_OPTION_INT, CFG(fs), "0|1",
-     "signs of non-zero coefficients in their own subpacket (default 1)", .lo = 0, .hi = 1),
-    XSF_OPTION("run-mode", XSF_OPTION_INT, CFG(rm), "0|1", "significance runs of zero residuals (0, default) or counts (1)",
-     .lo = 0, .hi = 1),
+               "signs of non-zero coefficients in their own subpacket (default 1)", .lo = 0,
+               .hi = 1),
+    XSF_OPTION("run-mode", XSF_OPTION_INT, CFG(rm), "0|1",
+               "significance runs of zero residuals (0, default) or counts (1)", .lo = 0, .hi = 1),
     XSF_OPTION("modes", XSF_OPTION_CALL, 0, "LIST",
-     "bitplane-count coding modes the encoder may pick from, by cost:\n"
-     "comma list of raw, nopred, vpred, sig, or all (default all)",
-     .parse = parse_modes),
-    XSF_OPTION("slice-height", XSF_OPTION_INT, CFG(slice_lines), "L", "lines per slice, a multiple of 2^NLy (default 16)",
-     .lo = 1, .hi = 65535),
-    XSF_OPTION("cw", XSF_OPTION_INT, CFG(cw), "N", "precinct width in units of 8*max(sx)*2^NLx (default 0: full)", .lo = 0,
-     .hi = 65535),
+               "bitplane-count coding modes the encoder may pick from, by cost:\n"
+               "comma list of raw, nopred, vpred, sig, or all (default all)",
+               .parse = parse_modes),
+    XSF_OPTION("slice-height", XSF_OPTION_INT, CFG(slice_lines), "L",
+               "lines per slice, a multiple of 2^NLy (default 16)", .lo = 1, .hi = 65535),
+    XSF_OPTION("cw", XSF_OPTION_INT, CFG(cw), "N",
+               "precinct width in units of 8*max(sx)*2^NLx (default 0: full)", .lo = 0,
+               .hi = 65535),
     XSF_OPTION("long-headers", XSF_OPTION_FLAG, CFG(long_headers), NULL, "7-byte packet headers"),
-    XSF_OPTION("gains", XSF_OPTION_INTS, offsetof(xs_knobs, gains), "LIST", "WGT gains in band order (default: derived for PSNR)",
-     .lo = 0, .hi = 255, .max_items = XS_MAX_BANDS, .count_offset = offsetof(xs_knobs, ngains)),
-    XSF_OPTION("priorities", XSF_OPTION_INTS, offsetof(xs_knobs, prios), "LIST", "WGT priorities in band order, one per gain",
-     .lo = 0, .hi = 255, .max_items = XS_MAX_BANDS, .count_offset = offsetof(xs_knobs, nprios)),
+    XSF_OPTION("gains", XSF_OPTION_INTS, offsetof(xs_knobs, gains), "LIST",
+               "WGT gains in band order (default: derived for PSNR)", .lo = 0, .hi = 255,
+               .max_items = XS_MAX_BANDS, .count_offset = offsetof(xs_knobs, ngains)),
+    XSF_OPTION("priorities", XSF_OPTION_INTS, offsetof(xs_knobs, prios), "LIST",
+               "WGT priorities in band order, one per gain", .lo = 0, .hi = 255,
+               .max_items = XS_MAX_BANDS, .count_offset = offsetof(xs_knobs, nprios)),
     XSF_OPTION("profile", XSF_OPTION_CALL, 0, "P",
-     "unrestricted (default), light422.10, main422.10, main444.12,\n"
-     "high444.12: checked, and signalled with a derived level",
-     .parse = parse_profile),
-    XSF_OPTION("plev", XSF_OPTION_INT, CFG(plev), "0xNNNN", "Plev to write instead of the derived one", .lo = 0, .hi = 0xffff),
+               "unrestricted (default), light422.10, main422.10, main444.12,\n"
+               "high444.12: checked, and signalled with a derived level",
+               .parse = parse_profile),
+    XSF_OPTION("plev", XSF_OPTION_INT, CFG(plev), "0xNNNN",
+               "Plev to write instead of the derived one", .lo = 0, .hi = 0xffff),
     XSF_OPTION_TABLE_END,
 };
 
@@ -216,10 +233,12 @@ static xsf_status make_config(const xsf_encode_settings *s, xs_encoder_config *o
         return xsf_error_set(err, XSF_ERR_ARG, "a target above 64 bits per pixel or 2^31 bytes");
     if (c->rate_control == XS_RC_FIXED || c->lossless) {
         if (c->bpp > 0 || c->target_bytes)
-            return xsf_error_set(err, XSF_ERR_ARG,
-                                 "--bpp and --bytes set a target, which --rc fixed and --lossless have none of");
+            return xsf_error_set(
+                err, XSF_ERR_ARG,
+                "--bpp and --bytes set a target, which --rc fixed and --lossless have none of");
     } else if (!(c->bpp > 0) && !c->target_bytes) {
-        return xsf_error_set(err, XSF_ERR_ARG, "no rate: give --bpp B (or --bytes N, --rc fixed, --lossless)");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "no rate: give --bpp B (or --bytes N, --rc fixed, --lossless)");
     }
     /* The Light and Main profiles allow one vertical level. */
     if (!k.nly_given && (c->ppih == XS_PPIH_LIGHT_422_10 || c->ppih == XS_PPIH_MAIN_422_10 ||
@@ -297,7 +316,8 @@ static void destroy(void *enc)
     free(e);
 }
 
-static xsf_status create(void **enc, const xsf_encode_settings *s, int device, void *stream, xsf_error *err)
+static xsf_status create(void **enc, const xsf_encode_settings *s, int device, void *stream,
+                         xsf_error *err)
 {
     *enc = NULL;
     if (s->format.nc < 1)
@@ -325,8 +345,8 @@ static size_t max_bytes(const void *enc)
     return e->cpu ? xs_encoder_max_bytes(e->cpu) : xs_gpu_encoder_max_bytes(e->gpu);
 }
 
-static xsf_status encode_gpu(xs_enc *e, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
-                             xsf_error *err)
+static xsf_status encode_gpu(xs_enc *e, const xsf_picture *in, uint8_t *out, size_t cap,
+                             size_t *len, xsf_error *err)
 {
     xsf_status st = xs_gpu_encode(e->gpu, in);
     if (st == XSF_OK)
@@ -334,7 +354,8 @@ static xsf_status encode_gpu(xs_enc *e, const xsf_picture *in, uint8_t *out, siz
     return st == XSF_OK ? st : pass_on(err, st, xs_gpu_encoder_error(e->gpu));
 }
 
-static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len, xsf_error *err)
+static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
+                         xsf_error *err)
 {
     xs_enc *e = enc;
     *len = 0;
