@@ -13,13 +13,7 @@
 #include "commands.h"
 #include "image_io.h"
 #include "md5.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "xsf_clock.h"
 
 int bpc_cli_file_is_bpc(const char *path)
 {
@@ -258,9 +252,9 @@ int bpc_cli_encode(int argc, char **argv)
             }
         }
         size_t len = 0;
-        const double t0 = now_seconds();
+        const double t0 = xsf_clock_mono_s();
         xsf_status st = a.gpu ? bpc_gpu_encode(genc, &img, 0, cs, cap, &len) : bpc_encode(enc, &img, cs, cap, &len);
-        seconds += now_seconds() - t0;
+        seconds += xsf_clock_mono_s() - t0;
         if (st != XSF_OK) {
             cli_error(a.in, "frame %lu: %s", frames, a.gpu ? bpc_gpu_encoder_error(genc) : bpc_encoder_error(enc));
             status = st == XSF_ERR_ARG ? 2 : 1;
@@ -386,10 +380,10 @@ int bpc_cli_decode(int argc, char **argv)
     while (off < len && (max_frames < 0 || frames < (unsigned long)max_frames)) {
         const bpc_image *img;
         size_t used;
-        const double t0 = now_seconds();
+        const double t0 = xsf_clock_mono_s();
         st = gpu ? bpc_gpu_decode(gdec, data + off, len - off, 0, &used, &img)
                  : bpc_decode(dec, data + off, len - off, &used, &img);
-        seconds += now_seconds() - t0;
+        seconds += xsf_clock_mono_s() - t0;
         if (st) {
             cli_error(in, "frame %lu (file byte %zu): %s", frames, off,
                       gpu ? bpc_gpu_decoder_error(gdec) : bpc_decoder_error(dec));

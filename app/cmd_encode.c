@@ -19,6 +19,7 @@
 #if defined(__has_include)
 #if __has_include("bpc.h")
 #include "bpc.h"
+#include "xsf_clock.h"
 #define XSF_ENCODE_HAVE_BPC 1
 #endif
 #endif
@@ -288,13 +289,6 @@ static int raw4_read(raw4_reader *r, xs_image *img)
     return 1;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int cmd_encode(int argc, char **argv)
 {
     for (int i = 1; i + 1 < argc; i++)
@@ -422,7 +416,7 @@ int cmd_encode(int argc, char **argv)
             }
         }
         size_t len = 0;
-        const double t0 = now_seconds();
+        const double t0 = xsf_clock_mono_s();
         xsf_status st;
         if (a.gpu) {
             st = xs_gpu_encode(genc, &img);
@@ -431,7 +425,7 @@ int cmd_encode(int argc, char **argv)
         } else {
             st = xs_encode(enc, &img, cs, cap, &len);
         }
-        seconds += now_seconds() - t0;
+        seconds += xsf_clock_mono_s() - t0;
         if (st != XSF_OK) {
             cli_error(a.in, "frame %lu: %s", frames,
                       a.gpu ? xs_gpu_encoder_error(genc) : xs_encoder_error(enc));

@@ -20,6 +20,7 @@
 #include "image_io.h"
 #include "pipeline.h"
 #include "rtp.h"
+#include "xsf_clock.h"
 
 static const char about[] =
     "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
@@ -580,7 +581,7 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
     pl_stream_stats ps;
     pl_stream_stats_get(p, s->id, &ps);
     const drops d = stream_drops(s, &r, &ps);
-    const uint64_t now = pl_now_ns();
+    const uint64_t now = xsf_clock_mono_ns();
     double fps, mbps;
     if (final) {
         fps = ps.fps;
@@ -769,12 +770,6 @@ static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
     return 0;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 int cmd_recv(int argc, char **argv)
 {
     static recv_args a;
@@ -956,7 +951,7 @@ int cmd_recv(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    uint64_t last_report = pl_now_ns();
+    uint64_t last_report = xsf_clock_mono_ns();
     const uint64_t warmup_end = last_report + (uint64_t)(a.warmup * 1e9);
     int warm = a.warmup <= 0;
     while (!status && !interrupted) {
@@ -965,15 +960,15 @@ int cmd_recv(int argc, char **argv)
             running += !pl_rtp_source_done(ss[k].src);
         if (!running)
             break;
-        sleep_ms(20);
+        xsf_clock_sleep_ns(20 * XSF_NS_PER_MS);
         if (view && dsp_view_quit_requested(view))
             break;
-        if (!warm && pl_now_ns() >= warmup_end) {
+        if (!warm && xsf_clock_mono_ns() >= warmup_end) {
             for (int k = 0; k < started; k++)
                 pl_stream_latency_reset(p, ss[k].id);
             warm = 1;
         }
-        if (pl_now_ns() - last_report >= 1000000000u) {
+        if (xsf_clock_mono_ns() - last_report >= 1000000000u) {
             for (int k = 0; k < started; k++) {
                 if (!a.quiet)
                     print_stream(&ss[k], p, 0);
@@ -982,7 +977,7 @@ int cmd_recv(int argc, char **argv)
             }
             if (a.stats_json && started == a.n && write_json(a.stats_json, ss, a.n, p))
                 status = 1;
-            last_report = pl_now_ns();
+            last_report = xsf_clock_mono_ns();
         }
     }
     for (int k = 0; k < started; k++)

@@ -14,6 +14,7 @@
 #include "image_io.h"
 #include "rtp.h"
 #include "xs.h"
+#include "xsf_clock.h"
 
 static const char about[] =
     "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"
@@ -193,23 +194,13 @@ static int arena_add(void *ctx, const uint8_t *pkt, size_t len, int last)
 
 static void sleep_until(uint64_t t_ns)
 {
-    struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000u),
-                          .tv_nsec = (long)(t_ns % 1000000000u)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) && !interrupted) {
+    while (xsf_clock_sleep_until_ns(t_ns) && !interrupted) {
     }
-}
-
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint32_t random32(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    const struct timespec ts = xsf_ns_to_timespec(xsf_clock_wall_ns());
     uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
     x ^= x >> 29;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -461,10 +452,8 @@ int cmd_send(int argc, char **argv)
     /* What goes out of a segment: its packets, or what the impairer makes of them. */
     const uint8_t **sp = NULL;
     size_t *sl = NULL, sp_cap = 0;
-    const uint64_t t0 = monotonic_ns() + 1000000; /* 1 ms from now */
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    const uint64_t pcap_t0 = (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec;
+    const uint64_t t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
+    const uint64_t pcap_t0 = xsf_clock_wall_ns();
     const uint32_t ts0 = random32();
     uint64_t packets = 0, sent_bytes = 0, segments = 0, last_report = t0, sends = 0, late_sends = 0;
     const uint64_t total = (uint64_t)nframes * (uint64_t)a.loop;
@@ -532,9 +521,9 @@ int cmd_send(int argc, char **argv)
         for (size_t p = 0; p < sn && !status;) {
             const uint64_t at =
                 seg_start + rtp_pacing_burst_offset_ns(a.pacing, p, sn, segment_ns, burst);
-            if (!pw && a.pacing != RTP_PACING_NONE && monotonic_ns() < t0 + at)
+            if (!pw && a.pacing != RTP_PACING_NONE && xsf_clock_mono_ns() < t0 + at)
                 sleep_until(t0 + at);
-            const uint64_t due = pw ? at : monotonic_ns() - t0;
+            const uint64_t due = pw ? at : xsf_clock_mono_ns() - t0;
             size_t q = p + 1;
             while (q < sn && q - p < SEND_MAX &&
                    seg_start + rtp_pacing_burst_offset_ns(a.pacing, q, sn, segment_ns, burst) <= due)
@@ -560,7 +549,7 @@ int cmd_send(int argc, char **argv)
             p = q;
         }
         segments++;
-        const uint64_t now = monotonic_ns();
+        const uint64_t now = xsf_clock_mono_ns();
         if (!a.quiet && sock && now - last_report >= 1000000000u) {
             const double secs = (double)(now - t0) / 1e9;
             fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n",

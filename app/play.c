@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "xsf_clock.h"
 
 void play_options_init(play_options *opt)
 {
@@ -149,14 +150,6 @@ static void take_colour(dsp_picture *pic, const play_options *opt)
         pic->colour = opt->colour;
 }
 
-static void sleep_ns(int64_t ns)
-{
-    if (ns <= 0)
-        return;
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    nanosleep(&ts, NULL);
-}
-
 static int headless(const char *name, play_source *src, const play_options *opt)
 {
     dsp_picture pic;
@@ -260,7 +253,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         if (dsp_paused(d)) {
             /* Time stands still: the schedule restarts where it stopped. */
             dsp_present(d);
-            sleep_ns(10000000);
+            xsf_clock_sleep_ns(10000000);
             start = dsp_now_ns() - (int64_t)index * period;
             continue;
         }
@@ -291,7 +284,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
                 printf("%s\n", notice);
             /* Without vsync (or where the swap does not wait), do not spin. */
             if (opt->vsync && dsp_now_ns() - t0 < 1000000 && dsp_now_ns() < due)
-                sleep_ns(due - dsp_now_ns() < 2000000 ? due - dsp_now_ns() : 2000000);
+                xsf_clock_sleep_ns(due - dsp_now_ns() < 2000000 ? due - dsp_now_ns() : 2000000);
         } while (opt->vsync && dsp_now_ns() < due && !dsp_poll(d));
         if (rc)
             break;
@@ -313,7 +306,7 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
                 /* The last picture stays until the window is closed. */
                 while (!dsp_poll(d)) {
                     dsp_present(d);
-                    sleep_ns(opt->vsync ? 0 : 10000000);
+                    xsf_clock_sleep_ns(opt->vsync ? 0 : 10000000);
                 }
                 break;
             }

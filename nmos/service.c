@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "nmos.h"
+#include "xsf_clock.h"
 
 typedef struct svc_stream {
     int running;
@@ -264,8 +265,7 @@ static void *sender_main(void *arg)
         t->info.packets += res.packets;
         pthread_mutex_unlock(&s->mu);
         const uint64_t frame_ns = (uint64_t)1000000000u * den / num;
-        struct timespec ts = {(time_t)(frame_ns / 1000000000u), (long)(frame_ns % 1000000000u)};
-        nanosleep(&ts, NULL);
+        xsf_clock_sleep_ns((int64_t)frame_ns);
     }
     return NULL;
 }

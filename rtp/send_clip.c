@@ -9,6 +9,7 @@
 
 #include "rtp.h"
 #include "xs.h"
+#include "xsf_clock.h"
 
 typedef struct batch {
     uint8_t *data;
@@ -37,13 +38,6 @@ static int add_packet(void *ctx, const uint8_t *pkt, size_t len, int last)
     return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint8_t *data,
                          size_t len, rtp_send_clip_result *res, xsf_error *err)
 {
@@ -57,7 +51,7 @@ xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint
     b.drop_every = cfg->drop_every;
     const unsigned num = cfg->fps_num ? cfg->fps_num : 25, den = cfg->fps_num ? cfg->fps_den : 1;
     const uint64_t frame_ns = (uint64_t)1000000000u * den / num;
-    const uint64_t start = monotonic_ns();
+    const uint64_t start = xsf_clock_mono_ns();
     uint64_t frame = 0;
     for (unsigned loop = 0; loop < (cfg->loops ? cfg->loops : 1) && st == XSF_OK; loop++) {
         size_t off = 0;
@@ -101,12 +95,10 @@ xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint
             /* The frame's time on the sender's clock. */
             const uint64_t due = start + frame * frame_ns;
             for (;;) {
-                const uint64_t now = monotonic_ns();
+                const uint64_t now = xsf_clock_mono_ns();
                 if (now >= due)
                     break;
-                const uint64_t wait = due - now;
-                struct timespec t = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
-                nanosleep(&t, NULL);
+                xsf_clock_sleep_ns((int64_t)(due - now));
             }
             /* The whole frame in one call: GSO runs where the socket has GSO. */
             st = rtp_udp_send(u, b.pkts, b.lens, b.n, err);
