@@ -14,6 +14,7 @@
 
 #include "pl_gpu.h"
 #include "pl_hist.h"
+#include "xsf_clock.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE, SLOT_DELIVERED };
 
@@ -147,9 +148,7 @@ struct pl_pipeline {
 
 uint64_t pl_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return xsf_clock_wall_ns();
 }
 
 const char *pl_drop_reason_name(pl_drop_reason r)
@@ -539,11 +538,7 @@ static void decode_gpu_partial(pl_worker *w, pl_slot *s, pl_placement where, cha
         while (s->partial && !s->aborted && s->avail < s->wake_at && !poll) {
             s->waiting = 1;
             if (r.tail != r.head) { /* rows on their way to the sink */
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                const uint64_t t = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + ROWS_POLL_NS;
-                until.tv_sec = (time_t)(t / 1000000000u);
-                until.tv_nsec = (long)(t % 1000000000u);
+                const struct timespec until = xsf_clock_wall_deadline(ROWS_POLL_NS);
                 poll = pthread_cond_timedwait(&s->cv, &p->mu, &until) != 0;
             } else {
                 pthread_cond_wait(&s->cv, &p->mu);
@@ -742,8 +737,7 @@ static void emit(pl_pipeline *p, pl_stream *st)
              * time the receiver itself lost. */
             uint64_t explained = 0;
             if (f->has_rtp_timestamp && st->last_has_rtp_ts)
-                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
-                            RTP_CLOCK_HZ;
+                explained = (uint64_t)xsf_ticks_to_ns((uint32_t)(f->rtp_timestamp - st->last_rtp_ts), RTP_CLOCK_HZ);
             if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
                 f->t.last_packet - st->last_last_packet > explained)
                 explained = f->t.last_packet - st->last_last_packet;
@@ -916,12 +910,12 @@ static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
     unsigned *count = device ? &q->ndev : &q->nhost;
     (*count)++;
     pthread_mutex_unlock(&p->mu);
-    const uint64_t t0 = pl_now_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     pl_picbuf *b = calloc(1, sizeof *b);
     pl_gpu_select(p->gpus[qi]);
     if (b && (b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, 1)) != NULL)
         b->bytes = bytes;
-    const uint64_t ns = pl_now_ns() - t0;
+    const uint64_t ns = xsf_clock_mono_ns() - t0;
     pthread_mutex_lock(&p->mu);
     pl_picbuf **pool = device ? &q->free_dev : &q->free_host;
     if (b && b->ptr) {
@@ -964,9 +958,9 @@ static uint64_t provision_one(pl_pipeline *p)
         *it = s->free_next; /* out of the free list while it is pinned */
         pthread_mutex_unlock(&p->mu);
         pl_gpu_select(p->gpus[st->queue]);
-        const uint64_t t0 = pl_now_ns();
+        const uint64_t t0 = xsf_clock_mono_ns();
         const int refused = pl_host_pin(s->f.buffer) != 0;
-        const uint64_t ns = pl_now_ns() - t0;
+        const uint64_t ns = xsf_clock_mono_ns() - t0;
         pthread_mutex_lock(&p->mu);
         p->pin_refused |= refused;
         /* (The stream cannot have gone: pl_stream_remove waits for all its frames.) */
@@ -982,10 +976,10 @@ static uint64_t provision_one(pl_pipeline *p)
         pl_grave *g = p->graves;
         p->graves = g->next;
         pthread_mutex_unlock(&p->mu);
-        const uint64_t t0 = pl_now_ns();
+        const uint64_t t0 = xsf_clock_mono_ns();
         pl_host_free(g->ptr, 1);
         free(g);
-        const uint64_t ns = pl_now_ns() - t0;
+        const uint64_t ns = xsf_clock_mono_ns() - t0;
         pthread_mutex_lock(&p->mu);
         return ns ? ns : 1;
     }
@@ -1007,11 +1001,7 @@ static void *provision_main(void *arg)
         /* Rest as long as the job held the driver (at most 50 ms): the decoders get
          * at least half of it. */
         const uint64_t rest = ns < 50000000u ? ns : 50000000u;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        const uint64_t end = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + rest;
-        until.tv_sec = (time_t)(end / 1000000000u);
-        until.tv_nsec = (long)(end % 1000000000u);
+        const struct timespec until = xsf_clock_wall_deadline(rest);
         while (!p->stopping && pthread_cond_timedwait(&p->prov_cv, &p->mu, &until) == 0)
             ;
     }
@@ -1043,7 +1033,7 @@ static xsf_status add_worker(pl_pipeline *p, int queue, int device, xsf_error *e
     return XSF_OK;
 }
 
-xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
 {
     *out = NULL;
     pl_config c = *cfg;
@@ -1207,7 +1197,7 @@ static void stream_free(pl_stream *st)
     memset(st, 0, sizeof *st);
 }
 
-void pl_destroy(pl_pipeline *p)
+static void destroy_pipeline(pl_pipeline *p)
 {
     if (!p)
         return;
@@ -1288,7 +1278,7 @@ static void stream_release_id(pl_pipeline *p, pl_stream *st)
     pthread_mutex_unlock(&p->mu);
 }
 
-xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
+static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
 {
     if (!sc->sink.deliver)
         return xsf_error_set(err, XSF_ERR_ARG, "a stream needs a sink");
@@ -1687,7 +1677,7 @@ void pl_stream_flush(pl_pipeline *p, int stream)
     pthread_mutex_unlock(&p->mu);
 }
 
-void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
+static void stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
 {
     if (final)
         memset(final, 0, sizeof *final);
@@ -1757,4 +1747,39 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
         if (h[i])
             memset(h[i], 0, sizeof *h[i]);
     pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- the caller's CUDA device ----
+ * These select the pipeline's GPUs on the calling thread (contexts, pools,
+ * streams); the caller's current device is restored before they return
+ * (pipeline.h: CUDA devices). */
+
+xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+{
+    const int saved = pl_gpu_save();
+    const xsf_status st = create_pipeline(out, cfg, err);
+    pl_gpu_restore(saved);
+    return st;
+}
+
+void pl_destroy(pl_pipeline *p)
+{
+    const int saved = pl_gpu_save();
+    destroy_pipeline(p);
+    pl_gpu_restore(saved);
+}
+
+xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
+{
+    const int saved = pl_gpu_save();
+    const xsf_status st = stream_add(p, sc, id, err);
+    pl_gpu_restore(saved);
+    return st;
+}
+
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
+{
+    const int saved = pl_gpu_save();
+    stream_remove(p, stream, final);
+    pl_gpu_restore(saved);
 }

@@ -45,6 +45,7 @@ const char *cudaGetErrorString(cudaError_t e);
 cudaError_t cudaGetLastError(void);
 cudaError_t cudaGetDeviceCount(int *n);
 cudaError_t cudaSetDevice(int d);
+cudaError_t cudaGetDevice(int *d);
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d);
 cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d);
 cudaError_t cudaGetDeviceFlags(unsigned *f);
