@@ -77,6 +77,8 @@ if(CMAKE_CXX_COMPILER AND NOT XSF_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux
   xsf_cuda_emu_rewrite(xs_gpu_encoder_emu ${PROJECT_SOURCE_DIR}/xs/gpu_encoder.cu)
   xsf_host_c_sources(xs_emu_c_sources xsf_xs)
   add_library(xsf_xs_emulated STATIC ${xs_emu_c_sources} ${xs_gpu_decoder_emu} ${xs_gpu_encoder_emu})
-  target_include_directories(xsf_xs_emulated PUBLIC ${PROJECT_SOURCE_DIR}/xs)
+  # Its public headers, and (white-box, for the emulated tests too) the
+  # folder's internal ones.
+  target_include_directories(xsf_xs_emulated PUBLIC ${PROJECT_SOURCE_DIR}/xs/include ${PROJECT_SOURCE_DIR}/xs)
   target_link_libraries(xsf_xs_emulated PUBLIC xsf_cuda_emu xsf_wavelet xsf_common PRIVATE xsf_warnings)
 endif()
