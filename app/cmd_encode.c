@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_clock.h"
 
 /* --codec bpc hands the whole command line to the BPC-PaCo encoder: bpc/bpc.h
  * declares int bpc_cli_encode(int argc, char **argv), which takes this
@@ -19,7 +20,6 @@
 #if defined(__has_include)
 #if __has_include("bpc.h")
 #include "bpc.h"
-#include "xsf_clock.h"
 #define XSF_ENCODE_HAVE_BPC 1
 #endif
 #endif

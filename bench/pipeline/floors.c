@@ -25,10 +25,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xsf_clock.h"
+
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
-
-#include "xsf_clock.h"
 #endif
 
 static int write_floor(size_t bytes, long frames, const char *path)
