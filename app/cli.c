@@ -34,6 +34,17 @@ static int choice(const cli_option *o, const char *value, int *out)
 }
 
 /* "a, b or c" from "a|b|c". */
+/* A bound of the table (a double) as an int64_t: (double)INT64_MAX is 2^63,
+ * which does not convert back, so the ends clamp. */
+static int64_t int_bound(double d)
+{
+    if (d >= 9223372036854775807.0)
+        return INT64_MAX;
+    if (d <= -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)d;
+}
+
 static const char *choice_list(const char *choices, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -66,7 +77,7 @@ int cli_value(const cli_option *o, const char *value, void *dst)
     case CLI_INT:
     case CLI_LONG:
     case CLI_U64:
-        st = xsf_parse_integer(value, (int64_t)o->lo, (int64_t)o->hi, &i64, &err);
+        st = xsf_parse_integer(value, int_bound(o->lo), int_bound(o->hi), &i64, &err);
         if (st == XSF_OK && o->kind == CLI_INT)
             *(int *)dst = (int)i64;
         else if (st == XSF_OK && o->kind == CLI_LONG)

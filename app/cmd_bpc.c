@@ -1,7 +1,7 @@
 /* BPC-PaCo in the xsflow program: what `encode --codec bpc` runs, and what
- * `decode` and `info` run for files that start with a BPC-PaCo codestream
- * (bpc_cli_file_is_bpc). A .bpc file holds codestreams one after the other,
- * one per frame, as a .jxs file does. */
+ * `info` runs for files that start with a BPC-PaCo codestream (`decode`
+ * takes them through the pipeline, like .jxs files). A .bpc file holds
+ * codestreams one after the other, one per frame, as a .jxs file does. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,39 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
-#include "md5.h"
 #include "xsf_clock.h"
-
-int bpc_cli_file_is_bpc(const char *path)
-{
-    if (!path || !strcmp(path, "-"))
-        return 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    uint8_t head[8];
-    const size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    return bpc_detect(head, n);
-}
-
-int bpc_cli_input_is_bpc(int argc, char **argv)
-{
-    static const char *const valued[] = {"-o", "--output", "--format", "--frames", "--colour", "--color",
-                                         "--fps", "--tables"};
-    for (int i = 1; i < argc; i++) {
-        int skip = 0;
-        for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-            skip |= !strcmp(argv[i], valued[k]);
-        if (skip) {
-            i++;
-            continue;
-        }
-        if (argv[i][0] != '-' || !argv[i][1])
-            return bpc_cli_file_is_bpc(argv[i]);
-    }
-    return 0;
-}
 
 static const bpc_tables *load_tables(const char *path)
 {
@@ -73,19 +41,6 @@ static void to_bpc_image(const imgio_picture *pic, bpc_image *img)
         img->depth[c] = pic->depth[c];
         img->pitch[c] = pic->pitch[c];
         img->plane[c] = pic->plane[c];
-    }
-}
-
-static void to_picture(const bpc_image *img, imgio_picture *pic)
-{
-    memset(pic, 0, sizeof *pic);
-    pic->nc = img->nc;
-    for (int c = 0; c < img->nc; c++) {
-        pic->width[c] = img->width[c];
-        pic->height[c] = img->height[c];
-        pic->depth[c] = img->depth[c];
-        pic->pitch[c] = img->pitch[c];
-        pic->plane[c] = img->plane[c];
     }
 }
 
@@ -290,148 +245,6 @@ int bpc_cli_encode(int argc, char **argv)
     bpc_encoder_destroy(enc);
     bpc_gpu_encoder_destroy(genc);
     imgio_reader_close(rd);
-    bpc_tables_destroy((bpc_tables *)tables);
-    return status;
-}
-
-/* ---- decode ---- */
-
-static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
-
-int bpc_cli_decode(int argc, char **argv)
-{
-    const char *in = NULL, *outp = NULL, *tpath = NULL;
-    int format = IMGIO_FORMAT_NONE;
-    int max_frames = -1;
-    int gpu = -1, md5 = 0, quiet = 0;
-    xsf_colour colour;
-    xsf_rate fps;
-    const cli_option options[] = {
-        CLI_OPT("output", 'o', CLI_STRING, &outp, "OUT", "output file ('-': standard output, needs --format)"),
-        CLI_OPT("format", 0, CLI_CHOICE, &format, "F", "yuv, y4m, ppm or pgm (default: OUT's extension)",
-                .choices = "yuv|y4m|ppm|pgm", .values = formats),
-        CLI_OPT("frames", 0, CLI_INT, &max_frames, "N", "decode the first N frames only", .lo = 1, .hi = 1 << 30),
-        CLI_OPT("tables", 0, CLI_STRING, &tpath, "FILE",
-                "the table file the codestreams were coded with (if not built in)"),
-        CLI_OPT("cpu", 0, CLI_SET, &gpu, NULL, "the C reference decoder", .value = 0),
-        CLI_OPT("gpu", 0, CLI_SET, &gpu, NULL, "the CUDA decoder (default: GPU where usable)", .value = 1),
-        CLI_OPT("md5", 0, CLI_FLAG, &md5, NULL, "print the MD5 of the decoded frames in .yuv layout"),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors"),
-        /* decode's, accepted (and checked) for BPC-PaCo input too */
-        CLI_OPT("colour", 0, CLI_COLOUR, &colour, "C", NULL, .flags = CLI_HIDDEN),
-        CLI_OPT("color", 0, CLI_COLOUR, &colour, "C", NULL, .flags = CLI_HIDDEN),
-        CLI_OPT("fps", 0, CLI_RATE, &fps, "RATE", NULL, .flags = CLI_HIDDEN),
-        CLI_TABLE_END};
-    const cli_command cmd = {
-        .name = "decode",
-        .synopsis = "IN.bpc -o OUT [options]",
-        .about = "Decodes the BPC-PaCo codestreams of IN (one frame each) to .yuv, .y4m, .ppm or .pgm.\n",
-        .options = options,
-        .input = &in};
-    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
-    if (r >= 0)
-        return r;
-    if (!in || (!outp && !md5)) {
-        cli_usage(&cmd, stderr);
-        return 2;
-    }
-    if (outp && format == IMGIO_FORMAT_NONE && (format = (int)imgio_format_from_path(outp)) == IMGIO_FORMAT_NONE) {
-        cli_error(outp, "unknown output format: name it .yuv, .y4m, .ppm or .pgm, or give --format");
-        return 2;
-    }
-    if (gpu < 0)
-        gpu = bpc_gpu_available() == XSF_OK;
-    else if (gpu && bpc_gpu_available() != XSF_OK) {
-        cli_error("--gpu", "no usable GPU (or no CUDA kernels in this build)");
-        return 1;
-    }
-    const bpc_tables *tables = NULL;
-    if (tpath && !(tables = load_tables(tpath)))
-        return 1;
-    uint8_t *data;
-    size_t len;
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
-        cli_error(in, "%s", err.msg);
-        bpc_tables_destroy((bpc_tables *)tables);
-        return 1;
-    }
-    bpc_decoder *dec = NULL;
-    bpc_gpu_decoder *gdec = NULL;
-    xsf_status st = gpu ? bpc_gpu_decoder_create(&gdec, NULL) : bpc_decoder_create(&dec);
-    if (st) {
-        cli_error(in, "cannot create the %s decoder: %s", gpu ? "GPU" : "C", xsf_status_name(st));
-        free(data);
-        bpc_tables_destroy((bpc_tables *)tables);
-        return 1;
-    }
-    if (gpu)
-        bpc_gpu_decoder_set_tables(gdec, tables);
-    else
-        bpc_decoder_set_tables(dec, tables);
-    imgio_writer *w = NULL;
-    app_md5 sum;
-    app_md5_init(&sum);
-    size_t off = 0;
-    unsigned long frames = 0;
-    int status = 0;
-    double seconds = 0;
-    while (off < len && (max_frames < 0 || frames < (unsigned long)max_frames)) {
-        const bpc_image *img;
-        size_t used;
-        const double t0 = xsf_clock_mono_s();
-        st = gpu ? bpc_gpu_decode(gdec, data + off, len - off, 0, &used, &img)
-                 : bpc_decode(dec, data + off, len - off, &used, &img);
-        seconds += xsf_clock_mono_s() - t0;
-        if (st) {
-            cli_error(in, "frame %lu (file byte %zu): %s", frames, off,
-                      gpu ? bpc_gpu_decoder_error(gdec) : bpc_decoder_error(dec));
-            status = 1;
-            break;
-        }
-        imgio_picture pic;
-        to_picture(img, &pic);
-        if (frames == 0 && outp) {
-            bpc_info info;
-            bpc_parse_header(data + off, len - off, &info, &err);
-            imgio_write_options opt = {.format = (imgio_format)format};
-            if (info.colour)
-                xsf_colour_rgb(&opt.colour, XSF_COLOUR_CODESTREAM);
-            if (imgio_writer_open(&w, outp, &opt, &err) != XSF_OK) {
-                cli_error(outp, "%s", err.msg);
-                status = 1;
-                break;
-            }
-        }
-        if (w && imgio_write(w, &pic, &err) != XSF_OK) {
-            cli_error(outp, "%s", err.msg);
-            status = 1;
-            break;
-        }
-        if (md5)
-            imgio_yuv_serialize(&pic, app_md5_sink, &sum);
-        off += used;
-        frames++;
-    }
-    if (imgio_writer_close(w, &err) != XSF_OK && !status) {
-        cli_error(outp, "%s", err.msg);
-        status = 1;
-    }
-    if (!status) {
-        FILE *info = outp && !strcmp(outp, "-") ? stderr : stdout;
-        if (md5) {
-            char hex[33];
-            app_md5_final_hex(&sum, hex);
-            fprintf(info, "%s  %s (%lu frame%s)\n", hex, in, frames, frames == 1 ? "" : "s");
-        }
-        if (!quiet && outp)
-            fprintf(info, "%s: %lu BPC-PaCo frame%s decoded (%s), %.1f ms per frame\n", outp, frames,
-                    frames == 1 ? "" : "s", gpu ? "GPU" : "C", frames ? 1e3 * seconds / (double)frames : 0.0);
-    }
-    bpc_decoder_destroy(dec);
-    bpc_gpu_decoder_destroy(gdec);
-    free(data);
     bpc_tables_destroy((bpc_tables *)tables);
     return status;
 }

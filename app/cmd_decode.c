@@ -1,4 +1,6 @@
-/* xsflow decode: a .jxs file to .yuv, .y4m, .ppm or .pgm. */
+/* xsflow decode: a file of codestreams (.jxs, .bpc: the registry's codecs,
+ * found by probing its first bytes) to .yuv, .y4m, .ppm or .pgm, through the
+ * pipeline. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,20 +8,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
-#include "jxs_file.h"
 #include "pipeline.h"
 #include "xsf_clock.h"
-
-/* BPC-PaCo input goes to bpc_cli_decode (app/cmd_bpc.c, declared in bpc/bpc.h). */
-#if defined(__has_include)
-#if __has_include("bpc.h")
-#include "bpc.h"
-#define XSF_DECODE_HAVE_BPC 1
-#endif
-#endif
+#include "xsf_codecs.h"
 
 static const char about[] =
-    "Decodes the JPEG XS codestreams of IN.jxs (one frame each, one after the other).\n"
+    "Decodes the codestreams of IN (one frame each, one after the other): JPEG XS\n"
+    "(.jxs) or BPC-PaCo (.bpc), whichever the file's first bytes are.\n"
     "OUT's extension picks the format:\n"
     "  .yuv  planar, components in codestream order, chroma at its subsampled size,\n"
     "        8 bits as one byte, deeper as two bytes little-endian (the layout that\n"
@@ -36,7 +31,7 @@ static const char about[] =
     "codestream whose structure does not parse ends the run (earlier frames are written).\n";
 
 typedef struct decode_args {
-    const char *in, *out;
+    const char *in, *out, *tables;
     int format; /* imgio_format */
     int frames;
     xsf_colour colour;
@@ -81,9 +76,12 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 "writes an interlaced stream): weave each pair into a frame,\n"
                 "top field first (Y4M: It)"),
         CLI_OPT("md5", 0, CLI_FLAG, &a->md5, NULL, "print the MD5 of the decoded frames in .yuv layout"),
+        CLI_OPT("tables", 0, CLI_STRING, &a->tables, "FILE",
+                "BPC-PaCo: the table file the codestreams were coded with (if\n"
+                "not built in)"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "decode", .synopsis = "IN.jxs -o OUT [options]", .about = about,
+    const cli_command cmd = {.name = "decode", .synopsis = "IN -o OUT [options]", .about = about,
                              .options = options, .input = &a->in};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
@@ -107,12 +105,48 @@ static int parse_args(int argc, char **argv, decode_args *a)
     return 0;
 }
 
+/* The codestreams from the start of data, by their structure alone, up to `max`. */
+static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len, unsigned long max)
+{
+    unsigned long n = 0;
+    size_t off = 0, bytes;
+    xsf_error err;
+    while (off < len && n < max) {
+        xsf_error_clear(&err);
+        if (codec->codestream_size(data + off, len - off, &bytes, &err) != XSF_OK || !bytes)
+            break;
+        off += bytes;
+        n++;
+    }
+    return n;
+}
+
+/* The codec's settings from --tables (NULL: none); 0, or 1 after an error said. */
+static int codec_params(const decode_args *a, const xsf_codec *codec, void **params)
+{
+    *params = NULL;
+    if (!a->tables)
+        return 0;
+    if (!codec->params_set) {
+        cli_error("--tables", "%s codestreams take no tables", codec->long_name);
+        return 1;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(a->tables, &data, &len, &err) != XSF_OK ||
+        codec->params_set(params, "tables", data, len, &err) != XSF_OK) {
+        free(data);
+        cli_error(a->tables, "%s", err.msg);
+        return 1;
+    }
+    free(data);
+    return 0;
+}
+
 int cmd_decode(int argc, char **argv)
 {
-#ifdef XSF_DECODE_HAVE_BPC
-    if (bpc_cli_input_is_bpc(argc, argv))
-        return bpc_cli_decode(argc, argv);
-#endif
     decode_args a;
     int r = parse_args(argc, argv, &a);
     if (r)
@@ -127,9 +161,21 @@ int cmd_decode(int argc, char **argv)
         return 1;
     }
     const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : 0;
+    /* The codec the file's first bytes name; a file no codec claims is read as JPEG XS's
+     * (the default), whose reader then says what is wrong. */
+    const xsf_codec *codec = xsf_codec_probe(in.data, in.len);
+    if (!codec)
+        codec = xsf_codec_find("jpeg-xs");
+    void *params = NULL;
+    if (codec_params(&a, codec, &params)) {
+        imgio_unmap_file(&in);
+        return 1;
+    }
     pl_pipeline *p;
     if (pl_create(&p, &a.pl, &err) != XSF_OK) {
         cli_error(a.in, "%s", err.msg);
+        if (params)
+            codec->params_free(params);
         imgio_unmap_file(&in);
         return 1;
     }
@@ -143,19 +189,25 @@ int cmd_decode(int argc, char **argv)
     wo.md5 = a.md5;
     /* Frame files only when there is more than one frame to write. */
     if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
-        wo.image.frame_files = jxs_count_frames(in.data, in.len, max_frames == 1 ? 1 : 2) > 1;
+        wo.image.frame_files = count_frames(codec, in.data, in.len, max_frames == 1 ? 1 : 2) > 1;
     pl_writer *w = NULL;
     int sid = -1;
     int status = 0;
     xsf_status st = pl_writer_open(&w, a.out, &wo, &err);
     if (st == XSF_OK) {
-        pl_stream_config sc = {.name = a.in, .backpressure = PL_BLOCK, .sink = pl_writer_sink(w)};
+        pl_stream_config sc = {.name = a.in,
+                               .backpressure = PL_BLOCK,
+                               .sink = pl_writer_sink(w),
+                               .codec = codec->name,
+                               .codec_params = params};
         st = pl_stream_add(p, &sc, &sid, &err);
     }
     if (st != XSF_OK) {
         cli_error(a.out ? a.out : a.in, "%s", err.msg);
         pl_writer_close(w, &err);
         pl_destroy(p);
+        if (params)
+            codec->params_free(params);
         imgio_unmap_file(&in);
         return 1;
     }
@@ -195,6 +247,8 @@ int cmd_decode(int argc, char **argv)
     char engine_copy[512];
     snprintf(engine_copy, sizeof engine_copy, "%s", engine);
     pl_destroy(p);
+    if (params)
+        codec->params_free(params);
     imgio_unmap_file(&in);
     if (status)
         return status; /* the frames before the error stay written */

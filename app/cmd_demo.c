@@ -18,6 +18,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "play.h"
 #include "rtp.h"
 
@@ -56,7 +57,7 @@ static void check_deliver(void *ctx, pl_frame *f)
 {
     checker *c = ctx;
     imgio_picture pic;
-    pl_picture_view(&f->picture, &pic);
+    pl_picture_view(&f->picture[0], &pic);
     app_md5 m;
     char hex[33];
     app_md5_init(&m);
@@ -113,17 +114,29 @@ static int reference(checker *c, xsf_error *err)
 
 typedef struct sender {
     rtp_udp *sock;
-    rtp_send_clip_config cfg;
-    rtp_send_clip_result res;
+    rtp_sender_config cfg;
+    rtp_sender_stats res;
     xsf_status st;
     xsf_error err;
 } sender;
 
+/* The clip DEMO_LOOPS times, each frame's packets at once at its time (25 fps). */
 static void *send_main(void *arg)
 {
     sender *s = arg;
     xsf_error_clear(&s->err);
-    s->st = rtp_send_clip(s->sock, &s->cfg, demo_vector_data, demo_vector_size, &s->res, &s->err);
+    rtp_clip clip;
+    rtp_sender *snd = NULL;
+    s->st = rtp_clip_open(&clip, demo_vector_data, demo_vector_size, &s->err);
+    if (s->st == XSF_OK) {
+        s->st = rtp_sender_create(&snd, &s->cfg, &s->err);
+        if (s->st == XSF_OK)
+            s->st = rtp_sender_send_clip(snd, &clip, DEMO_LOOPS, &s->err);
+        if (snd)
+            s->res = *rtp_sender_get_stats(snd);
+        rtp_sender_destroy(snd);
+        rtp_clip_free(&clip);
+    }
     return NULL;
 }
 
@@ -221,9 +234,10 @@ int cmd_demo(int argc, char **argv)
         snd.cfg.packetizer.payload_type = 112;
         snd.cfg.packetizer.ssrc = 0x58534644u; /* "XSFD" */
         snd.cfg.packetizer.boxes = 1;
-        snd.cfg.fps_num = 25;
-        snd.cfg.fps_den = 1;
-        snd.cfg.loops = DEMO_LOOPS;
+        snd.cfg.pacing = RTP_PACING_FRAME;
+        snd.cfg.rate_num = 25;
+        snd.cfg.rate_den = 1;
+        snd.cfg.sock = snd.sock;
         if (pthread_create(&thread, NULL, send_main, &snd))
             st = xsf_error_set(&err, XSF_ERR_NOMEM, "cannot start the sending thread");
         else
@@ -274,7 +288,7 @@ int cmd_demo(int argc, char **argv)
                "  through the pipeline, decoding on %s\n",
                demo_vector_name, chk.clip_frames, demo_vector_width, demo_vector_height,
                demo_vector_format, demo_vector_depth, DEMO_LOOPS, to.port, pl_describe(p));
-        printf("  sent      %llu frames in %llu packets\n", (unsigned long long)snd.res.frames,
+        printf("  sent      %llu frames in %llu packets\n", (unsigned long long)snd.res.segments,
                (unsigned long long)snd.res.packets);
         printf("  received  %llu packets, %llu lost, %llu reordered; %llu frames whole, %llu "
                "dropped; jitter %.3f ms\n",

@@ -12,17 +12,15 @@
 #include "image_io.h"
 #include "xs.h"
 #include "xsf_clock.h"
+#include "xsf_codecs.h"
 
-/* --codec bpc hands the whole command line to the BPC-PaCo encoder: bpc/bpc.h
- * declares int bpc_cli_encode(int argc, char **argv), which takes this
- * command's argv (argv[0] = "encode") and returns the exit status. A build
- * without bpc/ says so instead. */
-#if defined(__has_include)
-#if __has_include("bpc.h")
-#include "bpc.h"
-#define XSF_ENCODE_HAVE_BPC 1
-#endif
-#endif
+/* --codec NAME (the registry's names) of a codec other than JPEG XS hands the
+ * whole command line to that codec's encoder command, which takes this
+ * command's argv (argv[0] = "encode") and returns the exit status. */
+static const struct {
+    const char *codec;
+    int (*encode)(int argc, char **argv);
+} other_codecs[] = {{"bpc-paco", bpc_cli_encode}};
 
 static const char about[] =
     "Encodes the frames of IN as JPEG XS (ISO/IEC 21122-1) codestreams, one after the\n"
@@ -291,15 +289,12 @@ static int raw4_read(raw4_reader *r, xs_image *img)
 
 int cmd_encode(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--codec") && !strcmp(argv[i + 1], "bpc")) {
-#ifdef XSF_ENCODE_HAVE_BPC
-            return bpc_cli_encode(argc, argv);
-#else
-            cli_error("--codec bpc", "this build has no BPC-PaCo encoder (bpc/ is not built)");
-            return 2;
-#endif
-        }
+    for (int i = 1; i + 1 < argc; i++) {
+        const xsf_codec *codec = strcmp(argv[i], "--codec") ? NULL : xsf_codec_find(argv[i + 1]);
+        for (size_t k = 0; codec && k < sizeof other_codecs / sizeof other_codecs[0]; k++)
+            if (!strcmp(codec->name, other_codecs[k].codec))
+                return other_codecs[k].encode(argc, argv);
+    }
     encode_args a;
     int r = parse_args(argc, argv, &a);
     if (r)

@@ -9,14 +9,36 @@
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_codecs.h"
 
-/* BPC-PaCo input goes to bpc_cli_info (app/cmd_bpc.c, declared in bpc/bpc.h). */
-#if defined(__has_include)
-#if __has_include("bpc.h")
-#include "bpc.h"
-#define XSF_INFO_HAVE_BPC 1
-#endif
-#endif
+/* The printers of the codecs other than JPEG XS (whose is below), by codec
+ * name: the input's codec is found by probing its first bytes. */
+static const struct {
+    const char *codec;
+    int (*info)(int argc, char **argv);
+} other_codecs[] = {{"bpc-paco", bpc_cli_info}};
+
+/* The printer of the input named on the command line (its first argument that is
+ * not an option) where its first bytes are another codec's than JPEG XS; else NULL. */
+static int (*other_info(int argc, char **argv))(int, char **)
+{
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-' && argv[i][1])
+            continue;
+        FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "rb") : NULL;
+        if (!f)
+            return NULL;
+        uint8_t head[64];
+        const size_t n = fread(head, 1, sizeof head, f);
+        fclose(f);
+        const xsf_codec *codec = xsf_codec_probe(head, n);
+        for (size_t k = 0; codec && k < sizeof other_codecs / sizeof other_codecs[0]; k++)
+            if (!strcmp(codec->name, other_codecs[k].codec))
+                return other_codecs[k].info;
+        return NULL;
+    }
+    return NULL;
+}
 
 static const char about[] =
     "Prints what the headers of the first codestream say and how many codestreams\n"
@@ -32,9 +54,12 @@ static const char *cpih_name(unsigned cpih)
     return "reserved";
 }
 
-static void print_frame(const xs_header *h, const xs_layout *l, unsigned long frame, size_t offset,
+static void print_frame(const xs_header *h, size_t bytes, unsigned long frame, size_t offset,
                         int verbose, const char *plev_warning)
 {
+    /* 21122-1: slices of Hsl rows of precincts 2^NLy lines high (the walk found them all). */
+    const size_t rows = ((size_t)h->hf + (1u << h->nly) - 1) >> h->nly;
+    const size_t nslices = h->hsl ? (rows + h->hsl - 1) / h->hsl : 0;
     int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
     int depth_same = 1;
     for (int c = 0; c < h->nc; c++) {
@@ -43,7 +68,7 @@ static void print_frame(const xs_header *h, const xs_layout *l, unsigned long fr
         depth_same &= h->depth[c] == h->depth[0];
     }
     printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset,
-           offset + l->codestream_bytes - 1, l->codestream_bytes);
+           offset + bytes - 1, bytes);
     printf("  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc,
            h->nc == 1 ? "" : "s", imgio_sampling_name(h->nc, sx, sy));
     if (depth_same)
@@ -63,8 +88,8 @@ static void print_frame(const xs_header *h, const xs_layout *l, unsigned long fr
         printf("  size          Lcod %u bytes, ", h->lcod);
     else
         printf("  size          Lcod 0 (not signalled), ");
-    printf("headers %zu bytes\n", l->header_bytes);
-    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", l->nslices, h->hsl,
+    printf("headers %zu bytes\n", h->header_bytes);
+    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", nslices, h->hsl,
            h->hsl == 1 ? "" : "s");
     printf("  precincts     %u lines high (2^NLy), ", 1u << h->nly);
     if (h->cw)
@@ -126,10 +151,9 @@ static int same_headers(const xs_header *a, const xs_header *b)
 
 int cmd_info(int argc, char **argv)
 {
-#ifdef XSF_INFO_HAVE_BPC
-    if (bpc_cli_input_is_bpc(argc, argv))
-        return bpc_cli_info(argc, argv);
-#endif
+    int (*info)(int, char **) = other_info(argc, argv);
+    if (info)
+        return info(argc, argv);
     const char *in = NULL;
     int all = 0, verbose = 0;
     const cli_option options[] = {
@@ -169,12 +193,9 @@ int cmd_info(int argc, char **argv)
     int status = 0;
     while (off < len) {
         xs_header h;
-        xs_layout layout;
-        memset(&layout, 0, sizeof layout);
+        size_t bytes = 0;
         xsf_error_clear(&err);
-        xsf_status st = xs_parse_header(data + off, len - off, &h, &err);
-        if (st == XSF_OK)
-            st = xs_scan_layout(data + off, len - off, &layout, &err);
+        const xsf_status st = xs_jxs_next(data, len, off, &bytes, &h, &err);
         if (st != XSF_OK) {
             fflush(stdout);
             if (frame == 0)
@@ -182,7 +203,6 @@ int cmd_info(int argc, char **argv)
             else
                 cli_error(in, "frame %lu (file byte %zu): %s", frame, off,
                           err.msg[0] ? err.msg : xsf_status_name(st));
-            xs_layout_free(&layout);
             status = 1;
             break;
         }
@@ -196,19 +216,18 @@ int cmd_info(int argc, char **argv)
         xsf_error perr;
         xsf_error_clear(&perr);
         const int plev_bad = h.plev && xs_plev_check(h.ppih, h.plev, h.wf, h.hf, h.cpih,
-                                                     layout.codestream_bytes, &perr) != XSF_OK;
+                                                     bytes, &perr) != XSF_OK;
         if (plev_bad && plev_warnings++ == 0)
             snprintf(first_warning, sizeof first_warning, "frame %lu: %s", frame, perr.msg);
         if (frame == 0 || all) {
-            print_frame(&h, &layout, frame, off, verbose, plev_bad ? perr.msg : NULL);
+            print_frame(&h, bytes, frame, off, verbose, plev_bad ? perr.msg : NULL);
         } else if (!same_headers(&h, &first)) {
             differing++;
             printf("frame %lu: file bytes %zu..%zu, headers differ from frame 0: %ux%u, %u "
                    "components, NLx %u, NLy %u (--all prints them)\n",
-                   frame, off, off + layout.codestream_bytes - 1, h.wf, h.hf, h.nc, h.nlx, h.nly);
+                   frame, off, off + bytes - 1, h.wf, h.hf, h.nc, h.nlx, h.nly);
         }
-        off += layout.codestream_bytes;
-        xs_layout_free(&layout);
+        off += bytes;
         frame++;
     }
     if (status == 0) {

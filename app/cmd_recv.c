@@ -2,25 +2,19 @@
  * .pcap/.pcapng files or live captures, through the pipeline (one receiving
  * thread per stream, one shared decode stage on the GPUs or the CPU) to
  * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
-#define _POSIX_C_SOURCE 200809L /* sigaction, nanosleep */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 
-#include <errno.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
-#include "display.h"
 #include "image_io.h"
-#include "pipeline.h"
 #include "rtp.h"
-#include "xsf_clock.h"
+#include "service.h"
 
 static const char about[] =
     "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
@@ -49,20 +43,16 @@ static const char epilogue[] =
     "the bound of its own picture header (or its Lcod). SECURITY.md says what the\n"
     "receiver trusts.\n";
 
-#define MAX_STREAMS PL_MAX_STREAMS
-/* The default pinned reserve (--pinned): a UHD 4:2:2 3 bpp stream's 16 frames at 1.5 x its
- * 3.1 MB codestream take 75 MiB; five UHD 4:4:4 pictures of 16-bit samples, 250 MiB. */
-#define PINNED_PER_STREAM_MIB ((size_t)96)
-#define PINNED_PICTURES_MIB ((size_t)256)
+#define MAX_STREAMS SVC_MAX_STREAMS
 
 typedef enum out_kind {
-    OUT_JXS,
-    OUT_YUV,
-    OUT_Y4M,
-    OUT_NULL,
-    OUT_NULL_DEVICE,
-    OUT_DISPLAY,
-    OUT_MD5 /* md5:FILE, a line a picture (PL_WRITE_MD5) */
+    OUT_JXS = SVC_OUT_JXS,
+    OUT_YUV = SVC_OUT_YUV,
+    OUT_Y4M = SVC_OUT_Y4M,
+    OUT_NULL = SVC_OUT_NULL,
+    OUT_NULL_DEVICE = SVC_OUT_NULL_DEVICE,
+    OUT_DISPLAY = SVC_OUT_DISPLAY,
+    OUT_MD5 = SVC_OUT_MD5 /* md5:FILE, a line a picture (PL_WRITE_MD5) */
 } out_kind;
 
 typedef struct stream_args {
@@ -397,17 +387,10 @@ static int parse_args(int argc, char **argv, recv_args *a)
 
 typedef struct stream {
     const stream_args *sa;
-    char label[160];
-    int id;
-    pl_writer *w;
-    pl_rtp_source *src;
     pl_rtp_config rc;
     char filter[512];
     xsf_colour colour; /* the SDP's colorimetry/RANGE, else nothing said */
-    FILE *plog;
     size_t max_frame_bytes; /* of a field or progressive frame */
-    /* the previous once-a-second report */
-    uint64_t prev_delivered, prev_bytes, prev_ns;
 } stream;
 
 static xsf_status read_sdp(const char *path, rtp_sdp *s, xsf_error *err)
@@ -434,38 +417,39 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     memset(&addr, 0, sizeof addr);
     memset(&source, 0, sizeof source);
     int have_addr = 0, have_source = 0;
-    long pt = sa->pt;
+    /* The receiver's configuration from the SDP and the options (its bounds are the
+     * library's: rtp_receiver_setup_from_sdp). */
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    ro.payload_type = (int)sa->pt;
+    ro.reorder_packets = (unsigned)a->reorder;
+    ro.reorder_ms = (unsigned)a->reorder_ms;
+    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
+    rtp_sdp sdp;
+    if (sa->sdp && read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
+        cli_error(sa->sdp, "%s", err.msg);
+        return 1;
+    }
+    rtp_receiver_setup rs;
+    if (rtp_receiver_setup_from_sdp(sa->sdp ? &sdp : NULL, &ro, &rs, &err) != XSF_OK) {
+        cli_error(sa->sdp ? sa->sdp : "recv", "%s", err.msg);
+        return err.status == XSF_ERR_ARG ? 2 : 1;
+    }
     if (sa->sdp) {
-        rtp_sdp sdp;
-        if (read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
-            cli_error(sa->sdp, "%s", err.msg);
-            return 1;
-        }
-        if (rtp_addr_parse(sdp.dest_addr, 0, &addr, &err) != XSF_OK) {
-            cli_error(sa->sdp, "c= %s", err.msg);
-            return 1;
-        }
-        addr.port = (uint16_t)sdp.port;
-        have_addr = 1;
-        if (sdp.source_addr[0] && rtp_addr_parse(sdp.source_addr, 0, &source, &err) == XSF_OK)
-            have_source = 1;
-        if (pt < 0)
-            pt = sdp.payload_type;
-        rc->interlaced = sdp.interlace;
+        /* c= is where the stream goes: a group, or this host's unicast address, which is
+         * bound as it is (not every local address). */
+        addr = rs.dest;
+        have_addr = rs.has_dest;
+        source = rs.source;
+        have_source = rs.has_source;
+        rc->interlaced = rs.interlaced;
         /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
         if (sdp.colorimetry[0] || sdp.range[0])
             xsf_colour_from_sdp(&s->colour, sdp.colorimetry, sdp.range);
-        if (!sa->fps.num && sdp.rate_num) {
-            ((stream_args *)sa)->fps.num = sdp.rate_num;
-            ((stream_args *)sa)->fps.den = sdp.rate_den;
+        if (!sa->fps.num && rs.rate_num) {
+            ((stream_args *)sa)->fps.num = rs.rate_num;
+            ((stream_args *)sa)->fps.den = rs.rate_den;
         }
-        /* c= is where the stream goes: a group, or this host's unicast address, which is
-         * bound as it is (not every local address). */
-        const uint64_t samples = rtp_sdp_samples(&sdp);
-        if (samples && !a->max_frame_bytes)
-            s->max_frame_bytes = rtp_jxs_codestream_bound(samples);
-        /* A field has half the frame's lines: the frame's samples bound both. */
-        rc->depacketizer.max_picture_samples = samples;
     }
     if (sa->addr) {
         if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
@@ -481,17 +465,11 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
         }
         have_source = 1;
     }
-    if (a->max_frame_bytes)
-        s->max_frame_bytes = (size_t)a->max_frame_bytes;
-    else if (!s->max_frame_bytes)
-        s->max_frame_bytes = (size_t)64 << 20;
+    s->max_frame_bytes = rs.depacketizer.max_frame_bytes;
     rtp_depacketizer_config *dc = &rc->depacketizer;
-    dc->max_frame_bytes = s->max_frame_bytes;
-    dc->payload_type = (int)pt;
+    *dc = rs.depacketizer;
     dc->ssrc_given = sa->ssrc_given;
     dc->ssrc = (uint32_t)sa->ssrc;
-    dc->reorder_packets = (unsigned)a->reorder;
-    dc->reorder_ns = (uint64_t)a->reorder_ms * 1000000u;
     /* Decoded streams are checked by the decoder itself (a refusal is counted
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = sa->kind == OUT_JXS;
@@ -535,81 +513,69 @@ static int configure(const recv_args *a, const stream_args *sa, stream *s)
     return 0;
 }
 
-/* Frames that did not reach the output, by reason (each frame once). */
-typedef struct drops {
-    uint64_t missing;  /* a packet never came (the stream's edges included) */
-    uint64_t partial;  /* slice mode: slices missing */
-    uint64_t invalid;  /* whole, but not a valid codestream */
-    uint64_t too_large; /* grew past the bound of its picture (or --max-frame-bytes) */
-    uint64_t behind;   /* the oldest waiting frame, dropped for a newer one */
-    uint64_t no_frame; /* no free frame to assemble into */
-    uint64_t decode;   /* the decoder refused it */
-    uint64_t field;    /* interlaced: a field without its sibling */
-    uint64_t total;
-    uint64_t refused_packets;      /* not RTP, truncated, other payload type or SSRC, on probation,
-                                      other sender */
-    uint64_t memory, memory_bound; /* bytes the stream holds (pool + depacketizer), its bound */
-} drops;
-
-static drops stream_drops(const stream *s, const rtp_stats *r, const pl_stream_stats *ps)
+/* The service's configuration: the arguments and each stream's receiver. */
+static void service_config(const recv_args *a, const stream *ss, svc_recv_config *c)
 {
-    drops d;
-    d.invalid = r->frames_invalid;
-    d.too_large = r->frames_too_large;
-    d.missing =
-        r->frames_dropped - r->frames_invalid - r->frames_dropped_no_buffer - r->frames_too_large;
-    d.partial = r->frames_partial;
-    d.behind = ps->dropped[PL_DROP_QUEUE];
-    d.no_frame = ps->dropped[PL_DROP_NO_FRAME] + r->frames_dropped_no_buffer;
-    d.decode = ps->dropped[PL_DROP_DECODE];
-    d.field = ps->dropped[PL_DROP_FIELD];
-    d.total = d.missing + d.partial + d.invalid + d.too_large + d.behind + d.no_frame + d.decode +
-              d.field;
-    d.refused_packets = r->invalid + r->truncated + r->wrong_pt + r->wrong_ssrc + r->on_probation +
-                        r->foreign_source;
-    d.memory = ps->pool_bytes + r->memory_bytes;
-    d.memory_bound = (uint64_t)ps->frames * ps->max_frame_bytes +
-                     rtp_depacketizer_memory_bound(&s->rc.depacketizer);
-    return d;
+    svc_recv_config_init(c);
+    c->nstreams = a->n;
+    c->pl = a->pl;
+    c->gpu_sync_auto = !a->gpu_sync_given;
+    c->pinned_mib = a->pinned_mib;
+    c->slices = a->slices;
+    c->queue = (unsigned)a->queue;
+    c->frame_log = a->frame_log;
+    c->warmup_s = a->warmup;
+    c->vsync = !a->no_vsync;
+    c->convert = a->convert;
+    c->headless_ppm = a->headless;
+    c->delay_ms = (int)a->delay_ms;
+    c->colour = a->colour;
+    for (int k = 0; k < a->n; k++) {
+        const stream_args *sa = &a->s[k];
+        svc_stream_config *sc = &c->stream[k];
+        sc->name = sa->sdp ? sa->sdp : sa->addr;
+        sc->addr = sa->addr;
+        sc->rtp = ss[k].rc;
+        sc->max_frame_bytes = ss[k].max_frame_bytes;
+        sc->output = (svc_output)sa->kind;
+        sc->out = sa->out;
+        sc->path = sa->kind == OUT_MD5 ? sa->out + 4 : sa->out;
+        sc->fps = sa->fps;
+        sc->packets = sa->packets;
+        sc->colour = ss[k].colour;
+    }
 }
 
-static void print_stream(stream *s, pl_pipeline *p, int final)
+/* Prints the failure; the exit status. */
+static int failed(const svc_failure *f)
 {
-    rtp_stats r;
-    uint64_t kdrops;
-    pl_rtp_source_stats(s->src, &r, &kdrops);
-    pl_stream_stats ps;
-    pl_stream_stats_get(p, s->id, &ps);
-    const drops d = stream_drops(s, &r, &ps);
-    const uint64_t now = xsf_clock_mono_ns();
-    double fps, mbps;
-    if (final) {
-        fps = ps.fps;
-        mbps = r.bitrate_bps / 1e6;
-    } else {
-        const double dt = s->prev_ns ? (double)(now - s->prev_ns) / 1e9 : 0;
-        fps = dt > 0 ? (double)(ps.delivered - s->prev_delivered) / dt : 0;
-        mbps = dt > 0 ? (double)(r.bytes - s->prev_bytes) * 8 / dt / 1e6 : 0;
-    }
-    s->prev_delivered = ps.delivered;
-    s->prev_bytes = r.bytes;
-    s->prev_ns = now;
+    cli_error(f->subject, "%s", f->err.msg);
+    return f->usage ? 2 : 1;
+}
+
+static void print_stream(svc_recv *s, int k, int final)
+{
+    svc_stream_figures fig;
+    svc_recv_figures(s, k, !final, &fig);
+    const rtp_stats r = fig.rtp;
+    const pl_stream_stats ps = fig.pl;
+    const svc_drops d = fig.drops;
     fprintf(stderr,
             "%s: %.1f fps, %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
             "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
             "partial %llu, invalid %llu, too large %llu, decoder behind %llu, no frame %llu, "
             "decode %llu, field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us; "
             "memory %.1f MiB of %.1f MiB",
-            s->label, fps, mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
-            (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
-            (unsigned long long)r.late, (unsigned long long)d.refused_packets,
-            (unsigned long long)ps.delivered, (unsigned long long)d.total,
-            (unsigned long long)d.missing, (unsigned long long)d.partial,
-            (unsigned long long)d.invalid, (unsigned long long)d.too_large,
-            (unsigned long long)d.behind, (unsigned long long)d.no_frame,
-            (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
-            ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
-            (double)d.memory_bound / 1048576.0);
+            svc_recv_label(s, k), fig.fps, fig.mbps, (unsigned long long)r.packets,
+            (unsigned long long)r.lost, (unsigned long long)r.reordered,
+            (unsigned long long)r.duplicated, (unsigned long long)r.late,
+            (unsigned long long)d.refused_packets, (unsigned long long)ps.delivered,
+            (unsigned long long)d.total, (unsigned long long)d.missing,
+            (unsigned long long)d.partial, (unsigned long long)d.invalid,
+            (unsigned long long)d.too_large, (unsigned long long)d.behind,
+            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
+            (unsigned long long)d.field, ps.latency.p50_us, ps.latency.p99_us, ps.latency.max_us,
+            (double)d.memory / 1048576.0, (double)d.memory_bound / 1048576.0);
     /* Each cause of a refused packet under its own name, every second it is not zero. */
     if (d.refused_packets)
         fprintf(stderr,
@@ -633,141 +599,83 @@ static void print_stream(stream *s, pl_pipeline *p, int final)
         fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
                 (unsigned long long)ps.delivered_interlaced,
                 (unsigned long long)ps.dropped[PL_DROP_FIELD]);
-    if (kdrops)
-        fprintf(stderr, "; kernel drops %llu", (unsigned long long)kdrops);
+    if (fig.kernel_drops)
+        fprintf(stderr, "; kernel drops %llu", (unsigned long long)fig.kernel_drops);
     fputc('\n', stderr);
 }
 
-/* The overlay text of a stream's tile: what print_stream says, shorter. */
-static void overlay_stream(dsp_view *view, stream *s, pl_pipeline *p)
+static void print_pinned(void)
 {
-    rtp_stats r;
-    pl_rtp_source_stats(s->src, &r, NULL);
-    pl_stream_stats ps;
-    pl_stream_stats_get(p, s->id, &ps);
-    const drops d = stream_drops(s, &r, &ps);
-    char text[256];
-    snprintf(text, sizeof text,
-             "%.2f Mbit/s\nlost %llu packets, dropped %llu frames\nlatency p50 %.0f us p99 %.0f us",
-             r.bitrate_bps / 1e6, (unsigned long long)r.lost,
-             (unsigned long long)d.total, ps.latency.p50_us,
-             ps.latency.p99_us);
-    dsp_view_set_stats(view, s->id, text);
+    pl_pin_stats pin;
+    pl_pin_stats_get(&pin);
+    fprintf(stderr,
+            "pinned host memory: %.1f MiB now; %llu pins (%.1f MiB) took %.1f ms, the longest "
+            "%.1f ms; %llu unpins took %.1f ms, the longest %.1f ms; reserve %.1f MiB, %.1f MiB "
+            "of it in use, %llu buffers found no room in it\n",
+            (double)pin.pinned_bytes / 1048576.0, (unsigned long long)pin.pins,
+            (double)pin.pin_bytes / 1048576.0, (double)pin.pin_ns / 1e6, (double)pin.pin_ns_max / 1e6,
+            (unsigned long long)pin.unpins, (double)pin.unpin_ns / 1e6, (double)pin.unpin_ns_max / 1e6,
+            (double)pin.reserve_bytes / 1048576.0, (double)pin.reserve_used / 1048576.0,
+            (unsigned long long)pin.reserve_misses);
 }
 
-static void json_latency(FILE *f, const char *key, const pl_latency *l)
+/* The streams stopped and finished, the final figures, every file closed. */
+static int finish(const recv_args *a, svc_recv *s, int status)
 {
-    fprintf(f, "\"%s\": {\"count\": %llu, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f, "
-               "\"mean\": %.1f}",
-            key, (unsigned long long)l->count, l->p50_us, l->p99_us, l->max_us, l->mean_us);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, f);
+    const int started = svc_recv_started(s);
+    xsf_error err;
+    svc_failure f;
+    svc_recv_stop(s);
+    for (int k = 0; k < started; k++) {
+        xsf_error_clear(&err);
+        if (svc_recv_join(s, k, &err) != XSF_OK) {
+            cli_error(svc_recv_label(s, k), "%s", err.msg);
+            status = 1;
+        }
     }
-    fputc('"', f);
-}
-
-/* Written to PATH.tmp, then renamed over PATH: a reader never sees half a file. */
-static int write_json(const char *path, stream *ss, int n, pl_pipeline *p)
-{
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        cli_error(path, "the name is too long");
-        return 1;
+    if (svc_recv_has_display(s)) {
+        dsp_tile_stats ts[MAX_STREAMS];
+        xsf_error_clear(&err);
+        if (svc_recv_display_stop(s, ts, &err) != XSF_OK) {
+            cli_error("--display", "%s", err.msg);
+            status = 1;
+        }
+        for (int k = 0; k < started; k++)
+            fprintf(stderr,
+                    "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile "
+                    "full)\n",
+                    svc_recv_label(s, k), (unsigned long long)ts[k].presented,
+                    (unsigned long long)ts[k].dropped_late, (unsigned long long)ts[k].dropped_full);
     }
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        cli_error(tmp, "cannot create the file");
-        return 1;
+    for (int k = 0; k < started; k++)
+        print_stream(s, k, 1);
+    if (pl_uses_gpu(svc_recv_pipeline(s)))
+        print_pinned();
+    if (a->stats_json && started == a->n && svc_recv_write_json(s, a->stats_json, &f) != XSF_OK)
+        status = failed(&f);
+    for (int k = 0; k < a->n; k++) {
+        svc_stream_figures fig;
+        if (k < started)
+            svc_recv_figures(s, k, 0, &fig);
+        int wrote;
+        uint64_t frames;
+        const char *out = a->s[k].out;
+        if (svc_recv_close_writer(s, k, &wrote, &frames, &f) != XSF_OK) {
+            status = failed(&f);
+        } else if (wrote && !status && !a->quiet && k < started) {
+            printf("%s: %llu whole frame%s into %s\n", svc_recv_label(s, k), (unsigned long long)frames,
+                   frames == 1 ? "" : "s", strcmp(out, "-") ? out : "standard output");
+        }
+        if (k < started && fig.pl.dropped[PL_DROP_DECODE] && !a->quiet)
+            fprintf(stderr, "xsflow: %s: %llu frame%s refused by the decoder, the last: %s\n",
+                    svc_recv_label(s, k), (unsigned long long)fig.pl.dropped[PL_DROP_DECODE],
+                    fig.pl.dropped[PL_DROP_DECODE] == 1 ? "" : "s", fig.pl.last_error);
+        if (svc_recv_close_packets(s, k, &f) != XSF_OK && !status)
+            status = failed(&f);
     }
-    fprintf(f, "{\n  \"engine\": ");
-    json_string(f, pl_describe(p));
-    fprintf(f, ",\n  \"streams\": [");
-    for (int k = 0; k < n; k++) {
-        stream *s = &ss[k];
-        rtp_stats r;
-        uint64_t kdrops;
-        pl_rtp_source_stats(s->src, &r, &kdrops);
-        pl_stream_stats ps;
-        pl_stream_stats_get(p, s->id, &ps);
-        const drops d = stream_drops(s, &r, &ps);
-        fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
-        json_string(f, s->label);
-        fprintf(
-            f,
-            ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
-            "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
-            "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
-            "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
-            "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
-            "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
-            "\"decode\": %llu, \"field\": %llu}, "
-            "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
-            "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
-            "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
-            r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
-            (unsigned long long)r.lost, (unsigned long long)r.reordered,
-            (unsigned long long)r.duplicated, (unsigned long long)r.late,
-            (unsigned long long)d.refused_packets, (unsigned long long)kdrops,
-            (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
-            (unsigned long long)d.total, (unsigned long long)d.missing,
-            (unsigned long long)d.partial, (unsigned long long)d.invalid,
-            (unsigned long long)d.too_large, (unsigned long long)d.behind,
-            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
-            (unsigned long long)d.field, r.bitrate_bps / 1e6, ps.fps, r.jitter_ms,
-            (unsigned long long)r.on_probation, (unsigned long long)r.ssrc_changes,
-            (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge,
-            (unsigned long long)r.frames_dropped_no_buffer);
-        fprintf(f,
-                "\"packets_refused_by_reason\": {\"invalid\": %llu, \"truncated\": %llu, "
-                "\"payload_type\": %llu, \"other_ssrc\": %llu, \"on_probation\": %llu, "
-                "\"other_sender\": %llu}, \"memory_bytes\": %llu, \"memory_bound_bytes\": %llu, "
-                "\"pool_bytes\": %llu, \"depacketizer_bytes\": %llu, \"max_frame_bytes\": %llu, "
-                "\"frames_in_pool\": %u, \"max_delivery_gap_ms\": %.3f, \"max_stall_ms\": %.3f, "
-                "\"frames_delivered\": %llu, ",
-                (unsigned long long)r.invalid, (unsigned long long)r.truncated,
-                (unsigned long long)r.wrong_pt, (unsigned long long)r.wrong_ssrc,
-                (unsigned long long)r.on_probation, (unsigned long long)r.foreign_source,
-                (unsigned long long)d.memory, (unsigned long long)d.memory_bound,
-                (unsigned long long)ps.pool_bytes, (unsigned long long)r.memory_bytes,
-                (unsigned long long)ps.max_frame_bytes, ps.frames,
-                (double)ps.max_delivery_gap_ns / 1e6, (double)ps.max_stall_ns / 1e6,
-                (unsigned long long)ps.delivered);
-        json_latency(f, "latency_us", &ps.latency);
-        fprintf(f, ", ");
-        json_latency(f, "latency_first_packet_us", &ps.latency_first);
-        fprintf(f, ", ");
-        json_latency(f, "decode_us", &ps.decode);
-        fprintf(f, ", ");
-        json_latency(f, "wait_us", &ps.wait);
-        fprintf(f, ", ");
-        json_latency(f, "latency_device_us", &ps.latency_device);
-        fprintf(f, ", ");
-        json_latency(f, "latency_host_us", &ps.latency_host);
-        fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
-                (unsigned long long)ps.partial_submitted,
-                (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
-        fprintf(f, "}");
-    }
-    fprintf(f, "\n  ]\n}\n");
-    if (fclose(f)) {
-        cli_error(tmp, "write failed");
-        return 1;
-    }
-    if (rename(tmp, path)) {
-        cli_error(path, "cannot rename %s to it", tmp);
-        return 1;
-    }
-    return 0;
+    if (svc_recv_destroy(s, &f) != XSF_OK && !status)
+        status = failed(&f);
+    return status;
 }
 
 int cmd_recv(int argc, char **argv)
@@ -778,172 +686,26 @@ int cmd_recv(int argc, char **argv)
         return r == 1 ? 0 : 2;
     static stream ss[MAX_STREAMS];
     memset(ss, 0, sizeof ss);
-    xsf_error err;
-    xsf_error_clear(&err);
     for (int k = 0; k < a.n; k++) {
         ss[k].sa = &a.s[k];
         if ((r = configure(&a, &a.s[k], &ss[k])))
             return r;
     }
-    /* Sockets first: packets wait in their buffers while the GPU starts. */
-    int opened = 0, jxs_only = 1;
-    for (; opened < a.n; opened++) {
-        stream *s = &ss[opened];
-        jxs_only &= s->sa->kind == OUT_JXS;
-        if (s->sa->packets && !(s->rc.packet_log = s->plog = fopen(s->sa->packets, "w"))) {
-            cli_error(s->sa->packets, "cannot create the file");
-            for (int k = 0; k < opened; k++)
-                pl_rtp_source_destroy(ss[k].src);
-            return 1;
-        }
-        if (pl_rtp_source_open(&s->src, &s->rc, &err) != XSF_OK) {
-            const stream_args *sa = s->sa;
-            cli_error(sa->sdp ? sa->sdp : sa->addr ? sa->addr : s->rc.path, "%s", err.msg);
-            for (int k = 0; k < opened; k++)
-                pl_rtp_source_destroy(ss[k].src);
-            return 1;
-        }
-    }
-    /* Codestreams alone need no decoder: one thread reads their headers. */
-    if (jxs_only && a.pl.engine == PL_ENGINE_AUTO) {
-        a.pl.engine = PL_ENGINE_CPU;
-        a.pl.cpu_threads = 1;
-    }
-    pl_pipeline *p;
-    /* A decoder holds a partial frame until it is whole: one per stream at
-     * least, and some for whole frames. */
-    if (a.slices && !a.pl.contexts_per_gpu)
-        a.pl.contexts_per_gpu = (unsigned)(a.n + 2 > 3 ? a.n + 2 : 3);
-    /* Decoder threads spin on the GPU while they are few: on the H100 machines spinning took
-     * one stream's p99 from 1.7-4.0 ms to 1.4-3.2 ms and 16 streams' from 6.8-43 ms to
-     * 4.6-30 ms, for about a core (BENCHMARKS.md, "Session 22 runs"). Many threads (--slices
-     * with many streams) sleep, leaving the cores to the receiving threads. */
-    if (!a.gpu_sync_given) {
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        const unsigned contexts = a.pl.contexts_per_gpu ? a.pl.contexts_per_gpu : 3;
-        a.pl.gpu_sync = (long)contexts * 4 <= cores ? PL_GPU_SYNC_SPIN : PL_GPU_SYNC_BLOCK;
-    }
-    /* Pinning memory while streams run holds the CUDA driver from the decoders (a live
-     * stream then drops frames): by default enough for UHD frames and pictures is pinned
-     * before the first packet (PINNED_PER_STREAM_MIB a stream, PINNED_PICTURES_MIB), in
-     * well under a second. */
-    a.pl.pinned_reserve_bytes = a.pinned_mib >= 0 ? (size_t)a.pinned_mib << 20
-                                                  : ((size_t)a.n * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
-    if (pl_create(&p, &a.pl, &err) != XSF_OK) {
-        cli_error("recv", "%s", err.msg);
-        for (int k = 0; k < a.n; k++)
-            pl_rtp_source_destroy(ss[k].src);
-        return 1;
-    }
-    if (a.slices && !pl_uses_gpu(p)) {
-        cli_error("--slices",
-                  "sub-frame decoding runs on the GPU engine only; the engine here is %s, "
-                  "which decodes whole frames (drop --slices)",
-                  pl_describe(p));
-        pl_destroy(p);
-        for (int k = 0; k < a.n; k++)
-            pl_rtp_source_destroy(ss[k].src);
-        return 2;
-    }
+    static svc_recv_config cfg;
+    service_config(&a, ss, &cfg);
+    svc_failure f;
+    svc_recv *s;
+    if (svc_recv_create(&s, &cfg, &f) != XSF_OK)
+        return failed(&f);
     if (!a.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
-                pl_describe(p));
-    dsp_view *view = NULL;
-    if (a.display) {
-        static char labels[MAX_STREAMS][160];
-        static const char *label_ptr[MAX_STREAMS];
-        dsp_view_options vo;
-        dsp_view_options_init(&vo);
-        vo.display.tiles = a.n;
-        vo.display.title = "xsflow recv";
-        vo.display.vsync = !a.no_vsync;
-        vo.display.convert = a.convert;
-        vo.display.headless = a.headless != NULL;
-        vo.headless_ppm = a.headless;
-        vo.delay_ms = (int)a.delay_ms;
-        for (int k = 0; k < a.n; k++) {
-            const stream_args *sa = &a.s[k];
-            snprintf(labels[k], sizeof labels[k], "%s",
-                     sa->sdp ? sa->sdp : sa->addr ? sa->addr : ss[k].rc.path);
-            label_ptr[k] = labels[k];
-            vo.colour[k] = a.colour.source == XSF_COLOUR_USER ? a.colour : ss[k].colour;
-        }
-        vo.display.labels = label_ptr;
-        if (dsp_view_start(&view, &vo, &err) != XSF_OK) {
-            cli_error("--display", "%s", err.msg);
-            for (int k = 0; k < a.n; k++)
-                pl_rtp_source_destroy(ss[k].src);
-            pl_destroy(p);
-            return 1;
-        }
+                pl_describe(svc_recv_pipeline(s)));
+    if (svc_recv_open_display(s, &f) != XSF_OK) {
+        r = failed(&f);
+        svc_recv_destroy(s, &f);
+        return r;
     }
-
-    int status = 0, started = 0;
-    FILE *flog = NULL;
-    if (a.frame_log) {
-        if (!(flog = fopen(a.frame_log, "w"))) {
-            cli_error(a.frame_log, "%s", strerror(errno));
-            status = 1;
-        } else {
-            fprintf(flog, "%s\n", PL_FRAME_LOG_HEADER);
-        }
-    }
-    for (int k = 0; k < a.n && !status; k++) {
-        stream *s = &ss[k];
-        const stream_args *sa = s->sa;
-        if (s->rc.kind != PL_RTP_SOCKET) {
-            snprintf(s->label, sizeof s->label, "recv %s", s->rc.path);
-        } else {
-            char where[96];
-            rtp_addr_format(&s->rc.udp.local, 1, where, sizeof where);
-            snprintf(s->label, sizeof s->label, "recv %s", sa->addr ? sa->addr : where);
-        }
-        pl_writer_options wo;
-        memset(&wo, 0, sizeof wo);
-        pl_sink sink;
-        if (sa->kind == OUT_DISPLAY) {
-            sink = dsp_view_sink(view, k, pl_uses_gpu(p));
-        } else if (sa->kind == OUT_NULL || sa->kind == OUT_NULL_DEVICE) {
-            sink = pl_null_sink(sa->kind == OUT_NULL ? PL_PICTURE_HOST : PL_PICTURE_DEVICE);
-        } else {
-            wo.kind = sa->kind == OUT_JXS   ? PL_WRITE_JXS
-                      : sa->kind == OUT_MD5 ? PL_WRITE_MD5
-                                            : PL_WRITE_PICTURE;
-            wo.image.format = sa->kind == OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV;
-            wo.image.fps_num = sa->fps.num ? sa->fps.num : 25;
-            wo.image.fps_den = sa->fps.num ? sa->fps.den : 1;
-            if (pl_writer_open(&s->w, sa->kind == OUT_MD5 ? sa->out + 4 : sa->out, &wo, &err) !=
-                XSF_OK) {
-                cli_error(sa->out, "%s", err.msg);
-                status = 1;
-                break;
-            }
-            sink = pl_writer_sink(s->w);
-        }
-        if (sink.placement == PL_PICTURE_DEVICE && !pl_uses_gpu(p)) {
-            cli_error(sa->out, "pictures in GPU memory need the GPU engine (%s)", pl_describe(p));
-            status = 2;
-            break;
-        }
-        pl_stream_config sc = {
-            .name = s->label,
-            .backpressure = s->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
-            .frames = (unsigned)a.queue,
-            .max_frame_bytes = s->rc.interlaced ? 2 * s->max_frame_bytes : s->max_frame_bytes,
-            .sink = sink,
-            .frame_log = flog};
-        if (pl_stream_add(p, &sc, &s->id, &err) != XSF_OK) {
-            cli_error(s->label, "%s", err.msg);
-            status = 1;
-            break;
-        }
-        if (pl_rtp_source_start(s->src, p, s->id, &err) != XSF_OK) {
-            cli_error(sa->sdp ? sa->sdp : sa->addr ? sa->addr : s->rc.path, "%s", err.msg);
-            status = 1;
-            break;
-        }
-        started++;
-    }
+    int status = svc_recv_start(s, &f) != XSF_OK ? failed(&f) : 0;
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -951,109 +713,14 @@ int cmd_recv(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    uint64_t last_report = xsf_clock_mono_ns();
-    const uint64_t warmup_end = last_report + (uint64_t)(a.warmup * 1e9);
-    int warm = a.warmup <= 0;
-    while (!status && !interrupted) {
-        int running = 0;
-        for (int k = 0; k < started; k++)
-            running += !pl_rtp_source_done(ss[k].src);
-        if (!running)
-            break;
-        xsf_clock_sleep_ns(20 * XSF_NS_PER_MS);
-        if (view && dsp_view_quit_requested(view))
-            break;
-        if (!warm && xsf_clock_mono_ns() >= warmup_end) {
-            for (int k = 0; k < started; k++)
-                pl_stream_latency_reset(p, ss[k].id);
-            warm = 1;
-        }
-        if (xsf_clock_mono_ns() - last_report >= 1000000000u) {
-            for (int k = 0; k < started; k++) {
-                if (!a.quiet)
-                    print_stream(&ss[k], p, 0);
-                if (view)
-                    overlay_stream(view, &ss[k], p);
-            }
-            if (a.stats_json && started == a.n && write_json(a.stats_json, ss, a.n, p))
-                status = 1;
-            last_report = xsf_clock_mono_ns();
-        }
+    while (!status && !interrupted && svc_recv_wait(s, 20)) {
+        if (!svc_recv_report_due(s))
+            continue;
+        for (int k = 0; k < svc_recv_started(s) && !a.quiet; k++)
+            print_stream(s, k, 0);
+        if (a.stats_json && svc_recv_started(s) == a.n &&
+            svc_recv_write_json(s, a.stats_json, &f) != XSF_OK)
+            status = failed(&f);
     }
-    for (int k = 0; k < started; k++)
-        pl_rtp_source_stop(ss[k].src);
-    for (int k = 0; k < started; k++) {
-        stream *s = &ss[k];
-        if (pl_rtp_source_join(s->src, &err) != XSF_OK) {
-            cli_error(s->label, "%s", err.msg);
-            status = 1;
-            xsf_error_clear(&err);
-        }
-        pl_stream_finish(p, s->id);
-    }
-    if (view) {
-        dsp_tile_stats ts[MAX_STREAMS];
-        xsf_error_clear(&err);
-        if (dsp_view_stop(view, ts, &err) != XSF_OK) {
-            cli_error("--display", "%s", err.msg);
-            status = 1;
-        }
-        for (int k = 0; k < started; k++)
-            fprintf(stderr,
-                    "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile "
-                    "full)\n",
-                    ss[k].label, (unsigned long long)ts[k].presented,
-                    (unsigned long long)ts[k].dropped_late, (unsigned long long)ts[k].dropped_full);
-    }
-    for (int k = 0; k < started; k++)
-        print_stream(&ss[k], p, 1);
-    if (pl_uses_gpu(p)) {
-        pl_pin_stats pin;
-        pl_pin_stats_get(&pin);
-        fprintf(stderr,
-                "pinned host memory: %.1f MiB now; %llu pins (%.1f MiB) took %.1f ms, the longest "
-                "%.1f ms; %llu unpins took %.1f ms, the longest %.1f ms; reserve %.1f MiB, %.1f MiB "
-                "of it in use, %llu buffers found no room in it\n",
-                (double)pin.pinned_bytes / 1048576.0, (unsigned long long)pin.pins,
-                (double)pin.pin_bytes / 1048576.0, (double)pin.pin_ns / 1e6, (double)pin.pin_ns_max / 1e6,
-                (unsigned long long)pin.unpins, (double)pin.unpin_ns / 1e6, (double)pin.unpin_ns_max / 1e6,
-                (double)pin.reserve_bytes / 1048576.0, (double)pin.reserve_used / 1048576.0,
-                (unsigned long long)pin.reserve_misses);
-    }
-    if (a.stats_json && started == a.n && write_json(a.stats_json, ss, a.n, p))
-        status = 1;
-    for (int k = 0; k < a.n; k++) {
-        stream *s = &ss[k];
-        pl_stream_stats ps;
-        if (k < started)
-            pl_stream_stats_get(p, s->id, &ps);
-        if (s->w) {
-            const uint64_t frames = pl_writer_frames(s->w);
-            xsf_error_clear(&err);
-            if (pl_writer_close(s->w, &err) != XSF_OK) {
-                cli_error(s->sa->out, "%s", err.msg);
-                status = 1;
-            } else if (!status && !a.quiet && k < started) {
-                printf("%s: %llu whole frame%s into %s\n", s->label, (unsigned long long)frames,
-                       frames == 1 ? "" : "s",
-                       strcmp(s->sa->out, "-") ? s->sa->out : "standard output");
-            }
-        }
-        if (k < started && ps.dropped[PL_DROP_DECODE] && !a.quiet)
-            fprintf(stderr, "xsflow: %s: %llu frame%s refused by the decoder, the last: %s\n",
-                    s->label, (unsigned long long)ps.dropped[PL_DROP_DECODE],
-                    ps.dropped[PL_DROP_DECODE] == 1 ? "" : "s", ps.last_error);
-        if (s->plog && fclose(s->plog) && !status) {
-            cli_error(s->sa->packets, "write failed");
-            status = 1;
-        }
-    }
-    for (int k = 0; k < a.n; k++)
-        pl_rtp_source_destroy(ss[k].src);
-    pl_destroy(p);
-    if (flog && fclose(flog) && !status) {
-        cli_error(a.frame_log, "write failed");
-        status = 1;
-    }
-    return status;
+    return finish(&a, s, status);
 }

@@ -14,7 +14,6 @@
 #include "image_io.h"
 #include "rtp.h"
 #include "xs.h"
-#include "xsf_clock.h"
 
 static const char about[] =
     "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"
@@ -137,74 +136,28 @@ static int parse_args(int argc, char **argv, send_args *a)
     return 0;
 }
 
-/* The RFC 9134 sampling name of a codestream's components. */
-static const char *sampling_name(const xs_header *h)
+static int stop_on_signal(void *ctx)
 {
-    if (h->nc == 1)
-        return "UNSPECIFIED";
-    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 2)
-        return "YCbCr-4:2:0";
-    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 1)
-        return "YCbCr-4:2:2";
-    if (h->nc == 3 && h->sx[1] == 1 && h->sy[1] == 1)
-        return h->cpih == 1 ? "RGB" : "YCbCr-4:4:4";
-    return "UNSPECIFIED";
+    (void)ctx;
+    return interrupted != 0;
 }
 
-/* Packets of one segment, stored back to back. */
-typedef struct arena {
-    uint8_t *data;
-    size_t *off, *len;
-    size_t n, cap_pk, used, cap;
-} arena;
+/* Once a second while sending to a socket: what went out so far. */
+typedef struct report {
+    int on;
+    uint64_t last_ns;
+} report;
 
-static int arena_add(void *ctx, const uint8_t *pkt, size_t len, int last)
+static void on_segment(void *ctx, const rtp_sender_stats *st)
 {
-    (void)last;
-    arena *a = ctx;
-    if (a->n == a->cap_pk) {
-        const size_t c = a->cap_pk ? 2 * a->cap_pk : 1024;
-        size_t *o = realloc(a->off, c * sizeof *o), *l = o ? realloc(a->len, c * sizeof *l) : NULL;
-        if (o)
-            a->off = o;
-        if (!o || !l)
-            return 1;
-        a->len = l;
-        a->cap_pk = c;
-    }
-    if (a->used + len > a->cap) {
-        size_t c = a->cap ? 2 * a->cap : 1 << 20;
-        while (c < a->used + len)
-            c *= 2;
-        uint8_t *d = realloc(a->data, c);
-        if (!d)
-            return 1;
-        a->data = d;
-        a->cap = c;
-    }
-    memcpy(a->data + a->used, pkt, len);
-    a->off[a->n] = a->used;
-    a->len[a->n++] = len;
-    a->used += len;
-    return 0;
-}
-
-/* Most packets one send call takes (a late wake-up's backlog is sent in pieces). */
-#define SEND_MAX 1024
-
-static void sleep_until(uint64_t t_ns)
-{
-    while (xsf_clock_sleep_until_ns(t_ns) && !interrupted) {
-    }
-}
-
-static uint32_t random32(void)
-{
-    const struct timespec ts = xsf_ns_to_timespec(xsf_clock_wall_ns());
-    uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
-    x ^= x >> 29;
-    x *= 0xbf58476d1ce4e5b9ull;
-    return (uint32_t)(x >> 32);
+    report *r = ctx;
+    if (!r->on || st->elapsed_ns - r->last_ns < 1000000000u)
+        return;
+    const double secs = (double)st->elapsed_ns / 1e9;
+    fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n",
+            (unsigned long long)st->segments, (unsigned long long)st->packets,
+            secs > 0 ? (double)st->bytes * 8 / secs / 1e6 : 0.0);
+    r->last_ns = st->elapsed_ns;
 }
 
 /* --stats-json: what was sent and what the impairments did (rtp_impairer's rules say
@@ -242,6 +195,121 @@ static int write_stats(const char *path, const send_args *a, uint64_t segments, 
     return 0;
 }
 
+/* The sender's configuration from the arguments (the stream is the clip's). */
+static void sender_config(const send_args *a, const rtp_clip *clip, rtp_sender_config *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    rtp_packetizer_config *pc = &sc->packetizer;
+    pc->mode = a->mode;
+    pc->packet_bytes = (size_t)a->packet_size;
+    pc->payload_type = (uint8_t)a->pt;
+    pc->ssrc = a->ssrc_given ? (uint32_t)a->ssrc : rtp_random32();
+    pc->first_seq = a->seq_given ? (uint16_t)a->seq : (uint16_t)rtp_random32();
+    pc->boxes = a->boxes;
+    const rtp_stream_desc d = {.rate_num = a->fps_num,
+                               .rate_den = a->fps_den,
+                               .interlaced = a->interlaced,
+                               .max_codestream_bytes = clip->max_bytes,
+                               .sampling = a->sampling,
+                               .colorimetry = a->colorimetry ? a->colorimetry : "BT709",
+                               .tcs = a->tcs ? a->tcs : "SDR",
+                               .range = a->range ? a->range : "NARROW"};
+    rtp_jxs_boxes_for_stream(&pc->box_template, &clip->first, &d);
+    sc->pacing = a->pacing;
+    sc->burst = (unsigned)a->burst;
+    sc->rate_num = a->fps_num;
+    sc->rate_den = a->fps_den;
+    sc->interlaced = a->interlaced;
+    sc->first_timestamp = rtp_random32();
+    sc->impaired = a->impaired;
+    sc->impair = a->impair;
+    sc->stop = stop_on_signal;
+}
+
+static int write_sdp(const send_args *a, const rtp_clip *clip, const rtp_sender_config *sc,
+                     const rtp_addr *dest, const rtp_addr *src)
+{
+    const rtp_stream_desc d = {.rate_num = a->fps_num,
+                               .rate_den = a->fps_den,
+                               .interlaced = a->interlaced,
+                               .max_codestream_bytes = clip->max_bytes,
+                               .sampling = a->sampling,
+                               .colorimetry = a->colorimetry,
+                               .tcs = a->tcs,
+                               .range = a->range};
+    const rtp_sdp_route route = {.dest = *dest,
+                                 .origin = *src,
+                                 .source_filter = a->source != NULL,
+                                 .ttl = (unsigned)a->ttl};
+    rtp_sdp s;
+    rtp_sdp_for_stream(&s, &clip->first, &d, &sc->packetizer, a->pacing, &route);
+    char text[4096];
+    rtp_sdp_write(&s, text, sizeof text);
+    FILE *f = fopen(a->sdp, "w");
+    if (!f || fputs(text, f) == EOF || fclose(f)) {
+        cli_error(a->sdp, "cannot write the SDP file");
+        return 1;
+    }
+    return 0;
+}
+
+static void print_summary(const send_args *a, const rtp_clip *clip, const rtp_addr *dest,
+                          const rtp_sender_stats *st, rtp_udp *sock)
+{
+    char where[96];
+    rtp_addr_format(dest, 1, where, sizeof where);
+    printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s "
+           "pacing, to %s\n",
+           (unsigned long long)st->segments, a->interlaced ? "field" : "frame",
+           st->segments == 1 ? "" : "s", clip->count, clip->count == 1 ? "" : "s", a->loop,
+           (unsigned long long)st->packets, (unsigned long long)st->bytes,
+           a->mode ? "slice" : "codestream",
+           a->pacing == RTP_PACING_NARROW ? "narrow"
+           : a->pacing == RTP_PACING_WIDE ? "wide"
+                                          : "no",
+           a->pcap ? a->pcap : where);
+    if (sock) {
+        int gso_refused = 0;
+        const int gso_on = rtp_udp_gso(sock, &gso_refused);
+        printf("%llu send calls (%.1f packets each, %s), %llu of them late (more than one "
+               "burst at once)\n",
+               (unsigned long long)st->send_calls,
+               st->send_calls ? (double)st->packets / (double)st->send_calls : 0.0,
+               gso_on        ? "GSO"
+               : gso_refused ? "GSO refused by the kernel"
+                             : "no GSO",
+               (unsigned long long)st->late_sends);
+    }
+}
+
+/* The socket to send to (--to), or the capture file (--pcap); 0 or 1 after a message. */
+static int open_output(const send_args *a, const rtp_addr *dest, const rtp_addr *src,
+                       rtp_udp **sock, rtp_pcap_writer **pw)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (a->to && !a->pcap) {
+        rtp_udp_config uc;
+        memset(&uc, 0, sizeof uc);
+        uc.ttl = (unsigned)a->ttl;
+        uc.gso_segments = a->no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded by --burst */
+        if (a->source) { /* send from that address */
+            uc.has_source = 1;
+            uc.source = *src;
+        }
+        if (a->iface)
+            snprintf(uc.iface, sizeof uc.iface, "%s", a->iface);
+        if (rtp_udp_open_sender(sock, dest, &uc, &err) != XSF_OK) {
+            cli_error(a->to, "%s", err.msg);
+            return 1;
+        }
+    } else if (rtp_pcap_writer_open(pw, a->pcap, &err) != XSF_OK) {
+        cli_error(a->pcap, "%s", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_send(int argc, char **argv)
 {
     send_args a;
@@ -256,185 +324,42 @@ int cmd_send(int argc, char **argv)
         cli_error(a.in, "%s", err.msg);
         return 1;
     }
-    /* Split the file into codestreams. */
-    size_t nframes = 0, cap = 0, *off = NULL, *bytes = NULL, max_bytes = 0;
-    for (size_t o = 0; o < len;) {
-        xs_layout l;
-        memset(&l, 0, sizeof l);
-        if (xs_scan_layout(data + o, len - o, &l, &err) != XSF_OK) {
-            cli_error(a.in, "codestream %zu (file byte %zu): %s", nframes, o, err.msg);
-            free(data);
-            free(off);
-            free(bytes);
-            return 1;
-        }
-        if (nframes == cap) {
-            cap = cap ? 2 * cap : 64;
-            size_t *no = realloc(off, cap * sizeof *no),
-                   *nb = no ? realloc(bytes, cap * sizeof *nb) : NULL;
-            if (no)
-                off = no;
-            if (!no || !nb) {
-                cli_error(a.in, "out of memory");
-                free(data);
-                free(off);
-                return 1;
-            }
-            bytes = nb;
-        }
-        off[nframes] = o;
-        bytes[nframes++] = l.codestream_bytes;
-        if (l.codestream_bytes > max_bytes)
-            max_bytes = l.codestream_bytes;
-        o += l.codestream_bytes;
-        xs_layout_free(&l);
-    }
-    if (!nframes) {
-        cli_error(a.in, "no codestream in the file");
+    rtp_clip clip;
+    if (rtp_clip_open(&clip, data, len, &err) != XSF_OK) {
+        cli_error(a.in, "%s", err.msg);
         free(data);
         return 1;
     }
-    xs_header hdr;
-    xs_parse_header(data, bytes[0], &hdr, &err);
-
     rtp_addr dest, src;
     memset(&dest, 0, sizeof dest);
     memset(&src, 0, sizeof src);
     int status = 0;
     if (a.to && rtp_addr_parse(a.to, 1, &dest, &err) != XSF_OK) {
         cli_error("--to", "%s", err.msg);
-        free(data);
-        free(off);
-        free(bytes);
-        return 2;
-    }
-    if (!a.to)
+        status = 2;
+    } else if (!a.to) {
         rtp_addr_parse("239.0.0.1:5004", 1, &dest, &err); /* the capture's destination */
-    if (a.source) {
-        if (rtp_addr_parse(a.source, 0, &src, &err) != XSF_OK) {
-            cli_error("--source", "%s", err.msg);
-            free(data);
-            free(off);
-            free(bytes);
-            return 2;
-        }
-    } else {
+    }
+    if (!status && a.source && rtp_addr_parse(a.source, 0, &src, &err) != XSF_OK) {
+        cli_error("--source", "%s", err.msg);
+        status = 2;
+    } else if (!status && !a.source) {
         rtp_addr_parse(dest.family == AF_INET6 ? "2001:db8::1" : "192.0.2.1", 0, &src, &err);
     }
     src.port = 50000;
-
-    const uint64_t frame_ns = (uint64_t)1000000000u * a.fps_den / a.fps_num;
-    const uint64_t segment_ns = a.interlaced ? frame_ns / 2 : frame_ns;
-    /* SDP */
-    if (a.sdp) {
-        rtp_sdp s;
-        rtp_sdp_init(&s);
-        rtp_addr_format(&dest, 0, s.dest_addr, sizeof s.dest_addr);
-        s.ipv6 = dest.family == AF_INET6;
-        s.port = dest.port;
-        s.payload_type = (unsigned)a.pt;
-        s.ttl = rtp_addr_is_multicast(&dest) && !s.ipv6 ? (unsigned)a.ttl : 0;
-        rtp_addr_format(&src, 0, s.origin_addr, sizeof s.origin_addr);
-        if (a.source)
-            rtp_addr_format(&src, 0, s.source_addr, sizeof s.source_addr);
-        s.packetmode = a.mode;
-        s.transmode = 1;
-        /* RFC 9134 7.1: 21122-2's names without spaces; none for unknown codes. */
-        if (!rtp_sdp_profile_name(hdr.ppih, s.profile, sizeof s.profile))
-            s.profile[0] = '\0';
-        if (!rtp_sdp_level_name(hdr.plev, s.level, sizeof s.level))
-            s.level[0] = '\0';
-        if (!rtp_sdp_sublevel_name(hdr.plev, s.sublevel, sizeof s.sublevel))
-            s.sublevel[0] = '\0';
-        s.depth = hdr.depth[0];
-        s.width = hdr.wf;
-        s.height = a.interlaced ? 2u * hdr.hf : hdr.hf;
-        s.rate_num = a.fps_num;
-        s.rate_den = a.fps_den;
-        s.interlace = a.interlaced;
-        snprintf(s.sampling, sizeof s.sampling, "%s",
-                 a.sampling ? a.sampling : sampling_name(&hdr));
-        snprintf(s.colorimetry, sizeof s.colorimetry, "%s",
-                 a.colorimetry ? a.colorimetry : "BT709");
-        snprintf(s.tcs, sizeof s.tcs, "%s", a.tcs ? a.tcs : "SDR");
-        snprintf(s.range, sizeof s.range, "%s", a.range ? a.range : "NARROW");
-        /* RFC 9134 5: TP says which ST 2110-21 sender type the pacing is; none unpaced. */
-        const char *tp = rtp_pacing_tp(a.pacing);
-        snprintf(s.tp, sizeof s.tp, "%s", tp ? tp : "");
-        s.max_bitrate_kbps = (uint64_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num /
-                                            a.fps_den / 1000 +
-                                        1);
-        char text[4096];
-        rtp_sdp_write(&s, text, sizeof text);
-        FILE *f = fopen(a.sdp, "w");
-        if (!f || fputs(text, f) == EOF || fclose(f)) {
-            cli_error(a.sdp, "cannot write the SDP file");
-            free(data);
-            free(off);
-            free(bytes);
-            return 1;
-        }
-    }
-
-    rtp_packetizer_config pc;
-    memset(&pc, 0, sizeof pc);
-    pc.mode = a.mode;
-    pc.packet_bytes = (size_t)a.packet_size;
-    pc.payload_type = (uint8_t)a.pt;
-    pc.ssrc = a.ssrc_given ? (uint32_t)a.ssrc : random32();
-    pc.first_seq = a.seq_given ? (uint16_t)a.seq : (uint16_t)random32();
-    pc.boxes = a.boxes;
-    pc.box_template.brat_mbps =
-        (uint32_t)((double)max_bytes * 8 * (a.interlaced ? 2 : 1) * a.fps_num / a.fps_den / 1e6 +
-                   0.999999);
-    pc.box_template.frat_interlace = (uint8_t)(a.interlaced ? 1 : 0);
-    pc.box_template.frat_den_code = (uint8_t)(a.fps_den == 1001 ? 2 : 1);
-    pc.box_template.frat_num =
-        (uint16_t)(a.fps_den == 1001 ? (a.fps_num + 500) / 1000
-                                     : (a.fps_num + a.fps_den / 2) / a.fps_den);
-    const char *samp = a.sampling ? a.sampling : sampling_name(&hdr);
-    /* schar's sampling codes as intoPIX's ST 2110-22 dissector reads them
-     * (ISO/IEC 21122-3 was not at hand); for others (4:2:0) schar is left
-     * unset (its valid bit 0) rather than guessed. */
-    const int scode = strstr(samp, "4:2:2")   ? 0
-                      : strstr(samp, "4:4:4") ? 1
-                      : !strcmp(samp, "RGB")  ? 2
-                                              : -1;
-    if (scode >= 0 && hdr.depth[0] >= 1)
-        pc.box_template.schar = (uint16_t)(0x8000 | ((hdr.depth[0] - 1) & 15) << 4 | scode);
-    /* The colour specification box says what the SDP says (RFC 9134 7, 8.1). */
-    rtp_jxs_colr_from_sdp(&pc.box_template, a.colorimetry ? a.colorimetry : "BT709",
-                          a.tcs ? a.tcs : "SDR", a.range ? a.range : "NARROW", samp, hdr.depth[0]);
-    rtp_packetizer *pk;
-    if (rtp_packetizer_create(&pk, &pc, &err) != XSF_OK) {
-        cli_error(a.in, "%s", err.msg);
+    rtp_sender_config sc;
+    sender_config(&a, &clip, &sc);
+    if (!status && a.sdp)
+        status = write_sdp(&a, &clip, &sc, &dest, &src);
+    if (status) {
+        rtp_clip_free(&clip);
         free(data);
-        free(off);
-        free(bytes);
-        return 2;
+        return status;
     }
 
     rtp_udp *sock = NULL;
     rtp_pcap_writer *pw = NULL;
-    if (a.to && !a.pcap) {
-        rtp_udp_config uc;
-        memset(&uc, 0, sizeof uc);
-        uc.ttl = (unsigned)a.ttl;
-        uc.gso_segments = a.no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded below */
-        if (a.source) { /* send from that address */
-            uc.has_source = 1;
-            uc.source = src;
-        }
-        if (a.iface)
-            snprintf(uc.iface, sizeof uc.iface, "%s", a.iface);
-        if (rtp_udp_open_sender(&sock, &dest, &uc, &err) != XSF_OK) {
-            cli_error(a.to, "%s", err.msg);
-            status = 1;
-        }
-    } else if (rtp_pcap_writer_open(&pw, a.pcap, &err) != XSF_OK) {
-        cli_error(a.pcap, "%s", err.msg);
-        status = 1;
-    }
+    status = open_output(&a, &dest, &src, &sock, &pw);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -442,132 +367,33 @@ int cmd_send(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    rtp_impairer *imp = NULL;
-    if (!status && a.impaired && rtp_impairer_create(&imp, &a.impair, &err) != XSF_OK) {
-        cli_error("--loss", "%s", err.msg);
+    report rep = {.on = !a.quiet && sock != NULL, .last_ns = 0};
+    sc.sock = sock;
+    sc.pcap = pw;
+    sc.pcap_src = src;
+    sc.pcap_dst = dest;
+    sc.on_segment = on_segment;
+    sc.ctx = &rep;
+    rtp_sender *snd = NULL;
+    if (!status && rtp_sender_create(&snd, &sc, &err) != XSF_OK) {
+        cli_error(a.impaired ? "--loss" : a.in, "%s", err.msg);
         status = 2;
     }
-    arena ar;
-    memset(&ar, 0, sizeof ar);
-    /* What goes out of a segment: its packets, or what the impairer makes of them. */
-    const uint8_t **sp = NULL;
-    size_t *sl = NULL, sp_cap = 0;
-    const uint64_t t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
-    const uint64_t pcap_t0 = xsf_clock_wall_ns();
-    const uint32_t ts0 = random32();
-    uint64_t packets = 0, sent_bytes = 0, segments = 0, last_report = t0, sends = 0, late_sends = 0;
-    const uint64_t total = (uint64_t)nframes * (uint64_t)a.loop;
-    for (uint64_t k = 0; k < total && !status && !interrupted; k++) {
-        const size_t i = (size_t)(k % nframes);
-        const uint64_t frame_no = a.interlaced ? k / 2 : k;
-        const rtp_jxs_scan scan = !a.interlaced ? RTP_JXS_PROGRESSIVE
-                                  : k % 2       ? RTP_JXS_FIELD_SECOND
-                                                : RTP_JXS_FIELD_FIRST;
-        /* RFC 9134 4.2 with erratum 6752: the sampling instant of the frame,
-         * or of each field (fields at twice the frame rate); one F counter
-         * for both fields of a frame (4.3). */
-        const uint32_t ts = a.interlaced ? rtp_frame_timestamp(ts0, k, 2 * a.fps_num, a.fps_den)
-                                         : rtp_frame_timestamp(ts0, k, a.fps_num, a.fps_den);
-        ar.n = ar.used = 0;
-        if (rtp_packetize(pk, data + off[i], bytes[i], ts, (unsigned)frame_no, scan, arena_add, &ar,
-                          &err) != XSF_OK) {
-            cli_error(a.in, "codestream %zu: %s", i, err.msg);
-            status = 1;
-            break;
-        }
-        /* the packets, then room for the impairer's output (2 x n + 2) */
-        if (3 * ar.n + 4 > sp_cap) {
-            const size_t c = 3 * ar.n + 4;
-            const uint8_t **np = realloc(sp, c * sizeof *np);
-            size_t *nl = np ? realloc(sl, c * sizeof *nl) : NULL;
-            if (np)
-                sp = np;
-            if (!np || !nl) {
-                cli_error(a.in, "out of memory");
-                status = 1;
-                break;
-            }
-            sl = nl;
-            sp_cap = c;
-        }
-        size_t sn = ar.n;
-        for (size_t j = 0; j < ar.n; j++) {
-            sp[j] = ar.data + ar.off[j];
-            sl[j] = ar.len[j];
-        }
-        if (imp) {
-            /* The first and the last frame (both fields) go out whole: see rtp_impairer. */
-            const uint64_t per = a.interlaced ? 2 : 1;
-            const int spare = k < per || k + per >= total;
-            const uint8_t **ip = sp + ar.n;
-            size_t *il = sl + ar.n;
-            rtp_impair_segment(imp, sp, sl, ar.n, spare, ip, il, &sn);
-            memmove(sp, ip, sn * sizeof *sp);
-            memmove(sl, il, sn * sizeof *sl);
-            if (k + 1 == total) {
-                size_t extra;
-                rtp_impair_finish(imp, sp + sn, sl + sn, &extra);
-                sn += extra;
-            }
-        }
-        const uint64_t seg_start = k * segment_ns;
-        /* Bursts of `burst` packets every burst x TRS (rtp/pacing.c). The loop sleeps
-         * until a burst is due, then hands over every packet due by then in one call
-         * (one GSO message per burst where the kernel has GSO): a late wake-up sends
-         * the bursts it missed together, counted in late_sends. It never spins. The
-         * packets are the impaired list when impairments are asked for. */
-        const unsigned burst =
-            a.burst ? (unsigned)a.burst : rtp_pacing_burst_default(a.pacing, sn, segment_ns);
-        for (size_t p = 0; p < sn && !status;) {
-            const uint64_t at =
-                seg_start + rtp_pacing_burst_offset_ns(a.pacing, p, sn, segment_ns, burst);
-            if (!pw && a.pacing != RTP_PACING_NONE && xsf_clock_mono_ns() < t0 + at)
-                sleep_until(t0 + at);
-            const uint64_t due = pw ? at : xsf_clock_mono_ns() - t0;
-            size_t q = p + 1;
-            while (q < sn && q - p < SEND_MAX &&
-                   seg_start + rtp_pacing_burst_offset_ns(a.pacing, q, sn, segment_ns, burst) <= due)
-                q++;
-            if (pw) {
-                for (size_t j = p; j < q && !status; j++)
-                    if (rtp_pcap_write(pw, &src, &dest, sp[j], sl[j], pcap_t0 + at, &err) !=
-                        XSF_OK) {
-                        cli_error(a.pcap, "%s", err.msg);
-                        status = 1;
-                    }
-            } else {
-                if (rtp_udp_send(sock, sp + p, sl + p, q - p, &err) != XSF_OK) {
-                    cli_error(a.to, "%s", err.msg);
-                    status = 1;
-                }
-                sends++;
-                late_sends += a.pacing != RTP_PACING_NONE && q - p > burst;
-            }
-            for (size_t j = p; j < q; j++)
-                sent_bytes += sl[j];
-            packets += q - p;
-            p = q;
-        }
-        segments++;
-        const uint64_t now = xsf_clock_mono_ns();
-        if (!a.quiet && sock && now - last_report >= 1000000000u) {
-            const double secs = (double)(now - t0) / 1e9;
-            fprintf(stderr, "send: %llu frames, %llu packets, %.1f Mbit/s\n",
-                    (unsigned long long)segments, (unsigned long long)packets,
-                    secs > 0 ? (double)sent_bytes * 8 / secs / 1e6 : 0.0);
-            last_report = now;
-        }
+    if (!status && rtp_sender_send_clip(snd, &clip, (uint64_t)a.loop, &err) != XSF_OK) {
+        cli_error(!rtp_sender_get_stats(snd)->output_failed ? a.in : a.pcap ? a.pcap : a.to,
+                  "%s", err.msg);
+        status = 1;
     }
     if (pw && rtp_pcap_writer_close(pw, &err) != XSF_OK && !status) {
         cli_error(a.pcap, "%s", err.msg);
         status = 1;
     }
-    int gso_refused = 0;
-    const int gso_on = sock ? rtp_udp_gso(sock, &gso_refused) : 0;
-    rtp_udp_close(sock);
-    rtp_packetizer_destroy(pk);
-    if (imp && !a.quiet) {
-        const rtp_impair_counts *c = rtp_impairer_counts(imp);
+    rtp_sender_stats st;
+    memset(&st, 0, sizeof st);
+    if (snd)
+        st = *rtp_sender_get_stats(snd);
+    const rtp_impair_counts *c = snd ? rtp_sender_impair_counts(snd) : NULL;
+    if (c && !a.quiet) {
         fprintf(stderr,
                 "send: impairments (seed %llu): of %llu packets, lost %llu, reordered %llu, "
                 "duplicated %llu; %llu of %llu frames lost a packet\n",
@@ -576,40 +402,14 @@ int cmd_send(int argc, char **argv)
                 (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss,
                 (unsigned long long)c->segments);
     }
-    if (a.stats_json && write_stats(a.stats_json, &a, segments, packets, sent_bytes,
-                                    imp ? rtp_impairer_counts(imp) : NULL, interrupted != 0, ts0))
+    if (a.stats_json && write_stats(a.stats_json, &a, st.segments, st.packets, st.bytes, c,
+                                    interrupted != 0, sc.first_timestamp))
         status = status ? status : 1;
-    rtp_impairer_destroy(imp);
-    free(sp);
-    free(sl);
-    free(ar.data);
-    free(ar.off);
-    free(ar.len);
-    if (!status && !a.quiet) {
-        char where[96];
-        rtp_addr_format(&dest, 1, where, sizeof where);
-        printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s "
-               "pacing, to %s\n",
-               (unsigned long long)segments, a.interlaced ? "field" : "frame",
-               segments == 1 ? "" : "s", nframes, nframes == 1 ? "" : "s", a.loop,
-               (unsigned long long)packets, (unsigned long long)sent_bytes,
-               a.mode ? "slice" : "codestream",
-               a.pacing == RTP_PACING_NARROW ? "narrow"
-               : a.pacing == RTP_PACING_WIDE ? "wide"
-                                             : "no",
-               a.pcap ? a.pcap : where);
-        if (sock) {
-            printf("%llu send calls (%.1f packets each, %s), %llu of them late (more than one "
-                   "burst at once)\n",
-                   (unsigned long long)sends, sends ? (double)packets / (double)sends : 0.0,
-                   gso_on        ? "GSO"
-                   : gso_refused ? "GSO refused by the kernel"
-                                 : "no GSO",
-                   (unsigned long long)late_sends);
-        }
-    }
+    if (!status && !a.quiet)
+        print_summary(&a, &clip, &dest, &st, sock);
+    rtp_sender_destroy(snd);
+    rtp_udp_close(sock);
+    rtp_clip_free(&clip);
     free(data);
-    free(off);
-    free(bytes);
     return status ? status : (interrupted ? 130 : 0);
 }

@@ -27,5 +27,10 @@ int bpc_option_levels(void *ctx, const struct cli_option *o, const char *value);
 int bpc_option_qstep(void *ctx, const struct cli_option *o, const char *value);
 /* "53|97" (or "5/3|9/7") to bpc_filter. */
 extern const int bpc_filter_values[4];
+/* BPC-PaCo's own encode and info (app/cmd_bpc.c): `encode --codec bpc` and
+ * `info` of a file that starts with a BPC-PaCo codestream hand their whole
+ * command line to them (argv[0] the command name). */
+int bpc_cli_encode(int argc, char **argv);
+int bpc_cli_info(int argc, char **argv);
 
 #endif

@@ -1,6 +1,6 @@
 /* Showing a .jxs sequence with display/: used by `xsflow play` and, where
- * a window can open, by `xsflow demo`. The decode loop (play_source in
- * play.c) is the one piece the pipeline will replace. */
+ * a window can open, by `xsflow demo`. The pictures come from the service's
+ * .jxs source (service.h), the display's player (dsp_play) shows them. */
 #ifndef XSF_APP_PLAY_H
 #define XSF_APP_PLAY_H
 

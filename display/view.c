@@ -53,28 +53,24 @@ static void release_frame(void *frame)
  * CUDA compositor no longer shows it). */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
-    const pl_picture *src = &f->picture;
     dsp_picture pic;
     memset(&pic, 0, sizeof pic);
-    pic.nc = src->nc > 3 ? 3 : src->nc;
-    pic.depth = src->depth[0];
-    pic.on_device = src->device_plane[0] != NULL;
+    pic.on_device = f->device_picture[0].data[0] != NULL;
+    const xsf_picture *src = pic.on_device ? &f->device_picture[0] : &f->picture[0];
+    pic.nc = src->fmt.nc > 3 ? 3 : src->fmt.nc;
+    pic.depth = src->fmt.depth[0];
     pic.colour = v->opt.colour[tile];
     for (int c = 0; c < pic.nc; c++) {
-        pic.width[c] = src->width[c];
-        pic.height[c] = src->height[c];
-        if (pic.on_device) {
-            pic.plane[c] = src->device_plane[c];
-            pic.pitch_bytes[c] = src->device_pitch_bytes[c];
-        } else {
-            pic.plane[c] = src->plane[c];
-            pic.pitch_bytes[c] = src->pitch[c] * sizeof(uint16_t);
-        }
+        pic.width[c] = src->fmt.width[c];
+        pic.height[c] = src->fmt.height[c];
+        pic.plane[c] = xsf_picture_row16(src, c, 0);
+        pic.pitch_bytes[c] = src->stride[c];
     }
     pic.release = release_frame;
     pic.release_ctx = f;
-    if (f->header.cpih == 1 && pic.colour.source == XSF_COLOUR_DEFAULT) /* RCT: R G B as decode writes them */
-        xsf_colour_rgb(&pic.colour, XSF_COLOUR_CODESTREAM);
+    if (pic.colour.source == XSF_COLOUR_DEFAULT && (f->described & 1u) &&
+        f->desc[0].colour.source == XSF_COLOUR_CODESTREAM) /* RCT: R G B as decode writes them */
+        pic.colour = f->desc[0].colour;
     int64_t pts = 0;
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;

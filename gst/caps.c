@@ -45,11 +45,9 @@ void xsf_gst_caps_from_header(GstStructure *s, const xs_header *hdr, int fields)
 
 xsf_status xsf_gst_codestream_size(const guint8 *data, gsize len, gsize *bytes, xsf_error *err)
 {
-    xs_layout layout;
-    memset(&layout, 0, sizeof layout);
-    xsf_status st = xs_scan_layout(data, len, &layout, err);
+    size_t n = 0;
+    const xsf_status st = xs_jxs_next(data, len, 0, &n, NULL, err);
     if (st == XSF_OK)
-        *bytes = layout.codestream_bytes;
-    xs_layout_free(&layout);
+        *bytes = n;
     return st;
 }

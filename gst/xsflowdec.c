@@ -180,34 +180,34 @@ static const GstVideoFormat layout_formats[LAYOUTS][4] = {
 static const int layout_depths[4] = {8, 10, 12, 16};
 
 /* The layout of a picture, or -1. */
-static int picture_layout(const xs_header *h, const pl_picture *pic)
+static int picture_layout(int rgb, const xsf_picture *pic)
 {
-    if (pic->nc == 1)
+    if (pic->fmt.nc == 1)
         return LAYOUT_GRAY;
-    if (pic->nc != 3 && pic->nc != 4)
+    if (pic->fmt.nc != 3 && pic->fmt.nc != 4)
         return -1;
-    const int w0 = pic->width[0], h0 = pic->height[0];
-    if (pic->width[1] != pic->width[2] || pic->height[1] != pic->height[2])
+    const int w0 = pic->fmt.width[0], h0 = pic->fmt.height[0];
+    if (pic->fmt.width[1] != pic->fmt.width[2] || pic->fmt.height[1] != pic->fmt.height[2])
         return -1;
-    if (pic->nc == 4 && (pic->width[3] != w0 || pic->height[3] != h0))
+    if (pic->fmt.nc == 4 && (pic->fmt.width[3] != w0 || pic->fmt.height[3] != h0))
         return -1;
-    const int full = pic->width[1] == w0 && pic->height[1] == h0;
-    const int s422 = pic->width[1] == (w0 + 1) / 2 && pic->height[1] == h0;
-    const int s420 = pic->width[1] == (w0 + 1) / 2 && pic->height[1] == (h0 + 1) / 2;
-    if (h->cpih == 1)
-        return full ? (pic->nc == 3 ? LAYOUT_GBR : LAYOUT_GBRA) : -1;
-    if (pic->nc == 3)
+    const int full = pic->fmt.width[1] == w0 && pic->fmt.height[1] == h0;
+    const int s422 = pic->fmt.width[1] == (w0 + 1) / 2 && pic->fmt.height[1] == h0;
+    const int s420 = pic->fmt.width[1] == (w0 + 1) / 2 && pic->fmt.height[1] == (h0 + 1) / 2;
+    if (rgb)
+        return full ? (pic->fmt.nc == 3 ? LAYOUT_GBR : LAYOUT_GBRA) : -1;
+    if (pic->fmt.nc == 3)
         return full ? LAYOUT_444 : s422 ? LAYOUT_422 : s420 ? LAYOUT_420 : -1;
     return full ? LAYOUT_A444 : s422 ? LAYOUT_A422 : s420 ? LAYOUT_A420 : -1;
 }
 
 /* The format of the picture's own depth: the smallest depth of the layout
  * that holds every component. UNKNOWN where none does. */
-static GstVideoFormat native_format(int layout, const pl_picture *pic, int *depth)
+static GstVideoFormat native_format(int layout, const xsf_picture *pic, int *depth)
 {
     int d = 0;
-    for (int c = 0; c < pic->nc; c++)
-        d = MAX(d, pic->depth[c]);
+    for (int c = 0; c < pic->fmt.nc; c++)
+        d = MAX(d, pic->fmt.depth[c]);
     for (int i = 0; i < 4 && layout >= 0; i++) {
         if (layout_depths[i] >= d && layout_formats[layout][i] != GST_VIDEO_FORMAT_UNKNOWN) {
             *depth = layout_depths[i];
@@ -260,17 +260,20 @@ static GstVideoFormat pick_format(XsflowDec *self, int layout, GstVideoFormat na
 static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
 {
     GstVideoDecoder *vd = GST_VIDEO_DECODER(self);
-    const pl_picture *pic = &pf->picture;
-    const int layout = picture_layout(&pf->header, pic);
+    const xsf_picture *pic = &pf->picture[0];
+    /* The codestream's own RGB (a reversible colour transform): G, B, R planes as they are. */
+    const int layout = picture_layout(pic->colour.source == XSF_COLOUR_CODESTREAM &&
+                                          pic->colour.matrix == XSF_MATRIX_IDENTITY,
+                                      pic);
     int depth = 0;
     const GstVideoFormat native = native_format(layout, pic, &depth);
     if (native == GST_VIDEO_FORMAT_UNKNOWN) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL),
-                          ("no raw video format for %d components of %dx%d at depth %d", pic->nc,
-                           pic->width[0], pic->height[0], pic->depth[0]));
+                          ("no raw video format for %d components of %dx%d at depth %d", pic->fmt.nc,
+                           pic->fmt.width[0], pic->fmt.height[0], pic->fmt.depth[0]));
         return GST_FLOW_ERROR;
     }
-    const int w = pic->width[0], h = pic->height[0] * pf->fields;
+    const int w = pic->fmt.width[0], h = pic->fmt.height[0] * pf->fields;
     const gboolean same = self->format != GST_VIDEO_FORMAT_UNKNOWN && w == self->out_width &&
                           h == self->out_height && pf->fields == self->out_fields;
     /* The format chosen last time stays while the picture's shape does. */
@@ -308,26 +311,26 @@ static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
  * picture's depth, of the picture's size. Fills the planes' offsets and
  * strides in bytes, and *custom when they differ from GStreamer's defaults
  * (a GstVideoMeta must then say where they are). */
-static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pic,
+static gboolean layout_is_picture(const GstVideoInfo *info, const xsf_picture *pic,
                                   gsize offset[GST_VIDEO_MAX_PLANES],
                                   gint stride[GST_VIDEO_MAX_PLANES], gboolean *custom)
 {
     const GstVideoFormatInfo *fi = info->finfo;
-    if (G_BYTE_ORDER != G_LITTLE_ENDIAN || (int)GST_VIDEO_INFO_N_COMPONENTS(info) != pic->nc ||
-        (int)GST_VIDEO_INFO_N_PLANES(info) != pic->nc || !GST_VIDEO_FORMAT_INFO_IS_LE(fi) ||
-        !pic->plane[0])
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN || (int)GST_VIDEO_INFO_N_COMPONENTS(info) != pic->fmt.nc ||
+        (int)GST_VIDEO_INFO_N_PLANES(info) != pic->fmt.nc || !GST_VIDEO_FORMAT_INFO_IS_LE(fi) ||
+        !pic->data[0])
         return FALSE;
     *custom = FALSE;
-    for (int c = 0; c < pic->nc; c++) {
+    for (int c = 0; c < pic->fmt.nc; c++) {
         const guint p = GST_VIDEO_FORMAT_INFO_PLANE(fi, c);
         if (GST_VIDEO_FORMAT_INFO_PSTRIDE(fi, c) != 2 ||
             GST_VIDEO_FORMAT_INFO_POFFSET(fi, c) != 0 || GST_VIDEO_FORMAT_INFO_SHIFT(fi, c) != 0 ||
-            (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, c) != pic->depth[c] ||
-            GST_VIDEO_INFO_COMP_WIDTH(info, c) != pic->width[c] ||
-            GST_VIDEO_INFO_COMP_HEIGHT(info, c) != pic->height[c])
+            (int)GST_VIDEO_FORMAT_INFO_DEPTH(fi, c) != pic->fmt.depth[c] ||
+            GST_VIDEO_INFO_COMP_WIDTH(info, c) != pic->fmt.width[c] ||
+            GST_VIDEO_INFO_COMP_HEIGHT(info, c) != pic->fmt.height[c])
             return FALSE;
-        offset[p] = (gsize)(pic->plane[c] - pic->plane[0]) * sizeof(uint16_t);
-        stride[p] = (gint)(pic->pitch[c] * sizeof(uint16_t));
+        offset[p] = (gsize)(pic->data[c] - pic->data[0]);
+        stride[p] = (gint)pic->stride[c];
         if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) ||
             stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
             *custom = TRUE;
@@ -338,10 +341,10 @@ static gboolean layout_is_picture(const GstVideoInfo *info, const pl_picture *pi
 /* Copies one component into the mapped frame, rows `step` apart from row
  * `first` (two fields woven), samples of depth d brought to the frame's
  * depth t: the high bits repeated below when t > d, rounded when t < d. */
-static void write_component(GstVideoFrame *vf, int comp, const pl_picture *pic, int c, int t,
+static void write_component(GstVideoFrame *vf, int comp, const xsf_picture *pic, int c, int t,
                             int first, int step)
 {
-    const int w = pic->width[c], h = pic->height[c], d = pic->depth[c];
+    const int w = pic->fmt.width[c], h = pic->fmt.height[c], d = pic->fmt.depth[c];
     guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, comp);
     const int stride = GST_VIDEO_FRAME_COMP_STRIDE(vf, comp);
     const int comp_h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, comp);
@@ -351,7 +354,7 @@ static void write_component(GstVideoFrame *vf, int comp, const pl_picture *pic, 
         const int row = first + y * step;
         if (row >= comp_h)
             break;
-        const uint16_t *src = pic->plane[c] + (size_t)y * pic->pitch[c];
+        const uint16_t *src = xsf_picture_row16(pic, c, y);
         guint8 *dst8 = base + (gsize)row * stride;
         if (t == d && t > 8 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
             memcpy(dst8, src, (size_t)n * sizeof(uint16_t));
@@ -407,17 +410,17 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
     gboolean custom = FALSE;
     dec_pipe *pp = self->pipe;
     if (self->zero_copy && pf->fields == 1 && g_atomic_int_get(&pp->lent) < self->lend_limit &&
-        layout_is_picture(&out->info, &pf->picture, offset, stride, &custom) &&
+        layout_is_picture(&out->info, &pf->picture[0], offset, stride, &custom) &&
         (!custom || self->downstream_meta)) {
-        const pl_picture *pic = &pf->picture;
+        const xsf_picture *pic = &pf->picture[0];
         gsize bytes = 0;
-        for (int c = 0; c < pic->nc; c++)
-            bytes += (gsize)pic->width[c] * (gsize)pic->height[c] * sizeof(uint16_t);
+        for (int c = 0; c < pic->fmt.nc; c++)
+            bytes += (gsize)pic->fmt.width[c] * (gsize)pic->fmt.height[c] * sizeof(uint16_t);
         g_atomic_int_inc(&pp->refs);
         g_atomic_int_inc(&pp->lent);
         pf->user = (guint64)(guintptr)pp; /* the frame is ours now: lent_picture_free reads it */
         GstBuffer *buf =
-            gst_buffer_new_wrapped_full(0, pic->plane[0], bytes, 0, bytes, pf, lent_picture_free);
+            gst_buffer_new_wrapped_full(0, pic->data[0], bytes, 0, bytes, pf, lent_picture_free);
         if (custom || self->downstream_meta)
             gst_buffer_add_video_meta_full(
                 buf, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&out->info),
@@ -447,8 +450,8 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
         gst_video_frame_map(&vf, &out->info, frame->output_buffer, GST_MAP_WRITE);
     if (mapped) {
         for (int field = 0; field < pf->fields; field++) {
-            const pl_picture *pic = field ? &pf->picture2 : &pf->picture;
-            for (int c = 0; c < pic->nc && c < (int)GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
+            const xsf_picture *pic = &pf->picture[field];
+            for (int c = 0; c < pic->fmt.nc && c < (int)GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
                 write_component(&vf, c, pic, c, target, field, pf->fields);
         }
         gst_video_frame_unmap(&vf);

@@ -127,19 +127,13 @@ static gboolean ensure_packetizer(XsflowJxsPay *self)
     cfg.packet_bytes = GST_RTP_BASE_PAYLOAD_MTU(pay);
     cfg.payload_type = (uint8_t)GST_RTP_BASE_PAYLOAD_PT(pay);
     cfg.boxes = 1;
-    if (self->fps_n > 0) {
-        /* jpvi frame rate: an integer rate, or one divided by 1.001. */
-        if (self->fps_d == 1) {
-            cfg.box_template.frat_num = (uint16_t)self->fps_n;
-            cfg.box_template.frat_den_code = 1;
-        } else if (self->fps_d == 1001 && self->fps_n % 1000 == 0) {
-            cfg.box_template.frat_num = (uint16_t)(self->fps_n / 1000);
-            cfg.box_template.frat_den_code = 2;
-        }
-    }
-    cfg.box_template.frat_interlace = self->fields == 2 ? 1 : 0;
-    cfg.box_template.colr_meth = 5;
-    cfg.box_template.primaries = cfg.box_template.transfer = cfg.box_template.matrix = 2;
+    /* The boxes as every xsflow sender writes them (rtp_jxs_boxes_for_stream): the frame
+     * rate (jpvi frat: N or N/1.001), the interlace mode; no bit rate or sampling known
+     * here, the colour unspecified. */
+    const rtp_stream_desc d = {.rate_num = self->fps_n > 0 ? (unsigned)self->fps_n : 0,
+                               .rate_den = self->fps_n > 0 ? (unsigned)self->fps_d : 0,
+                               .interlaced = self->fields == 2};
+    rtp_jxs_boxes_for_stream(&cfg.box_template, NULL, &d);
     xsf_error err = {0};
     if (rtp_packetizer_create(&self->pk, &cfg, &err) != XSF_OK) {
         GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, (NULL), ("packetizer: %s", err.msg));

@@ -288,20 +288,5 @@ const char *jxs_file_error(const jxs_file *f)
 
 unsigned long jxs_count_frames(const uint8_t *data, size_t len, unsigned long max)
 {
-    unsigned long n = 0;
-    size_t off = 0;
-    while (off < len && n < max) {
-        xs_layout layout;
-        memset(&layout, 0, sizeof layout);
-        xsf_error err;
-        xsf_error_clear(&err);
-        const xsf_status st = xs_scan_layout(data + off, len - off, &layout, &err);
-        const size_t bytes = layout.codestream_bytes;
-        xs_layout_free(&layout);
-        if (st != XSF_OK || bytes == 0 || bytes > len - off)
-            break;
-        off += bytes;
-        n++;
-    }
-    return n;
+    return (unsigned long)xs_jxs_count(data, len, max);
 }

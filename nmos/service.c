@@ -32,7 +32,8 @@ typedef struct svc_sender {
     int running;
     atomic_int stop; /* asks the sending thread to end after its pass */
     rtp_udp *sock;
-    rtp_send_clip_config cfg;
+    rtp_clip walked; /* the clip's codestreams */
+    rtp_sender_config cfg;
     nmos_sender_info info; /* frames and packets: written by the thread under the service's lock */
 } svc_sender;
 
@@ -140,12 +141,22 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
     local.port = (uint16_t)a->destination_port;
     rc.udp.local = local;
     rc.udp.timestamps = 1;
-    rc.depacketizer.payload_type = a->has_sdp ? (int)a->parsed.payload_type : -1;
-    rc.depacketizer.reorder_packets = 512;
-    rc.depacketizer.reorder_ns = (uint64_t)(s->cfg.reorder_ms ? s->cfg.reorder_ms : 20) * 1000000u;
+    /* The SDP's payload type, picture bound and interlace (the same setup as xsflow recv);
+     * the transport parameters came with the activation. */
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    if (s->cfg.reorder_packets)
+        ro.reorder_packets = s->cfg.reorder_packets;
+    if (s->cfg.reorder_ms)
+        ro.reorder_ms = s->cfg.reorder_ms;
+    rtp_receiver_setup rs;
+    xsf_status stt = rtp_receiver_setup_from_sdp(a->has_sdp ? &a->parsed : NULL, &ro, &rs, err);
+    if (stt != XSF_OK)
+        return stt;
+    rc.depacketizer = rs.depacketizer;
     rc.depacketizer.validate = !s->null_output && s->kind == PL_WRITE_JXS;
-    rc.interlaced = a->has_sdp && a->parsed.interlace;
-    xsf_status stt = pl_rtp_source_open(&st->src, &rc, err);
+    rc.interlaced = rs.interlaced;
+    stt = pl_rtp_source_open(&st->src, &rc, err);
     if (stt != XSF_OK)
         return stt;
     pl_sink sink = pl_null_sink(PL_PICTURE_HOST);
@@ -170,7 +181,11 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
     char name[96];
     rtp_addr_format(&local, 1, st->info.source, sizeof st->info.source);
     snprintf(name, sizeof name, "nmos receiver %u %s", a->receiver, st->info.source);
-    pl_stream_config sc = {.name = name, .backpressure = PL_DROP_OLDEST, .sink = sink};
+    pl_stream_config sc = {.name = name,
+                           .codec = RTP_JXS_CODEC,
+                           .backpressure = PL_DROP_OLDEST,
+                           .max_frame_bytes = rs.max_frame_bytes,
+                           .sink = sink};
     stt = pl_stream_add(s->cfg.pipeline, &sc, &st->sid, err);
     if (stt == XSF_OK)
         stt = pl_rtp_source_start(st->src, s->cfg.pipeline, st->sid, err);
@@ -238,35 +253,56 @@ xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t
     if (!copy)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a %zu-byte clip", len);
     memcpy(copy, clip, len);
+    rtp_clip walked;
+    xsf_error e;
+    xsf_error_clear(&e);
+    if (rtp_clip_open(&walked, copy, len, &e) != XSF_OK) {
+        free(copy);
+        return xsf_error_set(err, XSF_ERR_INVALID, "sender %u: %s", sender, e.msg);
+    }
     pthread_mutex_lock(&s->mu);
-    free(s->tx[sender].clip);
-    s->tx[sender].clip = copy;
-    s->tx[sender].len = len;
+    svc_sender *t = &s->tx[sender];
+    rtp_clip_free(&t->walked);
+    free(t->clip);
+    t->clip = copy;
+    t->len = len;
+    t->walked = walked;
     pthread_mutex_unlock(&s->mu);
     return XSF_OK;
 }
 
+static int stop_asked(void *ctx)
+{
+    const svc_sender *t = ctx;
+    return atomic_load(&t->stop);
+}
+
+/* Passes of the clip until stopped: one sender, so sequence numbers, timestamps, F
+ * counters and frame times run on from pass to pass. */
 static void *sender_main(void *arg)
 {
     svc_sender *t = arg;
     nmos_service *s = t->owner;
-    const unsigned num = t->cfg.fps_num, den = t->cfg.fps_den;
+    rtp_sender *snd = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    t->cfg.stop = stop_asked;
+    t->cfg.stop_ctx = t;
+    if (rtp_sender_create(&snd, &t->cfg, &err) != XSF_OK)
+        return NULL;
+    uint64_t frames = 0, packets = 0;
     while (!t->stop) {
-        rtp_send_clip_result res;
-        xsf_error err;
-        if (rtp_send_clip(t->sock, &t->cfg, t->clip, t->len, &res, &err) != XSF_OK)
+        if (rtp_sender_send_clip(snd, &t->walked, 1, &err) != XSF_OK)
             break;
-        /* The next pass goes on where this one ended: sequence numbers,
-         * timestamps, and one frame time after its last frame. */
-        t->cfg.packetizer.first_seq = (uint16_t)(t->cfg.packetizer.first_seq + res.packets);
-        t->cfg.first_timestamp = rtp_frame_timestamp(t->cfg.first_timestamp, res.frames, num, den);
+        const rtp_sender_stats *st = rtp_sender_get_stats(snd);
         pthread_mutex_lock(&s->mu);
-        t->info.frames += res.frames;
-        t->info.packets += res.packets;
+        t->info.frames += st->segments - frames;
+        t->info.packets += st->packets - packets;
         pthread_mutex_unlock(&s->mu);
-        const uint64_t frame_ns = (uint64_t)1000000000u * den / num;
-        xsf_clock_sleep_ns((int64_t)frame_ns);
+        frames = st->segments;
+        packets = st->packets;
     }
+    rtp_sender_destroy(snd);
     return NULL;
 }
 
@@ -310,9 +346,14 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
         (uint8_t)(a->sdp && a->sdp->payload_type ? a->sdp->payload_type : 112);
     t->cfg.packetizer.ssrc = 0x58534e30u + a->sender; /* "XSN0" + index */
     t->cfg.packetizer.boxes = 1;
-    t->cfg.fps_num = a->sdp && a->sdp->rate_num ? a->sdp->rate_num : 25;
-    t->cfg.fps_den = a->sdp && a->sdp->rate_num ? a->sdp->rate_den : 1;
-    t->cfg.loops = 1;
+    t->cfg.pacing = RTP_PACING_FRAME; /* each frame's packets at once, at its time */
+    t->cfg.rate_num = a->sdp && a->sdp->rate_num ? a->sdp->rate_num : 25;
+    t->cfg.rate_den = a->sdp && a->sdp->rate_num ? a->sdp->rate_den : 1;
+    const rtp_stream_desc d = {.rate_num = t->cfg.rate_num,
+                               .rate_den = t->cfg.rate_den,
+                               .max_codestream_bytes = t->walked.max_bytes};
+    rtp_jxs_boxes_for_stream(&t->cfg.packetizer.box_template, &t->walked.first, &d);
+    t->cfg.sock = t->sock;
     t->stop = 0;
     pthread_mutex_lock(&s->mu);
     t->info.frames = t->info.packets = 0;
@@ -345,6 +386,7 @@ void nmos_service_destroy(nmos_service *s)
         return;
     for (unsigned i = 0; i < NMOS_MAX_SENDERS; i++) {
         stop_sender(&s->tx[i]);
+        rtp_clip_free(&s->tx[i].walked);
         free(s->tx[i].clip);
     }
     pthread_mutex_lock(&s->mu);

@@ -359,17 +359,17 @@ int pl_gpu_set_sync(int device, int mode)
     return 0;
 }
 
-xs_cuda_stream pl_gpu_stream_create(void)
+void *pl_gpu_stream_create(void)
 {
     cudaStream_t s = NULL;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
         cudaGetLastError();
         return NULL;
     }
-    return (xs_cuda_stream)s;
+    return (void *)s;
 }
 
-void pl_gpu_stream_destroy(xs_cuda_stream s)
+void pl_gpu_stream_destroy(void *s)
 {
     if (s)
         cudaStreamDestroy((cudaStream_t)s);
@@ -391,7 +391,7 @@ void pl_gpu_free(void *ptr)
         cudaFree(ptr);
 }
 
-int pl_gpu_stream_sync(xs_cuda_stream s)
+int pl_gpu_stream_sync(void *s)
 {
     return cudaStreamSynchronize((cudaStream_t)s) == cudaSuccess ? 0 : -1;
 }
@@ -412,7 +412,7 @@ void pl_gpu_event_destroy(void *e)
         cudaEventDestroy((cudaEvent_t)e);
 }
 
-int pl_gpu_event_record(void *e, xs_cuda_stream s)
+int pl_gpu_event_record(void *e, void *s)
 {
     return cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s) == cudaSuccess ? 0 : -1;
 }
@@ -505,12 +505,12 @@ int pl_gpu_set_sync(int device, int mode)
     return -1;
 }
 
-xs_cuda_stream pl_gpu_stream_create(void)
+void *pl_gpu_stream_create(void)
 {
     return NULL;
 }
 
-void pl_gpu_stream_destroy(xs_cuda_stream s)
+void pl_gpu_stream_destroy(void *s)
 {
     (void)s;
 }
@@ -526,7 +526,7 @@ void pl_gpu_free(void *ptr)
     (void)ptr;
 }
 
-int pl_gpu_stream_sync(xs_cuda_stream s)
+int pl_gpu_stream_sync(void *s)
 {
     (void)s;
     return -1;
@@ -542,7 +542,7 @@ void pl_gpu_event_destroy(void *e)
     (void)e;
 }
 
-int pl_gpu_event_record(void *e, xs_cuda_stream s)
+int pl_gpu_event_record(void *e, void *s)
 {
     (void)e, (void)s;
     return -1;

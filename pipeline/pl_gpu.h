@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "pipeline.h"
-#include "xs.h"
 
 /* Visible CUDA devices (0 without CUDA or GPU). */
 int pl_gpu_count(void);
@@ -44,20 +43,20 @@ void pl_gpu_restore(int saved);
  * sync: pl_gpu_sync's values), keeping its other flags; 0 on success, -1 where CUDA refuses
  * (and without CUDA). To be called before the device's contexts are used. */
 int pl_gpu_set_sync(int device, int mode);
-/* A non-blocking CUDA stream on the current device; NULL on failure. */
-xs_cuda_stream pl_gpu_stream_create(void);
-void pl_gpu_stream_destroy(xs_cuda_stream s);
+/* A non-blocking CUDA stream (a cudaStream_t) on the current device; NULL on failure. */
+void *pl_gpu_stream_create(void);
+void pl_gpu_stream_destroy(void *s);
 /* Device memory on the current device; NULL on failure. */
 void *pl_gpu_alloc(size_t bytes);
 void pl_gpu_free(void *ptr);
 /* Waits for `s`; 0 on success. */
-int pl_gpu_stream_sync(xs_cuda_stream s);
+int pl_gpu_stream_sync(void *s);
 /* An event on the current device that tells when the work enqueued on a
  * stream before it was recorded has run (NULL on failure, and without
  * CUDA). record: 0 on success; done: 1 once that work has run. */
 void *pl_gpu_event_create(void);
 void pl_gpu_event_destroy(void *e);
-int pl_gpu_event_record(void *e, xs_cuda_stream s);
+int pl_gpu_event_record(void *e, void *s);
 int pl_gpu_event_done(void *e);
 
 #endif

@@ -56,16 +56,18 @@ struct pl_writer {
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
-void pl_picture_view(const pl_picture *in, imgio_picture *out)
+void pl_picture_view(const xsf_picture *in, imgio_picture *out)
 {
     memset(out, 0, sizeof *out);
-    out->nc = in->nc;
-    for (int c = 0; c < in->nc; c++) {
-        out->width[c] = in->width[c];
-        out->height[c] = in->height[c];
-        out->depth[c] = in->depth[c];
-        out->pitch[c] = in->pitch[c];
-        out->plane[c] = in->plane[c];
+    if (in->memory == XSF_MEMORY_DEVICE || in->fmt.container != XSF_PLANAR_U16 || !in->data[0])
+        return;
+    out->nc = in->fmt.nc;
+    for (int c = 0; c < in->fmt.nc; c++) {
+        out->width[c] = in->fmt.width[c];
+        out->height[c] = in->fmt.height[c];
+        out->depth[c] = in->fmt.depth[c];
+        out->pitch[c] = in->stride[c] / sizeof(uint16_t);
+        out->plane[c] = xsf_picture_row16(in, c, 0);
     }
 }
 
@@ -80,14 +82,14 @@ typedef struct scratch {
 static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *out,
                                 xsf_error *err)
 {
-    pl_picture_view(&f->picture, out);
+    pl_picture_view(&f->picture[0], out);
     if (!out->nc || !out->plane[0])
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
     if (f->fields != 2)
         return XSF_OK;
     imgio_picture first = *out, second;
-    pl_picture_view(&f->picture2, &second);
+    pl_picture_view(&f->picture[1], &second);
     size_t need;
     xsf_status st = imgio_weave_size(&first, &second, &need, err);
     if (st != XSF_OK)
@@ -127,10 +129,10 @@ static size_t frame_yuv_bytes(const pl_frame *f)
 {
     imgio_picture pic;
     size_t n = 0;
-    pl_picture_view(&f->picture, &pic);
+    pl_picture_view(&f->picture[0], &pic);
     n += imgio_yuv_frame_bytes(&pic);
     if (f->fields == 2) {
-        pl_picture_view(&f->picture2, &pic);
+        pl_picture_view(&f->picture[1], &pic);
         n += imgio_yuv_frame_bytes(&pic);
     }
     return n;
@@ -264,8 +266,10 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
     }
     if (!wr->w && wr->path) {
         imgio_write_options o = wr->opt.image;
-        if (o.colour.source == XSF_COLOUR_DEFAULT && f->header.cpih == 1)
-            xsf_colour_rgb(&o.colour, XSF_COLOUR_CODESTREAM);
+        /* The codestream's own RGB (a reversible colour transform), unless the user said. */
+        if (o.colour.source == XSF_COLOUR_DEFAULT && (f->described & 1u) &&
+            f->desc[0].colour.source == XSF_COLOUR_CODESTREAM)
+            o.colour = f->desc[0].colour;
         o.scan = f->fields == 2 ? IMGIO_SCAN_TOP_FIRST : IMGIO_SCAN_PROGRESSIVE;
         st = imgio_writer_open(&wr->w, wr->path, &o, err);
         if (st != XSF_OK)
@@ -282,12 +286,12 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
 /* The shape of the first frame written (no planes), for summaries. */
 static void keep_shape(pl_writer *wr, const pl_frame *f)
 {
-    if (wr->shape.nc || !f->picture.nc)
+    if (wr->shape.nc || !f->picture[0].fmt.nc)
         return;
-    pl_picture_view(&f->picture, &wr->shape);
+    pl_picture_view(&f->picture[0], &wr->shape);
     if (f->fields == 2)
         for (int c = 0; c < wr->shape.nc; c++)
-            wr->shape.height[c] += f->picture2.height[c];
+            wr->shape.height[c] += f->picture[1].fmt.height[c];
     for (int c = 0; c < wr->shape.nc; c++)
         wr->shape.plane[c] = NULL;
 }

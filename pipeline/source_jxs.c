@@ -1,24 +1,11 @@
-/* The .jxs file source: one codestream per frame (two per frame for
- * interlaced files: the fields), found by its structure (xs_scan_layout
- * walks the precinct headers; nothing is entropy decoded). */
+/* The file source: codestreams one after the other, one frame each (two
+ * per frame for interlaced files: the fields), found by their structure
+ * (the stream's codec's codestream_size: JPEG XS walks the precinct
+ * headers; nothing is entropy decoded). */
 #include <string.h>
 
 #include "pipeline.h"
-
-/* The size of the codestream at data[0..len), found by its structure. */
-static xsf_status codestream_size(const uint8_t *data, size_t len, size_t *bytes, xsf_error *err)
-{
-    xs_layout layout;
-    memset(&layout, 0, sizeof layout);
-    const xsf_status st = xs_scan_layout(data, len, &layout, err);
-    *bytes = layout.codestream_bytes;
-    xs_layout_free(&layout);
-    if (st != XSF_OK)
-        return st;
-    if (*bytes == 0 || *bytes > len)
-        return xsf_error_set(err, XSF_ERR_INVALID, "empty codestream");
-    return XSF_OK;
-}
+#include "xsf_codecs.h"
 
 xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, size_t len,
                              int interlaced, uint64_t max_frames, uint64_t *frames, xsf_error *err)
@@ -26,6 +13,13 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
     *frames = 0;
     if (!len)
         return xsf_error_set(err, XSF_ERR_TRUNCATED, "empty file: no codestream");
+    const xsf_codec *codec = pl_stream_codec(p, stream);
+    if (!codec) /* the file's first bytes say; a file no codec claims is read as the default's */
+        codec = xsf_codec_probe(data, len);
+    if (!codec) {
+        unsigned it = 0;
+        codec = xsf_codec_iterate(&it);
+    }
     size_t off = 0;
     while (off < len && (!max_frames || *frames < max_frames)) {
         const uint64_t t0 = pl_now_ns();
@@ -39,7 +33,7 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
                                      "frame %llu (file byte %zu): the file ends after its first "
                                      "field",
                                      (unsigned long long)*frames, off);
-            const xsf_status st = codestream_size(data + at, len - at, &bytes[i], &e2);
+            const xsf_status st = codec->codestream_size(data + at, len - at, &bytes[i], &e2);
             if (st != XSF_OK)
                 return xsf_error_set(err, st, "frame %llu (file byte %zu): %s",
                                      (unsigned long long)*frames, at, e2.msg);

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "pipeline.h"
+#include "xsf_codecs.h"
 #include "pl_copy.h"
 
 struct pl_rtp_source {
@@ -39,8 +40,7 @@ struct pl_rtp_source {
     int stream;
     pl_rtp_config cfg;
     rtp_depacketizer *dep;
-    rtp_udp *sock;
-    rtp_pcap_reader *pr;
+    rtp_transport tr; /* the receive transport (none for PL_RTP_PUSH) */
     pthread_t thread;
     int started;
     atomic_int stop, done;
@@ -81,6 +81,14 @@ static void submit(pl_rtp_source *s, pl_frame *f, const rtp_copy *copies, size_t
 static uint64_t now_or(uint64_t t)
 {
     return t ? t : pl_now_ns();
+}
+
+/* The packets' arrival times are of now (a socket's kernel stamps): frames keep them; a
+ * capture's are of another day or none, and pushed packets' are the caller's: the
+ * pipeline's clock starts when the frame is whole. */
+static int arrival_times(const pl_rtp_source *s)
+{
+    return s->tr.ops && s->tr.ops->clock == RTP_ARRIVAL_REALTIME;
 }
 
 /* At the end of the input, a frame handed over partially that the
@@ -168,17 +176,24 @@ static void on_progress(void *ctx, const rtp_progress *pr)
         return; /* fields are paired whole */
     size_t cs_off;
     rtp_jxs_boxes boxes;
-    xs_header h;
     xsf_error err;
     xsf_error_clear(&err);
-    if (rtp_jxs_boxes_parse(pr->buffer.data, pr->bytes, &cs_off, &boxes, &err) != XSF_OK ||
-        xs_parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, &h, &err) != XSF_OK)
-        return; /* the header is not whole yet */
-    /* The buffer must not move once handed over: where Lcod says the frame
-     * will not fit, it goes whole (the depacketizer moves it to a larger one). */
-    if (pr->buffer.data != f->buffer || (h.lcod && f->capacity - cs_off < h.lcod))
+    if (rtp_jxs_boxes_parse(pr->buffer.data, pr->bytes, &cs_off, &boxes, &err) != XSF_OK)
         return;
-    const int captured = s->cfg.kind != PL_RTP_SOCKET;
+    /* The header, parsed once here and handed over with the frame (the
+     * decoder reads it from the description). */
+    const xsf_codec *codec = pl_stream_codec(s->p, s->stream);
+    if (!codec)
+        codec = xsf_codec_probe(pr->buffer.data + cs_off, pr->bytes - cs_off);
+    xsf_codec_frame *desc = &f->desc[0];
+    if (!codec || codec->parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, desc, &err) != XSF_OK)
+        return; /* the header is not whole yet */
+    /* The buffer must not move once handed over: where the header (Lcod) says the frame
+     * will not fit, it goes whole (the depacketizer moves it to a larger one). */
+    if (pr->buffer.data != f->buffer || (desc->codestream_bytes && f->capacity - cs_off < desc->codestream_bytes))
+        return;
+    f->described = 1u;
+    const int captured = !arrival_times(s);
     f->codestream = f->buffer + cs_off;
     f->codestream_bytes = pr->bytes - cs_off;
     f->fields = 1;
@@ -204,7 +219,7 @@ static void on_frame(void *ctx, const rtp_frame *rf)
             return;
         }
         f->codestream_bytes = rf->bytes;
-        f->t.last_packet = s->cfg.kind != PL_RTP_SOCKET ? pl_now_ns() : now_or(rf->last_arrival_ns);
+        f->t.last_packet = !arrival_times(s) ? pl_now_ns() : now_or(rf->last_arrival_ns);
         pl_frame_submit(s->p, f);
         s->whole++;
         return;
@@ -221,7 +236,7 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     f->codestream_bytes = rf->bytes;
     /* A capture's packet times are of another day: the pipeline's clock
      * starts when the frame is whole. */
-    const int captured = s->cfg.kind != PL_RTP_SOCKET;
+    const int captured = !arrival_times(s);
     f->fields = 1;
     f->rtp_timestamp = rf->timestamp;
     f->has_rtp_timestamp = 1;
@@ -229,6 +244,12 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     f->t.last_packet = captured ? f->t.first_packet : now_or(rf->last_arrival_ns);
 
     if (rf->scan == RTP_JXS_PROGRESSIVE && !s->cfg.interlaced) {
+        /* The header the depacketizer parsed travels with the frame (else the decode
+         * stage parses it: a stream whose codec is not known yet). */
+        xsf_error e;
+        xsf_error_clear(&e);
+        if (rf->has_header && pl_stream_codec(s->p, s->stream))
+            (void)pl_frame_set_header(s->p, f, 0, &rf->header, sizeof rf->header, &e);
         submit(s, f, rf->copies, rf->ncopies);
         s->whole++;
         return;
@@ -308,7 +329,7 @@ static void snapshot(pl_rtp_source *s)
 {
     pthread_mutex_lock(&s->mu);
     s->snap = *rtp_depacketizer_stats(s->dep);
-    s->kdrops = s->sock ? rtp_udp_kernel_drops(s->sock) : 0;
+    s->kdrops = rtp_transport_kernel_drops(&s->tr);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -322,13 +343,44 @@ static void push(pl_rtp_source *s, const uint8_t *data, size_t len, int truncate
         rtp_depacketizer_push(s->dep, data, len, t);
 }
 
+/* Reads and pushes one batch of packets; XSF_ERR_TRUNCATED at the end of the input. A
+ * transport that gathers (reads of one packet, a mapped file's of many) is read until a
+ * batch is in, or it has none now; a socket's read is one recvmmsg batch. */
+static xsf_status read_batch(pl_rtp_source *s, int *got)
+{
+    const pl_rtp_config *c = &s->cfg;
+    const rtp_transport_ops *ops = s->tr.ops;
+    rtp_datagram dg[RTP_UDP_BATCH];
+    size_t total = 0, n = 0;
+    xsf_status st;
+    *got = 0;
+    do {
+        st = rtp_transport_read(&s->tr, 20, dg, RTP_UDP_BATCH, &n, &s->err);
+        if (n)
+            *got = 1;
+        for (size_t i = 0; i < n; i++) {
+            if (c->max_frames && s->whole >= c->max_frames)
+                break;
+            if (dg[i].foreign_source) /* not the sender given: never parsed */
+                rtp_depacketizer_count_foreign_source(s->dep);
+            else
+                push(s, dg[i].data, dg[i].bytes, dg[i].truncated,
+                     ops->clock == RTP_ARRIVAL_NONE ? pl_now_ns() : dg[i].arrival_ns);
+        }
+        total += n;
+    } while (st == XSF_OK && n && ops->gather && total < RTP_UDP_BATCH &&
+             !(c->max_frames && s->whole >= c->max_frames));
+    if (st == XSF_OK && !n)
+        rtp_depacketizer_poll(s->dep, pl_now_ns()); /* the clock of the kernel's stamps */
+    return st;
+}
+
 static void *source_main(void *arg)
 {
     pl_rtp_source *s = arg;
     const pl_rtp_config *c = &s->cfg;
     const uint64_t start = pl_now_ns();
     uint64_t last_packet = start, last_snap = 0;
-    rtp_datagram dg[RTP_UDP_BATCH];
     int limit = 0;
     while (!atomic_load(&s->stop)) {
         const uint64_t now = pl_now_ns();
@@ -338,57 +390,23 @@ static void *source_main(void *arg)
         }
         if (c->duration_s > 0 && (double)(now - start) / 1e9 >= c->duration_s)
             break;
-        if (c->kind != PL_RTP_PCAP && c->timeout_s > 0 &&
+        if (s->tr.ops->live && c->timeout_s > 0 &&
             (double)(now - last_packet) / 1e9 >= c->timeout_s)
             break;
         if (now - last_snap > 5000000u) {
             snapshot(s);
             last_snap = now;
         }
-        if (s->pr) {
-            /* A batch of packets per look at the clock and the limits. */
-            xsf_status st = XSF_OK;
-            int got = 0;
-            for (int i = 0; i < RTP_UDP_BATCH && !(c->max_frames && s->whole >= c->max_frames);
-                 i++) {
-                rtp_pcap_packet pk;
-                st = rtp_pcap_next(s->pr, &pk, &s->err);
-                if (st != XSF_OK)
-                    break;
-                got = 1;
-                push(s, pk.udp_payload, pk.bytes, pk.truncated,
-                     c->kind == PL_RTP_PCAP ? pk.arrival_ns : pl_now_ns());
-            }
-            if (got)
-                last_packet = pl_now_ns();
-            if (st == XSF_ERR_TRUNCATED) {
-                xsf_error_clear(&s->err);
-                break; /* the end of the file */
-            }
-            if (st == XSF_ERR_AGAIN) {
-                xsf_error_clear(&s->err);
-                rtp_depacketizer_poll(s->dep, pl_now_ns());
-                continue;
-            }
-            if (st != XSF_OK)
-                break;
-        } else {
-            size_t n = 0;
-            if (rtp_udp_receive(s->sock, 20, dg, &n, &s->err) != XSF_OK)
-                break;
-            if (n)
-                last_packet = pl_now_ns();
-            for (size_t i = 0; i < n; i++) {
-                if (c->max_frames && s->whole >= c->max_frames)
-                    break;
-                if (dg[i].foreign_source) /* not the sender given: never parsed */
-                    rtp_depacketizer_count_foreign_source(s->dep);
-                else
-                    push(s, dg[i].data, dg[i].bytes, dg[i].truncated, dg[i].arrival_ns);
-            }
-            if (!n)
-                rtp_depacketizer_poll(s->dep, pl_now_ns()); /* the clock of the kernel's stamps */
+        int got;
+        const xsf_status st = read_batch(s, &got);
+        if (got)
+            last_packet = pl_now_ns();
+        if (st == XSF_ERR_TRUNCATED) {
+            xsf_error_clear(&s->err);
+            break; /* the end of the file */
         }
+        if (st != XSF_OK)
+            break;
     }
     if (!limit)
         rtp_depacketizer_flush(s->dep);
@@ -402,6 +420,14 @@ static void *source_main(void *arg)
     return NULL;
 }
 
+/* The transport of a configuration: named, or the kind's. */
+static const char *transport_name(const pl_rtp_config *c)
+{
+    if (c->transport)
+        return c->transport;
+    return c->kind == PL_RTP_SOCKET ? "udp" : c->kind == PL_RTP_PCAP ? "pcap" : "capture";
+}
+
 xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf_error *err)
 {
     *out = NULL;
@@ -411,16 +437,11 @@ xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf
     s->cfg = *cfg;
     xsf_error_clear(&s->err);
     pthread_mutex_init(&s->mu, NULL);
-    const char *filter = cfg->filter ? cfg->filter : "udp";
     xsf_status st = XSF_OK;
-    if (cfg->kind == PL_RTP_PUSH)
-        ; /* packets come through pl_rtp_source_push */
-    else if (cfg->kind == PL_RTP_SOCKET)
-        st = rtp_udp_open_receiver(&s->sock, &cfg->udp, err);
-    else if (cfg->kind == PL_RTP_PCAP)
-        st = rtp_pcap_open_file(&s->pr, cfg->path, filter, err);
-    else
-        st = rtp_pcap_open_live(&s->pr, cfg->path, filter, cfg->udp.buffer_bytes, err);
+    if (cfg->kind != PL_RTP_PUSH) { /* else packets come through pl_rtp_source_push */
+        const rtp_transport_config tc = {.udp = cfg->udp, .path = cfg->path, .filter = cfg->filter};
+        st = rtp_transport_open(&s->tr, transport_name(cfg), &tc, err);
+    }
     if (st != XSF_OK) {
         pl_rtp_source_destroy(s);
         return st;
@@ -460,14 +481,14 @@ xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf
     dc.release = release;
     dc.buffer_ctx = s;
     dc.on_progress = s->cfg.slices ? on_progress : NULL;
-    dc.packets_kept = s->pr && rtp_pcap_mapped(s->pr);
+    dc.packets_kept = rtp_transport_packets_kept(&s->tr);
     xsf_status st = XSF_OK;
     const unsigned copiers = copy_threads(&s->cfg);
     /* Deferred even without copy threads: a frame's copies made one after the
      * other once its last packet is read run about a fifth faster than a copy
      * after each packet's headers (measured on the UHD capture). Not with
      * --slices: the prefix reported to the decoder must be in the buffer. */
-    dc.defer_copies = dc.packets_kept && s->cfg.kind == PL_RTP_PCAP && !s->cfg.slices;
+    dc.defer_copies = dc.packets_kept && !s->tr.ops->live && !s->cfg.slices;
     if (dc.defer_copies && copiers)
         st = pl_copy_pool_create(&s->copy, p, copiers, err);
     if (st == XSF_OK)
@@ -554,13 +575,12 @@ void pl_rtp_source_destroy(pl_rtp_source *s)
     }
     pl_copy_pool_destroy(s->copy);
     rtp_depacketizer_destroy(s->dep);
-    rtp_udp_close(s->sock);
-    rtp_pcap_close(s->pr);
+    rtp_transport_close(&s->tr);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
 
 uint16_t pl_rtp_source_local_port(const pl_rtp_source *s)
 {
-    return s->sock ? rtp_udp_local_port(s->sock) : 0;
+    return rtp_transport_local_port(&s->tr);
 }

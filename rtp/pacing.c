@@ -39,7 +39,7 @@ const char *rtp_pacing_tp(rtp_pacing pacing)
 
 unsigned rtp_pacing_burst_default(rtp_pacing pacing, size_t npackets, uint64_t frame_ns)
 {
-    if (pacing == RTP_PACING_NONE)
+    if (pacing == RTP_PACING_NONE || pacing == RTP_PACING_FRAME)
         return npackets > 0xffffffffu ? 0xffffffffu : (unsigned)(npackets ? npackets : 1);
     const unsigned cmax = rtp_pacing_cmax(pacing, npackets, frame_ns);
     return cmax > 1 ? cmax - 1 : 1;
@@ -48,7 +48,7 @@ unsigned rtp_pacing_burst_default(rtp_pacing pacing, size_t npackets, uint64_t f
 uint64_t rtp_pacing_burst_offset_ns(rtp_pacing pacing, size_t index, size_t npackets,
                                     uint64_t frame_ns, unsigned burst)
 {
-    if (pacing == RTP_PACING_NONE || !npackets || index >= npackets)
+    if (pacing == RTP_PACING_NONE || pacing == RTP_PACING_FRAME || !npackets || index >= npackets)
         return 0;
     if (!burst)
         burst = rtp_pacing_burst_default(pacing, npackets, frame_ns);

@@ -57,6 +57,9 @@ struct rtp_pcap_reader {
     int pop_stop;
     int has_filter; /* prog runs on each record */
     struct bpf_program prog;
+    /* The transport's read (pcap_read): what ended a batch early, told on the next read. */
+    xsf_status pending;
+    xsf_error pending_err;
 };
 
 static void start_populating(rtp_pcap_reader *r);
@@ -697,3 +700,114 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err)
     free(w);
     return st;
 }
+
+/* ---- the "pcap" and "capture" receive transports (rtp_receive.h) ---- */
+
+static xsf_status pcap_file_open(void **priv, const rtp_transport_config *cfg, xsf_error *err)
+{
+    rtp_pcap_reader *r = NULL;
+    const xsf_status st =
+        rtp_pcap_open_file(&r, cfg->path, cfg->filter ? cfg->filter : "udp", err);
+    *priv = r;
+    return st;
+}
+
+static xsf_status pcap_live_open(void **priv, const rtp_transport_config *cfg, xsf_error *err)
+{
+    rtp_pcap_reader *r = NULL;
+    const xsf_status st = rtp_pcap_open_live(&r, cfg->path, cfg->filter ? cfg->filter : "udp",
+                                             cfg->udp.buffer_bytes, err);
+    *priv = r;
+    return st;
+}
+
+static void to_datagram(const rtp_pcap_packet *pk, rtp_datagram *d)
+{
+    d->data = pk->udp_payload;
+    d->bytes = pk->bytes;
+    d->truncated = pk->truncated;
+    d->foreign_source = 0;
+    d->arrival_ns = pk->arrival_ns;
+    d->from = pk->src;
+}
+
+/* A mapped file: up to `cap` datagrams (they stay valid until close). Otherwise one:
+ * libpcap's buffer holds one packet until its next call. A silence of a live capture
+ * (XSF_ERR_AGAIN) is a read of none. */
+static xsf_status pcap_read(void *priv, int timeout_ms, rtp_datagram *out, size_t cap,
+                            size_t *count, xsf_error *err)
+{
+    (void)timeout_ms; /* a live capture waits its own timeout (about 50 ms) */
+    rtp_pcap_reader *r = priv;
+    *count = 0;
+    if (r->pending != XSF_OK) {
+        const xsf_status st = r->pending;
+        r->pending = XSF_OK;
+        if (st == XSF_ERR_AGAIN)
+            return XSF_OK;
+        *err = r->pending_err;
+        return st;
+    }
+    const size_t most = r->map ? cap : 1;
+    size_t n = 0;
+    xsf_status st = XSF_OK;
+    while (n < most) {
+        rtp_pcap_packet pk;
+        xsf_error e;
+        xsf_error_clear(&e);
+        st = rtp_pcap_next(r, &pk, &e);
+        if (st != XSF_OK) {
+            if (st != XSF_ERR_AGAIN && st != XSF_ERR_TRUNCATED)
+                r->pending_err = e;
+            else
+                xsf_error_clear(&r->pending_err);
+            break;
+        }
+        to_datagram(&pk, &out[n++]);
+    }
+    *count = n;
+    if (st == XSF_OK || st == XSF_ERR_AGAIN) {
+        if (n && st == XSF_ERR_AGAIN)
+            r->pending = st; /* the next read reports the silence */
+        return XSF_OK;
+    }
+    if (n) { /* the end, or an error, after the packets read */
+        r->pending = st;
+        return XSF_OK;
+    }
+    if (st != XSF_ERR_TRUNCATED)
+        *err = r->pending_err;
+    return st;
+}
+
+static void pcap_close_reader(void *priv)
+{
+    rtp_pcap_close(priv);
+}
+
+static int pcap_kept(const void *priv)
+{
+    return rtp_pcap_mapped(priv);
+}
+
+const rtp_transport_ops rtp_transport_pcap = {
+    .name = "pcap",
+    .clock = RTP_ARRIVAL_RECORDED,
+    .live = 0,
+    .gather = 1,
+    .open = pcap_file_open,
+    .read = pcap_read,
+    .close = pcap_close_reader,
+    .packets_kept = pcap_kept,
+};
+
+const rtp_transport_ops rtp_transport_capture = {
+    .name = "capture",
+    .clock = RTP_ARRIVAL_NONE,
+    .live = 1,
+    .gather = 1,
+    .open = pcap_live_open,
+    .read = pcap_read,
+    .close = pcap_close_reader,
+    .packets_kept = pcap_kept,
+};

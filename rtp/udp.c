@@ -633,3 +633,50 @@ xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *le
     }
     return XSF_OK;
 }
+
+/* ---- the "udp" receive transport (rtp_receive.h) ---- */
+
+static xsf_status udp_open(void **priv, const rtp_transport_config *cfg, xsf_error *err)
+{
+    rtp_udp *u = NULL;
+    const xsf_status st = rtp_udp_open_receiver(&u, &cfg->udp, err);
+    *priv = u;
+    return st;
+}
+
+static xsf_status udp_read(void *priv, int timeout_ms, rtp_datagram *out, size_t cap,
+                           size_t *count, xsf_error *err)
+{
+    *count = 0;
+    if (cap < RTP_UDP_BATCH)
+        return xsf_error_set(err, XSF_ERR_ARG, "room for %zu datagrams: a read needs %d", cap,
+                             RTP_UDP_BATCH);
+    return rtp_udp_receive(priv, timeout_ms, out, count, err);
+}
+
+static void udp_close(void *priv)
+{
+    rtp_udp_close(priv);
+}
+
+static uint64_t udp_kernel_drops(const void *priv)
+{
+    return rtp_udp_kernel_drops(priv);
+}
+
+static uint16_t udp_local_port(const void *priv)
+{
+    return rtp_udp_local_port(priv);
+}
+
+const rtp_transport_ops rtp_transport_udp = {
+    .name = "udp",
+    .clock = RTP_ARRIVAL_REALTIME,
+    .live = 1,
+    .gather = 0,
+    .open = udp_open,
+    .read = udp_read,
+    .close = udp_close,
+    .kernel_drops = udp_kernel_drops,
+    .local_port = udp_local_port,
+};

@@ -100,12 +100,25 @@ xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *cons
     xsf_error_clear(&d->err);
     *consumed = 0;
     *img = NULL;
-    /* Parse and walk the whole codestream before touching the decoder's
-     * state or allocating anything it sizes. */
     xs_header h;
-    xsf_status st = xs_parse_header(buf, len, &h, &d->err);
-    if (st == XSF_OK)
-        st = xs_geometry_init(&d->scratch_geom, &h, &d->err);
+    const xsf_status st = xs_parse_header(buf, len, &h, &d->err);
+    if (st != XSF_OK)
+        return st;
+    return xs_decode_parsed(d, &h, buf, len, consumed, img);
+}
+
+xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
+                            size_t *consumed, const xs_image **img)
+{
+    if (!d || !hdr || !buf || !consumed || !img)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&d->err);
+    *consumed = 0;
+    *img = NULL;
+    /* Walk the whole codestream before touching the decoder's state or
+     * allocating anything it sizes. */
+    const xs_header h = *hdr;
+    xsf_status st = xs_geometry_init(&d->scratch_geom, &h, &d->err);
     size_t total = 0;
     if (st == XSF_OK)
         st = xs_walk(buf, len, &h, &d->scratch_geom, NULL, NULL, &total, &d->err);

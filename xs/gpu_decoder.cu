@@ -1271,11 +1271,13 @@ static void choose_planes(xs_gpu_decoder *d)
  * the format changes), checks where the picture goes (check_output), takes
  * the next staging slot once its last upload has run, and clears the error
  * words. */
-static xsf_status frame_setup(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t cs_len, int *stage)
+static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf, size_t len,
+                              size_t cs_len, int *stage)
 {
     xsf_error_clear(&d->err); /* (the public call made d->device current: ON_DEVICE) */
+    /* The header the caller parsed, else read here. */
     xs_header h;
-    xsf_status st = xs_parse_header(buf, len, &h, &d->err);
+    xsf_status st = given ? (h = *given, XSF_OK) : xs_parse_header(buf, len, &h, &d->err);
     if (st == XSF_OK)
         st = xs_geometry_init(&d->geom, &h, &d->err);
     if (st != XSF_OK)
@@ -1314,11 +1316,12 @@ static xsf_status upload(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *d
 }
 
 /* The whole frame at once; dev_cs (when not NULL) holds the codestream. */
-static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t len, size_t *consumed)
+static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf, const uint8_t *dev_cs,
+                          size_t len, size_t *consumed)
 {
     *consumed = 0;
     int s;
-    xsf_status st = frame_setup(d, buf, len, len, &s);
+    xsf_status st = frame_setup(d, given, buf, len, len, &s);
     if (st != XSF_OK)
         return st;
     const xs_geometry *g = &d->geom;
@@ -1341,14 +1344,20 @@ static xsf_status enqueue(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
+                                           size_t *consumed)
 {
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
     if (d->inc.active)
         return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
     ON_DEVICE(d);
-    return enqueue(d, buf, NULL, len, consumed);
+    return enqueue(d, hdr, buf, NULL, len, consumed);
+}
+
+extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+{
+    return xs_gpu_decode_parsed(d, NULL, buf, len, consumed);
 }
 
 /* ---- incremental decoding: slices as they arrive ---- */
@@ -1413,7 +1422,8 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf, size_t len)
+extern "C" xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *d, const xs_header *hdr, const uint8_t *buf,
+                                                 size_t len)
 {
     if (!d || !buf)
         return XSF_ERR_ARG;
@@ -1425,8 +1435,11 @@ extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf,
     xsf_error e;
     xsf_error_clear(&e);
     /* Size the codestream buffer for Lcod where it is signalled (else the format's bound). */
-    const size_t cs_len = xs_parse_header(buf, len, &h, &e) == XSF_OK ? h.lcod : 0;
-    xsf_status st = frame_setup(d, buf, len, cs_len, &s);
+    const int parsed = hdr || xs_parse_header(buf, len, &h, &e) == XSF_OK;
+    if (hdr)
+        h = *hdr;
+    const size_t cs_len = parsed ? h.lcod : 0;
+    xsf_status st = frame_setup(d, parsed ? &h : NULL, buf, len, cs_len, &s);
     if (st == XSF_ERR_TRUNCATED) {
         xsf_error_clear(&d->err);
         return xsf_error_set(&d->err, XSF_ERR_AGAIN, "the header is not whole in %zu bytes", len);
@@ -1448,6 +1461,11 @@ extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf,
     if (st != XSF_OK)
         frame_over(d);
     return st;
+}
+
+extern "C" xsf_status xs_gpu_decode_begin(xs_gpu_decoder *d, const uint8_t *buf, size_t len)
+{
+    return xs_gpu_decode_begin_parsed(d, NULL, buf, len);
 }
 
 extern "C" xsf_status xs_gpu_decode_more(xs_gpu_decoder *d, const uint8_t *buf, size_t len)
@@ -1473,7 +1491,7 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
     *consumed = 0;
     ON_DEVICE(d);
     if (!d->inc.active) /* never begun (the header came whole only now): the whole frame */
-        return enqueue(d, buf, NULL, len, consumed);
+        return enqueue(d, NULL, buf, NULL, len, consumed);
     xsf_error_clear(&d->err);
     size_t total = 0;
     xsf_status st = d->inc.fallback ? XSF_OK : advance(d, buf, len, 1, &total);
@@ -1483,7 +1501,8 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
     }
     if (d->inc.fallback) {
         frame_over(d);
-        return enqueue(d, buf, NULL, len, consumed);
+        const xs_header h = d->hdr; /* begin's */
+        return enqueue(d, &h, buf, NULL, len, consumed);
     }
     cudaEventRecord(d->staged[d->inc.stage], d->stream);
     d->inc.active = 0;
@@ -1513,14 +1532,14 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
         return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
     ON_DEVICE(d);
     if (host_copy)
-        return enqueue(d, host_copy, dev_buf, len, consumed);
+        return enqueue(d, NULL, host_copy, dev_buf, len, consumed);
     uint8_t *tmp = (uint8_t *)malloc(len ? len : 1);
     if (!tmp)
         return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %zu-byte host copy", len);
     cudaError_t e = cudaMemcpyAsync(tmp, dev_buf, len, cudaMemcpyDeviceToHost, d->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(d->stream);
-    xsf_status st = e == cudaSuccess ? enqueue(d, tmp, dev_buf, len, consumed)
+    xsf_status st = e == cudaSuccess ? enqueue(d, NULL, tmp, dev_buf, len, consumed)
                                      : xsf_error_set(&d->err, XSF_ERR_CUDA, "reading the codestream back: %s",
                                                      cudaGetErrorString(e));
     /* enqueue copied what it needs from tmp into pinned staging before returning. */

@@ -44,6 +44,17 @@ xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len
     (void)dec, (void)buf, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
 }
+xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                                size_t *consumed)
+{
+    (void)dec, (void)hdr, (void)buf, (void)len, (void)consumed;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len)
+{
+    (void)dec, (void)hdr, (void)buf, (void)len;
+    return XSF_ERR_NODEVICE;
+}
 void xs_gpu_decode_abort(xs_gpu_decoder *dec)
 {
     (void)dec;

@@ -216,15 +216,13 @@ int main(int argc, char **argv)
     static uint8_t buf[16 << 20];
     const size_t len = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    xs_layout l;
     xsf_error err;
     xsf_error_clear(&err);
-    if (xs_scan_layout(buf, len, &l, &err) != XSF_OK) {
+    size_t cs_len = 0;
+    if (xs_jxs_next(buf, len, 0, &cs_len, NULL, &err) != XSF_OK) {
         fprintf(stderr, "rtp_bench: %s: %s\n", vector, err.msg);
         return 1;
     }
-    const size_t cs_len = l.codestream_bytes;
-    xs_layout_free(&l);
 
     printf("RTP receive on loopback: %s (%zu bytes a frame), %ld-byte packets, codestream mode, "
            "%.1f s trials\n",

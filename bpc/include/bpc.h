@@ -252,17 +252,9 @@ xsf_status bpc_codeblock_decode(bpc_variant variant, const bpc_band_probs *probs
                                 const uint8_t *data, size_t len, int planes, int passes,
                                 int32_t *recon2, size_t pitch, int w, int h, xsf_error *err);
 
-/* ---- command-line entry points (defined by app/cmd_bpc.c, not by the
- * library): the xsflow encode, decode and info commands hand BPC-PaCo work
- * to them, with their own argv (argv[0] the command name). ---- */
-int bpc_cli_encode(int argc, char **argv);
-int bpc_cli_decode(int argc, char **argv);
-int bpc_cli_info(int argc, char **argv);
-/* True if the file at path starts with a BPC-PaCo codestream. */
-int bpc_cli_file_is_bpc(const char *path);
-/* True if the input named in a decode or info command line (its first
- * argument that is not an option or an option's value) is BPC-PaCo. */
-int bpc_cli_input_is_bpc(int argc, char **argv);
+/* BPC-PaCo in the codec table (bpc/codec_bpc.c; codec/xsf_codecs.h finds it). */
+struct xsf_codec;
+extern const struct xsf_codec bpc_codec;
 
 #ifdef __cplusplus
 }

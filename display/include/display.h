@@ -258,6 +258,59 @@ void dsp_size(const dsp_display *d, int *width, int *height);
 xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap);
 
 
+/* ---- a player: a sequence of pictures at a fixed rate ---- */
+
+/* Where dsp_play takes its pictures from (a decoder of a file, say). */
+typedef struct dsp_player_source {
+    void *ctx;
+    /* The next picture (planes valid until the next call, device pictures
+     * ready on their stream); *bytes: its coded size, for the overlay. */
+    xsf_status (*next)(void *ctx, dsp_picture *pic, size_t *bytes, xsf_error *err);
+    int (*done)(void *ctx);    /* 1 once the last picture has been taken */
+    void (*rewind)(void *ctx); /* back to the first picture */
+    const char *decoder;       /* "GPU" or "CPU": the overlay says which decodes */
+} dsp_player_source;
+
+typedef struct dsp_play_options {
+    const char *name;  /* the tile's label, and what messages name */
+    const char *title; /* the window's title */
+    int loop;          /* start again at the end */
+    double fps;        /* presentation rate */
+    int delay_ms;      /* playout delay before the first picture */
+    int vsync;         /* 0: show pictures as they are decoded */
+    dsp_convert convert;
+    xsf_colour colour; /* over each picture's own, unless its source is XSF_COLOUR_DEFAULT */
+    /* Lines for the user, in order (what the keys do, notices such as a
+     * screenshot's path), without their newline; NULL: none. */
+    void (*message)(void *ctx, const char *line);
+    void *message_ctx;
+} dsp_play_options;
+
+/* fps 25, delay 100 ms, vsync on, the default colour, title "xsflow". */
+void dsp_play_options_init(dsp_play_options *opt);
+
+/* What a dsp_play did: opened 1 once the window was open, and then the
+ * tile's counts at the end. */
+typedef struct dsp_play_result {
+    int opened;
+    dsp_tile_stats tile;
+} dsp_play_result;
+
+/* Opens a window of the first picture's size (halved until it fits
+ * 1600x900) and shows picture i at start + delay + i / fps (as they come
+ * without vsync), the schedule held while paused; at the end the last
+ * picture stays until the window is closed, or with loop the source starts
+ * again. Returns when the user closes the window (XSF_OK) or at the first
+ * failure of the source or the display (err says why). Blocks; the calling
+ * thread owns the window. */
+xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, dsp_play_result *res,
+                    xsf_error *err);
+
+/* One picture rendered offscreen (EGL) at its size, as 8-bit R'G'B' rows
+ * top to bottom in *rgb (malloc'd, the caller frees; NULL on failure). */
+xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
+                          xsf_error *err);
+
 /* ---- the display as a sink of the pipeline ---- */
 
 /* A display run by a thread of its own (which owns the GL context), fed by

@@ -140,7 +140,9 @@ int nmos_node_log(nmos_node *n, char *line, size_t cap);
 /* The decoder service behind a node: each activated receiver is an RTP
  * source and a stream of a running pipeline; activating it again retargets
  * it (the old stream stops, a new one starts); deactivating stops it. The
- * others are not disturbed (pl_stream_remove). */
+ * others are not disturbed (pl_stream_remove). A receiver is configured from
+ * its SDP as `xsflow recv` is (rtp_receiver_setup_from_sdp): payload type,
+ * interlace, and the bound of the SDP's picture on every frame. */
 
 typedef struct nmos_service_config {
     pl_pipeline *pipeline;
@@ -150,7 +152,8 @@ typedef struct nmos_service_config {
      * anew. */
     const char *output;
     int md5;             /* keep each stream's MD5 (nmos_service_stream) */
-    unsigned reorder_ms; /* 0: 20 */
+    unsigned reorder_ms;      /* 0: 20 */
+    unsigned reorder_packets; /* the reorder window; 0: 512 (see rtp_receiver_options) */
 } nmos_service_config;
 
 typedef struct nmos_service nmos_service;
@@ -171,9 +174,10 @@ void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *i
 
 /* Senders the service sends itself: a clip (.jxs codestreams, as in a
  * file; copied) sent in a loop to the activated destination, each frame's
- * packets in one burst at its time (rtp_send_clip: no ST 2110-21 pacing),
- * RTP sequence numbers and timestamps running on across loops. The SDP's
- * payload type and frame rate are used. */
+ * packets in one burst at its time (rtp_sender with RTP_PACING_FRAME: no ST
+ * 2110-21 pacing), RTP sequence numbers, timestamps and F counters running on
+ * across loops. The SDP's payload type and frame rate are used. A clip that is
+ * not JPEG XS codestreams throughout is refused. */
 xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip, size_t len,
                                  xsf_error *err);
 /* The nmos_activate_sender_fn (the service as ctx). */

@@ -4,7 +4,16 @@
  *
  * A frame (pl_frame) comes from its stream's pool: a codestream buffer in
  * pinned host memory (the RTP receiver assembles packets straight into it)
- * and, once decoded, a picture in pinned host memory and/or device memory.
+ * and, once decoded, a picture (xsf_picture) in pinned host memory and/or
+ * device memory, from the pools of the stream's GPU.
+ *
+ * Codecs: a stream's codec is named by its configuration
+ * (pl_stream_config.codec) or found by probing its first frame; the
+ * pipeline dispatches through the codec table (common/xsf_codec.h) and
+ * names no codec. Each frame's header is parsed once: by a source that
+ * parsed it anyway (pl_frame_set_header), else by the decode stage, and the
+ * description (pl_frame.desc) travels with the frame to the decoders and
+ * the sink.
  * Pools are sized when a stream is added; buffers grow only when a stream's
  * frames grow, so the steady state allocates nothing. With the GPU engine a
  * provisioner thread pins the memory ahead of need: once a stream's frame
@@ -48,8 +57,9 @@
  * last_packet time set) or pl_frame_abort when it never will be (counted
  * with its reason). A partial frame has its index and its place in the
  * stream's order from pl_frame_submit_partial. A GPU decoder that takes a
- * partial frame decodes its slices as the prefix grows (it sleeps on a
- * condition variable between updates, no spinning; xs_gpu_decode_begin /
+ * partial frame (of a codec that decodes incrementally: xsf_codec.gpu_begin;
+ * JPEG XS) decodes its slices as the prefix grows (it sleeps on a
+ * condition variable between updates, no spinning; the codec's gpu_begin /
  * more / end), with the picture rows they make final (downloaded into the
  * host picture as they are, told to a sink that asks: pl_sink.rows), and
  * finishes when the frame is whole; the CPU stage, and a
@@ -87,8 +97,9 @@
 
 #include "image_io.h"
 #include "rtp.h"
-#include "xs.h"
 #include "xsf.h"
+#include "xsf_codec.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +107,7 @@ extern "C" {
 
 #define PL_MAX_GPUS 16
 #define PL_MAX_STREAMS 64
+#define PL_MAX_FIELDS 2
 
 typedef struct pl_pipeline pl_pipeline;
 
@@ -165,7 +177,8 @@ typedef struct pl_frame pl_frame;
  * the pool when it returns (the sink does not release it).
  * rows() (optional) hears of a partial frame decoded on the GPU as it
  * arrives (see "Partial frames"): rows [0, rows[c]) of each component of
- * frame->picture are final where the sink wants the picture (host rows
+ * frame->picture[0] (host) and device_picture[0] are final where the sink
+ * wants them (host rows
  * downloaded, device rows written), while later rows are still arriving.
  * Called on the decoder's thread, between the frame's data and at least
  * every 50 us while rows are on their way, with growing rows; not for
@@ -180,7 +193,7 @@ typedef struct pl_sink {
     void *ctx;
     pl_placement placement;
     void (*refused)(void *ctx, const pl_frame *frame, const char *why);
-    void (*rows)(void *ctx, const pl_frame *frame, const int rows[XS_MAX_COMPONENTS]);
+    void (*rows)(void *ctx, const pl_frame *frame, const int rows[XSF_MAX_COMPONENTS]);
 } pl_sink;
 
 typedef struct pl_stream_config {
@@ -195,6 +208,12 @@ typedef struct pl_stream_config {
                                    fails past it); 0 = no limit. The stream's pool then holds
                                    at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
     pl_sink sink;
+    /* The stream's codec, by name ("jpeg-xs", "bpc-paco": xsf_codec_find); NULL: the first
+     * frame's codestream says (xsf_codec_probe), and the stream keeps that codec. */
+    const char *codec;
+    /* Settings of the codec's decoders (xsf_codec.params_set), the caller's until the stream
+     * is removed; NULL for none. */
+    const void *codec_params;
     /* Optional: one CSV line per delivered frame, written before deliver() (PL_FRAME_LOG_HEADER
      * names the fields; times are pl_now_ns(), 0 where a stage did not happen). Several
      * streams may share one file. */
@@ -205,18 +224,6 @@ typedef struct pl_stream_config {
     "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
     "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns"
 
-
-/* A decoded picture: uint16 samples at the component's depth. Host planes
- * are pinned when the GPU engine runs; device planes live on `device`. */
-typedef struct pl_picture {
-    int nc;
-    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
-    uint16_t *plane[XS_MAX_COMPONENTS]; /* host, tightly packed rows; NULL when not asked for */
-    size_t pitch[XS_MAX_COMPONENTS];    /* host: samples between rows */
-    uint16_t *device_plane[XS_MAX_COMPONENTS]; /* NULL when not asked for */
-    size_t device_pitch_bytes[XS_MAX_COMPONENTS];
-    int device; /* CUDA device of device_plane, -1 for none */
-} pl_picture;
 
 typedef struct pl_times {
     uint64_t first_packet; /* first packet (or byte read) of the frame */
@@ -246,10 +253,17 @@ struct pl_frame {
     uint32_t rtp_timestamp; /* when has_rtp_timestamp */
     int has_rtp_timestamp;
     pl_times t;
-    /* Filled by the decode stage. */
-    xs_header header;
-    pl_picture picture;    /* progressive frame, or the first field */
-    pl_picture picture2;   /* the second field when fields == 2 */
+    /* Each field's codestream as its codec describes it (the picture it decodes to, its
+     * colour, the parsed header): desc[k] is valid once bit k of `described` is set, by the
+     * source (pl_frame_set_header, before submitting) or else by the decode stage. */
+    xsf_codec_frame desc[PL_MAX_FIELDS];
+    unsigned described;
+    /* Filled by the decode stage where the sink wants them: field k's picture in host
+     * memory (pinned with the GPU engine) and in device memory (on its GPU); fmt.nc 0 where
+     * not asked for. Views of the pipeline's pools (ref NULL): valid until pl_frame_release.
+     * Their colour is the codestream's (desc[k].colour), props.index the frame's index. */
+    xsf_picture picture[PL_MAX_FIELDS];
+    xsf_picture device_picture[PL_MAX_FIELDS];
     /* Free for the source and the sink (e.g. a frame number from a file). */
     uint64_t user;
 };
@@ -314,6 +328,17 @@ void pl_frame_progress(pl_pipeline *p, pl_frame *frame, size_t complete_bytes);
  * decoder reads it. Also takes an acquired frame never submitted (then like
  * pl_frame_discard, but counted). A frame already whole is left alone. */
 void pl_frame_abort(pl_pipeline *p, pl_frame *frame, pl_drop_reason reason);
+/* The header hook: the source parsed field `field`'s header already, with the stream's
+ * codec's own parser (`parsed`, `size` bytes: e.g. the RTP receiver's xs_header), and
+ * hands it over so that nothing parses it again (xsf_codec.describe). Between acquire
+ * and submit (or submit_partial). XSF_ERR_ARG where the stream has no codec yet or the
+ * codec does not take that header. */
+xsf_status pl_frame_set_header(pl_pipeline *p, pl_frame *frame, int field, const void *parsed, size_t size,
+                               xsf_error *err);
+/* The same with a description the source made itself (xsf_codec.parse_header). */
+void pl_frame_set_description(pl_frame *frame, int field, const xsf_codec_frame *desc);
+/* The stream's codec: the configuration's, or its first frame's; NULL until known. */
+const xsf_codec *pl_stream_codec(pl_pipeline *p, int stream);
 /* Gives back an acquired frame unused (not counted). */
 void pl_frame_discard(pl_pipeline *p, pl_frame *frame);
 /* Counts a frame that the source dropped itself for `reason`. */
@@ -423,8 +448,10 @@ pl_sink pl_null_sink(pl_placement placement);
 /* ------------------------------------------------------------------ */
 /* Sources                                                              */
 
-/* A .jxs file: its codestreams, one frame each, read into the stream's
- * frames (PL_BLOCK: nothing is dropped). Runs in the calling thread and
+/* A file of codestreams one after the other (.jxs, .bpc): one frame each,
+ * read into the stream's frames (PL_BLOCK: nothing is dropped), split by the
+ * stream's codec (xsf_codec.codestream_size; a stream without one yet takes
+ * the codec that probes the file's first bytes). Runs in the calling thread and
  * returns at the end of the file (or at max_frames, or at the first
  * codestream whose structure does not parse: *err says where). Each frame's
  * `user` is its number in the file. interlaced: the codestreams are fields,
@@ -442,6 +469,8 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
 typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE, PL_RTP_PUSH } pl_rtp_kind;
 typedef struct pl_rtp_config {
     pl_rtp_kind kind;
+    const char *transport;    /* a receive transport by name (rtp_transport_find: "udp", "pcap",
+                                 "capture", ...); NULL: the kind's (PL_RTP_PUSH: none) */
     rtp_udp_config udp;       /* PL_RTP_SOCKET */
     const char *path;         /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
     const char *filter;       /* pcap/capture BPF filter (NULL: "udp") */
@@ -485,8 +514,8 @@ void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
 void pl_rtp_source_destroy(pl_rtp_source *s);
 
-/* A host picture as an imgio picture (no copy; device planes are not seen). */
-void pl_picture_view(const pl_picture *picture, imgio_picture *out);
+/* A host picture as an imgio picture (no copy; nc 0 for a device picture or none). */
+void pl_picture_view(const xsf_picture *picture, imgio_picture *out);
 
 /* The clock of pl_times: the packet clock (xsf_clock_wall_ns, CLOCK_REALTIME,
  * ns). For intervals and deadlines use the monotonic clock instead

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "xs.h"
 #include "xsf.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,7 @@ extern "C" {
 #define RTP_HEADER_BYTES 12
 #define RTP_MAX_CSRC 15
 #define RTP_CLOCK_HZ 90000 /* RFC 9134: the RTP clock of JPEG XS video */
+#define RTP_JXS_CODEC "jpeg-xs" /* the codec (xsf_codec_find) of what RFC 9134 carries */
 
 typedef struct rtp_header {
     uint8_t version;      /* always 2 once parsed */
@@ -272,6 +274,13 @@ typedef struct rtp_frame {
      * are not there yet (data, slices). Valid during the callback. NULL, 0 otherwise. */
     const rtp_copy *copies;
     size_t ncopies;
+    /* The segment's picture header (ISO/IEC 21122-1: SOC up to the first SLH), as the
+     * depacketizer parsed it to bound the segment (rtp_jxs_codestream_bound): has_header
+     * says it is there (whole frames whose codestream starts with a header that parses, and
+     * partial ones whose header segment is whole), so that a receiver passes it on with the
+     * codestream instead of parsing it again. header.header_bytes counts from `data`. */
+    int has_header;
+    xs_header header;
 } rtp_frame;
 
 typedef void (*rtp_frame_cb)(void *ctx, const rtp_frame *frame);
@@ -441,6 +450,8 @@ typedef enum rtp_pacing {
     RTP_PACING_NARROW = 0, /* one packet every TRS = TFRAME / NPACKETS (linear) */
     RTP_PACING_WIDE,       /* bursts of up to the wide sender's CMAX - 1 packets */
     RTP_PACING_NONE,       /* as fast as possible */
+    RTP_PACING_FRAME,      /* each segment's packets at once, at the segment's time (no ST
+                              2110-21 sender type, no TP): loopback, tests, the demo */
 } rtp_pacing;
 
 /* ST 2110-21 network-compatibility bound CMAX for a frame of `npackets`
@@ -458,7 +469,7 @@ uint64_t rtp_pacing_offset_ns(rtp_pacing pacing, size_t index, size_t npackets, 
 
 /* The largest burst (packets handed over at once, every burst x TRS) that
  * keeps the pacing within its sender type's CMAX: CMAX - 1 (see pacing.c);
- * for RTP_PACING_NONE the whole frame. */
+ * for RTP_PACING_NONE and RTP_PACING_FRAME the whole frame. */
 unsigned rtp_pacing_burst_default(rtp_pacing pacing, size_t npackets, uint64_t frame_ns);
 /* Send time of packet `index` when packets leave in bursts of `burst`
  * (0: rtp_pacing_burst_default): the time of the burst's first packet. */
@@ -684,25 +695,6 @@ const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u);
 int rtp_udp_fd(const rtp_udp *u);
 
 
-/* A simple sender of a clip (codestreams one after the other, as in a .jxs
- * file) over an open socket: each codestream is one progressive frame,
- * whose packets go out in one batch at the frame's time (no ST 2110-21
- * pacing: that is `xsflow send`). For loopback, tests and the demo; blocks
- * until the clip has been sent `loops` times. drop_every N > 0 leaves out
- * every Nth packet (loss injection for tests). */
-typedef struct rtp_send_clip_config {
-    rtp_packetizer_config packetizer;
-    unsigned fps_num, fps_den; /* 0: 25/1 */
-    unsigned loops;            /* 0: 1 */
-    uint32_t first_timestamp;
-    size_t drop_every;
-} rtp_send_clip_config;
-typedef struct rtp_send_clip_result {
-    uint64_t frames, packets, packets_dropped;
-} rtp_send_clip_result;
-xsf_status rtp_send_clip(rtp_udp *u, const rtp_send_clip_config *cfg, const uint8_t *data,
-                         size_t len, rtp_send_clip_result *res, xsf_error *err);
-
 /* ------------------------------------------------------------------ */
 /* Impairments of a sender's own (soak tests with exact accounting)    */
 /*
@@ -789,4 +781,7 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err);
 #ifdef __cplusplus
 }
 #endif
+
+#include "rtp_receive.h" /* receivers: their configuration from an SDP, transports */
+#include "rtp_sender.h"  /* the sender: clips and codestreams as a paced stream */
 #endif

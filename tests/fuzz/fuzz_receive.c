@@ -25,19 +25,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_deliver(void *ctx, pl_frame *f)
 {
     (void)ctx;
-    const pl_picture *pic = &f->picture;
+    const xsf_picture *pic = &f->picture[0];
     volatile uint32_t sum = 0;
-    if (!pic->nc || pic->nc > XS_MAX_COMPONENTS)
+    if (!pic->fmt.nc || pic->fmt.nc > XSF_MAX_COMPONENTS || !(f->described & 1u))
         abort(); /* a frame delivered without its picture */
-    if (pic->width[0] != f->header.wf || pic->height[0] * f->fields < f->header.hf)
+    if (!xsf_format_equal(&pic->fmt, &f->desc[0].format))
         abort(); /* a picture of another size than its header says */
-    for (int c = 0; c < pic->nc; c++) {
-        const uint16_t *p = pic->plane[c];
-        if (!p || pic->width[c] <= 0 || pic->height[c] <= 0)
+    for (int c = 0; c < pic->fmt.nc; c++) {
+        const uint16_t *p = xsf_picture_row16(pic, c, 0);
+        const size_t pitch = pic->stride[c] / sizeof(uint16_t);
+        if (!p || pic->fmt.width[c] <= 0 || pic->fmt.height[c] <= 0)
             abort();
         /* The first and last sample of every row: a short plane shows under ASan. */
-        for (int y = 0; y < pic->height[c]; y++)
-            sum += p[(size_t)y * pic->pitch[c]] + p[(size_t)y * pic->pitch[c] + (size_t)pic->width[c] - 1];
+        for (int y = 0; y < pic->fmt.height[c]; y++)
+            sum += p[(size_t)y * pitch] + p[(size_t)y * pitch + (size_t)pic->fmt.width[c] - 1];
     }
     (void)sum;
     pl_frame_release(f);

@@ -26,6 +26,7 @@
 
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "test.h"
 
 #define NF 40
@@ -67,11 +68,11 @@ static void deliver(void *ctx, pl_frame *f)
     sink_ctx *s = ctx;
     app_md5 m;
     app_md5_init(&m);
-    for (int c = 0; c < f->picture.nc; c++)
-        for (int y = 0; y < f->picture.height[c]; y++)
-            app_md5_update(&m,
-                           (const uint8_t *)(f->picture.plane[c] + (size_t)y * f->picture.pitch[c]),
-                           (size_t)f->picture.width[c] * sizeof(uint16_t));
+    const xsf_picture *pic = &f->picture[0];
+    for (int c = 0; c < pic->fmt.nc; c++)
+        for (int y = 0; y < pic->fmt.height[c]; y++)
+            app_md5_update(&m, (const uint8_t *)xsf_picture_row16(pic, c, y),
+                           (size_t)pic->fmt.width[c] * sizeof(uint16_t));
     pthread_mutex_lock(&s->mu);
     if (s->n < sizeof s->g / sizeof s->g[0]) {
         s->g[s->n].ts = f->rtp_timestamp;

@@ -29,6 +29,7 @@
 #include "image_io.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "test.h"
 
 static const char *vector_dir, *work_dir;

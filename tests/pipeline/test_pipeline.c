@@ -23,6 +23,7 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "pl_gpu.h"
 #include "test.h"
 #ifdef XSF_HAVE_CUDA
@@ -101,7 +102,7 @@ static void picture_md5_deliver(void *ctx, pl_frame *f)
 {
     picture_md5s *pm = ctx; /* one stream's frames come one at a time */
     imgio_picture pic;
-    pl_picture_view(&f->picture, &pic);
+    pl_picture_view(&f->picture[0], &pic);
     if (!pic.nc || !pic.plane[0] || pm->n == PICTURES_MAX) {
         pm->without_picture++;
     } else {
@@ -115,7 +116,7 @@ static void picture_md5_deliver(void *ctx, pl_frame *f)
 }
 
 /* Every picture of `pm` equals the C decoder's picture of its frame: frame n of a clip of
- * `frames` codestreams sent in loops at fps_num/1 from first_timestamp (rtp_send_clip) is
+ * `frames` codestreams sent in loops at fps_num/1 from first_timestamp (rtp_sender) is
  * codestream n mod frames, its timestamp first + n x 90 kHz / fps. Frames come in order;
  * with `all`, every frame sent (n = 0, 1, ...). */
 static void check_pictures(const char *name, const picture_md5s *pm, uint32_t first_timestamp,
@@ -342,7 +343,7 @@ static void holder_deliver(void *ctx, pl_frame *f)
     }
     if ((h->delivered || h->refused) && f->index <= h->last_index)
         h->out_of_order++;
-    if (f->picture.nc && f->picture.plane[0])
+    if (f->picture[0].fmt.nc && f->picture[0].data[0])
         h->with_picture++;
     h->last_index = f->index;
     h->delivered++;
@@ -615,19 +616,36 @@ static void test_flush(void)
  * timestamp names. */
 typedef struct send_job {
     rtp_udp *sock;
-    rtp_send_clip_config cfg;
+    rtp_sender_config cfg;
+    unsigned loops;
     const uint8_t *data;
     size_t len;
-    rtp_send_clip_result res;
+    rtp_sender_stats res;
     xsf_status st;
 } send_job;
 
+/* The clip `loops` times through the library's sender, each frame's packets at once at
+ * its time. */
 static void *send_main(void *arg)
 {
     send_job *j = arg;
     xsf_error err;
     xsf_error_clear(&err);
-    j->st = rtp_send_clip(j->sock, &j->cfg, j->data, j->len, &j->res, &err);
+    memset(&j->res, 0, sizeof j->res);
+    rtp_clip clip;
+    rtp_sender *snd = NULL;
+    j->cfg.sock = j->sock;
+    j->cfg.pacing = RTP_PACING_FRAME;
+    j->st = rtp_clip_open(&clip, j->data, j->len, &err);
+    if (j->st == XSF_OK) {
+        j->st = rtp_sender_create(&snd, &j->cfg, &err);
+        if (j->st == XSF_OK)
+            j->st = rtp_sender_send_clip(snd, &clip, j->loops, &err);
+        if (snd)
+            j->res = *rtp_sender_get_stats(snd);
+        rtp_sender_destroy(snd);
+        rtp_clip_free(&clip);
+    }
     if (j->st != XSF_OK)
         fprintf(stderr, "send: %s\n", err.msg);
     return NULL;
@@ -707,9 +725,9 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         job[k].cfg.packetizer.boxes = 1;
         /* Small packets: many per frame, so that loss hits most frames. */
         job[k].cfg.packetizer.packet_bytes = 600;
-        job[k].cfg.fps_num = 200;
-        job[k].cfg.fps_den = 1;
-        job[k].cfg.loops = loops;
+        job[k].cfg.rate_num = 200;
+        job[k].cfg.rate_den = 1;
+        job[k].loops = loops;
         job[k].cfg.first_timestamp = 0x10000000u * (uint32_t)(k + 1);
         job[k].cfg.drop_every = drop_every;
         job[k].data = data[k];
@@ -734,7 +752,7 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         pl_rtp_source_stats(src[k], &rs, NULL);
         pl_stream_stats ss;
         pl_stream_stats_get(p, sid[k], &ss);
-        const uint64_t sent = job[k].res.frames;
+        const uint64_t sent = job[k].res.segments;
         if (!drop_every) {
             CHECK(ss.delivered == sent && rs.lost == 0 && ss.dropped_total == 0,
                   "%s: %llu of %llu frames delivered, %llu packets lost, %llu frames dropped "
@@ -753,14 +771,14 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
                   "%s: %llu delivered + %llu dropped != %llu sent (lost %llu)", names[k],
                   (unsigned long long)ss.delivered, (unsigned long long)dropped,
                   (unsigned long long)sent, (unsigned long long)rs.lost);
-            CHECK(rs.lost == job[k].res.packets_dropped, "%s: %llu lost, %llu left out", names[k],
-                  (unsigned long long)rs.lost, (unsigned long long)job[k].res.packets_dropped);
+            CHECK(rs.lost == job[k].res.dropped, "%s: %llu lost, %llu left out", names[k],
+                  (unsigned long long)rs.lost, (unsigned long long)job[k].res.dropped);
             CHECK(dropped > 0, "%s: loss dropped frames", names[k]);
             CHECK(pm[k].n == ss.delivered && ss.delivered > 0,
                   "%s: %zu pictures of %llu frames delivered (some must be)", names[k], pm[k].n,
                   (unsigned long long)ss.delivered);
         }
-        check_pictures(names[k], &pm[k], job[k].cfg.first_timestamp, job[k].cfg.fps_num, ref[k],
+        check_pictures(names[k], &pm[k], job[k].cfg.first_timestamp, job[k].cfg.rate_num, ref[k],
                        frames[k], !drop_every);
         CHECK(ss.latency.count == ss.delivered, "latency measured for every frame");
         pl_rtp_source_destroy(src[k]);
@@ -794,7 +812,7 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
             memset(&uc, 0, sizeof uc);
             uc.gso_segments = gso;
             rtp_udp_open_sender(&job[k].sock, &to, &uc, &err);
-            job[k].cfg.loops = 1;
+            job[k].loops = 1;
             job[k].cfg.drop_every = 0;
         }
         for (int k = 0; k < NSTREAMS; k++)
@@ -1000,7 +1018,7 @@ typedef struct checker {
     int rows_last[XS_MAX_COMPONENTS];
 } checker;
 
-static void checker_rows(void *ctx, const pl_frame *f, const int rows[XS_MAX_COMPONENTS])
+static void checker_rows(void *ctx, const pl_frame *f, const int rows[XSF_MAX_COMPONENTS])
 {
     checker *c = ctx;
     pthread_mutex_lock(&c->mu);
@@ -1011,13 +1029,14 @@ static void checker_rows(void *ctx, const pl_frame *f, const int rows[XS_MAX_COM
         memset(c->rows_last, 0, sizeof c->rows_last);
     }
     c->rows_calls++;
-    int same = r && f->picture.nc == r->nc;
+    const xsf_picture *pic = &f->picture[0];
+    int same = r && pic->fmt.nc == r->nc;
     for (int k = 0; same && k < r->nc; k++) {
-        same = rows[k] >= 0 && rows[k] <= r->height[k] && f->picture.plane[k];
+        same = rows[k] >= 0 && rows[k] <= r->height[k] && pic->data[k];
         c->rows_shrank += rows[k] < c->rows_last[k];
         c->rows_last[k] = rows[k];
         for (int y = 0; same && y < rows[k]; y++)
-            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+            same = !memcmp(xsf_picture_row16(pic, k, y),
                            r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->rows_bad += !same;
@@ -1029,11 +1048,12 @@ static void checker_deliver(void *ctx, pl_frame *f)
     checker *c = ctx;
     pthread_mutex_lock(&c->mu);
     const ref_frame *r = f->user < c->nref ? &c->ref[f->user] : NULL;
-    int same = r && f->picture.nc == r->nc;
+    const xsf_picture *pic = &f->picture[0];
+    int same = r && pic->fmt.nc == r->nc;
     for (int k = 0; same && k < r->nc; k++) {
-        same = f->picture.width[k] == r->width[k] && f->picture.height[k] == r->height[k] && f->picture.plane[k];
+        same = pic->fmt.width[k] == r->width[k] && pic->fmt.height[k] == r->height[k] && pic->data[k];
         for (int y = 0; same && y < r->height[k]; y++)
-            same = !memcmp(f->picture.plane[k] + (size_t)y * f->picture.pitch[k],
+            same = !memcmp(xsf_picture_row16(pic, k, y),
                            r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->mismatched += !same;
@@ -1336,34 +1356,40 @@ typedef struct placement_checker {
     uint64_t delivered, fields2, bad_layout, mismatched, out_of_order, last_index;
 } placement_checker;
 
-/* 1 when `pic` holds ref's picture where `placement` asks for it. */
-static int picture_as_placed(const pl_picture *pic, const ref_frame *r, pl_placement placement)
+/* 1 when `host` and `dev` hold ref's picture where `placement` asks for it. */
+static int picture_as_placed(const xsf_picture *host, const xsf_picture *dev, const ref_frame *r,
+                             pl_placement placement)
 {
-    if (!r || pic->nc != r->nc)
+    if (!r || ((placement & PL_PICTURE_HOST) && host->fmt.nc != r->nc) ||
+        ((placement & PL_PICTURE_DEVICE) && dev->fmt.nc != r->nc))
         return 0;
     for (int k = 0; k < r->nc; k++) {
-        if (pic->width[k] != r->width[k] || pic->height[k] != r->height[k])
-            return 0;
         const size_t row = (size_t)r->width[k] * sizeof(uint16_t);
         const size_t n = (size_t)r->width[k] * (size_t)r->height[k];
-        if ((pic->plane[k] != NULL) != ((placement & PL_PICTURE_HOST) != 0) ||
-            (pic->device_plane[k] != NULL) != ((placement & PL_PICTURE_DEVICE) != 0))
+        if ((host->data[k] != NULL) != ((placement & PL_PICTURE_HOST) != 0) ||
+            (dev->data[k] != NULL) != ((placement & PL_PICTURE_DEVICE) != 0))
             return 0;
-        if (pic->plane[k]) {
-            if (pic->pitch[k] != (size_t)r->width[k] || (k && pic->plane[k] != pic->plane[k - 1] +
-                                                                   (size_t)r->width[k - 1] * r->height[k - 1]))
+        if (host->data[k]) {
+            if (host->fmt.width[k] != r->width[k] || host->fmt.height[k] != r->height[k] ||
+                host->memory == XSF_MEMORY_DEVICE)
                 return 0;
-            if (memcmp(pic->plane[k], r->plane[k], n * sizeof(uint16_t)))
+            if (host->stride[k] != row ||
+                (k && host->data[k] != host->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
+                return 0;
+            if (memcmp(host->data[k], r->plane[k], n * sizeof(uint16_t)))
                 return 0;
         }
-        if (pic->device_plane[k]) {
-            if (pic->device_pitch_bytes[k] != row ||
-                (k && pic->device_plane[k] != pic->device_plane[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1]))
+        if (dev->data[k]) {
+            if (dev->fmt.width[k] != r->width[k] || dev->fmt.height[k] != r->height[k] ||
+                dev->memory != XSF_MEMORY_DEVICE)
+                return 0;
+            if (dev->stride[k] != row ||
+                (k && dev->data[k] != dev->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
                 return 0;
 #ifdef XSF_HAVE_CUDA
             uint16_t *h = malloc(n ? n * sizeof(uint16_t) : 1);
-            const int same = h && cudaSetDevice(pic->device) == cudaSuccess &&
-                             cudaMemcpy(h, pic->device_plane[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
+            const int same = h && cudaSetDevice(dev->device) == cudaSuccess &&
+                             cudaMemcpy(h, dev->data[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
                                  cudaSuccess &&
                              !memcmp(h, r->plane[k], n * sizeof(uint16_t));
             free(h);
@@ -1383,14 +1409,15 @@ static void placement_deliver(void *ctx, pl_frame *f)
     pthread_mutex_lock(&c->mu);
     /* user: the reference of the picture, and of the second field + 1 above bit 16. */
     const size_t r1 = (size_t)(f->user & 0xffff), r2 = (size_t)(f->user >> 16);
-    int same = r1 < c->nref && picture_as_placed(&f->picture, &c->ref[r1], c->placement);
+    int same = r1 < c->nref && picture_as_placed(&f->picture[0], &f->device_picture[0], &c->ref[r1], c->placement);
     if (f->fields == 2) {
-        same = same && r2 >= 1 && r2 - 1 < c->nref && picture_as_placed(&f->picture2, &c->ref[r2 - 1], c->placement);
+        same = same && r2 >= 1 && r2 - 1 < c->nref &&
+               picture_as_placed(&f->picture[1], &f->device_picture[1], &c->ref[r2 - 1], c->placement);
         c->fields2++;
     }
     c->mismatched += !same;
     if (c->placement & PL_PICTURE_DEVICE)
-        c->bad_layout += f->picture.device < 0;
+        c->bad_layout += f->device_picture[0].device < 0;
     if (c->delivered && f->index <= c->last_index)
         c->out_of_order++;
     c->last_index = f->index;

@@ -28,6 +28,7 @@
 
 #include "jxs_file.h"
 #include "pipeline.h"
+#include "xs.h"
 #include "test.h"
 
 static const char *vector_dir;

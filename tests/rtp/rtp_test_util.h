@@ -30,15 +30,10 @@ static inline uint8_t *tu_read_file(const char *path, size_t *len)
 /* Byte length of the codestream at data[0], or 0 when it does not parse. */
 static inline size_t tu_codestream_bytes(const uint8_t *data, size_t len)
 {
-    xs_layout l;
     xsf_error e;
     xsf_error_clear(&e);
-    memset(&l, 0, sizeof l);
-    if (xs_scan_layout(data, len, &l, &e) != XSF_OK)
-        return 0;
-    size_t n = l.codestream_bytes;
-    xs_layout_free(&l);
-    return n;
+    size_t n = 0;
+    return xs_jxs_next(data, len, 0, &n, NULL, &e) == XSF_OK ? n : 0;
 }
 
 /* A list of packets. */
@@ -135,6 +130,30 @@ static inline void tu_on_frame(void *ctx, const rtp_frame *f)
     memcpy(s->data + s->len, f->data, f->bytes);
     s->len += f->bytes;
     s->frames++;
+}
+
+
+/* Sends a clip over `u` with the library's sender: each frame's packets at once at its
+ * time (cfg.pacing, usually RTP_PACING_FRAME), `loops` times; its counts in *res. */
+static inline xsf_status tu_send_clip(rtp_udp *u, rtp_sender_config cfg, const uint8_t *data,
+                                      size_t len, unsigned loops, rtp_sender_stats *res,
+                                      xsf_error *err)
+{
+    memset(res, 0, sizeof *res);
+    rtp_clip clip;
+    xsf_status st = rtp_clip_open(&clip, data, len, err);
+    if (st != XSF_OK)
+        return st;
+    rtp_sender *s = NULL;
+    cfg.sock = u;
+    st = rtp_sender_create(&s, &cfg, err);
+    if (st == XSF_OK)
+        st = rtp_sender_send_clip(s, &clip, loops, err);
+    if (s)
+        *res = *rtp_sender_get_stats(s);
+    rtp_sender_destroy(s);
+    rtp_clip_free(&clip);
+    return st;
 }
 
 #endif

@@ -157,9 +157,9 @@ static rtp_addr rx_address(const rx *r, const char *loopback)
     return a;
 }
 
-static rtp_send_clip_config clip_config(rtp_jxs_mode mode, size_t packet_bytes, size_t drop_every)
+static rtp_sender_config clip_config(rtp_jxs_mode mode, size_t packet_bytes, size_t drop_every)
 {
-    rtp_send_clip_config cfg;
+    rtp_sender_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.packetizer.mode = mode;
     cfg.packetizer.packet_bytes = packet_bytes;
@@ -167,15 +167,15 @@ static rtp_send_clip_config clip_config(rtp_jxs_mode mode, size_t packet_bytes, 
     cfg.packetizer.ssrc = SSRC;
     cfg.packetizer.first_seq = 65000; /* wraps within the test */
     cfg.packetizer.boxes = 1;
-    cfg.fps_num = 100;
-    cfg.fps_den = 1;
-    cfg.loops = LOOPS;
+    cfg.pacing = RTP_PACING_FRAME;
+    cfg.rate_num = 100;
+    cfg.rate_den = 1;
     cfg.drop_every = drop_every;
     return cfg;
 }
 
-/* Packets of each frame as rtp_send_clip makes them, for the expected loss. */
-static size_t frame_packets(const clip *c, size_t f, const rtp_send_clip_config *cfg)
+/* Packets of each frame as the sender makes them, for the expected loss. */
+static size_t frame_packets(const clip *c, size_t f, const rtp_sender_config *cfg)
 {
     rtp_packetizer *p = NULL;
     xsf_error err;
@@ -228,10 +228,10 @@ static void run(const clip *c, const char *name, const char *loopback, rtp_jxs_m
               "%s: SO_NO_CHECK: %s", name, strerror(errno));
     }
     CHECK(rtp_udp_gro(r.sock) == gro, "%s: GRO %d, asked for %d", name, rtp_udp_gro(r.sock), gro);
-    rtp_send_clip_config cfg = clip_config(mode, packet_bytes, drop_every);
-    rtp_send_clip_result res;
-    CHECK(rtp_send_clip(tx, &cfg, c->data, c->len, &res, &err) == XSF_OK, "%s: send: %s", name,
-          err.msg);
+    rtp_sender_config cfg = clip_config(mode, packet_bytes, drop_every);
+    rtp_sender_stats res;
+    CHECK(tu_send_clip(tx, cfg, c->data, c->len, LOOPS, &res, &err) == XSF_OK, "%s: send: %s",
+          name, err.msg);
     rx_close(&r);
     const rtp_stats *st = rtp_depacketizer_stats(r.dep);
     const rtp_udp_counters *txc = rtp_udp_get_counters(tx), *rxc = rtp_udp_get_counters(r.sock);
@@ -262,12 +262,12 @@ static void run(const clip *c, const char *name, const char *loopback, rtp_jxs_m
           want_frames, frames);
     /* Exact per-packet accounting: every packet sent is received once, the
      * ones left out are lost, and nothing else. */
-    CHECK(st->packets == res.packets && st->lost == res.packets_dropped && !st->duplicated &&
+    CHECK(st->packets == res.packets && st->lost == res.dropped && !st->duplicated &&
               !st->reordered && !st->truncated && !st->invalid,
           "%s: %llu packets received of %llu sent, %llu lost of %llu left out, %llu duplicated, "
           "%llu reordered, %llu truncated, %llu invalid",
           name, (unsigned long long)st->packets, (unsigned long long)res.packets,
-          (unsigned long long)st->lost, (unsigned long long)res.packets_dropped,
+          (unsigned long long)st->lost, (unsigned long long)res.dropped,
           (unsigned long long)st->duplicated, (unsigned long long)st->reordered,
           (unsigned long long)st->truncated, (unsigned long long)st->invalid);
     CHECK(r.datagrams == res.packets && rxc->received_datagrams == res.packets &&
@@ -319,7 +319,7 @@ static void plain_sender(const clip *c, int gro)
     memcpy(&sin.sin_addr, to.addr, 4);
     const int fd = socket(AF_INET, SOCK_DGRAM, 0);
     CHECK(fd >= 0, "%s: socket", name);
-    rtp_send_clip_config cfg = clip_config(RTP_JXS_CODESTREAM, 1440, 0);
+    rtp_sender_config cfg = clip_config(RTP_JXS_CODESTREAM, 1440, 0);
     rtp_packetizer *p = NULL;
     xsf_error err;
     xsf_error_clear(&err);

@@ -80,20 +80,21 @@ static int receive(rtp_udp *u, int want, int ms, int *a, int *b, int *foreign_a,
 /* An RTP stream of one codestream per frame, from `from`, `frames` frames. */
 static void send_stream(rtp_udp *u, uint32_t ssrc, const uint8_t *cs, size_t len, int frames)
 {
-    rtp_send_clip_config c;
+    rtp_sender_config c;
     memset(&c, 0, sizeof c);
     c.packetizer.mode = RTP_JXS_CODESTREAM;
     c.packetizer.payload_type = 112;
     c.packetizer.ssrc = ssrc;
     c.packetizer.first_seq = (uint16_t)(ssrc * 7);
     c.packetizer.boxes = 1;
-    c.fps_num = 200;
-    c.fps_den = 1;
-    c.loops = (unsigned)frames;
-    rtp_send_clip_result r;
+    c.pacing = RTP_PACING_FRAME;
+    c.rate_num = 200;
+    c.rate_den = 1;
+    rtp_sender_stats r;
     xsf_error err;
     xsf_error_clear(&err);
-    CHECK(rtp_send_clip(u, &c, cs, len, &r, &err) == XSF_OK, "send clip: %s", err.msg);
+    CHECK(tu_send_clip(u, c, cs, len, (unsigned)frames, &r, &err) == XSF_OK, "send clip: %s",
+          err.msg);
 }
 
 int main(int argc, char **argv)

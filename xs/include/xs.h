@@ -137,6 +137,26 @@ typedef struct xs_layout {
 xsf_status xs_scan_layout(const uint8_t *buf, size_t len, xs_layout *layout, xsf_error *err);
 void xs_layout_free(xs_layout *layout);
 
+/* A .jxs file (or any buffer) holds JPEG XS codestreams one after the other,
+ * each from its SOC to its EOC (interlaced material: the two fields of a
+ * frame as two codestreams). xs_jxs_next finds the extent of the codestream
+ * that starts at data[offset] by its structure (the picture header, then
+ * every slice and precinct header by its length fields; nothing is entropy
+ * decoded, nothing is allocated): *bytes is its size, at least 1 and at most
+ * len - offset, so that the next one starts at offset + *bytes. `hdr` (may
+ * be NULL) receives its parsed picture header. Errors, with the byte within
+ * that codestream and the reason: XSF_ERR_TRUNCATED when offset >= len (no
+ * codestream left) or the data ends inside it, XSF_ERR_INVALID when it is
+ * not a codestream (garbage, a wrong marker, an Lcod that disagrees). Walk
+ * a file with
+ *     for (size_t off = 0, n; off < len; off += n)
+ *         if (xs_jxs_next(data, len, off, &n, NULL, err) != XSF_OK) ...     */
+xsf_status xs_jxs_next(const uint8_t *data, size_t len, size_t offset, size_t *bytes,
+                       xs_header *hdr, xsf_error *err);
+/* The codestreams of data[0, len) that xs_jxs_next walks, counted up to `max`
+ * (the count stops at the first that does not walk). */
+size_t xs_jxs_count(const uint8_t *data, size_t len, size_t max);
+
 /* Decoded picture: one plane per component, samples at the component's
  * depth B[c] in uint16 (unsigned, right-aligned). */
 typedef struct xs_image {
@@ -158,6 +178,10 @@ void xs_decoder_destroy(xs_decoder *dec);
  * until the next call. */
 xsf_status xs_decode(xs_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed,
                      const xs_image **img);
+/* The same for a codestream whose header the caller parsed already: `hdr`
+ * is what xs_parse_header gave for buf (it is not read again). */
+xsf_status xs_decode_parsed(xs_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                            size_t *consumed, const xs_image **img);
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
 
@@ -233,6 +257,14 @@ xsf_status xs_gpu_decode_begin(xs_gpu_decoder *dec, const uint8_t *buf, size_t l
 xsf_status xs_gpu_decode_more(xs_gpu_decoder *dec, const uint8_t *buf, size_t len);
 xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed);
 void xs_gpu_decode_abort(xs_gpu_decoder *dec);
+/* xs_gpu_decode and xs_gpu_decode_begin for a codestream whose header the
+ * caller parsed already: `hdr` is what xs_parse_header gave for buf (for
+ * begin: for the prefix buf[0, len), which held the whole header); the
+ * header is not parsed again. */
+xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                                size_t *consumed);
+xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
+                                      size_t len);
 /* Between begin and end: rows [0, rows[c]) of each component are final in
  * the output planes once the work enqueued so far has run (an event or a
  * host function on the stream says when); 0 outside a frame. Errors the
@@ -432,6 +464,10 @@ const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);
  * adds events to the stream); valid after a sync. Returns the stage count. */
 void xs_gpu_encoder_set_timing(xs_gpu_encoder *enc, int on);
 int xs_gpu_encoder_stage_times(const xs_gpu_encoder *enc, const char **names, float *ms, int max);
+
+/* JPEG XS in the codec table (xs/codec_xs.c; codec/xsf_codecs.h finds it). */
+struct xsf_codec;
+extern const struct xsf_codec xs_codec;
 
 #ifdef __cplusplus
 }

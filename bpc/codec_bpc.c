@@ -1,0 +1,319 @@
+/* BPC-PaCo in the codec table (common/xsf_codec.h): the header reader, the
+ * C reference decoder and the CUDA decoder behind the table's functions.
+ * The parsed header travels as a bpc_info in xsf_codec_frame.header. The
+ * decoders read the code-block index from the codestream themselves (the
+ * header summary does not hold it). The CUDA decoder writes into planes of
+ * its own and synchronizes its stream (bpc_gpu_decode); a caller's device
+ * picture gets a copy of them on the device, a host picture its rows. No
+ * incremental decoding. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpc.h"
+#include "xsf_codec.h"
+#include "xsf_colour.h"
+
+#if XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+_Static_assert(sizeof(bpc_info) <= XSF_CODEC_HEADER_MAX, "bpc_info must fit xsf_codec_frame.header");
+
+static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
+{
+    if (err)
+        xsf_error_set(err, st, "%s", msg && msg[0] ? msg : xsf_status_name(st));
+    return st;
+}
+
+static int bpc_probe(const uint8_t *buf, size_t len)
+{
+    return bpc_detect(buf, len) ? 100 : 0;
+}
+
+static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
+{
+    if (size != sizeof(bpc_info))
+        return xsf_error_set(err, XSF_ERR_ARG, "a BPC-PaCo header is a bpc_info (%zu bytes, not %zu)",
+                             sizeof(bpc_info), size);
+    const bpc_info *h = parsed;
+    memset(out, 0, offsetof(xsf_codec_frame, header));
+    out->codec = &bpc_codec;
+    out->format.container = XSF_PLANAR_U16;
+    out->format.nc = h->nc;
+    for (int c = 0; c < h->nc && c < BPC_MAX_COMPONENTS; c++) {
+        out->format.width[c] = h->width[c];
+        out->format.height[c] = h->height[c];
+        out->format.depth[c] = h->depth[c];
+    }
+    out->codestream_bytes = h->codestream_bytes;
+    out->header_bytes = h->header_bytes;
+    out->field = XSF_FIELD_NONE;
+    xsf_colour_default(&out->colour);
+    if (h->colour != BPC_COLOUR_NONE) { /* RCT and ICT are undone: R, G, B */
+        xsf_colour_rgb(&out->colour, XSF_COLOUR_CODESTREAM);
+    }
+    memcpy(out->header.bytes, h, sizeof *h);
+    return XSF_OK;
+}
+
+static xsf_status bpc_parse(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
+{
+    bpc_info info;
+    const xsf_status st = bpc_parse_header(buf, len, &info, err);
+    return st != XSF_OK ? st : bpc_describe(&info, sizeof info, out, err);
+}
+
+static xsf_status bpc_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
+{
+    bpc_info info;
+    *bytes = 0;
+    const xsf_status st = bpc_parse_header(buf, len, &info, err);
+    if (st != XSF_OK)
+        return st;
+    if (info.codestream_bytes == 0 || info.codestream_bytes > len)
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "the codestream of %zu bytes ends after %zu",
+                             info.codestream_bytes, len);
+    *bytes = info.codestream_bytes;
+    return XSF_OK;
+}
+
+static xsf_status params_set(void **params, const char *key, const uint8_t *value, size_t len, xsf_error *err)
+{
+    if (!key || strcmp(key, "tables"))
+        return xsf_error_set(err, XSF_ERR_ARG, "BPC-PaCo decoders take \"tables\", not \"%s\"",
+                             key ? key : "(null)");
+    bpc_tables *t = NULL;
+    const xsf_status st = bpc_tables_load(&t, value, len, err);
+    if (st != XSF_OK)
+        return st;
+    bpc_tables_destroy(*params);
+    *params = t;
+    return XSF_OK;
+}
+
+static void params_free(void *params)
+{
+    bpc_tables_destroy(params);
+}
+
+/* ---- C decoder ---- */
+
+static xsf_status cpu_create(void **dec, xsf_error *err)
+{
+    bpc_decoder *d = NULL;
+    const xsf_status st = bpc_decoder_create(&d);
+    *dec = d;
+    return st == XSF_OK ? st : xsf_error_set(err, st, "out of memory for a decoder");
+}
+
+static void cpu_destroy(void *dec)
+{
+    bpc_decoder_destroy(dec);
+}
+
+/* Copies a decoded picture into the caller's (host) picture. */
+static xsf_status copy_out(const bpc_image *img, xsf_picture *out, xsf_error *err)
+{
+    if (out->fmt.nc != img->nc || out->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+    for (int c = 0; c < img->nc; c++) {
+        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
+            out->fmt.depth[c] != img->depth[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+        for (int y = 0; y < img->height[c]; y++)
+            memcpy(xsf_picture_row16(out, c, y), img->plane[c] + (size_t)y * img->pitch[c],
+                   (size_t)img->width[c] * sizeof(uint16_t));
+    }
+    return XSF_OK;
+}
+
+static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
+{
+    (void)frame;
+    bpc_decoder *d = dec;
+    bpc_decoder_set_tables(d, params);
+    size_t consumed;
+    const bpc_image *img;
+    const xsf_status st = bpc_decode(d, buf, len, &consumed, &img);
+    if (st != XSF_OK)
+        return pass_on(err, st, bpc_decoder_error(d));
+    return copy_out(img, out, err);
+}
+
+/* ---- CUDA decoder ---- */
+
+#if XSF_HAVE_CUDA
+typedef struct gpu_dec {
+    bpc_gpu_decoder *d;
+    cudaStream_t stream;
+    /* The last picture: the decoder's planes, or the caller's copy of them. */
+    int nc;
+    int width[BPC_MAX_COMPONENTS], height[BPC_MAX_COMPONENTS];
+    const uint8_t *plane[BPC_MAX_COMPONENTS];
+    size_t pitch[BPC_MAX_COMPONENTS];
+} gpu_dec;
+
+static xsf_status cuda_failed(xsf_error *err, cudaError_t e, const char *what)
+{
+    cudaGetLastError();
+    return xsf_error_set(err, XSF_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
+static xsf_status gpu_available(void)
+{
+    return bpc_gpu_available();
+}
+
+static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *err)
+{
+    *dec = NULL;
+    gpu_dec *g = calloc(1, sizeof *g);
+    if (!g)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
+    g->stream = (cudaStream_t)stream;
+    const xsf_status st = bpc_gpu_decoder_create(&g->d, (struct CUstream_st *)stream);
+    if (st != XSF_OK) {
+        free(g);
+        return xsf_error_set(err, st, "cannot create a BPC-PaCo decoder on GPU %d", device);
+    }
+    *dec = g;
+    return XSF_OK;
+}
+
+static void gpu_destroy(void *dec)
+{
+    gpu_dec *g = dec;
+    if (!g)
+        return;
+    bpc_gpu_decoder_destroy(g->d);
+    free(g);
+}
+
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
+{
+    (void)frame;
+    gpu_dec *g = dec;
+    g->nc = 0;
+    if (out && out->memory != XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
+    bpc_gpu_decoder_set_tables(g->d, params);
+    size_t consumed;
+    const bpc_image *img;
+    const xsf_status st = bpc_gpu_decode(g->d, buf, len, 1, &consumed, &img);
+    if (st != XSF_OK)
+        return pass_on(err, st, bpc_gpu_decoder_error(g->d));
+    if (out && out->fmt.nc != img->nc)
+        return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+    for (int c = 0; c < img->nc; c++) {
+        g->width[c] = img->width[c];
+        g->height[c] = img->height[c];
+        g->plane[c] = (const uint8_t *)img->plane[c];
+        g->pitch[c] = img->pitch[c] * sizeof(uint16_t);
+        if (!out)
+            continue;
+        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
+            out->fmt.depth[c] != img->depth[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+        const cudaError_t e =
+            cudaMemcpy2DAsync(out->data[c], out->stride[c], g->plane[c], g->pitch[c],
+                              (size_t)img->width[c] * sizeof(uint16_t), (size_t)img->height[c],
+                              cudaMemcpyDeviceToDevice, g->stream);
+        if (e != cudaSuccess)
+            return cuda_failed(err, e, "copying the picture on the device");
+        g->plane[c] = out->data[c];
+        g->pitch[c] = out->stride[c];
+    }
+    g->nc = img->nc;
+    return XSF_OK;
+}
+
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
+                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+{
+    gpu_dec *g = dec;
+    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc != g->nc)
+        return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
+    for (int c = 0; c < g->nc; c++) {
+        if (host->fmt.width[c] != g->width[c] || host->fmt.height[c] != g->height[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
+        const int y0 = from[c] < 0 ? 0 : from[c], y1 = to[c] > g->height[c] ? g->height[c] : to[c];
+        if (y1 <= y0)
+            continue;
+        const cudaError_t e = cudaMemcpy2DAsync(
+            host->data[c] + (size_t)y0 * host->stride[c], host->stride[c], g->plane[c] + (size_t)y0 * g->pitch[c],
+            g->pitch[c], (size_t)g->width[c] * sizeof(uint16_t), (size_t)(y1 - y0), cudaMemcpyDeviceToHost,
+            g->stream);
+        if (e != cudaSuccess)
+            return cuda_failed(err, e, "downloading the picture");
+    }
+    return XSF_OK;
+}
+
+static xsf_status gpu_sync(void *dec, xsf_error *err)
+{
+    gpu_dec *g = dec;
+    const cudaError_t e = cudaStreamSynchronize(g->stream);
+    return e == cudaSuccess ? XSF_OK : cuda_failed(err, e, "the decoder's stream");
+}
+#else
+static xsf_status gpu_available(void)
+{
+    return XSF_ERR_NODEVICE;
+}
+
+static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *err)
+{
+    (void)stream;
+    *dec = NULL;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build (GPU %d)", device);
+}
+
+static void gpu_destroy(void *dec)
+{
+    (void)dec;
+}
+
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
+{
+    (void)dec, (void)frame, (void)params, (void)buf, (void)len, (void)out;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build");
+}
+
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
+                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+{
+    (void)dec, (void)host, (void)from, (void)to;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build");
+}
+
+static xsf_status gpu_sync(void *dec, xsf_error *err)
+{
+    (void)dec;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build");
+}
+#endif
+
+const xsf_codec bpc_codec = {
+    .name = "bpc-paco",
+    .long_name = "BPC-PaCo (xsflow bpc/FORMAT.md)",
+    .extension = "bpc",
+    .probe = bpc_probe,
+    .parse_header = bpc_parse,
+    .describe = bpc_describe,
+    .codestream_size = bpc_size,
+    .params_set = params_set,
+    .params_free = params_free,
+    .cpu_create = cpu_create,
+    .cpu_destroy = cpu_destroy,
+    .cpu_decode = cpu_decode,
+    .gpu_available = gpu_available,
+    .gpu_create = gpu_create,
+    .gpu_destroy = gpu_destroy,
+    .gpu_decode = gpu_decode,
+    .gpu_download_rows = gpu_download_rows,
+    .gpu_sync = gpu_sync,
+};

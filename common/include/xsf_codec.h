@@ -1,0 +1,146 @@
+/* xsflow codec interface: what a codec offers the rest of xsflow, as one
+ * table of functions (xsf_codec), so that the pipeline, the program and the
+ * other callers name no codec: they find one by name or by probing its
+ * bytes (codec/xsf_codecs.h, the registry) and call through its table.
+ *
+ * A frame's header is parsed once: parse_header (or describe, for a header
+ * its caller parsed with the codec's own parser, such as the RTP receiver's
+ * JPEG XS header) gives an xsf_codec_frame, which says what picture the
+ * codestream decodes to and carries the codec's parsed header; the decoders
+ * take it back with the codestream and read the header from it, not from
+ * the bytes again.
+ *
+ * Decoders write into pictures their caller allocated (xsf_picture: the
+ * format parse_header gave, planes from the caller's allocator): a CPU
+ * decoder into host memory, a GPU decoder into device memory of its GPU
+ * (and copies rows of the picture into host pictures on its stream).
+ *
+ * Every entry the codec does not have is NULL: a codec without a GPU decoder
+ * (or a build without CUDA, whose GPU entries answer XSF_ERR_NODEVICE),
+ * a GPU decoder without incremental decoding (gpu_begin NULL). Encoders are
+ * not in the table yet: the encoders' settings (xs_encoder_config,
+ * bpc_params) have no common shape so far.
+ *
+ * Threads: a decoder handle is used by one thread at a time; the table and
+ * the functions without a handle may be called from any thread. A GPU
+ * decoder is bound to the device and CUDA stream given at creation: call it
+ * from a thread whose current device is that one (the pipeline's decoder
+ * threads are). Nothing here prints. */
+#ifndef XSF_CODEC_H
+#define XSF_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xsf.h"
+#include "xsf_picture.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct xsf_codec xsf_codec;
+
+/* Room for a codec's parsed header inside xsf_codec_frame (JPEG XS's
+ * xs_header is about 650 bytes). */
+#define XSF_CODEC_HEADER_MAX 1024
+
+/* Where the codestream says its picture sits in an interlaced frame. */
+typedef enum xsf_field {
+    XSF_FIELD_NONE = 0,   /* a progressive picture, or the codestream does not say */
+    XSF_FIELD_TOP = 1,    /* the first (top) field of a frame */
+    XSF_FIELD_BOTTOM = 2, /* the second (bottom) field */
+} xsf_field;
+
+/* One frame's codestream, described from its header. */
+typedef struct xsf_codec_frame {
+    const xsf_codec *codec;
+    xsf_format format;       /* the picture it decodes to */
+    size_t codestream_bytes; /* the codestream's size where the header says it, else 0 */
+    size_t header_bytes;     /* bytes of the header (what parse_header needed) */
+    xsf_field field;
+    xsf_colour colour;       /* what the codestream implies (RGB after a colour transform,
+                                source XSF_COLOUR_CODESTREAM), else xsf_colour_default's */
+    /* The codec's parsed header (JPEG XS: xs_header; BPC-PaCo: bpc_info), for its decoders. */
+    union {
+        max_align_t align;
+        unsigned char bytes[XSF_CODEC_HEADER_MAX];
+    } header;
+} xsf_codec_frame;
+
+struct xsf_codec {
+    const char *name;      /* "jpeg-xs", "bpc-paco": what a configuration names */
+    const char *long_name; /* "JPEG XS (ISO/IEC 21122-1)" */
+    const char *extension; /* the files' usual extension without the dot: "jxs", "bpc" */
+
+    /* How sure the codec is that buf starts one of its codestreams: 0 (not
+     * one) to 100 (its signature). Reads at most len bytes. */
+    int (*probe)(const uint8_t *buf, size_t len);
+    /* Parses the header at buf[0, len) into *out. XSF_ERR_TRUNCATED when
+     * the header is not whole in len bytes (more may make it whole); other
+     * errors say what is wrong, at which byte. */
+    xsf_status (*parse_header)(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err);
+    /* The same from a header the caller parsed itself with the codec's own
+     * parser (`parsed`, `size` bytes: sizeof the codec's header struct). */
+    xsf_status (*describe)(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err);
+    /* The size of the codestream at buf[0, len), from its structure (what
+     * a file of codestreams one after the other is walked by). */
+    xsf_status (*codestream_size)(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err);
+
+    /* Optional settings of the decoders, by name, gathered in *params
+     * (created by the first call, freed with params_free); the decode calls
+     * take them. BPC-PaCo: "tables", the bytes of a table file. NULL where
+     * the codec has none. */
+    xsf_status (*params_set)(void **params, const char *key, const uint8_t *value, size_t len,
+                             xsf_error *err);
+    void (*params_free)(void *params);
+
+    /* ---- CPU decoder ---- */
+    xsf_status (*cpu_create)(void **dec, xsf_error *err);
+    void (*cpu_destroy)(void *dec);
+    /* Decodes the codestream buf[0, len) that `frame` describes into `out`,
+     * a host picture of frame->format (its planes the caller's). */
+    xsf_status (*cpu_decode)(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err);
+
+    /* ---- GPU decoder (NULL where the codec has none) ---- */
+    /* XSF_OK where a GPU is usable and the build has the codec's kernels. */
+    xsf_status (*gpu_available)(void);
+    /* On `device`, its work on `stream` (a cudaStream_t; NULL: the default stream). */
+    xsf_status (*gpu_create)(void **dec, int device, void *stream, xsf_error *err);
+    void (*gpu_destroy)(void *dec);
+    /* Enqueues the decoding of buf[0, len) (host memory; pinned makes the
+     * upload asynchronous) into `out`, a device picture of frame->format on
+     * the decoder's GPU (nothing copied on the device), or, out NULL, into
+     * planes of the decoder's own, valid until its next decode. Errors of
+     * the headers come at once, errors in the data from gpu_sync. */
+    xsf_status (*gpu_decode)(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err);
+    /* Enqueues the copy of rows [from[c], to[c]) of each component of the
+     * picture under way or last decoded into the host picture `host`
+     * (pinned makes it asynchronous), at their place. */
+    xsf_status (*gpu_download_rows)(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
+                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err);
+    /* Waits for the decoder's stream; reports the errors found in the data. */
+    xsf_status (*gpu_sync)(void *dec, xsf_error *err);
+
+    /* Incremental decoding of a codestream that arrives in order (NULL
+     * where the codec has none): buf is the same buffer in every call of
+     * one frame, its first len bytes final. begin (XSF_ERR_AGAIN: not
+     * enough yet, nothing under way, out not kept) writes into `out` (as
+     * gpu_decode) from then on; more launches what buf[0, len) now holds;
+     * end finishes with the whole codestream; abort ends the frame without
+     * a picture. rows: rows [0, rows[c]) are final once the work enqueued so
+     * far has run. */
+    xsf_status (*gpu_begin)(void *dec, const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
+                            xsf_picture *out, xsf_error *err);
+    xsf_status (*gpu_more)(void *dec, const uint8_t *buf, size_t len, xsf_error *err);
+    xsf_status (*gpu_end)(void *dec, const uint8_t *buf, size_t len, xsf_error *err);
+    void (*gpu_abort)(void *dec);
+    void (*gpu_rows)(void *dec, int rows[XSF_MAX_COMPONENTS]);
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,455 @@
+/* The sender (rtp_sender.h): a stream's boxes and SDP from its description,
+ * clips walked once, and codestreams sent as a paced ST 2110-22 stream.
+ *
+ * Pacing: segment n starts n x TFRAME (or the field's period) after the
+ * stream's start; its packets leave in bursts of `burst` every burst x TRS
+ * (rtp_pacing_burst_offset_ns). The loop sleeps until a burst is due, then
+ * hands over every packet due by then in one call (one GSO message per
+ * burst where the socket has GSO): a late wake-up sends the bursts it
+ * missed together, counted in late_sends. It never spins. */
+#define _POSIX_C_SOURCE 200809L /* clock_nanosleep */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "rtp_internal.h"
+#include "xsf_clock.h"
+
+/* Most packets one send call takes (a late wake-up's backlog is sent in pieces). */
+#define SEND_MAX 1024
+
+/* ---- what a stream is ---- */
+
+const char *rtp_jxs_sampling_name(const xs_header *h)
+{
+    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 2)
+        return "YCbCr-4:2:0";
+    if (h->nc == 3 && h->sx[1] == 2 && h->sy[1] == 1)
+        return "YCbCr-4:2:2";
+    if (h->nc == 3 && h->sx[1] == 1 && h->sy[1] == 1)
+        return h->cpih == 1 ? "RGB" : "YCbCr-4:4:4";
+    return "UNSPECIFIED";
+}
+
+static unsigned gcd(unsigned a, unsigned b)
+{
+    while (b) {
+        const unsigned t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void rtp_jxs_frat(rtp_jxs_boxes *b, unsigned num, unsigned den, int interlaced)
+{
+    b->frat_interlace = (uint8_t)(interlaced ? 1 : 0);
+    b->frat_num = 0;
+    b->frat_den_code = 0;
+    if (!num || !den)
+        return;
+    const unsigned g = gcd(num, den);
+    num /= g;
+    den /= g;
+    if (den == 1 && num <= 0xffff) {
+        b->frat_num = (uint16_t)num;
+        b->frat_den_code = 1;
+    } else if (den == 1001 && num % 1000 == 0 && num / 1000 <= 0xffff) {
+        b->frat_num = (uint16_t)(num / 1000);
+        b->frat_den_code = 2;
+    }
+}
+
+/* Bits a second of the stream's largest codestreams take. */
+static double peak_bits(const rtp_stream_desc *d)
+{
+    if (!d->rate_num || !d->rate_den)
+        return 0;
+    return (double)d->max_codestream_bytes * 8 * (d->interlaced ? 2 : 1) * d->rate_num /
+           d->rate_den;
+}
+
+void rtp_jxs_boxes_for_stream(rtp_jxs_boxes *b, const xs_header *first, const rtp_stream_desc *d)
+{
+    memset(b, 0, sizeof *b);
+    if (d->max_codestream_bytes && d->rate_num && d->rate_den)
+        b->brat_mbps = (uint32_t)(peak_bits(d) / 1e6 + 0.999999);
+    rtp_jxs_frat(b, d->rate_num, d->rate_den, d->interlaced);
+    const char *samp = d->sampling ? d->sampling : first ? rtp_jxs_sampling_name(first) : NULL;
+    const unsigned depth = first ? first->depth[0] : 0;
+    /* schar's sampling codes as intoPIX's ST 2110-22 dissector reads them
+     * (ISO/IEC 21122-3 was not at hand); for others (4:2:0) schar is left
+     * unset (its valid bit 0) rather than guessed. */
+    const int scode = !samp                      ? -1
+                      : strstr(samp, "4:2:2")    ? 0
+                      : strstr(samp, "4:4:4")    ? 1
+                      : !strcmp(samp, "RGB")     ? 2
+                                                 : -1;
+    if (scode >= 0 && depth >= 1)
+        b->schar = (uint16_t)(0x8000 | ((depth - 1) & 15) << 4 | scode);
+    /* The colour specification box says what the SDP says (RFC 9134 7, 8.1). */
+    rtp_jxs_colr_from_sdp(b, d->colorimetry, d->tcs, d->range, samp, depth);
+}
+
+void rtp_sdp_for_stream(rtp_sdp *s, const xs_header *first, const rtp_stream_desc *d,
+                        const rtp_packetizer_config *pc, rtp_pacing pacing,
+                        const rtp_sdp_route *route)
+{
+    rtp_sdp_init(s);
+    rtp_addr_format(&route->dest, 0, s->dest_addr, sizeof s->dest_addr);
+    s->ipv6 = route->dest.family == AF_INET6;
+    s->port = route->dest.port;
+    s->payload_type = pc->payload_type;
+    s->ttl = rtp_addr_is_multicast(&route->dest) && !s->ipv6 ? route->ttl : 0;
+    rtp_addr_format(&route->origin, 0, s->origin_addr, sizeof s->origin_addr);
+    if (route->source_filter)
+        rtp_addr_format(&route->origin, 0, s->source_addr, sizeof s->source_addr);
+    s->packetmode = pc->mode;
+    s->transmode = 1;
+    /* RFC 9134 7.1: 21122-2's names without spaces; none for unknown codes. */
+    if (!rtp_sdp_profile_name(first->ppih, s->profile, sizeof s->profile))
+        s->profile[0] = '\0';
+    if (!rtp_sdp_level_name(first->plev, s->level, sizeof s->level))
+        s->level[0] = '\0';
+    if (!rtp_sdp_sublevel_name(first->plev, s->sublevel, sizeof s->sublevel))
+        s->sublevel[0] = '\0';
+    s->depth = first->depth[0];
+    s->width = first->wf;
+    s->height = d->interlaced ? 2u * first->hf : first->hf;
+    s->rate_num = d->rate_num;
+    s->rate_den = d->rate_den;
+    s->interlace = d->interlaced;
+    snprintf(s->sampling, sizeof s->sampling, "%s",
+             d->sampling ? d->sampling : rtp_jxs_sampling_name(first));
+    snprintf(s->colorimetry, sizeof s->colorimetry, "%s", d->colorimetry ? d->colorimetry : "BT709");
+    snprintf(s->tcs, sizeof s->tcs, "%s", d->tcs ? d->tcs : "SDR");
+    snprintf(s->range, sizeof s->range, "%s", d->range ? d->range : "NARROW");
+    /* RFC 9134 5: TP says which ST 2110-21 sender type the pacing is; none unpaced. */
+    const char *tp = rtp_pacing_tp(pacing);
+    snprintf(s->tp, sizeof s->tp, "%s", tp ? tp : "");
+    s->max_bitrate_kbps = (uint64_t)(peak_bits(d) / 1000 + 1);
+}
+
+/* ---- clips ---- */
+
+xsf_status rtp_clip_open(rtp_clip *c, const uint8_t *data, size_t len, xsf_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->data = data;
+    c->len = len;
+    if (!len)
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "no codestream in the file");
+    size_t cap = 0;
+    for (size_t off = 0, n; off < len; off += n) {
+        xsf_error e;
+        xsf_error_clear(&e);
+        const xsf_status st =
+            xs_jxs_next(data, len, off, &n, c->count ? NULL : &c->first, &e);
+        if (st != XSF_OK) {
+            xsf_error_set(err, st, "codestream %zu (file byte %zu): %s", c->count, off, e.msg);
+            rtp_clip_free(c);
+            return st;
+        }
+        if (c->count == cap) {
+            cap = cap ? 2 * cap : 64;
+            size_t *no = realloc(c->offset, cap * sizeof *no);
+            if (no)
+                c->offset = no;
+            size_t *nb = no ? realloc(c->bytes, cap * sizeof *nb) : NULL;
+            if (!nb) {
+                rtp_clip_free(c);
+                return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+            }
+            c->bytes = nb;
+        }
+        c->offset[c->count] = off;
+        c->bytes[c->count++] = n;
+        if (n > c->max_bytes)
+            c->max_bytes = n;
+    }
+    return XSF_OK;
+}
+
+void rtp_clip_free(rtp_clip *c)
+{
+    free(c->offset);
+    free(c->bytes);
+    c->offset = c->bytes = NULL;
+    c->count = 0;
+}
+
+/* ---- the sender ---- */
+
+struct rtp_sender {
+    rtp_sender_config cfg;
+    rtp_packetizer *pk;
+    rtp_impairer *imp;
+    rtp_sender_stats st;
+    uint64_t frame_ns, segment_ns;
+    int started;
+    uint64_t t0;         /* CLOCK_MONOTONIC: the stream's start */
+    uint64_t pcap_t0;    /* the capture's time of the start */
+    uint64_t index;      /* packets produced (drop_every) */
+    /* the packets of one segment, back to back */
+    uint8_t *data;
+    size_t used, cap;
+    size_t *off, *len, n, cap_pk;
+    /* what goes out of a segment: its packets, then room for the impairer's (2 x n + 2) */
+    const uint8_t **sp;
+    size_t *sl, sp_cap;
+};
+
+xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf_error *err)
+{
+    *out = NULL;
+    if (!cfg->sock == !cfg->pcap)
+        return xsf_error_set(err, XSF_ERR_ARG, "a sender needs a socket or a capture file");
+    rtp_sender *s = calloc(1, sizeof *s);
+    if (!s)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the sender");
+    s->cfg = *cfg;
+    if (!s->cfg.rate_num || !s->cfg.rate_den) {
+        s->cfg.rate_num = 25;
+        s->cfg.rate_den = 1;
+    }
+    s->frame_ns = (uint64_t)1000000000u * s->cfg.rate_den / s->cfg.rate_num;
+    s->segment_ns = s->cfg.interlaced ? s->frame_ns / 2 : s->frame_ns;
+    s->st.first_timestamp = cfg->first_timestamp;
+    xsf_status st = rtp_packetizer_create(&s->pk, &cfg->packetizer, err);
+    if (st == XSF_OK && cfg->impaired)
+        st = rtp_impairer_create(&s->imp, &cfg->impair, err);
+    if (st != XSF_OK) {
+        rtp_sender_destroy(s);
+        return st;
+    }
+    *out = s;
+    return XSF_OK;
+}
+
+void rtp_sender_destroy(rtp_sender *s)
+{
+    if (!s)
+        return;
+    rtp_packetizer_destroy(s->pk);
+    rtp_impairer_destroy(s->imp);
+    free(s->data);
+    free(s->off);
+    free(s->len);
+    free(s->sp);
+    free(s->sl);
+    free(s);
+}
+
+const rtp_sender_stats *rtp_sender_get_stats(const rtp_sender *s)
+{
+    return &s->st;
+}
+
+const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s)
+{
+    return s->imp ? rtp_impairer_counts(s->imp) : NULL;
+}
+
+uint32_t rtp_random32(void)
+{
+    const struct timespec ts = xsf_ns_to_timespec(xsf_clock_wall_ns());
+    uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(x >> 32);
+}
+
+/* rtp_packet_cb: keeps the packet (copied: the packetizer reuses its buffer). */
+static int keep_packet(void *ctx, const uint8_t *pkt, size_t len, int last)
+{
+    (void)last;
+    rtp_sender *s = ctx;
+    s->index++;
+    if (s->cfg.drop_every && s->index % s->cfg.drop_every == 0) {
+        s->st.dropped++;
+        return 0;
+    }
+    if (s->n == s->cap_pk) {
+        const size_t c = s->cap_pk ? 2 * s->cap_pk : 1024;
+        size_t *o = realloc(s->off, c * sizeof *o);
+        if (o)
+            s->off = o;
+        size_t *l = o ? realloc(s->len, c * sizeof *l) : NULL;
+        if (!l)
+            return 1;
+        s->len = l;
+        s->cap_pk = c;
+    }
+    if (s->used + len > s->cap) {
+        size_t c = s->cap ? 2 * s->cap : (size_t)1 << 20;
+        while (c < s->used + len)
+            c *= 2;
+        uint8_t *d = realloc(s->data, c);
+        if (!d)
+            return 1;
+        s->data = d;
+        s->cap = c;
+    }
+    memcpy(s->data + s->used, pkt, len);
+    s->off[s->n] = s->used;
+    s->len[s->n++] = len;
+    s->used += len;
+    return 0;
+}
+
+static int stop_asked(const rtp_sender *s)
+{
+    return s->cfg.stop && s->cfg.stop(s->cfg.stop_ctx);
+}
+
+/* Sleeps until t_ns (CLOCK_MONOTONIC); a signal ends the wait only when the stop
+ * callback then asks to stop. */
+static void sleep_until(const rtp_sender *s, uint64_t t_ns)
+{
+    while (xsf_clock_sleep_until_ns(t_ns) && !stop_asked(s)) {
+    }
+}
+
+/* The segment's packets (or what the impairer makes of them) in s->sp/s->sl; the count. */
+static xsf_status out_list(rtp_sender *s, int flags, size_t *count, xsf_error *err)
+{
+    if (3 * s->n + 4 > s->sp_cap) {
+        const size_t c = 3 * s->n + 4;
+        const uint8_t **np = realloc(s->sp, c * sizeof *np);
+        if (np)
+            s->sp = np;
+        size_t *nl = np ? realloc(s->sl, c * sizeof *nl) : NULL;
+        if (!nl)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+        s->sl = nl;
+        s->sp_cap = c;
+    }
+    size_t sn = s->n;
+    for (size_t j = 0; j < s->n; j++) {
+        s->sp[j] = s->data + s->off[j];
+        s->sl[j] = s->len[j];
+    }
+    if (s->imp) {
+        const uint8_t **ip = s->sp + s->n;
+        size_t *il = s->sl + s->n;
+        rtp_impair_segment(s->imp, s->sp, s->sl, s->n, (flags & RTP_SEND_SPARE) != 0, ip, il, &sn);
+        memmove(s->sp, ip, sn * sizeof *s->sp);
+        memmove(s->sl, il, sn * sizeof *s->sl);
+        if (flags & RTP_SEND_LAST) {
+            size_t extra;
+            rtp_impair_finish(s->imp, s->sp + sn, s->sl + sn, &extra);
+            sn += extra;
+        }
+    }
+    *count = sn;
+    return XSF_OK;
+}
+
+static xsf_status output_error(rtp_sender *s, xsf_status st)
+{
+    s->st.output_failed = 1;
+    return st;
+}
+
+xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags,
+                           xsf_error *err)
+{
+    const rtp_sender_config *c = &s->cfg;
+    if (!s->started) {
+        s->started = 1;
+        s->t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
+        if (c->pcap) {
+            s->pcap_t0 = c->pcap_start_ns ? c->pcap_start_ns : xsf_clock_wall_ns();
+        }
+    }
+    s->st.output_failed = 0;
+    const uint64_t k = s->st.segments;
+    const uint64_t frame_no = c->interlaced ? k / 2 : k;
+    const rtp_jxs_scan scan = !c->interlaced ? RTP_JXS_PROGRESSIVE
+                              : k % 2        ? RTP_JXS_FIELD_SECOND
+                                             : RTP_JXS_FIELD_FIRST;
+    /* RFC 9134 4.2 with erratum 6752: the sampling instant of the frame, or of
+     * each field (fields at twice the frame rate); one F counter for both
+     * fields of a frame (4.3). */
+    const uint32_t ts = c->interlaced
+                            ? rtp_frame_timestamp(c->first_timestamp, k, 2 * c->rate_num, c->rate_den)
+                            : rtp_frame_timestamp(c->first_timestamp, k, c->rate_num, c->rate_den);
+    s->n = s->used = 0;
+    xsf_status st = rtp_packetize(s->pk, cs, len, ts, (unsigned)(frame_no % 32), scan, keep_packet,
+                                  s, err);
+    if (st != XSF_OK)
+        return st;
+    size_t sn = 0;
+    if ((st = out_list(s, flags, &sn, err)) != XSF_OK)
+        return st;
+    const uint64_t seg_start = k * s->segment_ns;
+    const unsigned burst = c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
+    const int waits = !c->pcap && c->pacing != RTP_PACING_NONE;
+    const size_t most = c->pacing == RTP_PACING_FRAME ? (size_t)-1 : SEND_MAX;
+    for (size_t p = 0; p < sn;) {
+        const uint64_t at =
+            seg_start + rtp_pacing_burst_offset_ns(c->pacing, p, sn, s->segment_ns, burst);
+        if (waits && xsf_clock_mono_ns() < s->t0 + at)
+            sleep_until(s, s->t0 + at);
+        const uint64_t due = c->pcap ? at : xsf_clock_mono_ns() - s->t0;
+        size_t q = p + 1;
+        while (q < sn && q - p < most &&
+               seg_start + rtp_pacing_burst_offset_ns(c->pacing, q, sn, s->segment_ns, burst) <= due)
+            q++;
+        if (c->pcap) {
+            for (size_t j = p; j < q; j++)
+                if ((st = rtp_pcap_write(c->pcap, &c->pcap_src, &c->pcap_dst, s->sp[j], s->sl[j],
+                                         s->pcap_t0 + at, err)) != XSF_OK)
+                    return output_error(s, st);
+        } else {
+            st = rtp_udp_send(c->sock, s->sp + p, s->sl + p, q - p, err);
+            s->st.send_calls++;
+            s->st.late_sends += c->pacing != RTP_PACING_NONE && c->pacing != RTP_PACING_FRAME &&
+                                q - p > burst;
+        }
+        for (size_t j = p; j < q; j++)
+            s->st.bytes += s->sl[j];
+        s->st.packets += q - p;
+        if (st != XSF_OK)
+            return output_error(s, st);
+        p = q;
+    }
+    s->st.segments++;
+    const uint64_t now = xsf_clock_mono_ns();
+    s->st.elapsed_ns = now > s->t0 ? now - s->t0 : 0;
+    if (c->on_segment)
+        c->on_segment(c->ctx, &s->st);
+    return XSF_OK;
+}
+
+xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops, xsf_error *err)
+{
+    if (!loops)
+        loops = 1;
+    const uint64_t total = (uint64_t)c->count * loops, per = s->cfg.interlaced ? 2 : 1;
+    for (uint64_t k = 0; k < total; k++) {
+        if (stop_asked(s)) {
+            s->st.stopped = 1;
+            break;
+        }
+        const size_t i = (size_t)(k % c->count);
+        /* The first and the last frame (both fields) go out whole: see rtp_impairer. */
+        const int flags = (k < per || k + per >= total ? RTP_SEND_SPARE : 0) |
+                          (k + 1 == total ? RTP_SEND_LAST : 0);
+        xsf_error e;
+        xsf_error_clear(&e);
+        const xsf_status st = rtp_sender_send(s, c->data + c->offset[i], c->bytes[i], flags, &e);
+        if (st != XSF_OK) {
+            if (s->st.output_failed)
+                *err = e;
+            else
+                xsf_error_set(err, st, "codestream %zu: %s", i, e.msg);
+            return st;
+        }
+    }
+    return XSF_OK;
+}

@@ -1,0 +1,108 @@
+/* The receive transports' table (rtp_receive.h), and a receiver's
+ * configuration from a session description. */
+#include <string.h>
+
+#include "rtp_internal.h"
+
+/* One line a transport: its ops live in its own file. */
+static const rtp_transport_ops *const transports[] = {
+    &rtp_transport_udp,
+    &rtp_transport_pcap,
+    &rtp_transport_capture,
+};
+
+const rtp_transport_ops *rtp_transport_at(size_t i)
+{
+    return i < sizeof transports / sizeof transports[0] ? transports[i] : NULL;
+}
+
+const rtp_transport_ops *rtp_transport_find(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof transports / sizeof transports[0]; i++)
+        if (!strcmp(transports[i]->name, name))
+            return transports[i];
+    return NULL;
+}
+
+xsf_status rtp_transport_open(rtp_transport *t, const char *name, const rtp_transport_config *cfg,
+                              xsf_error *err)
+{
+    memset(t, 0, sizeof *t);
+    const rtp_transport_ops *ops = rtp_transport_find(name);
+    if (!ops)
+        return xsf_error_set(err, XSF_ERR_ARG, "no receive transport named '%s'", name ? name : "");
+    const xsf_status st = ops->open(&t->priv, cfg, err);
+    if (st == XSF_OK)
+        t->ops = ops;
+    return st;
+}
+
+void rtp_transport_close(rtp_transport *t)
+{
+    if (t->ops)
+        t->ops->close(t->priv);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- a receiver's configuration from an SDP ---- */
+
+void rtp_receiver_options_init(rtp_receiver_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->payload_type = -1;
+    o->reorder_packets = 512;
+    o->reorder_ms = 20;
+}
+
+xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_options *o,
+                                       rtp_receiver_setup *out, xsf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (o->payload_type != -1 && (o->payload_type < 0 || o->payload_type > 127))
+        return xsf_error_set(err, XSF_ERR_ARG, "payload type %d is not 0..127", o->payload_type);
+    if (o->reorder_packets < 1 || o->reorder_packets > 65536)
+        return xsf_error_set(err, XSF_ERR_ARG, "a reorder window of %u packets is not 1..65536",
+                             o->reorder_packets);
+    if (o->reorder_ms > 10000)
+        return xsf_error_set(err, XSF_ERR_ARG, "a reorder time of %u ms is not 0..10000",
+                             o->reorder_ms);
+    if (o->max_frame_bytes && (o->max_frame_bytes < 4096 || (uint64_t)o->max_frame_bytes > (1ull << 32)))
+        return xsf_error_set(err, XSF_ERR_ARG, "a frame bound of %zu bytes is not 4096..4 GiB",
+                             o->max_frame_bytes);
+    rtp_depacketizer_config *dc = &out->depacketizer;
+    int pt = o->payload_type;
+    size_t segment = 0;
+    if (sdp) {
+        xsf_error e;
+        xsf_error_clear(&e);
+        if (rtp_addr_parse(sdp->dest_addr, 0, &out->dest, &e) != XSF_OK)
+            return xsf_error_set(err, XSF_ERR_INVALID, "c= %s", e.msg);
+        out->dest.port = (uint16_t)sdp->port;
+        out->has_dest = 1;
+        if (sdp->source_addr[0] && rtp_addr_parse(sdp->source_addr, 0, &out->source, &e) == XSF_OK)
+            out->has_source = 1;
+        if (pt < 0)
+            pt = (int)sdp->payload_type;
+        out->interlaced = sdp->interlace;
+        out->mode = sdp->packetmode ? RTP_JXS_SLICE : RTP_JXS_CODESTREAM;
+        out->transmode = sdp->transmode;
+        out->rate_num = sdp->rate_num;
+        out->rate_den = sdp->rate_den;
+        /* The picture the SDP describes bounds every segment: a field has half
+         * the frame's lines, so the frame's samples bound both. */
+        out->samples = rtp_sdp_samples(sdp);
+        if (out->samples)
+            segment = rtp_jxs_codestream_bound(out->samples);
+        dc->max_picture_samples = out->samples;
+    }
+    if (o->max_frame_bytes)
+        segment = o->max_frame_bytes;
+    else if (!segment)
+        segment = (size_t)64 << 20;
+    dc->payload_type = pt;
+    dc->reorder_packets = o->reorder_packets;
+    dc->reorder_ns = (uint64_t)o->reorder_ms * 1000000u;
+    dc->max_frame_bytes = segment;
+    out->max_frame_bytes = out->interlaced && segment <= SIZE_MAX / 2 ? 2 * segment : segment;
+    return XSF_OK;
+}

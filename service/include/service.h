@@ -1,0 +1,230 @@
+/* xsflow service: the receiver behind `xsflow recv`, put together from the
+ * libraries below it: RTP sources (rtp/, through the pipeline's RTP source),
+ * one pipeline decoding every stream, and per stream a sink (a file writer,
+ * a null sink, or a tile of a display window), with the statistics the
+ * program prints (and writes as JSON) computed here. The program parses
+ * arguments, fills the configuration and prints; it makes no decision of
+ * its own about the streams.
+ *
+ * Life of a service: svc_recv_create (packet logs, sources, pipeline),
+ * svc_recv_open_display, svc_recv_start (frame log, sinks, streams
+ * started), then
+ * svc_recv_wait in a loop (with svc_recv_report_due once a second), then
+ * svc_recv_stop, svc_recv_join of every started stream, svc_recv_display_stop,
+ * svc_recv_close_writer and svc_recv_close_packets of every
+ * stream, svc_recv_destroy. Errors are
+ * reported as an svc_failure: what the message is about (a file, an option,
+ * a stream) and the message, and whether the configuration asked for
+ * something that cannot be (the program's usage error).
+ *
+ * The player's source (svc_jxs_source) decodes a .jxs file picture by
+ * picture for the display's player (display.h, dsp_play).
+ *
+ * Threads: one thread drives a service (the sources and the pipeline run
+ * threads of their own). Nothing here prints; signals are the caller's. */
+#ifndef XSF_SERVICE_H
+#define XSF_SERVICE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "display.h"
+#include "jxs_file.h"
+#include "pipeline.h"
+#include "rtp.h"
+#include "xsf.h"
+#include "xsf_colour.h"
+#include "xsf_parse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SVC_MAX_STREAMS PL_MAX_STREAMS
+
+/* Where a stream's frames go. */
+typedef enum svc_output {
+    SVC_OUT_JXS = 0,     /* the codestreams (nothing decoded) */
+    SVC_OUT_YUV,         /* decoded pictures, .yuv */
+    SVC_OUT_Y4M,         /* decoded pictures, .y4m */
+    SVC_OUT_NULL,        /* decoded into host memory, nothing written */
+    SVC_OUT_NULL_DEVICE, /* decoded, left in GPU memory (the GPU engine only) */
+    SVC_OUT_DISPLAY,     /* a tile of the display (svc_recv_config.display) */
+    SVC_OUT_MD5          /* a line a picture (PL_WRITE_MD5) */
+} svc_output;
+
+typedef struct svc_stream_config {
+    /* What messages about the stream's source name (its SDP file or ADDR:PORT as given);
+     * NULL: the capture's path. */
+    const char *name;
+    /* ADDR:PORT as given for a socket (the label); NULL: the bound address. */
+    const char *addr;
+    pl_rtp_config rtp;      /* the receiver; packet_log is set here from `packets` */
+    size_t max_frame_bytes; /* of a field or a progressive frame (x 2 for interlaced frames) */
+    svc_output output;
+    const char *out;        /* the output as given (messages); "-": standard output */
+    const char *path;       /* the file written: `out`, or for SVC_OUT_MD5 what follows "md5:" */
+    xsf_rate fps;           /* Y4M frame rate; num 0: 25 */
+    const char *packets;    /* a CSV line per packet into this file; NULL: none */
+    xsf_colour colour;      /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
+} svc_stream_config;
+
+typedef struct svc_recv_config {
+    svc_stream_config stream[SVC_MAX_STREAMS];
+    int nstreams;
+    /* The decoder. Adjusted by svc_recv_create: codestreams alone (every output
+     * SVC_OUT_JXS) with engine AUTO take one CPU thread; with slices and no
+     * contexts_per_gpu, streams + 2 contexts (at least 3); gpu_sync_auto: spin while
+     * the contexts are at most a quarter of the cores, else block; pinned_mib < 0:
+     * 96 MiB a stream + 256 MiB pinned at start. */
+    pl_config pl;
+    int gpu_sync_auto;
+    long pinned_mib;
+    int slices;             /* sub-frame decoding: the GPU engine only (usage error else) */
+    unsigned queue;         /* frames per stream (0: the pipeline's default) */
+    const char *frame_log;  /* a CSV line per delivered frame, every stream; NULL: none */
+    double warmup_s;        /* latencies leave out the first warmup_s seconds */
+    /* SVC_OUT_DISPLAY: one window, a tile a stream. */
+    int vsync;
+    dsp_convert convert;
+    const char *headless_ppm; /* render offscreen, write the last picture shown */
+    int delay_ms;             /* playout delay */
+    xsf_colour colour;        /* source XSF_COLOUR_USER: every tile's; else each stream's */
+} svc_recv_config;
+
+/* Defaults: no streams, vsync on, 40 ms delay, pinned_mib -1, gpu_sync_auto on. */
+void svc_recv_config_init(svc_recv_config *c);
+
+/* What failed: print as "SUBJECT: MESSAGE"; usage 1 when the configuration
+ * asks for what cannot be (the program exits 2), else 0 (exits 1). */
+typedef struct svc_failure {
+    const char *subject; /* valid while the service (or its configuration) lives */
+    xsf_error err;
+    int usage;
+} svc_failure;
+
+typedef struct svc_recv svc_recv;
+
+/* Opens each stream's packet log and source (sockets bind now: packets wait
+ * in their buffers while the GPU starts), then creates the pipeline. `cfg`
+ * must outlive the service. On failure nothing is left open. */
+xsf_status svc_recv_create(svc_recv **s, const svc_recv_config *cfg, svc_failure *f);
+/* The pipeline (pl_describe, pl_uses_gpu). */
+pl_pipeline *svc_recv_pipeline(const svc_recv *s);
+
+/* With an SVC_OUT_DISPLAY stream: starts the display (one tile a stream).
+ * After a failure, destroy the service: nothing has run. */
+xsf_status svc_recv_open_display(svc_recv *s, svc_failure *f);
+
+/* Opens the frame log and each stream's sink, adds the
+ * streams to the pipeline and starts their sources, in order. On failure
+ * the streams started so far run on: the caller stops and finishes them as
+ * after a run. */
+xsf_status svc_recv_start(svc_recv *s, svc_failure *f);
+/* Streams started so far. */
+int svc_recv_started(const svc_recv *s);
+/* "recv ADDR:PORT", "recv FILE.pcap": what messages about stream k say. */
+const char *svc_recv_label(const svc_recv *s, int k);
+
+/* Waits about `ms` milliseconds. 0 (at once) when every started stream has
+ * ended or the display's user asked to quit; else 1. Once warmup_s has
+ * passed, empties the latency histograms (once). */
+int svc_recv_wait(svc_recv *s, int ms);
+/* 1 when a second has passed since the last report (the first: since
+ * start); then the display's overlays are brought up to date too. */
+int svc_recv_report_due(svc_recv *s);
+
+/* Frames that did not reach the output, by reason (each frame once). */
+typedef struct svc_drops {
+    uint64_t missing;   /* a packet never came (the stream's edges included) */
+    uint64_t partial;   /* slice mode: slices missing */
+    uint64_t invalid;   /* whole, but not a valid codestream */
+    uint64_t too_large; /* grew past the bound of its picture (or the limit) */
+    uint64_t behind;    /* the oldest waiting frame, dropped for a newer one */
+    uint64_t no_frame;  /* no free frame to assemble into */
+    uint64_t decode;    /* the decoder refused it */
+    uint64_t field;     /* interlaced: a field without its sibling */
+    uint64_t total;
+    uint64_t refused_packets;      /* not RTP, truncated, other payload type or SSRC, on
+                                      probation, other sender */
+    uint64_t memory, memory_bound; /* bytes the stream holds (pool + depacketizer), its bound */
+} svc_drops;
+
+/* The drops of a stream from its receiver's and its pipeline stream's
+ * statistics; `dc` is its depacketizer's configuration (the memory bound). */
+svc_drops svc_drops_of(const rtp_stats *r, const pl_stream_stats *ps,
+                       const rtp_depacketizer_config *dc);
+
+/* One stream's figures now. */
+typedef struct svc_stream_figures {
+    rtp_stats rtp;
+    uint64_t kernel_drops;
+    pl_stream_stats pl;
+    svc_drops drops;
+    double fps, mbps; /* since the previous svc_recv_figures with `interval` (0 the first
+                         time); without: the whole run's */
+} svc_stream_figures;
+
+/* Figures of started stream k. interval 1: the rates since the previous
+ * call with interval 1 (which this call then is). */
+void svc_recv_figures(svc_recv *s, int k, int interval, svc_stream_figures *out);
+
+/* Every started stream's figures as JSON ({"engine", "streams": [...]}),
+ * written to PATH.tmp and renamed over PATH: a reader never sees half a
+ * file. */
+xsf_status svc_recv_write_json(svc_recv *s, const char *path, svc_failure *f);
+
+/* Asks every started source to stop. */
+void svc_recv_stop(svc_recv *s);
+/* Waits for started stream k's source (its receive error, if any) and
+ * finishes its pipeline stream (every frame delivered or dropped). */
+xsf_status svc_recv_join(svc_recv *s, int k, xsf_error *err);
+/* Whether there is a display; svc_recv_display_stop shows what is queued,
+ * writes the headless picture, closes, and gives each tile's counts
+ * (stats: SVC_MAX_STREAMS entries). */
+int svc_recv_has_display(const svc_recv *s);
+xsf_status svc_recv_display_stop(svc_recv *s, dsp_tile_stats *stats, xsf_error *err);
+
+/* After the streams are finished: closes stream k's writer, if it has one
+ * (*wrote 1 then, and *frames the frames it wrote); its failure has the
+ * output as subject. */
+xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frames,
+                                 svc_failure *f);
+/* Closes stream k's packet log, if it has one; a failed close is XSF_ERR_IO
+ * with the packet file as subject. */
+xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
+/* Destroys the sources and the pipeline, closes the frame log (a failed
+ * close: XSF_ERR_IO, subject the frame log). */
+xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
+
+/* ------------------------------------------------------------------ */
+/* Playing a .jxs file: its pictures for the display's player (dsp_play) */
+
+typedef struct svc_jxs_source svc_jxs_source;
+
+/* The codestreams data[0, len) (kept by the caller while the source lives),
+ * decoded by `engine`: GPU, device pictures (it needs a usable GPU and a
+ * build with CUDA-GL interop: XSF_ERR_UNSUPPORTED or the GPU's error
+ * otherwise); CPU, host pictures of the C decoder; AUTO, the GPU where both
+ * are there, else the CPU. err says why it failed. */
+xsf_status svc_jxs_source_open(svc_jxs_source **s, const uint8_t *data, size_t len, jxs_engine engine,
+                               xsf_error *err);
+void svc_jxs_source_close(svc_jxs_source *s);
+/* The next picture (planes the decoder's, valid until the next call), its
+ * colour R'G'B' (source XSF_COLOUR_CODESTREAM) where the codestream has the
+ * reversible colour transform, else nothing said; at most 3 components, all
+ * of one depth (XSF_ERR_UNSUPPORTED otherwise). *bytes: its codestream's. */
+xsf_status svc_jxs_source_next(svc_jxs_source *s, dsp_picture *pic, size_t *bytes, xsf_error *err);
+/* 1 once every codestream has been taken. */
+int svc_jxs_source_done(const svc_jxs_source *s);
+/* Pictures taken since the start (or the last rewind). */
+unsigned long svc_jxs_source_frames(const svc_jxs_source *s);
+/* "GPU" or "CPU". */
+const char *svc_jxs_source_decoder(const svc_jxs_source *s);
+/* The source as dsp_play takes it (its rewind starts the file again). */
+dsp_player_source svc_jxs_source_player(svc_jxs_source *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

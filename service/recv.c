@@ -1,0 +1,356 @@
+/* The receive service (service.h): sources, the pipeline, sinks, the run
+ * loop. The figures and their JSON are in recv_stats.c. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recv_internal.h"
+#include "xsf_clock.h"
+
+/* The default pinned reserve: a UHD 4:2:2 3 bpp stream's 16 frames at 1.5 x its
+ * 3.1 MB codestream take 75 MiB; five UHD 4:4:4 pictures of 16-bit samples, 250 MiB. */
+#define PINNED_PER_STREAM_MIB ((size_t)96)
+#define PINNED_PICTURES_MIB ((size_t)256)
+
+void svc_recv_config_init(svc_recv_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->gpu_sync_auto = 1;
+    c->pinned_mib = -1;
+    c->vsync = 1;
+    c->delay_ms = 40;
+}
+
+static xsf_status fail(svc_failure *f, const char *subject, int usage, xsf_status st, const char *fmt,
+                       const char *arg)
+{
+    f->subject = subject;
+    f->usage = usage;
+    xsf_error_clear(&f->err);
+    return xsf_error_set(&f->err, st, fmt, arg);
+}
+
+/* What messages about stream k's source name. */
+static const char *source_name(const svc_recv *s, int k)
+{
+    const svc_stream_config *sc = &s->cfg->stream[k];
+    return sc->name ? sc->name : s->st[k].rc.path;
+}
+
+static void close_sources(svc_recv *s, int n)
+{
+    for (int k = 0; k < n; k++) {
+        pl_rtp_source_destroy(s->st[k].src);
+        s->st[k].src = NULL;
+        if (s->st[k].plog)
+            fclose(s->st[k].plog);
+        s->st[k].plog = NULL;
+    }
+}
+
+/* The decoder's settings, from the streams (service.h, svc_recv_config.pl). */
+static void engine_rules(svc_recv *s)
+{
+    const svc_recv_config *c = s->cfg;
+    pl_config *pl = &s->pl;
+    int jxs_only = 1;
+    for (int k = 0; k < c->nstreams; k++)
+        jxs_only &= c->stream[k].output == SVC_OUT_JXS;
+    /* Codestreams alone need no decoder: one thread reads their headers. */
+    if (jxs_only && pl->engine == PL_ENGINE_AUTO) {
+        pl->engine = PL_ENGINE_CPU;
+        pl->cpu_threads = 1;
+    }
+    /* A decoder holds a partial frame until it is whole: one per stream at
+     * least, and some for whole frames. */
+    if (c->slices && !pl->contexts_per_gpu)
+        pl->contexts_per_gpu = (unsigned)(c->nstreams + 2 > 3 ? c->nstreams + 2 : 3);
+    /* Decoder threads spin on the GPU while they are few: on the H100 machines spinning took
+     * one stream's p99 from 1.7-4.0 ms to 1.4-3.2 ms and 16 streams' from 6.8-43 ms to
+     * 4.6-30 ms, for about a core (BENCHMARKS.md, "Session 22 runs"). Many threads (--slices
+     * with many streams) sleep, leaving the cores to the receiving threads. */
+    if (c->gpu_sync_auto) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        const unsigned contexts = pl->contexts_per_gpu ? pl->contexts_per_gpu : 3;
+        pl->gpu_sync = (long)contexts * 4 <= cores ? PL_GPU_SYNC_SPIN : PL_GPU_SYNC_BLOCK;
+    }
+    /* Pinning memory while streams run holds the CUDA driver from the decoders (a live
+     * stream then drops frames): by default enough for UHD frames and pictures is pinned
+     * before the first packet (PINNED_PER_STREAM_MIB a stream, PINNED_PICTURES_MIB), in
+     * well under a second. */
+    pl->pinned_reserve_bytes =
+        c->pinned_mib >= 0 ? (size_t)c->pinned_mib << 20
+                           : ((size_t)c->nstreams * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
+}
+
+xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failure *f)
+{
+    *out = NULL;
+    svc_recv *s = calloc(1, sizeof *s);
+    if (!s)
+        return fail(f, "recv", 0, XSF_ERR_NOMEM, "%s", "out of memory");
+    s->cfg = cfg;
+    s->pl = cfg->pl;
+    /* Sockets first: packets wait in their buffers while the GPU starts. */
+    for (int k = 0; k < cfg->nstreams; k++) {
+        svc_stream *st = &s->st[k];
+        const svc_stream_config *sc = &cfg->stream[k];
+        st->rc = sc->rtp;
+        st->rc.packet_log = NULL;
+        if (sc->packets && !(st->rc.packet_log = st->plog = fopen(sc->packets, "w"))) {
+            fail(f, sc->packets, 0, XSF_ERR_IO, "%s", "cannot create the file");
+            close_sources(s, k);
+            free(s);
+            return XSF_ERR_IO;
+        }
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (pl_rtp_source_open(&st->src, &st->rc, &err) != XSF_OK) {
+            fail(f, source_name(s, k), 0, err.status, "%s", err.msg);
+            close_sources(s, k + 1);
+            free(s);
+            return f->err.status;
+        }
+    }
+    engine_rules(s);
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (pl_create(&s->p, &s->pl, &err) != XSF_OK) {
+        fail(f, "recv", 0, err.status, "%s", err.msg);
+        close_sources(s, cfg->nstreams);
+        free(s);
+        return f->err.status;
+    }
+    if (cfg->slices && !pl_uses_gpu(s->p)) {
+        f->subject = "--slices";
+        f->usage = 1;
+        xsf_error_clear(&f->err);
+        xsf_error_set(&f->err, XSF_ERR_ARG,
+                      "sub-frame decoding runs on the GPU engine only; the engine here is %s, "
+                      "which decodes whole frames (drop --slices)",
+                      pl_describe(s->p));
+        pl_destroy(s->p);
+        close_sources(s, cfg->nstreams);
+        free(s);
+        return XSF_ERR_ARG;
+    }
+    *out = s;
+    return XSF_OK;
+}
+
+pl_pipeline *svc_recv_pipeline(const svc_recv *s)
+{
+    return s->p;
+}
+
+xsf_status svc_recv_open_display(svc_recv *s, svc_failure *f)
+{
+    const svc_recv_config *c = s->cfg;
+    int display = 0;
+    for (int k = 0; k < c->nstreams; k++)
+        display |= c->stream[k].output == SVC_OUT_DISPLAY;
+    if (!display)
+        return XSF_OK;
+    dsp_view_options vo;
+    dsp_view_options_init(&vo);
+    vo.display.tiles = c->nstreams;
+    vo.display.title = "xsflow recv";
+    vo.display.vsync = c->vsync;
+    vo.display.convert = c->convert;
+    vo.display.headless = c->headless_ppm != NULL;
+    vo.headless_ppm = c->headless_ppm;
+    vo.delay_ms = c->delay_ms;
+    for (int k = 0; k < c->nstreams; k++) {
+        snprintf(s->tile_label[k], sizeof s->tile_label[k], "%s", source_name(s, k));
+        s->tile_label_ptr[k] = s->tile_label[k];
+        vo.colour[k] = c->colour.source == XSF_COLOUR_USER ? c->colour : c->stream[k].colour;
+    }
+    vo.display.labels = s->tile_label_ptr;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (dsp_view_start(&s->view, &vo, &err) != XSF_OK)
+        return fail(f, "--display", 0, err.status, "%s", err.msg);
+    return XSF_OK;
+}
+
+/* Stream k's sink: the display's tile, a null sink, or a writer. */
+static xsf_status open_sink(svc_recv *s, int k, pl_sink *sink, svc_failure *f)
+{
+    const svc_stream_config *sc = &s->cfg->stream[k];
+    svc_stream *st = &s->st[k];
+    if (sc->output == SVC_OUT_DISPLAY) {
+        *sink = dsp_view_sink(s->view, k, pl_uses_gpu(s->p));
+    } else if (sc->output == SVC_OUT_NULL || sc->output == SVC_OUT_NULL_DEVICE) {
+        *sink = pl_null_sink(sc->output == SVC_OUT_NULL ? PL_PICTURE_HOST : PL_PICTURE_DEVICE);
+    } else {
+        pl_writer_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.kind = sc->output == SVC_OUT_JXS   ? PL_WRITE_JXS
+                  : sc->output == SVC_OUT_MD5 ? PL_WRITE_MD5
+                                              : PL_WRITE_PICTURE;
+        wo.image.format = sc->output == SVC_OUT_Y4M ? IMGIO_FORMAT_Y4M : IMGIO_FORMAT_YUV;
+        wo.image.fps_num = sc->fps.num ? sc->fps.num : 25;
+        wo.image.fps_den = sc->fps.num ? sc->fps.den : 1;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (pl_writer_open(&st->w, sc->path, &wo, &err) != XSF_OK)
+            return fail(f, sc->out, 0, err.status, "%s", err.msg);
+        *sink = pl_writer_sink(st->w);
+    }
+    if (sink->placement == PL_PICTURE_DEVICE && !pl_uses_gpu(s->p))
+        return fail(f, sc->out, 1, XSF_ERR_ARG, "pictures in GPU memory need the GPU engine (%s)",
+                    pl_describe(s->p));
+    return XSF_OK;
+}
+
+static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
+{
+    svc_stream *st = &s->st[k];
+    const svc_stream_config *sc = &s->cfg->stream[k];
+    if (st->rc.kind != PL_RTP_SOCKET) {
+        snprintf(st->label, sizeof st->label, "recv %s", st->rc.path);
+    } else {
+        char where[96];
+        rtp_addr_format(&st->rc.udp.local, 1, where, sizeof where);
+        snprintf(st->label, sizeof st->label, "recv %s", sc->addr ? sc->addr : where);
+    }
+    pl_sink sink;
+    xsf_status r = open_sink(s, k, &sink, f);
+    if (r != XSF_OK)
+        return r;
+    pl_stream_config psc = {
+        .name = st->label,
+        .codec = RTP_JXS_CODEC,
+        .backpressure = st->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
+        .frames = s->cfg->queue,
+        .max_frame_bytes = st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
+        .sink = sink,
+        .frame_log = s->flog};
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (pl_stream_add(s->p, &psc, &st->id, &err) != XSF_OK)
+        return fail(f, st->label, 0, err.status, "%s", err.msg);
+    if (pl_rtp_source_start(st->src, s->p, st->id, &err) != XSF_OK)
+        return fail(f, source_name(s, k), 0, err.status, "%s", err.msg);
+    s->started++;
+    return XSF_OK;
+}
+
+xsf_status svc_recv_start(svc_recv *s, svc_failure *f)
+{
+    const svc_recv_config *c = s->cfg;
+    xsf_status r = XSF_OK;
+    if (c->frame_log) {
+        if (!(s->flog = fopen(c->frame_log, "w")))
+            r = fail(f, c->frame_log, 0, XSF_ERR_IO, "%s", strerror(errno));
+        else
+            fprintf(s->flog, "%s\n", PL_FRAME_LOG_HEADER);
+    }
+    for (int k = 0; k < c->nstreams && r == XSF_OK; k++)
+        r = start_stream(s, k, f);
+    s->last_report = xsf_clock_mono_ns();
+    s->warmup_end = s->last_report + (uint64_t)(c->warmup_s * 1e9);
+    s->warm = c->warmup_s <= 0;
+    return r;
+}
+
+int svc_recv_started(const svc_recv *s)
+{
+    return s->started;
+}
+
+const char *svc_recv_label(const svc_recv *s, int k)
+{
+    return s->st[k].label;
+}
+
+int svc_recv_wait(svc_recv *s, int ms)
+{
+    int running = 0;
+    for (int k = 0; k < s->started; k++)
+        running += !pl_rtp_source_done(s->st[k].src);
+    if (!running)
+        return 0;
+    xsf_clock_sleep_ns((int64_t)ms * (int64_t)XSF_NS_PER_MS);
+    if (s->view && dsp_view_quit_requested(s->view))
+        return 0;
+    if (!s->warm && xsf_clock_mono_ns() >= s->warmup_end) {
+        for (int k = 0; k < s->started; k++)
+            pl_stream_latency_reset(s->p, s->st[k].id);
+        s->warm = 1;
+    }
+    return 1;
+}
+
+void svc_recv_stop(svc_recv *s)
+{
+    for (int k = 0; k < s->started; k++)
+        pl_rtp_source_stop(s->st[k].src);
+}
+
+xsf_status svc_recv_join(svc_recv *s, int k, xsf_error *err)
+{
+    const xsf_status r = pl_rtp_source_join(s->st[k].src, err);
+    pl_stream_finish(s->p, s->st[k].id);
+    return r;
+}
+
+int svc_recv_has_display(const svc_recv *s)
+{
+    return s->view != NULL;
+}
+
+xsf_status svc_recv_display_stop(svc_recv *s, dsp_tile_stats *stats, xsf_error *err)
+{
+    if (!s->view)
+        return XSF_OK;
+    const xsf_status r = dsp_view_stop(s->view, stats, err);
+    s->view = NULL;
+    return r;
+}
+
+xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frames, svc_failure *f)
+{
+    svc_stream *st = &s->st[k];
+    *wrote = st->w != NULL;
+    *frames = 0;
+    if (!st->w)
+        return XSF_OK;
+    *frames = pl_writer_frames(st->w);
+    xsf_error err;
+    xsf_error_clear(&err);
+    const xsf_status r = pl_writer_close(st->w, &err);
+    st->w = NULL;
+    return r == XSF_OK ? XSF_OK : fail(f, s->cfg->stream[k].out, 0, r, "%s", err.msg);
+}
+
+xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f)
+{
+    svc_stream *st = &s->st[k];
+    if (!st->plog)
+        return XSF_OK;
+    const int bad = fclose(st->plog);
+    st->plog = NULL;
+    return bad ? fail(f, s->cfg->stream[k].packets, 0, XSF_ERR_IO, "%s", "write failed") : XSF_OK;
+}
+
+xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f)
+{
+    if (!s)
+        return XSF_OK;
+    if (s->view)
+        dsp_view_stop(s->view, NULL, NULL);
+    close_sources(s, s->cfg->nstreams);
+    pl_destroy(s->p);
+    for (int k = 0; k < s->cfg->nstreams; k++)
+        pl_writer_close(s->st[k].w, NULL); /* left open: svc_recv_close_writer not called */
+    xsf_status r = XSF_OK;
+    if (s->flog && fclose(s->flog))
+        r = fail(f, s->cfg->frame_log, 0, XSF_ERR_IO, "%s", "write failed");
+    free(s);
+    return r;
+}

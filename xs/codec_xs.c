@@ -1,0 +1,254 @@
+/* JPEG XS in the codec table (common/xsf_codec.h): the header parser, the C
+ * reference decoder and the GPU decoder (with its incremental calls) behind
+ * the table's functions. The parsed header travels as an xs_header in
+ * xsf_codec_frame.header; the decoders take it back (xs_decode_parsed,
+ * xs_gpu_decode_parsed). */
+#include <string.h>
+
+#include "xs.h"
+#include "xsf_codec.h"
+#include "xsf_colour.h"
+
+_Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX, "xs_header must fit xsf_codec_frame.header");
+
+static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
+{
+    if (err)
+        xsf_error_set(err, st, "%s", msg && msg[0] ? msg : xsf_status_name(st));
+    return st;
+}
+
+static int xs_probe(const uint8_t *buf, size_t len)
+{
+    if (len < 2 || buf[0] != 0xff || buf[1] != 0x10) /* SOC */
+        return 0;
+    if (len < 4)
+        return 50;
+    return buf[2] == 0xff && buf[3] == 0x50 ? 100 : 0; /* CAP follows SOC */
+}
+
+static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
+{
+    if (size != sizeof(xs_header))
+        return xsf_error_set(err, XSF_ERR_ARG, "a JPEG XS header is an xs_header (%zu bytes, not %zu)",
+                             sizeof(xs_header), size);
+    const xs_header *h = parsed;
+    memset(out, 0, offsetof(xsf_codec_frame, header));
+    out->codec = &xs_codec;
+    out->format.container = XSF_PLANAR_U16;
+    out->format.nc = h->nc;
+    for (int c = 0; c < h->nc && c < XSF_MAX_COMPONENTS; c++) {
+        /* 21122-1 A.4.4: the header reader has checked that sx and sy divide the frame. */
+        out->format.width[c] = h->wf / h->sx[c];
+        out->format.height[c] = h->hf / h->sy[c];
+        out->format.depth[c] = h->depth[c];
+    }
+    out->codestream_bytes = h->lcod;
+    out->header_bytes = h->header_bytes;
+    out->field = XSF_FIELD_NONE; /* the codestream does not say (RTP and boxes do) */
+    xsf_colour_default(&out->colour);
+    if (h->cpih == 1) { /* the RCT: R, G, B as the decoder gives them */
+        xsf_colour_rgb(&out->colour, XSF_COLOUR_CODESTREAM);
+    }
+    memcpy(out->header.bytes, h, sizeof *h);
+    return XSF_OK;
+}
+
+static xsf_status xs_parse(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
+{
+    xs_header h;
+    const xsf_status st = xs_parse_header(buf, len, &h, err);
+    return st != XSF_OK ? st : xs_describe(&h, sizeof h, out, err);
+}
+
+static xsf_status xs_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
+{
+    return xs_jxs_next(buf, len, 0, bytes, NULL, err);
+}
+
+/* The parsed header of `frame` where it is JPEG XS's, else NULL (the decoder reads it). */
+static const xs_header *header_of(const xsf_codec_frame *frame)
+{
+    return frame && frame->codec == &xs_codec ? (const xs_header *)(const void *)frame->header.bytes : NULL;
+}
+
+/* ---- C decoder ---- */
+
+static xsf_status cpu_create(void **dec, xsf_error *err)
+{
+    xs_decoder *d = NULL;
+    const xsf_status st = xs_decoder_create(&d);
+    *dec = d;
+    return st == XSF_OK ? st : xsf_error_set(err, st, "out of memory for a decoder");
+}
+
+static void cpu_destroy(void *dec)
+{
+    xs_decoder_destroy(dec);
+}
+
+static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
+{
+    (void)params;
+    xs_decoder *d = dec;
+    const xs_header *h = header_of(frame);
+    size_t consumed;
+    const xs_image *img;
+    const xsf_status st =
+        h ? xs_decode_parsed(d, h, buf, len, &consumed, &img) : xs_decode(d, buf, len, &consumed, &img);
+    if (st != XSF_OK)
+        return pass_on(err, st, xs_decoder_error(d));
+    if (out->fmt.nc != img->nc || out->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+    for (int c = 0; c < img->nc; c++) {
+        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
+            out->fmt.depth[c] != img->depth[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
+        for (int y = 0; y < img->height[c]; y++)
+            memcpy(xsf_picture_row16(out, c, y), img->plane[c] + (size_t)y * img->pitch[c],
+                   (size_t)img->width[c] * sizeof(uint16_t));
+    }
+    return XSF_OK;
+}
+
+/* ---- GPU decoder ---- */
+
+static xsf_status gpu_available(void)
+{
+    return xs_gpu_available();
+}
+
+static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *err)
+{
+    xs_gpu_decoder *d = NULL;
+    const xsf_status st = xs_gpu_decoder_create(&d, device, (xs_cuda_stream)stream);
+    *dec = d;
+    return st == XSF_OK ? st : xsf_error_set(err, st, "cannot create a JPEG XS decoder on GPU %d", device);
+}
+
+static void gpu_destroy(void *dec)
+{
+    xs_gpu_decoder_destroy(dec);
+}
+
+/* Where the picture goes: the caller's device planes, or (out NULL) the decoder's own. */
+static xsf_status set_output(xs_gpu_decoder *d, xsf_picture *out, xsf_error *err)
+{
+    xsf_status st;
+    if (!out) {
+        st = xs_gpu_set_output(d, NULL, NULL);
+    } else {
+        if (out->memory != XSF_MEMORY_DEVICE || out->fmt.nc > XS_MAX_COMPONENTS)
+            return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
+        uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+        size_t pitch[XS_MAX_COMPONENTS] = {0};
+        for (int c = 0; c < out->fmt.nc; c++) {
+            planes[c] = (uint16_t *)(void *)out->data[c];
+            pitch[c] = out->stride[c];
+        }
+        st = xs_gpu_set_output(d, planes, pitch);
+    }
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+}
+
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
+{
+    (void)params;
+    xs_gpu_decoder *d = dec;
+    xsf_status st = set_output(d, out, err);
+    if (st != XSF_OK)
+        return st;
+    size_t consumed;
+    st = xs_gpu_decode_parsed(d, header_of(frame), buf, len, &consumed);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+}
+
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
+                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+{
+    xs_gpu_decoder *d = dec;
+    uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+    int f[XS_MAX_COMPONENTS] = {0}, t[XS_MAX_COMPONENTS] = {0};
+    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc > XS_MAX_COMPONENTS)
+        return xsf_error_set(err, XSF_ERR_ARG, "the rows go to a host picture");
+    for (int c = 0; c < host->fmt.nc; c++) {
+        if (host->stride[c] != xsf_format_row_bytes(&host->fmt, c)) /* xs_gpu_download_rows' layout */
+            return xsf_error_set(err, XSF_ERR_ARG, "the host picture's rows must be tightly packed");
+        planes[c] = (uint16_t *)(void *)host->data[c];
+        f[c] = from[c];
+        t[c] = to[c];
+    }
+    const xsf_status st = xs_gpu_download_rows(d, planes, f, t);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+}
+
+static xsf_status gpu_sync(void *dec, xsf_error *err)
+{
+    const xsf_status st = xs_gpu_sync(dec);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+}
+
+static xsf_status gpu_begin(void *dec, const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
+                            xsf_picture *out, xsf_error *err)
+{
+    xs_gpu_decoder *d = dec;
+    xsf_status st = set_output(d, out, err);
+    if (st != XSF_OK)
+        return st;
+    st = xs_gpu_decode_begin_parsed(d, header_of(frame), buf, len);
+    if (st == XSF_ERR_AGAIN) /* nothing under way: the output is not kept */
+        xs_gpu_set_output(d, NULL, NULL);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+}
+
+static xsf_status gpu_more(void *dec, const uint8_t *buf, size_t len, xsf_error *err)
+{
+    const xsf_status st = xs_gpu_decode_more(dec, buf, len);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+}
+
+static xsf_status gpu_end(void *dec, const uint8_t *buf, size_t len, xsf_error *err)
+{
+    size_t consumed;
+    const xsf_status st = xs_gpu_decode_end(dec, buf, len, &consumed);
+    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+}
+
+static void gpu_abort(void *dec)
+{
+    xs_gpu_decode_abort(dec);
+}
+
+static void gpu_rows(void *dec, int rows[XSF_MAX_COMPONENTS])
+{
+    int r[XS_MAX_COMPONENTS];
+    xs_gpu_decode_rows(dec, r);
+    for (int c = 0; c < XSF_MAX_COMPONENTS; c++)
+        rows[c] = c < XS_MAX_COMPONENTS ? r[c] : 0;
+}
+
+const xsf_codec xs_codec = {
+    .name = "jpeg-xs",
+    .long_name = "JPEG XS (ISO/IEC 21122-1)",
+    .extension = "jxs",
+    .probe = xs_probe,
+    .parse_header = xs_parse,
+    .describe = xs_describe,
+    .codestream_size = xs_size,
+    .cpu_create = cpu_create,
+    .cpu_destroy = cpu_destroy,
+    .cpu_decode = cpu_decode,
+    .gpu_available = gpu_available,
+    .gpu_create = gpu_create,
+    .gpu_destroy = gpu_destroy,
+    .gpu_decode = gpu_decode,
+    .gpu_download_rows = gpu_download_rows,
+    .gpu_sync = gpu_sync,
+    .gpu_begin = gpu_begin,
+    .gpu_more = gpu_more,
+    .gpu_end = gpu_end,
+    .gpu_abort = gpu_abort,
+    .gpu_rows = gpu_rows,
+};
