@@ -31,19 +31,6 @@ static const bpc_tables *load_tables(const char *path)
     return t;
 }
 
-static void to_bpc_image(const imgio_picture *pic, bpc_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = pic->nc;
-    for (int c = 0; c < pic->nc && c < BPC_MAX_COMPONENTS; c++) {
-        img->width[c] = pic->width[c];
-        img->height[c] = pic->height[c];
-        img->depth[c] = pic->depth[c];
-        img->pitch[c] = pic->pitch[c];
-        img->plane[c] = pic->plane[c];
-    }
-}
-
 /* ---- encode ---- */
 
 typedef struct bpc_encode_args {
@@ -165,7 +152,7 @@ int bpc_cli_encode(int argc, char **argv)
     double seconds = 0;
     int status = 0;
     while (a.frames < 0 || frames < (unsigned long)a.frames) {
-        const imgio_picture *pic;
+        const xsf_picture *pic;
         if (imgio_read(rd, &pic, &err) != XSF_OK) {
             cli_error(a.in, "%s", err.msg);
             status = 1;
@@ -173,22 +160,20 @@ int bpc_cli_encode(int argc, char **argv)
         }
         if (!pic)
             break;
-        bpc_image img;
-        to_bpc_image(pic, &img);
-        if (pic->nc > BPC_MAX_COMPONENTS) {
-            cli_error(a.in, "%d components: BPC-PaCo codes at most %d", pic->nc, BPC_MAX_COMPONENTS);
+        if (pic->fmt.nc > BPC_MAX_COMPONENTS) {
+            cli_error(a.in, "%d components: BPC-PaCo codes at most %d", pic->fmt.nc, BPC_MAX_COMPONENTS);
             status = 2;
             break;
         }
         if (frames == 0) {
             if (a.bpp > 0)
-                bpc_params_set_bpp(&a.p, a.bpp, img.width[0], img.height[0]);
+                bpc_params_set_bpp(&a.p, a.bpp, pic->fmt.width[0], pic->fmt.height[0]);
             else if (a.bytes > 0)
                 a.p.target_bytes = (size_t)a.bytes;
-            cap = bpc_encode_bound(&a.p, &img);
+            cap = bpc_encode_bound(&a.p, &pic->fmt);
             xsf_status st = XSF_OK;
             if (a.gpu) {
-                st = bpc_gpu_encoder_create(&genc, &a.p, &img, NULL);
+                st = bpc_gpu_encoder_create(&genc, &a.p, &pic->fmt, NULL);
                 if (st)
                     cli_error(a.in, "GPU encoder: %s", genc ? bpc_gpu_encoder_error(genc) : xsf_status_name(st));
             } else {
@@ -208,7 +193,7 @@ int bpc_cli_encode(int argc, char **argv)
         }
         size_t len = 0;
         const double t0 = xsf_clock_mono_s();
-        xsf_status st = a.gpu ? bpc_gpu_encode(genc, &img, 0, cs, cap, &len) : bpc_encode(enc, &img, cs, cap, &len);
+        xsf_status st = a.gpu ? bpc_gpu_encode(genc, pic, cs, cap, &len) : bpc_encode(enc, pic, cs, cap, &len);
         seconds += xsf_clock_mono_s() - t0;
         if (st != XSF_OK) {
             cli_error(a.in, "frame %lu: %s", frames, a.gpu ? bpc_gpu_encoder_error(genc) : bpc_encoder_error(enc));

@@ -144,7 +144,7 @@ static int emit_builtin(const char *t53, const char *t97, const char *out, char 
     return 0;
 }
 
-static int add_picture(bpc_trainer *tr, const bpc_image *img, const char *path, unsigned long frame)
+static int add_picture(bpc_trainer *tr, const xsf_picture *img, const char *path, unsigned long frame)
 {
     if (bpc_trainer_add(tr, img) != XSF_OK) {
         cli_error(path, "frame %lu: %s", frame, bpc_trainer_error(tr));
@@ -166,24 +166,14 @@ static int add_jxs(bpc_trainer *tr, const char *path)
     }
     int status = 0;
     for (unsigned long frame = 0; off < len && !status; frame++) {
-        const xs_image *xi;
+        const xsf_picture *xi;
         size_t used;
         if (xs_decode(dec, data + off, len - off, &used, &xi) != XSF_OK) {
             cli_error(path, "frame %lu: %s", frame, xs_decoder_error(dec));
             status = 1;
             break;
         }
-        bpc_image img;
-        memset(&img, 0, sizeof img);
-        img.nc = xi->nc < BPC_MAX_COMPONENTS ? xi->nc : BPC_MAX_COMPONENTS;
-        for (int c = 0; c < img.nc; c++) {
-            img.width[c] = xi->width[c];
-            img.height[c] = xi->height[c];
-            img.depth[c] = xi->depth[c];
-            img.pitch[c] = xi->pitch[c];
-            img.plane[c] = xi->plane[c];
-        }
-        status = add_picture(tr, &img, path, frame);
+        status = add_picture(tr, xi, path, frame);
         off += used;
     }
     xs_decoder_destroy(dec);
@@ -210,7 +200,7 @@ static int add_file(bpc_trainer *tr, const char *path)
     }
     int status = 0;
     for (unsigned long frame = 0; !status; frame++) {
-        const imgio_picture *pic;
+        const xsf_picture *pic;
         if (imgio_read(rd, &pic, &err) != XSF_OK) {
             cli_error(path, "%s", err.msg);
             status = 1;
@@ -218,17 +208,7 @@ static int add_file(bpc_trainer *tr, const char *path)
         }
         if (!pic)
             break;
-        bpc_image img;
-        memset(&img, 0, sizeof img);
-        img.nc = pic->nc < BPC_MAX_COMPONENTS ? pic->nc : BPC_MAX_COMPONENTS;
-        for (int c = 0; c < img.nc; c++) {
-            img.width[c] = pic->width[c];
-            img.height[c] = pic->height[c];
-            img.depth[c] = pic->depth[c];
-            img.pitch[c] = pic->pitch[c];
-            img.plane[c] = pic->plane[c];
-        }
-        status = add_picture(tr, &img, path, frame);
+        status = add_picture(tr, pic, path, frame);
     }
     imgio_reader_close(rd);
     return status;

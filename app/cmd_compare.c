@@ -142,7 +142,7 @@ static void progress(void *ctx, const cmp_row *r)
 }
 
 /* The first frame of a picture file into an owned copy. */
-static int read_picture(const compare_args *a, const char *path, imgio_picture *pic, int *rgb)
+static int read_picture(const compare_args *a, const char *path, xsf_picture *pic, int *rgb)
 {
     xsf_error err;
     xsf_error_clear(&err);
@@ -168,7 +168,7 @@ static int read_picture(const compare_args *a, const char *path, imgio_picture *
         cli_error(path, "%s", err.msg);
         return 1;
     }
-    const imgio_picture *frame = NULL;
+    const xsf_picture *frame = NULL;
     int status = 0;
     if (imgio_read(rd, &frame, &err)) {
         cli_error(path, "%s", err.msg);
@@ -186,26 +186,16 @@ static int read_picture(const compare_args *a, const char *path, imgio_picture *
 }
 
 /* The demo vector decoded by the C reference decoder. */
-static int demo_picture(imgio_picture *pic)
+static int demo_picture(xsf_picture *pic)
 {
     xs_decoder *dec = NULL;
-    const xs_image *img;
+    const xsf_picture *img;
     size_t used;
     int status = 1;
     if (xs_decoder_create(&dec) == XSF_OK &&
         xs_decode(dec, demo_vector_data, demo_vector_size, &used, &img) == XSF_OK) {
-        imgio_picture view;
-        memset(&view, 0, sizeof view);
-        view.nc = img->nc;
-        for (int c = 0; c < img->nc; c++) {
-            view.width[c] = img->width[c];
-            view.height[c] = img->height[c];
-            view.depth[c] = img->depth[c];
-            view.pitch[c] = img->pitch[c];
-            view.plane[c] = img->plane[c];
-        }
         xsf_error err;
-        status = cmp_picture_copy(pic, &view, &err) != XSF_OK;
+        status = cmp_picture_copy(pic, img, &err) != XSF_OK;
     }
     if (status)
         cli_error(demo_vector_name, "cannot decode the built-in vector");
@@ -258,7 +248,8 @@ int cmd_compare(int argc, char **argv)
     const int builtin = a.nin == 0;
     const int count = builtin ? 2 : a.nin;
     for (int i = 0; i < count && !status; i++) {
-        imgio_picture pic;
+        xsf_picture pic;
+        xsf_picture_init(&pic);
         int rgb = 0;
         const char *name;
         if (builtin && i == 0) {

@@ -234,7 +234,7 @@ int cmd_decode(int argc, char **argv)
     if (a.md5)
         pl_writer_md5(w, md5hex);
     const uint64_t frames = pl_writer_frames(w), bytes = pl_writer_bytes(w);
-    imgio_picture first;
+    xsf_picture first;
     pl_writer_shape(w, &first);
     char last[4096] = "";
     snprintf(last, sizeof last, "%s", a.out ? pl_writer_last_path(w) : "");
@@ -261,9 +261,9 @@ int cmd_decode(int argc, char **argv)
         fprintf(info,
                 "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s: %llu "
                 "bytes in %.3f s, %.1f frames/s (%s; start %.0f ms, steady %.1f frames/s)\n",
-                (unsigned long long)frames, frames == 1 ? "" : "s", first.width[0],
-                first.height[0], first.nc, first.nc == 1 ? "" : "s",
-                first.nc ? imgio_picture_sampling(&first) : "-", first.depth[0], a.in,
+                (unsigned long long)frames, frames == 1 ? "" : "s", first.fmt.width[0],
+                first.fmt.height[0], first.fmt.nc, first.fmt.nc == 1 ? "" : "s",
+                first.fmt.nc ? imgio_picture_sampling(&first) : "-", first.fmt.depth[0], a.in,
                 strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes, seconds,
                 seconds > 0 ? (double)frames / seconds : 0, engine_copy,
                 (double)(t0 - t_start) / 1e6, ss.fps);

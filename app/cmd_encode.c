@@ -267,8 +267,10 @@ typedef struct raw4_reader {
     uint8_t *bytes;
 } raw4_reader;
 
-static int raw4_read(raw4_reader *r, xs_image *img)
+static int raw4_read(raw4_reader *r, xsf_picture *img)
 {
+    xsf_picture_init(img);
+    img->fmt.container = XSF_PLANAR_U16;
     const size_t n = (size_t)r->w * r->h, bps = r->depth > 8 ? 2 : 1;
     for (int c = 0; c < 4; c++) {
         size_t got = fread(r->bytes, bps, n, r->f);
@@ -277,13 +279,13 @@ static int raw4_read(raw4_reader *r, xs_image *img)
         uint16_t *p = r->buf + c * n;
         for (size_t i = 0; i < n; i++)
             p[i] = bps == 2 ? (uint16_t)(r->bytes[2 * i] | r->bytes[2 * i + 1] << 8) : r->bytes[i];
-        img->plane[c] = p;
-        img->width[c] = r->w;
-        img->height[c] = r->h;
-        img->depth[c] = r->depth;
-        img->pitch[c] = (size_t)r->w;
+        img->data[c] = (uint8_t *)p;
+        img->fmt.width[c] = r->w;
+        img->fmt.height[c] = r->h;
+        img->fmt.depth[c] = r->depth;
+        img->stride[c] = (size_t)r->w * sizeof(uint16_t);
     }
-    img->nc = 4;
+    img->fmt.nc = 4;
     return 1;
 }
 
@@ -354,10 +356,10 @@ int cmd_encode(int argc, char **argv)
     double seconds = 0;
     int status = 0, width = 0, height = 0;
     while (a.frames < 0 || frames < (unsigned long)a.frames) {
-        xs_image img;
-        memset(&img, 0, sizeof img);
+        xsf_picture four_pic;
+        const xsf_picture *pic = &four_pic;
         if (four) {
-            int got = raw4_read(&r4, &img);
+            int got = raw4_read(&r4, &four_pic);
             if (got < 0) {
                 cli_error(a.in, "file ends inside frame %lu", frames);
                 status = 1;
@@ -365,7 +367,6 @@ int cmd_encode(int argc, char **argv)
             if (got <= 0)
                 break;
         } else {
-            const imgio_picture *pic;
             if (imgio_read(rd, &pic, &err) != XSF_OK) {
                 cli_error(a.in, "%s", err.msg);
                 status = 1;
@@ -373,25 +374,18 @@ int cmd_encode(int argc, char **argv)
             }
             if (!pic)
                 break;
-            img.nc = pic->nc;
-            for (int c = 0; c < pic->nc; c++) {
-                img.width[c] = pic->width[c];
-                img.height[c] = pic->height[c];
-                img.depth[c] = pic->depth[c];
-                img.pitch[c] = pic->pitch[c];
-                img.plane[c] = pic->plane[c];
-            }
         }
         if (frames == 0) {
             /* The first frame fixes the format. */
             xs_encoder_config *c = &a.cfg;
-            c->width = width = img.width[0];
-            c->height = height = img.height[0];
-            c->nc = img.nc;
-            for (int k = 0; k < img.nc; k++) {
-                c->depth[k] = img.depth[k];
-                c->sx[k] = img.width[k] ? img.width[0] / img.width[k] : 1;
-                c->sy[k] = img.height[k] ? img.height[0] / img.height[k] : 1;
+            const xsf_format *f = &pic->fmt;
+            c->width = width = f->width[0];
+            c->height = height = f->height[0];
+            c->nc = f->nc;
+            for (int k = 0; k < f->nc; k++) {
+                c->depth[k] = f->depth[k];
+                c->sx[k] = f->width[k] ? f->width[0] / f->width[k] : 1;
+                c->sy[k] = f->height[k] ? f->height[0] / f->height[k] : 1;
             }
             c->cpih = a.rct >= 0 ? a.rct : fmt == IMGIO_FORMAT_PPM;
             xsf_status st = a.gpu ? xs_gpu_encoder_create(&genc, c, 0, NULL, &err)
@@ -414,11 +408,11 @@ int cmd_encode(int argc, char **argv)
         const double t0 = xsf_clock_mono_s();
         xsf_status st;
         if (a.gpu) {
-            st = xs_gpu_encode(genc, &img);
+            st = xs_gpu_encode(genc, pic);
             if (st == XSF_OK)
                 st = xs_gpu_encoder_download(genc, cs, cap, &len, 1);
         } else {
-            st = xs_encode(enc, &img, cs, cap, &len);
+            st = xs_encode(enc, pic, cs, cap, &len);
         }
         seconds += xsf_clock_mono_s() - t0;
         if (st != XSF_OK) {

@@ -28,7 +28,7 @@ int play_window_possible(void)
 /* Picture opt->frame rendered offscreen into opt->headless_ppm. */
 static int headless(const char *name, svc_jxs_source *src, const play_options *opt)
 {
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes;
     xsf_error err = {0};
     do {
@@ -57,10 +57,10 @@ static int headless(const char *name, svc_jxs_source *src, const play_options *o
     }
     if (!opt->quiet) {
         char cname[32];
-        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.width[0],
-               pic.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.depth,
-               xsf_colour_name(&pic.colour, cname, sizeof cname), pic.on_device ? "GPU, interop" : "CPU",
-               opt->headless_ppm);
+        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.fmt.width[0],
+               pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.fmt.depth[0],
+               xsf_colour_name(&pic.colour, cname, sizeof cname),
+               pic.memory == XSF_MEMORY_DEVICE ? "GPU, interop" : "CPU", opt->headless_ppm);
     }
     return 0;
 }

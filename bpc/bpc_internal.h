@@ -70,7 +70,7 @@ typedef struct bpc_layout {
 /* Fills geometry, gains, steps and bounds from the picture shape and the
  * parameters (encoder) or from the header (decoder: steps are read, not
  * computed). Frees with bpc_layout_free. */
-xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const bpc_image *shape,
+xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_format *shape,
                            xsf_error *err);
 xsf_status bpc_layout_build_codeblocks(bpc_layout *lay, xsf_error *err);
 void bpc_layout_free(bpc_layout *lay);
@@ -135,10 +135,10 @@ void bpc_rate_select(const bpc_rate_cb *cbs, size_t ncb, size_t budget, uint8_t 
 /* ---- internal entry points shared by the C and CUDA codecs ---- */
 
 /* colour.c: samples to DWT planes (width elements per row) and back. */
-void bpc_front_int(const bpc_layout *lay, const bpc_image *img, int32_t *const *planes);
-void bpc_front_float(const bpc_layout *lay, const bpc_image *img, float *const *planes);
-void bpc_back_int(const bpc_layout *lay, int32_t *const *planes, bpc_image *out);
-void bpc_back_float(const bpc_layout *lay, float *const *planes, bpc_image *out);
+void bpc_front_int(const bpc_layout *lay, const xsf_picture *img, int32_t *const *planes);
+void bpc_front_float(const bpc_layout *lay, const xsf_picture *img, float *const *planes);
+void bpc_back_int(const bpc_layout *lay, int32_t *const *planes, const xsf_picture *out);
+void bpc_back_float(const bpc_layout *lay, float *const *planes, const xsf_picture *out);
 
 /* encoder.c: colour transform, DWT and quantization of a picture into one
  * int32 plane of quantization indices per component. */
@@ -148,7 +148,7 @@ typedef struct bpc_frontend {
     struct wav_plan *plan[BPC_MAX_COMPONENTS];
 } bpc_frontend;
 xsf_status bpc_frontend_init(bpc_frontend *fe, const bpc_layout *lay, xsf_error *err);
-xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const bpc_image *img,
+xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const xsf_picture *img,
                             xsf_error *err);
 void bpc_frontend_free(bpc_frontend *fe);
 /* Distortion weight of a code block: colour gain x band gain x step^2. */

@@ -112,20 +112,18 @@ static void cpu_destroy(void *dec)
     bpc_decoder_destroy(dec);
 }
 
-/* Copies a decoded picture into the caller's (host) picture. */
-static xsf_status copy_out(const bpc_image *img, xsf_picture *out, xsf_error *err)
+/* Copies a decoded picture's samples into the caller's (host) picture,
+ * whose description stays its owner's. */
+static xsf_status copy_out(const xsf_picture *img, xsf_picture *out, xsf_error *err)
 {
-    if (out->fmt.nc != img->nc || out->memory == XSF_MEMORY_DEVICE)
+    if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-    for (int c = 0; c < img->nc; c++) {
-        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
-            out->fmt.depth[c] != img->depth[c])
-            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-        for (int y = 0; y < img->height[c]; y++)
-            memcpy(xsf_picture_row16(out, c, y), img->plane[c] + (size_t)y * img->pitch[c],
-                   (size_t)img->width[c] * sizeof(uint16_t));
-    }
-    return XSF_OK;
+    const xsf_colour colour = out->colour;
+    const xsf_picture_props props = out->props;
+    const xsf_status st = xsf_picture_copy(out, img, err);
+    out->colour = colour;
+    out->props = props;
+    return st;
 }
 
 static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
@@ -135,7 +133,7 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     bpc_decoder *d = dec;
     bpc_decoder_set_tables(d, params);
     size_t consumed;
-    const bpc_image *img;
+    const xsf_picture *img;
     const xsf_status st = bpc_decode(d, buf, len, &consumed, &img);
     if (st != XSF_OK)
         return pass_on(err, st, bpc_decoder_error(d));
@@ -148,11 +146,9 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
 typedef struct gpu_dec {
     bpc_gpu_decoder *d;
     cudaStream_t stream;
-    /* The last picture: the decoder's planes, or the caller's copy of them. */
-    int nc;
-    int width[BPC_MAX_COMPONENTS], height[BPC_MAX_COMPONENTS];
-    const uint8_t *plane[BPC_MAX_COMPONENTS];
-    size_t pitch[BPC_MAX_COMPONENTS];
+    /* The last picture, a view: the decoder's planes, or the caller's copy
+     * of them (fmt.nc 0: none). */
+    xsf_picture last;
 } gpu_dec;
 
 static xsf_status cuda_failed(xsf_error *err, cudaError_t e, const char *what)
@@ -196,37 +192,28 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
 {
     (void)frame;
     gpu_dec *g = dec;
-    g->nc = 0;
+    xsf_picture_init(&g->last);
     if (out && out->memory != XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
     bpc_gpu_decoder_set_tables(g->d, params);
     size_t consumed;
-    const bpc_image *img;
+    const xsf_picture *img;
     const xsf_status st = bpc_gpu_decode(g->d, buf, len, 1, &consumed, &img);
     if (st != XSF_OK)
         return pass_on(err, st, bpc_gpu_decoder_error(g->d));
-    if (out && out->fmt.nc != img->nc)
+    if (out && !xsf_format_equal(&out->fmt, &img->fmt))
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-    for (int c = 0; c < img->nc; c++) {
-        g->width[c] = img->width[c];
-        g->height[c] = img->height[c];
-        g->plane[c] = (const uint8_t *)img->plane[c];
-        g->pitch[c] = img->pitch[c] * sizeof(uint16_t);
-        if (!out)
-            continue;
-        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
-            out->fmt.depth[c] != img->depth[c])
-            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-        const cudaError_t e =
-            cudaMemcpy2DAsync(out->data[c], out->stride[c], g->plane[c], g->pitch[c],
-                              (size_t)img->width[c] * sizeof(uint16_t), (size_t)img->height[c],
-                              cudaMemcpyDeviceToDevice, g->stream);
+    xsf_picture last = *img;
+    for (int c = 0; out && c < img->fmt.nc; c++) {
+        const cudaError_t e = cudaMemcpy2DAsync(out->data[c], out->stride[c], img->data[c], img->stride[c],
+                                                xsf_format_row_bytes(&img->fmt, c), (size_t)img->fmt.height[c],
+                                                cudaMemcpyDeviceToDevice, g->stream);
         if (e != cudaSuccess)
             return cuda_failed(err, e, "copying the picture on the device");
-        g->plane[c] = out->data[c];
-        g->pitch[c] = out->stride[c];
+        last.data[c] = out->data[c];
+        last.stride[c] = out->stride[c];
     }
-    g->nc = img->nc;
+    g->last = last;
     return XSF_OK;
 }
 
@@ -234,18 +221,20 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from
                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
 {
     gpu_dec *g = dec;
-    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc != g->nc)
+    const xsf_picture *last = &g->last;
+    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc != last->fmt.nc || !last->fmt.nc)
         return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
-    for (int c = 0; c < g->nc; c++) {
-        if (host->fmt.width[c] != g->width[c] || host->fmt.height[c] != g->height[c])
+    for (int c = 0; c < last->fmt.nc; c++) {
+        const int h = last->fmt.height[c];
+        if (host->fmt.width[c] != last->fmt.width[c] || host->fmt.height[c] != h)
             return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
-        const int y0 = from[c] < 0 ? 0 : from[c], y1 = to[c] > g->height[c] ? g->height[c] : to[c];
+        const int y0 = from[c] < 0 ? 0 : from[c], y1 = to[c] > h ? h : to[c];
         if (y1 <= y0)
             continue;
         const cudaError_t e = cudaMemcpy2DAsync(
-            host->data[c] + (size_t)y0 * host->stride[c], host->stride[c], g->plane[c] + (size_t)y0 * g->pitch[c],
-            g->pitch[c], (size_t)g->width[c] * sizeof(uint16_t), (size_t)(y1 - y0), cudaMemcpyDeviceToHost,
-            g->stream);
+            host->data[c] + (size_t)y0 * host->stride[c], host->stride[c],
+            last->data[c] + (size_t)y0 * last->stride[c], last->stride[c], xsf_format_row_bytes(&last->fmt, c),
+            (size_t)(y1 - y0), cudaMemcpyDeviceToHost, g->stream);
         if (e != cudaSuccess)
             return cuda_failed(err, e, "downloading the picture");
     }

@@ -20,7 +20,7 @@ struct bpc_decoder {
     size_t out_cap[BPC_MAX_COMPONENTS];
     wav_plan *plan[BPC_MAX_COMPONENTS];
     wav_plan_desc desc[BPC_MAX_COMPONENTS];
-    bpc_image img;
+    xsf_picture img; /* a view of out[] */
 };
 
 xsf_status bpc_decoder_create(bpc_decoder **out)
@@ -122,7 +122,7 @@ static xsf_status decode_block(bpc_decoder *d, const bpc_tables *t, size_t i, co
 }
 
 xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *consumed,
-                      const bpc_image **img)
+                      const xsf_picture **img)
 {
     *consumed = 0;
     *img = NULL;
@@ -161,15 +161,17 @@ xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *co
     for (int c = 0; c < lay->nc; c++)
         if ((s = wav_inverse(d->plan[c], d->plane[c])))
             return xsf_error_set(&d->err, s, "component %d: inverse wavelet transform failed", c);
-    memset(&d->img, 0, sizeof d->img);
-    d->img.nc = lay->nc;
+    xsf_picture_init(&d->img);
+    d->img.fmt.container = XSF_PLANAR_U16;
+    d->img.fmt.nc = lay->nc;
     for (int c = 0; c < lay->nc; c++) {
-        d->img.width[c] = lay->width[c];
-        d->img.height[c] = lay->height[c];
-        d->img.depth[c] = lay->depth[c];
-        d->img.pitch[c] = (size_t)lay->width[c];
-        d->img.plane[c] = d->out[c];
+        d->img.fmt.width[c] = lay->width[c];
+        d->img.fmt.height[c] = lay->height[c];
+        d->img.fmt.depth[c] = lay->depth[c];
+        d->img.stride[c] = (size_t)lay->width[c] * sizeof(uint16_t);
+        d->img.data[c] = (uint8_t *)d->out[c];
     }
+    bpc_transform_colour(lay->colour, &d->img.colour);
     if (lay->filter == BPC_FILTER_53)
         bpc_back_int(lay, (int32_t *const *)d->plane, &d->img);
     else

@@ -62,12 +62,15 @@ void bpc_frontend_free(bpc_frontend *fe)
     memset(fe, 0, sizeof *fe);
 }
 
-xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const bpc_image *img,
+xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const xsf_picture *img,
                             xsf_error *err)
 {
+    if (img->fmt.container != XSF_PLANAR_U16 || img->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the encoder reads planar 16-bit pictures in host memory");
+    const xsf_format *f = &img->fmt;
     for (int c = 0; c < lay->nc; c++)
-        if (img->width[c] != lay->width[c] || img->height[c] != lay->height[c] ||
-            img->depth[c] != lay->depth[c] || img->pitch[c] < (size_t)img->width[c] || !img->plane[c])
+        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] || f->depth[c] != lay->depth[c] ||
+            img->stride[c] < (size_t)f->width[c] * 2 || !img->data[c])
             return xsf_error_set(err, XSF_ERR_ARG, "component %d: picture does not match its layout", c);
     if (lay->filter == BPC_FILTER_53)
         bpc_front_int(lay, img, (int32_t *const *)fe->plane);
@@ -142,24 +145,23 @@ void bpc_encoder_destroy(bpc_encoder *e)
 
 const char *bpc_encoder_error(const bpc_encoder *e) { return e ? e->err.msg : "no encoder"; }
 
-static int same_shape(const bpc_layout *lay, const bpc_image *img)
+static int same_shape(const bpc_layout *lay, const xsf_format *f)
 {
-    if (lay->nc != img->nc)
+    if (lay->nc != f->nc)
         return 0;
-    for (int c = 0; c < img->nc; c++)
-        if (lay->width[c] != img->width[c] || lay->height[c] != img->height[c] ||
-            lay->depth[c] != img->depth[c])
+    for (int c = 0; c < f->nc; c++)
+        if (lay->width[c] != f->width[c] || lay->height[c] != f->height[c] || lay->depth[c] != f->depth[c])
             return 0;
     return 1;
 }
 
 /* Buffers for pictures of this shape: allocated when the shape changes. */
-static xsf_status prepare(bpc_encoder *e, const bpc_image *img)
+static xsf_status prepare(bpc_encoder *e, const xsf_format *fmt)
 {
-    if (e->have_layout && same_shape(&e->lay, img))
+    if (e->have_layout && same_shape(&e->lay, fmt))
         return XSF_OK;
     drop_layout(e);
-    xsf_status s = bpc_layout_init(&e->lay, &e->params, img, &e->err);
+    xsf_status s = bpc_layout_init(&e->lay, &e->params, fmt, &e->err);
     e->have_layout = 1;
     if (s)
         return s;
@@ -184,11 +186,11 @@ static xsf_status prepare(bpc_encoder *e, const bpc_image *img)
     return XSF_OK;
 }
 
-size_t bpc_encode_bound(const bpc_params *params, const bpc_image *img)
+size_t bpc_encode_bound(const bpc_params *params, const xsf_format *fmt)
 {
     bpc_layout lay;
     xsf_error err;
-    if (bpc_layout_init(&lay, params, img, &err)) {
+    if (bpc_layout_init(&lay, params, fmt, &err)) {
         bpc_layout_free(&lay);
         return 0;
     }
@@ -254,11 +256,11 @@ static xsf_status choose_passes(bpc_encoder *e)
     return XSF_OK;
 }
 
-xsf_status bpc_encode(bpc_encoder *e, const bpc_image *img, uint8_t *out, size_t cap, size_t *len)
+xsf_status bpc_encode(bpc_encoder *e, const xsf_picture *img, uint8_t *out, size_t cap, size_t *len)
 {
     *len = 0;
     xsf_error_clear(&e->err);
-    xsf_status s = prepare(e, img);
+    xsf_status s = prepare(e, &img->fmt);
     if (!s)
         s = bpc_frontend_run(&e->fe, &e->lay, img, &e->err);
     if (!s)

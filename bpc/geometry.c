@@ -239,7 +239,7 @@ static int bits_of(double v)
     return n;
 }
 
-static xsf_status check_shape(bpc_layout *lay, const bpc_image *img, xsf_error *err)
+static xsf_status check_shape(bpc_layout *lay, const xsf_format *img, xsf_error *err)
 {
     if (img->nc < 1 || img->nc > BPC_MAX_COMPONENTS)
         return xsf_error_set(err, XSF_ERR_ARG, "%d components: 1 to %d supported", img->nc,
@@ -362,7 +362,7 @@ static int plane_offset_for(const bpc_layout *lay)
     return m < 0.7071067811865476 ? e - 1 : e;
 }
 
-xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const bpc_image *shape,
+xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_format *shape,
                            xsf_error *err)
 {
     memset(lay, 0, sizeof *lay);

@@ -20,6 +20,7 @@ struct bpc_dwt_key {
 struct bpc_gpu_decoder {
     xsf_error err;
     cudaStream_t stream;
+    int device; /* the current device at creation: where device pictures live */
     const bpc_tables *tables;
     bpc_layout lay;
     int have_dwt;
@@ -46,7 +47,7 @@ struct bpc_gpu_decoder {
     /* host output */
     uint16_t *h_out;
     size_t h_out_cap;
-    bpc_image img;
+    xsf_picture img; /* a view of d_out or h_out */
 };
 
 xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *stream)
@@ -60,6 +61,7 @@ xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *str
         return XSF_ERR_NOMEM;
     d->stream = (cudaStream_t)stream;
     *out = d;
+    CK(d, cudaGetDevice(&d->device));
     ALLOC(d, d->d_half, BPC_MAX_COMPONENTS * BPC_MAX_BANDS * sizeof(float));
     ALLOC(d, d->d_table, sizeof(((bpc_tables *)0)->p[0]));
     ALLOC(d, d->d_err, sizeof(int));
@@ -154,7 +156,7 @@ static xsf_status dec_mark(bpc_gpu_decoder *d, int stage)
     } while (0)
 
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, int device, size_t *consumed,
-                          const bpc_image **img)
+                          const xsf_picture **img)
 {
     *consumed = 0;
     *img = NULL;
@@ -263,8 +265,12 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
         CK_LAUNCH(d);
     }
     DMARK(4);
-    memset(&d->img, 0, sizeof d->img);
-    d->img.nc = lay->nc;
+    xsf_picture_init(&d->img);
+    d->img.fmt.container = XSF_PLANAR_U16;
+    d->img.fmt.nc = lay->nc;
+    d->img.memory = device ? XSF_MEMORY_DEVICE : XSF_MEMORY_HOST;
+    d->img.device = device ? d->device : -1;
+    bpc_transform_colour(lay->colour, &d->img.colour);
     if (!device && d->h_out_cap < n) {
         free(d->h_out);
         d->h_out = (uint16_t *)malloc(n * 2);
@@ -273,11 +279,11 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
             return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for the decoded picture");
     }
     for (int c = 0; c < lay->nc; c++) {
-        d->img.width[c] = lay->width[c];
-        d->img.height[c] = lay->height[c];
-        d->img.depth[c] = lay->depth[c];
-        d->img.pitch[c] = (size_t)lay->width[c];
-        d->img.plane[c] = device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c];
+        d->img.fmt.width[c] = lay->width[c];
+        d->img.fmt.height[c] = lay->height[c];
+        d->img.fmt.depth[c] = lay->depth[c];
+        d->img.stride[c] = (size_t)lay->width[c] * sizeof(uint16_t);
+        d->img.data[c] = (uint8_t *)(device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c]);
     }
     if (!device)
         CK(d, cudaMemcpyAsync(d->h_out, d->d_out, n * 2, cudaMemcpyDeviceToHost, st));

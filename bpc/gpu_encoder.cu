@@ -97,7 +97,7 @@ void bpc_gpu_encoder_destroy(bpc_gpu_encoder *e)
 const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *e) { return e ? e->err.msg : "no encoder"; }
 
 
-static xsf_status enc_setup(bpc_gpu_encoder *e, const bpc_image *shape)
+static xsf_status enc_setup(bpc_gpu_encoder *e, const xsf_format *shape)
 {
     xsf_status s = bpc_layout_init(&e->lay, &e->params, shape, &e->err);
     if (s)
@@ -182,7 +182,7 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const bpc_image *shape)
     return XSF_OK;
 }
 
-xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *params, const bpc_image *shape,
+xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *params, const xsf_format *shape,
                                   struct CUstream_st *stream)
 {
     *out = NULL;
@@ -216,18 +216,19 @@ static xsf_status enc_mark(bpc_gpu_encoder *e, int stage)
             return m_;                                                                                     \
     } while (0)
 
-xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const bpc_image *img, int device, uint8_t *out, size_t cap,
-                          size_t *len)
+xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *out, size_t cap, size_t *len)
 {
     *len = 0;
     xsf_error_clear(&e->err);
     const bpc_layout *lay = &e->lay;
     const uint32_t ncb = (uint32_t)lay->ncb;
-    if (img->nc != lay->nc)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "%d components, the encoder was made for %d", img->nc, lay->nc);
+    const xsf_format *f = &img->fmt;
+    const int device = img->memory == XSF_MEMORY_DEVICE;
+    if (f->nc != lay->nc || f->container != XSF_PLANAR_U16)
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "%d components, the encoder was made for %d", f->nc, lay->nc);
     for (int c = 0; c < lay->nc; c++)
-        if (img->width[c] != lay->width[c] || img->height[c] != lay->height[c] || img->depth[c] != lay->depth[c] ||
-            img->pitch[c] < (size_t)img->width[c])
+        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] || f->depth[c] != lay->depth[c] ||
+            img->stride[c] < (size_t)f->width[c] * 2 || (device && img->stride[c] % 2))
             return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d: not the shape the encoder was made for", c);
     cudaStream_t st = e->stream;
     MARK(0);
@@ -240,12 +241,12 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const bpc_image *img, int device, 
         ps.h[c] = (uint32_t)lay->height[c];
         ps.depth[c] = lay->depth[c];
         if (device) {
-            ps.s[c] = img->plane[c];
-            ps.spitch[c] = (uint32_t)img->pitch[c];
+            ps.s[c] = (uint16_t *)img->data[c];
+            ps.spitch[c] = (uint32_t)(img->stride[c] / 2);
         } else {
             ps.s[c] = e->d_in + e->dwt.offset[c];
             ps.spitch[c] = ps.w[c];
-            CK(e, cudaMemcpy2DAsync(ps.s[c], ps.w[c] * 2, img->plane[c], img->pitch[c] * 2, ps.w[c] * 2, ps.h[c],
+            CK(e, cudaMemcpy2DAsync(ps.s[c], ps.w[c] * 2, img->data[c], img->stride[c], ps.w[c] * 2, ps.h[c],
                                     cudaMemcpyHostToDevice, st));
         }
     }

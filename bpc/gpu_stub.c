@@ -4,7 +4,7 @@
 xsf_status bpc_gpu_available(void) { return XSF_ERR_NODEVICE; }
 
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
-                                  const bpc_image *shape, struct CUstream_st *stream)
+                                  const xsf_format *shape, struct CUstream_st *stream)
 {
     (void)params;
     (void)shape;
@@ -15,12 +15,11 @@ xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *param
 
 void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc) { (void)enc; }
 
-xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const bpc_image *img, int device, uint8_t *out,
-                          size_t cap, size_t *len)
+xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const xsf_picture *img, uint8_t *out, size_t cap,
+                          size_t *len)
 {
     (void)enc;
     (void)img;
-    (void)device;
     (void)out;
     (void)cap;
     *len = 0;
@@ -49,7 +48,7 @@ void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables)
 }
 
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *dec, const uint8_t *buf, size_t len, int device,
-                          size_t *consumed, const bpc_image **img)
+                          size_t *consumed, const xsf_picture **img)
 {
     (void)dec;
     (void)buf;

@@ -71,12 +71,12 @@ static size_t entry(int variant, int band, int plane, int ctx)
 
 /* Counts the code blocks of one front-end run: all of them, or only the LL
  * band's (ll_only), whose statistics depend on the level count. */
-static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const bpc_image *img, int ll_only)
+static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const xsf_picture *img, int ll_only)
 {
     bpc_layout lay;
     bpc_frontend fe;
     memset(&fe, 0, sizeof fe);
-    xsf_status s = bpc_layout_init(&lay, params, img, &t->err);
+    xsf_status s = bpc_layout_init(&lay, params, &img->fmt, &t->err);
     if (!s)
         s = bpc_frontend_init(&fe, &lay, &t->err);
     if (!s)
@@ -99,7 +99,7 @@ static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const bpc_
 
 /* levels < 0 in the parameters: every level count, 0..6 (the bands of
  * level l are the same whatever the count; only the LL band differs). */
-xsf_status bpc_trainer_add(bpc_trainer *t, const bpc_image *img)
+xsf_status bpc_trainer_add(bpc_trainer *t, const xsf_picture *img)
 {
     xsf_error_clear(&t->err);
     memset(t->picture, 0, ENTRIES * 2 * sizeof *t->picture);

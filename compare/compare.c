@@ -165,19 +165,14 @@ xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *se
     return st;
 }
 
-int cmp_pictures_equal(const imgio_picture *a, const imgio_picture *b)
+int cmp_pictures_equal(const xsf_picture *a, const xsf_picture *b)
 {
-    if (a->nc != b->nc)
+    if (!xsf_format_equal(&a->fmt, &b->fmt))
         return 0;
-    for (int c = 0; c < a->nc; c++) {
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] ||
-            a->depth[c] != b->depth[c])
-            return 0;
-        for (int y = 0; y < a->height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * a->pitch[c], b->plane[c] + (size_t)y * b->pitch[c],
-                       (size_t)a->width[c] * sizeof(uint16_t)))
+    for (int c = 0; c < a->fmt.nc; c++)
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), xsf_format_row_bytes(&a->fmt, c)))
                 return 0;
-    }
     return 1;
 }
 
@@ -297,59 +292,60 @@ static cmp_row *new_row(cmp_session *s)
 static void release_source(cmp_source *src)
 {
     cmp_picture_free(&src->host);
-    cmp_gpu_host_free(src->pinned.plane[0]);
-    cmp_gpu_device_free(src->device.plane[0]);
+    cmp_gpu_host_free(src->pinned.data[0]);
+    cmp_gpu_device_free(src->device.data[0]);
     memset(src, 0, sizeof *src);
 }
 
 /* The host copy, and on the GPU a pinned and a device copy of the same
  * tightly packed planes. */
-static xsf_status make_source(cmp_session *s, const imgio_picture *pic, int rgb, cmp_source *src)
+static xsf_status make_source(cmp_session *s, const xsf_picture *pic, int rgb, cmp_source *src)
 {
     memset(src, 0, sizeof *src);
     xsf_status st = cmp_picture_copy(&src->host, pic, &s->err);
     if (st)
         return st;
-    src->rgb = rgb && pic->nc >= 3;
-    for (int c = 0; c < pic->nc; c++)
-        src->samples += (size_t)pic->width[c] * (size_t)pic->height[c];
+    src->rgb = rgb && pic->fmt.nc >= 3;
+    for (int c = 0; c < pic->fmt.nc; c++)
+        src->samples += (size_t)pic->fmt.width[c] * (size_t)pic->fmt.height[c];
     if (s->opt.path != CMP_PATH_GPU)
         return XSF_OK;
     const size_t bytes = src->samples * sizeof(uint16_t);
-    uint16_t *pinned = cmp_gpu_host_alloc(bytes), *device = cmp_gpu_device_alloc(bytes);
-    src->pinned = src->host;
-    src->device = src->host;
-    src->pinned.plane[0] = pinned;
-    src->device.plane[0] = device;
+    uint8_t *pinned = cmp_gpu_host_alloc(bytes), *device = cmp_gpu_device_alloc(bytes);
+    /* Views of the same layout: plane c at the offset it has in the host block. */
+    uint8_t *pinned_data[XSF_MAX_COMPONENTS], *device_data[XSF_MAX_COMPONENTS];
+    for (int c = 0; c < pic->fmt.nc; c++) {
+        const size_t off = (size_t)(src->host.data[c] - src->host.data[0]);
+        pinned_data[c] = pinned ? pinned + off : NULL;
+        device_data[c] = device ? device + off : NULL;
+    }
+    xsf_picture_wrap(&src->pinned, &src->host.fmt, pinned_data, src->host.stride, XSF_MEMORY_PINNED, -1);
+    xsf_picture_wrap(&src->device, &src->host.fmt, device_data, src->host.stride, XSF_MEMORY_DEVICE, 0);
+    src->pinned.colour = src->device.colour = src->host.colour;
     if (!pinned || !device) {
         release_source(src);
         return xsf_error_set(&s->err, XSF_ERR_NOMEM,
                              "no pinned or device memory for a picture of %zu bytes", bytes);
     }
-    memcpy(pinned, src->host.plane[0], bytes);
+    memcpy(pinned, src->host.data[0], bytes);
     if (cmp_gpu_upload(device, pinned, bytes)) {
         release_source(src);
         return xsf_error_set(&s->err, XSF_ERR_CUDA, "cannot upload the picture to the device");
-    }
-    for (int c = 1; c < pic->nc; c++) {
-        const size_t off = (size_t)(src->host.plane[c] - src->host.plane[0]);
-        src->pinned.plane[c] = pinned + off;
-        src->device.plane[c] = device + off;
     }
     return XSF_OK;
 }
 
 static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, const cmp_job *job)
 {
-    const imgio_picture *p = &src->host;
+    const xsf_picture *p = &src->host;
     cmp_row base;
     memset(&base, 0, sizeof base);
     snprintf(base.picture, sizeof base.picture, "%s", name);
-    base.width = p->width[0];
-    base.height = p->height[0];
-    base.nc = p->nc;
-    for (int c = 0; c < p->nc; c++)
-        base.depth = p->depth[c] > base.depth ? p->depth[c] : base.depth;
+    base.width = p->fmt.width[0];
+    base.height = p->fmt.height[0];
+    base.nc = p->fmt.nc;
+    for (int c = 0; c < p->fmt.nc; c++)
+        base.depth = p->fmt.depth[c] > base.depth ? p->fmt.depth[c] : base.depth;
     base.variant = job->variant;
     base.bpp_target = job->bpp;
     snprintf(base.filter, sizeof base.filter, "%s", job->filter);
@@ -366,8 +362,8 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
     base.psnr_all = base.ssim = NAN;
     if (base.coded) {
         base.bytes = job->bytes;
-        base.bpp = (double)job->bytes * 8.0 / ((double)p->width[0] * (double)p->height[0]);
-        for (int c = 0; c < p->nc && c < CMP_MAX_COMPONENTS; c++)
+        base.bpp = (double)job->bytes * 8.0 / ((double)p->fmt.width[0] * (double)p->fmt.height[0]);
+        for (int c = 0; c < p->fmt.nc && c < CMP_MAX_COMPONENTS; c++)
             base.psnr[c] = cmp_psnr_component(p, &job->decoded, c);
         base.psnr_all = cmp_psnr_all(p, &job->decoded);
         base.ssim = cmp_ssim_luma(p, &job->decoded, src->rgb);
@@ -399,11 +395,11 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
     }
 }
 
-xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio_picture *pic,
+xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_picture *pic,
                                    int rgb)
 {
     xsf_error_clear(&s->err);
-    if (!name || !pic || pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
+    if (!name || !pic || pic->fmt.nc < 1 || pic->fmt.nc > IMGIO_MAX_COMPONENTS)
         return xsf_error_set(&s->err, XSF_ERR_ARG, "no picture");
     cmp_source src;
     xsf_status st = make_source(s, pic, rgb, &src);

@@ -7,9 +7,9 @@
 /* The picture as the session holds it: host copy, and on the GPU path a
  * pinned host copy and a device copy (tightly packed planes). */
 typedef struct cmp_source {
-    imgio_picture host;   /* owned */
-    imgio_picture pinned; /* GPU path: same planes in pinned host memory */
-    imgio_picture device; /* GPU path: same planes in device memory */
+    xsf_picture host;   /* owned (one reference) */
+    xsf_picture pinned; /* GPU path: a view of the same planes in pinned host memory */
+    xsf_picture device; /* GPU path: a view of the same planes in device memory */
     int rgb;
     size_t samples; /* over every component */
 } cmp_source;
@@ -31,7 +31,7 @@ typedef struct cmp_job {
     int refused; /* the codec refused the configuration: note says why */
     char note[XSF_ERRMSG_LEN];
     size_t bytes;
-    imgio_picture decoded; /* owned (cmp_picture_free): the C reference decoder's output */
+    xsf_picture decoded; /* owned (cmp_picture_free): the C reference decoder's output */
     int checked;           /* GPU: GPU decoder output == `decoded` */
     /* [0]: cpu or kernels, [1]: transfers (GPU only) */
     double enc_s[2], dec_s[2];
@@ -49,7 +49,7 @@ typedef xsf_status (*cmp_timed_fn)(void *ctx);
 xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *seconds, int *runs);
 
 /* True when both pictures have the same shape and samples. */
-int cmp_pictures_equal(const imgio_picture *a, const imgio_picture *b);
+int cmp_pictures_equal(const xsf_picture *a, const xsf_picture *b);
 
 /* ---- GPU helpers (gpu.c with CUDA, gpu_stub.c without) ---- */
 void *cmp_gpu_host_alloc(size_t bytes); /* pinned */

@@ -21,19 +21,19 @@
 
 #define SSIM_WINDOW 8
 
-static double sample(const imgio_picture *p, int c, int x, int y)
+static double sample(const xsf_picture *p, int c, int x, int y)
 {
-    return (double)p->plane[c][(size_t)y * p->pitch[c] + (size_t)x];
+    return (double)xsf_picture_row16(p, c, y)[x];
 }
 
-static double component_sse(const imgio_picture *ref, const imgio_picture *dec, int c)
+static double component_sse(const xsf_picture *ref, const xsf_picture *dec, int c)
 {
     double sse = 0;
-    for (int y = 0; y < ref->height[c]; y++) {
-        const uint16_t *a = ref->plane[c] + (size_t)y * ref->pitch[c];
-        const uint16_t *b = dec->plane[c] + (size_t)y * dec->pitch[c];
+    for (int y = 0; y < ref->fmt.height[c]; y++) {
+        const uint16_t *a = xsf_picture_row16(ref, c, y);
+        const uint16_t *b = xsf_picture_row16(dec, c, y);
         uint64_t row = 0; /* exact: at most 65535 squared errors of 2^32 per row chunk */
-        for (int x = 0; x < ref->width[c]; x++) {
+        for (int x = 0; x < ref->fmt.width[c]; x++) {
             const int64_t d = (int64_t)a[x] - (int64_t)b[x];
             row += (uint64_t)(d * d);
         }
@@ -47,23 +47,23 @@ static double peak_of(int depth)
     return (double)((1u << depth) - 1u);
 }
 
-double cmp_psnr_component(const imgio_picture *ref, const imgio_picture *dec, int c)
+double cmp_psnr_component(const xsf_picture *ref, const xsf_picture *dec, int c)
 {
-    const double n = (double)ref->width[c] * (double)ref->height[c];
+    const double n = (double)ref->fmt.width[c] * (double)ref->fmt.height[c];
     const double sse = component_sse(ref, dec, c);
     if (sse == 0 || n == 0)
         return INFINITY;
-    const double peak = peak_of(ref->depth[c]);
+    const double peak = peak_of(ref->fmt.depth[c]);
     return 10.0 * log10(peak * peak * n / sse);
 }
 
-double cmp_psnr_all(const imgio_picture *ref, const imgio_picture *dec)
+double cmp_psnr_all(const xsf_picture *ref, const xsf_picture *dec)
 {
     double scaled = 0, n = 0;
-    for (int c = 0; c < ref->nc; c++) {
-        const double peak = peak_of(ref->depth[c]);
+    for (int c = 0; c < ref->fmt.nc; c++) {
+        const double peak = peak_of(ref->fmt.depth[c]);
         scaled += component_sse(ref, dec, c) / (peak * peak);
-        n += (double)ref->width[c] * (double)ref->height[c];
+        n += (double)ref->fmt.width[c] * (double)ref->fmt.height[c];
     }
     if (scaled == 0 || n == 0)
         return INFINITY;
@@ -71,29 +71,29 @@ double cmp_psnr_all(const imgio_picture *ref, const imgio_picture *dec)
 }
 
 /* Luma of row y into out[width]. */
-static void luma_row(const imgio_picture *p, int rgb, int y, double *out)
+static void luma_row(const xsf_picture *p, int rgb, int y, double *out)
 {
-    const int w = p->width[0];
+    const int w = p->fmt.width[0];
     if (rgb) {
         for (int x = 0; x < w; x++)
             out[x] = 0.2126 * sample(p, 0, x, y) + 0.7152 * sample(p, 1, x, y) +
                      0.0722 * sample(p, 2, x, y);
     } else {
-        const uint16_t *s = p->plane[0] + (size_t)y * p->pitch[0];
+        const uint16_t *s = xsf_picture_row16(p, 0, y);
         for (int x = 0; x < w; x++)
             out[x] = (double)s[x];
     }
 }
 
-double cmp_ssim_luma(const imgio_picture *ref, const imgio_picture *dec, int rgb)
+double cmp_ssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb)
 {
-    const int w = ref->width[0], h = ref->height[0], win = SSIM_WINDOW;
-    if (rgb && (ref->nc < 3 || ref->width[1] != w || ref->width[2] != w || ref->height[1] != h ||
-                ref->height[2] != h))
+    const xsf_format *f = &ref->fmt;
+    const int w = f->width[0], h = f->height[0], win = SSIM_WINDOW;
+    if (rgb && (f->nc < 3 || f->width[1] != w || f->width[2] != w || f->height[1] != h || f->height[2] != h))
         rgb = 0;
     if (w < win || h < win)
         return NAN;
-    const double L = peak_of(ref->depth[0]);
+    const double L = peak_of(f->depth[0]);
     const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
     const size_t ww = (size_t)w;
     /* Ring of the last `win` luma rows of both pictures, and the column sums

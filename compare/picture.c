@@ -5,60 +5,72 @@
 
 #include "compare.h"
 
-void cmp_picture_free(imgio_picture *pic)
+void cmp_picture_free(xsf_picture *pic)
 {
-    if (!pic)
-        return;
-    free(pic->plane[0]); /* one allocation holds every plane */
-    memset(pic, 0, sizeof *pic);
+    if (pic)
+        xsf_picture_unref(pic);
 }
 
-/* Allocates tightly packed planes for the shape already in *pic. */
-static xsf_status alloc_planes(imgio_picture *pic, xsf_error *err)
+/* The session's pictures: every plane tightly packed, one after the other
+ * in one zeroed block, so that the pinned and device copies are one copy
+ * of the block (compare.c, make_source). */
+static xsf_status packed_alloc(void *opaque, xsf_picture *p, void **alloc_data, xsf_error *err)
 {
+    (void)opaque;
     size_t total = 0;
-    for (int c = 0; c < pic->nc; c++) {
-        if (pic->width[c] < 1 || pic->height[c] < 1)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d", c, pic->width[c],
-                                 pic->height[c]);
-        const size_t n = (size_t)pic->width[c] * (size_t)pic->height[c];
+    for (int c = 0; c < p->fmt.nc; c++) {
+        const size_t n = (size_t)p->fmt.width[c] * (size_t)p->fmt.height[c];
         if (n > IMGIO_MAX_SAMPLES - total)
-            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples",
-                                 IMGIO_MAX_SAMPLES);
+            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples", IMGIO_MAX_SAMPLES);
         total += n;
     }
     uint16_t *buf = calloc(total, sizeof *buf);
     if (!buf)
         return xsf_error_set(err, XSF_ERR_NOMEM, "no memory for a picture of %zu samples", total);
     size_t off = 0;
-    for (int c = 0; c < pic->nc; c++) {
-        pic->pitch[c] = (size_t)pic->width[c];
-        pic->plane[c] = buf + off;
-        off += (size_t)pic->width[c] * (size_t)pic->height[c];
+    for (int c = 0; c < p->fmt.nc; c++) {
+        p->stride[c] = xsf_format_row_bytes(&p->fmt, c);
+        p->data[c] = (uint8_t *)(buf + off);
+        off += (size_t)p->fmt.width[c] * (size_t)p->fmt.height[c];
     }
+    *alloc_data = buf;
     return XSF_OK;
 }
 
-xsf_status cmp_picture_copy(imgio_picture *dst, const imgio_picture *src, xsf_error *err)
+static void packed_release(void *opaque, xsf_picture *p, void *alloc_data)
 {
-    memset(dst, 0, sizeof *dst);
-    if (src->nc < 1 || src->nc > IMGIO_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_ARG, "%d components", src->nc);
-    dst->nc = src->nc;
-    for (int c = 0; c < src->nc; c++) {
-        dst->width[c] = src->width[c];
-        dst->height[c] = src->height[c];
-        dst->depth[c] = src->depth[c];
-    }
+    (void)opaque;
+    (void)p;
+    free(alloc_data);
+}
+
+static const xsf_picture_allocator packed_allocator = {NULL, packed_alloc, packed_release};
+
+/* Allocates tightly packed planes for the format already in *pic. */
+static xsf_status alloc_planes(xsf_picture *pic, xsf_error *err)
+{
+    for (int c = 0; c < pic->fmt.nc; c++)
+        if (pic->fmt.width[c] < 1 || pic->fmt.height[c] < 1)
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d", c, pic->fmt.width[c],
+                                 pic->fmt.height[c]);
+    pic->memory = XSF_MEMORY_HOST;
+    pic->device = -1;
+    return xsf_picture_alloc(pic, &packed_allocator, err);
+}
+
+xsf_status cmp_picture_copy(xsf_picture *dst, const xsf_picture *src, xsf_error *err)
+{
+    xsf_picture_init(dst);
+    if (src->fmt.nc < 1 || src->fmt.nc > IMGIO_MAX_COMPONENTS)
+        return xsf_error_set(err, XSF_ERR_ARG, "%d components", src->fmt.nc);
+    dst->fmt = src->fmt;
     xsf_status st = alloc_planes(dst, err);
     if (st)
         return st;
-    for (int c = 0; c < src->nc; c++)
-        for (int y = 0; y < src->height[c]; y++)
-            memcpy(dst->plane[c] + (size_t)y * dst->pitch[c],
-                   src->plane[c] + (size_t)y * src->pitch[c],
-                   (size_t)src->width[c] * sizeof(uint16_t));
-    return XSF_OK;
+    st = xsf_picture_copy(dst, src, err);
+    if (st)
+        xsf_picture_unref(dst);
+    return st;
 }
 
 /* A fixed pseudo-random sequence (xorshift32), so the picture is the same
@@ -72,10 +84,10 @@ static uint32_t next_random(uint32_t *s)
     return *s = x;
 }
 
-xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int nc, int depth,
+xsf_status cmp_synthetic_picture(xsf_picture *pic, int width, int height, int nc, int depth,
                                  xsf_error *err)
 {
-    memset(pic, 0, sizeof *pic);
+    xsf_picture_init(pic);
     if (width < 16 || width > 16384 || height < 16 || height > 16384)
         return xsf_error_set(err, XSF_ERR_ARG,
                              "synthetic picture %dx%d: expected 16..16384 each way", width, height);
@@ -83,11 +95,12 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
         return xsf_error_set(err, XSF_ERR_ARG,
                              "synthetic picture: %d components of %d bits (1 or 3, 8..16)", nc,
                              depth);
-    pic->nc = nc;
+    pic->fmt.container = XSF_PLANAR_U16;
+    pic->fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
-        pic->width[c] = width;
-        pic->height[c] = height;
-        pic->depth[c] = depth;
+        pic->fmt.width[c] = width;
+        pic->fmt.height[c] = height;
+        pic->fmt.depth[c] = depth;
     }
     xsf_status st = alloc_planes(pic, err);
     if (st)
@@ -110,6 +123,7 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
     for (int c = 0; c < nc; c++) {
         memset(field, 0, sizeof(double) * (size_t)width);
         for (int y = 0; y < height; y++) {
+            uint16_t *row = xsf_picture_row16(pic, c, y);
             /* Noise low-passed along the row and down the columns: a grainy
              * texture, not white noise. */
             double acc = 0;
@@ -137,7 +151,7 @@ xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int 
                 }
                 val += 0.02 * noise[x];
                 val = val < 0 ? 0 : (val > 1 ? 1 : val);
-                pic->plane[c][(size_t)y * pic->pitch[c] + x] = (uint16_t)lround(val * peak);
+                row[x] = (uint16_t)lround(val * peak);
             }
         }
     }

@@ -19,39 +19,13 @@
 #define QSTEP_MIN (1.0 / 64)
 #define RATE_REACHED 0.995
 
-static void to_bpc_image(const imgio_picture *p, bpc_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = p->nc;
-    for (int c = 0; c < p->nc && c < BPC_MAX_COMPONENTS; c++) {
-        img->width[c] = p->width[c];
-        img->height[c] = p->height[c];
-        img->depth[c] = p->depth[c];
-        img->pitch[c] = p->pitch[c];
-        img->plane[c] = p->plane[c];
-    }
-}
-
-static void to_picture(const bpc_image *img, imgio_picture *p)
-{
-    memset(p, 0, sizeof *p);
-    p->nc = img->nc;
-    for (int c = 0; c < img->nc; c++) {
-        p->width[c] = img->width[c];
-        p->height[c] = img->height[c];
-        p->depth[c] = img->depth[c];
-        p->pitch[c] = img->pitch[c];
-        p->plane[c] = img->plane[c];
-    }
-}
-
 typedef struct bpc_timed {
     bpc_params params;
     bpc_encoder *enc;
     bpc_decoder *dec;
     bpc_gpu_encoder *genc;
     bpc_gpu_decoder *gdec;
-    bpc_image in_host, in_pinned, in_device;
+    const xsf_picture *in_host, *in_pinned, *in_device; /* the session's (cmp_source) */
     uint8_t *cs;
     size_t cap, len;
     int gpu;
@@ -75,7 +49,7 @@ static void release_encoders(bpc_timed *t)
 static xsf_status encode_once(bpc_timed *t, cmp_job *job)
 {
     release_encoders(t);
-    t->cap = bpc_encode_bound(&t->params, &t->in_host);
+    t->cap = bpc_encode_bound(&t->params, &t->in_host->fmt);
     if (!t->cap)
         return xsf_error_set(&job->err, XSF_ERR_ARG,
                              "BPC-PaCo cannot code this picture with these parameters");
@@ -85,18 +59,18 @@ static xsf_status encode_once(bpc_timed *t, cmp_job *job)
                              t->cap);
     xsf_status st;
     if (t->gpu) {
-        st = bpc_gpu_encoder_create(&t->genc, &t->params, &t->in_host, NULL);
+        st = bpc_gpu_encoder_create(&t->genc, &t->params, &t->in_host->fmt, NULL);
         if (st)
             return xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder: %s",
                                  t->genc ? bpc_gpu_encoder_error(t->genc) : xsf_status_name(st));
-        st = bpc_gpu_encode(t->genc, &t->in_pinned, 0, t->cs, t->cap, &t->len);
+        st = bpc_gpu_encode(t->genc, t->in_pinned, t->cs, t->cap, &t->len);
         if (st)
             return xsf_error_set(&job->err, st, "BPC-PaCo GPU encoder: %s",
                                  bpc_gpu_encoder_error(t->genc));
     } else {
         if ((st = bpc_encoder_create(&t->enc, &t->params)))
             return xsf_error_set(&job->err, st, "BPC-PaCo C encoder: %s", xsf_status_name(st));
-        if ((st = bpc_encode(t->enc, &t->in_host, t->cs, t->cap, &t->len)))
+        if ((st = bpc_encode(t->enc, t->in_host, t->cs, t->cap, &t->len)))
             return xsf_error_set(&job->err, st, "BPC-PaCo C encoder: %s",
                                  bpc_encoder_error(t->enc));
     }
@@ -106,14 +80,14 @@ static xsf_status encode_once(bpc_timed *t, cmp_job *job)
 static xsf_status cpu_encode(void *ctx)
 {
     bpc_timed *t = ctx;
-    return bpc_encode(t->enc, &t->in_host, t->cs, t->cap, &t->len);
+    return bpc_encode(t->enc, t->in_host, t->cs, t->cap, &t->len);
 }
 
 static xsf_status cpu_decode(void *ctx)
 {
     bpc_timed *t = ctx;
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     return bpc_decode(t->dec, t->cs, t->len, &used, &img);
 }
 
@@ -123,20 +97,20 @@ static xsf_status cpu_decode(void *ctx)
 static xsf_status gpu_encode_kernels(void *ctx)
 {
     bpc_timed *t = ctx;
-    return bpc_gpu_encode(t->genc, &t->in_device, 1, t->cs, t->cap, &t->len);
+    return bpc_gpu_encode(t->genc, t->in_device, t->cs, t->cap, &t->len);
 }
 
 static xsf_status gpu_encode_transfers(void *ctx)
 {
     bpc_timed *t = ctx;
-    return bpc_gpu_encode(t->genc, &t->in_pinned, 0, t->cs, t->cap, &t->len);
+    return bpc_gpu_encode(t->genc, t->in_pinned, t->cs, t->cap, &t->len);
 }
 
 static xsf_status gpu_decode_kernels(void *ctx)
 {
     bpc_timed *t = ctx;
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     return bpc_gpu_decode(t->gdec, t->cs, t->len, 1, &used, &img);
 }
 
@@ -144,14 +118,14 @@ static xsf_status gpu_decode_transfers(void *ctx)
 {
     bpc_timed *t = ctx;
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     return bpc_gpu_decode(t->gdec, t->cs, t->len, 0, &used, &img);
 }
 
 xsf_status cmp_run_bpc(cmp_job *job)
 {
     const cmp_source *src = job->src;
-    const imgio_picture *p = &src->host;
+    const xsf_format *p = &src->host.fmt;
     bpc_timed t;
     memset(&t, 0, sizeof t);
     t.gpu = job->path == CMP_PATH_GPU;
@@ -173,9 +147,9 @@ xsf_status cmp_run_bpc(cmp_job *job)
                  BPC_MAX_COMPONENTS);
         return XSF_OK;
     }
-    to_bpc_image(p, &t.in_host);
-    to_bpc_image(&src->pinned, &t.in_pinned);
-    to_bpc_image(&src->device, &t.in_device);
+    t.in_host = &src->host;
+    t.in_pinned = &src->pinned;
+    t.in_device = &src->device;
 
     xsf_status st;
     if (job->bpp > 0) {
@@ -218,14 +192,12 @@ xsf_status cmp_run_bpc(cmp_job *job)
         goto done;
     }
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     if ((st = bpc_decode(t.dec, t.cs, t.len, &used, &img))) {
         xsf_error_set(&job->err, st, "BPC-PaCo C decoder: %s", bpc_decoder_error(t.dec));
         goto done;
     }
-    imgio_picture view;
-    to_picture(img, &view);
-    if ((st = cmp_picture_copy(&job->decoded, &view, &job->err)))
+    if ((st = cmp_picture_copy(&job->decoded, img, &job->err)))
         goto done;
 
     if (!t.gpu) {
@@ -247,8 +219,7 @@ xsf_status cmp_run_bpc(cmp_job *job)
         xsf_error_set(&job->err, st, "BPC-PaCo GPU decoder: %s", bpc_gpu_decoder_error(t.gdec));
         goto done;
     }
-    to_picture(img, &view);
-    if (!cmp_pictures_equal(&view, &job->decoded)) {
+    if (!cmp_pictures_equal(img, &job->decoded)) {
         st = xsf_error_set(
             &job->err, XSF_ERR_INVALID,
             "MISMATCH: the BPC-PaCo GPU decoder's picture differs from the C reference "

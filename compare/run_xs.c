@@ -4,21 +4,7 @@
 #include <string.h>
 
 #include "compare_internal.h"
-#include "jxs_file.h"
 #include "xs.h"
-
-static void to_xs_image(const imgio_picture *p, xs_image *img)
-{
-    memset(img, 0, sizeof *img);
-    img->nc = p->nc;
-    for (int c = 0; c < p->nc && c < XS_MAX_COMPONENTS; c++) {
-        img->width[c] = p->width[c];
-        img->height[c] = p->height[c];
-        img->depth[c] = p->depth[c];
-        img->pitch[c] = p->pitch[c];
-        img->plane[c] = p->plane[c];
-    }
-}
 
 static int refuse(cmp_job *job, const char *why)
 {
@@ -31,7 +17,7 @@ static int refuse(cmp_job *job, const char *why)
  * take the picture. */
 static int make_config(cmp_job *job, xs_encoder_config *cfg)
 {
-    const imgio_picture *p = &job->src->host;
+    const xsf_format *p = &job->src->host.fmt;
     xs_encoder_config_init(cfg);
     if (p->nc > XS_MAX_COMPONENTS)
         return refuse(job, "more components than JPEG XS codes");
@@ -85,9 +71,7 @@ typedef struct xs_timed {
     xs_decoder *dec;
     xs_gpu_encoder *genc;
     xs_gpu_decoder *gdec;
-    xs_image in_host, in_pinned;
-    const uint16_t *in_device[XS_MAX_COMPONENTS];
-    size_t in_device_pitch[XS_MAX_COMPONENTS];
+    const xsf_picture *in_host, *in_pinned, *in_device; /* the session's (cmp_source) */
     uint8_t *cs, *cs_pinned, *cs_device;
     size_t cap, len;
     uint16_t *out_pinned[XS_MAX_COMPONENTS];
@@ -97,28 +81,28 @@ static xsf_status cpu_encode(void *ctx)
 {
     xs_timed *t = ctx;
     size_t len;
-    return xs_encode(t->enc, &t->in_host, t->cs, t->cap, &len);
+    return xs_encode(t->enc, t->in_host, t->cs, t->cap, &len);
 }
 
 static xsf_status cpu_decode(void *ctx)
 {
     xs_timed *t = ctx;
     size_t used;
-    const xs_image *img;
+    const xsf_picture *img;
     return xs_decode(t->dec, t->cs, t->len, &used, &img);
 }
 
 static xsf_status gpu_encode_transfers(void *ctx)
 {
     xs_timed *t = ctx;
-    xsf_status st = xs_gpu_encode(t->genc, &t->in_pinned);
+    xsf_status st = xs_gpu_encode(t->genc, t->in_pinned);
     return st ? st : xs_gpu_encoder_download(t->genc, t->cs_pinned, t->cap, &t->len, 1);
 }
 
 static xsf_status gpu_encode_kernels(void *ctx)
 {
     xs_timed *t = ctx;
-    xsf_status st = xs_gpu_encode_device(t->genc, t->in_device, t->in_device_pitch);
+    xsf_status st = xs_gpu_encode(t->genc, t->in_device);
     return st ? st : xs_gpu_encoder_sync(t->genc);
 }
 
@@ -149,15 +133,12 @@ static xsf_status decode_reference(cmp_job *job, const uint8_t *cs, size_t len)
     if (st)
         return xsf_error_set(&job->err, st, "cannot create the JPEG XS C decoder");
     size_t used;
-    const xs_image *img;
+    const xsf_picture *img;
     st = xs_decode(dec, cs, len, &used, &img);
     if (st)
         xsf_error_set(&job->err, st, "JPEG XS C decoder: %s", xs_decoder_error(dec));
-    else {
-        imgio_picture view;
-        jxs_picture_from_image(&view, img);
-        st = cmp_picture_copy(&job->decoded, &view, &job->err);
-    }
+    else
+        st = cmp_picture_copy(&job->decoded, img, &job->err);
     xs_decoder_destroy(dec);
     return st;
 }
@@ -182,14 +163,14 @@ static xsf_status run_cpu(cmp_job *job, const xs_encoder_config *cfg)
         return XSF_OK;
     }
     describe(job, xs_encoder_header(t.enc));
-    to_xs_image(&job->src->host, &t.in_host);
+    t.in_host = &job->src->host;
     t.cap = xs_encoder_max_bytes(t.enc);
     if (!(t.cs = malloc(t.cap ? t.cap : 1))) {
         st = xsf_error_set(&job->err, XSF_ERR_NOMEM, "no memory for a codestream of %zu bytes",
                            t.cap);
         goto done;
     }
-    st = xs_encode(t.enc, &t.in_host, t.cs, t.cap, &t.len);
+    st = xs_encode(t.enc, t.in_host, t.cs, t.cap, &t.len);
     if (st) {
         if (st == XSF_ERR_ARG || st == XSF_ERR_UNSUPPORTED) {
             refuse(job, xs_encoder_error(t.enc));
@@ -236,26 +217,21 @@ static xsf_status run_gpu(cmp_job *job, const xs_encoder_config *cfg)
     xsf_error_clear(&cerr);
     if (xs_encoder_config_header(cfg, &hdr, &cerr) == XSF_OK)
         describe(job, &hdr);
-    to_xs_image(&src->pinned, &t.in_pinned);
-    for (int c = 0; c < src->device.nc; c++) {
-        t.in_device[c] = src->device.plane[c];
-        t.in_device_pitch[c] = src->device.pitch[c] * sizeof(uint16_t);
-    }
+    t.in_pinned = &src->pinned;
+    t.in_device = &src->device;
     t.cap = xs_gpu_encoder_max_bytes(t.genc);
     t.cs_pinned = cmp_gpu_host_alloc(t.cap);
-    size_t out_samples = 0;
-    for (int c = 0; c < src->host.nc; c++)
-        out_samples += (size_t)src->host.width[c] * (size_t)src->host.height[c];
-    uint16_t *out = cmp_gpu_host_alloc(out_samples * sizeof(uint16_t));
+    const xsf_format *fmt = &src->host.fmt;
+    uint16_t *out = cmp_gpu_host_alloc(xsf_format_bytes(fmt));
     if (!t.cs_pinned || !out) {
         st = xsf_error_set(&job->err, XSF_ERR_NOMEM,
                            "no pinned memory for the codestream and picture");
         goto done;
     }
     size_t off = 0;
-    for (int c = 0; c < src->host.nc; c++) {
+    for (int c = 0; c < fmt->nc; c++) {
         t.out_pinned[c] = out + off;
-        off += (size_t)src->host.width[c] * (size_t)src->host.height[c];
+        off += (size_t)fmt->width[c] * (size_t)fmt->height[c];
     }
     if ((st = gpu_encode_transfers(&t))) {
         if (st == XSF_ERR_ARG || st == XSF_ERR_UNSUPPORTED) {
@@ -276,10 +252,11 @@ static xsf_status run_gpu(cmp_job *job, const xs_encoder_config *cfg)
         xsf_error_set(&job->err, st, "JPEG XS GPU decoder: %s", xs_gpu_decoder_error(t.gdec));
         goto done;
     }
-    imgio_picture gpu_pic = job->decoded;
-    for (int c = 0; c < gpu_pic.nc; c++) {
-        gpu_pic.plane[c] = t.out_pinned[c];
-        gpu_pic.pitch[c] = (size_t)gpu_pic.width[c];
+    xsf_picture gpu_pic = job->decoded;
+    gpu_pic.ref = NULL; /* a view of out_pinned */
+    for (int c = 0; c < gpu_pic.fmt.nc; c++) {
+        gpu_pic.data[c] = (uint8_t *)t.out_pinned[c];
+        gpu_pic.stride[c] = xsf_format_row_bytes(&gpu_pic.fmt, c);
     }
     if (!cmp_pictures_equal(&gpu_pic, &job->decoded)) {
         st = xsf_error_set(

@@ -160,24 +160,26 @@ void dsp_compose_clear(unsigned long long surface, int width, int height, int ou
 }
 
 void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_picture *pic, void *stream)
+                      const dsp_compose_params *cp, void *stream)
 {
     if (rw <= 0 || rh <= 0)
         return;
+    const xsf_picture *pic = &cp->pic;
+    const int nc = pic->fmt.nc;
     picture_args p;
     for (int c = 0; c < 3; c++) {
-        p.plane[c] = pic->plane[c < pic->nc ? c : 0];
-        p.pitch[c] = pic->pitch_bytes[c < pic->nc ? c : 0] / sizeof(unsigned short);
-        p.scale[c] = pic->scale[c];
-        p.bias[c] = pic->bias[c];
+        p.plane[c] = (const uint16_t *)pic->data[c < nc ? c : 0];
+        p.pitch[c] = pic->stride[c < nc ? c : 0] / sizeof(unsigned short);
+        p.scale[c] = cp->scale[c];
+        p.bias[c] = cp->bias[c];
     }
     for (int k = 0; k < 9; k++)
-        p.m[k] = pic->m[k];
-    p.width = pic->width;
-    p.height = pic->height;
-    p.nc = pic->nc;
-    p.subx = pic->subx;
-    p.suby = pic->suby;
+        p.m[k] = cp->m[k];
+    p.width = pic->fmt.width[0];
+    p.height = pic->fmt.height[0];
+    p.nc = nc;
+    p.subx = cp->subx;
+    p.suby = cp->suby;
     const dim3 block(32, 8), grid((unsigned)(rw + 31) / 32, (unsigned)(rh + 7) / 8);
     compose_tile<<<grid, block, 0, (cudaStream_t)stream>>>((cudaSurfaceObject_t)surface, out_h, rx, ry, rw, rh,
                                                           out8, p);

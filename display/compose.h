@@ -8,21 +8,20 @@
 #include <stdint.h>
 
 #include "xsf.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* A picture in device memory and its conversion: R'G'B' = clamp(m . (sample
- * x scale + bias)), m row-major (rows R', G', B'). */
-typedef struct dsp_compose_picture {
-    const uint16_t *plane[3];
-    size_t pitch_bytes[3];
-    int width, height; /* component 0 */
-    int nc;            /* 1 or 3 */
-    int subx, suby;    /* chroma subsampling (1 or 2) */
+/* What the compositor draws of one tile: a picture in device memory (a
+ * view; nc 1 or 3, strides even) and its conversion: R'G'B' = clamp(m .
+ * (sample x scale + bias)), m row-major (rows R', G', B'). */
+typedef struct dsp_compose_params {
+    xsf_picture pic;
+    int subx, suby; /* chroma subsampling (1 or 2) */
     float scale[3], bias[3], m[9];
-} dsp_compose_picture;
+} dsp_compose_params;
 
 /* Registers an RGBA16 (or, out8, RGBA8) GL_TEXTURE_2D for writing by the
  * compositor (once per size: registration is slow). */
@@ -36,7 +35,7 @@ void dsp_compose_clear(unsigned long long surface, int width, int height, int ou
 /* The picture scaled into the rectangle (rx, ry, rw, rh), rows counted from
  * the top of a texture of out_h rows. Launch errors surface at the unmap. */
 void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_picture *pic, void *stream);
+                      const dsp_compose_params *cp, void *stream);
 
 /* A launch of the two above that failed since the last check. */
 xsf_status dsp_compose_check(xsf_error *err);

@@ -29,33 +29,37 @@ static int factor(int full, int part)
     return 0;
 }
 
-dsp_chroma dsp_picture_chroma(const dsp_picture *pic, xsf_error *err)
+dsp_chroma dsp_picture_chroma(const xsf_picture *pic, xsf_error *err)
 {
-    if (!pic || (pic->nc != 1 && pic->nc != 3 && pic->nc != 4)) {
-        xsf_error_set(err, XSF_ERR_ARG, "%d components (1, 3 or 4 expected)", pic ? pic->nc : 0);
+    const xsf_format *f = pic ? &pic->fmt : NULL;
+    if (!pic || (f->nc != 1 && f->nc != 3 && f->nc != 4)) {
+        xsf_error_set(err, XSF_ERR_ARG, "%d components (1, 3 or 4 expected)", pic ? f->nc : 0);
         return DSP_CHROMA_INVALID;
     }
-    if (pic->depth < 8 || pic->depth > 16) {
-        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "depth %d (8..16 expected)", pic->depth);
+    if (f->container != XSF_PLANAR_U16) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture container %d (planar 16-bit expected)",
+                      (int)f->container);
         return DSP_CHROMA_INVALID;
     }
-    const int planes = pic->nc == 1 ? 1 : 3;
+    if (f->depth[0] < 8 || f->depth[0] > 16) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "depth %d (8..16 expected)", f->depth[0]);
+        return DSP_CHROMA_INVALID;
+    }
+    const int planes = f->nc == 1 ? 1 : 3;
     for (int c = 0; c < planes; c++) {
-        if (pic->width[c] <= 0 || pic->height[c] <= 0 || pic->width[c] > 16384 || pic->height[c] > 16384 ||
-            !pic->plane[c] || pic->pitch_bytes[c] % 2 || pic->pitch_bytes[c] < 2 * (size_t)pic->width[c]) {
-            xsf_error_set(err, XSF_ERR_ARG, "plane %d: %dx%d, pitch %zu bytes", c, pic->width[c],
-                          pic->height[c], pic->pitch_bytes[c]);
+        if (f->width[c] <= 0 || f->height[c] <= 0 || f->width[c] > 16384 || f->height[c] > 16384 ||
+            !pic->data[c] || pic->stride[c] % 2 || pic->stride[c] < 2 * (size_t)f->width[c]) {
+            xsf_error_set(err, XSF_ERR_ARG, "plane %d: %dx%d, pitch %zu bytes", c, f->width[c], f->height[c],
+                          pic->stride[c]);
             return DSP_CHROMA_INVALID;
         }
     }
-    if (pic->nc == 1)
+    if (f->nc == 1)
         return DSP_CHROMA_GRAY;
-    const int sx = factor(pic->width[0], pic->width[1]), sy = factor(pic->height[0], pic->height[1]);
-    if (pic->width[2] != pic->width[1] || pic->height[2] != pic->height[1] || !sx || !sy ||
-        (sx == 1 && sy == 2)) {
+    const int sx = factor(f->width[0], f->width[1]), sy = factor(f->height[0], f->height[1]);
+    if (f->width[2] != f->width[1] || f->height[2] != f->height[1] || !sx || !sy || (sx == 1 && sy == 2)) {
         xsf_error_set(err, XSF_ERR_UNSUPPORTED, "planes %dx%d, %dx%d, %dx%d are not 4:2:0, 4:2:2 or 4:4:4",
-                      pic->width[0], pic->height[0], pic->width[1], pic->height[1], pic->width[2],
-                      pic->height[2]);
+                      f->width[0], f->height[0], f->width[1], f->height[1], f->width[2], f->height[2]);
         return DSP_CHROMA_INVALID;
     }
     if (sx == 1)
@@ -63,27 +67,25 @@ dsp_chroma dsp_picture_chroma(const dsp_picture *pic, xsf_error *err)
     return sy == 2 ? DSP_CHROMA_420 : DSP_CHROMA_422;
 }
 
-xsf_status dsp_convert_rgb8(const dsp_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err)
+xsf_status dsp_convert_rgb8(const xsf_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err)
 {
     const dsp_chroma chroma = dsp_picture_chroma(pic, err);
     if (chroma == DSP_CHROMA_INVALID)
         return err && err->status ? err->status : XSF_ERR_ARG;
-    if (pic->on_device)
+    if (pic->memory == XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the C conversion reads host pictures only");
-    const int w = pic->width[0], h = pic->height[0];
+    const int w = pic->fmt.width[0], h = pic->fmt.height[0];
     if (!rgb || cap / 3 / (size_t)w < (size_t)h)
         return xsf_error_set(err, XSF_ERR_ARG, "output of %zu bytes for %dx%d", cap, w, h);
-    const int nc = pic->nc == 1 ? 1 : 3;
+    const int nc = pic->fmt.nc == 1 ? 1 : 3;
     const int sx = chroma == DSP_CHROMA_420 || chroma == DSP_CHROMA_422 ? 2 : 1;
     const int sy = chroma == DSP_CHROMA_420 ? 2 : 1;
     xsf_rgb_transform t;
-    xsf_rgb_transform_make(&t, &pic->colour, pic->depth, nc);
+    xsf_rgb_transform_make(&t, &pic->colour, pic->fmt.depth[0], nc);
     for (int y = 0; y < h; y++) {
         const uint16_t *row[3];
-        for (int c = 0; c < nc; c++) {
-            const int cy = c ? y / sy : y;
-            row[c] = (const uint16_t *)((const uint8_t *)pic->plane[c] + (size_t)cy * pic->pitch_bytes[c]);
-        }
+        for (int c = 0; c < nc; c++)
+            row[c] = xsf_picture_row16(pic, c, c ? y / sy : y);
         for (int x = 0; x < w; x++) {
             double e[3] = {0, 0, 0};
             for (int c = 0; c < nc; c++) {

@@ -228,7 +228,7 @@ static void release_pending(dsp_display *d, int all)
     int kept = 0;
     for (int i = 0; i < d->npending; i++) {
         if (d->pending[i].seq <= d->done_seq)
-            d->pending[i].release(d->pending[i].ctx);
+            xsf_picture_unref(&d->pending[i].pic);
         else
             d->pending[kept++] = d->pending[i];
     }
@@ -239,20 +239,18 @@ static void release_pending(dsp_display *d, int all)
  * else once that one is done. */
 static void slot_release(dsp_display *d, dsp_slot *s)
 {
-    if (!s->release)
+    if (!s->kept.ref)
         return;
     poll_fences(d);
     if (s->read_seq <= d->done_seq) {
-        s->release(s->release_ctx);
+        xsf_picture_unref(&s->kept);
     } else {
         if (d->npending == DSP_PENDING)
             release_pending(d, 1);
-        d->pending[d->npending++] = (dsp_pending){s->release, s->release_ctx, s->read_seq};
+        d->pending[d->npending++] = (dsp_pending){s->kept, s->read_seq};
     }
-    s->release = NULL;
-    s->release_ctx = NULL;
+    xsf_picture_init(&s->kept);
     s->read_seq = 0;
-    memset(s->kept, 0, sizeof s->kept);
 }
 
 static void slot_free(dsp_slot *s)
@@ -315,23 +313,21 @@ const char *dsp_error(const dsp_display *d)
 
 /* Gives the slot textures of the picture's plane sizes (allocating only
  * when they differ from what it has). */
-static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture *pic, dsp_chroma chroma)
+static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture *pic, dsp_chroma chroma)
 {
+    const xsf_format *f = &pic->fmt;
     const int nc = chroma == DSP_CHROMA_GRAY ? 1 : 3;
     if (d->compose) {
         slot_release(d, s);
-        if (pic->on_device && pic->release) {
-            /* Kept where they are: nothing to copy. */
+        if (pic->memory == XSF_MEMORY_DEVICE && pic->ref) {
+            /* Kept where they are (a reference of our own): nothing to copy. */
+            xsf_picture_ref(&s->kept, pic);
             for (int c = 0; c < nc; c++) {
-                s->kept[c] = pic->plane[c];
-                s->kept_pitch[c] = pic->pitch_bytes[c];
-                s->width[c] = pic->width[c];
-                s->height[c] = pic->height[c];
+                s->width[c] = f->width[c];
+                s->height[c] = f->height[c];
             }
-            s->release = pic->release;
-            s->release_ctx = pic->release_ctx;
             s->nc = nc;
-            s->depth = pic->depth;
+            s->depth = f->depth[0];
             s->chroma = chroma;
             s->colour = pic->colour;
             return XSF_OK;
@@ -340,27 +336,27 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture 
         size_t bytes = 0;
         for (int c = 0; c < nc; c++) {
             s->plane_off[c] = bytes;
-            bytes += (size_t)pic->width[c] * (size_t)pic->height[c] * sizeof(uint16_t);
-            s->width[c] = pic->width[c];
-            s->height[c] = pic->height[c];
+            bytes += (size_t)f->width[c] * (size_t)f->height[c] * sizeof(uint16_t);
+            s->width[c] = f->width[c];
+            s->height[c] = f->height[c];
         }
         if (bytes > s->dev_bytes) {
             dsp_cuda_free(s->dev);
             s->dev_bytes = 0;
             if (!(s->dev = dsp_cuda_alloc(bytes)))
                 return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no device memory for a picture of %dx%d",
-                                     pic->width[0], pic->height[0]);
+                                     f->width[0], f->height[0]);
             s->dev_bytes = bytes;
         }
         s->nc = nc;
-        s->depth = pic->depth;
+        s->depth = f->depth[0];
         s->chroma = chroma;
         s->colour = pic->colour;
         return XSF_OK;
     }
     int same = s->nc == nc;
     for (int c = 0; c < nc && same; c++)
-        same = s->tex[c] && s->width[c] == pic->width[c] && s->height[c] == pic->height[c];
+        same = s->tex[c] && s->width[c] == f->width[c] && s->height[c] == f->height[c];
     if (!same) {
         slot_free(s);
         glGenTextures(nc, s->tex);
@@ -370,77 +366,75 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const dsp_picture 
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-            glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, pic->width[c], pic->height[c], 0, GL_RED, GL_UNSIGNED_SHORT,
-                         NULL);
-            s->width[c] = pic->width[c];
-            s->height[c] = pic->height[c];
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, f->width[c], f->height[c], 0, GL_RED, GL_UNSIGNED_SHORT, NULL);
+            s->width[c] = f->width[c];
+            s->height[c] = f->height[c];
         }
         s->nc = nc;
         if (glGetError() != GL_NO_ERROR)
-            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "cannot allocate textures of %dx%d", pic->width[0],
-                                 pic->height[0]);
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "cannot allocate textures of %dx%d", f->width[0],
+                                 f->height[0]);
     }
-    s->depth = pic->depth;
+    s->depth = f->depth[0];
     s->chroma = chroma;
     s->colour = pic->colour;
     return XSF_OK;
 }
 
-static xsf_status upload(dsp_display *d, dsp_slot *s, const dsp_picture *pic)
+static xsf_status upload(dsp_display *d, dsp_slot *s, const xsf_picture *pic, void *cuda_stream)
 {
+    const int on_device = pic->memory == XSF_MEMORY_DEVICE;
     if (d->compose) {
         /* Into the slot's device memory on our own stream; done before we
          * return, so the caller may reuse the planes (a device picture on a
          * stream of the caller's is waited for first). */
         if (!d->cuda_stream && !(d->cuda_stream = dsp_interop_stream_create()))
             return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create the display's CUDA stream");
-        if (pic->on_device && pic->cuda_stream && dsp_interop_stream_sync(pic->cuda_stream, &d->err) != XSF_OK)
+        if (on_device && cuda_stream && dsp_interop_stream_sync(cuda_stream, &d->err) != XSF_OK)
             return d->err.status;
-        if (s->kept[0])
+        if (s->kept.ref)
             return XSF_OK;
         for (int c = 0; c < s->nc; c++) {
             const size_t row = (size_t)s->width[c] * sizeof(uint16_t);
-            if (dsp_cuda_copy_plane(s->dev + s->plane_off[c], row, pic->plane[c], pic->pitch_bytes[c], row,
-                                    (size_t)s->height[c], !pic->on_device, d->cuda_stream, &d->err) != XSF_OK)
+            if (dsp_cuda_copy_plane(s->dev + s->plane_off[c], row, pic->data[c], pic->stride[c], row,
+                                    (size_t)s->height[c], !on_device, d->cuda_stream, &d->err) != XSF_OK)
                 return d->err.status;
         }
         return dsp_interop_stream_sync(d->cuda_stream, &d->err);
     }
-    if (pic->on_device) {
+    if (on_device) {
         for (int c = 0; c < s->nc; c++)
             if (!s->cuda[c] && dsp_interop_register(s->tex[c], &s->cuda[c], &d->err) != XSF_OK)
                 return d->err.status;
-        if (pic->cuda_stream)
-            return dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height,
-                                    pic->cuda_stream, &d->err);
+        if (cuda_stream)
+            return dsp_interop_copy(s->cuda, s->nc, pic, cuda_stream, &d->err);
         /* No stream given: the picture is ready now, and the caller may reuse
          * its planes once we return. The copy runs on our own non-blocking
          * stream (not the legacy default stream, which would wait for every
          * decoder's work in flight) and we wait for it alone. */
         if (!d->cuda_stream && !(d->cuda_stream = dsp_interop_stream_create()))
             return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot create the display's CUDA stream");
-        if (dsp_interop_copy(s->cuda, s->nc, pic->plane, pic->pitch_bytes, s->width, s->height, d->cuda_stream,
-                             &d->err) != XSF_OK)
+        if (dsp_interop_copy(s->cuda, s->nc, pic, d->cuda_stream, &d->err) != XSF_OK)
             return d->err.status;
         return dsp_interop_stream_sync(d->cuda_stream, &d->err);
     }
     glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
     for (int c = 0; c < s->nc; c++) {
         glBindTexture(GL_TEXTURE_2D, s->tex[c]);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(pic->pitch_bytes[c] / 2));
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s->width[c], s->height[c], GL_RED, GL_UNSIGNED_SHORT, pic->plane[c]);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(pic->stride[c] / 2));
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s->width[c], s->height[c], GL_RED, GL_UNSIGNED_SHORT, pic->data[c]);
     }
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
     return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "texture upload failed");
 }
 
-static xsf_status submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns, int *kept)
+static xsf_status submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
 {
     xsf_error_clear(&d->err);
     const dsp_chroma chroma = dsp_picture_chroma(pic, &d->err);
     if (chroma == DSP_CHROMA_INVALID)
         return d->err.status;
-    if (pic->on_device && !dsp_interop_built())
+    if (pic->memory == XSF_MEMORY_DEVICE && !dsp_interop_built())
         return xsf_error_set(&d->err, XSF_ERR_NODEVICE, "a device picture, but this build has no CUDA-GL interop");
     dsp_tile *t = &d->tile[tile];
     int evicted = 0;
@@ -449,9 +443,8 @@ static xsf_status submit(dsp_display *d, int tile, const dsp_picture *pic, int64
         t->converted = -1;
     dsp_slot *s = &t->slot[slot];
     xsf_status st = slot_configure(d, s, pic, chroma);
-    *kept = pic->release && s->release == pic->release && s->release_ctx == pic->release_ctx;
     if (st == XSF_OK)
-        st = upload(d, s, pic);
+        st = upload(d, s, pic, cuda_stream);
     if (st != XSF_OK) {
         /* Nothing usable in the slot: take it back from the pacer. */
         t->pacer.seq[slot] = 0;
@@ -460,19 +453,13 @@ static xsf_status submit(dsp_display *d, int tile, const dsp_picture *pic, int64
     return st;
 }
 
-xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns)
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
 {
-    xsf_status st;
-    int kept = 0;
-    if (!d || tile < 0 || tile >= d->tiles || !pic) {
-        st = d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
-    } else {
-        const int64_t t0 = dsp_now_ns();
-        st = submit(d, tile, pic, pts_ns, &kept);
-        d->submit_ns[tile] += (uint64_t)(dsp_now_ns() - t0);
-    }
-    if (pic && pic->release && !kept)
-        pic->release(pic->release_ctx);
+    if (!d || tile < 0 || tile >= d->tiles || !pic)
+        return d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
+    const int64_t t0 = dsp_now_ns();
+    const xsf_status st = submit(d, tile, pic, cuda_stream, pts_ns);
+    d->submit_ns[tile] += (uint64_t)(dsp_now_ns() - t0);
     return st;
 }
 
@@ -697,19 +684,32 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
         dsp_slot *s = &d->tile[i].slot[t->converted];
         s->read_seq = seq;
         const dsp_rect r = dsp_layout_fit(dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h), t->rgb_w, t->rgb_h);
-        dsp_compose_picture pic;
-        memset(&pic, 0, sizeof pic);
-        for (int c = 0; c < s->nc; c++) {
-            pic.plane[c] = s->kept[0] ? s->kept[c] : (const uint16_t *)(s->dev + s->plane_off[c]);
-            pic.pitch_bytes[c] = s->kept[0] ? s->kept_pitch[c] : (size_t)s->width[c] * sizeof(uint16_t);
+        dsp_compose_params cp;
+        memset(&cp, 0, sizeof cp);
+        if (s->kept.ref) {
+            cp.pic = s->kept;
+            cp.pic.ref = NULL; /* a view: the slot holds the reference */
+        } else {
+            xsf_format f;
+            memset(&f, 0, sizeof f);
+            uint8_t *data[3];
+            size_t stride[3];
+            f.container = XSF_PLANAR_U16;
+            f.nc = s->nc;
+            for (int c = 0; c < s->nc; c++) {
+                f.width[c] = s->width[c];
+                f.height[c] = s->height[c];
+                f.depth[c] = s->depth;
+                data[c] = s->dev + s->plane_off[c];
+                stride[c] = (size_t)s->width[c] * sizeof(uint16_t);
+            }
+            xsf_picture_wrap(&cp.pic, &f, data, stride, XSF_MEMORY_DEVICE, -1);
         }
-        pic.width = s->width[0];
-        pic.height = s->height[0];
-        pic.nc = s->nc;
-        pic.subx = s->chroma == DSP_CHROMA_444 || s->nc == 1 ? 1 : 2;
-        pic.suby = s->chroma == DSP_CHROMA_420 ? 2 : 1;
-        slot_factors(s, 1.0, pic.scale, pic.bias, pic.m);
-        dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &pic, d->cuda_stream);
+        cp.pic.fmt.nc = s->nc; /* 1 or 3: a fourth plane is not shown */
+        cp.subx = s->chroma == DSP_CHROMA_444 || s->nc == 1 ? 1 : 2;
+        cp.suby = s->chroma == DSP_CHROMA_420 ? 2 : 1;
+        slot_factors(s, 1.0, cp.scale, cp.bias, cp.m);
+        dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &cp, d->cuda_stream);
     }
     /* Offscreen, the target stays mapped until GL needs it: text to draw
      * this present, a read-back, a screenshot. A window's copy needs it at

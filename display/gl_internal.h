@@ -18,21 +18,19 @@ typedef struct dsp_slot {
     /* CUDA compositor: the picture's planes in device memory, packed */
     uint8_t *dev;
     size_t dev_bytes, plane_off[3];
-    /* ... or kept where the caller had them, until released */
-    const uint16_t *kept[3];
-    size_t kept_pitch[3];
-    void (*release)(void *);
-    void *release_ctx;
+    /* ... or kept where the caller had them: a reference of the display's
+     * own (kept.ref set), dropped by slot_release */
+    xsf_picture kept;
     uint64_t read_seq; /* the last composition that read the picture (0: none) */
 } dsp_slot;
 
-/* Kept pictures given up while a composition may still read them: released
- * once it is done (dsp_display.done_seq), without waiting for it. */
+/* Kept pictures given up while a composition may still read them: their
+ * references are dropped once it is done (dsp_display.done_seq), without
+ * waiting for it. */
 #define DSP_FENCES 8
 #define DSP_PENDING 256
 typedef struct dsp_pending {
-    void (*release)(void *);
-    void *ctx;
+    xsf_picture pic;
     uint64_t seq;
 } dsp_pending;
 

@@ -40,9 +40,7 @@ void dsp_interop_unregister(void *resource)
         cudaGraphicsUnregisterResource((struct cudaGraphicsResource *)resource);
 }
 
-xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const *plane,
-                            const size_t *pitch_bytes, const int *width, const int *height, void *stream,
-                            xsf_error *err)
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err)
 {
     struct cudaGraphicsResource *res[4];
     if (n < 1 || n > 4)
@@ -57,8 +55,8 @@ xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const 
         cudaArray_t array = NULL;
         e = cudaGraphicsSubResourceGetMappedArray(&array, res[i], 0, 0);
         if (e == cudaSuccess)
-            e = cudaMemcpy2DToArrayAsync(array, 0, 0, plane[i], pitch_bytes[i], (size_t)width[i] * 2,
-                                         (size_t)height[i], cudaMemcpyDeviceToDevice, s);
+            e = cudaMemcpy2DToArrayAsync(array, 0, 0, pic->data[i], pic->stride[i], (size_t)pic->fmt.width[i] * 2,
+                                         (size_t)pic->fmt.height[i], cudaMemcpyDeviceToDevice, s);
         if (e != cudaSuccess)
             xsf_error_set(err, XSF_ERR_CUDA, "plane %d into its texture: %s", i, cudaGetErrorString(e));
     }

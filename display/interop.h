@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "xsf.h"
+#include "xsf_picture.h"
 
 /* 1 when this build has the interop and a CUDA device is usable. */
 int dsp_interop_usable(void);
@@ -20,12 +21,10 @@ int dsp_interop_built(void);
 xsf_status dsp_interop_register(unsigned texture, void **resource, xsf_error *err);
 void dsp_interop_unregister(void *resource);
 
-/* Copies n device planes (uint16 rows pitch_bytes apart, width x height
- * samples) into the registered textures, in order on `stream`: map, copy,
- * unmap, all enqueued; the unmap orders GL's later use after the copy. */
-xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const *plane,
-                            const size_t *pitch_bytes, const int *width, const int *height, void *stream,
-                            xsf_error *err);
+/* Copies the first n planes of a device picture (XSF_PLANAR_U16) into the
+ * registered textures, in order on `stream`: map, copy, unmap, all
+ * enqueued; the unmap orders GL's later use after the copy. */
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err);
 
 /* A CUDA stream of the display's own (non-blocking: it never waits for the
  * decoders' streams; of the highest priority) for device pictures handed

@@ -23,11 +23,9 @@ void dsp_interop_unregister(void *resource)
     (void)resource;
 }
 
-xsf_status dsp_interop_copy(void *const *resource, int n, const uint16_t *const *plane,
-                            const size_t *pitch_bytes, const int *width, const int *height, void *stream,
-                            xsf_error *err)
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err)
 {
-    (void)resource, (void)n, (void)plane, (void)pitch_bytes, (void)width, (void)height, (void)stream;
+    (void)resource, (void)n, (void)pic, (void)stream;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA-GL interop");
 }
 
@@ -77,9 +75,9 @@ void dsp_compose_clear(unsigned long long surface, int width, int height, int ou
 }
 
 void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_picture *pic, void *stream)
+                      const dsp_compose_params *cp, void *stream)
 {
-    (void)surface, (void)out_h, (void)out8, (void)rx, (void)ry, (void)rw, (void)rh, (void)pic, (void)stream;
+    (void)surface, (void)out_h, (void)out8, (void)rx, (void)ry, (void)rw, (void)rh, (void)cp, (void)stream;
 }
 
 void *dsp_cuda_alloc(size_t bytes)

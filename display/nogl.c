@@ -43,9 +43,9 @@ const char *dsp_error(const dsp_display *d)
     return "this build has no display";
 }
 
-xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns)
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
 {
-    (void)d, (void)tile, (void)pic, (void)pts_ns;
+    (void)d, (void)tile, (void)pic, (void)cuda_stream, (void)pts_ns;
     return XSF_ERR_UNSUPPORTED;
 }
 

@@ -28,7 +28,7 @@ static void say(const dsp_play_options *opt, const char *line)
 }
 
 /* The next picture, with the caller's colour over the picture's own. */
-static xsf_status next_picture(const dsp_player_source *src, const dsp_play_options *opt, dsp_picture *pic,
+static xsf_status next_picture(const dsp_player_source *src, const dsp_play_options *opt, xsf_picture *pic,
                                size_t *bytes, xsf_error *err)
 {
     const xsf_status st = src->next(src->ctx, pic, bytes, err);
@@ -37,7 +37,7 @@ static xsf_status next_picture(const dsp_player_source *src, const dsp_play_opti
     return st;
 }
 
-xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
+xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
                           xsf_error *err)
 {
     *rgb = NULL;
@@ -46,8 +46,8 @@ xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t *
     dopt.headless = 1;
     dopt.vsync = 0;
     dopt.convert = convert;
-    dopt.width = *width = pic->width[0];
-    dopt.height = *height = pic->height[0];
+    dopt.width = *width = pic->fmt.width[0];
+    dopt.height = *height = pic->fmt.height[0];
     dsp_display *d = NULL;
     xsf_error cerr = {0};
     if (dsp_create(&d, &dopt, &cerr) != XSF_OK)
@@ -56,7 +56,7 @@ xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t *
     xsf_status st = XSF_OK;
     if (!(*rgb = malloc(n)))
         st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
-    else if (dsp_submit(d, 0, pic, 0) != XSF_OK || dsp_present(d) != XSF_OK || dsp_read_rgb(d, *rgb, n) != XSF_OK)
+    else if (dsp_submit(d, 0, pic, NULL, 0) != XSF_OK || dsp_present(d) != XSF_OK || dsp_read_rgb(d, *rgb, n) != XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "%s", dsp_error(d));
     if (st != XSF_OK) {
         free(*rgb);
@@ -67,16 +67,16 @@ xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t *
 }
 
 /* A window of the picture's size, scaled down to fit 1600x900. */
-static xsf_status open_window(dsp_display **d, const dsp_picture *pic, const dsp_play_options *opt, xsf_error *err)
+static xsf_status open_window(dsp_display **d, const xsf_picture *pic, const dsp_play_options *opt, xsf_error *err)
 {
     dsp_options dopt;
     dsp_options_init(&dopt);
     dopt.title = opt->title;
     dopt.vsync = opt->vsync;
     dopt.convert = opt->convert;
-    dopt.deep_colour = pic->depth > 8;
-    dopt.width = pic->width[0];
-    dopt.height = pic->height[0];
+    dopt.deep_colour = pic->fmt.depth[0] > 8;
+    dopt.width = pic->fmt.width[0];
+    dopt.height = pic->fmt.height[0];
     while (dopt.width > 1600 || dopt.height > 900)
         dopt.width /= 2, dopt.height /= 2;
     const char *labels[1] = {opt->name};
@@ -126,7 +126,7 @@ static void overlay(dsp_display *d, play_window *w, const char *decoder)
 
 /* Shows the pictures of `src` until the window closes (or the end). */
 static xsf_status play_loop(dsp_display *d, const dsp_player_source *src, const dsp_play_options *opt,
-                            dsp_picture *pic, size_t bytes, xsf_error *err)
+                            xsf_picture *pic, size_t bytes, xsf_error *err)
 {
     const int64_t period = (int64_t)(1e9 / opt->fps);
     int64_t start = dsp_now_ns() + (int64_t)opt->delay_ms * 1000000;
@@ -142,7 +142,7 @@ static xsf_status play_loop(dsp_display *d, const dsp_player_source *src, const 
             continue;
         }
         if (have) {
-            if (dsp_submit(d, 0, pic, start + (int64_t)index * period) != XSF_OK)
+            if (dsp_submit(d, 0, pic, NULL, start + (int64_t)index * period) != XSF_OK)
                 return xsf_error_set(err, XSF_ERR_IO, "%s", dsp_error(d));
             index++;
             w.bytes += bytes;
@@ -175,7 +175,7 @@ xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, d
                     xsf_error *err)
 {
     memset(res, 0, sizeof *res);
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes = 0;
     xsf_status st = next_picture(src, opt, &pic, &bytes, err);
     if (st != XSF_OK)
@@ -187,8 +187,8 @@ xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, d
     snprintf(line, sizeof line,
              "%s: %dx%d %s %d-bit at %.3g fps (%s decoder); keys: space pause, f fullscreen, s screenshot, "
              "i statistics, q quit",
-             opt->name, pic.width[0], pic.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.depth,
-             opt->fps, pic.on_device ? "GPU, CUDA-GL interop" : "CPU");
+             opt->name, pic.fmt.width[0], pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)),
+             pic.fmt.depth[0], opt->fps, pic.memory == XSF_MEMORY_DEVICE ? "GPU, CUDA-GL interop" : "CPU");
     say(opt, line);
     st = play_loop(d, src, opt, &pic, bytes, err);
     res->opened = dsp_tile_stats_get(d, 0, &res->tile) == XSF_OK;

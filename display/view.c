@@ -44,33 +44,63 @@ struct dsp_view {
     uint64_t shown_frames;
 };
 
-static void release_frame(void *frame)
+/* The frame's picture as a reference-counted xsf_picture whose planes are
+ * the frame's (device planes where it has them): the last reference gives
+ * the frame back to its pipeline. */
+static xsf_status frame_planes(void *opaque, xsf_picture *p, void **alloc_data, xsf_error *err)
 {
-    pl_frame_release(frame);
+    (void)err;
+    pl_frame *f = opaque;
+    const xsf_picture *src = p->memory == XSF_MEMORY_DEVICE ? &f->device_picture[0] : &f->picture[0];
+    for (int c = 0; c < p->fmt.nc; c++) {
+        p->data[c] = src->data[c];
+        p->stride[c] = src->stride[c];
+    }
+    *alloc_data = f;
+    return XSF_OK;
 }
 
-/* Hands the frame to the display, which releases it (at once, or once the
- * CUDA compositor no longer shows it). */
+static void frame_release(void *opaque, xsf_picture *p, void *alloc_data)
+{
+    (void)opaque;
+    (void)p;
+    pl_frame_release(alloc_data);
+}
+
+/* Hands the frame to the display. A device picture goes as a reference-
+ * counted picture, which the CUDA compositor may keep (then the frame is
+ * released once it no longer shows it); a host picture is always copied,
+ * so it goes as a view and the frame is released here. */
 static void show(dsp_view *v, pl_frame *f, int tile)
 {
-    dsp_picture pic;
-    memset(&pic, 0, sizeof pic);
-    pic.on_device = f->device_picture[0].data[0] != NULL;
-    const xsf_picture *src = pic.on_device ? &f->device_picture[0] : &f->picture[0];
-    pic.nc = src->fmt.nc > 3 ? 3 : src->fmt.nc;
-    pic.depth = src->fmt.depth[0];
-    pic.colour = v->opt.colour[tile];
-    for (int c = 0; c < pic.nc; c++) {
-        pic.width[c] = src->fmt.width[c];
-        pic.height[c] = src->fmt.height[c];
-        pic.plane[c] = xsf_picture_row16(src, c, 0);
-        pic.pitch_bytes[c] = src->stride[c];
+    /* The device picture where the pipeline decoded into one, else the host one. */
+    const int on_device = f->device_picture[0].data[0] != NULL;
+    const xsf_picture *src = on_device ? &f->device_picture[0] : &f->picture[0];
+    xsf_picture pic;
+    xsf_picture_init(&pic);
+    pic.fmt = src->fmt;
+    if (pic.fmt.nc > 3)
+        pic.fmt.nc = 3;
+    pic.memory = src->memory;
+    pic.device = src->device;
+    /* --colour or the SDP's where they said something, else the picture's
+     * own (the codestream's: RCT gives R G B as decode writes them). */
+    pic.colour = v->opt.colour[tile].source != XSF_COLOUR_DEFAULT ? v->opt.colour[tile] : src->colour;
+    pic.props = src->props;
+    const xsf_picture_allocator frame_allocator = {f, frame_planes, frame_release};
+    xsf_error err;
+    xsf_error_clear(&err);
+    void *unused;
+    const xsf_status st = on_device ? xsf_picture_alloc(&pic, &frame_allocator, &err)
+                                    : frame_planes(f, &pic, &unused, &err);
+    if (st != XSF_OK) {
+        pl_frame_release(f);
+        pthread_mutex_lock(&v->mu);
+        if (v->err.status == XSF_OK)
+            xsf_error_set(&v->err, XSF_ERR_INVALID, "tile %d: %s", tile, err.msg);
+        pthread_mutex_unlock(&v->mu);
+        return;
     }
-    pic.release = release_frame;
-    pic.release_ctx = f;
-    if (pic.colour.source == XSF_COLOUR_DEFAULT && (f->described & 1u) &&
-        f->desc[0].colour.source == XSF_COLOUR_CODESTREAM) /* RCT: R G B as decode writes them */
-        pic.colour = f->desc[0].colour;
     int64_t pts = 0;
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;
@@ -78,14 +108,15 @@ static void show(dsp_view *v, pl_frame *f, int tile)
                   ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp, xsf_clock_wall_to_mono(arrival))
                   : dsp_now_ns() + (int64_t)v->opt.delay_ms * 1000000;
     }
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (dsp_submit(v->d, tile, &pic, pts) != XSF_OK) {
+    if (dsp_submit(v->d, tile, &pic, NULL, pts) != XSF_OK) {
         pthread_mutex_lock(&v->mu);
         if (v->err.status == XSF_OK)
             xsf_error_set(&v->err, XSF_ERR_INVALID, "tile %d: %s", tile, dsp_error(v->d));
         pthread_mutex_unlock(&v->mu);
     }
+    if (!pic.ref)
+        pl_frame_release(f); /* a view: its samples are in the textures */
+    xsf_picture_unref(&pic);
 }
 
 static void *view_main(void *arg)

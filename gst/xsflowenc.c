@@ -210,12 +210,13 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
 }
 
 /* The picture of one field (or the frame) as the encoder takes it. */
-static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xs_image *pic)
+static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xsf_picture *pic)
 {
     const int nc = GST_VIDEO_FRAME_N_COMPONENTS(vf);
     const int fields = self->fields;
-    memset(pic, 0, sizeof *pic);
-    pic->nc = nc;
+    xsf_picture_init(pic);
+    pic->fmt.container = XSF_PLANAR_U16;
+    pic->fmt.nc = nc;
     size_t need = 0;
     for (int c = 0; c < nc; c++)
         need += (size_t)GST_VIDEO_FRAME_COMP_WIDTH(vf, c) * (size_t)(GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields);
@@ -232,13 +233,13 @@ static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xs_
         const int w = GST_VIDEO_FRAME_COMP_WIDTH(vf, c), h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields;
         const int stride = GST_VIDEO_FRAME_COMP_STRIDE(vf, c);
         const guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, c) + (gsize)field * stride;
-        pic->width[c] = w;
-        pic->height[c] = h;
-        pic->depth[c] = GST_VIDEO_FRAME_COMP_DEPTH(vf, c);
+        pic->fmt.width[c] = w;
+        pic->fmt.height[c] = h;
+        pic->fmt.depth[c] = GST_VIDEO_FRAME_COMP_DEPTH(vf, c);
         if (wide && (stride % 2) == 0 && G_BYTE_ORDER == G_LITTLE_ENDIAN) {
             /* 10..16-bit little-endian samples are the encoder's uint16 already. */
-            pic->plane[c] = (uint16_t *)(void *)base;
-            pic->pitch[c] = (size_t)stride / 2 * fields;
+            pic->data[c] = (uint8_t *)base;
+            pic->stride[c] = (size_t)stride * fields;
             continue;
         }
         if (wide && need > self->planes_samples) {
@@ -254,8 +255,8 @@ static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xs_
             for (int x = 0; x < w; x++)
                 dst[(size_t)y * w + x] = wide ? GST_READ_UINT16_LE(row + 2 * x) : row[x];
         }
-        pic->plane[c] = dst;
-        pic->pitch[c] = (size_t)w;
+        pic->data[c] = (uint8_t *)dst;
+        pic->stride[c] = (size_t)w * sizeof(uint16_t);
         off += (size_t)w * h;
     }
     return TRUE;
@@ -290,7 +291,7 @@ static GstFlowReturn xsflow_enc_handle_frame(GstVideoEncoder *ve, GstVideoCodecF
     xsf_status st = XSF_OK;
     const char *why = "";
     for (int field = 0; field < self->fields && st == XSF_OK; field++) {
-        xs_image pic;
+        xsf_picture pic;
         size_t len = 0;
         if (!frame_picture(self, &vf, field, &pic)) {
             st = XSF_ERR_NOMEM;

@@ -81,35 +81,37 @@ const char *imgio_sampling_name(int nc, const int *sx, const int *sy)
     return "other";
 }
 
-const char *imgio_picture_sampling(const imgio_picture *pic)
+const char *imgio_picture_sampling(const xsf_picture *pic)
 {
+    const xsf_format *f = &pic->fmt;
     int sx[IMGIO_MAX_COMPONENTS], sy[IMGIO_MAX_COMPONENTS];
-    if (pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
+    if (f->nc < 1 || f->nc > IMGIO_MAX_COMPONENTS)
         return "other";
-    for (int c = 0; c < pic->nc; c++) {
-        sx[c] = subsampling(pic->width[0], pic->width[c]);
-        sy[c] = subsampling(pic->height[0], pic->height[c]);
+    for (int c = 0; c < f->nc; c++) {
+        sx[c] = subsampling(f->width[0], f->width[c]);
+        sy[c] = subsampling(f->height[0], f->height[c]);
         if (!sx[c] || !sy[c])
             return "other";
     }
-    return imgio_sampling_name(pic->nc, sx, sy);
+    return imgio_sampling_name(f->nc, sx, sy);
 }
 
 /* The Y4M colour-space tag of a picture, or NULL with the reason in err. */
-static const char *y4m_tag(const imgio_picture *pic, char *tag, size_t tag_len, xsf_error *err)
+static const char *y4m_tag(const xsf_picture *pic, char *tag, size_t tag_len, xsf_error *err)
 {
-    if (pic->nc != 1 && pic->nc != 3) {
+    const xsf_format *f = &pic->fmt;
+    if (f->nc != 1 && f->nc != 3) {
         xsf_error_set(err, XSF_ERR_UNSUPPORTED,
-                      "Y4M holds 1 or 3 components, the picture has %d (write .yuv)", pic->nc);
+                      "Y4M holds 1 or 3 components, the picture has %d (write .yuv)", f->nc);
         return NULL;
     }
-    const int depth = pic->depth[0];
-    for (int c = 1; c < pic->nc; c++) {
-        if (pic->depth[c] != depth) {
+    const int depth = f->depth[0];
+    for (int c = 1; c < f->nc; c++) {
+        if (f->depth[c] != depth) {
             xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                           "Y4M needs one depth for all components, the picture has %d and %d "
                           "bits (write .yuv)",
-                          depth, pic->depth[c]);
+                          depth, f->depth[c]);
             return NULL;
         }
     }
@@ -126,7 +128,7 @@ static const char *y4m_tag(const imgio_picture *pic, char *tag, size_t tag_len, 
     if (!base) {
         xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                       "Y4M has no tag for this sampling (%dx%d luma, %dx%d chroma; write .yuv)",
-                      pic->width[0], pic->height[0], pic->width[1], pic->height[1]);
+                      f->width[0], f->height[0], f->width[1], f->height[1]);
         return NULL;
     }
     /* The tags that Y4M readers (mjpegtools, FFmpeg) know. */
@@ -147,20 +149,23 @@ static const char *y4m_tag(const imgio_picture *pic, char *tag, size_t tag_len, 
     return tag;
 }
 
-static xsf_status check_planes(const imgio_picture *pic, xsf_error *err)
+static xsf_status check_planes(const xsf_picture *pic, xsf_error *err)
 {
-    if (pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_ARG, "picture with %d components", pic->nc);
-    for (int c = 0; c < pic->nc; c++) {
-        if (pic->width[c] < 1 || pic->height[c] < 1 || pic->depth[c] < 1 || pic->depth[c] > 16 ||
-            pic->pitch[c] < (size_t)pic->width[c] || !pic->plane[c])
+    const xsf_format *f = &pic->fmt;
+    if (f->nc < 1 || f->nc > IMGIO_MAX_COMPONENTS)
+        return xsf_error_set(err, XSF_ERR_ARG, "picture with %d components", f->nc);
+    if (f->container != XSF_PLANAR_U16 || pic->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the writers take planar 16-bit pictures in host memory");
+    for (int c = 0; c < f->nc; c++) {
+        if (f->width[c] < 1 || f->height[c] < 1 || f->depth[c] < 1 || f->depth[c] > 16 ||
+            pic->stride[c] < (size_t)f->width[c] * 2 || pic->stride[c] % 2 || !pic->data[c])
             return xsf_error_set(err, XSF_ERR_ARG, "component %d: %dx%d, %d bits: not a picture", c,
-                                 pic->width[c], pic->height[c], pic->depth[c]);
+                                 f->width[c], f->height[c], f->depth[c]);
     }
     return XSF_OK;
 }
 
-xsf_status imgio_check(const imgio_write_options *opt, const imgio_picture *pic, xsf_error *err)
+xsf_status imgio_check(const imgio_write_options *opt, const xsf_picture *pic, xsf_error *err)
 {
     xsf_status st = check_planes(pic, err);
     if (st != XSF_OK)
@@ -170,70 +175,71 @@ xsf_status imgio_check(const imgio_write_options *opt, const imgio_picture *pic,
     case IMGIO_FORMAT_YUV: return XSF_OK;
     case IMGIO_FORMAT_PGM: return XSF_OK;
     case IMGIO_FORMAT_Y4M: return y4m_tag(pic, tag, sizeof tag, err) ? XSF_OK : err->status;
-    case IMGIO_FORMAT_PPM:
-        if (pic->nc != 3)
+    case IMGIO_FORMAT_PPM: {
+        const xsf_format *f = &pic->fmt;
+        if (f->nc != 3)
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
-                                 "PPM holds 3 components, the picture has %d (write %s)", pic->nc,
-                                 pic->nc < 3 ? ".pgm" : ".yuv");
-        if (pic->depth[1] != pic->depth[0] || pic->depth[2] != pic->depth[0])
+                                 "PPM holds 3 components, the picture has %d (write %s)", f->nc,
+                                 f->nc < 3 ? ".pgm" : ".yuv");
+        if (f->depth[1] != f->depth[0] || f->depth[2] != f->depth[0])
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                  "PPM needs one depth for all components, the picture has "
                                  "%d, %d and %d bits (write .yuv)",
-                                 pic->depth[0], pic->depth[1], pic->depth[2]);
+                                 f->depth[0], f->depth[1], f->depth[2]);
         /* Chroma is upsampled by replication: each plane must be component
          * 0 subsampled by a whole factor (sizes rounded up). */
         for (int c = 1; c < 3; c++)
-            if (!subsampling(pic->width[0], pic->width[c]) ||
-                !subsampling(pic->height[0], pic->height[c]))
+            if (!subsampling(f->width[0], f->width[c]) || !subsampling(f->height[0], f->height[c]))
                 return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                      "component %d (%dx%d) is not component 0 (%dx%d) subsampled, "
                                      "so it cannot be upsampled for PPM (write .yuv)",
-                                     c, pic->width[c], pic->height[c], pic->width[0],
-                                     pic->height[0]);
+                                     c, f->width[c], f->height[c], f->width[0], f->height[0]);
         return XSF_OK;
+    }
     case IMGIO_FORMAT_NONE: break;
     }
     return xsf_error_set(err, XSF_ERR_ARG, "no output format");
 }
 
-size_t imgio_yuv_frame_bytes(const imgio_picture *pic)
+size_t imgio_yuv_frame_bytes(const xsf_picture *pic)
 {
+    const xsf_format *f = &pic->fmt;
     size_t n = 0;
-    for (int c = 0; c < pic->nc; c++)
-        n += (size_t)pic->width[c] * pic->height[c] * (pic->depth[c] > 8 ? 2 : 1);
+    for (int c = 0; c < f->nc; c++)
+        n += (size_t)f->width[c] * f->height[c] * (f->depth[c] > 8 ? 2 : 1);
     return n;
 }
 
 /* Samples per staging chunk: 4096 samples of two bytes, on the stack. */
 #define CHUNK_SAMPLES 4096
 
-int imgio_yuv_serialize(const imgio_picture *pic, imgio_sink sink, void *ctx)
+int imgio_yuv_serialize(const xsf_picture *pic, imgio_sink sink, void *ctx)
 {
     uint8_t buf[2 * CHUNK_SAMPLES];
     const uint16_t one = 1;
     const int little_endian = *(const uint8_t *)&one == 1;
-    for (int c = 0; c < pic->nc; c++) {
-        const int wide = pic->depth[c] > 8;
+    const xsf_format *f = &pic->fmt;
+    for (int c = 0; c < f->nc; c++) {
+        const int wide = f->depth[c] > 8;
         if (wide && little_endian) {
             /* uint16 in memory is already the file's little-endian layout:
              * hand over whole planes (or rows), which the writer passes to
              * the kernel in one call, at the speed of a plain write loop. */
-            const size_t row_bytes = (size_t)pic->width[c] * 2;
-            const size_t rows = (size_t)pic->height[c];
-            const int contiguous = pic->pitch[c] == (size_t)pic->width[c];
+            const size_t row_bytes = (size_t)f->width[c] * 2;
+            const size_t rows = (size_t)f->height[c];
+            const int contiguous = pic->stride[c] == row_bytes;
             for (size_t y = 0; y < rows; y += contiguous ? rows : 1) {
-                int r = sink(ctx, (const uint8_t *)(pic->plane[c] + y * pic->pitch[c]),
+                int r = sink(ctx, pic->data[c] + y * pic->stride[c],
                              contiguous ? row_bytes * rows : row_bytes);
                 if (r)
                     return r;
             }
             continue;
         }
-        for (int y = 0; y < pic->height[c]; y++) {
-            const uint16_t *row = pic->plane[c] + (size_t)y * pic->pitch[c];
-            for (int x0 = 0; x0 < pic->width[c]; x0 += CHUNK_SAMPLES) {
-                const int n =
-                    pic->width[c] - x0 < CHUNK_SAMPLES ? pic->width[c] - x0 : CHUNK_SAMPLES;
+        for (int y = 0; y < f->height[c]; y++) {
+            const uint16_t *row = xsf_picture_row16(pic, c, y);
+            for (int x0 = 0; x0 < f->width[c]; x0 += CHUNK_SAMPLES) {
+                const int n = f->width[c] - x0 < CHUNK_SAMPLES ? f->width[c] - x0 : CHUNK_SAMPLES;
                 if (wide) {
                     for (int i = 0; i < n; i++) {
                         buf[2 * i] = (uint8_t)(row[x0 + i] & 0xff);
@@ -360,16 +366,16 @@ static uint16_t to_sample(double e, double maxv)
 
 /* One PPM row: components upsampled by replication, then R'G'B' at the
  * picture's depth through the conversion the display uses (xsf_colour.h). */
-static void ppm_row(const imgio_picture *pic, const xsf_rgb_transform *t, int y, uint16_t *rgb)
+static void ppm_row(const xsf_picture *pic, const xsf_rgb_transform *t, int y, uint16_t *rgb)
 {
-    const int w = pic->width[0];
-    const double maxv = (double)((1u << pic->depth[0]) - 1);
+    const xsf_format *f = &pic->fmt;
+    const int w = f->width[0];
+    const double maxv = (double)((1u << f->depth[0]) - 1);
     const uint16_t *p[3];
     int rx[3];
     for (int c = 0; c < 3; c++) {
-        rx[c] = subsampling(w, pic->width[c]);
-        p[c] = pic->plane[c] +
-               (size_t)(y / subsampling(pic->height[0], pic->height[c])) * pic->pitch[c];
+        rx[c] = subsampling(w, f->width[c]);
+        p[c] = xsf_picture_row16(pic, c, y / subsampling(f->height[0], f->height[c]));
     }
     for (int x = 0; x < w; x++) {
         double e[3];
@@ -401,39 +407,42 @@ static int write_netpbm_samples(imgio_writer *w, const uint16_t *s, size_t n, in
     return 0;
 }
 
-static int write_netpbm(imgio_writer *w, const imgio_picture *pic)
+static int write_netpbm(imgio_writer *w, const xsf_picture *pic)
 {
+    const xsf_format *f = &pic->fmt;
     const int ppm = w->opt.format == IMGIO_FORMAT_PPM;
-    const int depth = pic->depth[0];
+    const int depth = f->depth[0];
     char head[64];
-    snprintf(head, sizeof head, "P%c\n%d %d\n%u\n", ppm ? '6' : '5', pic->width[0], pic->height[0],
+    snprintf(head, sizeof head, "P%c\n%d %d\n%u\n", ppm ? '6' : '5', f->width[0], f->height[0],
              (1u << depth) - 1);
     if (put_text(w, head))
         return 1;
     if (!ppm) {
-        for (int y = 0; y < pic->height[0]; y++)
-            if (write_netpbm_samples(w, pic->plane[0] + (size_t)y * pic->pitch[0],
-                                     (size_t)pic->width[0], depth))
+        for (int y = 0; y < f->height[0]; y++)
+            if (write_netpbm_samples(w, xsf_picture_row16(pic, 0, y), (size_t)f->width[0], depth))
                 return 1;
         return 0;
     }
-    uint16_t *rgb = malloc(sizeof(uint16_t) * 3 * (size_t)pic->width[0]);
+    uint16_t *rgb = malloc(sizeof(uint16_t) * 3 * (size_t)f->width[0]);
     if (!rgb) {
         errno = ENOMEM;
         return 1;
     }
+    /* The description of the higher source: the picture's (a file's, a
+     * codestream's) unless the options carry one said later in the chain. */
+    const xsf_colour *colour = pic->colour.source > w->opt.colour.source ? &pic->colour : &w->opt.colour;
     xsf_rgb_transform t;
-    xsf_rgb_transform_make(&t, &w->opt.colour, depth, 3);
+    xsf_rgb_transform_make(&t, colour, depth, 3);
     int bad = 0;
-    for (int y = 0; y < pic->height[0] && !bad; y++) {
+    for (int y = 0; y < f->height[0] && !bad; y++) {
         ppm_row(pic, &t, y, rgb);
-        bad = write_netpbm_samples(w, rgb, 3 * (size_t)pic->width[0], depth);
+        bad = write_netpbm_samples(w, rgb, 3 * (size_t)f->width[0], depth);
     }
     free(rgb);
     return bad;
 }
 
-xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err)
+xsf_status imgio_write(imgio_writer *w, const xsf_picture *pic, xsf_error *err)
 {
     xsf_status st = imgio_check(&w->opt, pic, err);
     if (st != XSF_OK)
@@ -441,11 +450,11 @@ xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err
     if (w->opt.format == IMGIO_FORMAT_Y4M && w->frames > 0) {
         char tag[16];
         y4m_tag(pic, tag, sizeof tag, err);
-        if (pic->width[0] != w->y4m_width || pic->height[0] != w->y4m_height ||
+        if (pic->fmt.width[0] != w->y4m_width || pic->fmt.height[0] != w->y4m_height ||
             strcmp(tag, w->y4m_tag))
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                  "frame %llu is %dx%d C%s but the Y4M stream is %dx%d C%s",
-                                 (unsigned long long)w->frames, pic->width[0], pic->height[0], tag,
+                                 (unsigned long long)w->frames, pic->fmt.width[0], pic->fmt.height[0], tag,
                                  w->y4m_width, w->y4m_height, w->y4m_tag);
     }
     if (!w->file) {
@@ -460,11 +469,11 @@ xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err
     case IMGIO_FORMAT_Y4M:
         if (w->frames == 0) {
             y4m_tag(pic, w->y4m_tag, sizeof w->y4m_tag, err);
-            w->y4m_width = pic->width[0];
-            w->y4m_height = pic->height[0];
+            w->y4m_width = pic->fmt.width[0];
+            w->y4m_height = pic->fmt.height[0];
             char head[128];
-            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u I%c A1:1 C%s\n", pic->width[0],
-                     pic->height[0], w->opt.fps_num, w->opt.fps_den,
+            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u I%c A1:1 C%s\n", pic->fmt.width[0],
+                     pic->fmt.height[0], w->opt.fps_num, w->opt.fps_den,
                      w->opt.scan == IMGIO_SCAN_TOP_FIRST ? 't' : 'p', w->y4m_tag);
             bad = put_text(w, head);
         }

@@ -18,7 +18,8 @@ struct imgio_reader {
     int is_stdin;
     imgio_format format;
     imgio_raw_layout layout; /* .yuv and .y4m: fixed for the whole file */
-    imgio_picture pic;
+    xsf_picture pic;   /* a view of samples */
+    xsf_colour colour; /* what the file says (Y4M: its header) */
     uint16_t *samples; /* one block for every plane */
     size_t samples_cap;
     uint8_t *row;
@@ -89,15 +90,17 @@ static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int
         r->row = b;
         r->row_cap = row_bytes;
     }
-    memset(&r->pic, 0, sizeof r->pic);
-    r->pic.nc = nc;
+    xsf_picture_init(&r->pic);
+    r->pic.fmt.container = XSF_PLANAR_U16;
+    r->pic.fmt.nc = nc;
+    r->pic.colour = r->colour;
     size_t off = 0;
     for (int c = 0; c < nc; c++) {
-        r->pic.width[c] = w[c];
-        r->pic.height[c] = h[c];
-        r->pic.depth[c] = depth;
-        r->pic.pitch[c] = (size_t)w[c];
-        r->pic.plane[c] = r->samples + off;
+        r->pic.fmt.width[c] = w[c];
+        r->pic.fmt.height[c] = h[c];
+        r->pic.fmt.depth[c] = depth;
+        r->pic.stride[c] = (size_t)w[c] * sizeof(uint16_t);
+        r->pic.data[c] = (uint8_t *)(r->samples + off);
         off += (size_t)w[c] * h[c];
     }
     return XSF_OK;
@@ -131,15 +134,15 @@ static xsf_status read_fail(imgio_reader *r, const char *what, xsf_error *err)
 static xsf_status read_plane(imgio_reader *r, int c, int big_endian, unsigned maxval,
                              xsf_error *err)
 {
-    const imgio_picture *p = &r->pic;
+    const xsf_picture *p = &r->pic;
     const int wide = maxval > 255;
-    const size_t row_bytes = (size_t)p->width[c] * (wide ? 2 : 1);
-    for (int y = 0; y < p->height[c]; y++) {
+    const size_t row_bytes = (size_t)p->fmt.width[c] * (wide ? 2 : 1);
+    for (int y = 0; y < p->fmt.height[c]; y++) {
         size_t got;
         if (!read_exact(r, r->row, row_bytes, &got))
             return read_fail(r, "a plane", err);
-        uint16_t *dst = p->plane[c] + (size_t)y * p->pitch[c];
-        for (int x = 0; x < p->width[c]; x++) {
+        uint16_t *dst = xsf_picture_row16(p, c, y);
+        for (int x = 0; x < p->fmt.width[c]; x++) {
             unsigned v = r->row[x];
             if (wide)
                 v = big_endian ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1]
@@ -216,6 +219,12 @@ static xsf_status y4m_header(imgio_reader *r, xsf_error *err)
             st = y4m_colour(tok + 1, &r->layout, err);
         else if (tok[0] == 'I' && tok[1] && tok[1] != 'p' && tok[1] != '?')
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "interlaced Y4M (I%s)", tok + 1);
+        else if (!strcmp(tok, "XCOLORRANGE=FULL") || !strcmp(tok, "XCOLORRANGE=LIMITED")) {
+            /* FFmpeg's tag for the range; nothing else in a Y4M header
+             * describes the colour. */
+            r->colour.range = tok[12] == 'F' ? XSF_RANGE_FULL : XSF_RANGE_NARROW;
+            r->colour.source = XSF_COLOUR_CODESTREAM;
+        }
         if ((tok[0] == 'W' || tok[0] == 'H') && (*end || end == tok + 1))
             return xsf_error_set(err, XSF_ERR_INVALID, "Y4M header field %s", tok);
     }
@@ -240,6 +249,12 @@ xsf_status imgio_reader_open(imgio_reader **rp, const char *path, imgio_format f
     if (!r)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
     r->format = format;
+    xsf_colour_default(&r->colour);
+    if (format == IMGIO_FORMAT_PPM || format == IMGIO_FORMAT_PGM) {
+        /* Netpbm samples run from 0 to maxval (P6's are R, G, B: pnm_read). */
+        r->colour.range = XSF_RANGE_FULL;
+        r->colour.source = XSF_COLOUR_CODESTREAM;
+    }
     r->is_stdin = !strcmp(path, "-");
     r->file = r->is_stdin ? stdin : fopen(path, "rb");
     if (!r->file) {
@@ -300,7 +315,7 @@ static xsf_status pnm_number(imgio_reader *r, unsigned long max, unsigned long *
     return XSF_OK;
 }
 
-static xsf_status pnm_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err)
+static xsf_status pnm_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err)
 {
     int ch = getc(r->file);
     if (ch == EOF) {
@@ -330,6 +345,8 @@ static xsf_status pnm_read(imgio_reader *r, const imgio_picture **pic, xsf_error
     while ((1ul << depth) - 1 < maxval)
         depth++;
     const int nc = kind == '6' ? 3 : 1;
+    r->colour.matrix = nc == 3 ? XSF_MATRIX_IDENTITY : XSF_MATRIX_UNSPECIFIED;
+    r->colour.rgb_order = nc == 3;
     int ws[3] = {(int)w, (int)w, (int)w}, hs[3] = {(int)h, (int)h, (int)h};
     st = shape(r, nc, ws, hs, depth, err);
     if (st != XSF_OK)
@@ -343,24 +360,26 @@ static xsf_status pnm_read(imgio_reader *r, const imgio_picture **pic, xsf_error
             size_t got;
             if (!read_exact(r, r->row, row_bytes, &got))
                 return read_fail(r, "the raster", err);
+            uint16_t *rgb[3] = {xsf_picture_row16(&r->pic, 0, (int)y), xsf_picture_row16(&r->pic, 1, (int)y),
+                                xsf_picture_row16(&r->pic, 2, (int)y)};
             for (unsigned long x = 0; x < 3 * w; x++) {
                 unsigned v = wide ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1] : r->row[x];
                 if (v > maxval)
                     return xsf_error_set(err, XSF_ERR_INVALID,
                                          "image %llu sample (%lu,%lu) is %u, above maxval %lu",
                                          r->frame, x / 3, y, v, maxval);
-                r->pic.plane[x % 3][y * w + x / 3] = (uint16_t)v;
+                rgb[x % 3][x / 3] = (uint16_t)v;
             }
         }
     }
     if (st != XSF_OK)
         return st;
-    r->frame++;
+    r->pic.props.index = r->frame++;
     *pic = &r->pic;
     return XSF_OK;
 }
 
-xsf_status imgio_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err)
+xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err)
 {
     *pic = NULL;
     if (r->format == IMGIO_FORMAT_PPM || r->format == IMGIO_FORMAT_PGM)
@@ -385,12 +404,12 @@ xsf_status imgio_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err
         ungetc(ch, r->file);
     }
     const unsigned maxval = (1u << r->layout.depth) - 1;
-    for (int c = 0; c < r->pic.nc; c++) {
+    for (int c = 0; c < r->pic.fmt.nc; c++) {
         xsf_status st = read_plane(r, c, 0, maxval, err);
         if (st != XSF_OK)
             return st;
     }
-    r->frame++;
+    r->pic.props.index = r->frame++;
     *pic = &r->pic;
     return XSF_OK;
 }

@@ -31,15 +31,16 @@ void jxs_file_free(jxs_file *f)
 {
     xs_decoder_destroy(f->dec);
     xs_gpu_decoder_destroy(f->gpu);
-    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
-        free(f->gpu_img.plane[c]);
+    free(f->gpu_buf);
+    f->gpu_buf = NULL;
+    f->gpu_cap = 0;
     free(f->field_buf);
     free(f->frame_buf);
     f->field_buf = f->frame_buf = NULL;
     f->field_cap = f->frame_cap = 0;
     f->dec = NULL;
     f->gpu = NULL;
-    memset(&f->gpu_img, 0, sizeof f->gpu_img);
+    xsf_picture_init(&f->gpu_pic);
 }
 
 const char *jxs_file_engine_name(const jxs_file *f)
@@ -47,32 +48,55 @@ const char *jxs_file_engine_name(const jxs_file *f)
     return f->gpu ? "GPU" : "CPU";
 }
 
+/* Grows *buf to hold n samples (kept across frames). */
+static int reserve(uint16_t **buf, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return 0;
+    uint16_t *nb = realloc(*buf, n * sizeof **buf);
+    if (!nb)
+        return -1;
+    *buf = nb;
+    *cap = n;
+    return 0;
+}
+
+/* A view of `buf` holding a picture of format `fmt`, planes tightly packed
+ * one after the other. */
+static void wrap_packed(xsf_picture *pic, const xsf_format *fmt, uint16_t *buf)
+{
+    uint8_t *data[XSF_MAX_COMPONENTS];
+    size_t stride[XSF_MAX_COMPONENTS];
+    size_t off = 0;
+    for (int c = 0; c < fmt->nc; c++) {
+        data[c] = (uint8_t *)(buf + off);
+        stride[c] = xsf_format_row_bytes(fmt, c);
+        off += (size_t)fmt->width[c] * (size_t)fmt->height[c];
+    }
+    xsf_picture_wrap(pic, fmt, data, stride, XSF_MEMORY_HOST, -1);
+}
+
 /* One frame on the GPU, downloaded into host planes kept across frames. */
-static xsf_status gpu_decode(jxs_file *f, const uint8_t *buf, size_t len, size_t *consumed, const xs_image **img)
+static xsf_status gpu_decode(jxs_file *f, const uint8_t *buf, size_t len, size_t *consumed,
+                             const xsf_picture **img)
 {
     xsf_error err = {0};
     xsf_status st = xs_parse_header(buf, len, &f->gpu_hdr, &err);
     if (st == XSF_OK)
         st = xs_gpu_decode(f->gpu, buf, len, consumed);
-    const xs_gpu_image *gi = st == XSF_OK ? xs_gpu_decoder_image(f->gpu) : NULL;
+    const xsf_picture *gi = st == XSF_OK ? xs_gpu_decoder_picture(f->gpu) : NULL;
     if (st == XSF_OK && gi) {
-        xs_image *h = &f->gpu_img;
-        for (int c = 0; c < gi->nc && st == XSF_OK; c++) {
-            if (!h->plane[c] || h->width[c] != gi->width[c] || h->height[c] != gi->height[c]) {
-                free(h->plane[c]);
-                h->plane[c] = malloc((size_t)gi->width[c] * gi->height[c] * sizeof(uint16_t));
-                if (!h->plane[c])
-                    st = XSF_ERR_NOMEM;
-            }
-            h->width[c] = gi->width[c];
-            h->height[c] = gi->height[c];
-            h->depth[c] = gi->depth[c];
-            h->pitch[c] = (size_t)gi->width[c];
+        if (reserve(&f->gpu_buf, &f->gpu_cap, xsf_format_bytes(&gi->fmt) / sizeof(uint16_t)))
+            st = XSF_ERR_NOMEM;
+        if (st == XSF_OK) {
+            wrap_packed(&f->gpu_pic, &gi->fmt, f->gpu_buf);
+            f->gpu_pic.colour = gi->colour;
+            uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+            for (int c = 0; c < gi->fmt.nc; c++)
+                planes[c] = xsf_picture_row16(&f->gpu_pic, c, 0);
+            st = xs_gpu_download(f->gpu, planes, 1);
         }
-        h->nc = gi->nc;
-        if (st == XSF_OK)
-            st = xs_gpu_download(f->gpu, h->plane, 1);
-        *img = h;
+        *img = &f->gpu_pic;
     }
     if (st != XSF_OK && !err.msg[0])
         xsf_error_set(&err, st, "%s", st == XSF_ERR_NOMEM ? "out of memory" : xs_gpu_decoder_error(f->gpu));
@@ -86,25 +110,12 @@ int jxs_file_done(const jxs_file *f)
     return f->offset >= f->len;
 }
 
-void jxs_picture_from_image(imgio_picture *pic, const xs_image *img)
-{
-    memset(pic, 0, sizeof *pic);
-    pic->nc = img->nc;
-    for (int c = 0; c < img->nc && c < IMGIO_MAX_COMPONENTS; c++) {
-        pic->width[c] = img->width[c];
-        pic->height[c] = img->height[c];
-        pic->depth[c] = img->depth[c];
-        pic->pitch[c] = img->pitch[c];
-        pic->plane[c] = img->plane[c];
-    }
-}
-
 /* Decodes the codestream at buf[0..len) with the file's decoder; on error
  * f->msg holds the reason alone. */
 static xsf_status decode_at(jxs_file *f, const uint8_t *buf, size_t len, size_t *consumed,
-                            imgio_picture *pic, const xs_header **hdr)
+                            xsf_picture *pic, const xs_header **hdr)
 {
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     xsf_status st;
     *consumed = 0;
     if (!f->dec && !f->gpu) {
@@ -130,7 +141,8 @@ static xsf_status decode_at(jxs_file *f, const uint8_t *buf, size_t len, size_t 
         snprintf(f->msg, sizeof f->msg, "%s", tmp[0] ? tmp : xsf_status_name(st));
         return st;
     }
-    jxs_picture_from_image(pic, img);
+    *pic = *img;
+    pic->props.index = f->frame;
     if (hdr)
         *hdr = f->gpu ? &f->gpu_hdr : xs_decoder_header(f->dec);
     return XSF_OK;
@@ -144,7 +156,7 @@ static void msg_prefix(jxs_file *f, const char *prefix)
     snprintf(f->msg, sizeof f->msg, "%s%.*s", prefix, (int)(sizeof f->msg / 2), tmp);
 }
 
-xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hdr)
+xsf_status jxs_file_decode(jxs_file *f, xsf_picture *pic, const xs_header **hdr)
 {
     if (f->offset >= f->len) {
         snprintf(f->msg, sizeof f->msg, "%s", f->len ? "no codestream left" : "empty file");
@@ -166,53 +178,36 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
     return XSF_OK;
 }
 
-xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, imgio_picture *pic,
+xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, xsf_picture *pic,
                                  const xs_header **hdr)
 {
     size_t consumed = 0;
     return decode_at(f, cs, len, &consumed, pic, hdr);
 }
 
-/* Grows *buf to hold n samples (kept across frames). */
-static int reserve(uint16_t **buf, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return 0;
-    uint16_t *nb = realloc(*buf, n * sizeof **buf);
-    if (!nb)
-        return -1;
-    *buf = nb;
-    *cap = n;
-    return 0;
-}
-
 /* The decoder reuses its planes: copies the first field into f->field_buf
- * and points `pic` there. */
-static xsf_status keep_field(jxs_file *f, imgio_picture *pic)
+ * and makes `pic` a view of it. */
+static xsf_status keep_field(jxs_file *f, xsf_picture *pic)
 {
-    size_t n = 0;
-    for (int c = 0; c < pic->nc; c++)
-        n += (size_t)pic->width[c] * (size_t)pic->height[c];
-    if (reserve(&f->field_buf, &f->field_cap, n)) {
+    if (reserve(&f->field_buf, &f->field_cap, xsf_format_bytes(&pic->fmt) / sizeof(uint16_t))) {
         snprintf(f->msg, sizeof f->msg, "out of memory for a field");
         return XSF_ERR_NOMEM;
     }
-    size_t off = 0;
-    for (int c = 0; c < pic->nc; c++) {
-        const size_t w = (size_t)pic->width[c];
-        for (int y = 0; y < pic->height[c]; y++)
-            memcpy(f->field_buf + off + (size_t)y * w, pic->plane[c] + (size_t)y * pic->pitch[c],
-                   w * sizeof *f->field_buf);
-        pic->plane[c] = f->field_buf + off;
-        pic->pitch[c] = w;
-        off += w * (size_t)pic->height[c];
+    xsf_picture kept;
+    wrap_packed(&kept, &pic->fmt, f->field_buf);
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (xsf_picture_copy(&kept, pic, &err) != XSF_OK) {
+        snprintf(f->msg, sizeof f->msg, "%s", err.msg);
+        return err.status;
     }
+    *pic = kept;
     return XSF_OK;
 }
 
 /* Weaves into f->frame_buf; on error f->msg says why. */
-static xsf_status weave(jxs_file *f, const imgio_picture *first, const imgio_picture *second,
-                        imgio_picture *frame)
+static xsf_status weave(jxs_file *f, const xsf_picture *first, const xsf_picture *second,
+                        xsf_picture *frame)
 {
     xsf_error err;
     xsf_error_clear(&err);
@@ -228,10 +223,10 @@ static xsf_status weave(jxs_file *f, const imgio_picture *first, const imgio_pic
 }
 
 xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t first_len,
-                                 const uint8_t *second_cs, size_t second_len, imgio_picture *frame,
+                                 const uint8_t *second_cs, size_t second_len, xsf_picture *frame,
                                  const xs_header **hdr)
 {
-    imgio_picture first, second;
+    xsf_picture first, second;
     xsf_status st = jxs_decode_codestream(f, first_cs, first_len, &first, NULL);
     if (st == XSF_OK)
         st = keep_field(f, &first);
@@ -250,11 +245,11 @@ xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t fi
     return st;
 }
 
-xsf_status jxs_file_decode_fields(jxs_file *f, imgio_picture *frame, const xs_header **hdr)
+xsf_status jxs_file_decode_fields(jxs_file *f, xsf_picture *frame, const xs_header **hdr)
 {
     const size_t start = f->offset;
     const unsigned long first_index = f->frame;
-    imgio_picture first, second;
+    xsf_picture first, second;
     xsf_status st = jxs_file_decode(f, &first, NULL);
     if (st != XSF_OK)
         return st;

@@ -52,23 +52,14 @@ struct pl_writer {
     unsigned head, count;
     int busy, stopping, started;
     uint64_t frames, bytes;
-    imgio_picture shape; /* the first frame's, planes NULL */
+    xsf_picture shape; /* the first frame's format (fields woven), no planes */
     xsf_error err; /* the first failure; later frames are released unwritten */
 };
 
-void pl_picture_view(const xsf_picture *in, imgio_picture *out)
+/* Whether a frame's picture has host planes the writers read. */
+static int host_picture(const xsf_picture *p)
 {
-    memset(out, 0, sizeof *out);
-    if (in->memory == XSF_MEMORY_DEVICE || in->fmt.container != XSF_PLANAR_U16 || !in->data[0])
-        return;
-    out->nc = in->fmt.nc;
-    for (int c = 0; c < in->fmt.nc; c++) {
-        out->width[c] = in->fmt.width[c];
-        out->height[c] = in->fmt.height[c];
-        out->depth[c] = in->fmt.depth[c];
-        out->pitch[c] = in->stride[c] / sizeof(uint16_t);
-        out->plane[c] = xsf_picture_row16(in, c, 0);
-    }
+    return p->memory != XSF_MEMORY_DEVICE && p->fmt.container == XSF_PLANAR_U16 && p->fmt.nc && p->data[0];
 }
 
 /* A frame as one picture: progressive as it is, two fields woven (the first
@@ -79,19 +70,19 @@ typedef struct scratch {
     size_t samples;
 } scratch;
 
-static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *out,
+static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out,
                                 xsf_error *err)
 {
-    pl_picture_view(&f->picture[0], out);
-    if (!out->nc || !out->plane[0])
+    if (!host_picture(&f->picture[0]))
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
+    *out = f->picture[0];
+    out->ref = NULL; /* a view: the frame holds the picture */
     if (f->fields != 2)
         return XSF_OK;
-    imgio_picture first = *out, second;
-    pl_picture_view(&f->picture[1], &second);
+    const xsf_picture *first = &f->picture[0], *second = &f->picture[1];
     size_t need;
-    xsf_status st = imgio_weave_size(&first, &second, &need, err);
+    xsf_status st = imgio_weave_size(first, second, &need, err);
     if (st != XSF_OK)
         return st;
     if (need > sc->samples) {
@@ -101,7 +92,7 @@ static xsf_status frame_picture(const pl_frame *f, scratch *sc, imgio_picture *o
         sc->buf = b;
         sc->samples = need;
     }
-    return imgio_weave(&first, &second, sc->buf, sc->samples, out, err);
+    return imgio_weave(first, second, sc->buf, sc->samples, out, err);
 }
 
 typedef struct pwrite_ctx {
@@ -127,14 +118,10 @@ static int pwrite_sink(void *ctx, const uint8_t *data, size_t len)
 
 static size_t frame_yuv_bytes(const pl_frame *f)
 {
-    imgio_picture pic;
     size_t n = 0;
-    pl_picture_view(&f->picture[0], &pic);
-    n += imgio_yuv_frame_bytes(&pic);
-    if (f->fields == 2) {
-        pl_picture_view(&f->picture[1], &pic);
-        n += imgio_yuv_frame_bytes(&pic);
-    }
+    for (int k = 0; k < (f->fields == 2 ? 2 : 1); k++)
+        if (host_picture(&f->picture[k]))
+            n += imgio_yuv_frame_bytes(&f->picture[k]);
     return n;
 }
 
@@ -214,7 +201,7 @@ static int window_sink(void *ctx, const uint8_t *data, size_t len)
 static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offset, size_t bytes,
                                  scratch *sc, xsf_error *err)
 {
-    imgio_picture pic;
+    xsf_picture pic;
     int mapped;
     xsf_status st = frame_picture(f, sc, &pic, err);
     if (st != XSF_OK || (st = claim_space(wr, offset + bytes, &mapped, err)) != XSF_OK)
@@ -248,7 +235,7 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
         *bytes += f->codestream_bytes;
         return XSF_OK;
     }
-    imgio_picture pic;
+    xsf_picture pic;
     xsf_status st = frame_picture(f, sc, &pic, err);
     if (st != XSF_OK)
         return st;
@@ -286,14 +273,13 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
 /* The shape of the first frame written (no planes), for summaries. */
 static void keep_shape(pl_writer *wr, const pl_frame *f)
 {
-    if (wr->shape.nc || !f->picture[0].fmt.nc)
+    if (wr->shape.fmt.nc || !host_picture(&f->picture[0]))
         return;
-    pl_picture_view(&f->picture[0], &wr->shape);
+    xsf_picture_init(&wr->shape);
+    wr->shape.fmt = f->picture[0].fmt;
     if (f->fields == 2)
-        for (int c = 0; c < wr->shape.nc; c++)
-            wr->shape.height[c] += f->picture[1].fmt.height[c];
-    for (int c = 0; c < wr->shape.nc; c++)
-        wr->shape.plane[c] = NULL;
+        for (int c = 0; c < wr->shape.fmt.nc; c++)
+            wr->shape.fmt.height[c] += f->picture[1].fmt.height[c];
 }
 
 static void *writer_main(void *arg)
@@ -462,7 +448,7 @@ uint64_t pl_writer_bytes(pl_writer *wr)
     return n;
 }
 
-void pl_writer_shape(pl_writer *wr, imgio_picture *shape)
+void pl_writer_shape(pl_writer *wr, xsf_picture *shape)
 {
     pthread_mutex_lock(&wr->mu);
     *shape = wr->shape;

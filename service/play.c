@@ -83,51 +83,31 @@ static void source_rewind(svc_jxs_source *s)
     s->file.frame = 0;
 }
 
-xsf_status svc_jxs_source_next(svc_jxs_source *s, dsp_picture *pic, size_t *bytes, xsf_error *err)
+xsf_status svc_jxs_source_next(svc_jxs_source *s, xsf_picture *pic, size_t *bytes, xsf_error *err)
 {
-    memset(pic, 0, sizeof *pic);
-    int depth[XS_MAX_COMPONENTS] = {0};
-    /* What the codestream says of its colour: R'G'B' after a reversible colour transform. */
-    const size_t at = s->gpu ? s->offset : s->file.offset;
-    xs_header h;
-    if (xs_parse_header(s->data + at, s->len - at, &h, NULL) == XSF_OK && h.cpih == 1)
-        xsf_colour_rgb(&pic->colour, XSF_COLOUR_CODESTREAM);
+    /* The decoders' pictures carry what the codestream says of its colour
+     * (R'G'B' after a reversible colour transform). */
     if (s->gpu) {
         size_t consumed = 0;
         xsf_status st = xs_gpu_decode(s->gpu, s->data + s->offset, s->len - s->offset, &consumed);
-        const xs_gpu_image *gi = st == XSF_OK ? xs_gpu_decoder_image(s->gpu) : NULL;
+        const xsf_picture *gi = st == XSF_OK ? xs_gpu_decoder_picture(s->gpu) : NULL;
         if (st != XSF_OK || !gi)
             return xsf_error_set(err, st != XSF_OK ? st : XSF_ERR_INVALID, "frame %lu: %s", s->frame,
                                  xs_gpu_decoder_error(s->gpu));
-        pic->nc = gi->nc > 3 ? 3 : gi->nc;
-        for (int c = 0; c < pic->nc; c++) {
-            pic->width[c] = gi->width[c];
-            pic->height[c] = gi->height[c];
-            pic->pitch_bytes[c] = gi->pitch_bytes[c];
-            pic->plane[c] = gi->plane[c];
-            depth[c] = gi->depth[c];
-        }
-        pic->on_device = 1; /* ready on the decoder's stream, the default one */
+        *pic = *gi; /* ready on the decoder's stream, the default one */
         s->offset += consumed;
         *bytes = consumed;
     } else {
-        imgio_picture ip;
         const size_t before = s->file.offset;
-        xsf_status st = jxs_file_decode(&s->file, &ip, NULL);
+        xsf_status st = jxs_file_decode(&s->file, pic, NULL);
         if (st != XSF_OK)
             return xsf_error_set(err, st, "%s", jxs_file_error(&s->file));
-        pic->nc = ip.nc > 3 ? 3 : ip.nc;
-        for (int c = 0; c < pic->nc; c++) {
-            pic->width[c] = ip.width[c];
-            pic->height[c] = ip.height[c];
-            pic->pitch_bytes[c] = ip.pitch[c] * sizeof(uint16_t);
-            pic->plane[c] = ip.plane[c];
-            depth[c] = ip.depth[c];
-        }
         *bytes = s->file.offset - before;
     }
-    pic->depth = depth[0];
-    for (int c = 1; c < pic->nc; c++)
+    if (pic->fmt.nc > 3)
+        pic->fmt.nc = 3;
+    const int *depth = pic->fmt.depth;
+    for (int c = 1; c < pic->fmt.nc; c++)
         if (depth[c] != depth[0])
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "components of %d and %d bits cannot be shown",
                                  depth[0], depth[c]);
@@ -135,7 +115,7 @@ xsf_status svc_jxs_source_next(svc_jxs_source *s, dsp_picture *pic, size_t *byte
     return XSF_OK;
 }
 
-static xsf_status player_next(void *ctx, dsp_picture *pic, size_t *bytes, xsf_error *err)
+static xsf_status player_next(void *ctx, xsf_picture *pic, size_t *bytes, xsf_error *err)
 {
     return svc_jxs_source_next(ctx, pic, bytes, err);
 }

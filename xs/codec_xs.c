@@ -94,22 +94,20 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     xs_decoder *d = dec;
     const xs_header *h = header_of(frame);
     size_t consumed;
-    const xs_image *img;
+    const xsf_picture *img;
     const xsf_status st =
         h ? xs_decode_parsed(d, h, buf, len, &consumed, &img) : xs_decode(d, buf, len, &consumed, &img);
     if (st != XSF_OK)
         return pass_on(err, st, xs_decoder_error(d));
-    if (out->fmt.nc != img->nc || out->memory == XSF_MEMORY_DEVICE)
+    if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-    for (int c = 0; c < img->nc; c++) {
-        if (out->fmt.width[c] != img->width[c] || out->fmt.height[c] != img->height[c] ||
-            out->fmt.depth[c] != img->depth[c])
-            return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-        for (int y = 0; y < img->height[c]; y++)
-            memcpy(xsf_picture_row16(out, c, y), img->plane[c] + (size_t)y * img->pitch[c],
-                   (size_t)img->width[c] * sizeof(uint16_t));
-    }
-    return XSF_OK;
+    /* The samples; the picture's description stays its owner's. */
+    const xsf_colour colour = out->colour;
+    const xsf_picture_props props = out->props;
+    const xsf_status cst = xsf_picture_copy(out, img, err);
+    out->colour = colour;
+    out->props = props;
+    return cst;
 }
 
 /* ---- GPU decoder ---- */

@@ -63,8 +63,9 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
     d->sig_scratch = malloc(sig_bytes * 8);
     if (!d->gcli || !d->gtli || !d->sig_scratch)
         goto nomem;
-    memset(&d->img, 0, sizeof d->img);
-    d->img.nc = g->nc;
+    xsf_picture_init(&d->pic);
+    d->pic.fmt.container = XSF_PLANAR_U16;
+    d->pic.fmt.nc = g->nc;
     for (int c = 0; c < g->nc; c++) {
         const xs_component *cp = &g->comp[c];
         const size_t n = (size_t)cp->width * cp->height;
@@ -80,11 +81,11 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
                 return st;
             }
         }
-        d->img.width[c] = cp->width;
-        d->img.height[c] = cp->height;
-        d->img.depth[c] = d->hdr.depth[c];
-        d->img.pitch[c] = (size_t)cp->width;
-        d->img.plane[c] = d->out[c];
+        d->pic.fmt.width[c] = cp->width;
+        d->pic.fmt.height[c] = cp->height;
+        d->pic.fmt.depth[c] = d->hdr.depth[c];
+        d->pic.stride[c] = (size_t)cp->width * sizeof(uint16_t);
+        d->pic.data[c] = (uint8_t *)d->out[c];
     }
     d->configured = 1;
     return XSF_OK;
@@ -93,28 +94,28 @@ nomem:
     return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture", d->hdr.wf, d->hdr.hf);
 }
 
-xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed, const xs_image **img)
+xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed, const xsf_picture **pic)
 {
-    if (!d || !buf || !consumed || !img)
+    if (!d || !buf || !consumed || !pic)
         return XSF_ERR_ARG;
     xsf_error_clear(&d->err);
     *consumed = 0;
-    *img = NULL;
+    *pic = NULL;
     xs_header h;
     const xsf_status st = xs_parse_header(buf, len, &h, &d->err);
     if (st != XSF_OK)
         return st;
-    return xs_decode_parsed(d, &h, buf, len, consumed, img);
+    return xs_decode_parsed(d, &h, buf, len, consumed, pic);
 }
 
 xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
-                            size_t *consumed, const xs_image **img)
+                            size_t *consumed, const xsf_picture **pic)
 {
-    if (!d || !hdr || !buf || !consumed || !img)
+    if (!d || !hdr || !buf || !consumed || !pic)
         return XSF_ERR_ARG;
     xsf_error_clear(&d->err);
     *consumed = 0;
-    *img = NULL;
+    *pic = NULL;
     /* Walk the whole codestream before touching the decoder's state or
      * allocating anything it sizes. */
     const xs_header h = *hdr;
@@ -153,7 +154,8 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
         }
     }
     xs_output_stage(d);
+    xs_header_colour(&d->hdr, &d->pic.colour);
     *consumed = total;
-    *img = &d->img;
+    *pic = &d->pic;
     return XSF_OK;
 }

@@ -19,15 +19,9 @@ size_t xs_gpu_encoder_max_bytes(const xs_gpu_encoder *enc)
     (void)enc;
     return 0;
 }
-xsf_status xs_gpu_encode(xs_gpu_encoder *enc, const xs_image *pic)
+xsf_status xs_gpu_encode(xs_gpu_encoder *enc, const xsf_picture *pic)
 {
     (void)enc, (void)pic;
-    return XSF_ERR_NODEVICE;
-}
-xsf_status xs_gpu_encode_device(xs_gpu_encoder *enc, const uint16_t *const plane[XS_MAX_COMPONENTS],
-                                const size_t pitch_bytes[XS_MAX_COMPONENTS])
-{
-    (void)enc, (void)plane, (void)pitch_bytes;
     return XSF_ERR_NODEVICE;
 }
 const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *enc)

@@ -97,29 +97,32 @@ xsf_status enc_nlt_tables(const xs_header *h, int32_t *lut[XS_MAX_COMPONENTS], x
     return XSF_OK;
 }
 
-xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic,
+xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
                            int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err)
 {
     const xs_header *h = &plan->hdr;
     const xs_geometry *g = &plan->geom;
-    if (!pic || pic->nc != h->nc)
+    if (!pic || pic->fmt.nc != h->nc)
         return xsf_error_set(err, XSF_ERR_ARG, "picture of %d components, the encoder expects %u",
-                             pic ? pic->nc : 0, h->nc);
+                             pic ? pic->fmt.nc : 0, h->nc);
+    if (pic->fmt.container != XSF_PLANAR_U16 || pic->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the encoder reads planar 16-bit pictures in host memory");
+    const xsf_format *f = &pic->fmt;
     for (int c = 0; c < h->nc; c++) {
         const int w = g->comp[c].width, ht = g->comp[c].height;
-        if (pic->width[c] != w || pic->height[c] != ht || pic->depth[c] != h->depth[c] ||
-            !pic->plane[c] || pic->pitch[c] < (size_t)w)
+        if (f->width[c] != w || f->height[c] != ht || f->depth[c] != h->depth[c] || !pic->data[c] ||
+            pic->stride[c] < (size_t)w * 2)
             return xsf_error_set(err, XSF_ERR_ARG,
-                                 "component %d is %dx%d at %d bits (pitch %zu), the encoder "
+                                 "component %d is %dx%d at %d bits (stride %zu bytes), the encoder "
                                  "expects %dx%d at %u bits",
-                                 c, pic->width[c], pic->height[c], pic->depth[c], pic->pitch[c], w,
-                                 ht, h->depth[c]);
+                                 c, f->width[c], f->height[c], f->depth[c], pic->stride[c], w, ht,
+                                 h->depth[c]);
         const uint32_t maxv = (1u << h->depth[c]) - 1;
         const int shift = h->bw - h->depth[c];
         const int32_t dc = 1 << (h->bw - 1);
         const int32_t *lut = plan->nlt_lut[c];
         for (int y = 0; y < ht; y++) {
-            const uint16_t *in = pic->plane[c] + (size_t)y * pic->pitch[c];
+            const uint16_t *in = xsf_picture_row16(pic, c, y);
             int32_t *o = coef[c] + (size_t)y * w;
             for (int x = 0; x < w; x++) {
                 const uint32_t s = in[x] > maxv ? maxv : in[x];

@@ -62,7 +62,7 @@ struct xs_encoder {
 };
 
 /* Input stage: samples to coefficients (scaling or NLT, DC offset, RCT). */
-xsf_status enc_input_stage(const enc_plan *plan, const xs_image *pic,
+xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
                            int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err);
 /* Bitplane counts and sign reaches of every code group (0 or -1 when a
  * magnitude needs more than 15 bit planes). */

@@ -356,7 +356,7 @@ static size_t lcod_offset(const uint8_t *hdr)
     return 2 + 2 + (size_t)(hdr[4] << 8 | hdr[5]) + 4;
 }
 
-xsf_status xs_encode(xs_encoder *e, const xs_image *pic, uint8_t *out, size_t cap, size_t *len)
+xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len)
 {
     if (!e || !pic || !out || !len)
         return XSF_ERR_ARG;

@@ -799,7 +799,7 @@ struct xs_gpu_decoder {
         uint16_t *plane[XS_MAX_COMPONENTS];
         size_t pitch_bytes[XS_MAX_COMPONENTS];
     } out;
-    xs_gpu_image img; /* the last picture: its shape (from configure) and the planes written */
+    xsf_picture pic; /* the last picture: its format (from configure) and the planes written */
     /* pinned host staging */
     unsigned *h_prec_off[XS_GPU_STAGES];
     cudaEvent_t staged[XS_GPU_STAGES];
@@ -863,7 +863,7 @@ static void release(xs_gpu_decoder *d)
     d->d_pkt = NULL;
     d->d_coef_all = d->d_pix_all = NULL;
     d->d_coef = d->d_pix = NULL;
-    memset(&d->img, 0, sizeof d->img);
+    xsf_picture_init(&d->pic);
     d->cs_capacity = 0;
     d->configured = 0;
 }
@@ -971,15 +971,18 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         CUDA_TRY(cudaMallocHost(&d->h_prec_off[s], nprec * sizeof(unsigned)));
     int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0}, *pix_ptrs[XS_MAX_COMPONENTS] = {0};
     size_t at = 0;
-    d->img.nc = g->nc;
+    d->pic.fmt.container = XSF_PLANAR_U16;
+    d->pic.fmt.nc = g->nc;
+    d->pic.memory = XSF_MEMORY_DEVICE;
+    d->pic.device = d->device;
     for (int c = 0; c < g->nc; c++) {
         const xs_component *cp = &g->comp[c];
         coef_ptrs[c] = d->d_coef_all + at;
         pix_ptrs[c] = cp->nlx > 0 ? d->d_pix_all + at : coef_ptrs[c];
         at += (size_t)cp->width * cp->height;
-        d->img.width[c] = cp->width;
-        d->img.height[c] = cp->height;
-        d->img.depth[c] = h->depth[c];
+        d->pic.fmt.width[c] = cp->width;
+        d->pic.fmt.height[c] = cp->height;
+        d->pic.fmt.depth[c] = h->depth[c];
     }
     /* Components of one size and decomposition share one plan: one launch
      * per level for all of them. */
@@ -1094,7 +1097,7 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
 }
 
 /* The output stage for rows [y0[c], y1[c]) of each component, into the
- * frame's planes (d->img, chosen by check_output). */
+ * frame's planes (d->pic, chosen by check_output). */
 static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[])
 {
     const xs_geometry *g = &d->geom;
@@ -1113,8 +1116,8 @@ static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[
         op.width[c] = g->comp[c].width;
         op.height[c] = g->comp[c].height;
         op.depth[c] = h->depth[c];
-        uint16_t *plane = d->img.plane[c];
-        const size_t pitch = d->img.pitch_bytes[c];
+        uint16_t *plane = (uint16_t *)d->pic.data[c];
+        const size_t pitch = d->pic.stride[c];
         op.out[c] = plane;
         op.pitch[c] = pitch / sizeof(uint16_t);
         if ((uintptr_t)plane % 8 == 0 && pitch % 8 == 0)
@@ -1262,8 +1265,8 @@ static xsf_status check_output(xs_gpu_decoder *d)
 static void choose_planes(xs_gpu_decoder *d)
 {
     for (int c = 0; c < d->geom.nc; c++) {
-        d->img.plane[c] = d->out.set ? d->out.plane[c] : d->own_plane[c];
-        d->img.pitch_bytes[c] = d->out.set ? d->out.pitch_bytes[c] : d->own_pitch[c];
+        d->pic.data[c] = (uint8_t *)(d->out.set ? d->out.plane[c] : d->own_plane[c]);
+        d->pic.stride[c] = d->out.set ? d->out.pitch_bytes[c] : d->own_pitch[c];
     }
 }
 
@@ -1290,6 +1293,7 @@ static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const u
     if (st != XSF_OK)
         return st;
     choose_planes(d);
+    xs_header_colour(&h, &d->pic.colour);
     const int s = d->stage;
     d->stage = (d->stage + 1) % XS_GPU_STAGES;
     /* The slot was last used two frames ago: wait until its upload has run. */
@@ -1577,22 +1581,22 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
     return XSF_OK;
 }
 
-extern "C" const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *d)
+extern "C" const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *d)
 {
-    return d->configured && d->img.plane[0] ? &d->img : NULL;
+    return d->configured && d->pic.data[0] ? &d->pic : NULL;
 }
 
 extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
 {
     if (!d || !host_plane || !d->configured)
         return XSF_ERR_ARG;
-    if (!d->img.plane[0])
+    if (!d->pic.data[0])
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
     ON_DEVICE(d);
-    for (int c = 0; c < d->img.nc; c++)
-        CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->img.width[c] * sizeof(uint16_t), d->img.plane[c],
-                                   d->img.pitch_bytes[c], (size_t)d->img.width[c] * sizeof(uint16_t),
-                                   (size_t)d->img.height[c], cudaMemcpyDeviceToHost, d->stream));
+    for (int c = 0; c < d->pic.fmt.nc; c++)
+        CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t), d->pic.data[c],
+                                   d->pic.stride[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t),
+                                   (size_t)d->pic.fmt.height[c], cudaMemcpyDeviceToHost, d->stream));
     return sync ? xs_gpu_sync(d) : XSF_OK;
 }
 
@@ -1607,20 +1611,20 @@ extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const ho
 {
     if (!d || !host_plane || !from || !to || !d->configured)
         return XSF_ERR_ARG;
-    if (!d->img.plane[0])
+    if (!d->pic.data[0])
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
-    for (int c = 0; c < d->img.nc; c++) {
-        if (from[c] < 0 || to[c] > d->img.height[c] || from[c] > to[c])
+    for (int c = 0; c < d->pic.fmt.nc; c++) {
+        if (from[c] < 0 || to[c] > d->pic.fmt.height[c] || from[c] > to[c])
             return xsf_error_set(&d->err, XSF_ERR_ARG, "rows [%d, %d) of component %d, which has %d", from[c],
-                                 to[c], c, d->img.height[c]);
+                                 to[c], c, d->pic.fmt.height[c]);
     }
     ON_DEVICE(d);
-    for (int c = 0; c < d->img.nc; c++) {
-        const size_t row = (size_t)d->img.width[c] * sizeof(uint16_t);
+    for (int c = 0; c < d->pic.fmt.nc; c++) {
+        const size_t row = (size_t)d->pic.fmt.width[c] * sizeof(uint16_t);
         if (to[c] > from[c])
             CUDA_TRY(cudaMemcpy2DAsync((uint8_t *)host_plane[c] + (size_t)from[c] * row, row,
-                                       (const uint8_t *)d->img.plane[c] + (size_t)from[c] * d->img.pitch_bytes[c],
-                                       d->img.pitch_bytes[c], row, (size_t)(to[c] - from[c]),
+                                       d->pic.data[c] + (size_t)from[c] * d->pic.stride[c],
+                                       d->pic.stride[c], row, (size_t)(to[c] - from[c]),
                                        cudaMemcpyDeviceToHost, d->stream));
     }
     return XSF_OK;

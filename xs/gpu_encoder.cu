@@ -975,50 +975,41 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_encode_device(xs_gpu_encoder *e,
-                                           const uint16_t *const plane[XS_MAX_COMPONENTS],
-                                           const size_t pitch_bytes[XS_MAX_COMPONENTS])
-{
-    if (!e || !plane || !pitch_bytes)
-        return XSF_ERR_ARG;
-    xsf_error_clear(&e->err);
-    ON_DEVICE(e);
-    gpu_planes in;
-    memset(&in, 0, sizeof in);
-    for (int c = 0; c < e->plan.geom.nc; c++) {
-        if (!plane[c] || pitch_bytes[c] % 2 ||
-            pitch_bytes[c] / 2 < (size_t)e->plan.geom.comp[c].width)
-            return xsf_error_set(&e->err, XSF_ERR_ARG,
-                                 "component %d: plane or pitch of %zu bytes unusable", c,
-                                 pitch_bytes[c]);
-        in.plane[c] = plane[c];
-        in.pitch[c] = pitch_bytes[c] / 2;
-    }
-    return encode_planes(e, in);
-}
-
-extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xs_image *pic)
+/* A picture on the device is read in place (its planes must stay untouched
+ * until the encode's work on the stream has run); one in host memory is
+ * uploaded into the encoder's input planes first. */
+extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xsf_picture *pic)
 {
     if (!e || !pic)
         return XSF_ERR_ARG;
     xsf_error_clear(&e->err);
     ON_DEVICE(e);
     const xs_geometry *g = &e->plan.geom;
-    if (pic->nc != g->nc)
+    const xsf_format *f = &pic->fmt;
+    if (f->nc != g->nc || f->container != XSF_PLANAR_U16)
         return xsf_error_set(&e->err, XSF_ERR_ARG,
-                             "picture of %d components, the encoder expects %d", pic->nc, g->nc);
+                             "picture of %d components, the encoder expects %d", f->nc, g->nc);
+    const int on_device = pic->memory == XSF_MEMORY_DEVICE;
     gpu_planes in;
     memset(&in, 0, sizeof in);
     for (int c = 0; c < g->nc; c++) {
         const int w = g->comp[c].width, h = g->comp[c].height;
-        if (pic->width[c] != w || pic->height[c] != h || pic->depth[c] != e->plan.hdr.depth[c] ||
-            !pic->plane[c] || pic->pitch[c] < (size_t)w)
+        if (f->width[c] != w || f->height[c] != h || f->depth[c] != e->plan.hdr.depth[c])
             return xsf_error_set(
                 &e->err, XSF_ERR_ARG,
                 "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u", c,
-                pic->width[c], pic->height[c], pic->depth[c], w, h, e->plan.hdr.depth[c]);
+                f->width[c], f->height[c], f->depth[c], w, h, e->plan.hdr.depth[c]);
+        if (!pic->data[c] || pic->stride[c] < (size_t)w * 2 || (on_device && pic->stride[c] % 2))
+            return xsf_error_set(&e->err, XSF_ERR_ARG,
+                                 "component %d: plane or stride of %zu bytes unusable", c,
+                                 pic->stride[c]);
+        if (on_device) {
+            in.plane[c] = (const uint16_t *)pic->data[c];
+            in.pitch[c] = pic->stride[c] / 2;
+            continue;
+        }
         uint16_t *dst = e->d_in16 + e->in16_off[c];
-        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->plane[c], pic->pitch[c] * 2,
+        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->data[c], pic->stride[c],
                                    (size_t)w * 2, (size_t)h, cudaMemcpyHostToDevice, e->stream));
         in.plane[c] = dst;
         in.pitch[c] = (size_t)w;

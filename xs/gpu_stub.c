@@ -71,7 +71,7 @@ xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_C
     (void)dec, (void)plane, (void)pitch_bytes;
     return XSF_ERR_NODEVICE;
 }
-const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec)
+const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec)
 {
     (void)dec;
     return NULL;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "xs_internal.h"
+#include "xsf_colour.h"
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -286,6 +287,16 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         FAIL(XSF_ERR_INVALID, wgt_off, XS_MARKER_WGT, "length %d holds %d bands, the picture has %d", wgt_len,
              h->nbands, g.nbands);
     return XSF_OK;
+}
+
+void xs_header_colour(const xs_header *h, xsf_colour *colour)
+{
+    /* 21122-1 F.3, F.5: the inverse transform gives the components back
+     * as R', G', B' (Star-Tetrix: the colour filter array's). */
+    if (h->cpih == 1 || h->cpih == 3)
+        xsf_colour_rgb(colour, XSF_COLOUR_CODESTREAM);
+    else
+        xsf_colour_default(colour);
 }
 
 const char *xs_profile_name(uint16_t ppih)

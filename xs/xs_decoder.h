@@ -17,7 +17,7 @@ struct xs_decoder {
     uint8_t *gcli;                          /* geom.gcli_total bitplane counts */
     uint8_t *gtli;                          /* rows x cols x nbands truncation positions */
     uint8_t *sig_scratch;                   /* significance flags of one packet */
-    xs_image img;
+    xsf_picture pic;                        /* a view of out[] */
 };
 
 xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, size_t base, int row, int col,

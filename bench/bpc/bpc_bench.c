@@ -65,17 +65,22 @@ static uint32_t rnd(void)
     return (uint32_t)rng;
 }
 
-static void make_picture(bpc_image *img, int nc, int w, int h, const photo *ph)
+static int make_picture(xsf_picture *img, int nc, int w, int h, const photo *ph)
 {
-    memset(img, 0, sizeof *img);
-    img->nc = nc;
+    xsf_picture_init(img);
+    img->fmt.container = XSF_PLANAR_U16;
+    img->fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
-        img->width[c] = w;
-        img->height[c] = h;
-        img->depth[c] = 8;
-        img->pitch[c] = (size_t)w;
-        img->plane[c] = malloc((size_t)w * h * 2);
-        for (int y = 0; y < h; y++)
+        img->fmt.width[c] = w;
+        img->fmt.height[c] = h;
+        img->fmt.depth[c] = 8;
+    }
+    xsf_error err;
+    if (xsf_picture_alloc(img, NULL, &err) != XSF_OK)
+        return 0;
+    for (int c = 0; c < nc; c++) {
+        for (int y = 0; y < h; y++) {
+            uint16_t *row = xsf_picture_row16(img, c, y);
             for (int x = 0; x < w; x++) {
                 int v;
                 if (ph) {
@@ -87,36 +92,35 @@ static void make_picture(bpc_image *img, int nc, int w, int h, const photo *ph)
                     v = (int)(128 + 90 * sin(x * 0.013 + c) * cos(y * 0.011)) + (int)(rnd() % 12) - 6;
                     v = v < 0 ? 0 : (v > 255 ? 255 : v);
                 }
-                img->plane[c][(size_t)y * w + x] = (uint16_t)v;
+                row[x] = (uint16_t)v;
             }
-    }
-}
-
-static void free_picture(bpc_image *img)
-{
-    for (int c = 0; c < img->nc; c++)
-        free(img->plane[c]);
-}
-
-static int to_device(const bpc_image *img, bpc_image *dev)
-{
-    *dev = *img;
-    for (int c = 0; c < img->nc; c++) {
-        const size_t n = img->pitch[c] * img->height[c] * 2;
-        if (cudaMalloc((void **)&dev->plane[c], n) != cudaSuccess ||
-            cudaMemcpy(dev->plane[c], img->plane[c], n, cudaMemcpyHostToDevice) != cudaSuccess)
-            return 0;
+        }
     }
     return 1;
 }
 
-static double psnr_of(const bpc_image *a, const bpc_image *b)
+/* A copy of the planes in device memory, rows as far apart as in `img`. */
+static int to_device(const xsf_picture *img, xsf_picture *dev)
+{
+    uint8_t *data[XSF_MAX_COMPONENTS] = {0};
+    int ok = 1;
+    for (int c = 0; c < img->fmt.nc; c++) {
+        const size_t n = img->stride[c] * (size_t)img->fmt.height[c];
+        if (cudaMalloc((void **)&data[c], n) != cudaSuccess ||
+            cudaMemcpy(data[c], img->data[c], n, cudaMemcpyHostToDevice) != cudaSuccess)
+            ok = 0;
+    }
+    xsf_picture_wrap(dev, &img->fmt, data, img->stride, XSF_MEMORY_DEVICE, 0);
+    return ok;
+}
+
+static double psnr_of(const xsf_picture *a, const xsf_picture *b)
 {
     double se = 0, n = 0;
-    for (int c = 0; c < a->nc; c++)
-        for (int y = 0; y < a->height[c]; y++)
-            for (int x = 0; x < a->width[c]; x++) {
-                const double d = (double)a->plane[c][y * a->pitch[c] + x] - b->plane[c][y * b->pitch[c] + x];
+    for (int c = 0; c < a->fmt.nc; c++)
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            for (int x = 0; x < a->fmt.width[c]; x++) {
+                const double d = (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
@@ -135,7 +139,7 @@ typedef struct row {
 static row rows[64];
 static int nrows;
 
-static int run_config(const char *size, const bpc_image *img, const bpc_image *dev, int variant, int filter,
+static int run_config(const char *size, const xsf_picture *img, const xsf_picture *dev, int variant, int filter,
                       double bpp, int reps, int check)
 {
     bpc_params p;
@@ -143,12 +147,12 @@ static int run_config(const char *size, const bpc_image *img, const bpc_image *d
     p.variant = (bpc_variant)variant;
     p.filter = filter ? BPC_FILTER_97 : BPC_FILTER_53;
     if (bpp > 0)
-        bpc_params_set_bpp(&p, bpp, img->width[0], img->height[0]);
-    const size_t cap = bpc_encode_bound(&p, img);
+        bpc_params_set_bpp(&p, bpp, img->fmt.width[0], img->fmt.height[0]);
+    const size_t cap = bpc_encode_bound(&p, &img->fmt);
     uint8_t *cs = malloc(cap);
     bpc_gpu_encoder *enc = NULL;
     bpc_gpu_decoder *dec = NULL;
-    if (!cs || bpc_gpu_encoder_create(&enc, &p, img, NULL) || bpc_gpu_decoder_create(&dec, NULL)) {
+    if (!cs || bpc_gpu_encoder_create(&enc, &p, &img->fmt, NULL) || bpc_gpu_decoder_create(&dec, NULL)) {
         fprintf(stderr, "%s: cannot create the GPU codec: %s\n", size, enc ? bpc_gpu_encoder_error(enc) : "");
         free(cs);
         bpc_gpu_encoder_destroy(enc);
@@ -161,7 +165,7 @@ static int run_config(const char *size, const bpc_image *img, const bpc_image *d
     int status = 0;
     for (int i = 0; i < reps + 2 && !status; i++) { /* two warm-up frames */
         const double t0 = xsf_clock_mono_s();
-        if (bpc_gpu_encode(enc, dev, 1, cs, cap, &len)) {
+        if (bpc_gpu_encode(enc, dev, cs, cap, &len)) {
             fprintf(stderr, "%s: encode: %s\n", size, bpc_gpu_encoder_error(enc));
             status = 1;
             break;
@@ -174,7 +178,7 @@ static int run_config(const char *size, const bpc_image *img, const bpc_image *d
             total[i - 2] = (t1 - t0) * 1e3;
         }
     }
-    const bpc_image *out = NULL;
+    const xsf_picture *out = NULL;
     size_t used;
     for (int i = 0; i < reps + 2 && !status; i++) {
         const double t0 = xsf_clock_mono_s();
@@ -200,7 +204,7 @@ static int run_config(const char *size, const bpc_image *img, const bpc_image *d
         bpc_decoder *cdec;
         uint8_t *ref = malloc(cap);
         size_t rlen = 0;
-        const bpc_image *cimg;
+        const xsf_picture *cimg;
         bpc_encoder_create(&cenc, &p);
         bpc_decoder_create(&cdec);
         const int same_cs = !bpc_encode(cenc, img, ref, cap, &rlen) && rlen == len && !memcmp(ref, cs, len);
@@ -217,13 +221,13 @@ static int run_config(const char *size, const bpc_image *img, const bpc_image *d
         r.size = size;
         r.variant = variant;
         r.coding = filter ? "9/7" : "5/3 lossless";
-        r.bpp = 8.0 * (double)len / ((double)img->width[0] * img->height[0]);
+        r.bpp = 8.0 * (double)len / ((double)img->fmt.width[0] * img->fmt.height[0]);
         r.enc_coder_ms = median(coder, reps);
         r.enc_ms = median(total, reps);
         r.dec_coder_ms = median(dcoder, reps);
         r.dec_ms = median(dtotal, reps);
-        for (int c = 0; c < img->nc; c++)
-            r.samples += (double)img->width[c] * img->height[c];
+        for (int c = 0; c < img->fmt.nc; c++)
+            r.samples += (double)img->fmt.width[c] * img->fmt.height[c];
         rows[nrows++] = r;
     }
     bpc_gpu_encoder_destroy(enc);
@@ -273,8 +277,11 @@ int main(int argc, char **argv)
     const double rates[] = {1.0, 2.0, 4.0};
     int status = 0;
     for (int s = 0; s < 2 && !status; s++) {
-        bpc_image img, dimg;
-        make_picture(&img, sizes[s].nc, sizes[s].w, sizes[s].h, have_photo ? &ph : NULL);
+        xsf_picture img, dimg;
+        if (!make_picture(&img, sizes[s].nc, sizes[s].w, sizes[s].h, have_photo ? &ph : NULL)) {
+            fprintf(stderr, "no memory for the picture\n");
+            return 1;
+        }
         if (!to_device(&img, &dimg)) {
             fprintf(stderr, "no device memory for the picture\n");
             return 1;
@@ -290,9 +297,9 @@ int main(int argc, char **argv)
             if (!quick)
                 status |= run_config(sizes[s].name, &img, &dimg, variants[vi], 0, 0, reps, 0);
         }
-        for (int c = 0; c < dimg.nc; c++)
-            cudaFree(dimg.plane[c]);
-        free_picture(&img);
+        for (int c = 0; c < dimg.fmt.nc; c++)
+            cudaFree(dimg.data[c]);
+        xsf_picture_unref(&img);
     }
     printf("\n| picture | passes | coding | bpp | PSNR dB | coder enc Gsamples/s | coder dec Gsamples/s "
            "| encode ms (fps) | decode ms (fps) |\n");

@@ -163,17 +163,17 @@ int main(int argc, char **argv)
             CHECK_XS(xs_gpu_decode(dec[s], cs, len, &used), dec[s]);
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
         }
-        const xs_gpu_image *img = xs_gpu_decoder_image(dec[0]);
+        const xsf_picture *img = xs_gpu_decoder_picture(dec[0]);
         size_t out_bytes = 0, samples = 0;
-        for (int c = 0; c < img->nc; c++) {
-            samples += (size_t)img->width[c] * img->height[c];
-            out_bytes += (size_t)img->width[c] * img->height[c] * sizeof(uint16_t);
+        for (int c = 0; c < img->fmt.nc; c++) {
+            samples += (size_t)img->fmt.width[c] * img->fmt.height[c];
+            out_bytes += (size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t);
         }
         uint16_t *host_planes[MAX_STREAMS][XS_MAX_COMPONENTS] = {{0}};
         for (int s = 0; s < nstreams; s++)
-            for (int c = 0; c < img->nc; c++)
+            for (int c = 0; c < img->fmt.nc; c++)
                 CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c],
-                                          (size_t)img->width[c] * img->height[c] * sizeof(uint16_t)));
+                                          (size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t)));
         uint8_t *dev_cs;
         CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
         CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
@@ -272,7 +272,7 @@ int main(int argc, char **argv)
         printf("\n");
 
         for (int s = 0; s < nstreams; s++)
-            for (int c = 0; c < img->nc; c++)
+            for (int c = 0; c < img->fmt.nc; c++)
                 cudaFreeHost(host_planes[s][c]);
         cudaFree(dev_cs);
         cudaFreeHost(cs);

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
             size_t off = 0;
             while (off < (size_t)n) {
                 size_t used;
-                const xs_image *img;
+                const xsf_picture *img;
                 if (xs_decode(dec, buf + off, (size_t)n - off, &used, &img) != XSF_OK) {
                     fprintf(stderr, "%s: %s\n", argv[a], xs_decoder_error(dec));
                     return 1;
@@ -55,10 +55,10 @@ int main(int argc, char **argv)
                 off += used;
                 frames++;
                 if (!samples) {
-                    for (int c = 0; c < img->nc; c++)
-                        samples += (size_t)img->width[c] * img->height[c];
-                    w = img->width[0];
-                    h = img->height[0];
+                    for (int c = 0; c < img->fmt.nc; c++)
+                        samples += (size_t)img->fmt.width[c] * img->fmt.height[c];
+                    w = img->fmt.width[0];
+                    h = img->fmt.height[0];
                 }
             }
             t1 = xsf_clock_mono_s();

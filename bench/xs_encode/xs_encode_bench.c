@@ -56,7 +56,7 @@ static uint8_t *read_file(const char *path, size_t *n)
 
 /* A source picture: its own copy of the planes. */
 typedef struct source {
-    xs_image img;
+    xsf_picture img; /* a view of buf */
     uint16_t *buf;
     const char *origin;
 } source;
@@ -72,45 +72,43 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
     for (int c = 0; c < cfg.nc; c++)
         total += (size_t)(3840 / cfg.sx[c]) * (2160 / cfg.sy[c]);
     s->buf = malloc(total * sizeof *s->buf);
-    s->img.nc = cfg.nc;
+    xsf_picture_init(&s->img);
+    s->img.fmt.container = XSF_PLANAR_U16;
+    s->img.fmt.nc = cfg.nc;
     size_t off = 0;
     for (int c = 0; c < cfg.nc; c++) {
-        s->img.width[c] = 3840 / cfg.sx[c];
-        s->img.height[c] = 2160 / cfg.sy[c];
-        s->img.depth[c] = depth;
-        s->img.pitch[c] = (size_t)s->img.width[c];
-        s->img.plane[c] = s->buf + off;
-        off += (size_t)s->img.width[c] * s->img.height[c];
+        s->img.fmt.width[c] = 3840 / cfg.sx[c];
+        s->img.fmt.height[c] = 2160 / cfg.sy[c];
+        s->img.fmt.depth[c] = depth;
+        s->img.stride[c] = (size_t)s->img.fmt.width[c] * 2;
+        s->img.data[c] = (uint8_t *)(s->buf + off);
+        off += (size_t)s->img.fmt.width[c] * s->img.fmt.height[c];
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, vector);
     size_t n, used;
     uint8_t *cs = read_file(path, &n);
     xs_decoder *dec = NULL;
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
+    xsf_error copy_err;
     if (cs && xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, n, &used, &img) == XSF_OK &&
-        img->nc == s->img.nc && img->width[0] == 3840 && img->height[0] == 2160) {
-        for (int c = 0; c < img->nc; c++)
-            for (int y = 0; y < img->height[c]; y++)
-                memcpy(s->img.plane[c] + (size_t)y * s->img.pitch[c],
-                       img->plane[c] + (size_t)y * img->pitch[c], (size_t)img->width[c] * 2);
+        xsf_picture_copy(&s->img, img, &copy_err) == XSF_OK) {
         s->origin = vector;
     } else {
         /* Synthetic: shading, edges, texture and noise. */
         uint32_t r = 12345;
-        for (int c = 0; c < s->img.nc; c++)
-            for (int y = 0; y < s->img.height[c]; y++)
-                for (int x = 0; x < s->img.width[c]; x++) {
-                    const double fx = (double)x / s->img.width[c],
-                                 fy = (double)y / s->img.height[c];
+        for (int c = 0; c < s->img.fmt.nc; c++)
+            for (int y = 0; y < s->img.fmt.height[c]; y++)
+                for (int x = 0; x < s->img.fmt.width[c]; x++) {
+                    const double fx = (double)x / s->img.fmt.width[c],
+                                 fy = (double)y / s->img.fmt.height[c];
                     double v = 0.4 + 0.3 * fx * fy + 0.1 * sin(40 * fx + c) * cos(25 * fy);
                     if ((x / 97 + y / 61) % 7 == 0)
                         v += 0.15;
                     r = r * 1664525u + 1013904223u;
                     v += ((r >> 16) % 1000) / 1000.0 * 0.02;
                     v = v < 0 ? 0 : (v > 1 ? 1 : v);
-                    s->img.plane[c][(size_t)y * s->img.pitch[c] + x] =
-                        (uint16_t)(v * ((1 << depth) - 1));
+                    xsf_picture_row16(&s->img, c, y)[x] = (uint16_t)(v * ((1 << depth) - 1));
                 }
         s->origin = "synthetic";
     }
@@ -118,18 +116,17 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
     free(cs);
 }
 
-static double psnr(const xs_image *a, const xs_image *b)
+static double psnr(const xsf_picture *a, const xsf_picture *b)
 {
     double se = 0, n = 0;
-    for (int c = 0; c < a->nc; c++)
-        for (int y = 0; y < a->height[c]; y++)
-            for (int x = 0; x < a->width[c]; x++) {
-                const double d = (double)a->plane[c][(size_t)y * a->pitch[c] + x] -
-                                 (double)b->plane[c][(size_t)y * b->pitch[c] + x];
+    for (int c = 0; c < a->fmt.nc; c++)
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            for (int x = 0; x < a->fmt.width[c]; x++) {
+                const double d = (double)xsf_picture_row16(a, c, y)[x] - (double)xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
-    const double peak = (double)((1 << a->depth[0]) - 1);
+    const double peak = (double)((1 << a->fmt.depth[0]) - 1);
     return se ? 10 * log10(peak * peak * n / se) : 999;
 }
 
@@ -198,24 +195,26 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         }
     }
     /* The picture in device memory. */
-    uint16_t *dplane[XS_MAX_COMPONENTS] = {0};
+    uint8_t *dplane[XS_MAX_COMPONENTS] = {0};
     size_t pitch[XS_MAX_COMPONENTS] = {0};
     size_t in_bytes = 0;
-    for (int c = 0; c < src->img.nc; c++) {
-        const size_t row_bytes = (size_t)src->img.width[c] * 2;
-        CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.height[c]));
-        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.plane[c], row_bytes * src->img.height[c],
+    for (int c = 0; c < src->img.fmt.nc; c++) {
+        const size_t row_bytes = (size_t)src->img.fmt.width[c] * 2;
+        CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.fmt.height[c]));
+        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.data[c], row_bytes * src->img.fmt.height[c],
                               cudaMemcpyHostToDevice));
         pitch[c] = row_bytes;
-        in_bytes += row_bytes * src->img.height[c];
+        in_bytes += row_bytes * src->img.fmt.height[c];
     }
+    xsf_picture dpic;
+    xsf_picture_wrap(&dpic, &src->img.fmt, dplane, pitch, XSF_MEMORY_DEVICE, 0);
     const size_t cap = xs_gpu_encoder_max_bytes(enc[0]);
     uint8_t *host_cs;
     CHECK_CUDA(cudaMallocHost((void **)&host_cs, cap));
     size_t len = 0;
     /* Warm-up, then one context back to back. */
     for (int i = 0; i < 5; i++)
-        xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+        xs_gpu_encode(enc[0], &dpic);
     if (xs_gpu_encoder_sync(enc[0]) != XSF_OK) {
         fprintf(stderr, "GPU encoder: %s\n", xs_gpu_encoder_error(enc[0]));
         exit(1);
@@ -225,7 +224,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     CHECK_CUDA(cudaEventCreate(&e1));
     CHECK_CUDA(cudaEventRecord(e0, st[0]));
     for (int i = 0; i < frames; i++)
-        xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+        xs_gpu_encode(enc[0], &dpic);
     CHECK_CUDA(cudaEventRecord(e1, st[0]));
     CHECK_CUDA(cudaEventSynchronize(e1));
     float ms;
@@ -234,27 +233,24 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     /* K contexts on K streams. */
     if (streams > 1) {
         for (int k = 0; k < streams; k++)
-            xs_gpu_encode_device(enc[k], (const uint16_t *const *)dplane, pitch);
+            xs_gpu_encode(enc[k], &dpic);
         CHECK_CUDA(
             cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
         const double t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
-            xs_gpu_encode_device(enc[i % streams], (const uint16_t *const *)dplane, pitch);
+            xs_gpu_encode(enc[i % streams], &dpic);
         for (int k = 0; k < streams; k++)
             xs_gpu_encoder_sync(enc[k]);
         r->gpu_multi_fps = frames / (xsf_clock_mono_s() - t0);
     }
     /* With the transfers: pinned host picture up, codestream down. */
-    xs_image pinned = src->img;
+    xsf_picture pinned = src->img;
     uint16_t *hbuf;
     CHECK_CUDA(cudaMallocHost((void **)&hbuf, in_bytes));
-    size_t off = 0;
-    for (int c = 0; c < src->img.nc; c++) {
-        const size_t n = (size_t)src->img.width[c] * src->img.height[c];
-        memcpy(hbuf + off, src->img.plane[c], n * 2);
-        pinned.plane[c] = hbuf + off;
-        off += n;
-    }
+    memcpy(hbuf, src->buf, in_bytes); /* the source's planes, packed the same way */
+    for (int c = 0; c < src->img.fmt.nc; c++)
+        pinned.data[c] = (uint8_t *)hbuf + (src->img.data[c] - src->img.data[0]);
+    pinned.memory = XSF_MEMORY_PINNED;
     const double t0 = xsf_clock_mono_s();
     for (int i = 0; i < frames; i++) {
         xs_gpu_encode(enc[0], &pinned);
@@ -280,7 +276,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         cudaFreeHost(host_cs_k[k]);
     /* Stage times of one frame. */
     xs_gpu_encoder_set_timing(enc[0], 1);
-    xs_gpu_encode_device(enc[0], (const uint16_t *const *)dplane, pitch);
+    xs_gpu_encode(enc[0], &dpic);
     xs_gpu_encoder_download(enc[0], host_cs, cap, &len, 1);
     const char *names[16];
     float sms[16];
@@ -306,13 +302,13 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         xs_encoder_destroy(c);
         free(ref);
         xs_decoder *dec;
-        const xs_image *img;
+        const xsf_picture *img;
         size_t used;
         xs_decoder_create(&dec);
         r->psnr = xs_decode(dec, host_cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;
         xs_decoder_destroy(dec);
     }
-    for (int c = 0; c < src->img.nc; c++)
+    for (int c = 0; c < src->img.fmt.nc; c++)
         cudaFree(dplane[c]);
     cudaFreeHost(hbuf);
     cudaFreeHost(host_cs);
@@ -345,7 +341,7 @@ static void cpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         r->bytes = len;
     if (r->psnr == 0) {
         xs_decoder *dec;
-        const xs_image *img;
+        const xsf_picture *img;
         size_t used;
         xs_decoder_create(&dec);
         r->psnr = xs_decode(dec, cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;

@@ -20,7 +20,7 @@
 #include "xs.h"
 
 typedef struct pic {
-    xs_image img;
+    xsf_picture img; /* a view of buf */
     uint16_t *buf;
 } pic;
 
@@ -31,15 +31,17 @@ static void pic_alloc(pic *p, int nc, int w, int h, int sx, int sy, int depth)
     for (int c = 0; c < nc; c++)
         total += (size_t)(c == 1 || c == 2 ? w / sx : w) * (c == 1 || c == 2 ? h / sy : h);
     p->buf = calloc(total, 2);
-    p->img.nc = nc;
+    xsf_picture_init(&p->img);
+    p->img.fmt.container = XSF_PLANAR_U16;
+    p->img.fmt.nc = nc;
     size_t off = 0;
     for (int c = 0; c < nc; c++) {
-        p->img.width[c] = c == 1 || c == 2 ? w / sx : w;
-        p->img.height[c] = c == 1 || c == 2 ? h / sy : h;
-        p->img.depth[c] = depth;
-        p->img.pitch[c] = (size_t)p->img.width[c];
-        p->img.plane[c] = p->buf + off;
-        off += (size_t)p->img.width[c] * p->img.height[c];
+        p->img.fmt.width[c] = c == 1 || c == 2 ? w / sx : w;
+        p->img.fmt.height[c] = c == 1 || c == 2 ? h / sy : h;
+        p->img.fmt.depth[c] = depth;
+        p->img.stride[c] = (size_t)p->img.fmt.width[c] * 2;
+        p->img.data[c] = (uint8_t *)(p->buf + off);
+        off += (size_t)p->img.fmt.width[c] * p->img.fmt.height[c];
     }
 }
 
@@ -71,15 +73,15 @@ static int decode_vector(const char *dir, const char *name, pic *p, size_t *byte
     if (!cs)
         return -1;
     xs_decoder *d;
-    const xs_image *img;
+    const xsf_picture *img;
     xs_decoder_create(&d);
     int ok = xs_decode(d, cs, n, &used, &img) == XSF_OK;
     if (ok) {
-        pic_alloc(p, img->nc, img->width[0], img->height[0],
-                  img->width[0] / img->width[img->nc > 1],
-                  img->height[0] / img->height[img->nc > 1], img->depth[0]);
-        for (int c = 0; c < img->nc; c++)
-            memcpy(p->img.plane[c], img->plane[c], (size_t)img->width[c] * img->height[c] * 2);
+        const xsf_format *f = &img->fmt;
+        pic_alloc(p, f->nc, f->width[0], f->height[0], f->width[0] / f->width[f->nc > 1],
+                  f->height[0] / f->height[f->nc > 1], f->depth[0]);
+        xsf_error err;
+        ok = xsf_picture_copy(&p->img, img, &err) == XSF_OK;
     }
     xs_decoder_destroy(d);
     free(cs);
@@ -88,20 +90,18 @@ static int decode_vector(const char *dir, const char *name, pic *p, size_t *byte
     return ok ? 0 : -1;
 }
 
-static double psnr(const xs_image *a, const xs_image *b)
+static double psnr(const xsf_picture *a, const xsf_picture *b)
 {
     double se = 0, n = 0;
-    for (int c = 0; c < a->nc; c++) {
-        const int cb = c;
-        for (int y = 0; y < a->height[c]; y++)
-            for (int x = 0; x < a->width[c]; x++) {
-                double d = (double)a->plane[c][(size_t)y * a->pitch[c] + x] -
-                           (double)b->plane[cb][(size_t)y * b->pitch[cb] + x];
+    for (int c = 0; c < a->fmt.nc; c++) {
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            for (int x = 0; x < a->fmt.width[c]; x++) {
+                double d = (double)xsf_picture_row16(a, c, y)[x] - (double)xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
     }
-    const double peak = (double)((1 << a->depth[0]) - 1);
+    const double peak = (double)((1 << a->fmt.depth[0]) - 1);
     return se ? 10 * log10(peak * peak * n / se) : 999;
 }
 
@@ -111,13 +111,14 @@ static double ours(const pic *p, double bpp, int rct, int tools, size_t *bytes)
 {
     xs_encoder_config cfg;
     xs_encoder_config_init(&cfg);
-    cfg.width = p->img.width[0];
-    cfg.height = p->img.height[0];
-    cfg.nc = p->img.nc;
+    const xsf_format *f = &p->img.fmt;
+    cfg.width = f->width[0];
+    cfg.height = f->height[0];
+    cfg.nc = f->nc;
     for (int c = 0; c < cfg.nc; c++) {
-        cfg.depth[c] = p->img.depth[c];
-        cfg.sx[c] = p->img.width[0] / p->img.width[c];
-        cfg.sy[c] = p->img.height[0] / p->img.height[c];
+        cfg.depth[c] = f->depth[c];
+        cfg.sx[c] = f->width[0] / f->width[c];
+        cfg.sy[c] = f->height[0] / f->height[c];
     }
     cfg.cpih = rct;
     cfg.bpp = bpp;
@@ -136,7 +137,7 @@ static double ours(const pic *p, double bpp, int rct, int tools, size_t *bytes)
     double r = 0;
     if (xs_encode(e, &p->img, cs, cap, &len) == XSF_OK) {
         xs_decoder *d;
-        const xs_image *img;
+        const xsf_picture *img;
         xs_decoder_create(&d);
         if (xs_decode(d, cs, len, &used, &img) == XSF_OK)
             r = psnr(&p->img, img);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "xsf.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,15 +71,8 @@ void bpc_tables_destroy(bpc_tables *t);
 
 /* ---- pictures ---- */
 
-/* A picture: one plane of unsigned right-aligned samples per component (the
- * shape of xs_image and the app's imgio_picture). */
-typedef struct bpc_image {
-    int nc;
-    int width[BPC_MAX_COMPONENTS], height[BPC_MAX_COMPONENTS];
-    int depth[BPC_MAX_COMPONENTS];    /* bits per sample, 1..16 */
-    size_t pitch[BPC_MAX_COMPONENTS]; /* samples between the starts of two rows */
-    uint16_t *plane[BPC_MAX_COMPONENTS];
-} bpc_image;
+/* Pictures are xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16, one
+ * plane of unsigned right-aligned samples per component, depths 1..16. */
 
 typedef enum bpc_colour {
     BPC_COLOUR_NONE = 0,
@@ -86,6 +80,12 @@ typedef enum bpc_colour {
     BPC_COLOUR_ICT = 2, /* irreversible YCbCr (15444-1 G.3), with the 9/7 */
     BPC_COLOUR_AUTO = 3 /* RCT or ICT by filter when components 0-2 share size and depth */
 } bpc_colour;
+
+/* The colour a codestream with this transform describes: RCT and ICT
+ * decode to R', G', B' as they are (xsf_colour_rgb: matrix identity,
+ * rgb_order 1, full range, source XSF_COLOUR_CODESTREAM); NONE says
+ * nothing (xsf_colour_default). */
+void bpc_transform_colour(bpc_colour transform, xsf_colour *colour);
 
 typedef enum bpc_filter { BPC_FILTER_53 = 0, BPC_FILTER_97 = 1 } bpc_filter;
 
@@ -136,9 +136,11 @@ xsf_status bpc_encoder_create(bpc_encoder **enc, const bpc_params *params);
 void bpc_encoder_destroy(bpc_encoder *enc);
 /* Codes one picture into out (cap bytes; bpc_encode_bound says how many
  * suffice). Single-threaded; an encoder serves one call at a time. */
-xsf_status bpc_encode(bpc_encoder *enc, const bpc_image *img, uint8_t *out, size_t cap,
+xsf_status bpc_encode(bpc_encoder *enc, const xsf_picture *img, uint8_t *out, size_t cap,
                       size_t *len);
-size_t bpc_encode_bound(const bpc_params *params, const bpc_image *img);
+/* Bytes that suffice for a picture of format `fmt` (0: the format or the
+ * parameters are refused). */
+size_t bpc_encode_bound(const bpc_params *params, const xsf_format *fmt);
 const char *bpc_encoder_error(const bpc_encoder *enc);
 
 typedef struct bpc_decoder bpc_decoder;
@@ -147,10 +149,11 @@ void bpc_decoder_destroy(bpc_decoder *dec);
 /* Tables for codestreams coded with external tables (bpc_tables_id != 0);
  * the decoder keeps the pointer. */
 void bpc_decoder_set_tables(bpc_decoder *dec, const bpc_tables *tables);
-/* Decodes the codestream at buf; *consumed is its length, *img stays valid
- * until the next call. */
+/* Decodes the codestream at buf; *consumed is its length, *img is a view
+ * (ref NULL) of host planes owned by the decoder, valid until the next
+ * call, with the colour of bpc_transform_colour. */
 xsf_status bpc_decode(bpc_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed,
-                      const bpc_image **img);
+                      const xsf_picture **img);
 const char *bpc_decoder_error(const bpc_decoder *dec);
 
 /* ---- training (xsflow bpc-train) ---- */
@@ -162,7 +165,7 @@ typedef struct bpc_trainer bpc_trainer;
  * count 0..6 (what the built-in sets are trained with). */
 xsf_status bpc_trainer_create(bpc_trainer **tr, const bpc_params *params);
 void bpc_trainer_destroy(bpc_trainer *tr);
-xsf_status bpc_trainer_add(bpc_trainer *tr, const bpc_image *img);
+xsf_status bpc_trainer_add(bpc_trainer *tr, const xsf_picture *img);
 /* average = 0: probabilities of the pooled counts; 1: the mean of each
  * picture's probabilities (Bruns 8.5, averaged LUT). Entries with too few
  * symbols take those of the nearest trained plane of the band. */
@@ -184,27 +187,29 @@ struct CUstream_st;
 xsf_status bpc_gpu_available(void);
 
 typedef struct bpc_gpu_encoder bpc_gpu_encoder;
-/* Allocates every device buffer for pictures of the shape of `shape`
- * (components, sizes and depths; its planes are not read); blocks. */
+/* Allocates every device buffer for pictures of format `shape`
+ * (components, sizes and depths); blocks. */
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
-                                  const bpc_image *shape, struct CUstream_st *stream);
+                                  const xsf_format *shape, struct CUstream_st *stream);
 void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc);
-/* Codes a picture whose planes are host memory (device = 0) or device memory
- * (device = 1). Synchronizes the encoder's stream (the size is known only
- * at the end). */
-xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const bpc_image *img, int device, uint8_t *out,
-                          size_t cap, size_t *len);
+/* Codes a picture whose planes are host memory (host or pinned) or device
+ * memory (XSF_MEMORY_DEVICE, read in place; strides even). Synchronizes the
+ * encoder's stream (the size is known only at the end). */
+xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const xsf_picture *img, uint8_t *out, size_t cap,
+                          size_t *len);
 const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *enc);
 
 typedef struct bpc_gpu_decoder bpc_gpu_decoder;
 xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream);
 void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec);
 void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables);
-/* Decodes into device planes owned by the decoder (device = 1) or into host
- * planes (device = 0); device buffers grow when a larger picture arrives.
- * Synchronizes the decoder's stream. */
+/* Decodes into device planes owned by the decoder (device = 1: memory
+ * XSF_MEMORY_DEVICE on the current device when the decoder was created) or
+ * into host planes (device = 0); device buffers grow when a larger picture
+ * arrives. *img is a view (ref NULL) valid until the next call, with the
+ * colour of bpc_transform_colour. Synchronizes the decoder's stream. */
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *dec, const uint8_t *buf, size_t len, int device,
-                          size_t *consumed, const bpc_image **img);
+                          size_t *consumed, const xsf_picture **img);
 const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *dec);
 
 /* ---- the code-block coder alone (tests, benchmark, training) ---- */

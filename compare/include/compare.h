@@ -143,7 +143,7 @@ void cmp_session_destroy(cmp_session *s);
  * read, not kept. A configuration a codec refuses gives a row with coded = 0
  * and a note; a GPU picture that differs from the C reference decoder's
  * fails the call (XSF_ERR_INVALID). Blocks; may take long. */
-xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const imgio_picture *pic,
+xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_picture *pic,
                                    int rgb);
 size_t cmp_session_rows(const cmp_session *s);
 const cmp_row *cmp_session_row(const cmp_session *s, size_t i);
@@ -179,24 +179,24 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
  * texture from a fixed pseudo-random sequence): nc 1 or 3 (RGB), depth 8..16,
  * width and height 16..16384. The planes are allocated in *pic (tightly
  * packed); free them with cmp_picture_free. */
-xsf_status cmp_synthetic_picture(imgio_picture *pic, int width, int height, int nc, int depth,
+xsf_status cmp_synthetic_picture(xsf_picture *pic, int width, int height, int nc, int depth,
                                  xsf_error *err);
 /* A copy of `src` with its own tightly packed planes. */
-xsf_status cmp_picture_copy(imgio_picture *dst, const imgio_picture *src, xsf_error *err);
-void cmp_picture_free(imgio_picture *pic);
+xsf_status cmp_picture_copy(xsf_picture *dst, const xsf_picture *src, xsf_error *err);
+void cmp_picture_free(xsf_picture *pic);
 
 /* ---- metrics (also used by the tests) ---- */
 
 /* Mean squared error of component c, and PSNR in dB with peak 2^depth - 1
  * (INFINITY when the component is identical). */
-double cmp_psnr_component(const imgio_picture *ref, const imgio_picture *dec, int c);
+double cmp_psnr_component(const xsf_picture *ref, const xsf_picture *dec, int c);
 /* PSNR over every sample of every component, each error scaled to its
  * component's peak. */
-double cmp_psnr_all(const imgio_picture *ref, const imgio_picture *dec);
+double cmp_psnr_all(const xsf_picture *ref, const xsf_picture *dec);
 /* SSIM of the luma (component 0, or BT.709 luma of components 0..2 when
  * rgb) over every 8x8 window (stride 1), K1 = 0.01, K2 = 0.03, L = 2^depth - 1.
  * 1 for identical pictures. */
-double cmp_ssim_luma(const imgio_picture *ref, const imgio_picture *dec, int rgb);
+double cmp_ssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb);
 
 #ifdef __cplusplus
 }

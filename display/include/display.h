@@ -30,42 +30,27 @@
 #include "pipeline.h"
 #include "xsf.h"
 #include "xsf_colour.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DSP_MAX_PLANES 4
 #define DSP_MAX_TILES 64
 
-/* ---- pictures ---- */
+/* ---- pictures ----
+ *
+ * The display shows xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16
+ * samples at depth[0] bits (8..16, taken for every plane), in host memory
+ * (host or pinned) or in CUDA device memory (XSF_MEMORY_DEVICE). Plane 0
+ * is full size; planes 1 and 2 may be subsampled by 2 horizontally (4:2:2)
+ * or both ways (4:2:0), their sizes rounded up. nc is 1 (gray), 3, or 4 (a
+ * fourth plane, alpha, is ignored); strides are even. The picture's colour
+ * (common/xsf_colour.h, the vocabulary of --colour; XSF_COLOUR_DEFAULT:
+ * BT.709 narrow range) is converted to R'G'B' with the coefficients of
+ * xsf_rgb_transform_make by the C reference, the shader and the CUDA
+ * compositor alike, as decode's .ppm writer converts. */
 
-/* Colour: what a picture's components are is an xsf_colour (common/
- * xsf_colour.h, the vocabulary of --colour), converted to R'G'B' with the
- * coefficients of xsf_rgb_transform_make by the C reference, the shader and
- * the CUDA compositor alike, as decode's .ppm writer converts. */
-
-/* One decoded picture. Samples are unsigned, right-aligned in uint16 at
- * `depth` bits (8..16, the same for every plane). Plane 0 is full size;
- * planes 1 and 2 may be subsampled by 2 horizontally (4:2:2) or both ways
- * (4:2:0), their sizes rounded up. nc is 1 (gray) or 3 (a fourth plane,
- * alpha, is ignored). */
-typedef struct dsp_picture {
-    int nc;
-    int width[DSP_MAX_PLANES], height[DSP_MAX_PLANES];
-    int depth;
-    size_t pitch_bytes[DSP_MAX_PLANES];   /* bytes between the starts of two rows (even) */
-    const uint16_t *plane[DSP_MAX_PLANES];
-    int on_device;                        /* 1: CUDA device pointers; 0: host memory */
-    void *cuda_stream;                    /* on_device: the cudaStream_t the picture is ready on */
-    xsf_colour colour; /* XSF_COLOUR_DEFAULT: BT.709 narrow range */
-    /* Optional: the display calls release(release_ctx) exactly once when it
-     * no longer needs the planes, which it may then keep instead of copying
-     * them (device pictures, CUDA compositor: until the picture's slot is
-     * reused or the display destroyed). Called on the display's thread. */
-    void (*release)(void *release_ctx);
-    void *release_ctx;
-} dsp_picture;
 
 typedef enum dsp_chroma {
     DSP_CHROMA_INVALID = 0,
@@ -76,13 +61,13 @@ typedef enum dsp_chroma {
 } dsp_chroma;
 
 /* The chroma format the plane sizes give, or INVALID (and why in err). */
-dsp_chroma dsp_picture_chroma(const dsp_picture *pic, xsf_error *err);
+dsp_chroma dsp_picture_chroma(const xsf_picture *pic, xsf_error *err);
 const char *dsp_chroma_name(dsp_chroma c);
 
 /* The C reference of the shader's conversion: `pic` (host memory) to 8-bit
  * R'G'B' interleaved, rows top to bottom, width[0] x height[0]. Chroma is
  * upsampled by replication (sample x/sx, y/sy), as the shader does. */
-xsf_status dsp_convert_rgb8(const dsp_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
+xsf_status dsp_convert_rgb8(const xsf_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
 
 /* Writes 8-bit R'G'B' as a binary PPM (P6). */
 xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height, xsf_error *err);
@@ -209,14 +194,17 @@ int dsp_have_interop(void);
 /* Hands a picture to tile `tile`, to be shown at `pts_ns` (dsp_now_ns
  * clock; ignored without vsync). The samples are copied into the tile's
  * textures before the call returns (host pictures) or in order on
- * pic->cuda_stream (device pictures: the caller may reuse the planes for
- * work enqueued later on that stream; with no stream, the picture must be
- * ready now, and the copy is done, on the display's own CUDA stream, before
- * the call returns). With pic->release set, device pictures shown by the
- * CUDA compositor are kept, not copied, and released later; every picture
- * is released, on failure too. Textures are allocated when a
- * tile's format changes, never per picture. */
-xsf_status dsp_submit(dsp_display *d, int tile, const dsp_picture *pic, int64_t pts_ns);
+ * `cuda_stream` (device pictures, the cudaStream_t they are ready on: the
+ * caller may reuse the planes for work enqueued later on that stream; with
+ * no stream, the picture must be ready now, and the copy is done, on the
+ * display's own CUDA stream, before the call returns). A reference-counted
+ * device picture (pic->ref set) shown by the CUDA compositor is kept, not
+ * copied: the display takes a reference of its own, dropped on its thread
+ * once the picture's slot is reused and no composition reads it, or when
+ * the display is destroyed. The caller's reference stays the caller's, on
+ * failure too. Textures are allocated when a tile's format changes, never
+ * per picture. */
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns);
 
 /* Picks each tile's picture for the frame that reaches the screen next,
  * draws the tiles (and the labels and statistics when the overlay is on)
@@ -263,9 +251,9 @@ xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap);
 /* Where dsp_play takes its pictures from (a decoder of a file, say). */
 typedef struct dsp_player_source {
     void *ctx;
-    /* The next picture (planes valid until the next call, device pictures
-     * ready on their stream); *bytes: its coded size, for the overlay. */
-    xsf_status (*next)(void *ctx, dsp_picture *pic, size_t *bytes, xsf_error *err);
+    /* The next picture (a view: planes valid until the next call; device
+     * pictures ready now); *bytes: its coded size, for the overlay. */
+    xsf_status (*next)(void *ctx, xsf_picture *pic, size_t *bytes, xsf_error *err);
     int (*done)(void *ctx);    /* 1 once the last picture has been taken */
     void (*rewind)(void *ctx); /* back to the first picture */
     const char *decoder;       /* "GPU" or "CPU": the overlay says which decodes */
@@ -308,7 +296,7 @@ xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, d
 
 /* One picture rendered offscreen (EGL) at its size, as 8-bit R'G'B' rows
  * top to bottom in *rgb (malloc'd, the caller frees; NULL on failure). */
-xsf_status dsp_render_rgb(const dsp_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
+xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
                           xsf_error *err);
 
 /* ---- the display as a sink of the pipeline ---- */

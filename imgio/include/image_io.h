@@ -12,8 +12,16 @@
  *  .ppm  binary PPM (P6), R G B interleaved, maxval 2^depth - 1, two bytes
  *        big-endian per sample when the depth is above 8. Subsampled
  *        chroma is upsampled by sample replication and converted to RGB
- *        with the description in imgio_write_options.colour.
+ *        with the colour description of the higher source (xsf_colour.h:
+ *        the user's over the SDP's over the codestream's) of the picture's
+ *        and imgio_write_options.colour, through xsf_rgb_transform_make.
  *  .pgm  binary PGM (P5): the first component (luma) only.
+ *
+ * Pictures are xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16 in host
+ * memory, any strides. The readers describe what the file says of its
+ * colour, with source XSF_COLOUR_CODESTREAM (the file's own header): PPM is
+ * R'G'B' full range, PGM full range, Y4M's range from its XCOLORRANGE tag
+ * (FULL or LIMITED) when present; .yuv says nothing.
  *
  * Nothing here prints or exits; errors go to an xsf_error whose message
  * does not repeat the file name (the caller prefixes it). */
@@ -25,21 +33,12 @@
 
 #include "xsf.h"
 #include "xsf_colour.h"
+#include "xsf_picture.h"
 
-#define IMGIO_MAX_COMPONENTS 8
+#define IMGIO_MAX_COMPONENTS XSF_MAX_COMPONENTS
 
 /* Largest picture a reader accepts, in samples over all components. */
 #define IMGIO_MAX_SAMPLES ((size_t)1 << 28)
-
-/* One picture: a plane of unsigned right-aligned samples per component.
- * The shape matches xs_image, so a decoded image is viewed without a copy. */
-typedef struct imgio_picture {
-    int nc;
-    int width[IMGIO_MAX_COMPONENTS], height[IMGIO_MAX_COMPONENTS];
-    int depth[IMGIO_MAX_COMPONENTS];    /* bits per sample, 1..16 */
-    size_t pitch[IMGIO_MAX_COMPONENTS]; /* samples between the starts of two rows */
-    uint16_t *plane[IMGIO_MAX_COMPONENTS];
-} imgio_picture;
 
 typedef enum imgio_format {
     IMGIO_FORMAT_NONE = 0,
@@ -57,7 +56,7 @@ const char *imgio_format_name(imgio_format f);
  * sampling factors relative to component 0. */
 const char *imgio_sampling_name(int nc, const int *sx, const int *sy);
 /* Same, from a picture's plane sizes. */
-const char *imgio_picture_sampling(const imgio_picture *pic);
+const char *imgio_picture_sampling(const xsf_picture *pic);
 
 /* How a frame was scanned: Y4M's I tag. */
 typedef enum imgio_scan {
@@ -69,8 +68,9 @@ typedef struct imgio_write_options {
     imgio_format format;
     /* PPM only: what components 0, 1, 2 are (the codestream does not say;
      * ST 2110-22 carries it in the SDP), converted to R'G'B' by
-     * xsf_rgb_transform_make as the display converts. XSF_COLOUR_DEFAULT
-     * (a zeroed description included): BT.709 narrow range. */
+     * xsf_rgb_transform_make as the display converts. The picture's own
+     * description wins where its source is higher; XSF_COLOUR_DEFAULT on
+     * both (a zeroed description included): BT.709 narrow range. */
     xsf_colour colour;
     unsigned fps_num, fps_den; /* Y4M frame rate; 0 = 25:1 */
     int frame_files;           /* PPM/PGM: one file per frame, "-NNNN" before the extension */
@@ -78,16 +78,16 @@ typedef struct imgio_write_options {
 } imgio_write_options;
 
 /* Whether `pic` can be written with these options; touches no file. */
-xsf_status imgio_check(const imgio_write_options *opt, const imgio_picture *pic, xsf_error *err);
+xsf_status imgio_check(const imgio_write_options *opt, const xsf_picture *pic, xsf_error *err);
 
 /* Bytes that hold `pic` in the .yuv layout. */
-size_t imgio_yuv_frame_bytes(const imgio_picture *pic);
+size_t imgio_yuv_frame_bytes(const xsf_picture *pic);
 
 /* Streams `pic` in the .yuv layout to `sink` (called with pieces of at
  * most a few kilobytes); stops at the first non-zero return of `sink` and
  * returns it. */
 typedef int (*imgio_sink)(void *ctx, const uint8_t *data, size_t len);
-int imgio_yuv_serialize(const imgio_picture *pic, imgio_sink sink, void *ctx);
+int imgio_yuv_serialize(const xsf_picture *pic, imgio_sink sink, void *ctx);
 
 /* A writer of one output: frames are appended (.yuv, .y4m) or go to one
  * file each (frame_files). The file is created by the first imgio_write,
@@ -97,7 +97,7 @@ typedef struct imgio_writer imgio_writer;
 
 xsf_status imgio_writer_open(imgio_writer **w, const char *path, const imgio_write_options *opt,
                              xsf_error *err);
-xsf_status imgio_write(imgio_writer *w, const imgio_picture *pic, xsf_error *err);
+xsf_status imgio_write(imgio_writer *w, const xsf_picture *pic, xsf_error *err);
 /* Flushes and closes; reports a failed flush. Frees `w` in every case. */
 xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err);
 /* Bytes written so far, over all files. */
@@ -115,13 +115,14 @@ const char *imgio_writer_last_path(const imgio_writer *w);
 
 /* Checks two fields and gives the samples their woven frame takes. Errors
  * (XSF_ERR_INVALID) name the component and both fields' shapes. */
-xsf_status imgio_weave_size(const imgio_picture *first, const imgio_picture *second,
+xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second,
                             size_t *samples, xsf_error *err);
 /* Weaves into `buf` (buf_samples samples, at least imgio_weave_size's) and
- * describes the frame in *frame, whose planes point into buf (rows packed:
- * pitch = width). The fields are not changed. */
-xsf_status imgio_weave(const imgio_picture *first, const imgio_picture *second, uint16_t *buf,
-                       size_t buf_samples, imgio_picture *frame, xsf_error *err);
+ * describes the frame in *frame, a view (ref NULL) whose planes point into
+ * buf (rows packed), with the first field's colour. The fields are not
+ * changed. */
+xsf_status imgio_weave(const xsf_picture *first, const xsf_picture *second, uint16_t *buf,
+                       size_t buf_samples, xsf_picture *frame, xsf_error *err);
 
 /* The layout of a headerless .yuv file. */
 typedef struct imgio_raw_layout {
@@ -142,11 +143,12 @@ typedef struct imgio_reader imgio_reader;
  * file and is ignored for the others. */
 xsf_status imgio_reader_open(imgio_reader **r, const char *path, imgio_format format,
                              const imgio_raw_layout *raw, xsf_error *err);
-/* Reads the next frame into planes owned by the reader (valid until the
- * next call). At the clean end of the file *pic is NULL and XSF_OK is
+/* Reads the next frame into planes owned by the reader: *pic is a view
+ * (ref NULL) valid until the next call, rows tightly packed, props.index the
+ * frame's number. At the clean end of the file *pic is NULL and XSF_OK is
  * returned; a file that ends inside a frame is XSF_ERR_TRUNCATED. Samples
  * above the depth are XSF_ERR_INVALID. */
-xsf_status imgio_read(imgio_reader *r, const imgio_picture **pic, xsf_error *err);
+xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err);
 void imgio_reader_close(imgio_reader *r);
 
 /* Reads a whole file ("-": standard input) into memory the caller frees. */

@@ -19,7 +19,9 @@ typedef struct jxs_file {
     unsigned long frame; /* index of the next codestream */
     xs_decoder *dec;     /* C reference decoder, or */
     xs_gpu_decoder *gpu; /* the GPU decoder, whose pictures are downloaded to: */
-    xs_image gpu_img;    /* host planes of the last GPU picture (owned) */
+    xsf_picture gpu_pic; /* a view of gpu_buf: the last GPU picture in host memory */
+    uint16_t *gpu_buf;   /* (owned, gpu_cap samples, planes tightly packed) */
+    size_t gpu_cap;
     xs_header gpu_hdr;
     /* Interlaced files (jxs_file_decode_fields): the first field, kept while
      * the second decodes, and the woven frame (owned, sizes in samples). */
@@ -40,9 +42,11 @@ const char *jxs_file_engine_name(const jxs_file *f);
 /* Whether every byte has been decoded. */
 int jxs_file_done(const jxs_file *f);
 
-/* Decodes the codestream at the current offset into planes owned by the
- * decoder (valid until the next call) and moves past it. */
-xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hdr);
+/* Decodes the codestream at the current offset and moves past it. *pic
+ * becomes a view (ref NULL) of host planes owned by the decoder or by `f`
+ * (valid until the next call), with the codestream's colour
+ * (xs_header_colour). */
+xsf_status jxs_file_decode(jxs_file *f, xsf_picture *pic, const xs_header **hdr);
 
 /* Interlaced files, two codestreams per frame (the first field, then the
  * second: how `xsflow recv` writes an interlaced stream to .jxs and what
@@ -50,16 +54,16 @@ xsf_status jxs_file_decode(jxs_file *f, imgio_picture *pic, const xs_header **hd
  * (imgio_weave) into planes owned by `f`, valid until the next call. A file
  * that ends after a first field is XSF_ERR_TRUNCATED; fields that do not
  * weave (different shapes) XSF_ERR_INVALID; jxs_file_error() says which. */
-xsf_status jxs_file_decode_fields(jxs_file *f, imgio_picture *frame, const xs_header **hdr);
+xsf_status jxs_file_decode_fields(jxs_file *f, xsf_picture *frame, const xs_header **hdr);
 
 /* The same for codestreams held anywhere in memory (a receiver's): one
  * codestream, or the two fields of one frame woven. Planes as above; the
  * file's data and position are not used. A jxs_file for this alone:
  * jxs_file_init(&f, NULL, 0, engine). */
-xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, imgio_picture *pic,
+xsf_status jxs_decode_codestream(jxs_file *f, const uint8_t *cs, size_t len, xsf_picture *pic,
                                  const xs_header **hdr);
 xsf_status jxs_decode_field_pair(jxs_file *f, const uint8_t *first_cs, size_t first_len,
-                                 const uint8_t *second_cs, size_t second_len, imgio_picture *frame,
+                                 const uint8_t *second_cs, size_t second_len, xsf_picture *frame,
                                  const xs_header **hdr);
 
 /* The last error: the decoder's message ("byte N: MARKER: reason", N from
@@ -71,8 +75,5 @@ const char *jxs_file_error(const jxs_file *f);
  * (no entropy decoding), stopping at the first that does not parse or at
  * `max`. */
 unsigned long jxs_count_frames(const uint8_t *data, size_t len, unsigned long max);
-
-/* A view of a decoded image as a picture (no copy). */
-void jxs_picture_from_image(imgio_picture *pic, const xs_image *img);
 
 #endif

@@ -434,7 +434,7 @@ uint64_t pl_writer_bytes(pl_writer *w);
 const char *pl_writer_last_path(pl_writer *w);
 /* The shape of the first frame written (as written: two fields woven), its
  * planes NULL; nc 0 before any. */
-void pl_writer_shape(pl_writer *w, imgio_picture *shape);
+void pl_writer_shape(pl_writer *w, xsf_picture *shape);
 /* XSF_OK, or the first failure (the writer then releases frames unwritten). */
 xsf_status pl_writer_status(pl_writer *w, xsf_error *err);
 /* After pl_stream_finish: the digest of everything written. */
@@ -514,8 +514,6 @@ void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
 void pl_rtp_source_destroy(pl_rtp_source *s);
 
-/* A host picture as an imgio picture (no copy; nc 0 for a device picture or none). */
-void pl_picture_view(const xsf_picture *picture, imgio_picture *out);
 
 /* The clock of pl_times: the packet clock (xsf_clock_wall_ns, CLOCK_REALTIME,
  * ns). For intervals and deadlines use the monotonic clock instead

@@ -210,11 +210,11 @@ typedef struct svc_jxs_source svc_jxs_source;
 xsf_status svc_jxs_source_open(svc_jxs_source **s, const uint8_t *data, size_t len, jxs_engine engine,
                                xsf_error *err);
 void svc_jxs_source_close(svc_jxs_source *s);
-/* The next picture (planes the decoder's, valid until the next call), its
- * colour R'G'B' (source XSF_COLOUR_CODESTREAM) where the codestream has the
- * reversible colour transform, else nothing said; at most 3 components, all
- * of one depth (XSF_ERR_UNSUPPORTED otherwise). *bytes: its codestream's. */
-xsf_status svc_jxs_source_next(svc_jxs_source *s, dsp_picture *pic, size_t *bytes, xsf_error *err);
+/* The next picture (a view of the decoder's planes, valid until the next
+ * call), its colour the codestream's (xs_header_colour: R'G'B' after a
+ * colour transform, else nothing said); at most 3 components, all of one
+ * depth (XSF_ERR_UNSUPPORTED otherwise). *bytes: its codestream's. */
+xsf_status svc_jxs_source_next(svc_jxs_source *s, xsf_picture *pic, size_t *bytes, xsf_error *err);
 /* 1 once every codestream has been taken. */
 int svc_jxs_source_done(const svc_jxs_source *s);
 /* Pictures taken since the start (or the last rewind). */

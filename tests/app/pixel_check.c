@@ -137,16 +137,16 @@ static int play_colour(const char *s, colour *c)
 /* Pixel (x, y) of `img` as R'G'B' in 0..1 (clamped): chroma upsampled by
  * sample replication (README), then the matrix: R' = Y' + 2(1-Kr) Pr,
  * B' = Y' + 2(1-Kb) Pb, G' = (Y' - Kr R' - Kb B') / (1 - Kr - Kb). */
-static void to_rgb(const xs_image *img, const colour *c, int x, int y, double out[3])
+static void to_rgb(const xsf_picture *img, const colour *c, int x, int y, double out[3])
 {
-    const int d = img->depth[0];
+    const int d = img->fmt.depth[0];
     const double maxv = ldexp(1, d) - 1, unit = ldexp(1, d - 8);
     double s[3];
     for (int k = 0; k < 3; k++) {
         /* Component k's sample under pixel (x, y): a subsampled plane is half
          * as wide (high), rounded up. */
-        const int n = img->width[k] < img->width[0] ? 2 : 1, m = img->height[k] < img->height[0] ? 2 : 1;
-        s[k] = img->plane[k][(size_t)(y / m) * img->pitch[k] + (size_t)(x / n)];
+        const int n = img->fmt.width[k] < img->fmt.width[0] ? 2 : 1, m = img->fmt.height[k] < img->fmt.height[0] ? 2 : 1;
+        s[k] = xsf_picture_row16(img, k, y / m)[(size_t)(x / n)];
     }
     double e[3];
     if (c->ycbcr) {
@@ -220,41 +220,41 @@ static int take(cursor *f, int bytes, int big_endian)
 }
 
 /* The .yuv layout of one frame, exact. */
-static int planar(cursor *f, const xs_image *img, compare *c, int frame)
+static int planar(cursor *f, const xsf_picture *img, compare *c, int frame)
 {
-    for (int k = 0; k < img->nc; k++) {
-        const int bytes = img->depth[k] > 8 ? 2 : 1;
-        if (f->left < (size_t)img->width[k] * img->height[k] * bytes)
+    for (int k = 0; k < img->fmt.nc; k++) {
+        const int bytes = img->fmt.depth[k] > 8 ? 2 : 1;
+        if (f->left < (size_t)img->fmt.width[k] * img->fmt.height[k] * bytes)
             return fail("%s: ends in frame %d", c->path, frame);
-        for (int y = 0; y < img->height[k]; y++)
-            for (int x = 0; x < img->width[k]; x++)
-                sample(c, take(f, bytes, 0), img->plane[k][(size_t)y * img->pitch[k] + x], frame, k, x, y);
+        for (int y = 0; y < img->fmt.height[k]; y++)
+            for (int x = 0; x < img->fmt.width[k]; x++)
+                sample(c, take(f, bytes, 0), xsf_picture_row16(img, k, y)[x], frame, k, x, y);
     }
     return 0;
 }
 
-static int pgm(cursor *f, const xs_image *img, compare *c, int frame)
+static int pgm(cursor *f, const xsf_picture *img, compare *c, int frame)
 {
     int w, h, maxval;
     if (netpbm_header(f, '5', &w, &h, &maxval))
         return 1;
-    const int d = img->depth[0], bytes = d > 8 ? 2 : 1;
-    if (w != img->width[0] || h != img->height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * bytes)
+    const int d = img->fmt.depth[0], bytes = d > 8 ? 2 : 1;
+    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * bytes)
         return fail("%s: %dx%d maxval %d, not the picture's header or size", c->path, w, h, maxval);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
-            sample(c, take(f, bytes, 1), img->plane[0][(size_t)y * img->pitch[0] + x], frame, 0, x, y);
+            sample(c, take(f, bytes, 1), xsf_picture_row16(img, 0, y)[x], frame, 0, x, y);
     return 0;
 }
 
 /* decode's .ppm: R'G'B' at the picture's depth. */
-static int ppm(cursor *f, const xs_image *img, const colour *col, compare *c, int frame)
+static int ppm(cursor *f, const xsf_picture *img, const colour *col, compare *c, int frame)
 {
     int w, h, maxval;
     if (netpbm_header(f, '6', &w, &h, &maxval))
         return 1;
-    const int d = img->depth[0], bytes = d > 8 ? 2 : 1;
-    if (w != img->width[0] || h != img->height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * 3 * bytes)
+    const int d = img->fmt.depth[0], bytes = d > 8 ? 2 : 1;
+    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * 3 * bytes)
         return fail("%s: %dx%d maxval %d, not the picture's header or size", c->path, w, h, maxval);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -268,12 +268,12 @@ static int ppm(cursor *f, const xs_image *img, const colour *col, compare *c, in
 
 /* play's 8-bit .ppm: the picture, or the picture scaled into `tile` of it
  * (bilinear between pixel centres, clamped at the edges: GL_LINEAR). */
-static int play(cursor *f, const xs_image *img, const colour *col, const int tile[4], compare *c, int frame)
+static int play(cursor *f, const xsf_picture *img, const colour *col, const int tile[4], compare *c, int frame)
 {
     int w, h, maxval;
     if (netpbm_header(f, '6', &w, &h, &maxval))
         return 1;
-    const int pw = img->width[0], ph = img->height[0];
+    const int pw = img->fmt.width[0], ph = img->fmt.height[0];
     const int tx = tile ? tile[0] : 0, ty = tile ? tile[1] : 0, tw = tile ? tile[2] : pw, th = tile ? tile[3] : ph;
     if (maxval != 255 || f->left != (size_t)w * h * 3 || tx < 0 || ty < 0 || tx + tw > w || ty + th > h)
         return fail("%s: %dx%d maxval %d does not hold the picture", c->path, w, h, maxval);
@@ -383,7 +383,7 @@ int main(int argc, char **argv)
     int status = 0, checked = 0;
     size_t off = 0;
     for (int n = 0; off < vlen && !status && (frames < 0 || n < frames); n++) {
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         size_t used = 0;
         if (xs_decode(dec, vdata + off, vlen - off, &used, &img) != XSF_OK) {
             fprintf(stderr, "pixel_check: %s frame %d: %s\n", vector, n, xs_decoder_error(dec));
@@ -396,8 +396,8 @@ int main(int argc, char **argv)
         colour col = xs_decoder_header(dec)->cpih == 1 ? col_rgb : col_bt709;
         if (colour_name && (!strcmp(format, "ppm") ? decode_colour(colour_name, &col) : play_colour(colour_name, &col)))
             return fprintf(stderr, "pixel_check: unknown colour %s\n", colour_name), 2;
-        if ((!strcmp(format, "ppm") || !strcmp(format, "play")) && img->nc < 3)
-            return fail("%s: %d components, R'G'B' needs 3", vector, img->nc);
+        if ((!strcmp(format, "ppm") || !strcmp(format, "play")) && img->fmt.nc < 3)
+            return fail("%s: %d components, R'G'B' needs 3", vector, img->fmt.nc);
         if (!strcmp(format, "y4m")) {
             if (f.left < 6 || memcmp(f.p, "FRAME\n", 6)) {
                 status = fail("%s: no FRAME line before frame %d", path, n);

@@ -11,7 +11,7 @@
 #include "md5.h"
 
 typedef struct owned_picture {
-    imgio_picture pic;
+    xsf_picture pic;
     uint16_t *mem;
 } owned_picture;
 
@@ -36,37 +36,53 @@ static owned_picture make(int nc, int w, int h, int sx, int sy, int depth, int p
         total += (size_t)(cw + pad) * ch;
     }
     o.mem = malloc(total * sizeof(uint16_t));
-    o.pic.nc = nc;
+    xsf_picture_init(&o.pic);
+    o.pic.fmt.nc = nc;
     size_t off = 0;
     for (int c = 0; c < nc; c++) {
-        imgio_picture *p = &o.pic;
-        p->width[c] = c ? (w + sx - 1) / sx : w;
-        p->height[c] = c ? (h + sy - 1) / sy : h;
-        p->depth[c] = depth;
-        p->pitch[c] = (size_t)p->width[c] + (size_t)pad;
-        p->plane[c] = o.mem + off;
-        off += p->pitch[c] * (size_t)p->height[c];
-        for (size_t i = 0; i < p->pitch[c] * (size_t)p->height[c]; i++)
-            p->plane[c][i] = (uint16_t)(rnd() & ((1u << depth) - 1));
+        xsf_picture *p = &o.pic;
+        p->fmt.width[c] = c ? (w + sx - 1) / sx : w;
+        p->fmt.height[c] = c ? (h + sy - 1) / sy : h;
+        p->fmt.depth[c] = depth;
+        p->stride[c] = ((size_t)p->fmt.width[c] + (size_t)pad) * sizeof(uint16_t);
+        p->data[c] = (uint8_t *)(o.mem + off);
+        off += (p->stride[c] / 2) * (size_t)p->fmt.height[c];
+        for (size_t i = 0; i < (p->stride[c] / 2) * (size_t)p->fmt.height[c]; i++)
+            ((uint16_t *)p->data[c])[i] = (uint16_t)(rnd() & ((1u << depth) - 1));
     }
     return o;
 }
 
-static int same_planes(const imgio_picture *a, const imgio_picture *b, int ncomp)
+/* Three w x h planes of `depth` bits, rows packed. */
+static xsf_picture three_planes(int w, int h, int depth, uint16_t *c0, uint16_t *c1, uint16_t *c2)
+{
+    const xsf_format f = {.container = XSF_PLANAR_U16,
+                          .nc = 3,
+                          .width = {w, w, w},
+                          .height = {h, h, h},
+                          .depth = {depth, depth, depth}};
+    uint8_t *data[3] = {(uint8_t *)c0, (uint8_t *)c1, (uint8_t *)c2};
+    const size_t stride[3] = {(size_t)w * 2, (size_t)w * 2, (size_t)w * 2};
+    xsf_picture p;
+    xsf_picture_wrap(&p, &f, data, stride, XSF_MEMORY_HOST, -1);
+    return p;
+}
+
+static int same_planes(const xsf_picture *a, const xsf_picture *b, int ncomp)
 {
     for (int c = 0; c < ncomp; c++) {
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] ||
-            a->depth[c] != b->depth[c])
+        if (a->fmt.width[c] != b->fmt.width[c] || a->fmt.height[c] != b->fmt.height[c] ||
+            a->fmt.depth[c] != b->fmt.depth[c])
             return 0;
-        for (int y = 0; y < a->height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * a->pitch[c], b->plane[c] + (size_t)y * b->pitch[c],
-                       sizeof(uint16_t) * (size_t)a->width[c]))
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       sizeof(uint16_t) * (size_t)a->fmt.width[c]))
                 return 0;
     }
     return 1;
 }
 
-static xsf_status write_frames(const char *path, imgio_format f, const imgio_picture *pic,
+static xsf_status write_frames(const char *path, imgio_format f, const xsf_picture *pic,
                                int frames, xsf_error *err)
 {
     imgio_write_options opt = {.format = f};
@@ -111,13 +127,13 @@ static void test_round_trip(const char *path, imgio_format f, int nc, int w, int
     CHECK(imgio_reader_open(&r, path, f, &layout, &err) == XSF_OK, "%s: open: %s", path, err.msg);
     int frames = 0;
     for (;;) {
-        const imgio_picture *pic;
+        const xsf_picture *pic;
         xsf_status st = imgio_read(r, &pic, &err);
         CHECK(st == XSF_OK, "%s: read: %s", path, err.msg);
         if (st != XSF_OK || !pic)
             break;
         const int ncomp = f == IMGIO_FORMAT_PGM ? 1 : nc;
-        CHECK(pic->nc == ncomp && same_planes(pic, &o.pic, ncomp), "%s: frame %d differs", path,
+        CHECK(pic->fmt.nc == ncomp && same_planes(pic, &o.pic, ncomp), "%s: frame %d differs", path,
               frames);
         frames++;
     }
@@ -155,7 +171,7 @@ static void test_y4m_refusals(void)
     }
     /* Mixed depths. */
     owned_picture o = make(3, 16, 8, 2, 1, 10, 0);
-    o.pic.depth[2] = 12;
+    o.pic.fmt.depth[2] = 12;
     imgio_write_options opt = {.format = IMGIO_FORMAT_Y4M};
     xsf_error err;
     xsf_error_clear(&err);
@@ -185,18 +201,18 @@ static void test_ppm(void)
           "up.ppm: %zu bytes, header '%.12s'", n, text ? text : "");
     free(text);
     imgio_reader *r;
-    const imgio_picture *pic = NULL;
+    const xsf_picture *pic = NULL;
     xsf_error_clear(&err);
     CHECK(imgio_reader_open(&r, "up.ppm", IMGIO_FORMAT_PPM, NULL, &err) == XSF_OK &&
               imgio_read(r, &pic, &err) == XSF_OK && pic,
           "up.ppm: read: %s", err.msg);
     if (pic) {
-        int ok = pic->nc == 3 && pic->width[1] == 9 && pic->depth[0] == 12;
+        int ok = pic->fmt.nc == 3 && pic->fmt.width[1] == 9 && pic->fmt.depth[0] == 12;
         for (int y = 0; ok && y < 4; y++)
             for (int x = 0; x < 9; x++)
                 for (int c = 0; c < 3; c++)
-                    ok &= pic->plane[c][y * 9 + x] ==
-                          o.pic.plane[c][(size_t)y * o.pic.pitch[c] + (size_t)(c ? x / 2 : x)];
+                    ok &= ((uint16_t *)pic->data[c])[y * 9 + x] ==
+                          xsf_picture_row16(&o.pic, c, y)[(size_t)(c ? x / 2 : x)];
         CHECK(ok, "up.ppm: samples are not component 0 with chroma replicated");
     }
     imgio_reader_close(r);
@@ -204,12 +220,7 @@ static void test_ppm(void)
 
     /* BT.709 narrow range at 10 bits: black, white, and GBR order. */
     uint16_t y[4] = {64, 940, 0, 0}, cb[4] = {512, 512, 0, 0}, cr[4] = {512, 512, 0, 0};
-    imgio_picture p = {.nc = 3,
-                       .width = {2, 2, 2},
-                       .height = {1, 1, 1},
-                       .depth = {10, 10, 10},
-                       .pitch = {2, 2, 2},
-                       .plane = {y, cb, cr}};
+    xsf_picture p = three_planes(2, 1, 10, y, cb, cr);
     xsf_colour_parse("bt709", &opt.colour, NULL);
     xsf_error_clear(&err);
     CHECK(imgio_writer_open(&w, "bw.ppm", &opt, &err) == XSF_OK &&
@@ -225,12 +236,7 @@ static void test_ppm(void)
     /* BT.709 narrow-range blue at 10 bits: Y' = Kb, Pb = 0.5,
      * Pr = -Kb / (2 (1 - Kr)); codes 127, 960, 471 give R G B 0 0 1023. */
     uint16_t by[1] = {127}, bcb[1] = {960}, bcr[1] = {471};
-    imgio_picture blue = {.nc = 3,
-                          .width = {1, 1, 1},
-                          .height = {1, 1, 1},
-                          .depth = {10, 10, 10},
-                          .pitch = {1, 1, 1},
-                          .plane = {by, bcb, bcr}};
+    xsf_picture blue = three_planes(1, 1, 10, by, bcb, bcr);
     xsf_error_clear(&err);
     CHECK(imgio_writer_open(&w, "blue.ppm", &opt, &err) == XSF_OK &&
               imgio_write(w, &blue, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
@@ -243,7 +249,7 @@ static void test_ppm(void)
     free(text);
 
     /* 1 component is refused with a hint at PGM. */
-    p.nc = 1;
+    p.fmt.nc = 1;
     xsf_error_clear(&err);
     CHECK(imgio_check(&opt, &p, &err) != XSF_OK && strstr(err.msg, ".pgm"),
           "PPM of 1 component: %s", err.msg);
@@ -290,7 +296,7 @@ static xsf_status read_one(const char *path, imgio_format f, const imgio_raw_lay
     xsf_status st = imgio_reader_open(&r, path, f, l, err);
     if (st != XSF_OK)
         return st;
-    const imgio_picture *pic;
+    const xsf_picture *pic;
     do
         st = imgio_read(r, &pic, err);
     while (st == XSF_OK && pic);
@@ -431,9 +437,108 @@ static void test_md5(void)
     free(o.mem);
 }
 
+/* The first picture of a file and its colour description. */
+static xsf_colour read_colour(const char *path, imgio_format f, const imgio_raw_layout *l)
+{
+    xsf_colour c;
+    memset(&c, 0x77, sizeof c);
+    imgio_reader *r;
+    const xsf_picture *pic = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_reader_open(&r, path, f, l, &err) == XSF_OK && imgio_read(r, &pic, &err) == XSF_OK && pic,
+          "%s: %s", path, err.msg);
+    if (pic) {
+        c = pic->colour;
+        CHECK(pic->props.index == 0 && !pic->ref && pic->memory == XSF_MEMORY_HOST, "%s: a host view of frame 0",
+              path);
+    }
+    imgio_reader_close(r);
+    return c;
+}
+
+/* What the readers say of the colour, and the PPM writer taking the
+ * picture's description where the options say nothing. */
+static void test_colour(void)
+{
+    owned_picture o = make(3, 4, 2, 1, 1, 8, 0);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(write_frames("c.ppm", IMGIO_FORMAT_PPM, &o.pic, 1, &err) == XSF_OK, "c.ppm: %s", err.msg);
+    xsf_colour c = read_colour("c.ppm", IMGIO_FORMAT_PPM, NULL);
+    CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.range == XSF_RANGE_FULL &&
+              c.source == XSF_COLOUR_CODESTREAM,
+          "PPM: matrix %d order %d range %d source %d", c.matrix, c.rgb_order, c.range, c.source);
+    CHECK(write_frames("c.pgm", IMGIO_FORMAT_PGM, &o.pic, 1, &err) == XSF_OK, "c.pgm: %s", err.msg);
+    c = read_colour("c.pgm", IMGIO_FORMAT_PGM, NULL);
+    CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.range == XSF_RANGE_FULL && c.source == XSF_COLOUR_CODESTREAM,
+          "PGM: matrix %d range %d source %d", c.matrix, c.range, c.source);
+    const char *plain = "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono\nFRAME\n\x10\x20";
+    write_text("c.y4m", plain, strlen(plain));
+    c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
+    CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT, "Y4M without a range tag: %d %d",
+          c.range, c.source);
+    const char *tagged[2] = {"YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono XCOLORRANGE=FULL\nFRAME\n\x10\x20",
+                             "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 XCOLORRANGE=LIMITED Cmono\nFRAME\n\x10\x20"};
+    for (int i = 0; i < 2; i++) {
+        write_text("c.y4m", tagged[i], strlen(tagged[i]));
+        c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
+        CHECK(c.range == (i ? XSF_RANGE_NARROW : XSF_RANGE_FULL) && c.source == XSF_COLOUR_CODESTREAM &&
+                  c.matrix == XSF_MATRIX_UNSPECIFIED,
+              "Y4M %s: range %d source %d", i ? "LIMITED" : "FULL", c.range, c.source);
+    }
+    imgio_raw_layout raw;
+    CHECK(imgio_raw_layout_make(&raw, "mono", 2, 1, 8, &err) == XSF_OK, "layout");
+    write_text("c.yuv", "\x10\x20", 2);
+    c = read_colour("c.yuv", IMGIO_FORMAT_YUV, &raw);
+    CHECK(c.source == XSF_COLOUR_DEFAULT && c.matrix == XSF_MATRIX_UNSPECIFIED, ".yuv says nothing");
+    free(o.mem);
+
+    /* One 10-bit pixel G=1023, B=0, R=512 written to PPM: as G B R where the
+     * picture says so and the options say nothing, as the options say where
+     * they say something (their source, the user's, is higher), and as
+     * BT.709 narrow Y'CbCr where nobody says anything. */
+    uint16_t g[1] = {1023}, b[1] = {0}, r[1] = {512};
+    xsf_picture p = three_planes(1, 1, 10, g, b, r);
+    for (int i = 0; i < 3; i++) {
+        imgio_write_options opt = {.format = IMGIO_FORMAT_PPM};
+        memset(&opt.colour, 0, sizeof opt.colour); /* nothing said */
+        if (i == 1)
+            xsf_colour_parse("709,full", &opt.colour, NULL);
+        xsf_colour_default(&p.colour);
+        if (i < 2) {
+            p.colour.matrix = XSF_MATRIX_IDENTITY;
+            p.colour.rgb_order = 0;
+            p.colour.source = XSF_COLOUR_CODESTREAM;
+        }
+        imgio_writer *w;
+        xsf_error_clear(&err);
+        CHECK(imgio_writer_open(&w, "c2.ppm", &opt, &err) == XSF_OK && imgio_write(w, &p, &err) == XSF_OK &&
+                  imgio_writer_close(w, &err) == XSF_OK,
+              "c2.ppm: %s", err.msg);
+        size_t n;
+        char *text = slurp("c2.ppm", &n);
+        const char *head = "P6\n1 1\n1023\n";
+        CHECK(text && n == strlen(head) + 6, "c2.ppm case %d: %zu bytes", i, n);
+        if (text && n == strlen(head) + 6) {
+            const unsigned char *px = (const unsigned char *)text + strlen(head);
+            const int R = px[0] << 8 | px[1], G = px[2] << 8 | px[3], B = px[4] << 8 | px[5];
+            /* As BT.709 Y'CbCr, B' = Y' + 1.8556 Pb: full range (the option's)
+             * 1 - 1.8556 * 512 / 1023 gives code 73, narrow (1023 - 64) / 876 -
+             * 1.8556 * 512 / 896 gives 35. */
+            if (i == 0)
+                CHECK(R == 512 && G == 1023 && B == 0, "GBR picture: R %d G %d B %d", R, G, B);
+            else
+                CHECK(R == 1023 && B == (i == 1 ? 73 : 35), "case %d: R %d G %d B %d", i, R, G, B);
+        }
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_names();
+    test_colour();
     test_round_trip("t422p10.yuv", IMGIO_FORMAT_YUV, 3, 37, 11, 2, 1, 10, NULL);
     test_round_trip("t420.yuv", IMGIO_FORMAT_YUV, 3, 33, 9, 2, 2, 8, NULL);
     test_round_trip("t422p10.y4m", IMGIO_FORMAT_Y4M, 3, 37, 11, 2, 1, 10,

@@ -23,32 +23,32 @@ static uint32_t rnd(void)
     return (uint32_t)rng;
 }
 
-static void image_alloc(bpc_image *img, int nc, const int *w, const int *h, int depth)
+static void image_alloc(xsf_picture *img, int nc, const int *w, const int *h, int depth)
 {
     memset(img, 0, sizeof *img);
-    img->nc = nc;
+    img->fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
-        img->width[c] = w[c];
-        img->height[c] = h[c];
-        img->depth[c] = depth;
-        img->pitch[c] = (size_t)w[c] + (c & 1) * 3; /* a pitch wider than the width */
-        img->plane[c] = calloc(img->pitch[c] * h[c], 2);
+        img->fmt.width[c] = w[c];
+        img->fmt.height[c] = h[c];
+        img->fmt.depth[c] = depth;
+        img->stride[c] = ((size_t)w[c] + (c & 1) * 3) * sizeof(uint16_t); /* a pitch wider than the width */
+        img->data[c] = (uint8_t *)(calloc((img->stride[c] / 2) * h[c], 2));
     }
 }
 
-static void image_free(bpc_image *img)
+static void image_free(xsf_picture *img)
 {
-    for (int c = 0; c < img->nc; c++)
-        free(img->plane[c]);
+    for (int c = 0; c < img->fmt.nc; c++)
+        free(img->data[c]);
 }
 
 /* Gradients, edges and noise; kind 1 is uniform noise. */
-static void fill(bpc_image *img, int kind)
+static void fill(xsf_picture *img, int kind)
 {
-    for (int c = 0; c < img->nc; c++) {
-        const int maxv = (1 << img->depth[c]) - 1;
-        for (int y = 0; y < img->height[c]; y++)
-            for (int x = 0; x < img->width[c]; x++) {
+    for (int c = 0; c < img->fmt.nc; c++) {
+        const int maxv = (1 << img->fmt.depth[c]) - 1;
+        for (int y = 0; y < img->fmt.height[c]; y++)
+            for (int x = 0; x < img->fmt.width[c]; x++) {
                 int v;
                 if (kind == 1) {
                     v = (int)(rnd() & (uint32_t)maxv);
@@ -58,20 +58,20 @@ static void fill(bpc_image *img, int kind)
                         v = maxv - v;
                     v += (int)(rnd() % (unsigned)(maxv / 20 + 1));
                 }
-                img->plane[c][y * img->pitch[c] + x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+                xsf_picture_row16(img, c, y)[x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
             }
     }
 }
 
-static double psnr(const bpc_image *a, const bpc_image *b)
+static double psnr(const xsf_picture *a, const xsf_picture *b)
 {
     double se = 0, n = 0, peak = 0;
-    for (int c = 0; c < a->nc; c++) {
-        const double m = (double)((1 << a->depth[c]) - 1);
+    for (int c = 0; c < a->fmt.nc; c++) {
+        const double m = (double)((1 << a->fmt.depth[c]) - 1);
         peak = m > peak ? m : peak;
-        for (int y = 0; y < a->height[c]; y++)
-            for (int x = 0; x < a->width[c]; x++) {
-                const double d = (double)a->plane[c][y * a->pitch[c] + x] - b->plane[c][y * b->pitch[c] + x];
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            for (int x = 0; x < a->fmt.width[c]; x++) {
+                const double d = (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
@@ -79,28 +79,28 @@ static double psnr(const bpc_image *a, const bpc_image *b)
     return se == 0 ? 999.0 : 10 * log10(peak * peak * n / se);
 }
 
-static int identical(const bpc_image *a, const bpc_image *b)
+static int identical(const xsf_picture *a, const xsf_picture *b)
 {
-    if (a->nc != b->nc)
+    if (a->fmt.nc != b->fmt.nc)
         return 0;
-    for (int c = 0; c < a->nc; c++) {
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] || a->depth[c] != b->depth[c])
+    for (int c = 0; c < a->fmt.nc; c++) {
+        if (a->fmt.width[c] != b->fmt.width[c] || a->fmt.height[c] != b->fmt.height[c] || a->fmt.depth[c] != b->fmt.depth[c])
             return 0;
-        for (int y = 0; y < a->height[c]; y++)
-            if (memcmp(a->plane[c] + y * a->pitch[c], b->plane[c] + y * b->pitch[c], 2 * (size_t)a->width[c]))
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), 2 * (size_t)a->fmt.width[c]))
                 return 0;
     }
     return 1;
 }
 
 /* Encodes and decodes; returns the PSNR (999 when exact) or -1. */
-static double round_trip(const bpc_params *p, const bpc_image *img, size_t *bytes, const char *what)
+static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *bytes, const char *what)
 {
     bpc_encoder *enc;
     bpc_decoder *dec;
     bpc_encoder_create(&enc, p);
     bpc_decoder_create(&dec);
-    const size_t cap = bpc_encode_bound(p, img);
+    const size_t cap = bpc_encode_bound(p, &img->fmt);
     CHECK(cap > 0, "%s: no bound", what);
     uint8_t *buf = malloc(cap ? cap : 1);
     size_t len = 0, used = 0;
@@ -112,15 +112,24 @@ static double round_trip(const bpc_params *p, const bpc_image *img, size_t *byte
         xsf_error err;
         CHECK(bpc_detect(buf, len), "%s: not detected", what);
         s = bpc_parse_header(buf, len, &info, &err);
-        CHECK(s == XSF_OK && info.codestream_bytes == len && info.nc == img->nc &&
-                  info.width[0] == img->width[0] && info.variant == p->variant &&
+        CHECK(s == XSF_OK && info.codestream_bytes == len && info.nc == img->fmt.nc &&
+                  info.width[0] == img->fmt.width[0] && info.variant == p->variant &&
                   info.levels == p->levels && info.filter == p->filter,
               "%s: header read back", what);
-        const bpc_image *out;
+        const xsf_picture *out;
         s = bpc_decode(dec, buf, len, &used, &out);
         CHECK(s == XSF_OK && used == len, "%s: decode: %s", what, bpc_decoder_error(dec));
-        if (!s)
+        if (!s) {
             q = identical(img, out) ? 999.0 : psnr(img, out);
+            /* The picture says what the codestream's transform gives. */
+            const int rgb = info.colour == BPC_COLOUR_RCT || info.colour == BPC_COLOUR_ICT;
+            CHECK(out->colour.matrix == (rgb ? XSF_MATRIX_IDENTITY : XSF_MATRIX_UNSPECIFIED) &&
+                      out->colour.rgb_order == rgb &&
+                      out->colour.source == (rgb ? XSF_COLOUR_CODESTREAM : XSF_COLOUR_DEFAULT) &&
+                      out->memory == XSF_MEMORY_HOST && !out->ref,
+                  "%s: decoded colour matrix %d source %d for transform %d", what, out->colour.matrix,
+                  out->colour.source, (int)info.colour);
+        }
     }
     *bytes = len;
     free(buf);
@@ -143,7 +152,7 @@ static void random_lossless(void)
             if (nc == 4 && w[0] > 2) { /* a subsampled fourth component */
                 w[3] = (w[0] + 1) / 2;
             }
-            bpc_image img;
+            xsf_picture img;
             image_alloc(&img, nc, w, h, depth);
             fill(&img, (int)(i & 1));
             bpc_params p;
@@ -160,7 +169,7 @@ static void random_lossless(void)
 }
 
 /* A decoded vector as a picture (the xs decoder's planes, copied). */
-static int load_vector(const char *dir, const char *name, bpc_image *img)
+static int load_vector(const char *dir, const char *name, xsf_picture *img)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.jxs", dir, name);
@@ -175,19 +184,19 @@ static int load_vector(const char *dir, const char *name, bpc_image *img)
     fclose(f);
     xs_decoder *dec;
     xs_decoder_create(&dec);
-    const xs_image *xi;
+    const xsf_picture *xi;
     size_t used;
     int ok = got == (size_t)n && xs_decode(dec, buf, got, &used, &xi) == XSF_OK;
     if (ok) {
         int w[4], h[4];
-        for (int c = 0; c < xi->nc && c < 4; c++) {
-            w[c] = xi->width[c];
-            h[c] = xi->height[c];
+        for (int c = 0; c < xi->fmt.nc && c < 4; c++) {
+            w[c] = xi->fmt.width[c];
+            h[c] = xi->fmt.height[c];
         }
-        image_alloc(img, xi->nc < 4 ? xi->nc : 4, w, h, xi->depth[0]);
-        for (int c = 0; c < img->nc; c++)
+        image_alloc(img, xi->fmt.nc < 4 ? xi->fmt.nc : 4, w, h, xi->fmt.depth[0]);
+        for (int c = 0; c < img->fmt.nc; c++)
             for (int y = 0; y < h[c]; y++)
-                memcpy(img->plane[c] + y * img->pitch[c], xi->plane[c] + y * xi->pitch[c], 2 * (size_t)w[c]);
+                memcpy(xsf_picture_row16(img, c, y), xsf_picture_row16(xi, c, y), 2 * (size_t)w[c]);
     }
     xs_decoder_destroy(dec);
     free(buf);
@@ -199,12 +208,12 @@ static void photographs(const char *dir)
     static const char *names[] = {"fmt_yuv444_8b", "fmt_rgb_10b", "fmt_yuv422_12b", "geom_346x199",
                                   "hd_420_8b_bpp1"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        bpc_image img;
+        xsf_picture img;
         if (!load_vector(dir, names[i], &img)) {
             CHECK(0, "cannot decode vector %s in %s", names[i], dir);
             continue;
         }
-        const double raw_bits = (double)img.width[0] * img.height[0];
+        const double raw_bits = (double)img.fmt.width[0] * img.fmt.height[0];
         for (int v = 1; v <= 3; v++) {
             /* lossless */
             bpc_params p;
@@ -226,7 +235,7 @@ static void photographs(const char *dir)
                     p.variant = (bpc_variant)v;
                     p.filter = f ? BPC_FILTER_97 : BPC_FILTER_53;
                     p.qstep = 0.5f;
-                    bpc_params_set_bpp(&p, rates[r], img.width[0], img.height[0]);
+                    bpc_params_set_bpp(&p, rates[r], img.fmt.width[0], img.fmt.height[0]);
                     snprintf(what, sizeof what, "%s %s %.2f bpp variant %d", names[i], f ? "9/7" : "5/3",
                              rates[r], v);
                     const double q = round_trip(&p, &img, &bytes, what);
@@ -257,7 +266,7 @@ static void photographs(const char *dir)
 static void bad_params(void)
 {
     int w[4] = {16, 16, 16, 16}, h[4] = {16, 16, 16, 16};
-    bpc_image img;
+    xsf_picture img;
     image_alloc(&img, 3, w, h, 8);
     fill(&img, 0);
     bpc_params p;
@@ -291,8 +300,24 @@ static void bad_params(void)
     image_free(&img);
 }
 
+static void transform_colour(void)
+{
+    static const bpc_colour transforms[] = {BPC_COLOUR_NONE, BPC_COLOUR_RCT, BPC_COLOUR_ICT};
+    for (size_t i = 0; i < 3; i++) {
+        xsf_colour c;
+        memset(&c, 0x77, sizeof c);
+        bpc_transform_colour(transforms[i], &c);
+        CHECK(i ? c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM
+                : c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT,
+              "transform %d: matrix %d order %d source %d", (int)transforms[i], c.matrix, c.rgb_order, c.source);
+        CHECK(c.range == (i ? XSF_RANGE_FULL : XSF_RANGE_UNSPECIFIED) && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+              "transform %d: range %d", (int)transforms[i], c.range);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    transform_colour();
     random_lossless();
     bad_params();
     if (argc > 1)

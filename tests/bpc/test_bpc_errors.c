@@ -20,27 +20,27 @@ static uint32_t rnd(void)
 
 static uint8_t *encode(const bpc_params *p, int w, int h, int nc, int depth, size_t *len)
 {
-    bpc_image img;
+    xsf_picture img;
     memset(&img, 0, sizeof img);
-    img.nc = nc;
+    img.fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
-        img.width[c] = w;
-        img.height[c] = h;
-        img.depth[c] = depth;
-        img.pitch[c] = (size_t)w;
-        img.plane[c] = malloc((size_t)w * h * 2);
+        img.fmt.width[c] = w;
+        img.fmt.height[c] = h;
+        img.fmt.depth[c] = depth;
+        img.stride[c] = ((size_t)w) * sizeof(uint16_t);
+        img.data[c] = (uint8_t *)(malloc((size_t)w * h * 2));
         for (int i = 0; i < w * h; i++)
-            img.plane[c][i] = (uint16_t)(((i % w) * 7 + (i / w) * 3 + (int)(rnd() % 9)) & ((1 << depth) - 1));
+            ((uint16_t *)img.data[c])[i] = (uint16_t)(((i % w) * 7 + (i / w) * 3 + (int)(rnd() % 9)) & ((1 << depth) - 1));
     }
     bpc_encoder *enc;
     bpc_encoder_create(&enc, p);
-    const size_t cap = bpc_encode_bound(p, &img);
+    const size_t cap = bpc_encode_bound(p, &img.fmt);
     uint8_t *buf = malloc(cap);
     xsf_status s = bpc_encode(enc, &img, buf, cap, len);
     CHECK(s == XSF_OK, "encode: %s", bpc_encoder_error(enc));
     bpc_encoder_destroy(enc);
     for (int c = 0; c < nc; c++)
-        free(img.plane[c]);
+        free(img.data[c]);
     return buf;
 }
 
@@ -50,7 +50,7 @@ static xsf_status decode_copy(bpc_decoder *dec, const uint8_t *buf, size_t len)
     uint8_t *copy = malloc(len ? len : 1);
     memcpy(copy, buf, len);
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     xsf_status s = bpc_decode(dec, copy, len, &used, &img);
     if (!s)
         CHECK(used <= len && img != NULL, "decoded %zu of %zu bytes", used, len);
@@ -155,7 +155,7 @@ int main(void)
     bpc_decoder *dec;
     bpc_decoder_create(&dec);
     size_t used;
-    const bpc_image *img;
+    const xsf_picture *img;
     CHECK(bpc_decode(dec, two, 2 * len, &used, &img) == XSF_OK && used == len, "first of two");
     CHECK(bpc_decode(dec, two + used, 2 * len - used, &used, &img) == XSF_OK && used == len, "second of two");
     bpc_decoder_destroy(dec);

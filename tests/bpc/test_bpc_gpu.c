@@ -43,17 +43,17 @@ static int load_ppm(const char *path, photo *p)
     return got;
 }
 
-static void image_make(bpc_image *img, int nc, int w, int h, int depth, int sub, const photo *ph)
+static void image_make(xsf_picture *img, int nc, int w, int h, int depth, int sub, const photo *ph)
 {
     memset(img, 0, sizeof *img);
-    img->nc = nc;
+    img->fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
         const int cw = (c > 0 && sub) ? (w + 1) / 2 : w;
-        img->width[c] = cw;
-        img->height[c] = h;
-        img->depth[c] = depth;
-        img->pitch[c] = (size_t)cw + (size_t)(c & 1);
-        img->plane[c] = malloc(img->pitch[c] * h * 2);
+        img->fmt.width[c] = cw;
+        img->fmt.height[c] = h;
+        img->fmt.depth[c] = depth;
+        img->stride[c] = ((size_t)cw + (size_t)(c & 1)) * sizeof(uint16_t);
+        img->data[c] = (uint8_t *)(malloc((img->stride[c] / 2) * h * 2));
         const int maxv = (1 << depth) - 1;
         for (int y = 0; y < h; y++)
             for (int x = 0; x < cw; x++) {
@@ -67,46 +67,48 @@ static void image_make(bpc_image *img, int nc, int w, int h, int depth, int sub,
                     v = (x * 3 + y * 5) % (maxv + 1) / 2 + ((x / 7 + y / 5) % 3 == 0 ? maxv / 3 : 0);
                     v += (int)(rnd() % (unsigned)(maxv / 16 + 1));
                 }
-                img->plane[c][y * img->pitch[c] + x] = (uint16_t)(v > maxv ? maxv : v);
+                xsf_picture_row16(img, c, y)[x] = (uint16_t)(v > maxv ? maxv : v);
             }
     }
 }
 
-static void image_free(bpc_image *img)
+static void image_free(xsf_picture *img)
 {
-    for (int c = 0; c < img->nc; c++)
-        free(img->plane[c]);
+    for (int c = 0; c < img->fmt.nc; c++)
+        free(img->data[c]);
 }
 
-static int same_picture(const bpc_image *a, const bpc_image *b)
+static int same_picture(const xsf_picture *a, const xsf_picture *b)
 {
-    for (int c = 0; c < a->nc; c++)
-        for (int y = 0; y < a->height[c]; y++)
-            if (memcmp(a->plane[c] + y * a->pitch[c], b->plane[c] + y * b->pitch[c], 2 * (size_t)a->width[c]))
+    for (int c = 0; c < a->fmt.nc; c++)
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), 2 * (size_t)a->fmt.width[c]))
                 return 0;
     return 1;
 }
 
 /* A copy of img in device memory (planes allocated with cudaMalloc). */
-static int to_device(const bpc_image *img, bpc_image *dev)
+static int to_device(const xsf_picture *img, xsf_picture *dev)
 {
     *dev = *img;
-    for (int c = 0; c < img->nc; c++) {
-        if (cudaMalloc((void **)&dev->plane[c], img->pitch[c] * img->height[c] * 2) != cudaSuccess)
+    dev->memory = XSF_MEMORY_DEVICE;
+    dev->device = 0;
+    for (int c = 0; c < img->fmt.nc; c++) {
+        if (cudaMalloc((void **)&dev->data[c], img->stride[c] * img->fmt.height[c]) != cudaSuccess)
             return 0;
-        cudaMemcpy(dev->plane[c], img->plane[c], img->pitch[c] * img->height[c] * 2, cudaMemcpyHostToDevice);
+        cudaMemcpy(dev->data[c], img->data[c], img->stride[c] * img->fmt.height[c], cudaMemcpyHostToDevice);
     }
     return 1;
 }
 
 static int corruptions = 24;
 
-static void case_run(const char *name, const bpc_params *p, const bpc_image *img)
+static void case_run(const char *name, const bpc_params *p, const xsf_picture *img)
 {
     char what[160];
     snprintf(what, sizeof what, "%s: %d passes %s%s", name, (int)p->variant, p->filter ? "9/7" : "5/3",
              p->target_bytes ? " rate" : " all passes");
-    const size_t cap = bpc_encode_bound(p, img);
+    const size_t cap = bpc_encode_bound(p, &img->fmt);
     uint8_t *a = malloc(cap), *b = malloc(cap);
     size_t la = 0, lb = 0;
     bpc_encoder *enc;
@@ -115,22 +117,22 @@ static void case_run(const char *name, const bpc_params *p, const bpc_image *img
     CHECK(s == XSF_OK, "%s: C encode: %s", what, bpc_encoder_error(enc));
     bpc_encoder_destroy(enc);
     bpc_gpu_encoder *genc = NULL;
-    s = bpc_gpu_encoder_create(&genc, p, img, NULL);
+    s = bpc_gpu_encoder_create(&genc, p, &img->fmt, NULL);
     CHECK(s == XSF_OK, "%s: GPU encoder: %s", what, bpc_gpu_encoder_error(genc));
     if (s == XSF_OK) {
         for (int round = 0; round < 2; round++) { /* twice: nothing left over from the last frame */
             memset(b, 0x5a, cap);
-            s = bpc_gpu_encode(genc, img, 0, b, cap, &lb);
+            s = bpc_gpu_encode(genc, img, b, cap, &lb);
             CHECK(s == XSF_OK, "%s: GPU encode: %s", what, bpc_gpu_encoder_error(genc));
             CHECK(lb == la && !memcmp(a, b, la), "%s: GPU codestream (%zu bytes) differs from C (%zu bytes)%s", what,
                   lb, la, lb == la ? " in content" : "");
         }
-        bpc_image dev;
+        xsf_picture dev;
         if (to_device(img, &dev)) {
-            s = bpc_gpu_encode(genc, &dev, 1, b, cap, &lb);
+            s = bpc_gpu_encode(genc, &dev, b, cap, &lb);
             CHECK(s == XSF_OK && lb == la && !memcmp(a, b, la), "%s: GPU codestream from device memory differs", what);
-            for (int c = 0; c < dev.nc; c++)
-                cudaFree(dev.plane[c]);
+            for (int c = 0; c < dev.fmt.nc; c++)
+                cudaFree(dev.data[c]);
         }
     }
     bpc_gpu_encoder_destroy(genc);
@@ -143,7 +145,7 @@ static void case_run(const char *name, const bpc_params *p, const bpc_image *img
     bpc_decoder_create(&dec);
     s = bpc_gpu_decoder_create(&gdec, NULL);
     CHECK(s == XSF_OK, "%s: GPU decoder", what);
-    const bpc_image *ci, *gi;
+    const xsf_picture *ci, *gi;
     size_t used;
     s = bpc_decode(dec, a, la, &used, &ci);
     CHECK(s == XSF_OK, "%s: C decode: %s", what, bpc_decoder_error(dec));
@@ -158,19 +160,19 @@ static void case_run(const char *name, const bpc_params *p, const bpc_image *img
         CHECK(g == XSF_OK, "%s: GPU decode to device: %s", what, bpc_gpu_decoder_error(gdec));
         if (!g) {
             int same = 1;
-            for (int c = 0; c < gi->nc && same; c++) {
-                const size_t n = gi->pitch[c] * gi->height[c];
+            for (int c = 0; c < gi->fmt.nc && same; c++) {
+                const size_t n = (gi->stride[c] / 2) * gi->fmt.height[c];
                 uint16_t *h = malloc(n * 2);
-                cudaMemcpy(h, gi->plane[c], n * 2, cudaMemcpyDeviceToHost);
-                for (int y = 0; y < gi->height[c] && same; y++)
-                    same = !memcmp(h + y * gi->pitch[c], ci->plane[c] + y * ci->pitch[c], 2 * (size_t)gi->width[c]);
+                cudaMemcpy(h, ((uint16_t *)gi->data[c]), n * 2, cudaMemcpyDeviceToHost);
+                for (int y = 0; y < gi->fmt.height[c] && same; y++)
+                    same = !memcmp(h + y * (gi->stride[c] / 2), xsf_picture_row16(ci, c, y), 2 * (size_t)gi->fmt.width[c]);
                 free(h);
             }
             CHECK(same, "%s: GPU picture in device memory differs from C", what);
         }
         /* corruptions: both decoders refuse alike, or agree on the picture */
         int agree = 1;
-        const int ncorrupt = (size_t)img->width[0] * img->height[0] > 300000 ? 4 : corruptions; /* C decodes are slow */
+        const int ncorrupt = (size_t)img->fmt.width[0] * img->fmt.height[0] > 300000 ? 4 : corruptions; /* C decodes are slow */
         for (int i = 0; i < ncorrupt; i++) {
             memcpy(b, a, la);
             const int cuts = ncorrupt / 4;
@@ -229,7 +231,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nshapes; i++) {
         if (shapes[i].photo && !php)
             continue;
-        bpc_image img;
+        xsf_picture img;
         image_make(&img, shapes[i].nc, shapes[i].w, shapes[i].h, shapes[i].depth, shapes[i].sub,
                    shapes[i].photo ? php : NULL);
         for (int v = 1; v <= 3; v++)

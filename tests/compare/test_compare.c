@@ -45,7 +45,7 @@ static void test_parsers(void)
 /* PSNR and SSIM against values computed here from their definitions. */
 static void test_metrics(void)
 {
-    imgio_picture a, b;
+    xsf_picture a, b;
     xsf_error err;
     CHECK(cmp_synthetic_picture(&a, 64, 48, 3, 10, &err) == XSF_OK, "synthetic: %s", err.msg);
     CHECK(cmp_picture_copy(&b, &a, &err) == XSF_OK, "copy: %s", err.msg);
@@ -54,10 +54,10 @@ static void test_metrics(void)
     CHECK(fabs(cmp_ssim_luma(&a, &b, 1) - 1) < 1e-12, "identical: SSIM 1");
     /* Component 1: 12 samples off by 5; component 2: 3 samples off by 1. */
     for (int i = 0; i < 12; i++)
-        b.plane[1][i * 97] =
-            (uint16_t)(b.plane[1][i * 97] < 100 ? b.plane[1][i * 97] + 5 : b.plane[1][i * 97] - 5);
+        ((uint16_t *)b.data[1])[i * 97] =
+            (uint16_t)(((uint16_t *)b.data[1])[i * 97] < 100 ? ((uint16_t *)b.data[1])[i * 97] + 5 : ((uint16_t *)b.data[1])[i * 97] - 5);
     for (int i = 0; i < 3; i++)
-        b.plane[2][i * 300] ^= 1;
+        ((uint16_t *)b.data[2])[i * 300] ^= 1;
     const double n = 64.0 * 48, peak = 1023;
     const double want1 = 10 * log10(peak * peak * n / (12 * 25.0));
     const double want_all = 10 * log10(peak * peak * 3 * n / (12 * 25.0 + 3));
@@ -67,16 +67,16 @@ static void test_metrics(void)
     CHECK(fabs(cmp_psnr_all(&a, &b) - want_all) < 1e-9, "overall PSNR %.6f, expected %.6f",
           cmp_psnr_all(&a, &b), want_all);
     /* SSIM of one 8x8 picture: one window, computed directly. */
-    imgio_picture x, y;
+    xsf_picture x, y;
     CHECK(cmp_synthetic_picture(&x, 16, 16, 1, 8, &err) == XSF_OK, "synthetic 16x16");
     CHECK(cmp_picture_copy(&y, &x, &err) == XSF_OK, "copy");
-    x.width[0] = x.height[0] = y.width[0] = y.height[0] = 8; /* the top-left 8x8 (pitch stays 16) */
+    x.fmt.width[0] = x.fmt.height[0] = y.fmt.width[0] = y.fmt.height[0] = 8; /* the top-left 8x8 (pitch stays 16) */
     for (int i = 0; i < 8; i++)
-        y.plane[0][i * 16 + i] = (uint16_t)(255 - y.plane[0][i * 16 + i]);
+        ((uint16_t *)y.data[0])[i * 16 + i] = (uint16_t)(255 - ((uint16_t *)y.data[0])[i * 16 + i]);
     double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
     for (int r = 0; r < 8; r++)
         for (int c = 0; c < 8; c++) {
-            const double p = x.plane[0][r * 16 + c], q = y.plane[0][r * 16 + c];
+            const double p = ((uint16_t *)x.data[0])[r * 16 + c], q = ((uint16_t *)y.data[0])[r * 16 + c];
             sx += p;
             sy += q;
             sxx += p * p;
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
     CHECK(cmp_session_create(&s, &opt, &err) == XSF_OK, "session: %s", err.msg);
     if (!s)
         return xsf_test_finish();
-    imgio_picture rgb, grey;
+    xsf_picture rgb, grey;
     CHECK(cmp_synthetic_picture(&rgb, 192, 128, 3, 8, &err) == XSF_OK, "synthetic RGB: %s",
           err.msg);
     CHECK(cmp_synthetic_picture(&grey, 160, 96, 1, 12, &err) == XSF_OK, "synthetic grey: %s",

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     const size_t nrates = quick ? 2 : sizeof all_rates / sizeof all_rates[0];
     xsf_error err;
     xsf_error_clear(&err);
-    imgio_picture pics[3];
+    xsf_picture pics[3];
     static const char *const names[3] = {"rgb8", "grey12", "rgb10-odd"};
     static const int rgb[3] = {1, 0, 1};
     CHECK(cmp_synthetic_picture(&pics[0], 640, 360, 3, 8, &err) == XSF_OK, "%s", err.msg);

@@ -31,18 +31,9 @@ static uint8_t *slurp(const char *path, size_t *len)
 }
 
 /* decode's .ppm of img with `colour`, brought to 8 bits; NULL on failure. */
-static uint8_t *decode_path(const xs_image *img, const xsf_colour *colour)
+static uint8_t *decode_path(const xsf_picture *img, const xsf_colour *colour)
 {
-    imgio_picture pic;
-    memset(&pic, 0, sizeof pic);
-    pic.nc = img->nc;
-    for (int c = 0; c < img->nc; c++) {
-        pic.width[c] = img->width[c];
-        pic.height[c] = img->height[c];
-        pic.depth[c] = img->depth[c];
-        pic.pitch[c] = img->pitch[c];
-        pic.plane[c] = img->plane[c];
-    }
+    const xsf_picture pic = *img;
     imgio_write_options opt = {.format = IMGIO_FORMAT_PPM, .colour = *colour};
     imgio_writer *w = NULL;
     xsf_error err;
@@ -55,17 +46,17 @@ static uint8_t *decode_path(const xs_image *img, const xsf_colour *colour)
     }
     imgio_writer_close(w, &err);
     imgio_reader *r = NULL;
-    const imgio_picture *back = NULL;
+    const xsf_picture *back = NULL;
     uint8_t *rgb = NULL;
     if (imgio_reader_open(&r, "colour_paths.ppm", IMGIO_FORMAT_PPM, NULL, &err) == XSF_OK &&
         imgio_read(r, &back, &err) == XSF_OK && back) {
-        const size_t n = (size_t)back->width[0] * back->height[0];
-        const double maxv = (double)((1u << back->depth[0]) - 1);
+        const size_t n = (size_t)back->fmt.width[0] * back->fmt.height[0];
+        const double maxv = (double)((1u << back->fmt.depth[0]) - 1);
         rgb = malloc(3 * n);
         for (size_t i = 0; rgb && i < n; i++)
             for (int c = 0; c < 3; c++)
-                rgb[3 * i + c] = (uint8_t)(back->plane[c][(i / back->width[0]) * back->pitch[c] +
-                                                          i % back->width[0]] *
+                rgb[3 * i + c] = (uint8_t)(xsf_picture_row16(back, c, (int)(i / (size_t)back->fmt.width[0]))
+                                                   [i % (size_t)back->fmt.width[0]] *
                                                255.0 / maxv +
                                            0.5);
     }
@@ -74,20 +65,12 @@ static uint8_t *decode_path(const xs_image *img, const xsf_colour *colour)
 }
 
 /* The display's C conversion of img with `colour`. */
-static uint8_t *display_path(const xs_image *img, const xsf_colour *colour)
+static uint8_t *display_path(const xsf_picture *img, const xsf_colour *colour)
 {
-    dsp_picture p;
-    memset(&p, 0, sizeof p);
-    p.nc = 3;
-    p.depth = img->depth[0];
+    xsf_picture p = *img;
+    p.fmt.nc = 3;
     p.colour = *colour;
-    for (int c = 0; c < 3; c++) {
-        p.width[c] = img->width[c];
-        p.height[c] = img->height[c];
-        p.pitch_bytes[c] = img->pitch[c] * sizeof(uint16_t);
-        p.plane[c] = img->plane[c];
-    }
-    const size_t n = 3 * (size_t)img->width[0] * img->height[0];
+    const size_t n = 3 * (size_t)img->fmt.width[0] * img->fmt.height[0];
     uint8_t *rgb = malloc(n);
     xsf_error err;
     xsf_error_clear(&err);
@@ -120,9 +103,9 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s.jxs", argv[1], vectors[v]);
         size_t len;
         uint8_t *data = slurp(path, &len);
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         size_t used;
-        CHECK(data && xs_decode(dec, data, len, &used, &img) == XSF_OK && img && img->nc >= 3,
+        CHECK(data && xs_decode(dec, data, len, &used, &img) == XSF_OK && img && img->fmt.nc >= 3,
               "%s: decode", path);
         for (size_t k = 0; img && k < sizeof colours / sizeof colours[0]; k++) {
             xsf_colour col;
@@ -130,7 +113,7 @@ int main(int argc, char **argv)
             uint8_t *a = decode_path(img, &col), *b = display_path(img, &col);
             CHECK(a && b, "%s --colour %s: both paths convert", vectors[v], colours[k]);
             int worst = 0;
-            const size_t n = 3 * (size_t)img->width[0] * img->height[0];
+            const size_t n = 3 * (size_t)img->fmt.width[0] * img->fmt.height[0];
             for (size_t i = 0; a && b && i < n; i++)
                 if (abs(a[i] - b[i]) > worst)
                     worst = abs(a[i] - b[i]);

@@ -18,21 +18,21 @@ typedef struct source {
     int taken, total, rewinds, fail_at;
 } source;
 
-static xsf_status next(void *ctx, dsp_picture *pic, size_t *bytes, xsf_error *err)
+static xsf_status next(void *ctx, xsf_picture *pic, size_t *bytes, xsf_error *err)
 {
     source *s = ctx;
     if (++s->total == s->fail_at)
         return xsf_error_set(err, XSF_ERR_INVALID, "stop at %d", s->total);
     s->taken++;
     memset(pic, 0, sizeof *pic);
-    pic->nc = 3;
-    pic->depth = 10;
-    const uint16_t *planes[3] = {s->y, s->cb, s->cr};
+    pic->fmt.nc = 3;
+    uint16_t *planes[3] = {s->y, s->cb, s->cr};
     for (int c = 0; c < 3; c++) {
-        pic->width[c] = c ? W / 2 : W;
-        pic->height[c] = H;
-        pic->pitch_bytes[c] = (size_t)pic->width[c] * 2;
-        pic->plane[c] = planes[c];
+        pic->fmt.width[c] = c ? W / 2 : W;
+        pic->fmt.height[c] = H;
+        pic->fmt.depth[c] = 10;
+        pic->stride[c] = (size_t)pic->fmt.width[c] * 2;
+        pic->data[c] = (uint8_t *)planes[c];
     }
     *bytes = 1000;
     return XSF_OK;
@@ -73,7 +73,7 @@ static void test_render(void)
 {
     static source s;
     fill(&s);
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes;
     xsf_error err = {0};
     next(&s, &pic, &bytes, &err);

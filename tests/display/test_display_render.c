@@ -66,52 +66,41 @@ static xs_gpu_decoder *gdec;
 
 /* Decodes the codestream at buf with the C decoder (host picture `host`)
  * and, with --gpu, the GPU decoder too (device picture `dev`). */
-static xsf_status decode(const uint8_t *buf, size_t len, size_t *consumed, dsp_picture *host, dsp_picture *dev)
+static xsf_status decode(const uint8_t *buf, size_t len, size_t *consumed, xsf_picture *host, xsf_picture *dev)
 {
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     xsf_status st = xs_decode(cdec, buf, len, consumed, &img);
     if (st != XSF_OK)
         return st;
-    memset(host, 0, sizeof *host);
-    host->nc = img->nc > 3 ? 3 : img->nc;
-    host->depth = img->depth[0];
-    for (int c = 0; c < host->nc; c++) {
-        host->width[c] = img->width[c];
-        host->height[c] = img->height[c];
-        host->pitch_bytes[c] = img->pitch[c] * 2;
-        host->plane[c] = img->plane[c];
-        if (img->depth[c] != host->depth)
+    *host = *img;
+    host->fmt.nc = img->fmt.nc > 3 ? 3 : img->fmt.nc;
+    for (int c = 0; c < host->fmt.nc; c++)
+        if (img->fmt.depth[c] != img->fmt.depth[0])
             return XSF_ERR_UNSUPPORTED;
-    }
     if (!use_gpu)
         return XSF_OK;
     size_t gconsumed = 0;
     st = xs_gpu_decode(gdec, buf, len, &gconsumed);
     if (st == XSF_OK)
         st = xs_gpu_sync(gdec);
-    const xs_gpu_image *gi = xs_gpu_decoder_image(gdec);
+    const xsf_picture *gi = xs_gpu_decoder_picture(gdec);
     if (st != XSF_OK || !gi || gconsumed != *consumed)
         return st != XSF_OK ? st : XSF_ERR_INVALID;
-    *dev = *host;
-    dev->on_device = 1;
-    dev->cuda_stream = NULL; /* the decoder's stream: the default one */
-    for (int c = 0; c < dev->nc; c++) {
-        dev->pitch_bytes[c] = gi->pitch_bytes[c];
-        dev->plane[c] = gi->plane[c];
-    }
+    *dev = *gi; /* submitted without a stream: the decoder's is the default one */
+    dev->fmt.nc = host->fmt.nc;
     return XSF_OK;
 }
 
 /* Renders `pic` alone in a headless display of its size and compares with
  * the C conversion of `ref`. Returns the largest difference. */
-static int render_compare(const char *name, const dsp_picture *pic, const dsp_picture *ref)
+static int render_compare(const char *name, const xsf_picture *pic, const xsf_picture *ref)
 {
     dsp_options opt;
     dsp_options_init(&opt);
     opt.headless = 1;
     opt.vsync = 0;
-    opt.width = ref->width[0];
-    opt.height = ref->height[0];
+    opt.width = ref->fmt.width[0];
+    opt.height = ref->fmt.height[0];
     opt.convert = convert_mode;
     dsp_display *d = NULL;
     xsf_error err = {0};
@@ -123,7 +112,7 @@ static int render_compare(const char *name, const dsp_picture *pic, const dsp_pi
     uint8_t *want = malloc(n), *got = malloc(n);
     int maxdiff = 255;
     if (want && got && dsp_convert_rgb8(ref, want, n, &err) == XSF_OK &&
-        dsp_submit(d, 0, pic, dsp_now_ns()) == XSF_OK && dsp_present(d) == XSF_OK &&
+        dsp_submit(d, 0, pic, NULL, dsp_now_ns()) == XSF_OK && dsp_present(d) == XSF_OK &&
         dsp_read_rgb(d, got, n) == XSF_OK) {
         maxdiff = 0;
         size_t worst = 0;
@@ -145,7 +134,7 @@ static int render_compare(const char *name, const dsp_picture *pic, const dsp_pi
 
 /* `pic` drawn into a headless display of w x h (scaled into its tile) by
  * `mode`, read back; NULL on failure. */
-static uint8_t *render_scaled(const dsp_picture *pic, int w, int h, dsp_convert mode, int deep, const char *name)
+static uint8_t *render_scaled(const xsf_picture *pic, int w, int h, dsp_convert mode, int deep, const char *name)
 {
     dsp_options opt;
     dsp_options_init(&opt);
@@ -158,7 +147,7 @@ static uint8_t *render_scaled(const dsp_picture *pic, int w, int h, dsp_convert 
     dsp_display *d = NULL;
     xsf_error err = {0};
     uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
-    if (!rgb || dsp_create(&d, &opt, &err) != XSF_OK || dsp_submit(d, 0, pic, dsp_now_ns()) != XSF_OK ||
+    if (!rgb || dsp_create(&d, &opt, &err) != XSF_OK || dsp_submit(d, 0, pic, NULL, dsp_now_ns()) != XSF_OK ||
         dsp_present(d) != XSF_OK || dsp_read_rgb(d, rgb, (size_t)w * (size_t)h * 3) != XSF_OK) {
         CHECK(0, "%s: scaled render (%s): %s%s", name, mode == DSP_CONVERT_CUDA ? "cuda" : "shader", err.msg,
               d ? dsp_error(d) : "");
@@ -174,9 +163,9 @@ static uint8_t *render_scaled(const dsp_picture *pic, int w, int h, dsp_convert 
  * compute in float32 and round the same intermediate). `deep`: a 10-bit
  * target, which the compositor reaches through its RGBA16 texture and a
  * copy (as for a window), not by writing the target. */
-static void compare_scaled(const dsp_picture *pic, const char *name, int deep)
+static void compare_scaled(const xsf_picture *pic, const char *name, int deep)
 {
-    const int w = pic->width[0] * 2 / 3 + 7, h = pic->height[0] * 3 / 4 + 3;
+    const int w = pic->fmt.width[0] * 2 / 3 + 7, h = pic->fmt.height[0] * 3 / 4 + 3;
     uint8_t *a = render_scaled(pic, w, h, DSP_CONVERT_SHADER, deep, name);
     uint8_t *b = render_scaled(pic, w, h, DSP_CONVERT_CUDA, deep, name);
     if (a && b) {
@@ -213,21 +202,21 @@ static void test_vectors(const char *dir)
         CHECK(data != NULL, "cannot read %s", path);
         int frame = 0, used = 0;
         for (size_t off = 0; data && off < len; frame++) {
-            dsp_picture host, dev;
+            xsf_picture host, dev;
             size_t consumed = 0;
             const xsf_status st = decode(data + off, len - off, &consumed, &host, &dev);
             CHECK(st == XSF_OK && consumed > 0, "%s frame %d: decode: %s", name, frame, xsf_status_name(st));
             if (st != XSF_OK || !consumed)
                 break;
             off += consumed;
-            if (host.depth != 8 && host.depth != 10)
+            if (host.fmt.depth[0] != 8 && host.fmt.depth[0] != 10)
                 break;
             const int rgb = xs_decoder_header(cdec)->nc >= 3 && strstr(name, "rgb");
             host.colour = colour_of(rgb ? "gbr,full" : colours[rendered % 6]);
             dev.colour = host.colour;
             char label[300];
-            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame, host.width[0],
-                     host.height[0], dsp_chroma_name(dsp_picture_chroma(&host, NULL)), host.depth,
+            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame, host.fmt.width[0],
+                     host.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&host, NULL)), host.fmt.depth[0],
                      rgb ? -1 : rendered % 6);
             const int diff = render_compare(label, use_gpu ? &dev : &host, &host);
             worst = diff > worst ? diff : worst;
@@ -265,44 +254,45 @@ static void test_synthetic(void)
     static uint16_t buf[3][(64 + 3) * 48]; /* the largest case, rows padded */
     uint32_t rng = 12345;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        dsp_picture p;
-        memset(&p, 0, sizeof p);
-        p.nc = cases[k].nc;
-        p.depth = cases[k].depth;
+        xsf_picture p;
+        xsf_picture_init(&p);
+        p.fmt.nc = cases[k].nc;
         p.colour = colour_of(cases[k].colour);
-        for (int c = 0; c < p.nc; c++) {
-            p.width[c] = c ? (cases[k].w + cases[k].sx - 1) / cases[k].sx : cases[k].w;
-            p.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;
-            p.pitch_bytes[c] = 2 * (size_t)p.width[c] + 6; /* rows with padding */
-            CHECK(p.pitch_bytes[c] / 2 * (size_t)p.height[c] <= sizeof buf[c] / 2, "case %d fits", (int)k);
+        for (int c = 0; c < p.fmt.nc; c++) {
+            p.fmt.width[c] = c ? (cases[k].w + cases[k].sx - 1) / cases[k].sx : cases[k].w;
+            p.fmt.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;
+            p.fmt.depth[c] = cases[k].depth;
+            p.stride[c] = 2 * (size_t)p.fmt.width[c] + 6; /* rows with padding */
+            CHECK(p.stride[c] / 2 * (size_t)p.fmt.height[c] <= sizeof buf[c] / 2, "case %d fits", (int)k);
             for (size_t i = 0; i < sizeof buf[c] / 2; i++) {
                 rng = rng * 1664525u + 1013904223u;
-                buf[c][i] = (uint16_t)((rng >> 8) & ((1u << p.depth) - 1));
+                buf[c][i] = (uint16_t)((rng >> 8) & ((1u << cases[k].depth) - 1));
             }
-            p.plane[c] = buf[c];
+            p.data[c] = (uint8_t *)buf[c];
         }
         char name[64];
-        snprintf(name, sizeof name, "synthetic %d: %dx%d nc %d, %d-bit", (int)k, cases[k].w, cases[k].h, p.nc, p.depth);
+        snprintf(name, sizeof name, "synthetic %d: %dx%d nc %d, %d-bit", (int)k, cases[k].w, cases[k].h, p.fmt.nc,
+                 cases[k].depth);
         render_compare(name, &p, &p);
     }
 }
 
 /* A 64x36 4:4:4 8-bit picture of one colour. */
 static uint16_t flat_planes[3][64 * 36];
-static dsp_picture flat(uint16_t y, uint16_t cb, uint16_t cr)
+static xsf_picture flat(uint16_t y, uint16_t cb, uint16_t cr)
 {
-    dsp_picture p;
-    memset(&p, 0, sizeof p);
-    p.nc = 3;
-    p.depth = 8;
+    xsf_picture p;
+    xsf_picture_init(&p);
+    p.fmt.nc = 3;
     const uint16_t v[3] = {y, cb, cr};
     for (int c = 0; c < 3; c++) {
-        p.width[c] = 64;
-        p.height[c] = 36;
-        p.pitch_bytes[c] = 128;
+        p.fmt.width[c] = 64;
+        p.fmt.height[c] = 36;
+        p.fmt.depth[c] = 8;
+        p.stride[c] = 128;
         for (int i = 0; i < 64 * 36; i++)
             flat_planes[c][i] = v[c];
-        p.plane[c] = flat_planes[c];
+        p.data[c] = (uint8_t *)flat_planes[c];
     }
     return p;
 }
@@ -333,15 +323,15 @@ static void test_pacing_and_tiles(void)
      * Tile 1: one due now, one due in a minute (waits).
      * Tile 2: white; tile 3: nothing. */
     /* flat() refills one buffer: the samples are copied by dsp_submit. */
-    dsp_picture grey = flat(126, 128, 128);
-    CHECK(dsp_submit(d, 0, &grey, now - 3 * S) == XSF_OK, "submit");
-    CHECK(dsp_submit(d, 0, &grey, now - 2 * S) == XSF_OK, "submit");
-    dsp_picture red = flat(63, 102, 240);
-    CHECK(dsp_submit(d, 0, &red, now - 1 * S) == XSF_OK, "submit");
-    CHECK(dsp_submit(d, 1, &red, now + 60 * S) == XSF_OK, "submit");
-    dsp_picture white = flat(235, 128, 128);
-    CHECK(dsp_submit(d, 1, &white, now) == XSF_OK, "submit");
-    CHECK(dsp_submit(d, 2, &white, now) == XSF_OK, "submit");
+    xsf_picture grey = flat(126, 128, 128);
+    CHECK(dsp_submit(d, 0, &grey, NULL, now - 3 * S) == XSF_OK, "submit");
+    CHECK(dsp_submit(d, 0, &grey, NULL, now - 2 * S) == XSF_OK, "submit");
+    xsf_picture red = flat(63, 102, 240);
+    CHECK(dsp_submit(d, 0, &red, NULL, now - 1 * S) == XSF_OK, "submit");
+    CHECK(dsp_submit(d, 1, &red, NULL, now + 60 * S) == XSF_OK, "submit");
+    xsf_picture white = flat(235, 128, 128);
+    CHECK(dsp_submit(d, 1, &white, NULL, now) == XSF_OK, "submit");
+    CHECK(dsp_submit(d, 2, &white, NULL, now) == XSF_OK, "submit");
     CHECK(dsp_present(d) == XSF_OK, "present: %s", dsp_error(d));
     dsp_tile_stats st[4];
     for (int t = 0; t < 4; t++)
@@ -396,10 +386,10 @@ static void test_pacing_and_tiles(void)
     free(rgb);
     free(rgb2);
     /* Errors: a bad tile, a picture of bad shape. */
-    CHECK(dsp_submit(d, 4, &grey, now) == XSF_ERR_ARG, "tile out of range");
-    dsp_picture bad = grey;
-    bad.width[1] = 17;
-    CHECK(dsp_submit(d, 0, &bad, now) != XSF_OK && dsp_error(d)[0], "bad chroma size refused: %s", dsp_error(d));
+    CHECK(dsp_submit(d, 4, &grey, NULL, now) == XSF_ERR_ARG, "tile out of range");
+    xsf_picture bad = grey;
+    bad.fmt.width[1] = 17;
+    CHECK(dsp_submit(d, 0, &bad, NULL, now) != XSF_OK && dsp_error(d)[0], "bad chroma size refused: %s", dsp_error(d));
     dsp_destroy(d);
 }
 

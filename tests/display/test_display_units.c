@@ -177,17 +177,17 @@ static void test_colour_parse(void)
 
 static uint16_t planes[3][64];
 
-static dsp_picture picture(int nc, int w, int h, int cw, int ch, int depth)
+static xsf_picture picture(int nc, int w, int h, int cw, int ch, int depth)
 {
-    dsp_picture p;
-    memset(&p, 0, sizeof p);
-    p.nc = nc;
-    p.depth = depth;
+    xsf_picture p;
+    xsf_picture_init(&p);
+    p.fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
-        p.width[c] = c ? cw : w;
-        p.height[c] = c ? ch : h;
-        p.pitch_bytes[c] = 2 * (size_t)p.width[c];
-        p.plane[c] = planes[c];
+        p.fmt.width[c] = c ? cw : w;
+        p.fmt.height[c] = c ? ch : h;
+        p.fmt.depth[c] = depth;
+        p.stride[c] = 2 * (size_t)p.fmt.width[c];
+        p.data[c] = (uint8_t *)planes[c];
     }
     return p;
 }
@@ -195,7 +195,7 @@ static dsp_picture picture(int nc, int w, int h, int cw, int ch, int depth)
 static void test_chroma(void)
 {
     xsf_error err = {0};
-    dsp_picture p = picture(3, 5, 3, 3, 2, 10);
+    xsf_picture p = picture(3, 5, 3, 3, 2, 10);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_420, "5x3 with 3x2 chroma is 4:2:0");
     p = picture(3, 6, 3, 3, 3, 10);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_422, "4:2:2");
@@ -213,7 +213,7 @@ static void test_chroma(void)
     xsf_error_clear(&err);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED, "depth 7");
     p = picture(3, 6, 3, 6, 3, 8);
-    p.pitch_bytes[1] = 11;
+    p.stride[1] = 11;
     xsf_error_clear(&err);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_ARG, "odd pitch");
 }
@@ -221,7 +221,7 @@ static void test_chroma(void)
 /* One pixel through the C conversion. */
 static void convert1(int depth, xsf_colour colour, int nc, uint16_t s0, uint16_t s1, uint16_t s2, uint8_t rgb[3])
 {
-    dsp_picture p = picture(nc, 1, 1, 1, 1, depth);
+    xsf_picture p = picture(nc, 1, 1, 1, 1, depth);
     planes[0][0] = s0, planes[1][0] = s1, planes[2][0] = s2;
     p.colour = colour;
     xsf_error err = {0};
@@ -275,7 +275,7 @@ static void test_convert(void)
     convert1(8, n709, 1, 126, 0, 0, o);
     CHECK(near(o, 128, 128, 128, 0), "gray: %d %d %d", o[0], o[1], o[2]);
     /* Chroma replication: a 4:2:0 picture of 3x3 with 2x2 chroma. */
-    dsp_picture p = picture(3, 3, 3, 2, 2, 8);
+    xsf_picture p = picture(3, 3, 3, 2, 2, 8);
     for (int i = 0; i < 9; i++)
         planes[0][i] = 128;
     const uint16_t cr[4] = {128, 240, 16, 128};
@@ -290,7 +290,7 @@ static void test_convert(void)
           rgb[0], rgb[18]);
     /* 4:2:2, 4x2 with 2x2 chroma: each picture row takes its own chroma row
      * (Cr 16 on row 0: no red; Cr 240 on row 1: full red). */
-    dsp_picture p422 = picture(3, 4, 2, 2, 2, 8);
+    xsf_picture p422 = picture(3, 4, 2, 2, 2, 8);
     for (int i = 0; i < 8; i++)
         planes[0][i] = 128;
     const uint16_t cr422[4] = {16, 16, 240, 240};
@@ -311,8 +311,40 @@ static void test_convert(void)
     for (int i = 0; i < 4; i++)
         planes[1][i] = 128, planes[2][i] = cr[i];
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb - 1, &err) == XSF_ERR_ARG, "short output refused");
-    p.on_device = 1;
+    p.memory = XSF_MEMORY_DEVICE;
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_ERR_ARG, "device picture refused");
+}
+
+/* The picture's colour description as the display reads it: what a
+ * codestream says (R'G'B' or G'B'R' as they are), a matrix without a range,
+ * and a description that says nothing. */
+static void test_colour_description(void)
+{
+    uint8_t o[3];
+    xsf_error err = {0};
+    xsf_picture p = picture(3, 1, 1, 1, 1, 10);
+    planes[0][0] = 1023, planes[1][0] = 0, planes[2][0] = 512;
+    /* RGB from a codestream: identity, as it is. */
+    xsf_colour_rgb(&p.colour, XSF_COLOUR_CODESTREAM);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 0, 128, 0), "codestream RGB: %d %d %d", o[0],
+          o[1], o[2]);
+    p.colour.rgb_order = 0;
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 128, 255, 0, 0), "codestream GBR: %d %d %d", o[0],
+          o[1], o[2]);
+    /* Nothing said (a zeroed description too): BT.709 narrow. */
+    planes[0][0] = 940, planes[1][0] = 512, planes[2][0] = 512;
+    xsf_colour_default(&p.colour);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "default: %d %d %d", o[0], o[1],
+          o[2]);
+    memset(&p.colour, 0, sizeof p.colour);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "zeroed: %d %d %d", o[0], o[1],
+          o[2]);
+    /* A matrix without a range: Y'CbCr narrow. */
+    p.colour.source = XSF_COLOUR_SDP;
+    p.colour.matrix = XSF_MATRIX_BT601;
+    p.colour.range = XSF_RANGE_UNSPECIFIED;
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "601 unsaid range: %d %d %d",
+          o[0], o[1], o[2]);
 }
 
 #include "../../display/font.h"
@@ -345,6 +377,7 @@ int main(void)
     test_colour_parse();
     test_chroma();
     test_convert();
+    test_colour_description();
     test_font();
     return xsf_test_finish();
 }

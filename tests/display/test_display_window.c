@@ -47,27 +47,19 @@ int main(int argc, char **argv)
         fclose(f);
     CHECK(len > 0, "cannot read %s", argv[1]);
     xs_decoder *dec = NULL;
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     size_t consumed = 0;
     CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &consumed, &img) == XSF_OK, "decode");
     if (!img)
         return xsf_test_finish();
-    dsp_picture pic;
-    memset(&pic, 0, sizeof pic);
-    pic.nc = 3;
-    pic.depth = img->depth[0];
-    for (int c = 0; c < 3; c++) {
-        pic.width[c] = img->width[c];
-        pic.height[c] = img->height[c];
-        pic.pitch_bytes[c] = img->pitch[c] * 2;
-        pic.plane[c] = img->plane[c];
-    }
+    xsf_picture pic = *img;
+    pic.fmt.nc = 3;
     xsf_colour_parse("709,narrow", &pic.colour, NULL);
 
     dsp_options opt;
     dsp_options_init(&opt);
-    opt.width = pic.width[0];
-    opt.height = pic.height[0];
+    opt.width = pic.fmt.width[0];
+    opt.height = pic.fmt.height[0];
     opt.vsync = 0;
     opt.deep_colour = 1; /* falls back to 8 bits where the visual has no 10 */
     opt.screenshot_prefix = argv[2];
@@ -80,9 +72,9 @@ int main(int argc, char **argv)
     }
     int w = 0, h = 0;
     dsp_size(d, &w, &h);
-    CHECK(w == pic.width[0] && h == pic.height[0], "framebuffer %dx%d for a %dx%d window", w, h, pic.width[0],
-          pic.height[0]);
-    CHECK(dsp_submit(d, 0, &pic, 0) == XSF_OK, "submit: %s", dsp_error(d));
+    CHECK(w == pic.fmt.width[0] && h == pic.fmt.height[0], "framebuffer %dx%d for a %dx%d window", w, h, pic.fmt.width[0],
+          pic.fmt.height[0]);
+    CHECK(dsp_submit(d, 0, &pic, NULL, 0) == XSF_OK, "submit: %s", dsp_error(d));
     dsp_request_screenshot(d);
     CHECK(dsp_present(d) == XSF_OK, "present: %s", dsp_error(d));
     CHECK(dsp_poll(d) == 0, "no quit asked");
@@ -93,10 +85,10 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s-0000.ppm", argv[2]);
     int sw = 0, sh = 0;
     uint8_t *shot = read_ppm(path, &sw, &sh);
-    const size_t n = (size_t)pic.width[0] * pic.height[0] * 3;
+    const size_t n = (size_t)pic.fmt.width[0] * pic.fmt.height[0] * 3;
     uint8_t *want = malloc(n);
     CHECK(shot && sw == w && sh == h, "screenshot %s: %dx%d", path, sw, sh);
-    if (shot && want && sw == pic.width[0] && sh == pic.height[0] &&
+    if (shot && want && sw == pic.fmt.width[0] && sh == pic.fmt.height[0] &&
         dsp_convert_rgb8(&pic, want, n, &err) == XSF_OK) {
         int maxdiff = 0;
         for (size_t i = 0; i < n; i++) {

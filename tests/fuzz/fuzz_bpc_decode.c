@@ -21,15 +21,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)bpc_parse_header(data, size, &info, &err);
     size_t off = 0;
     for (int frame = 0; frame < 8 && off < size; frame++) {
-        const bpc_image *img;
+        const xsf_picture *img;
         size_t used = 0;
         if (bpc_decode(dec, data + off, size - off, &used, &img) != XSF_OK || used == 0)
             break;
         /* touch the output so that the sanitizers see every sample written */
         uint32_t sum = 0;
-        for (int c = 0; c < img->nc; c++)
-            for (int y = 0; y < img->height[c]; y++)
-                sum += img->plane[c][(size_t)y * img->pitch[c] + (size_t)(img->width[c] - 1)];
+        for (int c = 0; c < img->fmt.nc; c++)
+            for (int y = 0; y < img->fmt.height[c]; y++)
+                sum += xsf_picture_row16(img, c, y)[(size_t)(img->fmt.width[c] - 1)];
         bpc_fuzz_sink += sum;
         off += used;
     }

@@ -23,18 +23,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_picture(const imgio_picture *pic)
+static void check_picture(const xsf_picture *pic)
 {
-    if (pic->nc < 1 || pic->nc > IMGIO_MAX_COMPONENTS)
+    if (pic->fmt.nc < 1 || pic->fmt.nc > IMGIO_MAX_COMPONENTS)
         abort();
-    for (int c = 0; c < pic->nc; c++) {
-        if (pic->width[c] < 1 || pic->height[c] < 1 || pic->depth[c] < 1 || pic->depth[c] > 16 ||
-            !pic->plane[c] || pic->pitch[c] < (size_t)pic->width[c])
+    for (int c = 0; c < pic->fmt.nc; c++) {
+        if (pic->fmt.width[c] < 1 || pic->fmt.height[c] < 1 || pic->fmt.depth[c] < 1 || pic->fmt.depth[c] > 16 ||
+            !pic->data[c] || (pic->stride[c] / 2) < (size_t)pic->fmt.width[c])
             abort();
-        const unsigned max = (1u << pic->depth[c]) - 1;
-        for (int y = 0; y < pic->height[c]; y++)
-            for (int x = 0; x < pic->width[c]; x++)
-                if (pic->plane[c][(size_t)y * pic->pitch[c] + (size_t)x] > max)
+        const unsigned max = (1u << pic->fmt.depth[c]) - 1;
+        for (int y = 0; y < pic->fmt.height[c]; y++)
+            for (int x = 0; x < pic->fmt.width[c]; x++)
+                if (xsf_picture_row16(pic, c, y)[(size_t)x] > max)
                     abort(); /* a sample above the depth was let through */
     }
 }
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     imgio_reader *r;
     if (imgio_reader_open(&r, path, format, &layout, &err) == XSF_OK) {
         for (int frame = 0; frame < 8; frame++) {
-            const imgio_picture *pic = NULL;
+            const xsf_picture *pic = NULL;
             if (imgio_read(r, &pic, &err) != XSF_OK || !pic)
                 break;
             check_picture(pic);

@@ -29,19 +29,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t off = 0;
     while (off < size) {
         size_t consumed = 0;
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         if (xs_decode(dec, data + off, size - off, &consumed, &img) != XSF_OK || consumed == 0 ||
             consumed > size - off)
             break;
         /* Touch the corners of every plane: a plane smaller than its
          * stated size shows up under ASan. */
         volatile unsigned sink = 0;
-        for (int c = 0; c < img->nc; c++) {
-            if (!img->plane[c] || img->width[c] < 1 || img->height[c] < 1)
+        for (int c = 0; c < img->fmt.nc; c++) {
+            if (!img->data[c] || img->fmt.width[c] < 1 || img->fmt.height[c] < 1)
                 continue;
-            sink += img->plane[c][0];
-            sink += img->plane[c][(size_t)(img->height[c] - 1) * img->pitch[c] +
-                                  (size_t)(img->width[c] - 1)];
+            sink += ((uint16_t *)img->data[c])[0];
+            sink += ((uint16_t *)img->data[c])[(size_t)(img->fmt.height[c] - 1) * (img->stride[c] / 2) +
+                                  (size_t)(img->fmt.width[c] - 1)];
         }
         (void)sink;
         off += consumed;

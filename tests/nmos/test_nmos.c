@@ -254,15 +254,13 @@ static int reference_md5(unsigned loops, char hex[33], unsigned *frames)
     for (unsigned l = 0; l < loops; l++)
         for (size_t off = 0; off < len;) {
             size_t used;
-            const xs_image *img;
+            const xsf_picture *img;
             if (xs_decode(dec, data + off, len - off, &used, &img) != XSF_OK) {
                 xs_decoder_destroy(dec);
                 free(data);
                 return -1;
             }
-            imgio_picture pic;
-            jxs_picture_from_image(&pic, img);
-            imgio_yuv_serialize(&pic, app_md5_sink, &m);
+            imgio_yuv_serialize(img, app_md5_sink, &m);
             off += used;
             (*frames)++;
         }

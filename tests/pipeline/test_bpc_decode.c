@@ -42,18 +42,18 @@ static int buf_sink(void *ctx, const uint8_t *data, size_t len)
 }
 
 /* A smooth picture with some texture: nc components, component c of w/sx x h. */
-static void make_picture(bpc_image *img, uint16_t *planes[3], int w, int h, int sx, int depth, unsigned seed)
+static void make_picture(xsf_picture *img, uint16_t *planes[3], int w, int h, int sx, int depth, unsigned seed)
 {
-    memset(img, 0, sizeof *img);
-    img->nc = 3;
+    xsf_picture_init(img);
+    img->fmt.nc = 3;
     for (int c = 0; c < 3; c++) {
         const int cw = c ? w / sx : w;
-        img->width[c] = cw;
-        img->height[c] = h;
-        img->depth[c] = depth;
-        img->pitch[c] = (size_t)cw;
+        img->fmt.width[c] = cw;
+        img->fmt.height[c] = h;
+        img->fmt.depth[c] = depth;
+        img->stride[c] = (size_t)cw * sizeof(uint16_t);
         planes[c] = malloc((size_t)cw * (size_t)h * sizeof(uint16_t));
-        img->plane[c] = planes[c];
+        img->data[c] = (uint8_t *)planes[c];
         const unsigned max = (1u << depth) - 1;
         for (int y = 0; y < h; y++)
             for (int x = 0; x < cw; x++) {
@@ -65,11 +65,11 @@ static void make_picture(bpc_image *img, uint16_t *planes[3], int w, int h, int 
 }
 
 /* Appends the codestream of img under params p to the file's bytes. */
-static void encode_into(buf *file, const bpc_image *img, bpc_params *p)
+static void encode_into(buf *file, const xsf_picture *img, bpc_params *p)
 {
     bpc_encoder *enc = NULL;
     CHECK(bpc_encoder_create(&enc, p) == XSF_OK, "encoder");
-    const size_t cap = bpc_encode_bound(p, img);
+    const size_t cap = bpc_encode_bound(p, &img->fmt);
     uint8_t *cs = malloc(cap ? cap : 1);
     size_t len = 0;
     CHECK(cs && bpc_encode(enc, img, cs, cap, &len) == XSF_OK, "encode: %s", bpc_encoder_error(enc));
@@ -87,22 +87,12 @@ static void reference(const buf *file, buf *yuv, unsigned *frames)
     *frames = 0;
     while (off < file->len) {
         size_t used = 0;
-        const bpc_image *img;
+        const xsf_picture *img;
         if (bpc_decode(dec, file->data + off, file->len - off, &used, &img) != XSF_OK || !used) {
             CHECK(0, "C decoder: %s", bpc_decoder_error(dec));
             break;
         }
-        imgio_picture pic;
-        memset(&pic, 0, sizeof pic);
-        pic.nc = img->nc;
-        for (int c = 0; c < img->nc; c++) {
-            pic.width[c] = img->width[c];
-            pic.height[c] = img->height[c];
-            pic.depth[c] = img->depth[c];
-            pic.pitch[c] = img->pitch[c];
-            pic.plane[c] = img->plane[c];
-        }
-        imgio_yuv_serialize(&pic, buf_sink, yuv);
+        imgio_yuv_serialize(img, buf_sink, yuv);
         off += used;
         (*frames)++;
     }
@@ -117,9 +107,11 @@ typedef struct collect {
 static void collect_deliver(void *ctx, pl_frame *f)
 {
     collect *c = ctx; /* one stream: one frame at a time */
-    imgio_picture pic;
-    pl_picture_view(&f->picture[0], &pic);
-    imgio_yuv_serialize(&pic, buf_sink, &c->yuv);
+    xsf_picture none; /* a frame without a host picture: no samples */
+    xsf_picture_init(&none);
+    const xsf_picture *pic =
+        f->picture[0].memory != XSF_MEMORY_DEVICE && f->picture[0].data[0] ? &f->picture[0] : &none;
+    imgio_yuv_serialize(pic, buf_sink, &c->yuv);
     c->frames++;
     c->not_bpc += !(f->described & 1u) || !f->desc[0].codec || strcmp(f->desc[0].codec->name, "bpc-paco");
     c->rgb_frames += f->picture[0].colour.matrix == XSF_MATRIX_IDENTITY;
@@ -248,7 +240,7 @@ int main(int argc, char **argv)
      * at 1 bpp without a colour transform. File B: 4:2:2 10-bit, 5/3 at 3 bpp. */
     buf a = {0}, b = {0};
     uint16_t *planes[3];
-    bpc_image img;
+    xsf_picture img;
     bpc_params p;
     make_picture(&img, planes, 200, 120, 1, 8, 1);
     bpc_params_default(&p);

@@ -61,18 +61,16 @@ static int reference_md5_each(const uint8_t *data, size_t len, char hex[33], uns
     *frames = 0;
     while (off < len) {
         size_t consumed;
-        const xs_image *img;
-        if (xs_decode(dec, data + off, len - off, &consumed, &img) != XSF_OK) {
+        const xsf_picture *pic;
+        if (xs_decode(dec, data + off, len - off, &consumed, &pic) != XSF_OK) {
             xs_decoder_destroy(dec);
             return -1;
         }
-        imgio_picture pic;
-        jxs_picture_from_image(&pic, img);
-        imgio_yuv_serialize(&pic, app_md5_sink, &m);
+        imgio_yuv_serialize(pic, app_md5_sink, &m);
         if (each && *frames < cap) {
             app_md5 one;
             app_md5_init(&one);
-            imgio_yuv_serialize(&pic, app_md5_sink, &one);
+            imgio_yuv_serialize(pic, app_md5_sink, &one);
             app_md5_final_hex(&one, each[*frames]);
         }
         off += consumed;
@@ -101,14 +99,13 @@ typedef struct picture_md5s {
 static void picture_md5_deliver(void *ctx, pl_frame *f)
 {
     picture_md5s *pm = ctx; /* one stream's frames come one at a time */
-    imgio_picture pic;
-    pl_picture_view(&f->picture[0], &pic);
-    if (!pic.nc || !pic.plane[0] || pm->n == PICTURES_MAX) {
+    const xsf_picture *pic = &f->picture[0];
+    if (pic->memory == XSF_MEMORY_DEVICE || !pic->fmt.nc || !pic->data[0] || pm->n == PICTURES_MAX) {
         pm->without_picture++;
     } else {
         app_md5 m;
         app_md5_init(&m);
-        imgio_yuv_serialize(&pic, app_md5_sink, &m);
+        imgio_yuv_serialize(pic, app_md5_sink, &m);
         app_md5_final_hex(&m, pm->md5[pm->n]);
         pm->rtp_timestamp[pm->n++] = f->rtp_timestamp;
     }
@@ -980,7 +977,7 @@ static size_t load_refs(xs_decoder *dec, const uint8_t *data, size_t len, ref_fr
     memset(ref, 0, max * sizeof *ref);
     while (off < len && nref < max) {
         size_t used;
-        const xs_image *img;
+        const xsf_picture *img;
         xs_layout lay;
         xsf_error lerr;
         xsf_error_clear(&lerr);
@@ -988,14 +985,14 @@ static size_t load_refs(xs_decoder *dec, const uint8_t *data, size_t len, ref_fr
             xs_scan_layout(data + off, used, &lay, &lerr) != XSF_OK)
             break;
         ref_frame *r = &ref[nref];
-        r->nc = img->nc;
-        for (int k = 0; k < img->nc; k++) {
-            r->width[k] = img->width[k];
-            r->height[k] = img->height[k];
-            r->plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
-            for (int y = 0; r->plane[k] && y < img->height[k]; y++)
-                memcpy(r->plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
-                       (size_t)img->width[k] * sizeof(uint16_t));
+        r->nc = img->fmt.nc;
+        for (int k = 0; k < img->fmt.nc; k++) {
+            r->width[k] = img->fmt.width[k];
+            r->height[k] = img->fmt.height[k];
+            r->plane[k] = malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
+            for (int y = 0; r->plane[k] && y < img->fmt.height[k]; y++)
+                memcpy(r->plane[k] + (size_t)y * img->fmt.width[k], xsf_picture_row16(img, k, y),
+                       (size_t)img->fmt.width[k] * sizeof(uint16_t));
         }
         off_of[nref] = off;
         len_of[nref] = used;
@@ -1229,21 +1226,21 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     if (!data)
         return;
     xs_decoder *dec = NULL;
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     size_t used = 0;
     CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &used, &img) == XSF_OK && used == len,
           "%s: one codestream, decoded by the C decoder", name);
     ref_frame ref;
     memset(&ref, 0, sizeof ref);
     if (img) {
-        ref.nc = img->nc;
-        for (int k = 0; k < img->nc; k++) {
-            ref.width[k] = img->width[k];
-            ref.height[k] = img->height[k];
-            ref.plane[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
-            for (int y = 0; ref.plane[k] && y < img->height[k]; y++)
-                memcpy(ref.plane[k] + (size_t)y * img->width[k], img->plane[k] + (size_t)y * img->pitch[k],
-                       (size_t)img->width[k] * sizeof(uint16_t));
+        ref.nc = img->fmt.nc;
+        for (int k = 0; k < img->fmt.nc; k++) {
+            ref.width[k] = img->fmt.width[k];
+            ref.height[k] = img->fmt.height[k];
+            ref.plane[k] = malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
+            for (int y = 0; ref.plane[k] && y < img->fmt.height[k]; y++)
+                memcpy(ref.plane[k] + (size_t)y * img->fmt.width[k], xsf_picture_row16(img, k, y),
+                       (size_t)img->fmt.width[k] * sizeof(uint16_t));
         }
     }
     /* Twelve frames of it, packetized. */

@@ -86,18 +86,18 @@ static int reference(const uint8_t *data, size_t len, int interlaced, unsigned f
     size_t off = 0;
     uint16_t *woven = NULL;
     for (unsigned f = 0; f < frames && !bad; f++) {
-        imgio_picture field[2];
+        xsf_picture field[2];
         for (int k = 0; k <= interlaced && !bad; k++) {
             if (off == len)
                 off = 0;
             size_t consumed;
-            const xs_image *img;
+            const xsf_picture *img;
             bad = xs_decode(dec[k], data + off, len - off, &consumed, &img) != XSF_OK;
             if (!bad)
-                jxs_picture_from_image(&field[k], img);
+                field[k] = *img;
             off += consumed;
         }
-        imgio_picture pic = field[0];
+        xsf_picture pic = field[0];
         if (!bad && interlaced) {
             xsf_error err;
             xsf_error_clear(&err);

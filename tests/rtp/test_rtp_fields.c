@@ -230,21 +230,21 @@ static uint16_t next_sample(int depth)
 }
 
 /* A field: nc components, component c of (w >> sx[c]) x h[c], pitch + pad. */
-static void make_field(imgio_picture *p, uint16_t *buf, int nc, int w, const int *sx, const int *h,
+static void make_field(xsf_picture *p, uint16_t *buf, int nc, int w, const int *sx, const int *h,
                        int depth, int pad)
 {
     memset(p, 0, sizeof *p);
-    p->nc = nc;
+    p->fmt.nc = nc;
     size_t off = 0;
     for (int c = 0; c < nc; c++) {
-        p->width[c] = w >> sx[c];
-        p->height[c] = h[c];
-        p->depth[c] = depth;
-        p->pitch[c] = (size_t)p->width[c] + (size_t)pad;
-        p->plane[c] = buf + off;
-        for (size_t i = 0; i < p->pitch[c] * (size_t)h[c]; i++)
-            p->plane[c][i] = next_sample(depth);
-        off += p->pitch[c] * (size_t)h[c];
+        p->fmt.width[c] = w >> sx[c];
+        p->fmt.height[c] = h[c];
+        p->fmt.depth[c] = depth;
+        p->stride[c] = ((size_t)p->fmt.width[c] + (size_t)pad) * sizeof(uint16_t);
+        p->data[c] = (uint8_t *)(buf + off);
+        for (size_t i = 0; i < (p->stride[c] / 2) * (size_t)h[c]; i++)
+            ((uint16_t *)p->data[c])[i] = next_sample(depth);
+        off += (p->stride[c] / 2) * (size_t)h[c];
     }
 }
 
@@ -261,7 +261,7 @@ static void test_weave(void)
         {2, {1, 1, 1}, {1, 1, 1}, 0},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        imgio_picture f1, f2, fr;
+        xsf_picture f1, f2, fr;
         make_field(&f1, b1, 3, cases[k].w, sx422, cases[k].h1, 10, cases[k].pad);
         make_field(&f2, b2, 3, cases[k].w, sx422, cases[k].h2, 10, cases[k].pad);
         size_t need = 0;
@@ -269,7 +269,7 @@ static void test_weave(void)
         CHECK(imgio_weave_size(&f1, &f2, &need, &err) == XSF_OK, "case %zu: %s", k, err.msg);
         size_t expect = 0;
         for (int c = 0; c < 3; c++)
-            expect += (size_t)f1.width[c] * (size_t)(cases[k].h1[c] + cases[k].h2[c]);
+            expect += (size_t)f1.fmt.width[c] * (size_t)(cases[k].h1[c] + cases[k].h2[c]);
         CHECK(need == expect, "case %zu: %zu samples, expected %zu", k, need, expect);
         err = (xsf_error){0};
         CHECK(imgio_weave(&f1, &f2, out, need - 1, &fr, &err) == XSF_ERR_ARG,
@@ -283,19 +283,19 @@ static void test_weave(void)
         int bad = 0;
         for (int c = 0; c < 3; c++) {
             const int h = cases[k].h1[c] + cases[k].h2[c];
-            bad += fr.height[c] != h || fr.width[c] != f1.width[c] || fr.depth[c] != 10 ||
-                   fr.pitch[c] != (size_t)f1.width[c];
+            bad += fr.fmt.height[c] != h || fr.fmt.width[c] != f1.fmt.width[c] || fr.fmt.depth[c] != 10 ||
+                   (fr.stride[c] / 2) != (size_t)f1.fmt.width[c];
             for (int y = 0; y < h && !bad; y++) {
-                const imgio_picture *src = (y & 1) ? &f2 : &f1;
-                for (int x = 0; x < fr.width[c]; x++)
-                    bad += fr.plane[c][(size_t)y * fr.pitch[c] + (size_t)x] !=
-                           src->plane[c][(size_t)(y >> 1) * src->pitch[c] + (size_t)x];
+                const xsf_picture *src = (y & 1) ? &f2 : &f1;
+                for (int x = 0; x < fr.fmt.width[c]; x++)
+                    bad += xsf_picture_row16(&fr, c, y)[(size_t)x] !=
+                           xsf_picture_row16(src, c, y >> 1)[(size_t)x];
             }
         }
         CHECK(!bad, "case %zu: the woven frame differs from the fields' rows", k);
     }
     /* Refusals name the component and the shapes. */
-    imgio_picture f1, f2, fr;
+    xsf_picture f1, f2, fr;
     const int h9[3] = {9, 9, 9}, h7[3] = {9, 7, 9}, h10[3] = {10, 10, 10};
     make_field(&f1, b1, 3, 64, sx422, h9, 10, 0);
     make_field(&f2, b2, 3, 64, sx422, h7, 10, 0);
@@ -339,26 +339,26 @@ typedef struct e2e {
 } e2e;
 
 /* Decodes one codestream with the reference decoder into `out` (packed). */
-static int decode_ref(xs_decoder *dec, const uint8_t *cs, size_t len, imgio_picture *out,
+static int decode_ref(xs_decoder *dec, const uint8_t *cs, size_t len, xsf_picture *out,
                       uint16_t *buf)
 {
     size_t consumed;
-    const xs_image *img;
+    const xsf_picture *img;
     if (xs_decode(dec, cs, len, &consumed, &img) != XSF_OK)
         return -1;
     memset(out, 0, sizeof *out);
-    out->nc = img->nc;
+    out->fmt.nc = img->fmt.nc;
     size_t off = 0;
-    for (int c = 0; c < img->nc; c++) {
-        out->width[c] = img->width[c];
-        out->height[c] = img->height[c];
-        out->depth[c] = img->depth[c];
-        out->pitch[c] = (size_t)img->width[c];
-        out->plane[c] = buf + off;
-        for (int y = 0; y < img->height[c]; y++)
-            memcpy(buf + off + (size_t)y * (size_t)img->width[c],
-                   img->plane[c] + (size_t)y * img->pitch[c], (size_t)img->width[c] * 2);
-        off += (size_t)img->width[c] * (size_t)img->height[c];
+    for (int c = 0; c < img->fmt.nc; c++) {
+        out->fmt.width[c] = img->fmt.width[c];
+        out->fmt.height[c] = img->fmt.height[c];
+        out->fmt.depth[c] = img->fmt.depth[c];
+        out->stride[c] = ((size_t)img->fmt.width[c]) * sizeof(uint16_t);
+        out->data[c] = (uint8_t *)(buf + off);
+        for (int y = 0; y < img->fmt.height[c]; y++)
+            memcpy(buf + off + (size_t)y * (size_t)img->fmt.width[c],
+                   xsf_picture_row16(img, c, y), (size_t)img->fmt.width[c] * 2);
+        off += (size_t)img->fmt.width[c] * (size_t)img->fmt.height[c];
     }
     return 0;
 }
@@ -377,7 +377,7 @@ static void on_e2e(void *ctx, const rtp_field_frame *fr)
                           fr->bytes[1] == t->cs_len[2 * k + 1] &&
                           !memcmp(fr->data[0], t->cs[2 * k], fr->bytes[0]) &&
                           !memcmp(fr->data[1], t->cs[2 * k + 1], fr->bytes[1]);
-    imgio_picture woven;
+    xsf_picture woven;
     if (jxs_decode_field_pair(&t->dec, fr->data[0], fr->bytes[0], fr->data[1], fr->bytes[1], &woven,
                               NULL) != XSF_OK) {
         fprintf(stderr, "decode: %s\n", jxs_file_error(&t->dec));
@@ -386,20 +386,20 @@ static void on_e2e(void *ctx, const rtp_field_frame *fr)
     }
     /* The reference: both fields decoded on their own, woven row by row here. */
     static uint16_t f1buf[1 << 17], f2buf[1 << 17];
-    imgio_picture f1, f2;
+    xsf_picture f1, f2;
     if (decode_ref(t->ref, t->cs[2 * k], t->cs_len[2 * k], &f1, f1buf) ||
         decode_ref(t->ref, t->cs[2 * k + 1], t->cs_len[2 * k + 1], &f2, f2buf)) {
         t->decode_errors++;
         return;
     }
-    int bad = woven.nc != f1.nc;
-    for (int c = 0; c < f1.nc && !bad; c++) {
-        bad += woven.height[c] != 2 * f1.height[c] || woven.width[c] != f1.width[c];
-        for (int y = 0; y < woven.height[c] && !bad; y++) {
-            const imgio_picture *src = (y & 1) ? &f2 : &f1;
-            bad += memcmp(woven.plane[c] + (size_t)y * woven.pitch[c],
-                          src->plane[c] + (size_t)(y / 2) * src->pitch[c],
-                          (size_t)woven.width[c] * 2) != 0;
+    int bad = woven.fmt.nc != f1.fmt.nc;
+    for (int c = 0; c < f1.fmt.nc && !bad; c++) {
+        bad += woven.fmt.height[c] != 2 * f1.fmt.height[c] || woven.fmt.width[c] != f1.fmt.width[c];
+        for (int y = 0; y < woven.fmt.height[c] && !bad; y++) {
+            const xsf_picture *src = (y & 1) ? &f2 : &f1;
+            bad += memcmp(xsf_picture_row16(&woven, c, y),
+                          xsf_picture_row16(src, c, y / 2),
+                          (size_t)woven.fmt.width[c] * 2) != 0;
         }
     }
     t->mismatches += bad;

@@ -262,14 +262,14 @@ static uint8_t *many_slices(size_t nslices, size_t *len)
     uint16_t *plane = malloc(16 * nslices * sizeof *plane);
     for (size_t i = 0; i < 16 * nslices; i++)
         plane[i] = (uint16_t)((i * 7 + i / 16 * 13) & 255);
-    xs_image img;
+    xsf_picture img;
     memset(&img, 0, sizeof img);
-    img.nc = 1;
-    img.width[0] = 16;
-    img.height[0] = (int)nslices;
-    img.depth[0] = 8;
-    img.pitch[0] = 16;
-    img.plane[0] = plane;
+    img.fmt.nc = 1;
+    img.fmt.width[0] = 16;
+    img.fmt.height[0] = (int)nslices;
+    img.fmt.depth[0] = 8;
+    img.stride[0] = (16) * sizeof(uint16_t);
+    img.data[0] = (uint8_t *)(plane);
     const size_t cap = xs_encoder_max_bytes(enc);
     uint8_t *out = malloc(cap);
     if (xs_encode(enc, &img, out, cap, len) != XSF_OK) {

@@ -24,22 +24,23 @@ static void test_sequence(const uint8_t *data, size_t len)
     size_t off = 0;
     int pictures = 0;
     while (!svc_jxs_source_done(s) && pictures < 10) {
-        dsp_picture pic;
+        xsf_picture pic;
         size_t bytes = 0;
         if (svc_jxs_source_next(s, &pic, &bytes, &err) != XSF_OK) {
             CHECK(0, "picture %d: %s", pictures, err.msg);
             break;
         }
-        const xs_image *img;
+        const xsf_picture *img;
         size_t used = 0;
         CHECK(xs_decode(ref, data + off, len - off, &used, &img) == XSF_OK && used == bytes, "picture %d: %zu bytes",
               pictures, bytes);
-        int same = pic.nc == (img->nc > 3 ? 3 : img->nc) && !pic.on_device && pic.depth == img->depth[0];
-        for (int c = 0; same && c < pic.nc; c++)
-            for (int y = 0; same && y < pic.height[c]; y++)
-                same = pic.width[c] == img->width[c] &&
-                       !memcmp((const uint8_t *)pic.plane[c] + y * pic.pitch_bytes[c], img->plane[c] + y * img->pitch[c],
-                               (size_t)img->width[c] * 2);
+        int same = pic.fmt.nc == (img->fmt.nc > 3 ? 3 : img->fmt.nc) && pic.memory != XSF_MEMORY_DEVICE &&
+                   pic.fmt.depth[0] == img->fmt.depth[0];
+        for (int c = 0; same && c < pic.fmt.nc; c++)
+            for (int y = 0; same && y < pic.fmt.height[c]; y++)
+                same = pic.fmt.width[c] == img->fmt.width[c] &&
+                       !memcmp(xsf_picture_row16(&pic, c, y), xsf_picture_row16(img, c, y),
+                               (size_t)img->fmt.width[c] * 2);
         CHECK(same, "picture %d equals the C decoder's", pictures);
         off += used;
         pictures++;
@@ -48,7 +49,7 @@ static void test_sequence(const uint8_t *data, size_t len)
     const dsp_player_source p = svc_jxs_source_player(s);
     p.rewind(p.ctx);
     CHECK(!p.done(p.ctx) && svc_jxs_source_frames(s) == 0, "rewound");
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes;
     CHECK(p.next(p.ctx, &pic, &bytes, &err) == XSF_OK && svc_jxs_source_frames(s) == 1, "the first again");
     CHECK(pic.colour.source == XSF_COLOUR_DEFAULT, "a YCbCr codestream says nothing of its colour");
@@ -60,17 +61,17 @@ static void test_sequence(const uint8_t *data, size_t len)
 static uint8_t *rct_codestream(size_t *len)
 {
     static uint16_t planes[3][64 * 32];
-    xs_image img;
-    memset(&img, 0, sizeof img);
-    img.nc = 3;
+    xsf_picture img;
+    xsf_picture_init(&img);
+    img.fmt.nc = 3;
     for (int c = 0; c < 3; c++) {
         for (int i = 0; i < 64 * 32; i++)
             planes[c][i] = (uint16_t)((i * (c + 3)) & 255);
-        img.plane[c] = planes[c];
-        img.width[c] = 64;
-        img.height[c] = 32;
-        img.depth[c] = 8;
-        img.pitch[c] = 64;
+        img.data[c] = (uint8_t *)planes[c];
+        img.fmt.width[c] = 64;
+        img.fmt.height[c] = 32;
+        img.fmt.depth[c] = 8;
+        img.stride[c] = 64 * sizeof(uint16_t);
     }
     xs_encoder_config c;
     xs_encoder_config_init(&c);
@@ -104,7 +105,7 @@ static void test_rgb(void)
         return;
     svc_jxs_source *s = NULL;
     xsf_error err = {0};
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes;
     CHECK(svc_jxs_source_open(&s, data, len, JXS_ENGINE_CPU, &err) == XSF_OK &&
               svc_jxs_source_next(s, &pic, &bytes, &err) == XSF_OK,
@@ -121,7 +122,7 @@ static void test_refusals(const uint8_t *data, size_t len)
     svc_jxs_source *s = NULL;
     xsf_error err = {0};
     static const uint8_t junk[64] = {0xff, 0x10, 1, 2, 3};
-    dsp_picture pic;
+    xsf_picture pic;
     size_t bytes;
     if (svc_jxs_source_open(&s, junk, sizeof junk, JXS_ENGINE_CPU, &err) == XSF_OK) {
         CHECK(svc_jxs_source_next(s, &pic, &bytes, &err) != XSF_OK && err.msg[0], "junk refused");

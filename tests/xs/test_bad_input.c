@@ -143,22 +143,22 @@ static uint64_t fnv(uint64_t h, uint16_t v)
 
 /* Reads every sample of a decoded picture (so that ASan sees planes smaller
  * than the headers say) and checks it against the headers. */
-static uint64_t check_image(const xs_image *img, const xs_header *h, const char *what)
+static uint64_t check_image(const xsf_picture *img, const xs_header *h, const char *what)
 {
     uint64_t hash = 0xcbf29ce484222325ull;
-    CHECK(img->nc == h->nc, "%s: %d planes for Nc=%u", what, img->nc, h->nc);
-    for (int c = 0; c < img->nc && c < XS_MAX_COMPONENTS; c++) {
-        CHECK(img->width[c] == h->wf / h->sx[c] && img->height[c] == h->hf / h->sy[c],
-              "%s: plane %d is %dx%d for %ux%u with sampling %ux%u", what, c, img->width[c],
-              img->height[c], h->wf, h->hf, h->sx[c], h->sy[c]);
-        CHECK(img->plane[c] && img->pitch[c] >= (size_t)img->width[c], "%s: plane %d", what, c);
-        if (!img->plane[c])
+    CHECK(img->fmt.nc == h->nc, "%s: %d planes for Nc=%u", what, img->fmt.nc, h->nc);
+    for (int c = 0; c < img->fmt.nc && c < XS_MAX_COMPONENTS; c++) {
+        CHECK(img->fmt.width[c] == h->wf / h->sx[c] && img->fmt.height[c] == h->hf / h->sy[c],
+              "%s: plane %d is %dx%d for %ux%u with sampling %ux%u", what, c, img->fmt.width[c],
+              img->fmt.height[c], h->wf, h->hf, h->sx[c], h->sy[c]);
+        CHECK(img->data[c] && (img->stride[c] / 2) >= (size_t)img->fmt.width[c], "%s: plane %d", what, c);
+        if (!img->data[c])
             continue;
-        const unsigned maxv = (1u << img->depth[c]) - 1;
+        const unsigned maxv = (1u << img->fmt.depth[c]) - 1;
         unsigned bad = 0;
-        for (int y = 0; y < img->height[c]; y++)
-            for (int x = 0; x < img->width[c]; x++) {
-                uint16_t v = img->plane[c][(size_t)y * img->pitch[c] + (size_t)x];
+        for (int y = 0; y < img->fmt.height[c]; y++)
+            for (int x = 0; x < img->fmt.width[c]; x++) {
+                uint16_t v = xsf_picture_row16(img, c, y)[(size_t)x];
                 bad += v > maxv;
                 hash = fnv(hash, v);
             }
@@ -200,7 +200,7 @@ static int decode_all(xs_decoder *dec, const uint8_t *buf, size_t n, expect e, c
     st = XSF_OK;
     while (off < n || frames == 0) {
         size_t consumed = 12345;
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         st = xs_decode(dec, buf + off, n - off, &consumed, &img);
         if (st != XSF_OK) {
             const char *msg = xs_decoder_error(dec);
@@ -256,7 +256,7 @@ static void still_decodes(xs_decoder *dec, int v, const char *after)
 static void test_api_misuse(xs_decoder *dec)
 {
     size_t consumed;
-    const xs_image *img;
+    const xsf_picture *img;
     const uint8_t one = 0xff;
     CHECK(xs_decode(NULL, &one, 1, &consumed, &img) != XSF_OK, "NULL decoder accepted");
     CHECK(xs_decode(dec, NULL, 1, &consumed, &img) != XSF_OK, "NULL buffer accepted");
@@ -610,7 +610,7 @@ static void test_sequences(xs_decoder *dec)
     size_t off = 0;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         size_t consumed = 0;
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         xsf_status st = xs_decode(dec, b.p + off, b.n - off, &consumed, &img);
         CHECK(st == XSF_OK && consumed == vec[order[i]].n, "frame %zu: status %d, %zu bytes", i, st,
               consumed);

@@ -40,13 +40,13 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
     *refused = 0;
     while (off < len) {
         size_t used_c = 0, used_g = 0;
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         xsf_status sc = xs_decode(c, buf + off, len - off, &used_c, &img);
         xsf_status sg = xs_gpu_decode(g, buf + off, len - off, &used_g);
         uint16_t *planes[XS_MAX_COMPONENTS] = {0};
         if (sg == XSF_OK && sc == XSF_OK) {
-            for (int k = 0; k < img->nc; k++)
-                planes[k] = malloc((size_t)img->width[k] * img->height[k] * sizeof(uint16_t));
+            for (int k = 0; k < img->fmt.nc; k++)
+                planes[k] = malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
             sg = xs_gpu_download(g, planes, 1);
         } else if (sg == XSF_OK) {
             sg = xs_gpu_sync(g);
@@ -56,19 +56,26 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
             fprintf(stderr, "%s at byte %zu: C says '%s', GPU says '%s'\n", name, off,
                     sc ? xs_decoder_error(c) : "ok", sg ? xs_gpu_decoder_error(g) : "ok");
         if (sc == XSF_OK && sg == XSF_OK) {
-            for (int k = 0; k < img->nc && same; k++) {
-                const size_t n = (size_t)img->width[k] * img->height[k];
+            for (int k = 0; k < img->fmt.nc && same; k++) {
+                const size_t n = (size_t)img->fmt.width[k] * img->fmt.height[k];
                 for (size_t i = 0; i < n; i++) {
-                    if (planes[k][i] != img->plane[k][i]) {
+                    if (planes[k][i] != ((uint16_t *)img->data[k])[i]) {
                         fprintf(stderr, "%s component %d sample (%zu,%zu): GPU %u, C %u\n", name, k,
-                                i % (size_t)img->width[k], i / (size_t)img->width[k], planes[k][i],
-                                img->plane[k][i]);
+                                i % (size_t)img->fmt.width[k], i / (size_t)img->fmt.width[k], planes[k][i],
+                                ((uint16_t *)img->data[k])[i]);
                         same = 0;
                         break;
                     }
                 }
             }
             same = same && used_c == used_g;
+            /* The GPU's picture: the same format and colour, in device memory. */
+            const xsf_picture *gi = xs_gpu_decoder_picture(g);
+            if (same && (!gi || !xsf_format_equal(&gi->fmt, &img->fmt) || gi->memory != XSF_MEMORY_DEVICE ||
+                         gi->device != 0 || memcmp(&gi->colour, &img->colour, sizeof gi->colour))) {
+                fprintf(stderr, "%s at byte %zu: the GPU picture's format, placement or colour differ\n", name, off);
+                same = 0;
+            }
         }
         for (int k = 0; k < XS_MAX_COMPONENTS; k++)
             free(planes[k]);
@@ -189,22 +196,22 @@ int main(int argc, char **argv)
         if (vbuf && cudaMalloc((void **)&dbuf, vlen) == cudaSuccess &&
             cudaMemcpy(dbuf, vbuf, vlen, cudaMemcpyHostToDevice) == cudaSuccess) {
             size_t used;
-            const xs_image *img;
+            const xsf_picture *img;
             CHECK(xs_decode(c, vbuf, vlen, &used, &img) == XSF_OK, "C decode failed");
             for (int with_copy = 0; with_copy < 2; with_copy++) {
                 uint16_t *planes[XS_MAX_COMPONENTS] = {0};
-                for (int k = 0; k < img->nc; k++)
-                    planes[k] = calloc((size_t)img->width[k] * img->height[k], sizeof(uint16_t));
+                for (int k = 0; k < img->fmt.nc; k++)
+                    planes[k] = calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
                 CHECK(xs_gpu_decode_device(g, dbuf, with_copy ? vbuf : NULL, vlen, &used) == XSF_OK &&
                           xs_gpu_download(g, planes, 1) == XSF_OK,
                       "device-memory decode (host copy %d): %s", with_copy, xs_gpu_decoder_error(g));
                 int same = 1;
-                for (int k = 0; k < img->nc; k++)
-                    same &= !memcmp(planes[k], img->plane[k], (size_t)img->width[k] * img->height[k] * 2);
+                for (int k = 0; k < img->fmt.nc; k++)
+                    same &= !memcmp(planes[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
                 CHECK(same, "device-memory decode (host copy %d) differs from the C decoder", with_copy);
                 /* The device planes are pitched and hold the same rows. */
-                const xs_gpu_image *gi = xs_gpu_decoder_image(g);
-                CHECK(gi && gi->pitch_bytes[0] >= (size_t)gi->width[0] * 2, "bad device pitch");
+                const xsf_picture *gi = xs_gpu_decoder_picture(g);
+                CHECK(gi && gi->stride[0] >= (size_t)gi->fmt.width[0] * 2, "bad device pitch");
                 for (int k = 0; k < XS_MAX_COMPONENTS; k++)
                     free(planes[k]);
             }

@@ -42,18 +42,25 @@ static void round_trip(int caller, int target)
         free(out);
         return;
     }
-    xs_image pic;
-    memset(&pic, 0, sizeof pic);
-    pic.nc = 3;
+    xsf_format fmt;
+    memset(&fmt, 0, sizeof fmt);
+    fmt.container = XSF_PLANAR_U16;
+    fmt.nc = 3;
+    uint8_t *data[3];
+    size_t stride[3];
     for (int c = 0; c < 3; c++) {
-        pic.width[c] = W;
-        pic.height[c] = H;
-        pic.depth[c] = 10;
-        pic.pitch[c] = W;
-        pic.plane[c] = planes + (size_t)c * W * H;
+        fmt.width[c] = W;
+        fmt.height[c] = H;
+        fmt.depth[c] = 10;
+        uint16_t *plane = planes + (size_t)c * W * H;
+        data[c] = (uint8_t *)plane;
+        stride[c] = W * sizeof(uint16_t);
         for (int i = 0; i < W * H; i++)
-            pic.plane[c][i] = (uint16_t)((i * 7 + c * 300) % 1024);
+            plane[i] = (uint16_t)((i * 7 + c * 300) % 1024);
     }
+    xsf_picture pic;
+    xsf_picture_init(&pic);
+    xsf_picture_wrap(&pic, &fmt, data, stride, XSF_MEMORY_HOST, -1);
 
     xsf_error err;
     xsf_error_clear(&err);

@@ -77,13 +77,13 @@ typedef struct picture {
 
 static int download(xs_gpu_decoder *g, picture *p)
 {
-    const xs_gpu_image *gi = xs_gpu_decoder_image(g);
+    const xsf_picture *gi = xs_gpu_decoder_picture(g);
     if (!gi)
         return 0;
     memset(p, 0, sizeof *p);
-    p->nc = gi->nc;
-    for (int c = 0; c < gi->nc; c++) {
-        p->samples[c] = (size_t)gi->width[c] * (size_t)gi->height[c];
+    p->nc = gi->fmt.nc;
+    for (int c = 0; c < gi->fmt.nc; c++) {
+        p->samples[c] = (size_t)gi->fmt.width[c] * (size_t)gi->fmt.height[c];
         p->plane[c] = calloc(p->samples[c] ? p->samples[c] : 1, sizeof(uint16_t));
     }
     return xs_gpu_download(g, p->plane, 1) == XSF_OK;
@@ -107,17 +107,17 @@ static int same_picture(const picture *a, const picture *b)
     return 1;
 }
 
-static int same_as_c(const picture *a, const xs_image *img)
+static int same_as_c(const picture *a, const xsf_picture *img)
 {
-    if (a->nc != img->nc)
+    if (a->nc != img->fmt.nc)
         return 0;
-    for (int c = 0; c < img->nc; c++) {
-        if (a->samples[c] != (size_t)img->width[c] * img->height[c])
+    for (int c = 0; c < img->fmt.nc; c++) {
+        if (a->samples[c] != (size_t)img->fmt.width[c] * img->fmt.height[c])
             return 0;
-        for (int y = 0; y < img->height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * img->width[c],
-                       img->plane[c] + (size_t)y * img->pitch[c],
-                       (size_t)img->width[c] * sizeof(uint16_t)))
+        for (int y = 0; y < img->fmt.height[c]; y++)
+            if (memcmp(a->plane[c] + (size_t)y * img->fmt.width[c],
+                       xsf_picture_row16(img, c, y),
+                       (size_t)img->fmt.width[c] * sizeof(uint16_t)))
                 return 0;
     }
     return 1;
@@ -129,30 +129,30 @@ static int same_as_c(const picture *a, const xs_image *img)
  * *released (may be NULL) gets component 0's rows before the end. */
 static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int prev[], const char *name)
 {
-    const xs_gpu_image *gi = xs_gpu_decoder_image(g);
+    const xsf_picture *gi = xs_gpu_decoder_picture(g);
     int rows[XS_MAX_COMPONENTS];
     xs_gpu_decode_rows(g, rows);
-    if (!gi || gi->nc != ref->nc) {
+    if (!gi || gi->fmt.nc != ref->nc) {
         CHECK(0, "%s: no picture shape during the frame", name);
         return;
     }
     if (!got->nc) {
-        got->nc = gi->nc;
-        for (int c = 0; c < gi->nc; c++) {
-            got->samples[c] = (size_t)gi->width[c] * (size_t)gi->height[c];
+        got->nc = gi->fmt.nc;
+        for (int c = 0; c < gi->fmt.nc; c++) {
+            got->samples[c] = (size_t)gi->fmt.width[c] * (size_t)gi->fmt.height[c];
             got->plane[c] = calloc(got->samples[c] ? got->samples[c] : 1, sizeof(uint16_t));
         }
     }
-    for (int c = 0; c < gi->nc; c++) {
-        CHECK(rows[c] >= prev[c] && rows[c] <= gi->height[c], "%s: component %d rows %d after %d (of %d)", name, c,
-              rows[c], prev[c], gi->height[c]);
-        if (rows[c] < prev[c] || rows[c] > gi->height[c])
+    for (int c = 0; c < gi->fmt.nc; c++) {
+        CHECK(rows[c] >= prev[c] && rows[c] <= gi->fmt.height[c], "%s: component %d rows %d after %d (of %d)", name, c,
+              rows[c], prev[c], gi->fmt.height[c]);
+        if (rows[c] < prev[c] || rows[c] > gi->fmt.height[c])
             return;
     }
     CHECK(xs_gpu_download_rows(g, got->plane, prev, rows) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
           "%s: rows download: %s", name, xs_gpu_decoder_error(g));
-    for (int c = 0; c < gi->nc; c++) {
-        const size_t w = (size_t)gi->width[c];
+    for (int c = 0; c < gi->fmt.nc; c++) {
+        const size_t w = (size_t)gi->fmt.width[c];
         CHECK(memcmp(got->plane[c] + (size_t)prev[c] * w, ref->plane[c] + (size_t)prev[c] * w,
                      (size_t)(rows[c] - prev[c]) * w * sizeof(uint16_t)) == 0,
               "%s: component %d rows [%d, %d) reported final differ from the picture", name, c, prev[c], rows[c]);
@@ -222,7 +222,7 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         CHECK(0, "%s: layout: %s", name, err.msg);
         return;
     }
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     size_t used_c = 0, used_g = 0;
     CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", name,
           xs_decoder_error(c));
@@ -240,8 +240,8 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
 
     /* The subset (vf_subset): no random prefixes. */
     size_t samples = 0;
-    for (int k = 0; k < img->nc; k++)
-        samples += (size_t)img->width[k] * img->height[k];
+    for (int k = 0; k < img->fmt.nc; k++)
+        samples += (size_t)img->fmt.width[k] * img->fmt.height[k];
     const int subset = vf_subset(samples);
     for (int pattern = 0; pattern < 3 + (subset ? 0 : RANDOM_PATTERNS); pattern++) {
         size_t n = 0;

@@ -7,7 +7,7 @@
  *   - odd:    planes and pitches only 2-byte aligned (the sample stores);
  * and through the incremental path (begin / more / end, the output set
  * between begin and end) must give the C decoder's samples exactly, leave
- * every byte outside the rows alone, and be what xs_gpu_decoder_image
+ * every byte outside the rows alone, and be what xs_gpu_decoder_picture
  * reports and xs_gpu_download reads. Bad arguments are refused with
  * XSF_ERR_ARG and write nothing. Exits 77 (skipped) where no GPU is present.
  * Usage: test_gpu_output VECTOR_DIR [UHD_DIR...] */
@@ -41,24 +41,24 @@ static int out_fill(out_planes *o)
     return cudaMemset(o->dev, FILL, o->bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
 }
 
-static int out_alloc(out_planes *o, const xs_image *img, enum layout lay)
+static int out_alloc(out_planes *o, const xsf_picture *img, enum layout lay)
 {
     memset(o, 0, sizeof *o);
     size_t at = lay == ODD ? 2 : 0;
-    for (int c = 0; c < img->nc; c++) {
-        const size_t row = (size_t)img->width[c] * sizeof(uint16_t);
+    for (int c = 0; c < img->fmt.nc; c++) {
+        const size_t row = (size_t)img->fmt.width[c] * sizeof(uint16_t);
         o->pitch_bytes[c] = lay == TIGHT ? row : lay == PADDED ? (row + 7) / 8 * 8 + 24 : row + 2 + 4 * (size_t)c;
         if (lay == PADDED)
             at = (at + 7) / 8 * 8;
         o->offset[c] = at;
-        at += o->pitch_bytes[c] * (size_t)img->height[c];
+        at += o->pitch_bytes[c] * (size_t)img->fmt.height[c];
         if (lay != TIGHT)
             at += 2 * sizeof(uint16_t); /* a gap after the plane */
     }
     o->bytes = at + 64; /* and a guard at the end */
     if (cudaMalloc((void **)&o->dev, o->bytes) != cudaSuccess || !out_fill(o))
         return 0;
-    for (int c = 0; c < img->nc; c++)
+    for (int c = 0; c < img->fmt.nc; c++)
         o->plane[c] = (uint16_t *)(o->dev + o->offset[c]);
     return 1;
 }
@@ -71,17 +71,17 @@ static void out_free(out_planes *o)
 
 /* The whole caller buffer back: the rows hold the C decoder's samples and
  * every other byte is still FILL. */
-static int out_check(const out_planes *o, const xs_image *img, const char *name, const char *what)
+static int out_check(const out_planes *o, const xsf_picture *img, const char *name, const char *what)
 {
     uint8_t *h = malloc(o->bytes);
     uint8_t *want = malloc(o->bytes);
     int ok = h && want && cudaMemcpy(h, o->dev, o->bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
     if (ok) {
         memset(want, FILL, o->bytes);
-        for (int c = 0; c < img->nc; c++)
-            for (int y = 0; y < img->height[c]; y++)
-                memcpy(want + o->offset[c] + (size_t)y * o->pitch_bytes[c], img->plane[c] + (size_t)y * img->pitch[c],
-                       (size_t)img->width[c] * sizeof(uint16_t));
+        for (int c = 0; c < img->fmt.nc; c++)
+            for (int y = 0; y < img->fmt.height[c]; y++)
+                memcpy(want + o->offset[c] + (size_t)y * o->pitch_bytes[c], xsf_picture_row16(img, c, y),
+                       (size_t)img->fmt.width[c] * sizeof(uint16_t));
         for (size_t i = 0; i < o->bytes; i++) {
             if (h[i] != want[i]) {
                 fprintf(stderr, "%s (%s): byte %zu of the caller's buffer is %02x, want %02x\n", name, what, i,
@@ -108,37 +108,37 @@ static int out_untouched(const out_planes *o)
 }
 
 /* xs_gpu_download of the last picture equals the C decoder's. */
-static int download_same(xs_gpu_decoder *g, const xs_image *img)
+static int download_same(xs_gpu_decoder *g, const xsf_picture *img)
 {
     uint16_t *planes[XS_MAX_COMPONENTS] = {0};
     int ok = 1;
-    for (int c = 0; c < img->nc; c++)
-        ok &= (planes[c] = malloc((size_t)img->width[c] * img->height[c] * sizeof(uint16_t))) != NULL;
+    for (int c = 0; c < img->fmt.nc; c++)
+        ok &= (planes[c] = malloc((size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t))) != NULL;
     ok = ok && xs_gpu_download(g, planes, 1) == XSF_OK;
-    for (int c = 0; ok && c < img->nc; c++)
-        for (int y = 0; ok && y < img->height[c]; y++)
-            ok = !memcmp(planes[c] + (size_t)y * img->width[c], img->plane[c] + (size_t)y * img->pitch[c],
-                         (size_t)img->width[c] * sizeof(uint16_t));
+    for (int c = 0; ok && c < img->fmt.nc; c++)
+        for (int y = 0; ok && y < img->fmt.height[c]; y++)
+            ok = !memcmp(planes[c] + (size_t)y * img->fmt.width[c], xsf_picture_row16(img, c, y),
+                         (size_t)img->fmt.width[c] * sizeof(uint16_t));
     for (int c = 0; c < XS_MAX_COMPONENTS; c++)
         free(planes[c]);
     return ok;
 }
 
-/* xs_gpu_decoder_image names the caller's planes (o) or, with o NULL,
+/* xs_gpu_decoder_picture names the caller's planes (o) or, with o NULL,
  * planes outside `not_in` (the decoder's own), with the picture's shape. */
-static int image_is(xs_gpu_decoder *g, const xs_image *img, const out_planes *o, const out_planes *not_in)
+static int image_is(xs_gpu_decoder *g, const xsf_picture *img, const out_planes *o, const out_planes *not_in)
 {
-    const xs_gpu_image *gi = xs_gpu_decoder_image(g);
-    if (!gi || gi->nc != img->nc)
+    const xsf_picture *gi = xs_gpu_decoder_picture(g);
+    if (!gi || gi->fmt.nc != img->fmt.nc)
         return 0;
-    for (int c = 0; c < img->nc; c++) {
-        if (gi->width[c] != img->width[c] || gi->height[c] != img->height[c] || gi->depth[c] != img->depth[c])
+    for (int c = 0; c < img->fmt.nc; c++) {
+        if (gi->fmt.width[c] != img->fmt.width[c] || gi->fmt.height[c] != img->fmt.height[c] || gi->fmt.depth[c] != img->fmt.depth[c])
             return 0;
-        if (o && (gi->plane[c] != o->plane[c] || gi->pitch_bytes[c] != o->pitch_bytes[c]))
+        if (o && ((uint16_t *)gi->data[c] != o->plane[c] || gi->stride[c] != o->pitch_bytes[c]))
             return 0;
-        if (!o && (!gi->plane[c] || gi->pitch_bytes[c] < (size_t)gi->width[c] * 2 ||
-                   (not_in && (const uint8_t *)gi->plane[c] >= not_in->dev &&
-                    (const uint8_t *)gi->plane[c] < not_in->dev + not_in->bytes)))
+        if (!o && (!gi->data[c] || gi->stride[c] < (size_t)gi->fmt.width[c] * 2 ||
+                   (not_in && gi->data[c] >= not_in->dev &&
+                    gi->data[c] < not_in->dev + not_in->bytes)))
             return 0;
     }
     return 1;
@@ -174,7 +174,7 @@ static xsf_status decode_incremental(xs_gpu_decoder *g, uint8_t *work, const uin
 
 static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name)
 {
-    const xs_image *img = NULL;
+    const xsf_picture *img = NULL;
     size_t used_c = 0, used = 0;
     if (xs_decode(c, cs, len, &used_c, &img) != XSF_OK) {
         CHECK(0, "%s: C decoder: %s", name, xs_decoder_error(c));
@@ -199,8 +199,8 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         goto out;
 
     size_t samples = 0;
-    for (int k = 0; k < img->nc; k++)
-        samples += (size_t)img->width[k] * img->height[k];
+    for (int k = 0; k < img->fmt.nc; k++)
+        samples += (size_t)img->fmt.width[k] * img->fmt.height[k];
     /* The subset (vf_subset): the own planes and the tight layout, whole and incremental. */
     const int subset = vf_subset(samples);
 
@@ -221,7 +221,7 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
               "%s (%s): %s", name, layout_name[l], xs_gpu_decoder_error(g));
         CHECK(out_check(&o[l], img, name, layout_name[l]), "%s (%s): caller's planes differ from the C decoder",
               name, layout_name[l]);
-        CHECK(image_is(g, img, &o[l], NULL), "%s (%s): xs_gpu_decoder_image does not name the caller's planes",
+        CHECK(image_is(g, img, &o[l], NULL), "%s (%s): xs_gpu_decoder_picture does not name the caller's planes",
               name, layout_name[l]);
         CHECK(download_same(g, img), "%s (%s): download from the caller's planes differs", name, layout_name[l]);
         CHECK(out_fill(&o[l]), "refill");
@@ -282,8 +282,8 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     snprintf(path, sizeof path, "%s/fmt_yuv444_10b.jxs", dir);
     size_t len, used;
     uint8_t *cs = vf_read(path, &len);
-    const xs_image *img = NULL;
-    CHECK(cs && xs_decode(c, cs, len, &used, &img) == XSF_OK && img->nc == 3, "%s: C decoder", path);
+    const xsf_picture *img = NULL;
+    CHECK(cs && xs_decode(c, cs, len, &used, &img) == XSF_OK && img->fmt.nc == 3, "%s: C decoder", path);
     if (!cs || !img) {
         if (cs)
             free(cs);
@@ -324,7 +324,7 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
           "decode with no plane for component 2");
     planes[2] = o.plane[2];
-    pitch[0] = (size_t)img->width[0] * 2 - 2;
+    pitch[0] = (size_t)img->fmt.width[0] * 2 - 2;
     CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK, "set");
     CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
           "decode with a pitch below the row");
@@ -372,7 +372,7 @@ int main(int argc, char **argv)
     CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
-    CHECK(xs_gpu_decoder_image(g) == NULL, "a picture before the first decode");
+    CHECK(xs_gpu_decoder_picture(g) == NULL, "a picture before the first decode");
     CHECK(run_dir(c, g, argv[1]) > 0, "no vectors in %s", argv[1]);
     for (int i = 2; i < argc; i++)
         run_dir(c, g, argv[i]);

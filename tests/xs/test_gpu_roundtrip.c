@@ -24,22 +24,22 @@ static uint32_t rnd(void)
 }
 
 /* A picture with edges, gradients and noise, so every band carries data. */
-static void fill(xs_image *img, const xs_encoder_config *cfg)
+static void fill(xsf_picture *img, const xs_encoder_config *cfg)
 {
-    img->nc = cfg->nc;
+    img->fmt.nc = cfg->nc;
     for (int c = 0; c < cfg->nc; c++) {
         const int w = cfg->width / cfg->sx[c], h = cfg->height / cfg->sy[c];
         const int maxv = (1 << cfg->depth[c]) - 1;
-        img->width[c] = w;
-        img->height[c] = h;
-        img->depth[c] = cfg->depth[c];
-        img->pitch[c] = (size_t)w;
-        img->plane[c] = malloc((size_t)w * h * sizeof(uint16_t));
+        img->fmt.width[c] = w;
+        img->fmt.height[c] = h;
+        img->fmt.depth[c] = cfg->depth[c];
+        img->stride[c] = ((size_t)w) * sizeof(uint16_t);
+        img->data[c] = (uint8_t *)(malloc((size_t)w * h * sizeof(uint16_t)));
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 int v = (x * maxv) / (w > 1 ? w - 1 : 1) / 2 + ((x / 9 + y / 7) % 3 == 0 ? maxv / 3 : 0);
                 v += (int)(rnd() % (unsigned)(maxv / 16 + 1)) - maxv / 32 + c * 17;
-                img->plane[c][(size_t)y * w + x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+                ((uint16_t *)img->data[c])[(size_t)y * w + x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
             }
     }
 }
@@ -135,7 +135,7 @@ int main(void)
             CHECK(0, "%s: encoder refused the settings: %s", vt->name, err.msg);
             continue;
         }
-        xs_image pic;
+        xsf_picture pic;
         memset(&pic, 0, sizeof pic);
         fill(&pic, &cfg);
         const size_t cap = xs_encoder_max_bytes(enc);
@@ -145,32 +145,32 @@ int main(void)
             return 1;
         CHECK(xs_encode(enc, &pic, cs, cap, &len) == XSF_OK, "%s: %s", vt->name, xs_encoder_error(enc));
         size_t used_c = 0, used_g = 0;
-        const xs_image *img = NULL;
+        const xsf_picture *img = NULL;
         CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", vt->name, xs_decoder_error(c));
         uint16_t *planes[XS_MAX_COMPONENTS] = {0};
         if (img) {
-            for (int k = 0; k < img->nc; k++)
-                planes[k] = calloc((size_t)img->width[k] * img->height[k], sizeof(uint16_t));
+            for (int k = 0; k < img->fmt.nc; k++)
+                planes[k] = calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
             int same = 1;
             if (gpu) {
                 CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK && xs_gpu_download(g, planes, 1) == XSF_OK,
                       "%s: GPU decoder: %s", vt->name, xs_gpu_decoder_error(g));
                 same = used_c == used_g;
-                for (int k = 0; k < img->nc && same; k++)
-                    same = !memcmp(planes[k], img->plane[k], (size_t)img->width[k] * img->height[k] * 2);
+                for (int k = 0; k < img->fmt.nc && same; k++)
+                    same = !memcmp(planes[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
                 CHECK(same, "%s: the GPU decoder's picture differs from the C decoder's", vt->name);
             }
             if (cfg.lossless) {
                 int exact = 1;
-                for (int k = 0; k < img->nc; k++)
-                    exact &= !memcmp(pic.plane[k], img->plane[k], (size_t)img->width[k] * img->height[k] * 2);
+                for (int k = 0; k < img->fmt.nc; k++)
+                    exact &= !memcmp(pic.data[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
                 CHECK(exact, "%s: not lossless", vt->name);
             }
             printf("%-24s %7zu bytes: %s\n", vt->name, len, !gpu ? "C decoded" : same ? "GPU == C" : "GPU != C");
         }
         for (int k = 0; k < XS_MAX_COMPONENTS; k++) {
             free(planes[k]);
-            free(pic.plane[k]);
+            free(pic.data[k]);
         }
         if (gpu)
             cudaFreeHost(cs);

@@ -219,6 +219,66 @@ static void test_header_checks(void)
     CHECK(xs_parse_header(buf, n, &h, &err) != XSF_OK, "short WGT accepted");
 }
 
+/* The colour a codestream describes, alone and on the decoder's picture: RGB
+ * for the RCT and Star-Tetrix transforms, nothing said without one. */
+static void test_header_colour(void)
+{
+    xs_header h;
+    memset(&h, 0, sizeof h);
+    xsf_colour c;
+    for (int cpih = 0; cpih < 4; cpih++) {
+        h.cpih = (uint8_t)cpih;
+        memset(&c, 0x77, sizeof c);
+        xs_header_colour(&h, &c);
+        if (cpih == 1 || cpih == 3)
+            CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM &&
+                      c.range == XSF_RANGE_FULL && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+                  "Cpih %d: matrix %d order %d source %d range %d", cpih, c.matrix, c.rgb_order, c.source, c.range);
+        else
+            CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT &&
+                      c.range == XSF_RANGE_UNSPECIFIED,
+                  "Cpih %d: matrix %d source %d", cpih, c.matrix, c.source);
+    }
+    /* A 32x16 RGB picture coded with and without the RCT, decoded. */
+    static uint16_t samples[3][32 * 16];
+    for (int i = 0; i < 32 * 16; i++)
+        samples[0][i] = (uint16_t)(i & 255), samples[1][i] = (uint16_t)(i * 7 & 255), samples[2][i] = 128;
+    const xsf_format f = {XSF_PLANAR_U16, 3, {32, 32, 32}, {16, 16, 16}, {8, 8, 8}};
+    uint8_t *data[3] = {(uint8_t *)samples[0], (uint8_t *)samples[1], (uint8_t *)samples[2]};
+    const size_t stride[3] = {64, 64, 64};
+    xsf_picture in;
+    xsf_picture_wrap(&in, &f, data, stride, XSF_MEMORY_HOST, -1);
+    for (int rct = 0; rct < 2; rct++) {
+        xs_encoder_config cfg;
+        xs_encoder_config_init(&cfg);
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(xs_encoder_config_format(&cfg, "444", 32, 16, 8) == XSF_OK, "format");
+        cfg.cpih = rct;
+        cfg.bpp = 8;
+        xs_encoder *enc = NULL;
+        xs_decoder *dec = NULL;
+        uint8_t cs[4096];
+        size_t len = 0, used = 0;
+        const xsf_picture *out = NULL;
+        CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK && xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
+                  xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, len, &used, &out) == XSF_OK && out,
+              "RCT %d: code and decode: %s", rct, err.msg);
+        if (out) {
+            CHECK(out->colour.matrix == (rct ? XSF_MATRIX_IDENTITY : XSF_MATRIX_UNSPECIFIED) &&
+                      out->colour.source == (rct ? XSF_COLOUR_CODESTREAM : XSF_COLOUR_DEFAULT) &&
+                      out->colour.rgb_order == rct,
+                  "RCT %d: the decoded picture's colour is matrix %d source %d", rct, out->colour.matrix,
+                  out->colour.source);
+            CHECK(xsf_format_equal(&out->fmt, &f) && out->memory == XSF_MEMORY_HOST && !out->ref &&
+                      out->stride[0] == 64,
+                  "RCT %d: the decoded picture is a packed host view of the coded format", rct);
+        }
+        xs_encoder_destroy(enc);
+        xs_decoder_destroy(dec);
+    }
+}
+
 int main(void)
 {
     test_bit_reader();
@@ -226,5 +286,6 @@ int main(void)
     test_bounded_code();
     test_rct();
     test_header_checks();
+    test_header_colour();
     return xsf_test_finish();
 }

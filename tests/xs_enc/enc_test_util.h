@@ -22,7 +22,7 @@ static inline uint32_t enc_rand(void)
 /* A picture with the statistics of a photograph, roughly: smooth shading,
  * a few edges, a textured patch and a little noise; components correlated. */
 typedef struct test_picture {
-    xs_image img;
+    xsf_picture img;
     uint16_t *buf;
 } test_picture;
 
@@ -43,16 +43,16 @@ static inline int test_picture_make(test_picture *p, const xs_encoder_config *cf
     p->buf = malloc(total * sizeof *p->buf);
     if (!p->buf)
         return -1;
-    p->img.nc = cfg->nc;
+    p->img.fmt.nc = cfg->nc;
     const double phase = (enc_rand() % 1000) / 100.0;
     for (int c = 0; c < cfg->nc; c++) {
         const int w = cfg->width / cfg->sx[c], h = cfg->height / cfg->sy[c], d = cfg->depth[c];
         const double maxv = (double)((1 << d) - 1);
-        p->img.width[c] = w;
-        p->img.height[c] = h;
-        p->img.depth[c] = d;
-        p->img.pitch[c] = (size_t)w;
-        p->img.plane[c] = p->buf + off[c];
+        p->img.fmt.width[c] = w;
+        p->img.fmt.height[c] = h;
+        p->img.fmt.depth[c] = d;
+        p->img.stride[c] = ((size_t)w) * sizeof(uint16_t);
+        p->img.data[c] = (uint8_t *)(p->buf + off[c]);
         for (int y = 0; y < h; y++) {
             for (int x = 0; x < w; x++) {
                 const double fx = (double)x * cfg->sx[c] / cfg->width,
@@ -70,7 +70,7 @@ static inline int test_picture_make(test_picture *p, const xs_encoder_config *cf
                     v += ((int)(enc_rand() % 2001) - 1000) / 1000.0 * 0.01;
                 }
                 v = v < 0 ? 0 : (v > 1 ? 1 : v);
-                p->img.plane[c][(size_t)y * w + x] = (uint16_t)(v * maxv + 0.5);
+                ((uint16_t *)p->img.data[c])[(size_t)y * w + x] = (uint16_t)(v * maxv + 0.5);
             }
         }
     }
@@ -79,33 +79,33 @@ static inline int test_picture_make(test_picture *p, const xs_encoder_config *cf
 
 /* PSNR over every sample of every component, peak of component 0's depth;
  * 999 when identical. */
-static inline double test_psnr(const xs_image *a, const xs_image *b)
+static inline double test_psnr(const xsf_picture *a, const xsf_picture *b)
 {
     double se = 0, n = 0;
-    for (int c = 0; c < a->nc; c++)
-        for (int y = 0; y < a->height[c]; y++)
-            for (int x = 0; x < a->width[c]; x++) {
-                const double d = (double)a->plane[c][(size_t)y * a->pitch[c] + x] -
-                                 (double)b->plane[c][(size_t)y * b->pitch[c] + x];
+    for (int c = 0; c < a->fmt.nc; c++)
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            for (int x = 0; x < a->fmt.width[c]; x++) {
+                const double d = (double)xsf_picture_row16(a, c, y)[x] -
+                                 (double)xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n += 1;
             }
     if (se == 0)
         return 999.0;
-    const double peak = (double)((1 << a->depth[0]) - 1);
+    const double peak = (double)((1 << a->fmt.depth[0]) - 1);
     return 10.0 * log10(peak * peak / (se / n));
 }
 
-static inline int test_same_picture(const xs_image *a, const xs_image *b)
+static inline int test_same_picture(const xsf_picture *a, const xsf_picture *b)
 {
-    if (a->nc != b->nc)
+    if (a->fmt.nc != b->fmt.nc)
         return 0;
-    for (int c = 0; c < a->nc; c++) {
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c])
+    for (int c = 0; c < a->fmt.nc; c++) {
+        if (a->fmt.width[c] != b->fmt.width[c] || a->fmt.height[c] != b->fmt.height[c])
             return 0;
-        for (int y = 0; y < a->height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * a->pitch[c], b->plane[c] + (size_t)y * b->pitch[c],
-                       (size_t)a->width[c] * 2))
+        for (int y = 0; y < a->fmt.height[c]; y++)
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       (size_t)a->fmt.width[c] * 2))
                 return 0;
     }
     return 1;

@@ -38,7 +38,7 @@ static void dump(const char *what, const uint8_t *a, size_t la, const uint8_t *b
 }
 
 /* Encodes pic with both encoders; 1 when the codestreams are identical. */
-static int compare(const xs_encoder_config *cfg, const xs_image *pic, const char *what)
+static int compare(const xs_encoder_config *cfg, const xsf_picture *pic, const char *what)
 {
     xsf_error err = {0};
     xs_encoder *enc = NULL;
@@ -235,20 +235,21 @@ static void test_device_input(void)
     for (int frame = 0; frame < 4; frame++) {
         test_picture pic;
         test_picture_make(&pic, &cfg, frame == 2);
-        uint16_t *dplane[XS_MAX_COMPONENTS] = {0};
+        uint8_t *dplane[XS_MAX_COMPONENTS] = {0};
         size_t pitch[XS_MAX_COMPONENTS] = {0};
-        for (int c = 0; c < pic.img.nc; c++) {
+        for (int c = 0; c < pic.img.fmt.nc; c++) {
             size_t dp;
-            cudaMallocPitch((void **)&dplane[c], &dp, (size_t)pic.img.width[c] * 2,
-                            (size_t)pic.img.height[c]);
-            cudaMemcpy2D(dplane[c], dp, pic.img.plane[c], pic.img.pitch[c] * 2,
-                         (size_t)pic.img.width[c] * 2, (size_t)pic.img.height[c],
-                         cudaMemcpyHostToDevice);
+            cudaMallocPitch((void **)&dplane[c], &dp, (size_t)pic.img.fmt.width[c] * 2,
+                            (size_t)pic.img.fmt.height[c]);
+            cudaMemcpy2D(dplane[c], dp, pic.img.data[c], pic.img.stride[c], (size_t)pic.img.fmt.width[c] * 2,
+                         (size_t)pic.img.fmt.height[c], cudaMemcpyHostToDevice);
             pitch[c] = dp;
         }
+        xsf_picture dpic;
+        xsf_picture_wrap(&dpic, &pic.img.fmt, dplane, pitch, XSF_MEMORY_DEVICE, 0);
         size_t la = 0, lb = 0;
         xsf_status sc = xs_encode(enc, &pic.img, a, cap, &la);
-        xsf_status sg = xs_gpu_encode_device(genc, (const uint16_t *const *)dplane, pitch);
+        xsf_status sg = xs_gpu_encode(genc, &dpic);
         if (sg == XSF_OK)
             sg = xs_gpu_encoder_download(genc, b, cap, &lb, 0);
         if (sg == XSF_OK)
@@ -256,7 +257,7 @@ static void test_device_input(void)
         CHECK(sc == XSF_OK && sg == XSF_OK && la == lb && !memcmp(a, b, la),
               "device input frame %d: %s / %s", frame, xs_encoder_error(enc),
               xs_gpu_encoder_error(genc));
-        for (int c = 0; c < pic.img.nc; c++)
+        for (int c = 0; c < pic.img.fmt.nc; c++)
             cudaFree(dplane[c]);
         test_picture_free(&pic);
     }
@@ -298,7 +299,7 @@ static void test_photograph(void)
     }
     xs_decoder *dec;
     xs_decoder_create(&dec);
-    const xs_image *img;
+    const xsf_picture *img;
     if (xs_decode(dec, cs, n, &used, &img) == XSF_OK) {
         static const double bpps[] = {0.75, 1, 2, 3, 4, 6, 8, 12};
         char what[200];
@@ -306,7 +307,7 @@ static void test_photograph(void)
             for (int tools = 0; tools <= 1; tools++) {
                 xs_encoder_config cfg;
                 xs_encoder_config_init(&cfg);
-                set_format(&cfg, "444", img->width[0], img->height[0], 12);
+                set_format(&cfg, "444", img->fmt.width[0], img->fmt.height[0], 12);
                 cfg.bpp = bpps[i];
                 if (!tools) {
                     cfg.gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS;

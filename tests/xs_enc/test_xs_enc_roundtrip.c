@@ -52,7 +52,7 @@ static result roundtrip(const xs_encoder_config *cfg, int kind)
     }
     xs_decoder_create(&dec);
     size_t used;
-    const xs_image *out;
+    const xsf_picture *out;
     r.st = xs_decode(dec, buf, r.bytes, &used, &out);
     if (r.st != XSF_OK) {
         snprintf(r.msg, sizeof r.msg, "decode: %s", xs_decoder_error(dec));

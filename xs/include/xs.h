@@ -4,6 +4,7 @@
 #define XSF_XS_H
 
 #include "xsf.h"
+#include "xsf_picture.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -157,15 +158,12 @@ xsf_status xs_jxs_next(const uint8_t *data, size_t len, size_t offset, size_t *b
  * (the count stops at the first that does not walk). */
 size_t xs_jxs_count(const uint8_t *data, size_t len, size_t max);
 
-/* Decoded picture: one plane per component, samples at the component's
- * depth B[c] in uint16 (unsigned, right-aligned). */
-typedef struct xs_image {
-    int nc;
-    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS];
-    int depth[XS_MAX_COMPONENTS];
-    size_t pitch[XS_MAX_COMPONENTS]; /* samples between rows */
-    uint16_t *plane[XS_MAX_COMPONENTS];
-} xs_image;
+/* The colour a codestream describes: with a colour transform (Cpih 1, RCT,
+ * or 3, Star-Tetrix) the decoder's components are R', G', B' as they are
+ * (xsf_colour_rgb: matrix identity, rgb_order 1, full range), source
+ * XSF_COLOUR_CODESTREAM; without one the codestream says nothing
+ * (xsf_colour_default). */
+void xs_header_colour(const xs_header *hdr, xsf_colour *colour);
 
 typedef struct xs_decoder xs_decoder;
 
@@ -174,14 +172,16 @@ void xs_decoder_destroy(xs_decoder *dec);
 
 /* Decodes the codestream starting at buf[0]. On success *consumed is its size
  * in bytes (a file of several frames is decoded by calling again at
- * buf + *consumed), and *img points to planes owned by the decoder, valid
- * until the next call. */
+ * buf + *consumed), and *pic is a view (ref NULL) of host planes owned by
+ * the decoder, valid until the next call: XSF_PLANAR_U16, samples at the
+ * component's depth B[c], rows tightly packed; its colour is
+ * xs_header_colour's. */
 xsf_status xs_decode(xs_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed,
-                     const xs_image **img);
+                     const xsf_picture **pic);
 /* The same for a codestream whose header the caller parsed already: `hdr`
  * is what xs_parse_header gave for buf (it is not read again). */
 xsf_status xs_decode_parsed(xs_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
-                            size_t *consumed, const xs_image **img);
+                            size_t *consumed, const xsf_picture **pic);
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
 
@@ -204,16 +204,6 @@ const char *xs_decoder_error(const xs_decoder *dec);
  * (xsf_cuda_device.h); the same holds for the GPU encoder below. */
 typedef struct CUstream_st *xs_cuda_stream; /* the same type as cudaStream_t */
 typedef struct xs_gpu_decoder xs_gpu_decoder;
-
-/* Device planes of the last decoded picture: uint16 samples at the
- * component's depth, rows `pitch_bytes` apart (the context's own planes, or
- * the caller's given with xs_gpu_set_output). */
-typedef struct xs_gpu_image {
-    int nc;
-    int width[XS_MAX_COMPONENTS], height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
-    size_t pitch_bytes[XS_MAX_COMPONENTS];
-    uint16_t *plane[XS_MAX_COMPONENTS];
-} xs_gpu_image;
 
 /* Returns XSF_ERR_NODEVICE where no GPU is usable (or CUDA was not built). */
 xsf_status xs_gpu_available(void);
@@ -296,12 +286,14 @@ void xs_gpu_decode_rows(const xs_gpu_decoder *dec, int rows[XS_MAX_COMPONENTS]);
  * not block. */
 xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_COMPONENTS],
                              const size_t pitch_bytes[XS_MAX_COMPONENTS]);
-/* The last picture: its size and the planes it was written into (the
- * caller's, from xs_gpu_set_output, or the context's own). NULL before the
- * first picture of the context's format. */
-const xs_gpu_image *xs_gpu_decoder_image(const xs_gpu_decoder *dec);
+/* The last picture: a view (ref NULL) of the device planes it was written
+ * into (the caller's, from xs_gpu_set_output, or the context's own), memory
+ * XSF_MEMORY_DEVICE on the context's device, XSF_PLANAR_U16 at the
+ * components' depths, colour xs_header_colour's. NULL before the first
+ * picture of the context's format. */
+const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec);
 /* Copies the last picture into host planes (tightly packed uint16 rows, one
- * plane per component, as xs_image), from wherever it was written. With
+ * plane per component, as xs_decode's), from wherever it was written. With
  * sync=0 the copy is only enqueued. */
 xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync);
 /* Enqueues the copy of rows [from[c], to[c]) of each component of the
@@ -427,9 +419,10 @@ void xs_encoder_destroy(xs_encoder *enc);
 const xs_header *xs_encoder_header(const xs_encoder *enc);
 /* The largest codestream a frame can give (its exact size with a target). */
 size_t xs_encoder_max_bytes(const xs_encoder *enc);
-/* Encodes one picture (planes as xs_image: uint16 samples at each component's
- * depth) into out[0..cap); *len receives the codestream size. */
-xsf_status xs_encode(xs_encoder *enc, const xs_image *pic, uint8_t *out, size_t cap, size_t *len);
+/* Encodes one picture (host memory, XSF_PLANAR_U16: uint16 samples at each
+ * component's depth, the configuration's components and sizes) into
+ * out[0..cap); *len receives the codestream size. */
+xsf_status xs_encode(xs_encoder *enc, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len);
 const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *enc);
 const char *xs_encoder_error(const xs_encoder *enc);
 
@@ -445,12 +438,11 @@ xsf_status xs_gpu_encoder_create(xs_gpu_encoder **enc, const xs_encoder_config *
                                  xs_cuda_stream stream, xsf_error *err);
 void xs_gpu_encoder_destroy(xs_gpu_encoder *enc);
 size_t xs_gpu_encoder_max_bytes(const xs_gpu_encoder *enc);
-/* Encodes a picture in host memory (uploaded on the stream; pinned memory
- * makes the upload asynchronous). */
-xsf_status xs_gpu_encode(xs_gpu_encoder *enc, const xs_image *pic);
-/* Encodes a picture already on the device: uint16 planes, rows pitch_bytes apart. */
-xsf_status xs_gpu_encode_device(xs_gpu_encoder *enc, const uint16_t *const plane[XS_MAX_COMPONENTS],
-                                const size_t pitch_bytes[XS_MAX_COMPONENTS]);
+/* Encodes a picture (XSF_PLANAR_U16, the configuration's components and
+ * sizes) in host memory (uploaded on the stream; pinned memory makes the
+ * upload asynchronous) or, with memory XSF_MEMORY_DEVICE, already in device
+ * memory of the encoder's device (read in place; strides even). */
+xsf_status xs_gpu_encode(xs_gpu_encoder *enc, const xsf_picture *pic);
 /* The last codestream in device memory (valid until the next encode). */
 const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *enc);
 /* Copies the last codestream to host memory; with sync=0 the copy is only

@@ -41,14 +41,14 @@ static uint32_t rnd(void)
 }
 
 struct picture {
-    bpc_image img;
+    xsf_picture img;
     std::vector<uint16_t> data[BPC_MAX_COMPONENTS];
 };
 
 static void make_picture(picture &p, int nc, int w, int h, int depth)
 {
-    memset(&p.img, 0, sizeof p.img);
-    p.img.nc = nc;
+    xsf_picture_init(&p.img);
+    p.img.fmt.nc = nc;
     for (int c = 0; c < nc; c++) {
         const int cw = c == 3 ? (w + 1) / 2 : w;
         p.data[c].resize((size_t)cw * h);
@@ -61,11 +61,11 @@ static void make_picture(picture &p, int nc, int w, int h, int depth)
                 v += (int)(rnd() % (unsigned)(maxv / 12 + 1));
                 p.data[c][(size_t)y * cw + x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
             }
-        p.img.width[c] = cw;
-        p.img.height[c] = h;
-        p.img.depth[c] = depth;
-        p.img.pitch[c] = (size_t)cw;
-        p.img.plane[c] = p.data[c].data();
+        p.img.fmt.width[c] = cw;
+        p.img.fmt.height[c] = h;
+        p.img.fmt.depth[c] = depth;
+        p.img.stride[c] = (size_t)cw * sizeof(uint16_t);
+        p.img.data[c] = (uint8_t *)p.data[c].data();
     }
 }
 
@@ -108,7 +108,7 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
     xsf_error err;
     xsf_error_clear(&err);
     memset(&fe, 0, sizeof fe);
-    if (bpc_layout_init(&lay, &params, &pic.img, &err) || bpc_frontend_init(&fe, &lay, &err) ||
+    if (bpc_layout_init(&lay, &params, &pic.img.fmt, &err) || bpc_frontend_init(&fe, &lay, &err) ||
         bpc_frontend_run(&fe, &lay, &pic.img, &err)) {
         CHECK(0, "%s: front end: %s", what, err.msg);
         return;
