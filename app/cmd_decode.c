@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "image_io.h"
 #include "pipeline.h"
+#include "xsf_clock.h"
 #include "xsf_codecs.h"
 
 static const char about[] =
@@ -151,7 +152,7 @@ int cmd_decode(int argc, char **argv)
     if (r)
         return r == 1 ? 0 : 2;
 
-    const uint64_t t_start = pl_now_ns();
+    const uint64_t t_start = xsf_clock_mono_ns();
     xsf_error err;
     xsf_error_clear(&err);
     imgio_mapped in;
@@ -211,7 +212,7 @@ int cmd_decode(int argc, char **argv)
         return 1;
     }
     uint64_t read_frames = 0;
-    const uint64_t t0 = pl_now_ns(); /* the pipeline is ready */
+    const uint64_t t0 = xsf_clock_mono_ns(); /* the pipeline is ready */
     xsf_error src_err;
     xsf_error_clear(&src_err);
     const xsf_status src =
@@ -241,7 +242,7 @@ int cmd_decode(int argc, char **argv)
         cli_error(a.out, "%s", err.msg);
         status = 1;
     }
-    const double seconds = (double)(pl_now_ns() - t0) / 1e9;
+    const double seconds = (double)(xsf_clock_mono_ns() - t0) / 1e9;
     const char *engine = pl_describe(p);
     char engine_copy[512];
     snprintf(engine_copy, sizeof engine_copy, "%s", engine);

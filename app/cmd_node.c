@@ -14,6 +14,7 @@
 #include "image_io.h"
 #include "nmos.h"
 #include "pipeline.h"
+#include "xsf_clock.h"
 
 static const char about[] =
     "Runs an AMWA NMOS node: the IS-04 v1.3 Node API and the IS-05 v1.1 Connection API\n"
@@ -204,13 +205,12 @@ int cmd_node(int argc, char **argv)
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    const uint64_t start = pl_now_ns();
+    const uint64_t start = xsf_clock_mono_ns();
     uint64_t last_report = start;
     while (!interrupted) {
-        struct timespec ts = {0, 100 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        xsf_clock_sleep_ns(100 * XSF_NS_PER_MS);
         print_log(node);
-        const uint64_t now = pl_now_ns();
+        const uint64_t now = xsf_clock_mono_ns();
         if (a.duration > 0 && (double)(now - start) / 1e9 >= a.duration)
             break;
         if (!a.quiet && now - last_report >= 5000000000u) {

@@ -1,6 +1,6 @@
 /* xsflow compare: the session, the variants and rates, the timing loop,
  * and the rows built from each codec run. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "compare_internal.h"
+#include "xsf_clock.h"
 
 const double cmp_default_rates[CMP_DEFAULT_RATE_COUNT] = {0.5, 1, 2, 3, 4, 6, 8, 0};
 
@@ -144,13 +145,6 @@ xsf_status cmp_parse_rates(const char *list, double *rates, size_t max, size_t *
 
 /* ---- timing ---- */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -164,10 +158,10 @@ xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *se
     double *t = malloc(cap * sizeof *t);
     if (!t)
         return XSF_ERR_NOMEM;
-    const double start = now_seconds();
+    const double start = xsf_clock_mono_s();
     xsf_status st = XSF_OK;
     do {
-        const double t0 = now_seconds();
+        const double t0 = xsf_clock_mono_s();
         if ((st = fn(ctx)))
             break;
         if (n == cap) {
@@ -179,8 +173,8 @@ xsf_status cmp_time_median(cmp_timed_fn fn, void *ctx, double min_ms, double *se
             t = g;
             cap *= 2;
         }
-        t[n++] = now_seconds() - t0;
-    } while (n < MAX_RUNS && (now_seconds() - start) * 1e3 < min_ms);
+        t[n++] = xsf_clock_mono_s() - t0;
+    } while (n < MAX_RUNS && (xsf_clock_mono_s() - start) * 1e3 < min_ms);
     if (!st) {
         qsort(t, n, sizeof *t, cmp_double);
         *seconds = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);

@@ -1,16 +1,13 @@
 /* The RTP clock of a stream and the pacing of a tile: plain arithmetic,
  * no GL, so that the tests check it alone. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <string.h>
-#include <time.h>
 
 #include "display.h"
+#include "xsf_clock.h"
 
 int64_t dsp_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return (int64_t)xsf_clock_mono_ns();
 }
 
 void dsp_clock_init(dsp_clock *clk, uint32_t rate, int delay_ms)
@@ -18,14 +15,6 @@ void dsp_clock_init(dsp_clock *clk, uint32_t rate, int delay_ms)
     memset(clk, 0, sizeof *clk);
     clk->rate = rate ? rate : 90000;
     clk->delay_ns = (int64_t)(delay_ms < 0 ? 0 : delay_ms) * 1000000;
-}
-
-/* Timestamp units to nanoseconds without overflow for any 64-bit count
- * reachable in practice (2^63 ns is 292 years). */
-static int64_t ticks_to_ns(int64_t ticks, uint32_t rate)
-{
-    const int64_t sec = ticks / rate, rem = ticks % rate;
-    return sec * 1000000000 + rem * 1000000000 / rate;
 }
 
 int64_t dsp_clock_map(dsp_clock *clk, uint32_t ts, int64_t arrival_ns)
@@ -51,7 +40,7 @@ int64_t dsp_clock_map(dsp_clock *clk, uint32_t ts, int64_t arrival_ns)
         return arrival_ns + clk->delay_ns;
     }
     clk->last_ts = ts;
-    const int64_t media_ns = ticks_to_ns(clk->ext_ts, clk->rate);
+    const int64_t media_ns = xsf_ticks_to_ns(clk->ext_ts, clk->rate);
     if (arrival_ns - media_ns < clk->offset_ns)
         clk->offset_ns = arrival_ns - media_ns;
     return media_ns + clk->offset_ns + clk->delay_ns;

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "display.h"
+#include "xsf_clock.h"
 
 void dsp_play_options_init(dsp_play_options *opt)
 {
@@ -18,14 +19,6 @@ void dsp_play_options_init(dsp_play_options *opt)
     opt->vsync = 1;
     xsf_colour_default(&opt->colour);
     opt->title = "xsflow";
-}
-
-static void sleep_ns(int64_t ns)
-{
-    if (ns <= 0)
-        return;
-    struct timespec ts = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
-    nanosleep(&ts, NULL);
 }
 
 static void say(const dsp_play_options *opt, const char *line)
@@ -105,7 +98,7 @@ static xsf_status present_until(dsp_display *d, int64_t due, const dsp_play_opti
             say(opt, notice);
         /* Without vsync (or where the swap does not wait), do not spin. */
         if (opt->vsync && dsp_now_ns() - t0 < 1000000 && dsp_now_ns() < due)
-            sleep_ns(due - dsp_now_ns() < 2000000 ? due - dsp_now_ns() : 2000000);
+            xsf_clock_sleep_ns(due - dsp_now_ns() < 2000000 ? due - dsp_now_ns() : 2000000);
     } while (opt->vsync && dsp_now_ns() < due && !dsp_poll(d));
     return XSF_OK;
 }
@@ -144,7 +137,7 @@ static xsf_status play_loop(dsp_display *d, const dsp_player_source *src, const 
         if (dsp_paused(d)) {
             /* Time stands still: the schedule restarts where it stopped. */
             dsp_present(d);
-            sleep_ns(10000000);
+            xsf_clock_sleep_ns(10000000);
             start = dsp_now_ns() - (int64_t)index * period;
             continue;
         }
@@ -164,7 +157,7 @@ static xsf_status play_loop(dsp_display *d, const dsp_player_source *src, const 
                 /* The last picture stays until the window is closed. */
                 while (!dsp_poll(d)) {
                     dsp_present(d);
-                    sleep_ns(opt->vsync ? 0 : 10000000);
+                    xsf_clock_sleep_ns(opt->vsync ? 0 : 10000000);
                 }
                 return XSF_OK;
             }

@@ -15,6 +15,7 @@
 
 #include "display.h"
 #include "pipeline.h"
+#include "xsf_clock.h"
 
 #define VIEW_QUEUE 256
 
@@ -42,17 +43,6 @@ struct dsp_view {
     dsp_tile_stats final[DSP_MAX_TILES];
     uint64_t shown_frames;
 };
-
-/* The pipeline's clock (CLOCK_REALTIME) seen on the display's (CLOCK_MONOTONIC). */
-static int64_t to_display_clock(uint64_t realtime_ns)
-{
-    struct timespec rt, mt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    clock_gettime(CLOCK_MONOTONIC, &mt);
-    const int64_t now_rt = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-    const int64_t now_mt = (int64_t)mt.tv_sec * 1000000000 + mt.tv_nsec;
-    return now_mt - (now_rt - (int64_t)realtime_ns);
-}
 
 /* The frame's picture as a reference-counted xsf_picture whose planes are
  * the frame's (device planes where it has them): the last reference gives
@@ -115,7 +105,7 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;
         pts = f->has_rtp_timestamp
-                  ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp, to_display_clock(arrival))
+                  ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp, xsf_clock_wall_to_mono(arrival))
                   : dsp_now_ns() + (int64_t)v->opt.delay_ms * 1000000;
     }
     if (dsp_submit(v->d, tile, &pic, NULL, pts) != XSF_OK) {
@@ -147,13 +137,7 @@ static void *view_main(void *arg)
         pthread_mutex_lock(&v->mu);
         /* Without vsync nothing blocks in present: wait for a frame here. */
         if (!v->opt.display.vsync && !v->count && !v->stopping) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 20000000;
-            if (ts.tv_nsec >= 1000000000) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000;
-            }
+            const struct timespec ts = xsf_clock_wall_deadline(20 * XSF_NS_PER_MS);
             pthread_cond_timedwait(&v->cv, &v->mu, &ts);
         }
         const int stopping = v->stopping && !v->count;

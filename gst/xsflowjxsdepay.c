@@ -10,6 +10,7 @@
 #include <gst/rtp/rtp.h>
 
 #include "rtp.h"
+#include "xsf_clock.h"
 #include "xsflow_gst.h"
 
 GST_DEBUG_CATEGORY_STATIC(xsflowjxsdepay_debug);
@@ -184,7 +185,7 @@ static GstBuffer *xsflow_jxs_depay_process(GstRTPBaseDepayload *dp, GstRTPBuffer
     if (!gst_buffer_map(rtp->buffer, &map, GST_MAP_READ))
         return NULL;
     self->flow = GST_FLOW_OK;
-    const uint64_t now_ns = (uint64_t)g_get_monotonic_time() * 1000;
+    const uint64_t now_ns = xsf_clock_mono_ns();
     rtp_depacketizer_push(self->dp, map.data, map.size, now_ns);
     rtp_depacketizer_poll(self->dp, now_ns);
     gst_buffer_unmap(rtp->buffer, &map);

@@ -1,13 +1,13 @@
 /* A picture file through a codec's encoder into a file of codestreams
  * (encode_file.h). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "encode_file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "xsf_clock.h"
 
 typedef struct encode_run {
     const imgio_encode_job *job;
@@ -18,13 +18,6 @@ typedef struct encode_run {
     size_t cap;
     FILE *out;
 } encode_run;
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static xsf_status failed(encode_run *r, const char *path, int refused, xsf_status st)
 {
@@ -77,9 +70,9 @@ static xsf_status code(encode_run *r, const xsf_picture *pic, xsf_error *err)
     size_t len = 0;
     xsf_error e;
     xsf_error_clear(&e);
-    const double t0 = now_seconds();
+    const double t0 = xsf_clock_mono_s();
     st = r->job->codec->encoder->encode(r->enc, pic, r->cs, r->cap, &len, &e);
-    r->rep->seconds += now_seconds() - t0;
+    r->rep->seconds += xsf_clock_mono_s() - t0;
     if (st != XSF_OK)
         return failed(r, r->job->in, st == XSF_ERR_ARG,
                       xsf_error_set(err, st, "frame %lu: %s", r->rep->frames, e.msg));

@@ -58,6 +58,7 @@ struct nmos_node {
 };
 
 /* node.c */
+/* TAI now, ns: the packet clock (xsf_clock_wall_ns) plus the TAI-UTC offset. */
 uint64_t nmos_tai_now_ns(void);
 void nmos_version_string(uint64_t tai_ns, char out[NMOS_VERSION_LEN]);
 /* A new version, later than every one given so far (caller holds mu). */

@@ -13,15 +13,14 @@
 #include <nettle/md5.h>
 
 #include "nmos_internal.h"
+#include "xsf_clock.h"
 
 /* TAI is UTC plus 37 s since 2017-01-01 (no leap second announced since). */
 #define NMOS_TAI_UTC_OFFSET_S 37u
 
 uint64_t nmos_tai_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return ((uint64_t)ts.tv_sec + NMOS_TAI_UTC_OFFSET_S) * 1000000000u + (uint64_t)ts.tv_nsec;
+    return xsf_clock_wall_ns() + NMOS_TAI_UTC_OFFSET_S * XSF_NS_PER_S;
 }
 
 void nmos_version_string(uint64_t tai_ns, char out[NMOS_VERSION_LEN])
@@ -166,8 +165,6 @@ static void *scheduler_main(void *arg)
             n->resources_changed = 0;
             nmos_dnssd_update(n);
         }
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
         /* The TAI time of the next activation, on the realtime clock of the wait. */
         uint64_t wait_ns = 1000000000u;
         const uint64_t now = nmos_tai_now_ns();
@@ -175,9 +172,7 @@ static void *scheduler_main(void *arg)
             wait_ns = next - now;
         else if (next && next <= now)
             wait_ns = 0;
-        uint64_t at = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + wait_ns;
-        ts.tv_sec = (time_t)(at / 1000000000u);
-        ts.tv_nsec = (long)(at % 1000000000u);
+        const struct timespec ts = xsf_clock_wall_deadline(wait_ns);
         if (wait_ns)
             pthread_cond_timedwait(&n->cv, &n->mu, &ts);
     }

@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 
 #include "nmos_internal.h"
+#include "xsf_clock.h"
 
 #define NMOS_REG_TIMEOUT_MS 2000L
 
@@ -151,11 +152,7 @@ static void wait_until(nmos_node *n, uint64_t tai_ns)
     const uint64_t now = nmos_tai_now_ns();
     if (tai_ns <= now)
         return;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    const uint64_t at = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + (tai_ns - now);
-    ts.tv_sec = (time_t)(at / 1000000000u);
-    ts.tv_nsec = (long)(at % 1000000000u);
+    const struct timespec ts = xsf_clock_wall_deadline(tai_ns - now);
     pthread_cond_timedwait(&n->cv, &n->mu, &ts);
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "nmos.h"
+#include "xsf_clock.h"
 
 typedef struct svc_stream {
     int running;

@@ -14,12 +14,11 @@
 
 #include "pl_gpu.h"
 #include "pl_internal.h"
+#include "xsf_clock.h"
 
 uint64_t pl_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return xsf_clock_wall_ns();
 }
 
 const char *pl_drop_reason_name(pl_drop_reason r)
@@ -58,7 +57,7 @@ static int gpu_usable(void)
     return c && c->gpu_available && c->gpu_available() == XSF_OK;
 }
 
-xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
 {
     *out = NULL;
     pl_config c = *cfg;
@@ -197,7 +196,7 @@ int pl_uses_gpu(const pl_pipeline *p)
 {
     return p->use_gpu;
 }
-void pl_destroy(pl_pipeline *p)
+static void destroy_pipeline(pl_pipeline *p)
 {
     if (!p)
         return;
@@ -235,3 +234,21 @@ void pl_destroy(pl_pipeline *p)
     free(p);
 }
 
+/* ---- the caller's CUDA device ----
+ * These select the pipeline's GPUs on the calling thread; the caller's
+ * current device is restored before they return (pipeline.h: CUDA devices). */
+
+xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+{
+    const int saved = pl_gpu_save();
+    const xsf_status st = create_pipeline(out, cfg, err);
+    pl_gpu_restore(saved);
+    return st;
+}
+
+void pl_destroy(pl_pipeline *p)
+{
+    const int saved = pl_gpu_save();
+    destroy_pipeline(p);
+    pl_gpu_restore(saved);
+}

@@ -11,6 +11,7 @@
 
 #include "pl_gpu.h"
 #include "pl_internal.h"
+#include "xsf_clock.h"
 
 static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
 {
@@ -302,11 +303,7 @@ static void decode_gpu_partial(const decode_ctx *d)
         while (s->partial && !s->aborted && s->avail < s->wake_at && !poll) {
             s->waiting = 1;
             if (r.tail != r.head) { /* rows on their way to the sink */
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                const uint64_t t = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + ROWS_POLL_NS;
-                until.tv_sec = (time_t)(t / 1000000000u);
-                until.tv_nsec = (long)(t % 1000000000u);
+                const struct timespec until = xsf_clock_wall_deadline(ROWS_POLL_NS);
                 poll = pthread_cond_timedwait(&s->cv, &p->mu, &until) != 0;
             } else {
                 pthread_cond_wait(&s->cv, &p->mu);

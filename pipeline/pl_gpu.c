@@ -9,9 +9,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "xsf_clock.h"
+
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
+
+#include "xsf_cuda_device.h"
 
 int pl_gpu_count(void)
 {
@@ -52,13 +56,6 @@ typedef struct host_header {
 static struct {
     uint64_t pins, pin_bytes, pin_ns, pin_ns_max, unpins, unpin_ns, unpin_ns_max, pinned_bytes;
 } pin_stats;
-
-static uint64_t mono_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 static void stat_max(uint64_t *m, uint64_t v)
 {
@@ -177,14 +174,14 @@ int pl_host_reserve(size_t bytes)
     if (m == MAP_FAILED)
         return -1;
     span *spans = malloc((bytes / RESERVE_UNIT) * sizeof *spans);
-    const uint64_t t0 = mono_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     if (!spans || cudaHostRegister(m, bytes, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError();
         free(spans);
         munmap(m, bytes);
         return -1;
     }
-    const uint64_t ns = mono_ns() - t0;
+    const uint64_t ns = xsf_clock_mono_ns() - t0;
     __atomic_add_fetch(&pin_stats.pins, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&pin_stats.pin_bytes, bytes, __ATOMIC_RELAXED);
     __atomic_add_fetch(&pin_stats.pinned_bytes, bytes, __ATOMIC_RELAXED);
@@ -259,12 +256,12 @@ int pl_host_pin(void *ptr)
     host_header *h = header_of(ptr);
     if (h->pinned)
         return 0;
-    const uint64_t t0 = mono_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     if (cudaHostRegister(h, h->total, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError();
         return -1;
     }
-    const uint64_t ns = mono_ns() - t0;
+    const uint64_t ns = xsf_clock_mono_ns() - t0;
     h->pinned = 1;
     __atomic_add_fetch(&pin_stats.pins, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&pin_stats.pin_bytes, h->total, __ATOMIC_RELAXED);
@@ -312,9 +309,9 @@ void pl_host_free(void *ptr, int pinned)
     }
     const size_t total = h->total;
     if (h->pinned) {
-        const uint64_t t0 = mono_ns();
+        const uint64_t t0 = xsf_clock_mono_ns();
         cudaHostUnregister(h);
-        const uint64_t ns = mono_ns() - t0;
+        const uint64_t ns = xsf_clock_mono_ns() - t0;
         __atomic_add_fetch(&pin_stats.unpins, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&pin_stats.unpin_ns, ns, __ATOMIC_RELAXED);
         __atomic_sub_fetch(&pin_stats.pinned_bytes, total, __ATOMIC_RELAXED);
@@ -326,6 +323,21 @@ void pl_host_free(void *ptr, int pinned)
 int pl_gpu_select(int device)
 {
     return cudaSetDevice(device) == cudaSuccess ? 0 : -1;
+}
+
+int pl_gpu_save(void)
+{
+    xsf_cuda_device_saved s;
+    xsf_cuda_device_save(&s);
+    if (!s.restore)
+        cudaGetLastError();
+    return s.restore ? s.device : -1;
+}
+
+void pl_gpu_restore(int saved)
+{
+    xsf_cuda_device_saved s = {saved, saved >= 0};
+    xsf_cuda_device_leave(&s);
 }
 
 int pl_gpu_set_sync(int device, int mode)
@@ -475,6 +487,16 @@ int pl_gpu_select(int device)
 {
     (void)device;
     return -1;
+}
+
+int pl_gpu_save(void)
+{
+    return -1;
+}
+
+void pl_gpu_restore(int saved)
+{
+    (void)saved;
 }
 
 int pl_gpu_set_sync(int device, int mode)

@@ -34,6 +34,11 @@ int pl_host_unpin_costs(const void *ptr);
 int pl_host_reserve(size_t bytes);
 /* Selects the device for the calling thread; 0 on success. */
 int pl_gpu_select(int device);
+/* The calling thread's current device (-1 without CUDA or where CUDA cannot
+ * say), and that device made current again: a public call that selects
+ * devices saves first and restores before it returns (xsf_cuda_device.h). */
+int pl_gpu_save(void);
+void pl_gpu_restore(int saved);
 /* Selects `device` and sets how threads wait for it (0 auto, 1 spin, 2 yield, 3 blocking
  * sync: pl_gpu_sync's values), keeping its other flags; 0 on success, -1 where CUDA refuses
  * (and without CUDA). To be called before the device's contexts are used. */

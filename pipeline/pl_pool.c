@@ -9,6 +9,7 @@
 
 #include "pl_gpu.h"
 #include "pl_internal.h"
+#include "xsf_clock.h"
 
 void pl_provision_wake_locked(pl_pipeline *p)
 {
@@ -255,14 +256,14 @@ static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
     unsigned *count = device ? &q->ndev : &q->nhost;
     (*count)++;
     pthread_mutex_unlock(&p->mu);
-    const uint64_t t0 = pl_now_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     pl_pool_buffer *b = calloc(1, sizeof *b);
     pl_gpu_select(p->gpus[qi]);
     if (b && (b->ptr = device ? pl_gpu_alloc(bytes) : pl_host_alloc(bytes, 1)) != NULL) {
         b->bytes = bytes;
         b->device = device;
     }
-    const uint64_t ns = pl_now_ns() - t0;
+    const uint64_t ns = xsf_clock_mono_ns() - t0;
     pthread_mutex_lock(&p->mu);
     if (b && b->ptr) {
         give_back_locked(q, b);
@@ -303,9 +304,9 @@ static uint64_t provision_one(pl_pipeline *p)
         *it = s->free_next; /* out of the free list while it is pinned */
         pthread_mutex_unlock(&p->mu);
         pl_gpu_select(p->gpus[st->queue]);
-        const uint64_t t0 = pl_now_ns();
+        const uint64_t t0 = xsf_clock_mono_ns();
         const int refused = pl_host_pin(s->f.buffer) != 0;
-        const uint64_t ns = pl_now_ns() - t0;
+        const uint64_t ns = xsf_clock_mono_ns() - t0;
         pthread_mutex_lock(&p->mu);
         p->pin_refused |= refused;
         /* (The stream cannot have gone: pl_stream_remove waits for all its frames.) */
@@ -321,10 +322,10 @@ static uint64_t provision_one(pl_pipeline *p)
         pl_grave *g = p->graves;
         p->graves = g->next;
         pthread_mutex_unlock(&p->mu);
-        const uint64_t t0 = pl_now_ns();
+        const uint64_t t0 = xsf_clock_mono_ns();
         pl_host_free(g->ptr, 1);
         free(g);
-        const uint64_t ns = pl_now_ns() - t0;
+        const uint64_t ns = xsf_clock_mono_ns() - t0;
         pthread_mutex_lock(&p->mu);
         return ns ? ns : 1;
     }
@@ -346,11 +347,7 @@ void *pl_provision_main(void *arg)
         /* Rest as long as the job held the driver (at most 50 ms): the decoders get
          * at least half of it. */
         const uint64_t rest = ns < 50000000u ? ns : 50000000u;
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        const uint64_t end = (uint64_t)until.tv_sec * 1000000000u + (uint64_t)until.tv_nsec + rest;
-        until.tv_sec = (time_t)(end / 1000000000u);
-        until.tv_nsec = (long)(end % 1000000000u);
+        const struct timespec until = xsf_clock_wall_deadline(rest);
         while (!p->stopping && pthread_cond_timedwait(&p->prov_cv, &p->mu, &until) == 0)
             ;
     }

@@ -10,6 +10,7 @@
 
 #include "pl_gpu.h"
 #include "pl_internal.h"
+#include "xsf_clock.h"
 
 /* ---- ordering and hand-over ---- */
 
@@ -92,8 +93,7 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
              * time the receiver itself lost. */
             uint64_t explained = 0;
             if (f->has_rtp_timestamp && st->last_has_rtp_ts)
-                explained = (uint64_t)(uint32_t)(f->rtp_timestamp - st->last_rtp_ts) * 1000000000u /
-                            RTP_CLOCK_HZ;
+                explained = (uint64_t)xsf_ticks_to_ns((uint32_t)(f->rtp_timestamp - st->last_rtp_ts), RTP_CLOCK_HZ);
             if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
                 f->t.last_packet - st->last_last_packet > explained)
                 explained = f->t.last_packet - st->last_last_packet;
@@ -166,7 +166,7 @@ static void stream_release_id(pl_pipeline *p, pl_stream *st)
     pthread_mutex_unlock(&p->mu);
 }
 
-xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
+static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
 {
     if (!sc->sink.deliver)
         return xsf_error_set(err, XSF_ERR_ARG, "a stream needs a sink");
@@ -610,7 +610,7 @@ void pl_stream_flush(pl_pipeline *p, int stream)
     pthread_mutex_unlock(&p->mu);
 }
 
-void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
+static void stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
 {
     if (final)
         memset(final, 0, sizeof *final);
@@ -680,4 +680,23 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
         if (h[i])
             memset(h[i], 0, sizeof *h[i]);
     pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- the caller's CUDA device ----
+ * These select the pipeline's GPUs on the calling thread; the caller's
+ * current device is restored before they return (pipeline.h: CUDA devices). */
+
+xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
+{
+    const int saved = pl_gpu_save();
+    const xsf_status st = stream_add(p, sc, id, err);
+    pl_gpu_restore(saved);
+    return st;
+}
+
+void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
+{
+    const int saved = pl_gpu_save();
+    stream_remove(p, stream, final);
+    pl_gpu_restore(saved);
 }

@@ -17,18 +17,7 @@
  * right after a burst it holds B, so B <= CMAX - 1 (narrow UHD60 3 bpp: 2160
  * packets a frame, CMAX 4, bursts of 3). rtp_pacing_burst_default gives that
  * bound for narrow and wide; 1 is strict one-by-one linear sending. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
-
-#include <time.h>
-
 #include "rtp_internal.h"
-
-uint64_t rtp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 unsigned rtp_pacing_cmax(rtp_pacing pacing, size_t npackets, uint64_t frame_ns)
 {

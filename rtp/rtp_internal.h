@@ -28,9 +28,6 @@ static inline void rtp_wr32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t rtp_now_ns(void);
-
 /* ---- source validation (source.c): SSRCs on probation, RFC 3550 A.1 ---- */
 
 /* A packet held while its SSRC is on probation: what the depacketizer needs of it. */

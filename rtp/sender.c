@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "rtp_internal.h"
+#include "xsf_clock.h"
 
 /* Most packets one send call takes (a late wake-up's backlog is sent in pieces). */
 #define SEND_MAX 1024
@@ -202,11 +203,6 @@ struct rtp_sender {
     size_t *sl, sp_cap;
 };
 
-static uint64_t monotonic(void)
-{
-    return rtp_now_ns();
-}
-
 xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf_error *err)
 {
     *out = NULL;
@@ -260,8 +256,7 @@ const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s)
 
 uint32_t rtp_random32(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    const struct timespec ts = xsf_ns_to_timespec(xsf_clock_wall_ns());
     uint64_t x = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)ts.tv_sec;
     x ^= x >> 29;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -315,9 +310,7 @@ static int stop_asked(const rtp_sender *s)
  * callback then asks to stop. */
 static void sleep_until(const rtp_sender *s, uint64_t t_ns)
 {
-    const struct timespec ts = {.tv_sec = (time_t)(t_ns / 1000000000u),
-                                .tv_nsec = (long)(t_ns % 1000000000u)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR && !stop_asked(s)) {
+    while (xsf_clock_sleep_until_ns(t_ns) && !stop_asked(s)) {
     }
 }
 
@@ -368,13 +361,9 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     const rtp_sender_config *c = &s->cfg;
     if (!s->started) {
         s->started = 1;
-        s->t0 = monotonic() + 1000000; /* 1 ms from now */
+        s->t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
         if (c->pcap) {
-            struct timespec wall;
-            clock_gettime(CLOCK_REALTIME, &wall);
-            s->pcap_t0 = c->pcap_start_ns ? c->pcap_start_ns
-                                          : (uint64_t)wall.tv_sec * 1000000000u +
-                                                (uint64_t)wall.tv_nsec;
+            s->pcap_t0 = c->pcap_start_ns ? c->pcap_start_ns : xsf_clock_wall_ns();
         }
     }
     s->st.output_failed = 0;
@@ -404,9 +393,9 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     for (size_t p = 0; p < sn;) {
         const uint64_t at =
             seg_start + rtp_pacing_burst_offset_ns(c->pacing, p, sn, s->segment_ns, burst);
-        if (waits && monotonic() < s->t0 + at)
+        if (waits && xsf_clock_mono_ns() < s->t0 + at)
             sleep_until(s, s->t0 + at);
-        const uint64_t due = c->pcap ? at : monotonic() - s->t0;
+        const uint64_t due = c->pcap ? at : xsf_clock_mono_ns() - s->t0;
         size_t q = p + 1;
         while (q < sn && q - p < most &&
                seg_start + rtp_pacing_burst_offset_ns(c->pacing, q, sn, s->segment_ns, burst) <= due)
@@ -430,7 +419,7 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
         p = q;
     }
     s->st.segments++;
-    const uint64_t now = monotonic();
+    const uint64_t now = xsf_clock_mono_ns();
     s->st.elapsed_ns = now > s->t0 ? now - s->t0 : 0;
     if (c->on_segment)
         c->on_segment(c->ctx, &s->st);

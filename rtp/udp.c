@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "rtp_internal.h"
+#include "xsf_clock.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103 /* linux/udp.h, 4.18 */
@@ -512,9 +513,7 @@ xsf_status rtp_udp_receive(rtp_udp *u, int timeout_ms, rtp_datagram *out, size_t
     u->counters.receive_calls++;
     u->counters.received_buffers += (uint64_t)n;
     /* Without a kernel timestamp: the same clock the kernel's stamps use. */
-    struct timespec rt;
-    clock_gettime(CLOCK_REALTIME, &rt);
-    const uint64_t now = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
+    const uint64_t now = xsf_clock_wall_ns();
     for (int i = 0; i < n; i++) {
         struct msghdr *m = &u->msgs[i].msg_hdr;
         u->msg_arrival[i] = now;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "recv_internal.h"
+#include "xsf_clock.h"
 
 /* The default pinned reserve: a UHD 4:2:2 3 bpp stream's 16 frames at 1.5 x its
  * 3.1 MB codestream take 75 MiB; five UHD 4:4:4 pictures of 16-bit samples, 250 MiB. */
@@ -251,7 +252,7 @@ xsf_status svc_recv_start(svc_recv *s, svc_failure *f)
     }
     for (int k = 0; k < c->nstreams && r == XSF_OK; k++)
         r = start_stream(s, k, f);
-    s->last_report = pl_now_ns();
+    s->last_report = xsf_clock_mono_ns();
     s->warmup_end = s->last_report + (uint64_t)(c->warmup_s * 1e9);
     s->warm = c->warmup_s <= 0;
     return r;
@@ -267,12 +268,6 @@ const char *svc_recv_label(const svc_recv *s, int k)
     return s->st[k].label;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 int svc_recv_wait(svc_recv *s, int ms)
 {
     int running = 0;
@@ -280,10 +275,10 @@ int svc_recv_wait(svc_recv *s, int ms)
         running += !pl_rtp_source_done(s->st[k].src);
     if (!running)
         return 0;
-    sleep_ms(ms);
+    xsf_clock_sleep_ns((int64_t)ms * (int64_t)XSF_NS_PER_MS);
     if (s->view && dsp_view_quit_requested(s->view))
         return 0;
-    if (!s->warm && pl_now_ns() >= s->warmup_end) {
+    if (!s->warm && xsf_clock_mono_ns() >= s->warmup_end) {
         for (int k = 0; k < s->started; k++)
             pl_stream_latency_reset(s->p, s->st[k].id);
         s->warm = 1;

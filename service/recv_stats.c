@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "recv_internal.h"
+#include "xsf_clock.h"
 
 svc_drops svc_drops_of(const rtp_stats *r, const pl_stream_stats *ps,
                        const rtp_depacketizer_config *dc)
@@ -39,7 +40,7 @@ void svc_recv_figures(svc_recv *s, int k, int interval, svc_stream_figures *out)
         out->mbps = out->rtp.bitrate_bps / 1e6;
         return;
     }
-    const uint64_t now = pl_now_ns();
+    const uint64_t now = xsf_clock_mono_ns();
     const double dt = st->prev_ns ? (double)(now - st->prev_ns) / 1e9 : 0;
     out->fps = dt > 0 ? (double)(out->pl.delivered - st->prev_delivered) / dt : 0;
     out->mbps = dt > 0 ? (double)(out->rtp.bytes - st->prev_bytes) * 8 / dt / 1e6 : 0;
@@ -63,7 +64,7 @@ static void overlay_stream(svc_recv *s, int k)
 
 int svc_recv_report_due(svc_recv *s)
 {
-    const uint64_t now = pl_now_ns();
+    const uint64_t now = xsf_clock_mono_ns();
     if (now - s->last_report < 1000000000u)
         return 0;
     s->last_report = now;

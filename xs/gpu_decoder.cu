@@ -27,7 +27,15 @@
 extern "C" {
 #include "wavelet_cuda.h"
 #include "xs_internal.h"
+#include "xsf_cuda_device.h"
 }
+
+/* Every public call that touches the GPU runs on the decoder's device and
+ * leaves the caller's current device as it found it (xs.h: CUDA devices). */
+#define ON_DEVICE(d)                                                                               \
+    xsf_cuda_device_scope on_device_((d)->device);                                                 \
+    if (on_device_.error() != cudaSuccess)                                                         \
+        return xsf_error_set(&(d)->err, XSF_ERR_CUDA, "cannot select device %d", (d)->device)
 
 #define CUDA_TRY(call)                                                                             \
     do {                                                                                           \
@@ -873,7 +881,8 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
     d->device = device;
     d->stream = (cudaStream_t)stream;
     xsf_status st = XSF_OK;
-    if (cudaSetDevice(device) != cudaSuccess || cudaMalloc(&d->d_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess ||
+    xsf_cuda_device_scope on_device(device);
+    if (on_device.error() != cudaSuccess || cudaMalloc(&d->d_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess ||
         cudaMallocHost(&d->h_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess)
         st = XSF_ERR_CUDA;
     for (int s = 0; s < XS_GPU_STAGES && st == XSF_OK; s++)
@@ -908,6 +917,7 @@ extern "C" void xs_gpu_decoder_destroy(xs_gpu_decoder *d)
 {
     if (!d)
         return;
+    xsf_cuda_device_scope on_device(d->device);
     if (d->stream || d->d_err)
         cudaStreamSynchronize(d->stream);
     release(d);
@@ -1267,9 +1277,7 @@ static void choose_planes(xs_gpu_decoder *d)
 static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf, size_t len,
                               size_t cs_len, int *stage)
 {
-    xsf_error_clear(&d->err);
-    if (cudaSetDevice(d->device) != cudaSuccess)
-        return xsf_error_set(&d->err, XSF_ERR_CUDA, "cannot select device %d", d->device);
+    xsf_error_clear(&d->err); /* (the public call made d->device current: ON_DEVICE) */
     /* The header the caller parsed, else read here. */
     xs_header h;
     xsf_status st = given ? (h = *given, XSF_OK) : xs_parse_header(buf, len, &h, &d->err);
@@ -1347,6 +1355,7 @@ extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *h
         return XSF_ERR_ARG;
     if (d->inc.active)
         return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
+    ON_DEVICE(d);
     return enqueue(d, hdr, buf, NULL, len, consumed);
 }
 
@@ -1424,6 +1433,7 @@ extern "C" xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *d, const xs_hea
         return XSF_ERR_ARG;
     if (d->inc.active)
         return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame is under way: end or abort it first");
+    ON_DEVICE(d);
     int s;
     xs_header h;
     xsf_error e;
@@ -1470,6 +1480,7 @@ extern "C" xsf_status xs_gpu_decode_more(xs_gpu_decoder *d, const uint8_t *buf, 
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no frame under way (xs_gpu_decode_begin)");
     if (d->inc.fallback)
         return XSF_OK;
+    ON_DEVICE(d);
     xsf_error_clear(&d->err);
     const xsf_status st = advance(d, buf, len, 0, NULL);
     if (st != XSF_OK)
@@ -1482,6 +1493,7 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
     *consumed = 0;
+    ON_DEVICE(d);
     if (!d->inc.active) /* never begun (the header came whole only now): the whole frame */
         return enqueue(d, NULL, buf, NULL, len, consumed);
     xsf_error_clear(&d->err);
@@ -1509,8 +1521,10 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
 
 extern "C" void xs_gpu_decode_abort(xs_gpu_decoder *d)
 {
-    if (d && d->inc.active)
+    if (d && d->inc.active) {
+        xsf_cuda_device_scope on_device(d->device);
         frame_over(d);
+    }
 }
 
 extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf, const uint8_t *host_copy,
@@ -1520,6 +1534,7 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
         return XSF_ERR_ARG;
     if (d->inc.active)
         return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
+    ON_DEVICE(d);
     if (host_copy)
         return enqueue(d, NULL, host_copy, dev_buf, len, consumed);
     uint8_t *tmp = (uint8_t *)malloc(len ? len : 1);
@@ -1577,6 +1592,7 @@ extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_pl
         return XSF_ERR_ARG;
     if (!d->pic.data[0])
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
+    ON_DEVICE(d);
     for (int c = 0; c < d->pic.fmt.nc; c++)
         CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t), d->pic.data[c],
                                    d->pic.stride[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t),
@@ -1602,6 +1618,7 @@ extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const ho
             return xsf_error_set(&d->err, XSF_ERR_ARG, "rows [%d, %d) of component %d, which has %d", from[c],
                                  to[c], c, d->pic.fmt.height[c]);
     }
+    ON_DEVICE(d);
     for (int c = 0; c < d->pic.fmt.nc; c++) {
         const size_t row = (size_t)d->pic.fmt.width[c] * sizeof(uint16_t);
         if (to[c] > from[c])
@@ -1615,6 +1632,7 @@ extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const ho
 
 extern "C" xsf_status xs_gpu_sync(xs_gpu_decoder *d)
 {
+    ON_DEVICE(d);
     CUDA_TRY(cudaStreamSynchronize(d->stream));
     if (d->h_err[0]) {
         const int code = d->h_err[0], p = d->h_err[1], cols = d->geom.cols ? d->geom.cols : 1;
@@ -1639,6 +1657,7 @@ extern "C" int xs_gpu_kernel_times(const xs_gpu_decoder *d, const char **names, 
 {
     if (!d->timing)
         return 0;
+    xsf_cuda_device_scope on_device(d->device);
     int n = 0;
     for (int i = 0; i < XS_GPU_TIMERS && n < max; i++, n++) {
         names[n] = timer_names[i];

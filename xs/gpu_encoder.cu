@@ -32,7 +32,15 @@
 extern "C" {
 #include "enc_internal.h"
 #include "wavelet_cuda.h"
+#include "xsf_cuda_device.h"
 }
+
+/* Every public call that touches the GPU runs on the encoder's device and
+ * leaves the caller's current device as it found it (xs.h: CUDA devices). */
+#define ON_DEVICE(e)                                                                               \
+    xsf_cuda_device_scope on_device_((e)->device);                                                 \
+    if (on_device_.error() != cudaSuccess)                                                         \
+        return xsf_error_set(&(e)->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", (e)->device)
 
 #define CUDA_TRY(call)                                                                             \
     do {                                                                                           \
@@ -858,7 +866,8 @@ extern "C" xsf_status xs_gpu_encoder_create(xs_gpu_encoder **out, const xs_encod
         return st == XSF_ERR_NOMEM ? xsf_error_set(err, st, "out of memory") : st;
     }
     e->device = device;
-    if (cudaSetDevice(device) != cudaSuccess) {
+    xsf_cuda_device_scope on_device(device);
+    if (on_device.error() != cudaSuccess) {
         st = xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", device);
     } else if (stream) {
         e->stream = (cudaStream_t)stream;
@@ -883,7 +892,7 @@ extern "C" void xs_gpu_encoder_destroy(xs_gpu_encoder *e)
 {
     if (!e)
         return;
-    cudaSetDevice(e->device);
+    xsf_cuda_device_scope on_device(e->device);
     if (e->stream)
         cudaStreamSynchronize(e->stream);
     release(e);
@@ -911,9 +920,7 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     const enc_plan *pl = &e->plan;
     const xs_geometry *g = &pl->geom;
     const enc_gpu_consts &k = *e->consts;
-    const cudaStream_t st = e->stream;
-    if (cudaSetDevice(e->device) != cudaSuccess)
-        return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", e->device);
+    const cudaStream_t st = e->stream; /* (on e->device: the public call's ON_DEVICE) */
     CUDA_TRY(cudaMemsetAsync(e->d_status, 0, GPU_STATUS_WORDS * sizeof(unsigned), st));
 #define STAGE(i)                                                                                   \
     do {                                                                                           \
@@ -976,6 +983,7 @@ extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xsf_picture *pic)
     if (!e || !pic)
         return XSF_ERR_ARG;
     xsf_error_clear(&e->err);
+    ON_DEVICE(e);
     const xs_geometry *g = &e->plan.geom;
     const xsf_format *f = &pic->fmt;
     if (f->nc != g->nc || f->container != XSF_PLANAR_U16)
@@ -1013,6 +1021,7 @@ extern "C" xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *e)
 {
     if (!e)
         return XSF_ERR_ARG;
+    ON_DEVICE(e);
     CUDA_TRY(cudaStreamSynchronize(e->stream));
     if (!e->frames)
         return XSF_OK;
@@ -1043,6 +1052,7 @@ extern "C" xsf_status xs_gpu_encoder_download(xs_gpu_encoder *e, uint8_t *out, s
     if (!e || !out || !len)
         return XSF_ERR_ARG;
     *len = 0;
+    ON_DEVICE(e);
     const int fixed = e->plan.cfg.rate_control == XS_RC_FIXED;
     if (fixed && !sync)
         return xsf_error_set(&e->err, XSF_ERR_ARG,
@@ -1078,6 +1088,7 @@ extern "C" int xs_gpu_encoder_stage_times(const xs_gpu_encoder *e, const char **
 {
     if (!e || !e->timing || !e->frames)
         return 0;
+    xsf_cuda_device_scope on_device(e->device);
     int n = 0;
     for (int i = 0; i < ENC_STAGES && n < max; i++, n++) {
         names[n] = stage_names[i];

@@ -20,17 +20,11 @@
 
 #include "bpc.h"
 #include "gpu_internal.h"
+#include "xsf_clock.h"
 
 #define THESIS_SAMPLES_PER_S (8192.0 * 8192.0 / 39.67e-3)
 #define THESIS_SMS 24      /* GTX TITAN X (Maxwell GM200) */
 #define THESIS_CLOCK_MHZ 1075.0 /* its boost clock */
-
-static double now(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -170,13 +164,13 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
     size_t len = 0;
     int status = 0;
     for (int i = 0; i < reps + 2 && !status; i++) { /* two warm-up frames */
-        const double t0 = now();
+        const double t0 = xsf_clock_mono_s();
         if (bpc_gpu_encode(enc, dev, cs, cap, &len)) {
             fprintf(stderr, "%s: encode: %s\n", size, bpc_gpu_encoder_error(enc));
             status = 1;
             break;
         }
-        const double t1 = now();
+        const double t1 = xsf_clock_mono_s();
         bpc_gpu_times t;
         bpc_gpu_encoder_times(enc, &t);
         if (i >= 2) {
@@ -187,13 +181,13 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
     const xsf_picture *out = NULL;
     size_t used;
     for (int i = 0; i < reps + 2 && !status; i++) {
-        const double t0 = now();
+        const double t0 = xsf_clock_mono_s();
         if (bpc_gpu_decode(dec, cs, len, 1, &used, &out)) {
             fprintf(stderr, "%s: decode: %s\n", size, bpc_gpu_decoder_error(dec));
             status = 1;
             break;
         }
-        const double t1 = now();
+        const double t1 = xsf_clock_mono_s();
         bpc_gpu_times t;
         bpc_gpu_decoder_times(dec, &t);
         if (i >= 2) {

@@ -19,13 +19,7 @@
 
 #include "display.h"
 #include "pipeline.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "xsf_clock.h"
 
 static int die(const char *what, const char *msg)
 {
@@ -56,7 +50,7 @@ static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint
         pl_jxs_source_run(p, sid[k], cs, len, 0, 1, &n, &err);
     for (int k = 0; k < nstreams; k++)
         pl_stream_finish(p, sid[k]);
-    const double t0 = now_s();
+    const double t0 = xsf_clock_mono_s();
     for (int f = 0; f < frames; f++)
         for (int k = 0; k < nstreams; k++)
             if (pl_jxs_source_run(p, sid[k], cs, len, 0, 1, &n, &err) != XSF_OK) {
@@ -65,7 +59,7 @@ static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint
             }
     for (int k = 0; k < nstreams; k++)
         pl_stream_finish(p, sid[k]);
-    return now_s() - t0;
+    return xsf_clock_mono_s() - t0;
 }
 
 int main(int argc, char **argv)

@@ -25,16 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "xsf_clock.h"
+
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int write_floor(size_t bytes, long frames, const char *path)
 {
@@ -44,7 +39,7 @@ static int write_floor(size_t bytes, long frames, const char *path)
     memset(buf, 0x5a, bytes);
     double best = 1e30;
     for (int rep = 0; rep < 3; rep++) {
-        const double t0 = now_s();
+        const double t0 = xsf_clock_mono_s();
         const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0) {
             perror(path);
@@ -62,7 +57,7 @@ static int write_floor(size_t bytes, long frames, const char *path)
             }
         }
         close(fd);
-        const double t = now_s() - t0;
+        const double t = xsf_clock_mono_s() - t0;
         unlink(path);
         if (t < best)
             best = t;
@@ -131,7 +126,7 @@ static int write_mmap_floor(size_t bytes, long frames, const char *path, int thr
     memset(buf, 0x5a, bytes);
     double best = 1e30;
     for (int rep = 0; rep < 3; rep++) {
-        const double t0 = now_s();
+        const double t0 = xsf_clock_mono_s();
         mmap_job j = {.frame = buf,
                       .bytes = bytes,
                       .page = (size_t)sysconf(_SC_PAGESIZE),
@@ -148,7 +143,7 @@ static int write_mmap_floor(size_t bytes, long frames, const char *path, int thr
         for (int i = 0; i < threads; i++)
             pthread_join(th[i], NULL);
         close(j.fd);
-        const double t = now_s() - t0;
+        const double t = xsf_clock_mono_s() - t0;
         unlink(path);
         if (j.failed)
             return 1;
@@ -177,11 +172,11 @@ static int d2h_floor(size_t bytes)
     }
     for (int k = 1; k <= nstreams; k += 2) {
         cudaDeviceSynchronize();
-        const double t0 = now_s();
+        const double t0 = xsf_clock_mono_s();
         for (int r = 0; r < reps; r++)
             cudaMemcpyAsync(host[r % k], dev, bytes, cudaMemcpyDeviceToHost, s[r % k]);
         cudaDeviceSynchronize();
-        const double t = now_s() - t0;
+        const double t = xsf_clock_mono_s() - t0;
         printf("d2h_gbs_%dstream %.2f GB/s\n", k, (double)bytes * reps / t / 1e9);
         printf("d2h_fps_%dstream %.1f pictures/s\n", k, reps / t);
     }

@@ -27,13 +27,7 @@
 #include <time.h>
 
 #include "pipeline.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "xsf_clock.h"
 
 typedef struct run_result {
     double seconds;
@@ -76,12 +70,12 @@ static int run_once(const char *path, int copy_threads, unsigned queue, int md5,
     int stream;
     if (pl_stream_add(p, &sc, &stream, &err) != XSF_OK)
         goto out;
-    const double t0 = now_s();
+    const double t0 = xsf_clock_mono_s();
     if (pl_rtp_source_start(src, p, stream, &err) != XSF_OK ||
         pl_rtp_source_join(src, &err) != XSF_OK)
         goto out;
     pl_stream_finish(p, stream);
-    res->seconds = now_s() - t0;
+    res->seconds = xsf_clock_mono_s() - t0;
     pl_rtp_source_stats(src, &res->rs, NULL);
     pl_stream_stats_get(p, stream, &res->ps);
     res->md5[0] = 0;
@@ -148,13 +142,13 @@ static int headers_once(const char *path, double *seconds, uint64_t *packets, ui
     dc.defer_copies = 1;
     if (rtp_depacketizer_create(&d, &dc, &err) != XSF_OK)
         goto out;
-    const double t0 = now_s();
+    const double t0 = xsf_clock_mono_s();
     rtp_pcap_packet pk;
     xsf_status st;
     while ((st = rtp_pcap_next(r, &pk, &err)) == XSF_OK)
         rtp_depacketizer_push(d, pk.udp_payload, pk.bytes, pk.arrival_ns);
     rtp_depacketizer_flush(d);
-    *seconds = now_s() - t0;
+    *seconds = xsf_clock_mono_s() - t0;
     if (st != XSF_ERR_TRUNCATED)
         goto out;
     *packets = rtp_depacketizer_stats(d)->packets;

@@ -19,13 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "pl_gpu.h"
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
+#include "xsf_clock.h"
 
 typedef struct probe {
     volatile int stop;
@@ -42,10 +36,10 @@ static void *prober(void *arg)
         cudaMalloc(&d, 1 << 20) != cudaSuccess || cudaHostAlloc(&h, 1 << 20, 0) != cudaSuccess)
         return NULL;
     while (!pr->stop) {
-        const double t0 = now_ms();
+        const double t0 = 1e3 * xsf_clock_mono_s();
         cudaMemcpyAsync(d, h, 1 << 20, cudaMemcpyHostToDevice, s);
         cudaStreamSynchronize(s);
-        const double dt = now_ms() - t0;
+        const double dt = 1e3 * xsf_clock_mono_s() - t0;
         pr->worst_ms = dt > pr->worst_ms ? dt : pr->worst_ms;
         pr->copies++;
     }
@@ -98,16 +92,16 @@ static int measure(int way, size_t bytes, int n)
         return 1;
     while (pr.copies < 50) /* the prober runs before the first allocation */
         sched_yield();
-    const double t0 = now_ms();
+    const double t0 = 1e3 * xsf_clock_mono_s();
     for (int i = 0; i < n; i++)
         if (!(bufs[i] = alloc_one(way, bytes))) {
             fprintf(stderr, "%s of %zu bytes failed\n", names[way], bytes);
             return 1;
         }
-    const double t1 = now_ms();
+    const double t1 = 1e3 * xsf_clock_mono_s();
     for (int i = 0; i < n; i++)
         free_one(way, bufs[i]);
-    const double t2 = now_ms();
+    const double t2 = 1e3 * xsf_clock_mono_s();
     pr.stop = 1;
     pthread_join(th, NULL);
     printf("| %s | %zu x %d | %.2f | %.2f | %.2f | %.2f |\n", names[way], bytes, n, (t1 - t0) / n,

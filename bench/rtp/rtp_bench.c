@@ -19,15 +19,9 @@
 
 #include "rtp.h"
 #include "xs.h"
+#include "xsf_clock.h"
 
 #define MAX_THREADS 16
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 typedef struct packets {
     uint8_t *data;
@@ -73,10 +67,10 @@ static void *sender(void *arg)
     xsf_error_clear(&err);
     packets p;
     memset(&p, 0, sizeof p);
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     uint64_t frame = 0;
     double sent_bits = 0;
-    while (now_ns() - t0 < s->duration_ns) {
+    while (xsf_clock_mono_ns() - t0 < s->duration_ns) {
         p.n = p.bytes = 0;
         if (rtp_packetize(s->pk, s->cs, s->cs_len, (uint32_t)(frame * 1800), (unsigned)frame,
                           RTP_JXS_PROGRESSIVE, collect, &p, &err) != XSF_OK)
@@ -86,12 +80,9 @@ static void *sender(void *arg)
             const size_t k = p.n - i < 32 ? p.n - i : 32;
             if (s->rate_bps > 0) { /* the absolute schedule of the offered rate */
                 const uint64_t due = t0 + (uint64_t)(sent_bits / s->rate_bps * 1e9);
-                const uint64_t t = now_ns();
-                if (due > t) {
-                    struct timespec ts = {.tv_sec = (time_t)((due - t) / 1000000000u),
-                                          .tv_nsec = (long)((due - t) % 1000000000u)};
-                    nanosleep(&ts, NULL);
-                }
+                const uint64_t t = xsf_clock_mono_ns();
+                if (due > t)
+                    xsf_clock_sleep_ns(due - t);
             }
             const uint8_t *ptr[32];
             for (size_t j = 0; j < k; j++) {
@@ -126,7 +117,7 @@ static void *receiver(void *arg)
         return NULL;
     rtp_datagram dg[RTP_UDP_BATCH];
     uint64_t idle_since = 0;
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     uint64_t last = t0;
     for (;;) {
         size_t n = 0;
@@ -134,7 +125,7 @@ static void *receiver(void *arg)
             break;
         for (size_t i = 0; i < n; i++)
             rtp_depacketizer_push(d, dg[i].data, dg[i].bytes, dg[i].arrival_ns);
-        const uint64_t t = now_ns();
+        const uint64_t t = xsf_clock_mono_ns();
         if (n) {
             idle_since = 0;
             last = t;
@@ -168,12 +159,12 @@ static trial run_trial(stream *s, int n, double rate_bps_per_stream, double seco
         s[i].sent_packets = s[i].sent_bytes = 0;
         pthread_create(&rx[i], NULL, receiver, &s[i]);
     }
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = xsf_clock_mono_ns();
     for (int i = 0; i < n; i++)
         pthread_create(&tx[i], NULL, sender, &s[i]);
     for (int i = 0; i < n; i++)
         pthread_join(tx[i], NULL);
-    const double send_s = (double)(now_ns() - t0) / 1e9;
+    const double send_s = (double)(xsf_clock_mono_ns() - t0) / 1e9;
     for (int i = 0; i < n; i++)
         pthread_join(rx[i], NULL);
     trial t;

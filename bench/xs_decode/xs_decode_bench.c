@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "xs.h"
+#include "xsf_clock.h"
 
 #define CHECK_CUDA(call)                                                                           \
     do {                                                                                           \
@@ -38,13 +39,6 @@
     } while (0)
 
 #define MAX_STREAMS 8
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -185,30 +179,30 @@ int main(int argc, char **argv)
         CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
 
         /* Decode alone: the codestream is already on the device. */
-        double t0 = now_s();
+        double t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
             CHECK_XS(xs_gpu_decode_device(dec[0], dev_cs, cs, len, &used), dec[0]);
         CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
-        const double fps_decode = frames / (now_s() - t0);
+        const double fps_decode = frames / (xsf_clock_mono_s() - t0);
 
         /* Upload + decode, one stream. */
-        t0 = now_s();
+        t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
             CHECK_XS(xs_gpu_decode(dec[0], cs, len, &used), dec[0]);
         CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
-        const double fps_serial = frames / (now_s() - t0);
+        const double fps_serial = frames / (xsf_clock_mono_s() - t0);
 
         /* Three-stage pipeline: frames round-robin over the streams, so one
          * frame's upload overlaps another's kernels. */
-        t0 = now_s();
+        t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
             CHECK_XS(xs_gpu_decode(dec[i % nstreams], cs, len, &used), dec[i % nstreams]);
         for (int s = 0; s < nstreams; s++)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
-        const double fps_pipe3 = frames / (now_s() - t0);
+        const double fps_pipe3 = frames / (xsf_clock_mono_s() - t0);
 
         /* Four-stage pipeline: upload, decode, download of the 16-bit planes. */
-        t0 = now_s();
+        t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++) {
             const int s = i % nstreams;
             CHECK_XS(xs_gpu_decode(dec[s], cs, len, &used), dec[s]);
@@ -216,28 +210,28 @@ int main(int argc, char **argv)
         }
         for (int s = 0; s < nstreams; s++)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
-        const double fps_pipe4 = frames / (now_s() - t0);
+        const double fps_pipe4 = frames / (xsf_clock_mono_s() - t0);
 
         /* The same downloads alone (same pitched planes, same pinned buffers,
          * same streams): the floor the four-stage pipeline can reach, where
          * the D2H column is that of one linear 256 MiB copy. */
-        t0 = now_s();
+        t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
             CHECK_XS(xs_gpu_download(dec[i % nstreams], host_planes[i % nstreams], 0),
                      dec[i % nstreams]);
         for (int s = 0; s < nstreams; s++)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
-        const double fps_download = frames / (now_s() - t0);
+        const double fps_download = frames / (xsf_clock_mono_s() - t0);
 
         /* Latency of one frame with nothing else in flight: host memory to
          * picture in device memory (header walk, upload, kernels). */
         enum { LAT = 101 };
         double lat[LAT];
         for (int i = 0; i < LAT; i++) {
-            double l0 = now_s();
+            double l0 = xsf_clock_mono_s();
             CHECK_XS(xs_gpu_decode(dec[0], cs, len, &used), dec[0]);
             CHECK_XS(xs_gpu_sync(dec[0]), dec[0]);
-            lat[i] = now_s() - l0;
+            lat[i] = xsf_clock_mono_s() - l0;
         }
         qsort(lat, LAT, sizeof lat[0], cmp_double);
 

@@ -8,13 +8,7 @@
 #include <time.h>
 
 #include "xs.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "xsf_clock.h"
 
 int main(int argc, char **argv)
 {
@@ -47,7 +41,7 @@ int main(int argc, char **argv)
         long frames = 0;
         size_t samples = 0;
         int w = 0, h = 0;
-        const double t0 = now_s();
+        const double t0 = xsf_clock_mono_s();
         double t1 = t0;
         do {
             size_t off = 0;
@@ -67,7 +61,7 @@ int main(int argc, char **argv)
                     h = img->fmt.height[0];
                 }
             }
-            t1 = now_s();
+            t1 = xsf_clock_mono_s();
         } while (t1 - t0 < seconds);
         const double per = (t1 - t0) / frames;
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];

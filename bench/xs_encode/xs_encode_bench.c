@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "xs.h"
+#include "xsf_clock.h"
 #if XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #define CHECK_CUDA(call)                                                                           \
@@ -34,13 +35,6 @@
 #endif
 
 #define MAX_STREAMS 8
-
-static double now_s(void)
-{
-    struct timespec t;
-    timespec_get(&t, TIME_UTC);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static uint8_t *read_file(const char *path, size_t *n)
 {
@@ -242,12 +236,12 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
             xs_gpu_encode(enc[k], &dpic);
         CHECK_CUDA(
             cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
-        const double t0 = now_s();
+        const double t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
             xs_gpu_encode(enc[i % streams], &dpic);
         for (int k = 0; k < streams; k++)
             xs_gpu_encoder_sync(enc[k]);
-        r->gpu_multi_fps = frames / (now_s() - t0);
+        r->gpu_multi_fps = frames / (xsf_clock_mono_s() - t0);
     }
     /* With the transfers: pinned host picture up, codestream down. */
     xsf_picture pinned = src->img;
@@ -257,19 +251,19 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     for (int c = 0; c < src->img.fmt.nc; c++)
         pinned.data[c] = (uint8_t *)hbuf + (src->img.data[c] - src->img.data[0]);
     pinned.memory = XSF_MEMORY_PINNED;
-    const double t0 = now_s();
+    const double t0 = xsf_clock_mono_s();
     for (int i = 0; i < frames; i++) {
         xs_gpu_encode(enc[0], &pinned);
         xs_gpu_encoder_download(enc[0], host_cs, cap, &len, 0);
     }
     xs_gpu_encoder_sync(enc[0]);
-    r->gpu_io_fps = frames / (now_s() - t0);
+    r->gpu_io_fps = frames / (xsf_clock_mono_s() - t0);
     /* The same on K contexts, frames alternating: one frame's upload
      * overlaps another's kernels and a third's download. */
     uint8_t *host_cs_k[MAX_STREAMS] = {0};
     for (int k = 0; k < streams; k++)
         CHECK_CUDA(cudaMallocHost((void **)&host_cs_k[k], cap));
-    const double t1 = now_s();
+    const double t1 = xsf_clock_mono_s();
     for (int i = 0; i < frames; i++) {
         size_t lk;
         xs_gpu_encode(enc[i % streams], &pinned);
@@ -277,7 +271,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     }
     for (int k = 0; k < streams; k++)
         xs_gpu_encoder_sync(enc[k]);
-    r->gpu_io_multi_fps = frames / (now_s() - t1);
+    r->gpu_io_multi_fps = frames / (xsf_clock_mono_s() - t1);
     for (int k = 0; k < streams; k++)
         cudaFreeHost(host_cs_k[k]);
     /* Stage times of one frame. */
@@ -339,10 +333,10 @@ static void cpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     uint8_t *cs = malloc(cap);
     size_t len;
     xs_encode(enc, &src->img, cs, cap, &len);
-    const double t0 = now_s();
+    const double t0 = xsf_clock_mono_s();
     for (int i = 0; i < frames; i++)
         xs_encode(enc, &src->img, cs, cap, &len);
-    r->cpu_fps = frames / (now_s() - t0);
+    r->cpu_fps = frames / (xsf_clock_mono_s() - t0);
     if (!r->bytes)
         r->bytes = len;
     if (r->psnr == 0) {

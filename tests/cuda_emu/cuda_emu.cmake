@@ -21,6 +21,24 @@
 # and xsf_xs_emulated: xs/ (xsf_xs) with its GPU decoder and encoder
 # emulated, for tests/xs, tests/xs_enc and tests/pipeline. Their emulated
 # tests link it instead of xsf_xs, whose GPU code (or stubs) it replaces.
+# xsf_host_c_sources(VAR target): the C sources of a library, as absolute
+# paths, without its CUDA files and the stubs that stand in for them
+# (*_stub.c): what an emulated build compiles around its emulated CUDA code.
+function(xsf_host_c_sources var target)
+  get_target_property(dir ${target} SOURCE_DIR)
+  get_target_property(sources ${target} SOURCES)
+  set(out "")
+  foreach(f IN LISTS sources)
+    if(f MATCHES "\\.c$" AND NOT f MATCHES "_stub\\.c$")
+      if(NOT IS_ABSOLUTE ${f})
+        set(f ${dir}/${f})
+      endif()
+      list(APPEND out ${f})
+    endif()
+  endforeach()
+  set(${var} ${out} PARENT_SCOPE)
+endfunction()
+
 include(CheckLanguage)
 check_language(CXX)
 set(XSF_CUDA_EMU OFF)
@@ -57,9 +75,10 @@ if(CMAKE_CXX_COMPILER AND NOT XSF_SANITIZE AND CMAKE_SYSTEM_NAME STREQUAL "Linux
 
   xsf_cuda_emu_rewrite(xs_gpu_decoder_emu ${PROJECT_SOURCE_DIR}/xs/gpu_decoder.cu)
   xsf_cuda_emu_rewrite(xs_gpu_encoder_emu ${PROJECT_SOURCE_DIR}/xs/gpu_encoder.cu)
-  file(GLOB xs_emu_c_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/xs/*.c)
-  list(REMOVE_ITEM xs_emu_c_sources ${PROJECT_SOURCE_DIR}/xs/gpu_stub.c ${PROJECT_SOURCE_DIR}/xs/enc_gpu_stub.c)
+  xsf_host_c_sources(xs_emu_c_sources xsf_xs)
   add_library(xsf_xs_emulated STATIC ${xs_emu_c_sources} ${xs_gpu_decoder_emu} ${xs_gpu_encoder_emu})
-  target_include_directories(xsf_xs_emulated PUBLIC ${PROJECT_SOURCE_DIR}/xs)
+  # Its public headers, and (white-box, for the emulated tests too) the
+  # folder's internal ones.
+  target_include_directories(xsf_xs_emulated PUBLIC ${PROJECT_SOURCE_DIR}/xs/include ${PROJECT_SOURCE_DIR}/xs)
   target_link_libraries(xsf_xs_emulated PUBLIC xsf_cuda_emu xsf_wavelet xsf_common PRIVATE xsf_warnings)
 endif()

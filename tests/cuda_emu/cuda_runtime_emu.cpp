@@ -27,20 +27,36 @@ const char *cudaGetErrorString(cudaError_t e)
     }
 }
 cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+/* One emulated device, or XSF_CUDA_EMU_DEVICES of them (at most 8), all
+ * the same host memory: enough for the device rule's test
+ * (xsf_cuda_device.h), which needs a second device to switch to. */
+static int emu_devices(void)
+{
+    const char *v = getenv("XSF_CUDA_EMU_DEVICES");
+    const int n = v ? atoi(v) : 1;
+    return n < 1 ? 1 : n > 8 ? 8 : n;
+}
+static thread_local int current_device;
 cudaError_t cudaGetDeviceCount(int *n)
 {
-    *n = 1;
+    *n = emu_devices();
     return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : cudaErrorInvalidValue; }
+cudaError_t cudaSetDevice(int d)
+{
+    if (d < 0 || d >= emu_devices())
+        return cudaErrorInvalidValue;
+    current_device = d;
+    return cudaSuccess;
+}
 cudaError_t cudaGetDevice(int *d)
 {
-    *d = 0;
+    *d = current_device;
     return cudaSuccess;
 }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 {
-    if (d != 0)
+    if (d < 0 || d >= emu_devices())
         return cudaErrorInvalidValue;
     memset(p, 0, sizeof *p);
     snprintf(p->name, sizeof p->name, "host emulation");
@@ -49,7 +65,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 }
 cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
 {
-    if (d != 0 || a != cudaDevAttrMultiProcessorCount)
+    if (d < 0 || d >= emu_devices() || a != cudaDevAttrMultiProcessorCount)
         return cudaErrorInvalidValue;
     *v = 4; /* few: a grid-stride loop then strides */
     return cudaSuccess;

@@ -173,6 +173,58 @@ static void test_gpu_sync(void)
     }
 }
 
+#ifdef XSF_HAVE_CUDA
+/* The CUDA device rule (xsf_cuda_device.h): the calls that select the
+ * pipeline's GPUs on the caller's thread restore its current device. The
+ * pipeline runs on the last device, the caller sits on the first (the same
+ * one with a single GPU). The host emulation of CUDA has one device unless
+ * told otherwise: two here, while this pipeline lives (no other threads). */
+static void test_caller_device(void)
+{
+    setenv("XSF_CUDA_EMU_DEVICES", "2", 1);
+    int n = 0;
+    cudaGetDeviceCount(&n);
+    const int caller = 0;
+    CHECK(n >= 1 && cudaSetDevice(caller) == cudaSuccess, "%d devices", n);
+    pl_config c;
+    memset(&c, 0, sizeof c);
+    c.engine = PL_ENGINE_GPU;
+    c.contexts_per_gpu = 1;
+    c.ngpus = 1;
+    c.gpus[0] = n - 1;
+    c.pinned_reserve_bytes = 1 << 20;
+    c.gpu_sync = PL_GPU_SYNC_BLOCK;
+    pl_pipeline *p = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    int dev = -1;
+    CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create on GPU %d: %s", n - 1, err.msg);
+    CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_create: device %d", dev);
+    if (p) {
+        pl_writer_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.md5 = 1;
+        pl_writer *w = NULL;
+        CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "writer: %s", err.msg);
+        pl_stream_config sc = {.name = "device", .backpressure = PL_BLOCK, .frames = 2,
+                               .sink = pl_writer_sink(w)};
+        int id = -1;
+        CHECK(pl_stream_add(p, &sc, &id, &err) == XSF_OK, "stream: %s", err.msg);
+        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_stream_add: device %d", dev);
+        if (id >= 0) {
+            pl_stream_finish(p, id);
+            pl_stream_remove(p, id, NULL);
+            CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_stream_remove: device %d",
+                  dev);
+        }
+        pl_destroy(p);
+        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_destroy: device %d", dev);
+        pl_writer_close(w, &err);
+    }
+    unsetenv("XSF_CUDA_EMU_DEVICES");
+}
+#endif
+
 /* The tests' pipeline, with `reserve` bytes of pinned host memory taken at creation. */
 static pl_pipeline *make_pipeline_reserving(size_t reserve)
 {
@@ -1653,6 +1705,10 @@ int main(int argc, char **argv)
     test_policy_and_errors();
     test_flush();
     test_gpu_sync();
+#ifdef XSF_HAVE_CUDA
+    if (engine == PL_ENGINE_GPU)
+        test_caller_device();
+#endif
     test_loopback_streams(0, 0, 0);
     /* A packet in 97 lost: frames of about 38 packets (600 bytes), so that about 60 % of
      * them come whole to be compared (every 7th lost a packet of every frame). */

@@ -60,6 +60,9 @@ typedef enum cmp_path {
     CMP_PATH_CPU = 0, /* the C reference encoders and decoders, one thread */
     CMP_PATH_GPU = 1, /* the CUDA encoders and decoders */
 } cmp_path;
+/* CUDA devices: the GPU path runs JPEG XS on device 0 and BPC-PaCo on the
+ * caller's current device (make device 0 current for one GPU throughout);
+ * it never changes the current device (xsf_cuda_device.h). */
 
 /* XSF_OK where both CUDA codecs are usable (a GPU and a build with kernels). */
 xsf_status cmp_gpu_available(void);

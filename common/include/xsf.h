@@ -1,5 +1,24 @@
 /* xsflow common definitions: status codes and the error-message buffer every
- * library layer uses. Nothing here prints or exits. */
+ * library layer uses. Nothing here prints or exits.
+ *
+ * The error convention of every library:
+ * - A function that can fail returns xsf_status (XSF_OK = 0): never -1, an
+ *   errno value or a bool. A function that cannot fail returns what it
+ *   computes (a size, a count, a name, a predicate as int 0/1).
+ * - The message: a call on a handle records it in the handle (the first error
+ *   wins: xsf_error_set), read with the handle's <prefix>_error(handle) until
+ *   the next call on it. A call without a handle (a create, an open, a parse,
+ *   a one-shot function) takes `xsf_error *err` as its last argument, which
+ *   may be NULL (then only the status is reported). The status alone is
+ *   enough only where it says everything (XSF_ERR_ARG for a NULL argument, a
+ *   word that is not in a vocabulary, XSF_ERR_NODEVICE from *_gpu_available).
+ * - No `char *msg, size_t cap` message buffers, no printing, no exit(): the
+ *   program decides what the user sees.
+ * - Out-parameters are cleared first (NULL, 0), so that a failed call leaves
+ *   nothing for the caller to free.
+ * - XSF_ERR_AGAIN means "need more input": the data is not wrong (yet).
+ * - Callbacks the caller provides follow their own documented protocol (a
+ *   sink returns non-zero to stop, which is passed back unchanged). */
 #ifndef XSF_H
 #define XSF_H
 

@@ -70,15 +70,24 @@
  * waiting frame. The buffer must not move while the frame is partial
  * (pl_frame_reserve is refused then). Interlaced frames are submitted whole.
  *
- * Times: every pl_times field is CLOCK_REALTIME in nanoseconds, the clock of
- * the kernel's receive timestamps, so a frame's latency is read on one
- * clock from its last packet to its picture.
+ * Times: every pl_times field, the frame log and every *_delivered_ns are
+ * on the packet clock (xsf_clock.h: CLOCK_REALTIME in nanoseconds, the
+ * clock of the kernel's receive timestamps and of pl_now_ns), so a frame's
+ * latency is read on one clock from its last packet to its picture. Only
+ * differences of them mean anything here; to pace by them, convert
+ * (xsf_clock_wall_to_mono). Durations measured inside the pipeline
+ * (pl_pin_stats) are on the monotonic clock (xsf_clock_mono_ns).
  *
  * Thread safety: pl_frame_acquire/submit/discard for one stream from its
  * source, one call at a time for submit (frames are numbered in submission
  * order; the RTP source of a mapped capture submits from its copy threads,
  * one after the other, in frame order); pl_frame_release from any thread;
- * statistics from any thread. Nothing here prints. */
+ * statistics from any thread. Nothing here prints.
+ *
+ * CUDA devices: the pipeline's own threads select their GPUs; pl_create,
+ * pl_destroy, pl_stream_add and pl_stream_remove select GPUs on the calling
+ * thread too, and restore its current device before they return; no other
+ * call changes it (xsf_cuda_device.h). */
 #ifndef XSF_PIPELINE_H
 #define XSF_PIPELINE_H
 
@@ -260,7 +269,8 @@ struct pl_frame {
 };
 
 /* Pinned host memory of the process (the GPU engine's frames and pictures):
- * what pinning and unpinning cost, which holds the CUDA driver's lock. */
+ * what pinning and unpinning cost, which holds the CUDA driver's lock
+ * (durations on the monotonic clock). */
 typedef struct pl_pin_stats {
     uint64_t pins, pin_bytes, pin_ns, pin_ns_max;
     uint64_t unpins, unpin_ns, unpin_ns_max;
@@ -505,7 +515,9 @@ xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
 void pl_rtp_source_destroy(pl_rtp_source *s);
 
 
-/* The clock of pl_times (CLOCK_REALTIME, ns). */
+/* The clock of pl_times: the packet clock (xsf_clock_wall_ns, CLOCK_REALTIME,
+ * ns). For intervals and deadlines use the monotonic clock instead
+ * (xsf_clock_mono_ns). */
 uint64_t pl_now_ns(void);
 
 #ifdef __cplusplus

@@ -174,7 +174,13 @@ const char *bpc_trainer_error(const bpc_trainer *tr);
 /* Pictures added and symbols counted so far. */
 void bpc_trainer_totals(const bpc_trainer *tr, size_t *pictures, uint64_t *symbols);
 
-/* ---- CUDA codec (same codestreams and pictures as the C reference) ---- */
+/* ---- CUDA codec (same codestreams and pictures as the C reference) ----
+ *
+ * CUDA devices: an encoder or decoder belongs to the device that was current
+ * at its creation (its stream must belong to it); the caller makes that
+ * device current for every call on it. No call changes the current device
+ * (xsf_cuda_device.h). (The `device` argument of bpc_gpu_encode and
+ * bpc_gpu_decode says where the planes are, not which GPU.) */
 
 struct CUstream_st;
 /* XSF_OK when a usable GPU is present and this build has the kernels. */

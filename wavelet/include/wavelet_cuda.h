@@ -10,6 +10,11 @@
  * kernels show at the caller's next synchronization). A plan serves one stream
  * at a time: its scratch is shared by the calls enqueued on it.
  *
+ * CUDA devices: a plan belongs to the device that was current at its
+ * creation; the caller makes that device current for every call on it
+ * (its stream belongs to it too). No call changes the current device
+ * (xsf_cuda_device.h).
+ *
  * Speed: the out-of-place calls (_to) move the least data: each level reads its
  * input once and writes its output once, the horizontal-only levels of JPEG XS
  * all in one pass. The in-place calls first copy the part of the picture that

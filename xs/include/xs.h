@@ -196,7 +196,12 @@ const char *xs_decoder_error(const xs_decoder *dec);
  * and allocates device memory, which synchronizes the device: keep one
  * context per format for steady streams. Errors found while the headers are
  * read are returned at once; errors inside the entropy-coded data are found
- * on the GPU and returned by the next xs_gpu_sync. */
+ * on the GPU and returned by the next xs_gpu_sync.
+ *
+ * CUDA devices: every call works on the context's own device (given at
+ * creation, the stream must belong to it) whatever the caller's current
+ * device is, and leaves the caller's current device as it found it
+ * (xsf_cuda_device.h); the same holds for the GPU encoder below. */
 typedef struct CUstream_st *xs_cuda_stream; /* the same type as cudaStream_t */
 typedef struct xs_gpu_decoder xs_gpu_decoder;
 
@@ -426,7 +431,8 @@ const char *xs_encoder_error(const xs_encoder *enc);
  * creation (which blocks), none per frame. Calls enqueue work on the stream
  * and return; xs_gpu_encoder_sync and a download with sync=1 wait for this
  * stream alone. Returns XSF_ERR_NODEVICE where no GPU is usable. One context
- * per host thread; any number per GPU. */
+ * per host thread; any number per GPU. Calls run on the encoder's device and
+ * leave the caller's current device unchanged (as the decoder's). */
 typedef struct xs_gpu_encoder xs_gpu_encoder;
 xsf_status xs_gpu_encoder_create(xs_gpu_encoder **enc, const xs_encoder_config *cfg, int device,
                                  xs_cuda_stream stream, xsf_error *err);

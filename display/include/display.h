@@ -13,6 +13,11 @@
  * created it (GL contexts are per thread). dsp_present may block until the
  * next vertical blank when vsync is on; nothing else waits for the screen.
  *
+ * CUDA devices: the display's CUDA work (interop, the compositor) runs on
+ * the device current on its thread when it is created, which must be the
+ * device of the pictures it is given; no call changes the current device
+ * (xsf_cuda_device.h).
+ *
  * The GL-free parts (colour conversion in C, the RTP clock, the pacing of
  * a tile, the grid layout) are declared here too: they are what the GL
  * path is tested against, and they build without any GL library. */
@@ -87,10 +92,14 @@ typedef struct dsp_clock {
 
 void dsp_clock_init(dsp_clock *clk, uint32_t rate, int delay_ms);
 /* The local presentation time of a picture with RTP timestamp `ts` whose
- * first packet arrived at `arrival_ns` (same clock as dsp_now_ns). */
+ * first packet arrived at `arrival_ns`, both on the display's clock
+ * (dsp_now_ns). A packet-clock time of the pipeline (pl_times) is
+ * converted first (xsf_clock_wall_to_mono). */
 int64_t dsp_clock_map(dsp_clock *clk, uint32_t ts, int64_t arrival_ns);
 
-/* CLOCK_MONOTONIC in nanoseconds. */
+/* The display's clock: the monotonic clock (xsf_clock_mono_ns, ns), the
+ * clock of every presentation time (pts_ns) and dsp_clock_map. Not the
+ * pipeline's packet clock. */
 int64_t dsp_now_ns(void);
 
 /* ---- pacing of one tile ---- */
@@ -221,7 +230,7 @@ xsf_status dsp_set_stats_text(dsp_display *d, int tile, const char *text);
 
 typedef struct dsp_tile_stats {
     uint64_t submitted, presented, dropped_late, dropped_full;
-    /* Wall time in dsp_submit for this tile (the copy into its textures),
+    /* Time (dsp_now_ns's clock) in dsp_submit for this tile (the copy into its textures),
      * and in dsp_present for the whole display (conversion, drawing, swap),
      * with the number of presents: where the display thread's time goes. */
     uint64_t submit_ns, present_ns, presents;
