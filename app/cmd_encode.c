@@ -33,7 +33,7 @@ typedef struct encode_args {
     const char *file_knob[MAX_FILES], *file_path[MAX_FILES];
     int nfiles;
     cli_option table[MAX_OPTIONS];
-    char sampling_help[96], depth_help[64], synopsis[80], out_help[16];
+    char sampling_help[96], depth_help[64], synopsis[80], out_help[16], name[48];
 } encode_args;
 
 /* A knob of the codec's table given on the command line: checked by the
@@ -108,6 +108,9 @@ static int parse_args(int argc, char **argv, encode_args *a)
              a->sampling);
     snprintf(a->depth_help, sizeof a->depth_help, "bits per sample, 1..16 (default %d)", a->depth);
     snprintf(a->out_help, sizeof a->out_help, "OUT.%s", a->codec->extension);
+    snprintf(a->name, sizeof a->name, "encode%s%s",
+             a->codec == xsf_codec_find("jpeg-xs") ? "" : " --codec ",
+             a->codec == xsf_codec_find("jpeg-xs") ? "" : a->codec->extension);
     snprintf(a->synopsis, sizeof a->synopsis, "IN -o %s [--codec NAME] [--bpp B] [options]",
              a->out_help);
     const cli_option common[] = {
@@ -137,7 +140,7 @@ static int parse_args(int argc, char **argv, encode_args *a)
     const size_t n = sizeof common / sizeof common[0];
     memcpy(a->table, common, sizeof common);
     add_codec_rows(a, n);
-    const cli_command cmd = {.name = "encode",
+    const cli_command cmd = {.name = a->name,
                              .synopsis = a->synopsis,
                              .about = about,
                              .options = a->table,
