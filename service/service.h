@@ -17,6 +17,9 @@
  * a stream) and the message, and whether the configuration asked for
  * something that cannot be (the program's usage error).
  *
+ * The demo (svc_demo_run) sends a clip to this host over UDP loopback and
+ * checks what the pipeline decodes of it against the C reference decoder.
+ *
  * The player's source (svc_jxs_source) decodes a .jxs file picture by
  * picture for the display's player (display.h, dsp_play).
  *
@@ -196,6 +199,57 @@ xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
 /* Destroys the sources and the pipeline, closes the frame log (a failed
  * close: XSF_ERR_IO, subject the frame log). */
 xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
+
+/* ------------------------------------------------------------------ */
+/* The demo: a clip sent to this host over UDP loopback, and checked     */
+
+/* Codestreams of a clip the demo checks (a longer clip: the first ones). */
+#define SVC_DEMO_MAX_FRAMES 64
+
+typedef struct svc_demo_config {
+    const char *name;    /* what messages about the clip say */
+    const uint8_t *clip; /* JPEG XS codestreams one after the other, at most */
+    size_t len;          /* SVC_DEMO_MAX_FRAMES of them */
+    unsigned loops;      /* times the clip is sent (at least 1) */
+    pl_config pl;        /* the decoder */
+    const char *out;     /* where the pictures are written (pl_writer); NULL: nowhere */
+    pl_writer_options writer;
+} svc_demo_config;
+
+typedef struct svc_demo_result {
+    unsigned clip_frames;  /* codestreams of the clip (the C reference decoder decoded each) */
+    unsigned frames;       /* pictures delivered */
+    unsigned matched;      /* of them, equal in .yuv layout to the C reference decoder's
+                              picture of the same codestream (the RTP timestamp says which) */
+    char clip_md5[33];     /* MD5 of the first pass through the clip's pictures, .yuv layout */
+    uint64_t clip_bytes;   /* its bytes */
+    uint16_t port;         /* the loopback port the stream went to */
+    char engine[128];      /* pl_describe of the pipeline */
+    rtp_sender_stats sent; /* the sender's counts */
+    rtp_stats received;    /* the receiver's */
+    pl_stream_stats stream;
+    uint64_t written;      /* bytes written to `out` */
+    /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
+     * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
+    int nfailures;
+    svc_failure failure[3];
+    /* Closing `out` failed (subject `out`); the pictures may be incomplete. */
+    int write_failed;
+    svc_failure write_failure;
+} svc_demo_result;
+
+/* `xsflow demo`: decodes each codestream of the clip with the C reference
+ * decoder, then sends the clip `loops` times as an ST 2110-22 stream (RFC
+ * 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each
+ * frame's packets at once at its time, 25 fps, rtp_sender) over UDP loopback
+ * to an ephemeral port of this host, where a socket source receives it into
+ * the pipeline (reorder window 20 ms, the structural check on; it stops after
+ * every frame or 3 s without a packet). Each picture delivered is compared
+ * with the C decoder's and written to `out`. Blocks until the stream has
+ * ended and everything is closed; a sending thread runs meanwhile.
+ * Returns XSF_OK when nothing failed (whether the pictures matched is in *r),
+ * else the status of the first failure (r->failure, r->write_failure). */
+xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
 
 /* ------------------------------------------------------------------ */
 /* Playing a .jxs file: its pictures for the display's player (dsp_play) */
