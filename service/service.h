@@ -70,6 +70,7 @@ typedef struct svc_stream_config {
     xsf_rate fps;           /* Y4M frame rate; num 0: 25 */
     const char *packets;    /* a CSV line per packet into this file; NULL: none */
     xsf_colour colour;      /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
+    char filter[512];       /* pcap and capture: the BPF filter where rtp.filter is NULL */
 } svc_stream_config;
 
 typedef struct svc_recv_config {
@@ -105,6 +106,50 @@ typedef struct svc_failure {
     xsf_error err;
     int usage;
 } svc_failure;
+
+/* A stream as a command line describes it: where its packets come from, as
+ * given, and where its frames go. */
+typedef struct svc_stream_request {
+    const char *addr;    /* ADDR:PORT: a socket to bind (and join, for a group); with pcap
+                            or capture, the destination whose packets are taken */
+    const char *sdp;     /* an SDP file (at most 64 KiB) describing the stream */
+    const char *pcap;    /* a .pcap or .pcapng file, or */
+    const char *capture; /* a live capture on this interface; neither: a socket */
+    const char *filter;  /* pcap, capture: a BPF filter; NULL: "udp", with the address's
+                            destination host and port (and the source's host) where known */
+    const char *source;  /* this sender only (a source-specific join; unicast: the others'
+                            datagrams dropped); NULL: the SDP's source filter, else any */
+    const char *iface;   /* the interface to join the group on */
+    int payload_type;    /* -1: the SDP's (without an SDP: any) */
+    int ssrc_given;      /* this SSRC only */
+    uint32_t ssrc;
+    svc_output output;   /* svc_stream_config's output, out, packets; fps (num 0: the SDP's) */
+    const char *out;
+    const char *packets;
+    xsf_rate fps;
+} svc_stream_request;
+
+/* Fills *sc from a request: reads and parses the SDP file, takes the receiver's
+ * configuration from it and the options `ro` (rtp_receiver_setup_from_sdp: its
+ * bounds; ro->payload_type is the request's); from the SDP the address and the
+ * source filter (where the request gives none), interlace, the frame rate (where the
+ * request has none) and the colour (colorimetry, RANGE); the capture filter. `shared`
+ * gives what every stream
+ * shares (limits, timeouts, slices, copy threads, the socket's buffer size and GRO):
+ * copied into sc->rtp before the stream's own settings. Codestreams written as they
+ * come (SVC_OUT_JXS) get the depacketizer's structural check. Failures: the SDP file
+ * (subject the file; an SDP too large, XSF_ERR_INVALID), an option out of its bounds
+ * (subject the SDP file or "recv", usage), an address that does not parse (subject
+ * the address, or "--source"; usage). */
+xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req,
+                            const rtp_receiver_options *ro, const pl_rtp_config *shared,
+                            svc_failure *f);
+
+/* The output an OUT names: "null" (SVC_OUT_NULL), "null:device", "md5:FILE"
+ * (FILE not empty), else `format` where it is >= 0 (an svc_output the caller
+ * was told), else by the extension: .jxs, .yuv or .y4m (XSF_ERR_ARG for any
+ * other). */
+xsf_status svc_output_from_name(const char *out, int format, svc_output *kind);
 
 typedef struct svc_recv svc_recv;
 
