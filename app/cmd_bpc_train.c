@@ -1,12 +1,12 @@
 /* xsflow bpc-train: estimates BPC-PaCo probability tables from pictures
  * (bpc_trainer_*), writes a table file for --tables, or writes the C source
- * of the built-in sets (bpc/tables_builtin.c) from two table files. */
+ * of the built-in sets (bpc/tables_builtin.c, bpc_tables_builtin_c) from two
+ * table files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bpc.h"
-#include "bpc_internal.h"
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
@@ -88,60 +88,47 @@ static int read_all(const char *path, uint8_t **data, size_t *len)
     return 0;
 }
 
+/* --builtin: the C source of the built-in sets from two table files (bpc_tables_builtin_c). */
 static int emit_builtin(const char *t53, const char *t97, const char *out, char **sources, int nsources)
 {
     const char *paths[2] = {t53, t97};
     bpc_tables *t[2] = {NULL, NULL};
-    for (int f = 0; f < 2; f++) {
+    xsf_error err;
+    xsf_error_clear(&err);
+    int status = 0;
+    for (int f = 0; f < 2 && !status; f++) {
         uint8_t *data;
         size_t len;
-        xsf_error err;
-        if (read_all(paths[f], &data, &len))
-            return 1;
+        if (read_all(paths[f], &data, &len)) {
+            status = 1;
+            break;
+        }
         if (bpc_tables_load(&t[f], data, len, &err) != XSF_OK) {
             cli_error(paths[f], "%s", err.msg);
-            free(data);
-            bpc_tables_destroy(t[0]);
-            return 1;
+            status = 1;
         }
         free(data);
     }
-    FILE *o = fopen(out, "w");
-    if (!o) {
+    char *text = NULL;
+    size_t len = 0;
+    if (!status && bpc_tables_builtin_c(t[0], t[1], t53, t97, (const char *const *)sources, nsources, &text,
+                                        &len, &err) != XSF_OK) {
+        cli_error(out, "%s", err.msg);
+        status = 1;
+    }
+    FILE *o = status ? NULL : fopen(out, "w");
+    if (!status && !o) {
         cli_error(out, "cannot write");
-        bpc_tables_destroy(t[0]);
-        bpc_tables_destroy(t[1]);
-        return 1;
+        status = 1;
     }
-    fprintf(o, "/* Built-in BPC-PaCo probability tables, written by `xsflow bpc-train --builtin`\n"
-               " * from %s (5/3) and %s (9/7). Per filter, for variant 1..3, band\n"
-               " * (level * 4 + orientation), table plane and the variant's contexts, two hex\n"
-               " * digits per entry: a code of the log-odds (tables.c, code_to_p). */\n",
-            t53, t97);
-    fprintf(o, "const char *const bpc_builtin_source =\n    \"");
-    for (int i = 0; i < nsources; i++)
-        fprintf(o, "%s%s", i ? " " : "", sources[i]);
-    fprintf(o, "\";\n\nconst char *const bpc_builtin_hex[2] = {\n");
-    for (int f = 0; f < 2; f++) {
-        size_t col = 0;
-        fprintf(o, "    /* %s */\n    \"", f ? "9/7" : "5/3");
-        for (int v = 1; v <= 3; v++)
-            for (int b = 0; b < BPC_TABLE_BANDS; b++)
-                for (int j = 0; j < BPC_TABLE_PLANES; j++)
-                    for (int k = 0; k < bpc_context_count((bpc_variant)v); k++) {
-                        fprintf(o, "%02x", bpc_p_to_code(t[f]->p[v - 1][b][j][k]));
-                        if (++col == 48) {
-                            fprintf(o, "\"\n    \"");
-                            col = 0;
-                        }
-                    }
-        fprintf(o, "\",\n");
+    if (o) {
+        fwrite(text, 1, len, o);
+        fclose(o);
     }
-    fprintf(o, "};\n");
-    fclose(o);
+    free(text);
     bpc_tables_destroy(t[0]);
     bpc_tables_destroy(t[1]);
-    return 0;
+    return status;
 }
 
 static int add_picture(bpc_trainer *tr, const xsf_picture *img, const char *path, unsigned long frame)

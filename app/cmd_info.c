@@ -1,6 +1,6 @@
-/* xsflow info: what the headers of a .jxs file say, frame by frame. Reads
- * the marker segments and walks the slices by their lengths; decodes no
- * coefficient. */
+/* xsflow info: what the headers of a .jxs file say, frame by frame
+ * (xs_header_describe). Reads the marker segments and walks the slices by
+ * their lengths; decodes no coefficient. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,109 +44,13 @@ static const char about[] =
     "Prints what the headers of the first codestream say and how many codestreams\n"
     "(frames) the file holds; frames whose headers differ from the first are listed.\n";
 
-static const char *cpih_name(unsigned cpih)
-{
-    switch (cpih) {
-    case 0: return "no colour transform";
-    case 1: return "reversible colour transform, RCT";
-    case 3: return "Star-Tetrix";
-    }
-    return "reserved";
-}
-
 static void print_frame(const xs_header *h, size_t bytes, unsigned long frame, size_t offset,
                         int verbose, const char *plev_warning)
 {
-    /* 21122-1: slices of Hsl rows of precincts 2^NLy lines high (the walk found them all). */
-    const size_t rows = ((size_t)h->hf + (1u << h->nly) - 1) >> h->nly;
-    const size_t nslices = h->hsl ? (rows + h->hsl - 1) / h->hsl : 0;
-    int sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
-    int depth_same = 1;
-    for (int c = 0; c < h->nc; c++) {
-        sx[c] = h->sx[c];
-        sy[c] = h->sy[c];
-        depth_same &= h->depth[c] == h->depth[0];
-    }
-    printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset,
-           offset + bytes - 1, bytes);
-    printf("  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc,
-           h->nc == 1 ? "" : "s", imgio_sampling_name(h->nc, sx, sy));
-    if (depth_same)
-        printf("%u bits\n", h->depth[0]);
-    else
-        printf("bits per component differ\n");
-    printf("  components   ");
-    for (int c = 0; c < h->nc; c++)
-        printf(" %d: %ux%u %u bits (sx %u, sy %u)%s", c, h->wf / h->sx[c], h->hf / h->sy[c],
-               h->depth[c], h->sx[c], h->sy[c], c + 1 < h->nc ? ";" : "\n");
-    printf("  profile       %s (Ppih 0x%04x), level %s, sublevel %s (Plev 0x%04x)\n",
-           xs_profile_name(h->ppih), h->ppih, xs_level_name(h->plev), xs_sublevel_name(h->plev),
-           h->plev);
-    if (plev_warning)
-        printf("  warning       %s\n", plev_warning);
-    if (h->lcod)
-        printf("  size          Lcod %u bytes, ", h->lcod);
-    else
-        printf("  size          Lcod 0 (not signalled), ");
-    printf("headers %zu bytes\n", h->header_bytes);
-    printf("  slices        %zu, %u precinct row%s each (Hsl)\n", nslices, h->hsl,
-           h->hsl == 1 ? "" : "s");
-    printf("  precincts     %u lines high (2^NLy), ", 1u << h->nly);
-    if (h->cw)
-        printf("%lu samples wide (Cw %u)\n", (unsigned long)h->cw * 8ul << h->nlx, h->cw);
-    else
-        printf("the full width (Cw 0)\n");
-    printf("  wavelet       NLx %u horizontal, NLy %u vertical levels; %u component%s without "
-           "decomposition (CWD Sd)\n",
-           h->nlx, h->nly, h->sd, h->sd == 1 ? "" : "s");
-    printf("  coefficients  Bw %u bits, Fq %u fractional, Br %u, Ng %u, Ss %u\n", h->bw, h->fq,
-           h->br, h->ng, h->ss);
-    printf("  coding tools  Fs %u (%s), Rm %u (runs of %s), Qpih %u (%s quantizer),\n", h->fs,
-           h->fs ? "sign packing" : "signs inline", h->rm,
-           h->rm ? "zero coefficients" : "zero prediction residuals", h->qpih,
-           h->qpih ? "uniform" : "deadzone");
-    printf("                Lh %u (%s), Rl %u (raw mode %s), Fslc %u, Ppoc %u\n", h->lh,
-           h->lh ? "long headers" : "long headers only for wide pictures", h->rl,
-           h->rl ? "selected per packet" : "not selectable", h->fslc, h->ppoc);
-    printf("  colour        Cpih %u (%s)\n", h->cpih, cpih_name(h->cpih));
-    if (h->tnlt == 1)
-        printf("  NLT           quadratic, sigma %u, alpha %u\n", h->nlt_sigma, h->nlt_alpha);
-    else if (h->tnlt == 2)
-        printf("  NLT           extended, T1 %u, T2 %u, E %u\n", h->nlt_t1, h->nlt_t2, h->nlt_e);
-    else
-        printf("  NLT           none (linear output)\n");
-    if (h->has_cts)
-        printf("  CTS           Cf %u, e1 %u, e2 %u\n", h->cts_cf, h->cts_e1, h->cts_e2);
-    if (h->has_crg) {
-        printf("  CRG          ");
-        for (int c = 0; c < h->nc; c++)
-            printf(" %d: (%u, %u)%s", c, h->crg_x[c], h->crg_y[c], c + 1 < h->nc ? ";" : "\n");
-    }
-    printf("  CAP           0x%08x", h->cap_bits);
-    if (!h->cap_bits) {
-        printf(" (no optional capability)\n");
-    } else {
-        printf(" (bits set:");
-        for (int i = 0; i < 32; i++)
-            if (h->cap_bits & (1u << i))
-                printf(" cap[%d]", i);
-        printf(")\n");
-    }
-    if (verbose) {
-        printf("  weights       %d bands, gain/priority:", h->nbands);
-        for (int b = 0; b < h->nbands; b++)
-            printf("%s%u/%u", b % 12 ? " " : "\n                ", h->gain[b], h->priority[b]);
-        printf("\n");
-    }
-}
-
-/* Headers equal but for the fields that may change from frame to frame. */
-static int same_headers(const xs_header *a, const xs_header *b)
-{
-    xs_header x = *a, y = *b;
-    x.lcod = y.lcod = 0;
-    x.header_bytes = y.header_bytes = 0;
-    return !memcmp(&x, &y, sizeof x);
+    static char text[65536];
+    printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset, offset + bytes - 1, bytes);
+    xs_header_describe(h, verbose, plev_warning, text, sizeof text);
+    fputs(text, stdout);
 }
 
 int cmd_info(int argc, char **argv)
@@ -221,7 +125,7 @@ int cmd_info(int argc, char **argv)
             snprintf(first_warning, sizeof first_warning, "frame %lu: %s", frame, perr.msg);
         if (frame == 0 || all) {
             print_frame(&h, bytes, frame, off, verbose, plev_bad ? perr.msg : NULL);
-        } else if (!same_headers(&h, &first)) {
+        } else if (!xs_header_same(&h, &first)) {
             differing++;
             printf("frame %lu: file bytes %zu..%zu, headers differ from frame 0: %ux%u, %u "
                    "components, NLx %u, NLy %u (--all prints them)\n",

@@ -11,7 +11,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "image_io.h"
 #include "nmos.h"
 #include "pipeline.h"
 #include "xsf_clock.h"
@@ -34,11 +33,7 @@ static void on_signal(int sig)
 }
 
 typedef struct node_args {
-    nmos_config nc;
-    const char *sender_paths[NMOS_MAX_SENDERS];
-    const char *clip_paths[NMOS_MAX_SENDERS];
-    const char *output;
-    pl_config pl;
+    nmos_host_config h;
     double duration;
     int quiet;
 } node_args;
@@ -47,11 +42,11 @@ static int add_sender(void *ctx, const cli_option *o, const char *v)
 {
     node_args *a = ctx;
     (void)o;
-    if (a->nc.nsenders == NMOS_MAX_SENDERS) {
+    if (a->h.node.nsenders == NMOS_MAX_SENDERS) {
         cli_error("--sender", "at most %d senders", NMOS_MAX_SENDERS);
         return 2;
     }
-    a->sender_paths[a->nc.nsenders++] = v;
+    a->h.sender_sdp[a->h.node.nsenders++] = v;
     return 0;
 }
 
@@ -59,12 +54,12 @@ static int add_clip(void *ctx, const cli_option *o, const char *v)
 {
     node_args *a = ctx;
     (void)o;
-    if (!a->nc.nsenders || a->clip_paths[a->nc.nsenders - 1]) {
+    if (!a->h.node.nsenders || a->h.sender_clip[a->h.node.nsenders - 1]) {
         cli_error("--send", "give the stream's --sender FILE.sdp first (one clip each)");
         return 2;
     }
-    a->clip_paths[a->nc.nsenders - 1] = v;
-    a->nc.senders[a->nc.nsenders - 1].controlled = 1;
+    a->h.sender_clip[a->h.node.nsenders - 1] = v;
+    a->h.node.senders[a->h.node.nsenders - 1].controlled = 1;
     return 0;
 }
 
@@ -72,14 +67,14 @@ static int parse_args(int argc, char **argv, node_args *a)
 {
     memset(a, 0, sizeof *a);
     int port = 8080;
-    a->nc.receivers = 4;
+    a->h.node.receivers = 4;
     const cli_option options[] = {
-        CLI_OPT("host", 0, CLI_STRING, &a->nc.host, "ADDR", "address to serve and advertise (default 127.0.0.1)"),
+        CLI_OPT("host", 0, CLI_STRING, &a->h.node.host, "ADDR", "address to serve and advertise (default 127.0.0.1)"),
         CLI_OPT("port", 0, CLI_INT, &port, "N", "HTTP port (default 8080; 0: any free port, printed)", .lo = 0,
                 .hi = 65535),
-        CLI_OPT("label", 0, CLI_STRING, &a->nc.label, "TEXT", "the node's label (default xsflow)"),
-        CLI_OPT("seed", 0, CLI_STRING, &a->nc.seed, "TEXT", "the ids derive from it (default: host name, address, port)"),
-        CLI_OPT("receivers", 0, CLI_INT, &a->nc.receivers, "N",
+        CLI_OPT("label", 0, CLI_STRING, &a->h.node.label, "TEXT", "the node's label (default xsflow)"),
+        CLI_OPT("seed", 0, CLI_STRING, &a->h.node.seed, "TEXT", "the ids derive from it (default: host name, address, port)"),
+        CLI_OPT("receivers", 0, CLI_INT, &a->h.node.receivers, "N",
                 "decoding slots, one receiver each (default 4, at most " CLI_STR(NMOS_MAX_RECEIVERS) ")", .lo = 0,
                 .hi = NMOS_MAX_RECEIVERS),
         CLI_OPT("sender", 0, CLI_CALL, NULL, "FILE.sdp",
@@ -91,20 +86,20 @@ static int parse_args(int argc, char **argv, node_args *a)
                 "clip in a loop, where and when IS-05 activates it (each\n"
                 "frame in one burst: no ST 2110-21 pacing)",
                 .call = add_clip),
-        CLI_OPT("output", 'o', CLI_STRING, &a->output, "OUT",
+        CLI_OPT("output", 'o', CLI_STRING, &a->h.output, "OUT",
                 "where received pictures go: null (default: decode, drop),\n"
                 "or a path with %u for the receiver number (from 0), ending\n"
                 ".yuv, .y4m or .jxs; each activation starts its file anew"),
-        CLI_OPT("registry", 0, CLI_STRING, &a->nc.registry_url, "URL", "register with this registry (http://HOST:PORT)"),
-        CLI_OPT("discover", 0, CLI_FLAG, &a->nc.discover, NULL, "find a registry through DNS-SD (_nmos-register._tcp)"),
-        CLI_OPT("domain", 0, CLI_STRING, &a->nc.dnssd_domain, "NAME", "unicast DNS-SD in this domain (default: mDNS, .local)"),
-        CLI_OPT("p2p", 0, CLI_FLAG, &a->nc.p2p, NULL, "advertise _nmos-node._tcp (peer-to-peer, no registry)"),
-        CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->nc.heartbeat_s, "S", "seconds between heartbeats (default 5)", .lo = 0,
+        CLI_OPT("registry", 0, CLI_STRING, &a->h.node.registry_url, "URL", "register with this registry (http://HOST:PORT)"),
+        CLI_OPT("discover", 0, CLI_FLAG, &a->h.node.discover, NULL, "find a registry through DNS-SD (_nmos-register._tcp)"),
+        CLI_OPT("domain", 0, CLI_STRING, &a->h.node.dnssd_domain, "NAME", "unicast DNS-SD in this domain (default: mDNS, .local)"),
+        CLI_OPT("p2p", 0, CLI_FLAG, &a->h.node.p2p, NULL, "advertise _nmos-node._tcp (peer-to-peer, no registry)"),
+        CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->h.node.heartbeat_s, "S", "seconds between heartbeats (default 5)", .lo = 0,
                 .hi = 1e7, .flags = CLI_ABOVE_LO),
-        CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
+        CLI_OPT("cpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
                 .value = PL_ENGINE_GPU),
-        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
+        CLI_OPT("threads", 0, CLI_INT, &a->h.pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
                 .lo = 1, .hi = 1024),
         CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds (default: at SIGINT or SIGTERM)",
                 .lo = 0, .hi = 1e7, .flags = CLI_ABOVE_LO),
@@ -114,8 +109,8 @@ static int parse_args(int argc, char **argv, node_args *a)
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
-    a->nc.port = (uint16_t)port;
-    if (a->nc.registry_url && a->nc.discover) {
+    a->h.node.port = (uint16_t)port;
+    if (a->h.node.registry_url && a->h.node.discover) {
         cli_error("--discover", "give --registry URL or --discover, not both");
         return 2;
     }
@@ -129,75 +124,48 @@ static void print_log(nmos_node *node)
         fprintf(stderr, "node: %s\n", line);
 }
 
+/* Every 5 s: registration, heartbeats, activations and the receivers' streams. */
+static void print_status(const node_args *a, nmos_host *h)
+{
+    nmos_status st;
+    nmos_node_status(nmos_host_node(h), &st);
+    fprintf(stderr, "node: %s%s; heartbeats %llu; activations %llu",
+            st.registered                                ? "registered with "
+            : a->h.node.registry_url || a->h.node.discover ? "not registered yet"
+                                                         : "no registry",
+            st.registered ? st.registry : "", (unsigned long long)st.heartbeats,
+            (unsigned long long)st.activations);
+    for (unsigned i = 0; i < a->h.node.receivers; i++) {
+        nmos_stream_info info;
+        nmos_service_stream(nmos_host_service(h), i, &info);
+        if (info.running)
+            fprintf(stderr, "; receiver %u %s: %llu frames", i, info.source, (unsigned long long)info.frames);
+    }
+    fputc('\n', stderr);
+}
+
 int cmd_node(int argc, char **argv)
 {
-    node_args a;
+    static node_args a;
     const int pr = parse_args(argc, argv, &a);
     if (pr)
         return pr == 1 ? 0 : pr;
     xsf_error err;
     xsf_error_clear(&err);
-    char *sdp_text[NMOS_MAX_SENDERS] = {0};
-    pl_pipeline *p = NULL;
-    nmos_service *svc = NULL;
-    nmos_node *node = NULL;
-    int rc = 1;
-    for (unsigned i = 0; i < a.nc.nsenders; i++) {
-        uint8_t *text;
-        size_t len;
-        if (imgio_read_file(a.sender_paths[i], &text, &len, &err) != XSF_OK) {
-            cli_error(a.sender_paths[i], "%s", err.msg);
-            goto out;
-        }
-        sdp_text[i] = realloc(text, len + 1);
-        if (!sdp_text[i]) {
-            free(text);
-            cli_error(a.sender_paths[i], "out of memory");
-            goto out;
-        }
-        sdp_text[i][len] = 0;
-        a.nc.senders[i].sdp = sdp_text[i];
-        a.nc.senders[i].label = a.sender_paths[i];
+    const char *subject = NULL;
+    nmos_host *h;
+    if (nmos_host_create(&h, &a.h, &subject, &err) != XSF_OK) {
+        cli_error(subject, "%s", err.msg);
+        return 1;
     }
-
-    if (pl_create(&p, &a.pl, &err) != XSF_OK) {
-        cli_error("pipeline", "%s", err.msg);
-        goto out;
-    }
-    nmos_service_config sc = {.pipeline = p, .output = a.output};
-    if (nmos_service_create(&svc, &sc, &err) != XSF_OK) {
-        cli_error("-o", "%s", err.msg);
-        goto out;
-    }
-    for (unsigned i = 0; i < a.nc.nsenders; i++) {
-        if (!a.clip_paths[i])
-            continue;
-        uint8_t *clip;
-        size_t len;
-        xsf_status st = imgio_read_file(a.clip_paths[i], &clip, &len, &err);
-        if (st == XSF_OK) {
-            st = nmos_service_add_clip(svc, i, clip, len, &err);
-            free(clip);
-        }
-        if (st != XSF_OK) {
-            cli_error(a.clip_paths[i], "%s", err.msg);
-            goto out;
-        }
-    }
-    a.nc.activate = nmos_service_activate;
-    a.nc.activate_sender = nmos_service_activate_sender;
-    a.nc.activate_ctx = svc;
-    if (nmos_node_create(&node, &a.nc, &err) != XSF_OK) {
-        cli_error("node", "%s", err.msg);
-        goto out;
-    }
+    nmos_node *node = nmos_host_node(h);
     printf("node %s at %s/x-nmos/ (decoding: %s)\n", nmos_node_id(node), nmos_node_url(node),
-           pl_describe(p));
-    for (unsigned i = 0; i < a.nc.receivers; i++)
+           pl_describe(nmos_host_pipeline(h)));
+    for (unsigned i = 0; i < a.h.node.receivers; i++)
         printf("receiver %u %s\n", i, nmos_node_receiver_id(node, i));
-    for (unsigned i = 0; i < a.nc.nsenders; i++)
-        printf("sender %u %s (%s%s%s)\n", i, nmos_node_sender_id(node, i), a.sender_paths[i],
-               a.clip_paths[i] ? ", sends " : "", a.clip_paths[i] ? a.clip_paths[i] : "");
+    for (unsigned i = 0; i < a.h.node.nsenders; i++)
+        printf("sender %u %s (%s%s%s)\n", i, nmos_node_sender_id(node, i), a.h.sender_sdp[i],
+               a.h.sender_clip[i] ? ", sends " : "", a.h.sender_clip[i] ? a.h.sender_clip[i] : "");
     fflush(stdout);
 
     struct sigaction sa;
@@ -215,32 +183,10 @@ int cmd_node(int argc, char **argv)
             break;
         if (!a.quiet && now - last_report >= 5000000000u) {
             last_report = now;
-            nmos_status st;
-            nmos_node_status(node, &st);
-            fprintf(stderr, "node: %s%s; heartbeats %llu; activations %llu",
-                    st.registered                        ? "registered with "
-                    : a.nc.registry_url || a.nc.discover ? "not registered yet"
-                                                         : "no registry",
-                    st.registered ? st.registry : "", (unsigned long long)st.heartbeats,
-                    (unsigned long long)st.activations);
-            for (unsigned i = 0; i < a.nc.receivers; i++) {
-                nmos_stream_info info;
-                nmos_service_stream(svc, i, &info);
-                if (info.running)
-                    fprintf(stderr, "; receiver %u %s: %llu frames", i, info.source,
-                            (unsigned long long)info.frames);
-            }
-            fputc('\n', stderr);
+            print_status(&a, h);
         }
     }
-    rc = 0;
-out:
-    if (node)
-        print_log(node);
-    nmos_node_destroy(node); /* no more activations: then the streams stop */
-    nmos_service_destroy(svc);
-    pl_destroy(p);
-    for (unsigned i = 0; i < NMOS_MAX_SENDERS; i++)
-        free(sdp_text[i]);
-    return rc;
+    print_log(node);
+    nmos_host_destroy(h);
+    return 0;
 }

@@ -12,8 +12,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "image_io.h"
-#include "rtp.h"
 #include "service.h"
 
 static const char about[] =
@@ -45,24 +43,12 @@ static const char epilogue[] =
 
 #define MAX_STREAMS SVC_MAX_STREAMS
 
-typedef enum out_kind {
-    OUT_JXS = SVC_OUT_JXS,
-    OUT_YUV = SVC_OUT_YUV,
-    OUT_Y4M = SVC_OUT_Y4M,
-    OUT_NULL = SVC_OUT_NULL,
-    OUT_NULL_DEVICE = SVC_OUT_NULL_DEVICE,
-    OUT_DISPLAY = SVC_OUT_DISPLAY,
-    OUT_MD5 = SVC_OUT_MD5 /* md5:FILE, a line a picture (PL_WRITE_MD5) */
-} out_kind;
-
+/* A stream's request (service.h) and the option values that are converted into it. */
 typedef struct stream_args {
-    const char *addr, *sdp, *pcap, *capture, *filter, *source, *iface, *out, *packets;
-    out_kind kind;
+    svc_stream_request r;
     int kind_given;
     long pt;
     uint64_t ssrc;
-    int ssrc_given;
-    xsf_rate fps; /* num 0: the SDP's, or 25 */
 } stream_args;
 
 typedef struct recv_args {
@@ -71,19 +57,11 @@ typedef struct recv_args {
     long frames, reorder, reorder_ms, queue;
     uint64_t rcvbuf;
     uint64_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
-    long copy_threads;      /* -1: not given (the source's choice) */
-    double duration, timeout, warmup;
-    int quiet, no_gro, slices;
+    long copy_threads;        /* -1: not given (the source's choice) */
+    double duration, timeout;
+    int quiet, no_gro, display, gpu_sync_given;
     const char *stats_json;
-    const char *frame_log;
-    long pinned_mib; /* -1: not given */
-    int gpu_sync_given;
-    pl_config pl;
-    int display, no_vsync;
-    long delay_ms;
-    xsf_colour colour; /* --colour (source XSF_COLOUR_USER), else nothing said */
-    dsp_convert convert;
-    const char *headless;
+    svc_recv_config cfg; /* the decoder, display and logs as the options give them */
 } recv_args;
 
 static volatile sig_atomic_t interrupted;
@@ -93,27 +71,16 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-static int parse_kind(const char *v, out_kind *k)
-{
-    static const char *const names[] = {"jxs", "yuv", "y4m"};
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(v, names[i])) {
-            *k = (out_kind)i;
-            return 0;
-        }
-    return -1;
-}
-
 static int has_source(const stream_args *s)
 {
-    return s->addr || s->sdp || s->pcap || s->capture;
+    return s->r.addr || s->r.sdp || s->r.pcap || s->r.capture;
 }
 
 /* The stream being described: a source starts a new one once the current
  * has its source (or its output). */
 static stream_args *current(recv_args *a, int source_token)
 {
-    if (a->n == 0 || (source_token && (a->s[a->n - 1].out || has_source(&a->s[a->n - 1])))) {
+    if (a->n == 0 || (source_token && (a->s[a->n - 1].r.out || has_source(&a->s[a->n - 1])))) {
         if (a->n == MAX_STREAMS)
             return NULL;
         stream_args *s = &a->s[a->n++];
@@ -155,11 +122,11 @@ static int output_option(void *ctx, const cli_option *o, const char *v)
     stream_args *s = stream_of(ctx, o);
     if (!s)
         return 2;
-    if (s->out) {
+    if (s->r.out) {
         cli_error("--output", "one output per stream: give the next stream's source first");
         return 2;
     }
-    s->out = v;
+    s->r.out = v;
     return 0;
 }
 
@@ -167,7 +134,7 @@ static int headless_option(void *ctx, const cli_option *o, const char *v)
 {
     recv_args *a = ctx;
     (void)o;
-    a->headless = v;
+    a->cfg.headless_ppm = v;
     a->display = 1;
     return 0;
 }
@@ -177,8 +144,8 @@ static int address(void *ctx, const char *arg)
 {
     recv_args *a = ctx;
     stream_args *last = a->n ? &a->s[a->n - 1] : NULL;
-    if (last && !last->out && (last->pcap || last->capture) && !last->addr) {
-        last->addr = arg;
+    if (last && !last->r.out && (last->r.pcap || last->r.capture) && !last->r.addr) {
+        last->r.addr = arg;
         return 0;
     }
     stream_args *s = current(a, 1);
@@ -190,44 +157,44 @@ static int address(void *ctx, const char *arg)
         cli_error(arg, "one source per stream: give -o OUT for the stream before it");
         return 2;
     }
-    s->addr = arg;
+    s->r.addr = arg;
     return 0;
 }
 
 #define AT(field) ((void *)offsetof(stream_args, field))
 #define GIVEN(field) ((int *)offsetof(stream_args, field))
 
-static const int out_kinds[] = {OUT_JXS, OUT_YUV, OUT_Y4M};
+static const int out_kinds[] = {SVC_OUT_JXS, SVC_OUT_YUV, SVC_OUT_Y4M};
 
 /* Each stream's options, then the receiver's. */
 static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
 {
     const cli_option options[] = {
         CLI_HEAD("stream options (between a SOURCE and its -o):"),
-        CLI_OPT("sdp", 0, CLI_CALL, AT(sdp), "FILE", "the stream an SDP file describes", .call = source_option),
-        CLI_OPT("pcap", 0, CLI_CALL, AT(pcap), "FILE", "a .pcap or .pcapng capture", .call = source_option),
-        CLI_OPT("capture", 0, CLI_CALL, AT(capture), "IFACE", "a live capture on an interface",
+        CLI_OPT("sdp", 0, CLI_CALL, AT(r.sdp), "FILE", "the stream an SDP file describes", .call = source_option),
+        CLI_OPT("pcap", 0, CLI_CALL, AT(r.pcap), "FILE", "a .pcap or .pcapng capture", .call = source_option),
+        CLI_OPT("capture", 0, CLI_CALL, AT(r.capture), "IFACE", "a live capture on an interface",
                 .call = source_option),
         CLI_OPT("output", 'o', CLI_CALL, NULL, "OUT",
                 ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)", .call = output_option),
-        CLI_OPT("format", 0, CLI_CHOICE, AT(kind), "F", "jxs, yuv or y4m (default: OUT's extension)",
+        CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F", "jxs, yuv or y4m (default: OUT's extension)",
                 .choices = "jxs|yuv|y4m", .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
-        CLI_OPT("filter", 0, CLI_STRING, AT(filter), "BPF", "capture filter (default: udp, and the address and port)",
+        CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF", "capture filter (default: udp, and the address and port)",
                 .flags = CLI_ITEM),
-        CLI_OPT("source", 0, CLI_STRING, AT(source), "ADDR",
+        CLI_OPT("source", 0, CLI_STRING, AT(r.source), "ADDR",
                 "accept this sender only: a source-specific multicast join, or\n"
                 "with unicast every other sender's datagrams dropped (counted)",
                 .flags = CLI_ITEM),
-        CLI_OPT("iface", 0, CLI_STRING, AT(iface), "NAME", "interface to join the group on", .flags = CLI_ITEM),
+        CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on", .flags = CLI_ITEM),
         CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N", "accept this payload type only (default: the SDP's, or any)", .lo = 0,
                 .hi = 127, .flags = CLI_ITEM),
         CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
                 "accept this SSRC only (default: the first to send 4 packets in\n"
                 "sequence; another once it has been silent for 1 s)",
-                .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(ssrc_given)),
-        CLI_OPT("fps", 0, CLI_RATE, AT(fps), "RATE",
+                .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(r.ssrc_given)),
+        CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
                 "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)", .flags = CLI_ITEM),
-        CLI_OPT("packets", 0, CLI_STRING, AT(packets), "FILE",
+        CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
                 "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
         CLI_HEAD("options:"),
         CLI_OPT("frames", 0, CLI_LONG, &a->frames, "N", "stop each stream after N whole frames", .lo = 1,
@@ -249,29 +216,29 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
                 "the SDP's picture, else 64 MiB); larger frames are dropped\n"
                 "(counted as too large)",
                 .lo = 4096, .hi = (double)(1ULL << 32)),
-        CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
+        CLI_OPT("cpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
                 .value = PL_ENGINE_GPU),
-        CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible); streams are spread",
-                .lo = 0, .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
-        CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N",
+        CLI_OPT("gpus", 0, CLI_INTS, a->cfg.pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible); streams are spread",
+                .lo = 0, .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->cfg.pl.ngpus),
+        CLI_OPT("contexts", 0, CLI_INT, &a->cfg.pl.contexts_per_gpu, "N",
                 "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1, .hi = 64),
-        CLI_OPT("gpu-sync", 0, CLI_CHOICE, &a->pl.gpu_sync, "W",
+        CLI_OPT("gpu-sync", 0, CLI_CHOICE, &a->cfg.pl.gpu_sync, "W",
                 "how decoder threads wait for the GPU: spin (the lowest latency,\n"
                 "a core each while waiting; the default while the decoder\n"
                 "contexts are at most a quarter of the cores), block (they\n"
                 "sleep; the default with more), yield, or auto (CUDA's choice)",
                 .choices = "auto|spin|yield|block", .given = &a->gpu_sync_given),
-        CLI_OPT("slices", 0, CLI_FLAG, &a->slices, NULL,
+        CLI_OPT("slices", 0, CLI_FLAG, &a->cfg.slices, NULL,
                 "sub-frame latency: decode each frame's slices on the GPU as they\n"
                 "arrive (progressive streams; the picture is the same). The GPU\n"
                 "engine only: refused with --cpu or where no GPU is usable (the\n"
                 "CPU engine decodes whole frames)"),
-        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
+        CLI_OPT("threads", 0, CLI_INT, &a->cfg.pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
                 .lo = 1, .hi = 1024),
         CLI_OPT("queue", 0, CLI_LONG, &a->queue, "N",
                 "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2, .hi = 1024),
-        CLI_OPT("pinned", 0, CLI_LONG, &a->pinned_mib, "MIB",
+        CLI_OPT("pinned", 0, CLI_LONG, &a->cfg.pinned_mib, "MIB",
                 "GPU: host memory pinned at start for frames and pictures; what\n"
                 "does not fit is pinned as it is used, in the background\n"
                 "(default: 96 MiB a stream + 256 MiB; 0: none)",
@@ -283,26 +250,27 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
                 .lo = 0, .hi = 64),
         CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
                 "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and at the end"),
-        CLI_OPT("frame-log", 0, CLI_STRING, &a->frame_log, "FILE",
+        CLI_OPT("frame-log", 0, CLI_STRING, &a->cfg.frame_log, "FILE",
                 "one CSV line per frame delivered: its stage times (first and\n"
                 "last packet, queued, decode start, device and host picture\n"
                 "ready, delivered; ns on one clock), every stream in one file"),
-        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->warmup, "S", "latencies leave out the first S seconds (start-up)",
+        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->cfg.warmup_s, "S", "latencies leave out the first S seconds (start-up)",
                 .lo = 0, .hi = 1e7),
         CLI_OPT("display", 0, CLI_FLAG, &a->display, NULL,
                 "show the streams in a window (one tile each, a multiviewer)\n"
                 "instead of writing them (no -o then); keys: space pause,\n"
                 "f fullscreen, s screenshot, i statistics overlay, q quit"),
-        CLI_OPT("delay", 0, CLI_LONG, &a->delay_ms, "MS", "playout delay after the stream's RTP clock (default 40)",
+        CLI_OPT("delay", 0, CLI_INT, &a->cfg.delay_ms, "MS", "playout delay after the stream's RTP clock (default 40)",
                 .lo = 0, .hi = 10000),
-        CLI_OPT("no-vsync", 0, CLI_FLAG, &a->no_vsync, NULL, "show pictures as they come, not at their time"),
-        CLI_OPT("convert", 0, CLI_CHOICE, &a->convert, "WHERE",
+        CLI_OPT("no-vsync", 0, CLI_SET, &a->cfg.vsync, NULL, "show pictures as they come, not at their time",
+                .value = 0),
+        CLI_OPT("convert", 0, CLI_CHOICE, &a->cfg.convert, "WHERE",
                 "auto (default), shader (OpenGL) or cuda: where pictures become RGB", .choices = "auto|shader|cuda"),
-        CLI_OPT("colour", 0, CLI_COLOUR, &a->colour, "C",
+        CLI_OPT("colour", 0, CLI_COLOUR, &a->cfg.colour, "C",
                 "what the components are: " XSF_COLOUR_WORDS ";\n"
                 "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
                 "or rgb for RCT codestreams; the same picture as decode's .ppm"),
-        CLI_OPT("color", 0, CLI_COLOUR, &a->colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("color", 0, CLI_COLOUR, &a->cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
         CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm", "render offscreen (EGL) and write the last picture shown",
                 .call = headless_option),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print only the final statistics (and errors)"),
@@ -319,9 +287,7 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->gpu_sync_given = 0; /* the default is chosen once the contexts are known */
-    a->pinned_mib = -1;
-    a->delay_ms = 40;
+    svc_recv_config_init(&a->cfg); /* pinned -1, delay 40 ms, vsync */
     a->timeout = 5;
     a->reorder = 512;
     a->reorder_ms = 20;
@@ -334,7 +300,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
         return r;
     /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
      * so --slices there would change nothing but the name of what was measured. */
-    if (a->slices && a->pl.engine == PL_ENGINE_CPU) {
+    if (a->cfg.slices && a->cfg.pl.engine == PL_ENGINE_CPU) {
         cli_error("--slices", "sub-frame decoding runs on the GPU engine only; --cpu decodes whole "
                               "frames (drop --slices or --cpu)");
         return 2;
@@ -348,202 +314,32 @@ static int parse_args(int argc, char **argv, recv_args *a)
                             "IFACE before its options");
             return 2;
         }
-        if (s->sdp && s->addr) {
+        if (s->r.sdp && s->r.addr) {
             cli_error(what, "give ADDR:PORT or --sdp, not both");
             return 2;
         }
+        s->r.payload_type = (int)s->pt;
+        s->r.ssrc = (uint32_t)s->ssrc;
         if (a->display) {
-            if (s->out) {
+            if (s->r.out) {
                 cli_error(what, "--display shows the streams: give no -o");
                 return 2;
             }
-            s->kind = OUT_DISPLAY;
+            s->r.output = SVC_OUT_DISPLAY;
             continue;
         }
-        if (!s->out) {
+        if (!s->r.out) {
             cli_error(what, "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its "
                             "source (or --display)");
             return 2;
         }
-        if (!strcmp(s->out, "null")) {
-            s->kind = OUT_NULL;
-        } else if (!strcmp(s->out, "null:device")) {
-            s->kind = OUT_NULL_DEVICE;
-        } else if (!strncmp(s->out, "md5:", 4) && s->out[4]) {
-            s->kind = OUT_MD5;
-        } else if (!s->kind_given) {
-            const size_t n = strlen(s->out);
-            if (n < 4 || parse_kind(s->out + n - 3, &s->kind) || s->out[n - 4] != '.') {
-                cli_error(s->out,
-                          "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
-                return 2;
-            }
+        if (svc_output_from_name(s->r.out, s->kind_given ? (int)s->r.output : -1, &s->r.output) !=
+            XSF_OK) {
+            cli_error(s->r.out, "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+            return 2;
         }
     }
     return 0;
-}
-
-/* ---- one stream ---- */
-
-typedef struct stream {
-    const stream_args *sa;
-    pl_rtp_config rc;
-    char filter[512];
-    xsf_colour colour; /* the SDP's colorimetry/RANGE, else nothing said */
-    size_t max_frame_bytes; /* of a field or progressive frame */
-} stream;
-
-static xsf_status read_sdp(const char *path, rtp_sdp *s, xsf_error *err)
-{
-    uint8_t *text;
-    size_t len;
-    xsf_status st = imgio_read_file(path, &text, &len, err);
-    if (st != XSF_OK)
-        return st;
-    st = len > 65536 ? xsf_error_set(err, XSF_ERR_INVALID, "larger than 64 KiB")
-                     : rtp_sdp_parse((const char *)text, len, s, err);
-    free(text);
-    return st;
-}
-
-/* Fills the receiver's configuration of a stream; 0, or 1/2 after an error message. */
-static int configure(const recv_args *a, const stream_args *sa, stream *s)
-{
-    xsf_error err;
-    xsf_error_clear(&err);
-    pl_rtp_config *rc = &s->rc;
-    memset(rc, 0, sizeof *rc);
-    rtp_addr addr, source;
-    memset(&addr, 0, sizeof addr);
-    memset(&source, 0, sizeof source);
-    int have_addr = 0, have_source = 0;
-    /* The receiver's configuration from the SDP and the options (its bounds are the
-     * library's: rtp_receiver_setup_from_sdp). */
-    rtp_receiver_options ro;
-    rtp_receiver_options_init(&ro);
-    ro.payload_type = (int)sa->pt;
-    ro.reorder_packets = (unsigned)a->reorder;
-    ro.reorder_ms = (unsigned)a->reorder_ms;
-    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
-    rtp_sdp sdp;
-    if (sa->sdp && read_sdp(sa->sdp, &sdp, &err) != XSF_OK) {
-        cli_error(sa->sdp, "%s", err.msg);
-        return 1;
-    }
-    rtp_receiver_setup rs;
-    if (rtp_receiver_setup_from_sdp(sa->sdp ? &sdp : NULL, &ro, &rs, &err) != XSF_OK) {
-        cli_error(sa->sdp ? sa->sdp : "recv", "%s", err.msg);
-        return err.status == XSF_ERR_ARG ? 2 : 1;
-    }
-    if (sa->sdp) {
-        /* c= is where the stream goes: a group, or this host's unicast address, which is
-         * bound as it is (not every local address). */
-        addr = rs.dest;
-        have_addr = rs.has_dest;
-        source = rs.source;
-        have_source = rs.has_source;
-        rc->interlaced = rs.interlaced;
-        /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
-        if (sdp.colorimetry[0] || sdp.range[0])
-            xsf_colour_from_sdp(&s->colour, sdp.colorimetry, sdp.range);
-        if (!sa->fps.num && rs.rate_num) {
-            ((stream_args *)sa)->fps.num = rs.rate_num;
-            ((stream_args *)sa)->fps.den = rs.rate_den;
-        }
-    }
-    if (sa->addr) {
-        if (rtp_addr_parse(sa->addr, 1, &addr, &err) != XSF_OK) {
-            cli_error(sa->addr, "%s", err.msg);
-            return 2;
-        }
-        have_addr = 1;
-    }
-    if (sa->source) {
-        if (rtp_addr_parse(sa->source, 0, &source, &err) != XSF_OK) {
-            cli_error("--source", "%s", err.msg);
-            return 2;
-        }
-        have_source = 1;
-    }
-    s->max_frame_bytes = rs.depacketizer.max_frame_bytes;
-    rtp_depacketizer_config *dc = &rc->depacketizer;
-    *dc = rs.depacketizer;
-    dc->ssrc_given = sa->ssrc_given;
-    dc->ssrc = (uint32_t)sa->ssrc;
-    /* Decoded streams are checked by the decoder itself (a refusal is counted
-     * as "decode"); codestreams written as they are get the structural check. */
-    dc->validate = sa->kind == OUT_JXS;
-    rc->max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
-    rc->slices = a->slices;
-    rc->duration_s = a->duration;
-    rc->timeout_s = a->timeout;
-    rc->copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
-    if (sa->pcap || sa->capture) {
-        rc->kind = sa->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
-        rc->path = sa->pcap ? sa->pcap : sa->capture;
-        rc->udp.buffer_bytes = (size_t)a->rcvbuf;
-        if (sa->filter) {
-            snprintf(s->filter, sizeof s->filter, "%s", sa->filter);
-        } else if (have_addr) {
-            char host[80];
-            rtp_addr_format(&addr, 0, host, sizeof host);
-            snprintf(s->filter, sizeof s->filter, "udp and dst port %u and dst host %s", addr.port,
-                     host);
-            if (have_source) {
-                char src[80];
-                rtp_addr_format(&source, 0, src, sizeof src);
-                snprintf(s->filter + strlen(s->filter), sizeof s->filter - strlen(s->filter),
-                         " and src host %s", src);
-            }
-        } else {
-            snprintf(s->filter, sizeof s->filter, "udp");
-        }
-        rc->filter = s->filter;
-    } else {
-        rc->kind = PL_RTP_SOCKET;
-        rc->udp.local = addr;
-        rc->udp.has_source = have_source;
-        rc->udp.source = source;
-        rc->udp.buffer_bytes = (size_t)a->rcvbuf;
-        rc->udp.timestamps = 1;
-        rc->udp.gro = !a->no_gro;
-        if (sa->iface)
-            snprintf(rc->udp.iface, sizeof rc->udp.iface, "%s", sa->iface);
-    }
-    return 0;
-}
-
-/* The service's configuration: the arguments and each stream's receiver. */
-static void service_config(const recv_args *a, const stream *ss, svc_recv_config *c)
-{
-    svc_recv_config_init(c);
-    c->nstreams = a->n;
-    c->pl = a->pl;
-    c->gpu_sync_auto = !a->gpu_sync_given;
-    c->pinned_mib = a->pinned_mib;
-    c->slices = a->slices;
-    c->queue = (unsigned)a->queue;
-    c->frame_log = a->frame_log;
-    c->warmup_s = a->warmup;
-    c->vsync = !a->no_vsync;
-    c->convert = a->convert;
-    c->headless_ppm = a->headless;
-    c->delay_ms = (int)a->delay_ms;
-    c->colour = a->colour;
-    for (int k = 0; k < a->n; k++) {
-        const stream_args *sa = &a->s[k];
-        svc_stream_config *sc = &c->stream[k];
-        sc->name = sa->sdp ? sa->sdp : sa->addr;
-        sc->addr = sa->addr;
-        sc->rtp = ss[k].rc;
-        sc->max_frame_bytes = ss[k].max_frame_bytes;
-        sc->output = (svc_output)sa->kind;
-        sc->out = sa->out;
-        sc->path = sa->kind == OUT_MD5 ? sa->out + 4 : sa->out;
-        sc->fps = sa->fps;
-        sc->packets = sa->packets;
-        sc->colour = ss[k].colour;
-    }
 }
 
 /* Prints the failure; the exit status. */
@@ -551,6 +347,33 @@ static int failed(const svc_failure *f)
 {
     cli_error(f->subject, "%s", f->err.msg);
     return f->usage ? 2 : 1;
+}
+
+/* Each stream's receiver, and the service's configuration; 0 or the exit status. */
+static int configure(recv_args *a)
+{
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    ro.reorder_packets = (unsigned)a->reorder;
+    ro.reorder_ms = (unsigned)a->reorder_ms;
+    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
+    pl_rtp_config shared;
+    memset(&shared, 0, sizeof shared);
+    shared.max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
+    shared.slices = a->cfg.slices;
+    shared.duration_s = a->duration;
+    shared.timeout_s = a->timeout;
+    shared.copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
+    shared.udp.buffer_bytes = (size_t)a->rcvbuf;
+    shared.udp.gro = !a->no_gro;
+    svc_failure f;
+    for (int k = 0; k < a->n; k++)
+        if (svc_stream_setup(&a->cfg.stream[k], &a->s[k].r, &ro, &shared, &f) != XSF_OK)
+            return failed(&f);
+    a->cfg.nstreams = a->n;
+    a->cfg.gpu_sync_auto = !a->gpu_sync_given;
+    a->cfg.queue = (unsigned)a->queue;
+    return 0;
 }
 
 static void print_stream(svc_recv *s, int k, int final)
@@ -659,7 +482,7 @@ static int finish(const recv_args *a, svc_recv *s, int status)
             svc_recv_figures(s, k, 0, &fig);
         int wrote;
         uint64_t frames;
-        const char *out = a->s[k].out;
+        const char *out = a->s[k].r.out;
         if (svc_recv_close_writer(s, k, &wrote, &frames, &f) != XSF_OK) {
             status = failed(&f);
         } else if (wrote && !status && !a->quiet && k < started) {
@@ -684,18 +507,11 @@ int cmd_recv(int argc, char **argv)
     int r = parse_args(argc, argv, &a);
     if (r)
         return r == 1 ? 0 : 2;
-    static stream ss[MAX_STREAMS];
-    memset(ss, 0, sizeof ss);
-    for (int k = 0; k < a.n; k++) {
-        ss[k].sa = &a.s[k];
-        if ((r = configure(&a, &a.s[k], &ss[k])))
-            return r;
-    }
-    static svc_recv_config cfg;
-    service_config(&a, ss, &cfg);
+    if ((r = configure(&a)))
+        return r;
     svc_failure f;
     svc_recv *s;
-    if (svc_recv_create(&s, &cfg, &f) != XSF_OK)
+    if (svc_recv_create(&s, &a.cfg, &f) != XSF_OK)
         return failed(&f);
     if (!a.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",

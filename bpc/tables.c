@@ -5,6 +5,8 @@
  * 16-bit values. */
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,4 +211,79 @@ const bpc_tables *bpc_tables_for(const bpc_layout *lay, const bpc_tables *extern
     if (lay->tables_id == 0)
         return bpc_tables_builtin(lay->filter);
     return external && external->id == lay->tables_id ? external : NULL;
+}
+
+/* A growing text (bpc_tables_builtin_c); `failed` once an allocation failed. */
+typedef struct text_buf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} text_buf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void put(text_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->failed || n < 0)
+        return;
+    if (b->len + (size_t)n + 1 > b->cap) {
+        const size_t cap = (b->len + (size_t)n + 1) * 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, const char *name53,
+                                const char *name97, const char *const *sources, int nsources,
+                                char **text, size_t *len, xsf_error *err)
+{
+    const bpc_tables *t[2] = {t53, t97};
+    text_buf b = {0};
+    put(&b,
+        "/* Built-in BPC-PaCo probability tables, written by `xsflow bpc-train --builtin`\n"
+        " * from %s (5/3) and %s (9/7). Per filter, for variant 1..3, band\n"
+        " * (level * 4 + orientation), table plane and the variant's contexts, two hex\n"
+        " * digits per entry: a code of the log-odds (tables.c, code_to_p). */\n",
+        name53, name97);
+    put(&b, "const char *const bpc_builtin_source =\n    \"");
+    for (int i = 0; i < nsources; i++)
+        put(&b, "%s%s", i ? " " : "", sources[i]);
+    put(&b, "\";\n\nconst char *const bpc_builtin_hex[2] = {\n");
+    for (int f = 0; f < 2; f++) {
+        size_t col = 0;
+        put(&b, "    /* %s */\n    \"", f ? "9/7" : "5/3");
+        for (int v = 1; v <= 3; v++)
+            for (int band = 0; band < BPC_TABLE_BANDS; band++)
+                for (int j = 0; j < BPC_TABLE_PLANES; j++)
+                    for (int k = 0; k < bpc_context_count((bpc_variant)v); k++) {
+                        put(&b, "%02x", bpc_p_to_code(t[f]->p[v - 1][band][j][k]));
+                        if (++col == 48) { /* 96 digits a line */
+                            put(&b, "\"\n    \"");
+                            col = 0;
+                        }
+                    }
+        put(&b, "\",\n");
+    }
+    put(&b, "};\n");
+    if (b.failed || !b.p) {
+        free(b.p);
+        return xsf_error_set(err, XSF_ERR_NOMEM, "no memory for the tables' source");
+    }
+    *text = b.p;
+    *len = b.len;
+    return XSF_OK;
 }

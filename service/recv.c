@@ -101,6 +101,8 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
         const svc_stream_config *sc = &cfg->stream[k];
         st->rc = sc->rtp;
         st->rc.packet_log = NULL;
+        if (!st->rc.filter && sc->filter[0])
+            st->rc.filter = sc->filter;
         if (sc->packets && !(st->rc.packet_log = st->plog = fopen(sc->packets, "w"))) {
             fail(f, sc->packets, 0, XSF_ERR_IO, "%s", "cannot create the file");
             close_sources(s, k);

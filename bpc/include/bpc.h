@@ -68,6 +68,15 @@ xsf_status bpc_tables_load(bpc_tables **t, const uint8_t *data, size_t len, xsf_
 /* Serializes `t` into a buffer the caller frees. */
 xsf_status bpc_tables_save(const bpc_tables *t, uint8_t **data, size_t *len, xsf_error *err);
 void bpc_tables_destroy(bpc_tables *t);
+/* The C source of the built-in sets (tables_builtin.c, what `xsflow bpc-train
+ * --builtin` writes): bpc_builtin_source, the `nsources` names in `sources`
+ * joined by spaces (what the sets were trained on), and bpc_builtin_hex, per
+ * filter (t53, then t97) one byte per entry, a code of its log-odds, as two
+ * hex digits; `name53` and `name97` (the table files) go into its comment.
+ * *text is NUL-terminated, *len bytes without the NUL, the caller frees it. */
+xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, const char *name53,
+                                const char *name97, const char *const *sources, int nsources,
+                                char **text, size_t *len, xsf_error *err);
 
 /* ---- pictures ---- */
 

@@ -193,6 +193,34 @@ void nmos_service_sender(nmos_service *s, unsigned sender, nmos_sender_info *inf
 /* Stops every stream, then frees. */
 void nmos_service_destroy(nmos_service *s);
 
+/* ------------------------------------------------------------------ */
+/* A node with its decoding service, set up from files (`xsflow node`)  */
+
+typedef struct nmos_host_config {
+    /* The node; for each of its node.nsenders senders, sdp and label are set from the
+     * SDP file below, and activate, activate_sender and activate_ctx are the service's. */
+    nmos_config node;
+    const char *sender_sdp[NMOS_MAX_SENDERS];  /* the senders' SDP files (label: the path) */
+    const char *sender_clip[NMOS_MAX_SENDERS]; /* NULL, or a .jxs clip the node sends for that
+                                                  sender itself (nmos_service_add_clip) */
+    pl_config pl;       /* the pipeline the receivers' streams join */
+    const char *output; /* nmos_service_config.output */
+} nmos_host_config;
+
+typedef struct nmos_host nmos_host;
+
+/* Reads the senders' SDP files, creates the pipeline and the service, adds the clips,
+ * then starts the node (its HTTP server and threads). `c` (node.senders filled in
+ * here) must outlive the host. On failure nothing is left running; *subject says
+ * what failed: an SDP or clip file (its path), "pipeline", "-o" (the output the
+ * service refused) or "node". */
+xsf_status nmos_host_create(nmos_host **h, nmos_host_config *c, const char **subject, xsf_error *err);
+nmos_node *nmos_host_node(const nmos_host *h);
+nmos_service *nmos_host_service(const nmos_host *h);
+pl_pipeline *nmos_host_pipeline(const nmos_host *h);
+/* Stops the node (no more activations), then the streams, then the pipeline. */
+void nmos_host_destroy(nmos_host *h);
+
 #ifdef __cplusplus
 }
 #endif

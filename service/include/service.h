@@ -17,6 +17,9 @@
  * a stream) and the message, and whether the configuration asked for
  * something that cannot be (the program's usage error).
  *
+ * The demo (svc_demo_run) sends a clip to this host over UDP loopback and
+ * checks what the pipeline decodes of it against the C reference decoder.
+ *
  * The player's source (svc_jxs_source) decodes a .jxs file picture by
  * picture for the display's player (display.h, dsp_play).
  *
@@ -67,6 +70,7 @@ typedef struct svc_stream_config {
     xsf_rate fps;           /* Y4M frame rate; num 0: 25 */
     const char *packets;    /* a CSV line per packet into this file; NULL: none */
     xsf_colour colour;      /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
+    char filter[512];       /* pcap and capture: the BPF filter where rtp.filter is NULL */
 } svc_stream_config;
 
 typedef struct svc_recv_config {
@@ -102,6 +106,50 @@ typedef struct svc_failure {
     xsf_error err;
     int usage;
 } svc_failure;
+
+/* A stream as a command line describes it: where its packets come from, as
+ * given, and where its frames go. */
+typedef struct svc_stream_request {
+    const char *addr;    /* ADDR:PORT: a socket to bind (and join, for a group); with pcap
+                            or capture, the destination whose packets are taken */
+    const char *sdp;     /* an SDP file (at most 64 KiB) describing the stream */
+    const char *pcap;    /* a .pcap or .pcapng file, or */
+    const char *capture; /* a live capture on this interface; neither: a socket */
+    const char *filter;  /* pcap, capture: a BPF filter; NULL: "udp", with the address's
+                            destination host and port (and the source's host) where known */
+    const char *source;  /* this sender only (a source-specific join; unicast: the others'
+                            datagrams dropped); NULL: the SDP's source filter, else any */
+    const char *iface;   /* the interface to join the group on */
+    int payload_type;    /* -1: the SDP's (without an SDP: any) */
+    int ssrc_given;      /* this SSRC only */
+    uint32_t ssrc;
+    svc_output output;   /* svc_stream_config's output, out, packets; fps (num 0: the SDP's) */
+    const char *out;
+    const char *packets;
+    xsf_rate fps;
+} svc_stream_request;
+
+/* Fills *sc from a request: reads and parses the SDP file, takes the receiver's
+ * configuration from it and the options `ro` (rtp_receiver_setup_from_sdp: its
+ * bounds; ro->payload_type is the request's); from the SDP the address and the
+ * source filter (where the request gives none), interlace, the frame rate (where the
+ * request has none) and the colour (colorimetry, RANGE); the capture filter. `shared`
+ * gives what every stream
+ * shares (limits, timeouts, slices, copy threads, the socket's buffer size and GRO):
+ * copied into sc->rtp before the stream's own settings. Codestreams written as they
+ * come (SVC_OUT_JXS) get the depacketizer's structural check. Failures: the SDP file
+ * (subject the file; an SDP too large, XSF_ERR_INVALID), an option out of its bounds
+ * (subject the SDP file or "recv", usage), an address that does not parse (subject
+ * the address, or "--source"; usage). */
+xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req,
+                            const rtp_receiver_options *ro, const pl_rtp_config *shared,
+                            svc_failure *f);
+
+/* The output an OUT names: "null" (SVC_OUT_NULL), "null:device", "md5:FILE"
+ * (FILE not empty), else `format` where it is >= 0 (an svc_output the caller
+ * was told), else by the extension: .jxs, .yuv or .y4m (XSF_ERR_ARG for any
+ * other). */
+xsf_status svc_output_from_name(const char *out, int format, svc_output *kind);
 
 typedef struct svc_recv svc_recv;
 
@@ -196,6 +244,57 @@ xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
 /* Destroys the sources and the pipeline, closes the frame log (a failed
  * close: XSF_ERR_IO, subject the frame log). */
 xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
+
+/* ------------------------------------------------------------------ */
+/* The demo: a clip sent to this host over UDP loopback, and checked     */
+
+/* Codestreams of a clip the demo checks (a longer clip: the first ones). */
+#define SVC_DEMO_MAX_FRAMES 64
+
+typedef struct svc_demo_config {
+    const char *name;    /* what messages about the clip say */
+    const uint8_t *clip; /* JPEG XS codestreams one after the other, at most */
+    size_t len;          /* SVC_DEMO_MAX_FRAMES of them */
+    unsigned loops;      /* times the clip is sent (at least 1) */
+    pl_config pl;        /* the decoder */
+    const char *out;     /* where the pictures are written (pl_writer); NULL: nowhere */
+    pl_writer_options writer;
+} svc_demo_config;
+
+typedef struct svc_demo_result {
+    unsigned clip_frames;  /* codestreams of the clip (the C reference decoder decoded each) */
+    unsigned frames;       /* pictures delivered */
+    unsigned matched;      /* of them, equal in .yuv layout to the C reference decoder's
+                              picture of the same codestream (the RTP timestamp says which) */
+    char clip_md5[33];     /* MD5 of the first pass through the clip's pictures, .yuv layout */
+    uint64_t clip_bytes;   /* its bytes */
+    uint16_t port;         /* the loopback port the stream went to */
+    char engine[128];      /* pl_describe of the pipeline */
+    rtp_sender_stats sent; /* the sender's counts */
+    rtp_stats received;    /* the receiver's */
+    pl_stream_stats stream;
+    uint64_t written;      /* bytes written to `out` */
+    /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
+     * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
+    int nfailures;
+    svc_failure failure[3];
+    /* Closing `out` failed (subject `out`); the pictures may be incomplete. */
+    int write_failed;
+    svc_failure write_failure;
+} svc_demo_result;
+
+/* `xsflow demo`: decodes each codestream of the clip with the C reference
+ * decoder, then sends the clip `loops` times as an ST 2110-22 stream (RFC
+ * 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each
+ * frame's packets at once at its time, 25 fps, rtp_sender) over UDP loopback
+ * to an ephemeral port of this host, where a socket source receives it into
+ * the pipeline (reorder window 20 ms, the structural check on; it stops after
+ * every frame or 3 s without a packet). Each picture delivered is compared
+ * with the C decoder's and written to `out`. Blocks until the stream has
+ * ended and everything is closed; a sending thread runs meanwhile.
+ * Returns XSF_OK when nothing failed (whether the pictures matched is in *r),
+ * else the status of the first failure (r->failure, r->write_failure). */
+xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
 
 /* ------------------------------------------------------------------ */
 /* Playing a .jxs file: its pictures for the display's player (dsp_play) */

@@ -988,6 +988,73 @@ static void test_registration(void)
     pthread_mutex_destroy(&r.mu);
 }
 
+/* nmos_host: a node with its service from files (`xsflow node`): the senders'
+ * SDP files read (label the path), a clip the node sends, the ids; failures
+ * name what failed. */
+static void test_host(void)
+{
+    char *sdp = sender_sdp(free_udp_port());
+    CHECK(sdp != NULL, "sender SDP");
+    char path[512], bad[512];
+    snprintf(path, sizeof path, "%s/host.sdp", tmpdir);
+    snprintf(bad, sizeof bad, "%s/host_bad.jxs", tmpdir);
+    FILE *sf = fopen(path, "w");
+    if (sf) {
+        fputs(sdp ? sdp : "", sf);
+        fclose(sf);
+    }
+    free(sdp);
+    FILE *f = fopen(bad, "w");
+    if (f) {
+        fputs("not a codestream", f);
+        fclose(f);
+    }
+    static nmos_host_config c;
+    memset(&c, 0, sizeof c);
+    c.node.host = "127.0.0.1";
+    c.node.receivers = 2;
+    c.node.seed = "test-host";
+    c.node.nsenders = 1;
+    c.sender_sdp[0] = path;
+    c.sender_clip[0] = clip;
+    c.node.senders[0].controlled = 1;
+    c.pl.engine = PL_ENGINE_CPU;
+    const char *subject = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    nmos_host *h = NULL;
+    CHECK(nmos_host_create(&h, &c, &subject, &err) == XSF_OK, "%s: %s", subject ? subject : "-", err.msg);
+    if (h) {
+        CHECK(nmos_node_port(nmos_host_node(h)) != 0 && nmos_node_sender_id(nmos_host_node(h), 0)[0] &&
+                  nmos_node_receiver_id(nmos_host_node(h), 1)[0],
+              "node, sender and receivers");
+        CHECK(c.node.senders[0].sdp && strstr(c.node.senders[0].sdp, "jxsv") && c.node.senders[0].label == path,
+              "the SDP read, labelled by its path");
+        CHECK(nmos_host_service(h) && nmos_host_pipeline(h) && c.node.activate_ctx == nmos_host_service(h),
+              "service and pipeline");
+        nmos_sender_info si;
+        nmos_service_sender(nmos_host_service(h), 0, &si);
+        CHECK(!si.running, "the clip waits for its activation");
+        nmos_host_destroy(h);
+    }
+
+    /* Failures name what failed. */
+    const char *missing = "/nonexistent/x.sdp";
+    c.sender_sdp[0] = missing;
+    xsf_error_clear(&err);
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == missing && err.msg[0],
+          "a missing SDP file");
+    c.sender_sdp[0] = path;
+    c.sender_clip[0] = bad;
+    xsf_error_clear(&err);
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == bad, "a bad clip: %s",
+          err.msg);
+    c.sender_clip[0] = NULL;
+    c.output = "x.png";
+    xsf_error_clear(&err);
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && !strcmp(subject, "-o"), "a bad output");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1008,6 +1075,7 @@ int main(int argc, char **argv)
     test_connection();
     test_registration();
     test_sender();
+    test_host();
     curl_global_cleanup();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

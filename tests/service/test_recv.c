@@ -2,7 +2,9 @@
  * receiver's and the pipeline's counts; a .pcap of a conformance vector
  * through the whole service (CPU engine) into a .jxs file, a packet log, a
  * frame log and the JSON figures; and its refusals: a missing capture,
- * pictures in GPU memory or sub-frame decoding without the GPU engine. */
+ * pictures in GPU memory or sub-frame decoding without the GPU engine. A
+ * stream's configuration from its request (an SDP file, a capture's filter,
+ * the failures and their subjects) and the outputs that names name. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +217,131 @@ static void test_refusals(const char *dir)
     CHECK(svc_recv_destroy(s, &f) == XSF_OK, "destroy after a refused start");
 }
 
+static void test_output_names(void)
+{
+    svc_output k = SVC_OUT_DISPLAY;
+    CHECK(svc_output_from_name("null", -1, &k) == XSF_OK && k == SVC_OUT_NULL, "null");
+    CHECK(svc_output_from_name("null:device", -1, &k) == XSF_OK && k == SVC_OUT_NULL_DEVICE, "null:device");
+    CHECK(svc_output_from_name("md5:x.txt", -1, &k) == XSF_OK && k == SVC_OUT_MD5, "md5:FILE");
+    CHECK(svc_output_from_name("md5:", -1, &k) == XSF_ERR_ARG, "md5: without a file");
+    CHECK(svc_output_from_name("a.jxs", -1, &k) == XSF_OK && k == SVC_OUT_JXS, ".jxs");
+    CHECK(svc_output_from_name("a.yuv", -1, &k) == XSF_OK && k == SVC_OUT_YUV, ".yuv");
+    CHECK(svc_output_from_name("dir/a.y4m", -1, &k) == XSF_OK && k == SVC_OUT_Y4M, ".y4m");
+    CHECK(svc_output_from_name("a.png", -1, &k) == XSF_ERR_ARG, ".png refused");
+    CHECK(svc_output_from_name("y4m", -1, &k) == XSF_ERR_ARG, "an extension needs its dot");
+    CHECK(svc_output_from_name("a.png", SVC_OUT_YUV, &k) == XSF_OK && k == SVC_OUT_YUV, "--format");
+    CHECK(svc_output_from_name("null", SVC_OUT_Y4M, &k) == XSF_OK && k == SVC_OUT_NULL, "null over --format");
+}
+
+/* svc_stream_setup: an SDP file, a capture's filter, the request's own address and
+ * source, and the failures with their subjects. */
+static void test_stream_setup(const char *dir)
+{
+    char sdp[512], big[512];
+    snprintf(sdp, sizeof sdp, "%s/setup.sdp", dir);
+    snprintf(big, sizeof big, "%s/big.sdp", dir);
+    FILE *f = fopen(sdp, "w");
+    if (f) {
+        fputs("v=0\r\no=- 1 1 IN IP4 10.0.0.7\r\ns=x\r\nt=0 0\r\nm=video 46000 RTP/AVP 98\r\n"
+              "c=IN IP4 127.0.0.1\r\na=source-filter: incl IN IP4 127.0.0.1 10.0.0.7\r\n"
+              "a=rtpmap:98 jxsv/90000\r\na=fmtp:98 packetmode=0;width=320;height=360;"
+              "exactframerate=50;sampling=YCbCr-4:2:2;interlace;colorimetry=BT2020;RANGE=FULL\r\n",
+              f);
+        fclose(f);
+    }
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    pl_rtp_config shared;
+    memset(&shared, 0, sizeof shared);
+    shared.max_frames = 7;
+    shared.timeout_s = 2.5;
+    shared.udp.buffer_bytes = 1 << 20;
+    shared.udp.gro = 1;
+    static svc_stream_config sc;
+    svc_failure fl;
+    svc_stream_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.sdp = sdp;
+    rq.payload_type = -1;
+    rq.output = SVC_OUT_JXS;
+    rq.out = "x.jxs";
+    rq.ssrc_given = 1;
+    rq.ssrc = 0x1234;
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK, "SDP: %s", fl.err.msg);
+    CHECK(sc.rtp.kind == PL_RTP_SOCKET && sc.rtp.udp.local.port == 46000 && sc.rtp.udp.timestamps,
+          "bound to the SDP's c= and port");
+    CHECK(sc.rtp.udp.has_source, "the SDP's source filter");
+    CHECK(sc.rtp.udp.gro && sc.rtp.udp.buffer_bytes == 1 << 20 && sc.rtp.max_frames == 7 &&
+              sc.rtp.timeout_s == 2.5,
+          "the shared settings");
+    CHECK(sc.rtp.interlaced && sc.fps.num == 50 && sc.fps.den == 1, "interlace, rate %u/%u", sc.fps.num,
+          sc.fps.den);
+    CHECK(sc.rtp.depacketizer.payload_type == 98 && sc.rtp.depacketizer.validate &&
+              sc.rtp.depacketizer.ssrc_given && sc.rtp.depacketizer.ssrc == 0x1234,
+          "payload type, check, SSRC");
+    CHECK(sc.colour.source == XSF_COLOUR_SDP && sc.colour.range == XSF_RANGE_FULL, "colour from the SDP");
+    CHECK(sc.max_frame_bytes > 0 && sc.max_frame_bytes < ((size_t)64 << 20), "bound of the SDP's picture %zu",
+          sc.max_frame_bytes);
+    CHECK(sc.name == rq.sdp && !strcmp(sc.out, "x.jxs") && !strcmp(sc.path, "x.jxs"), "names");
+
+    /* The request's rate and address win; a decoded output gets no structural check. */
+    rq.fps = (xsf_rate){30, 1};
+    rq.addr = NULL;
+    rq.output = SVC_OUT_MD5;
+    rq.out = "md5:sums.txt";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK, "SDP again");
+    CHECK(sc.fps.num == 30 && !sc.rtp.depacketizer.validate && !strcmp(sc.path, "sums.txt"),
+          "the request's rate, no check, the MD5 file");
+
+    /* A capture: the filter from the address and source; or "udp"; or as given. */
+    memset(&rq, 0, sizeof rq);
+    rq.payload_type = -1;
+    rq.pcap = "in.pcap";
+    rq.addr = "239.1.2.3:5004";
+    rq.source = "10.0.0.1";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK, "pcap");
+    CHECK(sc.rtp.kind == PL_RTP_PCAP && !strcmp(sc.rtp.path, "in.pcap") &&
+              !strcmp(sc.filter, "udp and dst port 5004 and dst host 239.1.2.3 and src host 10.0.0.1"),
+          "filter '%s'", sc.filter);
+    rq.addr = rq.source = NULL;
+    rq.pcap = NULL;
+    rq.capture = "eth9";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && sc.rtp.kind == PL_RTP_CAPTURE &&
+              !strcmp(sc.filter, "udp"),
+          "capture, filter '%s'", sc.filter);
+    rq.filter = "udp port 9";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && !strcmp(sc.filter, "udp port 9"),
+          "the given filter");
+
+    /* Failures and their subjects. */
+    memset(&rq, 0, sizeof rq);
+    rq.payload_type = -1;
+    rq.addr = "1.2.3";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage && !strcmp(fl.subject, "1.2.3"),
+          "a bad address");
+    rq.addr = "127.0.0.1:5000";
+    rq.source = "zz";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage && !strcmp(fl.subject, "--source"),
+          "a bad source");
+    rq.source = NULL;
+    rq.addr = NULL;
+    rq.sdp = "/nonexistent/x.sdp";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && !fl.usage && !strcmp(fl.subject, rq.sdp),
+          "a missing SDP file");
+    f = fopen(big, "w");
+    for (int i = 0; f && i < 70000; i++)
+        fputc('a', f);
+    if (f)
+        fclose(f);
+    rq.sdp = big;
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_INVALID && strstr(fl.err.msg, "64 KiB"),
+          "an SDP over 64 KiB: %s", fl.err.msg);
+    rq.sdp = sdp;
+    ro.reorder_ms = 20000;
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage && !strcmp(fl.subject, sdp),
+          "an option out of its bounds");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -222,6 +349,8 @@ int main(int argc, char **argv)
         return 2;
     }
     test_drops();
+    test_output_names();
+    test_stream_setup(argv[2]);
     char path[512];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
     size_t len = 0;

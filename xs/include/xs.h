@@ -86,6 +86,18 @@ const char *xs_profile_name(uint16_t ppih);
 const char *xs_level_name(uint16_t plev);
 const char *xs_sublevel_name(uint16_t plev);
 
+/* What the headers say, in words, as `xsflow info` prints a frame: one line each
+ * ("  picture       320x180, 3 components, 4:2:2, 10 bits\n") for the picture, its
+ * components, profile, level and sublevel, then `warning` (may be NULL) as a line of
+ * its own, size, slices, precincts, wavelet, coefficients, coding tools, colour, NLT,
+ * CTS, CRG and CAP; with `verbose`, the weights table. Writes at most cap bytes, NUL
+ * terminated (buf may be NULL with cap 0); returns the length of the whole text, as
+ * snprintf does. */
+size_t xs_header_describe(const xs_header *h, int verbose, const char *warning, char *buf, size_t cap);
+/* 1 when the headers are equal but for what may change from frame to frame (Lcod,
+ * the headers' length). */
+int xs_header_same(const xs_header *a, const xs_header *b);
+
 /* ISO/IEC 21122-2 levels and sublevels. Plev = level << 8 | sublevel; a
  * level bounds the picture's size, a sublevel the codestream's bit rate in
  * bits per pixel of the picture's own wf x hf grid (x 4 with the Star-Tetrix

@@ -1,0 +1,250 @@
+/* The demo (service.h, svc_demo_run): a clip sent over UDP loopback to this
+ * host, received and decoded through the pipeline, each picture checked
+ * against the C reference decoder's. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md5.h"
+#include "service.h"
+#include "xs.h"
+
+/* 25 fps: RTP timestamps count frames of the stream from 0 in steps of 3600 ticks (90 kHz). */
+#define DEMO_TICKS_PER_FRAME 3600u
+
+/* The demo's sink: checks each picture, then hands the frame on (the writer). */
+typedef struct checker {
+    char expected[SVC_DEMO_MAX_FRAMES][33]; /* per codestream of the clip, C reference decoder */
+    unsigned clip_frames, loops;
+    app_md5 clip; /* the first pass through the clip */
+    uint64_t clip_bytes;
+    unsigned seen, matched;
+    pl_sink next;
+} checker;
+
+static void check_deliver(void *ctx, pl_frame *f)
+{
+    checker *c = ctx;
+    xsf_picture none; /* a frame without a host picture: no samples */
+    xsf_picture_init(&none);
+    const xsf_picture *pic =
+        f->picture[0].memory != XSF_MEMORY_DEVICE && f->picture[0].data[0] ? &f->picture[0] : &none;
+    app_md5 m;
+    char hex[33];
+    app_md5_init(&m);
+    imgio_yuv_serialize(pic, app_md5_sink, &m);
+    app_md5_final_hex(&m, hex);
+    const uint64_t n = f->rtp_timestamp / DEMO_TICKS_PER_FRAME;
+    if (n < (uint64_t)c->clip_frames * c->loops && !strcmp(hex, c->expected[n % c->clip_frames]))
+        c->matched++;
+    if (n < c->clip_frames) {
+        imgio_yuv_serialize(pic, app_md5_sink, &c->clip);
+        c->clip_bytes += imgio_yuv_frame_bytes(pic);
+    }
+    c->seen++;
+    c->next.deliver(c->next.ctx, f);
+}
+
+static void check_finish(void *ctx)
+{
+    checker *c = ctx;
+    if (c->next.finish)
+        c->next.finish(c->next.ctx);
+}
+
+/* The reference: each codestream of the clip through the C decoder. */
+static xsf_status reference(checker *c, const uint8_t *clip, size_t len, xsf_error *err)
+{
+    xs_decoder *dec;
+    if (xs_decoder_create(&dec) != XSF_OK)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the decoder");
+    size_t off = 0;
+    while (off < len && c->clip_frames < SVC_DEMO_MAX_FRAMES) {
+        size_t consumed;
+        const xsf_picture *img;
+        if (xs_decode(dec, clip + off, len - off, &consumed, &img) != XSF_OK) {
+            xsf_error_set(err, XSF_ERR_INVALID, "%s", xs_decoder_error(dec));
+            xs_decoder_destroy(dec);
+            return XSF_ERR_INVALID;
+        }
+        app_md5 m;
+        app_md5_init(&m);
+        imgio_yuv_serialize(img, app_md5_sink, &m);
+        app_md5_final_hex(&m, c->expected[c->clip_frames++]);
+        off += consumed;
+    }
+    xs_decoder_destroy(dec);
+    return XSF_OK;
+}
+
+typedef struct sender {
+    const svc_demo_config *cfg;
+    rtp_udp *sock;
+    rtp_sender_stats res;
+    xsf_status st;
+    xsf_error err;
+} sender;
+
+/* The clip `loops` times, each frame's packets at once at its time (25 fps). */
+static void *send_main(void *arg)
+{
+    sender *s = arg;
+    xsf_error_clear(&s->err);
+    rtp_sender_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.packetizer.payload_type = 112;
+    sc.packetizer.ssrc = 0x58534644u; /* "XSFD" */
+    sc.packetizer.boxes = 1;
+    sc.pacing = RTP_PACING_FRAME;
+    sc.rate_num = 25;
+    sc.rate_den = 1;
+    sc.sock = s->sock;
+    rtp_clip clip;
+    rtp_sender *snd = NULL;
+    s->st = rtp_clip_open(&clip, s->cfg->clip, s->cfg->len, &s->err);
+    if (s->st == XSF_OK) {
+        s->st = rtp_sender_create(&snd, &sc, &s->err);
+        if (s->st == XSF_OK)
+            s->st = rtp_sender_send_clip(snd, &clip, s->cfg->loops, &s->err);
+        if (snd)
+            s->res = *rtp_sender_get_stats(snd);
+        rtp_sender_destroy(snd);
+        rtp_clip_free(&clip);
+    }
+    return NULL;
+}
+
+static xsf_status failure(svc_demo_result *r, const char *subject, const xsf_error *err)
+{
+    if (r->nfailures < 3) {
+        svc_failure *f = &r->failure[r->nfailures++];
+        f->subject = subject;
+        f->usage = 0;
+        f->err = *err;
+    }
+    return err->status ? err->status : XSF_ERR_INVALID;
+}
+
+/* The receiving socket (an ephemeral loopback port) and the pipeline. */
+static xsf_status open_receiver(const svc_demo_config *c, unsigned frames, pl_rtp_source **src,
+                                pl_pipeline **p, xsf_error *err)
+{
+    pl_rtp_config rc;
+    memset(&rc, 0, sizeof rc);
+    rc.kind = PL_RTP_SOCKET;
+    rc.max_frames = frames;
+    rc.timeout_s = 3;
+    rc.depacketizer.payload_type = 112;
+    rc.depacketizer.reorder_ns = 20000000u;
+    rc.depacketizer.validate = 1;
+    rc.udp.timestamps = 1;
+    /* The socket first, the GPU after: packets wait in the socket's buffer meanwhile. */
+    xsf_status st = rtp_addr_parse("127.0.0.1:0", 1, &rc.udp.local, err);
+    if (st == XSF_OK)
+        st = pl_rtp_source_open(src, &rc, err);
+    if (st == XSF_OK)
+        st = pl_create(p, &c->pl, err);
+    return st;
+}
+
+/* Sends the clip from a thread of its own while the source receives it. */
+static void run_stream(const svc_demo_config *c, checker *chk, pl_rtp_source *src,
+                       pl_pipeline *p, pl_writer *w, svc_demo_result *r, xsf_error *err)
+{
+    int sid = -1;
+    sender snd;
+    memset(&snd, 0, sizeof snd);
+    snd.cfg = c;
+    chk->next = w ? pl_writer_sink(w) : pl_null_sink(PL_PICTURE_HOST);
+    pl_stream_config sc = {.name = "demo",
+                           .backpressure = PL_DROP_OLDEST,
+                           .sink = {check_deliver, check_finish, chk, PL_PICTURE_HOST, NULL, NULL}};
+    xsf_status st = pl_stream_add(p, &sc, &sid, err);
+    if (st == XSF_OK)
+        st = pl_rtp_source_start(src, p, sid, err);
+    rtp_addr to;
+    if (st == XSF_OK && (st = rtp_addr_parse("127.0.0.1:0", 1, &to, err)) == XSF_OK) {
+        to.port = r->port = pl_rtp_source_local_port(src);
+        rtp_udp_config uc;
+        memset(&uc, 0, sizeof uc);
+        st = rtp_udp_open_sender(&snd.sock, &to, &uc, err);
+    }
+    pthread_t thread;
+    int sending = 0;
+    if (st == XSF_OK) {
+        if (pthread_create(&thread, NULL, send_main, &snd))
+            st = xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the sending thread");
+        else
+            sending = 1;
+    }
+    if (st != XSF_OK)
+        failure(r, "demo", err);
+    if (sending) {
+        pthread_join(thread, NULL);
+        r->sent = snd.res;
+        if (snd.st != XSF_OK)
+            failure(r, "demo: sending", &snd.err);
+    }
+    if (sid >= 0) {
+        xsf_error e2;
+        xsf_error_clear(&e2);
+        if (pl_rtp_source_join(src, &e2) != XSF_OK)
+            failure(r, "demo: receiving", &e2);
+        pl_stream_finish(p, sid);
+        pl_rtp_source_stats(src, &r->received, NULL);
+        pl_stream_stats_get(p, sid, &r->stream);
+    }
+    rtp_udp_close(snd.sock);
+}
+
+xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
+{
+    memset(r, 0, sizeof *r);
+    xsf_error err;
+    xsf_error_clear(&err);
+    checker *chk = calloc(1, sizeof *chk);
+    if (!chk) {
+        xsf_error_set(&err, XSF_ERR_NOMEM, "out of memory");
+        return failure(r, "demo", &err);
+    }
+    chk->loops = c->loops;
+    app_md5_init(&chk->clip);
+    if (reference(chk, c->clip, c->len, &err) != XSF_OK) {
+        free(chk);
+        return failure(r, c->name, &err);
+    }
+    r->clip_frames = chk->clip_frames;
+    pl_rtp_source *src = NULL;
+    pl_pipeline *p = NULL;
+    if (open_receiver(c, chk->clip_frames * c->loops, &src, &p, &err) != XSF_OK) {
+        pl_rtp_source_destroy(src);
+        free(chk);
+        return failure(r, "demo", &err);
+    }
+    snprintf(r->engine, sizeof r->engine, "%s", pl_describe(p));
+    pl_writer *w = NULL;
+    if (pl_writer_open(&w, c->out, &c->writer, &err) != XSF_OK)
+        failure(r, "demo", &err);
+    else
+        run_stream(c, chk, src, p, w, r, &err);
+    app_md5_final_hex(&chk->clip, r->clip_md5);
+    r->clip_bytes = chk->clip_bytes;
+    r->frames = chk->seen;
+    r->matched = chk->matched;
+    r->written = w ? pl_writer_bytes(w) : 0;
+    xsf_error werr;
+    xsf_error_clear(&werr);
+    if (pl_writer_close(w, &werr) != XSF_OK) {
+        r->write_failed = 1;
+        r->write_failure = (svc_failure){.subject = c->out, .err = werr, .usage = 0};
+    }
+    pl_rtp_source_destroy(src);
+    pl_destroy(p);
+    free(chk);
+    if (r->nfailures)
+        return r->failure[0].err.status ? r->failure[0].err.status : XSF_ERR_INVALID;
+    return r->write_failed ? werr.status : XSF_OK;
+}

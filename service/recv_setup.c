@@ -1,0 +1,157 @@
+/* A stream of the receive service from its description as a command line
+ * gives it (service.h, svc_stream_setup, svc_output_from_name). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image_io.h"
+#include "service.h"
+
+/* SDP files are small: a larger one is not a session description. */
+#define SDP_MAX_BYTES 65536
+
+static xsf_status read_sdp(const char *path, rtp_sdp *s, xsf_error *err)
+{
+    uint8_t *text;
+    size_t len;
+    xsf_status st = imgio_read_file(path, &text, &len, err);
+    if (st != XSF_OK)
+        return st;
+    st = len > SDP_MAX_BYTES ? xsf_error_set(err, XSF_ERR_INVALID, "larger than 64 KiB")
+                             : rtp_sdp_parse((const char *)text, len, s, err);
+    free(text);
+    return st;
+}
+
+static xsf_status fail(svc_failure *f, const char *subject, int usage, const xsf_error *err)
+{
+    f->subject = subject;
+    f->usage = usage;
+    f->err = *err;
+    return err->status ? err->status : XSF_ERR_INVALID;
+}
+
+/* The capture filter: the request's, else UDP to the address (from the source). */
+static void capture_filter(char *buf, size_t cap, const char *given, const rtp_addr *addr,
+                           const rtp_addr *source)
+{
+    if (given) {
+        snprintf(buf, cap, "%s", given);
+    } else if (addr) {
+        char host[80];
+        rtp_addr_format(addr, 0, host, sizeof host);
+        snprintf(buf, cap, "udp and dst port %u and dst host %s", addr->port, host);
+        if (source) {
+            char src[80];
+            rtp_addr_format(source, 0, src, sizeof src);
+            snprintf(buf + strlen(buf), cap - strlen(buf), " and src host %s", src);
+        }
+    } else {
+        snprintf(buf, cap, "udp");
+    }
+}
+
+xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req,
+                            const rtp_receiver_options *ro, const pl_rtp_config *shared,
+                            svc_failure *f)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    memset(sc, 0, sizeof *sc);
+    sc->name = req->sdp ? req->sdp : req->addr;
+    sc->addr = req->addr;
+    sc->output = req->output;
+    sc->out = req->out;
+    sc->path = req->output == SVC_OUT_MD5 && req->out ? req->out + 4 : req->out;
+    sc->fps = req->fps;
+    sc->packets = req->packets;
+    rtp_addr addr, source;
+    memset(&addr, 0, sizeof addr);
+    memset(&source, 0, sizeof source);
+    int have_addr = 0, have_source = 0;
+    rtp_sdp sdp;
+    if (req->sdp && read_sdp(req->sdp, &sdp, &err) != XSF_OK)
+        return fail(f, req->sdp, 0, &err);
+    /* The receiver's configuration, with its bounds, from the SDP and the options. */
+    rtp_receiver_options o = *ro;
+    o.payload_type = req->payload_type;
+    rtp_receiver_setup rs;
+    if (rtp_receiver_setup_from_sdp(req->sdp ? &sdp : NULL, &o, &rs, &err) != XSF_OK)
+        return fail(f, req->sdp ? req->sdp : "recv", err.status == XSF_ERR_ARG, &err);
+    pl_rtp_config *rc = &sc->rtp;
+    *rc = *shared;
+    if (req->sdp) {
+        /* c= is where the stream goes: a group, or this host's unicast address, which is
+         * bound as it is (not every local address). */
+        addr = rs.dest;
+        have_addr = rs.has_dest;
+        source = rs.source;
+        have_source = rs.has_source;
+        rc->interlaced = rs.interlaced;
+        /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
+        if (sdp.colorimetry[0] || sdp.range[0])
+            xsf_colour_from_sdp(&sc->colour, sdp.colorimetry, sdp.range);
+        if (!sc->fps.num && rs.rate_num) {
+            sc->fps.num = rs.rate_num;
+            sc->fps.den = rs.rate_den;
+        }
+    }
+    if (req->addr) {
+        if (rtp_addr_parse(req->addr, 1, &addr, &err) != XSF_OK)
+            return fail(f, req->addr, 1, &err);
+        have_addr = 1;
+    }
+    if (req->source) {
+        if (rtp_addr_parse(req->source, 0, &source, &err) != XSF_OK)
+            return fail(f, "--source", 1, &err);
+        have_source = 1;
+    }
+    sc->max_frame_bytes = rs.depacketizer.max_frame_bytes;
+    rtp_depacketizer_config *dc = &rc->depacketizer;
+    *dc = rs.depacketizer;
+    dc->ssrc_given = req->ssrc_given;
+    dc->ssrc = req->ssrc;
+    /* Decoded streams are checked by the decoder itself (a refusal is counted
+     * as "decode"); codestreams written as they are get the structural check. */
+    dc->validate = req->output == SVC_OUT_JXS;
+    if (req->pcap || req->capture) {
+        rc->kind = req->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
+        rc->path = req->pcap ? req->pcap : req->capture;
+        capture_filter(sc->filter, sizeof sc->filter, req->filter, have_addr ? &addr : NULL,
+                       have_source ? &source : NULL);
+        rc->filter = NULL; /* svc_recv_create points it at sc->filter */
+    } else {
+        rc->kind = PL_RTP_SOCKET;
+        rc->udp.local = addr;
+        rc->udp.has_source = have_source;
+        rc->udp.source = source;
+        rc->udp.timestamps = 1;
+        if (req->iface)
+            snprintf(rc->udp.iface, sizeof rc->udp.iface, "%s", req->iface);
+    }
+    return XSF_OK;
+}
+
+xsf_status svc_output_from_name(const char *out, int format, svc_output *kind)
+{
+    static const char *const ext[] = {".jxs", ".yuv", ".y4m"};
+    static const svc_output kinds[] = {SVC_OUT_JXS, SVC_OUT_YUV, SVC_OUT_Y4M};
+    if (!strcmp(out, "null")) {
+        *kind = SVC_OUT_NULL;
+    } else if (!strcmp(out, "null:device")) {
+        *kind = SVC_OUT_NULL_DEVICE;
+    } else if (!strncmp(out, "md5:", 4) && out[4]) {
+        *kind = SVC_OUT_MD5;
+    } else if (format >= 0) {
+        *kind = (svc_output)format;
+    } else {
+        const size_t n = strlen(out);
+        for (int i = 0; i < 3; i++)
+            if (n >= 4 && !strcmp(out + n - 4, ext[i])) {
+                *kind = kinds[i];
+                return XSF_OK;
+            }
+        return XSF_ERR_ARG;
+    }
+    return XSF_OK;
+}
