@@ -2,15 +2,13 @@
  * found by probing its first bytes) to .yuv, .y4m, .ppm or .pgm, through the
  * pipeline. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "pipeline.h"
-#include "xsf_clock.h"
-#include "xsf_codecs.h"
+#include "svc_decode.h"
 
 static const char about[] =
     "Decodes the codestreams of IN (one frame each, one after the other): JPEG XS\n"
@@ -105,168 +103,61 @@ static int parse_args(int argc, char **argv, decode_args *a)
     return 0;
 }
 
-/* The codestreams from the start of data, by their structure alone, up to `max`. */
-static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len, unsigned long max)
-{
-    unsigned long n = 0;
-    size_t off = 0, bytes;
-    xsf_error err;
-    while (off < len && n < max) {
-        xsf_error_clear(&err);
-        if (codec->codestream_size(data + off, len - off, &bytes, &err) != XSF_OK || !bytes)
-            break;
-        off += bytes;
-        n++;
-    }
-    return n;
-}
-
-/* The codec's settings from --tables (NULL: none); 0, or 1 after an error said. */
-static int codec_params(const decode_args *a, const xsf_codec *codec, void **params)
-{
-    *params = NULL;
-    if (!a->tables)
-        return 0;
-    if (!codec->params_set) {
-        cli_error("--tables", "%s codestreams take no tables", codec->long_name);
-        return 1;
-    }
-    uint8_t *data = NULL;
-    size_t len = 0;
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (imgio_read_file(a->tables, &data, &len, &err) != XSF_OK ||
-        codec->params_set(params, "tables", data, len, &err) != XSF_OK) {
-        free(data);
-        cli_error(a->tables, "%s", err.msg);
-        return 1;
-    }
-    free(data);
-    return 0;
-}
-
 int cmd_decode(int argc, char **argv)
 {
     decode_args a;
     int r = parse_args(argc, argv, &a);
     if (r)
         return r == 1 ? 0 : 2;
-
-    const uint64_t t_start = xsf_clock_mono_ns();
-    xsf_error err;
-    xsf_error_clear(&err);
-    imgio_mapped in;
-    if (imgio_map_file(a.in, &in, &err) != XSF_OK) {
-        cli_error(a.in, "%s", err.msg);
+    const svc_decode_config c = {.in = a.in,
+                                 .out = a.out,
+                                 .tables = a.tables,
+                                 .format = (imgio_format)a.format,
+                                 .colour = a.colour,
+                                 .fps = a.fps,
+                                 .md5 = a.md5,
+                                 .interlaced = a.interlaced,
+                                 .max_frames = a.frames > 0 ? (uint64_t)a.frames : 0,
+                                 .pl = a.pl};
+    svc_decode_result res;
+    svc_failure f;
+    if (svc_decode_file(&c, &res, &f) != XSF_OK) {
+        cli_error(f.subject, "%s", f.err.msg);
         return 1;
     }
-    const uint64_t max_frames = a.frames > 0 ? (uint64_t)a.frames : 0;
-    /* The codec the file's first bytes name; a file no codec claims is read as JPEG XS's
-     * (the default), whose reader then says what is wrong. */
-    const xsf_codec *codec = xsf_codec_probe(in.data, in.len);
-    if (!codec)
-        codec = xsf_codec_find("jpeg-xs");
-    void *params = NULL;
-    if (codec_params(&a, codec, &params)) {
-        imgio_unmap_file(&in);
-        return 1;
-    }
-    pl_pipeline *p;
-    if (pl_create(&p, &a.pl, &err) != XSF_OK) {
-        cli_error(a.in, "%s", err.msg);
-        if (params)
-            codec->params_free(params);
-        imgio_unmap_file(&in);
-        return 1;
-    }
-    pl_writer_options wo;
-    memset(&wo, 0, sizeof wo);
-    wo.kind = PL_WRITE_PICTURE;
-    wo.image.format = (imgio_format)a.format;
-    wo.image.colour = a.colour;
-    wo.image.fps_num = a.fps.num;
-    wo.image.fps_den = a.fps.den;
-    wo.md5 = a.md5;
-    /* Frame files only when there is more than one frame to write. */
-    if (a.format == IMGIO_FORMAT_PPM || a.format == IMGIO_FORMAT_PGM)
-        wo.image.frame_files = count_frames(codec, in.data, in.len, max_frames == 1 ? 1 : 2) > 1;
-    pl_writer *w = NULL;
-    int sid = -1;
     int status = 0;
-    xsf_status st = pl_writer_open(&w, a.out, &wo, &err);
-    if (st == XSF_OK) {
-        pl_stream_config sc = {.name = a.in,
-                               .backpressure = PL_BLOCK,
-                               .sink = pl_writer_sink(w),
-                               .codec = codec->name,
-                               .codec_params = params};
-        st = pl_stream_add(p, &sc, &sid, &err);
-    }
-    if (st != XSF_OK) {
-        cli_error(a.out ? a.out : a.in, "%s", err.msg);
-        pl_writer_close(w, &err);
-        pl_destroy(p);
-        if (params)
-            codec->params_free(params);
-        imgio_unmap_file(&in);
-        return 1;
-    }
-    uint64_t read_frames = 0;
-    const uint64_t t0 = xsf_clock_mono_ns(); /* the pipeline is ready */
-    xsf_error src_err;
-    xsf_error_clear(&src_err);
-    const xsf_status src =
-        pl_jxs_source_run(p, sid, in.data, in.len, a.interlaced, max_frames, &read_frames, &src_err);
-    pl_stream_finish(p, sid);
-    pl_stream_stats ss;
-    pl_stream_stats_get(p, sid, &ss);
-    if (ss.dropped[PL_DROP_DECODE]) {
-        cli_error(a.in, "%llu frame%s not decoded, the last: %s",
-                  (unsigned long long)ss.dropped[PL_DROP_DECODE],
-                  ss.dropped[PL_DROP_DECODE] == 1 ? "" : "s", ss.last_error);
+    if (res.not_decoded) {
+        cli_error(a.in, "%llu frame%s not decoded, the last: %s", (unsigned long long)res.not_decoded,
+                  res.not_decoded == 1 ? "" : "s", res.last_error);
         status = 1;
     }
-    if (src != XSF_OK) {
-        cli_error(a.in, "%s", src_err.msg);
+    if (res.source != XSF_OK) {
+        cli_error(a.in, "%s", res.source_err.msg);
         status = 1;
     }
-    char md5hex[33] = "";
-    if (a.md5)
-        pl_writer_md5(w, md5hex);
-    const uint64_t frames = pl_writer_frames(w), bytes = pl_writer_bytes(w);
-    xsf_picture first;
-    pl_writer_shape(w, &first);
-    char last[4096] = "";
-    snprintf(last, sizeof last, "%s", a.out ? pl_writer_last_path(w) : "");
-    if (pl_writer_close(w, &err) != XSF_OK) {
-        cli_error(a.out, "%s", err.msg);
+    if (res.close != XSF_OK) {
+        cli_error(a.out, "%s", res.close_err.msg);
         status = 1;
     }
-    const double seconds = (double)(xsf_clock_mono_ns() - t0) / 1e9;
-    const char *engine = pl_describe(p);
-    char engine_copy[512];
-    snprintf(engine_copy, sizeof engine_copy, "%s", engine);
-    pl_destroy(p);
-    if (params)
-        codec->params_free(params);
-    imgio_unmap_file(&in);
     if (status)
         return status; /* the frames before the error stay written */
 
+    const uint64_t frames = res.frames;
+    const xsf_picture *first = &res.first;
     FILE *info = a.out && !strcmp(a.out, "-") ? stderr : stdout;
-    if (a.md5 && !status)
-        fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", md5hex, a.in,
-                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)bytes);
+    if (a.md5)
+        fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", res.md5, a.in,
+                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)res.bytes);
     if (!a.quiet && a.out) {
         fprintf(info,
                 "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s: %llu "
                 "bytes in %.3f s, %.1f frames/s (%s; start %.0f ms, steady %.1f frames/s)\n",
-                (unsigned long long)frames, frames == 1 ? "" : "s", first.fmt.width[0],
-                first.fmt.height[0], first.fmt.nc, first.fmt.nc == 1 ? "" : "s",
-                first.fmt.nc ? imgio_picture_sampling(&first) : "-", first.fmt.depth[0], a.in,
-                strcmp(a.out, "-") ? last : "standard output", (unsigned long long)bytes, seconds,
-                seconds > 0 ? (double)frames / seconds : 0, engine_copy,
-                (double)(t0 - t_start) / 1e6, ss.fps);
+                (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
+                first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
+                first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], a.in,
+                strcmp(a.out, "-") ? res.last_path : "standard output", (unsigned long long)res.bytes,
+                res.seconds, res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms,
+                res.fps);
     }
     return status;
 }

@@ -784,4 +784,5 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err);
 
 #include "rtp_receive.h" /* receivers: their configuration from an SDP, transports */
 #include "rtp_sender.h"  /* the sender: clips and codestreams as a paced stream */
+#include "rtp_send_session.h" /* `xsflow send` between its options and its messages */
 #endif

@@ -1,0 +1,116 @@
+/* xsflow RTP, a send session: what `xsflow send` does between its options and
+ * its messages. A .jxs file's bytes (the caller's) walked into a clip, the
+ * destination and the sender's address with their defaults, the sender's
+ * configuration and box template, the SDP file, the socket or the capture
+ * file, the paced stream (rtp_sender.h), and the --stats-json text.
+ *
+ * Life: rtp_send_session_open (clip, addresses, configuration, SDP file),
+ * rtp_send_session_run (output, sender, the clip `loops` times, capture
+ * closed), rtp_send_session_report and rtp_send_session_stats_json at any
+ * time after open (counts are zero until the sender exists), then
+ * rtp_send_session_close. Errors are an rtp_send_failure: what the message
+ * is about (the input, an option, a file) and whether the arguments asked
+ * for what cannot be (the program's usage error).
+ *
+ * Included by rtp.h; nothing here prints or exits, signals are the caller's
+ * (its stop callback). */
+#ifndef XSF_RTP_SEND_SESSION_H
+#define XSF_RTP_SEND_SESSION_H
+
+#include "rtp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Defaults of a session without --to, or without --source. */
+#define RTP_SEND_DEFAULT_DEST "239.0.0.1:5004" /* the capture's destination */
+#define RTP_SEND_DEFAULT_SOURCE4 "192.0.2.1"   /* the sender's address (RFC 5737) */
+#define RTP_SEND_DEFAULT_SOURCE6 "2001:db8::1" /* (RFC 3849) */
+#define RTP_SEND_SOURCE_PORT 50000             /* the sender's port, in the SDP and the capture */
+
+/* What a command line asks of a send session. Strings are the caller's and must
+ * outlive the session; they are also what failures name. */
+typedef struct rtp_send_session_config {
+    const char *in;     /* the input's name, for messages */
+    const char *to;     /* ADDR:PORT (IPv4 or [IPv6]); NULL: RTP_SEND_DEFAULT_DEST */
+    const char *pcap;   /* write the packets to this capture file instead of a socket */
+    const char *sdp;    /* write the session description here; NULL: none */
+    const char *source; /* the sender's address (sent from, with `to`; the SDP's source
+                           filter); NULL: RTP_SEND_DEFAULT_SOURCE4 or 6, after dest's family,
+                           and no source filter */
+    const char *iface;  /* multicast interface; NULL: the kernel's choice */
+    const char *sampling, *colorimetry, *tcs, *range; /* SDP values (rtp_stream_desc); the
+                           box template takes BT709, SDR and NARROW for absent ones */
+    rtp_jxs_mode mode;
+    rtp_pacing pacing;
+    unsigned rate_num, rate_den; /* frame rate */
+    size_t packet_bytes;         /* largest RTP packet */
+    unsigned payload_type, ttl;
+    unsigned burst;              /* 0: rtp_pacing_burst_default */
+    uint32_t ssrc;               /* with ssrc_given; else rtp_random32 */
+    uint16_t first_seq;          /* with seq_given; else rtp_random32 */
+    int ssrc_given, seq_given;
+    int interlaced, boxes, no_gso;
+    int impaired; /* with impairments `impair` (rtp_sender_config) */
+    rtp_impair_config impair;
+    /* rtp_sender_config's stop and on_segment callbacks (optional). */
+    int (*stop)(void *ctx);
+    void *stop_ctx;
+    void (*on_segment)(void *ctx, const rtp_sender_stats *st);
+    void *ctx;
+} rtp_send_session_config;
+
+typedef struct rtp_send_failure {
+    const char *subject; /* the config's in, to, pcap or sdp, or an option ("--to") */
+    xsf_error err;
+    int usage; /* 1: the arguments ask for what cannot be */
+} rtp_send_failure;
+
+typedef struct rtp_send_session rtp_send_session;
+
+/* Walks data[0, len) (the caller's: it must outlive the session) into a clip, parses the
+ * destination and the sender's address (its port RTP_SEND_SOURCE_PORT), makes the
+ * sender's configuration (random SSRC, first sequence number and first timestamp where
+ * not given) and writes the SDP file. On failure *s is NULL: the clip's error names
+ * `in`; an address that does not parse names "--to" or "--source" (usage); an SDP file
+ * that cannot be written names `sdp` ("cannot write the SDP file"). */
+xsf_status rtp_send_session_open(rtp_send_session **s, const rtp_send_session_config *cfg,
+                                 const uint8_t *data, size_t len, rtp_send_failure *f);
+
+/* Opens the output (a UDP socket to `to`, GSO unless no_gso, from `source` when given;
+ * or the capture file), sends the clip `loops` times and closes the capture file. On
+ * failure the session stays (its report says what went out): an output that does not
+ * open names `to` or `pcap`; a sender refused names "--loss" with impairments, else
+ * `in` (usage); a send error names `in`, or the output when it failed there. */
+xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_failure *f);
+
+/* What the session is and did. */
+typedef struct rtp_send_report {
+    rtp_sender_stats stats;         /* zero until the sender exists */
+    const rtp_impair_counts *impair; /* the sender's (valid while the session lives); NULL
+                                        without impairments or sender */
+    size_t codestreams;             /* of the clip */
+    rtp_addr dest, source;
+    uint32_t first_timestamp;       /* the RTP timestamp of the first frame */
+    int socket;                     /* sent to a socket (not a capture file) */
+    int gso, gso_refused;           /* the socket's rtp_udp_gso */
+} rtp_send_report;
+void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r);
+
+/* The --stats-json text (one line of JSON and a newline) into out[cap] (truncated, NUL
+ * ended): segments, frames (half the segments when interlaced), datagrams, bytes,
+ * first_timestamp, complete (`complete`), and the impairment settings and counts (zero
+ * without impairments). Returns the length snprintf gives. */
+int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *out, size_t cap);
+/* The same text as the file `path`: "cannot create the file" or "write failed". */
+xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,
+                                        xsf_error *err);
+
+/* Destroys the sender, closes the socket, frees the clip; NULL is fine. */
+void rtp_send_session_close(rtp_send_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

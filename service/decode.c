@@ -1,0 +1,139 @@
+/* `xsflow decode`'s work (svc_decode.h): a file of codestreams, its codec,
+ * the pipeline and a picture writer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "svc_decode.h"
+#include "xsf_clock.h"
+#include "xsf_codecs.h"
+
+/* The codestreams from the start of data, by their structure alone, up to `max`. */
+static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len, unsigned long max)
+{
+    unsigned long n = 0;
+    size_t off = 0, bytes;
+    xsf_error err;
+    while (off < len && n < max) {
+        xsf_error_clear(&err);
+        if (codec->codestream_size(data + off, len - off, &bytes, &err) != XSF_OK || !bytes)
+            break;
+        off += bytes;
+        n++;
+    }
+    return n;
+}
+
+static xsf_status fail(svc_failure *f, const char *subject, xsf_status st)
+{
+    f->subject = subject;
+    return st;
+}
+
+/* The codec's settings from the table file (NULL: none). */
+static xsf_status codec_params(const svc_decode_config *c, const xsf_codec *codec, void **params,
+                               svc_failure *f)
+{
+    *params = NULL;
+    if (!c->tables)
+        return XSF_OK;
+    if (!codec->params_set)
+        return fail(f, "--tables",
+                    xsf_error_set(&f->err, XSF_ERR_ARG, "%s codestreams take no tables", codec->long_name));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    xsf_status st = imgio_read_file(c->tables, &data, &len, &f->err);
+    if (st == XSF_OK)
+        st = codec->params_set(params, "tables", data, len, &f->err);
+    free(data);
+    return st == XSF_OK ? XSF_OK : fail(f, c->tables, st);
+}
+
+/* The writer and the stream into it. */
+static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in, const xsf_codec *codec,
+                              void *params, pl_pipeline *p, pl_writer **w, int *sid, xsf_error *err)
+{
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.kind = PL_WRITE_PICTURE;
+    wo.image.format = c->format;
+    wo.image.colour = c->colour;
+    wo.image.fps_num = c->fps.num;
+    wo.image.fps_den = c->fps.den;
+    wo.md5 = c->md5;
+    /* Frame files only when there is more than one frame to write. */
+    if (c->format == IMGIO_FORMAT_PPM || c->format == IMGIO_FORMAT_PGM)
+        wo.image.frame_files = count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2) > 1;
+    xsf_status st = pl_writer_open(w, c->out, &wo, err);
+    if (st == XSF_OK) {
+        pl_stream_config sc = {.name = c->in,
+                               .backpressure = PL_BLOCK,
+                               .sink = pl_writer_sink(*w),
+                               .codec = codec->name,
+                               .codec_params = params};
+        st = pl_stream_add(p, &sc, sid, err);
+    }
+    return st;
+}
+
+/* Runs the stream to its end and closes the writer. */
+static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline *p, pl_writer *w, int sid,
+                uint64_t t0, svc_decode_result *r)
+{
+    uint64_t read_frames = 0;
+    r->source = pl_jxs_source_run(p, sid, in->data, in->len, c->interlaced, c->max_frames, &read_frames,
+                                  &r->source_err);
+    pl_stream_finish(p, sid);
+    pl_stream_stats ss;
+    pl_stream_stats_get(p, sid, &ss);
+    r->not_decoded = ss.dropped[PL_DROP_DECODE];
+    snprintf(r->last_error, sizeof r->last_error, "%s", ss.last_error);
+    r->fps = ss.fps;
+    if (c->md5)
+        pl_writer_md5(w, r->md5);
+    r->frames = pl_writer_frames(w);
+    r->bytes = pl_writer_bytes(w);
+    pl_writer_shape(w, &r->first);
+    snprintf(r->last_path, sizeof r->last_path, "%s", c->out ? pl_writer_last_path(w) : "");
+    r->close = pl_writer_close(w, &r->close_err);
+    r->seconds = (double)(xsf_clock_mono_ns() - t0) / 1e9;
+    snprintf(r->engine, sizeof r->engine, "%s", pl_describe(p));
+}
+
+xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc_failure *f)
+{
+    const uint64_t t_start = xsf_clock_mono_ns();
+    memset(r, 0, sizeof *r);
+    memset(f, 0, sizeof *f);
+    imgio_mapped in;
+    xsf_status st = imgio_map_file(c->in, &in, &f->err);
+    if (st != XSF_OK)
+        return fail(f, c->in, st);
+    const xsf_codec *codec = xsf_codec_probe(in.data, in.len);
+    if (!codec)
+        codec = xsf_codec_find("jpeg-xs");
+    void *params = NULL;
+    pl_pipeline *p = NULL;
+    pl_writer *w = NULL;
+    int sid = -1;
+    if ((st = codec_params(c, codec, &params, f)) != XSF_OK) {
+        imgio_unmap_file(&in);
+        return st;
+    }
+    if ((st = pl_create(&p, &c->pl, &f->err)) != XSF_OK) {
+        fail(f, c->in, st);
+    } else if ((st = open_stream(c, &in, codec, params, p, &w, &sid, &f->err)) != XSF_OK) {
+        fail(f, c->out ? c->out : c->in, st);
+        xsf_error err;
+        pl_writer_close(w, &err);
+    } else {
+        const uint64_t t0 = xsf_clock_mono_ns(); /* the pipeline is ready */
+        r->start_ms = (double)(t0 - t_start) / 1e6;
+        run(c, &in, p, w, sid, t0, r);
+    }
+    if (p)
+        pl_destroy(p);
+    if (params)
+        codec->params_free(params);
+    imgio_unmap_file(&in);
+    return st;
+}

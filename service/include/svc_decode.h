@@ -1,0 +1,59 @@
+/* xsflow service: a file of codestreams decoded through the pipeline into a
+ * picture writer, the work of `xsflow decode` between its options and its
+ * messages. The codec is the one the file's first bytes name (xsf_codec_probe;
+ * a file no codec claims is read as JPEG XS, whose reader then says what is
+ * wrong), with its table file where one is given.
+ *
+ * Nothing here prints; see service.h for svc_failure. */
+#ifndef XSF_SVC_DECODE_H
+#define XSF_SVC_DECODE_H
+
+#include <stdint.h>
+
+#include "image_io.h"
+#include "pipeline.h"
+#include "service.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct svc_decode_config {
+    const char *in;     /* the file of codestreams */
+    const char *out;    /* the output (pl_writer_open); NULL: none (md5 alone) */
+    const char *tables; /* the codec's table file (BPC-PaCo); NULL: none */
+    imgio_format format;
+    xsf_colour colour;
+    xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
+    int md5, interlaced; /* interlaced: the codestreams are fields, woven in pairs */
+    uint64_t max_frames; /* 0: all */
+    pl_config pl;
+} svc_decode_config;
+
+/* What a decode did. The errors after the set-up do not stop the others from being
+ * found: each has its status (XSF_OK: none), and the frames before them stay written. */
+typedef struct svc_decode_result {
+    uint64_t frames, bytes;     /* written (bytes in .yuv layout for md5) */
+    char md5[33];               /* with md5 */
+    xsf_picture first;          /* the first picture's shape (pl_writer_shape) */
+    char last_path[4096];       /* the last file written ("" without out) */
+    char engine[512];           /* pl_describe */
+    double start_ms;            /* from the call to the pipeline ready */
+    double seconds;             /* from the pipeline ready to the writer closed */
+    double fps;                 /* the stream's steady rate (pl_stream_stats) */
+    uint64_t not_decoded;       /* frames the decoder refused, */
+    char last_error[256];       /* the last refusal */
+    xsf_status source, close;   /* the read of the file; the writer's close */
+    xsf_error source_err, close_err;
+} svc_decode_result;
+
+/* Decodes cfg->in into cfg->out. Fails (XSF_OK otherwise, *r then filled) where nothing
+ * can be decoded: the file does not map, the codec takes no tables or they do not
+ * load ("--tables" or the table file), the pipeline, the writer or the stream cannot
+ * be made (the input, or the output when there is one). */
+xsf_status svc_decode_file(const svc_decode_config *cfg, svc_decode_result *r, svc_failure *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
