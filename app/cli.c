@@ -245,7 +245,8 @@ static int positional(const cli_command *cmd, const char *arg)
 
 static int takes_value(const cli_option *o)
 {
-    return !(o->kind == CLI_FLAG || o->kind == CLI_SET || (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)));
+    return !(o->kind == CLI_FLAG || o->kind == CLI_SET ||
+             (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)));
 }
 
 /* The failing argument of a '?' from getopt_long. */
@@ -255,8 +256,7 @@ static int unknown(const cli_command *cmd, char **argv, int at)
     if (!strncmp(arg, "--", 2) && strchr(arg, '=')) {
         const size_t n = (size_t)(strchr(arg, '=') - arg - 2);
         for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
-            if (!takes_value(o) && strlen(o->name) == n &&
-                !strncmp(o->name, arg + 2, n)) {
+            if (!takes_value(o) && strlen(o->name) == n && !strncmp(o->name, arg + 2, n)) {
                 cli_error(arg, "--%s takes no value", o->name);
                 return 2;
             }

@@ -47,7 +47,7 @@ enum {
     CLI_ABOVE_LO = 1, /* CLI_DOUBLE: lo itself is refused */
     CLI_ITEM =
         2, /* dst and given are offsets (offsetof) into the current item (cli_command.item) */
-    CLI_HIDDEN = 4, /* left out of the usage text (a second spelling: --color) */
+    CLI_HIDDEN = 4,   /* left out of the usage text (a second spelling: --color) */
     CLI_NO_VALUE = 8, /* CLI_CALL: the option takes no value; .call gets NULL */
 };
 

@@ -21,10 +21,11 @@ int bpc_cli_info(int argc, char **argv)
 {
     const char *in = NULL;
     int all = 0, verbose = 0;
-    const cli_option options[] = {CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
-                                  CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL, "(no more for BPC-PaCo)"),
-                                  CLI_TABLE_END};
-    const cli_command cmd = {.name = "info", .synopsis = "IN.bpc [--all]", .options = options, .input = &in};
+    const cli_option options[] = {
+        CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
+        CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL, "(no more for BPC-PaCo)"), CLI_TABLE_END};
+    const cli_command cmd = {
+        .name = "info", .synopsis = "IN.bpc [--all]", .options = options, .input = &in};
     const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
     if (r >= 0)
         return r;
@@ -54,13 +55,15 @@ int bpc_cli_info(int argc, char **argv)
         if (frame == 0)
             printf("%s: BPC-PaCo codestreams (xsflow bpc/FORMAT.md)\n", in);
         if (frame == 0 || all) {
-            printf("frame %lu: file bytes %zu..%zu, version %d.%d\n", frame, off, off + info.codestream_bytes - 1,
-                   info.version_major, info.version_minor);
+            printf("frame %lu: file bytes %zu..%zu, version %d.%d\n", frame, off,
+                   off + info.codestream_bytes - 1, info.version_major, info.version_minor);
             for (int c = 0; c < info.nc; c++)
-                printf("  component %d: %dx%d, %d bits\n", c, info.width[c], info.height[c], info.depth[c]);
-            printf("  %d coding passes per bitplane, %s DWT, %d levels, colour transform %s\n", (int)info.variant,
-                   info.filter == BPC_FILTER_53 ? "5/3 reversible" : "9/7 irreversible", info.levels,
-                   colour_name(info.colour));
+                printf("  component %d: %dx%d, %d bits\n", c, info.width[c], info.height[c],
+                       info.depth[c]);
+            printf("  %d coding passes per bitplane, %s DWT, %d levels, colour transform %s\n",
+                   (int)info.variant,
+                   info.filter == BPC_FILTER_53 ? "5/3 reversible" : "9/7 irreversible",
+                   info.levels, colour_name(info.colour));
             if (info.filter == BPC_FILTER_97)
                 printf("  quantization step %g (8-bit units)\n", (double)info.qstep);
             if (info.tables_id)

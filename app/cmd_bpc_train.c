@@ -30,7 +30,8 @@ int bpc_option_levels(void *ctx, const cli_option *o, const char *v)
         return 0;
     }
     if (xsf_parse_integer(v, 0, BPC_MAX_LEVELS, &n, NULL) != XSF_OK) {
-        cli_error("--levels", "'%s' is not a level count from 0 to %d%s", v, BPC_MAX_LEVELS, o->value ? " or all" : "");
+        cli_error("--levels", "'%s' is not a level count from 0 to %d%s", v, BPC_MAX_LEVELS,
+                  o->value ? " or all" : "");
         return 2;
     }
     *(int *)o->dst = (int)n;
@@ -89,7 +90,8 @@ static int read_all(const char *path, uint8_t **data, size_t *len)
 }
 
 /* --builtin: the C source of the built-in sets from two table files (bpc_tables_builtin_c). */
-static int emit_builtin(const char *t53, const char *t97, const char *out, char **sources, int nsources)
+static int emit_builtin(const char *t53, const char *t97, const char *out, char **sources,
+                        int nsources)
 {
     const char *paths[2] = {t53, t97};
     bpc_tables *t[2] = {NULL, NULL};
@@ -111,8 +113,8 @@ static int emit_builtin(const char *t53, const char *t97, const char *out, char 
     }
     char *text = NULL;
     size_t len = 0;
-    if (!status && bpc_tables_builtin_c(t[0], t[1], t53, t97, (const char *const *)sources, nsources, &text,
-                                        &len, &err) != XSF_OK) {
+    if (!status && bpc_tables_builtin_c(t[0], t[1], t53, t97, (const char *const *)sources,
+                                        nsources, &text, &len, &err) != XSF_OK) {
         cli_error(out, "%s", err.msg);
         status = 1;
     }
@@ -131,7 +133,8 @@ static int emit_builtin(const char *t53, const char *t97, const char *out, char 
     return status;
 }
 
-static int add_picture(bpc_trainer *tr, const xsf_picture *img, const char *path, unsigned long frame)
+static int add_picture(bpc_trainer *tr, const xsf_picture *img, const char *path,
+                       unsigned long frame)
 {
     if (bpc_trainer_add(tr, img) != XSF_OK) {
         cli_error(path, "frame %lu: %s", frame, bpc_trainer_error(tr));
@@ -213,22 +216,32 @@ int cmd_bpc_train(int argc, char **argv)
     int status = 2;
     const cli_option options[] = {
         CLI_OPT("output", 'o', CLI_STRING, &a.out, "FILE", "output"),
-        CLI_OPT("filter", 0, CLI_CHOICE, &p.filter, "53|97", "(default 53)", .choices = "53|97|5/3|9/7",
-                .values = bpc_filter_values),
-        CLI_OPT("levels", 0, CLI_CALL, &p.levels, "L", "(default 5); all: every level count 0..6 (the built-in sets)",
+        CLI_OPT("filter", 0, CLI_CHOICE, &p.filter, "53|97", "(default 53)",
+                .choices = "53|97|5/3|9/7", .values = bpc_filter_values),
+        CLI_OPT("levels", 0, CLI_CALL, &p.levels, "L",
+                "(default 5); all: every level count 0..6 (the built-in sets)",
                 .call = bpc_option_levels, .value = 1),
-        CLI_OPT("qstep", 0, CLI_CALL, &p.qstep, "Q", "9/7 step (default 1)", .call = bpc_option_qstep),
-        CLI_OPT("colour", 0, CLI_CHOICE, &p.colour, "C", "auto (default), none, rct, ict", .choices = "none|rct|ict|auto"),
-        CLI_OPT("color", 0, CLI_CHOICE, &p.colour, "C", NULL, .choices = "none|rct|ict|auto", .flags = CLI_HIDDEN),
+        CLI_OPT("qstep", 0, CLI_CALL, &p.qstep, "Q", "9/7 step (default 1)",
+                .call = bpc_option_qstep),
+        CLI_OPT("colour", 0, CLI_CHOICE, &p.colour, "C", "auto (default), none, rct, ict",
+                .choices = "none|rct|ict|auto"),
+        CLI_OPT("color", 0, CLI_CHOICE, &p.colour, "C", NULL, .choices = "none|rct|ict|auto",
+                .flags = CLI_HIDDEN),
         CLI_OPT("average", 0, CLI_FLAG, &average, NULL,
-                "average each picture's probabilities (Bruns' averaged tables)\ninstead of pooling the counts"),
-        CLI_OPT("builtin", 0, CLI_CALL, NULL, "T53 T97", "write the C source of the built-in sets from two table files",
+                "average each picture's probabilities (Bruns' averaged tables)\ninstead of pooling "
+                "the counts"),
+        CLI_OPT("builtin", 0, CLI_CALL, NULL, "T53 T97",
+                "write the C source of the built-in sets from two table files",
                 .call = builtin_first),
         CLI_TABLE_END};
     const cli_command cmd = {.name = "bpc-train",
-                             .synopsis = "[options] IN... -o TABLES\n"
-                                         "       xsflow bpc-train --builtin T53 T97 -o tables_builtin.c",
-                             .about = about, .options = options, .positional = add_input, .ctx = &a};
+                             .synopsis =
+                                 "[options] IN... -o TABLES\n"
+                                 "       xsflow bpc-train --builtin T53 T97 -o tables_builtin.c",
+                             .about = about,
+                             .options = options,
+                             .positional = add_input,
+                             .ctx = &a};
     const int r = cli_parse(&cmd, argc, argv);
     const char *out = a.out, *b53 = a.b53, *b97 = a.b97;
     const int ninputs = a.ninputs;
@@ -286,8 +299,9 @@ int cmd_bpc_train(int argc, char **argv)
         uint64_t syms;
         bpc_trainer_totals(tr, &pics, &syms);
         if (!status)
-            printf("%s: tables %08x from %zu pictures, %llu symbols (%s)\n", out, bpc_tables_id(t), pics,
-                   (unsigned long long)syms, average ? "averaged per picture" : "pooled counts");
+            printf("%s: tables %08x from %zu pictures, %llu symbols (%s)\n", out, bpc_tables_id(t),
+                   pics, (unsigned long long)syms,
+                   average ? "averaged per picture" : "pooled counts");
     }
     bpc_tables_destroy(t);
     bpc_trainer_destroy(tr);

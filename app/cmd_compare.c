@@ -82,12 +82,14 @@ static int parse_args(int argc, char **argv, compare_args *a)
              demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_depth);
     const cli_option options[] = {
         CLI_OPT("bpp", 0, CLI_CALL, NULL, "LIST",
-                "rates in bits per pixel and 'lossless' (default\n0.5,1,2,3,4,6,8,lossless)", .call = parse_bpp),
+                "rates in bits per pixel and 'lossless' (default\n0.5,1,2,3,4,6,8,lossless)",
+                .call = parse_bpp),
         CLI_OPT("codecs", 0, CLI_CALL, NULL, "LIST",
                 "xs, bpc, or single variants: xs-default, xs-quality,\n"
                 "bpc-1pass, bpc-2pass, bpc-3pass (default: all five)",
                 .call = parse_codecs),
-        CLI_OPT("codec", 0, CLI_CALL, NULL, "LIST", NULL, .call = parse_codecs, .flags = CLI_HIDDEN),
+        CLI_OPT("codec", 0, CLI_CALL, NULL, "LIST", NULL, .call = parse_codecs,
+                .flags = CLI_HIDDEN),
         CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL,
                 "the CUDA codecs: throughput of the kernels alone and with the\n"
                 "PCIe transfers; each GPU-decoded picture is checked against\n"
@@ -95,9 +97,11 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 .value = 1),
         CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference codecs, one thread", .value = 0),
         CLI_OPT("time-ms", 0, CLI_DOUBLE, &a->time_ms, "MS",
-                "repeat each timed call for at least MS ms, report the median\n(default 200; 0: one run)", .lo = 0,
-                .hi = 3600000),
-        CLI_OPT("csv", 0, CLI_STRING, &a->csv, "OUT.csv", "one row per measurement ('-': standard output)"),
+                "repeat each timed call for at least MS ms, report the median\n(default 200; 0: "
+                "one run)",
+                .lo = 0, .hi = 3600000),
+        CLI_OPT("csv", 0, CLI_STRING, &a->csv, "OUT.csv",
+                "one row per measurement ('-': standard output)"),
         CLI_OPT("plot", 0, CLI_STRING, &a->plot, "DIR",
                 "PSNR-over-bpp and throughput-over-bpp plots per picture, SVG\n"
                 "and PNG, drawn by gnuplot (with its script and data)"),
@@ -105,14 +109,21 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 "the gnuplot to run (default: gnuplot from PATH); 'none':\n"
                 "write the data and scripts only (gnuplot NAME.gp draws them)"),
         CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "the picture size of .yuv input"),
-        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S", ".yuv input: 444 (default), 422, 420 or mono"),
-        CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)", .lo = 1, .hi = 16),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S",
+                ".yuv input: 444 (default), 422, 420 or mono"),
+        CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)",
+                .lo = 1, .hi = 16),
         CLI_OPT("codec-help", 0, CLI_FLAG, &a->codec_help, NULL, "what each codec variant is"),
-        CLI_OPT("progress", 'v', CLI_FLAG, &a->progress, NULL, "a line on standard error as each measurement ends"),
+        CLI_OPT("progress", 'v', CLI_FLAG, &a->progress, NULL,
+                "a line on standard error as each measurement ends"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "no table on standard output"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "compare", .synopsis = "[IN...] [options]", .about = about,
-                             .options = options, .positional = add_input, .ctx = a};
+    const cli_command cmd = {.name = "compare",
+                             .synopsis = "[IN...] [options]",
+                             .about = about,
+                             .options = options,
+                             .positional = add_input,
+                             .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
     if (r || !a->codec_help)
         return r;
@@ -216,8 +227,10 @@ static int write_outputs(const compare_args *a, const cmp_session *s)
     int status = 0;
     if (!a->quiet) {
         cmp_write_table(s, stdout);
-        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); kernels: data "
-               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned host "
+        printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); "
+               "kernels: data "
+               "already on the GPU\n(BPC-PaCo's codestream still crosses PCIe); transfers: pinned "
+               "host "
                "memory, PCIe included.\n");
     }
     if (a->csv) {
@@ -245,11 +258,15 @@ int cmd_compare(int argc, char **argv)
     if (a.gpu < 0) {
         a.gpu = cmp_gpu_available() == XSF_OK;
         if (!a.gpu)
-            fprintf(stderr, "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
-                            "references (--cpu)\n");
+            fprintf(
+                stderr,
+                "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
+                "references (--cpu)\n");
     } else if (a.gpu && cmp_gpu_available() != XSF_OK) {
-        cli_error("--gpu", "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
-                           "references");
+        cli_error(
+            "--gpu",
+            "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
+            "references");
         return 1;
     }
     cmp_options opt = {

@@ -38,7 +38,8 @@ typedef struct decode_args {
     pl_config pl;
 } decode_args;
 
-static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM, IMGIO_FORMAT_PGM};
+static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM,
+                              IMGIO_FORMAT_PGM};
 
 /* 0: parsed; 1: help printed; 2: usage error (already reported). */
 static int parse_args(int argc, char **argv, decode_args *a)
@@ -47,19 +48,22 @@ static int parse_args(int argc, char **argv, decode_args *a)
     a->frames = -1;
     const cli_option options[] = {
         CLI_OPT("output", 'o', CLI_STRING, &a->out, "OUT", "output file"),
-        CLI_OPT("format", 0, CLI_CHOICE, &a->format, "F", "yuv, y4m, ppm or pgm (default: OUT's extension)",
-                .choices = "yuv|y4m|ppm|pgm", .values = formats),
-        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "decode the first N frames only", .lo = 1, .hi = 1 << 30),
+        CLI_OPT("format", 0, CLI_CHOICE, &a->format, "F",
+                "yuv, y4m, ppm or pgm (default: OUT's extension)", .choices = "yuv|y4m|ppm|pgm",
+                .values = formats),
+        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "decode the first N frames only", .lo = 1,
+                .hi = 1 << 30),
         CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode with the C reference decoder",
                 .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL, "decode on the GPU (the default where a GPU is usable)",
-                .value = PL_ENGINE_GPU),
-        CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible)", .lo = 0,
-                .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
-        CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N", "decoder contexts per GPU (default 3)",
-                .lo = 1, .hi = 256),
-        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
-                .lo = 1, .hi = 256),
+        CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL,
+                "decode on the GPU (the default where a GPU is usable)", .value = PL_ENGINE_GPU),
+        CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST",
+                "GPUs to use, e.g. 0,1 (default: all visible)", .lo = 0, .hi = 255,
+                .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
+        CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N",
+                "decoder contexts per GPU (default 3)", .lo = 1, .hi = 256),
+        CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N",
+                "CPU decoder threads (default: one per core)", .lo = 1, .hi = 256),
         CLI_OPT("colour", 0, CLI_COLOUR, &a->colour, "C",
                 "what PPM's components are: " XSF_COLOUR_WORDS ";\n"
                 "default 709 (narrow), or rgb when the codestream uses the\n"
@@ -73,14 +77,18 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 "the codestreams are fields, two per frame (as `xsflow recv`\n"
                 "writes an interlaced stream): weave each pair into a frame,\n"
                 "top field first (Y4M: It)"),
-        CLI_OPT("md5", 0, CLI_FLAG, &a->md5, NULL, "print the MD5 of the decoded frames in .yuv layout"),
+        CLI_OPT("md5", 0, CLI_FLAG, &a->md5, NULL,
+                "print the MD5 of the decoded frames in .yuv layout"),
         CLI_OPT("tables", 0, CLI_STRING, &a->tables, "FILE",
                 "BPC-PaCo: the table file the codestreams were coded with (if\n"
                 "not built in)"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "decode", .synopsis = "IN -o OUT [options]", .about = about,
-                             .options = options, .input = &a->in};
+    const cli_command cmd = {.name = "decode",
+                             .synopsis = "IN -o OUT [options]",
+                             .about = about,
+                             .options = options,
+                             .input = &a->in};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
@@ -127,8 +135,9 @@ int cmd_decode(int argc, char **argv)
     }
     int status = 0;
     if (res.not_decoded) {
-        cli_error(a.in, "%llu frame%s not decoded, the last: %s", (unsigned long long)res.not_decoded,
-                  res.not_decoded == 1 ? "" : "s", res.last_error);
+        cli_error(a.in, "%llu frame%s not decoded, the last: %s",
+                  (unsigned long long)res.not_decoded, res.not_decoded == 1 ? "" : "s",
+                  res.last_error);
         status = 1;
     }
     if (res.source != XSF_OK) {
@@ -155,8 +164,9 @@ int cmd_decode(int argc, char **argv)
                 (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
                 first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
                 first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], a.in,
-                strcmp(a.out, "-") ? res.last_path : "standard output", (unsigned long long)res.bytes,
-                res.seconds, res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms,
+                strcmp(a.out, "-") ? res.last_path : "standard output",
+                (unsigned long long)res.bytes, res.seconds,
+                res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms,
                 res.fps);
     }
     return status;

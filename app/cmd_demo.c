@@ -28,11 +28,12 @@ static const char *about(char *buf, size_t cap)
              "itself, receives and decodes it through the pipeline (GPU where usable, else every\n"
              "CPU core), checks each frame's MD5 against the C reference decoder's and the clip's\n"
              "against vectors/xs/MANIFEST.tsv (which two independent decoders agree on), prints\n"
-             "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT ";\n"
+             "the stream's statistics and writes the pictures to OUT (default " DEMO_DEFAULT_OUT
+             ";\n"
              ".yuv, .y4m, or .ppm/.pgm with one file per frame). Exits with 0 when every frame\n"
              "arrived and matched.\n",
-             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format, demo_vector_depth,
-             DEMO_LOOPS);
+             demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_format,
+             demo_vector_depth, DEMO_LOOPS);
     return buf;
 }
 
@@ -80,17 +81,22 @@ int cmd_demo(int argc, char **argv)
     char text[1024];
     const cli_option options[] = {
         CLI_OPT("output", 'o', CLI_STRING, &out, "OUT", "same as OUT"),
-        CLI_OPT("cpu", 0, CLI_SET, &pc.engine, NULL, "decode on the CPU (C reference decoder, one thread per core)",
+        CLI_OPT("cpu", 0, CLI_SET, &pc.engine, NULL,
+                "decode on the CPU (C reference decoder, one thread per core)",
                 .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &pc.engine, NULL, "decode on the GPU (the default where a GPU is usable)",
-                .value = PL_ENGINE_GPU),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors (and open no window)"),
+        CLI_OPT("gpu", 0, CLI_SET, &pc.engine, NULL,
+                "decode on the GPU (the default where a GPU is usable)", .value = PL_ENGINE_GPU),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL,
+                "print nothing but errors (and open no window)"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "demo", .synopsis = "[OUT] [--cpu|--gpu] [-q]",
-                             .about = about(text, sizeof text), .options = options,
-                             .epilogue = "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then "
-                                         "shown\nin a loop until q is pressed.\n",
-                             .input = &out};
+    const cli_command cmd = {
+        .name = "demo",
+        .synopsis = "[OUT] [--cpu|--gpu] [-q]",
+        .about = about(text, sizeof text),
+        .options = options,
+        .epilogue = "Where a window can open (DISPLAY or WAYLAND_DISPLAY set), the clip is then "
+                    "shown\nin a loop until q is pressed.\n",
+        .input = &out};
     const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
     if (r >= 0)
         return r;
@@ -108,8 +114,13 @@ int cmd_demo(int argc, char **argv)
     char subject[64];
     snprintf(subject, sizeof subject, "built-in %s.jxs", demo_vector_name);
     static svc_demo_config dc;
-    dc = (svc_demo_config){.name = subject, .clip = demo_vector_data, .len = demo_vector_size,
-                           .loops = DEMO_LOOPS, .pl = pc, .out = out, .writer = wo};
+    dc = (svc_demo_config){.name = subject,
+                           .clip = demo_vector_data,
+                           .len = demo_vector_size,
+                           .loops = DEMO_LOOPS,
+                           .pl = pc,
+                           .out = out,
+                           .writer = wo};
     static svc_demo_result res;
     svc_demo_run(&dc, &res);
     int status = res.nfailures != 0;

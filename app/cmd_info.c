@@ -48,7 +48,8 @@ static void print_frame(const xs_header *h, size_t bytes, unsigned long frame, s
                         int verbose, const char *plev_warning)
 {
     static char text[65536];
-    printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset, offset + bytes - 1, bytes);
+    printf("frame %lu: file bytes %zu..%zu (%zu bytes)\n", frame, offset, offset + bytes - 1,
+           bytes);
     xs_header_describe(h, verbose, plev_warning, text, sizeof text);
     fputs(text, stdout);
 }
@@ -119,8 +120,8 @@ int cmd_info(int argc, char **argv)
          * itself is readable. An unrestricted Plev holds everything. */
         xsf_error perr;
         xsf_error_clear(&perr);
-        const int plev_bad = h.plev && xs_plev_check(h.ppih, h.plev, h.wf, h.hf, h.cpih,
-                                                     bytes, &perr) != XSF_OK;
+        const int plev_bad =
+            h.plev && xs_plev_check(h.ppih, h.plev, h.wf, h.hf, h.cpih, bytes, &perr) != XSF_OK;
         if (plev_bad && plev_warnings++ == 0)
             snprintf(first_warning, sizeof first_warning, "frame %lu: %s", frame, perr.msg);
         if (frame == 0 || all) {

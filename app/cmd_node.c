@@ -69,14 +69,18 @@ static int parse_args(int argc, char **argv, node_args *a)
     int port = 8080;
     a->h.node.receivers = 4;
     const cli_option options[] = {
-        CLI_OPT("host", 0, CLI_STRING, &a->h.node.host, "ADDR", "address to serve and advertise (default 127.0.0.1)"),
-        CLI_OPT("port", 0, CLI_INT, &port, "N", "HTTP port (default 8080; 0: any free port, printed)", .lo = 0,
-                .hi = 65535),
-        CLI_OPT("label", 0, CLI_STRING, &a->h.node.label, "TEXT", "the node's label (default xsflow)"),
-        CLI_OPT("seed", 0, CLI_STRING, &a->h.node.seed, "TEXT", "the ids derive from it (default: host name, address, port)"),
+        CLI_OPT("host", 0, CLI_STRING, &a->h.node.host, "ADDR",
+                "address to serve and advertise (default 127.0.0.1)"),
+        CLI_OPT("port", 0, CLI_INT, &port, "N",
+                "HTTP port (default 8080; 0: any free port, printed)", .lo = 0, .hi = 65535),
+        CLI_OPT("label", 0, CLI_STRING, &a->h.node.label, "TEXT",
+                "the node's label (default xsflow)"),
+        CLI_OPT("seed", 0, CLI_STRING, &a->h.node.seed, "TEXT",
+                "the ids derive from it (default: host name, address, port)"),
         CLI_OPT("receivers", 0, CLI_INT, &a->h.node.receivers, "N",
-                "decoding slots, one receiver each (default 4, at most " CLI_STR(NMOS_MAX_RECEIVERS) ")", .lo = 0,
-                .hi = NMOS_MAX_RECEIVERS),
+                "decoding slots, one receiver each (default 4, at most " CLI_STR(
+                    NMOS_MAX_RECEIVERS) ")",
+                .lo = 0, .hi = NMOS_MAX_RECEIVERS),
         CLI_OPT("sender", 0, CLI_CALL, NULL, "FILE.sdp",
                 "a stream this machine sends (e.g. xsflow send --sdp): a\n"
                 "source, flow and sender; repeatable (at most " CLI_STR(NMOS_MAX_SENDERS) ")",
@@ -90,22 +94,31 @@ static int parse_args(int argc, char **argv, node_args *a)
                 "where received pictures go: null (default: decode, drop),\n"
                 "or a path with %u for the receiver number (from 0), ending\n"
                 ".yuv, .y4m or .jxs; each activation starts its file anew"),
-        CLI_OPT("registry", 0, CLI_STRING, &a->h.node.registry_url, "URL", "register with this registry (http://HOST:PORT)"),
-        CLI_OPT("discover", 0, CLI_FLAG, &a->h.node.discover, NULL, "find a registry through DNS-SD (_nmos-register._tcp)"),
-        CLI_OPT("domain", 0, CLI_STRING, &a->h.node.dnssd_domain, "NAME", "unicast DNS-SD in this domain (default: mDNS, .local)"),
-        CLI_OPT("p2p", 0, CLI_FLAG, &a->h.node.p2p, NULL, "advertise _nmos-node._tcp (peer-to-peer, no registry)"),
-        CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->h.node.heartbeat_s, "S", "seconds between heartbeats (default 5)", .lo = 0,
-                .hi = 1e7, .flags = CLI_ABOVE_LO),
-        CLI_OPT("cpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
-                .value = PL_ENGINE_GPU),
-        CLI_OPT("threads", 0, CLI_INT, &a->h.pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
-                .lo = 1, .hi = 1024),
-        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds (default: at SIGINT or SIGTERM)",
-                .lo = 0, .hi = 1e7, .flags = CLI_ABOVE_LO),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print only the address, the ids and errors"),
+        CLI_OPT("registry", 0, CLI_STRING, &a->h.node.registry_url, "URL",
+                "register with this registry (http://HOST:PORT)"),
+        CLI_OPT("discover", 0, CLI_FLAG, &a->h.node.discover, NULL,
+                "find a registry through DNS-SD (_nmos-register._tcp)"),
+        CLI_OPT("domain", 0, CLI_STRING, &a->h.node.dnssd_domain, "NAME",
+                "unicast DNS-SD in this domain (default: mDNS, .local)"),
+        CLI_OPT("p2p", 0, CLI_FLAG, &a->h.node.p2p, NULL,
+                "advertise _nmos-node._tcp (peer-to-peer, no registry)"),
+        CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->h.node.heartbeat_s, "S",
+                "seconds between heartbeats (default 5)", .lo = 0, .hi = 1e7,
+                .flags = CLI_ABOVE_LO),
+        CLI_OPT("cpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the CPU",
+                .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->h.pl.engine, NULL,
+                "decode on the GPU (default: GPU where usable)", .value = PL_ENGINE_GPU),
+        CLI_OPT("threads", 0, CLI_INT, &a->h.pl.cpu_threads, "N",
+                "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
+        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S",
+                "stop after S seconds (default: at SIGINT or SIGTERM)", .lo = 0, .hi = 1e7,
+                .flags = CLI_ABOVE_LO),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL,
+                "print only the address, the ids and errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "node", .synopsis = "[options]", .about = about, .options = options, .ctx = a};
+    const cli_command cmd = {
+        .name = "node", .synopsis = "[options]", .about = about, .options = options, .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
@@ -130,16 +143,17 @@ static void print_status(const node_args *a, nmos_host *h)
     nmos_status st;
     nmos_node_status(nmos_host_node(h), &st);
     fprintf(stderr, "node: %s%s; heartbeats %llu; activations %llu",
-            st.registered                                ? "registered with "
+            st.registered                                  ? "registered with "
             : a->h.node.registry_url || a->h.node.discover ? "not registered yet"
-                                                         : "no registry",
+                                                           : "no registry",
             st.registered ? st.registry : "", (unsigned long long)st.heartbeats,
             (unsigned long long)st.activations);
     for (unsigned i = 0; i < a->h.node.receivers; i++) {
         nmos_stream_info info;
         nmos_service_stream(nmos_host_service(h), i, &info);
         if (info.running)
-            fprintf(stderr, "; receiver %u %s: %llu frames", i, info.source, (unsigned long long)info.frames);
+            fprintf(stderr, "; receiver %u %s: %llu frames", i, info.source,
+                    (unsigned long long)info.frames);
     }
     fputc('\n', stderr);
 }

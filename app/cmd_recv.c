@@ -4,8 +4,8 @@
  * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
 #define _POSIX_C_SOURCE 200809L /* sigaction */
 
-#include <stddef.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,43 +171,53 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
 {
     const cli_option options[] = {
         CLI_HEAD("stream options (between a SOURCE and its -o):"),
-        CLI_OPT("sdp", 0, CLI_CALL, AT(r.sdp), "FILE", "the stream an SDP file describes", .call = source_option),
-        CLI_OPT("pcap", 0, CLI_CALL, AT(r.pcap), "FILE", "a .pcap or .pcapng capture", .call = source_option),
+        CLI_OPT("sdp", 0, CLI_CALL, AT(r.sdp), "FILE", "the stream an SDP file describes",
+                .call = source_option),
+        CLI_OPT("pcap", 0, CLI_CALL, AT(r.pcap), "FILE", "a .pcap or .pcapng capture",
+                .call = source_option),
         CLI_OPT("capture", 0, CLI_CALL, AT(r.capture), "IFACE", "a live capture on an interface",
                 .call = source_option),
         CLI_OPT("output", 'o', CLI_CALL, NULL, "OUT",
-                ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)", .call = output_option),
-        CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F", "jxs, yuv or y4m (default: OUT's extension)",
-                .choices = "jxs|yuv|y4m", .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
-        CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF", "capture filter (default: udp, and the address and port)",
-                .flags = CLI_ITEM),
+                ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)",
+                .call = output_option),
+        CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F",
+                "jxs, yuv or y4m (default: OUT's extension)", .choices = "jxs|yuv|y4m",
+                .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
+        CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF",
+                "capture filter (default: udp, and the address and port)", .flags = CLI_ITEM),
         CLI_OPT("source", 0, CLI_STRING, AT(r.source), "ADDR",
                 "accept this sender only: a source-specific multicast join, or\n"
                 "with unicast every other sender's datagrams dropped (counted)",
                 .flags = CLI_ITEM),
-        CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on", .flags = CLI_ITEM),
-        CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N", "accept this payload type only (default: the SDP's, or any)", .lo = 0,
-                .hi = 127, .flags = CLI_ITEM),
+        CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on",
+                .flags = CLI_ITEM),
+        CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N",
+                "accept this payload type only (default: the SDP's, or any)", .lo = 0, .hi = 127,
+                .flags = CLI_ITEM),
         CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
                 "accept this SSRC only (default: the first to send 4 packets in\n"
                 "sequence; another once it has been silent for 1 s)",
                 .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(r.ssrc_given)),
         CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
-                "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)", .flags = CLI_ITEM),
+                "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)",
+                .flags = CLI_ITEM),
         CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
                 "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
         CLI_HEAD("options:"),
-        CLI_OPT("frames", 0, CLI_LONG, &a->frames, "N", "stop each stream after N whole frames", .lo = 1,
-                .hi = (double)(1LL << 40)),
-        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds", .lo = 0, .hi = 1e7),
+        CLI_OPT("frames", 0, CLI_LONG, &a->frames, "N", "stop each stream after N whole frames",
+                .lo = 1, .hi = (double)(1LL << 40)),
+        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds", .lo = 0,
+                .hi = 1e7),
         CLI_OPT("timeout", 0, CLI_DOUBLE, &a->timeout, "S",
-                "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0, .hi = 1e7),
-        CLI_OPT("reorder", 0, CLI_LONG, &a->reorder, "N", "reorder window in packets (default 512)", .lo = 1,
-                .hi = 65536),
-        CLI_OPT("reorder-ms", 0, CLI_LONG, &a->reorder_ms, "MS", "give up on a missing packet after MS ms (default 20)",
-                .lo = 0, .hi = 10000),
-        CLI_OPT("rcvbuf", 0, CLI_BYTES, &a->rcvbuf, "BYTES", "socket receive buffer, e.g. 64M (default 32 MiB)",
-                .lo = 0, .hi = (double)(1ULL << 31)),
+                "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0,
+                .hi = 1e7),
+        CLI_OPT("reorder", 0, CLI_LONG, &a->reorder, "N", "reorder window in packets (default 512)",
+                .lo = 1, .hi = 65536),
+        CLI_OPT("reorder-ms", 0, CLI_LONG, &a->reorder_ms, "MS",
+                "give up on a missing packet after MS ms (default 20)", .lo = 0, .hi = 10000),
+        CLI_OPT("rcvbuf", 0, CLI_BYTES, &a->rcvbuf, "BYTES",
+                "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
+                .hi = (double)(1ULL << 31)),
         CLI_OPT("no-gro", 0, CLI_FLAG, &a->no_gro, NULL,
                 "take datagrams one by one from the kernel (default: UDP GRO,\n"
                 "bursts of a sender with GSO in one buffer, cut apart here)"),
@@ -216,13 +226,16 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
                 "the SDP's picture, else 64 MiB); larger frames are dropped\n"
                 "(counted as too large)",
                 .lo = 4096, .hi = (double)(1ULL << 32)),
-        CLI_OPT("cpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the CPU", .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the GPU (default: GPU where usable)",
-                .value = PL_ENGINE_GPU),
-        CLI_OPT("gpus", 0, CLI_INTS, a->cfg.pl.gpus, "LIST", "GPUs to use, e.g. 0,1 (default: all visible); streams are spread",
-                .lo = 0, .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->cfg.pl.ngpus),
+        CLI_OPT("cpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the CPU",
+                .value = PL_ENGINE_CPU),
+        CLI_OPT("gpu", 0, CLI_SET, &a->cfg.pl.engine, NULL,
+                "decode on the GPU (default: GPU where usable)", .value = PL_ENGINE_GPU),
+        CLI_OPT("gpus", 0, CLI_INTS, a->cfg.pl.gpus, "LIST",
+                "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0,
+                .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->cfg.pl.ngpus),
         CLI_OPT("contexts", 0, CLI_INT, &a->cfg.pl.contexts_per_gpu, "N",
-                "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1, .hi = 64),
+                "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1,
+                .hi = 64),
         CLI_OPT("gpu-sync", 0, CLI_CHOICE, &a->cfg.pl.gpu_sync, "W",
                 "how decoder threads wait for the GPU: spin (the lowest latency,\n"
                 "a core each while waiting; the default while the decoder\n"
@@ -234,10 +247,11 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
                 "arrive (progressive streams; the picture is the same). The GPU\n"
                 "engine only: refused with --cpu or where no GPU is usable (the\n"
                 "CPU engine decodes whole frames)"),
-        CLI_OPT("threads", 0, CLI_INT, &a->cfg.pl.cpu_threads, "N", "CPU decoder threads (default: one per core)",
-                .lo = 1, .hi = 1024),
+        CLI_OPT("threads", 0, CLI_INT, &a->cfg.pl.cpu_threads, "N",
+                "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
         CLI_OPT("queue", 0, CLI_LONG, &a->queue, "N",
-                "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2, .hi = 1024),
+                "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
+                .hi = 1024),
         CLI_OPT("pinned", 0, CLI_LONG, &a->cfg.pinned_mib, "MIB",
                 "GPU: host memory pinned at start for frames and pictures; what\n"
                 "does not fit is pinned as it is used, in the background\n"
@@ -249,31 +263,34 @@ static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
                 "0: the receiving thread copies)",
                 .lo = 0, .hi = 64),
         CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
-                "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and at the end"),
+                "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and "
+                "at the end"),
         CLI_OPT("frame-log", 0, CLI_STRING, &a->cfg.frame_log, "FILE",
                 "one CSV line per frame delivered: its stage times (first and\n"
                 "last packet, queued, decode start, device and host picture\n"
                 "ready, delivered; ns on one clock), every stream in one file"),
-        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->cfg.warmup_s, "S", "latencies leave out the first S seconds (start-up)",
-                .lo = 0, .hi = 1e7),
+        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->cfg.warmup_s, "S",
+                "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
         CLI_OPT("display", 0, CLI_FLAG, &a->display, NULL,
                 "show the streams in a window (one tile each, a multiviewer)\n"
                 "instead of writing them (no -o then); keys: space pause,\n"
                 "f fullscreen, s screenshot, i statistics overlay, q quit"),
-        CLI_OPT("delay", 0, CLI_INT, &a->cfg.delay_ms, "MS", "playout delay after the stream's RTP clock (default 40)",
-                .lo = 0, .hi = 10000),
-        CLI_OPT("no-vsync", 0, CLI_SET, &a->cfg.vsync, NULL, "show pictures as they come, not at their time",
-                .value = 0),
+        CLI_OPT("delay", 0, CLI_INT, &a->cfg.delay_ms, "MS",
+                "playout delay after the stream's RTP clock (default 40)", .lo = 0, .hi = 10000),
+        CLI_OPT("no-vsync", 0, CLI_SET, &a->cfg.vsync, NULL,
+                "show pictures as they come, not at their time", .value = 0),
         CLI_OPT("convert", 0, CLI_CHOICE, &a->cfg.convert, "WHERE",
-                "auto (default), shader (OpenGL) or cuda: where pictures become RGB", .choices = "auto|shader|cuda"),
+                "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
+                .choices = "auto|shader|cuda"),
         CLI_OPT("colour", 0, CLI_COLOUR, &a->cfg.colour, "C",
                 "what the components are: " XSF_COLOUR_WORDS ";\n"
                 "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
                 "or rgb for RCT codestreams; the same picture as decode's .ppm"),
         CLI_OPT("color", 0, CLI_COLOUR, &a->cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
-        CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm", "render offscreen (EGL) and write the last picture shown",
-                .call = headless_option),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print only the final statistics (and errors)"),
+        CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
+                "render offscreen (EGL) and write the last picture shown", .call = headless_option),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL,
+                "print only the final statistics (and errors)"),
         CLI_TABLE_END};
     cmd->options = options;
     const int r = cli_parse(cmd, argc, argv);
@@ -293,8 +310,13 @@ static int parse_args(int argc, char **argv, recv_args *a)
     a->reorder_ms = 20;
     a->copy_threads = -1;
     cli_command cmd = {.name = "recv",
-                       .synopsis = "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
-                       .about = about, .epilogue = epilogue, .positional = address, .item = stream_of, .ctx = a};
+                       .synopsis =
+                           "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
+                       .about = about,
+                       .epilogue = epilogue,
+                       .positional = address,
+                       .item = stream_of,
+                       .ctx = a};
     const int r = parse_options(argc, argv, a, &cmd);
     if (r)
         return r;
@@ -335,7 +357,8 @@ static int parse_args(int argc, char **argv, recv_args *a)
         }
         if (svc_output_from_name(s->r.out, s->kind_given ? (int)s->r.output : -1, &s->r.output) !=
             XSF_OK) {
-            cli_error(s->r.out, "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+            cli_error(s->r.out,
+                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
             return 2;
         }
     }
@@ -436,8 +459,9 @@ static void print_pinned(void)
             "%.1f ms; %llu unpins took %.1f ms, the longest %.1f ms; reserve %.1f MiB, %.1f MiB "
             "of it in use, %llu buffers found no room in it\n",
             (double)pin.pinned_bytes / 1048576.0, (unsigned long long)pin.pins,
-            (double)pin.pin_bytes / 1048576.0, (double)pin.pin_ns / 1e6, (double)pin.pin_ns_max / 1e6,
-            (unsigned long long)pin.unpins, (double)pin.unpin_ns / 1e6, (double)pin.unpin_ns_max / 1e6,
+            (double)pin.pin_bytes / 1048576.0, (double)pin.pin_ns / 1e6,
+            (double)pin.pin_ns_max / 1e6, (unsigned long long)pin.unpins,
+            (double)pin.unpin_ns / 1e6, (double)pin.unpin_ns_max / 1e6,
             (double)pin.reserve_bytes / 1048576.0, (double)pin.reserve_used / 1048576.0,
             (unsigned long long)pin.reserve_misses);
 }
@@ -486,8 +510,9 @@ static int finish(const recv_args *a, svc_recv *s, int status)
         if (svc_recv_close_writer(s, k, &wrote, &frames, &f) != XSF_OK) {
             status = failed(&f);
         } else if (wrote && !status && !a->quiet && k < started) {
-            printf("%s: %llu whole frame%s into %s\n", svc_recv_label(s, k), (unsigned long long)frames,
-                   frames == 1 ? "" : "s", strcmp(out, "-") ? out : "standard output");
+            printf("%s: %llu whole frame%s into %s\n", svc_recv_label(s, k),
+                   (unsigned long long)frames, frames == 1 ? "" : "s",
+                   strcmp(out, "-") ? out : "standard output");
         }
         if (k < started && fig.pl.dropped[PL_DROP_DECODE] && !a->quiet)
             fprintf(stderr, "xsflow: %s: %llu frame%s refused by the decoder, the last: %s\n",

@@ -48,13 +48,17 @@ static int parse_args(int argc, char **argv, send_args *a)
     a->cfg.boxes = 1;
     a->cfg.impair.seed = 1;
     const cli_option options[] = {
-        CLI_OPT("to", 0, CLI_STRING, &a->cfg.to, "ADDR:PORT", "destination, IPv4 or [IPv6], unicast or multicast"),
+        CLI_OPT("to", 0, CLI_STRING, &a->cfg.to, "ADDR:PORT",
+                "destination, IPv4 or [IPv6], unicast or multicast"),
         CLI_OPT("pcap", 0, CLI_STRING, &a->cfg.pcap, "OUT.pcap",
-                "write the packets to a capture file instead (to --to's\naddress, default 239.0.0.1:5004)"),
-        CLI_OPT("sdp", 0, CLI_STRING, &a->cfg.sdp, "OUT.sdp", "write the session description (RFC 9134 / ST 2110-22)"),
-        CLI_OPT("mode", 0, CLI_CHOICE, &a->cfg.mode, "M", "codestream (default) or slice packetization",
-                .choices = "codestream|slice"),
-        CLI_OPT("fps", 0, CLI_RATE, &a->fps, "RATE", "frame rate: N, N/D, N:D or a decimal, e.g. 50, 60000/1001\n"
+                "write the packets to a capture file instead (to --to's\naddress, default "
+                "239.0.0.1:5004)"),
+        CLI_OPT("sdp", 0, CLI_STRING, &a->cfg.sdp, "OUT.sdp",
+                "write the session description (RFC 9134 / ST 2110-22)"),
+        CLI_OPT("mode", 0, CLI_CHOICE, &a->cfg.mode, "M",
+                "codestream (default) or slice packetization", .choices = "codestream|slice"),
+        CLI_OPT("fps", 0, CLI_RATE, &a->fps, "RATE",
+                "frame rate: N, N/D, N:D or a decimal, e.g. 50, 60000/1001\n"
                 "or 59.94 (default 25)"),
         CLI_OPT("pacing", 0, CLI_CHOICE, &a->cfg.pacing, "P",
                 "narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
@@ -73,14 +77,16 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "Packet captures on this host, or on virtual links (lo, veth)\n"
                 "that pass bursts unsegmented, show a GSO burst as one\n"
                 "oversize datagram: send with --no-gso for those"),
-        CLI_OPT("packet-size", 0, CLI_LONG, &a->packet_size, "N", "largest RTP packet in bytes (default 1440)",
-                .lo = 32, .hi = 65507),
-        CLI_OPT("pt", 0, CLI_LONG, &a->pt, "N", "RTP payload type, 96..127 (default 112)", .lo = 96, .hi = 127),
-        CLI_OPT("ssrc", 0, CLI_U64, &a->ssrc, "N", "RTP SSRC (default: random)", .lo = 0, .hi = 0xffffffffu,
-                .given = &a->cfg.ssrc_given),
-        CLI_OPT("seq", 0, CLI_U64, &a->seq, "N", "first sequence number (default: random)", .lo = 0, .hi = 0xffff,
-                .given = &a->cfg.seq_given),
-        CLI_OPT("loop", 0, CLI_LONG, &a->loop, "N", "send the file N times (default 1)", .lo = 1, .hi = 1L << 30),
+        CLI_OPT("packet-size", 0, CLI_LONG, &a->packet_size, "N",
+                "largest RTP packet in bytes (default 1440)", .lo = 32, .hi = 65507),
+        CLI_OPT("pt", 0, CLI_LONG, &a->pt, "N", "RTP payload type, 96..127 (default 112)", .lo = 96,
+                .hi = 127),
+        CLI_OPT("ssrc", 0, CLI_U64, &a->ssrc, "N", "RTP SSRC (default: random)", .lo = 0,
+                .hi = 0xffffffffu, .given = &a->cfg.ssrc_given),
+        CLI_OPT("seq", 0, CLI_U64, &a->seq, "N", "first sequence number (default: random)", .lo = 0,
+                .hi = 0xffff, .given = &a->cfg.seq_given),
+        CLI_OPT("loop", 0, CLI_LONG, &a->loop, "N", "send the file N times (default 1)", .lo = 1,
+                .hi = 1L << 30),
         CLI_OPT("interlaced", 0, CLI_FLAG, &a->cfg.interlaced, NULL,
                 "the codestreams are fields, two per frame, each with its\n"
                 "own RTP timestamp (RFC 9134 erratum 6752)"),
@@ -89,7 +95,8 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "not RFC 9134 (which requires them), for testing receivers",
                 .value = 0),
         CLI_OPT("iface", 0, CLI_STRING, &a->cfg.iface, "NAME", "interface for multicast"),
-        CLI_OPT("ttl", 0, CLI_LONG, &a->ttl, "N", "multicast TTL / hop limit (default 16)", .lo = 1, .hi = 255),
+        CLI_OPT("ttl", 0, CLI_LONG, &a->ttl, "N", "multicast TTL / hop limit (default 16)", .lo = 1,
+                .hi = 255),
         CLI_OPT("source", 0, CLI_STRING, &a->cfg.source, "ADDR",
                 "the sender's address: sent from (with --to), for the SDP's\n"
                 "source filter and the .pcap (default there: 192.0.2.1 or\n"
@@ -100,19 +107,25 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "P, hold it back behind the next packet sent, send it twice;", .lo = 0, .hi = 1),
         CLI_OPT("duplicate", 0, CLI_DOUBLE, &a->cfg.impair.duplicate, "P",
                 "the first and the last frame go out unimpaired. Counted,", .lo = 0, .hi = 1),
-        CLI_OPT("seed", 0, CLI_U64, &a->cfg.impair.seed, "N", "printed and in --stats-json (seed: default 1)", .lo = 0,
-                .hi = (double)INT64_MAX),
+        CLI_OPT("seed", 0, CLI_U64, &a->cfg.impair.seed, "N",
+                "printed and in --stats-json (seed: default 1)", .lo = 0, .hi = (double)INT64_MAX),
         CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
                 "what was sent and what the impairments did, as JSON (with\n"
                 "first_timestamp, the RTP timestamp of the first frame)"),
-        CLI_OPT("sampling", 0, CLI_STRING, &a->cfg.sampling, "S", "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)"),
-        CLI_OPT("colorimetry", 0, CLI_STRING, &a->cfg.colorimetry, "C", "SDP colorimetry (default BT709)"),
-        CLI_OPT("tcs", 0, CLI_STRING, &a->cfg.tcs, "T", "SDP transfer characteristic system (default SDR)"),
+        CLI_OPT("sampling", 0, CLI_STRING, &a->cfg.sampling, "S",
+                "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)"),
+        CLI_OPT("colorimetry", 0, CLI_STRING, &a->cfg.colorimetry, "C",
+                "SDP colorimetry (default BT709)"),
+        CLI_OPT("tcs", 0, CLI_STRING, &a->cfg.tcs, "T",
+                "SDP transfer characteristic system (default SDR)"),
         CLI_OPT("range", 0, CLI_STRING, &a->cfg.range, "R", "SDP range: NARROW (default) or FULL"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "send", .synopsis = "IN.jxs (--to ADDR:PORT | --pcap OUT.pcap) [options]",
-                             .about = about, .options = options, .input = &a->cfg.in};
+    const cli_command cmd = {.name = "send",
+                             .synopsis = "IN.jxs (--to ADDR:PORT | --pcap OUT.pcap) [options]",
+                             .about = about,
+                             .options = options,
+                             .input = &a->cfg.in};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
@@ -125,7 +138,8 @@ static int parse_args(int argc, char **argv, send_args *a)
     c->burst = (unsigned)a->burst;
     c->ssrc = (uint32_t)a->ssrc;
     c->first_seq = (uint16_t)a->seq;
-    a->cfg.impaired = a->cfg.impair.loss > 0 || a->cfg.impair.reorder > 0 || a->cfg.impair.duplicate > 0;
+    a->cfg.impaired =
+        a->cfg.impair.loss > 0 || a->cfg.impair.reorder > 0 || a->cfg.impair.duplicate > 0;
     if (!a->cfg.in) {
         cli_usage(&cmd, stderr);
         return 2;
@@ -242,7 +256,8 @@ int cmd_send(int argc, char **argv)
     rtp_send_session_report(s, &rp);
     if (rp.impair && !a.quiet)
         print_impairments(&a, rp.impair);
-    if (a.stats_json && rtp_send_session_write_stats(s, a.stats_json, !interrupted, &err) != XSF_OK) {
+    if (a.stats_json &&
+        rtp_send_session_write_stats(s, a.stats_json, !interrupted, &err) != XSF_OK) {
         cli_error(a.stats_json, "%s", err.msg);
         status = status ? status : 1;
     }

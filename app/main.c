@@ -13,11 +13,13 @@ static const xsf_command commands[] = {
     {"play", "show a .jxs file in a window (or render a picture offscreen)", cmd_play},
     {"send", "send a .jxs file as an ST 2110-22 stream (RTP, RFC 9134) or into a .pcap", cmd_send},
     {"recv", "receive an ST 2110-22 stream (UDP, SDP or .pcap) into .jxs, .yuv or .y4m", cmd_recv},
-    {"bpc-train", "estimate BPC-PaCo probability tables from pictures (for encode --codec bpc)", cmd_bpc_train},
+    {"bpc-train", "estimate BPC-PaCo probability tables from pictures (for encode --codec bpc)",
+     cmd_bpc_train},
 #ifdef XSF_HAVE_NMOS
     {"node", "run an AMWA NMOS node (IS-04, IS-05): receivers a controller connects", cmd_node},
 #endif
-    {"compare", "JPEG XS against BPC-PaCo: rate, PSNR, SSIM and throughput per bitrate", cmd_compare},
+    {"compare", "JPEG XS against BPC-PaCo: rate, PSNR, SSIM and throughput per bitrate",
+     cmd_compare},
 };
 
 static void usage(FILE *f)

@@ -33,7 +33,8 @@ static int headless(const char *name, svc_jxs_source *src, const play_options *o
     xsf_error err = {0};
     do {
         if (svc_jxs_source_done(src)) {
-            cli_error(name, "has %lu frames; --frame %lu does not exist", svc_jxs_source_frames(src), opt->frame);
+            cli_error(name, "has %lu frames; --frame %lu does not exist",
+                      svc_jxs_source_frames(src), opt->frame);
             return 1;
         }
         if (svc_jxs_source_next(src, &pic, &bytes, &err) != XSF_OK) {
@@ -57,9 +58,9 @@ static int headless(const char *name, svc_jxs_source *src, const play_options *o
     }
     if (!opt->quiet) {
         char cname[32];
-        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame, pic.fmt.width[0],
-               pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.fmt.depth[0],
-               xsf_colour_name(&pic.colour, cname, sizeof cname),
+        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", name, opt->frame,
+               pic.fmt.width[0], pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)),
+               pic.fmt.depth[0], xsf_colour_name(&pic.colour, cname, sizeof cname),
                pic.memory == XSF_MEMORY_DEVICE ? "GPU, interop" : "CPU", opt->headless_ppm);
     }
     return 0;
@@ -100,9 +101,11 @@ int play_jxs(const char *name, const uint8_t *data, size_t len, const play_optio
         if (rc)
             cli_error(name, "%s", err.msg);
         if (res.opened && !opt->quiet)
-            printf("%s: %llu pictures, %llu shown, %llu dropped late, %llu dropped (queue full)\n", name,
-                   (unsigned long long)res.tile.submitted, (unsigned long long)res.tile.presented,
-                   (unsigned long long)res.tile.dropped_late, (unsigned long long)res.tile.dropped_full);
+            printf("%s: %llu pictures, %llu shown, %llu dropped late, %llu dropped (queue full)\n",
+                   name, (unsigned long long)res.tile.submitted,
+                   (unsigned long long)res.tile.presented,
+                   (unsigned long long)res.tile.dropped_late,
+                   (unsigned long long)res.tile.dropped_full);
     }
     svc_jxs_source_close(src);
     return rc;

@@ -121,8 +121,8 @@ xsf_status bpc_read_index(const bpc_layout *lay, const uint8_t *index, size_t in
 
 /* Per code block: its truncation points on the convex hull. */
 typedef struct bpc_rate_cb {
-    int npoints;            /* hull points after the empty one */
-    uint8_t pass[BPC_MAX_PASSES];  /* passes kept at each hull point */
+    int npoints;                    /* hull points after the empty one */
+    uint8_t pass[BPC_MAX_PASSES];   /* passes kept at each hull point */
     uint32_t bytes[BPC_MAX_PASSES]; /* index entry + data bytes at each point */
     double slope[BPC_MAX_PASSES];   /* distortion reduction per byte, decreasing */
 } bpc_rate_cb;

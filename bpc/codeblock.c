@@ -35,8 +35,8 @@ typedef struct coder {
     uint8_t st[BPC_CODEBLOCK + 2][BPC_CODEBLOCK + 2];
     uint8_t neg[BPC_CODEBLOCK + 2][BPC_CODEBLOCK + 2];
     uint32_t L[BPC_CODERS], S[BPC_CODERS], pos[BPC_CODERS], I[BPC_CODERS];
-    uint32_t ncw;     /* codewords reserved (encoder) or read (decoder) */
-    uint32_t cap_cw;  /* encoder: room; decoder: codewords present */
+    uint32_t ncw;    /* codewords reserved (encoder) or read (decoder) */
+    uint32_t cap_cw; /* encoder: room; decoder: codewords present */
     uint8_t *out;
     const uint8_t *in;
     uint64_t *counts; /* MODE_COUNT: [table plane][context][bit] */
@@ -62,7 +62,8 @@ static int code_symbol(coder *c, int t, int ctx, int bit)
         c->L[t] = 0;
         c->S[t] = BPC_CODEWORD_FULL;
         if (c->mode == MODE_DECODE)
-            c->I[t] = (uint32_t)c->in[2 * (size_t)c->pos[t]] << 8 | c->in[2 * (size_t)c->pos[t] + 1];
+            c->I[t] =
+                (uint32_t)c->in[2 * (size_t)c->pos[t]] << 8 | c->in[2 * (size_t)c->pos[t] + 1];
     }
     const uint32_t p = c->row[ctx];
     if (c->mode == MODE_DECODE)
@@ -89,7 +90,10 @@ static int chi(const coder *c, int py, int px)
     return (c->st[py][px] & ST_SIG) ? (c->neg[py][px] ? -1 : 1) : 0;
 }
 
-static int bit_at(const coder *c, int y, int x) { return (int)(c->mag[y][x] >> c->plane) & 1; }
+static int bit_at(const coder *c, int y, int x)
+{
+    return (int)(c->mag[y][x] >> c->plane) & 1;
+}
 
 /* Step A for one coefficient; returns 1 (SPP/SIG/ONE sign table) or 2 (CP
  * sign table) when its sign is to be coded in step B. */
@@ -122,12 +126,11 @@ static int first_symbol(coder *c, int type, int t, int y, int x)
             return 0;
         refine = 1;
         break;
-    default: /* BPC_PASS_ONE */
-        refine = (*st & ST_SIG) != 0;
-        break;
+    default: /* BPC_PASS_ONE */ refine = (*st & ST_SIG) != 0; break;
     }
     if (refine) {
-        const int bit = code_symbol(c, t, BPC_CTX_REF, c->mode == MODE_DECODE ? 0 : bit_at(c, y, x));
+        const int bit =
+            code_symbol(c, t, BPC_CTX_REF, c->mode == MODE_DECODE ? 0 : bit_at(c, y, x));
         *st |= ST_VIS;
         if (c->mode == MODE_DECODE)
             c->mag[y][x] |= (uint32_t)bit << j;
@@ -185,7 +188,7 @@ static void start_plane(coder *c, int j)
         c->row = c->probs->p + (size_t)c->table_plane * BPC_NCTX_MAX;
     for (int y = 1; y <= c->h; y++)
         for (int x = 1; x <= c->w; x++)
-            c->st[y][x] &= (uint8_t)~(ST_NEW | ST_VIS);
+            c->st[y][x] &= (uint8_t) ~(ST_NEW | ST_VIS);
 }
 
 /* Runs `passes` passes; records truncation points when res is given. */

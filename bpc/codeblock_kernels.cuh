@@ -66,9 +66,9 @@ typedef struct bpc_kenc_params {
     const uint64_t *slot; /* byte offset of each code block's bitstream in slots */
     uint8_t *slots;
     uint8_t *planes_out, *passes_out;
-    uint32_t *pass_cw;   /* [cb * BPC_MAX_PASSES + pass] */
-    int64_t *pass_dist;  /* likewise */
-    int *error;          /* 1 + index of a code block beyond its bitplane bound */
+    uint32_t *pass_cw;  /* [cb * BPC_MAX_PASSES + pass] */
+    int64_t *pass_dist; /* likewise */
+    int *error;         /* 1 + index of a code block beyond its bitplane bound */
 } bpc_kenc_params;
 
 typedef struct bpc_kdec_entry {
@@ -132,7 +132,8 @@ __device__ __forceinline__ uint64_t bpc_warp_or64(uint64_t v)
     return v;
 }
 
-__device__ __forceinline__ uint32_t bpc_probs_of_plane(const uint16_t *band_table, int j, int offset, int lane)
+__device__ __forceinline__ uint32_t bpc_probs_of_plane(const uint16_t *band_table, int j,
+                                                       int offset, int lane)
 {
     const int tp = bpc_table_plane(j, offset, BPC_TABLE_PLANES);
     return lane < BPC_NCTX_MAX ? band_table[tp * BPC_NCTX_MAX + lane] : 16384u;
@@ -255,11 +256,11 @@ struct bpc_dec_coder {
 struct bpc_lane {
     uint64_t sig[2], neg[2];
     uint64_t plane_sig[2]; /* significant when this plane began */
-    uint64_t cp[2];    /* left for this plane's cleanup pass */
-    uint64_t bits[2];  /* encoder: this plane's magnitude bits; decoder: the bits decoded in it */
-    uint64_t vis[2];   /* decoder: coded in this plane */
-    int h;             /* the rows of the block */
-    uint32_t present;  /* bit c: column c is inside the block */
+    uint64_t cp[2];        /* left for this plane's cleanup pass */
+    uint64_t bits[2]; /* encoder: this plane's magnitude bits; decoder: the bits decoded in it */
+    uint64_t vis[2];  /* decoder: coded in this plane */
+    int h;            /* the rows of the block */
+    uint32_t present; /* bit c: column c is inside the block */
     const uint8_t *sign_lut; /* bpc_sign_entry, in shared memory */
     /* The neighbouring stripes' columns next to ours: [0] column 2t - 1
      * (lane t - 1's column 1), [1] column 2t + 2 (lane t + 1's column 0).

@@ -17,7 +17,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
-_Static_assert(sizeof(bpc_info) <= XSF_CODEC_HEADER_MAX, "bpc_info must fit xsf_codec_frame.header");
+_Static_assert(sizeof(bpc_info) <= XSF_CODEC_HEADER_MAX,
+               "bpc_info must fit xsf_codec_frame.header");
 
 static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
 {
@@ -31,10 +32,12 @@ static int bpc_probe(const uint8_t *buf, size_t len)
     return bpc_detect(buf, len) ? 100 : 0;
 }
 
-static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
+static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame *out,
+                               xsf_error *err)
 {
     if (size != sizeof(bpc_info))
-        return xsf_error_set(err, XSF_ERR_ARG, "a BPC-PaCo header is a bpc_info (%zu bytes, not %zu)",
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a BPC-PaCo header is a bpc_info (%zu bytes, not %zu)",
                              sizeof(bpc_info), size);
     const bpc_info *h = parsed;
     memset(out, 0, offsetof(xsf_codec_frame, header));
@@ -78,7 +81,8 @@ static xsf_status bpc_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_er
     return XSF_OK;
 }
 
-static xsf_status params_set(void **params, const char *key, const uint8_t *value, size_t len, xsf_error *err)
+static xsf_status params_set(void **params, const char *key, const uint8_t *value, size_t len,
+                             xsf_error *err)
 {
     if (!key || strcmp(key, "tables"))
         return xsf_error_set(err, XSF_ERR_ARG, "BPC-PaCo decoders take \"tables\", not \"%s\"",
@@ -126,8 +130,8 @@ static xsf_status copy_out(const xsf_picture *img, xsf_picture *out, xsf_error *
     return st;
 }
 
-static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
-                             size_t len, xsf_picture *out, xsf_error *err)
+static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)frame;
     bpc_decoder *d = dec;
@@ -187,8 +191,8 @@ static void gpu_destroy(void *dec)
     free(g);
 }
 
-static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
-                             size_t len, xsf_picture *out, xsf_error *err)
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)frame;
     gpu_dec *g = dec;
@@ -205,9 +209,10 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
     xsf_picture last = *img;
     for (int c = 0; out && c < img->fmt.nc; c++) {
-        const cudaError_t e = cudaMemcpy2DAsync(out->data[c], out->stride[c], img->data[c], img->stride[c],
-                                                xsf_format_row_bytes(&img->fmt, c), (size_t)img->fmt.height[c],
-                                                cudaMemcpyDeviceToDevice, g->stream);
+        const cudaError_t e =
+            cudaMemcpy2DAsync(out->data[c], out->stride[c], img->data[c], img->stride[c],
+                              xsf_format_row_bytes(&img->fmt, c), (size_t)img->fmt.height[c],
+                              cudaMemcpyDeviceToDevice, g->stream);
         if (e != cudaSuccess)
             return cuda_failed(err, e, "copying the picture on the device");
         last.data[c] = out->data[c];
@@ -217,8 +222,9 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
     return XSF_OK;
 }
 
-static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
-                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
+                                    const int from[XSF_MAX_COMPONENTS],
+                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
 {
     gpu_dec *g = dec;
     const xsf_picture *last = &g->last;
@@ -231,10 +237,11 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from
         const int y0 = from[c] < 0 ? 0 : from[c], y1 = to[c] > h ? h : to[c];
         if (y1 <= y0)
             continue;
-        const cudaError_t e = cudaMemcpy2DAsync(
-            host->data[c] + (size_t)y0 * host->stride[c], host->stride[c],
-            last->data[c] + (size_t)y0 * last->stride[c], last->stride[c], xsf_format_row_bytes(&last->fmt, c),
-            (size_t)(y1 - y0), cudaMemcpyDeviceToHost, g->stream);
+        const cudaError_t e =
+            cudaMemcpy2DAsync(host->data[c] + (size_t)y0 * host->stride[c], host->stride[c],
+                              last->data[c] + (size_t)y0 * last->stride[c], last->stride[c],
+                              xsf_format_row_bytes(&last->fmt, c), (size_t)(y1 - y0),
+                              cudaMemcpyDeviceToHost, g->stream);
         if (e != cudaSuccess)
             return cuda_failed(err, e, "downloading the picture");
     }
@@ -257,7 +264,8 @@ static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *er
 {
     (void)stream;
     *dec = NULL;
-    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build (GPU %d)", device);
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build (GPU %d)",
+                         device);
 }
 
 static void gpu_destroy(void *dec)
@@ -265,15 +273,16 @@ static void gpu_destroy(void *dec)
     (void)dec;
 }
 
-static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
-                             size_t len, xsf_picture *out, xsf_error *err)
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)dec, (void)frame, (void)params, (void)buf, (void)len, (void)out;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build");
 }
 
-static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
-                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
+                                    const int from[XSF_MAX_COMPONENTS],
+                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
 {
     (void)dec, (void)host, (void)from, (void)to;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "no BPC-PaCo GPU decoder in this build");

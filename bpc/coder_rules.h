@@ -72,7 +72,10 @@ BPC_HD int bpc_passes_of(int variant, int planes)
 #define BPC_CTX_CP_SIGN 23
 #define BPC_NCTX_MAX 27
 
-BPC_HD int bpc_nctx(int variant) { return variant == 3 ? 27 : 14; }
+BPC_HD int bpc_nctx(int variant)
+{
+    return variant == 3 ? 27 : 14;
+}
 
 /* Sign context (thesis eq. 3.2) from chi_v = chi(up) + chi(down) and chi_h =
  * chi(left) + chi(right), chi = 0 (insignificant), +1 or -1; and the sign

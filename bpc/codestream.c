@@ -26,7 +26,10 @@ static void put32(uint8_t *p, uint32_t v)
     p[2] = (uint8_t)(v >> 8);
     p[3] = (uint8_t)v;
 }
-static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
+static uint32_t get16(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
 static uint32_t get32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -83,35 +86,47 @@ xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size
 {
     memset(lay, 0, sizeof *lay);
     if (len < BPC_MAGIC_BYTES)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "%zu bytes: a BPC-PaCo codestream starts with 8 signature bytes", len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                             "%zu bytes: a BPC-PaCo codestream starts with 8 signature bytes", len);
     if (!bpc_detect(buf, len))
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 0: no BPC-PaCo signature (89 42 50 43 0d 0a 1a 0a)");
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte 0: no BPC-PaCo signature (89 42 50 43 0d 0a 1a 0a)");
     if (len < FIXED_HEADER)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "header cut at byte %zu of %d", len, FIXED_HEADER);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "header cut at byte %zu of %d", len,
+                             FIXED_HEADER);
     if (buf[8] != BPC_VERSION_MAJOR)
-        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "byte 8: codestream version %u.%u, this decoder reads %d.x",
-                             buf[8], buf[9], BPC_VERSION_MAJOR);
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "byte 8: codestream version %u.%u, this decoder reads %d.x", buf[8],
+                             buf[9], BPC_VERSION_MAJOR);
     const size_t h = get16(buf + 10), total = get32(buf + 12), ib = get32(buf + 16);
     const int nc = buf[20], variant = buf[21], filter = buf[22], levels = buf[23], colour = buf[24];
     if (nc < 1 || nc > BPC_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 20: %d components, expected 1..%d", nc, BPC_MAX_COMPONENTS);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 20: %d components, expected 1..%d", nc,
+                             BPC_MAX_COMPONENTS);
     if (variant < 1 || variant > 3)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 21: variant %d, expected 1, 2 or 3 passes", variant);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 21: variant %d, expected 1, 2 or 3 passes",
+                             variant);
     if (filter > 1)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 22: filter %d, expected 0 (5/3) or 1 (9/7)", filter);
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte 22: filter %d, expected 0 (5/3) or 1 (9/7)", filter);
     if (levels > BPC_MAX_LEVELS)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 23: %d levels, expected 0..%d", levels, BPC_MAX_LEVELS);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 23: %d levels, expected 0..%d", levels,
+                             BPC_MAX_LEVELS);
     if (colour > 2)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 24: colour transform %d, expected 0..2", colour);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 24: colour transform %d, expected 0..2",
+                             colour);
     const size_t need = bpc_header_size(nc, levels);
     if (h < need || (buf[9] == BPC_VERSION_MINOR && h != need))
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 10: header of %zu bytes, expected %zu", h, need);
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 10: header of %zu bytes, expected %zu", h,
+                             need);
     if (total < h || total - h < ib)
-        return xsf_error_set(err, XSF_ERR_INVALID,
-                             "byte 12: codestream of %zu bytes cannot hold its %zu header and %zu index bytes",
-                             total, h, ib);
+        return xsf_error_set(
+            err, XSF_ERR_INVALID,
+            "byte 12: codestream of %zu bytes cannot hold its %zu header and %zu index bytes",
+            total, h, ib);
     if (len < total)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "codestream of %zu bytes cut at byte %zu", total, len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED, "codestream of %zu bytes cut at byte %zu",
+                             total, len);
     lay->nc = nc;
     lay->variant = (bpc_variant)variant;
     lay->filter = (bpc_filter)filter;
@@ -126,31 +141,37 @@ xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size
         const size_t off = (size_t)(p - buf);
         const uint32_t w = get32(p), hh = get32(p + 4);
         if (w < 1 || hh < 1 || w > BPC_MAX_DIMENSION || hh > BPC_MAX_DIMENSION)
-            return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: component %d is %ux%u, expected 1..%u each way",
-                                 off, c, w, hh, BPC_MAX_DIMENSION);
+            return xsf_error_set(err, XSF_ERR_INVALID,
+                                 "byte %zu: component %d is %ux%u, expected 1..%u each way", off, c,
+                                 w, hh, BPC_MAX_DIMENSION);
         if (p[8] < 1 || p[8] > BPC_MAX_DEPTH)
-            return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: component %d has depth %u, expected 1..%d", off + 8,
-                                 c, p[8], BPC_MAX_DEPTH);
+            return xsf_error_set(err, XSF_ERR_INVALID,
+                                 "byte %zu: component %d has depth %u, expected 1..%d", off + 8, c,
+                                 p[8], BPC_MAX_DEPTH);
         samples += (size_t)w * hh;
         lay->width[c] = (int)w;
         lay->height[c] = (int)hh;
         lay->depth[c] = p[8];
     }
     if (samples > BPC_MAX_SAMPLES)
-        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "byte %d: %zu samples, at most %zu supported", FIXED_HEADER,
-                             samples, BPC_MAX_SAMPLES);
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "byte %d: %zu samples, at most %zu supported", FIXED_HEADER, samples,
+                             BPC_MAX_SAMPLES);
     if (colour && (nc < 3 || lay->width[1] != lay->width[0] || lay->width[2] != lay->width[0] ||
                    lay->height[1] != lay->height[0] || lay->height[2] != lay->height[0] ||
                    lay->depth[1] != lay->depth[0] || lay->depth[2] != lay->depth[0]))
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 24: colour transform on components of unequal shape");
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte 24: colour transform on components of unequal shape");
     if (colour && (colour == BPC_COLOUR_RCT) != (filter == BPC_FILTER_53))
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 24: the RCT goes with the 5/3, the ICT with the 9/7");
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte 24: the RCT goes with the 5/3, the ICT with the 9/7");
     bpc_layout_bands_from_header(lay);
     for (int c = 0; c < nc; c++)
         for (int b = 0; b < lay->comp[c].nbands; b++, p += 4) {
             const float s = bits_float(get32(p));
             if (filter == BPC_FILTER_53 ? s != 1.0f : !(s >= 1e-9f && s <= 1e9f))
-                return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: step %g of component %d band %d", (size_t)(p - buf),
+                return xsf_error_set(err, XSF_ERR_INVALID,
+                                     "byte %zu: step %g of component %d band %d", (size_t)(p - buf),
                                      (double)s, c, b);
             lay->comp[c].band[b].step = s;
         }
@@ -268,29 +289,35 @@ xsf_status bpc_read_index(const bpc_layout *lay, const uint8_t *index, size_t in
                                  "byte %zu: index entry of code block %zu cut or overlong", at, i);
         if (passes) {
             if (p >= end)
-                return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: index entry of code block %zu cut", at, i);
+                return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                                     "byte %zu: index entry of code block %zu cut", at, i);
             planes = *p++;
             const int bound = lay->comp[d->comp].band[d->band].planes_bound;
             if (planes < 1 || planes > bound)
-                return xsf_error_set(err, XSF_ERR_INVALID,
-                                     "byte %zu: code block %zu has %d bitplanes, its band allows 1..%d", at, i,
-                                     planes, bound);
+                return xsf_error_set(
+                    err, XSF_ERR_INVALID,
+                    "byte %zu: code block %zu has %d bitplanes, its band allows 1..%d", at, i,
+                    planes, bound);
             if (passes > (uint32_t)bpc_passes_of((int)lay->variant, planes))
-                return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: code block %zu has %u passes, %d bitplanes allow %d",
-                                     at, i, passes, planes, bpc_passes_of((int)lay->variant, planes));
+                return xsf_error_set(
+                    err, XSF_ERR_INVALID,
+                    "byte %zu: code block %zu has %u passes, %d bitplanes allow %d", at, i, passes,
+                    planes, bpc_passes_of((int)lay->variant, planes));
             if (!get_varint(&p, end, &cw))
                 return xsf_error_set(err, p >= end ? XSF_ERR_TRUNCATED : XSF_ERR_INVALID,
-                                     "byte %zu: index entry of code block %zu cut or overlong", at, i);
+                                     "byte %zu: index entry of code block %zu cut or overlong", at,
+                                     i);
             if (2 * (size_t)cw > bpc_codeblock_bound((int)d->w, (int)d->h, planes))
-                return xsf_error_set(err, XSF_ERR_INVALID,
-                                     "byte %zu: code block %zu claims %u codewords, more than %ux%u coefficients "
-                                     "of %d bitplanes can use",
-                                     at, i, cw, d->w, d->h, planes);
+                return xsf_error_set(
+                    err, XSF_ERR_INVALID,
+                    "byte %zu: code block %zu claims %u codewords, more than %ux%u coefficients "
+                    "of %d bitplanes can use",
+                    at, i, cw, d->w, d->h, planes);
         }
         if (2 * (size_t)cw > data_bytes - offset)
             return xsf_error_set(err, XSF_ERR_INVALID,
-                                 "byte %zu: code block %zu's %zu bytes run past the %zu data bytes", at, i,
-                                 2 * (size_t)cw, data_bytes);
+                                 "byte %zu: code block %zu's %zu bytes run past the %zu data bytes",
+                                 at, i, 2 * (size_t)cw, data_bytes);
         entries[i].planes = (uint8_t)planes;
         entries[i].passes = (uint8_t)passes;
         entries[i].codewords = cw;
@@ -298,9 +325,11 @@ xsf_status bpc_read_index(const bpc_layout *lay, const uint8_t *index, size_t in
         offset += 2 * (size_t)cw;
     }
     if (p != end)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: %zu index bytes after the last code block",
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "byte %zu: %zu index bytes after the last code block",
                              base + (size_t)(p - index), (size_t)(end - p));
     if (offset != data_bytes)
-        return xsf_error_set(err, XSF_ERR_INVALID, "code blocks use %zu of the %zu data bytes", offset, data_bytes);
+        return xsf_error_set(err, XSF_ERR_INVALID, "code blocks use %zu of the %zu data bytes",
+                             offset, data_bytes);
     return XSF_OK;
 }

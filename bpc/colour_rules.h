@@ -57,7 +57,10 @@ BPC_HD int32_t bpc_dequantize_int(int32_t recon2)
     return recon2 < 0 ? -a : a;
 }
 
-BPC_HD float bpc_dequantize_float(int32_t recon2, float half_step) { return (float)recon2 * half_step; }
+BPC_HD float bpc_dequantize_float(int32_t recon2, float half_step)
+{
+    return (float)recon2 * half_step;
+}
 
 /* Back to a sample of `depth` bits: undo the level shift, clamp. */
 BPC_HD uint16_t bpc_to_sample_int(int32_t v, int depth)

@@ -44,9 +44,15 @@ void bpc_decoder_destroy(bpc_decoder *d)
     free(d);
 }
 
-void bpc_decoder_set_tables(bpc_decoder *d, const bpc_tables *t) { d->tables = t; }
+void bpc_decoder_set_tables(bpc_decoder *d, const bpc_tables *t)
+{
+    d->tables = t;
+}
 
-const char *bpc_decoder_error(const bpc_decoder *d) { return d ? d->err.msg : "no decoder"; }
+const char *bpc_decoder_error(const bpc_decoder *d)
+{
+    return d ? d->err.msg : "no decoder";
+}
 
 static int grow(void **p, size_t *cap, size_t need)
 {
@@ -95,14 +101,15 @@ static xsf_status decode_block(bpc_decoder *d, const bpc_tables *t, size_t i, co
     } else {
         const bpc_band_probs probs =
             bpc_tables_band(t, lay->variant, bd->level, bd->orient, lay->table_plane_offset);
-        xsf_status s = bpc_codeblock_decode(lay->variant, &probs, data + en->offset, 2 * (size_t)en->codewords,
-                                            en->planes, en->passes, recon, BPC_CODEBLOCK, (int)cb->w,
-                                            (int)cb->h, &d->err);
+        xsf_status s = bpc_codeblock_decode(lay->variant, &probs, data + en->offset,
+                                            2 * (size_t)en->codewords, en->planes, en->passes,
+                                            recon, BPC_CODEBLOCK, (int)cb->w, (int)cb->h, &d->err);
         if (s) {
             char msg[XSF_ERRMSG_LEN];
             memcpy(msg, d->err.msg, sizeof msg);
             xsf_error_clear(&d->err);
-            return xsf_error_set(&d->err, s, "code block %zu (component %u, band %u, data byte %zu): %s", i,
+            return xsf_error_set(&d->err, s,
+                                 "code block %zu (component %u, band %u, data byte %zu): %s", i,
                                  cb->comp, cb->band, lay->header_bytes + en->offset, msg);
         }
     }
@@ -135,9 +142,10 @@ xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *co
     const bpc_layout *lay = &d->lay;
     const bpc_tables *t = bpc_tables_for(lay, d->tables);
     if (!t)
-        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
-                             "byte 28: coded with external tables %08x; give the decoder that table file",
-                             lay->tables_id);
+        return xsf_error_set(
+            &d->err, XSF_ERR_UNSUPPORTED,
+            "byte 28: coded with external tables %08x; give the decoder that table file",
+            lay->tables_id);
     void *ep = d->entries;
     if (!grow(&ep, &d->entries_cap, (lay->ncb ? lay->ncb : 1) * sizeof *d->entries))
         return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for %zu code blocks", lay->ncb);
@@ -149,8 +157,8 @@ xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *co
         const size_t n = (size_t)lay->width[c] * lay->height[c];
         void *op = d->out[c];
         if (!grow(&d->plane[c], &d->plane_cap[c], n * 4) || !grow(&op, &d->out_cap[c], n * 2))
-            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for a %dx%d plane", lay->width[c],
-                                 lay->height[c]);
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for a %dx%d plane",
+                                 lay->width[c], lay->height[c]);
         d->out[c] = op;
         if ((s = plan_for(d, c)))
             return s;

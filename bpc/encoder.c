@@ -66,12 +66,15 @@ xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const xsf_p
                             xsf_error *err)
 {
     if (img->fmt.container != XSF_PLANAR_U16 || img->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the encoder reads planar 16-bit pictures in host memory");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "the encoder reads planar 16-bit pictures in host memory");
     const xsf_format *f = &img->fmt;
     for (int c = 0; c < lay->nc; c++)
-        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] || f->depth[c] != lay->depth[c] ||
-            img->stride[c] < (size_t)f->width[c] * 2 || !img->data[c])
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d: picture does not match its layout", c);
+        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] ||
+            f->depth[c] != lay->depth[c] || img->stride[c] < (size_t)f->width[c] * 2 ||
+            !img->data[c])
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "component %d: picture does not match its layout", c);
     if (lay->filter == BPC_FILTER_53)
         bpc_front_int(lay, img, (int32_t *const *)fe->plane);
     else
@@ -143,14 +146,18 @@ void bpc_encoder_destroy(bpc_encoder *e)
     free(e);
 }
 
-const char *bpc_encoder_error(const bpc_encoder *e) { return e ? e->err.msg : "no encoder"; }
+const char *bpc_encoder_error(const bpc_encoder *e)
+{
+    return e ? e->err.msg : "no encoder";
+}
 
 static int same_shape(const bpc_layout *lay, const xsf_format *f)
 {
     if (lay->nc != f->nc)
         return 0;
     for (int c = 0; c < f->nc; c++)
-        if (lay->width[c] != f->width[c] || lay->height[c] != f->height[c] || lay->depth[c] != f->depth[c])
+        if (lay->width[c] != f->width[c] || lay->height[c] != f->height[c] ||
+            lay->depth[c] != f->depth[c])
             return 0;
     return 1;
 }
@@ -178,11 +185,13 @@ static xsf_status prepare(bpc_encoder *e, const xsf_format *fmt)
     for (size_t i = 0; i < e->lay.ncb; i++) {
         const bpc_cb_desc *d = &e->lay.cb[i];
         e->slot[i] = total;
-        total += bpc_codeblock_bound((int)d->w, (int)d->h, e->lay.comp[d->comp].band[d->band].planes_bound);
+        total += bpc_codeblock_bound((int)d->w, (int)d->h,
+                                     e->lay.comp[d->comp].band[d->band].planes_bound);
     }
     e->slots = malloc(total ? total : 1);
     if (!e->slots)
-        return xsf_error_set(&e->err, XSF_ERR_NOMEM, "no memory for %zu bytes of code-block data", total);
+        return xsf_error_set(&e->err, XSF_ERR_NOMEM, "no memory for %zu bytes of code-block data",
+                             total);
     return XSF_OK;
 }
 

@@ -14,9 +14,15 @@
 
 const uint8_t bpc_magic[BPC_MAGIC_BYTES] = {0x89, 'B', 'P', 'C', 0x0d, 0x0a, 0x1a, 0x0a};
 
-int bpc_pass_count(bpc_variant variant, int planes) { return bpc_passes_of((int)variant, planes); }
+int bpc_pass_count(bpc_variant variant, int planes)
+{
+    return bpc_passes_of((int)variant, planes);
+}
 
-int bpc_context_count(bpc_variant variant) { return bpc_nctx((int)variant); }
+int bpc_context_count(bpc_variant variant)
+{
+    return bpc_nctx((int)variant);
+}
 
 size_t bpc_codeblock_bound(int w, int h, int planes)
 {
@@ -247,7 +253,8 @@ static xsf_status check_shape(bpc_layout *lay, const xsf_format *img, xsf_error 
     size_t samples = 0;
     lay->nc = img->nc;
     for (int c = 0; c < img->nc; c++) {
-        if (img->width[c] < 1 || img->height[c] < 1 || (unsigned)img->width[c] > BPC_MAX_DIMENSION ||
+        if (img->width[c] < 1 || img->height[c] < 1 ||
+            (unsigned)img->width[c] > BPC_MAX_DIMENSION ||
             (unsigned)img->height[c] > BPC_MAX_DIMENSION)
             return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d: sizes are 1..%u", c,
                                  img->width[c], img->height[c], BPC_MAX_DIMENSION);
@@ -294,7 +301,8 @@ static xsf_status derive_bands(bpc_layout *lay, int compute_steps, xsf_error *er
         for (int b = 0; b < cl->nbands; b++) {
             bpc_band *bd = &cl->band[b];
             if (lay->filter == BPC_FILTER_97 && compute_steps)
-                bd->step = (float)((double)lay->qstep * ldexp(1.0, lay->depth[c] - 8) / sqrt(bd->gain));
+                bd->step =
+                    (float)((double)lay->qstep * ldexp(1.0, lay->depth[c] - 8) / sqrt(bd->gain));
             double bound = amp * bd->l1 * 1.0001 + 2.0 * lay->levels + 2.0;
             if (lay->filter == BPC_FILTER_97)
                 bound = bound / (double)bd->step + 1.0;
@@ -340,10 +348,12 @@ xsf_status bpc_layout_build_codeblocks(bpc_layout *lay, xsf_error *err)
                     d->table_band = (uint32_t)(bd->level * 4 + bd->orient);
                     d->x0 = (uint32_t)(bd->x0 + x * BPC_CODEBLOCK);
                     d->y0 = (uint32_t)(bd->y0 + y * BPC_CODEBLOCK);
-                    d->w = (uint32_t)(bd->w - x * BPC_CODEBLOCK < BPC_CODEBLOCK ? bd->w - x * BPC_CODEBLOCK
-                                                                                : BPC_CODEBLOCK);
-                    d->h = (uint32_t)(bd->h - y * BPC_CODEBLOCK < BPC_CODEBLOCK ? bd->h - y * BPC_CODEBLOCK
-                                                                                : BPC_CODEBLOCK);
+                    d->w = (uint32_t)(bd->w - x * BPC_CODEBLOCK < BPC_CODEBLOCK
+                                          ? bd->w - x * BPC_CODEBLOCK
+                                          : BPC_CODEBLOCK);
+                    d->h = (uint32_t)(bd->h - y * BPC_CODEBLOCK < BPC_CODEBLOCK
+                                          ? bd->h - y * BPC_CODEBLOCK
+                                          : BPC_CODEBLOCK);
                 }
         }
     }
@@ -370,9 +380,11 @@ xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_
     if (s)
         return s;
     if (params->variant < BPC_VARIANT_1PASS || params->variant > BPC_VARIANT_3PASS)
-        return xsf_error_set(err, XSF_ERR_ARG, "variant %d: 1, 2 or 3 passes", (int)params->variant);
+        return xsf_error_set(err, XSF_ERR_ARG, "variant %d: 1, 2 or 3 passes",
+                             (int)params->variant);
     if (params->filter != BPC_FILTER_53 && params->filter != BPC_FILTER_97)
-        return xsf_error_set(err, XSF_ERR_ARG, "filter %d: 0 (5/3) or 1 (9/7)", (int)params->filter);
+        return xsf_error_set(err, XSF_ERR_ARG, "filter %d: 0 (5/3) or 1 (9/7)",
+                             (int)params->filter);
     if (params->levels < 0 || params->levels > BPC_MAX_LEVELS)
         return xsf_error_set(err, XSF_ERR_ARG, "%d levels: 0..%d", params->levels, BPC_MAX_LEVELS);
     if (params->filter == BPC_FILTER_97 &&
@@ -389,16 +401,15 @@ xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_
                           ? BPC_COLOUR_NONE
                           : (params->filter == BPC_FILTER_53 ? BPC_COLOUR_RCT : BPC_COLOUR_ICT);
         break;
-    case BPC_COLOUR_NONE:
-        lay->colour = BPC_COLOUR_NONE;
-        break;
+    case BPC_COLOUR_NONE: lay->colour = BPC_COLOUR_NONE; break;
     case BPC_COLOUR_RCT:
     case BPC_COLOUR_ICT:
         if (!colour_possible(lay))
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "a colour transform needs 3 components of one size and depth");
         if ((params->colour == BPC_COLOUR_RCT) != (params->filter == BPC_FILTER_53))
-            return xsf_error_set(err, XSF_ERR_ARG, "the RCT goes with the 5/3, the ICT with the 9/7");
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "the RCT goes with the 5/3, the ICT with the 9/7");
         lay->colour = params->colour;
         break;
     default:
@@ -431,7 +442,10 @@ void bpc_layout_bands_from_header(bpc_layout *lay)
 }
 
 /* Bitplane bounds for the decoder, with the header's steps. */
-void bpc_layout_bounds_from_header(bpc_layout *lay) { (void)derive_bands(lay, 0, NULL); }
+void bpc_layout_bounds_from_header(bpc_layout *lay)
+{
+    (void)derive_bands(lay, 0, NULL);
+}
 
 void bpc_layout_free(bpc_layout *lay)
 {

@@ -13,29 +13,34 @@
 #include "gpu_internal.h"
 #include "wavelet_cuda.h"
 
-#define CK(self, call)                                                                                     \
-    do {                                                                                                   \
-        const cudaError_t e_ = (call);                                                                     \
-        if (e_ != cudaSuccess)                                                                             \
-            return xsf_error_set(&(self)->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_));    \
+#define CK(self, call)                                                                             \
+    do {                                                                                           \
+        const cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess)                                                                     \
+            return xsf_error_set(&(self)->err, XSF_ERR_CUDA, "%s: %s", #call,                      \
+                                 cudaGetErrorString(e_));                                          \
     } while (0)
 #define CK_LAUNCH(self) CK(self, cudaGetLastError())
 
 /* Kernel launches go through one macro, so that the host emulation of the
  * tests (tests/bpc/emu) can run them. */
 #ifndef BPC_LAUNCH
-#define BPC_LAUNCH(kernel, grid, block, stream, ...) kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#define BPC_LAUNCH(kernel, grid, block, stream, ...)                                               \
+    kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
 #endif
 
-#define ALLOC(self, ptr, bytes)                                                                            \
-    do {                                                                                                   \
-        const size_t n_ = (bytes);                                                                         \
-        CK(self, cudaMalloc((void **)&(ptr), n_ > 0 ? n_ : 1));                                            \
+#define ALLOC(self, ptr, bytes)                                                                    \
+    do {                                                                                           \
+        const size_t n_ = (bytes);                                                                 \
+        CK(self, cudaMalloc((void **)&(ptr), n_ > 0 ? n_ : 1));                                    \
     } while (0)
 
 /* ---- shared host helpers ---- */
 
-static inline int grid_for(size_t threads, int per_block) { return (int)((threads + per_block - 1) / per_block); }
+static inline int grid_for(size_t threads, int per_block)
+{
+    return (int)((threads + per_block - 1) / per_block);
+}
 
 /* Per-band arrays of a layout: 1/step, step/2, bitplane bounds. */
 static inline void band_arrays(const bpc_layout *lay, float *inv, float *half, uint8_t *bound)
@@ -97,13 +102,15 @@ static inline void dwt_destroy(bpc_dwt *d)
     memset(d, 0, sizeof *d);
 }
 
-static inline xsf_status dwt_run(bpc_dwt *d, int inverse, const void *src, void *dst, cudaStream_t st)
+static inline xsf_status dwt_run(bpc_dwt *d, int inverse, const void *src, void *dst,
+                                 cudaStream_t st)
 {
     for (int i = 0; i < d->nplans; i++) {
         const size_t off = d->offset[i] * 4;
         const void *s = (const uint8_t *)src + off;
         void *t = (uint8_t *)dst + off;
-        xsf_status r = inverse ? wav_cuda_inverse_to(d->plan[i], s, t, st) : wav_cuda_forward_to(d->plan[i], s, t, st);
+        xsf_status r = inverse ? wav_cuda_inverse_to(d->plan[i], s, t, st)
+                               : wav_cuda_forward_to(d->plan[i], s, t, st);
         if (r)
             return r;
     }

@@ -16,7 +16,6 @@ struct bpc_dwt_key {
     int width[BPC_MAX_COMPONENTS], height[BPC_MAX_COMPONENTS];
 };
 
-
 struct bpc_gpu_decoder {
     xsf_error err;
     cudaStream_t stream;
@@ -76,7 +75,8 @@ void bpc_gpu_decoder_destroy(bpc_gpu_decoder *d)
     if (!d)
         return;
     cudaStreamSynchronize(d->stream);
-    void *ptrs[] = {d->d_data, d->d_cb, d->d_entry, d->d_a, d->d_b, d->d_out, d->d_half, d->d_table, d->d_err};
+    void *ptrs[] = {d->d_data, d->d_cb,   d->d_entry, d->d_a,  d->d_b,
+                    d->d_out,  d->d_half, d->d_table, d->d_err};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
             cudaFree(ptrs[i]);
@@ -94,10 +94,22 @@ void bpc_gpu_decoder_destroy(bpc_gpu_decoder *d)
     free(d);
 }
 
-void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *d, const bpc_tables *t) { d->tables = t; }
-void bpc_gpu_decoder_set_timing(bpc_gpu_decoder *d, int on) { d->timing = on; }
-void bpc_gpu_decoder_times(const bpc_gpu_decoder *d, bpc_gpu_times *t) { *t = d->times; }
-const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *d) { return d ? d->err.msg : "no decoder"; }
+void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *d, const bpc_tables *t)
+{
+    d->tables = t;
+}
+void bpc_gpu_decoder_set_timing(bpc_gpu_decoder *d, int on)
+{
+    d->timing = on;
+}
+void bpc_gpu_decoder_times(const bpc_gpu_decoder *d, bpc_gpu_times *t)
+{
+    *t = d->times;
+}
+const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *d)
+{
+    return d ? d->err.msg : "no decoder";
+}
 
 static xsf_status dev_grow(bpc_gpu_decoder *d, void **p, size_t *cap, size_t need)
 {
@@ -148,15 +160,15 @@ static xsf_status dec_mark(bpc_gpu_decoder *d, int stage)
     return XSF_OK;
 }
 
-#define DMARK(stage)                                                                                       \
-    do {                                                                                                   \
-        xsf_status m_ = dec_mark(d, stage);                                                                \
-        if (m_)                                                                                            \
-            return m_;                                                                                     \
+#define DMARK(stage)                                                                               \
+    do {                                                                                           \
+        xsf_status m_ = dec_mark(d, stage);                                                        \
+        if (m_)                                                                                    \
+            return m_;                                                                             \
     } while (0)
 
-xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, int device, size_t *consumed,
-                          const xsf_picture **img)
+xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, int device,
+                          size_t *consumed, const xsf_picture **img)
 {
     *consumed = 0;
     *img = NULL;
@@ -169,8 +181,10 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     const bpc_layout *lay = &d->lay;
     const bpc_tables *t = bpc_tables_for(lay, d->tables);
     if (!t)
-        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
-                             "byte 28: coded with external tables %08x; give the decoder that table file", lay->tables_id);
+        return xsf_error_set(
+            &d->err, XSF_ERR_UNSUPPORTED,
+            "byte 28: coded with external tables %08x; give the decoder that table file",
+            lay->tables_id);
     const size_t ncb = lay->ncb;
     if (d->ncb_cap < ncb) {
         free(d->entries);
@@ -202,8 +216,9 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
         (s = dev_grow(d, &d->d_a, &acap, n * 4)) || (s = dev_grow(d, &d->d_b, &bcap, n * 4)) ||
         (s = dev_grow(d, (void **)&d->d_out, &ocap, n * 2)))
         return s;
-    d->d_ncb_cap = ccap / sizeof(bpc_cb_desc) < ecap / sizeof(bpc_kdec_entry) ? ccap / sizeof(bpc_cb_desc)
-                                                                              : ecap / sizeof(bpc_kdec_entry);
+    d->d_ncb_cap = ccap / sizeof(bpc_cb_desc) < ecap / sizeof(bpc_kdec_entry)
+                       ? ccap / sizeof(bpc_cb_desc)
+                       : ecap / sizeof(bpc_kdec_entry);
     d->elem_cap = ocap / 2 < acap / 4 ? ocap / 2 : acap / 4;
     cudaStream_t st = d->stream;
     float inv[BPC_MAX_COMPONENTS * BPC_MAX_BANDS], half[BPC_MAX_COMPONENTS * BPC_MAX_BANDS];
@@ -214,9 +229,11 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     /* pageable host memory: these copies complete before they return */
     CK(d, cudaMemcpyAsync(d->d_data, data, db, cudaMemcpyHostToDevice, st));
     CK(d, cudaMemcpyAsync(d->d_cb, lay->cb, ncb * sizeof(bpc_cb_desc), cudaMemcpyHostToDevice, st));
-    CK(d, cudaMemcpyAsync(d->d_entry, d->kentries, ncb * sizeof(bpc_kdec_entry), cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_entry, d->kentries, ncb * sizeof(bpc_kdec_entry),
+                          cudaMemcpyHostToDevice, st));
     CK(d, cudaMemcpyAsync(d->d_half, half, sizeof half, cudaMemcpyHostToDevice, st));
-    CK(d, cudaMemcpyAsync(d->d_table, &t->p[(int)lay->variant - 1][0][0][0], sizeof t->p[0], cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_table, &t->p[(int)lay->variant - 1][0][0][0], sizeof t->p[0],
+                          cudaMemcpyHostToDevice, st));
     CK(d, cudaMemsetAsync(d->d_err, 0, sizeof(int), st));
     DMARK(1);
     bpc_kdec_params k;
@@ -283,7 +300,8 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
         d->img.fmt.height[c] = lay->height[c];
         d->img.fmt.depth[c] = lay->depth[c];
         d->img.stride[c] = (size_t)lay->width[c] * sizeof(uint16_t);
-        d->img.data[c] = (uint8_t *)(device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c]);
+        d->img.data[c] =
+            (uint8_t *)(device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c]);
     }
     if (!device)
         CK(d, cudaMemcpyAsync(d->h_out, d->d_out, n * 2, cudaMemcpyDeviceToHost, st));
@@ -292,11 +310,12 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     CK(d, cudaStreamSynchronize(st));
     if (*d->h_err) {
         const size_t i = (size_t)(*d->h_err - 1);
-        return xsf_error_set(&d->err, XSF_ERR_INVALID,
-                             "code block %zu (component %u, band %u, data byte %zu): its %u codewords do not hold "
-                             "its %u passes",
-                             i, lay->cb[i].comp, lay->cb[i].band, lay->header_bytes + ib + d->entries[i].offset,
-                             d->entries[i].codewords, d->entries[i].passes);
+        return xsf_error_set(
+            &d->err, XSF_ERR_INVALID,
+            "code block %zu (component %u, band %u, data byte %zu): its %u codewords do not hold "
+            "its %u passes",
+            i, lay->cb[i].comp, lay->cb[i].band, lay->header_bytes + ib + d->entries[i].offset,
+            d->entries[i].codewords, d->entries[i].passes);
     }
     if (d->timing)
         for (int i = 0; i < BPC_GPU_STAGES; i++)

@@ -45,8 +45,8 @@ struct bpc_gpu_encoder {
     cudaEvent_t ev[BPC_GPU_STAGES + 1];
     bpc_gpu_times times;
     /* device */
-    uint16_t *d_in;       /* staged samples, width elements per row */
-    void *d_a, *d_b;      /* front end output, DWT output */
+    uint16_t *d_in;  /* staged samples, width elements per row */
+    void *d_a, *d_b; /* front end output, DWT output */
     bpc_cb_desc *d_cb;
     float *d_inv;
     uint8_t *d_bound;
@@ -69,9 +69,10 @@ struct bpc_gpu_encoder {
 
 static void enc_free(bpc_gpu_encoder *e)
 {
-    void *ptrs[] = {e->d_in,   e->d_a,    e->d_b,     e->d_cb,    e->d_inv,  e->d_bound,  e->d_table, e->d_slot,
-                    e->d_slots, e->d_planes, e->d_passes, e->d_sel, e->d_cw,   e->d_full,   e->d_dist,  e->d_weight,
-                    e->d_rate, e->d_point, e->d_err,   e->d_isz,   e->d_dsz,  e->d_ioff,   e->d_doff,  e->d_totals,
+    void *ptrs[] = {e->d_in,       e->d_a,    e->d_b,     e->d_cb,     e->d_inv,    e->d_bound,
+                    e->d_table,    e->d_slot, e->d_slots, e->d_planes, e->d_passes, e->d_sel,
+                    e->d_cw,       e->d_full, e->d_dist,  e->d_weight, e->d_rate,   e->d_point,
+                    e->d_err,      e->d_isz,  e->d_dsz,   e->d_ioff,   e->d_doff,   e->d_totals,
                     e->d_scan_tmp, e->d_out};
     for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
         if (ptrs[i])
@@ -94,8 +95,10 @@ void bpc_gpu_encoder_destroy(bpc_gpu_encoder *e)
     free(e);
 }
 
-const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *e) { return e ? e->err.msg : "no encoder"; }
-
+const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *e)
+{
+    return e ? e->err.msg : "no encoder";
+}
 
 static xsf_status enc_setup(bpc_gpu_encoder *e, const xsf_format *shape)
 {
@@ -131,7 +134,8 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const xsf_format *shape)
     ALLOC(e, e->d_doff, ncb * 8);
     ALLOC(e, e->d_totals, 16);
     CK(e, cudaMallocHost((void **)&e->h_meta, 4 * sizeof(unsigned long long)));
-    CK(e, cub::DeviceScan::ExclusiveSum(NULL, e->scan_tmp_bytes, e->d_isz, e->d_ioff, (int)ncb, e->stream));
+    CK(e, cub::DeviceScan::ExclusiveSum(NULL, e->scan_tmp_bytes, e->d_isz, e->d_ioff, (int)ncb,
+                                        e->stream));
     ALLOC(e, e->d_scan_tmp, e->scan_tmp_bytes);
 
     /* host-side tables of the layout, uploaded once */
@@ -182,8 +186,8 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const xsf_format *shape)
     return XSF_OK;
 }
 
-xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *params, const xsf_format *shape,
-                                  struct CUstream_st *stream)
+xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *params,
+                                  const xsf_format *shape, struct CUstream_st *stream)
 {
     *out = NULL;
     xsf_status s = bpc_gpu_available();
@@ -198,9 +202,15 @@ xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *param
     return enc_setup(e, shape);
 }
 
-void bpc_gpu_encoder_set_timing(bpc_gpu_encoder *e, int on) { e->timing = on; }
+void bpc_gpu_encoder_set_timing(bpc_gpu_encoder *e, int on)
+{
+    e->timing = on;
+}
 
-void bpc_gpu_encoder_times(const bpc_gpu_encoder *e, bpc_gpu_times *t) { *t = e->times; }
+void bpc_gpu_encoder_times(const bpc_gpu_encoder *e, bpc_gpu_times *t)
+{
+    *t = e->times;
+}
 
 static xsf_status enc_mark(bpc_gpu_encoder *e, int stage)
 {
@@ -209,14 +219,15 @@ static xsf_status enc_mark(bpc_gpu_encoder *e, int stage)
     return XSF_OK;
 }
 
-#define MARK(stage)                                                                                        \
-    do {                                                                                                   \
-        xsf_status m_ = enc_mark(e, stage);                                                                \
-        if (m_)                                                                                            \
-            return m_;                                                                                     \
+#define MARK(stage)                                                                                \
+    do {                                                                                           \
+        xsf_status m_ = enc_mark(e, stage);                                                        \
+        if (m_)                                                                                    \
+            return m_;                                                                             \
     } while (0)
 
-xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *out, size_t cap, size_t *len)
+xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *out, size_t cap,
+                          size_t *len)
 {
     *len = 0;
     xsf_error_clear(&e->err);
@@ -225,11 +236,14 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
     const xsf_format *f = &img->fmt;
     const int device = img->memory == XSF_MEMORY_DEVICE;
     if (f->nc != lay->nc || f->container != XSF_PLANAR_U16)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "%d components, the encoder was made for %d", f->nc, lay->nc);
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "%d components, the encoder was made for %d",
+                             f->nc, lay->nc);
     for (int c = 0; c < lay->nc; c++)
-        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] || f->depth[c] != lay->depth[c] ||
-            img->stride[c] < (size_t)f->width[c] * 2 || (device && img->stride[c] % 2))
-            return xsf_error_set(&e->err, XSF_ERR_ARG, "component %d: not the shape the encoder was made for", c);
+        if (f->width[c] != lay->width[c] || f->height[c] != lay->height[c] ||
+            f->depth[c] != lay->depth[c] || img->stride[c] < (size_t)f->width[c] * 2 ||
+            (device && img->stride[c] % 2))
+            return xsf_error_set(&e->err, XSF_ERR_ARG,
+                                 "component %d: not the shape the encoder was made for", c);
     cudaStream_t st = e->stream;
     MARK(0);
     /* samples: staged from the host, or read where they are on the device */
@@ -246,8 +260,8 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
         } else {
             ps.s[c] = e->d_in + e->dwt.offset[c];
             ps.spitch[c] = ps.w[c];
-            CK(e, cudaMemcpy2DAsync(ps.s[c], ps.w[c] * 2, img->data[c], img->stride[c], ps.w[c] * 2, ps.h[c],
-                                    cudaMemcpyHostToDevice, st));
+            CK(e, cudaMemcpy2DAsync(ps.s[c], ps.w[c] * 2, img->data[c], img->stride[c], ps.w[c] * 2,
+                                    ps.h[c], cudaMemcpyHostToDevice, st));
         }
     }
     MARK(1);
@@ -298,23 +312,26 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
     /* rate control */
     const size_t target = e->params.target_bytes;
     if (target && target < lay->header_bytes + lay->ncb)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "target of %zu bytes below the %zu of the header and the empty index",
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "target of %zu bytes below the %zu of the header and the empty index",
                              target, lay->header_bytes + lay->ncb);
     if (ncb) {
-        BPC_LAUNCH(bpc_hull_kernel, grid_for(ncb, 128), 128, st, ncb, (int)lay->variant, e->d_planes, e->d_passes, e->d_cw,
-                                                           e->d_dist, e->d_weight, e->d_rate, e->d_full);
+        BPC_LAUNCH(bpc_hull_kernel, grid_for(ncb, 128), 128, st, ncb, (int)lay->variant,
+                   e->d_planes, e->d_passes, e->d_cw, e->d_dist, e->d_weight, e->d_rate, e->d_full);
         CK_LAUNCH(e);
         BPC_LAUNCH(bpc_rate_kernel, 1, RATE_THREADS, st, ncb, e->d_rate, e->d_passes, e->d_full,
-                                                   target ? (unsigned long long)(target - lay->header_bytes) : 0ull,
-                                                   e->d_point, e->d_sel);
+                   target ? (unsigned long long)(target - lay->header_bytes) : 0ull, e->d_point,
+                   e->d_sel);
         CK_LAUNCH(e);
-        BPC_LAUNCH(bpc_sizes_kernel, grid_for(ncb, 256), 256, st, ncb, e->d_sel, e->d_cw, e->d_isz, e->d_dsz);
+        BPC_LAUNCH(bpc_sizes_kernel, grid_for(ncb, 256), 256, st, ncb, e->d_sel, e->d_cw, e->d_isz,
+                   e->d_dsz);
         CK_LAUNCH(e);
         size_t tb = e->scan_tmp_bytes;
         CK(e, cub::DeviceScan::ExclusiveSum(e->d_scan_tmp, tb, e->d_isz, e->d_ioff, (int)ncb, st));
         tb = e->scan_tmp_bytes;
         CK(e, cub::DeviceScan::ExclusiveSum(e->d_scan_tmp, tb, e->d_dsz, e->d_doff, (int)ncb, st));
-        BPC_LAUNCH(bpc_totals_kernel, 1, 1, st, ncb, e->d_isz, e->d_dsz, e->d_ioff, e->d_doff, e->d_totals);
+        BPC_LAUNCH(bpc_totals_kernel, 1, 1, st, ncb, e->d_isz, e->d_dsz, e->d_ioff, e->d_doff,
+                   e->d_totals);
         CK_LAUNCH(e);
         CK(e, cudaMemcpyAsync(e->h_meta, e->d_totals, 16, cudaMemcpyDeviceToHost, st));
     } else {
@@ -324,18 +341,20 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
     CK(e, cudaStreamSynchronize(st));
     const int kerr = (int)*(int *)(e->h_meta + 2);
     if (kerr)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "code block %d needs more bitplanes than its band's bound", kerr - 1);
+        return xsf_error_set(&e->err, XSF_ERR_ARG,
+                             "code block %d needs more bitplanes than its band's bound", kerr - 1);
     const size_t ib = (size_t)e->h_meta[0], db = (size_t)e->h_meta[1];
     const size_t total = lay->header_bytes + ib + db;
     if (total > UINT32_MAX)
         return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream of %zu bytes exceeds 4 GiB", total);
     if (total > cap)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream needs %zu bytes, the buffer has %zu", total, cap);
+        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream needs %zu bytes, the buffer has %zu",
+                             total, cap);
     MARK(4);
     if (ncb) {
-        BPC_LAUNCH(bpc_pack_kernel, grid_for((size_t)ncb * 32, 128), 128, st, ncb, e->d_sel, e->d_planes, e->d_cw, e->d_ioff,
-                                                                        e->d_doff, e->d_totals, e->d_slot, e->d_slots,
-                                                                        e->d_out);
+        BPC_LAUNCH(bpc_pack_kernel, grid_for((size_t)ncb * 32, 128), 128, st, ncb, e->d_sel,
+                   e->d_planes, e->d_cw, e->d_ioff, e->d_doff, e->d_totals, e->d_slot, e->d_slots,
+                   e->d_out);
         CK_LAUNCH(e);
     }
     bpc_write_header(lay, ib, db, out);
@@ -348,4 +367,3 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
     *len = total;
     return XSF_OK;
 }
-

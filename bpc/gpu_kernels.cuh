@@ -70,21 +70,22 @@ __global__ void bpc_back_kernel(bpc_plane_set ps, int c, int colour, int filter)
         return;
     const size_t i = (size_t)y * ps.w[c] + x;
     if (!colour) {
-        ps.s[c][(size_t)y * ps.spitch[c] + x] = filter ? bpc_to_sample_float(((const float *)ps.p[c])[i], ps.depth[c])
-                                                       : bpc_to_sample_int(((const int32_t *)ps.p[c])[i], ps.depth[c]);
+        ps.s[c][(size_t)y * ps.spitch[c] + x] =
+            filter ? bpc_to_sample_float(((const float *)ps.p[c])[i], ps.depth[c])
+                   : bpc_to_sample_int(((const int32_t *)ps.p[c])[i], ps.depth[c]);
         return;
     }
     if (filter) {
         float r, g, b;
-        bpc_ict_inverse(((const float *)ps.p[0])[i], ((const float *)ps.p[1])[i], ((const float *)ps.p[2])[i], &r, &g,
-                        &b);
+        bpc_ict_inverse(((const float *)ps.p[0])[i], ((const float *)ps.p[1])[i],
+                        ((const float *)ps.p[2])[i], &r, &g, &b);
         ps.s[0][(size_t)y * ps.spitch[0] + x] = bpc_to_sample_float(r, ps.depth[0]);
         ps.s[1][(size_t)y * ps.spitch[1] + x] = bpc_to_sample_float(g, ps.depth[1]);
         ps.s[2][(size_t)y * ps.spitch[2] + x] = bpc_to_sample_float(b, ps.depth[2]);
     } else {
         int32_t r, g, b;
-        bpc_rct_inverse(((const int32_t *)ps.p[0])[i], ((const int32_t *)ps.p[1])[i], ((const int32_t *)ps.p[2])[i], &r,
-                        &g, &b);
+        bpc_rct_inverse(((const int32_t *)ps.p[0])[i], ((const int32_t *)ps.p[1])[i],
+                        ((const int32_t *)ps.p[2])[i], &r, &g, &b);
         ps.s[0][(size_t)y * ps.spitch[0] + x] = bpc_to_sample_int(r, ps.depth[0]);
         ps.s[1][(size_t)y * ps.spitch[1] + x] = bpc_to_sample_int(g, ps.depth[1]);
         ps.s[2][(size_t)y * ps.spitch[2] + x] = bpc_to_sample_int(b, ps.depth[2]);
@@ -96,9 +97,10 @@ __global__ void bpc_back_kernel(bpc_plane_set ps, int c, int colour, int filter)
 #ifndef BPC_KERNELS_DECODE_ONLY
 /* ---- rate control kernels (rate.c's rules) ---- */
 
-__global__ void bpc_hull_kernel(uint32_t ncb, int variant, const uint8_t *planes, const uint8_t *passes,
-                                const uint32_t *pass_cw, const int64_t *pass_dist, const double *weight,
-                                bpc_rate_cb *rate, uint32_t *full_bytes)
+__global__ void bpc_hull_kernel(uint32_t ncb, int variant, const uint8_t *planes,
+                                const uint8_t *passes, const uint32_t *pass_cw,
+                                const int64_t *pass_dist, const double *weight, bpc_rate_cb *rate,
+                                uint32_t *full_bytes)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= ncb)
@@ -106,18 +108,22 @@ __global__ void bpc_hull_kernel(uint32_t ncb, int variant, const uint8_t *planes
     const int n = passes[i];
     const uint32_t *cw = pass_cw + (size_t)i * BPC_MAX_PASSES;
     full_bytes[i] = bpc_rr_bytes(n, n ? cw[n - 1] : 0);
-    bpc_rr_hull(variant, planes[i], n, cw, pass_dist + (size_t)i * BPC_MAX_PASSES, weight[i], &rate[i]);
+    bpc_rr_hull(variant, planes[i], n, cw, pass_dist + (size_t)i * BPC_MAX_PASSES, weight[i],
+                &rate[i]);
 }
 
 struct bpc_max_op {
-    __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+    __device__ double operator()(double a, double b) const
+    {
+        return a > b ? a : b;
+    }
 };
 
 /* One block: the passes kept per code block (sel), as bpc_rate_select and
  * the encoder's "everything fits" rule decide. */
-__global__ void __launch_bounds__(RATE_THREADS) bpc_rate_kernel(uint32_t ncb, const bpc_rate_cb *cbs,
-                                                                const uint8_t *passes, const uint32_t *full_bytes,
-                                                                unsigned long long budget, int *point, uint8_t *sel)
+__global__ void __launch_bounds__(RATE_THREADS)
+    bpc_rate_kernel(uint32_t ncb, const bpc_rate_cb *cbs, const uint8_t *passes,
+                    const uint32_t *full_bytes, unsigned long long budget, int *point, uint8_t *sel)
 {
     typedef cub::BlockReduce<unsigned long long, RATE_THREADS> reduce_u64;
     typedef cub::BlockReduce<double, RATE_THREADS> reduce_f64;
@@ -186,14 +192,16 @@ __global__ void __launch_bounds__(RATE_THREADS) bpc_rate_kernel(uint32_t ncb, co
     unsigned long long left = used <= budget ? budget - used : 0;
     /* fill rounds over a blocked arrangement: thread t owns [first, end) */
     const uint32_t chunk = (ncb + RATE_THREADS - 1) / RATE_THREADS;
-    const uint32_t first = t * chunk < ncb ? t * chunk : ncb, end = first + chunk < ncb ? first + chunk : ncb;
+    const uint32_t first = t * chunk < ncb ? t * chunk : ncb,
+                   end = first + chunk < ncb ? first + chunk : ncb;
     for (int round = 0; round < 64; round++) {
         unsigned long long cand = 0;
         for (uint32_t i = first; i < end; i++) {
             const int nx = point[i] + 1;
             if (nx >= cbs[i].npoints)
                 continue;
-            const unsigned long long need = bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
+            const unsigned long long need =
+                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
             if (need <= left)
                 cand += need;
         }
@@ -205,7 +213,8 @@ __global__ void __launch_bounds__(RATE_THREADS) bpc_rate_kernel(uint32_t ncb, co
             const int nx = point[i] + 1;
             if (nx >= cbs[i].npoints)
                 continue;
-            const unsigned long long need = bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
+            const unsigned long long need =
+                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
             if (need > left)
                 continue;
             run += need;
@@ -230,8 +239,8 @@ __global__ void __launch_bounds__(RATE_THREADS) bpc_rate_kernel(uint32_t ncb, co
 }
 
 /* Index entry and data bytes of each code block as kept. */
-__global__ void bpc_sizes_kernel(uint32_t ncb, const uint8_t *sel, const uint32_t *pass_cw, unsigned long long *isz,
-                                 unsigned long long *dsz)
+__global__ void bpc_sizes_kernel(uint32_t ncb, const uint8_t *sel, const uint32_t *pass_cw,
+                                 unsigned long long *isz, unsigned long long *dsz)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= ncb)
@@ -242,9 +251,9 @@ __global__ void bpc_sizes_kernel(uint32_t ncb, const uint8_t *sel, const uint32_
     dsz[i] = 2ull * cw;
 }
 
-__global__ void bpc_totals_kernel(uint32_t ncb, const unsigned long long *isz, const unsigned long long *dsz,
-                                  const unsigned long long *ioff, const unsigned long long *doff,
-                                  unsigned long long *totals)
+__global__ void bpc_totals_kernel(uint32_t ncb, const unsigned long long *isz,
+                                  const unsigned long long *dsz, const unsigned long long *ioff,
+                                  const unsigned long long *doff, unsigned long long *totals)
 {
     totals[0] = ncb ? ioff[ncb - 1] + isz[ncb - 1] : 0;
     totals[1] = ncb ? doff[ncb - 1] + dsz[ncb - 1] : 0;
@@ -252,10 +261,10 @@ __global__ void bpc_totals_kernel(uint32_t ncb, const unsigned long long *isz, c
 
 /* One warp per code block: its index entry (lane 0) and its data. out holds
  * the index then the data (the header is written on the host). */
-__global__ void bpc_pack_kernel(uint32_t ncb, const uint8_t *sel, const uint8_t *planes, const uint32_t *pass_cw,
-                                const unsigned long long *ioff, const unsigned long long *doff,
-                                const unsigned long long *totals, const uint64_t *slot, const uint8_t *slots,
-                                uint8_t *out)
+__global__ void bpc_pack_kernel(uint32_t ncb, const uint8_t *sel, const uint8_t *planes,
+                                const uint32_t *pass_cw, const unsigned long long *ioff,
+                                const unsigned long long *doff, const unsigned long long *totals,
+                                const uint64_t *slot, const uint8_t *slots, uint8_t *out)
 {
     const uint32_t i = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;

@@ -1,7 +1,10 @@
 /* The CUDA codec's entry points in a build without CUDA: no device. */
 #include "bpc.h"
 
-xsf_status bpc_gpu_available(void) { return XSF_ERR_NODEVICE; }
+xsf_status bpc_gpu_available(void)
+{
+    return XSF_ERR_NODEVICE;
+}
 
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
                                   const xsf_format *shape, struct CUstream_st *stream)
@@ -13,7 +16,10 @@ xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *param
     return XSF_ERR_NODEVICE;
 }
 
-void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc) { (void)enc; }
+void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc)
+{
+    (void)enc;
+}
 
 xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const xsf_picture *img, uint8_t *out, size_t cap,
                           size_t *len)
@@ -39,7 +45,10 @@ xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *str
     return XSF_ERR_NODEVICE;
 }
 
-void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec) { (void)dec; }
+void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec)
+{
+    (void)dec;
+}
 
 void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables)
 {

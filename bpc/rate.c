@@ -55,7 +55,8 @@ void bpc_rate_select(const bpc_rate_cb *cbs, size_t ncb, size_t budget, uint8_t 
             const int nx = point[i] + 1;
             if (nx >= cbs[i].npoints)
                 continue;
-            const uint64_t need = bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
+            const uint64_t need =
+                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
             if (need > left)
                 continue; /* not a candidate */
             run += need;

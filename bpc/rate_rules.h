@@ -26,7 +26,8 @@ BPC_HD uint32_t bpc_rr_varint_size(uint32_t v)
 /* Index entry plus data bytes of a code block cut after `passes` passes. */
 BPC_HD uint32_t bpc_rr_bytes(int passes, uint32_t codewords)
 {
-    return passes ? bpc_rr_varint_size((uint32_t)passes) + 1 + bpc_rr_varint_size(codewords) + 2 * codewords
+    return passes ? bpc_rr_varint_size((uint32_t)passes) + 1 + bpc_rr_varint_size(codewords) +
+                        2 * codewords
                   : 1;
 }
 
@@ -50,7 +51,7 @@ BPC_HD void bpc_rr_hull(int variant, int planes, int passes, const uint32_t *cod
             const uint32_t pr = h ? out->bytes[h - 1] : 1;
             const double pd = h ? dsum[h - 1] : 0.0;
             if (!(d > pd))
-                break; /* no better than the last hull point */
+                break;     /* no better than the last hull point */
             if (r <= pr) { /* as many bytes, less distortion: replaces it */
                 h--;
                 continue;

@@ -56,7 +56,10 @@ void bpc_trainer_destroy(bpc_trainer *t)
     free(t);
 }
 
-const char *bpc_trainer_error(const bpc_trainer *t) { return t ? t->err.msg : "no trainer"; }
+const char *bpc_trainer_error(const bpc_trainer *t)
+{
+    return t ? t->err.msg : "no trainer";
+}
 
 void bpc_trainer_totals(const bpc_trainer *t, size_t *pictures, uint64_t *symbols)
 {
@@ -66,12 +69,15 @@ void bpc_trainer_totals(const bpc_trainer *t, size_t *pictures, uint64_t *symbol
 
 static size_t entry(int variant, int band, int plane, int ctx)
 {
-    return (((size_t)(variant - 1) * BPC_TABLE_BANDS + band) * BPC_TABLE_PLANES + plane) * BPC_NCTX_MAX + ctx;
+    return (((size_t)(variant - 1) * BPC_TABLE_BANDS + band) * BPC_TABLE_PLANES + plane) *
+               BPC_NCTX_MAX +
+           ctx;
 }
 
 /* Counts the code blocks of one front-end run: all of them, or only the LL
  * band's (ll_only), whose statistics depend on the level count. */
-static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const xsf_picture *img, int ll_only)
+static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const xsf_picture *img,
+                            int ll_only)
 {
     bpc_layout lay;
     bpc_frontend fe;
@@ -89,8 +95,8 @@ static xsf_status count_run(bpc_trainer *t, const bpc_params *params, const xsf_
                     continue;
                 const size_t w = (size_t)lay.width[d->comp];
                 bpc_codeblock_count((bpc_variant)v, lay.table_plane_offset,
-                                    fe.q[d->comp] + (size_t)d->y0 * w + d->x0, w, (int)d->w, (int)d->h,
-                                    t->picture + 2 * entry(v, (int)d->table_band, 0, 0));
+                                    fe.q[d->comp] + (size_t)d->y0 * w + d->x0, w, (int)d->w,
+                                    (int)d->h, t->picture + 2 * entry(v, (int)d->table_band, 0, 0));
             }
     bpc_frontend_free(&fe);
     bpc_layout_free(&lay);

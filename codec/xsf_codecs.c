@@ -15,7 +15,8 @@ _Static_assert(NCODECS <= XSF_CODECS_MAX, "raise XSF_CODECS_MAX");
 /* Other names a configuration may use. */
 static const struct {
     const char *alias, *name;
-} aliases[] = {{"xs", "jpeg-xs"}, {"jpegxs", "jpeg-xs"}, {"bpc", "bpc-paco"}, {"bpcpaco", "bpc-paco"}};
+} aliases[] = {
+    {"xs", "jpeg-xs"}, {"jpegxs", "jpeg-xs"}, {"bpc", "bpc-paco"}, {"bpcpaco", "bpc-paco"}};
 
 const xsf_codec *xsf_codec_find(const char *name)
 {
@@ -57,7 +58,8 @@ int xsf_codec_index(const xsf_codec *codec)
     return -1;
 }
 
-xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic, xsf_error *err)
+xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic,
+                                    xsf_error *err)
 {
     xsf_picture_init(pic);
     const xsf_codec *codec = xsf_codec_probe(buf, len);

@@ -15,8 +15,7 @@ struct xsf_picture_buffer {
 size_t xsf_format_sample_bytes(const xsf_format *f)
 {
     switch (f->container) {
-    case XSF_PLANAR_U16:
-        return 2;
+    case XSF_PLANAR_U16: return 2;
     }
     return 0;
 }
@@ -44,7 +43,8 @@ int xsf_format_equal(const xsf_format *a, const xsf_format *b)
     if (a->container != b->container || a->nc != b->nc)
         return 0;
     for (int c = 0; c < a->nc; c++)
-        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] || a->depth[c] != b->depth[c])
+        if (a->width[c] != b->width[c] || a->height[c] != b->height[c] ||
+            a->depth[c] != b->depth[c])
             return 0;
     return 1;
 }
@@ -52,17 +52,18 @@ int xsf_format_equal(const xsf_format *a, const xsf_format *b)
 xsf_status xsf_format_check(const xsf_format *f, xsf_error *err)
 {
     if (f->container != XSF_PLANAR_U16)
-        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture container %d is not known", (int)f->container);
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture container %d is not known",
+                             (int)f->container);
     if (f->nc < 1 || f->nc > XSF_MAX_COMPONENTS)
-        return xsf_error_set(err, XSF_ERR_ARG, "a picture has 1 to %d components, not %d", XSF_MAX_COMPONENTS,
-                             f->nc);
+        return xsf_error_set(err, XSF_ERR_ARG, "a picture has 1 to %d components, not %d",
+                             XSF_MAX_COMPONENTS, f->nc);
     for (int c = 0; c < f->nc; c++) {
         if (f->width[c] < 1 || f->width[c] > 65535 || f->height[c] < 1 || f->height[c] > 65535)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d: sizes are 1 to 65535", c, f->width[c],
-                                 f->height[c]);
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d is %dx%d: sizes are 1 to 65535", c,
+                                 f->width[c], f->height[c]);
         if (f->depth[c] < 1 || f->depth[c] > 16)
-            return xsf_error_set(err, XSF_ERR_ARG, "component %d has %d bits: depths are 1 to 16", c,
-                                 f->depth[c]);
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d has %d bits: depths are 1 to 16",
+                                 c, f->depth[c]);
     }
     return XSF_OK;
 }
@@ -93,12 +94,9 @@ const char *xsf_format_sampling(const xsf_format *f)
 const char *xsf_memory_name(xsf_memory m)
 {
     switch (m) {
-    case XSF_MEMORY_HOST:
-        return "host";
-    case XSF_MEMORY_PINNED:
-        return "pinned host";
-    case XSF_MEMORY_DEVICE:
-        return "device";
+    case XSF_MEMORY_HOST: return "host";
+    case XSF_MEMORY_PINNED: return "pinned host";
+    case XSF_MEMORY_DEVICE: return "device";
     }
     return "?";
 }
@@ -199,8 +197,8 @@ void xsf_picture_unref(xsf_picture *p)
     xsf_picture_init(p);
 }
 
-void xsf_picture_wrap(xsf_picture *p, const xsf_format *f, uint8_t *const data[], const size_t stride[],
-                      xsf_memory memory, int device)
+void xsf_picture_wrap(xsf_picture *p, const xsf_format *f, uint8_t *const data[],
+                      const size_t stride[], xsf_memory memory, int device)
 {
     xsf_picture_init(p);
     p->fmt = *f;
@@ -221,7 +219,8 @@ xsf_status xsf_picture_copy(xsf_picture *dst, const xsf_picture *src, xsf_error 
     for (int c = 0; c < src->fmt.nc; c++) {
         const size_t row = xsf_format_row_bytes(&src->fmt, c);
         for (int y = 0; y < src->fmt.height[c]; y++)
-            memcpy(dst->data[c] + (size_t)y * dst->stride[c], src->data[c] + (size_t)y * src->stride[c], row);
+            memcpy(dst->data[c] + (size_t)y * dst->stride[c],
+                   src->data[c] + (size_t)y * src->stride[c], row);
     }
     dst->colour = src->colour;
     dst->props = src->props;

@@ -26,22 +26,41 @@ const double cmp_default_rates[CMP_DEFAULT_RATE_COUNT] = {0.5, 1, 2, 3, 4, 6, 8,
  * parallel. BPC-PaCo codes lossy rates with the 9/7 and the coarsest step
  * that reaches the rate (run.c), lossless with the 5/3 and every pass. */
 static const cmp_variant_spec variants[CMP_VARIANTS] = {
-    {"xs", "default",
+    {"xs",
+     "default",
      "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone "
      "quantizer, "
      "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB",
-     {""}, NULL, NULL},
-    {"xs", "quality",
+     {""},
+     NULL,
+     NULL},
+    {"xs",
+     "quality",
      "JPEG XS tuned for PSNR: the defaults with 8 horizontal levels (fewer where the picture is "
      "too narrow) and slices of 32 precinct rows (128 lines) instead of 4",
-     {"nlx=8 slice-height=128", "nlx=7 slice-height=128", "nlx=6 slice-height=128", "slice-height=128"},
-     NULL, NULL},
-    {"bpc", "1pass",
+     {"nlx=8 slice-height=128", "nlx=7 slice-height=128", "nlx=6 slice-height=128",
+      "slice-height=128"},
+     NULL,
+     NULL},
+    {"bpc",
+     "1pass",
      "BPC-PaCo, 1 pass per bitplane: 9/7 (5 levels, ICT for RGB, coarsest step reaching the rate) "
      "lossy, 5/3 (5 levels, RCT) lossless",
-     {"passes=1"}, "filter=97", "qstep"},
-    {"bpc", "2pass", "BPC-PaCo, 2 passes per bitplane, as 1pass otherwise", {"passes=2"}, "filter=97", "qstep"},
-    {"bpc", "3pass", "BPC-PaCo, 3 passes per bitplane, as 1pass otherwise", {"passes=3"}, "filter=97", "qstep"},
+     {"passes=1"},
+     "filter=97",
+     "qstep"},
+    {"bpc",
+     "2pass",
+     "BPC-PaCo, 2 passes per bitplane, as 1pass otherwise",
+     {"passes=2"},
+     "filter=97",
+     "qstep"},
+    {"bpc",
+     "3pass",
+     "BPC-PaCo, 3 passes per bitplane, as 1pass otherwise",
+     {"passes=3"},
+     "filter=97",
+     "qstep"},
 };
 
 const cmp_variant_spec *cmp_variant_spec_of(cmp_variant v)
@@ -190,7 +209,8 @@ int cmp_pictures_equal(const xsf_picture *a, const xsf_picture *b)
         return 0;
     for (int c = 0; c < a->fmt.nc; c++)
         for (int y = 0; y < a->fmt.height[c]; y++)
-            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), xsf_format_row_bytes(&a->fmt, c)))
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       xsf_format_row_bytes(&a->fmt, c)))
                 return 0;
     return 1;
 }
@@ -338,8 +358,10 @@ static xsf_status make_source(cmp_session *s, const xsf_picture *pic, int rgb, c
         pinned_data[c] = pinned ? pinned + off : NULL;
         device_data[c] = device ? device + off : NULL;
     }
-    xsf_picture_wrap(&src->pinned, &src->host.fmt, pinned_data, src->host.stride, XSF_MEMORY_PINNED, -1);
-    xsf_picture_wrap(&src->device, &src->host.fmt, device_data, src->host.stride, XSF_MEMORY_DEVICE, 0);
+    xsf_picture_wrap(&src->pinned, &src->host.fmt, pinned_data, src->host.stride, XSF_MEMORY_PINNED,
+                     -1);
+    xsf_picture_wrap(&src->device, &src->host.fmt, device_data, src->host.stride, XSF_MEMORY_DEVICE,
+                     0);
     src->pinned.colour = src->device.colour = src->host.colour;
     if (!pinned || !device) {
         release_source(src);
@@ -427,7 +449,8 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
     for (int v = 0; v < CMP_VARIANTS && !st; v++) {
         if (!(s->opt.variants & (1u << v)))
             continue;
-        double qstep = 0; /* a variant with a step: rates in the given order reuse the last step as a start */
+        double qstep =
+            0; /* a variant with a step: rates in the given order reuse the last step as a start */
         for (size_t i = 0; i < s->opt.nrates && !st; i++) {
             cmp_job job;
             memset(&job, 0, sizeof job);

@@ -32,7 +32,7 @@ typedef struct cmp_job {
     char note[XSF_ERRMSG_LEN];
     size_t bytes;
     xsf_picture decoded; /* owned (cmp_picture_free): the C reference decoder's output */
-    int checked;           /* GPU: GPU decoder output == `decoded` */
+    int checked;         /* GPU: GPU decoder output == `decoded` */
     /* [0]: cpu or kernels, [1]: transfers (GPU only) */
     double enc_s[2], dec_s[2];
     int enc_runs[2], dec_runs[2];

@@ -89,7 +89,8 @@ double cmp_ssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb)
 {
     const xsf_format *f = &ref->fmt;
     const int w = f->width[0], h = f->height[0], win = SSIM_WINDOW;
-    if (rgb && (f->nc < 3 || f->width[1] != w || f->width[2] != w || f->height[1] != h || f->height[2] != h))
+    if (rgb && (f->nc < 3 || f->width[1] != w || f->width[2] != w || f->height[1] != h ||
+                f->height[2] != h))
         rgb = 0;
     if (w < win || h < win)
         return NAN;

@@ -21,7 +21,8 @@ static xsf_status packed_alloc(void *opaque, xsf_picture *p, void **alloc_data, 
     for (int c = 0; c < p->fmt.nc; c++) {
         const size_t n = (size_t)p->fmt.width[c] * (size_t)p->fmt.height[c];
         if (n > IMGIO_MAX_SAMPLES - total)
-            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples", IMGIO_MAX_SAMPLES);
+            return xsf_error_set(err, XSF_ERR_ARG, "picture of more than %zu samples",
+                                 IMGIO_MAX_SAMPLES);
         total += n;
     }
     uint16_t *buf = calloc(total, sizeof *buf);

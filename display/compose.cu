@@ -20,7 +20,8 @@
 
 #include "compose.h"
 
-namespace {
+namespace
+{
 
 struct picture_args {
     const unsigned short *plane[3];
@@ -52,8 +53,8 @@ __device__ float3 convert(const picture_args &p, int x, int y)
 
 /* Output pixel (rx + i, ry + j), rows counted from the top; the surface's
  * row 0 is the framebuffer's bottom row (GL). */
-__global__ void compose_tile(cudaSurfaceObject_t out, int out_h, int rx, int ry, int rw, int rh, int out8,
-                             picture_args p)
+__global__ void compose_tile(cudaSurfaceObject_t out, int out_h, int rx, int ry, int rw, int rh,
+                             int out8, picture_args p)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= rw || j >= rh)
@@ -83,8 +84,8 @@ __global__ void compose_tile(cudaSurfaceObject_t out, int out_h, int rx, int ry,
                                 (unsigned char)rintf(c.z * k), 255),
                     out, (rx + i) * (int)sizeof(uchar4), row);
     } else {
-        surf2Dwrite(make_ushort4((unsigned short)rintf(c.x), (unsigned short)rintf(c.y), (unsigned short)rintf(c.z),
-                                 65535),
+        surf2Dwrite(make_ushort4((unsigned short)rintf(c.x), (unsigned short)rintf(c.y),
+                                 (unsigned short)rintf(c.z), 65535),
                     out, (rx + i) * (int)sizeof(ushort4), row);
     }
 }
@@ -113,13 +114,16 @@ extern "C" {
 xsf_status dsp_compose_register(unsigned texture, void **resource, xsf_error *err)
 {
     cudaGraphicsResource *r = NULL;
-    const cudaError_t e = cudaGraphicsGLRegisterImage(
-        &r, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsSurfaceLoadStore | cudaGraphicsRegisterFlagsWriteDiscard);
+    const cudaError_t e = cudaGraphicsGLRegisterImage(&r, texture, GL_TEXTURE_2D,
+                                                      cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                          cudaGraphicsRegisterFlagsWriteDiscard);
     *resource = e == cudaSuccess ? r : NULL;
-    return e == cudaSuccess ? XSF_OK : cuda_fail(err, "cudaGraphicsGLRegisterImage (compositor)", e);
+    return e == cudaSuccess ? XSF_OK
+                            : cuda_fail(err, "cudaGraphicsGLRegisterImage (compositor)", e);
 }
 
-xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface, xsf_error *err)
+xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface,
+                           xsf_error *err)
 {
     cudaGraphicsResource *r = (cudaGraphicsResource *)resource;
     cudaError_t e = cudaGraphicsMapResources(1, &r, (cudaStream_t)stream);
@@ -142,7 +146,8 @@ xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *sur
     return XSF_OK;
 }
 
-xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream, xsf_error *err)
+xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream,
+                             xsf_error *err)
 {
     cudaGraphicsResource *r = (cudaGraphicsResource *)resource;
     const cudaError_t k = cudaGetLastError(); /* a failed launch since the map */
@@ -156,11 +161,12 @@ xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *s
 void dsp_compose_clear(unsigned long long surface, int width, int height, int out8, void *stream)
 {
     const dim3 block(32, 8), grid((unsigned)(width + 31) / 32, (unsigned)(height + 7) / 8);
-    clear<<<grid, block, 0, (cudaStream_t)stream>>>((cudaSurfaceObject_t)surface, width, height, out8);
+    clear<<<grid, block, 0, (cudaStream_t)stream>>>((cudaSurfaceObject_t)surface, width, height,
+                                                    out8);
 }
 
-void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_params *cp, void *stream)
+void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw,
+                      int rh, const dsp_compose_params *cp, void *stream)
 {
     if (rw <= 0 || rh <= 0)
         return;
@@ -181,8 +187,8 @@ void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, i
     p.subx = cp->subx;
     p.suby = cp->suby;
     const dim3 block(32, 8), grid((unsigned)(rw + 31) / 32, (unsigned)(rh + 7) / 8);
-    compose_tile<<<grid, block, 0, (cudaStream_t)stream>>>((cudaSurfaceObject_t)surface, out_h, rx, ry, rw, rh,
-                                                          out8, p);
+    compose_tile<<<grid, block, 0, (cudaStream_t)stream>>>((cudaSurfaceObject_t)surface, out_h, rx,
+                                                           ry, rw, rh, out8, p);
 }
 
 void *dsp_cuda_alloc(size_t bytes)
@@ -201,13 +207,15 @@ void dsp_cuda_free(void *p)
         cudaFree(p);
 }
 
-xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                               size_t rows, int from_host, void *stream, xsf_error *err)
+xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                               size_t row_bytes, size_t rows, int from_host, void *stream,
+                               xsf_error *err)
 {
-    const cudaError_t e = cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
-                                            from_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice,
-                                            (cudaStream_t)stream);
-    return e == cudaSuccess ? XSF_OK : cuda_fail(err, "a picture plane into the display's memory", e);
+    const cudaError_t e = cudaMemcpy2DAsync(
+        dst, dst_pitch, src, src_pitch, row_bytes, rows,
+        from_host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice, (cudaStream_t)stream);
+    return e == cudaSuccess ? XSF_OK
+                            : cuda_fail(err, "a picture plane into the display's memory", e);
 }
 
 xsf_status dsp_compose_check(xsf_error *err)

@@ -28,14 +28,16 @@ typedef struct dsp_compose_params {
 xsf_status dsp_compose_register(unsigned texture, void **resource, xsf_error *err);
 /* Maps it for a present (*surface: a cudaSurfaceObject_t) and unmaps it;
  * the unmap orders GL's later use of the texture after the kernels. */
-xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface, xsf_error *err);
-xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream, xsf_error *err);
+xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface,
+                           xsf_error *err);
+xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream,
+                             xsf_error *err);
 /* Black over the whole width x height texture (out8: RGBA8, else RGBA16). */
 void dsp_compose_clear(unsigned long long surface, int width, int height, int out8, void *stream);
 /* The picture scaled into the rectangle (rx, ry, rw, rh), rows counted from
  * the top of a texture of out_h rows. Launch errors surface at the unmap. */
-void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_params *cp, void *stream);
+void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw,
+                      int rh, const dsp_compose_params *cp, void *stream);
 
 /* A launch of the two above that failed since the last check. */
 xsf_status dsp_compose_check(xsf_error *err);
@@ -44,8 +46,9 @@ xsf_status dsp_compose_check(xsf_error *err);
  * (from host or device memory) on `stream`. */
 void *dsp_cuda_alloc(size_t bytes);
 void dsp_cuda_free(void *p);
-xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                               size_t rows, int from_host, void *stream, xsf_error *err);
+xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                               size_t row_bytes, size_t rows, int from_host, void *stream,
+                               xsf_error *err);
 
 /* Events on the display's stream: whether the kernels before one are done
  * (without waiting). */

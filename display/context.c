@@ -31,7 +31,8 @@ static int has_extension(const char *list, const char *name)
  * else the first that initializes (Mesa's software device in CI). */
 static EGLDisplay open_egl_device(PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display)
 {
-    PFNEGLQUERYDEVICESEXTPROC query_devices = (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
     PFNEGLQUERYDEVICEATTRIBEXTPROC query_attrib =
         (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
     PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
@@ -65,7 +66,8 @@ static EGLDisplay open_egl(xsf_error *err)
     /* libepoxy aborts the process when it cannot load libEGL: look first. */
     void *lib = dlopen("libEGL.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!lib) {
-        xsf_error_set(err, XSF_ERR_IO, "no offscreen rendering: libEGL.so.1 cannot be loaded (%s)", dlerror());
+        xsf_error_set(err, XSF_ERR_IO, "no offscreen rendering: libEGL.so.1 cannot be loaded (%s)",
+                      dlerror());
         return EGL_NO_DISPLAY;
     }
     dlclose(lib);
@@ -78,11 +80,13 @@ static EGLDisplay open_egl(xsf_error *err)
         if (want && *want && strcmp(want, names[attempt]))
             continue;
         EGLDisplay dpy = EGL_NO_DISPLAY;
-        if (attempt == 0 && get_platform_display && has_extension(client, "EGL_EXT_platform_device")) {
+        if (attempt == 0 && get_platform_display &&
+            has_extension(client, "EGL_EXT_platform_device")) {
             dpy = open_egl_device(get_platform_display);
             if (dpy != EGL_NO_DISPLAY)
                 return dpy; /* initialized */
-        } else if (attempt == 1 && get_platform_display && has_extension(client, "EGL_MESA_platform_surfaceless")) {
+        } else if (attempt == 1 && get_platform_display &&
+                   has_extension(client, "EGL_MESA_platform_surfaceless")) {
             dpy = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
         } else if (attempt == 2) {
             dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
@@ -104,8 +108,17 @@ static xsf_status egl_create(dsp_display *d)
     if (!eglBindAPI(EGL_OPENGL_API))
         return xsf_error_set(&d->err, XSF_ERR_IO, "EGL has no desktop OpenGL");
     const char *ext = eglQueryString(dpy, EGL_EXTENSIONS);
-    const EGLint config_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                  EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    const EGLint config_attr[] = {EGL_SURFACE_TYPE,
+                                  EGL_PBUFFER_BIT,
+                                  EGL_RENDERABLE_TYPE,
+                                  EGL_OPENGL_BIT,
+                                  EGL_RED_SIZE,
+                                  8,
+                                  EGL_GREEN_SIZE,
+                                  8,
+                                  EGL_BLUE_SIZE,
+                                  8,
+                                  EGL_NONE};
     EGLConfig config = NULL;
     EGLint nconfig = 0;
     if (!eglChooseConfig(dpy, config_attr, &config, 1, &nconfig) || nconfig < 1) {
@@ -113,8 +126,12 @@ static xsf_status egl_create(dsp_display *d)
             return xsf_error_set(&d->err, XSF_ERR_IO, "no EGL config for desktop OpenGL");
         config = EGL_NO_CONFIG_KHR;
     }
-    const EGLint context_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                   EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+    const EGLint context_attr[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                   3,
+                                   EGL_CONTEXT_MINOR_VERSION,
+                                   3,
+                                   EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                   EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                    EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attr);
     if (ctx == EGL_NO_CONTEXT)
@@ -128,21 +145,22 @@ static xsf_status egl_create(dsp_display *d)
     }
     d->egl_surface = surf;
     if (!eglMakeCurrent(dpy, surf, surf, ctx))
-        return xsf_error_set(&d->err, XSF_ERR_IO, "eglMakeCurrent failed (0x%x)", (unsigned)eglGetError());
+        return xsf_error_set(&d->err, XSF_ERR_IO, "eglMakeCurrent failed (0x%x)",
+                             (unsigned)eglGetError());
     /* The offscreen target that stands for the window. */
     d->fb_w = d->opt.width;
     d->fb_h = d->opt.height;
     d->colour_bits = d->opt.deep_colour ? 10 : 8;
     glGenTextures(1, &d->target_tex);
     glBindTexture(GL_TEXTURE_2D, d->target_tex);
-    glTexImage2D(GL_TEXTURE_2D, 0, d->opt.deep_colour ? GL_RGB10_A2 : GL_RGBA8, d->fb_w, d->fb_h, 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, NULL);
+    glTexImage2D(GL_TEXTURE_2D, 0, d->opt.deep_colour ? GL_RGB10_A2 : GL_RGBA8, d->fb_w, d->fb_h, 0,
+                 GL_RGBA, GL_UNSIGNED_BYTE, NULL);
     glGenFramebuffers(1, &d->target_fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, d->target_fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, d->target_tex, 0);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        return xsf_error_set(&d->err, XSF_ERR_IO, "the offscreen framebuffer of %dx%d is incomplete", d->fb_w,
-                             d->fb_h);
+        return xsf_error_set(&d->err, XSF_ERR_IO,
+                             "the offscreen framebuffer of %dx%d is incomplete", d->fb_w, d->fb_h);
     return XSF_OK;
 }
 
@@ -171,7 +189,8 @@ static xsf_status glfw_create(dsp_display *d)
     if (!glfwInit()) {
         const char *why = NULL;
         glfwGetError(&why);
-        return xsf_error_set(&d->err, XSF_ERR_IO, "no window system (%s); --headless renders without one",
+        return xsf_error_set(&d->err, XSF_ERR_IO,
+                             "no window system (%s); --headless renders without one",
                              why ? why : "glfwInit failed");
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -183,15 +202,16 @@ static xsf_status glfw_create(dsp_display *d)
     glfwWindowHint(GLFW_GREEN_BITS, bits);
     glfwWindowHint(GLFW_BLUE_BITS, bits);
     glfwWindowHint(GLFW_ALPHA_BITS, d->opt.deep_colour ? 2 : 8);
-    GLFWwindow *w = glfwCreateWindow(d->opt.width, d->opt.height, d->opt.title ? d->opt.title : "xsflow", NULL,
-                                     NULL);
+    GLFWwindow *w = glfwCreateWindow(d->opt.width, d->opt.height,
+                                     d->opt.title ? d->opt.title : "xsflow", NULL, NULL);
     if (!w && d->opt.deep_colour) {
         /* No 10-bit visual: an ordinary one. */
         glfwWindowHint(GLFW_RED_BITS, 8);
         glfwWindowHint(GLFW_GREEN_BITS, 8);
         glfwWindowHint(GLFW_BLUE_BITS, 8);
         glfwWindowHint(GLFW_ALPHA_BITS, 8);
-        w = glfwCreateWindow(d->opt.width, d->opt.height, d->opt.title ? d->opt.title : "xsflow", NULL, NULL);
+        w = glfwCreateWindow(d->opt.width, d->opt.height, d->opt.title ? d->opt.title : "xsflow",
+                             NULL, NULL);
     }
     if (!w) {
         const char *why = NULL;
@@ -208,7 +228,8 @@ static xsf_status glfw_create(dsp_display *d)
     glfwGetFramebufferSize(w, &d->fb_w, &d->fb_h);
     GLint red = 8;
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_BACK_LEFT, GL_FRAMEBUFFER_ATTACHMENT_RED_SIZE, &red);
+    glGetFramebufferAttachmentParameteriv(GL_FRAMEBUFFER, GL_BACK_LEFT,
+                                          GL_FRAMEBUFFER_ATTACHMENT_RED_SIZE, &red);
     d->colour_bits = red;
     const GLFWvidmode *mode = glfwGetVideoMode(glfwGetPrimaryMonitor());
     if (mode && mode->refreshRate > 0)
@@ -224,7 +245,8 @@ xsf_status dsp_context_create(dsp_display *d)
 #ifdef XSF_DISPLAY_GLFW
     return glfw_create(d);
 #else
-    return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "this build has no window support (GLFW); use --headless");
+    return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
+                         "this build has no window support (GLFW); use --headless");
 #endif
 }
 
@@ -292,7 +314,8 @@ void dsp_context_toggle_fullscreen(dsp_display *d)
         glfwGetWindowSize(d->window, &d->win_w, &d->win_h);
         glfwSetWindowMonitor(d->window, mon, 0, 0, mode->width, mode->height, mode->refreshRate);
     } else {
-        glfwSetWindowMonitor(d->window, NULL, d->win_x, d->win_y, d->win_w, d->win_h, GLFW_DONT_CARE);
+        glfwSetWindowMonitor(d->window, NULL, d->win_x, d->win_y, d->win_w, d->win_h,
+                             GLFW_DONT_CARE);
     }
     /* A mode change may reset the swap interval. */
     glfwSwapInterval(d->opt.vsync ? 1 : 0);

@@ -49,17 +49,19 @@ dsp_chroma dsp_picture_chroma(const xsf_picture *pic, xsf_error *err)
     for (int c = 0; c < planes; c++) {
         if (f->width[c] <= 0 || f->height[c] <= 0 || f->width[c] > 16384 || f->height[c] > 16384 ||
             !pic->data[c] || pic->stride[c] % 2 || pic->stride[c] < 2 * (size_t)f->width[c]) {
-            xsf_error_set(err, XSF_ERR_ARG, "plane %d: %dx%d, pitch %zu bytes", c, f->width[c], f->height[c],
-                          pic->stride[c]);
+            xsf_error_set(err, XSF_ERR_ARG, "plane %d: %dx%d, pitch %zu bytes", c, f->width[c],
+                          f->height[c], pic->stride[c]);
             return DSP_CHROMA_INVALID;
         }
     }
     if (f->nc == 1)
         return DSP_CHROMA_GRAY;
     const int sx = factor(f->width[0], f->width[1]), sy = factor(f->height[0], f->height[1]);
-    if (f->width[2] != f->width[1] || f->height[2] != f->height[1] || !sx || !sy || (sx == 1 && sy == 2)) {
-        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "planes %dx%d, %dx%d, %dx%d are not 4:2:0, 4:2:2 or 4:4:4",
-                      f->width[0], f->height[0], f->width[1], f->height[1], f->width[2], f->height[2]);
+    if (f->width[2] != f->width[1] || f->height[2] != f->height[1] || !sx || !sy ||
+        (sx == 1 && sy == 2)) {
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                      "planes %dx%d, %dx%d, %dx%d are not 4:2:0, 4:2:2 or 4:4:4", f->width[0],
+                      f->height[0], f->width[1], f->height[1], f->width[2], f->height[2]);
         return DSP_CHROMA_INVALID;
     }
     if (sx == 1)
@@ -103,7 +105,8 @@ xsf_status dsp_convert_rgb8(const xsf_picture *pic, uint8_t *rgb, size_t cap, xs
     return XSF_OK;
 }
 
-xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height, xsf_error *err)
+xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height,
+                         xsf_error *err)
 {
     if (!path || !rgb || width <= 0 || height <= 0)
         return xsf_error_set(err, XSF_ERR_ARG, "no picture to write");

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xsf_colour.h"
+#include "compose.h"
 #include "font.h"
 #include "gl_internal.h"
-#include "compose.h"
 #include "interop.h"
+#include "xsf_colour.h"
 
 int dsp_have_gl(void)
 {
@@ -35,11 +35,12 @@ static xsf_status compose_unmap(dsp_display *d);
 /* ---- shaders ---- */
 
 /* One triangle that covers the viewport; no vertex data. */
-static const char vertex_src[] = "#version 330 core\n"
-                                 "void main() {\n"
-                                 "    vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));\n"
-                                 "    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n"
-                                 "}\n";
+static const char vertex_src[] =
+    "#version 330 core\n"
+    "void main() {\n"
+    "    vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));\n"
+    "    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n"
+    "}\n";
 
 /* Planes to R'G'B' at the picture's size: texel (x, y) of plane 0 with the
  * chroma texel (x / sx, y / sy), as dsp_convert_rgb8 does. Texels are
@@ -104,7 +105,8 @@ static GLuint compile(dsp_display *d, GLenum type, const char *src)
 
 static GLuint program(dsp_display *d, const char *fragment)
 {
-    GLuint vs = compile(d, GL_VERTEX_SHADER, vertex_src), fs = compile(d, GL_FRAGMENT_SHADER, fragment);
+    GLuint vs = compile(d, GL_VERTEX_SHADER, vertex_src),
+           fs = compile(d, GL_FRAGMENT_SHADER, fragment);
     GLuint p = 0;
     if (vs && fs) {
         p = glCreateProgram();
@@ -166,7 +168,8 @@ xsf_status dsp_create(dsp_display **out, const dsp_options *opt, xsf_error *err)
     if (!opt || opt->tiles < 1 || opt->tiles > DSP_MAX_TILES || opt->width < 0 || opt->height < 0 ||
         opt->width > 16384 || opt->height > 16384)
         return xsf_error_set(err, XSF_ERR_ARG, "display options: %d tiles (1..%d), size %dx%d",
-                             opt ? opt->tiles : 0, DSP_MAX_TILES, opt ? opt->width : 0, opt ? opt->height : 0);
+                             opt ? opt->tiles : 0, DSP_MAX_TILES, opt ? opt->width : 0,
+                             opt ? opt->height : 0);
     dsp_display *d = calloc(1, sizeof *d);
     if (!d)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
@@ -185,12 +188,14 @@ xsf_status dsp_create(dsp_display **out, const dsp_options *opt, xsf_error *err)
             snprintf(d->tile[t].label, sizeof d->tile[t].label, "%s", opt->labels[t]);
     }
     if (opt->convert == DSP_CONVERT_CUDA && !dsp_interop_usable()) {
-        xsf_error_set(err, XSF_ERR_NODEVICE, "the CUDA compositor needs CUDA-GL interop and a CUDA device (%s)",
+        xsf_error_set(err, XSF_ERR_NODEVICE,
+                      "the CUDA compositor needs CUDA-GL interop and a CUDA device (%s)",
                       dsp_interop_built() ? "no usable CUDA device" : "this build has no CUDA");
         free(d);
         return XSF_ERR_NODEVICE;
     }
-    d->compose = opt->convert == DSP_CONVERT_CUDA || (opt->convert == DSP_CONVERT_AUTO && dsp_interop_usable());
+    d->compose = opt->convert == DSP_CONVERT_CUDA ||
+                 (opt->convert == DSP_CONVERT_AUTO && dsp_interop_usable());
     xsf_status st = dsp_context_create(d);
     if (st == XSF_OK)
         st = make_programs(d);
@@ -313,7 +318,8 @@ const char *dsp_error(const dsp_display *d)
 
 /* Gives the slot textures of the picture's plane sizes (allocating only
  * when they differ from what it has). */
-static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture *pic, dsp_chroma chroma)
+static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture *pic,
+                                 dsp_chroma chroma)
 {
     const xsf_format *f = &pic->fmt;
     const int nc = chroma == DSP_CHROMA_GRAY ? 1 : 3;
@@ -344,8 +350,9 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture 
             dsp_cuda_free(s->dev);
             s->dev_bytes = 0;
             if (!(s->dev = dsp_cuda_alloc(bytes)))
-                return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no device memory for a picture of %dx%d",
-                                     f->width[0], f->height[0]);
+                return xsf_error_set(&d->err, XSF_ERR_NOMEM,
+                                     "no device memory for a picture of %dx%d", f->width[0],
+                                     f->height[0]);
             s->dev_bytes = bytes;
         }
         s->nc = nc;
@@ -366,14 +373,15 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture 
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
             glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-            glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, f->width[c], f->height[c], 0, GL_RED, GL_UNSIGNED_SHORT, NULL);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, f->width[c], f->height[c], 0, GL_RED,
+                         GL_UNSIGNED_SHORT, NULL);
             s->width[c] = f->width[c];
             s->height[c] = f->height[c];
         }
         s->nc = nc;
         if (glGetError() != GL_NO_ERROR)
-            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "cannot allocate textures of %dx%d", f->width[0],
-                                 f->height[0]);
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "cannot allocate textures of %dx%d",
+                                 f->width[0], f->height[0]);
     }
     s->depth = f->depth[0];
     s->chroma = chroma;
@@ -396,8 +404,9 @@ static xsf_status upload(dsp_display *d, dsp_slot *s, const xsf_picture *pic, vo
             return XSF_OK;
         for (int c = 0; c < s->nc; c++) {
             const size_t row = (size_t)s->width[c] * sizeof(uint16_t);
-            if (dsp_cuda_copy_plane(s->dev + s->plane_off[c], row, pic->data[c], pic->stride[c], row,
-                                    (size_t)s->height[c], !on_device, d->cuda_stream, &d->err) != XSF_OK)
+            if (dsp_cuda_copy_plane(s->dev + s->plane_off[c], row, pic->data[c], pic->stride[c],
+                                    row, (size_t)s->height[c], !on_device, d->cuda_stream,
+                                    &d->err) != XSF_OK)
                 return d->err.status;
         }
         return dsp_interop_stream_sync(d->cuda_stream, &d->err);
@@ -422,20 +431,25 @@ static xsf_status upload(dsp_display *d, dsp_slot *s, const xsf_picture *pic, vo
     for (int c = 0; c < s->nc; c++) {
         glBindTexture(GL_TEXTURE_2D, s->tex[c]);
         glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(pic->stride[c] / 2));
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s->width[c], s->height[c], GL_RED, GL_UNSIGNED_SHORT, pic->data[c]);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, s->width[c], s->height[c], GL_RED,
+                        GL_UNSIGNED_SHORT, pic->data[c]);
     }
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "texture upload failed");
+    return glGetError() == GL_NO_ERROR
+               ? XSF_OK
+               : xsf_error_set(&d->err, XSF_ERR_IO, "texture upload failed");
 }
 
-static xsf_status submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
+static xsf_status submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream,
+                         int64_t pts_ns)
 {
     xsf_error_clear(&d->err);
     const dsp_chroma chroma = dsp_picture_chroma(pic, &d->err);
     if (chroma == DSP_CHROMA_INVALID)
         return d->err.status;
     if (pic->memory == XSF_MEMORY_DEVICE && !dsp_interop_built())
-        return xsf_error_set(&d->err, XSF_ERR_NODEVICE, "a device picture, but this build has no CUDA-GL interop");
+        return xsf_error_set(&d->err, XSF_ERR_NODEVICE,
+                             "a device picture, but this build has no CUDA-GL interop");
     dsp_tile *t = &d->tile[tile];
     int evicted = 0;
     const int slot = dsp_pacer_push(&t->pacer, pts_ns, &evicted);
@@ -453,10 +467,12 @@ static xsf_status submit(dsp_display *d, int tile, const xsf_picture *pic, void 
     return st;
 }
 
-xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream,
+                      int64_t pts_ns)
 {
     if (!d || tile < 0 || tile >= d->tiles || !pic)
-        return d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles) : XSF_ERR_ARG;
+        return d ? xsf_error_set(&d->err, XSF_ERR_ARG, "tile %d of %d", tile, d->tiles)
+                 : XSF_ERR_ARG;
     const int64_t t0 = dsp_now_ns();
     const xsf_status st = submit(d, tile, pic, cuda_stream, pts_ns);
     d->submit_ns[tile] += (uint64_t)(dsp_now_ns() - t0);
@@ -468,7 +484,8 @@ xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cu
 /* The colour conversion of a slot's picture: xsf_rgb_transform_make's factors, for
  * samples in [0, 2^16) (the CUDA compositor) or texels in [0, 1] (the
  * shader: `texel_scale` 65535). */
-static void slot_factors(const dsp_slot *s, double texel_scale, float scale[3], float bias[3], float m[9])
+static void slot_factors(const dsp_slot *s, double texel_scale, float scale[3], float bias[3],
+                         float m[9])
 {
     xsf_rgb_transform x;
     xsf_rgb_transform_make(&x, &s->colour, s->depth, s->nc);
@@ -492,13 +509,14 @@ static xsf_status convert_tile(dsp_display *d, dsp_tile *t, int slot)
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, s->width[0], s->height[0], 0, GL_RGBA, GL_UNSIGNED_SHORT, NULL);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, s->width[0], s->height[0], 0, GL_RGBA,
+                     GL_UNSIGNED_SHORT, NULL);
         glGenFramebuffers(1, &t->rgb_fbo);
         glBindFramebuffer(GL_FRAMEBUFFER, t->rgb_fbo);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->rgb_tex, 0);
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-            return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 render target of %dx%d", s->width[0],
-                                 s->height[0]);
+            return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 render target of %dx%d",
+                                 s->width[0], s->height[0]);
         t->rgb_w = s->width[0];
         t->rgb_h = s->height[0];
     }
@@ -541,7 +559,8 @@ static void draw_text(dsp_display *d, dsp_tile *t, dsp_rect cell)
         return;
     /* Redrawn only when it changes: the counts move at most once per frame. */
     const uint64_t dropped = t->pacer.dropped_late + t->pacer.dropped_full;
-    if (t->text_dirty || (d->overlay && (t->overlay_presented != t->pacer.presented || t->overlay_dropped != dropped))) {
+    if (t->text_dirty || (d->overlay && (t->overlay_presented != t->pacer.presented ||
+                                         t->overlay_dropped != dropped))) {
         int w, h;
         dsp_font_measure(text, &w, &h);
         uint8_t *mask = malloc((size_t)w * h);
@@ -592,13 +611,15 @@ static void screenshot(dsp_display *d)
         return;
     }
     char path[288];
-    snprintf(path, sizeof path, "%.255s-%04u.ppm", d->opt.screenshot_prefix ? d->opt.screenshot_prefix : "xsflow",
-             d->shots++);
+    snprintf(path, sizeof path, "%.255s-%04u.ppm",
+             d->opt.screenshot_prefix ? d->opt.screenshot_prefix : "xsflow", d->shots++);
     xsf_error err = {0};
-    if (dsp_read_rgb(d, rgb, n) == XSF_OK && dsp_write_ppm(path, rgb, d->fb_w, d->fb_h, &err) == XSF_OK)
+    if (dsp_read_rgb(d, rgb, n) == XSF_OK &&
+        dsp_write_ppm(path, rgb, d->fb_w, d->fb_h, &err) == XSF_OK)
         snprintf(d->notice, sizeof d->notice, "screenshot: %s", path);
     else
-        snprintf(d->notice, sizeof d->notice, "screenshot: %s", err.msg[0] ? err.msg : "cannot read the frame");
+        snprintf(d->notice, sizeof d->notice, "screenshot: %s",
+                 err.msg[0] ? err.msg : "cannot read the frame");
     free(rgb);
 }
 
@@ -642,13 +663,14 @@ static xsf_status compose_target(dsp_display *d)
     glBindTexture(GL_TEXTURE_2D, d->compose_tex);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, d->fb_w, d->fb_h, 0, GL_RGBA, GL_UNSIGNED_SHORT, NULL);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, d->fb_w, d->fb_h, 0, GL_RGBA, GL_UNSIGNED_SHORT,
+                 NULL);
     glGenFramebuffers(1, &d->compose_fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, d->compose_fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, d->compose_tex, 0);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 texture of %dx%d to compose into", d->fb_w,
-                             d->fb_h);
+        return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
+                             "no RGBA16 texture of %dx%d to compose into", d->fb_w, d->fb_h);
     if (dsp_compose_register(d->compose_tex, &d->compose_res, &d->err) != XSF_OK)
         return d->err.status;
     d->compose_w = d->fb_w;
@@ -683,7 +705,8 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
             continue;
         dsp_slot *s = &d->tile[i].slot[t->converted];
         s->read_seq = seq;
-        const dsp_rect r = dsp_layout_fit(dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h), t->rgb_w, t->rgb_h);
+        const dsp_rect r =
+            dsp_layout_fit(dsp_layout_cell(i, cols, rows, d->fb_w, d->fb_h), t->rgb_w, t->rgb_h);
         dsp_compose_params cp;
         memset(&cp, 0, sizeof cp);
         if (s->kept.ref) {
@@ -709,7 +732,8 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
         cp.subx = s->chroma == DSP_CHROMA_444 || s->nc == 1 ? 1 : 2;
         cp.suby = s->chroma == DSP_CHROMA_420 ? 2 : 1;
         slot_factors(s, 1.0, cp.scale, cp.bias, cp.m);
-        dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &cp, d->cuda_stream);
+        dsp_compose_tile(surface, d->fb_h, d->compose_direct, r.x, r.y, r.w, r.h, &cp,
+                         d->cuda_stream);
     }
     /* Offscreen, the target stays mapped until GL needs it: text to draw
      * this present, a read-back, a screenshot. A window's copy needs it at
@@ -734,7 +758,8 @@ static xsf_status compose(dsp_display *d, int cols, int rows)
     }
     glBindFramebuffer(GL_READ_FRAMEBUFFER, d->compose_fbo);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, d->window ? 0 : d->target_fbo);
-    glBlitFramebuffer(0, 0, d->fb_w, d->fb_h, 0, 0, d->fb_w, d->fb_h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBlitFramebuffer(0, 0, d->fb_w, d->fb_h, 0, 0, d->fb_w, d->fb_h, GL_COLOR_BUFFER_BIT,
+                      GL_NEAREST);
     dsp_context_bind_target(d);
     return XSF_OK;
 }
@@ -769,7 +794,8 @@ xsf_status dsp_present(dsp_display *d)
     dsp_context_bind_target(d);
     glViewport(0, 0, d->fb_w, d->fb_h);
     int cols = 1, rows = 1;
-    const double aspect = d->tile[0].rgb_w > 0 ? (double)d->tile[0].rgb_w / d->tile[0].rgb_h : 16.0 / 9.0;
+    const double aspect =
+        d->tile[0].rgb_w > 0 ? (double)d->tile[0].rgb_w / d->tile[0].rgb_h : 16.0 / 9.0;
     dsp_layout_grid(d->tiles, d->fb_w, d->fb_h, aspect, &cols, &rows);
     if (d->compose) {
         if (compose(d, cols, rows) != XSF_OK)
@@ -798,7 +824,9 @@ xsf_status dsp_present(dsp_display *d)
     dsp_context_swap(d);
     d->present_ns += (uint64_t)(dsp_now_ns() - now);
     d->presents++;
-    return glGetError() == GL_NO_ERROR ? XSF_OK : xsf_error_set(&d->err, XSF_ERR_IO, "OpenGL error while drawing");
+    return glGetError() == GL_NO_ERROR
+               ? XSF_OK
+               : xsf_error_set(&d->err, XSF_ERR_IO, "OpenGL error while drawing");
 }
 
 /* ---- events, overlay, statistics, read-back ---- */
@@ -861,7 +889,7 @@ xsf_status dsp_tile_stats_get(const dsp_display *d, int tile, dsp_tile_stats *st
     if (!d || tile < 0 || tile >= d->tiles || !st)
         return XSF_ERR_ARG;
     const dsp_pacer *p = &d->tile[tile].pacer;
-    *st = (dsp_tile_stats){p->pushed, p->presented, p->dropped_late, p->dropped_full,
+    *st = (dsp_tile_stats){p->pushed,          p->presented,  p->dropped_late, p->dropped_full,
                            d->submit_ns[tile], d->present_ns, d->presents};
     return XSF_OK;
 }

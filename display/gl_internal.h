@@ -39,7 +39,7 @@ typedef struct dsp_tile {
     dsp_slot slot[DSP_PACER_SLOTS];
     GLuint rgb_tex, rgb_fbo; /* the shown picture converted to R'G'B' (RGBA16, picture size) */
     int rgb_w, rgb_h;
-    int converted;           /* the pacer slot whose picture rgb_tex holds, -1 none */
+    int converted; /* the pacer slot whose picture rgb_tex holds, -1 none */
     char label[64];
     char stats[256];
     GLuint text_tex;
@@ -54,12 +54,12 @@ struct dsp_display {
     int tiles;
     dsp_tile tile[DSP_MAX_TILES];
     /* context */
-    void *window;       /* GLFWwindow */
+    void *window; /* GLFWwindow */
     void *egl_display, *egl_context, *egl_surface;
-    int fb_w, fb_h;     /* framebuffer size */
-    int colour_bits;    /* bits per channel of the framebuffer */
+    int fb_w, fb_h;                /* framebuffer size */
+    int colour_bits;               /* bits per channel of the framebuffer */
     GLuint target_fbo, target_tex; /* headless: the offscreen framebuffer */
-    int64_t frame_ns;   /* refresh period (vsync), 0 unknown */
+    int64_t frame_ns;              /* refresh period (vsync), 0 unknown */
     /* GL objects */
     GLuint vao, prog_convert, prog_blit, prog_text;
     GLint u_plane[3], u_nc, u_sub, u_scale, u_bias, u_matrix;
@@ -77,8 +77,8 @@ struct dsp_display {
     int compose_mapped; /* compose_res is mapped for CUDA (direct: between presents
                            that draw nothing with GL) */
     unsigned long long compose_surface;
-    uint64_t compose_seq, done_seq;  /* compositions enqueued, and known done */
-    void *fence[DSP_FENCES];         /* event after composition n at n % DSP_FENCES */
+    uint64_t compose_seq, done_seq; /* compositions enqueued, and known done */
+    void *fence[DSP_FENCES];        /* event after composition n at n % DSP_FENCES */
     uint64_t fence_seq[DSP_FENCES];
     dsp_pending pending[DSP_PENDING];
     int npending;

@@ -23,12 +23,14 @@ int dsp_interop_usable(void)
 xsf_status dsp_interop_register(unsigned texture, void **resource, xsf_error *err)
 {
     struct cudaGraphicsResource *r = NULL;
-    const cudaError_t e =
-        cudaGraphicsGLRegisterImage(&r, texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsWriteDiscard);
+    const cudaError_t e = cudaGraphicsGLRegisterImage(&r, texture, GL_TEXTURE_2D,
+                                                      cudaGraphicsRegisterFlagsWriteDiscard);
     if (e != cudaSuccess) {
         *resource = NULL;
-        return xsf_error_set(err, XSF_ERR_CUDA, "cudaGraphicsGLRegisterImage: %s (is the GL context on the CUDA device?)",
-                             cudaGetErrorString(e));
+        return xsf_error_set(
+            err, XSF_ERR_CUDA,
+            "cudaGraphicsGLRegisterImage: %s (is the GL context on the CUDA device?)",
+            cudaGetErrorString(e));
     }
     *resource = r;
     return XSF_OK;
@@ -40,7 +42,8 @@ void dsp_interop_unregister(void *resource)
         cudaGraphicsUnregisterResource((struct cudaGraphicsResource *)resource);
 }
 
-xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err)
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream,
+                            xsf_error *err)
 {
     struct cudaGraphicsResource *res[4];
     if (n < 1 || n > 4)
@@ -50,15 +53,18 @@ xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic
     cudaStream_t s = (cudaStream_t)stream;
     cudaError_t e = cudaGraphicsMapResources(n, res, s);
     if (e != cudaSuccess)
-        return xsf_error_set(err, XSF_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(e));
+        return xsf_error_set(err, XSF_ERR_CUDA, "cudaGraphicsMapResources: %s",
+                             cudaGetErrorString(e));
     for (int i = 0; i < n && e == cudaSuccess; i++) {
         cudaArray_t array = NULL;
         e = cudaGraphicsSubResourceGetMappedArray(&array, res[i], 0, 0);
         if (e == cudaSuccess)
-            e = cudaMemcpy2DToArrayAsync(array, 0, 0, pic->data[i], pic->stride[i], (size_t)pic->fmt.width[i] * 2,
-                                         (size_t)pic->fmt.height[i], cudaMemcpyDeviceToDevice, s);
+            e = cudaMemcpy2DToArrayAsync(array, 0, 0, pic->data[i], pic->stride[i],
+                                         (size_t)pic->fmt.width[i] * 2, (size_t)pic->fmt.height[i],
+                                         cudaMemcpyDeviceToDevice, s);
         if (e != cudaSuccess)
-            xsf_error_set(err, XSF_ERR_CUDA, "plane %d into its texture: %s", i, cudaGetErrorString(e));
+            xsf_error_set(err, XSF_ERR_CUDA, "plane %d into its texture: %s", i,
+                          cudaGetErrorString(e));
     }
     const cudaError_t u = cudaGraphicsUnmapResources(n, res, s);
     if (e == cudaSuccess && u != cudaSuccess)
@@ -91,5 +97,6 @@ xsf_status dsp_interop_stream_sync(void *stream, xsf_error *err)
 {
     const cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     return e == cudaSuccess ? XSF_OK
-                            : xsf_error_set(err, XSF_ERR_CUDA, "the copy into the textures: %s", cudaGetErrorString(e));
+                            : xsf_error_set(err, XSF_ERR_CUDA, "the copy into the textures: %s",
+                                            cudaGetErrorString(e));
 }

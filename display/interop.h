@@ -24,7 +24,8 @@ void dsp_interop_unregister(void *resource);
 /* Copies the first n planes of a device picture (XSF_PLANAR_U16) into the
  * registered textures, in order on `stream`: map, copy, unmap, all
  * enqueued; the unmap orders GL's later use after the copy. */
-xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err);
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream,
+                            xsf_error *err);
 
 /* A CUDA stream of the display's own (non-blocking: it never waits for the
  * decoders' streams; of the highest priority) for device pictures handed

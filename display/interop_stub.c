@@ -23,7 +23,8 @@ void dsp_interop_unregister(void *resource)
     (void)resource;
 }
 
-xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream, xsf_error *err)
+xsf_status dsp_interop_copy(void *const *resource, int n, const xsf_picture *pic, void *stream,
+                            xsf_error *err)
 {
     (void)resource, (void)n, (void)pic, (void)stream;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA-GL interop");
@@ -56,14 +57,16 @@ xsf_status dsp_compose_register(unsigned texture, void **resource, xsf_error *er
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA compositor");
 }
 
-xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface, xsf_error *err)
+xsf_status dsp_compose_map(void *resource, void *stream, unsigned long long *surface,
+                           xsf_error *err)
 {
     (void)resource, (void)stream;
     *surface = 0;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA compositor");
 }
 
-xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream, xsf_error *err)
+xsf_status dsp_compose_unmap(void *resource, unsigned long long surface, void *stream,
+                             xsf_error *err)
 {
     (void)resource, (void)surface, (void)stream;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA compositor");
@@ -74,10 +77,11 @@ void dsp_compose_clear(unsigned long long surface, int width, int height, int ou
     (void)surface, (void)width, (void)height, (void)out8, (void)stream;
 }
 
-void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw, int rh,
-                      const dsp_compose_params *cp, void *stream)
+void dsp_compose_tile(unsigned long long surface, int out_h, int out8, int rx, int ry, int rw,
+                      int rh, const dsp_compose_params *cp, void *stream)
 {
-    (void)surface, (void)out_h, (void)out8, (void)rx, (void)ry, (void)rw, (void)rh, (void)cp, (void)stream;
+    (void)surface, (void)out_h, (void)out8, (void)rx, (void)ry, (void)rw, (void)rh, (void)cp,
+        (void)stream;
 }
 
 void *dsp_cuda_alloc(size_t bytes)
@@ -91,11 +95,12 @@ void dsp_cuda_free(void *p)
     (void)p;
 }
 
-xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t row_bytes,
-                               size_t rows, int from_host, void *stream, xsf_error *err)
+xsf_status dsp_cuda_copy_plane(void *dst, size_t dst_pitch, const void *src, size_t src_pitch,
+                               size_t row_bytes, size_t rows, int from_host, void *stream,
+                               xsf_error *err)
 {
-    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)row_bytes, (void)rows, (void)from_host,
-        (void)stream;
+    (void)dst, (void)dst_pitch, (void)src, (void)src_pitch, (void)row_bytes, (void)rows,
+        (void)from_host, (void)stream;
     return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA compositor");
 }
 

@@ -34,8 +34,10 @@ dsp_rect dsp_layout_cell(int i, int cols, int rows, int win_w, int win_h)
 {
     const int c = i % cols, r = i / cols;
     /* Edges at rounded multiples, so that the cells tile the window exactly. */
-    const int x0 = (int)((long long)win_w * c / cols), x1 = (int)((long long)win_w * (c + 1) / cols);
-    const int y0 = (int)((long long)win_h * r / rows), y1 = (int)((long long)win_h * (r + 1) / rows);
+    const int x0 = (int)((long long)win_w * c / cols),
+              x1 = (int)((long long)win_w * (c + 1) / cols);
+    const int y0 = (int)((long long)win_h * r / rows),
+              y1 = (int)((long long)win_h * (r + 1) / rows);
     return (dsp_rect){x0, y0, x1 - x0, y1 - y0};
 }
 

@@ -28,8 +28,9 @@ xsf_status dsp_create(dsp_display **d, const dsp_options *opt, xsf_error *err)
 {
     (void)opt;
     *d = NULL;
-    return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
-                         "this build has no display (libepoxy, EGL and GLFW were not found at configure time)");
+    return xsf_error_set(
+        err, XSF_ERR_UNSUPPORTED,
+        "this build has no display (libepoxy, EGL and GLFW were not found at configure time)");
 }
 
 void dsp_destroy(dsp_display *d)
@@ -43,7 +44,8 @@ const char *dsp_error(const dsp_display *d)
     return "this build has no display";
 }
 
-xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns)
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream,
+                      int64_t pts_ns)
 {
     (void)d, (void)tile, (void)pic, (void)cuda_stream, (void)pts_ns;
     return XSF_ERR_UNSUPPORTED;

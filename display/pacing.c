@@ -91,7 +91,8 @@ int dsp_pacer_pick(dsp_pacer *p, int64_t deadline, int paced)
         return -1;
     /* The other due pictures (older in push order) missed their slot. */
     for (int i = 0; i < DSP_PACER_SLOTS; i++) {
-        if (i == p->shown || i == best || !p->seq[i] || p->seq[i] > p->seq[best] || (paced && p->pts[i] > deadline))
+        if (i == p->shown || i == best || !p->seq[i] || p->seq[i] > p->seq[best] ||
+            (paced && p->pts[i] > deadline))
             continue;
         p->seq[i] = 0;
         p->dropped_late++;

@@ -28,8 +28,8 @@ static void say(const dsp_play_options *opt, const char *line)
 }
 
 /* The next picture, with the caller's colour over the picture's own. */
-static xsf_status next_picture(const dsp_player_source *src, const dsp_play_options *opt, xsf_picture *pic,
-                               size_t *bytes, xsf_error *err)
+static xsf_status next_picture(const dsp_player_source *src, const dsp_play_options *opt,
+                               xsf_picture *pic, size_t *bytes, xsf_error *err)
 {
     const xsf_status st = src->next(src->ctx, pic, bytes, err);
     if (st == XSF_OK && opt->colour.source != XSF_COLOUR_DEFAULT)
@@ -37,8 +37,8 @@ static xsf_status next_picture(const dsp_player_source *src, const dsp_play_opti
     return st;
 }
 
-xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
-                          xsf_error *err)
+xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width,
+                          int *height, xsf_error *err)
 {
     *rgb = NULL;
     dsp_options dopt;
@@ -56,7 +56,8 @@ xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t *
     xsf_status st = XSF_OK;
     if (!(*rgb = malloc(n)))
         st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
-    else if (dsp_submit(d, 0, pic, NULL, 0) != XSF_OK || dsp_present(d) != XSF_OK || dsp_read_rgb(d, *rgb, n) != XSF_OK)
+    else if (dsp_submit(d, 0, pic, NULL, 0) != XSF_OK || dsp_present(d) != XSF_OK ||
+             dsp_read_rgb(d, *rgb, n) != XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "%s", dsp_error(d));
     if (st != XSF_OK) {
         free(*rgb);
@@ -67,7 +68,8 @@ xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t *
 }
 
 /* A window of the picture's size, scaled down to fit 1600x900. */
-static xsf_status open_window(dsp_display **d, const xsf_picture *pic, const dsp_play_options *opt, xsf_error *err)
+static xsf_status open_window(dsp_display **d, const xsf_picture *pic, const dsp_play_options *opt,
+                              xsf_error *err)
 {
     dsp_options dopt;
     dsp_options_init(&dopt);
@@ -87,7 +89,8 @@ static xsf_status open_window(dsp_display **d, const xsf_picture *pic, const dsp
 /* Presents until the picture due at `due` has had its time (the display
  * keeps a few pictures; one is enough here since decoding is faster than the
  * rate). */
-static xsf_status present_until(dsp_display *d, int64_t due, const dsp_play_options *opt, xsf_error *err)
+static xsf_status present_until(dsp_display *d, int64_t due, const dsp_play_options *opt,
+                                xsf_error *err)
 {
     char notice[400];
     do {
@@ -125,8 +128,9 @@ static void overlay(dsp_display *d, play_window *w, const char *decoder)
 }
 
 /* Shows the pictures of `src` until the window closes (or the end). */
-static xsf_status play_loop(dsp_display *d, const dsp_player_source *src, const dsp_play_options *opt,
-                            xsf_picture *pic, size_t bytes, xsf_error *err)
+static xsf_status play_loop(dsp_display *d, const dsp_player_source *src,
+                            const dsp_play_options *opt, xsf_picture *pic, size_t bytes,
+                            xsf_error *err)
 {
     const int64_t period = (int64_t)(1e9 / opt->fps);
     int64_t start = dsp_now_ns() + (int64_t)opt->delay_ms * 1000000;
@@ -185,10 +189,12 @@ xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, d
         return st;
     char line[512];
     snprintf(line, sizeof line,
-             "%s: %dx%d %s %d-bit at %.3g fps (%s decoder); keys: space pause, f fullscreen, s screenshot, "
+             "%s: %dx%d %s %d-bit at %.3g fps (%s decoder); keys: space pause, f fullscreen, s "
+             "screenshot, "
              "i statistics, q quit",
-             opt->name, pic.fmt.width[0], pic.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&pic, NULL)),
-             pic.fmt.depth[0], opt->fps, pic.memory == XSF_MEMORY_DEVICE ? "GPU, CUDA-GL interop" : "CPU");
+             opt->name, pic.fmt.width[0], pic.fmt.height[0],
+             dsp_chroma_name(dsp_picture_chroma(&pic, NULL)), pic.fmt.depth[0], opt->fps,
+             pic.memory == XSF_MEMORY_DEVICE ? "GPU, CUDA-GL interop" : "CPU");
     say(opt, line);
     st = play_loop(d, src, opt, &pic, bytes, err);
     res->opened = dsp_tile_stats_get(d, 0, &res->tile) == XSF_OK;

@@ -51,7 +51,8 @@ static xsf_status frame_planes(void *opaque, xsf_picture *p, void **alloc_data, 
 {
     (void)err;
     pl_frame *f = opaque;
-    const xsf_picture *src = p->memory == XSF_MEMORY_DEVICE ? &f->device_picture[0] : &f->picture[0];
+    const xsf_picture *src =
+        p->memory == XSF_MEMORY_DEVICE ? &f->device_picture[0] : &f->picture[0];
     for (int c = 0; c < p->fmt.nc; c++) {
         p->data[c] = src->data[c];
         p->stride[c] = src->stride[c];
@@ -85,7 +86,8 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     pic.device = src->device;
     /* --colour or the SDP's where they said something, else the picture's
      * own (the codestream's: RCT gives R G B as decode writes them). */
-    pic.colour = v->opt.colour[tile].source != XSF_COLOUR_DEFAULT ? v->opt.colour[tile] : src->colour;
+    pic.colour =
+        v->opt.colour[tile].source != XSF_COLOUR_DEFAULT ? v->opt.colour[tile] : src->colour;
     pic.props = src->props;
     const xsf_picture_allocator frame_allocator = {f, frame_planes, frame_release};
     xsf_error err;
@@ -104,9 +106,9 @@ static void show(dsp_view *v, pl_frame *f, int tile)
     int64_t pts = 0;
     if (v->opt.display.vsync) {
         const uint64_t arrival = f->t.last_packet ? f->t.last_packet : f->t.queued;
-        pts = f->has_rtp_timestamp
-                  ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp, xsf_clock_wall_to_mono(arrival))
-                  : dsp_now_ns() + (int64_t)v->opt.delay_ms * 1000000;
+        pts = f->has_rtp_timestamp ? dsp_clock_map(&v->tiles[tile].clock, f->rtp_timestamp,
+                                                   xsf_clock_wall_to_mono(arrival))
+                                   : dsp_now_ns() + (int64_t)v->opt.delay_ms * 1000000;
     }
     if (dsp_submit(v->d, tile, &pic, NULL, pts) != XSF_OK) {
         pthread_mutex_lock(&v->mu);
@@ -271,8 +273,12 @@ static void view_deliver(void *ctx, pl_frame *f)
 
 pl_sink dsp_view_sink(dsp_view *v, int tile, int device_pictures)
 {
-    pl_sink s = {view_deliver, NULL, &v->tiles[tile],
-                 device_pictures && dsp_have_interop() ? PL_PICTURE_DEVICE : PL_PICTURE_HOST, NULL, NULL};
+    pl_sink s = {view_deliver,
+                 NULL,
+                 &v->tiles[tile],
+                 device_pictures && dsp_have_interop() ? PL_PICTURE_DEVICE : PL_PICTURE_HOST,
+                 NULL,
+                 NULL};
     return s;
 }
 

@@ -32,7 +32,8 @@ void xsf_gst_caps_from_header(GstStructure *s, const xs_header *hdr, int fields)
     const char *sampling = xsf_gst_sampling_name(hdr);
     gst_structure_set(s, "width", G_TYPE_INT, (int)hdr->wf, "height", G_TYPE_INT,
                       (int)hdr->hf * (fields == 2 ? 2 : 1), "depth", G_TYPE_INT, (int)hdr->depth[0],
-                      "interlace-mode", G_TYPE_STRING, fields == 2 ? "fields" : "progressive", NULL);
+                      "interlace-mode", G_TYPE_STRING, fields == 2 ? "fields" : "progressive",
+                      NULL);
     if (sampling)
         gst_structure_set(s, "sampling", G_TYPE_STRING, sampling, NULL);
     if (rtp_sdp_profile_name(hdr->ppih, buf, sizeof buf))

@@ -8,6 +8,7 @@ static gboolean plugin_init(GstPlugin *plugin)
 }
 
 #define PACKAGE "xsflow"
-GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, xsflow,
-                  "JPEG XS (ISO/IEC 21122) GPU decoder and encoder, RFC 9134 payloader and depayloader",
-                  plugin_init, XSF_GST_VERSION, "unknown", "xsflow", "https://invalid.example/xsflow")
+GST_PLUGIN_DEFINE(
+    GST_VERSION_MAJOR, GST_VERSION_MINOR, xsflow,
+    "JPEG XS (ISO/IEC 21122) GPU decoder and encoder, RFC 9134 payloader and depayloader",
+    plugin_init, XSF_GST_VERSION, "unknown", "xsflow", "https://invalid.example/xsflow")

@@ -269,8 +269,8 @@ static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
     const GstVideoFormat native = native_format(layout, pic, &depth);
     if (native == GST_VIDEO_FORMAT_UNKNOWN) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL),
-                          ("no raw video format for %d components of %dx%d at depth %d", pic->fmt.nc,
-                           pic->fmt.width[0], pic->fmt.height[0], pic->fmt.depth[0]));
+                          ("no raw video format for %d components of %dx%d at depth %d",
+                           pic->fmt.nc, pic->fmt.width[0], pic->fmt.height[0], pic->fmt.depth[0]));
         return GST_FLOW_ERROR;
     }
     const int w = pic->fmt.width[0], h = pic->fmt.height[0] * pf->fields;

@@ -68,13 +68,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowenc, "xsflowenc", GST_RANK_PRIMARY +
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
     "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(ENC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(ENC_FORMATS)
-                        ", interlace-mode = (string) interleaved"));
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame, "
-                                            "interlace-mode = (string) { progressive, fields }, "
-                                            "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]"));
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(ENC_FORMATS) "; " GST_VIDEO_CAPS_MAKE(
+        ENC_FORMATS) ", interlace-mode = (string) interleaved"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame, "
+                    "interlace-mode = (string) { progressive, fields }, "
+                    "width = (int) [ 1, 65535 ], height = (int) [ 1, 65535 ]"));
 
 #define ENUM_TYPE(fn, name, ...)                                                                   \
     static GType fn(void)                                                                          \
@@ -93,7 +93,8 @@ ENUM_TYPE(rate_control_type, "XsflowEncRateControl",
           {XS_RC_SLICE, "Every slice exactly its share of the target (CBR)", "slice"},
           {XS_RC_PRECINCT, "Every precinct exactly its share (strict CBR)", "precinct"},
           {XS_RC_FIXED, "Fixed quantization and refinement (VBR)", "fixed"})
-ENUM_TYPE(run_mode_type, "XsflowEncRunMode", {0, "Runs of zero prediction residuals", "zero-residuals"},
+ENUM_TYPE(run_mode_type, "XsflowEncRunMode",
+          {0, "Runs of zero prediction residuals", "zero-residuals"},
           {1, "Runs of zero coefficients", "zero-coefficients"})
 
 /* The layout of an input format: sampling name for the encoder, depth. */
@@ -140,7 +141,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     g_clear_pointer(&self->input_state, gst_video_codec_state_unref);
     self->input_state = gst_video_codec_state_ref(state);
     self->fields = GST_VIDEO_INFO_IS_INTERLACED(info) ? 2 : 1;
-    const int width = GST_VIDEO_INFO_WIDTH(info), height = GST_VIDEO_INFO_HEIGHT(info) / self->fields;
+    const int width = GST_VIDEO_INFO_WIDTH(info),
+              height = GST_VIDEO_INFO_HEIGHT(info) / self->fields;
 
     GST_OBJECT_LOCK(self);
     const enc_settings set = self->set;
@@ -158,8 +160,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     cfg.rate_control = (xs_rate_control)set.rate_control;
     cfg.q = set.q;
     cfg.r = set.r;
-    cfg.gcli_modes = XS_GCLI_NOPRED | (set.sigf ? XS_GCLI_SIGFLAGS : 0) | (set.vpred ? XS_GCLI_VPRED : 0) |
-                     (set.raw ? XS_GCLI_RAW : 0);
+    cfg.gcli_modes = XS_GCLI_NOPRED | (set.sigf ? XS_GCLI_SIGFLAGS : 0) |
+                     (set.vpred ? XS_GCLI_VPRED : 0) | (set.raw ? XS_GCLI_RAW : 0);
     cfg.rm = set.run_mode;
     cfg.cw = set.precinct_width;
     cfg.lossless = set.lossless;
@@ -173,7 +175,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
             self->max_bytes = xs_gpu_encoder_max_bytes(self->gpu);
     }
     if (st != XSF_OK && set.device == XSF_GST_DEVICE_GPU) {
-        GST_ELEMENT_ERROR(self, LIBRARY, INIT, ("no GPU encoder: %s", err.msg[0] ? err.msg : "no usable GPU"),
+        GST_ELEMENT_ERROR(self, LIBRARY, INIT,
+                          ("no GPU encoder: %s", err.msg[0] ? err.msg : "no usable GPU"),
                           ("%s", xsf_status_name(st)));
         return FALSE;
     }
@@ -187,7 +190,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
         }
         self->max_bytes = xs_encoder_max_bytes(self->enc);
     }
-    GST_INFO_OBJECT(self, "encoding %s %dx%d at depth %d on the %s, at most %zu bytes per codestream",
+    GST_INFO_OBJECT(self,
+                    "encoding %s %dx%d at depth %d on the %s, at most %zu bytes per codestream",
                     sampling, width, height, depth, self->gpu ? "GPU" : "CPU", self->max_bytes);
 
     xs_header hdr;
@@ -197,7 +201,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     GstStructure *s = gst_caps_get_structure(caps, 0);
     xsf_gst_caps_from_header(s, &hdr, self->fields);
     if (set.rate_control != XS_RC_FIXED && !set.lossless)
-        gst_structure_set(s, "codestream-length", G_TYPE_INT, (int)(self->max_bytes * self->fields), NULL);
+        gst_structure_set(s, "codestream-length", G_TYPE_INT, (int)(self->max_bytes * self->fields),
+                          NULL);
     if (GST_VIDEO_INFO_FPS_N(info) > 0)
         gst_structure_set(s, "framerate", GST_TYPE_FRACTION, GST_VIDEO_INFO_FPS_N(info),
                           GST_VIDEO_INFO_FPS_D(info), NULL);
@@ -219,7 +224,8 @@ static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xsf
     pic->fmt.nc = nc;
     size_t need = 0;
     for (int c = 0; c < nc; c++)
-        need += (size_t)GST_VIDEO_FRAME_COMP_WIDTH(vf, c) * (size_t)(GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields);
+        need += (size_t)GST_VIDEO_FRAME_COMP_WIDTH(vf, c) *
+                (size_t)(GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields);
     const gboolean wide = GST_VIDEO_FRAME_COMP_DEPTH(vf, 0) > 8;
     if (!wide && need > self->planes_samples) {
         g_free(self->planes);
@@ -230,7 +236,8 @@ static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xsf
     }
     size_t off = 0;
     for (int c = 0; c < nc; c++) {
-        const int w = GST_VIDEO_FRAME_COMP_WIDTH(vf, c), h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields;
+        const int w = GST_VIDEO_FRAME_COMP_WIDTH(vf, c),
+                  h = GST_VIDEO_FRAME_COMP_HEIGHT(vf, c) / fields;
         const int stride = GST_VIDEO_FRAME_COMP_STRIDE(vf, c);
         const guint8 *base = GST_VIDEO_FRAME_COMP_DATA(vf, c) + (gsize)field * stride;
         pic->fmt.width[c] = w;
@@ -275,7 +282,8 @@ static GstFlowReturn xsflow_enc_handle_frame(GstVideoEncoder *ve, GstVideoCodecF
         GST_ELEMENT_ERROR(self, RESOURCE, READ, (NULL), ("cannot map the input frame"));
         return GST_FLOW_ERROR;
     }
-    GstFlowReturn ret = gst_video_encoder_allocate_output_frame(ve, frame, self->max_bytes * self->fields);
+    GstFlowReturn ret =
+        gst_video_encoder_allocate_output_frame(ve, frame, self->max_bytes * self->fields);
     if (ret != GST_FLOW_OK) {
         gst_video_frame_unmap(&vf);
         gst_video_codec_frame_unref(frame);
@@ -301,7 +309,8 @@ static GstFlowReturn xsflow_enc_handle_frame(GstVideoEncoder *ve, GstVideoCodecF
         if (self->gpu) {
             st = xs_gpu_encode(self->gpu, &pic);
             if (st == XSF_OK)
-                st = xs_gpu_encoder_download(self->gpu, out.data + total, out.size - total, &len, 1);
+                st =
+                    xs_gpu_encoder_download(self->gpu, out.data + total, out.size - total, &len, 1);
             why = xs_gpu_encoder_error(self->gpu);
         } else {
             st = xs_encode(self->enc, &pic, out.data + total, out.size - total, &len);
@@ -403,68 +412,75 @@ static void xsflow_enc_class_init(XsflowEncClass *klass)
     oc->get_property = xsflow_enc_get_property;
     g_object_class_install_property(
         oc, PROP_BPP,
-        g_param_spec_double("bits-per-pixel", "Bits per pixel",
-                            "Target rate in bits per pixel of component 0 (may be fractional, e.g. 3.75)",
-                            0.01, 64.0, 3.0, RW));
-    g_object_class_install_property(oc, PROP_DECOMP_H,
-                                    g_param_spec_int("decomp-h", "Horizontal decompositions",
-                                                     "Horizontal wavelet levels (at least decomp-v)", 1,
-                                                     8, 5, RW));
+        g_param_spec_double(
+            "bits-per-pixel", "Bits per pixel",
+            "Target rate in bits per pixel of component 0 (may be fractional, e.g. 3.75)", 0.01,
+            64.0, 3.0, RW));
+    g_object_class_install_property(
+        oc, PROP_DECOMP_H,
+        g_param_spec_int("decomp-h", "Horizontal decompositions",
+                         "Horizontal wavelet levels (at least decomp-v)", 1, 8, 5, RW));
     g_object_class_install_property(oc, PROP_DECOMP_V,
                                     g_param_spec_int("decomp-v", "Vertical decompositions",
                                                      "Vertical wavelet levels", 0, 2, 2, RW));
     g_object_class_install_property(
         oc, PROP_SLICE_HEIGHT,
         g_param_spec_int("slice-height", "Slice height",
-                         "Slice height in lines, a multiple of 2^decomp-v (0: 16)", 0, 65535, 16, RW));
+                         "Slice height in lines, a multiple of 2^decomp-v (0: 16)", 0, 65535, 16,
+                         RW));
     g_object_class_install_property(oc, PROP_QUANT_MODE,
-                                    g_param_spec_enum("quant-mode", "Quantization mode", "Inverse quantizer",
-                                                      quant_mode_type(), 0, RW));
+                                    g_param_spec_enum("quant-mode", "Quantization mode",
+                                                      "Inverse quantizer", quant_mode_type(), 0,
+                                                      RW));
     g_object_class_install_property(oc, PROP_CODING_SIGNS,
-                                    g_param_spec_enum("coding-signs", "Sign coding", "Sign handling",
-                                                      coding_signs_type(), 2, RW));
+                                    g_param_spec_enum("coding-signs", "Sign coding",
+                                                      "Sign handling", coding_signs_type(), 2, RW));
     g_object_class_install_property(oc, PROP_RATE_CONTROL,
                                     g_param_spec_enum("rate-control-mode", "Rate control",
                                                       "How the rate is held", rate_control_type(),
                                                       XS_RC_SLICE, RW));
     g_object_class_install_property(oc, PROP_QUANTIZATION,
                                     g_param_spec_int("quantization", "Quantization",
-                                                     "Rate control fixed: quantization Q", 0, 30, 0, RW));
+                                                     "Rate control fixed: quantization Q", 0, 30, 0,
+                                                     RW));
     g_object_class_install_property(oc, PROP_REFINEMENT,
                                     g_param_spec_int("refinement", "Refinement",
-                                                     "Rate control fixed: refinement R", 0, 255, 0, RW));
+                                                     "Rate control fixed: refinement R", 0, 255, 0,
+                                                     RW));
     g_object_class_install_property(oc, PROP_SIGF,
                                     g_param_spec_boolean("coding-sigf", "Significance flags",
                                                          "Allow significance coding", TRUE, RW));
-    g_object_class_install_property(oc, PROP_VPRED,
-                                    g_param_spec_boolean("coding-vpred", "Vertical prediction",
-                                                         "Allow vertical prediction of bit-plane counts",
-                                                         TRUE, RW));
+    g_object_class_install_property(
+        oc, PROP_VPRED,
+        g_param_spec_boolean("coding-vpred", "Vertical prediction",
+                             "Allow vertical prediction of bit-plane counts", TRUE, RW));
     g_object_class_install_property(oc, PROP_RAW,
                                     g_param_spec_boolean("coding-raw", "Raw mode",
-                                                         "Allow raw bit-plane counts per packet", TRUE, RW));
-    g_object_class_install_property(oc, PROP_RUN_MODE,
-                                    g_param_spec_enum("run-mode", "Run mode", "Significance run mode",
-                                                      run_mode_type(), 0, RW));
+                                                         "Allow raw bit-plane counts per packet",
+                                                         TRUE, RW));
+    g_object_class_install_property(
+        oc, PROP_RUN_MODE,
+        g_param_spec_enum("run-mode", "Run mode", "Significance run mode", run_mode_type(), 0, RW));
     g_object_class_install_property(
         oc, PROP_PRECINCT_WIDTH,
         g_param_spec_int("precinct-width", "Precinct width",
-                         "Precinct width in units of 8 x 2^decomp-h samples (0: the full width)", 0, 65535, 0,
-                         RW));
-    g_object_class_install_property(oc, PROP_LOSSLESS,
-                                    g_param_spec_boolean("lossless", "Lossless",
-                                                         "Lossless coding (bits-per-pixel is ignored)", FALSE,
-                                                         RW));
+                         "Precinct width in units of 8 x 2^decomp-h samples (0: the full width)", 0,
+                         65535, 0, RW));
+    g_object_class_install_property(
+        oc, PROP_LOSSLESS,
+        g_param_spec_boolean("lossless", "Lossless", "Lossless coding (bits-per-pixel is ignored)",
+                             FALSE, RW));
     g_object_class_install_property(oc, PROP_DEVICE,
                                     g_param_spec_enum("device", "Device", "Where to encode",
-                                                      XSF_GST_TYPE_DEVICE, XSF_GST_DEVICE_AUTO, RW));
-    g_object_class_install_property(oc, PROP_GPU_ID,
-                                    g_param_spec_int("gpu-id", "GPU id", "CUDA device to encode on", 0, 63, 0,
-                                                     RW));
+                                                      XSF_GST_TYPE_DEVICE, XSF_GST_DEVICE_AUTO,
+                                                      RW));
+    g_object_class_install_property(
+        oc, PROP_GPU_ID,
+        g_param_spec_int("gpu-id", "GPU id", "CUDA device to encode on", 0, 63, 0, RW));
     g_object_class_install_property(
         oc, PROP_ENGINE,
-        g_param_spec_string("engine", "Engine", "Which encoder runs: GPU or CPU (once configured)", NULL,
-                            G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+        g_param_spec_string("engine", "Engine", "Which encoder runs: GPU or CPU (once configured)",
+                            NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
     gst_type_mark_as_plugin_api(quant_mode_type(), 0);
     gst_type_mark_as_plugin_api(coding_signs_type(), 0);
     gst_type_mark_as_plugin_api(rate_control_type(), 0);
@@ -473,10 +489,11 @@ static void xsflow_enc_class_init(XsflowEncClass *klass)
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow JPEG XS encoder", "Codec/Encoder/Video",
-                                          "Encodes JPEG XS (ISO/IEC 21122) on the GPU, or on the CPU "
-                                          "where no GPU is usable",
-                                          "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow JPEG XS encoder", "Codec/Encoder/Video",
+        "Encodes JPEG XS (ISO/IEC 21122) on the GPU, or on the CPU "
+        "where no GPU is usable",
+        "xsflow");
     ve_class->set_format = GST_DEBUG_FUNCPTR(xsflow_enc_set_format);
     ve_class->handle_frame = GST_DEBUG_FUNCPTR(xsflow_enc_handle_frame);
     ve_class->stop = GST_DEBUG_FUNCPTR(xsflow_enc_stop);

@@ -37,13 +37,14 @@ struct _XsflowJxsDepay {
 G_DEFINE_TYPE(XsflowJxsDepay, xsflow_jxs_depay, GST_TYPE_RTP_BASE_DEPAYLOAD)
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowjxsdepay, "xsflowjxsdepay", GST_RANK_SECONDARY,
                                       XSFLOW_TYPE_JXS_DEPAY,
-                                      GST_DEBUG_CATEGORY_INIT(xsflowjxsdepay_debug, "xsflowjxsdepay", 0,
+                                      GST_DEBUG_CATEGORY_INIT(xsflowjxsdepay_debug,
+                                                              "xsflowjxsdepay", 0,
                                                               "xsflow RFC 9134 depayloader"));
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-                            GST_STATIC_CAPS("application/x-rtp, media = (string) video, "
-                                            "clock-rate = (int) 90000, encoding-name = (string) { JXSV, jxsv }"));
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS("application/x-rtp, media = (string) video, "
+                    "clock-rate = (int) 90000, encoding-name = (string) { JXSV, jxsv }"));
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
                             GST_STATIC_CAPS("image/x-jxsc, alignment = (string) frame, "
@@ -58,7 +59,8 @@ static gboolean xsflow_jxs_depay_set_caps(GstRTPBaseDepayload *dp, GstCaps *caps
     self->fps_d = 1;
     if (rate) {
         unsigned n = 0, d = 1;
-        if (sscanf(rate, "%u/%u", &n, &d) >= 1 && n > 0 && d > 0 && n <= G_MAXINT && d <= G_MAXINT) {
+        if (sscanf(rate, "%u/%u", &n, &d) >= 1 && n > 0 && d > 0 && n <= G_MAXINT &&
+            d <= G_MAXINT) {
             self->fps_n = (gint)n;
             self->fps_d = (gint)d;
         }
@@ -78,7 +80,8 @@ static gboolean push_caps(XsflowJxsDepay *self, const uint8_t *cs, size_t len, i
     }
     if (self->have_caps && fields == self->last_fields && hdr.wf == self->last.wf &&
         hdr.hf == self->last.hf && hdr.nc == self->last.nc && hdr.depth[0] == self->last.depth[0] &&
-        hdr.sx[1] == self->last.sx[1] && hdr.sy[1] == self->last.sy[1] && hdr.cpih == self->last.cpih)
+        hdr.sx[1] == self->last.sx[1] && hdr.sy[1] == self->last.sy[1] &&
+        hdr.cpih == self->last.cpih)
         return TRUE;
     GstCaps *caps = gst_caps_new_simple("image/x-jxsc", "alignment", G_TYPE_STRING, "frame", NULL);
     GstStructure *s = gst_caps_get_structure(caps, 0);
@@ -150,9 +153,7 @@ static void on_frame(void *ctx, const rtp_frame *fr)
                 gst_buffer_unref(frame);
         }
         return;
-    default:
-        push(self, b, fr->data, fr->bytes, 1);
-        return;
+    default: push(self, b, fr->data, fr->bytes, 1); return;
     }
 }
 
@@ -209,11 +210,8 @@ static gboolean xsflow_jxs_depay_handle_event(GstRTPBaseDepayload *dp, GstEvent 
             rtp_depacketizer_flush(self->dp);
         }
         break;
-    case GST_EVENT_FLUSH_STOP:
-        reset(self);
-        break;
-    default:
-        break;
+    case GST_EVENT_FLUSH_STOP: reset(self); break;
+    default: break;
     }
     return GST_RTP_BASE_DEPAYLOAD_CLASS(xsflow_jxs_depay_parent_class)->handle_event(dp, event);
 }
@@ -221,7 +219,8 @@ static gboolean xsflow_jxs_depay_handle_event(GstRTPBaseDepayload *dp, GstEvent 
 static GstStateChangeReturn xsflow_jxs_depay_change_state(GstElement *el, GstStateChange t)
 {
     XsflowJxsDepay *self = XSFLOW_JXS_DEPAY(el);
-    GstStateChangeReturn ret = GST_ELEMENT_CLASS(xsflow_jxs_depay_parent_class)->change_state(el, t);
+    GstStateChangeReturn ret =
+        GST_ELEMENT_CLASS(xsflow_jxs_depay_parent_class)->change_state(el, t);
     if (t == GST_STATE_CHANGE_PAUSED_TO_READY) {
         GST_OBJECT_LOCK(self);
         reset(self);
@@ -243,12 +242,13 @@ static void xsflow_jxs_depay_get_property(GObject *obj, guint id, GValue *v, GPa
     if (self->dp)
         st = *rtp_depacketizer_stats(self->dp);
     GST_OBJECT_UNLOCK(self);
-    g_value_take_boxed(v, gst_structure_new("application/x-xsflow-rtp-stats", "packets", G_TYPE_UINT64,
-                                            st.packets, "lost", G_TYPE_UINT64, st.lost, "reordered",
-                                            G_TYPE_UINT64, st.reordered, "duplicated", G_TYPE_UINT64,
-                                            st.duplicated, "invalid", G_TYPE_UINT64, st.invalid,
-                                            "frames-complete", G_TYPE_UINT64, st.frames_complete,
-                                            "frames-dropped", G_TYPE_UINT64, st.frames_dropped, NULL));
+    g_value_take_boxed(v,
+                       gst_structure_new("application/x-xsflow-rtp-stats", "packets", G_TYPE_UINT64,
+                                         st.packets, "lost", G_TYPE_UINT64, st.lost, "reordered",
+                                         G_TYPE_UINT64, st.reordered, "duplicated", G_TYPE_UINT64,
+                                         st.duplicated, "invalid", G_TYPE_UINT64, st.invalid,
+                                         "frames-complete", G_TYPE_UINT64, st.frames_complete,
+                                         "frames-dropped", G_TYPE_UINT64, st.frames_dropped, NULL));
 }
 
 static void xsflow_jxs_depay_finalize(GObject *obj)
@@ -266,15 +266,15 @@ static void xsflow_jxs_depay_class_init(XsflowJxsDepayClass *klass)
     oc->finalize = xsflow_jxs_depay_finalize;
     g_object_class_install_property(
         oc, PROP_STATS,
-        g_param_spec_boxed("stats", "Statistics", "Packets, losses and frames of the stream", GST_TYPE_STRUCTURE,
-                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+        g_param_spec_boxed("stats", "Statistics", "Packets, losses and frames of the stream",
+                           GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow RFC 9134 JPEG XS depayloader",
-                                          "Codec/Depayloader/Network/RTP",
-                                          "Extracts JPEG XS codestreams from RTP packets (RFC 9134, "
-                                          "SMPTE ST 2110-22)",
-                                          "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow RFC 9134 JPEG XS depayloader", "Codec/Depayloader/Network/RTP",
+        "Extracts JPEG XS codestreams from RTP packets (RFC 9134, "
+        "SMPTE ST 2110-22)",
+        "xsflow");
     element_class->change_state = GST_DEBUG_FUNCPTR(xsflow_jxs_depay_change_state);
     dp_class->set_caps = GST_DEBUG_FUNCPTR(xsflow_jxs_depay_set_caps);
     dp_class->process_rtp_packet = GST_DEBUG_FUNCPTR(xsflow_jxs_depay_process);

@@ -17,14 +17,13 @@ struct _XsflowJxsParse {
     GstBaseParse parent;
     xs_header last; /* the header the caps were made from */
     int have_caps;
-    gsize want;     /* bytes asked for the codestream under way */
+    gsize want; /* bytes asked for the codestream under way */
 };
 
 G_DEFINE_TYPE(XsflowJxsParse, xsflow_jxs_parse, GST_TYPE_BASE_PARSE)
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowjxsparse, "xsflowjxsparse", GST_RANK_PRIMARY + 1,
-                                      XSFLOW_TYPE_JXS_PARSE,
-                                      GST_DEBUG_CATEGORY_INIT(xsflowjxsparse_debug, "xsflowjxsparse", 0,
-                                                              "xsflow JPEG XS parser"));
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(
+    xsflowjxsparse, "xsflowjxsparse", GST_RANK_PRIMARY + 1, XSFLOW_TYPE_JXS_PARSE,
+    GST_DEBUG_CATEGORY_INIT(xsflowjxsparse_debug, "xsflowjxsparse", 0, "xsflow JPEG XS parser"));
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("image/x-jxsc"));
@@ -45,8 +44,8 @@ static gsize find_start(const guint8 *d, gsize n)
 
 static gboolean headers_differ(const xs_header *a, const xs_header *b)
 {
-    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->cpih != b->cpih || a->ppih != b->ppih ||
-        a->plev != b->plev)
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->cpih != b->cpih ||
+        a->ppih != b->ppih || a->plev != b->plev)
         return TRUE;
     for (int c = 0; c < a->nc; c++)
         if (a->depth[c] != b->depth[c] || a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c])
@@ -60,8 +59,8 @@ static void update_caps(XsflowJxsParse *self, const xs_header *hdr)
     if (self->have_caps && !headers_differ(&self->last, hdr) &&
         !gst_pad_check_reconfigure(GST_BASE_PARSE_SRC_PAD(bp)))
         return;
-    GstCaps *caps = gst_caps_new_simple("image/x-jxsc", "alignment", G_TYPE_STRING, "frame", "parsed",
-                                        G_TYPE_BOOLEAN, TRUE, NULL);
+    GstCaps *caps = gst_caps_new_simple("image/x-jxsc", "alignment", G_TYPE_STRING, "frame",
+                                        "parsed", G_TYPE_BOOLEAN, TRUE, NULL);
     GstStructure *s = gst_caps_get_structure(caps, 0);
     xsf_gst_caps_from_header(s, hdr, 1);
     if (hdr->lcod)
@@ -106,7 +105,8 @@ static GstFlowReturn xsflow_jxs_parse_handle_frame(GstBaseParse *bp, GstBasePars
     if (st == XSF_ERR_TRUNCATED) {
         if (GST_BASE_PARSE_DRAINING(bp)) {
             GST_ELEMENT_WARNING(self, STREAM, DECODE, (NULL),
-                                ("the stream ends inside a codestream (%" G_GSIZE_FORMAT " bytes): %s",
+                                ("the stream ends inside a codestream (%" G_GSIZE_FORMAT
+                                 " bytes): %s",
                                  map.size, err.msg));
             *skipsize = (gint)map.size;
             goto out;
@@ -152,8 +152,9 @@ static void xsflow_jxs_parse_class_init(XsflowJxsParseClass *klass)
     GstBaseParseClass *bp_class = GST_BASE_PARSE_CLASS(klass);
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow JPEG XS parser", "Codec/Parser/Video",
-                                          "Splits a stream of JPEG XS codestreams into frames", "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow JPEG XS parser", "Codec/Parser/Video",
+        "Splits a stream of JPEG XS codestreams into frames", "xsflow");
     bp_class->start = GST_DEBUG_FUNCPTR(xsflow_jxs_parse_start);
     bp_class->handle_frame = GST_DEBUG_FUNCPTR(xsflow_jxs_parse_handle_frame);
 }

@@ -31,7 +31,8 @@ struct _XsflowJxsPay {
 };
 
 G_DEFINE_TYPE(XsflowJxsPay, xsflow_jxs_pay, GST_TYPE_RTP_BASE_PAYLOAD)
-GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowjxspay, "xsflowjxspay", GST_RANK_SECONDARY, XSFLOW_TYPE_JXS_PAY,
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowjxspay, "xsflowjxspay", GST_RANK_SECONDARY,
+                                      XSFLOW_TYPE_JXS_PAY,
                                       GST_DEBUG_CATEGORY_INIT(xsflowjxspay_debug, "xsflowjxspay", 0,
                                                               "xsflow RFC 9134 payloader"));
 
@@ -68,8 +69,8 @@ static gboolean xsflow_jxs_pay_set_caps(GstRTPBasePayload *pay, GstCaps *caps)
     gst_rtp_base_payload_set_options(pay, "video", TRUE, "JXSV", RTP_CLOCK_HZ);
 
     /* RFC 9134 7.1's fmtp parameters, as strings as an SDP carries them. */
-    GstStructure *out = gst_structure_new("unused", "packetmode", G_TYPE_INT, (int)self->mode, "transmode",
-                                          G_TYPE_INT, 1, NULL);
+    GstStructure *out = gst_structure_new("unused", "packetmode", G_TYPE_INT, (int)self->mode,
+                                          "transmode", G_TYPE_INT, 1, NULL);
     static const char *const copy[] = {"sampling", "profile", "level", "sublevel"};
     for (size_t i = 0; i < G_N_ELEMENTS(copy); i++) {
         const char *v = gst_structure_get_string(s, copy[i]);
@@ -165,9 +166,9 @@ static GstFlowReturn xsflow_jxs_pay_handle_buffer(GstRTPBasePayload *pay, GstBuf
         xsf_error err = {0};
         if (self->fields == 2 || map.size == 0) {
             if (xsf_gst_codestream_size(map.data + off, map.size - off, &len, &err) != XSF_OK) {
-                GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL),
-                                  ("%s: not a codestream: %s", field ? "second field" : "first field",
-                                   err.msg));
+                GST_ELEMENT_ERROR(
+                    self, STREAM, FORMAT, (NULL),
+                    ("%s: not a codestream: %s", field ? "second field" : "first field", err.msg));
                 ret = GST_FLOW_ERROR;
                 break;
             }
@@ -175,11 +176,12 @@ static GstFlowReturn xsflow_jxs_pay_handle_buffer(GstRTPBasePayload *pay, GstBuf
         pay_ctx c = {self, gst_buffer_list_new(), pts};
         if (field == 1 && GST_CLOCK_TIME_IS_VALID(pts) && GST_CLOCK_TIME_IS_VALID(dur))
             c.pts = pts + dur / 2; /* RFC 9134 4.2 (erratum 6752): each field its own instant */
-        const rtp_jxs_scan scan = self->fields == 2 ? (field ? RTP_JXS_FIELD_SECOND : RTP_JXS_FIELD_FIRST)
-                                                    : RTP_JXS_PROGRESSIVE;
+        const rtp_jxs_scan scan = self->fields == 2
+                                      ? (field ? RTP_JXS_FIELD_SECOND : RTP_JXS_FIELD_FIRST)
+                                      : RTP_JXS_PROGRESSIVE;
         /* The base class rewrites sequence number, timestamp, SSRC and type. */
-        xsf_status st = rtp_packetize(self->pk, map.data + off, len, 0, self->f_counter, scan, on_packet, &c,
-                                      &err);
+        xsf_status st = rtp_packetize(self->pk, map.data + off, len, 0, self->f_counter, scan,
+                                      on_packet, &c, &err);
         if (st != XSF_OK) {
             gst_buffer_list_unref(c.list);
             GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL), ("packetizer: %s", err.msg));
@@ -241,17 +243,18 @@ static void xsflow_jxs_pay_class_init(XsflowJxsPayClass *klass)
     oc->finalize = xsflow_jxs_pay_finalize;
     g_object_class_install_property(
         oc, PROP_PACKETIZATION_MODE,
-        g_param_spec_enum("packetization-mode", "Packetization mode", "RFC 9134 packetization mode (K)",
-                          packetization_mode_type(), RTP_JXS_CODESTREAM,
+        g_param_spec_enum("packetization-mode", "Packetization mode",
+                          "RFC 9134 packetization mode (K)", packetization_mode_type(),
+                          RTP_JXS_CODESTREAM,
                           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
     gst_type_mark_as_plugin_api(packetization_mode_type(), 0);
     gst_element_class_add_static_pad_template(element_class, &sink_template);
     gst_element_class_add_static_pad_template(element_class, &src_template);
-    gst_element_class_set_static_metadata(element_class, "xsflow RFC 9134 JPEG XS payloader",
-                                          "Codec/Payloader/Network/RTP",
-                                          "Payloads JPEG XS codestreams into RTP packets (RFC 9134, "
-                                          "SMPTE ST 2110-22)",
-                                          "xsflow");
+    gst_element_class_set_static_metadata(
+        element_class, "xsflow RFC 9134 JPEG XS payloader", "Codec/Payloader/Network/RTP",
+        "Payloads JPEG XS codestreams into RTP packets (RFC 9134, "
+        "SMPTE ST 2110-22)",
+        "xsflow");
     element_class->change_state = GST_DEBUG_FUNCPTR(xsflow_jxs_pay_change_state);
     pay_class->set_caps = GST_DEBUG_FUNCPTR(xsflow_jxs_pay_set_caps);
     pay_class->handle_buffer = GST_DEBUG_FUNCPTR(xsflow_jxs_pay_handle_buffer);

@@ -155,7 +155,8 @@ static xsf_status check_planes(const xsf_picture *pic, xsf_error *err)
     if (f->nc < 1 || f->nc > IMGIO_MAX_COMPONENTS)
         return xsf_error_set(err, XSF_ERR_ARG, "picture with %d components", f->nc);
     if (f->container != XSF_PLANAR_U16 || pic->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the writers take planar 16-bit pictures in host memory");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "the writers take planar 16-bit pictures in host memory");
     for (int c = 0; c < f->nc; c++) {
         if (f->width[c] < 1 || f->height[c] < 1 || f->depth[c] < 1 || f->depth[c] > 16 ||
             pic->stride[c] < (size_t)f->width[c] * 2 || pic->stride[c] % 2 || !pic->data[c])
@@ -430,7 +431,8 @@ static int write_netpbm(imgio_writer *w, const xsf_picture *pic)
     }
     /* The description of the higher source: the picture's (a file's, a
      * codestream's) unless the options carry one said later in the chain. */
-    const xsf_colour *colour = pic->colour.source > w->opt.colour.source ? &pic->colour : &w->opt.colour;
+    const xsf_colour *colour =
+        pic->colour.source > w->opt.colour.source ? &pic->colour : &w->opt.colour;
     xsf_rgb_transform t;
     xsf_rgb_transform_make(&t, colour, depth, 3);
     int bad = 0;
@@ -454,8 +456,8 @@ xsf_status imgio_write(imgio_writer *w, const xsf_picture *pic, xsf_error *err)
             strcmp(tag, w->y4m_tag))
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                  "frame %llu is %dx%d C%s but the Y4M stream is %dx%d C%s",
-                                 (unsigned long long)w->frames, pic->fmt.width[0], pic->fmt.height[0], tag,
-                                 w->y4m_width, w->y4m_height, w->y4m_tag);
+                                 (unsigned long long)w->frames, pic->fmt.width[0],
+                                 pic->fmt.height[0], tag, w->y4m_width, w->y4m_height, w->y4m_tag);
     }
     if (!w->file) {
         st = open_file(w, err);
@@ -472,8 +474,8 @@ xsf_status imgio_write(imgio_writer *w, const xsf_picture *pic, xsf_error *err)
             w->y4m_width = pic->fmt.width[0];
             w->y4m_height = pic->fmt.height[0];
             char head[128];
-            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u I%c A1:1 C%s\n", pic->fmt.width[0],
-                     pic->fmt.height[0], w->opt.fps_num, w->opt.fps_den,
+            snprintf(head, sizeof head, "YUV4MPEG2 W%d H%d F%u:%u I%c A1:1 C%s\n",
+                     pic->fmt.width[0], pic->fmt.height[0], w->opt.fps_num, w->opt.fps_den,
                      w->opt.scan == IMGIO_SCAN_TOP_FIRST ? 't' : 'p', w->y4m_tag);
             bad = put_text(w, head);
         }

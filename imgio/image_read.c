@@ -18,9 +18,9 @@ struct imgio_reader {
     int is_stdin;
     imgio_format format;
     imgio_raw_layout layout; /* .yuv and .y4m: fixed for the whole file */
-    xsf_picture pic;   /* a view of samples */
-    xsf_colour colour; /* what the file says (Y4M: its header) */
-    uint16_t *samples; /* one block for every plane */
+    xsf_picture pic;         /* a view of samples */
+    xsf_colour colour;       /* what the file says (Y4M: its header) */
+    uint16_t *samples;       /* one block for every plane */
     size_t samples_cap;
     uint8_t *row;
     size_t row_cap;
@@ -39,17 +39,17 @@ xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling,
         const char *name;
         int nc, sx, sy;
     } table[] = {
-        {"420", 3, 2, 2},  {"4:2:0", 3, 2, 2}, {"422", 3, 2, 1},  {"4:2:2", 3, 2, 1},
-        {"444", 3, 1, 1},  {"4:4:4", 3, 1, 1}, {"mono", 1, 1, 1}, {"4:0:0", 1, 1, 1},
-        {"400", 1, 1, 1},  {"4444", 4, 1, 1},  {"4:4:4:4", 4, 1, 1},
+        {"420", 3, 2, 2}, {"4:2:0", 3, 2, 2}, {"422", 3, 2, 1},     {"4:2:2", 3, 2, 1},
+        {"444", 3, 1, 1}, {"4:4:4", 3, 1, 1}, {"mono", 1, 1, 1},    {"4:0:0", 1, 1, 1},
+        {"400", 1, 1, 1}, {"4444", 4, 1, 1},  {"4:4:4:4", 4, 1, 1},
     };
     memset(layout, 0, sizeof *layout);
     size_t i = 0;
     while (i < sizeof table / sizeof table[0] && strcmp(sampling, table[i].name))
         i++;
     if (i == sizeof table / sizeof table[0])
-        return xsf_error_set(err, XSF_ERR_ARG, "unknown sampling '%s' (420, 422, 444, 4444 or mono)",
-                             sampling);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "unknown sampling '%s' (420, 422, 444, 4444 or mono)", sampling);
     if (width < 1 || height < 1 || width > 65535 || height > 65535)
         return xsf_error_set(err, XSF_ERR_ARG, "picture size %dx%d (1..65535)", width, height);
     if (depth < 1 || depth > 16)
@@ -112,7 +112,8 @@ static xsf_status shape_layout(imgio_reader *r, xsf_error *err)
     const imgio_raw_layout *l = &r->layout;
     /* Components 1 and 2 subsampled; a fourth (alpha) at full size. */
     int w[4] = {l->width, (l->width + l->sx - 1) / l->sx, (l->width + l->sx - 1) / l->sx, l->width};
-    int h[4] = {l->height, (l->height + l->sy - 1) / l->sy, (l->height + l->sy - 1) / l->sy, l->height};
+    int h[4] = {l->height, (l->height + l->sy - 1) / l->sy, (l->height + l->sy - 1) / l->sy,
+                l->height};
     return shape(r, l->nc, w, h, l->depth, err);
 }
 
@@ -362,7 +363,8 @@ static xsf_status pnm_read(imgio_reader *r, const xsf_picture **pic, xsf_error *
             size_t got;
             if (!read_exact(r, r->row, row_bytes, &got))
                 return read_fail(r, "the raster", err);
-            uint16_t *rgb[3] = {xsf_picture_row16(&r->pic, 0, (int)y), xsf_picture_row16(&r->pic, 1, (int)y),
+            uint16_t *rgb[3] = {xsf_picture_row16(&r->pic, 0, (int)y),
+                                xsf_picture_row16(&r->pic, 1, (int)y),
                                 xsf_picture_row16(&r->pic, 2, (int)y)};
             for (unsigned long x = 0; x < 3 * w; x++) {
                 unsigned v = wide ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1] : r->row[x];

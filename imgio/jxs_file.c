@@ -18,7 +18,8 @@ xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engin
             snprintf(f->msg, sizeof f->msg, "no usable GPU%s (use --cpu)",
                      xs_gpu_available() == XSF_OK ? "" : " or no CUDA in this build");
         else if (st != XSF_OK)
-            snprintf(f->msg, sizeof f->msg, "cannot create the GPU decoder: %s", xsf_status_name(st));
+            snprintf(f->msg, sizeof f->msg, "cannot create the GPU decoder: %s",
+                     xsf_status_name(st));
         return st;
     }
     xsf_status st = xs_decoder_create(&f->dec);
@@ -99,7 +100,8 @@ static xsf_status gpu_decode(jxs_file *f, const uint8_t *buf, size_t len, size_t
         *img = &f->gpu_pic;
     }
     if (st != XSF_OK && !err.msg[0])
-        xsf_error_set(&err, st, "%s", st == XSF_ERR_NOMEM ? "out of memory" : xs_gpu_decoder_error(f->gpu));
+        xsf_error_set(&err, st, "%s",
+                      st == XSF_ERR_NOMEM ? "out of memory" : xs_gpu_decoder_error(f->gpu));
     if (st != XSF_OK)
         snprintf(f->msg, sizeof f->msg, "%s", err.msg);
     return st;

@@ -7,8 +7,8 @@
 
 #include "image_io.h"
 
-xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second,
-                            size_t *samples, xsf_error *err)
+xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second, size_t *samples,
+                            xsf_error *err)
 {
     const xsf_format *f1 = &first->fmt, *f2 = &second->fmt;
     if (f1->nc != f2->nc || f1->nc < 1 || f1->nc > IMGIO_MAX_COMPONENTS)
@@ -17,7 +17,8 @@ xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second,
                              f1->nc, f2->nc, IMGIO_MAX_COMPONENTS);
     if (f1->container != XSF_PLANAR_U16 || f2->container != XSF_PLANAR_U16 ||
         first->memory == XSF_MEMORY_DEVICE || second->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_INVALID, "fields are woven from planar 16-bit host pictures");
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "fields are woven from planar 16-bit host pictures");
     size_t total = 0;
     for (int c = 0; c < f1->nc; c++) {
         const int w = f1->width[c], h1 = f1->height[c], h2 = f2->height[c];
@@ -64,7 +65,8 @@ xsf_status imgio_weave(const xsf_picture *first, const xsf_picture *second, uint
         out.data[c] = (uint8_t *)(buf + off);
         for (int y = 0; y < h; y++) {
             const xsf_picture *field = y % 2 ? second : first;
-            memcpy(xsf_picture_row16(&out, c, y), xsf_picture_row16(field, c, y / 2), (size_t)w * sizeof *buf);
+            memcpy(xsf_picture_row16(&out, c, y), xsf_picture_row16(field, c, y / 2),
+                   (size_t)w * sizeof *buf);
         }
         off += (size_t)w * (size_t)h;
     }

@@ -35,7 +35,8 @@ static xsf_status read_sdps(nmos_host *h, nmos_host_config *c, const char **subj
 }
 
 /* The clips the node sends itself. */
-static xsf_status add_clips(nmos_host *h, const nmos_host_config *c, const char **subject, xsf_error *err)
+static xsf_status add_clips(nmos_host *h, const nmos_host_config *c, const char **subject,
+                            xsf_error *err)
 {
     for (unsigned i = 0; i < c->node.nsenders; i++) {
         if (!c->sender_clip[i])
@@ -54,7 +55,8 @@ static xsf_status add_clips(nmos_host *h, const nmos_host_config *c, const char 
     return XSF_OK;
 }
 
-xsf_status nmos_host_create(nmos_host **out, nmos_host_config *c, const char **subject, xsf_error *err)
+xsf_status nmos_host_create(nmos_host **out, nmos_host_config *c, const char **subject,
+                            xsf_error *err)
 {
     *out = NULL;
     nmos_host *h = calloc(1, sizeof *h);
@@ -85,9 +87,18 @@ xsf_status nmos_host_create(nmos_host **out, nmos_host_config *c, const char **s
     return XSF_OK;
 }
 
-nmos_node *nmos_host_node(const nmos_host *h) { return h->node; }
-nmos_service *nmos_host_service(const nmos_host *h) { return h->service; }
-pl_pipeline *nmos_host_pipeline(const nmos_host *h) { return h->pipeline; }
+nmos_node *nmos_host_node(const nmos_host *h)
+{
+    return h->node;
+}
+nmos_service *nmos_host_service(const nmos_host *h)
+{
+    return h->service;
+}
+pl_pipeline *nmos_host_pipeline(const nmos_host *h)
+{
+    return h->pipeline;
+}
 
 void nmos_host_destroy(nmos_host *h)
 {

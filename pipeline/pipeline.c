@@ -24,18 +24,12 @@ uint64_t pl_now_ns(void)
 const char *pl_drop_reason_name(pl_drop_reason r)
 {
     switch (r) {
-    case PL_DROP_QUEUE:
-        return "decoder behind (oldest waiting frame dropped)";
-    case PL_DROP_NO_FRAME:
-        return "no free frame";
-    case PL_DROP_DECODE:
-        return "decoder refused the codestream";
-    case PL_DROP_FIELD:
-        return "field without its sibling";
-    case PL_DROP_INCOMPLETE:
-        return "partial frame never completed";
-    default:
-        return "?";
+    case PL_DROP_QUEUE: return "decoder behind (oldest waiting frame dropped)";
+    case PL_DROP_NO_FRAME: return "no free frame";
+    case PL_DROP_DECODE: return "decoder refused the codestream";
+    case PL_DROP_FIELD: return "field without its sibling";
+    case PL_DROP_INCOMPLETE: return "partial frame never completed";
+    default: return "?";
     }
 }
 
@@ -77,8 +71,7 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
     char why[160] = "";
     if (c.engine == PL_ENGINE_GPU && !usable) {
         pl_destroy(p);
-        return xsf_error_set(err, XSF_ERR_NODEVICE,
-                             "no usable GPU (CUDA %s, %d device%s visible)",
+        return xsf_error_set(err, XSF_ERR_NODEVICE, "no usable GPU (CUDA %s, %d device%s visible)",
 #ifdef XSF_HAVE_CUDA
                              "built",
 #else
@@ -166,8 +159,7 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
                 pl_destroy(p);
                 return err->status;
             }
-        snprintf(p->desc, sizeof p->desc, "CPU: %u decoder thread%s%s", n, n == 1 ? "" : "s",
-                 why);
+        snprintf(p->desc, sizeof p->desc, "CPU: %u decoder thread%s%s", n, n == 1 ? "" : "s", why);
     }
     for (unsigned i = 0; i < p->nworkers; i++) {
         if (pthread_create(&p->workers[i].thread, NULL, pl_worker_main, &p->workers[i])) {

@@ -19,7 +19,8 @@ static void fail(pl_slot *s, char *msg, size_t cap, const char *what)
     snprintf(msg, cap, "%s", what); /* `what` may quote the codestream: never a format */
 }
 
-static const char field_mismatch[] = "the second field's picture differs from the first's in size or sampling";
+static const char field_mismatch[] =
+    "the second field's picture differs from the first's in size or sampling";
 
 /* The worker's decoder for `codec`, made by its first frame (on this thread, whose
  * device is the worker's); NULL where the codec has none of this kind. */
@@ -84,8 +85,8 @@ void pl_worker_free(pl_worker *w)
 
 /* Field `field`'s description: the source's (pl_frame_set_header), else its header
  * parsed now, once. 0, or the frame failed. */
-static int describe(pl_slot *s, const xsf_codec *codec, int field, const uint8_t *cs, size_t bytes, char *msg,
-                    size_t cap)
+static int describe(pl_slot *s, const xsf_codec *codec, int field, const uint8_t *cs, size_t bytes,
+                    char *msg, size_t cap)
 {
     pl_frame *f = &s->f;
     if (f->described & (1u << field))
@@ -159,8 +160,9 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         xsf_error e;
         xsf_error_clear(&e);
         xsf_picture *out = (d->where & PL_PICTURE_DEVICE) ? &f->device_picture[field] : NULL;
-        const xsf_status dst = incremental ? codec->gpu_end(d->dec, f->codestream, bytes, &e)
-                                           : codec->gpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, out, &e);
+        const xsf_status dst =
+            incremental ? codec->gpu_end(d->dec, f->codestream, bytes, &e)
+                        : codec->gpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, out, &e);
         *begun = 0;
         /* The sync reports errors the kernels found in the data. */
         if (dst != XSF_OK || codec->gpu_sync(d->dec, &e) != XSF_OK) {
@@ -266,7 +268,8 @@ static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step,
     pl_frame *f = &d->s->f;
     xsf_error e;
     xsf_error_clear(&e);
-    if (!(f->described & 1u) && d->codec->parse_header(f->codestream, avail, &f->desc[0], &e) == XSF_OK)
+    if (!(f->described & 1u) &&
+        d->codec->parse_header(f->codestream, avail, &f->desc[0], &e) == XSF_OK)
         f->described |= 1u;
     if (!(f->described & 1u))
         return XSF_ERR_AGAIN; /* the header is not whole yet (or bad: the end says) */
@@ -278,7 +281,8 @@ static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step,
     const xsf_status st = d->codec->gpu_begin(d->dec, &f->desc[0], f->codestream, avail, out, &e);
     const size_t total = f->desc[0].codestream_bytes;
     if (st == XSF_OK && total)
-        *step = total / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? total / PARTIAL_STEPS : PARTIAL_STEP_MIN_BYTES;
+        *step = total / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? total / PARTIAL_STEPS
+                                                               : PARTIAL_STEP_MIN_BYTES;
     if (st != XSF_OK && st != XSF_ERR_AGAIN && !d->s->failed)
         fail(d->s, d->msg, d->cap, e.msg);
     return st;
@@ -298,7 +302,9 @@ static void decode_gpu_partial(const decode_ctx *d)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         /* Before begin, any growth may complete the header. */
-        s->wake_at = bad ? SIZE_MAX : begun ? seen + step : seen + 1; /* refused: only its end matters */
+        s->wake_at = bad     ? SIZE_MAX
+                     : begun ? seen + step
+                             : seen + 1; /* refused: only its end matters */
         int poll = 0;
         while (s->partial && !s->aborted && s->avail < s->wake_at && !poll) {
             s->waiting = 1;
@@ -376,7 +382,8 @@ static void decode_cpu(const decode_ctx *d)
             return;
         xsf_error e;
         xsf_error_clear(&e);
-        if (d->codec->cpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, &f->picture[field], &e) != XSF_OK) {
+        if (d->codec->cpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, &f->picture[field],
+                                 &e) != XSF_OK) {
             fail(s, d->msg, d->cap, e.msg);
             return;
         }
@@ -389,7 +396,8 @@ static void decode_cpu(const decode_ctx *d)
  * decoder of a codec that decodes incrementally, a picture wanted. */
 static int decodes_partial(const pl_worker *w, const pl_stream *st)
 {
-    return w->device >= 0 && st->sink.placement != PL_PICTURE_NONE && st->codec && st->codec->gpu_begin;
+    return w->device >= 0 && st->sink.placement != PL_PICTURE_NONE && st->codec &&
+           st->codec->gpu_begin;
 }
 
 /* The first frame of the queue this worker may take: a partial frame only
@@ -415,12 +423,14 @@ static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
 }
 
 /* Decodes (or describes) one taken frame; s->failed and its message say how it went. */
-static void decode_frame(pl_worker *w, pl_slot *s, const pl_stream *st, const xsf_codec *codec, int incremental)
+static void decode_frame(pl_worker *w, pl_slot *s, const pl_stream *st, const xsf_codec *codec,
+                         int incremental)
 {
-    decode_ctx d = {w, s, codec, NULL, st->codec_params, st->sink.placement, s->error, sizeof s->error};
+    decode_ctx d = {
+        w, s, codec, NULL, st->codec_params, st->sink.placement, s->error, sizeof s->error};
     if (d.where == PL_PICTURE_NONE) { /* codestream only: the header still describes the frame */
-        describe(s, codec, 0, s->f.codestream, s->f.fields == 2 ? s->f.field_bytes[0] : s->f.codestream_bytes,
-                 d.msg, d.cap);
+        describe(s, codec, 0, s->f.codestream,
+                 s->f.fields == 2 ? s->f.field_bytes[0] : s->f.codestream_bytes, d.msg, d.cap);
         return;
     }
     xsf_error e;
@@ -445,7 +455,8 @@ void *pl_worker_main(void *arg)
     if (w->device >= 0)
         pl_gpu_select(w->device);
     unsigned it = 0;
-    const xsf_codec *fallback = xsf_codec_iterate(&it); /* says why a codestream no codec claims is none */
+    const xsf_codec *fallback =
+        xsf_codec_iterate(&it); /* says why a codestream no codec claims is none */
     pthread_mutex_lock(&p->mu);
     for (;;) {
         pl_slot *s;

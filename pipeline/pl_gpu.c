@@ -1,7 +1,7 @@
 /* CUDA runtime calls of the pipeline, or their stand-ins without CUDA. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
-#include <pthread.h>
 #include "pl_gpu.h"
+#include <pthread.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,7 +60,8 @@ static struct {
 static void stat_max(uint64_t *m, uint64_t v)
 {
     uint64_t cur = __atomic_load_n(m, __ATOMIC_RELAXED);
-    while (v > cur && !__atomic_compare_exchange_n(m, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    while (v > cur &&
+           !__atomic_compare_exchange_n(m, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
 
@@ -170,7 +171,8 @@ int pl_host_reserve(size_t bytes)
     if (full)
         return -1;
     /* A mapping like any other, pinned at once, split up later. */
-    uint8_t *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    uint8_t *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (m == MAP_FAILED)
         return -1;
     span *spans = malloc((bytes / RESERVE_UNIT) * sizeof *spans);
@@ -240,8 +242,8 @@ void *pl_host_map(size_t bytes)
     if (bytes > SIZE_MAX - 2 * HOST_HEADER)
         return NULL;
     const size_t total = HOST_HEADER + (bytes + HOST_HEADER - 1) / HOST_HEADER * HOST_HEADER;
-    uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                      -1, 0);
+    uint8_t *m = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     host_header *h = (host_header *)m;

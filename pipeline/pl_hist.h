@@ -8,8 +8,8 @@
 
 #include "pipeline.h"
 
-#define PL_HIST_FINE 10000u   /* 1 us buckets: 0 .. 10 ms */
-#define PL_HIST_COARSE 9900u  /* 100 us buckets: 10 ms .. 1 s */
+#define PL_HIST_FINE 10000u  /* 1 us buckets: 0 .. 10 ms */
+#define PL_HIST_COARSE 9900u /* 100 us buckets: 10 ms .. 1 s */
 #define PL_HIST_BUCKETS (PL_HIST_FINE + PL_HIST_COARSE + 1)
 
 typedef struct pl_hist {

@@ -36,19 +36,19 @@ typedef struct pl_slot {
     struct pl_slot *order_prev, *order_next;
     enum slot_state state;
     int failed;
-    int discard;      /* pl_stream_flush: back to the pool when done, not delivered */
+    int discard; /* pl_stream_flush: back to the pool when done, not delivered */
     int pinned;
-    int queue;        /* the stream's decode queue, whose pools lend the pictures */
+    int queue; /* the stream's decode queue, whose pools lend the pictures */
     /* The pool buffers under f.picture[k] (host) and f.device_picture[k], while decoded. */
     pl_pool_buffer *host[PL_MAX_FIELDS];
     pl_pool_buffer *dev[PL_MAX_FIELDS];
-    char error[256];  /* the decoder's message when failed */
+    char error[256]; /* the decoder's message when failed */
     /* A partial frame (pl_frame_submit_partial): its source still fills it. */
-    int partial;      /* submitted, not yet whole */
-    int aborted;      /* pl_frame_abort while a decoder held it */
-    int waiting;      /* a decoder sleeps on cv for more of it */
-    size_t avail;     /* the complete prefix of the codestream */
-    size_t wake_at;   /* the waiting decoder wants to be woken once avail reaches this */
+    int partial;    /* submitted, not yet whole */
+    int aborted;    /* pl_frame_abort while a decoder held it */
+    int waiting;    /* a decoder sleeps on cv for more of it */
+    size_t avail;   /* the complete prefix of the codestream */
+    size_t wake_at; /* the waiting decoder wants to be woken once avail reaches this */
     pthread_cond_t cv;
 } pl_slot;
 
@@ -82,7 +82,7 @@ typedef struct pl_stream {
     char name[96];
     pl_sink sink;
     pl_backpressure backpressure;
-    const xsf_codec *codec;   /* NULL until the first frame says (p->mu) */
+    const xsf_codec *codec; /* NULL until the first frame says (p->mu) */
     const void *codec_params;
     int queue; /* index into p->queues: the GPU, or 0 for the CPU */
     pl_slot *slots;
@@ -122,7 +122,7 @@ typedef struct pl_worker {
      * first frame (the registry's first codec's at creation); NULL where it could not be. */
     void *dec[XSF_CODECS_MAX];
     int dec_tried[XSF_CODECS_MAX];
-    void *cs; /* the CUDA stream */
+    void *cs;                      /* the CUDA stream */
     void *row_event[PL_ROW_MARKS]; /* created with the first partial frame whose sink wants rows */
     pthread_t thread;
     int started;

@@ -103,7 +103,9 @@ static xsf_status pool_alloc(void *opaque, xsf_picture *pic, void **alloc_data, 
     pl_pool_buffer *b = borrow(q, device, xsf_format_bytes(&pic->fmt));
     if (!b)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for the picture",
-                             device ? "device" : q->p->use_gpu ? "pinned host" : "host");
+                             device          ? "device"
+                             : q->p->use_gpu ? "pinned host"
+                                             : "host");
     lay_out(pic, b->ptr);
     *alloc_data = b;
     return XSF_OK;

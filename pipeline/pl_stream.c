@@ -93,7 +93,8 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
              * time the receiver itself lost. */
             uint64_t explained = 0;
             if (f->has_rtp_timestamp && st->last_has_rtp_ts)
-                explained = (uint64_t)xsf_ticks_to_ns((uint32_t)(f->rtp_timestamp - st->last_rtp_ts), RTP_CLOCK_HZ);
+                explained = (uint64_t)xsf_ticks_to_ns(
+                    (uint32_t)(f->rtp_timestamp - st->last_rtp_ts), RTP_CLOCK_HZ);
             if (f->t.last_packet > st->last_last_packet && st->last_last_packet &&
                 f->t.last_packet - st->last_last_packet > explained)
                 explained = f->t.last_packet - st->last_last_packet;
@@ -113,8 +114,8 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
         if (st->frame_log) /* one stream emits on one thread at a time: its lines are in order */
-            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
-                    (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
+            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+                    f->stream, (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
                     (unsigned long long)f->t.first_packet, (unsigned long long)f->t.last_packet,
                     (unsigned long long)f->t.queued, (unsigned long long)f->t.decode_start,
                     (unsigned long long)f->t.device_ready, (unsigned long long)f->t.host_ready,
@@ -226,7 +227,8 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->wait = calloc(1, sizeof *st->wait);
     st->lat_dev = calloc(1, sizeof *st->lat_dev);
     st->lat_host = calloc(1, sizeof *st->lat_host);
-    if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->wait || !st->lat_dev || !st->lat_host) {
+    if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->wait || !st->lat_dev ||
+        !st->lat_host) {
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
@@ -249,7 +251,8 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
             s->f.buffer = pl_codestream_buffer(st, s->pinned, first);
             if (!s->f.buffer) {
                 stream_release_id(p, st);
-                return xsf_error_set(err, XSF_ERR_NOMEM, "out of %s memory for a frame of %zu bytes",
+                return xsf_error_set(err, XSF_ERR_NOMEM,
+                                     "out of %s memory for a frame of %zu bytes",
                                      p->use_gpu ? "pinned host" : "host", first);
             }
             s->f.capacity = first;
@@ -289,7 +292,8 @@ static void queue_remove(pl_queue *q, pl_slot *s)
 static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
 {
     pl_slot *s = st->order_head;
-    while (s && (s->state != SLOT_QUEUED || s->partial)) /* a partial frame's source still writes into it */
+    while (s && (s->state != SLOT_QUEUED ||
+                 s->partial)) /* a partial frame's source still writes into it */
         s = s->order_next;
     if (!s)
         return NULL;
@@ -299,7 +303,8 @@ static pl_slot *take_oldest_waiting(pl_pipeline *p, pl_stream *st)
 }
 
 /* Gives the frame a codestream buffer of `bytes`, keeping its first `keep` bytes. */
-static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t keep, xsf_error *err)
+static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t keep,
+                              xsf_error *err)
 {
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
@@ -524,14 +529,15 @@ void pl_frame_abort(pl_pipeline *p, pl_frame *f, pl_drop_reason reason)
     pthread_mutex_unlock(&p->mu);
 }
 
-xsf_status pl_frame_set_header(pl_pipeline *p, pl_frame *f, int field, const void *parsed, size_t size,
-                               xsf_error *err)
+xsf_status pl_frame_set_header(pl_pipeline *p, pl_frame *f, int field, const void *parsed,
+                               size_t size, xsf_error *err)
 {
     if (field < 0 || field >= PL_MAX_FIELDS)
         return xsf_error_set(err, XSF_ERR_ARG, "field %d: a frame has fields 0 and 1", field);
     const xsf_codec *codec = pl_stream_codec(p, f->stream);
     if (!codec || !codec->describe)
-        return xsf_error_set(err, XSF_ERR_ARG, "the stream has no codec yet to take a parsed header");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "the stream has no codec yet to take a parsed header");
     f->described &= ~(1u << field);
     const xsf_status st = codec->describe(parsed, size, &f->desc[field], err);
     if (st == XSF_OK)
@@ -654,8 +660,8 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->frames = st->nslots;
     out->max_frame_bytes = st->max_frame_bytes;
     if (st->delivered > 1 && st->last_delivered > st->first_delivered)
-        out->fps = (double)(st->delivered - 1) * 1e9 /
-                   (double)(st->last_delivered - st->first_delivered);
+        out->fps =
+            (double)(st->delivered - 1) * 1e9 / (double)(st->last_delivered - st->first_delivered);
     for (int r = 0; r < PL_DROP_REASONS; r++) {
         out->dropped[r] = st->dropped[r];
         out->dropped_total += st->dropped[r];

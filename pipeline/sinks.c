@@ -53,13 +53,14 @@ struct pl_writer {
     int busy, stopping, started;
     uint64_t frames, bytes;
     xsf_picture shape; /* the first frame's format (fields woven), no planes */
-    xsf_error err; /* the first failure; later frames are released unwritten */
+    xsf_error err;     /* the first failure; later frames are released unwritten */
 };
 
 /* Whether a frame's picture has host planes the writers read. */
 static int host_picture(const xsf_picture *p)
 {
-    return p->memory != XSF_MEMORY_DEVICE && p->fmt.container == XSF_PLANAR_U16 && p->fmt.nc && p->data[0];
+    return p->memory != XSF_MEMORY_DEVICE && p->fmt.container == XSF_PLANAR_U16 && p->fmt.nc &&
+           p->data[0];
 }
 
 /* A frame as one picture: progressive as it is, two fields woven (the first
@@ -70,8 +71,7 @@ typedef struct scratch {
     size_t samples;
 } scratch;
 
-static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out,
-                                xsf_error *err)
+static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out, xsf_error *err)
 {
     if (!host_picture(&f->picture[0]))
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
@@ -228,7 +228,8 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
 {
     if (wr->opt.kind == PL_WRITE_JXS) {
         /* Both fields' codestreams, one after the other, as received. */
-        if (wr->jxs && fwrite(f->codestream, 1, f->codestream_bytes, wr->jxs) != f->codestream_bytes)
+        if (wr->jxs &&
+            fwrite(f->codestream, 1, f->codestream_bytes, wr->jxs) != f->codestream_bytes)
             return xsf_error_set(err, XSF_ERR_IO, "write failed");
         if (wr->opt.md5)
             app_md5_update(&wr->md5, f->codestream, f->codestream_bytes);
@@ -303,7 +304,7 @@ static void *writer_main(void *arg)
         xsf_error err;
         xsf_error_clear(&err);
         size_t bytes = wr->fd >= 0 ? frame_yuv_bytes(f) : 0;
-        xsf_status st = failed         ? XSF_OK
+        xsf_status st = failed        ? XSF_OK
                         : wr->fd >= 0 ? write_frame_at(wr, f, offset, bytes, &sc, &err)
                                       : write_frame(wr, f, &bytes, &sc, &err);
 
@@ -427,8 +428,12 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
 
 pl_sink pl_writer_sink(pl_writer *wr)
 {
-    pl_sink s = {writer_deliver, writer_finish, wr,
-                 wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST, NULL, NULL};
+    pl_sink s = {writer_deliver,
+                 writer_finish,
+                 wr,
+                 wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST,
+                 NULL,
+                 NULL};
     return s;
 }
 
@@ -495,8 +500,8 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
     }
     /* A frame that failed may have left space claimed past the last frame
      * written: the file ends where that frame does. */
-    if (wr->fd >= 0 && wr->claimed > wr->written_end &&
-        ftruncate(wr->fd, (off_t)wr->written_end) && st == XSF_OK)
+    if (wr->fd >= 0 && wr->claimed > wr->written_end && ftruncate(wr->fd, (off_t)wr->written_end) &&
+        st == XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));
     if (wr->fd >= 0 && close(wr->fd) && st == XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "write failed: %s", strerror(errno));

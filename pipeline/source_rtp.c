@@ -32,8 +32,8 @@
 #include <string.h>
 
 #include "pipeline.h"
-#include "xsf_codecs.h"
 #include "pl_copy.h"
+#include "xsf_codecs.h"
 
 struct pl_rtp_source {
     pl_pipeline *p;
@@ -47,9 +47,9 @@ struct pl_rtp_source {
     pthread_mutex_t mu; /* guards snap, kdrops */
     rtp_stats snap;
     uint64_t kdrops;
-    xsf_error err; /* set by the thread before done */
-    uint64_t whole; /* frames submitted */
-    uint64_t pushed; /* PL_RTP_PUSH: packets */
+    xsf_error err;         /* set by the thread before done */
+    uint64_t whole;        /* frames submitted */
+    uint64_t pushed;       /* PL_RTP_PUSH: packets */
     pl_frame *first_field; /* interlaced: waiting for its second field */
     uint8_t first_f;
     /* --slices: the frame handed to the pipeline before it is whole */
@@ -186,11 +186,13 @@ static void on_progress(void *ctx, const rtp_progress *pr)
     if (!codec)
         codec = xsf_codec_probe(pr->buffer.data + cs_off, pr->bytes - cs_off);
     xsf_codec_frame *desc = &f->desc[0];
-    if (!codec || codec->parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, desc, &err) != XSF_OK)
+    if (!codec ||
+        codec->parse_header(pr->buffer.data + cs_off, pr->bytes - cs_off, desc, &err) != XSF_OK)
         return; /* the header is not whole yet */
     /* The buffer must not move once handed over: where the header (Lcod) says the frame
      * will not fit, it goes whole (the depacketizer moves it to a larger one). */
-    if (pr->buffer.data != f->buffer || (desc->codestream_bytes && f->capacity - cs_off < desc->codestream_bytes))
+    if (pr->buffer.data != f->buffer ||
+        (desc->codestream_bytes && f->capacity - cs_off < desc->codestream_bytes))
         return;
     f->described = 1u;
     const int captured = !arrival_times(s);
@@ -215,7 +217,8 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     if (f == s->partial) {
         s->partial = NULL;
         if (!rf->complete || rf->data != f->codestream) {
-            pl_frame_abort(s->p, f, PL_DROP_INCOMPLETE); /* slices missing: the receiver counts it too */
+            pl_frame_abort(s->p, f,
+                           PL_DROP_INCOMPLETE); /* slices missing: the receiver counts it too */
             return;
         }
         f->codestream_bytes = rf->bytes;
@@ -525,7 +528,6 @@ void pl_rtp_source_flush(pl_rtp_source *s)
     snapshot(s);
     atomic_store(&s->done, 1);
 }
-
 
 void pl_rtp_source_stop(pl_rtp_source *s)
 {

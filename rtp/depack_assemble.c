@@ -120,9 +120,9 @@ static void frame_header(rtp_depacketizer *d, rtp_frame *fr, const uint8_t *buf,
     const size_t hb = h->header_bytes;
     size_t readable = fr->bytes;
     if (d->npend) /* past the prefix, bytes may not be there yet */
-        readable = RTP_DEFER_PREFIX_BYTES <= cs_off ? 0
+        readable = RTP_DEFER_PREFIX_BYTES <= cs_off             ? 0
                    : RTP_DEFER_PREFIX_BYTES - cs_off < readable ? RTP_DEFER_PREFIX_BYTES - cs_off
-                                                                 : readable;
+                                                                : readable;
     if (hb == fr->bytes ||
         (hb + 2 <= readable && fr->data[hb] == 0xff && fr->data[hb + 1] == 0x20)) {
         fr->header = *h;
@@ -207,10 +207,11 @@ static void count_lost_after(rtp_depacketizer *d)
         }
     } else if (a->expected_slices) {
         /* the unit under way, then each slice after it, one packet at least */
-        const size_t after = a->unit >= 0 ? (size_t)a->unit + 1
+        const size_t after = a->unit >= 0             ? (size_t)a->unit + 1
                              : a->unit == UNIT_HEADER ? 0
                                                       : a->next_slice;
-        missing = (a->unit != UNIT_NONE) + (a->expected_slices > after ? a->expected_slices - after : 0);
+        missing =
+            (a->unit != UNIT_NONE) + (a->expected_slices > after ? a->expected_slices - after : 0);
     }
     d->st.lost += missing;
     d->st.lost_edge += missing;
@@ -334,8 +335,8 @@ void rtp_dp_finish_segment(rtp_depacketizer *d)
     if (edge && !a->ended) {
         /* A slice-mode segment whose slices are all there by its picture
          * header, with only the marker missing, ends whole. */
-        if (a->mode == RTP_JXS_SLICE && a->expected_slices && a->last_l &&
-            a->unit == UNIT_NONE && a->next_slice == a->expected_slices && !a->any_broken)
+        if (a->mode == RTP_JXS_SLICE && a->expected_slices && a->last_l && a->unit == UNIT_NONE &&
+            a->next_slice == a->expected_slices && !a->any_broken)
             a->ended = 1;
         else
             count_lost_after(d);

@@ -55,15 +55,15 @@ typedef struct fbuf {
 
 typedef struct assembly {
     int open;
-    int hole;  /* codestream mode: a packet of it is missing */
-    int ended; /* its last packet (L or M) was seen */
-    int no_buffer; /* the buffer source had none: the segment is dropped */
-    int too_large; /* it grew past limit: dropped, its later packets passed over */
+    int hole;        /* codestream mode: a packet of it is missing */
+    int ended;       /* its last packet (L or M) was seen */
+    int no_buffer;   /* the buffer source had none: the segment is dropped */
+    int too_large;   /* it grew past limit: dropped, its later packets passed over */
     int header_read; /* limit is the picture header's bound (else the header scan's) */
     size_t limit;    /* the most bytes it may hold (T=1; T=0: max_frame_bytes) */
     uint32_t timestamp;
     uint8_t f, scan, mode;
-    size_t bytes; /* in d->asmb (T=1) or d->stage (T=0) */
+    size_t bytes;            /* in d->asmb (T=1) or d->stage (T=0) */
     size_t first_data_bytes; /* data bytes of the segment's first packet */
     uint64_t first_seq, last_seq, first_arrival, last_arrival;
     uint32_t next_pcount; /* codestream mode: SEP << 11 | P expected next */
@@ -81,12 +81,12 @@ typedef struct assembly {
     /* slice mode, T=0: packets kept as they come (ooo_entry table) */
     int ooo;
     size_t npk;
-    int last_slice;     /* the unit of the packet with the marker, -1 before */
-    size_t units_ended; /* packets with L */
-    size_t p_sum;       /* sum of P + 1 over the packets with L */
+    int last_slice;        /* the unit of the packet with the marker, -1 before */
+    size_t units_ended;    /* packets with L */
+    size_t p_sum;          /* sum of P + 1 over the packets with L */
     size_t progress_bytes; /* the final prefix last reported through on_progress */
-    int has_header;   /* the picture header was read (limit_by_header, header_segment_done): */
-    xs_header header; /* passed on with the frame (rtp_frame.header) */
+    int has_header;        /* the picture header was read (limit_by_header, header_segment_done): */
+    xs_header header;      /* passed on with the frame (rtp_frame.header) */
 } assembly;
 
 /* One packet of a T=0 segment: its unit (-1: header segment, else the slice

@@ -95,7 +95,7 @@ static void header_segment_done(rtp_depacketizer *d)
     size_t cs_off;
     rtp_dp_make_copies(d);
     if (!rtp_dp_read_header(d, d->asmb.data, a->bytes, &h, &cs_off))
-        return; /* not a codestream header: the segment fails validation or stays partial */
+        return;    /* not a codestream header: the segment fails validation or stays partial */
     a->header = h; /* read from the whole header segment */
     a->has_header = 1;
     a->expected_slices = header_slices(&h);
@@ -145,7 +145,7 @@ void rtp_dp_slice_packet(rtp_depacketizer *d, const rtp_jxs_header *h, const uin
             if (a->header_whole)
                 header_segment_done(d);
         } else if (rtp_dp_add_slice(d, &a->nslices, (uint32_t)id, a->unit_start,
-                             a->bytes - a->unit_start)) {
+                                    a->bytes - a->unit_start)) {
             a->any_broken = 1;
         }
     }

@@ -65,8 +65,8 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
         d->cfg.probation_packets = 8;
     if (!d->cfg.ssrc_timeout_ns)
         d->cfg.ssrc_timeout_ns = RTP_SSRC_TIMEOUT_NS;
-    d->size_guess = FIRST_BUFFER_GUESS < d->cfg.max_frame_bytes ? FIRST_BUFFER_GUESS
-                                                                : d->cfg.max_frame_bytes;
+    d->size_guess =
+        FIRST_BUFFER_GUESS < d->cfg.max_frame_bytes ? FIRST_BUFFER_GUESS : d->cfg.max_frame_bytes;
     d->slot_data = malloc((size_t)d->window * d->slot_bytes);
     d->slots = calloc(d->window, sizeof *d->slots);
     d->meta = malloc(sizeof *d->meta * 2 * d->window);
@@ -236,7 +236,8 @@ void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns)
         drain(d, now_ns);
     }
     /* Every hole at the front that has waited long enough, one after the other. */
-    while (d->hole_since_ns && now_ns >= d->hole_since_ns && now_ns - d->hole_since_ns >= d->cfg.reorder_ns) {
+    while (d->hole_since_ns && now_ns >= d->hole_since_ns &&
+           now_ns - d->hole_since_ns >= d->cfg.reorder_ns) {
         /* Give up on the hole at the front, release what follows it. */
         while (d->next <= d->highest) {
             const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];

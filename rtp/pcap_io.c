@@ -706,8 +706,7 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err)
 static xsf_status pcap_file_open(void **priv, const rtp_transport_config *cfg, xsf_error *err)
 {
     rtp_pcap_reader *r = NULL;
-    const xsf_status st =
-        rtp_pcap_open_file(&r, cfg->path, cfg->filter ? cfg->filter : "udp", err);
+    const xsf_status st = rtp_pcap_open_file(&r, cfg->path, cfg->filter ? cfg->filter : "udp", err);
     *priv = r;
     return st;
 }

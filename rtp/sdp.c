@@ -353,8 +353,9 @@ static xsf_status parse_conn(const char *v, int *ipv6, char *addr, size_t cap, u
     }
     /* An address cut to fit, or none before the '/', would be another address. */
     if (!a[0] || strlen(a) >= cap)
-        return xsf_error_set(err, XSF_ERR_INVALID, "line %u: c=%s: expected an address of 1 to %zu characters",
-                             line, v, cap - 1);
+        return xsf_error_set(err, XSF_ERR_INVALID,
+                             "line %u: c=%s: expected an address of 1 to %zu characters", line, v,
+                             cap - 1);
     copy_field(addr, cap, a);
     return XSF_OK;
 }

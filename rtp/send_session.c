@@ -34,7 +34,8 @@ static rtp_stream_desc stream_desc(const rtp_send_session *s, int defaults)
                                .interlaced = c->interlaced,
                                .max_codestream_bytes = s->clip.max_bytes,
                                .sampling = c->sampling,
-                               .colorimetry = c->colorimetry || !defaults ? c->colorimetry : "BT709",
+                               .colorimetry =
+                                   c->colorimetry || !defaults ? c->colorimetry : "BT709",
                                .tcs = c->tcs || !defaults ? c->tcs : "SDR",
                                .range = c->range || !defaults ? c->range : "NARROW"};
     return d;
@@ -81,7 +82,8 @@ static xsf_status addresses(rtp_send_session *s, rtp_send_failure *f)
     if (c->source && (st = rtp_addr_parse(c->source, 0, &s->src, &f->err)) != XSF_OK)
         return fail(f, "--source", 1, st);
     if (!c->source)
-        rtp_addr_parse(s->dest.family == AF_INET6 ? RTP_SEND_DEFAULT_SOURCE6 : RTP_SEND_DEFAULT_SOURCE4,
+        rtp_addr_parse(s->dest.family == AF_INET6 ? RTP_SEND_DEFAULT_SOURCE6
+                                                  : RTP_SEND_DEFAULT_SOURCE4,
                        0, &s->src, &f->err);
     s->src.port = RTP_SEND_SOURCE_PORT;
     return XSF_OK;
@@ -145,7 +147,7 @@ static xsf_status open_output(rtp_send_session *s, rtp_send_failure *f)
         memset(&uc, 0, sizeof uc);
         uc.ttl = c->ttl;
         uc.gso_segments = c->no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded by burst */
-        if (c->source) { /* send from that address */
+        if (c->source) {                                   /* send from that address */
             uc.has_source = 1;
             uc.source = s->src;
         }
@@ -173,8 +175,11 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
     if ((st = rtp_sender_create(&s->snd, &s->sc, &f->err)) != XSF_OK) {
         fail(f, c->impaired ? "--loss" : c->in, 1, st);
     } else if ((st = rtp_sender_send_clip(s->snd, &s->clip, loops, &f->err)) != XSF_OK) {
-        fail(f, !rtp_sender_get_stats(s->snd)->output_failed ? c->in : c->pcap ? c->pcap : c->to, 0,
-             st);
+        fail(f,
+             !rtp_sender_get_stats(s->snd)->output_failed ? c->in
+             : c->pcap                                    ? c->pcap
+                                                          : c->to,
+             0, st);
     }
     if (s->pw) {
         xsf_error err;
@@ -223,10 +228,11 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
                     (unsigned long long)segments,
                     (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
                     (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
-                    (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss, im->reorder,
-                    im->duplicate, (unsigned long long)im->seed, (unsigned long long)c->packets,
-                    (unsigned long long)c->lost, (unsigned long long)c->reordered,
-                    (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss);
+                    (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss,
+                    im->reorder, im->duplicate, (unsigned long long)im->seed,
+                    (unsigned long long)c->packets, (unsigned long long)c->lost,
+                    (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
+                    (unsigned long long)c->segments_with_loss);
 }
 
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,

@@ -84,11 +84,11 @@ void rtp_jxs_boxes_for_stream(rtp_jxs_boxes *b, const xs_header *first, const rt
     /* schar's sampling codes as intoPIX's ST 2110-22 dissector reads them
      * (ISO/IEC 21122-3 was not at hand); for others (4:2:0) schar is left
      * unset (its valid bit 0) rather than guessed. */
-    const int scode = !samp                      ? -1
-                      : strstr(samp, "4:2:2")    ? 0
-                      : strstr(samp, "4:4:4")    ? 1
-                      : !strcmp(samp, "RGB")     ? 2
-                                                 : -1;
+    const int scode = !samp                   ? -1
+                      : strstr(samp, "4:2:2") ? 0
+                      : strstr(samp, "4:4:4") ? 1
+                      : !strcmp(samp, "RGB")  ? 2
+                                              : -1;
     if (scode >= 0 && depth >= 1)
         b->schar = (uint16_t)(0x8000 | ((depth - 1) & 15) << 4 | scode);
     /* The colour specification box says what the SDP says (RFC 9134 7, 8.1). */
@@ -125,7 +125,8 @@ void rtp_sdp_for_stream(rtp_sdp *s, const xs_header *first, const rtp_stream_des
     s->interlace = d->interlaced;
     snprintf(s->sampling, sizeof s->sampling, "%s",
              d->sampling ? d->sampling : rtp_jxs_sampling_name(first));
-    snprintf(s->colorimetry, sizeof s->colorimetry, "%s", d->colorimetry ? d->colorimetry : "BT709");
+    snprintf(s->colorimetry, sizeof s->colorimetry, "%s",
+             d->colorimetry ? d->colorimetry : "BT709");
     snprintf(s->tcs, sizeof s->tcs, "%s", d->tcs ? d->tcs : "SDR");
     snprintf(s->range, sizeof s->range, "%s", d->range ? d->range : "NARROW");
     /* RFC 9134 5: TP says which ST 2110-21 sender type the pacing is; none unpaced. */
@@ -147,8 +148,7 @@ xsf_status rtp_clip_open(rtp_clip *c, const uint8_t *data, size_t len, xsf_error
     for (size_t off = 0, n; off < len; off += n) {
         xsf_error e;
         xsf_error_clear(&e);
-        const xsf_status st =
-            xs_jxs_next(data, len, off, &n, c->count ? NULL : &c->first, &e);
+        const xsf_status st = xs_jxs_next(data, len, off, &n, c->count ? NULL : &c->first, &e);
         if (st != XSF_OK) {
             xsf_error_set(err, st, "codestream %zu (file byte %zu): %s", c->count, off, e.msg);
             rtp_clip_free(c);
@@ -191,9 +191,9 @@ struct rtp_sender {
     rtp_sender_stats st;
     uint64_t frame_ns, segment_ns;
     int started;
-    uint64_t t0;         /* CLOCK_MONOTONIC: the stream's start */
-    uint64_t pcap_t0;    /* the capture's time of the start */
-    uint64_t index;      /* packets produced (drop_every) */
+    uint64_t t0;      /* CLOCK_MONOTONIC: the stream's start */
+    uint64_t pcap_t0; /* the capture's time of the start */
+    uint64_t index;   /* packets produced (drop_every) */
     /* the packets of one segment, back to back */
     uint8_t *data;
     size_t used, cap;
@@ -355,8 +355,7 @@ static xsf_status output_error(rtp_sender *s, xsf_status st)
     return st;
 }
 
-xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags,
-                           xsf_error *err)
+xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags, xsf_error *err)
 {
     const rtp_sender_config *c = &s->cfg;
     if (!s->started) {
@@ -375,19 +374,20 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     /* RFC 9134 4.2 with erratum 6752: the sampling instant of the frame, or of
      * each field (fields at twice the frame rate); one F counter for both
      * fields of a frame (4.3). */
-    const uint32_t ts = c->interlaced
-                            ? rtp_frame_timestamp(c->first_timestamp, k, 2 * c->rate_num, c->rate_den)
-                            : rtp_frame_timestamp(c->first_timestamp, k, c->rate_num, c->rate_den);
+    const uint32_t ts =
+        c->interlaced ? rtp_frame_timestamp(c->first_timestamp, k, 2 * c->rate_num, c->rate_den)
+                      : rtp_frame_timestamp(c->first_timestamp, k, c->rate_num, c->rate_den);
     s->n = s->used = 0;
-    xsf_status st = rtp_packetize(s->pk, cs, len, ts, (unsigned)(frame_no % 32), scan, keep_packet,
-                                  s, err);
+    xsf_status st =
+        rtp_packetize(s->pk, cs, len, ts, (unsigned)(frame_no % 32), scan, keep_packet, s, err);
     if (st != XSF_OK)
         return st;
     size_t sn = 0;
     if ((st = out_list(s, flags, &sn, err)) != XSF_OK)
         return st;
     const uint64_t seg_start = k * s->segment_ns;
-    const unsigned burst = c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
+    const unsigned burst =
+        c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
     const int waits = !c->pcap && c->pacing != RTP_PACING_NONE;
     const size_t most = c->pacing == RTP_PACING_FRAME ? (size_t)-1 : SEND_MAX;
     for (size_t p = 0; p < sn;) {
@@ -398,7 +398,8 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
         const uint64_t due = c->pcap ? at : xsf_clock_mono_ns() - s->t0;
         size_t q = p + 1;
         while (q < sn && q - p < most &&
-               seg_start + rtp_pacing_burst_offset_ns(c->pacing, q, sn, s->segment_ns, burst) <= due)
+               seg_start + rtp_pacing_burst_offset_ns(c->pacing, q, sn, s->segment_ns, burst) <=
+                   due)
             q++;
         if (c->pcap) {
             for (size_t j = p; j < q; j++)
@@ -408,8 +409,8 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
         } else {
             st = rtp_udp_send(c->sock, s->sp + p, s->sl + p, q - p, err);
             s->st.send_calls++;
-            s->st.late_sends += c->pacing != RTP_PACING_NONE && c->pacing != RTP_PACING_FRAME &&
-                                q - p > burst;
+            s->st.late_sends +=
+                c->pacing != RTP_PACING_NONE && c->pacing != RTP_PACING_FRAME && q - p > burst;
         }
         for (size_t j = p; j < q; j++)
             s->st.bytes += s->sl[j];

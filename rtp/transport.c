@@ -66,7 +66,8 @@ xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_op
     if (o->reorder_ms > 10000)
         return xsf_error_set(err, XSF_ERR_ARG, "a reorder time of %u ms is not 0..10000",
                              o->reorder_ms);
-    if (o->max_frame_bytes && (o->max_frame_bytes < 4096 || (uint64_t)o->max_frame_bytes > (1ull << 32)))
+    if (o->max_frame_bytes &&
+        (o->max_frame_bytes < 4096 || (uint64_t)o->max_frame_bytes > (1ull << 32)))
         return xsf_error_set(err, XSF_ERR_ARG, "a frame bound of %zu bytes is not 4096..4 GiB",
                              o->max_frame_bytes);
     rtp_depacketizer_config *dc = &out->depacketizer;

@@ -617,8 +617,8 @@ xsf_status rtp_udp_send(rtp_udp *u, const uint8_t *const *pkts, const size_t *le
              * this kernel, or a datagram larger than the route's MTU allows; EIO: no
              * checksum offload on the way out), the socket gives GSO up and sends it
              * again datagram by datagram. */
-            if (npk[0] > 1 && (errno == EINVAL || errno == EIO || errno == EOPNOTSUPP ||
-                               errno == ENOPROTOOPT)) {
+            if (npk[0] > 1 &&
+                (errno == EINVAL || errno == EIO || errno == EOPNOTSUPP || errno == ENOPROTOOPT)) {
                 u->gso_error = errno;
                 u->gso_segments = 0;
                 continue;
@@ -644,8 +644,8 @@ static xsf_status udp_open(void **priv, const rtp_transport_config *cfg, xsf_err
     return st;
 }
 
-static xsf_status udp_read(void *priv, int timeout_ms, rtp_datagram *out, size_t cap,
-                           size_t *count, xsf_error *err)
+static xsf_status udp_read(void *priv, int timeout_ms, rtp_datagram *out, size_t cap, size_t *count,
+                           xsf_error *err)
 {
     *count = 0;
     if (cap < RTP_UDP_BATCH)

@@ -10,6 +10,7 @@ set -euo pipefail
 packages=(
     cmake make gcc libc6-dev pkg-config # build
     clang libclang-rt-14-dev            # sanitizers and libFuzzer (scripts/test.sh)
+    clang-format                        # the formatting check (scripts/check-format.sh)
     libpcap-dev                         # reading captures (rtp/)
     nettle-dev                          # MD5 of decoded pictures (app/)
     xz-utils                            # the reference outputs vectors/xs/*.yuv.xz

@@ -14,7 +14,8 @@
 #                   UBSan), fuzzed by scripts/fuzz.sh for XSF_FUZZ_SECONDS in
 #                   all from the kept corpus (.fuzz-corpus/) and the seeds;
 #                   each must reach its stated number of executions
-# Installs missing packages first (scripts/install-deps.sh). For each pass it
+# Installs missing packages first (scripts/install-deps.sh) and checks the
+# formatting (scripts/check-format.sh). For each pass it
 # prints passed, failed and skipped, the skipped tests by label with their
 # reasons (scripts/ctest-report.py), and whether every gpu test was skipped;
 # the last line is "total: N passed, N failed, N skipped". Exits non-zero
@@ -29,6 +30,8 @@ cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${XSF_FUZZ_SECONDS:-720}
 [ "${SKIP_INSTALL:-0}" = 1 ] || bash scripts/install-deps.sh
+# Formatting first: every C and CUDA file as .clang-format says.
+bash scripts/check-format.sh
 
 cc_sanitize=clang
 command -v clang >/dev/null 2>&1 || cc_sanitize=gcc

@@ -8,7 +8,8 @@
 #include "xsf_codecs.h"
 
 /* The codestreams from the start of data, by their structure alone, up to `max`. */
-static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len, unsigned long max)
+static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len,
+                                  unsigned long max)
 {
     unsigned long n = 0;
     size_t off = 0, bytes;
@@ -37,8 +38,9 @@ static xsf_status codec_params(const svc_decode_config *c, const xsf_codec *code
     if (!c->tables)
         return XSF_OK;
     if (!codec->params_set)
-        return fail(f, "--tables",
-                    xsf_error_set(&f->err, XSF_ERR_ARG, "%s codestreams take no tables", codec->long_name));
+        return fail(
+            f, "--tables",
+            xsf_error_set(&f->err, XSF_ERR_ARG, "%s codestreams take no tables", codec->long_name));
     uint8_t *data = NULL;
     size_t len = 0;
     xsf_status st = imgio_read_file(c->tables, &data, &len, &f->err);
@@ -49,8 +51,9 @@ static xsf_status codec_params(const svc_decode_config *c, const xsf_codec *code
 }
 
 /* The writer and the stream into it. */
-static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in, const xsf_codec *codec,
-                              void *params, pl_pipeline *p, pl_writer **w, int *sid, xsf_error *err)
+static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in,
+                              const xsf_codec *codec, void *params, pl_pipeline *p, pl_writer **w,
+                              int *sid, xsf_error *err)
 {
     pl_writer_options wo;
     memset(&wo, 0, sizeof wo);
@@ -62,7 +65,8 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
     wo.md5 = c->md5;
     /* Frame files only when there is more than one frame to write. */
     if (c->format == IMGIO_FORMAT_PPM || c->format == IMGIO_FORMAT_PGM)
-        wo.image.frame_files = count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2) > 1;
+        wo.image.frame_files =
+            count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2) > 1;
     xsf_status st = pl_writer_open(w, c->out, &wo, err);
     if (st == XSF_OK) {
         pl_stream_config sc = {.name = c->in,
@@ -76,12 +80,12 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
 }
 
 /* Runs the stream to its end and closes the writer. */
-static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline *p, pl_writer *w, int sid,
-                uint64_t t0, svc_decode_result *r)
+static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline *p, pl_writer *w,
+                int sid, uint64_t t0, svc_decode_result *r)
 {
     uint64_t read_frames = 0;
-    r->source = pl_jxs_source_run(p, sid, in->data, in->len, c->interlaced, c->max_frames, &read_frames,
-                                  &r->source_err);
+    r->source = pl_jxs_source_run(p, sid, in->data, in->len, c->interlaced, c->max_frames,
+                                  &read_frames, &r->source_err);
     pl_stream_finish(p, sid);
     pl_stream_stats ss;
     pl_stream_stats_get(p, sid, &ss);

@@ -151,8 +151,8 @@ static xsf_status open_receiver(const svc_demo_config *c, unsigned frames, pl_rt
 }
 
 /* Sends the clip from a thread of its own while the source receives it. */
-static void run_stream(const svc_demo_config *c, checker *chk, pl_rtp_source *src,
-                       pl_pipeline *p, pl_writer *w, svc_demo_result *r, xsf_error *err)
+static void run_stream(const svc_demo_config *c, checker *chk, pl_rtp_source *src, pl_pipeline *p,
+                       pl_writer *w, svc_demo_result *r, xsf_error *err)
 {
     int sid = -1;
     sender snd;

@@ -15,8 +15,8 @@ struct svc_jxs_source {
     xs_gpu_decoder *gpu; /* or the GPU decoder (device pictures) */
 };
 
-xsf_status svc_jxs_source_open(svc_jxs_source **out, const uint8_t *data, size_t len, jxs_engine engine,
-                               xsf_error *err)
+xsf_status svc_jxs_source_open(svc_jxs_source **out, const uint8_t *data, size_t len,
+                               jxs_engine engine, xsf_error *err)
 {
     *out = NULL;
     svc_jxs_source *s = calloc(1, sizeof *s);
@@ -28,10 +28,12 @@ xsf_status svc_jxs_source_open(svc_jxs_source **out, const uint8_t *data, size_t
     /* Device pictures need the interop; without it the C decoder's host
      * pictures are uploaded instead. */
     if (engine == JXS_ENGINE_AUTO)
-        engine = xs_gpu_available() == XSF_OK && dsp_have_interop() ? JXS_ENGINE_GPU : JXS_ENGINE_CPU;
+        engine =
+            xs_gpu_available() == XSF_OK && dsp_have_interop() ? JXS_ENGINE_GPU : JXS_ENGINE_CPU;
     if (engine == JXS_ENGINE_GPU) {
         if (!dsp_have_interop()) {
-            st = xsf_error_set(err, XSF_ERR_UNSUPPORTED, "this build has no CUDA-GL interop (use --cpu)");
+            st = xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                               "this build has no CUDA-GL interop (use --cpu)");
         } else if ((st = xs_gpu_decoder_create(&s->gpu, 0, NULL)) != XSF_OK) {
             xsf_error_set(err, st, "no usable GPU (use --cpu): %s", xsf_status_name(st));
             s->gpu = NULL;
@@ -92,8 +94,8 @@ xsf_status svc_jxs_source_next(svc_jxs_source *s, xsf_picture *pic, size_t *byte
         xsf_status st = xs_gpu_decode(s->gpu, s->data + s->offset, s->len - s->offset, &consumed);
         const xsf_picture *gi = st == XSF_OK ? xs_gpu_decoder_picture(s->gpu) : NULL;
         if (st != XSF_OK || !gi)
-            return xsf_error_set(err, st != XSF_OK ? st : XSF_ERR_INVALID, "frame %lu: %s", s->frame,
-                                 xs_gpu_decoder_error(s->gpu));
+            return xsf_error_set(err, st != XSF_OK ? st : XSF_ERR_INVALID, "frame %lu: %s",
+                                 s->frame, xs_gpu_decoder_error(s->gpu));
         *pic = *gi; /* ready on the decoder's stream, the default one */
         s->offset += consumed;
         *bytes = consumed;
@@ -109,8 +111,9 @@ xsf_status svc_jxs_source_next(svc_jxs_source *s, xsf_picture *pic, size_t *byte
     const int *depth = pic->fmt.depth;
     for (int c = 1; c < pic->fmt.nc; c++)
         if (depth[c] != depth[0])
-            return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "components of %d and %d bits cannot be shown",
-                                 depth[0], depth[c]);
+            return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                                 "components of %d and %d bits cannot be shown", depth[0],
+                                 depth[c]);
     s->frame++;
     return XSF_OK;
 }

@@ -25,8 +25,8 @@ void svc_recv_config_init(svc_recv_config *c)
     c->delay_ms = 40;
 }
 
-static xsf_status fail(svc_failure *f, const char *subject, int usage, xsf_status st, const char *fmt,
-                       const char *arg)
+static xsf_status fail(svc_failure *f, const char *subject, int usage, xsf_status st,
+                       const char *fmt, const char *arg)
 {
     f->subject = subject;
     f->usage = usage;
@@ -83,8 +83,9 @@ static void engine_rules(svc_recv *s)
      * before the first packet (PINNED_PER_STREAM_MIB a stream, PINNED_PICTURES_MIB), in
      * well under a second. */
     pl->pinned_reserve_bytes =
-        c->pinned_mib >= 0 ? (size_t)c->pinned_mib << 20
-                           : ((size_t)c->nstreams * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
+        c->pinned_mib >= 0
+            ? (size_t)c->pinned_mib << 20
+            : ((size_t)c->nstreams * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
 }
 
 xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failure *f)
@@ -224,14 +225,14 @@ static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
     xsf_status r = open_sink(s, k, &sink, f);
     if (r != XSF_OK)
         return r;
-    pl_stream_config psc = {
-        .name = st->label,
-        .codec = RTP_JXS_CODEC,
-        .backpressure = st->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
-        .frames = s->cfg->queue,
-        .max_frame_bytes = st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
-        .sink = sink,
-        .frame_log = s->flog};
+    pl_stream_config psc = {.name = st->label,
+                            .codec = RTP_JXS_CODEC,
+                            .backpressure = st->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
+                            .frames = s->cfg->queue,
+                            .max_frame_bytes =
+                                st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
+                            .sink = sink,
+                            .frame_log = s->flog};
     xsf_error err;
     xsf_error_clear(&err);
     if (pl_stream_add(s->p, &psc, &st->id, &err) != XSF_OK)

@@ -24,8 +24,7 @@ svc_drops svc_drops_of(const rtp_stats *r, const pl_stream_stats *ps,
     d.refused_packets = r->invalid + r->truncated + r->wrong_pt + r->wrong_ssrc + r->on_probation +
                         r->foreign_source;
     d.memory = ps->pool_bytes + r->memory_bytes;
-    d.memory_bound =
-        (uint64_t)ps->frames * ps->max_frame_bytes + rtp_depacketizer_memory_bound(dc);
+    d.memory_bound = (uint64_t)ps->frames * ps->max_frame_bytes + rtp_depacketizer_memory_bound(dc);
     return d;
 }
 
@@ -75,8 +74,9 @@ int svc_recv_report_due(svc_recv *s)
 
 static void json_latency(FILE *f, const char *key, const pl_latency *l)
 {
-    fprintf(f, "\"%s\": {\"count\": %llu, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f, "
-               "\"mean\": %.1f}",
+    fprintf(f,
+            "\"%s\": {\"count\": %llu, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f, "
+            "\"mean\": %.1f}",
             key, (unsigned long long)l->count, l->p50_us, l->p99_us, l->max_us, l->mean_us);
 }
 
@@ -101,31 +101,30 @@ static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig
     const svc_drops d = fig->drops;
     fprintf(f, "{\"name\": ");
     json_string(f, name);
-    fprintf(
-        f,
-        ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
-        "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
-        "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
-        "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
-        "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
-        "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
-        "\"decode\": %llu, \"field\": %llu}, "
-        "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
-        "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
-        "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
-        r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
-        (unsigned long long)r.lost, (unsigned long long)r.reordered,
-        (unsigned long long)r.duplicated, (unsigned long long)r.late,
-        (unsigned long long)d.refused_packets, (unsigned long long)fig->kernel_drops,
-        (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
-        (unsigned long long)d.total, (unsigned long long)d.missing,
-        (unsigned long long)d.partial, (unsigned long long)d.invalid,
-        (unsigned long long)d.too_large, (unsigned long long)d.behind,
-        (unsigned long long)d.no_frame, (unsigned long long)d.decode,
-        (unsigned long long)d.field, r.bitrate_bps / 1e6, ps.fps, r.jitter_ms,
-        (unsigned long long)r.on_probation, (unsigned long long)r.ssrc_changes,
-        (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge,
-        (unsigned long long)r.frames_dropped_no_buffer);
+    fprintf(f,
+            ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
+            "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "
+            "%llu, \"packets_refused\": %llu, \"kernel_drops\": %llu, \"frames_received\": "
+            "%llu, \"frames_whole\": %llu, \"frames_dropped\": %llu, \"frames_dropped_by_reason\": "
+            "{\"missing_packets\": %llu, \"partial\": %llu, \"invalid\": %llu, "
+            "\"too_large\": %llu, \"decoder_behind\": %llu, \"no_frame\": %llu, "
+            "\"decode\": %llu, \"field\": %llu}, "
+            "\"mbps\": %.3f, \"fps\": %.3f, \"jitter_ms\": %.4f, \"packets_on_probation\": "
+            "%llu, \"ssrc_changes\": %llu, \"packets_lost_edge\": %llu, "
+            "\"frames_dropped_edge\": %llu, \"frames_dropped_no_buffer\": %llu, ",
+            r.ssrc, (unsigned long long)r.packets, (unsigned long long)r.bytes,
+            (unsigned long long)r.lost, (unsigned long long)r.reordered,
+            (unsigned long long)r.duplicated, (unsigned long long)r.late,
+            (unsigned long long)d.refused_packets, (unsigned long long)fig->kernel_drops,
+            (unsigned long long)r.frames_complete, (unsigned long long)ps.delivered,
+            (unsigned long long)d.total, (unsigned long long)d.missing,
+            (unsigned long long)d.partial, (unsigned long long)d.invalid,
+            (unsigned long long)d.too_large, (unsigned long long)d.behind,
+            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
+            (unsigned long long)d.field, r.bitrate_bps / 1e6, ps.fps, r.jitter_ms,
+            (unsigned long long)r.on_probation, (unsigned long long)r.ssrc_changes,
+            (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge,
+            (unsigned long long)r.frames_dropped_no_buffer);
     fprintf(f,
             "\"packets_refused_by_reason\": {\"invalid\": %llu, \"truncated\": %llu, "
             "\"payload_type\": %llu, \"other_ssrc\": %llu, \"on_probation\": %llu, "
@@ -138,9 +137,8 @@ static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig
             (unsigned long long)r.on_probation, (unsigned long long)r.foreign_source,
             (unsigned long long)d.memory, (unsigned long long)d.memory_bound,
             (unsigned long long)ps.pool_bytes, (unsigned long long)r.memory_bytes,
-            (unsigned long long)ps.max_frame_bytes, ps.frames,
-            (double)ps.max_delivery_gap_ns / 1e6, (double)ps.max_stall_ns / 1e6,
-            (unsigned long long)ps.delivered);
+            (unsigned long long)ps.max_frame_bytes, ps.frames, (double)ps.max_delivery_gap_ns / 1e6,
+            (double)ps.max_stall_ns / 1e6, (unsigned long long)ps.delivered);
     json_latency(f, "latency_us", &ps.latency);
     fprintf(f, ", ");
     json_latency(f, "latency_first_packet_us", &ps.latency_first);

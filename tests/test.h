@@ -12,16 +12,16 @@
 
 static int xsf_test_passed, xsf_test_failed;
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            xsf_test_passed++;                                                           \
-        } else {                                                                         \
-            xsf_test_failed++;                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            xsf_test_passed++;                                                                     \
+        } else {                                                                                   \
+            xsf_test_failed++;                                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 static inline int xsf_test_finish(void)

@@ -39,7 +39,8 @@ static int vm_read(const char *dir, vm_list *l)
         const size_t len = strcspn(line, "\t\r\n");
         if (row == 0 || len == 0)
             continue; /* the header ("name	source	..."), blank lines */
-        CHECK(len < VM_MAX_NAME && l->n < VM_MAX_VECTORS, "%s row %d: name too long or too many rows", path, row);
+        CHECK(len < VM_MAX_NAME && l->n < VM_MAX_VECTORS,
+              "%s row %d: name too long or too many rows", path, row);
         if (len >= VM_MAX_NAME || l->n >= VM_MAX_VECTORS)
             continue;
         memcpy(l->name[l->n], line, len);

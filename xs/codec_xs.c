@@ -9,7 +9,8 @@
 #include "xsf_codec.h"
 #include "xsf_colour.h"
 
-_Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX, "xs_header must fit xsf_codec_frame.header");
+_Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX,
+               "xs_header must fit xsf_codec_frame.header");
 
 static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
 {
@@ -30,7 +31,8 @@ static int xs_probe(const uint8_t *buf, size_t len)
 static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
 {
     if (size != sizeof(xs_header))
-        return xsf_error_set(err, XSF_ERR_ARG, "a JPEG XS header is an xs_header (%zu bytes, not %zu)",
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a JPEG XS header is an xs_header (%zu bytes, not %zu)",
                              sizeof(xs_header), size);
     const xs_header *h = parsed;
     memset(out, 0, offsetof(xsf_codec_frame, header));
@@ -69,7 +71,8 @@ static xsf_status xs_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_err
 /* The parsed header of `frame` where it is JPEG XS's, else NULL (the decoder reads it). */
 static const xs_header *header_of(const xsf_codec_frame *frame)
 {
-    return frame && frame->codec == &xs_codec ? (const xs_header *)(const void *)frame->header.bytes : NULL;
+    return frame && frame->codec == &xs_codec ? (const xs_header *)(const void *)frame->header.bytes
+                                              : NULL;
 }
 
 /* ---- C decoder ---- */
@@ -87,16 +90,16 @@ static void cpu_destroy(void *dec)
     xs_decoder_destroy(dec);
 }
 
-static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
-                             size_t len, xsf_picture *out, xsf_error *err)
+static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)params;
     xs_decoder *d = dec;
     const xs_header *h = header_of(frame);
     size_t consumed;
     const xsf_picture *img;
-    const xsf_status st =
-        h ? xs_decode_parsed(d, h, buf, len, &consumed, &img) : xs_decode(d, buf, len, &consumed, &img);
+    const xsf_status st = h ? xs_decode_parsed(d, h, buf, len, &consumed, &img)
+                            : xs_decode(d, buf, len, &consumed, &img);
     if (st != XSF_OK)
         return pass_on(err, st, xs_decoder_error(d));
     if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
@@ -122,7 +125,9 @@ static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *er
     xs_gpu_decoder *d = NULL;
     const xsf_status st = xs_gpu_decoder_create(&d, device, (xs_cuda_stream)stream);
     *dec = d;
-    return st == XSF_OK ? st : xsf_error_set(err, st, "cannot create a JPEG XS decoder on GPU %d", device);
+    return st == XSF_OK
+               ? st
+               : xsf_error_set(err, st, "cannot create a JPEG XS decoder on GPU %d", device);
 }
 
 static void gpu_destroy(void *dec)
@@ -150,8 +155,8 @@ static xsf_status set_output(xs_gpu_decoder *d, xsf_picture *out, xsf_error *err
     return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
 }
 
-static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params, const uint8_t *buf,
-                             size_t len, xsf_picture *out, xsf_error *err)
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)params;
     xs_gpu_decoder *d = dec;
@@ -163,8 +168,9 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
     return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
 }
 
-static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
-                                   const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
+                                    const int from[XSF_MAX_COMPONENTS],
+                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
 {
     xs_gpu_decoder *d = dec;
     uint16_t *planes[XS_MAX_COMPONENTS] = {0};
@@ -172,8 +178,10 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from
     if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc > XS_MAX_COMPONENTS)
         return xsf_error_set(err, XSF_ERR_ARG, "the rows go to a host picture");
     for (int c = 0; c < host->fmt.nc; c++) {
-        if (host->stride[c] != xsf_format_row_bytes(&host->fmt, c)) /* xs_gpu_download_rows' layout */
-            return xsf_error_set(err, XSF_ERR_ARG, "the host picture's rows must be tightly packed");
+        if (host->stride[c] !=
+            xsf_format_row_bytes(&host->fmt, c)) /* xs_gpu_download_rows' layout */
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "the host picture's rows must be tightly packed");
         planes[c] = (uint16_t *)(void *)host->data[c];
         f[c] = from[c];
         t[c] = to[c];
@@ -183,8 +191,8 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host, const int from
 }
 
 static xsf_status gpu_decode_device(void *dec, const xsf_codec_frame *frame, const void *params,
-                                    const uint8_t *buf, const uint8_t *dev, size_t len, xsf_picture *out,
-                                    xsf_error *err)
+                                    const uint8_t *buf, const uint8_t *dev, size_t len,
+                                    xsf_picture *out, xsf_error *err)
 {
     (void)params;
     xs_gpu_decoder *d = dec;

@@ -91,10 +91,12 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
     return XSF_OK;
 nomem:
     release_buffers(d);
-    return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture", d->hdr.wf, d->hdr.hf);
+    return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture", d->hdr.wf,
+                         d->hdr.hf);
 }
 
-xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed, const xsf_picture **pic)
+xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed,
+                     const xsf_picture **pic)
 {
     if (!d || !buf || !consumed || !pic)
         return XSF_ERR_ARG;
@@ -139,7 +141,8 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
         for (int row = s * d->hdr.hsl; row < row_end; row++) {
             for (int col = 0; col < g->cols; col++) {
                 size_t used;
-                st = xs_decode_precinct(d, buf + off, total - off, off, row, col, row == s * d->hdr.hsl, &used);
+                st = xs_decode_precinct(d, buf + off, total - off, off, row, col,
+                                        row == s * d->hdr.hsl, &used);
                 if (st != XSF_OK)
                     return st;
                 off += used;
@@ -150,7 +153,8 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
         if (d->plan[c]) {
             st = wav_inverse(d->plan[c], d->coef[c]);
             if (st != XSF_OK)
-                return xsf_error_set(&d->err, st, "inverse wavelet transform of component %d failed", c);
+                return xsf_error_set(&d->err, st,
+                                     "inverse wavelet transform of component %d failed", c);
         }
     }
     xs_output_stage(d);

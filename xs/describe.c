@@ -15,7 +15,8 @@ typedef struct text {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void put(text *t, const char *fmt, ...)
+static void
+put(text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -52,7 +53,11 @@ static const char *sampling_name(const xs_header *h)
         return full ? "4:4:4:4" : "other";
     if (n != 3)
         return "other";
-    return full ? "4:4:4" : h->sx[1] != 2 ? "other" : h->sy[1] == 1 ? "4:2:2" : h->sy[1] == 2 ? "4:2:0" : "other";
+    return full            ? "4:4:4"
+           : h->sx[1] != 2 ? "other"
+           : h->sy[1] == 1 ? "4:2:2"
+           : h->sy[1] == 2 ? "4:2:0"
+                           : "other";
 }
 
 static void describe_picture(text *t, const xs_header *h, const char *warning)
@@ -60,18 +65,19 @@ static void describe_picture(text *t, const xs_header *h, const char *warning)
     int depth_same = 1;
     for (int c = 0; c < h->nc; c++)
         depth_same &= h->depth[c] == h->depth[0];
-    put(t, "  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc, h->nc == 1 ? "" : "s",
-        sampling_name(h));
+    put(t, "  picture       %ux%u, %u component%s, %s, ", h->wf, h->hf, h->nc,
+        h->nc == 1 ? "" : "s", sampling_name(h));
     if (depth_same)
         put(t, "%u bits\n", h->depth[0]);
     else
         put(t, "bits per component differ\n");
     put(t, "  components   ");
     for (int c = 0; c < h->nc; c++)
-        put(t, " %d: %ux%u %u bits (sx %u, sy %u)%s", c, h->wf / h->sx[c], h->hf / h->sy[c], h->depth[c],
-            h->sx[c], h->sy[c], c + 1 < h->nc ? ";" : "\n");
-    put(t, "  profile       %s (Ppih 0x%04x), level %s, sublevel %s (Plev 0x%04x)\n", xs_profile_name(h->ppih),
-        h->ppih, xs_level_name(h->plev), xs_sublevel_name(h->plev), h->plev);
+        put(t, " %d: %ux%u %u bits (sx %u, sy %u)%s", c, h->wf / h->sx[c], h->hf / h->sy[c],
+            h->depth[c], h->sx[c], h->sy[c], c + 1 < h->nc ? ";" : "\n");
+    put(t, "  profile       %s (Ppih 0x%04x), level %s, sublevel %s (Plev 0x%04x)\n",
+        xs_profile_name(h->ppih), h->ppih, xs_level_name(h->plev), xs_sublevel_name(h->plev),
+        h->plev);
     if (warning)
         put(t, "  warning       %s\n", warning);
 }
@@ -86,7 +92,8 @@ static void describe_structure(text *t, const xs_header *h)
     else
         put(t, "  size          Lcod 0 (not signalled), ");
     put(t, "headers %zu bytes\n", h->header_bytes);
-    put(t, "  slices        %zu, %u precinct row%s each (Hsl)\n", nslices, h->hsl, h->hsl == 1 ? "" : "s");
+    put(t, "  slices        %zu, %u precinct row%s each (Hsl)\n", nslices, h->hsl,
+        h->hsl == 1 ? "" : "s");
     put(t, "  precincts     %u lines high (2^NLy), ", 1u << h->nly);
     if (h->cw)
         put(t, "%lu samples wide (Cw %u)\n", (unsigned long)h->cw * 8ul << h->nlx, h->cw);
@@ -96,11 +103,12 @@ static void describe_structure(text *t, const xs_header *h)
         "  wavelet       NLx %u horizontal, NLy %u vertical levels; %u component%s without "
         "decomposition (CWD Sd)\n",
         h->nlx, h->nly, h->sd, h->sd == 1 ? "" : "s");
-    put(t, "  coefficients  Bw %u bits, Fq %u fractional, Br %u, Ng %u, Ss %u\n", h->bw, h->fq, h->br, h->ng,
-        h->ss);
+    put(t, "  coefficients  Bw %u bits, Fq %u fractional, Br %u, Ng %u, Ss %u\n", h->bw, h->fq,
+        h->br, h->ng, h->ss);
     put(t, "  coding tools  Fs %u (%s), Rm %u (runs of %s), Qpih %u (%s quantizer),\n", h->fs,
-        h->fs ? "sign packing" : "signs inline", h->rm, h->rm ? "zero coefficients" : "zero prediction residuals",
-        h->qpih, h->qpih ? "uniform" : "deadzone");
+        h->fs ? "sign packing" : "signs inline", h->rm,
+        h->rm ? "zero coefficients" : "zero prediction residuals", h->qpih,
+        h->qpih ? "uniform" : "deadzone");
     put(t, "                Lh %u (%s), Rl %u (raw mode %s), Fslc %u, Ppoc %u\n", h->lh,
         h->lh ? "long headers" : "long headers only for wide pictures", h->rl,
         h->rl ? "selected per packet" : "not selectable", h->fslc, h->ppoc);
@@ -140,7 +148,8 @@ static void describe_colour(text *t, const xs_header *h, int verbose)
     }
 }
 
-size_t xs_header_describe(const xs_header *h, int verbose, const char *warning, char *buf, size_t cap)
+size_t xs_header_describe(const xs_header *h, int verbose, const char *warning, char *buf,
+                          size_t cap)
 {
     text t = {buf, buf ? cap : 0, 0};
     if (t.buf && t.cap)

@@ -106,7 +106,8 @@ xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
         return xsf_error_set(err, XSF_ERR_ARG, "picture of %d components, the encoder expects %u",
                              pic ? pic->fmt.nc : 0, h->nc);
     if (pic->fmt.container != XSF_PLANAR_U16 || pic->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the encoder reads planar 16-bit pictures in host memory");
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "the encoder reads planar 16-bit pictures in host memory");
     const xsf_format *f = &pic->fmt;
     for (int c = 0; c < h->nc; c++) {
         const int w = g->comp[c].width, ht = g->comp[c].height;

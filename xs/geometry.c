@@ -9,7 +9,8 @@ static int ceil_shift(int n, int s)
 }
 
 /* Adds band (comp, beta) with its rectangle; bands are sorted afterwards. */
-static void add_band(xs_geometry *g, int comp, int beta, int lx, int x0, int y0, int w, int h, int lines)
+static void add_band(xs_geometry *g, int comp, int beta, int lx, int x0, int y0, int w, int h,
+                     int lines)
 {
     xs_band *b = &g->band[g->nbands++];
     memset(b, 0, sizeof *b);
@@ -57,17 +58,20 @@ xsf_status xs_geometry_init(xs_geometry *g, const xs_header *h, xsf_error *err)
             cp->nlx = nlx;
             cp->nly = nly - (cp->sy - 1);
             if (cp->nly < 0)
-                return xsf_error_set(err, XSF_ERR_INVALID,
-                                     "component %d with vertical sampling %d needs NLy >= 1, found NLy=%d", c,
-                                     cp->sy, nly);
+                return xsf_error_set(
+                    err, XSF_ERR_INVALID,
+                    "component %d with vertical sampling %d needs NLy >= 1, found NLy=%d", c,
+                    cp->sy, nly);
         } else if ((g->precinct_height / cp->sy) < 1) {
-            return xsf_error_set(err, XSF_ERR_INVALID,
-                                 "component %d without decomposition has no line in a precinct of %d lines", c,
-                                 g->precinct_height);
+            return xsf_error_set(
+                err, XSF_ERR_INVALID,
+                "component %d without decomposition has no line in a precinct of %d lines", c,
+                g->precinct_height);
         }
     }
     if (g->samples > XS_MAX_SAMPLES)
-        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture of %zu samples exceeds the decoder's limit of %zu",
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "picture of %zu samples exceeds the decoder's limit of %zu",
                              g->samples, XS_MAX_SAMPLES);
 
     for (int c = 0; c < g->ncd; c++) {
@@ -84,8 +88,8 @@ xsf_status xs_geometry_init(xs_geometry *g, const xs_header *h, xsf_error *err)
             } else {
                 const int hl = ceil_shift(H, l), hprev = ceil_shift(H, l - 1);
                 const int lines = 1 << (dv - l);
-                add_band(g, c, beta_hl, l, wl, 0, wprev - wl, hl, lines);        /* HL */
-                add_band(g, c, beta_hl + 1, l, 0, hl, wl, hprev - hl, lines);    /* LH */
+                add_band(g, c, beta_hl, l, wl, 0, wprev - wl, hl, lines);              /* HL */
+                add_band(g, c, beta_hl + 1, l, 0, hl, wl, hprev - hl, lines);          /* LH */
                 add_band(g, c, beta_hl + 2, l, wl, hl, wprev - wl, hprev - hl, lines); /* HH */
             }
         }
@@ -108,7 +112,8 @@ xsf_status xs_geometry_init(xs_geometry *g, const xs_header *h, xsf_error *err)
         g->band[j] = t;
     }
     if (g->nbands > XS_MAX_BANDS)
-        return xsf_error_set(err, XSF_ERR_INVALID, "%d bands exceed the limit of %d", g->nbands, XS_MAX_BANDS);
+        return xsf_error_set(err, XSF_ERR_INVALID, "%d bands exceed the limit of %d", g->nbands,
+                             XS_MAX_BANDS);
     for (int i = 0; i < g->nbands && i < h->nbands; i++) {
         g->band[i].gain = h->gain[i];
         g->band[i].priority = h->priority[i];
@@ -184,8 +189,8 @@ xsf_status xs_geometry_init(xs_geometry *g, const xs_header *h, xsf_error *err)
 
 int xs_same_format(const xs_header *a, const xs_header *b)
 {
-    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx || a->nly != b->nly ||
-        a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
+    if (a->wf != b->wf || a->hf != b->hf || a->nc != b->nc || a->nlx != b->nlx ||
+        a->nly != b->nly || a->sd != b->sd || a->cw != b->cw || a->hsl != b->hsl)
         return 0;
     for (int c = 0; c < a->nc; c++)
         if (a->sx[c] != b->sx[c] || a->sy[c] != b->sy[c] || a->depth[c] != b->depth[c])

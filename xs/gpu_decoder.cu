@@ -35,13 +35,13 @@ extern "C" {
 #define ON_DEVICE(d)                                                                               \
     xsf_cuda_device_scope on_device_((d)->device);                                                 \
     if (on_device_.error() != cudaSuccess)                                                         \
-        return xsf_error_set(&(d)->err, XSF_ERR_CUDA, "cannot select device %d", (d)->device)
+    return xsf_error_set(&(d)->err, XSF_ERR_CUDA, "cannot select device %d", (d)->device)
 
 #define CUDA_TRY(call)                                                                             \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess)                                                                     \
-            return xsf_error_set(&d->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_)); \
+            return xsf_error_set(&d->err, XSF_ERR_CUDA, "%s: %s", #call, cudaGetErrorString(e_));  \
     } while (0)
 
 /* ------------------------------------------------------------------------ */
@@ -68,7 +68,7 @@ struct gpu_geom {
 struct gpu_packet_info {
     unsigned sig, gcli, data, sign; /* byte offsets in the codestream */
     unsigned lcnt, ldat, lsgn;
-    int flags;                      /* 1 present, 2 raw */
+    int flags; /* 1 present, 2 raw */
 };
 
 /* The device status words: err[0] the first error, err[1..3] where it was,
@@ -160,9 +160,10 @@ __device__ __forceinline__ unsigned get_bits(const unsigned *w, unsigned long lo
 /* One warp per precinct: the lanes share out the bands (coding modes,
  * truncation positions, which bands a packet holds), then walk the packet
  * headers together, each packet's position following from the last. */
-__global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off, const __grid_constant__ gpu_geom gg, uint8_t *gtli,
-                                   uint8_t *mode, uint8_t *raw_lines, gpu_packet_info *pkt, int first_prec, int end_prec,
-                                   int *err)
+__global__ void xs_parse_precincts(const unsigned *cs, const unsigned *prec_off,
+                                   const __grid_constant__ gpu_geom gg, uint8_t *gtli,
+                                   uint8_t *mode, uint8_t *raw_lines, gpu_packet_info *pkt,
+                                   int first_prec, int end_prec, int *err)
 {
     const gpu_geom *g = &gg;
     const int lane = threadIdx.x % 32;
@@ -270,9 +271,10 @@ struct pkt_band {
 };
 
 template <int THREADS>
-__device__ unsigned build_packet_table(const gpu_geom *g, const gpu_packet &pk, int p, int row, int col,
-                                       const uint8_t *gtli, const uint8_t *mode, uint8_t *gcli,
-                                       int32_t *const *coef, pkt_band *tab, unsigned *ntab_out)
+__device__ unsigned build_packet_table(const gpu_geom *g, const gpu_packet &pk, int p, int row,
+                                       int col, const uint8_t *gtli, const uint8_t *mode,
+                                       uint8_t *gcli, int32_t *const *coef, pkt_band *tab,
+                                       unsigned *ntab_out)
 {
     typedef cub::BlockScan<unsigned, THREADS> scan_t;
     __shared__ typename scan_t::TempStorage storage;
@@ -304,7 +306,8 @@ __device__ unsigned build_packet_table(const gpu_geom *g, const gpu_packet &pk, 
         e.w = prec_width(bd, col);
         e.t = gtli[(size_t)p * nb + b];
         e.m = m;
-        e.gl = gcli + bd.gcli_offset + brow * bd.gcli_stride + (size_t)col * ((bd.col_width + 3) / 4);
+        e.gl =
+            gcli + bd.gcli_offset + brow * bd.gcli_stride + (size_t)col * ((bd.col_width + 3) / 4);
         e.out = coef ? coef[bd.comp] + (size_t)(bd.y0 + brow) * g->comp_width[bd.comp] + bd.x0 +
                            (size_t)col * bd.col_width
                      : NULL;
@@ -338,8 +341,9 @@ __device__ __forceinline__ int advance_band(const pkt_band *tab, int slot, unsig
 #define GCLI_ITEMS 4
 #define GCLI_STEP (GCLI_THREADS * GCLI_ITEMS)
 __global__ void __launch_bounds__(GCLI_THREADS)
-xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
-               const gpu_packet_info *pkt, uint8_t *gcli, int first_prec, int *err)
+    xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
+                   const uint8_t *mode, const gpu_packet_info *pkt, uint8_t *gcli, int first_prec,
+                   int *err)
 {
     const gpu_geom *g = &gg;
     typedef cub::BlockScan<unsigned, GCLI_THREADS> scan_t;
@@ -348,15 +352,16 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id = first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
+    const int id =
+        first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
     const gpu_packet_info info = pkt[id];
     if (!(info.flags & 1))
         return;
     const int p = id / g->npackets, k = id % g->npackets;
     const int row = p / g->cols, col = p % g->cols;
     const bool raw = info.flags & 2;
-    const unsigned N = build_packet_table<GCLI_THREADS>(g, g->packet[k], p, row, col, gtli, mode, gcli, NULL, tab,
-                                                        &ntab);
+    const unsigned N = build_packet_table<GCLI_THREADS>(g, g->packet[k], p, row, col, gtli, mode,
+                                                        gcli, NULL, tab, &ntab);
     const unsigned long long sp = (unsigned long long)info.sig * 8;
     const unsigned long long gstart = (unsigned long long)info.gcli * 8;
     const unsigned long long gend = gstart + (unsigned long long)info.lcnt * 8;
@@ -403,7 +408,8 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
         while (got < nsym) {
             /* Each zero of the 4096-bit window writes where symbol (its rank) ends. */
             const unsigned long long wpos = gp + 32ull * tid;
-            unsigned zeros = ~peek32(cs, min(wpos, gend)); /* past Lcnt: an overrun, reported below */
+            unsigned zeros =
+                ~peek32(cs, min(wpos, gend)); /* past Lcnt: an overrun, reported below */
             unsigned zbase, ztotal;
             scan_t(scan_storage[GCLI_ITEMS]).ExclusiveSum((unsigned)__popc(zeros), zbase, ztotal);
             const unsigned take = min(ztotal, nsym - got);
@@ -458,8 +464,9 @@ xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
  * walking the band lines of the slice from the top. A fixed grid strides
  * over the work, so a frame without vertical prediction costs one early exit
  * per thread. */
-__global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint8_t *gtli, const uint8_t *mode,
-                                 const uint8_t *raw_lines, uint8_t *gcli, int first_slice, int slices, int rm, int *err)
+__global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
+                                 const uint8_t *mode, const uint8_t *raw_lines, uint8_t *gcli,
+                                 int first_slice, int slices, int rm, int *err)
 {
     const gpu_geom *g = &gg;
     if (!(err[GPU_FLAGS] & GPU_FLAG_VPRED))
@@ -535,8 +542,9 @@ __device__ __forceinline__ unsigned gather_every_fourth(unsigned long long x)
 #define DATA_ITEMS 4
 #define DATA_STEP (DATA_THREADS * DATA_ITEMS)
 __global__ void __launch_bounds__(DATA_THREADS)
-xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
-               const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int first_prec, int *err)
+    xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
+                   const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int first_prec,
+                   int *err)
 {
     const gpu_geom *g = &gg;
     typedef cub::BlockScan<unsigned, DATA_THREADS> scan_t;
@@ -544,15 +552,16 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id = first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
+    const int id =
+        first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
     const gpu_packet_info info = pkt[id];
     if (!(info.flags & 1))
         return;
     const int p = id / g->npackets, k = id % g->npackets;
     const int row = p / g->cols, col = p % g->cols;
     const int fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
-    const unsigned N = build_packet_table<DATA_THREADS>(g, g->packet[k], p, row, col, gtli, NULL, gcli, coef, tab,
-                                                        &ntab);
+    const unsigned N = build_packet_table<DATA_THREADS>(g, g->packet[k], p, row, col, gtli, NULL,
+                                                        gcli, coef, tab, &ntab);
     unsigned long long dpos = (unsigned long long)info.data * 8;
     unsigned long long spos = (unsigned long long)info.sign * 8;
     const unsigned long long dend = dpos + (unsigned long long)info.ldat * 8;
@@ -586,11 +595,13 @@ xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const ui
             if (bits[q]) {
                 const int t = tab[sl[q]].t, nbp = gc[q] - t;
                 /* A group holds at most 4 + 4 * 15 bits: one 64-bit window. */
-                unsigned long long win = peek64(cs, min(dpos + offset, dend)); /* past Ldat: reported below */
+                unsigned long long win =
+                    peek64(cs, min(dpos + offset, dend)); /* past Ldat: reported below */
                 const unsigned signs = fs ? 0u : (unsigned)(win >> 60);
                 if (!fs)
                     win <<= 4;
-                /* nbp nibbles, the last one lowest: bit 4k+3-j of x is bitplane k of coefficient j. */
+                /* nbp nibbles, the last one lowest: bit 4k+3-j of x is bitplane k of coefficient j.
+                 */
                 const unsigned long long x = win >> (64 - 4 * nbp);
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
@@ -669,7 +680,8 @@ __device__ __forceinline__ long long clampll(long long v, long long hi)
     return v < 0 ? 0 : (v > hi ? hi : v);
 }
 
-__device__ __forceinline__ uint16_t output_sample(long long v, const gpu_output_params &op, int depth)
+__device__ __forceinline__ uint16_t output_sample(long long v, const gpu_output_params &op,
+                                                  int depth)
 {
     const int bw = op.bw;
     const long long maxv = (1ll << depth) - 1;
@@ -688,7 +700,8 @@ __device__ __forceinline__ uint16_t output_sample(long long v, const gpu_output_
         return (uint16_t)clampll(((v * v + round) >> dz) + op.dco, maxv);
     }
     const int e = op.e;
-    const long long b1 = op.t1 + (1ll << (bw - e - 1)), b2 = op.t1 * op.t1, b3 = op.t2 - (1ll << (bw - e - 1));
+    const long long b1 = op.t1 + (1ll << (bw - e - 1)), b2 = op.t1 * op.t1,
+                    b3 = op.t2 - (1ll << (bw - e - 1));
     const long long a1 = b2 + (op.t1 << (bw - e)) + (1ll << (2 * bw - 2 - 2 * e));
     const long long a3 = b2 + (op.t2 << (bw - e)) - (1ll << (2 * bw - 2 - 2 * e));
     if (v < op.t1) {
@@ -703,8 +716,8 @@ __device__ __forceinline__ uint16_t output_sample(long long v, const gpu_output_
     return (uint16_t)clampll((v + round) >> dz, maxv);
 }
 
-__device__ __forceinline__ void output_rct(const gpu_output_params &op, int32_t y0, int32_t u, int32_t v,
-                                           uint16_t &o0, uint16_t &o1, uint16_t &o2)
+__device__ __forceinline__ void output_rct(const gpu_output_params &op, int32_t y0, int32_t u,
+                                           int32_t v, uint16_t &o0, uint16_t &o1, uint16_t &o2)
 {
     /* Wrapping arithmetic: hostile streams may carry any int32 here. */
     const int32_t gr = (int32_t)((uint32_t)y0 - (uint32_t)(((long long)u + v) >> 2));
@@ -778,13 +791,13 @@ struct xs_gpu_decoder {
     uint8_t *d_cs;
     size_t cs_capacity;
     unsigned *d_prec_off;
-    gpu_geom geom_param;   /* the kernels' geometry, passed by value with each launch */
+    gpu_geom geom_param; /* the kernels' geometry, passed by value with each launch */
     uint8_t *d_gtli, *d_mode, *d_raw_lines, *d_gcli;
     gpu_packet_info *d_pkt;
-    int32_t *d_coef_all;   /* coefficients as the entropy decoder writes them */
-    int32_t *d_pix_all;    /* the inverse DWT's output (out of place: the fewest bytes moved) */
-    int32_t **d_coef;      /* device array of component pointers into d_coef_all */
-    int32_t **d_pix;       /* device array of the planes the output stage reads */
+    int32_t *d_coef_all; /* coefficients as the entropy decoder writes them */
+    int32_t *d_pix_all;  /* the inverse DWT's output (out of place: the fewest bytes moved) */
+    int32_t **d_coef;    /* device array of component pointers into d_coef_all */
+    int32_t **d_pix;     /* device array of the planes the output stage reads */
     int *d_err;
     /* inverse DWT plans: plan[c] serves the consecutive components of one
      * size and decomposition from c on (NULL inside a group, or no DWT) */
@@ -811,10 +824,10 @@ struct xs_gpu_decoder {
     /* The frame under way of the incremental API (xs_gpu_decode_begin .. end). */
     struct {
         int active;
-        int stage;         /* its staging slot */
-        int fallback;      /* it outgrew the codestream buffer: decoded whole at the end */
-        int next_slice;    /* slices [0, next_slice) are walked, uploaded and launched */
-        size_t offset;     /* where slice next_slice starts */
+        int stage;      /* its staging slot */
+        int fallback;   /* it outgrew the codestream buffer: decoded whole at the end */
+        int next_slice; /* slices [0, next_slice) are walked, uploaded and launched */
+        size_t offset;  /* where slice next_slice starts */
         /* Rows released as they are final: per component, the coefficient
          * rows entropy-decoded (wav_inverse_rows_final's rows_in) and the
          * output rows written, by the work enqueued so far. */
@@ -882,7 +895,8 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
     d->stream = (cudaStream_t)stream;
     xsf_status st = XSF_OK;
     xsf_cuda_device_scope on_device(device);
-    if (on_device.error() != cudaSuccess || cudaMalloc(&d->d_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess ||
+    if (on_device.error() != cudaSuccess ||
+        cudaMalloc(&d->d_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess ||
         cudaMallocHost(&d->h_err, GPU_STATUS_WORDS * sizeof(int)) != cudaSuccess)
         st = XSF_ERR_CUDA;
     for (int s = 0; s < XS_GPU_STAGES && st == XSF_OK; s++)
@@ -942,7 +956,8 @@ static size_t codestream_bound(const xs_geometry *g)
            (size_t)g->slices * 6 + 65536;
 }
 
-static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geometry *g, size_t cs_len)
+static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geometry *g,
+                            size_t cs_len)
 {
     if (d->configured && xs_same_format(&d->hdr, h) && cs_len <= d->cs_capacity)
         return XSF_OK;
@@ -1044,7 +1059,8 @@ static void fill_geom(gpu_geom *gg, const xs_header *h, const xs_geometry *g)
     }
 }
 
-static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse", "gcli", "vpred", "data", "idwt", "output"};
+static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse", "gcli",  "vpred",
+                                                 "data",   "idwt",  "output"};
 
 static void mark(xs_gpu_decoder *d, int i)
 {
@@ -1061,7 +1077,8 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
 {
     const xs_geometry *g = &d->geom;
     const int hsl = d->hdr.hsl;
-    const int r0 = s0 * hsl < g->rows ? s0 * hsl : g->rows, r1 = s1 * hsl < g->rows ? s1 * hsl : g->rows;
+    const int r0 = s0 * hsl < g->rows ? s0 * hsl : g->rows,
+              r1 = s1 * hsl < g->rows ? s1 * hsl : g->rows;
     const size_t p0 = (size_t)r0 * g->cols, p1 = (size_t)r1 * g->cols, n = p1 - p0;
     if (r1 <= r0)
         return XSF_OK;
@@ -1071,25 +1088,26 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
     if (timed)
         mark(d, 1);
     const unsigned *words = (const unsigned *)d->d_cs;
-    xs_parse_precincts<<<(unsigned)((n + 3) / 4), 128, 0, cs>>>(words, d->d_prec_off, d->geom_param, d->d_gtli,
-                                                                 d->d_mode, d->d_raw_lines, d->d_pkt, (int)p0,
-                                                                 (int)p1, d->d_err);
+    xs_parse_precincts<<<(unsigned)((n + 3) / 4), 128, 0, cs>>>(
+        words, d->d_prec_off, d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_pkt,
+        (int)p0, (int)p1, d->d_err);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 2);
     const size_t npk = n * g->npackets;
-    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt,
-                                                           d->d_gcli, (int)p0, d->d_err);
+    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(
+        words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt, d->d_gcli, (int)p0, d->d_err);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 3);
     xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
-        d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm, d->d_err);
+        d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm,
+        d->d_err);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 4);
-    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli,
-                                                           d->d_coef, (int)p0, d->d_err);
+    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(
+        words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli, d->d_coef, (int)p0, d->d_err);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 5);
@@ -1146,7 +1164,8 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
         const size_t off = at;
         at += (size_t)g->comp[c].width * g->comp[c].height;
         if (d->plan[c]) { /* this component and the rest of its group */
-            xsf_status st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
+            xsf_status st =
+                wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
         }
@@ -1161,7 +1180,8 @@ static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
         return st;
     if (timed)
         mark(d, 7);
-    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, cs));
+    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int),
+                             cudaMemcpyDeviceToHost, cs));
     return XSF_OK;
 }
 
@@ -1180,14 +1200,16 @@ static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
         at += (size_t)cp->width * cp->height;
         /* Rows of the component a precinct row holds: 2^NLy,c with a decomposition, else its
          * share of the precinct's lines. */
-        const size_t per = c < g->ncd ? (size_t)1 << cp->nly : (size_t)(g->precinct_height / cp->sy);
+        const size_t per =
+            c < g->ncd ? (size_t)1 << cp->nly : (size_t)(g->precinct_height / cp->sy);
         size_t rows_in = all ? height : (size_t)prec_rows * per;
         if (rows_in > height)
             rows_in = height;
         if (d->plan[c]) { /* this component and the rest of its group: one call */
             const int n = xs_dwt_group(g, c, g->nc);
-            xsf_status st = wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
-                                                     d->inc.coef_rows[c], rows_in, d->stream);
+            xsf_status st =
+                wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
+                                         d->inc.coef_rows[c], rows_in, d->stream);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
             const wav_plan_desc *desc = wav_cuda_plan_get_desc(d->plan[c]);
@@ -1204,7 +1226,8 @@ static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
         }
     }
     if (d->hdr.cpih == 1) { /* the colour transform needs the three components' rows */
-        const int lo = y1[0] < y1[1] ? (y1[0] < y1[2] ? y1[0] : y1[2]) : (y1[1] < y1[2] ? y1[1] : y1[2]);
+        const int lo =
+            y1[0] < y1[1] ? (y1[0] < y1[2] ? y1[0] : y1[2]) : (y1[1] < y1[2] ? y1[1] : y1[2]);
         for (int c = 0; c < 3; c++)
             y1[c] = lo;
     }
@@ -1230,7 +1253,8 @@ static xsf_status check_output(xs_gpu_decoder *d)
             const size_t row = (size_t)g->comp[c].width * sizeof(uint16_t);
             if (!d->out.plane[c])
                 return xsf_error_set(&d->err, XSF_ERR_ARG,
-                                     "no output plane for component %d of %d (xs_gpu_set_output)", c, g->nc);
+                                     "no output plane for component %d of %d (xs_gpu_set_output)",
+                                     c, g->nc);
             if (d->out.pitch_bytes[c] < row)
                 return xsf_error_set(&d->err, XSF_ERR_ARG,
                                      "output pitch of component %d is %zu bytes, its rows need %zu "
@@ -1243,9 +1267,9 @@ static xsf_status check_output(xs_gpu_decoder *d)
         return XSF_OK;
     for (int c = 0; c < g->nc; c++) {
         size_t pitch = 0;
-        const cudaError_t e = cudaMallocPitch((void **)&d->own_plane[c], &pitch,
-                                              (size_t)g->comp[c].width * sizeof(uint16_t),
-                                              (size_t)g->comp[c].height);
+        const cudaError_t e =
+            cudaMallocPitch((void **)&d->own_plane[c], &pitch,
+                            (size_t)g->comp[c].width * sizeof(uint16_t), (size_t)g->comp[c].height);
         if (e != cudaSuccess) {
             for (int k = 0; k < g->nc; k++) {
                 cudaFree(d->own_plane[k]);
@@ -1274,8 +1298,8 @@ static void choose_planes(xs_gpu_decoder *d)
  * the format changes), checks where the picture goes (check_output), takes
  * the next staging slot once its last upload has run, and clears the error
  * words. */
-static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf, size_t len,
-                              size_t cs_len, int *stage)
+static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf,
+                              size_t len, size_t cs_len, int *stage)
 {
     xsf_error_clear(&d->err); /* (the public call made d->device current: ON_DEVICE) */
     /* The header the caller parsed, else read here. */
@@ -1306,22 +1330,25 @@ static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const u
 /* Uploads codestream bytes [from, to) and zeroes the pad after them (the bit
  * readers look up to 12 bytes past a subpacket; what follows is uploaded
  * later in stream order, over the pad). */
-static xsf_status upload(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t from, size_t to)
+static xsf_status upload(xs_gpu_decoder *d, const uint8_t *buf, const uint8_t *dev_cs, size_t from,
+                         size_t to)
 {
     cudaStream_t cs = d->stream;
     if (to > from) {
         if (dev_cs)
-            CUDA_TRY(cudaMemcpyAsync(d->d_cs + from, dev_cs + from, to - from, cudaMemcpyDeviceToDevice, cs));
+            CUDA_TRY(cudaMemcpyAsync(d->d_cs + from, dev_cs + from, to - from,
+                                     cudaMemcpyDeviceToDevice, cs));
         else
-            CUDA_TRY(cudaMemcpyAsync(d->d_cs + from, buf + from, to - from, cudaMemcpyHostToDevice, cs));
+            CUDA_TRY(
+                cudaMemcpyAsync(d->d_cs + from, buf + from, to - from, cudaMemcpyHostToDevice, cs));
     }
     CUDA_TRY(cudaMemsetAsync(d->d_cs + to, 0, XS_GPU_CS_PAD, cs));
     return XSF_OK;
 }
 
 /* The whole frame at once; dev_cs (when not NULL) holds the codestream. */
-static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf, const uint8_t *dev_cs,
-                          size_t len, size_t *consumed)
+static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8_t *buf,
+                          const uint8_t *dev_cs, size_t len, size_t *consumed)
 {
     *consumed = 0;
     int s;
@@ -1348,18 +1375,20 @@ static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
-                                           size_t *consumed)
+extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *hdr,
+                                           const uint8_t *buf, size_t len, size_t *consumed)
 {
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
     if (d->inc.active)
-        return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
+        return xsf_error_set(&d->err, XSF_ERR_ARG,
+                             "a frame begun with xs_gpu_decode_begin is under way");
     ON_DEVICE(d);
     return enqueue(d, hdr, buf, NULL, len, consumed);
 }
 
-extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+extern "C" xsf_status xs_gpu_decode(xs_gpu_decoder *d, const uint8_t *buf, size_t len,
+                                    size_t *consumed)
 {
     return xs_gpu_decode_parsed(d, NULL, buf, len, consumed);
 }
@@ -1373,7 +1402,8 @@ static void frame_over(xs_gpu_decoder *d)
 {
     cudaEventRecord(d->staged[d->inc.stage], d->stream);
     cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream);
-    cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost, d->stream);
+    cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost,
+                    d->stream);
     cudaGetLastError();
     d->inc.active = 0;
 }
@@ -1381,7 +1411,8 @@ static void frame_over(xs_gpu_decoder *d)
 /* Walks, uploads and launches the slices that buf[0, len) holds whole, from
  * inc.next_slice on. `final`: len is the whole codestream (a slice cut short
  * is then an error, and the EOC follows). */
-static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int final, size_t *total)
+static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int final,
+                          size_t *total)
 {
     const xs_geometry *g = &d->geom;
     const int s0 = d->inc.next_slice;
@@ -1391,7 +1422,8 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     while (s1 < g->slices) {
         xsf_error e;
         xsf_error_clear(&e);
-        const xsf_status st = xs_walk_slice(buf, len, &d->hdr, g, s1, &off, NULL, d->h_prec_off[d->inc.stage], &e);
+        const xsf_status st =
+            xs_walk_slice(buf, len, &d->hdr, g, s1, &off, NULL, d->h_prec_off[d->inc.stage], &e);
         if (st == XSF_ERR_TRUNCATED && !final)
             break; /* need more */
         if (st != XSF_OK) {
@@ -1410,7 +1442,8 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     if (s1 == s0 && !final)
         return XSF_OK;
     if (end > d->cs_capacity) {
-        d->inc.fallback = 1; /* beyond the buffer's bound for the format: decoded whole at the end */
+        d->inc.fallback =
+            1; /* beyond the buffer's bound for the format: decoded whole at the end */
         return XSF_OK;
     }
     xsf_status st = upload(d, buf, NULL, from, end);
@@ -1426,8 +1459,8 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *d, const xs_header *hdr, const uint8_t *buf,
-                                                 size_t len)
+extern "C" xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *d, const xs_header *hdr,
+                                                 const uint8_t *buf, size_t len)
 {
     if (!d || !buf)
         return XSF_ERR_ARG;
@@ -1488,7 +1521,8 @@ extern "C" xsf_status xs_gpu_decode_more(xs_gpu_decoder *d, const uint8_t *buf, 
     return st;
 }
 
-extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, size_t len, size_t *consumed)
+extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, size_t len,
+                                        size_t *consumed)
 {
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
@@ -1513,8 +1547,8 @@ extern "C" xsf_status xs_gpu_decode_end(xs_gpu_decoder *d, const uint8_t *buf, s
     st = release_rows(d, d->geom.rows);
     if (st != XSF_OK)
         return st;
-    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int), cudaMemcpyDeviceToHost,
-                             d->stream));
+    CUDA_TRY(cudaMemcpyAsync(d->h_err, d->d_err, GPU_STATUS_WORDS * sizeof(int),
+                             cudaMemcpyDeviceToHost, d->stream));
     *consumed = total;
     return XSF_OK;
 }
@@ -1527,13 +1561,14 @@ extern "C" void xs_gpu_decode_abort(xs_gpu_decoder *d)
     }
 }
 
-extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf, const uint8_t *host_copy,
-                                           size_t len, size_t *consumed)
+extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf,
+                                           const uint8_t *host_copy, size_t len, size_t *consumed)
 {
     if (!d || !dev_buf || !consumed)
         return XSF_ERR_ARG;
     if (d->inc.active)
-        return xsf_error_set(&d->err, XSF_ERR_ARG, "a frame begun with xs_gpu_decode_begin is under way");
+        return xsf_error_set(&d->err, XSF_ERR_ARG,
+                             "a frame begun with xs_gpu_decode_begin is under way");
     ON_DEVICE(d);
     if (host_copy)
         return enqueue(d, NULL, host_copy, dev_buf, len, consumed);
@@ -1543,9 +1578,10 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
     cudaError_t e = cudaMemcpyAsync(tmp, dev_buf, len, cudaMemcpyDeviceToHost, d->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(d->stream);
-    xsf_status st = e == cudaSuccess ? enqueue(d, NULL, tmp, dev_buf, len, consumed)
-                                     : xsf_error_set(&d->err, XSF_ERR_CUDA, "reading the codestream back: %s",
-                                                     cudaGetErrorString(e));
+    xsf_status st = e == cudaSuccess
+                        ? enqueue(d, NULL, tmp, dev_buf, len, consumed)
+                        : xsf_error_set(&d->err, XSF_ERR_CUDA, "reading the codestream back: %s",
+                                        cudaGetErrorString(e));
     /* enqueue copied what it needs from tmp into pinned staging before returning. */
     free(tmp);
     return st;
@@ -1558,8 +1594,9 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
         return XSF_ERR_ARG;
     xsf_error_clear(&d->err);
     if (d->inc.active) /* its rows are written as they become final, from begin on */
-        return xsf_error_set(&d->err, XSF_ERR_ARG,
-                             "a frame begun with xs_gpu_decode_begin is under way: set the output before it");
+        return xsf_error_set(
+            &d->err, XSF_ERR_ARG,
+            "a frame begun with xs_gpu_decode_begin is under way: set the output before it");
     if (!plane) {
         memset(&d->out, 0, sizeof d->out);
         return XSF_OK;
@@ -1569,9 +1606,10 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         /* The kernel addresses rows in samples: 2-byte units. */
         if ((uintptr_t)plane[c] % sizeof(uint16_t) || pitch_bytes[c] % sizeof(uint16_t))
-            return xsf_error_set(&d->err, XSF_ERR_ARG,
-                                 "output plane %d at %p, pitch %zu bytes: both must be 2-byte aligned", c,
-                                 (void *)plane[c], pitch_bytes[c]);
+            return xsf_error_set(
+                &d->err, XSF_ERR_ARG,
+                "output plane %d at %p, pitch %zu bytes: both must be 2-byte aligned", c,
+                (void *)plane[c], pitch_bytes[c]);
     }
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         d->out.plane[c] = plane[c];
@@ -1586,7 +1624,8 @@ extern "C" const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *d)
     return d->configured && d->pic.data[0] ? &d->pic : NULL;
 }
 
-extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
+extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d,
+                                      uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
 {
     if (!d || !host_plane || !d->configured)
         return XSF_ERR_ARG;
@@ -1594,9 +1633,10 @@ extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d, uint16_t *const host_pl
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
     ON_DEVICE(d);
     for (int c = 0; c < d->pic.fmt.nc; c++)
-        CUDA_TRY(cudaMemcpy2DAsync(host_plane[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t), d->pic.data[c],
-                                   d->pic.stride[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t),
-                                   (size_t)d->pic.fmt.height[c], cudaMemcpyDeviceToHost, d->stream));
+        CUDA_TRY(cudaMemcpy2DAsync(
+            host_plane[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t), d->pic.data[c],
+            d->pic.stride[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t),
+            (size_t)d->pic.fmt.height[c], cudaMemcpyDeviceToHost, d->stream));
     return sync ? xs_gpu_sync(d) : XSF_OK;
 }
 
@@ -1606,8 +1646,10 @@ extern "C" void xs_gpu_decode_rows(const xs_gpu_decoder *d, int rows[XS_MAX_COMP
         rows[c] = d && d->inc.active && c < d->geom.nc ? d->inc.out_rows[c] : 0;
 }
 
-extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const host_plane[XS_MAX_COMPONENTS],
-                                           const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS])
+extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d,
+                                           uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                                           const int from[XS_MAX_COMPONENTS],
+                                           const int to[XS_MAX_COMPONENTS])
 {
     if (!d || !host_plane || !from || !to || !d->configured)
         return XSF_ERR_ARG;
@@ -1615,8 +1657,9 @@ extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d, uint16_t *const ho
         return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
     for (int c = 0; c < d->pic.fmt.nc; c++) {
         if (from[c] < 0 || to[c] > d->pic.fmt.height[c] || from[c] > to[c])
-            return xsf_error_set(&d->err, XSF_ERR_ARG, "rows [%d, %d) of component %d, which has %d", from[c],
-                                 to[c], c, d->pic.fmt.height[c]);
+            return xsf_error_set(&d->err, XSF_ERR_ARG,
+                                 "rows [%d, %d) of component %d, which has %d", from[c], to[c], c,
+                                 d->pic.fmt.height[c]);
     }
     ON_DEVICE(d);
     for (int c = 0; c < d->pic.fmt.nc; c++) {
@@ -1637,8 +1680,8 @@ extern "C" xsf_status xs_gpu_sync(xs_gpu_decoder *d)
     if (d->h_err[0]) {
         const int code = d->h_err[0], p = d->h_err[1], cols = d->geom.cols ? d->geom.cols : 1;
         xsf_error_clear(&d->err);
-        return xsf_error_set(&d->err, XSF_ERR_INVALID, "precinct (%d,%d) packet %d band %d: %s", p / cols,
-                             p % cols, d->h_err[2], d->h_err[3], gpu_error_text(code));
+        return xsf_error_set(&d->err, XSF_ERR_INVALID, "precinct (%d,%d) packet %d band %d: %s",
+                             p / cols, p % cols, d->h_err[2], d->h_err[3], gpu_error_text(code));
     }
     return XSF_OK;
 }

@@ -40,7 +40,7 @@ extern "C" {
 #define ON_DEVICE(e)                                                                               \
     xsf_cuda_device_scope on_device_((e)->device);                                                 \
     if (on_device_.error() != cudaSuccess)                                                         \
-        return xsf_error_set(&(e)->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", (e)->device)
+    return xsf_error_set(&(e)->err, XSF_ERR_CUDA, "cudaSetDevice(%d) failed", (e)->device)
 
 #define CUDA_TRY(call)                                                                             \
     do {                                                                                           \
@@ -997,8 +997,8 @@ extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xsf_picture *pic)
         if (f->width[c] != w || f->height[c] != h || f->depth[c] != e->plan.hdr.depth[c])
             return xsf_error_set(
                 &e->err, XSF_ERR_ARG,
-                "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u", c,
-                f->width[c], f->height[c], f->depth[c], w, h, e->plan.hdr.depth[c]);
+                "component %d is %dx%d at %d bits, the encoder expects %dx%d at %u", c, f->width[c],
+                f->height[c], f->depth[c], w, h, e->plan.hdr.depth[c]);
         if (!pic->data[c] || pic->stride[c] < (size_t)w * 2 || (on_device && pic->stride[c] % 2))
             return xsf_error_set(&e->err, XSF_ERR_ARG,
                                  "component %d: plane or stride of %zu bytes unusable", c,
@@ -1009,8 +1009,8 @@ extern "C" xsf_status xs_gpu_encode(xs_gpu_encoder *e, const xsf_picture *pic)
             continue;
         }
         uint16_t *dst = e->d_in16 + e->in16_off[c];
-        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->data[c], pic->stride[c],
-                                   (size_t)w * 2, (size_t)h, cudaMemcpyHostToDevice, e->stream));
+        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)w * 2, pic->data[c], pic->stride[c], (size_t)w * 2,
+                                   (size_t)h, cudaMemcpyHostToDevice, e->stream));
         in.plane[c] = dst;
         in.pitch[c] = (size_t)w;
     }

@@ -23,8 +23,8 @@ xsf_status xs_gpu_decode(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, si
     (void)dec, (void)buf, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
 }
-xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, const uint8_t *host_copy, size_t len,
-                                size_t *consumed)
+xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf,
+                                const uint8_t *host_copy, size_t len, size_t *consumed)
 {
     (void)dec, (void)dev_buf, (void)host_copy, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
@@ -44,13 +44,14 @@ xsf_status xs_gpu_decode_end(xs_gpu_decoder *dec, const uint8_t *buf, size_t len
     (void)dec, (void)buf, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
 }
-xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
-                                size_t *consumed)
+xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
+                                size_t len, size_t *consumed)
 {
     (void)dec, (void)hdr, (void)buf, (void)len, (void)consumed;
     return XSF_ERR_NODEVICE;
 }
-xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len)
+xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
+                                      size_t len)
 {
     (void)dec, (void)hdr, (void)buf, (void)len;
     return XSF_ERR_NODEVICE;
@@ -76,7 +77,8 @@ const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec)
     (void)dec;
     return NULL;
 }
-xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
+xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                           int sync)
 {
     (void)dec, (void)host_plane, (void)sync;
     return XSF_ERR_NODEVICE;

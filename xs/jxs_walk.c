@@ -7,8 +7,8 @@ xsf_status xs_jxs_next(const uint8_t *data, size_t len, size_t offset, size_t *b
 {
     *bytes = 0;
     if (offset >= len)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: no codestream left (the data has %zu bytes)",
-                             offset, len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                             "byte %zu: no codestream left (the data has %zu bytes)", offset, len);
     const uint8_t *buf = data + offset;
     size_t n = len - offset;
     /* A codestream is at most 4 GiB (xs_walk's bound): a longer buffer is

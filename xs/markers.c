@@ -37,7 +37,7 @@ static const char *marker_name(uint16_t m)
     do {                                                                                           \
         char why_[160];                                                                            \
         snprintf(why_, sizeof why_, __VA_ARGS__);                                                  \
-        return xsf_error_set(err, st, "byte %zu: %s: %s", (size_t)(off), marker_name(mk), why_);  \
+        return xsf_error_set(err, st, "byte %zu: %s: %s", (size_t)(off), marker_name(mk), why_);   \
     } while (0)
 
 #include <stdio.h>
@@ -82,21 +82,24 @@ static xsf_status parse_pih(xs_header *h, const uint8_t *p, size_t off, xsf_erro
     if (h->br != 4)
         FAIL(XSF_ERR_INVALID, off, M, "bitplane count bits Br=%u, expected 4", h->br);
     if (h->bw == 0 || h->bw > 20 || h->fq > 8 || h->fq >= h->bw)
-        FAIL(XSF_ERR_UNSUPPORTED, off, M, "precision Bw=%u with Fq=%u fractional bits (supported: Bw<=20, Fq<=8)",
-             h->bw, h->fq);
+        FAIL(XSF_ERR_UNSUPPORTED, off, M,
+             "precision Bw=%u with Fq=%u fractional bits (supported: Bw<=20, Fq<=8)", h->bw, h->fq);
     if (h->fslc != 0)
         FAIL(XSF_ERR_UNSUPPORTED, off, M, "slice coding mode Fslc=%u", h->fslc);
     if (h->ppoc != 0)
         FAIL(XSF_ERR_UNSUPPORTED, off, M, "progression order Ppoc=%u", h->ppoc);
     if (h->cpih == 3)
-        FAIL(XSF_ERR_UNSUPPORTED, off, M, "Star-Tetrix colour transform (Cpih=3) is not implemented");
+        FAIL(XSF_ERR_UNSUPPORTED, off, M,
+             "Star-Tetrix colour transform (Cpih=3) is not implemented");
     if (h->cpih != 0 && h->cpih != 1)
         FAIL(XSF_ERR_INVALID, off, M, "colour transform Cpih=%u", h->cpih);
     if (h->nlx < 1 || h->nlx > XS_MAX_NLX)
-        FAIL(XSF_ERR_INVALID, off, M, "NLx=%u horizontal levels, expected 1..%d", h->nlx, XS_MAX_NLX);
+        FAIL(XSF_ERR_INVALID, off, M, "NLx=%u horizontal levels, expected 1..%d", h->nlx,
+             XS_MAX_NLX);
     if (h->nly > XS_MAX_NLY || h->nly > h->nlx)
-        FAIL(XSF_ERR_INVALID, off, M, "NLy=%u vertical levels with NLx=%u, expected 0..%d and <= NLx",
-             h->nly, h->nlx, XS_MAX_NLY);
+        FAIL(XSF_ERR_INVALID, off, M,
+             "NLy=%u vertical levels with NLx=%u, expected 0..%d and <= NLx", h->nly, h->nlx,
+             XS_MAX_NLY);
     if (h->qpih > 1)
         FAIL(XSF_ERR_INVALID, off, M, "quantizer type Qpih=%u", h->qpih);
     if (h->fs > 1)
@@ -106,30 +109,36 @@ static xsf_status parse_pih(xs_header *h, const uint8_t *p, size_t off, xsf_erro
     return XSF_OK;
 }
 
-static xsf_status parse_cdt(xs_header *h, const uint8_t *p, uint16_t len, size_t off, xsf_error *err)
+static xsf_status parse_cdt(xs_header *h, const uint8_t *p, uint16_t len, size_t off,
+                            xsf_error *err)
 {
     const uint16_t M = XS_MARKER_CDT;
     if (len != 2 + 2 * h->nc)
-        FAIL(XSF_ERR_INVALID, off, M, "length %u, expected %u for %u components", len, 2 + 2 * h->nc, h->nc);
+        FAIL(XSF_ERR_INVALID, off, M, "length %u, expected %u for %u components", len,
+             2 + 2 * h->nc, h->nc);
     for (int c = 0; c < h->nc; c++) {
         h->depth[c] = p[4 + 2 * c];
         h->sx[c] = p[5 + 2 * c] >> 4;
         h->sy[c] = p[5 + 2 * c] & 15;
         if (h->depth[c] < 8 || h->depth[c] > 16)
-            FAIL(XSF_ERR_UNSUPPORTED, off, M, "component %d bit depth %u (supported: 8..16)", c, h->depth[c]);
+            FAIL(XSF_ERR_UNSUPPORTED, off, M, "component %d bit depth %u (supported: 8..16)", c,
+                 h->depth[c]);
         if (h->depth[c] > h->bw)
-            FAIL(XSF_ERR_INVALID, off, M, "component %d bit depth %u exceeds Bw=%u", c, h->depth[c], h->bw);
+            FAIL(XSF_ERR_INVALID, off, M, "component %d bit depth %u exceeds Bw=%u", c, h->depth[c],
+                 h->bw);
         if (h->sx[c] < 1 || h->sx[c] > 2 || h->sy[c] < 1 || h->sy[c] > 2)
             FAIL(XSF_ERR_UNSUPPORTED, off, M, "component %d sampling %ux%u (supported: 1 or 2)", c,
                  h->sx[c], h->sy[c]);
         if (h->wf % h->sx[c] || h->hf % h->sy[c])
-            FAIL(XSF_ERR_UNSUPPORTED, off, M, "picture %ux%u is not a multiple of component %d sampling %ux%u",
-                 h->wf, h->hf, c, h->sx[c], h->sy[c]);
+            FAIL(XSF_ERR_UNSUPPORTED, off, M,
+                 "picture %ux%u is not a multiple of component %d sampling %ux%u", h->wf, h->hf, c,
+                 h->sx[c], h->sy[c]);
     }
     return XSF_OK;
 }
 
-static xsf_status parse_nlt(xs_header *h, const uint8_t *p, uint16_t len, size_t off, xsf_error *err)
+static xsf_status parse_nlt(xs_header *h, const uint8_t *p, uint16_t len, size_t off,
+                            xsf_error *err)
 {
     const uint16_t M = XS_MARKER_NLT;
     if (len < 3)
@@ -146,9 +155,10 @@ static xsf_status parse_nlt(xs_header *h, const uint8_t *p, uint16_t len, size_t
         h->nlt_t1 = rd32(p + 5);
         h->nlt_t2 = rd32(p + 9);
         h->nlt_e = p[13];
-        if (h->nlt_e < 1 || h->nlt_e >= h->bw || h->nlt_t1 >= h->nlt_t2 || h->nlt_t2 > (1u << h->bw))
-            FAIL(XSF_ERR_INVALID, off, M, "extended NLT parameters T1=%u T2=%u E=%u with Bw=%u", h->nlt_t1,
-                 h->nlt_t2, h->nlt_e, h->bw);
+        if (h->nlt_e < 1 || h->nlt_e >= h->bw || h->nlt_t1 >= h->nlt_t2 ||
+            h->nlt_t2 > (1u << h->bw))
+            FAIL(XSF_ERR_INVALID, off, M, "extended NLT parameters T1=%u T2=%u E=%u with Bw=%u",
+                 h->nlt_t1, h->nlt_t2, h->nlt_e, h->bw);
     } else {
         FAIL(XSF_ERR_INVALID, off, M, "non-linearity type Tnlt=%u", h->tnlt);
     }
@@ -159,16 +169,19 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
 {
     memset(h, 0, sizeof *h);
     if (len < 2)
-        return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte 0: codestream of %zu bytes has no SOC marker", len);
+        return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                             "byte 0: codestream of %zu bytes has no SOC marker", len);
     if (rd16(buf) != XS_MARKER_SOC)
-        return xsf_error_set(err, XSF_ERR_INVALID, "byte 0: expected SOC marker ff10, found %04x", rd16(buf));
+        return xsf_error_set(err, XSF_ERR_INVALID, "byte 0: expected SOC marker ff10, found %04x",
+                             rd16(buf));
     size_t off = 2;
     unsigned seen = 0; /* bit per marker low byte, for duplicates */
     int wgt_len = -1;
     size_t wgt_off = 0, pih_off = 0;
     for (;;) {
         if (len - off < 2)
-            return xsf_error_set(err, XSF_ERR_TRUNCATED, "byte %zu: codestream ends inside the headers", off);
+            return xsf_error_set(err, XSF_ERR_TRUNCATED,
+                                 "byte %zu: codestream ends inside the headers", off);
         uint16_t m = rd16(buf + off);
         if (m == XS_MARKER_SLH)
             break;
@@ -177,15 +190,16 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         if (m != XS_MARKER_CAP && m != XS_MARKER_PIH && m != XS_MARKER_CDT && m != XS_MARKER_WGT &&
             m != XS_MARKER_COM && m != XS_MARKER_NLT && m != XS_MARKER_CWD && m != XS_MARKER_CTS &&
             m != XS_MARKER_CRG)
-            return xsf_error_set(err, XSF_ERR_INVALID, "byte %zu: expected a header marker, found %04x", off, m);
+            return xsf_error_set(err, XSF_ERR_INVALID,
+                                 "byte %zu: expected a header marker, found %04x", off, m);
         if (len - off < 4)
             FAIL(XSF_ERR_TRUNCATED, off, m, "codestream ends inside the marker segment");
         uint16_t seglen = rd16(buf + off + 2);
         if (seglen < 2)
             FAIL(XSF_ERR_INVALID, off, m, "segment length %u", seglen);
         if (len - off - 2 < seglen)
-            FAIL(XSF_ERR_TRUNCATED, off, m, "segment of %u bytes runs past the end (%zu bytes left)", seglen,
-                 len - off - 2);
+            FAIL(XSF_ERR_TRUNCATED, off, m,
+                 "segment of %u bytes runs past the end (%zu bytes left)", seglen, len - off - 2);
         const uint8_t *p = buf + off;
         unsigned bit = 1u << (m & 0x1f);
         if (m != XS_MARKER_COM && (seen & bit))
@@ -201,7 +215,8 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         switch (m) {
         case XS_MARKER_CAP:
             if (seglen > 2 + 4)
-                FAIL(XSF_ERR_UNSUPPORTED, off, m, "capabilities of %u bytes (at most 4 supported)", seglen - 2);
+                FAIL(XSF_ERR_UNSUPPORTED, off, m, "capabilities of %u bytes (at most 4 supported)",
+                     seglen - 2);
             for (int i = 0; i < seglen - 2; i++)
                 for (int k = 0; k < 8; k++)
                     if (p[4 + i] & (0x80 >> k))
@@ -217,7 +232,8 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         case XS_MARKER_WGT:
             /* The number of bands is known only once CWD has been seen: checked below. */
             if (seglen & 1 || (seglen - 2) / 2 > XS_MAX_BANDS)
-                FAIL(XSF_ERR_INVALID, off, m, "length %u is not a table of gain/priority pairs", seglen);
+                FAIL(XSF_ERR_INVALID, off, m, "length %u is not a table of gain/priority pairs",
+                     seglen);
             h->nbands = (seglen - 2) / 2;
             for (int b = 0; b < h->nbands; b++) {
                 h->gain[b] = p[4 + 2 * b];
@@ -236,7 +252,8 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
                 FAIL(XSF_ERR_INVALID, off, m, "length %u, expected 3", seglen);
             h->sd = p[4];
             if (h->sd >= h->nc)
-                FAIL(XSF_ERR_INVALID, off, m, "Sd=%u components without decomposition of %u", h->sd, h->nc);
+                FAIL(XSF_ERR_INVALID, off, m, "Sd=%u components without decomposition of %u", h->sd,
+                     h->nc);
             break;
         case XS_MARKER_CTS:
             if (seglen != 4)
@@ -269,7 +286,8 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
         FAIL(XSF_ERR_INVALID, off, XS_MARKER_SLH, "slice before the weights table WGT");
     if (h->cpih == 1) {
         if (h->nc < 3)
-            FAIL(XSF_ERR_INVALID, off, XS_MARKER_PIH, "RCT (Cpih=1) needs 3 components, found %u", h->nc);
+            FAIL(XSF_ERR_INVALID, off, XS_MARKER_PIH, "RCT (Cpih=1) needs 3 components, found %u",
+                 h->nc);
         for (int c = 1; c < 3; c++)
             if (h->sx[c] != h->sx[0] || h->sy[c] != h->sy[0] || h->depth[c] != h->depth[0])
                 FAIL(XSF_ERR_INVALID, off, XS_MARKER_PIH,
@@ -284,8 +302,8 @@ xsf_status xs_parse_header(const uint8_t *buf, size_t len, xs_header *h, xsf_err
     if (st != XSF_OK)
         return xsf_error_set(err, st, "byte %zu: PIH: %s", pih_off, gerr.msg);
     if (h->nbands != g.nbands)
-        FAIL(XSF_ERR_INVALID, wgt_off, XS_MARKER_WGT, "length %d holds %d bands, the picture has %d", wgt_len,
-             h->nbands, g.nbands);
+        FAIL(XSF_ERR_INVALID, wgt_off, XS_MARKER_WGT,
+             "length %d holds %d bands, the picture has %d", wgt_len, h->nbands, g.nbands);
     return XSF_OK;
 }
 

@@ -25,7 +25,8 @@ void xs_output_stage(xs_decoder *d)
     const xs_header *h = &d->hdr;
     const xs_geometry *g = &d->geom;
     if (h->cpih == 1)
-        xs_inverse_rct(d->coef[0], d->coef[1], d->coef[2], (size_t)g->comp[0].width * g->comp[0].height);
+        xs_inverse_rct(d->coef[0], d->coef[1], d->coef[2],
+                       (size_t)g->comp[0].width * g->comp[0].height);
     const int bw = h->bw;
     for (int c = 0; c < g->nc; c++) {
         const size_t n = (size_t)g->comp[c].width * g->comp[c].height;

@@ -21,8 +21,8 @@ static int truncation(const xs_band *b, int q, int r)
  * prediction, or vertical prediction through the bounded code; significance
  * flags mark groups of 8 code groups whose residuals (Rm=0) or counts
  * (Rm=1) are zero. Returns 0, or -1 on a code the line cannot hold. */
-static int decode_gcli_line(xs_bits *br, uint8_t *g, int n, int raw, int mode, const uint8_t *sig, int gtli,
-                            const uint8_t *top, int t, int rm)
+static int decode_gcli_line(xs_bits *br, uint8_t *g, int n, int raw, int mode, const uint8_t *sig,
+                            int gtli, const uint8_t *top, int t, int rm)
 {
     if (raw) {
         for (int i = 0; i < n; i++)
@@ -65,7 +65,8 @@ static int decode_gcli_line(xs_bits *br, uint8_t *g, int n, int raw, int mode, c
  * the inverse quantizer of 21122-1 D.3 applied and the 2^Fq scale. Returns
  * the number of non-zero padding coefficients of the last code group, whose
  * signs the sign subpacket carries too, or -1 on overrun. */
-static int decode_data_line(xs_bits *br, int32_t *out, int w, const uint8_t *g, int gtli, int fs, int uniform, int fq)
+static int decode_data_line(xs_bits *br, int32_t *out, int w, const uint8_t *g, int gtli, int fs,
+                            int uniform, int fq)
 {
     int padding_nonzero = 0;
     const int groups = (w + 3) / 4;
@@ -129,21 +130,24 @@ static uint32_t rd_bits(const uint8_t *p, int first, int n)
     return (uint32_t)((v << first) >> (64 - n));
 }
 
-xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, size_t base, int row, int col,
-                              int first_in_slice, size_t *used)
+xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, size_t base, int row,
+                              int col, int first_in_slice, size_t *used)
 {
     xsf_error *err = &d->err;
     const xs_geometry *g = &d->geom;
     const xs_header *h = &d->hdr;
     const size_t hb = g->precinct_header_bytes;
     if (len < hb)
-        return FAILP(XSF_ERR_TRUNCATED, "byte %zu: precinct (%d,%d): header of %zu bytes runs past the end", base,
-                     row, col, hb);
+        return FAILP(XSF_ERR_TRUNCATED,
+                     "byte %zu: precinct (%d,%d): header of %zu bytes runs past the end", base, row,
+                     col, hb);
     const uint32_t lprc = ((uint32_t)buf[0] << 16) | ((uint32_t)buf[1] << 8) | buf[2];
     const int q = buf[3], r = buf[4];
     if (lprc > len - hb)
-        return FAILP(XSF_ERR_TRUNCATED, "byte %zu: precinct (%d,%d): length Lprc=%u runs past the end (%zu bytes left)",
-                     base, row, col, lprc, len - hb);
+        return FAILP(
+            XSF_ERR_TRUNCATED,
+            "byte %zu: precinct (%d,%d): length Lprc=%u runs past the end (%zu bytes left)", base,
+            row, col, lprc, len - hb);
     uint8_t *gtli = d->gtli + ((size_t)row * g->cols + col) * g->nbands;
     const uint8_t *gtli_top = row > 0 ? gtli - (size_t)g->cols * g->nbands : NULL;
     uint8_t mode[XS_MAX_BANDS];
@@ -152,7 +156,8 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
         gtli[b] = (uint8_t)truncation(&g->band[b], q, r);
         if ((mode[b] & 1) && first_in_slice)
             return FAILP(XSF_ERR_INVALID,
-                         "byte %zu: precinct (%d,%d): band %d uses vertical prediction in the first precinct of a slice",
+                         "byte %zu: precinct (%d,%d): band %d uses vertical prediction in the "
+                         "first precinct of a slice",
                          base, row, col, b);
     }
 
@@ -169,8 +174,9 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
         if (!present)
             continue;
         if (end - pos < pkt_hdr_bytes)
-            return FAILP(XSF_ERR_INVALID, "byte %zu: precinct (%d,%d) packet %d: header runs past Lprc", base + hb + pos,
-                         row, col, pi);
+            return FAILP(XSF_ERR_INVALID,
+                         "byte %zu: precinct (%d,%d) packet %d: header runs past Lprc",
+                         base + hb + pos, row, col, pi);
         /* 21122-1 C.4, Table C.5: Dr, Ldat, Lcnt, Lsgn. */
         uint8_t hdr8[8] = {0};
         memcpy(hdr8, data + pos, pkt_hdr_bytes);
@@ -199,8 +205,10 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
             }
             const size_t bytes = (bits + 7) / 8;
             if (bytes > end - pos)
-                return FAILP(XSF_ERR_INVALID, "byte %zu: precinct (%d,%d) packet %d: significance subpacket runs past Lprc",
-                             base + hb + pos, row, col, pi);
+                return FAILP(
+                    XSF_ERR_INVALID,
+                    "byte %zu: precinct (%d,%d) packet %d: significance subpacket runs past Lprc",
+                    base + hb + pos, row, col, pi);
             xs_bits br;
             xs_bits_init(&br, data + pos, bytes);
             for (size_t k = 0; k < bits; k++)
@@ -209,7 +217,8 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
         }
         if (lcnt > end - pos || ldat > end - pos - lcnt || lsgn > end - pos - lcnt - ldat)
             return FAILP(XSF_ERR_INVALID,
-                         "byte %zu: precinct (%d,%d) packet %d: subpackets Lcnt=%u Ldat=%u Lsgn=%u exceed Lprc=%u",
+                         "byte %zu: precinct (%d,%d) packet %d: subpackets Lcnt=%u Ldat=%u Lsgn=%u "
+                         "exceed Lprc=%u",
                          base, row, col, pi, lcnt, ldat, lsgn, lprc);
 
         xs_bits br;
@@ -221,11 +230,13 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
             const int w = xs_band_prec_width(g, bd, col);
             const int n = (w + 3) / 4;
             const size_t brow = (size_t)row * bd->lines + pk->line;
-            uint8_t *gl = d->gcli + bd->gcli_offset + brow * bd->gcli_stride + (size_t)col * ((bd->col_width + 3) / 4);
+            uint8_t *gl = d->gcli + bd->gcli_offset + brow * bd->gcli_stride +
+                          (size_t)col * ((bd->col_width + 3) / 4);
             const uint8_t *top = NULL;
             int t = gtli[b];
             if (mode[b] & 1) {
-                top = gl - bd->gcli_stride; /* previous line of the band: same or previous precinct */
+                top =
+                    gl - bd->gcli_stride; /* previous line of the band: same or previous precinct */
                 const int gt = pk->line == 0 ? gtli_top[b] : gtli[b];
                 t = gt > gtli[b] ? gt : gtli[b];
             }
@@ -233,12 +244,14 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
             if (s)
                 sig_used += ((size_t)n + 7) / 8;
             if (decode_gcli_line(&br, gl, n, raw, mode[b], s, gtli[b], top, t, h->rm) < 0)
-                return FAILP(XSF_ERR_INVALID,
-                             "byte %zu: precinct (%d,%d) packet %d band %d: invalid bitplane count code", base, row,
-                             col, pi, b);
+                return FAILP(
+                    XSF_ERR_INVALID,
+                    "byte %zu: precinct (%d,%d) packet %d band %d: invalid bitplane count code",
+                    base, row, col, pi, b);
         }
         if (br.overrun)
-            return FAILP(XSF_ERR_INVALID, "byte %zu: precinct (%d,%d) packet %d: bitplane counts overrun Lcnt=%u",
+            return FAILP(XSF_ERR_INVALID,
+                         "byte %zu: precinct (%d,%d) packet %d: bitplane counts overrun Lcnt=%u",
                          base, row, col, pi, lcnt);
         pos += lcnt;
 
@@ -253,11 +266,13 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
             const size_t brow = (size_t)row * bd->lines + pk->line;
             const uint8_t *gl = d->gcli + bd->gcli_offset + brow * bd->gcli_stride +
                                 (size_t)col * ((bd->col_width + 3) / 4);
-            int32_t *out = d->coef[bd->comp] + (size_t)(bd->y0 + brow) * d->geom.comp[bd->comp].width + bd->x0 +
+            int32_t *out = d->coef[bd->comp] +
+                           (size_t)(bd->y0 + brow) * d->geom.comp[bd->comp].width + bd->x0 +
                            (size_t)col * bd->col_width;
             int pad = decode_data_line(&br, out, w, gl, gtli[b], h->fs, h->qpih == 1, h->fq);
             if (pad < 0)
-                return FAILP(XSF_ERR_INVALID, "byte %zu: precinct (%d,%d) packet %d band %d: data overrun Ldat=%u",
+                return FAILP(XSF_ERR_INVALID,
+                             "byte %zu: precinct (%d,%d) packet %d band %d: data overrun Ldat=%u",
                              base, row, col, pi, b, ldat);
             padding[b - pk->first] = pad;
         }
@@ -271,12 +286,14 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
                     continue;
                 const int w = xs_band_prec_width(g, bd, col);
                 const size_t brow = (size_t)row * bd->lines + pk->line;
-                int32_t *out = d->coef[bd->comp] + (size_t)(bd->y0 + brow) * d->geom.comp[bd->comp].width +
-                               bd->x0 + (size_t)col * bd->col_width;
+                int32_t *out = d->coef[bd->comp] +
+                               (size_t)(bd->y0 + brow) * d->geom.comp[bd->comp].width + bd->x0 +
+                               (size_t)col * bd->col_width;
                 if (decode_sign_line(&br, out, w, padding[b - pk->first]) < 0)
-                    return FAILP(XSF_ERR_INVALID,
-                                 "byte %zu: precinct (%d,%d) packet %d band %d: signs overrun Lsgn=%u", base, row,
-                                 col, pi, b, lsgn);
+                    return FAILP(
+                        XSF_ERR_INVALID,
+                        "byte %zu: precinct (%d,%d) packet %d band %d: signs overrun Lsgn=%u", base,
+                        row, col, pi, b, lsgn);
             }
         }
         pos += lsgn;

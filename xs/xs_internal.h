@@ -19,8 +19,8 @@
 #define XS_MAX_SAMPLES ((size_t)1 << 27) /* 8K 4:4:4 fits; ~800 MB of buffers at most */
 
 typedef struct xs_component {
-    int width, height;   /* Wc = Wf / sx, Hc = Hf / sy */
-    int nlx, nly;        /* decomposition levels of this component */
+    int width, height; /* Wc = Wf / sx, Hc = Hf / sy */
+    int nlx, nly;      /* decomposition levels of this component */
     int sx, sy;
 } xs_component;
 
@@ -29,35 +29,35 @@ typedef struct xs_component {
 typedef struct xs_band {
     int comp;
     int beta;
-    int lx;              /* horizontal decomposition level of the band (0: none) */
-    int x0, y0;          /* origin in the component's Mallat plane */
+    int lx;     /* horizontal decomposition level of the band (0: none) */
+    int x0, y0; /* origin in the component's Mallat plane */
     int width, height;
-    int lines;           /* lines of this band in one precinct */
-    int col_width;       /* coefficients in one precinct column (the last may have fewer) */
+    int lines;     /* lines of this band in one precinct */
+    int col_width; /* coefficients in one precinct column (the last may have fewer) */
     uint8_t gain, priority;
-    size_t gcli_stride;  /* code groups in one row of the band, over all precinct columns */
-    size_t gcli_offset;  /* offset of the band's first code group in xs_geometry.gcli storage */
+    size_t gcli_stride; /* code groups in one row of the band, over all precinct columns */
+    size_t gcli_offset; /* offset of the band's first code group in xs_geometry.gcli storage */
 } xs_band;
 
 typedef struct xs_packet {
-    int line;            /* line index inside the precinct */
-    int first, last;     /* bands [first, last) of xs_geometry.band */
+    int line;        /* line index inside the precinct */
+    int first, last; /* bands [first, last) of xs_geometry.band */
 } xs_packet;
 
 typedef struct xs_geometry {
-    int nc, ncd;                       /* components, components with decomposition (Nc - Sd) */
+    int nc, ncd; /* components, components with decomposition (Nc - Sd) */
     xs_component comp[XS_MAX_COMPONENTS];
-    int nbands;                        /* bands that exist */
+    int nbands; /* bands that exist */
     xs_band band[XS_MAX_BANDS];
     int npackets;
     xs_packet packet[XS_MAX_PACKETS];
-    int precinct_height;               /* 2^NLy lines of the frame */
-    int rows, cols;                    /* precincts per column and per row of the frame */
+    int precinct_height; /* 2^NLy lines of the frame */
+    int rows, cols;      /* precincts per column and per row of the frame */
     int slices;
-    int long_headers;                  /* 7-byte packet headers */
-    size_t precinct_header_bytes;      /* Lprc, Q, R and the D[p,b] bits, byte aligned */
-    size_t gcli_total;                 /* code groups of all bands over the frame */
-    size_t samples;                    /* sum of Wc * Hc */
+    int long_headers;             /* 7-byte packet headers */
+    size_t precinct_header_bytes; /* Lprc, Q, R and the D[p,b] bits, byte aligned */
+    size_t gcli_total;            /* code groups of all bands over the frame */
+    size_t samples;               /* sum of Wc * Hc */
 } xs_geometry;
 
 /* Derives the geometry from a parsed header; validates every combination it
@@ -90,8 +90,9 @@ static inline int xs_dwt_group(const xs_geometry *g, int c, int end)
 {
     const xs_component *cp = &g->comp[c];
     int n = 1;
-    while (c + n < end && g->comp[c + n].width == cp->width && g->comp[c + n].height == cp->height &&
-           g->comp[c + n].nlx == cp->nlx && g->comp[c + n].nly == cp->nly)
+    while (c + n < end && g->comp[c + n].width == cp->width &&
+           g->comp[c + n].height == cp->height && g->comp[c + n].nlx == cp->nlx &&
+           g->comp[c + n].nly == cp->nly)
         n++;
     return n;
 }
@@ -114,21 +115,21 @@ static inline int xs_band_prec_height(const xs_band *b, int row)
     return h < 0 ? 0 : (h < b->lines ? h : b->lines);
 }
 
-
 /* Walks slices and precincts by their lengths (layout.c); fills slice_offset
  * and precinct_offset (row-major) when not NULL, and *total with the
  * codestream size. */
-xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, size_t *slice_offset,
-                   uint32_t *precinct_offset, size_t *total, xsf_error *err);
+xsf_status xs_walk(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g,
+                   size_t *slice_offset, uint32_t *precinct_offset, size_t *total, xsf_error *err);
 /* The same one slice at a time, for codestreams that arrive piecewise: slice
  * s starting at *offset (which moves past it on success). XSF_ERR_TRUNCATED
  * when buf[0, len) ends inside the slice (more bytes may still make it whole;
  * *offset is then unchanged); any other error is final. */
-xsf_status xs_walk_slice(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g, int s,
-                         size_t *offset, size_t *slice_offset, uint32_t *precinct_offset, xsf_error *err);
+xsf_status xs_walk_slice(const uint8_t *buf, size_t len, const xs_header *h, const xs_geometry *g,
+                         int s, size_t *offset, size_t *slice_offset, uint32_t *precinct_offset,
+                         xsf_error *err);
 /* After the last slice: the EOC marker at `offset` and Lcod; *total is the codestream size. */
-xsf_status xs_walk_end(const uint8_t *buf, size_t len, const xs_header *h, size_t offset, size_t *total,
-                       xsf_error *err);
+xsf_status xs_walk_end(const uint8_t *buf, size_t len, const xs_header *h, size_t offset,
+                       size_t *total, xsf_error *err);
 
 /* 21122-1 C.7 bounded code: the residual of a vertically predicted bitplane
  * count cannot fall below -thr (the count cannot fall below the truncation

@@ -23,7 +23,7 @@
 #include "xsf_clock.h"
 
 #define THESIS_SAMPLES_PER_S (8192.0 * 8192.0 / 39.67e-3)
-#define THESIS_SMS 24      /* GTX TITAN X (Maxwell GM200) */
+#define THESIS_SMS 24           /* GTX TITAN X (Maxwell GM200) */
 #define THESIS_CLOCK_MHZ 1075.0 /* its boost clock */
 
 static int cmp_double(const void *a, const void *b)
@@ -49,7 +49,8 @@ static int load_ppm(const char *path, photo *p)
     if (!f)
         return 0;
     int maxv = 0;
-    const int ok = fscanf(f, "P6 %d %d %d", &p->w, &p->h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF;
+    const int ok =
+        fscanf(f, "P6 %d %d %d", &p->w, &p->h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF;
     p->rgb = ok ? malloc((size_t)p->w * p->h * 3) : NULL;
     const int got = p->rgb && fread(p->rgb, 3, (size_t)p->w * p->h, f) == (size_t)p->w * p->h;
     fclose(f);
@@ -89,7 +90,8 @@ static int make_picture(xsf_picture *img, int nc, int w, int h, const photo *ph)
                     py = py < ph->h ? py : 2 * ph->h - 1 - py;
                     v = ph->rgb[((size_t)py * ph->w + px) * 3 + (nc == 1 ? 1 : c)];
                 } else {
-                    v = (int)(128 + 90 * sin(x * 0.013 + c) * cos(y * 0.011)) + (int)(rnd() % 12) - 6;
+                    v = (int)(128 + 90 * sin(x * 0.013 + c) * cos(y * 0.011)) + (int)(rnd() % 12) -
+                        6;
                     v = v < 0 ? 0 : (v > 255 ? 255 : v);
                 }
                 row[x] = (uint16_t)v;
@@ -120,7 +122,8 @@ static double psnr_of(const xsf_picture *a, const xsf_picture *b)
     for (int c = 0; c < a->fmt.nc; c++)
         for (int y = 0; y < a->fmt.height[c]; y++)
             for (int x = 0; x < a->fmt.width[c]; x++) {
-                const double d = (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
+                const double d =
+                    (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
@@ -139,8 +142,8 @@ typedef struct row {
 static row rows[64];
 static int nrows;
 
-static int run_config(const char *size, const xsf_picture *img, const xsf_picture *dev, int variant, int filter,
-                      double bpp, int reps, int check)
+static int run_config(const char *size, const xsf_picture *img, const xsf_picture *dev, int variant,
+                      int filter, double bpp, int reps, int check)
 {
     bpc_params p;
     bpc_params_default(&p);
@@ -152,8 +155,10 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
     uint8_t *cs = malloc(cap);
     bpc_gpu_encoder *enc = NULL;
     bpc_gpu_decoder *dec = NULL;
-    if (!cs || bpc_gpu_encoder_create(&enc, &p, &img->fmt, NULL) || bpc_gpu_decoder_create(&dec, NULL)) {
-        fprintf(stderr, "%s: cannot create the GPU codec: %s\n", size, enc ? bpc_gpu_encoder_error(enc) : "");
+    if (!cs || bpc_gpu_encoder_create(&enc, &p, &img->fmt, NULL) ||
+        bpc_gpu_decoder_create(&dec, NULL)) {
+        fprintf(stderr, "%s: cannot create the GPU codec: %s\n", size,
+                enc ? bpc_gpu_encoder_error(enc) : "");
         free(cs);
         bpc_gpu_encoder_destroy(enc);
         return 1;
@@ -207,10 +212,12 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
         const xsf_picture *cimg;
         bpc_encoder_create(&cenc, &p);
         bpc_decoder_create(&cdec);
-        const int same_cs = !bpc_encode(cenc, img, ref, cap, &rlen) && rlen == len && !memcmp(ref, cs, len);
+        const int same_cs =
+            !bpc_encode(cenc, img, ref, cap, &rlen) && rlen == len && !memcmp(ref, cs, len);
         int same_pic = !bpc_decode(cdec, ref, rlen, &used, &cimg) && psnr_of(cimg, out) == INFINITY;
-        printf("check %s %d passes %s: GPU codestream %s the C one (%zu bytes), GPU picture %s\n", size, variant,
-               filter ? "9/7" : "5/3", same_cs ? "equals" : "DIFFERS FROM", len, same_pic ? "equal" : "DIFFERS");
+        printf("check %s %d passes %s: GPU codestream %s the C one (%zu bytes), GPU picture %s\n",
+               size, variant, filter ? "9/7" : "5/3", same_cs ? "equals" : "DIFFERS FROM", len,
+               same_pic ? "equal" : "DIFFERS");
         if (!same_cs || !same_pic)
             status = 1;
         bpc_encoder_destroy(cenc);
@@ -266,9 +273,10 @@ int main(int argc, char **argv)
     const int have_photo = photo_path && load_ppm(photo_path, &ph);
     printf("device: %s, %d SMs at %.0f MHz\n", prop.name, sms, clock_khz / 1e3);
     printf("content: %s\n", have_photo ? photo_path : "synthetic (no --photo)");
-    printf("thesis (TITAN X, 24 SMs at 1075 MHz, 2 passes, 8192x8192 in 39.67 ms): %.2f Gsamples/s; "
-           "scaled by SMs x clock (x%.2f): %.2f Gsamples/s; 1.5x target: %.2f Gsamples/s\n",
-           THESIS_SAMPLES_PER_S / 1e9, scale, scaled / 1e9, 1.5 * scaled / 1e9);
+    printf(
+        "thesis (TITAN X, 24 SMs at 1075 MHz, 2 passes, 8192x8192 in 39.67 ms): %.2f Gsamples/s; "
+        "scaled by SMs x clock (x%.2f): %.2f Gsamples/s; 1.5x target: %.2f Gsamples/s\n",
+        THESIS_SAMPLES_PER_S / 1e9, scale, scaled / 1e9, 1.5 * scaled / 1e9);
 
     struct {
         const char *name;
@@ -301,17 +309,19 @@ int main(int argc, char **argv)
             cudaFree(dimg.data[c]);
         xsf_picture_unref(&img);
     }
-    printf("\n| picture | passes | coding | bpp | PSNR dB | coder enc Gsamples/s | coder dec Gsamples/s "
+    printf("\n| picture | passes | coding | bpp | PSNR dB | coder enc Gsamples/s | coder dec "
+           "Gsamples/s "
            "| encode ms (fps) | decode ms (fps) |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nrows; i++) {
         const row *r = &rows[i];
-        printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f (%.0f) | %.2f (%.0f) |\n", r->size, r->variant,
-               r->coding, r->bpp, r->psnr, r->samples / r->enc_coder_ms / 1e6, r->samples / r->dec_coder_ms / 1e6,
-               r->enc_ms, 1e3 / r->enc_ms, r->dec_ms, 1e3 / r->dec_ms);
+        printf("| %s | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f (%.0f) | %.2f (%.0f) |\n",
+               r->size, r->variant, r->coding, r->bpp, r->psnr, r->samples / r->enc_coder_ms / 1e6,
+               r->samples / r->dec_coder_ms / 1e6, r->enc_ms, 1e3 / r->enc_ms, r->dec_ms,
+               1e3 / r->dec_ms);
     }
-    printf("\nthesis 2-pass encoder scaled to this device: %.2f Gsamples/s (target 1.5x: %.2f)\n", scaled / 1e9,
-           1.5 * scaled / 1e9);
+    printf("\nthesis 2-pass encoder scaled to this device: %.2f Gsamples/s (target 1.5x: %.2f)\n",
+           scaled / 1e9, 1.5 * scaled / 1e9);
     free(ph.rgb);
     return status;
 }

@@ -29,8 +29,8 @@ static int die(const char *what, const char *msg)
 
 /* Runs `frames` frames of each of `nstreams` streams (the codestream in
  * cs[0..len)) through `p` into `sinks`; returns the seconds taken. */
-static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint8_t *cs,
-                  size_t len, int frames, const char *name)
+static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint8_t *cs, size_t len,
+                  int frames, const char *name)
 {
     int sid[64];
     xsf_error err;
@@ -38,7 +38,8 @@ static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint
     for (int k = 0; k < nstreams; k++) {
         /* 16 frames: the display keeps the pictures it shows (and those
          * its last composition read) while the decoders fill the rest. */
-        pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .frames = 16, .sink = sinks[k]};
+        pl_stream_config sc = {
+            .name = name, .backpressure = PL_BLOCK, .frames = 16, .sink = sinks[k]};
         if (pl_stream_add(p, &sc, &sid[k], &err) != XSF_OK) {
             fprintf(stderr, "display_bench: %s\n", err.msg);
             return -1;
@@ -85,8 +86,10 @@ int main(int argc, char **argv)
     pl_pipeline *p;
     if (pl_create(&p, &pc, &err) != XSF_OK)
         return die("pipeline", err.msg);
-    printf("bench/display: %s; interop %s; conversion %s; %d frames per figure, EGL offscreen, no vsync\n",
-           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)", argc > 7 ? argv[7] : "auto", frames);
+    printf("bench/display: %s; interop %s; conversion %s; %d frames per figure, EGL offscreen, no "
+           "vsync\n",
+           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)",
+           argc > 7 ? argv[7] : "auto", frames);
 
     /* A: decode alone, pictures left in GPU memory. */
     const int gpu = pl_uses_gpu(p);
@@ -95,8 +98,8 @@ int main(int argc, char **argv)
     if (ta < 0)
         return 1;
     if (only_a) {
-        printf("A: %u contexts: %d frames in %.3f s: %.1f frames/s\n", pc.contexts_per_gpu, frames, ta,
-               frames / ta);
+        printf("A: %u contexts: %d frames in %.3f s: %.1f frames/s\n", pc.contexts_per_gpu, frames,
+               ta, frames / ta);
         pl_destroy(p);
         return 0;
     }
@@ -139,18 +142,20 @@ int main(int argc, char **argv)
         shown_c += st[k].presented;
 
     const double fa = frames / ta, fb = frames / tb, fc = 16.0 * hd_frames / tc;
-    printf("\n| figure | frames | seconds | frames/s | presented |\n| --- | ---: | ---: | ---: | ---: |\n");
-    printf("| A: UHD 4:2:2 decode to GPU memory (no display) | %d | %.3f | %.1f | - |\n", frames, ta,
-           fa);
+    printf("\n| figure | frames | seconds | frames/s | presented |\n| --- | ---: | ---: | ---: | "
+           "---: |\n");
+    printf("| A: UHD 4:2:2 decode to GPU memory (no display) | %d | %.3f | %.1f | - |\n", frames,
+           ta, fa);
     printf("| B: UHD 4:2:2 decode to presented frame | %d | %.3f | %.1f | %llu |\n", frames, tb, fb,
            (unsigned long long)shown_b);
     printf("| C: 16-tile multiviewer, HD 4:2:2 streams (all tiles) | %d | %.3f | %.1f | %llu |\n",
            16 * hd_frames, tc, fc, (unsigned long long)shown_c);
     printf("\ndisplay stage added time per UHD frame: %.3f ms (1/B - 1/A); B / A = %.2f\n",
            1e3 * (1.0 / fb - 1.0 / fa), fb / fa);
-    printf("display thread in B: %.1f us per picture in dsp_submit (into the textures), %.1f us per "
-           "dsp_present (convert, draw, swap)\n",
-           submit_us, present_us);
+    printf(
+        "display thread in B: %.1f us per picture in dsp_submit (into the textures), %.1f us per "
+        "dsp_present (convert, draw, swap)\n",
+        submit_us, present_us);
     pl_destroy(p);
     free(uhd);
     free(hd);

@@ -76,7 +76,8 @@ int main(int argc, char **argv)
     uint8_t *a = NULL, *b = NULL;
     xsf_error err;
     xsf_error_clear(&err);
-    if (imgio_read_file(argv[1], &a, &alen, &err) != XSF_OK || imgio_read_file(argv[2], &b, &blen, &err) != XSF_OK) {
+    if (imgio_read_file(argv[1], &a, &alen, &err) != XSF_OK ||
+        imgio_read_file(argv[2], &b, &blen, &err) != XSF_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }
@@ -88,7 +89,8 @@ int main(int argc, char **argv)
         return 1;
     }
     const double ctx_ms = 1e3 * xsf_clock_mono_s() - t0;
-    if (cudaHostAlloc((void **)&pa, alen, 0) != cudaSuccess || cudaHostAlloc((void **)&pb, blen, 0) != cudaSuccess)
+    if (cudaHostAlloc((void **)&pa, alen, 0) != cudaSuccess ||
+        cudaHostAlloc((void **)&pb, blen, 0) != cudaSuccess)
         return 1;
     for (size_t i = 0; i < alen; i++)
         pa[i] = a[i];
@@ -123,7 +125,8 @@ int main(int argc, char **argv)
         failed |= jobs[i].failed;
     }
     const char *loading = getenv("CUDA_MODULE_LOADING");
-    printf("CUDA context %.1f ms; %d decoder contexts made, the slowest in %.1f ms (module loading: %s)\n",
+    printf("CUDA context %.1f ms; %d decoder contexts made, the slowest in %.1f ms (module "
+           "loading: %s)\n",
            ctx_ms, n, create_max, loading ? loading : "default");
     printf("| decode | ");
     for (int i = 0; i < n; i++)

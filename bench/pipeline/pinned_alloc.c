@@ -66,8 +66,7 @@ static void *alloc_one(int way, size_t bytes)
             return NULL;
         }
         return p;
-    default:
-        return pl_host_alloc(bytes, 1);
+    default: return pl_host_alloc(bytes, 1);
     }
 }
 
@@ -117,7 +116,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "pinned_alloc: no CUDA device\n");
         return 77;
     }
-    printf("| allocation | bytes x count | ms each | GB/s | free ms each | another thread's 1 MiB H2D + sync, worst ms |\n");
+    printf("| allocation | bytes x count | ms each | GB/s | free ms each | another thread's 1 MiB "
+           "H2D + sync, worst ms |\n");
     printf("| --- | --- | ---: | ---: | ---: | ---: |\n");
     for (int r = 0; r < rounds; r++)
         for (int way = 0; way < WAYS; way++)

@@ -33,7 +33,8 @@
     do {                                                                                           \
         xsf_status s_ = (call);                                                                    \
         if (s_ != XSF_OK) {                                                                        \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, xs_gpu_decoder_error(dec)); \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
+                    xs_gpu_decoder_error(dec));                                                    \
             exit(1);                                                                               \
         }                                                                                          \
     } while (0)
@@ -101,7 +102,8 @@ static uint8_t *read_pinned(const char *path, size_t *len)
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
     uint8_t *buf = NULL;
-    if (n <= 0 || cudaMallocHost((void **)&buf, (size_t)n) != cudaSuccess || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    if (n <= 0 || cudaMallocHost((void **)&buf, (size_t)n) != cudaSuccess ||
+        fread(buf, 1, (size_t)n, f) != (size_t)n) {
         fclose(f);
         return NULL;
     }
@@ -133,9 +135,11 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const double h2d = copy_rate(cudaMemcpyHostToDevice), d2h = copy_rate(cudaMemcpyDeviceToHost);
     const double d2d = 2 * copy_rate(cudaMemcpyDeviceToDevice); /* read + write */
-    printf("device: %s, %d SMs; measured: H2D %.1f GB/s, D2H %.1f GB/s, device memory (D2D copy, read+write) %.0f GB/s\n",
+    printf("device: %s, %d SMs; measured: H2D %.1f GB/s, D2H %.1f GB/s, device memory (D2D copy, "
+           "read+write) %.0f GB/s\n",
            prop.name, prop.multiProcessorCount, h2d, d2h, d2d);
-    printf("frames per measurement: %d; pipelines use %d streams (one decoder context each)\n\n", frames, nstreams);
+    printf("frames per measurement: %d; pipelines use %d streams (one decoder context each)\n\n",
+           frames, nstreams);
 
     cudaStream_t streams[MAX_STREAMS];
     xs_gpu_decoder *dec[MAX_STREAMS];
@@ -146,9 +150,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "codestream", "MB", "decode", "up+dec", "3-stage",
-           "4-stage", "PCIe-up", "D2H-flr", "mem-flr", "lat(us)");
-    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "", "", "fps", "fps", "fps", "fps", "fps", "fps", "fps", "");
+    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "codestream", "MB", "decode", "up+dec",
+           "3-stage", "4-stage", "PCIe-up", "D2H-flr", "mem-flr", "lat(us)");
+    printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "", "", "fps", "fps", "fps", "fps", "fps",
+           "fps", "fps", "");
     for (int a = first; a < argc; a++) {
         size_t len;
         uint8_t *cs = read_pinned(argv[a], &len);
@@ -172,8 +177,9 @@ int main(int argc, char **argv)
         uint16_t *host_planes[MAX_STREAMS][XS_MAX_COMPONENTS] = {{0}};
         for (int s = 0; s < nstreams; s++)
             for (int c = 0; c < img->fmt.nc; c++)
-                CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c],
-                                          (size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t)));
+                CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c], (size_t)img->fmt.width[c] *
+                                                                           img->fmt.height[c] *
+                                                                           sizeof(uint16_t)));
         uint8_t *dev_cs;
         CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
         CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
@@ -243,9 +249,11 @@ int main(int argc, char **argv)
         const double floor_d2h = d2h * 1e9 / (double)out_bytes;
         const double mem_bytes = (double)len + samples * 4.0 * 3 + (double)out_bytes;
         const double floor_mem = d2d * 1e9 / mem_bytes;
-        printf("%-28s %9.2f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %8.0f\n", name, len / 1e6, fps_decode,
-               fps_serial, fps_pipe3, fps_pipe4, floor_up, floor_d2h, floor_mem, lat[LAT / 2] * 1e6);
-        printf("%-28s ratios: 3-stage/PCIe-up %.2f, 4-stage/D2H-floor %.2f, decode/mem-floor %.2f; latency min %.0f us, "
+        printf("%-28s %9.2f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %8.0f\n", name, len / 1e6,
+               fps_decode, fps_serial, fps_pipe3, fps_pipe4, floor_up, floor_d2h, floor_mem,
+               lat[LAT / 2] * 1e6);
+        printf("%-28s ratios: 3-stage/PCIe-up %.2f, 4-stage/D2H-floor %.2f, decode/mem-floor %.2f; "
+               "latency min %.0f us, "
                "p90 %.0f us\n",
                "", fps_pipe3 / floor_up, fps_pipe4 / (floor_d2h < floor_up ? floor_d2h : floor_up),
                fps_decode / floor_mem, lat[0] * 1e6, lat[LAT * 9 / 10] * 1e6);

@@ -21,7 +21,8 @@ int main(int argc, char **argv)
     xs_decoder *dec;
     if (xs_decoder_create(&dec) != XSF_OK)
         return 1;
-    printf("%-32s %10s %10s %10s %10s %10s\n", "codestream", "size", "bytes", "ms/frame", "fps", "Msamples/s");
+    printf("%-32s %10s %10s %10s %10s %10s\n", "codestream", "size", "bytes", "ms/frame", "fps",
+           "Msamples/s");
     for (int a = first; a < argc; a++) {
         FILE *f = fopen(argv[a], "rb");
         if (!f) {
@@ -67,7 +68,8 @@ int main(int argc, char **argv)
         const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
         char size[32];
         snprintf(size, sizeof size, "%dx%d", w, h);
-        printf("%-32s %10s %10ld %10.2f %10.1f %10.1f\n", name, size, n, per * 1e3, 1.0 / per, samples / per / 1e6);
+        printf("%-32s %10s %10ld %10.2f %10.1f %10.1f\n", name, size, n, per * 1e3, 1.0 / per,
+               samples / per / 1e6);
         free(buf);
     }
     xs_decoder_destroy(dec);

@@ -24,11 +24,11 @@ extern "C" {
 #endif
 
 /* ---- fixed parameters of the coder (thesis values, FORMAT.md) ---- */
-#define BPC_CODEBLOCK 64         /* code blocks are 64x64 (smaller at band edges) */
-#define BPC_CODERS 32            /* one arithmetic coder per stripe of two columns */
-#define BPC_CODEWORD_BITS 16     /* W: fixed-length codewords of 16 bits */
-#define BPC_PROB_BITS 15         /* Pb: probabilities p/2^15 of the symbol 0, p in 1..32767 */
-#define BPC_MAX_PLANES 28        /* magnitude bitplanes of a code block */
+#define BPC_CODEBLOCK 64     /* code blocks are 64x64 (smaller at band edges) */
+#define BPC_CODERS 32        /* one arithmetic coder per stripe of two columns */
+#define BPC_CODEWORD_BITS 16 /* W: fixed-length codewords of 16 bits */
+#define BPC_PROB_BITS 15     /* Pb: probabilities p/2^15 of the symbol 0, p in 1..32767 */
+#define BPC_MAX_PLANES 28    /* magnitude bitplanes of a code block */
 #define BPC_MAX_PASSES (3 * BPC_MAX_PLANES - 2)
 #define BPC_MAX_LEVELS 6
 #define BPC_MAX_COMPONENTS 4
@@ -99,11 +99,11 @@ void bpc_transform_colour(bpc_colour transform, xsf_colour *colour);
 typedef enum bpc_filter { BPC_FILTER_53 = 0, BPC_FILTER_97 = 1 } bpc_filter;
 
 typedef struct bpc_params {
-    bpc_variant variant;  /* default 2 passes */
-    bpc_filter filter;    /* 5/3 reversible (lossless when not truncated) or 9/7 */
-    int levels;           /* 0..6 symmetric DWT levels (default 5) */
-    bpc_colour colour;    /* default AUTO */
-    float qstep;          /* 9/7: base quantization step in 8-bit units (default 1) */
+    bpc_variant variant; /* default 2 passes */
+    bpc_filter filter;   /* 5/3 reversible (lossless when not truncated) or 9/7 */
+    int levels;          /* 0..6 symmetric DWT levels (default 5) */
+    bpc_colour colour;   /* default AUTO */
+    float qstep;         /* 9/7: base quantization step in 8-bit units (default 1) */
     /* Rate: the codestream's size in bytes, header included; 0 = keep every
      * coding pass (lossless with the 5/3). bpc_params_set_bpp fills it. */
     size_t target_bytes;
@@ -245,8 +245,8 @@ typedef struct bpc_band_probs {
 #define BPC_TABLE_BANDS 28 /* 4 orientations (LL, HL, LH, HH) x levels 0..6 */
 int bpc_context_count(bpc_variant variant);
 /* The probabilities of band (level, orientation) in a table set. */
-bpc_band_probs bpc_tables_band(const bpc_tables *t, bpc_variant variant, int level,
-                               int orientation, int plane_offset);
+bpc_band_probs bpc_tables_band(const bpc_tables *t, bpc_variant variant, int level, int orientation,
+                               int plane_offset);
 
 /* Bytes a code block of w x h coefficients with `planes` bitplanes may need:
  * every codeword holds two symbols or more (FORMAT.md), so at most one byte

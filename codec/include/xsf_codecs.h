@@ -25,7 +25,8 @@ const xsf_codec *xsf_codec_iterate(unsigned *it);
  * codec that claims it (xsf_codec_probe) into a host picture of its own:
  * *pic (initialised or not) then holds one reference, with the colour the
  * codestream describes. XSF_ERR_UNSUPPORTED when no codec claims the bytes. */
-xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic, xsf_error *err);
+xsf_status xsf_codec_decode_picture(const uint8_t *buf, size_t len, xsf_picture *pic,
+                                    xsf_error *err);
 /* The codec's place in the table, 0 .. XSF_CODECS_MAX - 1 (-1: not registered). */
 int xsf_codec_index(const xsf_codec *codec);
 #define XSF_CODECS_MAX 4

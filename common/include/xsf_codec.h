@@ -65,8 +65,8 @@ typedef struct xsf_codec_frame {
     size_t codestream_bytes; /* the codestream's size where the header says it, else 0 */
     size_t header_bytes;     /* bytes of the header (what parse_header needed) */
     xsf_field field;
-    xsf_colour colour;       /* what the codestream implies (RGB after a colour transform,
-                                source XSF_COLOUR_CODESTREAM), else xsf_colour_default's */
+    xsf_colour colour; /* what the codestream implies (RGB after a colour transform,
+                          source XSF_COLOUR_CODESTREAM), else xsf_colour_default's */
     /* The codec's parsed header (JPEG XS: xs_header; BPC-PaCo: bpc_info), for its decoders. */
     union {
         max_align_t align;
@@ -147,7 +147,8 @@ typedef struct xsf_encoder_ops {
      * XSF_ERR_UNSUPPORTED when the codec refuses the settings; blocks (a GPU
      * encoder allocates its device memory here). The settings are copied
      * (options parsed, params kept: they must outlive the encoder). */
-    xsf_status (*create)(void **enc, const xsf_encode_settings *s, int device, void *stream, xsf_error *err);
+    xsf_status (*create)(void **enc, const xsf_encode_settings *s, int device, void *stream,
+                         xsf_error *err);
     void (*destroy)(void *enc);
     /* Bytes that hold any codestream of the encoder. */
     size_t (*max_bytes)(const void *enc);
@@ -171,7 +172,8 @@ struct xsf_codec {
     /* Parses the header at buf[0, len) into *out. XSF_ERR_TRUNCATED when
      * the header is not whole in len bytes (more may make it whole); other
      * errors say what is wrong, at which byte. */
-    xsf_status (*parse_header)(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err);
+    xsf_status (*parse_header)(const uint8_t *buf, size_t len, xsf_codec_frame *out,
+                               xsf_error *err);
     /* The same from a header the caller parsed itself with the codec's own
      * parser (`parsed`, `size` bytes: sizeof the codec's header struct). */
     xsf_status (*describe)(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err);
@@ -211,14 +213,15 @@ struct xsf_codec {
     /* Enqueues the copy of rows [from[c], to[c]) of each component of the
      * picture under way or last decoded into the host picture `host`
      * (pinned makes it asynchronous), at their place. */
-    xsf_status (*gpu_download_rows)(void *dec, xsf_picture *host, const int from[XSF_MAX_COMPONENTS],
+    xsf_status (*gpu_download_rows)(void *dec, xsf_picture *host,
+                                    const int from[XSF_MAX_COMPONENTS],
                                     const int to[XSF_MAX_COMPONENTS], xsf_error *err);
     /* The same as gpu_decode with the codestream already in device memory of
      * the decoder's GPU (`dev`, len bytes), `buf` its copy in host memory
      * (what the headers are read from). NULL where the codec has none. */
     xsf_status (*gpu_decode_device)(void *dec, const xsf_codec_frame *frame, const void *params,
-                                    const uint8_t *buf, const uint8_t *dev, size_t len, xsf_picture *out,
-                                    xsf_error *err);
+                                    const uint8_t *buf, const uint8_t *dev, size_t len,
+                                    xsf_picture *out, xsf_error *err);
     /* Waits for the decoder's stream; reports the errors found in the data. */
     xsf_status (*gpu_sync)(void *dec, xsf_error *err);
 

@@ -68,13 +68,20 @@ static inline void xsf_cuda_device_leave(xsf_cuda_device_saved *s)
  * scope ends, however it ends.
  *     xsf_cuda_device_scope on(dec->device);
  *     if (on.error() != cudaSuccess) return ...; */
-class xsf_cuda_device_scope {
+class xsf_cuda_device_scope
+{
   public:
     explicit xsf_cuda_device_scope(int device) : err_(xsf_cuda_device_enter(&saved_, device)) {}
-    ~xsf_cuda_device_scope() { xsf_cuda_device_leave(&saved_); }
+    ~xsf_cuda_device_scope()
+    {
+        xsf_cuda_device_leave(&saved_);
+    }
     xsf_cuda_device_scope(const xsf_cuda_device_scope &) = delete;
     xsf_cuda_device_scope &operator=(const xsf_cuda_device_scope &) = delete;
-    cudaError_t error() const { return err_; }
+    cudaError_t error() const
+    {
+        return err_;
+    }
 
   private:
     xsf_cuda_device_saved saved_;

@@ -88,8 +88,8 @@ enum {
     XSF_TRANSFER_UNSPECIFIED = 2,
     XSF_TRANSFER_BT601 = 6,
     XSF_TRANSFER_SRGB = 13,
-    XSF_TRANSFER_PQ = 16,  /* SMPTE ST 2084 */
-    XSF_TRANSFER_HLG = 18, /* ARIB STD-B67 */
+    XSF_TRANSFER_PQ = 16,    /* SMPTE ST 2084 */
+    XSF_TRANSFER_HLG = 18,   /* ARIB STD-B67 */
     XSF_MATRIX_IDENTITY = 0, /* R'G'B' planes, in the order xsf_colour.rgb_order says */
     XSF_MATRIX_BT709 = 1,
     XSF_MATRIX_UNSPECIFIED = 2,
@@ -130,7 +130,8 @@ typedef struct xsf_picture_props {
     uint64_t index;         /* frame number in its stream or file, from 0 */
     uint32_t rtp_timestamp; /* 90 kHz, when has_rtp_timestamp */
     int has_rtp_timestamp;
-    uint64_t arrival_ns;    /* its last packet (or byte read): the packet clock of xsf_clock.h; 0 unknown */
+    uint64_t
+        arrival_ns; /* its last packet (or byte read): the packet clock of xsf_clock.h; 0 unknown */
 } xsf_picture_props;
 
 typedef struct xsf_picture xsf_picture;
@@ -182,8 +183,8 @@ void xsf_picture_unref(xsf_picture *p);
 
 /* A view of planes owned elsewhere: p->fmt set from f, data/stride from the
  * arguments, memory and device as given; ref NULL. */
-void xsf_picture_wrap(xsf_picture *p, const xsf_format *f, uint8_t *const data[], const size_t stride[],
-                      xsf_memory memory, int device);
+void xsf_picture_wrap(xsf_picture *p, const xsf_format *f, uint8_t *const data[],
+                      const size_t stride[], xsf_memory memory, int device);
 
 /* Row y of component c of a XSF_PLANAR_U16 picture (host or device address). */
 static inline uint16_t *xsf_picture_row16(const xsf_picture *p, int c, int y)

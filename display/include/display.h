@@ -51,7 +51,6 @@ extern "C" {
  * xsf_rgb_transform_make by the C reference, the shader and the CUDA
  * compositor alike, as decode's .ppm writer converts. */
 
-
 typedef enum dsp_chroma {
     DSP_CHROMA_INVALID = 0,
     DSP_CHROMA_GRAY,
@@ -70,7 +69,8 @@ const char *dsp_chroma_name(dsp_chroma c);
 xsf_status dsp_convert_rgb8(const xsf_picture *pic, uint8_t *rgb, size_t cap, xsf_error *err);
 
 /* Writes 8-bit R'G'B' as a binary PPM (P6). */
-xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height, xsf_error *err);
+xsf_status dsp_write_ppm(const char *path, const uint8_t *rgb, int width, int height,
+                         xsf_error *err);
 
 /* ---- clock: RTP timestamps to local time ---- */
 
@@ -85,8 +85,8 @@ typedef struct dsp_clock {
     int64_t delay_ns;
     int anchored;
     uint32_t last_ts;
-    int64_t ext_ts;     /* unwrapped timestamp of last_ts */
-    int64_t offset_ns;  /* min(arrival - media time) */
+    int64_t ext_ts;    /* unwrapped timestamp of last_ts */
+    int64_t offset_ns; /* min(arrival - media time) */
     uint64_t reanchors;
 } dsp_clock;
 
@@ -164,14 +164,14 @@ typedef enum dsp_convert { DSP_CONVERT_AUTO = 0, DSP_CONVERT_SHADER, DSP_CONVERT
 xsf_status dsp_convert_parse(const char *text, dsp_convert *out);
 
 typedef struct dsp_options {
-    const char *title;            /* window title */
-    int tiles;                    /* 1..DSP_MAX_TILES */
-    const char *const *labels;    /* `tiles` labels shown on the tiles, or NULL */
-    int width, height;            /* window size (0: 1280x720), or the offscreen size */
-    int vsync;                    /* 1: wait for vertical blank, pace by time; 0: show as they come */
-    int headless;                 /* 1: EGL offscreen (no window system), read back with dsp_read_rgb */
-    int deep_colour;              /* 1: ask for a 10-bit framebuffer where the visual offers one */
-    const char *screenshot_prefix;/* 's' writes PREFIX-NNNN.ppm (NULL: "xsflow") */
+    const char *title;         /* window title */
+    int tiles;                 /* 1..DSP_MAX_TILES */
+    const char *const *labels; /* `tiles` labels shown on the tiles, or NULL */
+    int width, height;         /* window size (0: 1280x720), or the offscreen size */
+    int vsync;                 /* 1: wait for vertical blank, pace by time; 0: show as they come */
+    int headless;    /* 1: EGL offscreen (no window system), read back with dsp_read_rgb */
+    int deep_colour; /* 1: ask for a 10-bit framebuffer where the visual offers one */
+    const char *screenshot_prefix; /* 's' writes PREFIX-NNNN.ppm (NULL: "xsflow") */
     dsp_convert convert;
 } dsp_options;
 
@@ -204,7 +204,8 @@ int dsp_have_interop(void);
  * the display is destroyed. The caller's reference stays the caller's, on
  * failure too. Textures are allocated when a tile's format changes, never
  * per picture. */
-xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream, int64_t pts_ns);
+xsf_status dsp_submit(dsp_display *d, int tile, const xsf_picture *pic, void *cuda_stream,
+                      int64_t pts_ns);
 
 /* Picks each tile's picture for the frame that reaches the screen next,
  * draws the tiles (and the labels and statistics when the overlay is on)
@@ -244,7 +245,6 @@ void dsp_size(const dsp_display *d, int *width, int *height);
  * frame until the next dsp_present; a window's back buffer is undefined
  * after the swap (the 's' key reads it before). */
 xsf_status dsp_read_rgb(dsp_display *d, uint8_t *rgb, size_t cap);
-
 
 /* ---- a player: a sequence of pictures at a fixed rate ---- */
 
@@ -296,8 +296,8 @@ xsf_status dsp_play(const dsp_player_source *src, const dsp_play_options *opt, d
 
 /* One picture rendered offscreen (EGL) at its size, as 8-bit R'G'B' rows
  * top to bottom in *rgb (malloc'd, the caller frees; NULL on failure). */
-xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width, int *height,
-                          xsf_error *err);
+xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t **rgb, int *width,
+                          int *height, xsf_error *err);
 
 /* ---- the display as a sink of the pipeline ---- */
 
@@ -308,13 +308,13 @@ xsf_status dsp_render_rgb(const xsf_picture *pic, dsp_convert convert, uint8_t *
  * textures. Device pictures go through CUDA-GL interop where it is built. */
 typedef struct dsp_view dsp_view;
 typedef struct dsp_view_options {
-    dsp_options display;                 /* tiles, labels, vsync, headless, size, title */
-    int delay_ms;                        /* playout delay (default 40) */
+    dsp_options display; /* tiles, labels, vsync, headless, size, title */
+    int delay_ms;        /* playout delay (default 40) */
     /* Per tile: --colour, or the SDP's; with source XSF_COLOUR_DEFAULT (nothing
      * said) R'G'B' for RCT codestreams (Cpih 1, as decode writes them), else
      * BT.709 narrow range. */
     xsf_colour colour[DSP_MAX_TILES];
-    const char *headless_ppm;            /* headless: the last picture shown, written at stop */
+    const char *headless_ppm; /* headless: the last picture shown, written at stop */
 } dsp_view_options;
 void dsp_view_options_init(dsp_view_options *opt);
 /* Starts the thread and creates the window or offscreen context (errors

@@ -37,7 +37,11 @@ void xsf_gst_caps_from_header(GstStructure *s, const xs_header *hdr, int fields)
 xsf_status xsf_gst_codestream_size(const guint8 *data, gsize len, gsize *bytes, xsf_error *err);
 
 /* The "device" property of the codecs. */
-typedef enum { XSF_GST_DEVICE_AUTO = 0, XSF_GST_DEVICE_GPU = 1, XSF_GST_DEVICE_CPU = 2 } XsfGstDevice;
+typedef enum {
+    XSF_GST_DEVICE_AUTO = 0,
+    XSF_GST_DEVICE_GPU = 1,
+    XSF_GST_DEVICE_CPU = 2
+} XsfGstDevice;
 GType xsf_gst_device_get_type(void);
 #define XSF_GST_TYPE_DEVICE (xsf_gst_device_get_type())
 

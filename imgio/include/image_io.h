@@ -115,8 +115,8 @@ const char *imgio_writer_last_path(const imgio_writer *w);
 
 /* Checks two fields and gives the samples their woven frame takes. Errors
  * (XSF_ERR_INVALID) name the component and both fields' shapes. */
-xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second,
-                            size_t *samples, xsf_error *err);
+xsf_status imgio_weave_size(const xsf_picture *first, const xsf_picture *second, size_t *samples,
+                            xsf_error *err);
 /* Weaves into `buf` (buf_samples samples, at least imgio_weave_size's) and
  * describes the frame in *frame, a view (ref NULL) whose planes point into
  * buf (rows packed), with the first field's colour. The fields are not
@@ -159,7 +159,6 @@ xsf_status imgio_read_picture(const char *path, imgio_format format, const imgio
 
 /* Reads a whole file ("-": standard input) into memory the caller frees. */
 xsf_status imgio_read_file(const char *path, uint8_t **data, size_t *len, xsf_error *err);
-
 
 /* A whole file in memory: mapped where it is a regular file (no copy), read
  * otherwise ("-": standard input). */

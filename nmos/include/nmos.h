@@ -151,7 +151,7 @@ typedef struct nmos_service_config {
      * index, ending in .yuv, .y4m or .jxs; each activation starts the file
      * anew. */
     const char *output;
-    int md5;             /* keep each stream's MD5 (nmos_service_stream) */
+    int md5;                  /* keep each stream's MD5 (nmos_service_stream) */
     unsigned reorder_ms;      /* 0: 20 */
     unsigned reorder_packets; /* the reorder window; 0: 512 (see rtp_receiver_options) */
 } nmos_service_config;
@@ -203,8 +203,8 @@ typedef struct nmos_host_config {
     const char *sender_sdp[NMOS_MAX_SENDERS];  /* the senders' SDP files (label: the path) */
     const char *sender_clip[NMOS_MAX_SENDERS]; /* NULL, or a .jxs clip the node sends for that
                                                   sender itself (nmos_service_add_clip) */
-    pl_config pl;       /* the pipeline the receivers' streams join */
-    const char *output; /* nmos_service_config.output */
+    pl_config pl;                              /* the pipeline the receivers' streams join */
+    const char *output;                        /* nmos_service_config.output */
 } nmos_host_config;
 
 typedef struct nmos_host nmos_host;
@@ -214,7 +214,8 @@ typedef struct nmos_host nmos_host;
  * here) must outlive the host. On failure nothing is left running; *subject says
  * what failed: an SDP or clip file (its path), "pipeline", "-o" (the output the
  * service refused) or "node". */
-xsf_status nmos_host_create(nmos_host **h, nmos_host_config *c, const char **subject, xsf_error *err);
+xsf_status nmos_host_create(nmos_host **h, nmos_host_config *c, const char **subject,
+                            xsf_error *err);
 nmos_node *nmos_host_node(const nmos_host *h);
 nmos_service *nmos_host_service(const nmos_host *h);
 pl_pipeline *nmos_host_pipeline(const nmos_host *h);

@@ -127,10 +127,10 @@ typedef enum pl_backpressure { PL_DROP_OLDEST = 0, PL_BLOCK = 1 } pl_backpressur
 /* Why frames of a stream did not reach its sink (beyond what the RTP
  * receiver counts itself: loss, invalid codestreams, partial frames). */
 typedef enum pl_drop_reason {
-    PL_DROP_QUEUE = 0, /* the oldest waiting frame, dropped for a newer one (decoder behind) */
-    PL_DROP_NO_FRAME,  /* no free frame at all (every frame decoding or held by the sink) */
-    PL_DROP_DECODE,    /* the decoder refused the codestream */
-    PL_DROP_FIELD,     /* interlaced: the sibling field was lost or did not match */
+    PL_DROP_QUEUE = 0,  /* the oldest waiting frame, dropped for a newer one (decoder behind) */
+    PL_DROP_NO_FRAME,   /* no free frame at all (every frame decoding or held by the sink) */
+    PL_DROP_DECODE,     /* the decoder refused the codestream */
+    PL_DROP_FIELD,      /* interlaced: the sibling field was lost or did not match */
     PL_DROP_INCOMPLETE, /* a partial frame its source gave up on (pl_frame_abort: packets lost);
                            the RTP receiver's own counts hold it too */
     PL_DROP_REASONS
@@ -199,14 +199,14 @@ typedef struct pl_sink {
 typedef struct pl_stream_config {
     const char *name; /* for messages ("recv 239.1.1.1:5004") */
     pl_backpressure backpressure;
-    unsigned frames;            /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
-                                   at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
-    size_t codestream_bytes;    /* the frames' codestream size where known (every frame gets a
-                                   buffer of it before the first packet); 0 = 1 MiB at first,
-                                   then the first frame's size */
-    size_t max_frame_bytes;     /* the most a codestream buffer may grow to (pl_frame_reserve
-                                   fails past it); 0 = no limit. The stream's pool then holds
-                                   at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
+    unsigned frames;         /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
+                                at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
+    size_t codestream_bytes; /* the frames' codestream size where known (every frame gets a
+                                buffer of it before the first packet); 0 = 1 MiB at first,
+                                then the first frame's size */
+    size_t max_frame_bytes;  /* the most a codestream buffer may grow to (pl_frame_reserve
+                                fails past it); 0 = no limit. The stream's pool then holds
+                                at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
     pl_sink sink;
     /* The stream's codec, by name ("jpeg-xs", "bpc-paco": xsf_codec_find); NULL: the first
      * frame's codestream says (xsf_codec_probe), and the stream keeps that codec. */
@@ -223,7 +223,6 @@ typedef struct pl_stream_config {
 #define PL_FRAME_LOG_HEADER                                                                        \
     "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
     "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns"
-
 
 typedef struct pl_times {
     uint64_t first_packet; /* first packet (or byte read) of the frame */
@@ -248,7 +247,7 @@ struct pl_frame {
     size_t capacity;
     const uint8_t *codestream;
     size_t codestream_bytes;
-    int fields;            /* 1 progressive; 2 two fields (field_bytes[0] + field_bytes[1]) */
+    int fields; /* 1 progressive; 2 two fields (field_bytes[0] + field_bytes[1]) */
     size_t field_bytes[2];
     uint32_t rtp_timestamp; /* when has_rtp_timestamp */
     int has_rtp_timestamp;
@@ -333,8 +332,8 @@ void pl_frame_abort(pl_pipeline *p, pl_frame *frame, pl_drop_reason reason);
  * hands it over so that nothing parses it again (xsf_codec.describe). Between acquire
  * and submit (or submit_partial). XSF_ERR_ARG where the stream has no codec yet or the
  * codec does not take that header. */
-xsf_status pl_frame_set_header(pl_pipeline *p, pl_frame *frame, int field, const void *parsed, size_t size,
-                               xsf_error *err);
+xsf_status pl_frame_set_header(pl_pipeline *p, pl_frame *frame, int field, const void *parsed,
+                               size_t size, xsf_error *err);
 /* The same with a description the source made itself (xsf_codec.parse_header). */
 void pl_frame_set_description(pl_frame *frame, int field, const xsf_codec_frame *desc);
 /* The stream's codec: the configuration's, or its first frame's; NULL until known. */
@@ -355,11 +354,11 @@ typedef struct pl_latency {
 
 typedef struct pl_stream_stats {
     uint64_t submitted;
-    uint64_t delivered; /* frames whole, decoded, handed to the sink */
+    uint64_t delivered;            /* frames whole, decoded, handed to the sink */
     uint64_t delivered_interlaced; /* of those, frames of two fields */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t dropped_total;
-    uint64_t codestream_bytes; /* of the delivered frames */
+    uint64_t codestream_bytes;                      /* of the delivered frames */
     uint64_t first_delivered_ns, last_delivered_ns; /* pl_now_ns of the first and last delivery */
     uint64_t max_delivery_gap_ns; /* longest time between two consecutive deliveries */
     uint64_t max_stall_ns;        /* the receiver's longest stall: such a gap less what the
@@ -370,16 +369,16 @@ typedef struct pl_stream_stats {
     size_t pool_pinned_bytes;     /* of which pinned (GPU engine: by the provisioner) */
     unsigned frames;              /* frames in the stream's pool */
     size_t max_frame_bytes;       /* the stream's limit (0: none) */
-    double fps;                /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
-    pl_latency latency;        /* last packet -> picture ready */
-    pl_latency latency_first;  /* first packet -> picture ready */
-    pl_latency latency_device; /* last packet -> picture in device memory (GPU engine) */
-    pl_latency latency_host;   /* last packet -> picture in host memory */
-    uint64_t partial_submitted; /* frames handed over before they were whole */
-    pl_latency decode;         /* decoder taken -> picture ready */
-    pl_latency wait;           /* last packet -> decoder taken (whole frames: the receiver's
-                                  hand-over, the queue and the decoder thread's wake-up) */
-    char last_error[256];      /* the decoder's last refusal, "" when none */
+    double fps;                   /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
+    pl_latency latency;           /* last packet -> picture ready */
+    pl_latency latency_first;     /* first packet -> picture ready */
+    pl_latency latency_device;    /* last packet -> picture in device memory (GPU engine) */
+    pl_latency latency_host;      /* last packet -> picture in host memory */
+    uint64_t partial_submitted;   /* frames handed over before they were whole */
+    pl_latency decode;            /* decoder taken -> picture ready */
+    pl_latency wait;              /* last packet -> decoder taken (whole frames: the receiver's
+                                     hand-over, the queue and the decoder thread's wake-up) */
+    char last_error[256];         /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
@@ -421,7 +420,7 @@ typedef struct pl_writer_options {
      * XSF_COLOUR_DEFAULT is the codestream's: R'G'B' for the reversible colour
      * transform (Cpih 1), else BT.709 narrow range. */
     imgio_write_options image;
-    int md5;                   /* keep the MD5 of what is written (.yuv layout, or the codestreams) */
+    int md5; /* keep the MD5 of what is written (.yuv layout, or the codestreams) */
 } pl_writer_options;
 typedef struct pl_writer pl_writer;
 /* path NULL: write nothing (with md5: only the digest). The file is created
@@ -457,8 +456,7 @@ pl_sink pl_null_sink(pl_placement placement);
  * `user` is its number in the file. interlaced: the codestreams are fields,
  * two to a frame (a file ending after a first field is an error). */
 xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, size_t len,
-                             int interlaced, uint64_t max_frames, uint64_t *frames,
-                             xsf_error *err);
+                             int interlaced, uint64_t max_frames, uint64_t *frames, xsf_error *err);
 
 /* An RTP stream (ST 2110-22 / RFC 9134) into the pipeline, received on a
  * thread of its own: a UDP socket (unicast or multicast), a .pcap/.pcapng
@@ -466,28 +464,33 @@ xsf_status pl_jxs_source_run(pl_pipeline *p, int stream, const uint8_t *data, si
  * into a pipeline frame (pinned memory with the GPU engine). */
 /* PL_RTP_PUSH: no socket and no thread; the caller hands packets over with
  * pl_rtp_source_push (tests, fuzzing, packets that arrive by other means). */
-typedef enum pl_rtp_kind { PL_RTP_SOCKET = 0, PL_RTP_PCAP, PL_RTP_CAPTURE, PL_RTP_PUSH } pl_rtp_kind;
+typedef enum pl_rtp_kind {
+    PL_RTP_SOCKET = 0,
+    PL_RTP_PCAP,
+    PL_RTP_CAPTURE,
+    PL_RTP_PUSH
+} pl_rtp_kind;
 typedef struct pl_rtp_config {
     pl_rtp_kind kind;
-    const char *transport;    /* a receive transport by name (rtp_transport_find: "udp", "pcap",
-                                 "capture", ...); NULL: the kind's (PL_RTP_PUSH: none) */
-    rtp_udp_config udp;       /* PL_RTP_SOCKET */
-    const char *path;         /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
-    const char *filter;       /* pcap/capture BPF filter (NULL: "udp") */
+    const char *transport; /* a receive transport by name (rtp_transport_find: "udp", "pcap",
+                              "capture", ...); NULL: the kind's (PL_RTP_PUSH: none) */
+    rtp_udp_config udp;    /* PL_RTP_SOCKET */
+    const char *path;      /* PL_RTP_PCAP: the file; PL_RTP_CAPTURE: the interface */
+    const char *filter;    /* pcap/capture BPF filter (NULL: "udp") */
     rtp_depacketizer_config depacketizer; /* on_frame, ctx and the buffer calls are set here */
-    uint64_t max_frames;      /* stop after this many whole frames (0: no limit) */
-    double duration_s;        /* stop after this long (0: no limit) */
-    double timeout_s;         /* sockets and captures: stop after this long without a packet (0: never) */
-    int interlaced;           /* pair fields into frames (PL_DROP_FIELD for a lone field) */
-    FILE *packet_log;         /* one CSV line of header fields per packet, or NULL */
-    int slices;               /* sub-frame latency: hand frames over once their header is in and
-                                 report their complete prefix as packets arrive (progressive
-                                 frames, T=1; the GPU decodes slices as they come) */
-    int copy_threads;         /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
-                                 payloads into frames while the receiving thread reads the
-                                 headers (0: one per core beyond two, at most 4; -1: none,
-                                 the receiving thread copies each frame's payloads once its
-                                 last packet is read) */
+    uint64_t max_frames;                  /* stop after this many whole frames (0: no limit) */
+    double duration_s;                    /* stop after this long (0: no limit) */
+    double timeout_s; /* sockets and captures: stop after this long without a packet (0: never) */
+    int interlaced;   /* pair fields into frames (PL_DROP_FIELD for a lone field) */
+    FILE *packet_log; /* one CSV line of header fields per packet, or NULL */
+    int slices;       /* sub-frame latency: hand frames over once their header is in and
+                         report their complete prefix as packets arrive (progressive
+                         frames, T=1; the GPU decodes slices as they come) */
+    int copy_threads; /* PL_RTP_PCAP of a classic .pcap file: threads that copy the
+                         payloads into frames while the receiving thread reads the
+                         headers (0: one per core beyond two, at most 4; -1: none,
+                         the receiving thread copies each frame's payloads once its
+                         last packet is read) */
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).
@@ -513,7 +516,6 @@ void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops
  * receive error if there was one. */
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);
 void pl_rtp_source_destroy(pl_rtp_source *s);
-
 
 /* The clock of pl_times: the packet clock (xsf_clock_wall_ns, CLOCK_REALTIME,
  * ns). For intervals and deadlines use the monotonic clock instead

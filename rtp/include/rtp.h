@@ -35,7 +35,7 @@ extern "C" {
 
 #define RTP_HEADER_BYTES 12
 #define RTP_MAX_CSRC 15
-#define RTP_CLOCK_HZ 90000 /* RFC 9134: the RTP clock of JPEG XS video */
+#define RTP_CLOCK_HZ 90000      /* RFC 9134: the RTP clock of JPEG XS video */
 #define RTP_JXS_CODEC "jpeg-xs" /* the codec (xsf_codec_find) of what RFC 9134 carries */
 
 typedef struct rtp_header {
@@ -201,8 +201,8 @@ typedef struct rtp_stats {
     uint64_t memory_bytes;     /* what the depacketizer holds now (reorder window, probation
                                   store, its own buffers and tables; not a buffer source's
                                   buffers), at most rtp_depacketizer_memory_bound */
-    double jitter_ms;         /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
-    double bitrate_bps;       /* bits of RTP packets over the arrival span */
+    double jitter_ms;          /* RFC 3550 A.8 interarrival jitter, first packet of each frame */
+    double bitrate_bps;        /* bits of RTP packets over the arrival span */
     uint64_t first_arrival_ns, last_arrival_ns;
     uint32_t ssrc;        /* the SSRC followed (0 before one is accepted) */
     uint64_t highest_seq; /* extended */
@@ -319,20 +319,20 @@ typedef struct rtp_depacketizer_config {
     int payload_type; /* -1: any */
     int ssrc_given;   /* 1: only `ssrc`; 0: the first SSRC that passes probation */
     uint32_t ssrc;
-    unsigned probation_packets; /* 0 = RTP_PROBATION_PACKETS; 1 = the first packet's SSRC at
-                                   once; at most 8 */
-    uint64_t ssrc_timeout_ns;   /* 0 = RTP_SSRC_TIMEOUT_NS */
-    unsigned reorder_packets;   /* reorder window; 0 = 512 */
-    uint64_t reorder_ns;      /* give up on a hole after this long (0 = only by count) */
-    size_t max_packet_bytes;  /* largest RTP packet kept; 0 = 9000 */
-    size_t max_frame_bytes;   /* largest picture segment; 0 = 64 MiB. A segment is further held
-                                 to what its own picture header allows (see frames_too_large) */
+    unsigned probation_packets;   /* 0 = RTP_PROBATION_PACKETS; 1 = the first packet's SSRC at
+                                     once; at most 8 */
+    uint64_t ssrc_timeout_ns;     /* 0 = RTP_SSRC_TIMEOUT_NS */
+    unsigned reorder_packets;     /* reorder window; 0 = 512 */
+    uint64_t reorder_ns;          /* give up on a hole after this long (0 = only by count) */
+    size_t max_packet_bytes;      /* largest RTP packet kept; 0 = 9000 */
+    size_t max_frame_bytes;       /* largest picture segment; 0 = 64 MiB. A segment is further held
+                                     to what its own picture header allows (see frames_too_large) */
     uint64_t max_picture_samples; /* a segment whose picture header has more samples (all
                                      components) is dropped as too large before it is decoded
                                      (T=1 segments); 0 = no limit (the decoder's own) */
-    unsigned max_slices;      /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
-                                 XS allows (the table is sized from each picture header) */
-    int validate; /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
+    unsigned max_slices;          /* slice mode: most slices of a segment; 0 = 65535, all that JPEG
+                                     XS allows (the table is sized from each picture header) */
+    int validate;     /* 1: check that a whole frame is one valid codestream (xs_scan_layout) */
     int packets_kept; /* 1: every packet given to push stays valid and unchanged until flush or
                          destroy (a mapped capture file, rtp_pcap_mapped): the reorder window
                          points at the packets instead of copying them */
@@ -615,13 +615,13 @@ typedef struct rtp_udp_config {
                        source-specific (SSM), unicast marks the others foreign_source.
                        Sender: the local address to send from (bind, port 0) */
     rtp_addr source;
-    char iface[32];      /* interface for joins / sending, "" = default */
-    size_t buffer_bytes; /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
-    unsigned ttl;        /* sender: multicast TTL / hop limit; 0 = 16 */
-    int timestamps;      /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
-    int reuse_port;      /* receiver: SO_REUSEPORT (several receiving threads) */
-    int gro;             /* receiver: UDP_GRO, several datagrams of a flow in one buffer (cut
-                            apart again by rtp_udp_receive); ignored where the kernel refuses */
+    char iface[32];        /* interface for joins / sending, "" = default */
+    size_t buffer_bytes;   /* SO_RCVBUF / SO_SNDBUF wanted (forced when privileged); 0 = 32 MiB */
+    unsigned ttl;          /* sender: multicast TTL / hop limit; 0 = 16 */
+    int timestamps;        /* receiver: kernel receive timestamps (SO_TIMESTAMPNS) */
+    int reuse_port;        /* receiver: SO_REUSEPORT (several receiving threads) */
+    int gro;               /* receiver: UDP_GRO, several datagrams of a flow in one buffer (cut
+                              apart again by rtp_udp_receive); ignored where the kernel refuses */
     unsigned gso_segments; /* sender: UDP segmentation offload, up to this many equal-size
                               datagrams of one rtp_udp_send as one message (at most
                               RTP_UDP_GSO_MAX); 0 or 1: one message per datagram */
@@ -634,10 +634,9 @@ typedef struct rtp_udp rtp_udp;
 typedef struct rtp_datagram {
     const uint8_t *data;
     size_t bytes;
-    int truncated; /* larger than the buffer (MSG_TRUNC) */
-    int foreign_source; /* with rtp_udp_config.has_source: from another sender (drop it) */
-    uint64_t
-        arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
+    int truncated;       /* larger than the buffer (MSG_TRUNC) */
+    int foreign_source;  /* with rtp_udp_config.has_source: from another sender (drop it) */
+    uint64_t arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
 } rtp_datagram;
 
@@ -693,7 +692,6 @@ const rtp_udp_counters *rtp_udp_get_counters(const rtp_udp *u);
 /* The socket's descriptor, for the caller's own poll or socket options (it stays the
  * handle's: not to be closed). */
 int rtp_udp_fd(const rtp_udp *u);
-
 
 /* ------------------------------------------------------------------ */
 /* Impairments of a sender's own (soak tests with exact accounting)    */
@@ -782,7 +780,7 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err);
 }
 #endif
 
-#include "rtp_receive.h" /* receivers: their configuration from an SDP, transports */
-#include "rtp_sender.h"  /* the sender: clips and codestreams as a paced stream */
+#include "rtp_receive.h"      /* receivers: their configuration from an SDP, transports */
 #include "rtp_send_session.h" /* `xsflow send` between its options and its messages */
+#include "rtp_sender.h"       /* the sender: clips and codestreams as a paced stream */
 #endif

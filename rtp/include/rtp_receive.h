@@ -37,16 +37,16 @@ typedef struct rtp_receiver_setup {
      * or a progressive frame) and max_picture_samples (the SDP's picture: a larger one is
      * dropped before it is decoded); the callbacks, validate and the rest are the caller's */
     rtp_depacketizer_config depacketizer;
-    size_t max_frame_bytes;    /* of a whole frame: both fields' when interlaced */
-    int has_dest;              /* the SDP gave c= and m=: */
-    rtp_addr dest;             /* where the stream goes: a group, or a unicast address, and port */
-    int has_source;            /* a=source-filter (SSM): the sender's address */
+    size_t max_frame_bytes; /* of a whole frame: both fields' when interlaced */
+    int has_dest;           /* the SDP gave c= and m=: */
+    rtp_addr dest;          /* where the stream goes: a group, or a unicast address, and port */
+    int has_source;         /* a=source-filter (SSM): the sender's address */
     rtp_addr source;
-    int interlaced;            /* fmtp interlace: the segments are fields */
-    rtp_jxs_mode mode;         /* packetmode (K) */
-    int transmode;             /* T */
+    int interlaced;              /* fmtp interlace: the segments are fields */
+    rtp_jxs_mode mode;           /* packetmode (K) */
+    int transmode;               /* T */
     unsigned rate_num, rate_den; /* exactframerate; 0 when not given */
-    uint64_t samples;          /* of the picture, rtp_sdp_samples; 0 when not known */
+    uint64_t samples;            /* of the picture, rtp_sdp_samples; 0 when not known */
 } rtp_receiver_setup;
 
 /* Fills *out from `sdp` (may be NULL: the options alone) and the options. Fails
@@ -66,33 +66,33 @@ typedef enum rtp_arrival_clock {
 } rtp_arrival_clock;
 
 typedef struct rtp_transport_config {
-    rtp_udp_config udp;  /* "udp": the socket; "capture": buffer_bytes */
-    const char *path;    /* "pcap": the file; "capture": the interface */
-    const char *filter;  /* "pcap", "capture": BPF (NULL: "udp") */
+    rtp_udp_config udp; /* "udp": the socket; "capture": buffer_bytes */
+    const char *path;   /* "pcap": the file; "capture": the interface */
+    const char *filter; /* "pcap", "capture": BPF (NULL: "udp") */
 } rtp_transport_config;
 
 typedef struct rtp_transport_ops {
-    const char *name;          /* "udp", "pcap", "capture" */
+    const char *name; /* "udp", "pcap", "capture" */
     rtp_arrival_clock clock;
-    int live;                  /* 1: packets come as the network brings them (a silence is a
-                                  timeout); 0: as fast as it is read (a file) */
-    int gather;                /* 1: reads are cheap and may return one datagram at a time
-                                  (their data is valid until the next read): a caller reads
-                                  again at once, up to a batch, before it looks at its clock;
-                                  0: one read is one batch (a socket's recvmmsg) */
+    int live;   /* 1: packets come as the network brings them (a silence is a
+                   timeout); 0: as fast as it is read (a file) */
+    int gather; /* 1: reads are cheap and may return one datagram at a time
+                   (their data is valid until the next read): a caller reads
+                   again at once, up to a batch, before it looks at its clock;
+                   0: one read is one batch (a socket's recvmmsg) */
     xsf_status (*open)(void **priv, const rtp_transport_config *cfg, xsf_error *err);
-    /* Up to `cap` (at least RTP_UDP_BATCH) datagrams into out[] (pointing into the transport's buffers: valid until
-     * the next read, or until close where packets_kept says so), waiting up to timeout_ms
-     * for the first (it blocks). *count = 0: none came in time. XSF_ERR_TRUNCATED with
+    /* Up to `cap` (at least RTP_UDP_BATCH) datagrams into out[] (pointing into the transport's
+     * buffers: valid until the next read, or until close where packets_kept says so), waiting up to
+     * timeout_ms for the first (it blocks). *count = 0: none came in time. XSF_ERR_TRUNCATED with
      * *count = 0: the end of the input. A read that gathered datagrams and then met the
      * end, a silence or an error returns those first and the rest on the next call. */
-    xsf_status (*read)(void *priv, int timeout_ms, rtp_datagram *out, size_t cap,
-                       size_t *count, xsf_error *err);
+    xsf_status (*read)(void *priv, int timeout_ms, rtp_datagram *out, size_t cap, size_t *count,
+                       xsf_error *err);
     void (*close)(void *priv);
     /* Optional (NULL: 0). */
-    int (*packets_kept)(const void *priv);    /* 1: every datagram read stays valid and
-                                                 unchanged until close (a mapped file):
-                                                 rtp_depacketizer_config.packets_kept */
+    int (*packets_kept)(const void *priv);      /* 1: every datagram read stays valid and
+                                                   unchanged until close (a mapped file):
+                                                   rtp_depacketizer_config.packets_kept */
     uint64_t (*kernel_drops)(const void *priv); /* rtp_udp_kernel_drops */
     uint16_t (*local_port)(const void *priv);   /* the bound port */
 } rtp_transport_ops;

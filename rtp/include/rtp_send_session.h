@@ -18,6 +18,7 @@
 #define XSF_RTP_SEND_SESSION_H
 
 #include "rtp.h"
+#include "rtp_sender.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,9 +48,9 @@ typedef struct rtp_send_session_config {
     unsigned rate_num, rate_den; /* frame rate */
     size_t packet_bytes;         /* largest RTP packet */
     unsigned payload_type, ttl;
-    unsigned burst;              /* 0: rtp_pacing_burst_default */
-    uint32_t ssrc;               /* with ssrc_given; else rtp_random32 */
-    uint16_t first_seq;          /* with seq_given; else rtp_random32 */
+    unsigned burst;     /* 0: rtp_pacing_burst_default */
+    uint32_t ssrc;      /* with ssrc_given; else rtp_random32 */
+    uint16_t first_seq; /* with seq_given; else rtp_random32 */
     int ssrc_given, seq_given;
     int interlaced, boxes, no_gso;
     int impaired; /* with impairments `impair` (rtp_sender_config) */
@@ -87,14 +88,14 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
 
 /* What the session is and did. */
 typedef struct rtp_send_report {
-    rtp_sender_stats stats;         /* zero until the sender exists */
+    rtp_sender_stats stats;          /* zero until the sender exists */
     const rtp_impair_counts *impair; /* the sender's (valid while the session lives); NULL
                                         without impairments or sender */
-    size_t codestreams;             /* of the clip */
+    size_t codestreams;              /* of the clip */
     rtp_addr dest, source;
-    uint32_t first_timestamp;       /* the RTP timestamp of the first frame */
-    int socket;                     /* sent to a socket (not a capture file) */
-    int gso, gso_refused;           /* the socket's rtp_udp_gso */
+    uint32_t first_timestamp; /* the RTP timestamp of the first frame */
+    int socket;               /* sent to a socket (not a capture file) */
+    int gso, gso_refused;     /* the socket's rtp_udp_gso */
 } rtp_send_report;
 void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r);
 

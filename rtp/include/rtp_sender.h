@@ -21,13 +21,13 @@ extern "C" {
 /* What a stream is: its boxes and its SDP                              */
 
 typedef struct rtp_stream_desc {
-    unsigned rate_num, rate_den; /* frame rate (of frames, also when the codestreams are
-                                    fields); 0: not known */
-    int interlaced;              /* the codestreams are fields, two a frame */
-    size_t max_codestream_bytes; /* the largest codestream (a field when interlaced): the
-                                    boxes' brat and the SDP's b=AS; 0: not known */
-    const char *sampling;        /* RFC 9134 sampling; NULL: rtp_jxs_sampling_name of the
-                                    first codestream's header */
+    unsigned rate_num, rate_den;           /* frame rate (of frames, also when the codestreams are
+                                              fields); 0: not known */
+    int interlaced;                        /* the codestreams are fields, two a frame */
+    size_t max_codestream_bytes;           /* the largest codestream (a field when interlaced): the
+                                              boxes' brat and the SDP's b=AS; 0: not known */
+    const char *sampling;                  /* RFC 9134 sampling; NULL: rtp_jxs_sampling_name of the
+                                              first codestream's header */
     const char *colorimetry, *tcs, *range; /* SDP values; NULL: absent (the colour box then
                                               says unspecified, rtp_jxs_colr_from_sdp) */
 } rtp_stream_desc;
@@ -90,16 +90,16 @@ void rtp_clip_free(rtp_clip *c);
 /* The sender                                                           */
 
 typedef struct rtp_sender_stats {
-    uint64_t segments;     /* codestreams sent (frames, or fields) */
-    uint64_t packets;      /* datagrams sent (written), impairments' duplicates included */
-    uint64_t bytes;        /* their bytes */
-    uint64_t dropped;      /* left out by drop_every */
-    uint64_t send_calls;   /* rtp_udp_send calls */
-    uint64_t late_sends;   /* paced: calls that sent more than one burst (a late wake-up) */
-    uint64_t elapsed_ns;   /* from the stream's start (its first segment's time) to now */
+    uint64_t segments;   /* codestreams sent (frames, or fields) */
+    uint64_t packets;    /* datagrams sent (written), impairments' duplicates included */
+    uint64_t bytes;      /* their bytes */
+    uint64_t dropped;    /* left out by drop_every */
+    uint64_t send_calls; /* rtp_udp_send calls */
+    uint64_t late_sends; /* paced: calls that sent more than one burst (a late wake-up) */
+    uint64_t elapsed_ns; /* from the stream's start (its first segment's time) to now */
     uint32_t first_timestamp;
-    int stopped;           /* the stop callback ended it early */
-    int output_failed;     /* the last error came from the socket or the file, not the input */
+    int stopped;       /* the stop callback ended it early */
+    int output_failed; /* the last error came from the socket or the file, not the input */
 } rtp_sender_stats;
 
 typedef struct rtp_sender_config {
@@ -149,14 +149,12 @@ enum {
  * at n frame (field) periods from the stream's start, 1 ms after the first call; its
  * packets leave as the pacing says (narrow, wide: bursts at their times; frame: all at
  * the segment's time; none: at once). Blocks while it waits. */
-xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags,
-                           xsf_error *err);
+xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags, xsf_error *err);
 /* Sends the clip's codestreams `loops` times (0: once), one segment each, going on from
  * where the stream is (timestamps, sequence numbers, F counters and times run on across
  * calls); with impairments, the clip's first and last frame of all the loops go out
  * whole. Errors of a codestream name it ("codestream 3: ..."). */
-xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops,
-                                xsf_error *err);
+xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops, xsf_error *err);
 const rtp_sender_stats *rtp_sender_get_stats(const rtp_sender *s);
 /* NULL without impairments. */
 const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s);

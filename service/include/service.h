@@ -65,12 +65,12 @@ typedef struct svc_stream_config {
     pl_rtp_config rtp;      /* the receiver; packet_log is set here from `packets` */
     size_t max_frame_bytes; /* of a field or a progressive frame (x 2 for interlaced frames) */
     svc_output output;
-    const char *out;        /* the output as given (messages); "-": standard output */
-    const char *path;       /* the file written: `out`, or for SVC_OUT_MD5 what follows "md5:" */
-    xsf_rate fps;           /* Y4M frame rate; num 0: 25 */
-    const char *packets;    /* a CSV line per packet into this file; NULL: none */
-    xsf_colour colour;      /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
-    char filter[512];       /* pcap and capture: the BPF filter where rtp.filter is NULL */
+    const char *out;     /* the output as given (messages); "-": standard output */
+    const char *path;    /* the file written: `out`, or for SVC_OUT_MD5 what follows "md5:" */
+    xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
+    const char *packets; /* a CSV line per packet into this file; NULL: none */
+    xsf_colour colour;   /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
+    char filter[512];    /* pcap and capture: the BPF filter where rtp.filter is NULL */
 } svc_stream_config;
 
 typedef struct svc_recv_config {
@@ -84,10 +84,10 @@ typedef struct svc_recv_config {
     pl_config pl;
     int gpu_sync_auto;
     long pinned_mib;
-    int slices;             /* sub-frame decoding: the GPU engine only (usage error else) */
-    unsigned queue;         /* frames per stream (0: the pipeline's default) */
-    const char *frame_log;  /* a CSV line per delivered frame, every stream; NULL: none */
-    double warmup_s;        /* latencies leave out the first warmup_s seconds */
+    int slices;            /* sub-frame decoding: the GPU engine only (usage error else) */
+    unsigned queue;        /* frames per stream (0: the pipeline's default) */
+    const char *frame_log; /* a CSV line per delivered frame, every stream; NULL: none */
+    double warmup_s;       /* latencies leave out the first warmup_s seconds */
     /* SVC_OUT_DISPLAY: one window, a tile a stream. */
     int vsync;
     dsp_convert convert;
@@ -123,7 +123,7 @@ typedef struct svc_stream_request {
     int payload_type;    /* -1: the SDP's (without an SDP: any) */
     int ssrc_given;      /* this SSRC only */
     uint32_t ssrc;
-    svc_output output;   /* svc_stream_config's output, out, packets; fps (num 0: the SDP's) */
+    svc_output output; /* svc_stream_config's output, out, packets; fps (num 0: the SDP's) */
     const char *out;
     const char *packets;
     xsf_rate fps;
@@ -236,8 +236,7 @@ xsf_status svc_recv_display_stop(svc_recv *s, dsp_tile_stats *stats, xsf_error *
 /* After the streams are finished: closes stream k's writer, if it has one
  * (*wrote 1 then, and *frames the frames it wrote); its failure has the
  * output as subject. */
-xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frames,
-                                 svc_failure *f);
+xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frames, svc_failure *f);
 /* Closes stream k's packet log, if it has one; a failed close is XSF_ERR_IO
  * with the packet file as subject. */
 xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
@@ -273,7 +272,7 @@ typedef struct svc_demo_result {
     rtp_sender_stats sent; /* the sender's counts */
     rtp_stats received;    /* the receiver's */
     pl_stream_stats stream;
-    uint64_t written;      /* bytes written to `out` */
+    uint64_t written; /* bytes written to `out` */
     /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
      * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;
@@ -306,8 +305,8 @@ typedef struct svc_jxs_source svc_jxs_source;
  * build with CUDA-GL interop: XSF_ERR_UNSUPPORTED or the GPU's error
  * otherwise); CPU, host pictures of the C decoder; AUTO, the GPU where both
  * are there, else the CPU. err says why it failed. */
-xsf_status svc_jxs_source_open(svc_jxs_source **s, const uint8_t *data, size_t len, jxs_engine engine,
-                               xsf_error *err);
+xsf_status svc_jxs_source_open(svc_jxs_source **s, const uint8_t *data, size_t len,
+                               jxs_engine engine, xsf_error *err);
 void svc_jxs_source_close(svc_jxs_source *s);
 /* The next picture (a view of the decoder's planes, valid until the next
  * call), its colour the codestream's (xs_header_colour: R'G'B' after a

@@ -33,17 +33,17 @@ typedef struct svc_decode_config {
 /* What a decode did. The errors after the set-up do not stop the others from being
  * found: each has its status (XSF_OK: none), and the frames before them stay written. */
 typedef struct svc_decode_result {
-    uint64_t frames, bytes;     /* written (bytes in .yuv layout for md5) */
-    char md5[33];               /* with md5 */
-    xsf_picture first;          /* the first picture's shape (pl_writer_shape) */
-    char last_path[4096];       /* the last file written ("" without out) */
-    char engine[512];           /* pl_describe */
-    double start_ms;            /* from the call to the pipeline ready */
-    double seconds;             /* from the pipeline ready to the writer closed */
-    double fps;                 /* the stream's steady rate (pl_stream_stats) */
-    uint64_t not_decoded;       /* frames the decoder refused, */
-    char last_error[256];       /* the last refusal */
-    xsf_status source, close;   /* the read of the file; the writer's close */
+    uint64_t frames, bytes;   /* written (bytes in .yuv layout for md5) */
+    char md5[33];             /* with md5 */
+    xsf_picture first;        /* the first picture's shape (pl_writer_shape) */
+    char last_path[4096];     /* the last file written ("" without out) */
+    char engine[512];         /* pl_describe */
+    double start_ms;          /* from the call to the pipeline ready */
+    double seconds;           /* from the pipeline ready to the writer closed */
+    double fps;               /* the stream's steady rate (pl_stream_stats) */
+    uint64_t not_decoded;     /* frames the decoder refused, */
+    char last_error[256];     /* the last refusal */
+    xsf_status source, close; /* the read of the file; the writer's close */
     xsf_error source_err, close_err;
 } svc_decode_result;
 

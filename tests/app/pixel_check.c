@@ -74,7 +74,7 @@ static uint8_t *read_file(const char *path, size_t *len)
 typedef struct colour {
     int ycbcr;
     double kr, kb;
-    int full;     /* full range: 0..2^B-1 (chroma centred on 2^(B-1)); narrow: 16..235/240 x 2^(B-8) */
+    int full; /* full range: 0..2^B-1 (chroma centred on 2^(B-1)); narrow: 16..235/240 x 2^(B-8) */
     int order[3]; /* R', G', B' from these components (R'G'B' only) */
 } colour;
 
@@ -91,8 +91,9 @@ static int decode_colour(const char *s, colour *c)
         const char *name;
         const colour *c;
         int full;
-    } names[] = {{"bt709", &col_bt709, 0},     {"bt601", &col_bt601, 0}, {"bt709-full", &col_bt709, 1},
-                 {"bt601-full", &col_bt601, 1}, {"rgb", &col_rgb, 1},    {"gbr", &col_gbr, 1}};
+    } names[] = {{"bt709", &col_bt709, 0},      {"bt601", &col_bt601, 0},
+                 {"bt709-full", &col_bt709, 1}, {"bt601-full", &col_bt601, 1},
+                 {"rgb", &col_rgb, 1},          {"gbr", &col_gbr, 1}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(s, names[i].name)) {
             *c = *names[i].c;
@@ -145,14 +146,17 @@ static void to_rgb(const xsf_picture *img, const colour *c, int x, int y, double
     for (int k = 0; k < 3; k++) {
         /* Component k's sample under pixel (x, y): a subsampled plane is half
          * as wide (high), rounded up. */
-        const int n = img->fmt.width[k] < img->fmt.width[0] ? 2 : 1, m = img->fmt.height[k] < img->fmt.height[0] ? 2 : 1;
+        const int n = img->fmt.width[k] < img->fmt.width[0] ? 2 : 1,
+                  m = img->fmt.height[k] < img->fmt.height[0] ? 2 : 1;
         s[k] = xsf_picture_row16(img, k, y / m)[(size_t)(x / n)];
     }
     double e[3];
     if (c->ycbcr) {
         const double yy = c->full ? s[0] / maxv : (s[0] - 16 * unit) / (219 * unit);
-        const double pb = c->full ? (s[1] - ldexp(1, d - 1)) / maxv : (s[1] - 128 * unit) / (224 * unit);
-        const double pr = c->full ? (s[2] - ldexp(1, d - 1)) / maxv : (s[2] - 128 * unit) / (224 * unit);
+        const double pb =
+            c->full ? (s[1] - ldexp(1, d - 1)) / maxv : (s[1] - 128 * unit) / (224 * unit);
+        const double pr =
+            c->full ? (s[2] - ldexp(1, d - 1)) / maxv : (s[2] - 128 * unit) / (224 * unit);
         e[0] = yy + 2 * (1 - c->kr) * pr;
         e[2] = yy + 2 * (1 - c->kb) * pb;
         e[1] = (yy - c->kr * e[0] - c->kb * e[2]) / (1 - c->kr - c->kb);
@@ -204,8 +208,8 @@ static void sample(compare *c, int got, int want, int frame, int comp, int x, in
     if (diff > c->worst)
         c->worst = diff;
     if (diff > c->tolerance && c->bad++ == 0)
-        fprintf(stderr, "pixel_check: %s: frame %d component %d at (%d, %d): %d, expected %d\n", c->path, frame, comp,
-                x, y, got, want);
+        fprintf(stderr, "pixel_check: %s: frame %d component %d at (%d, %d): %d, expected %d\n",
+                c->path, frame, comp, x, y, got, want);
 }
 
 /* Reads one sample of `bytes` bytes, big- or little-endian. */
@@ -239,7 +243,8 @@ static int pgm(cursor *f, const xsf_picture *img, compare *c, int frame)
     if (netpbm_header(f, '5', &w, &h, &maxval))
         return 1;
     const int d = img->fmt.depth[0], bytes = d > 8 ? 2 : 1;
-    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * bytes)
+    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 ||
+        f->left != (size_t)w * h * bytes)
         return fail("%s: %dx%d maxval %d, not the picture's header or size", c->path, w, h, maxval);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++)
@@ -254,28 +259,33 @@ static int ppm(cursor *f, const xsf_picture *img, const colour *col, compare *c,
     if (netpbm_header(f, '6', &w, &h, &maxval))
         return 1;
     const int d = img->fmt.depth[0], bytes = d > 8 ? 2 : 1;
-    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 || f->left != (size_t)w * h * 3 * bytes)
+    if (w != img->fmt.width[0] || h != img->fmt.height[0] || maxval != (1 << d) - 1 ||
+        f->left != (size_t)w * h * 3 * bytes)
         return fail("%s: %dx%d maxval %d, not the picture's header or size", c->path, w, h, maxval);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             double e[3];
             to_rgb(img, col, x, y, e);
             for (int k = 0; k < 3; k++)
-                sample(c, take(f, bytes, 1), (int)floor(e[k] * ((1 << d) - 1) + 0.5), frame, k, x, y);
+                sample(c, take(f, bytes, 1), (int)floor(e[k] * ((1 << d) - 1) + 0.5), frame, k, x,
+                       y);
         }
     return 0;
 }
 
 /* play's 8-bit .ppm: the picture, or the picture scaled into `tile` of it
  * (bilinear between pixel centres, clamped at the edges: GL_LINEAR). */
-static int play(cursor *f, const xsf_picture *img, const colour *col, const int tile[4], compare *c, int frame)
+static int play(cursor *f, const xsf_picture *img, const colour *col, const int tile[4], compare *c,
+                int frame)
 {
     int w, h, maxval;
     if (netpbm_header(f, '6', &w, &h, &maxval))
         return 1;
     const int pw = img->fmt.width[0], ph = img->fmt.height[0];
-    const int tx = tile ? tile[0] : 0, ty = tile ? tile[1] : 0, tw = tile ? tile[2] : pw, th = tile ? tile[3] : ph;
-    if (maxval != 255 || f->left != (size_t)w * h * 3 || tx < 0 || ty < 0 || tx + tw > w || ty + th > h)
+    const int tx = tile ? tile[0] : 0, ty = tile ? tile[1] : 0, tw = tile ? tile[2] : pw,
+              th = tile ? tile[3] : ph;
+    if (maxval != 255 || f->left != (size_t)w * h * 3 || tx < 0 || ty < 0 || tx + tw > w ||
+        ty + th > h)
         return fail("%s: %dx%d maxval %d does not hold the picture", c->path, w, h, maxval);
     double *shown = malloc(sizeof(double) * 3 * (size_t)pw * ph);
     if (!shown)
@@ -292,7 +302,7 @@ static int play(cursor *f, const xsf_picture *img, const colour *col, const int 
             const int ya = y0 < 0 ? 0 : y0, yb = y0 + 1 >= ph ? ph - 1 : y0 + 1;
             const uint8_t *got = f->p + 3 * ((size_t)(ty + y) * w + tx + x);
             for (int k = 0; k < 3; k++) {
-#define AT(xx, yy) shown[3 * ((size_t)(yy) * pw + (xx)) + k]
+#define AT(xx, yy) shown[3 * ((size_t)(yy)*pw + (xx)) + k]
                 const double v = (1 - fy) * ((1 - fx) * AT(xa, ya) + fx * AT(xb, ya)) +
                                  fy * ((1 - fx) * AT(xa, yb) + fx * AT(xb, yb));
 #undef AT
@@ -312,13 +322,16 @@ static int same(const char *a, const char *b)
     int aw, ah, amax, bw, bh, bmax, status = 1;
     if (!adata || !bdata)
         fail("cannot read %s (or it is empty)", adata ? b : a);
-    else if (!netpbm_header(&fa, '6', &aw, &ah, &amax) && !netpbm_header(&fb, '6', &bw, &bh, &bmax)) {
-        if (aw != bw || ah != bh || amax != bmax || amax != 255 || fa.left != fb.left || fa.left != (size_t)aw * ah * 3)
+    else if (!netpbm_header(&fa, '6', &aw, &ah, &amax) &&
+             !netpbm_header(&fb, '6', &bw, &bh, &bmax)) {
+        if (aw != bw || ah != bh || amax != bmax || amax != 255 || fa.left != fb.left ||
+            fa.left != (size_t)aw * ah * 3)
             fail("%s is %dx%d maxval %d, %s %dx%d maxval %d", a, aw, ah, amax, b, bw, bh, bmax);
         else {
             compare c = {b, 1, 0, 0};
             for (size_t i = 0; i < fa.left; i++)
-                sample(&c, fb.p[i], fa.p[i], 0, (int)(i % 3), (int)(i / 3 % (size_t)aw), (int)(i / 3 / (size_t)aw));
+                sample(&c, fb.p[i], fa.p[i], 0, (int)(i % 3), (int)(i / 3 % (size_t)aw),
+                       (int)(i / 3 / (size_t)aw));
             status = c.bad ? fail("%s: %ld samples differ from %s by more than 1", b, c.bad, a) : 0;
             if (!status)
                 printf("%s and %s: one picture, largest difference %d\n", a, b, c.worst);
@@ -334,8 +347,9 @@ int main(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "--same"))
         return same(argv[2], argv[3]);
     if (argc < 4) {
-        fprintf(stderr, "usage: pixel_check VECTOR.jxs yuv|y4m|pgm|ppm|play FILE [--colour C] [--frame N] "
-                        "[--frames N] [--tile X,Y,W,H] [--tolerance T]\n");
+        fprintf(stderr,
+                "usage: pixel_check VECTOR.jxs yuv|y4m|pgm|ppm|play FILE [--colour C] [--frame N] "
+                "[--frames N] [--tile X,Y,W,H] [--tolerance T]\n");
         return 2;
     }
     const char *vector = argv[1], *format = argv[2], *path = argv[3], *colour_name = NULL;
@@ -394,7 +408,8 @@ int main(int argc, char **argv)
         if (!multi && n != frame)
             continue;
         colour col = xs_decoder_header(dec)->cpih == 1 ? col_rgb : col_bt709;
-        if (colour_name && (!strcmp(format, "ppm") ? decode_colour(colour_name, &col) : play_colour(colour_name, &col)))
+        if (colour_name && (!strcmp(format, "ppm") ? decode_colour(colour_name, &col)
+                                                   : play_colour(colour_name, &col)))
             return fprintf(stderr, "pixel_check: unknown colour %s\n", colour_name), 2;
         if ((!strcmp(format, "ppm") || !strcmp(format, "play")) && img->fmt.nc < 3)
             return fail("%s: %d components, R'G'B' needs 3", vector, img->fmt.nc);
@@ -405,21 +420,23 @@ int main(int argc, char **argv)
             }
             f.p += 6, f.left -= 6;
         }
-        status = multi                     ? planar(&f, img, &cmp, n)
-                 : !strcmp(format, "pgm")  ? pgm(&f, img, &cmp, n)
-                 : !strcmp(format, "ppm")  ? ppm(&f, img, &col, &cmp, n)
-                                           : play(&f, img, &col, have_tile ? tile : NULL, &cmp, n);
+        status = multi                    ? planar(&f, img, &cmp, n)
+                 : !strcmp(format, "pgm") ? pgm(&f, img, &cmp, n)
+                 : !strcmp(format, "ppm") ? ppm(&f, img, &col, &cmp, n)
+                                          : play(&f, img, &col, have_tile ? tile : NULL, &cmp, n);
         checked++;
     }
     if (!status && multi && f.left)
         status = fail("%s: %zu bytes after the last frame", path, f.left);
     if (!status && (checked == 0 || (frames > 0 && checked != frames)))
-        status = fail("%s: %d frames compared (frame %ld wanted, %ld frames)", path, checked, frame, frames);
+        status = fail("%s: %d frames compared (frame %ld wanted, %ld frames)", path, checked, frame,
+                      frames);
     if (!status && cmp.bad)
         status = fail("%s: %ld samples differ by more than %d", path, cmp.bad, cmp.tolerance);
     if (!status)
         printf("%s: %d frame%s as the C decoder's (%s%s%s), largest difference %d\n", path, checked,
-               checked == 1 ? "" : "s", format, colour_name ? " " : "", colour_name ? colour_name : "", cmp.worst);
+               checked == 1 ? "" : "s", format, colour_name ? " " : "",
+               colour_name ? colour_name : "", cmp.worst);
     xs_decoder_destroy(dec);
     free(vdata);
     free(fdata);

@@ -82,8 +82,8 @@ static int same_planes(const xsf_picture *a, const xsf_picture *b, int ncomp)
     return 1;
 }
 
-static xsf_status write_frames(const char *path, imgio_format f, const xsf_picture *pic,
-                               int frames, xsf_error *err)
+static xsf_status write_frames(const char *path, imgio_format f, const xsf_picture *pic, int frames,
+                               xsf_error *err)
 {
     imgio_write_options opt = {.format = f};
     xsf_colour_rgb(&opt.colour, XSF_COLOUR_USER);
@@ -446,12 +446,13 @@ static xsf_colour read_colour(const char *path, imgio_format f, const imgio_raw_
     const xsf_picture *pic = NULL;
     xsf_error err;
     xsf_error_clear(&err);
-    CHECK(imgio_reader_open(&r, path, f, l, &err) == XSF_OK && imgio_read(r, &pic, &err) == XSF_OK && pic,
+    CHECK(imgio_reader_open(&r, path, f, l, &err) == XSF_OK &&
+              imgio_read(r, &pic, &err) == XSF_OK && pic,
           "%s: %s", path, err.msg);
     if (pic) {
         c = pic->colour;
-        CHECK(pic->props.index == 0 && !pic->ref && pic->memory == XSF_MEMORY_HOST, "%s: a host view of frame 0",
-              path);
+        CHECK(pic->props.index == 0 && !pic->ref && pic->memory == XSF_MEMORY_HOST,
+              "%s: a host view of frame 0", path);
     }
     imgio_reader_close(r);
     return c;
@@ -471,27 +472,30 @@ static void test_colour(void)
           "PPM: matrix %d order %d range %d source %d", c.matrix, c.rgb_order, c.range, c.source);
     CHECK(write_frames("c.pgm", IMGIO_FORMAT_PGM, &o.pic, 1, &err) == XSF_OK, "c.pgm: %s", err.msg);
     c = read_colour("c.pgm", IMGIO_FORMAT_PGM, NULL);
-    CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.range == XSF_RANGE_FULL && c.source == XSF_COLOUR_CODESTREAM,
+    CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.range == XSF_RANGE_FULL &&
+              c.source == XSF_COLOUR_CODESTREAM,
           "PGM: matrix %d range %d source %d", c.matrix, c.range, c.source);
     const char *plain = "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono\nFRAME\n\x10\x20";
     write_text("c.y4m", plain, strlen(plain));
     c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
-    CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT, "Y4M without a range tag: %d %d",
-          c.range, c.source);
-    const char *tagged[2] = {"YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono XCOLORRANGE=FULL\nFRAME\n\x10\x20",
-                             "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 XCOLORRANGE=LIMITED Cmono\nFRAME\n\x10\x20"};
+    CHECK(c.range == XSF_RANGE_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT,
+          "Y4M without a range tag: %d %d", c.range, c.source);
+    const char *tagged[2] = {
+        "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 Cmono XCOLORRANGE=FULL\nFRAME\n\x10\x20",
+        "YUV4MPEG2 W2 H1 F25:1 Ip A0:0 XCOLORRANGE=LIMITED Cmono\nFRAME\n\x10\x20"};
     for (int i = 0; i < 2; i++) {
         write_text("c.y4m", tagged[i], strlen(tagged[i]));
         c = read_colour("c.y4m", IMGIO_FORMAT_Y4M, NULL);
-        CHECK(c.range == (i ? XSF_RANGE_NARROW : XSF_RANGE_FULL) && c.source == XSF_COLOUR_CODESTREAM &&
-                  c.matrix == XSF_MATRIX_UNSPECIFIED,
+        CHECK(c.range == (i ? XSF_RANGE_NARROW : XSF_RANGE_FULL) &&
+                  c.source == XSF_COLOUR_CODESTREAM && c.matrix == XSF_MATRIX_UNSPECIFIED,
               "Y4M %s: range %d source %d", i ? "LIMITED" : "FULL", c.range, c.source);
     }
     imgio_raw_layout raw;
     CHECK(imgio_raw_layout_make(&raw, "mono", 2, 1, 8, &err) == XSF_OK, "layout");
     write_text("c.yuv", "\x10\x20", 2);
     c = read_colour("c.yuv", IMGIO_FORMAT_YUV, &raw);
-    CHECK(c.source == XSF_COLOUR_DEFAULT && c.matrix == XSF_MATRIX_UNSPECIFIED, ".yuv says nothing");
+    CHECK(c.source == XSF_COLOUR_DEFAULT && c.matrix == XSF_MATRIX_UNSPECIFIED,
+          ".yuv says nothing");
     free(o.mem);
 
     /* One 10-bit pixel G=1023, B=0, R=512 written to PPM: as G B R where the
@@ -513,8 +517,8 @@ static void test_colour(void)
         }
         imgio_writer *w;
         xsf_error_clear(&err);
-        CHECK(imgio_writer_open(&w, "c2.ppm", &opt, &err) == XSF_OK && imgio_write(w, &p, &err) == XSF_OK &&
-                  imgio_writer_close(w, &err) == XSF_OK,
+        CHECK(imgio_writer_open(&w, "c2.ppm", &opt, &err) == XSF_OK &&
+                  imgio_write(w, &p, &err) == XSF_OK && imgio_writer_close(w, &err) == XSF_OK,
               "c2.ppm: %s", err.msg);
         size_t n;
         char *text = slurp("c2.ppm", &n);

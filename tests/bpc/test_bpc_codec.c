@@ -31,7 +31,8 @@ static void image_alloc(xsf_picture *img, int nc, const int *w, const int *h, in
         img->fmt.width[c] = w[c];
         img->fmt.height[c] = h[c];
         img->fmt.depth[c] = depth;
-        img->stride[c] = ((size_t)w[c] + (c & 1) * 3) * sizeof(uint16_t); /* a pitch wider than the width */
+        img->stride[c] =
+            ((size_t)w[c] + (c & 1) * 3) * sizeof(uint16_t); /* a pitch wider than the width */
         img->data[c] = (uint8_t *)(calloc((img->stride[c] / 2) * h[c], 2));
     }
 }
@@ -71,7 +72,8 @@ static double psnr(const xsf_picture *a, const xsf_picture *b)
         peak = m > peak ? m : peak;
         for (int y = 0; y < a->fmt.height[c]; y++)
             for (int x = 0; x < a->fmt.width[c]; x++) {
-                const double d = (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
+                const double d =
+                    (double)xsf_picture_row16(a, c, y)[x] - xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n++;
             }
@@ -84,17 +86,20 @@ static int identical(const xsf_picture *a, const xsf_picture *b)
     if (a->fmt.nc != b->fmt.nc)
         return 0;
     for (int c = 0; c < a->fmt.nc; c++) {
-        if (a->fmt.width[c] != b->fmt.width[c] || a->fmt.height[c] != b->fmt.height[c] || a->fmt.depth[c] != b->fmt.depth[c])
+        if (a->fmt.width[c] != b->fmt.width[c] || a->fmt.height[c] != b->fmt.height[c] ||
+            a->fmt.depth[c] != b->fmt.depth[c])
             return 0;
         for (int y = 0; y < a->fmt.height[c]; y++)
-            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), 2 * (size_t)a->fmt.width[c]))
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       2 * (size_t)a->fmt.width[c]))
                 return 0;
     }
     return 1;
 }
 
 /* Encodes and decodes; returns the PSNR (999 when exact) or -1. */
-static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *bytes, const char *what)
+static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *bytes,
+                         const char *what)
 {
     bpc_encoder *enc;
     bpc_decoder *dec;
@@ -127,8 +132,8 @@ static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *by
                       out->colour.rgb_order == rgb &&
                       out->colour.source == (rgb ? XSF_COLOUR_CODESTREAM : XSF_COLOUR_DEFAULT) &&
                       out->memory == XSF_MEMORY_HOST && !out->ref,
-                  "%s: decoded colour matrix %d source %d for transform %d", what, out->colour.matrix,
-                  out->colour.source, (int)info.colour);
+                  "%s: decoded colour matrix %d source %d for transform %d", what,
+                  out->colour.matrix, out->colour.source, (int)info.colour);
         }
     }
     *bytes = len;
@@ -140,7 +145,8 @@ static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *by
 
 static void random_lossless(void)
 {
-    const int shapes[][2] = {{1, 1}, {2, 3}, {65, 1}, {1, 70}, {64, 64}, {127, 33}, {200, 130}, {321, 67}};
+    const int shapes[][2] = {{1, 1},   {2, 3},    {65, 1},    {1, 70},
+                             {64, 64}, {127, 33}, {200, 130}, {321, 67}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int v = 1; v <= 3; v++) {
             const int nc = 1 + (int)(rnd() % 4), depth = 1 + (int)(rnd() % 16);
@@ -160,8 +166,8 @@ static void random_lossless(void)
             p.variant = (bpc_variant)v;
             p.levels = (int)(rnd() % 7);
             char what[96];
-            snprintf(what, sizeof what, "lossless %dx%d nc %d depth %d levels %d variant %d", w[0], h[0], nc,
-                     depth, p.levels, v);
+            snprintf(what, sizeof what, "lossless %dx%d nc %d depth %d levels %d variant %d", w[0],
+                     h[0], nc, depth, p.levels, v);
             size_t bytes;
             CHECK(round_trip(&p, &img, &bytes, what) == 999.0, "%s: not exact", what);
             image_free(&img);
@@ -223,7 +229,8 @@ static void photographs(const char *dir)
             size_t bytes;
             snprintf(what, sizeof what, "%s lossless variant %d", names[i], v);
             CHECK(round_trip(&p, &img, &bytes, what) == 999.0, "%s: not exact", what);
-            printf("%-16s %d passes lossless: %.3f bpp\n", names[i], v, 8.0 * (double)bytes / raw_bits);
+            printf("%-16s %d passes lossless: %.3f bpp\n", names[i], v,
+                   8.0 * (double)bytes / raw_bits);
             if (i == 4 && v != 2)
                 continue; /* the HD picture: one variant suffices for rates */
             /* lossy rates, 9/7 and 5/3 */
@@ -236,8 +243,8 @@ static void photographs(const char *dir)
                     p.filter = f ? BPC_FILTER_97 : BPC_FILTER_53;
                     p.qstep = 0.5f;
                     bpc_params_set_bpp(&p, rates[r], img.fmt.width[0], img.fmt.height[0]);
-                    snprintf(what, sizeof what, "%s %s %.2f bpp variant %d", names[i], f ? "9/7" : "5/3",
-                             rates[r], v);
+                    snprintf(what, sizeof what, "%s %s %.2f bpp variant %d", names[i],
+                             f ? "9/7" : "5/3", rates[r], v);
                     const double q = round_trip(&p, &img, &bytes, what);
                     const double target = (double)p.target_bytes;
                     /* the whole stream, every pass: smaller than the target? */
@@ -246,14 +253,16 @@ static void photographs(const char *dir)
                     size_t full;
                     const double qfull = round_trip(&all, &img, &full, what);
                     if (full <= p.target_bytes) {
-                        CHECK(bytes == full && q == qfull, "%s: %zu bytes, all passes are %zu", what, bytes, full);
+                        CHECK(bytes == full && q == qfull, "%s: %zu bytes, all passes are %zu",
+                              what, bytes, full);
                     } else {
                         CHECK(bytes <= p.target_bytes && (double)bytes >= 0.99 * target,
                               "%s: %zu bytes for a target of %zu", what, bytes, p.target_bytes);
                         CHECK(q > last, "%s: PSNR %.2f not above %.2f", what, q, last);
                     }
-                    printf("%-16s %s %d passes %5.2f bpp: %7zu bytes (%.4f of target) %6.2f dB\n", names[i],
-                           f ? "9/7" : "5/3", v, rates[r], bytes, (double)bytes / target, q);
+                    printf("%-16s %s %d passes %5.2f bpp: %7zu bytes (%.4f of target) %6.2f dB\n",
+                           names[i], f ? "9/7" : "5/3", v, rates[r], bytes, (double)bytes / target,
+                           q);
                     last = q;
                 }
             }
@@ -307,10 +316,13 @@ static void transform_colour(void)
         xsf_colour c;
         memset(&c, 0x77, sizeof c);
         bpc_transform_colour(transforms[i], &c);
-        CHECK(i ? c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM
+        CHECK(i ? c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 &&
+                      c.source == XSF_COLOUR_CODESTREAM
                 : c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT,
-              "transform %d: matrix %d order %d source %d", (int)transforms[i], c.matrix, c.rgb_order, c.source);
-        CHECK(c.range == (i ? XSF_RANGE_FULL : XSF_RANGE_UNSPECIFIED) && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+              "transform %d: matrix %d order %d source %d", (int)transforms[i], c.matrix,
+              c.rgb_order, c.source);
+        CHECK(c.range == (i ? XSF_RANGE_FULL : XSF_RANGE_UNSPECIFIED) &&
+                  c.primaries == XSF_PRIMARIES_UNSPECIFIED,
               "transform %d: range %d", (int)transforms[i], c.range);
     }
 }

@@ -86,7 +86,8 @@ static int check_block(bpc_variant var, const bpc_band_probs *probs, const int32
         if (s)
             return 1;
         double e = 0;
-        int last = planes, type = 3; /* after SIG, CP or ONE every coefficient is known to plane `last` */
+        int last = planes,
+            type = 3; /* after SIG, CP or ONE every coefficient is known to plane `last` */
         if (k)
             bpc_pass_at((int)var, planes, k - 1, &last, &type);
         for (int y = 0; y < h && !bad; y++)
@@ -100,7 +101,8 @@ static int check_block(bpc_variant var, const bpc_band_probs *probs, const int32
                     break;
                 }
                 if (r && ((r < 0) != (v < 0))) {
-                    CHECK(0, "%s: %d passes (%d,%d): sign of %d decoded as %d", what, k, y, x, v, r);
+                    CHECK(0, "%s: %d passes (%d,%d): sign of %d decoded as %d", what, k, y, x, v,
+                          r);
                     bad = 1;
                     break;
                 }
@@ -109,23 +111,25 @@ static int check_block(bpc_variant var, const bpc_band_probs *probs, const int32
                 if (r) {
                     const uint32_t half = ar2 & (0u - ar2); /* 2^p: the lowest set bit */
                     if (!(2 * m + half >= ar2 && 2 * m < ar2 + half)) {
-                        CHECK(0, "%s: %d passes (%d,%d): %d outside %d/2 +- %u/2", what, k, y, x, v, r,
-                              half);
+                        CHECK(0, "%s: %d passes (%d,%d): %d outside %d/2 +- %u/2", what, k, y, x, v,
+                              r, half);
                         bad = 1;
                         break;
                     }
                 } else if (m >> (last + (type == 2 || type == 3 || type == 4 || k == 0 ? 0 : 1))) {
-                    CHECK(0, "%s: %d passes (%d,%d): %d decoded as 0 below plane %d", what, k, y, x, v,
-                          last);
+                    CHECK(0, "%s: %d passes (%d,%d): %d decoded as 0 below plane %d", what, k, y, x,
+                          v, last);
                     bad = 1;
                     break;
                 }
             }
         if (k > 0) {
             /* the pass' distortion against the measured error change */
-            const double model = (double)res.pass_distortion[k - 1] * ldexp(1.0, 2 * last - 2 * BPC_DIST_FRAC);
+            const double model =
+                (double)res.pass_distortion[k - 1] * ldexp(1.0, 2 * last - 2 * BPC_DIST_FRAC);
             const double measured = prev_err - e;
-            const double tol = 1e-6 + 0.02 * fabs(measured) + (double)w * h * ldexp(1.0, 2 * last - BPC_DIST_FRAC + 2);
+            const double tol = 1e-6 + 0.02 * fabs(measured) +
+                               (double)w * h * ldexp(1.0, 2 * last - BPC_DIST_FRAC + 2);
             if (fabs(model - measured) > tol) {
                 CHECK(0, "%s: pass %d distortion %g, measured %g", what, k - 1, model, measured);
                 bad = 1;
@@ -135,15 +139,15 @@ static int check_block(bpc_variant var, const bpc_band_probs *probs, const int32
     }
     /* one codeword short, one too many, an odd length */
     if (total > 0) {
-        s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total - 2, planes, res.passes, rec, 64, w,
-                                 h, &err);
+        s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total - 2, planes, res.passes, rec,
+                                 64, w, h, &err);
         CHECK(s == XSF_ERR_TRUNCATED, "%s: short data gives %d", what, (int)s);
     }
-    s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total + 2, planes, res.passes, rec, 64, w, h,
-                             &err);
+    s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total + 2, planes, res.passes, rec, 64, w,
+                             h, &err);
     CHECK(s == XSF_ERR_INVALID, "%s: long data gives %d", what, (int)s);
-    s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total + 1, planes, res.passes, rec, 64, w, h,
-                             &err);
+    s = bpc_codeblock_decode(var, probs, buf, 2 * (size_t)total + 1, planes, res.passes, rec, 64, w,
+                             h, &err);
     CHECK(s == XSF_ERR_INVALID, "%s: odd data gives %d", what, (int)s);
     return bad;
 }
@@ -166,8 +170,8 @@ static void corrupt(bpc_variant var, const bpc_band_probs *probs)
         uint8_t *copy = malloc(len);
         memcpy(copy, buf, len);
         copy[rnd() % len] ^= (uint8_t)(1u << (rnd() % 8));
-        const xsf_status s = bpc_codeblock_decode(var, probs, copy, len, res.planes, res.passes, rec,
-                                                  64, 64, 64, &err);
+        const xsf_status s = bpc_codeblock_decode(var, probs, copy, len, res.planes, res.passes,
+                                                  rec, 64, 64, 64, &err);
         s ? failed++ : ok++;
         free(copy);
     }
@@ -177,8 +181,8 @@ static void corrupt(bpc_variant var, const bpc_band_probs *probs)
 int main(void)
 {
     static int32_t coef[64 * 64];
-    const int sizes[][2] = {{64, 64}, {1, 1}, {1, 64}, {64, 1}, {2, 2}, {3, 5}, {17, 33}, {63, 64},
-                            {64, 63}, {33, 2}, {31, 47}, {62, 61}};
+    const int sizes[][2] = {{64, 64}, {1, 1},   {1, 64},  {64, 1}, {2, 2},   {3, 5},
+                            {17, 33}, {63, 64}, {64, 63}, {33, 2}, {31, 47}, {62, 61}};
     for (int v = 1; v <= 3; v++)
         for (int f = 0; f < 2; f++) {
             const bpc_variant var = (bpc_variant)v;
@@ -208,8 +212,8 @@ int main(void)
             bpc_codeblock_result res;
             static uint8_t buf[1 << 20];
             xsf_error err;
-            CHECK(bpc_codeblock_encode(var, &probs, coef, 64, 64, 64, buf, sizeof buf, &res, &err) ==
-                      XSF_ERR_ARG,
+            CHECK(bpc_codeblock_encode(var, &probs, coef, 64, 64, 64, buf, sizeof buf, &res,
+                                       &err) == XSF_ERR_ARG,
                   "29 planes refused");
             corrupt(var, &probs);
         }

@@ -30,7 +30,8 @@ static uint8_t *encode(const bpc_params *p, int w, int h, int nc, int depth, siz
         img.stride[c] = ((size_t)w) * sizeof(uint16_t);
         img.data[c] = (uint8_t *)(malloc((size_t)w * h * 2));
         for (int i = 0; i < w * h; i++)
-            ((uint16_t *)img.data[c])[i] = (uint16_t)(((i % w) * 7 + (i / w) * 3 + (int)(rnd() % 9)) & ((1 << depth) - 1));
+            ((uint16_t *)img.data[c])[i] =
+                (uint16_t)(((i % w) * 7 + (i / w) * 3 + (int)(rnd() % 9)) & ((1 << depth) - 1));
     }
     bpc_encoder *enc;
     bpc_encoder_create(&enc, p);
@@ -62,7 +63,8 @@ static void cuts_and_flips(const uint8_t *buf, size_t len, const char *what)
 {
     bpc_decoder *dec;
     bpc_decoder_create(&dec);
-    CHECK(decode_copy(dec, buf, len) == XSF_OK, "%s: intact stream: %s", what, bpc_decoder_error(dec));
+    CHECK(decode_copy(dec, buf, len) == XSF_OK, "%s: intact stream: %s", what,
+          bpc_decoder_error(dec));
     const size_t step = len > 4000 ? len / 2000 : 1;
     int silent = 0;
     for (size_t n = 0; n < len; n += step) {
@@ -110,8 +112,9 @@ static void header_fields(const uint8_t *buf, size_t len)
         memcpy(c, buf, len);
         c[cases[i].at] = cases[i].value;
         const xsf_status s = decode_copy(dec, c, len);
-        CHECK(s == cases[i].expect, "%s (byte %zu = %u): status %d (%s), expected %d", cases[i].field,
-              cases[i].at, cases[i].value, (int)s, bpc_decoder_error(dec), (int)cases[i].expect);
+        CHECK(s == cases[i].expect, "%s (byte %zu = %u): status %d (%s), expected %d",
+              cases[i].field, cases[i].at, cases[i].value, (int)s, bpc_decoder_error(dec),
+              (int)cases[i].expect);
         if (s)
             printf("  %-14s -> %s\n", cases[i].field, bpc_decoder_error(dec));
     }
@@ -157,7 +160,8 @@ int main(void)
     size_t used;
     const xsf_picture *img;
     CHECK(bpc_decode(dec, two, 2 * len, &used, &img) == XSF_OK && used == len, "first of two");
-    CHECK(bpc_decode(dec, two + used, 2 * len - used, &used, &img) == XSF_OK && used == len, "second of two");
+    CHECK(bpc_decode(dec, two + used, 2 * len - used, &used, &img) == XSF_OK && used == len,
+          "second of two");
     bpc_decoder_destroy(dec);
     free(two);
     free(b);

@@ -36,7 +36,8 @@ static int load_ppm(const char *path, photo *p)
     if (!f)
         return 0;
     int maxv = 0;
-    const int ok = fscanf(f, "P6 %d %d %d", &p->w, &p->h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF;
+    const int ok =
+        fscanf(f, "P6 %d %d %d", &p->w, &p->h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF;
     p->rgb = ok ? malloc((size_t)p->w * p->h * 3) : NULL;
     const int got = p->rgb && fread(p->rgb, 3, (size_t)p->w * p->h, f) == (size_t)p->w * p->h;
     fclose(f);
@@ -64,7 +65,8 @@ static void image_make(xsf_picture *img, int nc, int w, int h, int depth, int su
                     py = py < ph->h ? py : 2 * ph->h - 1 - py;
                     v = ph->rgb[((size_t)py * ph->w + px) * 3 + (c % 3)] << (depth - 8);
                 } else {
-                    v = (x * 3 + y * 5) % (maxv + 1) / 2 + ((x / 7 + y / 5) % 3 == 0 ? maxv / 3 : 0);
+                    v = (x * 3 + y * 5) % (maxv + 1) / 2 +
+                        ((x / 7 + y / 5) % 3 == 0 ? maxv / 3 : 0);
                     v += (int)(rnd() % (unsigned)(maxv / 16 + 1));
                 }
                 xsf_picture_row16(img, c, y)[x] = (uint16_t)(v > maxv ? maxv : v);
@@ -82,7 +84,8 @@ static int same_picture(const xsf_picture *a, const xsf_picture *b)
 {
     for (int c = 0; c < a->fmt.nc; c++)
         for (int y = 0; y < a->fmt.height[c]; y++)
-            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y), 2 * (size_t)a->fmt.width[c]))
+            if (memcmp(xsf_picture_row16(a, c, y), xsf_picture_row16(b, c, y),
+                       2 * (size_t)a->fmt.width[c]))
                 return 0;
     return 1;
 }
@@ -96,7 +99,8 @@ static int to_device(const xsf_picture *img, xsf_picture *dev)
     for (int c = 0; c < img->fmt.nc; c++) {
         if (cudaMalloc((void **)&dev->data[c], img->stride[c] * img->fmt.height[c]) != cudaSuccess)
             return 0;
-        cudaMemcpy(dev->data[c], img->data[c], img->stride[c] * img->fmt.height[c], cudaMemcpyHostToDevice);
+        cudaMemcpy(dev->data[c], img->data[c], img->stride[c] * img->fmt.height[c],
+                   cudaMemcpyHostToDevice);
     }
     return 1;
 }
@@ -106,8 +110,8 @@ static int corruptions = 24;
 static void case_run(const char *name, const bpc_params *p, const xsf_picture *img)
 {
     char what[160];
-    snprintf(what, sizeof what, "%s: %d passes %s%s", name, (int)p->variant, p->filter ? "9/7" : "5/3",
-             p->target_bytes ? " rate" : " all passes");
+    snprintf(what, sizeof what, "%s: %d passes %s%s", name, (int)p->variant,
+             p->filter ? "9/7" : "5/3", p->target_bytes ? " rate" : " all passes");
     const size_t cap = bpc_encode_bound(p, &img->fmt);
     uint8_t *a = malloc(cap), *b = malloc(cap);
     size_t la = 0, lb = 0;
@@ -124,20 +128,23 @@ static void case_run(const char *name, const bpc_params *p, const xsf_picture *i
             memset(b, 0x5a, cap);
             s = bpc_gpu_encode(genc, img, b, cap, &lb);
             CHECK(s == XSF_OK, "%s: GPU encode: %s", what, bpc_gpu_encoder_error(genc));
-            CHECK(lb == la && !memcmp(a, b, la), "%s: GPU codestream (%zu bytes) differs from C (%zu bytes)%s", what,
-                  lb, la, lb == la ? " in content" : "");
+            CHECK(lb == la && !memcmp(a, b, la),
+                  "%s: GPU codestream (%zu bytes) differs from C (%zu bytes)%s", what, lb, la,
+                  lb == la ? " in content" : "");
         }
         xsf_picture dev;
         if (to_device(img, &dev)) {
             s = bpc_gpu_encode(genc, &dev, b, cap, &lb);
-            CHECK(s == XSF_OK && lb == la && !memcmp(a, b, la), "%s: GPU codestream from device memory differs", what);
+            CHECK(s == XSF_OK && lb == la && !memcmp(a, b, la),
+                  "%s: GPU codestream from device memory differs", what);
             for (int c = 0; c < dev.fmt.nc; c++)
                 cudaFree(dev.data[c]);
         }
     }
     bpc_gpu_encoder_destroy(genc);
     if (p->target_bytes && la < cap)
-        CHECK(la <= p->target_bytes, "%s: %zu bytes over the target %zu", what, la, p->target_bytes);
+        CHECK(la <= p->target_bytes, "%s: %zu bytes over the target %zu", what, la,
+              p->target_bytes);
 
     /* decoders: C and GPU, host and device output */
     bpc_decoder *dec;
@@ -165,26 +172,30 @@ static void case_run(const char *name, const bpc_params *p, const xsf_picture *i
                 uint16_t *h = malloc(n * 2);
                 cudaMemcpy(h, ((uint16_t *)gi->data[c]), n * 2, cudaMemcpyDeviceToHost);
                 for (int y = 0; y < gi->fmt.height[c] && same; y++)
-                    same = !memcmp(h + y * (gi->stride[c] / 2), xsf_picture_row16(ci, c, y), 2 * (size_t)gi->fmt.width[c]);
+                    same = !memcmp(h + y * (gi->stride[c] / 2), xsf_picture_row16(ci, c, y),
+                                   2 * (size_t)gi->fmt.width[c]);
                 free(h);
             }
             CHECK(same, "%s: GPU picture in device memory differs from C", what);
         }
         /* corruptions: both decoders refuse alike, or agree on the picture */
         int agree = 1;
-        const int ncorrupt = (size_t)img->fmt.width[0] * img->fmt.height[0] > 300000 ? 4 : corruptions; /* C decodes are slow */
+        const int ncorrupt = (size_t)img->fmt.width[0] * img->fmt.height[0] > 300000
+                                 ? 4
+                                 : corruptions; /* C decodes are slow */
         for (int i = 0; i < ncorrupt; i++) {
             memcpy(b, a, la);
             const int cuts = ncorrupt / 4;
-            const size_t n = i < cuts ? la - 1 - (size_t)(rnd() % (la / 2)) : la; /* cuts, then flips */
+            const size_t n =
+                i < cuts ? la - 1 - (size_t)(rnd() % (la / 2)) : la; /* cuts, then flips */
             if (i >= cuts)
                 b[rnd() % la] ^= (uint8_t)(1u << (rnd() % 8));
             const xsf_status sc = bpc_decode(dec, b, n, &used, &ci);
             const xsf_status sg = bpc_gpu_decode(gdec, b, n, 0, &used, &gi);
             if ((sc == XSF_OK) != (sg == XSF_OK) || (sc == XSF_OK && !same_picture(ci, gi))) {
                 agree = 0;
-                fprintf(stderr, "  corruption %d: C %d (%s), GPU %d (%s)\n", i, (int)sc, bpc_decoder_error(dec), (int)sg,
-                        bpc_gpu_decoder_error(gdec));
+                fprintf(stderr, "  corruption %d: C %d (%s), GPU %d (%s)\n", i, (int)sc,
+                        bpc_decoder_error(dec), (int)sg, bpc_gpu_decoder_error(gdec));
             }
         }
         CHECK(agree, "%s: decoders disagree on corrupt codestreams", what);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpc.h"
 #include "../test.h"
+#include "bpc.h"
 
 extern const char *const bpc_builtin_source; /* tables_builtin.c */
 
@@ -34,17 +34,20 @@ int main(int argc, char **argv)
     size_t want_len = 0;
     const char *want = read_text(argv[1], &want_len);
     CHECK(want && want_len > 0, "cannot read %s", argv[1]);
-    const bpc_tables *t53 = bpc_tables_builtin(BPC_FILTER_53), *t97 = bpc_tables_builtin(BPC_FILTER_97);
+    const bpc_tables *t53 = bpc_tables_builtin(BPC_FILTER_53),
+                     *t97 = bpc_tables_builtin(BPC_FILTER_97);
     const char *sources[1] = {bpc_builtin_source};
     char *text = NULL;
     size_t len = 0;
     xsf_error err;
     xsf_error_clear(&err);
-    CHECK(bpc_tables_builtin_c(t53, t97, "t53.bpct", "t97.bpct", sources, 1, &text, &len, &err) == XSF_OK,
+    CHECK(bpc_tables_builtin_c(t53, t97, "t53.bpct", "t97.bpct", sources, 1, &text, &len, &err) ==
+              XSF_OK,
           "%s", err.msg);
     CHECK(text && len == strlen(text), "length %zu", len);
     CHECK(want && text && len == want_len && !memcmp(text, want, len),
-          "the built-in sets do not write tables_builtin.c again (%zu bytes, expected %zu)", len, want_len);
+          "the built-in sets do not write tables_builtin.c again (%zu bytes, expected %zu)", len,
+          want_len);
     if (want && text && (len != want_len || memcmp(text, want, len))) {
         size_t i = 0;
         while (i < len && i < want_len && text[i] == want[i])
@@ -56,12 +59,14 @@ int main(int argc, char **argv)
     uint8_t *file = NULL;
     size_t flen = 0;
     bpc_tables *t = NULL;
-    CHECK(bpc_tables_save(t97, &file, &flen, &err) == XSF_OK && bpc_tables_load(&t, file, flen, &err) == XSF_OK,
+    CHECK(bpc_tables_save(t97, &file, &flen, &err) == XSF_OK &&
+              bpc_tables_load(&t, file, flen, &err) == XSF_OK,
           "save and load: %s", err.msg);
     char *again = NULL;
     size_t alen = 0;
     if (t)
-        CHECK(bpc_tables_builtin_c(t53, t, "t53.bpct", "t97.bpct", sources, 1, &again, &alen, &err) == XSF_OK &&
+        CHECK(bpc_tables_builtin_c(t53, t, "t53.bpct", "t97.bpct", sources, 1, &again, &alen,
+                                   &err) == XSF_OK &&
                   alen == len && !memcmp(again, text, len),
               "a loaded table file writes the same text");
     free(again);

@@ -24,13 +24,14 @@ static void test_readings(void)
 {
     const int64_t tol = 50 * 1000000; /* a loaded CI machine */
     const uint64_t m0 = ref(CLOCK_MONOTONIC), m = xsf_clock_mono_ns();
-    CHECK(m >= m0 && m - m0 < (uint64_t)tol, "mono %llu, CLOCK_MONOTONIC %llu", (unsigned long long)m,
-          (unsigned long long)m0);
+    CHECK(m >= m0 && m - m0 < (uint64_t)tol, "mono %llu, CLOCK_MONOTONIC %llu",
+          (unsigned long long)m, (unsigned long long)m0);
     const uint64_t w0 = ref(CLOCK_REALTIME), w = xsf_clock_wall_ns();
-    CHECK(near((int64_t)w, (int64_t)w0, tol), "wall %llu, CLOCK_REALTIME %llu", (unsigned long long)w,
-          (unsigned long long)w0);
+    CHECK(near((int64_t)w, (int64_t)w0, tol), "wall %llu, CLOCK_REALTIME %llu",
+          (unsigned long long)w, (unsigned long long)w0);
     /* After 2020: the packet clock is the epoch's, not the monotonic one. */
-    CHECK(w > 1577836800ull * XSF_NS_PER_S, "wall %llu is not since the epoch", (unsigned long long)w);
+    CHECK(w > 1577836800ull * XSF_NS_PER_S, "wall %llu is not since the epoch",
+          (unsigned long long)w);
     const double s = xsf_clock_mono_s();
     CHECK(near((int64_t)(s * 1e9), (int64_t)xsf_clock_mono_ns(), tol), "mono_s %.9f", s);
     uint64_t prev = xsf_clock_mono_ns(), back = 0;
@@ -50,7 +51,8 @@ static void test_wall_to_mono(void)
     CHECK(near(xsf_clock_wall_to_mono(w), m, 20000000), "now: %lld vs %lld",
           (long long)xsf_clock_wall_to_mono(w), (long long)m);
     const int64_t earlier = xsf_clock_wall_to_mono(w - 10 * XSF_NS_PER_MS);
-    CHECK(near(m - earlier, 10000000, 20000000), "10 ms earlier: %lld ns", (long long)(m - earlier));
+    CHECK(near(m - earlier, 10000000, 20000000), "10 ms earlier: %lld ns",
+          (long long)(m - earlier));
     const int64_t a = xsf_clock_wall_to_mono(w), b = xsf_clock_wall_to_mono(w + XSF_NS_PER_S);
     CHECK(near(b - a, 1000000000, 1000000), "1 s apart: %lld ns", (long long)(b - a));
 }
@@ -62,7 +64,8 @@ static void test_sleep(void)
     uint64_t dt = xsf_clock_mono_ns() - t0;
     CHECK(dt >= 20 * XSF_NS_PER_MS, "slept %llu ns of 20 ms", (unsigned long long)dt);
     t0 = xsf_clock_mono_ns();
-    CHECK(xsf_clock_sleep_ns(0) == 0 && xsf_clock_sleep_ns(-5 * (int64_t)XSF_NS_PER_S) == 0, "sleep <= 0");
+    CHECK(xsf_clock_sleep_ns(0) == 0 && xsf_clock_sleep_ns(-5 * (int64_t)XSF_NS_PER_S) == 0,
+          "sleep <= 0");
     dt = xsf_clock_mono_ns() - t0;
     CHECK(dt < 1000 * XSF_NS_PER_MS, "a sleep of <= 0 took %llu ns", (unsigned long long)dt);
     const uint64_t deadline = xsf_clock_mono_ns() + 15 * XSF_NS_PER_MS;
@@ -86,7 +89,8 @@ static void test_conversions(void)
 {
     const uint64_t ns = 1234 * XSF_NS_PER_S + 999999999u;
     const struct timespec ts = xsf_ns_to_timespec(ns);
-    CHECK(ts.tv_sec == 1234 && ts.tv_nsec == 999999999L, "%lld.%09ld", (long long)ts.tv_sec, ts.tv_nsec);
+    CHECK(ts.tv_sec == 1234 && ts.tv_nsec == 999999999L, "%lld.%09ld", (long long)ts.tv_sec,
+          ts.tv_nsec);
     CHECK(xsf_timespec_to_ns(ts) == ns, "round trip");
     const struct timespec zero = xsf_ns_to_timespec(0);
     CHECK(zero.tv_sec == 0 && zero.tv_nsec == 0, "zero");

@@ -69,7 +69,8 @@ static void test_format(void)
     h = g;
     h.depth[0] = 17;
     xsf_error_clear(&err);
-    CHECK(xsf_format_check(&h, &err) == XSF_ERR_ARG && strstr(err.msg, "17"), "depth 17: %s", err.msg);
+    CHECK(xsf_format_check(&h, &err) == XSF_ERR_ARG && strstr(err.msg, "17"), "depth 17: %s",
+          err.msg);
     h = g;
     h.nc = 0;
     xsf_error_clear(&err);
@@ -125,15 +126,16 @@ static void test_refs(void)
     xsf_picture_unref(&c); /* a view: nothing released */
     CHECK(k.releases == 0, "a view's unref releases nothing");
     xsf_picture_unref(&r);
-    CHECK(k.releases == 1 && k.last_data == planes, "the last unref releases the planes (%d)", k.releases);
+    CHECK(k.releases == 1 && k.last_data == planes, "the last unref releases the planes (%d)",
+          k.releases);
 
     /* Refusals. */
     xsf_picture_init(&p);
     p.fmt = fmt422(16, 16, 8);
     p.memory = XSF_MEMORY_DEVICE;
     xsf_error_clear(&err);
-    CHECK(xsf_picture_alloc(&p, NULL, &err) == XSF_ERR_ARG && !p.ref && !p.data[0], "host allocator: %s",
-          err.msg);
+    CHECK(xsf_picture_alloc(&p, NULL, &err) == XSF_ERR_ARG && !p.ref && !p.data[0],
+          "host allocator: %s", err.msg);
     xsf_picture_init(&p);
     p.fmt = fmt422(16, 16, 8);
     p.fmt.nc = 9;

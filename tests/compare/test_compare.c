@@ -55,7 +55,8 @@ static void test_metrics(void)
     /* Component 1: 12 samples off by 5; component 2: 3 samples off by 1. */
     for (int i = 0; i < 12; i++)
         ((uint16_t *)b.data[1])[i * 97] =
-            (uint16_t)(((uint16_t *)b.data[1])[i * 97] < 100 ? ((uint16_t *)b.data[1])[i * 97] + 5 : ((uint16_t *)b.data[1])[i * 97] - 5);
+            (uint16_t)(((uint16_t *)b.data[1])[i * 97] < 100 ? ((uint16_t *)b.data[1])[i * 97] + 5
+                                                             : ((uint16_t *)b.data[1])[i * 97] - 5);
     for (int i = 0; i < 3; i++)
         ((uint16_t *)b.data[2])[i * 300] ^= 1;
     const double n = 64.0 * 48, peak = 1023;
@@ -70,13 +71,15 @@ static void test_metrics(void)
     xsf_picture x, y;
     CHECK(cmp_synthetic_picture(&x, 16, 16, 1, 8, &err) == XSF_OK, "synthetic 16x16");
     CHECK(cmp_picture_copy(&y, &x, &err) == XSF_OK, "copy");
-    x.fmt.width[0] = x.fmt.height[0] = y.fmt.width[0] = y.fmt.height[0] = 8; /* the top-left 8x8 (pitch stays 16) */
+    x.fmt.width[0] = x.fmt.height[0] = y.fmt.width[0] = y.fmt.height[0] =
+        8; /* the top-left 8x8 (pitch stays 16) */
     for (int i = 0; i < 8; i++)
         ((uint16_t *)y.data[0])[i * 16 + i] = (uint16_t)(255 - ((uint16_t *)y.data[0])[i * 16 + i]);
     double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
     for (int r = 0; r < 8; r++)
         for (int c = 0; c < 8; c++) {
-            const double p = ((uint16_t *)x.data[0])[r * 16 + c], q = ((uint16_t *)y.data[0])[r * 16 + c];
+            const double p = ((uint16_t *)x.data[0])[r * 16 + c],
+                         q = ((uint16_t *)y.data[0])[r * 16 + c];
             sx += p;
             sy += q;
             sxx += p * p;

@@ -49,7 +49,8 @@ xsf_emu_switch:
 #define EMU_ASM_SWITCH 1
 #endif
 
-namespace {
+namespace
+{
 enum { RUNNING, WAIT_WARP, WAIT_BLOCK, DONE };
 constexpr size_t STACK_BYTES = 256 * 1024;
 struct fiber {
@@ -84,8 +85,8 @@ std::mutex launch_lock;
 
 void fail(const char *why)
 {
-    fprintf(stderr, "cuda_emu: %s (block %u,%u,%u, thread %u)\n", why, emu_block_idx.x, emu_block_idx.y,
-            emu_block_idx.z, current);
+    fprintf(stderr, "cuda_emu: %s (block %u,%u,%u, thread %u)\n", why, emu_block_idx.x,
+            emu_block_idx.y, emu_block_idx.z, current);
     abort();
 }
 
@@ -187,9 +188,7 @@ void resolve_warp(unsigned w)
         fiber &f = *fibers[first + i];
         int src;
         switch (f.op) {
-        case EMU_SHFL_IDX:
-            f.result = fibers[first + (f.arg & 31)]->value;
-            break;
+        case EMU_SHFL_IDX: f.result = fibers[first + (f.arg & 31)]->value; break;
         case EMU_SHFL_UP:
             src = (int)i - f.arg;
             f.result = src >= 0 ? fibers[first + src]->value : f.value;
@@ -198,17 +197,10 @@ void resolve_warp(unsigned w)
             src = (int)i + f.arg;
             f.result = src < 32 ? fibers[first + src]->value : f.value;
             break;
-        case EMU_SHFL_XOR:
-            f.result = fibers[first + ((i ^ (unsigned)f.arg) & 31)]->value;
-            break;
-        case EMU_BALLOT:
-            f.result = ballot;
-            break;
-        case EMU_ANY:
-            f.result = ballot != 0;
-            break;
-        case EMU_SYNCWARP:
-            break;
+        case EMU_SHFL_XOR: f.result = fibers[first + ((i ^ (unsigned)f.arg) & 31)]->value; break;
+        case EMU_BALLOT: f.result = ballot; break;
+        case EMU_ANY: f.result = ballot != 0; break;
+        case EMU_SYNCWARP: break;
         }
     }
     for (unsigned i = 0; i < 32; i++)
@@ -245,9 +237,11 @@ void run_block()
             const unsigned first = w * 32, n = nthreads - first < 32 ? nthreads - first : 32;
             unsigned waiting = 0, ended = 0;
             for (unsigned i = 0; i < n; i++)
-                waiting += fibers[first + i]->state == WAIT_WARP, ended += fibers[first + i]->state == DONE;
+                waiting += fibers[first + i]->state == WAIT_WARP,
+                    ended += fibers[first + i]->state == DONE;
             if (waiting && ended)
-                fail("lanes ended while others wait at a warp primitive (divergent synchronization)");
+                fail("lanes ended while others wait at a warp primitive (divergent "
+                     "synchronization)");
             if (waiting && waiting < n) {
                 current = first;
                 fail("lanes of a warp at a warp primitive and at __syncthreads");
@@ -287,9 +281,15 @@ static void set_dyn_smem(size_t bytes)
     emu_dyn_smem = (uint8_t *)(((uintptr_t)smem.data() + 15) & ~(uintptr_t)15);
 }
 
-const dim3 &emu_thread_idx() { return fibers[current]->tid; }
+const dim3 &emu_thread_idx()
+{
+    return fibers[current]->tid;
+}
 
-unsigned emu_linear_thread() { return current; }
+unsigned emu_linear_thread()
+{
+    return current;
+}
 
 uint64_t emu_exchange(emu_op o, uint64_t v, int a)
 {

@@ -39,9 +39,20 @@ struct int4 {
 struct ushort4 {
     unsigned short x, y, z, w;
 };
-static inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+static inline int4 make_int4(int x, int y, int z, int w)
+{
+    return int4{x, y, z, w};
+}
 
-enum emu_op { EMU_SHFL_IDX, EMU_SHFL_UP, EMU_SHFL_DOWN, EMU_SHFL_XOR, EMU_BALLOT, EMU_ANY, EMU_SYNCWARP };
+enum emu_op {
+    EMU_SHFL_IDX,
+    EMU_SHFL_UP,
+    EMU_SHFL_DOWN,
+    EMU_SHFL_XOR,
+    EMU_BALLOT,
+    EMU_ANY,
+    EMU_SYNCWARP
+};
 
 uint64_t emu_exchange(emu_op op, uint64_t value, int arg);
 void emu_syncthreads();
@@ -50,7 +61,8 @@ unsigned emu_linear_thread();
 extern dim3 emu_block_idx, emu_block_dim, emu_grid_dim;
 /* Runs body for every thread of the grid, block after block, with
  * shared_bytes of dynamic shared memory at emu_dyn_smem. */
-void emu_launch_grid(dim3 grid, dim3 block, const std::function<void()> &body, size_t shared_bytes = 0);
+void emu_launch_grid(dim3 grid, dim3 block, const std::function<void()> &body,
+                     size_t shared_bytes = 0);
 static inline void emu_launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
 {
     emu_launch_grid(dim3(blocks), dim3(threads), body);
@@ -66,7 +78,8 @@ extern uint8_t *emu_dyn_smem;
 template <class K, class G, class B, class S, class... A>
 static inline void emu_launch(K kernel, G grid, B block, size_t shared_bytes, S, A... args)
 {
-    emu_launch_grid(dim3(grid), dim3(block), [&] { kernel(args...); }, shared_bytes);
+    emu_launch_grid(
+        dim3(grid), dim3(block), [&] { kernel(args...); }, shared_bytes);
 }
 
 #define threadIdx (emu_thread_idx())
@@ -103,13 +116,34 @@ template <typename T> static inline T __shfl_xor_sync(unsigned, T v, int m)
 {
     return emu_from<T>(emu_exchange(EMU_SHFL_XOR, emu_bits(v), m));
 }
-static inline void __syncwarp(unsigned = 0xffffffffu) { emu_exchange(EMU_SYNCWARP, 0, 0); }
-static inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)emu_exchange(EMU_BALLOT, p != 0, 0); }
-static inline int __any_sync(unsigned, int p) { return (int)emu_exchange(EMU_ANY, p != 0, 0); }
-static inline int __popc(unsigned v) { return __builtin_popcount(v); }
-static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
-static inline int __clz(unsigned v) { return v ? __builtin_clz(v) : 32; }
-static inline int __ffs(int v) { return __builtin_ffs(v); }
+static inline void __syncwarp(unsigned = 0xffffffffu)
+{
+    emu_exchange(EMU_SYNCWARP, 0, 0);
+}
+static inline unsigned __ballot_sync(unsigned, int p)
+{
+    return (unsigned)emu_exchange(EMU_BALLOT, p != 0, 0);
+}
+static inline int __any_sync(unsigned, int p)
+{
+    return (int)emu_exchange(EMU_ANY, p != 0, 0);
+}
+static inline int __popc(unsigned v)
+{
+    return __builtin_popcount(v);
+}
+static inline int __popcll(unsigned long long v)
+{
+    return __builtin_popcountll(v);
+}
+static inline int __clz(unsigned v)
+{
+    return v ? __builtin_clz(v) : 32;
+}
+static inline int __ffs(int v)
+{
+    return __builtin_ffs(v);
+}
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 {
     const uint64_t bytes = (uint64_t)y << 32 | x;
@@ -118,7 +152,10 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
         r |= (unsigned)(bytes >> (8 * ((s >> (4 * i)) & 7)) & 0xffu) << (8 * i);
     return r;
 }
-static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+static inline int __ffsll(long long v)
+{
+    return __builtin_ffsll(v);
+}
 /* The upper 32 bits of hi:lo shifted left by shift & 31. */
 static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift)
 {
@@ -126,9 +163,15 @@ static inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift)
 }
 /* CUDA's min and max overloads; plain host C++ has only std:: templates,
  * which refuse the mixed types device code relies on. */
-#define EMU_MINMAX(T)                                                                                      \
-    static inline T min(T a, T b) { return a < b ? a : b; }                                                \
-    static inline T max(T a, T b) { return a > b ? a : b; }
+#define EMU_MINMAX(T)                                                                              \
+    static inline T min(T a, T b)                                                                  \
+    {                                                                                              \
+        return a < b ? a : b;                                                                      \
+    }                                                                                              \
+    static inline T max(T a, T b)                                                                  \
+    {                                                                                              \
+        return a > b ? a : b;                                                                      \
+    }
 EMU_MINMAX(int)
 EMU_MINMAX(unsigned)
 EMU_MINMAX(long)

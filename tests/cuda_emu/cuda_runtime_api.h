@@ -61,10 +61,12 @@ cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaHostRegister(void *p, size_t n, unsigned flags);
 cudaError_t cudaHostUnregister(void *p);
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k);
-cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t st);
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k,
+                            cudaStream_t st);
 cudaError_t cudaMemset(void *d, int v, size_t n);
 cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st);
-cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k);
+cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h,
+                         enum cudaMemcpyKind k);
 cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h,
                               enum cudaMemcpyKind k, cudaStream_t st);
 cudaError_t cudaStreamCreate(cudaStream_t *s);
@@ -81,7 +83,10 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
 #ifdef __cplusplus
 }
 /* The C++ runtime's typed overloads that device code calls. */
-template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t n) { return cudaMalloc((void **)p, n); }
+template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t n)
+{
+    return cudaMalloc((void **)p, n);
+}
 template <typename T> static inline cudaError_t cudaMallocHost(T **p, size_t n)
 {
     return cudaMallocHost((void **)p, n);

@@ -26,7 +26,10 @@ const char *cudaGetErrorString(cudaError_t e)
     default: return "invalid argument";
     }
 }
-cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+cudaError_t cudaGetLastError(void)
+{
+    return cudaSuccess;
+}
 /* One emulated device, or XSF_CUDA_EMU_DEVICES of them (at most 8), all
  * the same host memory: enough for the device rule's test
  * (xsf_cuda_device.h), which needs a second device to switch to. */
@@ -80,7 +83,10 @@ cudaError_t cudaSetDeviceFlags(unsigned f)
     device_flags = f;
     return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void)
+{
+    return cudaSuccess;
+}
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *kernel)
 {
     memset(a, 0, sizeof *a);
@@ -104,11 +110,26 @@ cudaError_t cudaFree(void *p)
     free(p);
     return cudaSuccess;
 }
-cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
-cudaError_t cudaHostAlloc(void **p, size_t n, unsigned) { return cudaMalloc(p, n); }
-cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
-cudaError_t cudaHostRegister(void *p, size_t n, unsigned) { return p && n ? cudaSuccess : cudaErrorInvalidValue; }
-cudaError_t cudaHostUnregister(void *p) { return p ? cudaSuccess : cudaErrorInvalidValue; }
+cudaError_t cudaMallocHost(void **p, size_t n)
+{
+    return cudaMalloc(p, n);
+}
+cudaError_t cudaHostAlloc(void **p, size_t n, unsigned)
+{
+    return cudaMalloc(p, n);
+}
+cudaError_t cudaFreeHost(void *p)
+{
+    return cudaFree(p);
+}
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned)
+{
+    return p && n ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaHostUnregister(void *p)
+{
+    return p ? cudaSuccess : cudaErrorInvalidValue;
+}
 cudaError_t cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind)
 {
     memmove(d, s, n);
@@ -123,8 +144,12 @@ cudaError_t cudaMemset(void *d, int v, size_t n)
     memset(d, v, n);
     return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) { return cudaMemset(d, v, n); }
-cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h, enum cudaMemcpyKind k)
+cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t)
+{
+    return cudaMemset(d, v, n);
+}
+cudaError_t cudaMemcpy2D(void *d, size_t dp, const void *s, size_t sp, size_t w, size_t h,
+                         enum cudaMemcpyKind k)
 {
     return cudaMemcpy2DAsync(d, dp, s, sp, w, h, k, NULL);
 }
@@ -137,7 +162,10 @@ cudaError_t cudaMemcpy2DAsync(void *d, size_t dp, const void *s, size_t sp, size
         memcpy((char *)d + y * dp, (const char *)s + y * sp, w);
     return cudaSuccess;
 }
-cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
+cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+    return cudaStreamCreateWithFlags(s, 0);
+}
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
 {
     *s = (cudaStream_t)malloc(1);
@@ -148,13 +176,19 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
     free(s);
     return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t)
+{
+    return cudaSuccess;
+}
 cudaError_t cudaEventCreate(cudaEvent_t *e)
 {
     *e = (cudaEvent_t)calloc(1, sizeof(struct emu_event));
     return *e ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) { return cudaEventCreate(e); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
+{
+    return cudaEventCreate(e);
+}
 cudaError_t cudaEventDestroy(cudaEvent_t e)
 {
     free(e);
@@ -165,9 +199,16 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
     e->recorded = 1;
     return cudaSuccess;
 }
-/* Every recorded (or never recorded) event has completed: the work before it ran in the call that enqueued it. */
-cudaError_t cudaEventQuery(cudaEvent_t e) { return e ? cudaSuccess : cudaErrorInvalidValue; }
-cudaError_t cudaEventSynchronize(cudaEvent_t e) { return e ? cudaSuccess : cudaErrorInvalidValue; }
+/* Every recorded (or never recorded) event has completed: the work before it ran in the call that
+ * enqueued it. */
+cudaError_t cudaEventQuery(cudaEvent_t e)
+{
+    return e ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    return e ? cudaSuccess : cudaErrorInvalidValue;
+}
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
     *ms = 0;

@@ -32,7 +32,8 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **out, const wav_plan_desc *desc, 
         return XSF_ERR_NOMEM;
     p->desc = *desc;
     const size_t planes = desc->planes > 1 ? desc->planes : 1;
-    p->bytes = ((planes - 1) * desc->plane_stride + (desc->height - 1) * desc->pitch + desc->width) * 4;
+    p->bytes =
+        ((planes - 1) * desc->plane_stride + (desc->height - 1) * desc->pitch + desc->width) * 4;
     xsf_status s = wav_plan_create(&p->plan, desc, err);
     if (s == XSF_OK && !(p->scratch = (uint32_t *)malloc(p->bytes)))
         s = XSF_ERR_NOMEM;
@@ -52,8 +53,14 @@ void wav_cuda_plan_destroy(wav_cuda_plan *p)
     }
     free(p);
 }
-const wav_plan_desc *wav_cuda_plan_get_desc(const wav_cuda_plan *p) { return &p->desc; }
-const char *wav_cuda_plan_error(const wav_cuda_plan *) { return ""; }
+const wav_plan_desc *wav_cuda_plan_get_desc(const wav_cuda_plan *p)
+{
+    return &p->desc;
+}
+const char *wav_cuda_plan_error(const wav_cuda_plan *)
+{
+    return "";
+}
 xsf_status wav_cuda_forward_to(wav_cuda_plan *p, const void *src, void *dst, struct CUstream_st *)
 {
     memcpy(dst, src, p->bytes);
@@ -67,13 +74,14 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *p, const void *src, void *dst, str
 /* The whole inverse of the final coefficients, of which rows
  * [final(rows_before), final(rows_in)) of each plane go to dst: slow (a
  * whole picture per call) and simple. */
-xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *p, const void *src, void *dst, size_t rows_before,
-                                    size_t rows_in, struct CUstream_st *)
+xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *p, const void *src, void *dst,
+                                    size_t rows_before, size_t rows_in, struct CUstream_st *)
 {
     const wav_plan_desc *d = &p->desc;
     if (rows_in < rows_before)
         return XSF_ERR_ARG;
-    const size_t y0 = wav_inverse_rows_final(d, rows_before), y1 = wav_inverse_rows_final(d, rows_in);
+    const size_t y0 = wav_inverse_rows_final(d, rows_before),
+                 y1 = wav_inverse_rows_final(d, rows_in);
     if (y1 <= y0)
         return XSF_OK;
     const size_t planes = d->planes > 1 ? d->planes : 1;

@@ -55,10 +55,13 @@ static uint8_t *decode_path(const xsf_picture *img, const xsf_colour *colour)
         rgb = malloc(3 * n);
         for (size_t i = 0; rgb && i < n; i++)
             for (int c = 0; c < 3; c++)
-                rgb[3 * i + c] = (uint8_t)(xsf_picture_row16(back, c, (int)(i / (size_t)back->fmt.width[0]))
-                                                   [i % (size_t)back->fmt.width[0]] *
-                                               255.0 / maxv +
-                                           0.5);
+                rgb[3 * i + c] =
+                    (uint8_t)(xsf_picture_row16(
+                                  back, c,
+                                  (int)(i / (size_t)back->fmt
+                                                .width[0]))[i % (size_t)back->fmt.width[0]] *
+                                  255.0 / maxv +
+                              0.5);
     }
     imgio_reader_close(r);
     return rgb;

@@ -105,7 +105,8 @@ int main(void)
     static source s;
     fill(&s);
     s.fail_at = 13;
-    const dsp_player_source src = {.ctx = &s, .next = next, .done = done, .rewind = rewind_source, .decoder = "CPU"};
+    const dsp_player_source src = {
+        .ctx = &s, .next = next, .done = done, .rewind = rewind_source, .decoder = "CPU"};
     dsp_play_options opt;
     dsp_play_options_init(&opt);
     opt.name = "synthetic";
@@ -121,18 +122,21 @@ int main(void)
         printf("skipped: no window: %s\n", err.msg);
         return XSF_TEST_SKIP;
     }
-    CHECK(st == XSF_ERR_INVALID && !strcmp(err.msg, "stop at 13"), "the source's failure: %d %s", st, err.msg);
+    CHECK(st == XSF_ERR_INVALID && !strcmp(err.msg, "stop at 13"), "the source's failure: %d %s",
+          st, err.msg);
     CHECK(res.opened && res.tile.submitted == 12, "opened %d, %llu submitted", res.opened,
           (unsigned long long)res.tile.submitted);
     CHECK(s.rewinds == 2, "%d rewinds (5 pictures each time)", s.rewinds);
-    CHECK(strstr(first_line, "synthetic: 64x48 4:2:2 10-bit") && strstr(first_line, "keys:"), "first line '%s'",
-          first_line);
+    CHECK(strstr(first_line, "synthetic: 64x48 4:2:2 10-bit") && strstr(first_line, "keys:"),
+          "first line '%s'", first_line);
 
     /* A source that fails at once: nothing opens. */
     static source bad;
     bad.fail_at = 1;
-    const dsp_player_source bsrc = {.ctx = &bad, .next = next, .done = done, .rewind = rewind_source, .decoder = "CPU"};
+    const dsp_player_source bsrc = {
+        .ctx = &bad, .next = next, .done = done, .rewind = rewind_source, .decoder = "CPU"};
     xsf_error_clear(&err);
-    CHECK(dsp_play(&bsrc, &opt, &res, &err) == XSF_ERR_INVALID && !res.opened, "a first picture that fails");
+    CHECK(dsp_play(&bsrc, &opt, &res, &err) == XSF_ERR_INVALID && !res.opened,
+          "a first picture that fails");
     return xsf_test_finish();
 }

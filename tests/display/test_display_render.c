@@ -48,7 +48,8 @@ static uint8_t *read_all(const char *path, size_t *len)
 }
 
 /* The colours in the words of --colour (common/xsf_colour.h). */
-static const char *const colours[] = {"709,narrow", "601,narrow", "2020,narrow", "709,full", "601,full", "2020,full"};
+static const char *const colours[] = {"709,narrow", "601,narrow", "2020,narrow",
+                                      "709,full",   "601,full",   "2020,full"};
 
 static xsf_colour colour_of(const char *words)
 {
@@ -66,7 +67,8 @@ static xs_gpu_decoder *gdec;
 
 /* Decodes the codestream at buf with the C decoder (host picture `host`)
  * and, with --gpu, the GPU decoder too (device picture `dev`). */
-static xsf_status decode(const uint8_t *buf, size_t len, size_t *consumed, xsf_picture *host, xsf_picture *dev)
+static xsf_status decode(const uint8_t *buf, size_t len, size_t *consumed, xsf_picture *host,
+                         xsf_picture *dev)
 {
     const xsf_picture *img = NULL;
     xsf_status st = xs_decode(cdec, buf, len, consumed, &img);
@@ -122,7 +124,8 @@ static int render_compare(const char *name, const xsf_picture *pic, const xsf_pi
                 maxdiff = diff, worst = i;
         }
         CHECK(maxdiff <= 1, "%s: pixel (%zu, %zu) channel %zu: %d, the C conversion %d", name,
-              (worst / 3) % (size_t)opt.width, worst / 3 / (size_t)opt.width, worst % 3, got[worst], want[worst]);
+              (worst / 3) % (size_t)opt.width, worst / 3 / (size_t)opt.width, worst % 3, got[worst],
+              want[worst]);
     } else {
         CHECK(0, "%s: %s%s", name, err.msg, dsp_error(d));
     }
@@ -134,7 +137,8 @@ static int render_compare(const char *name, const xsf_picture *pic, const xsf_pi
 
 /* `pic` drawn into a headless display of w x h (scaled into its tile) by
  * `mode`, read back; NULL on failure. */
-static uint8_t *render_scaled(const xsf_picture *pic, int w, int h, dsp_convert mode, int deep, const char *name)
+static uint8_t *render_scaled(const xsf_picture *pic, int w, int h, dsp_convert mode, int deep,
+                              const char *name)
 {
     dsp_options opt;
     dsp_options_init(&opt);
@@ -147,10 +151,11 @@ static uint8_t *render_scaled(const xsf_picture *pic, int w, int h, dsp_convert 
     dsp_display *d = NULL;
     xsf_error err = {0};
     uint8_t *rgb = malloc((size_t)w * (size_t)h * 3);
-    if (!rgb || dsp_create(&d, &opt, &err) != XSF_OK || dsp_submit(d, 0, pic, NULL, dsp_now_ns()) != XSF_OK ||
-        dsp_present(d) != XSF_OK || dsp_read_rgb(d, rgb, (size_t)w * (size_t)h * 3) != XSF_OK) {
-        CHECK(0, "%s: scaled render (%s): %s%s", name, mode == DSP_CONVERT_CUDA ? "cuda" : "shader", err.msg,
-              d ? dsp_error(d) : "");
+    if (!rgb || dsp_create(&d, &opt, &err) != XSF_OK ||
+        dsp_submit(d, 0, pic, NULL, dsp_now_ns()) != XSF_OK || dsp_present(d) != XSF_OK ||
+        dsp_read_rgb(d, rgb, (size_t)w * (size_t)h * 3) != XSF_OK) {
+        CHECK(0, "%s: scaled render (%s): %s%s", name, mode == DSP_CONVERT_CUDA ? "cuda" : "shader",
+              err.msg, d ? dsp_error(d) : "");
         free(rgb);
         rgb = NULL;
     }
@@ -176,9 +181,10 @@ static void compare_scaled(const xsf_picture *pic, const char *name, int deep)
             if (diff > maxdiff)
                 maxdiff = diff, worst = i;
         }
-        CHECK(maxdiff <= 1, "%s scaled to %dx%d%s: pixel (%zu, %zu) channel %zu: cuda %d, shader %d", name, w, h,
-              deep ? " (10-bit target)" : "", (worst / 3) % (size_t)w, worst / 3 / (size_t)w, worst % 3, b[worst],
-              a[worst]);
+        CHECK(maxdiff <= 1,
+              "%s scaled to %dx%d%s: pixel (%zu, %zu) channel %zu: cuda %d, shader %d", name, w, h,
+              deep ? " (10-bit target)" : "", (worst / 3) % (size_t)w, worst / 3 / (size_t)w,
+              worst % 3, b[worst], a[worst]);
         scaled_worst = maxdiff > scaled_worst ? maxdiff : scaled_worst;
         scaled_compared++;
     }
@@ -205,7 +211,8 @@ static void test_vectors(const char *dir)
             xsf_picture host, dev;
             size_t consumed = 0;
             const xsf_status st = decode(data + off, len - off, &consumed, &host, &dev);
-            CHECK(st == XSF_OK && consumed > 0, "%s frame %d: decode: %s", name, frame, xsf_status_name(st));
+            CHECK(st == XSF_OK && consumed > 0, "%s frame %d: decode: %s", name, frame,
+                  xsf_status_name(st));
             if (st != XSF_OK || !consumed)
                 break;
             off += consumed;
@@ -215,8 +222,9 @@ static void test_vectors(const char *dir)
             host.colour = colour_of(rgb ? "gbr,full" : colours[rendered % 6]);
             dev.colour = host.colour;
             char label[300];
-            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame, host.fmt.width[0],
-                     host.fmt.height[0], dsp_chroma_name(dsp_picture_chroma(&host, NULL)), host.fmt.depth[0],
+            snprintf(label, sizeof label, "%s frame %d (%dx%d %s %d-bit, colour %d)", name, frame,
+                     host.fmt.width[0], host.fmt.height[0],
+                     dsp_chroma_name(dsp_picture_chroma(&host, NULL)), host.fmt.depth[0],
                      rgb ? -1 : rendered % 6);
             const int diff = render_compare(label, use_gpu ? &dev : &host, &host);
             worst = diff > worst ? diff : worst;
@@ -228,14 +236,18 @@ static void test_vectors(const char *dir)
         rendered += used;
         free(data);
     }
-    printf("%d vectors (%d pictures) of 8 and 10 bits rendered through the %s path (%s conversion); largest "
+    printf("%d vectors (%d pictures) of 8 and 10 bits rendered through the %s path (%s "
+           "conversion); largest "
            "difference %d\n",
            rendered, pictures, use_gpu ? "interop" : "host-upload",
-           convert_mode == DSP_CONVERT_CUDA ? "CUDA" : convert_mode == DSP_CONVERT_SHADER ? "shader" : "default",
+           convert_mode == DSP_CONVERT_CUDA     ? "CUDA"
+           : convert_mode == DSP_CONVERT_SHADER ? "shader"
+                                                : "default",
            worst);
     if (scaled_compared)
-        printf("%d pictures scaled by the CUDA compositor and by the shaders: largest difference %d\n",
-               scaled_compared, scaled_worst);
+        printf(
+            "%d pictures scaled by the CUDA compositor and by the shaders: largest difference %d\n",
+            scaled_compared, scaled_worst);
     CHECK(rendered >= 50, "only %d vectors of 8 or 10 bits in %s", rendered, dir);
 }
 
@@ -247,9 +259,9 @@ static void test_synthetic(void)
         int nc, w, h, sx, sy, depth;
         const char *colour;
     } cases[] = {
-        {1, 37, 21, 1, 1, 8, "709,narrow"}, {1, 40, 20, 1, 1, 16, "709,full"},
+        {1, 37, 21, 1, 1, 8, "709,narrow"},   {1, 40, 20, 1, 1, 16, "709,full"},
         {3, 33, 17, 2, 2, 12, "2020,narrow"}, {3, 35, 18, 2, 1, 16, "601,full"},
-        {3, 31, 9, 1, 1, 14, "rgb,narrow"}, {3, 64, 48, 1, 1, 9, "gbr,full"},
+        {3, 31, 9, 1, 1, 14, "rgb,narrow"},   {3, 64, 48, 1, 1, 9, "gbr,full"},
     };
     static uint16_t buf[3][(64 + 3) * 48]; /* the largest case, rows padded */
     uint32_t rng = 12345;
@@ -263,7 +275,8 @@ static void test_synthetic(void)
             p.fmt.height[c] = c ? (cases[k].h + cases[k].sy - 1) / cases[k].sy : cases[k].h;
             p.fmt.depth[c] = cases[k].depth;
             p.stride[c] = 2 * (size_t)p.fmt.width[c] + 6; /* rows with padding */
-            CHECK(p.stride[c] / 2 * (size_t)p.fmt.height[c] <= sizeof buf[c] / 2, "case %d fits", (int)k);
+            CHECK(p.stride[c] / 2 * (size_t)p.fmt.height[c] <= sizeof buf[c] / 2, "case %d fits",
+                  (int)k);
             for (size_t i = 0; i < sizeof buf[c] / 2; i++) {
                 rng = rng * 1664525u + 1013904223u;
                 buf[c][i] = (uint16_t)((rng >> 8) & ((1u << cases[k].depth) - 1));
@@ -271,8 +284,8 @@ static void test_synthetic(void)
             p.data[c] = (uint8_t *)buf[c];
         }
         char name[64];
-        snprintf(name, sizeof name, "synthetic %d: %dx%d nc %d, %d-bit", (int)k, cases[k].w, cases[k].h, p.fmt.nc,
-                 cases[k].depth);
+        snprintf(name, sizeof name, "synthetic %d: %dx%d nc %d, %d-bit", (int)k, cases[k].w,
+                 cases[k].h, p.fmt.nc, cases[k].depth);
         render_compare(name, &p, &p);
     }
 }
@@ -336,9 +349,9 @@ static void test_pacing_and_tiles(void)
     dsp_tile_stats st[4];
     for (int t = 0; t < 4; t++)
         dsp_tile_stats_get(d, t, &st[t]);
-    CHECK(st[0].submitted == 3 && st[0].presented == 1 && st[0].dropped_late == 2, "tile 0: %llu %llu %llu",
-          (unsigned long long)st[0].submitted, (unsigned long long)st[0].presented,
-          (unsigned long long)st[0].dropped_late);
+    CHECK(st[0].submitted == 3 && st[0].presented == 1 && st[0].dropped_late == 2,
+          "tile 0: %llu %llu %llu", (unsigned long long)st[0].submitted,
+          (unsigned long long)st[0].presented, (unsigned long long)st[0].dropped_late);
     CHECK(st[1].presented == 1 && st[1].dropped_late == 0, "tile 1: the future picture waits");
     CHECK(st[3].presented == 0, "tile 3 empty");
     int w, h;
@@ -347,11 +360,13 @@ static void test_pacing_and_tiles(void)
     uint8_t *rgb = malloc((size_t)w * h * 3), *rgb2 = malloc((size_t)w * h * 3);
     if (rgb && rgb2 && dsp_read_rgb(d, rgb, (size_t)w * h * 3) == XSF_OK) {
         /* Centres of the picture rectangles (cells 160x120, pictures 160x90 at y+15). */
-        const uint8_t *c0 = px(rgb, w, 80, 100), *c1 = px(rgb, w, 240, 100), *c2 = px(rgb, w, 80, 180),
-                      *c3 = px(rgb, w, 240, 180);
+        const uint8_t *c0 = px(rgb, w, 80, 100), *c1 = px(rgb, w, 240, 100),
+                      *c2 = px(rgb, w, 80, 180), *c3 = px(rgb, w, 240, 180);
         CHECK(c0[0] > 240 && c0[1] < 15 && c0[2] < 15, "tile 0 red: %d %d %d", c0[0], c0[1], c0[2]);
-        CHECK(c1[0] > 250 && c1[1] > 250 && c1[2] > 250, "tile 1 white: %d %d %d", c1[0], c1[1], c1[2]);
-        CHECK(c2[0] > 250 && c2[1] > 250 && c2[2] > 250, "tile 2 white: %d %d %d", c2[0], c2[1], c2[2]);
+        CHECK(c1[0] > 250 && c1[1] > 250 && c1[2] > 250, "tile 1 white: %d %d %d", c1[0], c1[1],
+              c1[2]);
+        CHECK(c2[0] > 250 && c2[1] > 250 && c2[2] > 250, "tile 2 white: %d %d %d", c2[0], c2[1],
+              c2[2]);
         CHECK(!c3[0] && !c3[1] && !c3[2], "tile 3 black: %d %d %d", c3[0], c3[1], c3[2]);
         /* Letterbox bars (first and last rows of cell 1 under the label) are black. */
         const uint8_t *bar = px(rgb, w, 300, 5), *bar2 = px(rgb, w, 300, 118);
@@ -378,8 +393,8 @@ static void test_pacing_and_tiles(void)
                 else
                     changed_far += diff;
             }
-        CHECK(changed_text > 100 && changed_far == 0, "overlay changed %d pixels near the text, %d elsewhere",
-              changed_text, changed_far);
+        CHECK(changed_text > 100 && changed_far == 0,
+              "overlay changed %d pixels near the text, %d elsewhere", changed_text, changed_far);
     } else {
         CHECK(0, "read back: %s", dsp_error(d));
     }
@@ -389,7 +404,8 @@ static void test_pacing_and_tiles(void)
     CHECK(dsp_submit(d, 4, &grey, NULL, now) == XSF_ERR_ARG, "tile out of range");
     xsf_picture bad = grey;
     bad.fmt.width[1] = 17;
-    CHECK(dsp_submit(d, 0, &bad, NULL, now) != XSF_OK && dsp_error(d)[0], "bad chroma size refused: %s", dsp_error(d));
+    CHECK(dsp_submit(d, 0, &bad, NULL, now) != XSF_OK && dsp_error(d)[0],
+          "bad chroma size refused: %s", dsp_error(d));
     dsp_destroy(d);
 }
 
@@ -401,7 +417,7 @@ int main(int argc, char **argv)
     }
     use_gpu = argc > 2 && !strcmp(argv[2], "--gpu");
     /* Without --gpu the host-upload path: the shaders (CI has no CUDA). */
-    convert_mode = !use_gpu ? DSP_CONVERT_SHADER
+    convert_mode = !use_gpu                               ? DSP_CONVERT_SHADER
                    : argc > 3 && !strcmp(argv[3], "cuda") ? DSP_CONVERT_CUDA
                                                           : DSP_CONVERT_SHADER;
     if (!dsp_have_gl()) {
@@ -409,7 +425,8 @@ int main(int argc, char **argv)
         return XSF_TEST_SKIP;
     }
     if (use_gpu && (xs_gpu_available() != XSF_OK || !dsp_have_interop())) {
-        printf("skipped: %s\n", !dsp_have_interop() ? "this build has no CUDA-GL interop" : "no usable GPU");
+        printf("skipped: %s\n",
+               !dsp_have_interop() ? "this build has no CUDA-GL interop" : "no usable GPU");
         return XSF_TEST_SKIP;
     }
     /* Can this machine render at all? */
@@ -424,7 +441,8 @@ int main(int argc, char **argv)
         return XSF_TEST_SKIP;
     }
     dsp_destroy(probe);
-    if (xs_decoder_create(&cdec) != XSF_OK || (use_gpu && xs_gpu_decoder_create(&gdec, 0, NULL) != XSF_OK)) {
+    if (xs_decoder_create(&cdec) != XSF_OK ||
+        (use_gpu && xs_gpu_decoder_create(&gdec, 0, NULL) != XSF_OK)) {
         CHECK(0, "cannot create the decoders");
         return xsf_test_finish();
     }

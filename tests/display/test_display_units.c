@@ -46,8 +46,8 @@ static void test_clock(void)
     CHECK(back == 200 * MS, "an older timestamp maps to %lld", (long long)back);
     /* A jump of minutes (restarted sender) re-anchors. */
     const int64_t j = dsp_clock_map(&clk, ts + 90000u * 60, 400 * MS);
-    CHECK(clk.reanchors == 1 && j == 400 * MS, "jump: %llu re-anchors, at %lld", (unsigned long long)clk.reanchors,
-          (long long)j);
+    CHECK(clk.reanchors == 1 && j == 400 * MS, "jump: %llu re-anchors, at %lld",
+          (unsigned long long)clk.reanchors, (long long)j);
     /* Another rate: 1 s of a 48 kHz clock. */
     dsp_clock_init(&clk, 48000, 0);
     dsp_clock_map(&clk, 0, 0);
@@ -67,8 +67,8 @@ static void test_pacer(void)
     const int c = dsp_pacer_push(&p, 30, &ev);
     CHECK(a != b && b != c && a != c && !ev, "slots %d %d %d, evicted %d", a, b, c, ev);
     CHECK(dsp_pacer_pick(&p, 25, 1) == b, "frame at 25 shows the picture of 20");
-    CHECK(p.dropped_late == 1 && p.presented == 1, "late %llu presented %llu", (unsigned long long)p.dropped_late,
-          (unsigned long long)p.presented);
+    CHECK(p.dropped_late == 1 && p.presented == 1, "late %llu presented %llu",
+          (unsigned long long)p.dropped_late, (unsigned long long)p.presented);
     CHECK(dsp_pacer_pick(&p, 29, 1) == -1, "frame at 29 keeps it");
     CHECK(dsp_pacer_pick(&p, 30, 1) == c, "frame at 30 shows the third");
     CHECK(p.dropped_late == 1 && p.presented == 2, "no more drops");
@@ -80,7 +80,8 @@ static void test_pacer(void)
         CHECK(slots[i] != c && !ev, "push %d: slot %d evicted %d", i, slots[i], ev);
     }
     const int e = dsp_pacer_push(&p, 200, &ev);
-    CHECK(ev && e == slots[0] && p.dropped_full == 1, "full: slot %d (oldest %d) evicted %d", e, slots[0], ev);
+    CHECK(ev && e == slots[0] && p.dropped_full == 1, "full: slot %d (oldest %d) evicted %d", e,
+          slots[0], ev);
     /* Without pacing the newest is shown at once, whatever its time. */
     CHECK(dsp_pacer_pick(&p, 0, 0) == e, "no vsync shows the newest");
     CHECK(p.dropped_late == 1 + (DSP_PACER_SLOTS - 2), "the others dropped: %llu",
@@ -95,7 +96,8 @@ static void test_pacer(void)
     dsp_pacer_init(&p);
     const int later = dsp_pacer_push(&p, 5000, &ev);
     const int now = dsp_pacer_push(&p, 100, &ev);
-    CHECK(dsp_pacer_pick(&p, 200, 1) == now && p.dropped_late == 0, "due one shown, the later one kept");
+    CHECK(dsp_pacer_pick(&p, 200, 1) == now && p.dropped_late == 0,
+          "due one shown, the later one kept");
     CHECK(dsp_pacer_pick(&p, 5000, 1) == later && p.dropped_late == 0, "then the later one");
 }
 
@@ -106,16 +108,18 @@ static void test_layout(void)
         double aspect;
         int cols, rows;
     } cases[] = {
-        {1, 1920, 1080, 16.0 / 9, 1, 1},  {2, 1920, 1080, 16.0 / 9, 2, 1}, {3, 1920, 1080, 16.0 / 9, 2, 2},
-        {4, 1920, 1080, 16.0 / 9, 2, 2},  {5, 1920, 1080, 16.0 / 9, 3, 2}, {9, 1920, 1080, 16.0 / 9, 3, 3},
-        {16, 1920, 1080, 16.0 / 9, 4, 4}, {2, 1080, 1920, 16.0 / 9, 1, 2}, {3, 3000, 500, 16.0 / 9, 3, 1},
-        {64, 3840, 2160, 16.0 / 9, 8, 8},
+        {1, 1920, 1080, 16.0 / 9, 1, 1},  {2, 1920, 1080, 16.0 / 9, 2, 1},
+        {3, 1920, 1080, 16.0 / 9, 2, 2},  {4, 1920, 1080, 16.0 / 9, 2, 2},
+        {5, 1920, 1080, 16.0 / 9, 3, 2},  {9, 1920, 1080, 16.0 / 9, 3, 3},
+        {16, 1920, 1080, 16.0 / 9, 4, 4}, {2, 1080, 1920, 16.0 / 9, 1, 2},
+        {3, 3000, 500, 16.0 / 9, 3, 1},   {64, 3840, 2160, 16.0 / 9, 8, 8},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int cols = 0, rows = 0;
         dsp_layout_grid(cases[i].n, cases[i].w, cases[i].h, cases[i].aspect, &cols, &rows);
-        CHECK(cols == cases[i].cols && rows == cases[i].rows, "%d tiles in %dx%d: %dx%d (expected %dx%d)",
-              cases[i].n, cases[i].w, cases[i].h, cols, rows, cases[i].cols, cases[i].rows);
+        CHECK(cols == cases[i].cols && rows == cases[i].rows,
+              "%d tiles in %dx%d: %dx%d (expected %dx%d)", cases[i].n, cases[i].w, cases[i].h, cols,
+              rows, cases[i].cols, cases[i].rows);
     }
     /* Cells tile the window exactly, even when it does not divide. */
     const int W = 1001, H = 703, cols = 3, rows = 2;
@@ -129,18 +133,24 @@ static void test_layout(void)
         if (i / cols == rows - 1)
             edges_ok &= r.y + r.h == H;
         if (i % cols)
-            edges_ok &= r.x == dsp_layout_cell(i - 1, cols, rows, W, H).x + dsp_layout_cell(i - 1, cols, rows, W, H).w;
+            edges_ok &= r.x == dsp_layout_cell(i - 1, cols, rows, W, H).x +
+                                   dsp_layout_cell(i - 1, cols, rows, W, H).w;
     }
-    CHECK(area == (long)W * H && edges_ok, "cells cover %ld of %ld pixels, edges %d", area, (long)W * H, edges_ok);
+    CHECK(area == (long)W * H && edges_ok, "cells cover %ld of %ld pixels, edges %d", area,
+          (long)W * H, edges_ok);
     dsp_rect r = dsp_layout_cell(4, 3, 2, 1920, 1080);
-    CHECK(r.x == 640 && r.y == 540 && r.w == 640 && r.h == 540, "cell 4: %d,%d %dx%d", r.x, r.y, r.w, r.h);
+    CHECK(r.x == 640 && r.y == 540 && r.w == 640 && r.h == 540, "cell 4: %d,%d %dx%d", r.x, r.y,
+          r.w, r.h);
     /* Fitting keeps the aspect, centred. */
     r = dsp_layout_fit((dsp_rect){0, 0, 1920, 1080}, 1280, 720);
-    CHECK(r.x == 0 && r.y == 0 && r.w == 1920 && r.h == 1080, "16:9 in 16:9: %d,%d %dx%d", r.x, r.y, r.w, r.h);
+    CHECK(r.x == 0 && r.y == 0 && r.w == 1920 && r.h == 1080, "16:9 in 16:9: %d,%d %dx%d", r.x, r.y,
+          r.w, r.h);
     r = dsp_layout_fit((dsp_rect){100, 50, 640, 540}, 1920, 1080);
-    CHECK(r.x == 100 && r.y == 50 + 90 && r.w == 640 && r.h == 360, "letterbox: %d,%d %dx%d", r.x, r.y, r.w, r.h);
+    CHECK(r.x == 100 && r.y == 50 + 90 && r.w == 640 && r.h == 360, "letterbox: %d,%d %dx%d", r.x,
+          r.y, r.w, r.h);
     r = dsp_layout_fit((dsp_rect){0, 0, 1920, 1080}, 1080, 1080);
-    CHECK(r.x == 420 && r.y == 0 && r.w == 1080 && r.h == 1080, "pillarbox: %d,%d %dx%d", r.x, r.y, r.w, r.h);
+    CHECK(r.x == 420 && r.y == 0 && r.w == 1080 && r.h == 1080, "pillarbox: %d,%d %dx%d", r.x, r.y,
+          r.w, r.h);
 }
 
 /* A colour in the words of --colour (common/xsf_colour.h). */
@@ -205,21 +215,25 @@ static void test_chroma(void)
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_GRAY, "gray");
     p = picture(3, 6, 4, 6, 2, 8);
     xsf_error_clear(&err);
-    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED, "4:4:0 refused");
+    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED,
+          "4:4:0 refused");
     p = picture(3, 6, 3, 2, 3, 8);
     xsf_error_clear(&err);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID, "third-width chroma refused");
     p = picture(3, 6, 3, 6, 3, 7);
     xsf_error_clear(&err);
-    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED, "depth 7");
+    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED,
+          "depth 7");
     p = picture(3, 6, 3, 6, 3, 8);
     p.stride[1] = 11;
     xsf_error_clear(&err);
-    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_ARG, "odd pitch");
+    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_ARG,
+          "odd pitch");
 }
 
 /* One pixel through the C conversion. */
-static void convert1(int depth, xsf_colour colour, int nc, uint16_t s0, uint16_t s1, uint16_t s2, uint8_t rgb[3])
+static void convert1(int depth, xsf_colour colour, int nc, uint16_t s0, uint16_t s1, uint16_t s2,
+                     uint8_t rgb[3])
 {
     xsf_picture p = picture(nc, 1, 1, 1, 1, depth);
     planes[0][0] = s0, planes[1][0] = s1, planes[2][0] = s2;
@@ -254,13 +268,15 @@ static void test_convert(void)
     for (int i = 0; i < 3; i++) {
         const double kr = mats[i].kr, kb = mats[i].kb;
         /* Red: Y' = Kr, Pb = -Kr / (2(1-Kb)), Pr = 0.5. */
-        const uint16_t y = (uint16_t)lround(256 + 3504 * kr), cb = (uint16_t)lround(2048 - 3584 * kr / (2 * (1 - kb)));
+        const uint16_t y = (uint16_t)lround(256 + 3504 * kr),
+                       cb = (uint16_t)lround(2048 - 3584 * kr / (2 * (1 - kb)));
         char words[16];
         snprintf(words, sizeof words, "%s,narrow", mats[i].m);
         convert1(12, colour_of(words), 3, y, cb, 3840, o);
         CHECK(near(o, 255, 0, 0, 1), "matrix %d red: %d %d %d", i, o[0], o[1], o[2]);
         /* Blue in full range 10-bit: Y' = Kb, Pb = 0.5, Pr = -Kb / (2(1-Kr)). */
-        const uint16_t fy = (uint16_t)lround(1023 * kb), fcr = (uint16_t)lround(512 - 1023 * kb / (2 * (1 - kr)));
+        const uint16_t fy = (uint16_t)lround(1023 * kb),
+                       fcr = (uint16_t)lround(512 - 1023 * kb / (2 * (1 - kr)));
         snprintf(words, sizeof words, "%s,full", mats[i].m);
         convert1(10, colour_of(words), 3, fy, 1023, fcr, o);
         CHECK(near(o, 0, 0, 255, 1), "matrix %d full-range blue: %d %d %d", i, o[0], o[1], o[2]);
@@ -286,8 +302,8 @@ static void test_convert(void)
     xsf_error err = {0};
     CHECK(dsp_convert_rgb8(&p, rgb, sizeof rgb, &err) == XSF_OK, "4:2:0 convert");
     /* Pixel (2, 0) takes chroma (1, 0): Cr 240 (red); pixel (0, 2) takes (0, 1): Cr 16. */
-    CHECK(rgb[3 * 2] > rgb[3 * 0] + 100 && rgb[3 * 6] + 100 < rgb[3 * 0], "replicated chroma: %d %d %d", rgb[6],
-          rgb[0], rgb[18]);
+    CHECK(rgb[3 * 2] > rgb[3 * 0] + 100 && rgb[3 * 6] + 100 < rgb[3 * 0],
+          "replicated chroma: %d %d %d", rgb[6], rgb[0], rgb[18]);
     /* 4:2:2, 4x2 with 2x2 chroma: each picture row takes its own chroma row
      * (Cr 16 on row 0: no red; Cr 240 on row 1: full red). */
     xsf_picture p422 = picture(3, 4, 2, 2, 2, 8);
@@ -326,25 +342,25 @@ static void test_colour_description(void)
     planes[0][0] = 1023, planes[1][0] = 0, planes[2][0] = 512;
     /* RGB from a codestream: identity, as it is. */
     xsf_colour_rgb(&p.colour, XSF_COLOUR_CODESTREAM);
-    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 0, 128, 0), "codestream RGB: %d %d %d", o[0],
-          o[1], o[2]);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 0, 128, 0),
+          "codestream RGB: %d %d %d", o[0], o[1], o[2]);
     p.colour.rgb_order = 0;
-    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 128, 255, 0, 0), "codestream GBR: %d %d %d", o[0],
-          o[1], o[2]);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 128, 255, 0, 0),
+          "codestream GBR: %d %d %d", o[0], o[1], o[2]);
     /* Nothing said (a zeroed description too): BT.709 narrow. */
     planes[0][0] = 940, planes[1][0] = 512, planes[2][0] = 512;
     xsf_colour_default(&p.colour);
-    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "default: %d %d %d", o[0], o[1],
-          o[2]);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0),
+          "default: %d %d %d", o[0], o[1], o[2]);
     memset(&p.colour, 0, sizeof p.colour);
-    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "zeroed: %d %d %d", o[0], o[1],
-          o[2]);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0),
+          "zeroed: %d %d %d", o[0], o[1], o[2]);
     /* A matrix without a range: Y'CbCr narrow. */
     p.colour.source = XSF_COLOUR_SDP;
     p.colour.matrix = XSF_MATRIX_BT601;
     p.colour.range = XSF_RANGE_UNSPECIFIED;
-    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0), "601 unsaid range: %d %d %d",
-          o[0], o[1], o[2]);
+    CHECK(dsp_convert_rgb8(&p, o, 3, &err) == XSF_OK && near(o, 255, 255, 255, 0),
+          "601 unsaid range: %d %d %d", o[0], o[1], o[2]);
 }
 
 #include "../../display/font.h"
@@ -366,7 +382,8 @@ static void test_font(void)
     dsp_font_draw("X", b, 5, 7);
     for (int i = 0; i < 35; i++)
         ink_lower += a[i] != 0, ink_upper += b[i] != 0;
-    CHECK(!memcmp(a, b, sizeof a) && ink_upper > 0, "lower case as upper (%d, %d pixels)", ink_lower, ink_upper);
+    CHECK(!memcmp(a, b, sizeof a) && ink_upper > 0, "lower case as upper (%d, %d pixels)",
+          ink_lower, ink_upper);
 }
 
 int main(void)

@@ -16,8 +16,8 @@ static uint8_t *read_ppm(const char *path, int *w, int *h)
     FILE *f = fopen(path, "rb");
     int maxv = 0;
     uint8_t *rgb = NULL;
-    if (f && fscanf(f, "P6 %d %d %d", w, h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF && *w > 0 && *h > 0 &&
-        *w < 8192 && *h < 8192) {
+    if (f && fscanf(f, "P6 %d %d %d", w, h, &maxv) == 3 && maxv == 255 && fgetc(f) != EOF &&
+        *w > 0 && *h > 0 && *w < 8192 && *h < 8192) {
         const size_t n = (size_t)*w * *h * 3;
         rgb = malloc(n);
         if (rgb && fread(rgb, 1, n, f) != n) {
@@ -49,7 +49,8 @@ int main(int argc, char **argv)
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
     size_t consumed = 0;
-    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &consumed, &img) == XSF_OK, "decode");
+    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &consumed, &img) == XSF_OK,
+          "decode");
     if (!img)
         return xsf_test_finish();
     xsf_picture pic = *img;
@@ -72,14 +73,15 @@ int main(int argc, char **argv)
     }
     int w = 0, h = 0;
     dsp_size(d, &w, &h);
-    CHECK(w == pic.fmt.width[0] && h == pic.fmt.height[0], "framebuffer %dx%d for a %dx%d window", w, h, pic.fmt.width[0],
-          pic.fmt.height[0]);
+    CHECK(w == pic.fmt.width[0] && h == pic.fmt.height[0], "framebuffer %dx%d for a %dx%d window",
+          w, h, pic.fmt.width[0], pic.fmt.height[0]);
     CHECK(dsp_submit(d, 0, &pic, NULL, 0) == XSF_OK, "submit: %s", dsp_error(d));
     dsp_request_screenshot(d);
     CHECK(dsp_present(d) == XSF_OK, "present: %s", dsp_error(d));
     CHECK(dsp_poll(d) == 0, "no quit asked");
     char notice[400] = "";
-    CHECK(dsp_take_notice(d, notice, sizeof notice) && !strncmp(notice, "screenshot: ", 12), "notice '%s'", notice);
+    CHECK(dsp_take_notice(d, notice, sizeof notice) && !strncmp(notice, "screenshot: ", 12),
+          "notice '%s'", notice);
     CHECK(!dsp_take_notice(d, notice, sizeof notice), "a notice is given once");
     char path[300];
     snprintf(path, sizeof path, "%s-0000.ppm", argv[2]);

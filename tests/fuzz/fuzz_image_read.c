@@ -28,8 +28,9 @@ static void check_picture(const xsf_picture *pic)
     if (pic->fmt.nc < 1 || pic->fmt.nc > IMGIO_MAX_COMPONENTS)
         abort();
     for (int c = 0; c < pic->fmt.nc; c++) {
-        if (pic->fmt.width[c] < 1 || pic->fmt.height[c] < 1 || pic->fmt.depth[c] < 1 || pic->fmt.depth[c] > 16 ||
-            !pic->data[c] || (pic->stride[c] / 2) < (size_t)pic->fmt.width[c])
+        if (pic->fmt.width[c] < 1 || pic->fmt.height[c] < 1 || pic->fmt.depth[c] < 1 ||
+            pic->fmt.depth[c] > 16 || !pic->data[c] ||
+            (pic->stride[c] / 2) < (size_t)pic->fmt.width[c])
             abort();
         const unsigned max = (1u << pic->fmt.depth[c]) - 1;
         for (int y = 0; y < pic->fmt.height[c]; y++)
@@ -54,8 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (format == IMGIO_FORMAT_YUV) {
         if (size < 4)
             return 0;
-        if (imgio_raw_layout_make(&layout, samplings[data[3] & 3], 1 + data[1] % 64, 1 + data[2] % 64,
-                                  1 + (data[3] >> 2) % 16, &err) != XSF_OK)
+        if (imgio_raw_layout_make(&layout, samplings[data[3] & 3], 1 + data[1] % 64,
+                                  1 + data[2] % 64, 1 + (data[3] >> 2) % 16, &err) != XSF_OK)
             return 0; /* 4:2:0 and 4:2:2 need even sizes: not the reader's business */
         head = 4;
     }

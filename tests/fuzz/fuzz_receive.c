@@ -60,7 +60,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pc.cpu_threads = 2;
         if (pl_create(&pipeline, &pc, &err) != XSF_OK)
             abort();
-        pl_stream_config sc = {.name = "fuzz", .backpressure = PL_BLOCK, .frames = 4,
+        pl_stream_config sc = {.name = "fuzz",
+                               .backpressure = PL_BLOCK,
+                               .frames = 4,
                                .codestream_bytes = 4096,
                                .sink = {check_deliver, NULL, NULL, PL_PICTURE_HOST, NULL, NULL}};
         if (pl_stream_add(pipeline, &sc, &stream, &err) != XSF_OK)

@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             xsf_error_clear(&err);
             if (rtp_sdp_parse(out, n, &again, &err) != XSF_OK)
                 abort(); /* what we wrote, we cannot read */
-            const unsigned den = s.rate_den ? s.rate_den : 1, den2 = again.rate_den ? again.rate_den : 1;
+            const unsigned den = s.rate_den ? s.rate_den : 1,
+                           den2 = again.rate_den ? again.rate_den : 1;
             if (again.port != s.port || again.payload_type != s.payload_type ||
                 again.packetmode != s.packetmode || again.transmode != s.transmode ||
                 again.width != s.width || again.height != s.height || again.depth != s.depth ||

@@ -40,8 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!img->data[c] || img->fmt.width[c] < 1 || img->fmt.height[c] < 1)
                 continue;
             sink += ((uint16_t *)img->data[c])[0];
-            sink += ((uint16_t *)img->data[c])[(size_t)(img->fmt.height[c] - 1) * (img->stride[c] / 2) +
-                                  (size_t)(img->fmt.width[c] - 1)];
+            sink +=
+                ((uint16_t *)img->data[c])[(size_t)(img->fmt.height[c] - 1) * (img->stride[c] / 2) +
+                                           (size_t)(img->fmt.width[c] - 1)];
         }
         (void)sink;
         off += consumed;

@@ -78,14 +78,15 @@ GST_START_TEST(test_states)
 {
     static const char *const names[] = {"xsflowdec", "xsflowenc", "xsflowjxsparse", "xsflowjxspay",
                                         "xsflowjxsdepay"};
-    static const GstState order[] = {GST_STATE_READY, GST_STATE_PAUSED, GST_STATE_PLAYING, GST_STATE_PAUSED,
-                                     GST_STATE_READY, GST_STATE_NULL, GST_STATE_PLAYING, GST_STATE_NULL};
+    static const GstState order[] = {GST_STATE_READY,   GST_STATE_PAUSED, GST_STATE_PLAYING,
+                                     GST_STATE_PAUSED,  GST_STATE_READY,  GST_STATE_NULL,
+                                     GST_STATE_PLAYING, GST_STATE_NULL};
     for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
         GstElement *e = gst_element_factory_make(names[i], NULL);
         fail_unless(e != NULL, "no element %s", names[i]);
         for (size_t s = 0; s < G_N_ELEMENTS(order); s++)
-            fail_unless(gst_element_set_state(e, order[s]) != GST_STATE_CHANGE_FAILURE, "%s: state %s",
-                        names[i], gst_element_state_get_name(order[s]));
+            fail_unless(gst_element_set_state(e, order[s]) != GST_STATE_CHANGE_FAILURE,
+                        "%s: state %s", names[i], gst_element_state_get_name(order[s]));
         gst_object_unref(e);
     }
 }
@@ -102,10 +103,11 @@ GST_START_TEST(test_parse_chunks)
     const guint8 *d = g_bytes_get_data(file, &len);
     /* Some junk first, then the file in pieces that cut markers in two. */
     static const guint8 junk[] = {0x00, 0xff, 0x10, 0x12, 0xff};
-    fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(junk, sizeof junk)), GST_FLOW_OK);
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(junk, sizeof junk)),
+                           GST_FLOW_OK);
     for (gsize off = 0; off < len; off += 777)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_new_memdup(d + off, MIN(777, len - off))),
-                               GST_FLOW_OK);
+        fail_unless_equals_int(
+            gst_harness_push(h, gst_buffer_new_memdup(d + off, MIN(777, len - off))), GST_FLOW_OK);
     fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
     fail_unless_equals_int(gst_harness_buffers_received(h), 5);
     for (guint i = 0; i < 5; i++) {
@@ -184,7 +186,8 @@ static void check_decode(const char *name, const char *device, const char *in_fl
     g_free(desc);
     gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame, interlace-mode=progressive");
     for (guint i = 0; i < cs->len; i++)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))),
+                               GST_FLOW_OK);
     fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
     fail_unless_equals_int(gst_harness_buffers_received(h), cs->len);
     GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
@@ -199,8 +202,10 @@ static void check_decode(const char *name, const char *device, const char *in_fl
         for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
             for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
                 g_checksum_update(md5,
-                                  GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
-                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+                                  GST_VIDEO_FRAME_COMP_DATA(&vf, c) +
+                                      (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) *
+                                      GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
         gst_video_frame_unmap(&vf);
         gst_buffer_unref(b);
     }
@@ -254,8 +259,10 @@ static gchar *frame_md5(GstBuffer *b, const GstVideoInfo *info)
     fail_unless(gst_video_frame_map(&vf, (GstVideoInfo *)info, b, GST_MAP_READ));
     for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
         for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
-            g_checksum_update(md5, GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
-                              (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+            g_checksum_update(
+                md5,
+                GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
     gst_video_frame_unmap(&vf);
     gchar *hex = g_strdup(g_checksum_get_string(md5));
     g_checksum_free(md5);
@@ -288,8 +295,9 @@ static void check_lending(gboolean downstream_meta, gboolean zero_copy)
     GBytes *file = read_vector("geom_346x199");
     GPtrArray *cs = split_codestreams(file);
     fail_unless_equals_int(cs->len, 1);
-    char *desc = g_strdup_printf("xsflowdec device=cpu frames-in-flight=1 pool-frames=4 zero-copy=%s",
-                                 zero_copy ? "true" : "false");
+    char *desc =
+        g_strdup_printf("xsflowdec device=cpu frames-in-flight=1 pool-frames=4 zero-copy=%s",
+                        zero_copy ? "true" : "false");
     GstHarness *h = gst_harness_new_parse(desc);
     g_free(desc);
     if (downstream_meta)
@@ -301,7 +309,8 @@ static void check_lending(gboolean downstream_meta, gboolean zero_copy)
     gchar *want = manifest_md5("geom_346x199");
     enum { HELD = 8, LEND_LIMIT = 2 };
     for (int i = 0; i < HELD; i++)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))),
+                               GST_FLOW_OK);
     GstBuffer *held[HELD];
     int lent = 0;
     for (int i = 0; i < HELD; i++) {
@@ -310,7 +319,8 @@ static void check_lending(gboolean downstream_meta, gboolean zero_copy)
         GstVideoMeta *meta = gst_buffer_get_video_meta(held[i]);
         if (is_lent(held[i])) {
             lent++;
-            fail_unless(meta != NULL, "a lent picture with other strides than GStreamer's needs its meta");
+            fail_unless(meta != NULL,
+                        "a lent picture with other strides than GStreamer's needs its meta");
             fail_unless_equals_int(meta->stride[1], 346);
             fail_unless_equals_int(meta->offset[1], 346 * 199 * 2);
         } else if (!downstream_meta) {
@@ -325,7 +335,8 @@ static void check_lending(gboolean downstream_meta, gboolean zero_copy)
         gst_buffer_unref(held[i]);
     /* Downstream let go: lent again. */
     for (int i = 0; i < 2; i++)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))),
+                               GST_FLOW_OK);
     fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
     for (int i = 0; i < 2; i++) {
         GstBuffer *b = gst_harness_pull(h);
@@ -354,7 +365,8 @@ GST_START_TEST(test_decode_zero_copy)
     GstHarness *h = gst_harness_new_parse("xsflowdec device=cpu");
     gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
     for (guint i = 0; i < cs->len; i++)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))),
+                               GST_FLOW_OK);
     fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
     for (guint i = 0; i < cs->len; i++) {
         GstBuffer *b = gst_harness_pull(h);
@@ -376,7 +388,8 @@ static GstBuffer *decode_one(const char *desc, const char *name, GstVideoInfo *i
     GPtrArray *cs = split_codestreams(file);
     GstHarness *h = gst_harness_new_parse(desc);
     gst_harness_set_src_caps_str(h, "image/x-jxsc, alignment=frame");
-    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+    fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, 0))),
+                           GST_FLOW_OK);
     fail_unless(gst_harness_push_event(h, gst_event_new_eos()));
     GstBuffer *b = gst_harness_pull(h);
     GstCaps *caps = gst_pad_get_current_caps(h->sinkpad);
@@ -395,8 +408,11 @@ GST_START_TEST(test_decode_forced_depth)
 {
     GstVideoInfo i10, i8, i12;
     GstBuffer *b10 = decode_one("xsflowdec device=cpu", "fmt_yuv422_10b", &i10);
-    GstBuffer *b8 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=Y42B", "fmt_yuv422_10b", &i8);
-    GstBuffer *b12 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=I422_12LE", "fmt_yuv422_10b", &i12);
+    GstBuffer *b8 = decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=Y42B",
+                               "fmt_yuv422_10b", &i8);
+    GstBuffer *b12 =
+        decode_one("xsflowdec device=cpu ! capsfilter caps=video/x-raw,format=I422_12LE",
+                   "fmt_yuv422_10b", &i12);
     fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i10), GST_VIDEO_FORMAT_I422_10LE);
     fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i8), GST_VIDEO_FORMAT_Y42B);
     fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&i12), GST_VIDEO_FORMAT_I422_12LE);
@@ -409,7 +425,8 @@ GST_START_TEST(test_decode_forced_depth)
         for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&f10, c); y++) {
             const guint16 *r10 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f10, c) +
                                                    (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f10, c));
-            const guint8 *r8 = GST_VIDEO_FRAME_COMP_DATA(&f8, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f8, c);
+            const guint8 *r8 =
+                GST_VIDEO_FRAME_COMP_DATA(&f8, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f8, c);
             const guint16 *r12 = (const guint16 *)(GST_VIDEO_FRAME_COMP_DATA(&f12, c) +
                                                    (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&f12, c));
             for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&f10, c); x++) {
@@ -435,7 +452,8 @@ GST_END_TEST;
 static void push_vector(GstHarness *h, GPtrArray *cs)
 {
     for (guint i = 0; i < cs->len; i++)
-        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(h, gst_buffer_ref(g_ptr_array_index(cs, i))),
+                               GST_FLOW_OK);
 }
 
 /* Pulls `n` frames and checks that together they have the manifest's MD5 of `name`. */
@@ -450,8 +468,11 @@ static void pull_vector(GstHarness *h, const char *name, guint n, const GstVideo
         fail_unless_equals_int(gst_buffer_get_size(b) >= GST_VIDEO_INFO_SIZE(info), TRUE);
         for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
             for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++)
-                g_checksum_update(md5, GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
-                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
+                g_checksum_update(md5,
+                                  GST_VIDEO_FRAME_COMP_DATA(&vf, c) +
+                                      (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c),
+                                  (gsize)GST_VIDEO_FRAME_COMP_WIDTH(&vf, c) *
+                                      GST_VIDEO_FRAME_COMP_PSTRIDE(&vf, c));
         gst_video_frame_unmap(&vf);
         gst_buffer_unref(b);
     }
@@ -550,7 +571,8 @@ GST_START_TEST(test_decode_flush_and_restart)
         gchar *want = NULL;
         GstHarness *one = gst_harness_new_parse("xsflowdec device=cpu");
         gst_harness_set_src_caps_str(one, "image/x-jxsc, alignment=frame");
-        fail_unless_equals_int(gst_harness_push(one, gst_buffer_ref(g_ptr_array_index(cs, 0))), GST_FLOW_OK);
+        fail_unless_equals_int(gst_harness_push(one, gst_buffer_ref(g_ptr_array_index(cs, 0))),
+                               GST_FLOW_OK);
         fail_unless(gst_harness_push_event(one, gst_event_new_eos()));
         GstBuffer *first = gst_harness_pull(one);
         want = frame_md5(first, &info);
@@ -598,7 +620,8 @@ static GstMessage *decode_with_bad(const char *desc, GstMessageType type, guint 
 GST_START_TEST(test_decode_error_goes_on)
 {
     guint received = 0;
-    GstMessage *msg = decode_with_bad("xsflowdec device=cpu frames-in-flight=2", GST_MESSAGE_WARNING, &received);
+    GstMessage *msg =
+        decode_with_bad("xsflowdec device=cpu frames-in-flight=2", GST_MESSAGE_WARNING, &received);
     fail_unless_equals_int(received, 3);
     fail_unless(msg != NULL, "no warning for the frame that does not decode");
     GError *e = NULL;
@@ -639,7 +662,8 @@ static double round_trip(const char *enc_props, const char *caps_str, int frames
         for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++) {
             const int depth = GST_VIDEO_FRAME_COMP_DEPTH(&vf, c), max = (1 << depth) - 1;
             for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&vf, c); y++) {
-                guint8 *row = GST_VIDEO_FRAME_COMP_DATA(&vf, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c);
+                guint8 *row = GST_VIDEO_FRAME_COMP_DATA(&vf, c) +
+                              (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&vf, c);
                 for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&vf, c); x++) {
                     /* A smooth ramp with noise: compressible, not trivial. */
                     int v = (x * 7 + y * 5 + f * 11 + (int)c * 50) % (max + 1);
@@ -665,7 +689,8 @@ static double round_trip(const char *enc_props, const char *caps_str, int frames
     gst_caps_unref(out_caps);
     fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&out_info), GST_VIDEO_INFO_FORMAT(&info));
     fail_unless_equals_int(GST_VIDEO_INFO_HEIGHT(&out_info), GST_VIDEO_INFO_HEIGHT(&info));
-    fail_unless_equals_int(GST_VIDEO_INFO_INTERLACE_MODE(&out_info), GST_VIDEO_INFO_INTERLACE_MODE(&info));
+    fail_unless_equals_int(GST_VIDEO_INFO_INTERLACE_MODE(&out_info),
+                           GST_VIDEO_INFO_INTERLACE_MODE(&info));
     double worst = INFINITY;
     for (int f = 0; f < frames; f++) {
         GstBuffer *b = gst_harness_pull(h);
@@ -676,8 +701,10 @@ static double round_trip(const char *enc_props, const char *caps_str, int frames
         const int depth = GST_VIDEO_FRAME_COMP_DEPTH(&a, 0), max = (1 << depth) - 1;
         for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(&a); c++)
             for (int y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT(&a, c); y++) {
-                const guint8 *ra = GST_VIDEO_FRAME_COMP_DATA(&a, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&a, c);
-                const guint8 *ro = GST_VIDEO_FRAME_COMP_DATA(&o, c) + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&o, c);
+                const guint8 *ra = GST_VIDEO_FRAME_COMP_DATA(&a, c) +
+                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&a, c);
+                const guint8 *ro = GST_VIDEO_FRAME_COMP_DATA(&o, c) +
+                                   (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE(&o, c);
                 for (int x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH(&a, c); x++) {
                     const int va = depth > 8 ? GST_READ_UINT16_LE(ra + 2 * x) : ra[x];
                     const int vo = depth > 8 ? GST_READ_UINT16_LE(ro + 2 * x) : ro[x];
@@ -738,13 +765,15 @@ static void check_pay_depay(const char *mode, const char *name, int fields, int 
         for (guint i = 0; i < cs->len; i++)
             g_ptr_array_add(units, gst_buffer_ref(g_ptr_array_index(cs, i)));
     }
-    char *desc = g_strdup_printf("xsflowjxspay packetization-mode=%s mtu=1000 ! xsflowjxsdepay", mode);
+    char *desc =
+        g_strdup_printf("xsflowjxspay packetization-mode=%s mtu=1000 ! xsflowjxsdepay", mode);
     GstHarness *h = gst_harness_new_parse(desc);
     g_free(desc);
-    gst_harness_set_src_caps_str(h, fields == 2 ? "image/x-jxsc, alignment=frame, interlace-mode=fields, "
-                                                  "framerate=25/1"
-                                                : "image/x-jxsc, alignment=frame, interlace-mode=progressive, "
-                                                  "framerate=50/1");
+    gst_harness_set_src_caps_str(
+        h, fields == 2 ? "image/x-jxsc, alignment=frame, interlace-mode=fields, "
+                         "framerate=25/1"
+                       : "image/x-jxsc, alignment=frame, interlace-mode=progressive, "
+                         "framerate=50/1");
     for (guint i = 0; i < units->len; i++) {
         GstBuffer *b = gst_buffer_ref(g_ptr_array_index(units, i));
         GST_BUFFER_PTS(b) = i * GST_SECOND / 25;
@@ -794,11 +823,14 @@ GST_START_TEST(test_pay_packets_and_loss)
     GBytes *file = read_vector("seq_5f_422_10b");
     GPtrArray *cs = split_codestreams(file);
     GstHarness *pay = gst_harness_new_parse("xsflowjxspay mtu=1200 pt=112");
-    gst_harness_set_src_caps_str(pay, "image/x-jxsc, alignment=frame, width=320, height=180, depth=10, "
-                                      "sampling=YCbCr-4:2:2, framerate=50/1");
+    gst_harness_set_src_caps_str(pay,
+                                 "image/x-jxsc, alignment=frame, width=320, height=180, depth=10, "
+                                 "sampling=YCbCr-4:2:2, framerate=50/1");
     for (guint i = 0; i < cs->len; i++)
-        fail_unless_equals_int(gst_harness_push(pay, gst_buffer_ref(g_ptr_array_index(cs, i))), GST_FLOW_OK);
-    rtp_packetizer_config cfg = {.mode = RTP_JXS_CODESTREAM, .packet_bytes = 1200, .payload_type = 112, .boxes = 1};
+        fail_unless_equals_int(gst_harness_push(pay, gst_buffer_ref(g_ptr_array_index(cs, i))),
+                               GST_FLOW_OK);
+    rtp_packetizer_config cfg = {
+        .mode = RTP_JXS_CODESTREAM, .packet_bytes = 1200, .payload_type = 112, .boxes = 1};
     rtp_packetizer *pk = NULL;
     xsf_error err = {0};
     fail_unless(rtp_packetizer_create(&pk, &cfg, &err) == XSF_OK);
@@ -869,7 +901,8 @@ GST_START_TEST(test_pay_packets_and_loss)
     gst_object_unref(el);
     guint64 lost = 0, complete = 0;
     fail_unless(stats && gst_structure_get_uint64(stats, "lost", &lost) && lost == 1);
-    fail_unless(gst_structure_get_uint64(stats, "frames-complete", &complete) && complete == cs->len - 1);
+    fail_unless(gst_structure_get_uint64(stats, "frames-complete", &complete) &&
+                complete == cs->len - 1);
     gst_caps_unref(caps);
     gst_harness_teardown(depay);
     gst_harness_teardown(pay);
@@ -951,8 +984,9 @@ int main(int argc, char **argv)
     }
     vector_dir = argv[1];
     gst_check_init(&argc, &argv);
-    if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "xsflow", "xsflow elements",
-                                    register_static, "0", "unknown", "xsflow", "xsflow", "none"))
+    if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "xsflow",
+                                    "xsflow elements", register_static, "0", "unknown", "xsflow",
+                                    "xsflow", "none"))
         return 1;
     return gst_check_run_suite(xsflow_suite(), "xsflow", __FILE__);
 }

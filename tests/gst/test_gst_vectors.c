@@ -12,8 +12,8 @@
 
 #include <unistd.h>
 
-#include <gst/gst.h>
 #include <glib/gstdio.h>
+#include <gst/gst.h>
 #include <gst/video/video.h>
 
 #include "xsflow_gst.h"
@@ -30,8 +30,8 @@ static gboolean register_static(GstPlugin *plugin)
 }
 
 /* Reads the manifest row of `name`: decoded bytes, MD5, format, depth, frames. */
-static int manifest_row(const char *dir, const char *name, guint64 *bytes, char md5[33], char format[16],
-                        int *depth, int *frames)
+static int manifest_row(const char *dir, const char *name, guint64 *bytes, char md5[33],
+                        char format[16], int *depth, int *frames)
 {
     char *path = g_build_filename(dir, "MANIFEST.tsv", NULL), *text = NULL;
     gboolean ok = g_file_get_contents(path, &text, NULL, NULL);
@@ -79,8 +79,9 @@ int main(int argc, char **argv)
     }
     const char *dir = argv[1], *name = argv[2], *device = argc > 3 ? argv[3] : "auto";
     gst_init(&argc, &argv);
-    if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "xsflow", "xsflow elements",
-                                    register_static, "0", "unknown", "xsflow", "xsflow", "none"))
+    if (!gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "xsflow",
+                                    "xsflow elements", register_static, "0", "unknown", "xsflow",
+                                    "xsflow", "none"))
         return fail(name, "cannot register the elements");
 
     guint64 want_bytes = 0;
@@ -98,16 +99,18 @@ int main(int argc, char **argv)
         return fail(name, "cannot create a temporary output file");
     close(tmp_fd);
     char *jxs = g_strdup_printf("%s/%s.jxs", dir, name);
-    char *desc = g_strdup_printf("filesrc location=\"%s\" ! xsflowjxsparse ! xsflowdec name=dec device=%s ! "
-                                 "filesink name=sink location=\"%s\"",
-                                 jxs, device, out);
+    char *desc =
+        g_strdup_printf("filesrc location=\"%s\" ! xsflowjxsparse ! xsflowdec name=dec device=%s ! "
+                        "filesink name=sink location=\"%s\"",
+                        jxs, device, out);
     GError *error = NULL;
     GstElement *pipeline = gst_parse_launch(desc, &error);
     if (!pipeline)
         return fail(name, error ? error->message : "no pipeline");
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *msg = gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    GstMessage *msg =
+        gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     int rc = 0;
     if (!expected_format(format, depth)) {
         /* GStreamer 1.22 has no planar raw format for this sampling at this
@@ -119,7 +122,8 @@ int main(int argc, char **argv)
         if (!e || !g_error_matches(e, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT))
             rc = fail(name, "expected a stream format error: no raw video format fits");
         else
-            printf("%s: refused as expected (%s depth %d has no GStreamer raw format)\n", name, format, depth);
+            printf("%s: refused as expected (%s depth %d has no GStreamer raw format)\n", name,
+                   format, depth);
         g_clear_error(&e);
         gst_message_unref(msg);
         gst_element_set_state(pipeline, GST_STATE_NULL);
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
         const char *fmt = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info));
         const char *want_fmt = expected_format(format, depth);
         if (!want_fmt || strcmp(fmt, want_fmt)) {
-            fprintf(stderr, "%s: format %s, expected %s\n", name, fmt, want_fmt ? want_fmt : "none");
+            fprintf(stderr, "%s: format %s, expected %s\n", name, fmt,
+                    want_fmt ? want_fmt : "none");
             rc = 1;
         }
         if (len != (gsize)frames * GST_VIDEO_INFO_SIZE(&info)) {
@@ -192,7 +197,8 @@ int main(int argc, char **argv)
         for (int f = 0; f < frames; f++) {
             const guint8 *frame = (const guint8 *)data + (gsize)f * GST_VIDEO_INFO_SIZE(&info);
             for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS(&info); c++) {
-                const gsize row = (gsize)GST_VIDEO_INFO_COMP_WIDTH(&info, c) * GST_VIDEO_INFO_COMP_PSTRIDE(&info, c);
+                const gsize row = (gsize)GST_VIDEO_INFO_COMP_WIDTH(&info, c) *
+                                  GST_VIDEO_INFO_COMP_PSTRIDE(&info, c);
                 for (int y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT(&info, c); y++) {
                     g_checksum_update(md5,
                                       frame + GST_VIDEO_INFO_COMP_OFFSET(&info, c) +
@@ -204,13 +210,14 @@ int main(int argc, char **argv)
         }
         const char *got = g_checksum_get_string(md5);
         if (tight != want_bytes || strcmp(got, want_md5)) {
-            fprintf(stderr, "%s: %" G_GUINT64_FORMAT " bytes with MD5 %s; MANIFEST.tsv: %" G_GUINT64_FORMAT
-                            " bytes, MD5 %s (output kept in %s)\n",
+            fprintf(stderr,
+                    "%s: %" G_GUINT64_FORMAT " bytes with MD5 %s; MANIFEST.tsv: %" G_GUINT64_FORMAT
+                    " bytes, MD5 %s (output kept in %s)\n",
                     name, tight, got, want_bytes, want_md5, out);
             rc = 1;
         } else {
-            printf("%s: %" G_GUINT64_FORMAT " bytes, MD5 %s as in MANIFEST.tsv (%s)\n", name, tight, got,
-                   gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
+            printf("%s: %" G_GUINT64_FORMAT " bytes, MD5 %s as in MANIFEST.tsv (%s)\n", name, tight,
+                   got, gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)));
         }
         g_checksum_free(md5);
     }

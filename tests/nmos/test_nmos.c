@@ -1023,14 +1023,18 @@ static void test_host(void)
     xsf_error err;
     xsf_error_clear(&err);
     nmos_host *h = NULL;
-    CHECK(nmos_host_create(&h, &c, &subject, &err) == XSF_OK, "%s: %s", subject ? subject : "-", err.msg);
+    CHECK(nmos_host_create(&h, &c, &subject, &err) == XSF_OK, "%s: %s", subject ? subject : "-",
+          err.msg);
     if (h) {
-        CHECK(nmos_node_port(nmos_host_node(h)) != 0 && nmos_node_sender_id(nmos_host_node(h), 0)[0] &&
+        CHECK(nmos_node_port(nmos_host_node(h)) != 0 &&
+                  nmos_node_sender_id(nmos_host_node(h), 0)[0] &&
                   nmos_node_receiver_id(nmos_host_node(h), 1)[0],
               "node, sender and receivers");
-        CHECK(c.node.senders[0].sdp && strstr(c.node.senders[0].sdp, "jxsv") && c.node.senders[0].label == path,
+        CHECK(c.node.senders[0].sdp && strstr(c.node.senders[0].sdp, "jxsv") &&
+                  c.node.senders[0].label == path,
               "the SDP read, labelled by its path");
-        CHECK(nmos_host_service(h) && nmos_host_pipeline(h) && c.node.activate_ctx == nmos_host_service(h),
+        CHECK(nmos_host_service(h) && nmos_host_pipeline(h) &&
+                  c.node.activate_ctx == nmos_host_service(h),
               "service and pipeline");
         nmos_sender_info si;
         nmos_service_sender(nmos_host_service(h), 0, &si);
@@ -1042,17 +1046,19 @@ static void test_host(void)
     const char *missing = "/nonexistent/x.sdp";
     c.sender_sdp[0] = missing;
     xsf_error_clear(&err);
-    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == missing && err.msg[0],
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == missing &&
+              err.msg[0],
           "a missing SDP file");
     c.sender_sdp[0] = path;
     c.sender_clip[0] = bad;
     xsf_error_clear(&err);
-    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == bad, "a bad clip: %s",
-          err.msg);
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && subject == bad,
+          "a bad clip: %s", err.msg);
     c.sender_clip[0] = NULL;
     c.output = "x.png";
     xsf_error_clear(&err);
-    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && !strcmp(subject, "-o"), "a bad output");
+    CHECK(nmos_host_create(&h, &c, &subject, &err) != XSF_OK && !h && !strcmp(subject, "-o"),
+          "a bad output");
 }
 
 int main(int argc, char **argv)

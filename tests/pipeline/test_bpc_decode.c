@@ -42,7 +42,8 @@ static int buf_sink(void *ctx, const uint8_t *data, size_t len)
 }
 
 /* A smooth picture with some texture: nc components, component c of w/sx x h. */
-static void make_picture(xsf_picture *img, uint16_t *planes[3], int w, int h, int sx, int depth, unsigned seed)
+static void make_picture(xsf_picture *img, uint16_t *planes[3], int w, int h, int sx, int depth,
+                         unsigned seed)
 {
     xsf_picture_init(img);
     img->fmt.nc = 3;
@@ -58,7 +59,8 @@ static void make_picture(xsf_picture *img, uint16_t *planes[3], int w, int h, in
         for (int y = 0; y < h; y++)
             for (int x = 0; x < cw; x++) {
                 seed = seed * 1103515245u + 12345u;
-                const unsigned v = (unsigned)((x * 3 + y * 5 + c * 40) * (max + 1) / 1024) + ((seed >> 16) & 7);
+                const unsigned v =
+                    (unsigned)((x * 3 + y * 5 + c * 40) * (max + 1) / 1024) + ((seed >> 16) & 7);
                 planes[c][(size_t)y * cw + x] = (uint16_t)(v % (max + 1));
             }
     }
@@ -72,7 +74,8 @@ static void encode_into(buf *file, const xsf_picture *img, bpc_params *p)
     const size_t cap = bpc_encode_bound(p, &img->fmt);
     uint8_t *cs = malloc(cap ? cap : 1);
     size_t len = 0;
-    CHECK(cs && bpc_encode(enc, img, cs, cap, &len) == XSF_OK, "encode: %s", bpc_encoder_error(enc));
+    CHECK(cs && bpc_encode(enc, img, cs, cap, &len) == XSF_OK, "encode: %s",
+          bpc_encoder_error(enc));
     buf_sink(file, cs, len);
     free(cs);
     bpc_encoder_destroy(enc);
@@ -113,7 +116,8 @@ static void collect_deliver(void *ctx, pl_frame *f)
         f->picture[0].memory != XSF_MEMORY_DEVICE && f->picture[0].data[0] ? &f->picture[0] : &none;
     imgio_yuv_serialize(pic, buf_sink, &c->yuv);
     c->frames++;
-    c->not_bpc += !(f->described & 1u) || !f->desc[0].codec || strcmp(f->desc[0].codec->name, "bpc-paco");
+    c->not_bpc +=
+        !(f->described & 1u) || !f->desc[0].codec || strcmp(f->desc[0].codec->name, "bpc-paco");
     c->rgb_frames += f->picture[0].colour.matrix == XSF_MATRIX_IDENTITY;
     c->device_frames += f->device_picture[0].data[0] != NULL;
     pl_frame_release(f);
@@ -143,23 +147,25 @@ static void through_pipeline(const char *name, const buf *file, const buf *ref, 
     CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "%s: stream: %s", name, err.msg);
     CHECK(pl_stream_codec(p, sid) == NULL, "%s: no codec before the first frame", name);
     uint64_t frames = 0;
-    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &frames, &err) == XSF_OK, "%s: source: %s",
-          name, err.msg);
+    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &frames, &err) == XSF_OK,
+          "%s: source: %s", name, err.msg);
     pl_stream_finish(p, sid);
     pl_stream_stats ss;
     pl_stream_stats_get(p, sid, &ss);
-    CHECK(pl_stream_codec(p, sid) == xsf_codec_find("bpc-paco"), "%s: the stream took BPC-PaCo", name);
-    CHECK(frames == ref_frames && c.frames == ref_frames, "%s: %u of %u frames (%llu read)", name, c.frames,
-          ref_frames, (unsigned long long)frames);
-    CHECK(ss.dropped_total == 0, "%s: %llu dropped (%s)", name, (unsigned long long)ss.dropped_total,
-          ss.last_error);
+    CHECK(pl_stream_codec(p, sid) == xsf_codec_find("bpc-paco"), "%s: the stream took BPC-PaCo",
+          name);
+    CHECK(frames == ref_frames && c.frames == ref_frames, "%s: %u of %u frames (%llu read)", name,
+          c.frames, ref_frames, (unsigned long long)frames);
+    CHECK(ss.dropped_total == 0, "%s: %llu dropped (%s)", name,
+          (unsigned long long)ss.dropped_total, ss.last_error);
     CHECK(c.not_bpc == 0, "%s: %u frames not described as BPC-PaCo", name, c.not_bpc);
-    CHECK(c.rgb_frames == rgb_expected, "%s: %u frames said RGB, expected %u", name, c.rgb_frames, rgb_expected);
-    CHECK(c.device_frames == ((where & PL_PICTURE_DEVICE) ? c.frames : 0), "%s: %u frames with device pictures",
-          name, c.device_frames);
+    CHECK(c.rgb_frames == rgb_expected, "%s: %u frames said RGB, expected %u", name, c.rgb_frames,
+          rgb_expected);
+    CHECK(c.device_frames == ((where & PL_PICTURE_DEVICE) ? c.frames : 0),
+          "%s: %u frames with device pictures", name, c.device_frames);
     CHECK(c.yuv.len == ref->len && !memcmp(c.yuv.data, ref->data, ref->len),
-          "%s: the pipeline's pictures differ from the C decoder's (%zu bytes, %zu expected)", name, c.yuv.len,
-          ref->len);
+          "%s: the pipeline's pictures differ from the C decoder's (%zu bytes, %zu expected)", name,
+          c.yuv.len, ref->len);
     pl_stream_remove(p, sid, NULL);
     pl_destroy(p);
     free(c.yuv.data);
@@ -182,8 +188,8 @@ static void through_xsflow(const char *xsflow, const char *work, const char *nam
     xsf_error_clear(&err);
     CHECK(imgio_read_file(out, &got, &len, &err) == XSF_OK, "%s: %s", out, err.msg);
     CHECK(got && len == ref->len && !memcmp(got, ref->data, len),
-          "xsflow decode %s --%s: differs from the C decoder (%zu bytes, %zu expected)", name, engine, len,
-          ref->len);
+          "xsflow decode %s --%s: differs from the C decoder (%zu bytes, %zu expected)", name,
+          engine, len, ref->len);
     free(got);
 }
 
@@ -200,7 +206,8 @@ static void registry_checks(const buf *file)
     CHECK(xsf_codec_probe(junk, 4) == NULL, "junk probes as nothing");
     unsigned it = 0, n = 0;
     for (const xsf_codec *c; (c = xsf_codec_iterate(&it)) != NULL; n++)
-        CHECK(xsf_codec_index(c) == (int)n && c->parse_header && c->codestream_size && c->cpu_decode,
+        CHECK(xsf_codec_index(c) == (int)n && c->parse_header && c->codestream_size &&
+                  c->cpu_decode,
               "codec %u (%s) is whole", n, c->name);
     CHECK(n == 2, "two codecs, %u listed", n);
     xsf_codec_frame d;
@@ -208,12 +215,12 @@ static void registry_checks(const buf *file)
     xsf_error_clear(&err);
     size_t bytes = 0;
     CHECK(bpc->parse_header(file->data, file->len, &d, &err) == XSF_OK, "parse: %s", err.msg);
-    CHECK(d.codec == bpc && d.format.nc == 3 && d.format.width[0] == 200 && d.format.height[0] == 120 &&
-              d.format.depth[0] == 8 && d.colour.matrix == XSF_MATRIX_IDENTITY &&
-              d.colour.source == XSF_COLOUR_CODESTREAM,
+    CHECK(d.codec == bpc && d.format.nc == 3 && d.format.width[0] == 200 &&
+              d.format.height[0] == 120 && d.format.depth[0] == 8 &&
+              d.colour.matrix == XSF_MATRIX_IDENTITY && d.colour.source == XSF_COLOUR_CODESTREAM,
           "the first frame's description");
-    CHECK(bpc->codestream_size(file->data, file->len, &bytes, &err) == XSF_OK && bytes == d.codestream_bytes &&
-              bytes > 0 && bytes < file->len,
+    CHECK(bpc->codestream_size(file->data, file->len, &bytes, &err) == XSF_OK &&
+              bytes == d.codestream_bytes && bytes > 0 && bytes < file->len,
           "codestream size %zu, header says %zu", bytes, d.codestream_bytes);
     CHECK(bpc->parse_header(file->data, 6, &d, &err) != XSF_OK, "a cut header is refused");
     void *params = NULL;
@@ -221,7 +228,8 @@ static void registry_checks(const buf *file)
     CHECK(bpc->params_set(&params, "colour", junk, 4, &err) == XSF_ERR_ARG && params == NULL,
           "an unknown setting is refused");
     xsf_error_clear(&err);
-    CHECK(bpc->params_set(&params, "tables", junk, 4, &err) != XSF_OK && params == NULL, "bad tables refused");
+    CHECK(bpc->params_set(&params, "tables", junk, 4, &err) != XSF_OK && params == NULL,
+          "bad tables refused");
     CHECK(xs->params_set == NULL, "JPEG XS takes no settings");
 }
 

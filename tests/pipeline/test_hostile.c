@@ -26,8 +26,8 @@
 
 #include "md5.h"
 #include "pipeline.h"
-#include "xs.h"
 #include "test.h"
+#include "xs.h"
 
 #define NF 40
 #define PT 112

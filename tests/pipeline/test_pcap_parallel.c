@@ -29,8 +29,8 @@
 #include "image_io.h"
 #include "md5.h"
 #include "pipeline.h"
-#include "xs.h"
 #include "test.h"
+#include "xs.h"
 
 static const char *vector_dir, *work_dir;
 

@@ -23,9 +23,9 @@
 #include "jxs_file.h"
 #include "md5.h"
 #include "pipeline.h"
-#include "xs.h"
 #include "pl_gpu.h"
 #include "test.h"
+#include "xs.h"
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -100,7 +100,8 @@ static void picture_md5_deliver(void *ctx, pl_frame *f)
 {
     picture_md5s *pm = ctx; /* one stream's frames come one at a time */
     const xsf_picture *pic = &f->picture[0];
-    if (pic->memory == XSF_MEMORY_DEVICE || !pic->fmt.nc || !pic->data[0] || pm->n == PICTURES_MAX) {
+    if (pic->memory == XSF_MEMORY_DEVICE || !pic->fmt.nc || !pic->data[0] ||
+        pm->n == PICTURES_MAX) {
         pm->without_picture++;
     } else {
         app_md5 m;
@@ -206,19 +207,21 @@ static void test_caller_device(void)
         wo.md5 = 1;
         pl_writer *w = NULL;
         CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "writer: %s", err.msg);
-        pl_stream_config sc = {.name = "device", .backpressure = PL_BLOCK, .frames = 2,
-                               .sink = pl_writer_sink(w)};
+        pl_stream_config sc = {
+            .name = "device", .backpressure = PL_BLOCK, .frames = 2, .sink = pl_writer_sink(w)};
         int id = -1;
         CHECK(pl_stream_add(p, &sc, &id, &err) == XSF_OK, "stream: %s", err.msg);
-        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_stream_add: device %d", dev);
+        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_stream_add: device %d",
+              dev);
         if (id >= 0) {
             pl_stream_finish(p, id);
             pl_stream_remove(p, id, NULL);
-            CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_stream_remove: device %d",
-                  dev);
+            CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller,
+                  "after pl_stream_remove: device %d", dev);
         }
         pl_destroy(p);
-        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_destroy: device %d", dev);
+        CHECK(cudaGetDevice(&dev) == cudaSuccess && dev == caller, "after pl_destroy: device %d",
+              dev);
         pl_writer_close(w, &err);
     }
     unsetenv("XSF_CUDA_EMU_DEVICES");
@@ -234,7 +237,8 @@ static pl_pipeline *make_pipeline_reserving(size_t reserve)
     c.cpu_threads = 3;
     c.contexts_per_gpu = 3;
     c.pinned_reserve_bytes = reserve;
-    c.gpu_sync = PL_GPU_SYNC_BLOCK; /* as `xsflow recv` with many contexts: the tests wait blocking */
+    c.gpu_sync =
+        PL_GPU_SYNC_BLOCK; /* as `xsflow recv` with many contexts: the tests wait blocking */
     pl_pipeline *p;
     xsf_error err;
     xsf_error_clear(&err);
@@ -275,8 +279,8 @@ static void test_files(void)
         xsf_error err;
         xsf_error_clear(&err);
         CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "writer: %s", err.msg);
-        pl_stream_config sc = {.name = names[i], .backpressure = PL_BLOCK, .frames = 3,
-                               .sink = pl_writer_sink(w)};
+        pl_stream_config sc = {
+            .name = names[i], .backpressure = PL_BLOCK, .frames = 3, .sink = pl_writer_sink(w)};
         int sid;
         CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
         /* The clip three times over: more frames than the pool holds. */
@@ -322,9 +326,9 @@ typedef struct holder {
     uint64_t delivered;
     int out_of_order;
     int with_picture;
-    int refused;           /* refused() calls, each with a message */
-    int gate;              /* deliver() of the first frame waits while set */
-    int in_gate;           /* it is waiting */
+    int refused; /* refused() calls, each with a message */
+    int gate;    /* deliver() of the first frame waits while set */
+    int in_gate; /* it is waiting */
     pthread_cond_t cv;
 } holder;
 
@@ -402,7 +406,9 @@ static void test_policy_and_errors(void)
     holder h;
     holder_init(&h);
     h.hold = 1;
-    pl_stream_config sc = {.name = "policy", .backpressure = PL_DROP_OLDEST, .frames = 4,
+    pl_stream_config sc = {.name = "policy",
+                           .backpressure = PL_DROP_OLDEST,
+                           .frames = 4,
                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
     int sid;
     xsf_error err;
@@ -438,8 +444,11 @@ static void test_policy_and_errors(void)
     /* Refused codestreams between good ones: counted, the good ones delivered in order. */
     int sid2;
     holder_init(&h);
-    pl_stream_config sc2 = {.name = "errors", .backpressure = PL_BLOCK, .frames = 6,
-                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+    pl_stream_config sc2 = {
+        .name = "errors",
+        .backpressure = PL_BLOCK,
+        .frames = 6,
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
     CHECK(pl_stream_add(p, &sc2, &sid2, &err) == XSF_OK, "stream: %s", err.msg);
     int bad = 0;
     for (int i = 0; i < 20; i++) {
@@ -450,7 +459,7 @@ static void test_policy_and_errors(void)
         memcpy(f->buffer, data, len);
         if (i % 5 == 2) {
             memset(f->buffer + len / 2, 0xff, len / 4); /* corrupt entropy-coded data */
-            f->buffer[0] = 0x12;                       /* and no SOC: refused by every decoder */
+            f->buffer[0] = 0x12;                        /* and no SOC: refused by every decoder */
             bad++;
         }
         f->codestream = f->buffer;
@@ -562,8 +571,11 @@ static void test_flush(void)
     holder_init(&h);
     h.gate = 1;
     enum { POOL = 8 };
-    pl_stream_config sc = {.name = "flush", .backpressure = PL_BLOCK, .frames = POOL,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+    pl_stream_config sc = {
+        .name = "flush",
+        .backpressure = PL_BLOCK,
+        .frames = POOL,
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -580,7 +592,8 @@ static void test_flush(void)
     pthread_join(opener, NULL);
     pl_stream_stats ss;
     pl_stream_stats_get(p, sid, &ss);
-    CHECK(h.delivered == 1 && ss.delivered == 1, "%llu delivered after the flush (want 1: the frame in deliver())",
+    CHECK(h.delivered == 1 && ss.delivered == 1,
+          "%llu delivered after the flush (want 1: the frame in deliver())",
           (unsigned long long)h.delivered);
     CHECK(ss.submitted == POOL && ss.dropped_total == 0, "%llu submitted, %llu dropped",
           (unsigned long long)ss.submitted, (unsigned long long)ss.dropped_total);
@@ -707,16 +720,15 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
         rc.depacketizer.reorder_ns = 20000000u;
         rc.depacketizer.validate = 1;
         CHECK(pl_rtp_source_open(&src[k], &rc, &err) == XSF_OK &&
-                  pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK, "source: %s",
-              err.msg);
+                  pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK,
+              "source: %s", err.msg);
         rtp_addr to;
         rtp_addr_parse("127.0.0.1:0", 1, &to, &err);
         to.port = pl_rtp_source_local_port(src[k]);
         rtp_udp_config uc;
         memset(&uc, 0, sizeof uc);
         uc.gso_segments = gso;
-        CHECK(rtp_udp_open_sender(&job[k].sock, &to, &uc, &err) == XSF_OK, "sender: %s",
-              err.msg);
+        CHECK(rtp_udp_open_sender(&job[k].sock, &to, &uc, &err) == XSF_OK, "sender: %s", err.msg);
         job[k].cfg.packetizer.payload_type = 112;
         job[k].cfg.packetizer.ssrc = 0x1000u + (uint32_t)k;
         job[k].cfg.packetizer.boxes = 1;
@@ -788,8 +800,8 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
             memset(&wo, 0, sizeof wo);
             wo.md5 = 1;
             CHECK(pl_writer_open(&w[k], NULL, &wo, &err) == XSF_OK, "writer");
-            pl_stream_config sc = {.name = names[k], .backpressure = PL_DROP_OLDEST,
-                                   .sink = pl_writer_sink(w[k])};
+            pl_stream_config sc = {
+                .name = names[k], .backpressure = PL_DROP_OLDEST, .sink = pl_writer_sink(w[k])};
             CHECK(pl_stream_add(p, &sc, &sid[k], &err) == XSF_OK, "stream");
             pl_rtp_config rc;
             memset(&rc, 0, sizeof rc);
@@ -801,7 +813,8 @@ static void test_loopback_streams(size_t drop_every, unsigned gso, int gro)
             rc.depacketizer.payload_type = 112;
             rc.depacketizer.validate = 1;
             CHECK(pl_rtp_source_open(&src[k], &rc, &err) == XSF_OK &&
-                      pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK, "source");
+                      pl_rtp_source_start(src[k], p, sid[k], &err) == XSF_OK,
+                  "source");
             rtp_addr to;
             rtp_addr_parse("127.0.0.1:0", 1, &to, &err);
             to.port = pl_rtp_source_local_port(src[k]);
@@ -874,8 +887,8 @@ static void test_stream_remove(void)
     /* A kept open throughout; B added and removed around it, 3 x PL_MAX_STREAMS times. */
     pl_writer *wa;
     CHECK(pl_writer_open(&wa, NULL, &wo, &err) == XSF_OK, "writer A: %s", err.msg);
-    pl_stream_config sa = {.name = "A", .backpressure = PL_BLOCK, .frames = 3,
-                           .sink = pl_writer_sink(wa)};
+    pl_stream_config sa = {
+        .name = "A", .backpressure = PL_BLOCK, .frames = 3, .sink = pl_writer_sink(wa)};
     int ida = -1;
     CHECK(pl_stream_add(p, &sa, &ida, &err) == XSF_OK, "A: %s", err.msg);
     uint64_t n = 0;
@@ -886,8 +899,8 @@ static void test_stream_remove(void)
             bad_add++;
             break;
         }
-        pl_stream_config sb = {.name = "B", .backpressure = PL_BLOCK, .frames = 2,
-                               .sink = pl_writer_sink(wb)};
+        pl_stream_config sb = {
+            .name = "B", .backpressure = PL_BLOCK, .frames = 2, .sink = pl_writer_sink(wb)};
         int idb = -1;
         if (pl_stream_add(p, &sb, &idb, &err) != XSF_OK) {
             bad_add++;
@@ -930,9 +943,11 @@ static void test_stream_remove(void)
     memset(&h, 0, sizeof h);
     pthread_mutex_init(&h.mu, NULL);
     h.hold = 1;
-    pl_stream_config sh = {.name = "held", .backpressure = PL_BLOCK, .frames = 8,
-                           .sink = {.deliver = holder_deliver, .ctx = &h,
-                                    .placement = PL_PICTURE_HOST}};
+    pl_stream_config sh = {
+        .name = "held",
+        .backpressure = PL_BLOCK,
+        .frames = 8,
+        .sink = {.deliver = holder_deliver, .ctx = &h, .placement = PL_PICTURE_HOST}};
     int idh = -1;
     CHECK(pl_stream_add(p, &sh, &idh, &err) == XSF_OK, "held: %s", err.msg);
     CHECK(pl_jxs_source_run(p, idh, data, len, 0, 0, &n, &err) == XSF_OK, "%s", err.msg);
@@ -970,8 +985,8 @@ typedef struct ref_frame {
  * one's picture (tight rows), offset, length and header length (its picture
  * header and first slice header marker). Returns how many; *end is where
  * reading stopped (len when every codestream was read). */
-static size_t load_refs(xs_decoder *dec, const uint8_t *data, size_t len, ref_frame *ref, size_t *off_of,
-                        size_t *len_of, size_t *header_of, size_t max, size_t *end)
+static size_t load_refs(xs_decoder *dec, const uint8_t *data, size_t len, ref_frame *ref,
+                        size_t *off_of, size_t *len_of, size_t *header_of, size_t max, size_t *end)
 {
     size_t nref = 0, off = 0;
     memset(ref, 0, max * sizeof *ref);
@@ -1033,8 +1048,8 @@ static void checker_rows(void *ctx, const pl_frame *f, const int rows[XSF_MAX_CO
         c->rows_shrank += rows[k] < c->rows_last[k];
         c->rows_last[k] = rows[k];
         for (int y = 0; same && y < rows[k]; y++)
-            same = !memcmp(xsf_picture_row16(pic, k, y),
-                           r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
+            same = !memcmp(xsf_picture_row16(pic, k, y), r->plane[k] + (size_t)y * r->width[k],
+                           (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->rows_bad += !same;
     pthread_mutex_unlock(&c->mu);
@@ -1048,10 +1063,11 @@ static void checker_deliver(void *ctx, pl_frame *f)
     const xsf_picture *pic = &f->picture[0];
     int same = r && pic->fmt.nc == r->nc;
     for (int k = 0; same && k < r->nc; k++) {
-        same = pic->fmt.width[k] == r->width[k] && pic->fmt.height[k] == r->height[k] && pic->data[k];
+        same =
+            pic->fmt.width[k] == r->width[k] && pic->fmt.height[k] == r->height[k] && pic->data[k];
         for (int y = 0; same && y < r->height[k]; y++)
-            same = !memcmp(xsf_picture_row16(pic, k, y),
-                           r->plane[k] + (size_t)y * r->width[k], (size_t)r->width[k] * sizeof(uint16_t));
+            same = !memcmp(xsf_picture_row16(pic, k, y), r->plane[k] + (size_t)y * r->width[k],
+                           (size_t)r->width[k] * sizeof(uint16_t));
     }
     c->mismatched += !same;
     if (c->delivered && f->index <= c->last_index)
@@ -1103,8 +1119,11 @@ static void test_partial_frames(void)
         pthread_mutex_init(&c.mu, NULL);
         c.ref = ref;
         c.nref = nref;
-        pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
-                               .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, checker_rows}};
+        pl_stream_config sc = {
+            .name = names[v],
+            .backpressure = PL_BLOCK,
+            .frames = 4,
+            .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, checker_rows}};
         int sid;
         xsf_error err;
         xsf_error_clear(&err);
@@ -1162,23 +1181,28 @@ static void test_partial_frames(void)
         pl_stream_stats ss;
         pl_stream_stats_get(p, sid, &ss);
         CHECK(ss.delivered == (uint64_t)(offered - aborted) && c.delivered == ss.delivered,
-              "%s: %llu delivered, want %d", names[v], (unsigned long long)ss.delivered, offered - aborted);
-        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == (uint64_t)aborted && ss.dropped_total == (uint64_t)aborted,
+              "%s: %llu delivered, want %d", names[v], (unsigned long long)ss.delivered,
+              offered - aborted);
+        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == (uint64_t)aborted &&
+                  ss.dropped_total == (uint64_t)aborted,
               "%s: %llu aborted counted (want %d), %llu dropped in all", names[v],
               (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE], aborted,
               (unsigned long long)ss.dropped_total);
-        CHECK(ss.partial_submitted == (uint64_t)partial, "%s: %llu partial submissions, want %d", names[v],
-              (unsigned long long)ss.partial_submitted, partial);
+        CHECK(ss.partial_submitted == (uint64_t)partial, "%s: %llu partial submissions, want %d",
+              names[v], (unsigned long long)ss.partial_submitted, partial);
         CHECK(c.mismatched == 0, "%s: %llu pictures differ from the C decoder's", names[v],
               (unsigned long long)c.mismatched);
-        CHECK(c.out_of_order == 0, "%s: %llu frames out of order", names[v], (unsigned long long)c.out_of_order);
+        CHECK(c.out_of_order == 0, "%s: %llu frames out of order", names[v],
+              (unsigned long long)c.out_of_order);
         CHECK(ss.submitted == (uint64_t)(partial + whole_at_once), "%s: %llu submitted", names[v],
               (unsigned long long)ss.submitted);
-        CHECK(c.rows_bad == 0 && c.rows_shrank == 0, "%s: rows told final: %llu of %llu differ, %llu shrank",
-              names[v], (unsigned long long)c.rows_bad, (unsigned long long)c.rows_calls,
+        CHECK(c.rows_bad == 0 && c.rows_shrank == 0,
+              "%s: rows told final: %llu of %llu differ, %llu shrank", names[v],
+              (unsigned long long)c.rows_bad, (unsigned long long)c.rows_calls,
               (unsigned long long)c.rows_shrank);
         if (!pl_uses_gpu(p))
-            CHECK(c.rows_calls == 0, "%s: the CPU stage told %llu rows", names[v], (unsigned long long)c.rows_calls);
+            CHECK(c.rows_calls == 0, "%s: the CPU stage told %llu rows", names[v],
+                  (unsigned long long)c.rows_calls);
         rows_calls += c.rows_calls;
         printf("%s: rows told %llu times for %llu of %d partial frames\n", names[v],
                (unsigned long long)c.rows_calls, (unsigned long long)c.rows_frames, partial);
@@ -1228,7 +1252,8 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
     size_t used = 0;
-    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &used, &img) == XSF_OK && used == len,
+    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &used, &img) == XSF_OK &&
+              used == len,
           "%s: one codestream, decoded by the C decoder", name);
     ref_frame ref;
     memset(&ref, 0, sizeof ref);
@@ -1237,7 +1262,8 @@ static void test_rtp_slices(rtp_jxs_mode mode)
         for (int k = 0; k < img->fmt.nc; k++) {
             ref.width[k] = img->fmt.width[k];
             ref.height[k] = img->fmt.height[k];
-            ref.plane[k] = malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
+            ref.plane[k] =
+                malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
             for (int y = 0; ref.plane[k] && y < img->fmt.height[k]; y++)
                 memcpy(ref.plane[k] + (size_t)y * img->fmt.width[k], xsf_picture_row16(img, k, y),
                        (size_t)img->fmt.width[k] * sizeof(uint16_t));
@@ -1261,7 +1287,8 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     CHECK(rtp_packetizer_create(&pz, &pc, &err) == XSF_OK, "packetizer: %s", err.msg);
     for (unsigned i = 0; pz && i < FRAMES; i++) {
         first_of[i] = pk.n;
-        CHECK(rtp_packetize(pz, data, len, 1000u * i, i, RTP_JXS_PROGRESSIVE, collect_packet, &pk, &err) == XSF_OK,
+        CHECK(rtp_packetize(pz, data, len, 1000u * i, i, RTP_JXS_PROGRESSIVE, collect_packet, &pk,
+                            &err) == XSF_OK,
               "packetize: %s", err.msg);
     }
     first_of[FRAMES] = pk.n;
@@ -1273,7 +1300,8 @@ static void test_rtp_slices(rtp_jxs_mode mode)
         const unsigned i = lossy[k];
         lose[k] = i == 10 ? first_of[i + 1] - 1 : (first_of[i] + first_of[i + 1]) / 2 + 1;
     }
-    CHECK(first_of[1] - first_of[0] >= 6, "%s: %zu packets a frame", name, first_of[1] - first_of[0]);
+    CHECK(first_of[1] - first_of[0] >= 6, "%s: %zu packets a frame", name,
+          first_of[1] - first_of[0]);
 
     pl_pipeline *p = make_pipeline();
     CHECK(p != NULL, "pipeline");
@@ -1282,7 +1310,9 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     pthread_mutex_init(&c.mu, NULL);
     c.ref = &ref;
     c.nref = 1;
-    pl_stream_config sc = {.name = "rtp slices", .backpressure = PL_BLOCK, .frames = 6,
+    pl_stream_config sc = {.name = "rtp slices",
+                           .backpressure = PL_BLOCK,
+                           .frames = 6,
                            .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, NULL}};
     int sid = -1;
     if (p)
@@ -1311,15 +1341,19 @@ static void test_rtp_slices(rtp_jxs_mode mode)
         pl_stream_stats ss;
         pl_stream_stats_get(p, sid, &ss);
         const char *m = mode == RTP_JXS_SLICE ? "slice mode" : "codestream mode";
-        CHECK(ss.delivered == FRAMES - 3 && c.delivered == FRAMES - 3, "%s: %llu delivered, want %d", m,
-              (unsigned long long)ss.delivered, FRAMES - 3);
-        CHECK(c.mismatched == 0 && c.out_of_order == 0, "%s: %llu pictures differ, %llu out of order", m,
-              (unsigned long long)c.mismatched, (unsigned long long)c.out_of_order);
+        CHECK(ss.delivered == FRAMES - 3 && c.delivered == FRAMES - 3,
+              "%s: %llu delivered, want %d", m, (unsigned long long)ss.delivered, FRAMES - 3);
+        CHECK(c.mismatched == 0 && c.out_of_order == 0,
+              "%s: %llu pictures differ, %llu out of order", m, (unsigned long long)c.mismatched,
+              (unsigned long long)c.out_of_order);
         CHECK(ss.partial_submitted == FRAMES, "%s: %llu frames handed over partially, want %d", m,
               (unsigned long long)ss.partial_submitted, FRAMES);
-        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == 3 && ss.dropped_total == 3, "%s: %llu aborted, %llu dropped", m,
-              (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE], (unsigned long long)ss.dropped_total);
-        CHECK(r.frames_dropped + r.frames_partial == 3 && r.frames_complete == FRAMES - 3 && r.lost == 3,
+        CHECK(ss.dropped[PL_DROP_INCOMPLETE] == 3 && ss.dropped_total == 3,
+              "%s: %llu aborted, %llu dropped", m,
+              (unsigned long long)ss.dropped[PL_DROP_INCOMPLETE],
+              (unsigned long long)ss.dropped_total);
+        CHECK(r.frames_dropped + r.frames_partial == 3 && r.frames_complete == FRAMES - 3 &&
+                  r.lost == 3,
               "%s: receiver: %llu dropped, %llu partial, %llu whole, %llu lost", m,
               (unsigned long long)r.frames_dropped, (unsigned long long)r.frames_partial,
               (unsigned long long)r.frames_complete, (unsigned long long)r.lost);
@@ -1371,7 +1405,8 @@ static int picture_as_placed(const xsf_picture *host, const xsf_picture *dev, co
                 host->memory == XSF_MEMORY_DEVICE)
                 return 0;
             if (host->stride[k] != row ||
-                (k && host->data[k] != host->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
+                (k && host->data[k] !=
+                          host->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
                 return 0;
             if (memcmp(host->data[k], r->plane[k], n * sizeof(uint16_t)))
                 return 0;
@@ -1381,13 +1416,14 @@ static int picture_as_placed(const xsf_picture *host, const xsf_picture *dev, co
                 dev->memory != XSF_MEMORY_DEVICE)
                 return 0;
             if (dev->stride[k] != row ||
-                (k && dev->data[k] != dev->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
+                (k &&
+                 dev->data[k] != dev->data[k - 1] + (size_t)r->width[k - 1] * r->height[k - 1] * 2))
                 return 0;
 #ifdef XSF_HAVE_CUDA
             uint16_t *h = malloc(n ? n * sizeof(uint16_t) : 1);
             const int same = h && cudaSetDevice(dev->device) == cudaSuccess &&
-                             cudaMemcpy(h, dev->data[k], n * sizeof(uint16_t), cudaMemcpyDeviceToHost) ==
-                                 cudaSuccess &&
+                             cudaMemcpy(h, dev->data[k], n * sizeof(uint16_t),
+                                        cudaMemcpyDeviceToHost) == cudaSuccess &&
                              !memcmp(h, r->plane[k], n * sizeof(uint16_t));
             free(h);
             if (!same)
@@ -1406,10 +1442,12 @@ static void placement_deliver(void *ctx, pl_frame *f)
     pthread_mutex_lock(&c->mu);
     /* user: the reference of the picture, and of the second field + 1 above bit 16. */
     const size_t r1 = (size_t)(f->user & 0xffff), r2 = (size_t)(f->user >> 16);
-    int same = r1 < c->nref && picture_as_placed(&f->picture[0], &f->device_picture[0], &c->ref[r1], c->placement);
+    int same = r1 < c->nref &&
+               picture_as_placed(&f->picture[0], &f->device_picture[0], &c->ref[r1], c->placement);
     if (f->fields == 2) {
-        same = same && r2 >= 1 && r2 - 1 < c->nref &&
-               picture_as_placed(&f->picture[1], &f->device_picture[1], &c->ref[r2 - 1], c->placement);
+        same =
+            same && r2 >= 1 && r2 - 1 < c->nref &&
+            picture_as_placed(&f->picture[1], &f->device_picture[1], &c->ref[r2 - 1], c->placement);
         c->fields2++;
     }
     c->mismatched += !same;
@@ -1425,7 +1463,8 @@ static void placement_deliver(void *ctx, pl_frame *f)
 
 static void test_placements(void)
 {
-    static const char *const names[] = {"seq_5f_422_10b", "geom_346x199", "fmt_rgb_8b", "geom_334x78_420"};
+    static const char *const names[] = {"seq_5f_422_10b", "geom_346x199", "fmt_rgb_8b",
+                                        "geom_334x78_420"};
     static const pl_placement placements[] = {PL_PICTURE_HOST, PL_PICTURE_DEVICE, PL_PICTURE_BOTH};
     static const char *const placement_name[] = {"", "host", "device", "host and device"};
     pl_pipeline *p = make_pipeline();
@@ -1457,7 +1496,9 @@ static void test_placements(void)
             c.placement = where;
             c.ref = ref;
             c.nref = nref;
-            pl_stream_config sc = {.name = names[v], .backpressure = PL_BLOCK, .frames = 4,
+            pl_stream_config sc = {.name = names[v],
+                                   .backpressure = PL_BLOCK,
+                                   .frames = 4,
                                    .sink = {placement_deliver, NULL, &c, where, NULL, NULL}};
             int sid;
             xsf_error err;
@@ -1514,15 +1555,19 @@ static void test_placements(void)
             pl_stream_stats ss;
             pl_stream_stats_get(p, sid, &ss);
             const char *pn = placement_name[where];
-            CHECK(ss.delivered == (uint64_t)offered && c.delivered == (uint64_t)offered && ss.dropped_total == 0,
-                  "%s (%s): %llu delivered of %d, %llu dropped (%s)", names[v], pn, (unsigned long long)c.delivered,
-                  offered, (unsigned long long)ss.dropped_total, ss.last_error);
-            CHECK(c.fields2 == (uint64_t)interlaced, "%s (%s): %llu interlaced delivered, want %d", names[v], pn,
-                  (unsigned long long)c.fields2, interlaced);
+            CHECK(ss.delivered == (uint64_t)offered && c.delivered == (uint64_t)offered &&
+                      ss.dropped_total == 0,
+                  "%s (%s): %llu delivered of %d, %llu dropped (%s)", names[v], pn,
+                  (unsigned long long)c.delivered, offered, (unsigned long long)ss.dropped_total,
+                  ss.last_error);
+            CHECK(c.fields2 == (uint64_t)interlaced, "%s (%s): %llu interlaced delivered, want %d",
+                  names[v], pn, (unsigned long long)c.fields2, interlaced);
             CHECK(c.mismatched == 0 && c.bad_layout == 0,
-                  "%s (%s): %llu pictures not as placed or differing from the C decoder's, %llu without a device",
+                  "%s (%s): %llu pictures not as placed or differing from the C decoder's, %llu "
+                  "without a device",
                   names[v], pn, (unsigned long long)c.mismatched, (unsigned long long)c.bad_layout);
-            CHECK(c.out_of_order == 0, "%s (%s): %llu out of order", names[v], pn, (unsigned long long)c.out_of_order);
+            CHECK(c.out_of_order == 0, "%s (%s): %llu out of order", names[v], pn,
+                  (unsigned long long)c.out_of_order);
             pl_stream_remove(p, sid, NULL);
             pthread_mutex_destroy(&c.mu);
         }
@@ -1535,7 +1580,6 @@ static void test_placements(void)
     if (p)
         pl_destroy(p);
 }
-
 
 /* The stream's pool once its codestream buffers are all pinned (GPU engine:
  * the provisioner works on its own thread; waited for up to 10 s), or at
@@ -1574,7 +1618,9 @@ static void test_provisioning(void)
     const int gpu = pl_uses_gpu(p);
     /* A live stream: its frames are plain mappings until the provisioner pins them. Each
      * frame is delivered before the next is taken, so that none is dropped. */
-    pl_stream_config sc = {.name = "provision", .backpressure = PL_DROP_OLDEST, .frames = frames,
+    pl_stream_config sc = {.name = "provision",
+                           .backpressure = PL_DROP_OLDEST,
+                           .frames = frames,
                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
     int sid;
     xsf_error err;
@@ -1592,9 +1638,10 @@ static void test_provisioning(void)
     CHECK(ss.delivered == 8 && ss.dropped_total == 0, "%llu of 8 frames delivered, %llu dropped",
           (unsigned long long)ss.delivered, (unsigned long long)ss.dropped_total);
     CHECK(ss.pool_bytes >= first && ss.pool_bytes <= frames * first && ss.pool_bytes % first == 0,
-          "after 8 frames: %zu bytes in the pool (1 to %u frames of %zu)", ss.pool_bytes, frames, first);
-    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0), "after 8 frames: %zu of %zu bytes pinned",
-          ss.pool_pinned_bytes, ss.pool_bytes);
+          "after 8 frames: %zu bytes in the pool (1 to %u frames of %zu)", ss.pool_bytes, frames,
+          first);
+    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
+          "after 8 frames: %zu of %zu bytes pinned", ss.pool_pinned_bytes, ss.pool_bytes);
     const size_t before = ss.pool_bytes;
     /* A frame that grows (to half as much again as asked): its buffer is replaced and the
      * new one pinned once it is back. */
@@ -1603,10 +1650,10 @@ static void test_provisioning(void)
     if (f)
         pl_frame_discard(p, f);
     ss = pool_settled(p, sid);
-    CHECK(ss.pool_bytes == before + 2 * first, "after growing: %zu bytes in the pool, want %zu", ss.pool_bytes,
-          before + 2 * first);
-    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0), "after growing: %zu of %zu bytes pinned",
-          ss.pool_pinned_bytes, ss.pool_bytes);
+    CHECK(ss.pool_bytes == before + 2 * first, "after growing: %zu bytes in the pool, want %zu",
+          ss.pool_bytes, before + 2 * first);
+    CHECK(ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
+          "after growing: %zu of %zu bytes pinned", ss.pool_pinned_bytes, ss.pool_bytes);
     pl_pin_stats ps;
     pl_pin_stats_get(&ps);
     CHECK(gpu ? ps.pins > 0 && ps.pinned_bytes >= ss.pool_pinned_bytes : ps.pins == 0,
@@ -1621,7 +1668,8 @@ static void test_provisioning(void)
     pl_frame_discard(p, pl_frame_acquire(p, sid, 2 * first));
     pl_stream_stats_get(p, sid, &ss); /* not waited for */
     CHECK(ss.pool_bytes == 3 * first && ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
-          "a waiting stream's grown frame: %zu of %zu bytes pinned at once", ss.pool_pinned_bytes, ss.pool_bytes);
+          "a waiting stream's grown frame: %zu of %zu bytes pinned at once", ss.pool_pinned_bytes,
+          ss.pool_bytes);
     pl_stream_remove(p, sid, NULL);
     holder_release_all(&h);
     pl_destroy(p);
@@ -1646,17 +1694,20 @@ static void test_provisioning(void)
     pl_stream_finish(p, sid);
     pl_stream_stats_get(p, sid, &ss); /* not waited for */
     CHECK(ss.delivered == 4 && ss.pool_pinned_bytes == (gpu ? ss.pool_bytes : 0),
-          "with a reserve: %llu of 4 delivered, %zu of %zu bytes pinned", (unsigned long long)ss.delivered,
-          ss.pool_pinned_bytes, ss.pool_bytes);
+          "with a reserve: %llu of 4 delivered, %zu of %zu bytes pinned",
+          (unsigned long long)ss.delivered, ss.pool_pinned_bytes, ss.pool_bytes);
     pl_pin_stats_get(&ps);
     CHECK(gpu ? ps.reserve_used >= before_ps.reserve_used + ss.pool_bytes : ps.reserve_used == 0,
-          "reserve in use: %llu bytes, the pool %zu", (unsigned long long)ps.reserve_used, ss.pool_bytes);
+          "reserve in use: %llu bytes, the pool %zu", (unsigned long long)ps.reserve_used,
+          ss.pool_bytes);
     pl_stream_remove(p, sid, NULL);
     holder_release_all(&h);
     pl_destroy(p);
     pl_pin_stats_get(&ps);
-    CHECK(ps.reserve_used == before_ps.reserve_used, "reserve in use after the pipeline went: %llu bytes, "
-          "%llu before", (unsigned long long)ps.reserve_used, (unsigned long long)before_ps.reserve_used);
+    CHECK(ps.reserve_used == before_ps.reserve_used,
+          "reserve in use after the pipeline went: %llu bytes, "
+          "%llu before",
+          (unsigned long long)ps.reserve_used, (unsigned long long)before_ps.reserve_used);
     free(data);
     if (!gpu)
         return;
@@ -1685,7 +1736,8 @@ static void test_provisioning(void)
     CHECK(ps.reserve_used == 0, "reserve in use after every buffer went back: %llu bytes",
           (unsigned long long)ps.reserve_used);
     void *big = pl_host_map((size_t)31 << 20);
-    CHECK(big && pl_host_pinned(big), "a 31 MiB buffer from the 32 MiB reserve after its spans merged");
+    CHECK(big && pl_host_pinned(big),
+          "a 31 MiB buffer from the 32 MiB reserve after its spans merged");
     pl_host_free(big, 1);
 }
 

@@ -28,8 +28,8 @@
 
 #include "jxs_file.h"
 #include "pipeline.h"
-#include "xs.h"
 #include "test.h"
+#include "xs.h"
 
 static const char *vector_dir;
 

@@ -132,7 +132,6 @@ static inline void tu_on_frame(void *ctx, const rtp_frame *f)
     s->frames++;
 }
 
-
 /* Sends a clip over `u` with the library's sender: each frame's packets at once at its
  * time (cfg.pacing, usually RTP_PACING_FRAME), `loops` times; its counts in *res. */
 static inline xsf_status tu_send_clip(rtp_udp *u, rtp_sender_config cfg, const uint8_t *data,

@@ -283,8 +283,8 @@ static void test_weave(void)
         int bad = 0;
         for (int c = 0; c < 3; c++) {
             const int h = cases[k].h1[c] + cases[k].h2[c];
-            bad += fr.fmt.height[c] != h || fr.fmt.width[c] != f1.fmt.width[c] || fr.fmt.depth[c] != 10 ||
-                   (fr.stride[c] / 2) != (size_t)f1.fmt.width[c];
+            bad += fr.fmt.height[c] != h || fr.fmt.width[c] != f1.fmt.width[c] ||
+                   fr.fmt.depth[c] != 10 || (fr.stride[c] / 2) != (size_t)f1.fmt.width[c];
             for (int y = 0; y < h && !bad; y++) {
                 const xsf_picture *src = (y & 1) ? &f2 : &f1;
                 for (int x = 0; x < fr.fmt.width[c]; x++)
@@ -356,8 +356,8 @@ static int decode_ref(xs_decoder *dec, const uint8_t *cs, size_t len, xsf_pictur
         out->stride[c] = ((size_t)img->fmt.width[c]) * sizeof(uint16_t);
         out->data[c] = (uint8_t *)(buf + off);
         for (int y = 0; y < img->fmt.height[c]; y++)
-            memcpy(buf + off + (size_t)y * (size_t)img->fmt.width[c],
-                   xsf_picture_row16(img, c, y), (size_t)img->fmt.width[c] * 2);
+            memcpy(buf + off + (size_t)y * (size_t)img->fmt.width[c], xsf_picture_row16(img, c, y),
+                   (size_t)img->fmt.width[c] * 2);
         off += (size_t)img->fmt.width[c] * (size_t)img->fmt.height[c];
     }
     return 0;
@@ -397,8 +397,7 @@ static void on_e2e(void *ctx, const rtp_field_frame *fr)
         bad += woven.fmt.height[c] != 2 * f1.fmt.height[c] || woven.fmt.width[c] != f1.fmt.width[c];
         for (int y = 0; y < woven.fmt.height[c] && !bad; y++) {
             const xsf_picture *src = (y & 1) ? &f2 : &f1;
-            bad += memcmp(xsf_picture_row16(&woven, c, y),
-                          xsf_picture_row16(src, c, y / 2),
+            bad += memcmp(xsf_picture_row16(&woven, c, y), xsf_picture_row16(src, c, y / 2),
                           (size_t)woven.fmt.width[c] * 2) != 0;
         }
     }

@@ -230,8 +230,8 @@ static void run(const clip *c, const char *name, const char *loopback, rtp_jxs_m
     CHECK(rtp_udp_gro(r.sock) == gro, "%s: GRO %d, asked for %d", name, rtp_udp_gro(r.sock), gro);
     rtp_sender_config cfg = clip_config(mode, packet_bytes, drop_every);
     rtp_sender_stats res;
-    CHECK(tu_send_clip(tx, cfg, c->data, c->len, LOOPS, &res, &err) == XSF_OK, "%s: send: %s",
-          name, err.msg);
+    CHECK(tu_send_clip(tx, cfg, c->data, c->len, LOOPS, &res, &err) == XSF_OK, "%s: send: %s", name,
+          err.msg);
     rx_close(&r);
     const rtp_stats *st = rtp_depacketizer_stats(r.dep);
     const rtp_udp_counters *txc = rtp_udp_get_counters(tx), *rxc = rtp_udp_get_counters(r.sock);
@@ -255,8 +255,7 @@ static void run(const clip *c, const char *name, const char *loopback, rtp_jxs_m
           "%s: %zu bytes received, %zu expected%s", name, r.sink.len, want_bytes,
           r.sink.len == want_bytes ? " (they differ)" : "");
     free(expected);
-    CHECK(st->frames_complete == want_frames &&
-              st->frames_complete + st->frames_dropped == frames,
+    CHECK(st->frames_complete == want_frames && st->frames_complete + st->frames_dropped == frames,
           "%s: %llu whole + %llu dropped frames, want %zu whole of %zu", name,
           (unsigned long long)st->frames_complete, (unsigned long long)st->frames_dropped,
           want_frames, frames);
@@ -275,10 +274,10 @@ static void run(const clip *c, const char *name, const char *loopback, rtp_jxs_m
           "%s: datagrams %llu handed out (%llu counted), %llu sent, %llu packets", name,
           (unsigned long long)r.datagrams, (unsigned long long)rxc->received_datagrams,
           (unsigned long long)txc->sent_datagrams, (unsigned long long)res.packets);
-    CHECK(r.stamps_out_of_range == 0, "%s: %llu datagrams without a kernel stamp of this run",
-          name, (unsigned long long)r.stamps_out_of_range);
-    CHECK((txc->gso_messages > 0) == want.gso_messages, "%s: %llu GSO messages of %llu sends",
-          name, (unsigned long long)txc->gso_messages, (unsigned long long)txc->send_calls);
+    CHECK(r.stamps_out_of_range == 0, "%s: %llu datagrams without a kernel stamp of this run", name,
+          (unsigned long long)r.stamps_out_of_range);
+    CHECK((txc->gso_messages > 0) == want.gso_messages, "%s: %llu GSO messages of %llu sends", name,
+          (unsigned long long)txc->gso_messages, (unsigned long long)txc->send_calls);
     CHECK((rxc->gro_buffers > 0) == want.gro_buffers &&
               (rxc->received_buffers < rxc->received_datagrams) == want.gro_buffers,
           "%s: %llu GRO buffers, %llu buffers for %llu datagrams", name,
@@ -334,8 +333,8 @@ static void plain_sender(const clip *c, int gro)
             rtp_packetize(p, c->data + c->off[f], c->bytes[f], (uint32_t)(k * 900), (unsigned)k,
                           RTP_JXS_PROGRESSIVE, tu_collect, &pk, &err);
             for (size_t i = 0; i < pk.n; i++) {
-                if (sendto(fd, pk.p[i].data, pk.p[i].len, 0, (struct sockaddr *)&sin,
-                           sizeof sin) != (ssize_t)pk.p[i].len)
+                if (sendto(fd, pk.p[i].data, pk.p[i].len, 0, (struct sockaddr *)&sin, sizeof sin) !=
+                    (ssize_t)pk.p[i].len)
                     failed++;
                 sent++;
             }
@@ -399,8 +398,8 @@ static void test_vector(const char *path)
     run(&c, "GSO, no GRO, every 97th packet left out", "127.0.0.1", RTP_JXS_CODESTREAM, 1440,
         RTP_UDP_GSO_MAX, 0, 97, 0, gso_only);
     run(&c, "no GSO, GRO", "127.0.0.1", RTP_JXS_CODESTREAM, 1440, 0, 1, 0, 0, none);
-    run(&c, "no GSO, GRO, every 97th packet left out", "127.0.0.1", RTP_JXS_CODESTREAM, 1440, 0,
-        1, 97, 0, none);
+    run(&c, "no GSO, GRO, every 97th packet left out", "127.0.0.1", RTP_JXS_CODESTREAM, 1440, 0, 1,
+        97, 0, none);
     run(&c, "no GSO, no GRO", "127.0.0.1", RTP_JXS_CODESTREAM, 1440, 0, 0, 0, 0, none);
     run(&c, "GSO refused (SO_NO_CHECK), GRO", "127.0.0.1", RTP_JXS_CODESTREAM, 1440,
         RTP_UDP_GSO_MAX, 1, 0, 1, none);

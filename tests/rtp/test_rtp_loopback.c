@@ -316,7 +316,8 @@ int main(int argc, char **argv)
             v.frame_len[v.nframes++] = n;
             off += n;
         }
-        CHECK(v.data && off == v.len, "%s: unreadable, or not a sequence of whole codestreams", v.name);
+        CHECK(v.data && off == v.len, "%s: unreadable, or not a sequence of whole codestreams",
+              v.name);
         if (!v.data || off != v.len) {
             free(v.data);
             continue;

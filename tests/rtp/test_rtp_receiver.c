@@ -742,8 +742,9 @@ static void holes_in_a_row(void)
         if (i != mid[1] && i != mid[2] && i != mid[3])
             rtp_depacketizer_push(d, s.pk.p[i].data, s.pk.p[i].len, t0 + step * i);
     const rtp_stats *st = rtp_depacketizer_stats(d);
-    CHECK(st->frames_complete == 1 && st->lost == 0, "%s: after the packets: %llu whole, %llu lost (want 1, 0)",
-          who, (unsigned long long)st->frames_complete, (unsigned long long)st->lost);
+    CHECK(st->frames_complete == 1 && st->lost == 0,
+          "%s: after the packets: %llu whole, %llu lost (want 1, 0)", who,
+          (unsigned long long)st->frames_complete, (unsigned long long)st->lost);
     for (int k = 1; k <= 3; k++) {
         const uint64_t seen = t0 + step * (mid[k] + 1); /* the packet behind the hole */
         rtp_depacketizer_poll(d, seen + 20000 * us - 50 * us);
@@ -753,8 +754,9 @@ static void holes_in_a_row(void)
         CHECK(st->lost == (uint64_t)k, "%s: hole %d, just after its time: %llu lost", who, k,
               (unsigned long long)st->lost);
     }
-    CHECK(st->frames_complete == 3 && st->frames_dropped == 3, "%s: %llu whole, %llu dropped (want 3, 3)", who,
-          (unsigned long long)st->frames_complete, (unsigned long long)st->frames_dropped);
+    CHECK(st->frames_complete == 3 && st->frames_dropped == 3,
+          "%s: %llu whole, %llu dropped (want 3, 3)", who, (unsigned long long)st->frames_complete,
+          (unsigned long long)st->frames_dropped);
     rtp_depacketizer_flush(d);
     rtp_depacketizer_destroy(d);
     free(r.sink.data);

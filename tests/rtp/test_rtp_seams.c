@@ -20,9 +20,9 @@ static void test_frat(void)
         uint16_t want_num;
         uint8_t want_code;
     } cases[] = {
-        {25, 1, 25, 1},       {50, 1, 50, 1},     {60000, 1001, 60, 2}, {30000, 1001, 30, 2},
-        {24000, 1001, 24, 2}, {120000, 2002, 60, 2}, {50, 2, 25, 1},    {25, 2, 0, 0},
-        {2997, 100, 0, 0},    {0, 0, 0, 0},        {70000, 1, 0, 0},    {1000, 1001, 1, 2},
+        {25, 1, 25, 1},       {50, 1, 50, 1},        {60000, 1001, 60, 2}, {30000, 1001, 30, 2},
+        {24000, 1001, 24, 2}, {120000, 2002, 60, 2}, {50, 2, 25, 1},       {25, 2, 0, 0},
+        {2997, 100, 0, 0},    {0, 0, 0, 0},          {70000, 1, 0, 0},     {1000, 1001, 1, 2},
         {1001, 1001, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -41,13 +41,18 @@ static void test_stream(const rtp_clip *clip)
 {
     const xs_header *h = &clip->first;
     /* The boxes of xsflow send's defaults, and of the payloader's (nothing known). */
-    rtp_stream_desc d = {.rate_num = 25, .rate_den = 1, .max_codestream_bytes = 100000,
-                         .colorimetry = "BT709", .tcs = "SDR", .range = "NARROW"};
+    rtp_stream_desc d = {.rate_num = 25,
+                         .rate_den = 1,
+                         .max_codestream_bytes = 100000,
+                         .colorimetry = "BT709",
+                         .tcs = "SDR",
+                         .range = "NARROW"};
     rtp_jxs_boxes b;
     rtp_jxs_boxes_for_stream(&b, h, &d);
     CHECK(b.brat_mbps == 20 && b.frat_num == 25 && b.frat_den_code == 1, "brat %u frat %u/%u",
           b.brat_mbps, b.frat_num, b.frat_den_code);
-    CHECK(!strcmp(rtp_jxs_sampling_name(h), "YCbCr-4:2:2"), "sampling %s", rtp_jxs_sampling_name(h));
+    CHECK(!strcmp(rtp_jxs_sampling_name(h), "YCbCr-4:2:2"), "sampling %s",
+          rtp_jxs_sampling_name(h));
     CHECK(b.schar == (0x8000 | (h->depth[0] - 1) << 4 | 0), "schar %04x", b.schar);
     CHECK(b.colr_meth == 5 && b.primaries == 1 && b.transfer == 1 && b.matrix == 1 && !b.full_range,
           "colr %u %u %u %u", b.primaries, b.transfer, b.matrix, b.full_range);
@@ -114,7 +119,8 @@ static void test_clip(const uint8_t *data, size_t len, rtp_clip *clip)
     xsf_error_clear(&err);
     char want[64];
     snprintf(want, sizeof want, "codestream 5 (file byte %zu): ", len);
-    CHECK(rtp_clip_open(&c2, bad, len + 10, &err) != XSF_OK && !strncmp(err.msg, want, strlen(want)),
+    CHECK(rtp_clip_open(&c2, bad, len + 10, &err) != XSF_OK &&
+              !strncmp(err.msg, want, strlen(want)),
           "garbage after the clip: %s", err.msg);
     xsf_error_clear(&err);
     CHECK(rtp_clip_open(&c2, bad, 0, &err) == XSF_ERR_TRUNCATED && c2.count == 0, "empty clip");
@@ -148,8 +154,11 @@ static void test_frame_header(const rtp_clip *clip)
 {
     for (int mode = 0; mode < 2; mode++) {
         for (size_t pkt = 80; pkt <= 1440; pkt += 1360) {
-            rtp_packetizer_config pc = {.mode = (rtp_jxs_mode)mode, .packet_bytes = pkt,
-                                        .payload_type = 112, .ssrc = 5, .boxes = 1};
+            rtp_packetizer_config pc = {.mode = (rtp_jxs_mode)mode,
+                                        .packet_bytes = pkt,
+                                        .payload_type = 112,
+                                        .ssrc = 5,
+                                        .boxes = 1};
             rtp_packetizer *p = NULL;
             xsf_error err;
             xsf_error_clear(&err);
@@ -161,8 +170,11 @@ static void test_frame_header(const rtp_clip *clip)
                               (unsigned)i, RTP_JXS_PROGRESSIVE, tu_collect, &pk, &err);
             rtp_packetizer_destroy(p);
             header_check hc = {0, 0, 0};
-            rtp_depacketizer_config dc = {.payload_type = 112, .ssrc_given = 1, .ssrc = 5,
-                                          .on_frame = on_frame_header, .ctx = &hc};
+            rtp_depacketizer_config dc = {.payload_type = 112,
+                                          .ssrc_given = 1,
+                                          .ssrc = 5,
+                                          .on_frame = on_frame_header,
+                                          .ctx = &hc};
             rtp_depacketizer *d = NULL;
             CHECK(rtp_depacketizer_create(&d, &dc, &err) == XSF_OK, "depacketizer");
             for (size_t i = 0; d && i < pk.n; i++)
@@ -240,8 +252,11 @@ static void test_sender_pcap(const rtp_clip *clip, const char *dir, int interlac
     rtp_depacketizer *d = NULL;
     tu_sink sink;
     memset(&sink, 0, sizeof sink);
-    rtp_depacketizer_config dc = {.payload_type = 112, .validate = 1, .on_frame = tu_on_frame,
-                                  .ctx = &sink, .packets_kept = 1};
+    rtp_depacketizer_config dc = {.payload_type = 112,
+                                  .validate = 1,
+                                  .on_frame = tu_on_frame,
+                                  .ctx = &sink,
+                                  .packets_kept = 1};
     rtp_depacketizer_create(&d, &dc, &err);
     for (;;) {
         rtp_datagram dg[RTP_UDP_BATCH];
@@ -335,7 +350,8 @@ static void test_sender_stop(const rtp_clip *clip, const char *dir)
     sc.pcap = w;
     sc.stop = stop_after_3;
     sc.stop_ctx = &s;
-    CHECK(rtp_sender_create(&s, &sc, &err) == XSF_OK && rtp_sender_send_clip(s, clip, 4, &err) == XSF_OK,
+    CHECK(rtp_sender_create(&s, &sc, &err) == XSF_OK &&
+              rtp_sender_send_clip(s, clip, 4, &err) == XSF_OK,
           "send: %s", err.msg);
     CHECK(s && rtp_sender_get_stats(s)->stopped && rtp_sender_get_stats(s)->segments == 3,
           "stopped after 3 segments");
@@ -350,11 +366,12 @@ static void test_sender_stop(const rtp_clip *clip, const char *dir)
 
 static void test_receiver_setup(void)
 {
-    const char *text = "v=0\r\no=- 1 1 IN IP4 192.0.2.7\r\ns=x\r\nc=IN IP4 239.1.2.3/32\r\nt=0 0\r\n"
-                       "m=video 5006 RTP/AVP 98\r\na=source-filter: incl IN IP4 239.1.2.3 "
-                       "192.0.2.7\r\na=rtpmap:98 jxsv/90000\r\na=fmtp:98 packetmode=1; "
-                       "width=1920; height=1080; sampling=YCbCr-4:2:2; depth=10; "
-                       "exactframerate=30000/1001; interlace\r\n";
+    const char *text =
+        "v=0\r\no=- 1 1 IN IP4 192.0.2.7\r\ns=x\r\nc=IN IP4 239.1.2.3/32\r\nt=0 0\r\n"
+        "m=video 5006 RTP/AVP 98\r\na=source-filter: incl IN IP4 239.1.2.3 "
+        "192.0.2.7\r\na=rtpmap:98 jxsv/90000\r\na=fmtp:98 packetmode=1; "
+        "width=1920; height=1080; sampling=YCbCr-4:2:2; depth=10; "
+        "exactframerate=30000/1001; interlace\r\n";
     rtp_sdp sdp;
     xsf_error err;
     xsf_error_clear(&err);
@@ -373,8 +390,8 @@ static void test_receiver_setup(void)
               rs.max_frame_bytes == 2 * rtp_jxs_codestream_bound(samples),
           "the SDP's bound: %zu, frame %zu", rs.depacketizer.max_frame_bytes, rs.max_frame_bytes);
     CHECK(rs.depacketizer.payload_type == 98 && rs.depacketizer.reorder_packets == 512 &&
-              rs.depacketizer.reorder_ns == 20000000u && rs.interlaced && rs.mode == RTP_JXS_SLICE &&
-              rs.rate_num == 30000 && rs.rate_den == 1001,
+              rs.depacketizer.reorder_ns == 20000000u && rs.interlaced &&
+              rs.mode == RTP_JXS_SLICE && rs.rate_num == 30000 && rs.rate_den == 1001,
           "payload type, reorder, interlace, mode, rate");
     CHECK(rs.has_dest && rs.dest.port == 5006 && rs.dest.addr[0] == 239 && rs.has_source &&
               rs.source.addr[3] == 7,

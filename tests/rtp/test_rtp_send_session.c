@@ -66,13 +66,15 @@ static void test_defaults(void)
     CHECK(rtp_send_session_run(s, 2, &f) == XSF_OK, "run: %s", f.err.msg);
     rtp_send_report r;
     rtp_send_session_report(s, &r);
-    CHECK(r.codestreams >= 1 && r.stats.segments == 2 * r.codestreams && r.stats.packets >= r.stats.segments &&
-              !r.socket && !r.impair,
-          "report: %zu codestreams, %llu segments", r.codestreams, (unsigned long long)r.stats.segments);
+    CHECK(r.codestreams >= 1 && r.stats.segments == 2 * r.codestreams &&
+              r.stats.packets >= r.stats.segments && !r.socket && !r.impair,
+          "report: %zu codestreams, %llu segments", r.codestreams,
+          (unsigned long long)r.stats.segments);
     char a[96], b[96];
     rtp_addr_format(&r.dest, 1, a, sizeof a);
     rtp_addr_format(&r.source, 1, b, sizeof b);
-    CHECK(!strcmp(a, "239.0.0.1:5004") && !strcmp(b, "192.0.2.1:50000"), "addresses %s from %s", a, b);
+    CHECK(!strcmp(a, "239.0.0.1:5004") && !strcmp(b, "192.0.2.1:50000"), "addresses %s from %s", a,
+          b);
 
     char text[4096];
     rtp_sdp d;
@@ -80,9 +82,10 @@ static void test_defaults(void)
     xsf_error_clear(&err);
     const int n = read_text(sdp, text, sizeof text);
     CHECK(n > 0 && rtp_sdp_parse(text, (size_t)n, &d, &err) == XSF_OK, "SDP: %s", err.msg);
-    CHECK(!strcmp(d.dest_addr, "239.0.0.1") && d.port == 5004 && !strcmp(d.origin_addr, "192.0.2.1") &&
-              !d.source_addr[0] && d.ttl == 16 && d.payload_type == 112 && d.rate_num == 50 &&
-              d.rate_den == 1 && !strcmp(d.tp, "2110TPNL"),
+    CHECK(!strcmp(d.dest_addr, "239.0.0.1") && d.port == 5004 &&
+              !strcmp(d.origin_addr, "192.0.2.1") && !d.source_addr[0] && d.ttl == 16 &&
+              d.payload_type == 112 && d.rate_num == 50 && d.rate_den == 1 &&
+              !strcmp(d.tp, "2110TPNL"),
           "SDP: c=%s/%u m=%u o=%s filter '%s' pt %u rate %u/%u tp %s", d.dest_addr, d.ttl, d.port,
           d.origin_addr, d.source_addr, d.payload_type, d.rate_num, d.rate_den, d.tp);
 
@@ -94,15 +97,15 @@ static void test_defaults(void)
         rtp_header h;
         rtp_addr_format(&p.src, 1, a, sizeof a);
         rtp_addr_format(&p.dst, 1, b, sizeof b);
-        bad += rtp_header_parse(p.udp_payload, p.bytes, &h, &err) != XSF_OK || h.ssrc != 0x12345678 ||
-               h.seq != (uint16_t)(65530 + count) || h.payload_type != 112 ||
-               (count == 0 && h.timestamp != r.first_timestamp) || strcmp(a, "192.0.2.1:50000") ||
-               strcmp(b, "239.0.0.1:5004");
+        bad += rtp_header_parse(p.udp_payload, p.bytes, &h, &err) != XSF_OK ||
+               h.ssrc != 0x12345678 || h.seq != (uint16_t)(65530 + count) ||
+               h.payload_type != 112 || (count == 0 && h.timestamp != r.first_timestamp) ||
+               strcmp(a, "192.0.2.1:50000") || strcmp(b, "239.0.0.1:5004");
         count++;
     }
     rtp_pcap_close(rd);
-    CHECK(count == r.stats.packets && !bad, "%llu packets (%llu sent), %llu wrong", (unsigned long long)count,
-          (unsigned long long)r.stats.packets, (unsigned long long)bad);
+    CHECK(count == r.stats.packets && !bad, "%llu packets (%llu sent), %llu wrong",
+          (unsigned long long)count, (unsigned long long)r.stats.packets, (unsigned long long)bad);
 
     /* --stats-json: the counts, first_timestamp, complete, the impairment settings. */
     char want[512], json[1024];
@@ -118,12 +121,14 @@ static void test_defaults(void)
     CHECK(jn == (int)strlen(want) && !strcmp(json, want), "stats json:\n%s want\n%s", json, want);
     char path[1024];
     snprintf(path, sizeof path, "%s/stats.json", dir);
-    CHECK(rtp_send_session_write_stats(s, path, 1, &err) == XSF_OK && read_text(path, text, sizeof text) > 0 &&
-              strstr(text, "\"complete\": true") && !strncmp(text, want, 40),
+    CHECK(rtp_send_session_write_stats(s, path, 1, &err) == XSF_OK &&
+              read_text(path, text, sizeof text) > 0 && strstr(text, "\"complete\": true") &&
+              !strncmp(text, want, 40),
           "stats file: %s", text);
     snprintf(path, sizeof path, "%s/no/such/dir/stats.json", dir);
     xsf_error_clear(&err);
-    CHECK(rtp_send_session_write_stats(s, path, 1, &err) == XSF_ERR_IO && !strcmp(err.msg, "cannot create the file"),
+    CHECK(rtp_send_session_write_stats(s, path, 1, &err) == XSF_ERR_IO &&
+              !strcmp(err.msg, "cannot create the file"),
           "stats file in no folder: %s", err.msg);
     rtp_send_session_close(s);
 }
@@ -139,7 +144,8 @@ static void test_ipv6_source(void)
     c.to = "[ff15::1]:6000";
     rtp_send_session *s = NULL;
     rtp_send_failure f;
-    CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open v6: %s", f.err.msg);
+    CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open v6: %s",
+          f.err.msg);
     rtp_send_report r;
     char a[96];
     if (s) {
@@ -155,7 +161,8 @@ static void test_ipv6_source(void)
     c.impair.loss = 0.01;
     c.impair.seed = 9;
     s = NULL;
-    CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open v6 source: %s", f.err.msg);
+    CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open v6 source: %s",
+          f.err.msg);
     if (!s)
         return;
     CHECK(rtp_send_session_run(s, 2, &f) == XSF_OK, "run v6: %s", f.err.msg);
@@ -165,15 +172,18 @@ static void test_ipv6_source(void)
     xsf_error_clear(&err);
     const int n = read_text(sdp, text, sizeof text);
     CHECK(n > 0 && rtp_sdp_parse(text, (size_t)n, &d, &err) == XSF_OK && d.ipv6 && d.port == 6000 &&
-              !strcmp(d.source_addr, "2001:db8::7") && !strcmp(d.origin_addr, "2001:db8::7") && d.interlace,
+              !strcmp(d.source_addr, "2001:db8::7") && !strcmp(d.origin_addr, "2001:db8::7") &&
+              d.interlace,
           "v6 SDP: %s", text);
     rtp_send_session_report(s, &r);
     char json[1024], want[128];
     rtp_send_session_stats_json(s, 1, json, sizeof json);
     snprintf(want, sizeof want, "\"frames\": %llu,", (unsigned long long)(r.stats.segments / 2));
-    CHECK(r.impair && strstr(json, want) && strstr(json, "\"loss\": 0.01,") && strstr(json, "\"seed\": 9,"),
+    CHECK(r.impair && strstr(json, want) && strstr(json, "\"loss\": 0.01,") &&
+              strstr(json, "\"seed\": 9,"),
           "interlaced, impaired json: %s", json);
-    snprintf(want, sizeof want, "\"packets\": %llu,", (unsigned long long)(r.impair ? r.impair->packets : 0));
+    snprintf(want, sizeof want, "\"packets\": %llu,",
+             (unsigned long long)(r.impair ? r.impair->packets : 0));
     CHECK(r.impair && r.impair->packets && strstr(json, want), "impaired packets in %s", json);
     rtp_send_session_close(s);
 }
@@ -210,13 +220,14 @@ static void test_failures(void)
     c.pcap = pcap;
     CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open: %s", f.err.msg);
     if (s) {
-        CHECK(rtp_send_session_run(s, 1, &f) != XSF_OK && !f.usage && f.subject == pcap, "pcap in no folder: %s",
-              f.subject);
+        CHECK(rtp_send_session_run(s, 1, &f) != XSF_OK && !f.usage && f.subject == pcap,
+              "pcap in no folder: %s", f.subject);
         rtp_send_report r;
         rtp_send_session_report(s, &r);
         char json[1024];
         rtp_send_session_stats_json(s, 0, json, sizeof json);
-        static const char zero[] = "{\"segments\": 0, \"frames\": 0, \"datagrams\": 0, \"bytes\": 0, ";
+        static const char zero[] =
+            "{\"segments\": 0, \"frames\": 0, \"datagrams\": 0, \"bytes\": 0, ";
         CHECK(!r.stats.segments && !r.stats.packets && !strncmp(json, zero, sizeof zero - 1),
               "nothing sent: %s", json);
         rtp_send_session_close(s);
@@ -226,7 +237,8 @@ static void test_failures(void)
     c.packet_bytes = 10;
     CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open: %s", f.err.msg);
     if (s) {
-        CHECK(rtp_send_session_run(s, 1, &f) == XSF_ERR_ARG && f.usage && !strcmp(f.subject, "clip.jxs"),
+        CHECK(rtp_send_session_run(s, 1, &f) == XSF_ERR_ARG && f.usage &&
+                  !strcmp(f.subject, "clip.jxs"),
               "packets too small: %s", f.subject);
         rtp_send_session_close(s);
     }
@@ -235,7 +247,8 @@ static void test_failures(void)
     c.impair.loss = 2;
     CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK, "open: %s", f.err.msg);
     if (s) {
-        CHECK(rtp_send_session_run(s, 1, &f) == XSF_ERR_ARG && f.usage && !strcmp(f.subject, "--loss"),
+        CHECK(rtp_send_session_run(s, 1, &f) == XSF_ERR_ARG && f.usage &&
+                  !strcmp(f.subject, "--loss"),
               "loss 2: %s", f.subject);
         rtp_send_session_close(s);
     }

@@ -51,7 +51,8 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
     CHECK(r.port != 0, "port");
     CHECK(!strncmp(r.engine, "CPU", 3), "engine '%s'", r.engine);
     struct stat sb;
-    CHECK(stat(out, &sb) == 0 && (uint64_t)sb.st_size == 2u * SEQ_BYTES && r.written == 2u * SEQ_BYTES,
+    CHECK(stat(out, &sb) == 0 && (uint64_t)sb.st_size == 2u * SEQ_BYTES &&
+              r.written == 2u * SEQ_BYTES,
           "written %llu", (unsigned long long)r.written);
 
     /* An output whose directory does not exist: the pictures are still checked. */

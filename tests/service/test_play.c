@@ -32,10 +32,10 @@ static void test_sequence(const uint8_t *data, size_t len)
         }
         const xsf_picture *img;
         size_t used = 0;
-        CHECK(xs_decode(ref, data + off, len - off, &used, &img) == XSF_OK && used == bytes, "picture %d: %zu bytes",
-              pictures, bytes);
-        int same = pic.fmt.nc == (img->fmt.nc > 3 ? 3 : img->fmt.nc) && pic.memory != XSF_MEMORY_DEVICE &&
-                   pic.fmt.depth[0] == img->fmt.depth[0];
+        CHECK(xs_decode(ref, data + off, len - off, &used, &img) == XSF_OK && used == bytes,
+              "picture %d: %zu bytes", pictures, bytes);
+        int same = pic.fmt.nc == (img->fmt.nc > 3 ? 3 : img->fmt.nc) &&
+                   pic.memory != XSF_MEMORY_DEVICE && pic.fmt.depth[0] == img->fmt.depth[0];
         for (int c = 0; same && c < pic.fmt.nc; c++)
             for (int y = 0; same && y < pic.fmt.height[c]; y++)
                 same = pic.fmt.width[c] == img->fmt.width[c] &&
@@ -51,7 +51,8 @@ static void test_sequence(const uint8_t *data, size_t len)
     CHECK(!p.done(p.ctx) && svc_jxs_source_frames(s) == 0, "rewound");
     xsf_picture pic;
     size_t bytes;
-    CHECK(p.next(p.ctx, &pic, &bytes, &err) == XSF_OK && svc_jxs_source_frames(s) == 1, "the first again");
+    CHECK(p.next(p.ctx, &pic, &bytes, &err) == XSF_OK && svc_jxs_source_frames(s) == 1,
+          "the first again");
     CHECK(pic.colour.source == XSF_COLOUR_DEFAULT, "a YCbCr codestream says nothing of its colour");
     xs_decoder_destroy(ref);
     svc_jxs_source_close(s);
@@ -130,8 +131,8 @@ static void test_refusals(const uint8_t *data, size_t len)
     }
     if (!dsp_have_interop()) {
         xsf_error_clear(&err);
-        CHECK(svc_jxs_source_open(&s, data, len, JXS_ENGINE_GPU, &err) == XSF_ERR_UNSUPPORTED && !s &&
-                  strstr(err.msg, "interop"),
+        CHECK(svc_jxs_source_open(&s, data, len, JXS_ENGINE_GPU, &err) == XSF_ERR_UNSUPPORTED &&
+                  !s && strstr(err.msg, "interop"),
               "the GPU engine without interop: %s", err.msg);
     } else if (xs_gpu_available() != XSF_OK) {
         xsf_error_clear(&err);

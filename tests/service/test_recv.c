@@ -56,21 +56,27 @@ static size_t make_pcap(const uint8_t *data, size_t len, const char *path)
 {
     xsf_error err;
     xsf_error_clear(&err);
-    rtp_packetizer_config pc = {.mode = RTP_JXS_CODESTREAM, .packet_bytes = 1440, .payload_type = 112,
-                                .ssrc = 0x5eed, .boxes = 1};
+    rtp_packetizer_config pc = {.mode = RTP_JXS_CODESTREAM,
+                                .packet_bytes = 1440,
+                                .payload_type = 112,
+                                .ssrc = 0x5eed,
+                                .boxes = 1};
     rtp_packetizer *pk = NULL;
     rtp_pcap_writer *w = NULL;
     rtp_addr src, dst;
-    if (rtp_packetizer_create(&pk, &pc, &err) != XSF_OK || rtp_addr_parse("10.0.0.1:5000", 1, &src, &err) ||
-        rtp_addr_parse("10.0.0.2:5004", 1, &dst, &err) || rtp_pcap_writer_open(&w, path, &err) != XSF_OK)
+    if (rtp_packetizer_create(&pk, &pc, &err) != XSF_OK ||
+        rtp_addr_parse("10.0.0.1:5000", 1, &src, &err) ||
+        rtp_addr_parse("10.0.0.2:5004", 1, &dst, &err) ||
+        rtp_pcap_writer_open(&w, path, &err) != XSF_OK)
         return 0;
     size_t frames = 0, off = 0;
     uint64_t t = 1700000000000000000ull;
     while (off < len) {
         const size_t n = tu_codestream_bytes(data + off, len - off);
         tu_list l = {0};
-        if (!n || rtp_packetize(pk, data + off, n, rtp_frame_timestamp(90000, frames, 50, 1), (unsigned)frames,
-                                RTP_JXS_PROGRESSIVE, tu_collect, &l, &err) != XSF_OK)
+        if (!n ||
+            rtp_packetize(pk, data + off, n, rtp_frame_timestamp(90000, frames, 50, 1),
+                          (unsigned)frames, RTP_JXS_PROGRESSIVE, tu_collect, &l, &err) != XSF_OK)
             break;
         for (size_t i = 0; i < l.n; i++)
             rtp_pcap_write(w, &src, &dst, l.p[i].data, l.p[i].len, t + i * 1000, &err);
@@ -149,7 +155,8 @@ static void test_run(const uint8_t *data, size_t len, const char *dir)
     svc_stream_figures fig;
     svc_recv_figures(s, 0, 0, &fig);
     CHECK(fig.pl.delivered == 5, "%llu delivered", (unsigned long long)fig.pl.delivered);
-    CHECK(fig.drops.total == 0 && fig.rtp.lost == 0, "drops %llu", (unsigned long long)fig.drops.total);
+    CHECK(fig.drops.total == 0 && fig.rtp.lost == 0, "drops %llu",
+          (unsigned long long)fig.drops.total);
     CHECK(fig.drops.memory_bound >= fig.drops.memory, "memory within its bound");
     CHECK(svc_recv_write_json(s, json, &f) == XSF_OK, "json: %s: %s", f.subject, f.err.msg);
     int wrote = 0;
@@ -161,15 +168,16 @@ static void test_run(const uint8_t *data, size_t len, const char *dir)
 
     size_t got_len = 0;
     uint8_t *got = tu_read_file(out, &got_len);
-    CHECK(got && got_len == len && !memcmp(got, data, len), "the codestreams written as sent (%zu of %zu bytes)",
-          got_len, len);
+    CHECK(got && got_len == len && !memcmp(got, data, len),
+          "the codestreams written as sent (%zu of %zu bytes)", got_len, len);
     free(got);
     static char text[1 << 16];
     file_text(json, text, sizeof text);
     CHECK(strstr(text, "\"engine\": ") && strstr(text, "\"frames_whole\": 5,") &&
               strstr(text, "\"frames_dropped\": 0,"),
           "JSON: %.200s", text);
-    CHECK(file_text(flog, text, sizeof text) && !strncmp(text, PL_FRAME_LOG_HEADER "\n", strlen(PL_FRAME_LOG_HEADER) + 1),
+    CHECK(file_text(flog, text, sizeof text) &&
+              !strncmp(text, PL_FRAME_LOG_HEADER "\n", strlen(PL_FRAME_LOG_HEADER) + 1),
           "frame log header");
     size_t lines = 0;
     for (const char *p = text; *p; p++)
@@ -192,10 +200,12 @@ static void test_refusals(const char *dir)
     c.pl.engine = PL_ENGINE_CPU;
     stream_of_pcap(&c.stream[0], missing);
     c.stream[0].output = SVC_OUT_NULL;
-    CHECK(svc_recv_create(&s, &c, &f) != XSF_OK && !s && f.subject && !strcmp(f.subject, missing) && !f.usage,
+    CHECK(svc_recv_create(&s, &c, &f) != XSF_OK && !s && f.subject && !strcmp(f.subject, missing) &&
+              !f.usage,
           "a missing capture: %s", f.err.msg);
     c.stream[0].name = "the-name";
-    CHECK(svc_recv_create(&s, &c, &f) != XSF_OK && !strcmp(f.subject, "the-name"), "named by its name");
+    CHECK(svc_recv_create(&s, &c, &f) != XSF_OK && !strcmp(f.subject, "the-name"),
+          "named by its name");
 
     stream_of_pcap(&c.stream[0], pcap);
     c.stream[0].output = SVC_OUT_NULL;
@@ -221,7 +231,8 @@ static void test_output_names(void)
 {
     svc_output k = SVC_OUT_DISPLAY;
     CHECK(svc_output_from_name("null", -1, &k) == XSF_OK && k == SVC_OUT_NULL, "null");
-    CHECK(svc_output_from_name("null:device", -1, &k) == XSF_OK && k == SVC_OUT_NULL_DEVICE, "null:device");
+    CHECK(svc_output_from_name("null:device", -1, &k) == XSF_OK && k == SVC_OUT_NULL_DEVICE,
+          "null:device");
     CHECK(svc_output_from_name("md5:x.txt", -1, &k) == XSF_OK && k == SVC_OUT_MD5, "md5:FILE");
     CHECK(svc_output_from_name("md5:", -1, &k) == XSF_ERR_ARG, "md5: without a file");
     CHECK(svc_output_from_name("a.jxs", -1, &k) == XSF_OK && k == SVC_OUT_JXS, ".jxs");
@@ -230,7 +241,8 @@ static void test_output_names(void)
     CHECK(svc_output_from_name("a.png", -1, &k) == XSF_ERR_ARG, ".png refused");
     CHECK(svc_output_from_name("y4m", -1, &k) == XSF_ERR_ARG, "an extension needs its dot");
     CHECK(svc_output_from_name("a.png", SVC_OUT_YUV, &k) == XSF_OK && k == SVC_OUT_YUV, "--format");
-    CHECK(svc_output_from_name("null", SVC_OUT_Y4M, &k) == XSF_OK && k == SVC_OUT_NULL, "null over --format");
+    CHECK(svc_output_from_name("null", SVC_OUT_Y4M, &k) == XSF_OK && k == SVC_OUT_NULL,
+          "null over --format");
 }
 
 /* svc_stream_setup: an SDP file, a capture's filter, the request's own address and
@@ -274,14 +286,15 @@ static void test_stream_setup(const char *dir)
     CHECK(sc.rtp.udp.gro && sc.rtp.udp.buffer_bytes == 1 << 20 && sc.rtp.max_frames == 7 &&
               sc.rtp.timeout_s == 2.5,
           "the shared settings");
-    CHECK(sc.rtp.interlaced && sc.fps.num == 50 && sc.fps.den == 1, "interlace, rate %u/%u", sc.fps.num,
-          sc.fps.den);
+    CHECK(sc.rtp.interlaced && sc.fps.num == 50 && sc.fps.den == 1, "interlace, rate %u/%u",
+          sc.fps.num, sc.fps.den);
     CHECK(sc.rtp.depacketizer.payload_type == 98 && sc.rtp.depacketizer.validate &&
               sc.rtp.depacketizer.ssrc_given && sc.rtp.depacketizer.ssrc == 0x1234,
           "payload type, check, SSRC");
-    CHECK(sc.colour.source == XSF_COLOUR_SDP && sc.colour.range == XSF_RANGE_FULL, "colour from the SDP");
-    CHECK(sc.max_frame_bytes > 0 && sc.max_frame_bytes < ((size_t)64 << 20), "bound of the SDP's picture %zu",
-          sc.max_frame_bytes);
+    CHECK(sc.colour.source == XSF_COLOUR_SDP && sc.colour.range == XSF_RANGE_FULL,
+          "colour from the SDP");
+    CHECK(sc.max_frame_bytes > 0 && sc.max_frame_bytes < ((size_t)64 << 20),
+          "bound of the SDP's picture %zu", sc.max_frame_bytes);
     CHECK(sc.name == rq.sdp && !strcmp(sc.out, "x.jxs") && !strcmp(sc.path, "x.jxs"), "names");
 
     /* The request's rate and address win; a decoded output gets no structural check. */
@@ -301,32 +314,37 @@ static void test_stream_setup(const char *dir)
     rq.source = "10.0.0.1";
     CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK, "pcap");
     CHECK(sc.rtp.kind == PL_RTP_PCAP && !strcmp(sc.rtp.path, "in.pcap") &&
-              !strcmp(sc.filter, "udp and dst port 5004 and dst host 239.1.2.3 and src host 10.0.0.1"),
+              !strcmp(sc.filter,
+                      "udp and dst port 5004 and dst host 239.1.2.3 and src host 10.0.0.1"),
           "filter '%s'", sc.filter);
     rq.addr = rq.source = NULL;
     rq.pcap = NULL;
     rq.capture = "eth9";
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && sc.rtp.kind == PL_RTP_CAPTURE &&
-              !strcmp(sc.filter, "udp"),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK &&
+              sc.rtp.kind == PL_RTP_CAPTURE && !strcmp(sc.filter, "udp"),
           "capture, filter '%s'", sc.filter);
     rq.filter = "udp port 9";
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && !strcmp(sc.filter, "udp port 9"),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK &&
+              !strcmp(sc.filter, "udp port 9"),
           "the given filter");
 
     /* Failures and their subjects. */
     memset(&rq, 0, sizeof rq);
     rq.payload_type = -1;
     rq.addr = "1.2.3";
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage && !strcmp(fl.subject, "1.2.3"),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage &&
+              !strcmp(fl.subject, "1.2.3"),
           "a bad address");
     rq.addr = "127.0.0.1:5000";
     rq.source = "zz";
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage && !strcmp(fl.subject, "--source"),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && fl.usage &&
+              !strcmp(fl.subject, "--source"),
           "a bad source");
     rq.source = NULL;
     rq.addr = NULL;
     rq.sdp = "/nonexistent/x.sdp";
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && !fl.usage && !strcmp(fl.subject, rq.sdp),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) != XSF_OK && !fl.usage &&
+              !strcmp(fl.subject, rq.sdp),
           "a missing SDP file");
     f = fopen(big, "w");
     for (int i = 0; f && i < 70000; i++)
@@ -334,11 +352,13 @@ static void test_stream_setup(const char *dir)
     if (f)
         fclose(f);
     rq.sdp = big;
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_INVALID && strstr(fl.err.msg, "64 KiB"),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_INVALID &&
+              strstr(fl.err.msg, "64 KiB"),
           "an SDP over 64 KiB: %s", fl.err.msg);
     rq.sdp = sdp;
     ro.reorder_ms = 20000;
-    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage && !strcmp(fl.subject, sdp),
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage &&
+              !strcmp(fl.subject, sdp),
           "an option out of its bounds");
 }
 

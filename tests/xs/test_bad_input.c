@@ -151,7 +151,8 @@ static uint64_t check_image(const xsf_picture *img, const xs_header *h, const ch
         CHECK(img->fmt.width[c] == h->wf / h->sx[c] && img->fmt.height[c] == h->hf / h->sy[c],
               "%s: plane %d is %dx%d for %ux%u with sampling %ux%u", what, c, img->fmt.width[c],
               img->fmt.height[c], h->wf, h->hf, h->sx[c], h->sy[c]);
-        CHECK(img->data[c] && (img->stride[c] / 2) >= (size_t)img->fmt.width[c], "%s: plane %d", what, c);
+        CHECK(img->data[c] && (img->stride[c] / 2) >= (size_t)img->fmt.width[c], "%s: plane %d",
+              what, c);
         if (!img->data[c])
             continue;
         const unsigned maxv = (1u << img->fmt.depth[c]) - 1;

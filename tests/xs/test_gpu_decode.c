@@ -34,7 +34,8 @@ static uint8_t *read_file(const char *path, size_t *len)
 
 /* Decodes every frame of buf with both decoders; returns 1 if both agree
  * (same samples, or both refuse), 0 otherwise. *refused tells which. */
-static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t len, const char *name, int *refused)
+static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t len,
+                   const char *name, int *refused)
 {
     size_t off = 0;
     *refused = 0;
@@ -46,7 +47,8 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
         uint16_t *planes[XS_MAX_COMPONENTS] = {0};
         if (sg == XSF_OK && sc == XSF_OK) {
             for (int k = 0; k < img->fmt.nc; k++)
-                planes[k] = malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
+                planes[k] =
+                    malloc((size_t)img->fmt.width[k] * img->fmt.height[k] * sizeof(uint16_t));
             sg = xs_gpu_download(g, planes, 1);
         } else if (sg == XSF_OK) {
             sg = xs_gpu_sync(g);
@@ -61,8 +63,8 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
                 for (size_t i = 0; i < n; i++) {
                     if (planes[k][i] != ((uint16_t *)img->data[k])[i]) {
                         fprintf(stderr, "%s component %d sample (%zu,%zu): GPU %u, C %u\n", name, k,
-                                i % (size_t)img->fmt.width[k], i / (size_t)img->fmt.width[k], planes[k][i],
-                                ((uint16_t *)img->data[k])[i]);
+                                i % (size_t)img->fmt.width[k], i / (size_t)img->fmt.width[k],
+                                planes[k][i], ((uint16_t *)img->data[k])[i]);
                         same = 0;
                         break;
                     }
@@ -71,9 +73,12 @@ static int compare(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *buf, size_t 
             same = same && used_c == used_g;
             /* The GPU's picture: the same format and colour, in device memory. */
             const xsf_picture *gi = xs_gpu_decoder_picture(g);
-            if (same && (!gi || !xsf_format_equal(&gi->fmt, &img->fmt) || gi->memory != XSF_MEMORY_DEVICE ||
-                         gi->device != 0 || memcmp(&gi->colour, &img->colour, sizeof gi->colour))) {
-                fprintf(stderr, "%s at byte %zu: the GPU picture's format, placement or colour differ\n", name, off);
+            if (same &&
+                (!gi || !xsf_format_equal(&gi->fmt, &img->fmt) || gi->memory != XSF_MEMORY_DEVICE ||
+                 gi->device != 0 || memcmp(&gi->colour, &img->colour, sizeof gi->colour))) {
+                fprintf(stderr,
+                        "%s at byte %zu: the GPU picture's format, placement or colour differ\n",
+                        name, off);
                 same = 0;
             }
         }
@@ -129,7 +134,8 @@ static int run_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, int corrup
         if (!buf)
             continue;
         int refused;
-        CHECK(compare(c, g, buf, len, name, &refused) && !refused, "%s: GPU and C decoders differ", name);
+        CHECK(compare(c, g, buf, len, name, &refused) && !refused, "%s: GPU and C decoders differ",
+              name);
         files++;
         if (corrupt && len < 200000) {
             /* Flip bits past the headers: both decoders refuse or agree. */
@@ -201,14 +207,18 @@ int main(int argc, char **argv)
             for (int with_copy = 0; with_copy < 2; with_copy++) {
                 uint16_t *planes[XS_MAX_COMPONENTS] = {0};
                 for (int k = 0; k < img->fmt.nc; k++)
-                    planes[k] = calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
-                CHECK(xs_gpu_decode_device(g, dbuf, with_copy ? vbuf : NULL, vlen, &used) == XSF_OK &&
-                          xs_gpu_download(g, planes, 1) == XSF_OK,
-                      "device-memory decode (host copy %d): %s", with_copy, xs_gpu_decoder_error(g));
+                    planes[k] =
+                        calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
+                CHECK(
+                    xs_gpu_decode_device(g, dbuf, with_copy ? vbuf : NULL, vlen, &used) == XSF_OK &&
+                        xs_gpu_download(g, planes, 1) == XSF_OK,
+                    "device-memory decode (host copy %d): %s", with_copy, xs_gpu_decoder_error(g));
                 int same = 1;
                 for (int k = 0; k < img->fmt.nc; k++)
-                    same &= !memcmp(planes[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
-                CHECK(same, "device-memory decode (host copy %d) differs from the C decoder", with_copy);
+                    same &= !memcmp(planes[k], img->data[k],
+                                    (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
+                CHECK(same, "device-memory decode (host copy %d) differs from the C decoder",
+                      with_copy);
                 /* The device planes are pitched and hold the same rows. */
                 const xsf_picture *gi = xs_gpu_decoder_picture(g);
                 CHECK(gi && gi->stride[0] >= (size_t)gi->fmt.width[0] * 2, "bad device pitch");

@@ -22,7 +22,8 @@ static int current(void)
 }
 
 #define STILL_ON(caller, what)                                                                     \
-    CHECK(current() == (caller), "%s: current device %d, the caller's was %d", what, current(), caller)
+    CHECK(current() == (caller), "%s: current device %d, the caller's was %d", what, current(),    \
+          caller)
 
 enum { W = 64, H = 32 };
 
@@ -101,7 +102,8 @@ static void round_trip(int caller, int target)
         STILL_ON(caller, "xs_gpu_decode_begin");
         CHECK(xs_gpu_decode_more(dec, cs, len) == XSF_OK, "more: %s", xs_gpu_decoder_error(dec));
         STILL_ON(caller, "xs_gpu_decode_more");
-        CHECK(xs_gpu_decode_end(dec, cs, len, &used) == XSF_OK, "end: %s", xs_gpu_decoder_error(dec));
+        CHECK(xs_gpu_decode_end(dec, cs, len, &used) == XSF_OK, "end: %s",
+              xs_gpu_decoder_error(dec));
         STILL_ON(caller, "xs_gpu_decode_end");
         CHECK(xs_gpu_sync(dec) == XSF_OK, "sync: %s", xs_gpu_decoder_error(dec));
         STILL_ON(caller, "xs_gpu_sync");

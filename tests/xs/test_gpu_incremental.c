@@ -115,8 +115,7 @@ static int same_as_c(const picture *a, const xsf_picture *img)
         if (a->samples[c] != (size_t)img->fmt.width[c] * img->fmt.height[c])
             return 0;
         for (int y = 0; y < img->fmt.height[c]; y++)
-            if (memcmp(a->plane[c] + (size_t)y * img->fmt.width[c],
-                       xsf_picture_row16(img, c, y),
+            if (memcmp(a->plane[c] + (size_t)y * img->fmt.width[c], xsf_picture_row16(img, c, y),
                        (size_t)img->fmt.width[c] * sizeof(uint16_t)))
                 return 0;
     }
@@ -127,7 +126,8 @@ static int same_as_c(const picture *a, const xsf_picture *img)
  * begin or more only grow, and once the work enqueued has run they hold
  * ref's samples (they are final while later slices are still garbage);
  * *released (may be NULL) gets component 0's rows before the end. */
-static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int prev[], const char *name)
+static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int prev[],
+                       const char *name)
 {
     const xsf_picture *gi = xs_gpu_decoder_picture(g);
     int rows[XS_MAX_COMPONENTS];
@@ -144,8 +144,9 @@ static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int 
         }
     }
     for (int c = 0; c < gi->fmt.nc; c++) {
-        CHECK(rows[c] >= prev[c] && rows[c] <= gi->fmt.height[c], "%s: component %d rows %d after %d (of %d)", name, c,
-              rows[c], prev[c], gi->fmt.height[c]);
+        CHECK(rows[c] >= prev[c] && rows[c] <= gi->fmt.height[c],
+              "%s: component %d rows %d after %d (of %d)", name, c, rows[c], prev[c],
+              gi->fmt.height[c]);
         if (rows[c] < prev[c] || rows[c] > gi->fmt.height[c])
             return;
     }
@@ -155,7 +156,8 @@ static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int 
         const size_t w = (size_t)gi->fmt.width[c];
         CHECK(memcmp(got->plane[c] + (size_t)prev[c] * w, ref->plane[c] + (size_t)prev[c] * w,
                      (size_t)(rows[c] - prev[c]) * w * sizeof(uint16_t)) == 0,
-              "%s: component %d rows [%d, %d) reported final differ from the picture", name, c, prev[c], rows[c]);
+              "%s: component %d rows [%d, %d) reported final differ from the picture", name, c,
+              prev[c], rows[c]);
         prev[c] = rows[c];
     }
 }
@@ -165,8 +167,9 @@ static void check_rows(xs_gpu_decoder *g, const picture *ref, picture *got, int 
  * then end with all of it. Returns the status of end (or of the first
  * failing call); *consumed from end. With `ref`, check_rows after each
  * call. */
-static xsf_status feed_rows(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len, const size_t *cut,
-                            size_t ncut, size_t *consumed, const picture *ref, int *released)
+static xsf_status feed_rows(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
+                            const size_t *cut, size_t ncut, size_t *consumed, const picture *ref,
+                            int *released)
 {
     memset(work, 0xa5, len); /* not yet received */
     size_t have = 0;
@@ -288,10 +291,12 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         }
         const xsf_status st = feed_rows(dec, work, cs, len, cut, n, &consumed,
                                         pattern == 1 || pattern == 3 ? &whole : NULL, &released);
-        CHECK(st == XSF_OK && xs_gpu_sync(dec) == XSF_OK, "%s (%s): %s", name, what, xs_gpu_decoder_error(dec));
+        CHECK(st == XSF_OK && xs_gpu_sync(dec) == XSF_OK, "%s (%s): %s", name, what,
+              xs_gpu_decoder_error(dec));
         /* Slice by slice, the rows above the last slices are out before the end. */
         if (pattern == 1 && lay.nslices >= 3)
-            CHECK(released > 0, "%s (%s): no row released before the end (%zu slices)", name, what, lay.nslices);
+            CHECK(released > 0, "%s (%s): no row released before the end (%zu slices)", name, what,
+                  lay.nslices);
         CHECK(consumed == used_c, "%s (%s): consumed %zu, expected %zu", name, what, consumed,
               used_c);
         if (st == XSF_OK) {

@@ -28,7 +28,7 @@ static const char *const layout_name[LAYOUTS] = {"tight", "padded", "odd"};
 
 /* Caller planes in one device buffer, with FILL everywhere to start. */
 typedef struct out_planes {
-    uint8_t *dev;  /* the allocation */
+    uint8_t *dev; /* the allocation */
     size_t bytes;
     uint16_t *plane[XS_MAX_COMPONENTS];
     size_t pitch_bytes[XS_MAX_COMPONENTS];
@@ -38,7 +38,8 @@ typedef struct out_planes {
 /* FILL everywhere, finished before the decoder's stream runs on. */
 static int out_fill(out_planes *o)
 {
-    return cudaMemset(o->dev, FILL, o->bytes) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess;
+    return cudaMemset(o->dev, FILL, o->bytes) == cudaSuccess &&
+           cudaDeviceSynchronize() == cudaSuccess;
 }
 
 static int out_alloc(out_planes *o, const xsf_picture *img, enum layout lay)
@@ -47,7 +48,9 @@ static int out_alloc(out_planes *o, const xsf_picture *img, enum layout lay)
     size_t at = lay == ODD ? 2 : 0;
     for (int c = 0; c < img->fmt.nc; c++) {
         const size_t row = (size_t)img->fmt.width[c] * sizeof(uint16_t);
-        o->pitch_bytes[c] = lay == TIGHT ? row : lay == PADDED ? (row + 7) / 8 * 8 + 24 : row + 2 + 4 * (size_t)c;
+        o->pitch_bytes[c] = lay == TIGHT    ? row
+                            : lay == PADDED ? (row + 7) / 8 * 8 + 24
+                                            : row + 2 + 4 * (size_t)c;
         if (lay == PADDED)
             at = (at + 7) / 8 * 8;
         o->offset[c] = at;
@@ -71,7 +74,8 @@ static void out_free(out_planes *o)
 
 /* The whole caller buffer back: the rows hold the C decoder's samples and
  * every other byte is still FILL. */
-static int out_check(const out_planes *o, const xsf_picture *img, const char *name, const char *what)
+static int out_check(const out_planes *o, const xsf_picture *img, const char *name,
+                     const char *what)
 {
     uint8_t *h = malloc(o->bytes);
     uint8_t *want = malloc(o->bytes);
@@ -80,12 +84,12 @@ static int out_check(const out_planes *o, const xsf_picture *img, const char *na
         memset(want, FILL, o->bytes);
         for (int c = 0; c < img->fmt.nc; c++)
             for (int y = 0; y < img->fmt.height[c]; y++)
-                memcpy(want + o->offset[c] + (size_t)y * o->pitch_bytes[c], xsf_picture_row16(img, c, y),
-                       (size_t)img->fmt.width[c] * sizeof(uint16_t));
+                memcpy(want + o->offset[c] + (size_t)y * o->pitch_bytes[c],
+                       xsf_picture_row16(img, c, y), (size_t)img->fmt.width[c] * sizeof(uint16_t));
         for (size_t i = 0; i < o->bytes; i++) {
             if (h[i] != want[i]) {
-                fprintf(stderr, "%s (%s): byte %zu of the caller's buffer is %02x, want %02x\n", name, what, i,
-                        h[i], want[i]);
+                fprintf(stderr, "%s (%s): byte %zu of the caller's buffer is %02x, want %02x\n",
+                        name, what, i, h[i], want[i]);
                 ok = 0;
                 break;
             }
@@ -113,7 +117,8 @@ static int download_same(xs_gpu_decoder *g, const xsf_picture *img)
     uint16_t *planes[XS_MAX_COMPONENTS] = {0};
     int ok = 1;
     for (int c = 0; c < img->fmt.nc; c++)
-        ok &= (planes[c] = malloc((size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t))) != NULL;
+        ok &= (planes[c] = malloc((size_t)img->fmt.width[c] * img->fmt.height[c] *
+                                  sizeof(uint16_t))) != NULL;
     ok = ok && xs_gpu_download(g, planes, 1) == XSF_OK;
     for (int c = 0; ok && c < img->fmt.nc; c++)
         for (int y = 0; ok && y < img->fmt.height[c]; y++)
@@ -126,19 +131,21 @@ static int download_same(xs_gpu_decoder *g, const xsf_picture *img)
 
 /* xs_gpu_decoder_picture names the caller's planes (o) or, with o NULL,
  * planes outside `not_in` (the decoder's own), with the picture's shape. */
-static int image_is(xs_gpu_decoder *g, const xsf_picture *img, const out_planes *o, const out_planes *not_in)
+static int image_is(xs_gpu_decoder *g, const xsf_picture *img, const out_planes *o,
+                    const out_planes *not_in)
 {
     const xsf_picture *gi = xs_gpu_decoder_picture(g);
     if (!gi || gi->fmt.nc != img->fmt.nc)
         return 0;
     for (int c = 0; c < img->fmt.nc; c++) {
-        if (gi->fmt.width[c] != img->fmt.width[c] || gi->fmt.height[c] != img->fmt.height[c] || gi->fmt.depth[c] != img->fmt.depth[c])
+        if (gi->fmt.width[c] != img->fmt.width[c] || gi->fmt.height[c] != img->fmt.height[c] ||
+            gi->fmt.depth[c] != img->fmt.depth[c])
             return 0;
         if (o && ((uint16_t *)gi->data[c] != o->plane[c] || gi->stride[c] != o->pitch_bytes[c]))
             return 0;
-        if (!o && (!gi->data[c] || gi->stride[c] < (size_t)gi->fmt.width[c] * 2 ||
-                   (not_in && gi->data[c] >= not_in->dev &&
-                    gi->data[c] < not_in->dev + not_in->bytes)))
+        if (!o &&
+            (!gi->data[c] || gi->stride[c] < (size_t)gi->fmt.width[c] * 2 ||
+             (not_in && gi->data[c] >= not_in->dev && gi->data[c] < not_in->dev + not_in->bytes)))
             return 0;
     }
     return 1;
@@ -147,8 +154,9 @@ static int image_is(xs_gpu_decoder *g, const xsf_picture *img, const out_planes 
 /* The output set to `o` (NULL: the own planes), then begin with the header
  * and first slice marker, more at every slice boundary, then end. A new
  * setting during the frame is refused and changes nothing. */
-static xsf_status decode_incremental(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs, size_t len,
-                                     const xs_layout *lay, const out_planes *o, size_t *consumed)
+static xsf_status decode_incremental(xs_gpu_decoder *g, uint8_t *work, const uint8_t *cs,
+                                     size_t len, const xs_layout *lay, const out_planes *o,
+                                     size_t *consumed)
 {
     memset(work, 0xa5, len); /* not yet received */
     size_t have = lay->slice_offset[0] + 2;
@@ -172,7 +180,8 @@ static xsf_status decode_incremental(xs_gpu_decoder *g, uint8_t *work, const uin
     return xs_gpu_decode_end(g, work, len, consumed);
 }
 
-static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name)
+static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len,
+                             const char *name)
 {
     const xsf_picture *img = NULL;
     size_t used_c = 0, used = 0;
@@ -206,24 +215,28 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
 
     /* The decoder's own planes. */
     CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "%s: back to the own planes", name);
-    CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c,
+    CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK &&
+              used == used_c,
           "%s (own planes): %s", name, xs_gpu_decoder_error(g));
-    CHECK(image_is(g, img, NULL, NULL) && download_same(g, img), "%s (own planes): differs from the C decoder",
-          name);
+    CHECK(image_is(g, img, NULL, NULL) && download_same(g, img),
+          "%s (own planes): differs from the C decoder", name);
 
     /* Each caller layout, whole frame. */
     for (int l = 0; l < LAYOUTS; l++) {
         if (subset && l != TIGHT)
             continue;
-        CHECK(xs_gpu_set_output(g, o[l].plane, o[l].pitch_bytes) == XSF_OK, "%s (%s): set: %s", name,
-              layout_name[l], xs_gpu_decoder_error(g));
-        CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c,
+        CHECK(xs_gpu_set_output(g, o[l].plane, o[l].pitch_bytes) == XSF_OK, "%s (%s): set: %s",
+              name, layout_name[l], xs_gpu_decoder_error(g));
+        CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK &&
+                  used == used_c,
               "%s (%s): %s", name, layout_name[l], xs_gpu_decoder_error(g));
-        CHECK(out_check(&o[l], img, name, layout_name[l]), "%s (%s): caller's planes differ from the C decoder",
-              name, layout_name[l]);
-        CHECK(image_is(g, img, &o[l], NULL), "%s (%s): xs_gpu_decoder_picture does not name the caller's planes",
-              name, layout_name[l]);
-        CHECK(download_same(g, img), "%s (%s): download from the caller's planes differs", name, layout_name[l]);
+        CHECK(out_check(&o[l], img, name, layout_name[l]),
+              "%s (%s): caller's planes differ from the C decoder", name, layout_name[l]);
+        CHECK(image_is(g, img, &o[l], NULL),
+              "%s (%s): xs_gpu_decoder_picture does not name the caller's planes", name,
+              layout_name[l]);
+        CHECK(download_same(g, img), "%s (%s): download from the caller's planes differs", name,
+              layout_name[l]);
         CHECK(out_fill(&o[l]), "refill");
     }
 
@@ -233,31 +246,32 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
         if (subset && l != TIGHT)
             continue;
         const xsf_status st = decode_incremental(g, work, cs, used_c, &lay, &o[l], &used);
-        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c, "%s (%s, incremental): %s", name,
-              layout_name[l], xs_gpu_decoder_error(g));
+        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c,
+              "%s (%s, incremental): %s", name, layout_name[l], xs_gpu_decoder_error(g));
         CHECK(out_check(&o[l], img, name, layout_name[l]),
-              "%s (%s, incremental): caller's planes differ from the C decoder", name, layout_name[l]);
-        CHECK(image_is(g, img, &o[l], NULL) && download_same(g, img), "%s (%s, incremental): image or download",
-              name, layout_name[l]);
+              "%s (%s, incremental): caller's planes differ from the C decoder", name,
+              layout_name[l]);
+        CHECK(image_is(g, img, &o[l], NULL) && download_same(g, img),
+              "%s (%s, incremental): image or download", name, layout_name[l]);
         CHECK(out_fill(&o[l]), "refill");
     }
     if (!subset) {
         const xsf_status st = decode_incremental(g, work, cs, used_c, &lay, NULL, &used);
-        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c, "%s (own planes, incremental): %s", name,
-              xs_gpu_decoder_error(g));
+        CHECK(st == XSF_OK && xs_gpu_sync(g) == XSF_OK && used == used_c,
+              "%s (own planes, incremental): %s", name, xs_gpu_decoder_error(g));
         CHECK(image_is(g, img, NULL, &o[TIGHT]) && download_same(g, img),
               "%s (own planes, incremental): differs from the C decoder", name);
         for (int l = 0; l < LAYOUTS; l++)
-            CHECK(out_untouched(&o[l]), "%s: the %s buffer was written after the output went back", name,
-                  layout_name[l]);
+            CHECK(out_untouched(&o[l]), "%s: the %s buffer was written after the output went back",
+                  name, layout_name[l]);
     }
     /* The setting holds for later frames until changed. */
     if (subset)
         goto out;
     CHECK(xs_gpu_set_output(g, o[PADDED].plane, o[PADDED].pitch_bytes) == XSF_OK, "%s: set", name);
     for (int k = 0; k < 2; k++)
-        CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK, "%s (frame %d): %s", name,
-              k, xs_gpu_decoder_error(g));
+        CHECK(xs_gpu_decode(g, cs, used_c, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
+              "%s (frame %d): %s", name, k, xs_gpu_decoder_error(g));
     CHECK(out_check(&o[PADDED], img, name, "padded, twice") && image_is(g, img, &o[PADDED], NULL),
           "%s: the second frame with the same setting", name);
     CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "%s: back to the own planes", name);
@@ -283,7 +297,8 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     size_t len, used;
     uint8_t *cs = vf_read(path, &len);
     const xsf_picture *img = NULL;
-    CHECK(cs && xs_decode(c, cs, len, &used, &img) == XSF_OK && img->fmt.nc == 3, "%s: C decoder", path);
+    CHECK(cs && xs_decode(c, cs, len, &used, &img) == XSF_OK && img->fmt.nc == 3, "%s: C decoder",
+          path);
     if (!cs || !img) {
         if (cs)
             free(cs);
@@ -306,21 +321,25 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     memcpy(pitch, o.pitch_bytes, sizeof pitch);
 
     CHECK(xs_gpu_set_output(NULL, planes, pitch) == XSF_ERR_ARG, "no decoder");
-    CHECK(xs_gpu_set_output(g, planes, NULL) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0], "planes without pitches");
+    CHECK(xs_gpu_set_output(g, planes, NULL) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
+          "planes without pitches");
     planes[1] = (uint16_t *)((uint8_t *)o.plane[1] + 1);
-    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0], "odd plane address");
+    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
+          "odd plane address");
     planes[1] = o.plane[1];
     pitch[2] += 1;
-    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0], "odd pitch");
+    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
+          "odd pitch");
     pitch[2] -= 1;
     /* The refused settings changed nothing: the own planes are still used. */
-    CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK && image_is(g, img, NULL, &o) &&
-              out_untouched(&o),
+    CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK &&
+              image_is(g, img, NULL, &o) && out_untouched(&o),
           "a refused setting was taken: %s", xs_gpu_decoder_error(g));
 
     /* A component without a plane, a pitch below the row: the decode refuses. */
     planes[2] = NULL;
-    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK, "a NULL plane is only checked against the picture");
+    CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK,
+          "a NULL plane is only checked against the picture");
     CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
           "decode with no plane for component 2");
     planes[2] = o.plane[2];
@@ -334,7 +353,8 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
      * into the planes it began with. */
     CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "back to the own planes");
     memcpy(work, cs, len);
-    CHECK(xs_gpu_decode_begin(g, work, lay.slice_offset[0] + 2) == XSF_OK, "begin: %s", xs_gpu_decoder_error(g));
+    CHECK(xs_gpu_decode_begin(g, work, lay.slice_offset[0] + 2) == XSF_OK, "begin: %s",
+          xs_gpu_decoder_error(g));
     CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_ERR_ARG && xs_gpu_decoder_error(g)[0],
           "set during the frame refused");
     CHECK(xs_gpu_decode_end(g, work, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK,
@@ -344,7 +364,8 @@ static void check_bad_arguments(xs_decoder *c, xs_gpu_decoder *g, const char *di
     /* And the decoder goes on. */
     pitch[0] = o.pitch_bytes[0];
     CHECK(xs_gpu_set_output(g, planes, pitch) == XSF_OK, "set");
-    CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK && out_check(&o, img, "bad", "after"),
+    CHECK(xs_gpu_decode(g, cs, len, &used) == XSF_OK && xs_gpu_sync(g) == XSF_OK &&
+              out_check(&o, img, "bad", "after"),
           "a good decode after the refusals: %s", xs_gpu_decoder_error(g));
     xs_gpu_set_output(g, NULL, NULL);
     out_free(&o);

@@ -37,9 +37,11 @@ static void fill(xsf_picture *img, const xs_encoder_config *cfg)
         img->data[c] = (uint8_t *)(malloc((size_t)w * h * sizeof(uint16_t)));
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
-                int v = (x * maxv) / (w > 1 ? w - 1 : 1) / 2 + ((x / 9 + y / 7) % 3 == 0 ? maxv / 3 : 0);
+                int v = (x * maxv) / (w > 1 ? w - 1 : 1) / 2 +
+                        ((x / 9 + y / 7) % 3 == 0 ? maxv / 3 : 0);
                 v += (int)(rnd() % (unsigned)(maxv / 16 + 1)) - maxv / 32 + c * 17;
-                ((uint16_t *)img->data[c])[(size_t)y * w + x] = (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
+                ((uint16_t *)img->data[c])[(size_t)y * w + x] =
+                    (uint16_t)(v < 0 ? 0 : (v > maxv ? maxv : v));
             }
     }
 }
@@ -52,9 +54,20 @@ typedef struct variant {
     void (*tweak)(xs_encoder_config *cfg);
 } variant;
 
-static void t_none(xs_encoder_config *c) { (void)c; }
-static void t_rct(xs_encoder_config *c) { c->cpih = 1; }
-static void t_nlt_quadratic(xs_encoder_config *c) { c->tnlt = 1; c->nlt_sigma = 0; c->nlt_alpha = 0; }
+static void t_none(xs_encoder_config *c)
+{
+    (void)c;
+}
+static void t_rct(xs_encoder_config *c)
+{
+    c->cpih = 1;
+}
+static void t_nlt_quadratic(xs_encoder_config *c)
+{
+    c->tnlt = 1;
+    c->nlt_sigma = 0;
+    c->nlt_alpha = 0;
+}
 static void t_nlt_extended(xs_encoder_config *c)
 {
     c->tnlt = 2;
@@ -62,8 +75,14 @@ static void t_nlt_extended(xs_encoder_config *c)
     c->nlt_t2 = 3u << 18;
     c->nlt_e = 3;
 }
-static void t_cwd(xs_encoder_config *c) { c->sd = 1; }
-static void t_raw_only(xs_encoder_config *c) { c->gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED; }
+static void t_cwd(xs_encoder_config *c)
+{
+    c->sd = 1;
+}
+static void t_raw_only(xs_encoder_config *c)
+{
+    c->gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED;
+}
 static void t_vpred_sig_rm1(xs_encoder_config *c)
 {
     c->gcli_modes = XS_GCLI_NOPRED | XS_GCLI_VPRED | XS_GCLI_SIGFLAGS;
@@ -74,13 +93,38 @@ static void t_vpred_sig_rm0(xs_encoder_config *c)
     c->gcli_modes = XS_GCLI_NOPRED | XS_GCLI_VPRED | XS_GCLI_SIGFLAGS;
     c->rm = 0;
 }
-static void t_uniform_nosignpack(xs_encoder_config *c) { c->qpih = 1; c->fs = 0; }
-static void t_columns(xs_encoder_config *c) { c->cw = 1; }
-static void t_long_headers(xs_encoder_config *c) { c->long_headers = 1; }
-static void t_lossless(xs_encoder_config *c) { c->lossless = 1; }
-static void t_nly0_nlx8(xs_encoder_config *c) { c->nly = 0; c->nlx = 8; }
-static void t_nly2_nlx3(xs_encoder_config *c) { c->nly = 2; c->nlx = 3; }
-static void t_precinct_rc(xs_encoder_config *c) { c->rate_control = XS_RC_PRECINCT; c->slice_lines = 8; }
+static void t_uniform_nosignpack(xs_encoder_config *c)
+{
+    c->qpih = 1;
+    c->fs = 0;
+}
+static void t_columns(xs_encoder_config *c)
+{
+    c->cw = 1;
+}
+static void t_long_headers(xs_encoder_config *c)
+{
+    c->long_headers = 1;
+}
+static void t_lossless(xs_encoder_config *c)
+{
+    c->lossless = 1;
+}
+static void t_nly0_nlx8(xs_encoder_config *c)
+{
+    c->nly = 0;
+    c->nlx = 8;
+}
+static void t_nly2_nlx3(xs_encoder_config *c)
+{
+    c->nly = 2;
+    c->nlx = 3;
+}
+static void t_precinct_rc(xs_encoder_config *c)
+{
+    c->rate_control = XS_RC_PRECINCT;
+    c->slice_lines = 8;
+}
 
 static const variant variants[] = {
     {"400 8-bit", "400", 256, 64, 8, 3, t_none},
@@ -108,7 +152,8 @@ int main(void)
 {
     const int gpu = xs_gpu_available() == XSF_OK;
     if (!gpu)
-        printf("no GPU: only the C encoder and decoder are checked; the GPU comparison is skipped\n");
+        printf(
+            "no GPU: only the C encoder and decoder are checked; the GPU comparison is skipped\n");
     cudaStream_t stream = NULL;
     xs_gpu_decoder *g = NULL;
     xs_decoder *c = NULL;
@@ -124,7 +169,8 @@ int main(void)
         xs_encoder_config cfg;
         xs_encoder_config_init(&cfg);
         xsf_error err = {0};
-        if (xs_encoder_config_format(&cfg, vt->sampling, vt->width, vt->height, vt->depth) != XSF_OK) {
+        if (xs_encoder_config_format(&cfg, vt->sampling, vt->width, vt->height, vt->depth) !=
+            XSF_OK) {
             CHECK(0, "%s: bad format", vt->name);
             continue;
         }
@@ -143,30 +189,39 @@ int main(void)
         size_t len = 0;
         if (gpu ? cudaMallocHost((void **)&cs, cap) != cudaSuccess : !(cs = malloc(cap)))
             return 1;
-        CHECK(xs_encode(enc, &pic, cs, cap, &len) == XSF_OK, "%s: %s", vt->name, xs_encoder_error(enc));
+        CHECK(xs_encode(enc, &pic, cs, cap, &len) == XSF_OK, "%s: %s", vt->name,
+              xs_encoder_error(enc));
         size_t used_c = 0, used_g = 0;
         const xsf_picture *img = NULL;
-        CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", vt->name, xs_decoder_error(c));
+        CHECK(xs_decode(c, cs, len, &used_c, &img) == XSF_OK, "%s: C decoder: %s", vt->name,
+              xs_decoder_error(c));
         uint16_t *planes[XS_MAX_COMPONENTS] = {0};
         if (img) {
             for (int k = 0; k < img->fmt.nc; k++)
-                planes[k] = calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
+                planes[k] =
+                    calloc((size_t)img->fmt.width[k] * img->fmt.height[k], sizeof(uint16_t));
             int same = 1;
             if (gpu) {
-                CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK && xs_gpu_download(g, planes, 1) == XSF_OK,
+                CHECK(xs_gpu_decode(g, cs, len, &used_g) == XSF_OK &&
+                          xs_gpu_download(g, planes, 1) == XSF_OK,
                       "%s: GPU decoder: %s", vt->name, xs_gpu_decoder_error(g));
                 same = used_c == used_g;
                 for (int k = 0; k < img->fmt.nc && same; k++)
-                    same = !memcmp(planes[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
+                    same = !memcmp(planes[k], img->data[k],
+                                   (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
                 CHECK(same, "%s: the GPU decoder's picture differs from the C decoder's", vt->name);
             }
             if (cfg.lossless) {
                 int exact = 1;
                 for (int k = 0; k < img->fmt.nc; k++)
-                    exact &= !memcmp(pic.data[k], img->data[k], (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
+                    exact &= !memcmp(pic.data[k], img->data[k],
+                                     (size_t)img->fmt.width[k] * img->fmt.height[k] * 2);
                 CHECK(exact, "%s: not lossless", vt->name);
             }
-            printf("%-24s %7zu bytes: %s\n", vt->name, len, !gpu ? "C decoded" : same ? "GPU == C" : "GPU != C");
+            printf("%-24s %7zu bytes: %s\n", vt->name, len,
+                   !gpu   ? "C decoded"
+                   : same ? "GPU == C"
+                          : "GPU != C");
         }
         for (int k = 0; k < XS_MAX_COMPONENTS; k++) {
             free(planes[k]);

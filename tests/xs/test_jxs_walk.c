@@ -101,8 +101,8 @@ int main(int argc, char **argv)
         CHECK(st != XSF_OK && err.msg[0] && n == 0, "cut at %zu accepted", cut);
     }
     xsf_error_clear(&err);
-    CHECK(xs_jxs_next(buf, len - 1, off[N - 1], &n, NULL, &err) == XSF_ERR_TRUNCATED,
-          "EOC cut: %s", err.msg);
+    CHECK(xs_jxs_next(buf, len - 1, off[N - 1], &n, NULL, &err) == XSF_ERR_TRUNCATED, "EOC cut: %s",
+          err.msg);
     CHECK(xs_jxs_count(buf, len - 1, 100) == N - 1, "count of a cut buffer");
 
     /* Garbage between codestreams: the walk stops there with INVALID. */

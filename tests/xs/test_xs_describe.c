@@ -46,16 +46,21 @@ int main(int argc, char **argv)
     CHECK(n == strlen(text) && n > 0, "length %zu", n);
     static const char picture[] = "  picture       320x180, 3 components, 4:2:2, 10 bits\n";
     CHECK(!strncmp(text, picture, strlen(picture)), "picture line: %.60s", text);
-    CHECK(strstr(text, "\n  components    0: 320x180 10 bits (sx 1, sy 1); 1: 160x180 10 bits (sx 2, sy 1); "
-                       "2: 160x180 10 bits (sx 2, sy 1)\n") != NULL,
+    CHECK(strstr(
+              text,
+              "\n  components    0: 320x180 10 bits (sx 1, sy 1); 1: 160x180 10 bits (sx 2, sy 1); "
+              "2: 160x180 10 bits (sx 2, sy 1)\n") != NULL,
           "components");
     CHECK(strstr(text, "\n  profile       ") && strstr(text, "\n  slices        ") &&
               strstr(text, "\n  colour        Cpih 0 (no colour transform)\n") &&
-              strstr(text, "\n  NLT           none (linear output)\n") && strstr(text, "\n  CAP           0x"),
+              strstr(text, "\n  NLT           none (linear output)\n") &&
+              strstr(text, "\n  CAP           0x"),
           "the lines");
-    CHECK(lines(text) == 13 && text[n - 1] == '\n' && !strstr(text, "warning") && !strstr(text, "weights"),
+    CHECK(lines(text) == 13 && text[n - 1] == '\n' && !strstr(text, "warning") &&
+              !strstr(text, "weights"),
           "13 lines, %d", lines(text));
-    CHECK(xs_header_describe(&h420, 0, NULL, with, sizeof with) > 0 && strstr(with, ", 4:2:0, 8 bits\n"),
+    CHECK(xs_header_describe(&h420, 0, NULL, with, sizeof with) > 0 &&
+              strstr(with, ", 4:2:0, 8 bits\n"),
           "4:2:0: %.60s", with);
 
     /* The warning as its own line after the profile's. */

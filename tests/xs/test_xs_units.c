@@ -106,8 +106,8 @@ static void test_bounded_code(void)
         for (int r = -thr; r <= 30; r++) {
             int x = bounded_symbol(r, thr);
             CHECK(x >= 0 && x < 64, "symbol %d out of range", x);
-            CHECK(xs_bounded_residual(x, thr) == r, "thr %d residual %d: symbol %d decodes to %d", thr, r, x,
-                  xs_bounded_residual(x, thr));
+            CHECK(xs_bounded_residual(x, thr) == r, "thr %d residual %d: symbol %d decodes to %d",
+                  thr, r, x, xs_bounded_residual(x, thr));
             if (x >= 0 && x < 64) {
                 CHECK(!seen[x], "thr %d: symbol %d used twice", thr, x);
                 seen[x] = 1;
@@ -148,8 +148,11 @@ static size_t make_header(uint8_t *p, int nc, int nlx, int nly)
     const uint8_t soc_cap[] = {0xff, 0x10, 0xff, 0x50, 0x00, 0x02};
     memcpy(p, soc_cap, sizeof soc_cap);
     n = sizeof soc_cap;
-    const uint8_t pih[] = {0xff, 0x12, 0x00, 26, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 32, 0, 0, 0, 1,
-                           (uint8_t)nc, 4, 8, 20, 0x84, 0x00, (uint8_t)(nlx << 4 | nly), 0x00};
+    const uint8_t pih[] = {
+        0xff, 0x12, 0x00,        26, 0,  0,  0,    0,    0,
+        0,    0,    0,           0,  64, 0,  32,   0,    0,
+        0,    1,    (uint8_t)nc, 4,  8,  20, 0x84, 0x00, (uint8_t)(nlx << 4 | nly),
+        0x00};
     memcpy(p + n, pih, sizeof pih);
     n += sizeof pih;
     p[n++] = 0xff;
@@ -192,10 +195,11 @@ static void test_header_checks(void)
         uint8_t value;
         const char *what;
     } bad[] = {
-        {0, 0x00, "SOC"},        {19, 0, "width 0"},     {21, 0, "height 0"},  {26, 0, "Nc 0"},
-        {26, 9, "Nc 9"},         {27, 3, "Ng 3"},        {30, 0x83, "Br 3"},   {32, 0xf1, "NLx 15"},
-        {32, 0x53, "NLy 3"},     {32, 0x12, "NLy > NLx"}, {25, 0, "Hsl 0"},    {31, 0x02, "Cpih 2"},
-        {31, 0x03, "Cpih 3"},    {9, 27, "Lpih 27"},     {3, 0x12, "PIH before CAP"},
+        {0, 0x00, "SOC"},        {19, 0, "width 0"},   {21, 0, "height 0"},
+        {26, 0, "Nc 0"},         {26, 9, "Nc 9"},      {27, 3, "Ng 3"},
+        {30, 0x83, "Br 3"},      {32, 0xf1, "NLx 15"}, {32, 0x53, "NLy 3"},
+        {32, 0x12, "NLy > NLx"}, {25, 0, "Hsl 0"},     {31, 0x02, "Cpih 2"},
+        {31, 0x03, "Cpih 3"},    {9, 27, "Lpih 27"},   {3, 0x12, "PIH before CAP"},
         {29, 30, "Bw 30"},       {33, 0x0c, "Fs 3"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -231,9 +235,11 @@ static void test_header_colour(void)
         memset(&c, 0x77, sizeof c);
         xs_header_colour(&h, &c);
         if (cpih == 1 || cpih == 3)
-            CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 && c.source == XSF_COLOUR_CODESTREAM &&
-                      c.range == XSF_RANGE_FULL && c.primaries == XSF_PRIMARIES_UNSPECIFIED,
-                  "Cpih %d: matrix %d order %d source %d range %d", cpih, c.matrix, c.rgb_order, c.source, c.range);
+            CHECK(c.matrix == XSF_MATRIX_IDENTITY && c.rgb_order == 1 &&
+                      c.source == XSF_COLOUR_CODESTREAM && c.range == XSF_RANGE_FULL &&
+                      c.primaries == XSF_PRIMARIES_UNSPECIFIED,
+                  "Cpih %d: matrix %d order %d source %d range %d", cpih, c.matrix, c.rgb_order,
+                  c.source, c.range);
         else
             CHECK(c.matrix == XSF_MATRIX_UNSPECIFIED && c.source == XSF_COLOUR_DEFAULT &&
                       c.range == XSF_RANGE_UNSPECIFIED,
@@ -242,7 +248,8 @@ static void test_header_colour(void)
     /* A 32x16 RGB picture coded with and without the RCT, decoded. */
     static uint16_t samples[3][32 * 16];
     for (int i = 0; i < 32 * 16; i++)
-        samples[0][i] = (uint16_t)(i & 255), samples[1][i] = (uint16_t)(i * 7 & 255), samples[2][i] = 128;
+        samples[0][i] = (uint16_t)(i & 255), samples[1][i] = (uint16_t)(i * 7 & 255),
+        samples[2][i] = 128;
     const xsf_format f = {XSF_PLANAR_U16, 3, {32, 32, 32}, {16, 16, 16}, {8, 8, 8}};
     uint8_t *data[3] = {(uint8_t *)samples[0], (uint8_t *)samples[1], (uint8_t *)samples[2]};
     const size_t stride[3] = {64, 64, 64};
@@ -261,15 +268,17 @@ static void test_header_colour(void)
         uint8_t cs[4096];
         size_t len = 0, used = 0;
         const xsf_picture *out = NULL;
-        CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK && xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
-                  xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, len, &used, &out) == XSF_OK && out,
+        CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK &&
+                  xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
+                  xs_decoder_create(&dec) == XSF_OK &&
+                  xs_decode(dec, cs, len, &used, &out) == XSF_OK && out,
               "RCT %d: code and decode: %s", rct, err.msg);
         if (out) {
             CHECK(out->colour.matrix == (rct ? XSF_MATRIX_IDENTITY : XSF_MATRIX_UNSPECIFIED) &&
                       out->colour.source == (rct ? XSF_COLOUR_CODESTREAM : XSF_COLOUR_DEFAULT) &&
                       out->colour.rgb_order == rct,
-                  "RCT %d: the decoded picture's colour is matrix %d source %d", rct, out->colour.matrix,
-                  out->colour.source);
+                  "RCT %d: the decoded picture's colour is matrix %d source %d", rct,
+                  out->colour.matrix, out->colour.source);
             CHECK(xsf_format_equal(&out->fmt, &f) && out->memory == XSF_MEMORY_HOST && !out->ref &&
                       out->stride[0] == 64,
                   "RCT %d: the decoded picture is a packed host view of the coded format", rct);

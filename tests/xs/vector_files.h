@@ -53,8 +53,9 @@ static inline uint8_t *vf_read(const char *path, size_t *len)
  * every vector dir/MANIFEST.tsv lists; checks that each file is there, not
  * empty, and codestreams and nothing else. Returns the files read (-1
  * without a manifest), *frames the codestreams. */
-static inline int vf_each_codestream(const char *dir, void (*check)(void *, const uint8_t *, size_t, const char *),
-                              void *ctx, int *frames)
+static inline int vf_each_codestream(const char *dir,
+                                     void (*check)(void *, const uint8_t *, size_t, const char *),
+                                     void *ctx, int *frames)
 {
     static vm_list names;
     *frames = 0;
@@ -93,7 +94,8 @@ static inline int vf_each_codestream(const char *dir, void (*check)(void *, cons
 }
 
 /* The C and the GPU decoder, for checks that compare them. */
-typedef void (*vf_pair_check)(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len, const char *name);
+typedef void (*vf_pair_check)(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs, size_t len,
+                              const char *name);
 typedef struct vf_pair {
     xs_decoder *c;
     xs_gpu_decoder *g;
@@ -109,7 +111,8 @@ static inline void vf_pair_one(void *ctx, const uint8_t *cs, size_t len, const c
 /* check() on each codestream of the directory's vectors, on its own; says how
  * many were `what` ("decoded into caller planes"). Returns the files read,
  * -1 (and a line saying it is skipped) without the directory. */
-static inline int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir, vf_pair_check check, const char *what)
+static inline int vf_check_dir(xs_decoder *c, xs_gpu_decoder *g, const char *dir,
+                               vf_pair_check check, const char *what)
 {
     vf_pair d = {c, g, check};
     int frames;

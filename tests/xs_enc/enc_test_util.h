@@ -85,8 +85,8 @@ static inline double test_psnr(const xsf_picture *a, const xsf_picture *b)
     for (int c = 0; c < a->fmt.nc; c++)
         for (int y = 0; y < a->fmt.height[c]; y++)
             for (int x = 0; x < a->fmt.width[c]; x++) {
-                const double d = (double)xsf_picture_row16(a, c, y)[x] -
-                                 (double)xsf_picture_row16(b, c, y)[x];
+                const double d =
+                    (double)xsf_picture_row16(a, c, y)[x] - (double)xsf_picture_row16(b, c, y)[x];
                 se += d * d;
                 n += 1;
             }

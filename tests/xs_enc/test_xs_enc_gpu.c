@@ -241,8 +241,9 @@ static void test_device_input(void)
             size_t dp;
             cudaMallocPitch((void **)&dplane[c], &dp, (size_t)pic.img.fmt.width[c] * 2,
                             (size_t)pic.img.fmt.height[c]);
-            cudaMemcpy2D(dplane[c], dp, pic.img.data[c], pic.img.stride[c], (size_t)pic.img.fmt.width[c] * 2,
-                         (size_t)pic.img.fmt.height[c], cudaMemcpyHostToDevice);
+            cudaMemcpy2D(dplane[c], dp, pic.img.data[c], pic.img.stride[c],
+                         (size_t)pic.img.fmt.width[c] * 2, (size_t)pic.img.fmt.height[c],
+                         cudaMemcpyHostToDevice);
             pitch[c] = dp;
         }
         xsf_picture dpic;

@@ -67,8 +67,7 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
  * in between are kept in the plan's scratch from one call to the next: no
  * other transform on the plan until the picture's last call. */
 xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
-                                    size_t rows_before, size_t rows_in,
-                                    struct CUstream_st *stream);
+                                    size_t rows_before, size_t rows_in, struct CUstream_st *stream);
 
 /* ---- introspection for benchmarks and tuning ---- */
 

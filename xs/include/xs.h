@@ -32,42 +32,42 @@ enum {
 /* What the headers of one codestream say (everything up to the first SLH). */
 typedef struct xs_header {
     /* CAP */
-    uint32_t cap_bits;      /* capability bits as read, bit i = cap[i] */
+    uint32_t cap_bits; /* capability bits as read, bit i = cap[i] */
     /* PIH */
-    uint32_t lcod;          /* codestream length in bytes, 0 = not signalled (VBR) */
-    uint16_t ppih, plev;    /* profile; level (high byte) and sublevel (low byte) */
-    uint16_t wf, hf;        /* frame width and height in samples */
-    uint16_t cw;            /* precinct width in units of 8 * 2^NLx samples, 0 = full width */
-    uint16_t hsl;           /* slice height in precincts */
-    uint8_t nc;             /* components */
-    uint8_t ng;             /* coefficients per code group (4) */
-    uint8_t ss;             /* code groups per significance group (8) */
-    uint8_t bw;             /* nominal bit precision of the wavelet coefficients */
-    uint8_t fq;             /* fractional bits of the wavelet coefficients */
-    uint8_t br;             /* bits encoding a bitplane count (4) */
-    uint8_t fslc;           /* slice coding mode */
-    uint8_t ppoc;           /* progression order */
-    uint8_t cpih;           /* colour transform: 0 none, 1 RCT, 3 Star-Tetrix */
-    uint8_t nlx, nly;       /* horizontal and vertical decomposition levels */
-    uint8_t lh;             /* long precinct headers */
-    uint8_t rl;             /* raw-mode selection per packet */
-    uint8_t qpih;           /* inverse quantizer: 0 deadzone, 1 uniform */
-    uint8_t fs;             /* sign handling: 0 inline, 1 sign packing */
-    uint8_t rm;             /* run mode: 0 zero prediction residuals, 1 zero coefficients */
+    uint32_t lcod;       /* codestream length in bytes, 0 = not signalled (VBR) */
+    uint16_t ppih, plev; /* profile; level (high byte) and sublevel (low byte) */
+    uint16_t wf, hf;     /* frame width and height in samples */
+    uint16_t cw;         /* precinct width in units of 8 * 2^NLx samples, 0 = full width */
+    uint16_t hsl;        /* slice height in precincts */
+    uint8_t nc;          /* components */
+    uint8_t ng;          /* coefficients per code group (4) */
+    uint8_t ss;          /* code groups per significance group (8) */
+    uint8_t bw;          /* nominal bit precision of the wavelet coefficients */
+    uint8_t fq;          /* fractional bits of the wavelet coefficients */
+    uint8_t br;          /* bits encoding a bitplane count (4) */
+    uint8_t fslc;        /* slice coding mode */
+    uint8_t ppoc;        /* progression order */
+    uint8_t cpih;        /* colour transform: 0 none, 1 RCT, 3 Star-Tetrix */
+    uint8_t nlx, nly;    /* horizontal and vertical decomposition levels */
+    uint8_t lh;          /* long precinct headers */
+    uint8_t rl;          /* raw-mode selection per packet */
+    uint8_t qpih;        /* inverse quantizer: 0 deadzone, 1 uniform */
+    uint8_t fs;          /* sign handling: 0 inline, 1 sign packing */
+    uint8_t rm;          /* run mode: 0 zero prediction residuals, 1 zero coefficients */
     /* CDT */
     uint8_t depth[XS_MAX_COMPONENTS]; /* B[c] */
     uint8_t sx[XS_MAX_COMPONENTS], sy[XS_MAX_COMPONENTS];
     /* WGT, in band order (21122-1 B.3) */
-    int nbands;             /* entries in gain/priority */
+    int nbands; /* entries in gain/priority */
     uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
     /* NLT */
-    uint8_t tnlt;           /* 0 none, 1 quadratic, 2 extended */
-    uint8_t nlt_sigma;      /* quadratic: sign of the DC offset */
-    uint16_t nlt_alpha;     /* quadratic: DC offset */
-    uint32_t nlt_t1, nlt_t2;/* extended: thresholds */
-    uint8_t nlt_e;          /* extended: exponent */
+    uint8_t tnlt;            /* 0 none, 1 quadratic, 2 extended */
+    uint8_t nlt_sigma;       /* quadratic: sign of the DC offset */
+    uint16_t nlt_alpha;      /* quadratic: DC offset */
+    uint32_t nlt_t1, nlt_t2; /* extended: thresholds */
+    uint8_t nlt_e;           /* extended: exponent */
     /* CWD */
-    uint8_t sd;             /* components with suppressed decomposition (last Sd) */
+    uint8_t sd; /* components with suppressed decomposition (last Sd) */
     /* CTS */
     uint8_t has_cts, cts_cf, cts_e1, cts_e2;
     /* CRG */
@@ -93,7 +93,8 @@ const char *xs_sublevel_name(uint16_t plev);
  * CTS, CRG and CAP; with `verbose`, the weights table. Writes at most cap bytes, NUL
  * terminated (buf may be NULL with cap 0); returns the length of the whole text, as
  * snprintf does. */
-size_t xs_header_describe(const xs_header *h, int verbose, const char *warning, char *buf, size_t cap);
+size_t xs_header_describe(const xs_header *h, int verbose, const char *warning, char *buf,
+                          size_t cap);
 /* 1 when the headers are equal but for what may change from frame to frame (Lcod,
  * the headers' length). */
 int xs_header_same(const xs_header *a, const xs_header *b);
@@ -142,10 +143,11 @@ xsf_status xs_plev_check(uint16_t ppih, uint16_t plev, uint32_t wf, uint32_t hf,
 /* The byte layout of one codestream, found by walking its precinct headers
  * (no entropy decoding): where it ends and where each slice begins. */
 typedef struct xs_layout {
-    size_t codestream_bytes;  /* SOC .. EOC inclusive */
-    size_t header_bytes;      /* SOC .. first SLH */
+    size_t codestream_bytes; /* SOC .. EOC inclusive */
+    size_t header_bytes;     /* SOC .. first SLH */
     size_t nslices;
-    size_t *slice_offset;     /* nslices entries: the offset of each SLH (owned, free with xs_layout_free) */
+    size_t *slice_offset; /* nslices entries: the offset of each SLH (owned, free with
+                             xs_layout_free) */
 } xs_layout;
 xsf_status xs_scan_layout(const uint8_t *buf, size_t len, xs_layout *layout, xsf_error *err);
 void xs_layout_free(xs_layout *layout);
@@ -227,8 +229,8 @@ xsf_status xs_gpu_decode(xs_gpu_decoder *dec, const uint8_t *buf, size_t len, si
 /* Decodes a codestream already in device memory. The host still reads the
  * headers and precinct lengths: `host_copy` is the same bytes in host memory,
  * or NULL to have them read back from the device (which waits for the stream). */
-xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf, const uint8_t *host_copy, size_t len,
-                                size_t *consumed);
+xsf_status xs_gpu_decode_device(xs_gpu_decoder *dec, const uint8_t *dev_buf,
+                                const uint8_t *host_copy, size_t len, size_t *consumed);
 /* Incremental decoding, for a codestream that arrives piecewise (slices in
  * order, e.g. from RTP): the entropy decoding of each slice is launched as
  * soon as the slice is whole, and with it the inverse DWT and the output
@@ -263,8 +265,8 @@ void xs_gpu_decode_abort(xs_gpu_decoder *dec);
  * caller parsed already: `hdr` is what xs_parse_header gave for buf (for
  * begin: for the prefix buf[0, len), which held the whole header); the
  * header is not parsed again. */
-xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
-                                size_t *consumed);
+xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
+                                size_t len, size_t *consumed);
 xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr, const uint8_t *buf,
                                       size_t len);
 /* Between begin and end: rows [0, rows[c]) of each component are final in
@@ -307,7 +309,8 @@ const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec);
 /* Copies the last picture into host planes (tightly packed uint16 rows, one
  * plane per component, as xs_decode's), from wherever it was written. With
  * sync=0 the copy is only enqueued. */
-xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync);
+xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
+                           int sync);
 /* Enqueues the copy of rows [from[c], to[c]) of each component of the
  * picture under way or last decoded into host planes laid out as
  * xs_gpu_download's (whole planes: the rows land at their place). With the
@@ -369,34 +372,34 @@ typedef struct xs_encoder_config {
     double bpp;
     size_t target_bytes;
     xs_rate_control rate_control;
-    int q, r;           /* XS_RC_FIXED: quantization 0..30 and refinement 0..255 */
+    int q, r; /* XS_RC_FIXED: quantization 0..30 and refinement 0..255 */
     /* Transform. */
-    int nlx, nly;       /* decomposition levels: horizontal 1..8, vertical 0..2, nly <= nlx */
-    int sd;             /* the last sd components are not transformed (CWD), 0 = none */
-    int cpih;           /* colour transform: 0 none, 1 RCT (components 0, 1, 2 given as R, G, B) */
-    int bw, fq;         /* coefficient precision and fractional bits (20, 8) */
+    int nlx, nly; /* decomposition levels: horizontal 1..8, vertical 0..2, nly <= nlx */
+    int sd;       /* the last sd components are not transformed (CWD), 0 = none */
+    int cpih;     /* colour transform: 0 none, 1 RCT (components 0, 1, 2 given as R, G, B) */
+    int bw, fq;   /* coefficient precision and fractional bits (20, 8) */
     /* Quantization and entropy coding. */
-    int qpih;           /* 0 deadzone, 1 uniform */
-    int fs;             /* 1: sign packing (signs of non-zero coefficients in their own subpacket) */
-    int rm;             /* significance run mode: 0 zero residuals, 1 zero counts */
-    unsigned gcli_modes;/* XS_GCLI_* */
-    int slice_lines;    /* slice height in lines, a multiple of 2^nly; 0 = 16 */
-    int cw;             /* precinct width (21122-1 Cw, units of 8 * max(sx) * 2^nlx), 0 = full width */
-    int long_headers;   /* 1: 7-byte packet headers even where 5-byte ones would do */
-    int lossless;       /* 1: lossless coding (sets Fq=0, Bw=max depth, XS_RC_FIXED with Q=R=0;
-                           signals cap[6]) */
+    int qpih; /* 0 deadzone, 1 uniform */
+    int fs;   /* 1: sign packing (signs of non-zero coefficients in their own subpacket) */
+    int rm;   /* significance run mode: 0 zero residuals, 1 zero counts */
+    unsigned gcli_modes; /* XS_GCLI_* */
+    int slice_lines;     /* slice height in lines, a multiple of 2^nly; 0 = 16 */
+    int cw; /* precinct width (21122-1 Cw, units of 8 * max(sx) * 2^nlx), 0 = full width */
+    int long_headers; /* 1: 7-byte packet headers even where 5-byte ones would do */
+    int lossless;     /* 1: lossless coding (sets Fq=0, Bw=max depth, XS_RC_FIXED with Q=R=0;
+                         signals cap[6]) */
     /* Gains and priorities (WGT), in band order; nbands = 0 derives them for PSNR. */
     int nbands;
     uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
     /* Non-linearity (NLT, 21122-1 Annex G): 0 none, 1 quadratic, 2 extended. */
     int tnlt;
-    int nlt_sigma;      /* quadratic: DC offset sign */
-    unsigned nlt_alpha; /* quadratic: DC offset 0..32767 */
+    int nlt_sigma;           /* quadratic: DC offset sign */
+    unsigned nlt_alpha;      /* quadratic: DC offset 0..32767 */
     uint32_t nlt_t1, nlt_t2; /* extended: thresholds */
-    int nlt_e;          /* extended: exponent */
+    int nlt_e;               /* extended: exponent */
     /* Profile and level (21122-2): the settings are checked against the profile. */
-    uint16_t ppih;      /* XS_PPIH_* */
-    int plev;           /* Plev to write, or -1 to derive level and sublevel from the size and rate */
+    uint16_t ppih; /* XS_PPIH_* */
+    int plev;      /* Plev to write, or -1 to derive level and sublevel from the size and rate */
 } xs_encoder_config;
 
 /* Defaults: 5 horizontal and 2 vertical levels (1 for the Main and Light
@@ -407,7 +410,8 @@ void xs_encoder_config_init(xs_encoder_config *cfg);
 
 /* Fills nc, sx, sy and depth for "400", "420", "422", "444" or "4444" (and
  * the same with colons) at one depth for every component. */
-xsf_status xs_encoder_config_format(xs_encoder_config *cfg, const char *sampling, int width, int height, int depth);
+xsf_status xs_encoder_config_format(xs_encoder_config *cfg, const char *sampling, int width,
+                                    int height, int depth);
 
 /* The header the configuration leads to (every field of what will be
  * written, WGT included), after the checks of xs_encoder_create. */
@@ -434,7 +438,8 @@ size_t xs_encoder_max_bytes(const xs_encoder *enc);
 /* Encodes one picture (host memory, XSF_PLANAR_U16: uint16 samples at each
  * component's depth, the configuration's components and sizes) into
  * out[0..cap); *len receives the codestream size. */
-xsf_status xs_encode(xs_encoder *enc, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len);
+xsf_status xs_encode(xs_encoder *enc, const xsf_picture *pic, uint8_t *out, size_t cap,
+                     size_t *len);
 const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *enc);
 const char *xs_encoder_error(const xs_encoder *enc);
 
@@ -460,7 +465,8 @@ const uint8_t *xs_gpu_encoder_codestream(const xs_gpu_encoder *enc);
 /* Copies the last codestream to host memory; with sync=0 the copy is only
  * enqueued and *len is the size where it is known in advance (with a target),
  * else 0 until xs_gpu_encoder_sync. */
-xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap, size_t *len, int sync);
+xsf_status xs_gpu_encoder_download(xs_gpu_encoder *enc, uint8_t *out, size_t cap, size_t *len,
+                                   int sync);
 /* Waits for the stream; reports errors found on the GPU. */
 xsf_status xs_gpu_encoder_sync(xs_gpu_encoder *enc);
 const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);

@@ -19,16 +19,16 @@
 #include "colour_rules.h"
 
 static int passed, failed;
-#define CHECK(cond, ...)                                                                                   \
-    do {                                                                                                   \
-        if (cond) {                                                                                        \
-            passed++;                                                                                      \
-        } else {                                                                                           \
-            failed++;                                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                       \
-            fprintf(stderr, __VA_ARGS__);                                                                  \
-            fputc('\n', stderr);                                                                           \
-        }                                                                                                  \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 static uint64_t rng = 0x5851f42d4c957f2dull;
@@ -93,8 +93,8 @@ static void decode_kernel(const bpc_kdec_params &k)
 static void run_case(int variant, int filter, int nc, int w, int h, int depth, int levels)
 {
     char what[128];
-    snprintf(what, sizeof what, "%d passes %s %dx%d nc %d depth %d levels %d", variant, filter ? "9/7" : "5/3",
-             w, h, nc, depth, levels);
+    snprintf(what, sizeof what, "%d passes %s %dx%d nc %d depth %d levels %d", variant,
+             filter ? "9/7" : "5/3", w, h, nc, depth, levels);
     picture pic;
     make_picture(pic, nc, w, h, depth);
     bpc_params params;
@@ -122,9 +122,11 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
     for (size_t i = 0; i < ncb; i++) {
         const bpc_cb_desc &d = lay.cb[i];
         slot[i] = total;
-        total += bpc_codeblock_bound((int)d.w, (int)d.h, lay.comp[d.comp].band[d.band].planes_bound);
+        total +=
+            bpc_codeblock_bound((int)d.w, (int)d.h, lay.comp[d.comp].band[d.band].planes_bound);
     }
-    std::vector<float> inv(BPC_MAX_COMPONENTS * BPC_MAX_BANDS), half(BPC_MAX_COMPONENTS * BPC_MAX_BANDS);
+    std::vector<float> inv(BPC_MAX_COMPONENTS * BPC_MAX_BANDS),
+        half(BPC_MAX_COMPONENTS * BPC_MAX_BANDS);
     std::vector<uint8_t> bound(BPC_MAX_COMPONENTS * BPC_MAX_BANDS);
     for (int c = 0; c < lay.nc; c++)
         for (int b = 0; b < lay.comp[c].nbands; b++) {
@@ -139,11 +141,13 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
     for (size_t i = 0; i < ncb; i++) {
         const bpc_cb_desc &d = lay.cb[i];
         const bpc_band &bd = lay.comp[d.comp].band[d.band];
-        const bpc_band_probs probs = bpc_tables_band(tables, lay.variant, bd.level, bd.orient, lay.table_plane_offset);
+        const bpc_band_probs probs =
+            bpc_tables_band(tables, lay.variant, bd.level, bd.orient, lay.table_plane_offset);
         const size_t pw = (size_t)lay.width[d.comp];
-        if (bpc_codeblock_encode(lay.variant, &probs, fe.q[d.comp] + (size_t)d.y0 * pw + d.x0, pw, (int)d.w,
-                                 (int)d.h, ref.data() + slot[i],
-                                 bpc_codeblock_bound((int)d.w, (int)d.h, bd.planes_bound), &res[i], &err)) {
+        if (bpc_codeblock_encode(lay.variant, &probs, fe.q[d.comp] + (size_t)d.y0 * pw + d.x0, pw,
+                                 (int)d.w, (int)d.h, ref.data() + slot[i],
+                                 bpc_codeblock_bound((int)d.w, (int)d.h, bd.planes_bound), &res[i],
+                                 &err)) {
             CHECK(0, "%s: C encode: %s", what, err.msg);
             return;
         }
@@ -183,17 +187,17 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
         const bpc_codeblock_result &r = res[i];
         const uint32_t cw = r.passes ? r.pass_codewords[r.passes - 1] : 0;
         if (kplanes[i] != r.planes || kpasses[i] != r.passes) {
-            CHECK(0, "%s: code block %zu: kernel %d planes %d passes, C %d and %d", what, i, kplanes[i], kpasses[i],
-                  r.planes, r.passes);
+            CHECK(0, "%s: code block %zu: kernel %d planes %d passes, C %d and %d", what, i,
+                  kplanes[i], kpasses[i], r.planes, r.passes);
             bad = 1;
             break;
         }
         for (int p = 0; p < r.passes && !bad; p++)
             if (kcw[i * BPC_MAX_PASSES + p] != r.pass_codewords[p] ||
                 kdist[i * BPC_MAX_PASSES + p] != r.pass_distortion[p]) {
-                CHECK(0, "%s: code block %zu pass %d: kernel %u codewords %lld, C %u %lld", what, i, p,
-                      kcw[i * BPC_MAX_PASSES + p], (long long)kdist[i * BPC_MAX_PASSES + p], r.pass_codewords[p],
-                      (long long)r.pass_distortion[p]);
+                CHECK(0, "%s: code block %zu pass %d: kernel %u codewords %lld, C %u %lld", what, i,
+                      p, kcw[i * BPC_MAX_PASSES + p], (long long)kdist[i * BPC_MAX_PASSES + p],
+                      r.pass_codewords[p], (long long)r.pass_distortion[p]);
                 bad = 1;
             }
         if (!bad && memcmp(got.data() + slot[i], ref.data() + slot[i], 2 * (size_t)cw)) {
@@ -218,7 +222,8 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
             entry[i].codewords = cw;
             entry[i].planes = (uint8_t)r.planes;
             entry[i].passes = (uint8_t)keep;
-            data.insert(data.end(), ref.begin() + (long)slot[i], ref.begin() + (long)(slot[i] + 2 * (size_t)cw));
+            data.insert(data.end(), ref.begin() + (long)slot[i],
+                        ref.begin() + (long)(slot[i] + 2 * (size_t)cw));
         }
         data.push_back(0); /* a valid pointer even when empty */
         std::vector<std::vector<uint32_t>> want(lay.nc), have(lay.nc);
@@ -235,8 +240,8 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
             if (entry[i].passes == 0) {
                 memset(recon, 0, sizeof recon);
             } else if (bpc_codeblock_decode(lay.variant, &probs, data.data() + entry[i].offset,
-                                            2 * (size_t)entry[i].codewords, entry[i].planes, entry[i].passes,
-                                            recon, 64, (int)d.w, (int)d.h, &err)) {
+                                            2 * (size_t)entry[i].codewords, entry[i].planes,
+                                            entry[i].passes, recon, 64, (int)d.w, (int)d.h, &err)) {
                 CHECK(0, "%s: C decode of code block %zu: %s", what, i, err.msg);
                 return;
             }
@@ -245,7 +250,8 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
                 for (uint32_t x = 0; x < d.w; x++) {
                     uint32_t v;
                     if (filter) {
-                        const float f = bpc_dequantize_float(recon[y * 64 + x], half[d.comp * BPC_MAX_BANDS + d.band]);
+                        const float f = bpc_dequantize_float(recon[y * 64 + x],
+                                                             half[d.comp * BPC_MAX_BANDS + d.band]);
                         memcpy(&v, &f, 4);
                     } else {
                         v = (uint32_t)bpc_dequantize_int(recon[y * 64 + x]);
@@ -277,8 +283,8 @@ static void run_case(int variant, int filter, int nc, int w, int h, int depth, i
                 size_t at = 0;
                 while (want[c][at] == have[c][at])
                     at++;
-                CHECK(0, "%s: round %d component %d differs first at %zu (%08x, C %08x)", what, round, c, at,
-                      have[c][at], want[c][at]);
+                CHECK(0, "%s: round %d component %d differs first at %zu (%08x, C %08x)", what,
+                      round, c, at, have[c][at], want[c][at]);
                 bad = 1;
                 break;
             }

@@ -8,7 +8,8 @@
 #include "cuda_emu.h"
 #include "cuda_runtime_api.h"
 
-namespace cub {
+namespace cub
+{
 
 template <typename T, int THREADS> struct BlockReduce {
     struct TempStorage {
@@ -30,7 +31,10 @@ template <typename T, int THREADS> struct BlockReduce {
     T Sum(T x)
     {
         struct add {
-            T operator()(T a, T b) const { return a + b; }
+            T operator()(T a, T b) const
+            {
+                return a + b;
+            }
         };
         return Reduce(x, add());
     }
@@ -75,7 +79,8 @@ template <typename T, int THREADS> struct BlockScan {
 
 struct DeviceScan {
     template <typename T>
-    static cudaError_t ExclusiveSum(void *tmp, size_t &bytes, const T *in, T *out, int n, cudaStream_t = 0)
+    static cudaError_t ExclusiveSum(void *tmp, size_t &bytes, const T *in, T *out, int n,
+                                    cudaStream_t = 0)
     {
         if (!tmp) {
             bytes = 16;
