@@ -1,8 +1,8 @@
 /* Command lines of the xsflow subcommands: one option table per command,
  * parsed with getopt_long (each option's long name, short name, kind of
  * value, where the value goes and its help line), the usage text generated
- * from the table, and one parser per kind of value (common/xsf_parse.h,
- * common/xsf_colour.h), so that a flag means the same thing everywhere.
+ * from the table, and one parser per kind of value (common/include/xsf_parse.h,
+ * common/include/xsf_colour.h), so that a flag means the same thing everywhere.
  *
  * Errors are one line on stderr, "xsflow: --OPTION: 'VALUE' is not ...",
  * and a usage error makes the command exit with status 2. */

@@ -1,5 +1,5 @@
 /* xsflow compare: JPEG XS and BPC-PaCo side by side on the same pictures
- * (compare/compare.h does the work; this parses the command line and
+ * (compare/include/compare.h does the work; this parses the command line and
  * prints). */
 #include <errno.h>
 #include <stdio.h>

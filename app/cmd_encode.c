@@ -1,6 +1,6 @@
 /* xsflow encode: .yuv, .y4m, .ppm or .pgm to codestreams of any codec of
- * the table (codec/xsf_codecs.h), one per frame, one after the other, with
- * its C or GPU encoder (imgio/encode_file.h runs it). The options are the
+ * the table (codec/include/xsf_codecs.h), one per frame, one after the other, with
+ * its C or GPU encoder (imgio/include/encode_file.h runs it). The options are the
  * common ones below and the codec's own knobs (its encoder->options), each
  * given to the codec by name. */
 #include <stdio.h>

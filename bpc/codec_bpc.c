@@ -1,4 +1,4 @@
-/* BPC-PaCo in the codec table (common/xsf_codec.h): the header reader, the
+/* BPC-PaCo in the codec table (common/include/xsf_codec.h): the header reader, the
  * C reference decoder and the CUDA decoder behind the table's functions.
  * The parsed header travels as a bpc_info in xsf_codec_frame.header. The
  * decoders read the code-block index from the codestream themselves (the

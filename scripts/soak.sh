@@ -5,7 +5,7 @@
 #   1. every frame sent is delivered whole or counted as dropped with a reason:
 #        frames_delivered + frames_dropped == frames sent
 #   2. the receiver's counts agree exactly with what each sender did (the
-#      rules of rtp_impairer in rtp/rtp.h; the first and last frame are sent
+#      rules of rtp_impairer in rtp/include/rtp.h; the first and last frame are sent
 #      unimpaired so that nothing is estimated at the stream's edges):
 #        packets            == datagrams sent (duplicates included)
 #        packets_lost       == packets the sender lost (packets_lost_edge 0)

@@ -1,4 +1,4 @@
-/* JPEG XS in the codec table (common/xsf_codec.h): the header parser, the C
+/* JPEG XS in the codec table (common/include/xsf_codec.h): the header parser, the C
  * reference decoder and the GPU decoder (with its incremental calls) behind
  * the table's functions. The parsed header travels as an xs_header in
  * xsf_codec_frame.header; the decoders take it back (xs_decode_parsed,

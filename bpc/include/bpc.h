@@ -80,7 +80,7 @@ xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, co
 
 /* ---- pictures ---- */
 
-/* Pictures are xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16, one
+/* Pictures are xsf_picture (common/include/xsf_picture.h): XSF_PLANAR_U16, one
  * plane of unsigned right-aligned samples per component, depths 1..16. */
 
 typedef enum bpc_colour {
@@ -266,7 +266,7 @@ xsf_status bpc_codeblock_decode(bpc_variant variant, const bpc_band_probs *probs
                                 const uint8_t *data, size_t len, int planes, int passes,
                                 int32_t *recon2, size_t pitch, int w, int h, xsf_error *err);
 
-/* BPC-PaCo in the codec table (bpc/codec_bpc.c; codec/xsf_codecs.h finds it). */
+/* BPC-PaCo in the codec table (bpc/codec_bpc.c; codec/include/xsf_codecs.h finds it). */
 struct xsf_codec;
 extern const struct xsf_codec bpc_codec;
 

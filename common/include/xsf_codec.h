@@ -1,7 +1,7 @@
 /* xsflow codec interface: what a codec offers the rest of xsflow, as one
  * table of functions (xsf_codec), so that the pipeline, the program and the
  * other callers name no codec: they find one by name or by probing its
- * bytes (codec/xsf_codecs.h, the registry) and call through its table.
+ * bytes (codec/include/xsf_codecs.h, the registry) and call through its table.
  *
  * A frame's header is parsed once: parse_header (or describe, for a header
  * its caller parsed with the codec's own parser, such as the RTP receiver's

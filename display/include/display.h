@@ -40,13 +40,13 @@ extern "C" {
 
 /* ---- pictures ----
  *
- * The display shows xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16
+ * The display shows xsf_picture (common/include/xsf_picture.h): XSF_PLANAR_U16
  * samples at depth[0] bits (8..16, taken for every plane), in host memory
  * (host or pinned) or in CUDA device memory (XSF_MEMORY_DEVICE). Plane 0
  * is full size; planes 1 and 2 may be subsampled by 2 horizontally (4:2:2)
  * or both ways (4:2:0), their sizes rounded up. nc is 1 (gray), 3, or 4 (a
  * fourth plane, alpha, is ignored); strides are even. The picture's colour
- * (common/xsf_colour.h, the vocabulary of --colour; XSF_COLOUR_DEFAULT:
+ * (common/include/xsf_colour.h, the vocabulary of --colour; XSF_COLOUR_DEFAULT:
  * BT.709 narrow range) is converted to R'G'B' with the coefficients of
  * xsf_rgb_transform_make by the C reference, the shader and the CUDA
  * compositor alike, as decode's .ppm writer converts. */

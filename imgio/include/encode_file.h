@@ -1,5 +1,5 @@
 /* Encoding a picture file: every frame of a .yuv, .y4m, .ppm or .pgm file
- * (image_io.h's readers) coded by a codec's encoder (common/xsf_codec.h)
+ * (image_io.h's readers) coded by a codec's encoder (common/include/xsf_codec.h)
  * into one file of codestreams, one after the other: what `xsflow encode`
  * runs, for any codec of the table. The first frame fixes the pictures'
  * format; the encoder is made for it.

@@ -17,7 +17,7 @@
  *        and imgio_write_options.colour, through xsf_rgb_transform_make.
  *  .pgm  binary PGM (P5): the first component (luma) only.
  *
- * Pictures are xsf_picture (common/xsf_picture.h): XSF_PLANAR_U16 in host
+ * Pictures are xsf_picture (common/include/xsf_picture.h): XSF_PLANAR_U16 in host
  * memory, any strides. The readers describe what the file says of its
  * colour, with source XSF_COLOUR_CODESTREAM (the file's own header): PPM is
  * R'G'B' full range, PGM full range, Y4M's range from its XCOLORRANGE tag

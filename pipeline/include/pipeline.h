@@ -9,7 +9,7 @@
  *
  * Codecs: a stream's codec is named by its configuration
  * (pl_stream_config.codec) or found by probing its first frame; the
- * pipeline dispatches through the codec table (common/xsf_codec.h) and
+ * pipeline dispatches through the codec table (common/include/xsf_codec.h) and
  * names no codec. Each frame's header is parsed once: by a source that
  * parsed it anyway (pl_frame_set_header), else by the decode stage, and the
  * description (pl_frame.desc) travels with the frame to the decoders and

@@ -492,7 +492,7 @@ uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned d
  * interlaced frame only with both fields' codestreams. A frame one of whose
  * fields was lost, cut short (a partial slice-mode segment) or does not match
  * (F counter, SSRC, order, timestamp) is dropped whole and counted once.
- * Weaving the decoded fields: imgio_weave (imgio/image_io.h). */
+ * Weaving the decoded fields: imgio_weave (imgio/include/image_io.h). */
 
 typedef struct rtp_field_frame {
     int interlaced; /* 0: a progressive frame (data[0]); 1: two fields */

@@ -381,7 +381,7 @@ static void test_names(void)
     CHECK(!strcmp(imgio_sampling_name(3, one, one), "4:4:4"), "4:4:4");
     CHECK(!strcmp(imgio_sampling_name(1, one, one), "4:0:0"), "4:0:0");
     CHECK(!strcmp(imgio_sampling_name(3, sx, sy), "other"), "mixed sampling");
-    /* decode's words of the colour vocabulary (common/xsf_colour.h) */
+    /* decode's words of the colour vocabulary (common/include/xsf_colour.h) */
     xsf_colour c;
     CHECK(xsf_colour_parse("bt601-full", &c, NULL) == XSF_OK && c.matrix == XSF_MATRIX_BT601 &&
               c.range == XSF_RANGE_FULL,

@@ -1,4 +1,4 @@
-/* A picture file through a codec's encoder (imgio/encode_file.h) and the
+/* A picture file through a codec's encoder (imgio/include/encode_file.h) and the
  * helpers around it: imgio_encode_file codes every frame of a .yuv file
  * (4:4:4:4 and 4:4:4 layouts) with JPEG XS and BPC-PaCo, and the frames
  * decode back exactly (lossless); it stops at max_frames, and says which

@@ -1,5 +1,5 @@
-/* The value parsers every command shares (common/xsf_parse.h) and the colour
- * vocabulary with its conversion (common/xsf_colour.h). */
+/* The value parsers every command shares (common/include/xsf_parse.h) and the colour
+ * vocabulary with its conversion (common/include/xsf_colour.h). */
 #include <math.h>
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * decode's .ppm writer (imgio/, what `xsflow decode -o X.ppm --colour C`
  * writes) and through the display's C conversion (display/convert.c, the
  * reference its shader and CUDA compositor are tested against), with the
- * colour read by the one parser of --colour (common/xsf_colour.h). Both must
+ * colour read by the one parser of --colour (common/include/xsf_colour.h). Both must
  * agree within 1 code value at 8 bits for every word of the vocabulary: they
  * once took `gbr` 20 code values apart.
  * usage: test_colour_paths VECTOR_DIR */

@@ -47,7 +47,7 @@ static uint8_t *read_all(const char *path, size_t *len)
     return buf;
 }
 
-/* The colours in the words of --colour (common/xsf_colour.h). */
+/* The colours in the words of --colour (common/include/xsf_colour.h). */
 static const char *const colours[] = {"709,narrow", "601,narrow", "2020,narrow",
                                       "709,full",   "601,full",   "2020,full"};
 

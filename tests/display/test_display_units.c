@@ -153,7 +153,7 @@ static void test_layout(void)
           r.w, r.h);
 }
 
-/* A colour in the words of --colour (common/xsf_colour.h). */
+/* A colour in the words of --colour (common/include/xsf_colour.h). */
 static xsf_colour colour_of(const char *words)
 {
     xsf_colour c;

@@ -1,4 +1,4 @@
-/* The receive service (service/service.h): the drops by reason from the
+/* The receive service (service/include/service.h): the drops by reason from the
  * receiver's and the pipeline's counts; a .pcap of a conformance vector
  * through the whole service (CPU engine) into a .jxs file, a packet log, a
  * frame log and the JSON figures; and its refusals: a missing capture,

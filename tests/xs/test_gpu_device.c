@@ -1,4 +1,4 @@
-/* The CUDA device rule (common/xsf_cuda_device.h): no call of the GPU
+/* The CUDA device rule (common/include/xsf_cuda_device.h): no call of the GPU
  * encoder or decoder changes the caller's current device. With two or more
  * devices each context is made on another device than the caller's, which
  * every call must switch to and back from; with one, the device must stay

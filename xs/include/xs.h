@@ -475,7 +475,7 @@ const char *xs_gpu_encoder_error(const xs_gpu_encoder *enc);
 void xs_gpu_encoder_set_timing(xs_gpu_encoder *enc, int on);
 int xs_gpu_encoder_stage_times(const xs_gpu_encoder *enc, const char **names, float *ms, int max);
 
-/* JPEG XS in the codec table (xs/codec_xs.c; codec/xsf_codecs.h finds it). */
+/* JPEG XS in the codec table (xs/codec_xs.c; codec/include/xsf_codecs.h finds it). */
 struct xsf_codec;
 extern const struct xsf_codec xs_codec;
 
