@@ -49,9 +49,11 @@ build() {
         { echo "$which: BUILD FAILED"; tail -30 "$OUT/$which/build.log"; exit 1; }
     echo "$which built: $(git -C "$src" log -1 --format=%h 2> /dev/null || echo "$src")"
 }
-step build
-build before "$BEFORE"
-build after "$R"
+if [ "$STAGES" != " gst " ]; then # the GStreamer stage builds trees of its own
+    step build
+    build before "$BEFORE"
+    build after "$R"
+fi
 
 # each LABEL CMD...: runs CMD with B set to each build, before first; its
 # output goes to $OUT/WHICH/LABEL.log and to the terminal.
