@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gst/rtp/include/rtp.h>
+#include <gst/rtp/rtp.h>
 
 #include "rtp.h"
 #include "xsf_clock.h"

@@ -8,7 +8,7 @@
  * timestamp-offset); mtu is the largest RTP packet. */
 #include <string.h>
 
-#include <gst/rtp/include/rtp.h>
+#include <gst/rtp/rtp.h>
 
 #include "rtp.h"
 #include "xsflow_gst.h"

@@ -6,7 +6,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
-#include <gst/rtp/include/rtp.h>
+#include <gst/rtp/rtp.h>
 #include <gst/video/video.h>
 
 #include "rtp.h"
