@@ -11,7 +11,6 @@
 
 #include "bpc.h"
 #include "xsf_codec.h"
-#include "xsf_colour.h"
 
 #if XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -52,10 +51,7 @@ static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame 
     out->codestream_bytes = h->codestream_bytes;
     out->header_bytes = h->header_bytes;
     out->field = XSF_FIELD_NONE;
-    xsf_colour_default(&out->colour);
-    if (h->colour != BPC_COLOUR_NONE) { /* RCT and ICT are undone: R, G, B */
-        xsf_colour_rgb(&out->colour, XSF_COLOUR_CODESTREAM);
-    }
+    bpc_transform_colour(h->colour, &out->colour); /* the decoders' pictures carry the same */
     memcpy(out->header.bytes, h, sizeof *h);
     return XSF_OK;
 }

@@ -7,7 +7,6 @@
 
 #include "xs.h"
 #include "xsf_codec.h"
-#include "xsf_colour.h"
 
 _Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX,
                "xs_header must fit xsf_codec_frame.header");
@@ -47,11 +46,8 @@ static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *
     }
     out->codestream_bytes = h->lcod;
     out->header_bytes = h->header_bytes;
-    out->field = XSF_FIELD_NONE; /* the codestream does not say (RTP and boxes do) */
-    xsf_colour_default(&out->colour);
-    if (h->cpih == 1) { /* the RCT: R, G, B as the decoder gives them */
-        xsf_colour_rgb(&out->colour, XSF_COLOUR_CODESTREAM);
-    }
+    out->field = XSF_FIELD_NONE;       /* the codestream does not say (RTP and boxes do) */
+    xs_header_colour(h, &out->colour); /* the decoders' pictures carry the same */
     memcpy(out->header.bytes, h, sizeof *h);
     return XSF_OK;
 }
