@@ -11,6 +11,8 @@
 #   pldecode  bench/pipeline decode (`xsflow decode` of 200-frame UHD files)
 #   pcap      bench/pipeline pcap (`xsflow recv --pcap`)
 #   live16    bench/pipeline live with K=16 senders
+#   livestages bench/pipeline/live_stages.sh: live K=16, the builds' senders and receivers
+#             crossed, alternating, the latency per stage of the frame log
 #   latency   bench/latency, one stream, both packetizations, whole and --slices
 #   display   bench/display (EGL on the NVIDIA driver; carry .gl)
 #   gst       scripts/gst-device-bench.sh's table (carry .gstdeps)
@@ -82,6 +84,10 @@ fi
 if [[ $STAGES == *" live16 "* ]]; then
     step "bench/pipeline live, K=16"
     each live16 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'
+fi
+if [[ $STAGES == *" livestages "* ]]; then
+    step "live K=16 per stage, A = before, B = after"
+    bash bench/pipeline/live_stages.sh "$R/build-ba-before" "$R/build-ba-after" "$V" 2>&1 | tee "$OUT/livestages.log"
 fi
 if [[ $STAGES == *" latency "* ]]; then
     step "bench/latency, one stream"
