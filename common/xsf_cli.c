@@ -154,6 +154,13 @@ int cli_value(const cli_option *o, const char *value, void *dst)
             *o->count = n;
         break;
     }
+    case CLI_LIST:
+        if (*o->count >= o->max_items) {
+            cli_error(subject, "'%s': at most %d of them", value, o->max_items);
+            return 2;
+        }
+        ((const char **)dst)[(*o->count)++] = value;
+        return 0;
     case CLI_CALL:
     case CLI_END:
     case CLI_HEADING: break;
@@ -178,46 +185,86 @@ static size_t left_column(const cli_option *o, char *buf, size_t cap)
                             o->arg ? o->arg : "");
 }
 
+/* The synopsis from the table: "[options]" and the arguments, each optional
+ * one opening a bracket that closes at the end. */
+static void synopsis(const cli_command *cmd, FILE *f)
+{
+    if (cmd->synopsis) {
+        fputs(cmd->synopsis, f);
+        return;
+    }
+    fputs("[options]", f);
+    int open = 0;
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
+        if (!(o->flags & CLI_ARGUMENT))
+            continue;
+        const int optional = !(o->flags & CLI_REQUIRED);
+        fprintf(f, " %s%s%s", optional ? "[" : "", o->name, o->kind == CLI_LIST ? "..." : "");
+        open += optional;
+    }
+    while (open--)
+        fputc(']', f);
+}
+
+/* One row of the usage: its left column, then its help lines from column col. */
+static void usage_row(const cli_option *o, size_t col, FILE *f)
+{
+    char left[160];
+    const size_t n = left_column(o, left, sizeof left);
+    fputs(left, f);
+    const char *h = o->help ? o->help : "";
+    if (n + 1 > col) /* too wide: the help starts on the next line */
+        fprintf(f, "\n%*s", (int)col, "");
+    else
+        fprintf(f, "%*s", (int)(col - n), "");
+    for (;;) {
+        const size_t len = strcspn(h, "\n");
+        fprintf(f, "%.*s\n", (int)len, h);
+        if (!h[len])
+            break;
+        h += len + 1;
+        fprintf(f, "%*s", (int)col, "");
+    }
+}
+
 void cli_usage(const cli_command *cmd, FILE *f)
 {
     char whole[160];
-    fprintf(f, "usage: %s %s\n", command_name(cmd, whole, sizeof whole), cmd->synopsis);
+    fprintf(f, "usage: %s ", command_name(cmd, whole, sizeof whole));
+    synopsis(cmd, f);
+    fputc('\n', f);
     if (cmd->about)
         fprintf(f, "\n%s", cmd->about);
-    size_t col = 0;
+    static const char help_row[] = "  -h, --help";
+    size_t col = sizeof help_row - 1;
+    int headings = 0, arguments = 0;
     char left[160];
-    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
+        headings += o->kind == CLI_HEADING;
+        arguments += !!(o->flags & CLI_ARGUMENT);
         if (o->kind != CLI_HEADING && !(o->flags & CLI_HIDDEN) &&
             left_column(o, left, sizeof left) > col)
             col = strlen(left);
+    }
     col = col + 2 > 24 ? 24 : col + 2;
     fprintf(f, "\n");
-    if (cmd->options[0].kind != CLI_HEADING)
-        fprintf(f, "options:\n");
-    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
-        if (o->kind == CLI_HEADING) {
-            fprintf(f, "%s\n", o->help);
-            continue;
-        }
-        if (o->flags & CLI_HIDDEN)
-            continue;
-        const size_t n = left_column(o, left, sizeof left);
-        fputs(left, f);
-        const char *h = o->help ? o->help : "";
-        if (n + 1 > col) /* too wide: the help starts on the next line */
-            fprintf(f, "\n%*s", (int)col, "");
-        else
-            fprintf(f, "%*s", (int)(col - n), "");
-        for (;;) {
-            const size_t len = strcspn(h, "\n");
-            fprintf(f, "%.*s\n", (int)len, h);
-            if (!h[len])
-                break;
-            h += len + 1;
-            fprintf(f, "%*s", (int)col, "");
+    if (headings) { /* the table's order, under its headings */
+        if (cmd->options[0].kind != CLI_HEADING)
+            fprintf(f, "options:\n");
+        for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+            if (o->kind == CLI_HEADING)
+                fprintf(f, "%s\n", o->help);
+            else if (!(o->flags & CLI_HIDDEN))
+                usage_row(o, col, f);
+    } else { /* the arguments, then the options */
+        for (int args = !!arguments; args >= 0; args--) {
+            fprintf(f, "%s:\n", args ? "arguments" : "options");
+            for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+                if (!(o->flags & CLI_HIDDEN) && !!(o->flags & CLI_ARGUMENT) == args)
+                    usage_row(o, col, f);
         }
     }
-    fprintf(f, "%-*s%s\n", (int)col, "  -h, --help", "print this help");
+    fprintf(f, "%-*s%s\n", (int)col, help_row, "print this help");
     if (cmd->epilogue)
         fprintf(f, "\n%s", cmd->epilogue);
 }
@@ -265,7 +312,7 @@ static int positional(const cli_command *cmd, int *seen, const char *arg)
         return cmd->positional(cmd->ctx, arg);
     const cli_option *row = argument_row(cmd, *seen);
     if (row) {
-        ++*seen;
+        *seen += row->kind != CLI_LIST; /* a list takes the rest */
         return apply(cmd, row, arg);
     }
     if (cmd->input && !*cmd->input) {
@@ -377,6 +424,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     for (int i = optind; !r && i < argc; i++) /* after "--" */
         r = positional(cmd, &seen, argv[i]);
     const cli_option *missing = argument_row(cmd, seen);
+    if (missing && missing->kind == CLI_LIST && *missing->count > 0)
+        missing = NULL;
     if (!r && !cmd->positional && missing && (missing->flags & CLI_REQUIRED)) {
         cli_error(missing->name, "missing (see --help)");
         r = 2;

@@ -62,6 +62,8 @@ typedef enum cli_kind {
     CLI_CHOICE,  /* int *dst: one of .choices ("a|b|c"), as .values[i] (or i without values) */
     CLI_INTS,    /* int dst[max_items], *count: comma list, each in [lo, hi] */
     CLI_CALL,    /* .call(ctx, option, value): the command parses the value itself */
+    CLI_LIST,    /* const char *dst[max_items], *count: each value appended (a
+                    CLI_ARGUMENT row takes every argument from there on) */
 } cli_kind;
 
 enum {
@@ -72,7 +74,8 @@ enum {
     CLI_NO_VALUE = 8, /* CLI_CALL: the option takes no value; .call gets NULL */
     /* Not an option but a positional argument: `name` is its name in the
      * usage and in messages ("FRAMES"), with no dashes and no short name.
-     * Arguments fill these rows in table order (before cli_command.input). */
+     * Arguments fill these rows in table order (before cli_command.input),
+     * so the required ones come first. */
     CLI_ARGUMENT = 16,
     CLI_REQUIRED = 32, /* CLI_ARGUMENT: missing is a usage error */
 };
@@ -112,6 +115,11 @@ struct cli_option {
     {                                                                                              \
         .kind = CLI_END                                                                            \
     }
+/* Positional argument rows (CLI_ARGUMENT): name, kind, destination, help,
+ * then any of the other fields but .flags. */
+#define CLI_ARG(n, k, d, h, ...) CLI_OPT(n, 0, k, d, NULL, h, .flags = CLI_ARGUMENT, __VA_ARGS__)
+#define CLI_ARG_REQUIRED(n, k, d, h, ...)                                                          \
+    CLI_OPT(n, 0, k, d, NULL, h, .flags = CLI_ARGUMENT | CLI_REQUIRED, __VA_ARGS__)
 /* A number in a help text: CLI_STR(NMOS_MAX_SENDERS). */
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
@@ -120,8 +128,10 @@ typedef struct cli_command {
     /* A subcommand's name ("decode": messages say "xsflow decode"), or NULL
      * for a program without subcommands (messages say "rtp_bench"). */
     const char *name;
-    const char *synopsis; /* after "usage: PROGRAM [NAME] " */
-    const char *about;    /* paragraphs between the synopsis and the options (or NULL) */
+    /* After "usage: PROGRAM [NAME] "; NULL: "[options]" and the CLI_ARGUMENT
+     * rows ("[options] A.jxs [FRAMES [MODE]]", a list as "FILE..."). */
+    const char *synopsis;
+    const char *about; /* paragraphs between the synopsis and the options (or NULL) */
     const cli_option *options;
     const char *epilogue; /* after the options (or NULL) */
     /* Arguments that are not options: with `positional`, each is handed to it
@@ -143,7 +153,9 @@ typedef struct cli_command {
  * --name=value; after "--" every argument is positional. */
 int cli_parse(const cli_command *cmd, int argc, char **argv);
 
-/* The usage text from the table. */
+/* The usage text from the table: the synopsis, `about`, the rows (in the
+ * table's order under its headings; without headings, "arguments:" and
+ * "options:"), -h/--help and `epilogue`. */
 void cli_usage(const cli_command *cmd, FILE *f);
 
 /* What cli_parse's result means for a command's exit status: -1 go on,

@@ -230,9 +230,48 @@ static void test_arguments(void)
     r = parse(&ci, err, sizeof err, "x.jxs", "20", "cpu", "in.yuv", NULL);
     CHECK(r == 0 && in && !strcmp(in, "in.yuv") && engine == 0, "input after the arguments");
 
+    /* A list takes every argument from its place on; required: at least one. */
+    const char *files[3] = {NULL};
+    int nfiles = 0, reps = 1;
+    const cli_option list_rows[] = {
+        CLI_ARG_REQUIRED("REPS", CLI_INT, &reps, "runs", .lo = 1, .hi = 9),
+        CLI_ARG_REQUIRED("FILE", CLI_LIST, files, "files", .max_items = 3, .count = &nfiles),
+        CLI_TABLE_END,
+    };
+    const cli_command cl = {.options = list_rows};
+    r = parse(&cl, err, sizeof err, "2", "a", "b", "c", NULL);
+    CHECK(r == 0 && reps == 2 && nfiles == 3 && !strcmp(files[0], "a") && !strcmp(files[2], "c"),
+          "a list: %d, %d files '%s'", r, nfiles, err);
+    nfiles = 0;
+    r = parse(&cl, err, sizeof err, "2", NULL);
+    CHECK(r == 2 && !strcmp(err, "prog: FILE: missing (see --help)\n"), "an empty list: '%s'", err);
+    nfiles = 0;
+    r = parse(&cl, err, sizeof err, "2", "a", "b", "c", "d", NULL);
+    CHECK(r == 2 && strstr(err, "prog: FILE: 'd': at most 3") && nfiles == 3, "a full list: '%s'",
+          err);
+
     FILE *f = tmpfile();
-    cli_usage(&c, f);
+    cli_usage(&cl, f);
     char text[1024];
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    /* The synopsis from the table when the command gives none. */
+    CHECK(!strncmp(text, "usage: prog [options] REPS FILE...\n", 35), "synopsis: '%s'", text);
+    CHECK(strstr(text, "\narguments:\n  REPS        runs\n") &&
+              strstr(text, "\n  -h, --help  print this help\n"),
+          "a narrow table: '%s'", text);
+    const cli_command nested = {.options = rows};
+    f = tmpfile();
+    cli_usage(&nested, f);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(!strncmp(text, "usage: prog [options] A.jxs [FRAMES [ENGINE]]\n", 46), "nested: '%s'",
+          text);
+
+    f = tmpfile();
+    cli_usage(&c, f);
     rewind(f);
     text[fread(text, 1, sizeof text - 1, f)] = '\0';
     fclose(f);
