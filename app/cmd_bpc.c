@@ -6,9 +6,9 @@
 #include <stdlib.h>
 
 #include "bpc.h"
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
+#include "xsf_cli.h"
 
 /* ---- info ---- */
 

@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "bpc.h"
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_cli.h"
 
 static const char about[] =
     "Counts the symbols the BPC-PaCo coder emits for the pictures IN (.ppm, .pgm, .y4m,\n"

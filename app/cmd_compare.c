@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "compare.h"
 #include "demo_vector.h"
 #include "image_io.h"
+#include "xsf_cli.h"
 #include "xsf_codecs.h"
 
 #define MAX_INPUTS 64

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "pipeline.h"
 #include "svc_decode.h"
+#include "xsf_cli.h"
 
 static const char about[] =
     "Decodes the codestreams of IN (one frame each, one after the other): JPEG XS\n"

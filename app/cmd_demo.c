@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "demo_vector.h"
 #include "play.h"
 #include "service.h"
+#include "xsf_cli.h"
 
 #define DEMO_DEFAULT_OUT "xsflow-demo.y4m"
 #define DEMO_LOOPS 2

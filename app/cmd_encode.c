@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "encode_file.h"
+#include "xsf_cli.h"
 #include "xsf_codecs.h"
 
 #define MAX_OPTIONS 96

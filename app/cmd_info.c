@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_cli.h"
 #include "xsf_codecs.h"
 
 /* The printers of the codecs other than JPEG XS (whose is below), by codec

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "nmos.h"
 #include "pipeline.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 static const char about[] =

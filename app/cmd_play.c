@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "play.h"
+#include "xsf_cli.h"
 
 static const char about[] =
     "Shows the pictures of a .jxs file in a window at a fixed rate. Decodes on the\n"

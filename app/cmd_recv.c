@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "service.h"
+#include "xsf_cli.h"
 
 static const char about[] =
     "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"

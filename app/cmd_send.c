@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "commands.h"
 #include "image_io.h"
 #include "rtp.h"
+#include "xsf_cli.h"
 
 static const char about[] =
     "Sends the JPEG XS codestreams of IN.jxs, one per frame, as an ST 2110-22 stream:\n"

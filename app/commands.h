@@ -21,7 +21,7 @@ int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
 /* BPC-PaCo's front end (bpc_params) in `bpc-train` (cmd_bpc_train.c), as the
  * encoder's knobs take them: CLI_CALL parsers of an option table
- * (cli.h) into o->dst (an int of levels; with o->value, "all" is -1; a float step). */
+ * (xsf_cli.h) into o->dst (an int of levels; with o->value, "all" is -1; a float step). */
 struct cli_option;
 int bpc_option_levels(void *ctx, const struct cli_option *o, const char *value);
 int bpc_option_qstep(void *ctx, const struct cli_option *o, const char *value);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "xsf_cli.h"
 #include "xsf_version.h"
 
 static const xsf_command commands[] = {
@@ -33,6 +34,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    cli_set_program("xsflow");
     if (argc < 2) {
         usage(stderr);
         return 2;

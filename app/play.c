@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "service.h"
+#include "xsf_cli.h"
 
 void play_options_init(play_options *opt)
 {

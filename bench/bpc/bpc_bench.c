@@ -10,7 +10,7 @@
  * by SM count x clock, and the 1.5x target. Also checks, once per size, that
  * the GPU codestream and picture equal the C reference's.
  *
- * usage: bpc_bench [--photo FILE.ppm] [--quick] [--reps N] */
+ * usage: bpc_bench [--photo FILE.ppm] [--quick] [--reps N] (--help) */
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 
 #include "bpc.h"
 #include "gpu_internal.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 #define THESIS_SAMPLES_PER_S (8192.0 * 8192.0 / 39.67e-3)
@@ -247,16 +248,21 @@ int main(int argc, char **argv)
 {
     const char *photo_path = NULL;
     int quick = 0, reps = 9;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--photo") && i + 1 < argc)
-            photo_path = argv[++i];
-        else if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-    }
-    if (reps < 1 || reps > 64)
-        reps = 9;
+    const cli_option options[] = {
+        CLI_OPT("photo", 0, CLI_STRING, &photo_path, "FILE.ppm",
+                "8-bit samples of this photograph (binary PPM, maximum 255;\n"
+                "mirrored to fill) instead of a synthetic picture"),
+        CLI_OPT("quick", 0, CLI_FLAG, &quick, NULL, "one rate per variant, no lossless rows"),
+        CLI_OPT("reps", 0, CLI_INT, &reps, "N", "runs per figure, the median kept (default 9)",
+                .lo = 1, .hi = 64),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "BPC-PaCo on the GPU: the code-block coder and the whole "
+                                      "codec, against the thesis' figure.\n",
+                             .options = options};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     if (bpc_gpu_available() != XSF_OK) {
         printf("bpc_bench: no usable GPU (or no CUDA kernels in this build)\n");
         return 0;

@@ -6,6 +6,7 @@
  *   C  a 16-tile multiviewer: 16 streams of HD frames, each in its tile
  * The display's added time per frame is 1/fps(B) - 1/fps(A).
  * usage: display_bench UHD.jxs HD.jxs [FRAMES [cpu|gpu [CONTEXTS [A|all [auto|shader|cuda]]]]]
+ * (--help)
  *   cpu: the C decoders, host pictures uploaded (to try the program where no
  *   GPU is); CONTEXTS: decoder contexts per GPU (0: the pipeline's default);
  *   A: figure A alone (to compare context counts); the last word: where
@@ -19,6 +20,7 @@
 
 #include "display.h"
 #include "pipeline.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 static int die(const char *what, const char *msg)
@@ -65,31 +67,56 @@ static double run(pl_pipeline *p, const pl_sink *sinks, int nstreams, const uint
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: display_bench UHD.jxs HD.jxs [FRAMES]\n");
+    const char *uhd_path = NULL, *hd_path = NULL, *convert = "auto";
+    int frames = 600, engine = 1, contexts = 0, figures = 1;
+    const cli_option args[] = {
+        CLI_ARG_REQUIRED("UHD.jxs", CLI_STRING, &uhd_path, "the codestream of figures A and B"),
+        CLI_ARG_REQUIRED("HD.jxs", CLI_STRING, &hd_path, "the codestream of each tile of C"),
+        CLI_ARG("FRAMES", CLI_INT, &frames, "frames per figure (default 600; C: a quarter)",
+                .lo = 1, .hi = 1e9),
+        CLI_ARG("cpu|gpu", CLI_CHOICE, &engine,
+                "the decoders (default gpu; cpu: the C decoders, pictures\nuploaded)",
+                .choices = "cpu|gpu"),
+        CLI_ARG("CONTEXTS", CLI_INT, &contexts,
+                "decoder contexts per GPU (default 0: the pipeline's choice)", .lo = 0, .hi = 64),
+        CLI_ARG("A|all", CLI_CHOICE, &figures,
+                "A: figure A alone (to compare context counts); default all", .choices = "A|all"),
+        CLI_ARG("auto|shader|cuda", CLI_STRING, &convert,
+                "where pictures become R'G'B' (dsp_convert; default auto)"),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {
+        .about = "Decode to presented frame through the pipeline and the display sink, offscreen "
+                 "(EGL),\nno vsync: A the decode alone, B the same frames presented, C a 16-tile "
+                 "multiviewer.\n",
+        .options = args};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
+    dsp_convert conversion;
+    if (dsp_convert_parse(convert, &conversion) != XSF_OK) {
+        cli_error(convert, "not auto, shader or cuda");
         return 2;
     }
-    const int frames = argc > 3 ? atoi(argv[3]) : 600;
     xsf_error err;
     xsf_error_clear(&err);
     uint8_t *uhd, *hd;
     size_t uhd_len, hd_len;
-    if (imgio_read_file(argv[1], &uhd, &uhd_len, &err) != XSF_OK)
-        return die(argv[1], err.msg);
-    if (imgio_read_file(argv[2], &hd, &hd_len, &err) != XSF_OK)
-        return die(argv[2], err.msg);
+    if (imgio_read_file(uhd_path, &uhd, &uhd_len, &err) != XSF_OK)
+        return die(uhd_path, err.msg);
+    if (imgio_read_file(hd_path, &hd, &hd_len, &err) != XSF_OK)
+        return die(hd_path, err.msg);
     pl_config pc;
     memset(&pc, 0, sizeof pc);
-    pc.engine = argc > 4 && !strcmp(argv[4], "cpu") ? PL_ENGINE_CPU : PL_ENGINE_GPU;
-    pc.contexts_per_gpu = argc > 5 ? (unsigned)atoi(argv[5]) : 0;
-    const int only_a = argc > 6 && !strcmp(argv[6], "A");
+    pc.engine = engine == 0 ? PL_ENGINE_CPU : PL_ENGINE_GPU;
+    pc.contexts_per_gpu = (unsigned)contexts;
+    const int only_a = figures == 0;
     pl_pipeline *p;
     if (pl_create(&p, &pc, &err) != XSF_OK)
         return die("pipeline", err.msg);
     printf("bench/display: %s; interop %s; conversion %s; %d frames per figure, EGL offscreen, no "
            "vsync\n",
-           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)",
-           argc > 7 ? argv[7] : "auto", frames);
+           pl_describe(p), dsp_have_interop() ? "yes" : "no (host upload)", convert, frames);
 
     /* A: decode alone, pictures left in GPU memory. */
     const int gpu = pl_uses_gpu(p);
@@ -111,8 +138,7 @@ int main(int argc, char **argv)
     vo.display.vsync = 0;
     vo.display.headless = 1;
     vo.display.width = 1920;
-    if (argc > 7 && dsp_convert_parse(argv[7], &vo.display.convert) != XSF_OK)
-        return die(argv[7], "not auto, shader or cuda");
+    vo.display.convert = conversion;
     vo.display.height = 1080;
     dsp_view *v;
     if (dsp_view_start(&v, &vo, &err) != XSF_OK)

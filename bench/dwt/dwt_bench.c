@@ -5,8 +5,8 @@
  * written once), GB/s, and the ratio to the device-to-device copy rate measured
  * in the same run (cudaMemcpyAsync, bytes read + written).
  *
- *   dwt_bench [reps [NAME]]   (default 30 repetitions after 3 warm-ups; NAME: only
- *                             the configurations whose name contains it)
+ *   dwt_bench [REPS [ONLY]]   (default 30 repetitions after 3 warm-ups; ONLY: only
+ *                             the configurations whose name contains it; --help)
  *
  * Data: photographic-like 12-bit pictures through the forward transform, so the
  * inverse runs on realistic coefficients; never zeros. Exits 77 without a GPU. */
@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cuda.h"
 #include "wav_test_data.h"
 #include "wavelet_cuda.h"
+#include "xsf_cli.h"
 
 #define MAX_REPS 200
 #define MAX_STEPS 24
@@ -30,19 +32,6 @@ static cudaStream_t stream;
  * whole-call figure included 2-4 us of host submission. */
 #define PAD_BYTES (64u << 20)
 static void *pad;
-
-static void die(const char *what, cudaError_t e)
-{
-    fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    exit(1);
-}
-
-#define CUDA(x)                                                                                    \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess)                                                                     \
-            die(#x, e_);                                                                           \
-    } while (0)
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -60,20 +49,20 @@ static double copy_rate_gbs(int reps)
 {
     const size_t bytes = (size_t)512 << 20;
     void *a, *b;
-    CUDA(cudaMalloc(&a, bytes));
-    CUDA(cudaMalloc(&b, bytes));
-    CUDA(cudaMemset(a, 0x5a, bytes));
+    BENCH_CHECK_CUDA(cudaMalloc(&a, bytes));
+    BENCH_CHECK_CUDA(cudaMalloc(&b, bytes));
+    BENCH_CHECK_CUDA(cudaMemset(a, 0x5a, bytes));
     cudaEvent_t e0, e1;
-    CUDA(cudaEventCreate(&e0));
-    CUDA(cudaEventCreate(&e1));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e1));
     float t[MAX_REPS];
     for (int i = -3; i < reps; i++) {
-        CUDA(cudaEventRecord(e0, stream));
-        CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream));
-        CUDA(cudaEventRecord(e1, stream));
-        CUDA(cudaEventSynchronize(e1));
+        BENCH_CHECK_CUDA(cudaEventRecord(e0, stream));
+        BENCH_CHECK_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream));
+        BENCH_CHECK_CUDA(cudaEventRecord(e1, stream));
+        BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
         if (i >= 0)
-            CUDA(cudaEventElapsedTime(&t[i], e0, e1));
+            BENCH_CHECK_CUDA(cudaEventElapsedTime(&t[i], e0, e1));
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -108,12 +97,13 @@ static void make_input(const config *c, void *d_dst, void *d_tmp, wav_cuda_plan 
         }
     for (size_t pl = 1; pl < c->planes; pl++) /* same picture, other noise not needed */
         memcpy(x + pl * plane, x, plane * 4);
-    CUDA(cudaMemcpyAsync(c->inverse ? d_tmp : d_dst, x, n * 4, cudaMemcpyHostToDevice, stream));
+    BENCH_CHECK_CUDA(
+        cudaMemcpyAsync(c->inverse ? d_tmp : d_dst, x, n * 4, cudaMemcpyHostToDevice, stream));
     if (c->inverse && wav_cuda_forward_to(p, d_tmp, d_dst, stream) != XSF_OK) {
         fprintf(stderr, "forward: %s\n", wav_cuda_plan_error(p));
         exit(1);
     }
-    CUDA(cudaStreamSynchronize(stream));
+    BENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
     free(x);
 }
 
@@ -138,29 +128,29 @@ static void bench(const config *c, int reps, double copy_gbs)
         wav_cuda_plan_tune(p, c->chunk);
     const size_t bytes = c->w * c->h * c->planes * 4;
     void *src, *dst;
-    CUDA(cudaMalloc(&src, bytes));
-    CUDA(cudaMalloc(&dst, bytes));
+    BENCH_CHECK_CUDA(cudaMalloc(&src, bytes));
+    BENCH_CHECK_CUDA(cudaMalloc(&dst, bytes));
     make_input(c, src, dst, p);
 
     const int nsteps = wav_cuda_step_count(p, c->inverse);
     cudaEvent_t ev[MAX_STEPS + 1], w0, w1;
     for (int i = 0; i <= nsteps; i++)
-        CUDA(cudaEventCreate(&ev[i]));
-    CUDA(cudaEventCreate(&w0));
-    CUDA(cudaEventCreate(&w1));
+        BENCH_CHECK_CUDA(cudaEventCreate(&ev[i]));
+    BENCH_CHECK_CUDA(cudaEventCreate(&w0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&w1));
     static float step_t[MAX_STEPS][MAX_REPS], whole_t[MAX_REPS];
     size_t total_bytes = 0;
     for (int r = -3; r < reps; r++) {
         /* whole transform, one call, submitted while the pad memset runs */
-        CUDA(cudaMemsetAsync(pad, 0, PAD_BYTES, stream));
-        CUDA(cudaEventRecord(w0, stream));
+        BENCH_CHECK_CUDA(cudaMemsetAsync(pad, 0, PAD_BYTES, stream));
+        BENCH_CHECK_CUDA(cudaEventRecord(w0, stream));
         xsf_status st;
         if (c->inplace)
             st = c->inverse ? wav_cuda_inverse(p, src, stream) : wav_cuda_forward(p, src, stream);
         else
             st = c->inverse ? wav_cuda_inverse_to(p, src, dst, stream)
                             : wav_cuda_forward_to(p, src, dst, stream);
-        CUDA(cudaEventRecord(w1, stream));
+        BENCH_CHECK_CUDA(cudaEventRecord(w1, stream));
         if (st != XSF_OK) {
             fprintf(stderr, "%s: %s\n", c->name, wav_cuda_plan_error(p));
             exit(1);
@@ -169,22 +159,22 @@ static void bench(const config *c, int reps, double copy_gbs)
             st = c->inverse ? wav_cuda_forward(p, src, stream) : wav_cuda_inverse(p, src, stream);
         /* step by step, out of place */
         if (!c->inplace) {
-            CUDA(cudaEventRecord(ev[0], stream));
+            BENCH_CHECK_CUDA(cudaEventRecord(ev[0], stream));
             for (int s = 0; s < nsteps; s++) {
                 if (wav_cuda_step_run(p, c->inverse, s, src, dst, stream) != XSF_OK) {
                     fprintf(stderr, "%s: %s\n", c->name, wav_cuda_plan_error(p));
                     exit(1);
                 }
-                CUDA(cudaEventRecord(ev[s + 1], stream));
+                BENCH_CHECK_CUDA(cudaEventRecord(ev[s + 1], stream));
             }
         }
-        CUDA(cudaStreamSynchronize(stream));
+        BENCH_CHECK_CUDA(cudaStreamSynchronize(stream));
         if (r < 0)
             continue;
-        CUDA(cudaEventElapsedTime(&whole_t[r], w0, w1));
+        BENCH_CHECK_CUDA(cudaEventElapsedTime(&whole_t[r], w0, w1));
         if (!c->inplace)
             for (int s = 0; s < nsteps; s++)
-                CUDA(cudaEventElapsedTime(&step_t[s][r], ev[s], ev[s + 1]));
+                BENCH_CHECK_CUDA(cudaEventElapsedTime(&step_t[s][r], ev[s], ev[s + 1]));
     }
     for (int s = 0; s < nsteps; s++) {
         wav_cuda_step_info info;
@@ -222,18 +212,29 @@ static void bench(const config *c, int reps, double copy_gbs)
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 30;
-    if (reps < 1 || reps > MAX_REPS)
-        reps = 30;
+    int reps = 30;
+    const char *only = NULL;
+    const cli_option args[] = {
+        CLI_ARG("REPS", CLI_INT, &reps,
+                "runs of each step after 3 warm-ups, the median kept\n(default 30)", .lo = 1,
+                .hi = MAX_REPS),
+        CLI_ARG("ONLY", CLI_STRING, &only,
+                "the transforms whose name contains this text (default all)"),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "Timings of the GPU wavelet transforms.\n", .options = args};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     int ndev = 0;
     if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
         printf("no CUDA device: nothing to measure\n");
         return 77;
     }
-    CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    CUDA(cudaMalloc(&pad, PAD_BYTES));
+    BENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    BENCH_CHECK_CUDA(cudaMalloc(&pad, PAD_BYTES));
     struct cudaDeviceProp prop;
-    CUDA(cudaGetDeviceProperties(&prop, 0));
+    BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const double copy_gbs = copy_rate_gbs(reps);
     printf("device: %s, %d SMs, L2 %d MiB; copy rate %.0f GB/s (512 MiB device to device, "
            "read + write); median of %d\n",
@@ -264,7 +265,6 @@ int main(int argc, char **argv)
         {"J2K 9/7 fwd UHD 444 sym 5", 3840, 2160, 3, WAV_FILTER_97, 5, 5, 0, 0, 0},
         {"J2K 9/7 inv 8K 444 sym 5", 7680, 4320, 3, WAV_FILTER_97, 5, 5, 1, 0, 0},
     };
-    const char *only = argc > 2 ? argv[2] : NULL;
     for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
         if (!only || strstr(configs[i].name, only))
             bench(&configs[i], reps, copy_gbs);

@@ -13,7 +13,7 @@
  * the CUDA context (cudaFree(0)) and the decoder contexts are made and
  * timed. Run it with CUDA_MODULE_LOADING=EAGER to see the kernels' share.
  *
- * usage: pipeline_first_frame A.jxs B.jxs [CONTEXTS] */
+ * usage: pipeline_first_frame A.jxs B.jxs [CONTEXTS] (--help) */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +24,7 @@
 
 #include "image_io.h"
 #include "xs.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 enum { STEPS = 4 };
@@ -63,21 +64,26 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) {
-        fprintf(stderr, "usage: pipeline_first_frame A.jxs B.jxs [CONTEXTS]\n");
-        return 2;
-    }
-    const int n = argc > 3 ? atoi(argv[3]) : 3;
-    if (n < 1 || n > 64) {
-        fprintf(stderr, "CONTEXTS: 1 to 64\n");
-        return 2;
-    }
+    const char *a_path = NULL, *b_path = NULL;
+    int n = 3;
+    const cli_option args[] = {
+        CLI_ARG_REQUIRED("A.jxs", CLI_STRING, &a_path, "the first format"),
+        CLI_ARG_REQUIRED("B.jxs", CLI_STRING, &b_path, "another format"),
+        CLI_ARG("CONTEXTS", CLI_INT, &n, "decoder contexts, a thread each (default 3)", .lo = 1,
+                .hi = 64),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "What a GPU decoder context's first frame costs.\n",
+                             .options = args};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     size_t alen, blen;
     uint8_t *a = NULL, *b = NULL;
     xsf_error err;
     xsf_error_clear(&err);
-    if (imgio_read_file(argv[1], &a, &alen, &err) != XSF_OK ||
-        imgio_read_file(argv[2], &b, &blen, &err) != XSF_OK) {
+    if (imgio_read_file(a_path, &a, &alen, &err) != XSF_OK ||
+        imgio_read_file(b_path, &b, &blen, &err) != XSF_OK) {
         fprintf(stderr, "%s\n", err.msg);
         return 1;
     }

@@ -18,7 +18,8 @@
  * source_fps is frames over the whole run (first touches of the frame pool
  * included); delivery_fps from the first frame delivered to the last, as
  * `xsflow recv --stats-json` reports it.
- * Output: one line "name value unit" per figure, for bench/pipeline/run.sh. */
+ * Output: one line "name value unit" per figure, for bench/pipeline/run.sh.
+ * --help lists the options. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 
 #include "pipeline.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 typedef struct run_result {
@@ -188,38 +190,38 @@ static int headers_main(const char *path, int reps)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr,
-                "usage: pipeline_pcap_source CAPTURE [--copy-threads N] [--reps R] [--queue N] "
-                "[--md5] | --headers\n");
-        return 2;
-    }
-    int copy_threads = 0, reps = 3, md5 = 0, headers = 0;
-    unsigned queue = 16;
-    for (int i = 2; i < argc; i++) {
-        if (!strcmp(argv[i], "--copy-threads") && i + 1 < argc)
-            copy_threads = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
-            reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--queue") && i + 1 < argc)
-            queue = (unsigned)atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--md5"))
-            md5 = 1;
-        else if (!strcmp(argv[i], "--headers"))
-            headers = 1;
-        else {
-            fprintf(stderr, "unknown argument %s\n", argv[i]);
-            return 2;
-        }
-    }
+    const char *capture = NULL;
+    int copy_threads = 0, reps = 3, md5 = 0, headers = 0, queue = 16;
+    const cli_option options[] = {
+        CLI_ARG_REQUIRED("CAPTURE", CLI_STRING, &capture, "a .pcap file of one stream"),
+        CLI_OPT("copy-threads", 0, CLI_INT, &copy_threads, "N",
+                "threads copying payloads into frames (pl_rtp_config.copy_threads:\n"
+                "0 the default choice, -1 none: the serial path)",
+                .lo = -1, .hi = 64),
+        CLI_OPT("reps", 0, CLI_INT, &reps, "R", "runs (default 3); the best is reported", .lo = 1,
+                .hi = 1000),
+        CLI_OPT("queue", 0, CLI_INT, &queue, "N",
+                "frames in the stream's pool (default 16; 0: the pipeline's)", .lo = 0, .hi = 1024),
+        CLI_OPT("md5", 0, CLI_FLAG, &md5, NULL, "the MD5 of every codestream, in order (slower)"),
+        CLI_OPT("headers", 0, CLI_FLAG, &headers, NULL,
+                "the receiving thread alone: the capture depacketized, the\n"
+                "copies listed and not made (no pipeline)"),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "The RTP capture source alone: what one pl_rtp_source "
+                                      "delivers from a .pcap.\n",
+                             .options = options};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     if (headers)
-        return headers_main(argv[1], reps);
+        return headers_main(capture, reps);
     run_result best;
     memset(&best, 0, sizeof best);
     best.seconds = 1e30;
     for (int r = 0; r < reps; r++) {
         run_result res;
-        if (run_once(argv[1], copy_threads, queue, md5, &res))
+        if (run_once(capture, copy_threads, (unsigned)queue, md5, &res))
             return 1;
         fprintf(stderr, "run %d: %.3f s, %llu frames, %.1f frames/s, delivery %.1f frames/s\n",
                 r + 1, res.seconds, (unsigned long long)res.ps.delivered,

@@ -9,7 +9,7 @@
  *   register, untouched  malloc + cudaHostRegister: the same, in the register
  *   pl_host_alloc        the pipeline's: mmap(MAP_POPULATE) in this thread,
  *                        then cudaHostRegister of pages already present
- * usage: pinned_alloc [ROUNDS] */
+ * usage: pipeline_pinned_alloc [ROUNDS] (--help) */
 #define _DEFAULT_SOURCE
 #include <pthread.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "pl_gpu.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 typedef struct probe {
@@ -111,7 +112,18 @@ static int measure(int way, size_t bytes, int n)
 
 int main(int argc, char **argv)
 {
-    const int rounds = argc > 1 ? atoi(argv[1]) : 1;
+    int rounds = 1;
+    const cli_option args[] = {
+        CLI_ARG("ROUNDS", CLI_INT, &rounds, "times the table is measured (default 1)", .lo = 0,
+                .hi = 1000),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "Pinned host allocations and what they cost another "
+                                      "thread's CUDA calls.\n",
+                             .options = args};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     if (cudaFree(0) != cudaSuccess) {
         fprintf(stderr, "pinned_alloc: no CUDA device\n");
         return 77;

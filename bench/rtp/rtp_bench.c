@@ -8,7 +8,8 @@
  * packet is lost (each trial `seconds` long, at most 7 trials). Timings
  * never decide a test. Traffic goes to 127.0.0.1 only.
  *
- * usage: rtp_bench [--vector FILE.jxs] [--threads 1,2,4] [--seconds S] [--packet-size N] */
+ * usage: rtp_bench [--vector FILE.jxs] [--threads 1,2,4] [--seconds S] [--packet-size N]
+ * (--help) */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
@@ -17,8 +18,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "image_io.h"
 #include "rtp.h"
 #include "xs.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
 #define MAX_THREADS 16
@@ -188,39 +191,41 @@ static trial run_trial(stream *s, int n, double rate_bps_per_stream, double seco
 int main(int argc, char **argv)
 {
     const char *vector = "vectors/xs/hd_422_10b_bpp3.jxs";
-    char threads_arg[64] = "1,2,4";
+    int threads[MAX_THREADS] = {1, 2, 4}, nthreads = 3;
     double seconds = 0.5;
     long packet_size = 1440;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--vector") && i + 1 < argc)
-            vector = argv[++i];
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
-            snprintf(threads_arg, sizeof threads_arg, "%s", argv[++i]);
-        else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
-            seconds = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--packet-size") && i + 1 < argc)
-            packet_size = atol(argv[++i]);
-        else {
-            fprintf(stderr, "usage: rtp_bench [--vector FILE.jxs] [--threads 1,2,4] [--seconds S] "
-                            "[--packet-size N]\n");
-            return 2;
-        }
-    }
-    FILE *f = fopen(vector, "rb");
-    if (!f) {
-        fprintf(stderr,
-                "rtp_bench: cannot open %s (run from the repository root or give --vector)\n",
-                vector);
-        return 1;
-    }
-    static uint8_t buf[16 << 20];
-    const size_t len = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    const cli_option options[] = {
+        CLI_OPT("vector", 0, CLI_STRING, &vector, "FILE.jxs",
+                "the codestream sent, its first frame (default\n"
+                "vectors/xs/hd_422_10b_bpp3.jxs, from the repository root)"),
+        CLI_OPT("threads", 0, CLI_INTS, threads, "N,N",
+                "the stream counts measured, each its sender and receiver\n"
+                "threads (default 1,2,4)",
+                .lo = 1, .hi = MAX_THREADS, .max_items = MAX_THREADS, .count = &nthreads),
+        CLI_OPT("seconds", 0, CLI_DOUBLE, &seconds, "S", "each trial's length (default 0.5)",
+                .lo = 0, .hi = 3600, .flags = CLI_ABOVE_LO),
+        CLI_OPT("packet-size", 0, CLI_LONG, &packet_size, "N",
+                "largest RTP packet in bytes (default 1440)", .lo = 32, .hi = 65507),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "RTP receive throughput on loopback by stream count: the "
+                                      "highest loss-free rate.\n",
+                             .options = options};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     xsf_error err;
     xsf_error_clear(&err);
-    size_t cs_len = 0;
+    uint8_t *buf = NULL;
+    size_t len = 0, cs_len = 0;
+    if (imgio_read_file(vector, &buf, &len, &err) != XSF_OK) {
+        fprintf(stderr, "rtp_bench: %s: %s (run from the repository root or give --vector)\n",
+                vector, err.msg);
+        return 1;
+    }
     if (xs_jxs_next(buf, len, 0, &cs_len, NULL, &err) != XSF_OK) {
         fprintf(stderr, "rtp_bench: %s: %s\n", vector, err.msg);
+        free(buf);
         return 1;
     }
 
@@ -229,11 +234,8 @@ int main(int argc, char **argv)
            vector, cs_len, packet_size, seconds);
     printf("%-8s %-14s %-12s | %-16s %-16s %-8s\n", "threads", "loss-free pkt/s", "Gbit/s",
            "unpaced offered", "unpaced received", "lost");
-    for (char *save = NULL, *tok = strtok_r(threads_arg, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        int n = atoi(tok);
-        if (n < 1 || n > MAX_THREADS)
-            continue;
+    for (int k = 0; k < nthreads; k++) {
+        const int n = threads[k];
         stream s[MAX_THREADS];
         memset(s, 0, sizeof s);
         int ok = 1;
@@ -293,5 +295,6 @@ int main(int argc, char **argv)
             rtp_packetizer_destroy(s[i].pk);
         }
     }
+    free(buf);
     return 0;
 }

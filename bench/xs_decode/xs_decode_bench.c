@@ -10,25 +10,19 @@
  * pinned memory) and device memory (device-to-device copy rate), and the
  * same downloads as the four-stage pipeline's, alone.
  *
- * Usage: xs_decode_bench [--frames N] [--streams K] FILE.jxs... */
+ * Usage: xs_decode_bench [--frames N] [--streams K] FILE.jxs... (--help) */
 #define _POSIX_C_SOURCE 200809L
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench_cuda.h"
+#include "image_io.h"
 #include "xs.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CHECK_XS(call, dec)                                                                        \
     do {                                                                                           \
         xsf_status s_ = (call);                                                                    \
@@ -50,89 +44,50 @@ static int cmp_double(const void *a, const void *b)
 /* Copy rate in GB/s (bytes moved once per copy) of a 256 MiB copy. */
 static double copy_rate(enum cudaMemcpyKind kind)
 {
-    const size_t n = (size_t)256 << 20;
-    void *a = NULL, *b = NULL;
-    if (kind == cudaMemcpyHostToDevice) {
-        CHECK_CUDA(cudaMallocHost(&a, n));
-        CHECK_CUDA(cudaMalloc(&b, n));
-        memset(a, 1, n);
-    } else if (kind == cudaMemcpyDeviceToHost) {
-        CHECK_CUDA(cudaMalloc(&a, n));
-        CHECK_CUDA(cudaMallocHost(&b, n));
-        CHECK_CUDA(cudaMemset(a, 1, n));
-    } else {
-        CHECK_CUDA(cudaMalloc(&a, n));
-        CHECK_CUDA(cudaMalloc(&b, n));
-        CHECK_CUDA(cudaMemset(a, 1, n));
-    }
-    void *dst = kind == cudaMemcpyHostToDevice ? b : (kind == cudaMemcpyDeviceToHost ? b : b);
-    void *src = a;
-    cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    CHECK_CUDA(cudaMemcpy(dst, src, n, kind));
-    float best = 1e30f;
-    for (int i = 0; i < 5; i++) {
-        float ms;
-        CHECK_CUDA(cudaEventRecord(e0, 0));
-        CHECK_CUDA(cudaMemcpyAsync(dst, src, n, kind, 0));
-        CHECK_CUDA(cudaEventRecord(e1, 0));
-        CHECK_CUDA(cudaEventSynchronize(e1));
-        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        if (ms < best)
-            best = ms;
-    }
-    if (kind == cudaMemcpyHostToDevice)
-        cudaFreeHost(a), cudaFree(b);
-    else if (kind == cudaMemcpyDeviceToHost)
-        cudaFree(a), cudaFreeHost(b);
-    else
-        cudaFree(a), cudaFree(b);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return (double)n / (best * 1e-3) / 1e9;
+    return bench_copy_gbs(kind, (size_t)256 << 20);
 }
 
+/* The file in pinned memory (what the decoder uploads from). */
 static uint8_t *read_pinned(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = NULL;
-    if (n <= 0 || cudaMallocHost((void **)&buf, (size_t)n) != cudaSuccess ||
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
+    uint8_t *data = NULL, *buf = NULL;
+    xsf_error err;
+    if (imgio_read_file(path, &data, len, &err) != XSF_OK || !*len ||
+        cudaMallocHost((void **)&buf, *len) != cudaSuccess) {
+        free(data);
         return NULL;
     }
-    fclose(f);
-    *len = (size_t)n;
+    memcpy(buf, data, *len);
+    free(data);
     return buf;
 }
 
 int main(int argc, char **argv)
 {
-    int frames = 2000, nstreams = 3, first = 1;
-    while (first < argc && argv[first][0] == '-') {
-        if (!strcmp(argv[first], "--frames") && first + 1 < argc)
-            frames = atoi(argv[first + 1]), first += 2;
-        else if (!strcmp(argv[first], "--streams") && first + 1 < argc)
-            nstreams = atoi(argv[first + 1]), first += 2;
-        else {
-            fprintf(stderr, "usage: %s [--frames N] [--streams K] FILE.jxs...\n", argv[0]);
-            return 2;
-        }
-    }
-    if (nstreams < 1 || nstreams > MAX_STREAMS)
-        nstreams = 3;
+    int frames = 2000, nstreams = 3, nfiles = 0;
+    static const char *files[256];
+    const cli_option options[] = {
+        CLI_OPT("frames", 0, CLI_INT, &frames, "N", "frames per measurement (default 2000)",
+                .lo = 1, .hi = 1e9),
+        CLI_OPT("streams", 0, CLI_INT, &nstreams, "K",
+                "streams of the pipelines, one decoder context each (default 3)", .lo = 1,
+                .hi = MAX_STREAMS),
+        CLI_ARG("FILE.jxs", CLI_LIST, files, "codestreams, measured in turn", .max_items = 256,
+                .count = &nfiles),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "The GPU JPEG XS decoder on whole frames, against the floors "
+                                      "measured in the same run.\n",
+                             .options = options};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     if (xs_gpu_available() != XSF_OK) {
         printf("no GPU: nothing to measure\n");
         return 0;
     }
     struct cudaDeviceProp prop;
-    CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+    BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
     const double h2d = copy_rate(cudaMemcpyHostToDevice), d2h = copy_rate(cudaMemcpyDeviceToHost);
     const double d2d = 2 * copy_rate(cudaMemcpyDeviceToDevice); /* read + write */
     printf("device: %s, %d SMs; measured: H2D %.1f GB/s, D2H %.1f GB/s, device memory (D2D copy, "
@@ -144,7 +99,7 @@ int main(int argc, char **argv)
     cudaStream_t streams[MAX_STREAMS];
     xs_gpu_decoder *dec[MAX_STREAMS];
     for (int s = 0; s < nstreams; s++) {
-        CHECK_CUDA(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+        BENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
         if (xs_gpu_decoder_create(&dec[s], 0, streams[s]) != XSF_OK) {
             fprintf(stderr, "cannot create GPU decoder %d\n", s);
             return 1;
@@ -154,14 +109,15 @@ int main(int argc, char **argv)
            "3-stage", "4-stage", "PCIe-up", "D2H-flr", "mem-flr", "lat(us)");
     printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "", "", "fps", "fps", "fps", "fps", "fps",
            "fps", "fps", "");
-    for (int a = first; a < argc; a++) {
+    for (int a = 0; a < nfiles; a++) {
+        const char *path = files[a];
         size_t len;
-        uint8_t *cs = read_pinned(argv[a], &len);
+        uint8_t *cs = read_pinned(path, &len);
         if (!cs) {
-            fprintf(stderr, "%s: cannot read\n", argv[a]);
+            fprintf(stderr, "%s: cannot read\n", path);
             continue;
         }
-        const char *name = strrchr(argv[a], '/') ? strrchr(argv[a], '/') + 1 : argv[a];
+        const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         size_t used;
         /* Warm up and learn the format. */
         for (int s = 0; s < nstreams; s++) {
@@ -177,12 +133,12 @@ int main(int argc, char **argv)
         uint16_t *host_planes[MAX_STREAMS][XS_MAX_COMPONENTS] = {{0}};
         for (int s = 0; s < nstreams; s++)
             for (int c = 0; c < img->fmt.nc; c++)
-                CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c], (size_t)img->fmt.width[c] *
-                                                                           img->fmt.height[c] *
-                                                                           sizeof(uint16_t)));
+                BENCH_CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c],
+                                                (size_t)img->fmt.width[c] * img->fmt.height[c] *
+                                                    sizeof(uint16_t)));
         uint8_t *dev_cs;
-        CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
-        CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
+        BENCH_CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
+        BENCH_CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
 
         /* Decode alone: the codestream is already on the device. */
         double t0 = xsf_clock_mono_s();

@@ -13,46 +13,23 @@
  * byte, and decoded for its PSNR.
  *
  * Usage: xs_encode_bench [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] [--only
- * 422|444] */
+ * 422|444] (--help) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "compare.h"
+#include "image_io.h"
 #include "xs.h"
+#include "xsf_cli.h"
 #include "xsf_clock.h"
 #if XSF_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#define CHECK_CUDA(call)                                                                           \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "bench_cuda.h"
 #endif
 
 #define MAX_STREAMS 8
-
-static uint8_t *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = len > 0 ? malloc((size_t)len) : NULL;
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
 
 /* A source picture: its own copy of the planes. */
 typedef struct source {
@@ -86,13 +63,14 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, vector);
-    size_t n, used;
-    uint8_t *cs = read_file(path, &n);
+    size_t n = 0, used;
+    uint8_t *cs = NULL;
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
-    xsf_error copy_err;
-    if (cs && xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, n, &used, &img) == XSF_OK &&
-        xsf_picture_copy(&s->img, img, &copy_err) == XSF_OK) {
+    xsf_error err;
+    if (imgio_read_file(path, &cs, &n, &err) == XSF_OK && xs_decoder_create(&dec) == XSF_OK &&
+        xs_decode(dec, cs, n, &used, &img) == XSF_OK &&
+        xsf_picture_copy(&s->img, img, &err) == XSF_OK) {
         s->origin = vector;
     } else {
         /* Synthetic: shading, edges, texture and noise. */
@@ -116,19 +94,18 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
     free(cs);
 }
 
-static double psnr(const xsf_picture *a, const xsf_picture *b)
+/* The PSNR of the codestream cs[0, len) decoded by the C decoder against
+ * the source (0 where it does not decode). */
+static double decoded_psnr(const source *src, const uint8_t *cs, size_t len)
 {
-    double se = 0, n = 0;
-    for (int c = 0; c < a->fmt.nc; c++)
-        for (int y = 0; y < a->fmt.height[c]; y++)
-            for (int x = 0; x < a->fmt.width[c]; x++) {
-                const double d =
-                    (double)xsf_picture_row16(a, c, y)[x] - (double)xsf_picture_row16(b, c, y)[x];
-                se += d * d;
-                n++;
-            }
-    const double peak = (double)((1 << a->fmt.depth[0]) - 1);
-    return se ? 10 * log10(peak * peak * n / se) : 999;
+    xs_decoder *dec;
+    const xsf_picture *img;
+    size_t used;
+    double db = 0;
+    if (xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, len, &used, &img) == XSF_OK)
+        db = cmp_psnr_all(&src->img, img);
+    xs_decoder_destroy(dec);
+    return db;
 }
 
 typedef struct row {
@@ -147,39 +124,7 @@ typedef struct row {
 static double copy_rate(enum cudaMemcpyKind kind)
 {
     const int d2d = kind == cudaMemcpyDeviceToDevice;
-    const size_t n = (size_t)(d2d ? 512 : 256) << 20;
-    void *a, *b;
-    if (d2d)
-        CHECK_CUDA(cudaMalloc(&a, n));
-    else
-        CHECK_CUDA(cudaMallocHost(&a, n));
-    CHECK_CUDA(cudaMalloc(&b, n));
-    if (d2d)
-        CHECK_CUDA(cudaMemset(a, 1, n));
-    else
-        memset(a, 1, n);
-    cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    CHECK_CUDA(cudaMemcpy(b, a, n, kind));
-    float best = 1e30f;
-    for (int i = 0; i < 5; i++) {
-        float ms;
-        CHECK_CUDA(cudaEventRecord(e0, 0));
-        CHECK_CUDA(cudaMemcpy(b, a, n, kind));
-        CHECK_CUDA(cudaEventRecord(e1, 0));
-        CHECK_CUDA(cudaEventSynchronize(e1));
-        CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-        best = ms < best ? ms : best;
-    }
-    if (d2d)
-        cudaFree(a);
-    else
-        cudaFreeHost(a);
-    cudaFree(b);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return (d2d ? 2.0 : 1.0) * n / (best * 1e-3) / 1e9;
+    return (d2d ? 2.0 : 1.0) * bench_copy_gbs(kind, (size_t)(d2d ? 512 : 256) << 20);
 }
 
 static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int frames,
@@ -189,7 +134,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     cudaStream_t st[MAX_STREAMS];
     xsf_error err = {0};
     for (int k = 0; k < streams; k++) {
-        CHECK_CUDA(cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking));
+        BENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&st[k], cudaStreamNonBlocking));
         if (xs_gpu_encoder_create(&enc[k], cfg, 0, (xs_cuda_stream)st[k], &err) != XSF_OK) {
             fprintf(stderr, "GPU encoder: %s\n", err.msg);
             exit(1);
@@ -201,9 +146,9 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     size_t in_bytes = 0;
     for (int c = 0; c < src->img.fmt.nc; c++) {
         const size_t row_bytes = (size_t)src->img.fmt.width[c] * 2;
-        CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.fmt.height[c]));
-        CHECK_CUDA(cudaMemcpy(dplane[c], src->img.data[c], row_bytes * src->img.fmt.height[c],
-                              cudaMemcpyHostToDevice));
+        BENCH_CHECK_CUDA(cudaMalloc((void **)&dplane[c], row_bytes * src->img.fmt.height[c]));
+        BENCH_CHECK_CUDA(cudaMemcpy(dplane[c], src->img.data[c], row_bytes * src->img.fmt.height[c],
+                                    cudaMemcpyHostToDevice));
         pitch[c] = row_bytes;
         in_bytes += row_bytes * src->img.fmt.height[c];
     }
@@ -211,7 +156,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     xsf_picture_wrap(&dpic, &src->img.fmt, dplane, pitch, XSF_MEMORY_DEVICE, 0);
     const size_t cap = xs_gpu_encoder_max_bytes(enc[0]);
     uint8_t *host_cs;
-    CHECK_CUDA(cudaMallocHost((void **)&host_cs, cap));
+    BENCH_CHECK_CUDA(cudaMallocHost((void **)&host_cs, cap));
     size_t len = 0;
     /* Warm-up, then one context back to back. */
     for (int i = 0; i < 5; i++)
@@ -221,21 +166,21 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
         exit(1);
     }
     cudaEvent_t e0, e1;
-    CHECK_CUDA(cudaEventCreate(&e0));
-    CHECK_CUDA(cudaEventCreate(&e1));
-    CHECK_CUDA(cudaEventRecord(e0, st[0]));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e0));
+    BENCH_CHECK_CUDA(cudaEventCreate(&e1));
+    BENCH_CHECK_CUDA(cudaEventRecord(e0, st[0]));
     for (int i = 0; i < frames; i++)
         xs_gpu_encode(enc[0], &dpic);
-    CHECK_CUDA(cudaEventRecord(e1, st[0]));
-    CHECK_CUDA(cudaEventSynchronize(e1));
+    BENCH_CHECK_CUDA(cudaEventRecord(e1, st[0]));
+    BENCH_CHECK_CUDA(cudaEventSynchronize(e1));
     float ms;
-    CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    BENCH_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     r->gpu_fps = frames / (ms * 1e-3);
     /* K contexts on K streams. */
     if (streams > 1) {
         for (int k = 0; k < streams; k++)
             xs_gpu_encode(enc[k], &dpic);
-        CHECK_CUDA(
+        BENCH_CHECK_CUDA(
             cudaDeviceSynchronize()); /* the benchmark's own barrier, outside the timed region */
         const double t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++)
@@ -247,7 +192,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     /* With the transfers: pinned host picture up, codestream down. */
     xsf_picture pinned = src->img;
     uint16_t *hbuf;
-    CHECK_CUDA(cudaMallocHost((void **)&hbuf, in_bytes));
+    BENCH_CHECK_CUDA(cudaMallocHost((void **)&hbuf, in_bytes));
     memcpy(hbuf, src->buf, in_bytes); /* the source's planes, packed the same way */
     for (int c = 0; c < src->img.fmt.nc; c++)
         pinned.data[c] = (uint8_t *)hbuf + (src->img.data[c] - src->img.data[0]);
@@ -263,7 +208,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
      * overlaps another's kernels and a third's download. */
     uint8_t *host_cs_k[MAX_STREAMS] = {0};
     for (int k = 0; k < streams; k++)
-        CHECK_CUDA(cudaMallocHost((void **)&host_cs_k[k], cap));
+        BENCH_CHECK_CUDA(cudaMallocHost((void **)&host_cs_k[k], cap));
     const double t1 = xsf_clock_mono_s();
     for (int i = 0; i < frames; i++) {
         size_t lk;
@@ -302,12 +247,7 @@ static void gpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
             r->match = rlen == len && !memcmp(ref, host_cs, len);
         xs_encoder_destroy(c);
         free(ref);
-        xs_decoder *dec;
-        const xsf_picture *img;
-        size_t used;
-        xs_decoder_create(&dec);
-        r->psnr = xs_decode(dec, host_cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;
-        xs_decoder_destroy(dec);
+        r->psnr = decoded_psnr(src, host_cs, len);
     }
     for (int c = 0; c < src->img.fmt.nc; c++)
         cudaFree(dplane[c]);
@@ -340,47 +280,38 @@ static void cpu_run(row *r, const xs_encoder_config *cfg, const source *src, int
     r->cpu_fps = frames / (xsf_clock_mono_s() - t0);
     if (!r->bytes)
         r->bytes = len;
-    if (r->psnr == 0) {
-        xs_decoder *dec;
-        const xsf_picture *img;
-        size_t used;
-        xs_decoder_create(&dec);
-        r->psnr = xs_decode(dec, cs, len, &used, &img) == XSF_OK ? psnr(&src->img, img) : 0;
-        xs_decoder_destroy(dec);
-    }
+    if (r->psnr == 0)
+        r->psnr = decoded_psnr(src, cs, len);
     xs_encoder_destroy(enc);
     free(cs);
 }
 
 int main(int argc, char **argv)
 {
-    int use_gpu = -1, use_cpu = 0, check = 0, frames = 200, streams = 2;
-    const char *dir = NULL, *only = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--gpu"))
-            use_gpu = 1;
-        else if (!strcmp(argv[i], "--cpu"))
-            use_cpu = 1;
-        else if (!strcmp(argv[i], "--check"))
-            check = 1;
-        else if (!strcmp(argv[i], "--frames") && i + 1 < argc)
-            frames = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--streams") && i + 1 < argc)
-            streams = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--uhd") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-            only = argv[++i];
-        else {
-            fprintf(stderr,
-                    "usage: %s [--gpu] [--cpu] [--check] [--frames N] [--streams K] [--uhd DIR] "
-                    "[--only 422|444]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
-    if (streams < 1 || streams > MAX_STREAMS || frames < 1)
-        return 2;
+    int use_gpu = -1, use_cpu = 0, check = 0, frames = 200, streams = 2, only = -1;
+    const char *dir = NULL;
+    const cli_option options[] = {
+        CLI_OPT("gpu", 0, CLI_SET, &use_gpu, NULL, "the GPU encoder (the default without --cpu)",
+                .value = 1),
+        CLI_OPT("cpu", 0, CLI_FLAG, &use_cpu, NULL, "the C encoder"),
+        CLI_OPT("check", 0, CLI_FLAG, &check, NULL,
+                "compare each GPU codestream with the C encoder's, and decode it for its PSNR"),
+        CLI_OPT("frames", 0, CLI_INT, &frames, "N", "frames per GPU measurement (default 200)",
+                .lo = 1, .hi = 1e9),
+        CLI_OPT("streams", 0, CLI_INT, &streams, "K", "GPU contexts on as many streams (default 2)",
+                .lo = 1, .hi = MAX_STREAMS),
+        CLI_OPT("uhd", 0, CLI_STRING, &dir, "DIR",
+                "the UHD vectors (default: .vec, ../shared/vectors/xs-uhd or\n"
+                "../../shared/vectors/xs-uhd; synthetic pictures where none is)"),
+        CLI_OPT("only", 0, CLI_CHOICE, &only, "422|444", "one format only", .choices = "422|444"),
+        CLI_TABLE_END,
+    };
+    const cli_command cmd = {.about = "JPEG XS encode throughput on UHD pictures (4:2:2 10-bit, "
+                                      "4:4:4 12-bit) at 1.5, 3, 6 and 10 bpp.\n",
+                             .options = options};
+    const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (parsed >= 0)
+        return parsed;
     if (use_gpu < 0)
         use_gpu = !use_cpu;
     if (use_gpu && xs_gpu_available() != XSF_OK) {
@@ -417,7 +348,7 @@ int main(int argc, char **argv)
 #if XSF_HAVE_CUDA
     if (use_gpu) {
         struct cudaDeviceProp prop;
-        CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+        BENCH_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
         rate_gbs = copy_rate(cudaMemcpyDeviceToDevice);
         h2d_gbs = copy_rate(cudaMemcpyHostToDevice);
         printf("device: %s, %d SMs; device-to-device copy %.0f GB/s (read + write), pinned "
@@ -426,7 +357,7 @@ int main(int argc, char **argv)
     }
 #endif
     for (size_t f = 0; f < 2; f++) {
-        if (only && strcmp(only, formats[f].sampling))
+        if (only >= 0 && (size_t)only != f) /* --only's choices in the order of formats[] */
             continue;
         source src;
         make_source(&src, dir, formats[f].vector, formats[f].sampling, formats[f].depth);

@@ -1,10 +1,30 @@
-/* The option tables of the xsflow subcommands on getopt_long (cli.h). */
-#define _GNU_SOURCE /* getopt_long */
-#include "cli.h"
+/* Option tables of programs on getopt_long (xsf_cli.h). */
+#define _GNU_SOURCE /* getopt_long, program_invocation_short_name */
+#include "xsf_cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *program;
+
+void cli_set_program(const char *name)
+{
+    program = name;
+}
+
+const char *cli_program(void)
+{
+    return program ? program : program_invocation_short_name;
+}
+
+/* "xsflow decode" or "rtp_bench": the command as messages name it. */
+static const char *command_name(const cli_command *cmd, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%s%s", cli_program(), cmd->name ? " " : "", cmd->name ? cmd->name : "");
+    return buf;
+}
 
 void cli_error(const char *subject, const char *fmt, ...)
 {
@@ -14,7 +34,7 @@ void cli_error(const char *subject, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     msg[strcspn(msg, "\r\n")] = '\0';
-    fprintf(stderr, "xsflow: %s: %s\n", subject, msg);
+    fprintf(stderr, "%s: %s: %s\n", cli_program(), subject, msg);
 }
 
 /* ---- values ---- */
@@ -33,7 +53,6 @@ static int choice(const cli_option *o, const char *value, int *out)
     return 0;
 }
 
-/* "a, b or c" from "a|b|c". */
 /* A bound of the table (a double) as an int64_t: (double)INT64_MAX is 2^63,
  * which does not convert back, so the ends clamp. */
 static int64_t int_bound(double d)
@@ -45,6 +64,7 @@ static int64_t int_bound(double d)
     return (int64_t)d;
 }
 
+/* "a, b or c" from "a|b|c". */
 static const char *choice_list(const char *choices, char *buf, size_t cap)
 {
     size_t used = 0;
@@ -65,7 +85,7 @@ static const char *choice_list(const char *choices, char *buf, size_t cap)
 int cli_value(const cli_option *o, const char *value, void *dst)
 {
     char subject[80];
-    snprintf(subject, sizeof subject, "--%s", o->name);
+    snprintf(subject, sizeof subject, "%s%s", o->flags & CLI_ARGUMENT ? "" : "--", o->name);
     xsf_error err;
     xsf_error_clear(&err);
     xsf_status st = XSF_OK;
@@ -134,6 +154,13 @@ int cli_value(const cli_option *o, const char *value, void *dst)
             *o->count = n;
         break;
     }
+    case CLI_LIST:
+        if (*o->count >= o->max_items) {
+            cli_error(subject, "'%s': at most %d of them", value, o->max_items);
+            return 2;
+        }
+        ((const char **)dst)[(*o->count)++] = value;
+        return 0;
     case CLI_CALL:
     case CLI_END:
     case CLI_HEADING: break;
@@ -150,51 +177,94 @@ int cli_value(const cli_option *o, const char *value, void *dst)
 static size_t left_column(const cli_option *o, char *buf, size_t cap)
 {
     char sh[8] = "";
+    if (o->flags & CLI_ARGUMENT)
+        return (size_t)snprintf(buf, cap, "  %s", o->name);
     if (o->short_name)
         snprintf(sh, sizeof sh, "-%c, ", o->short_name);
     return (size_t)snprintf(buf, cap, "  %s--%s%s%s", sh, o->name, o->arg ? " " : "",
                             o->arg ? o->arg : "");
 }
 
+/* The synopsis from the table: "[options]" and the arguments, each optional
+ * one opening a bracket that closes at the end. */
+static void synopsis(const cli_command *cmd, FILE *f)
+{
+    if (cmd->synopsis) {
+        fputs(cmd->synopsis, f);
+        return;
+    }
+    fputs("[options]", f);
+    int open = 0;
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
+        if (!(o->flags & CLI_ARGUMENT))
+            continue;
+        const int optional = !(o->flags & CLI_REQUIRED);
+        fprintf(f, " %s%s%s", optional ? "[" : "", o->name, o->kind == CLI_LIST ? "..." : "");
+        open += optional;
+    }
+    while (open--)
+        fputc(']', f);
+}
+
+/* One row of the usage: its left column, then its help lines from column col. */
+static void usage_row(const cli_option *o, size_t col, FILE *f)
+{
+    char left[160];
+    const size_t n = left_column(o, left, sizeof left);
+    fputs(left, f);
+    const char *h = o->help ? o->help : "";
+    if (n + 1 > col) /* too wide: the help starts on the next line */
+        fprintf(f, "\n%*s", (int)col, "");
+    else
+        fprintf(f, "%*s", (int)(col - n), "");
+    for (;;) {
+        const size_t len = strcspn(h, "\n");
+        fprintf(f, "%.*s\n", (int)len, h);
+        if (!h[len])
+            break;
+        h += len + 1;
+        fprintf(f, "%*s", (int)col, "");
+    }
+}
+
 void cli_usage(const cli_command *cmd, FILE *f)
 {
-    fprintf(f, "usage: xsflow %s %s\n", cmd->name, cmd->synopsis);
+    char whole[160];
+    fprintf(f, "usage: %s ", command_name(cmd, whole, sizeof whole));
+    synopsis(cmd, f);
+    fputc('\n', f);
     if (cmd->about)
         fprintf(f, "\n%s", cmd->about);
-    size_t col = 0;
+    static const char help_row[] = "  -h, --help";
+    size_t col = sizeof help_row - 1;
+    int headings = 0, arguments = 0;
     char left[160];
-    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
+        headings += o->kind == CLI_HEADING;
+        arguments += !!(o->flags & CLI_ARGUMENT);
         if (o->kind != CLI_HEADING && !(o->flags & CLI_HIDDEN) &&
             left_column(o, left, sizeof left) > col)
             col = strlen(left);
+    }
     col = col + 2 > 24 ? 24 : col + 2;
     fprintf(f, "\n");
-    if (cmd->options[0].kind != CLI_HEADING)
-        fprintf(f, "options:\n");
-    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++) {
-        if (o->kind == CLI_HEADING) {
-            fprintf(f, "%s\n", o->help);
-            continue;
-        }
-        if (o->flags & CLI_HIDDEN)
-            continue;
-        const size_t n = left_column(o, left, sizeof left);
-        fputs(left, f);
-        const char *h = o->help ? o->help : "";
-        if (n + 1 > col) /* too wide: the help starts on the next line */
-            fprintf(f, "\n%*s", (int)col, "");
-        else
-            fprintf(f, "%*s", (int)(col - n), "");
-        for (;;) {
-            const size_t len = strcspn(h, "\n");
-            fprintf(f, "%.*s\n", (int)len, h);
-            if (!h[len])
-                break;
-            h += len + 1;
-            fprintf(f, "%*s", (int)col, "");
+    if (headings) { /* the table's order, under its headings */
+        if (cmd->options[0].kind != CLI_HEADING)
+            fprintf(f, "options:\n");
+        for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+            if (o->kind == CLI_HEADING)
+                fprintf(f, "%s\n", o->help);
+            else if (!(o->flags & CLI_HIDDEN))
+                usage_row(o, col, f);
+    } else { /* the arguments, then the options */
+        for (int args = !!arguments; args >= 0; args--) {
+            fprintf(f, "%s:\n", args ? "arguments" : "options");
+            for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+                if (!(o->flags & CLI_HIDDEN) && !!(o->flags & CLI_ARGUMENT) == args)
+                    usage_row(o, col, f);
         }
     }
-    fprintf(f, "%-*s%s\n", (int)col, "  -h, --help", "print this help");
+    fprintf(f, "%-*s%s\n", (int)col, help_row, "print this help");
     if (cmd->epilogue)
         fprintf(f, "\n%s", cmd->epilogue);
 }
@@ -227,26 +297,49 @@ static int apply(const cli_command *cmd, const cli_option *o, const char *value)
     return r;
 }
 
-static int positional(const cli_command *cmd, const char *arg)
+/* The CLI_ARGUMENT row the n-th positional argument fills, or NULL. */
+static const cli_option *argument_row(const cli_command *cmd, int n)
+{
+    for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
+        if ((o->flags & CLI_ARGUMENT) && n-- == 0)
+            return o;
+    return NULL;
+}
+
+static int positional(const cli_command *cmd, int *seen, const char *arg)
 {
     if (cmd->positional)
         return cmd->positional(cmd->ctx, arg);
-    if (!cmd->input) {
-        cli_error(arg, "'xsflow %s' takes options only (see --help)", cmd->name);
-        return 2;
+    const cli_option *row = argument_row(cmd, *seen);
+    if (row) {
+        *seen += row->kind != CLI_LIST; /* a list takes the rest */
+        return apply(cmd, row, arg);
     }
-    if (*cmd->input) {
+    if (cmd->input && !*cmd->input) {
+        *cmd->input = arg;
+        return 0;
+    }
+    char whole[160];
+    if (cmd->input)
         cli_error(arg, "one input only (see --help)");
-        return 2;
-    }
-    *cmd->input = arg;
-    return 0;
+    else if (argument_row(cmd, 0))
+        cli_error(arg, "one argument too many (see --help)");
+    else
+        cli_error(arg, "'%s' takes options only (see --help)",
+                  command_name(cmd, whole, sizeof whole));
+    return 2;
 }
 
 static int takes_value(const cli_option *o)
 {
     return !(o->kind == CLI_FLAG || o->kind == CLI_SET ||
              (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)));
+}
+
+/* A row getopt_long knows: an option, not a heading or an argument. */
+static int is_option(const cli_option *o)
+{
+    return o->kind != CLI_HEADING && !(o->flags & CLI_ARGUMENT);
 }
 
 /* The failing argument of a '?' from getopt_long. */
@@ -256,16 +349,19 @@ static int unknown(const cli_command *cmd, char **argv, int at)
     if (!strncmp(arg, "--", 2) && strchr(arg, '=')) {
         const size_t n = (size_t)(strchr(arg, '=') - arg - 2);
         for (const cli_option *o = cmd->options; o->kind != CLI_END; o++)
-            if (!takes_value(o) && strlen(o->name) == n && !strncmp(o->name, arg + 2, n)) {
+            if (is_option(o) && !takes_value(o) && strlen(o->name) == n &&
+                !strncmp(o->name, arg + 2, n)) {
                 cli_error(arg, "--%s takes no value", o->name);
                 return 2;
             }
     }
+    char whole[160];
+    command_name(cmd, whole, sizeof whole);
     if (optopt > 0 && optopt < 256 && strncmp(arg, "--", 2)) {
         char s[3] = {'-', (char)optopt, 0};
-        cli_error(s, "unknown option of 'xsflow %s' (see --help)", cmd->name);
+        cli_error(s, "unknown option of '%s' (see --help)", whole);
     } else {
-        cli_error(arg, "unknown option of 'xsflow %s' (see --help)", cmd->name);
+        cli_error(arg, "unknown option of '%s' (see --help)", whole);
     }
     return 2;
 }
@@ -280,7 +376,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     if (!longs || !shorts) {
         free(longs);
         free(shorts);
-        cli_error(cmd->name, "out of memory");
+        cli_error(cmd->name ? cmd->name : cli_program(), "out of memory");
         return 2;
     }
     size_t nl = 0, ns = 0;
@@ -289,7 +385,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     shorts[ns++] = 'h';
     for (size_t i = 0; i < n; i++) {
         const cli_option *o = &cmd->options[i];
-        if (o->kind == CLI_HEADING)
+        if (!is_option(o))
             continue;
         const int has_arg = takes_value(o) ? required_argument : no_argument;
         longs[nl++] =
@@ -303,13 +399,13 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
     shorts[ns] = '\0';
 
-    int r = 0, c;
+    int r = 0, c, seen = 0;
     opterr = 0;
     optind = 0; /* glibc: start afresh */
     while (!r && (c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
         const int at = optind - 1; /* the argument just read (or its value) */
         if (c == 1) {
-            r = positional(cmd, optarg);
+            r = positional(cmd, &seen, optarg);
         } else if (c == 'h') {
             cli_usage(cmd, stdout);
             r = 1;
@@ -326,7 +422,14 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
         }
     }
     for (int i = optind; !r && i < argc; i++) /* after "--" */
-        r = positional(cmd, argv[i]);
+        r = positional(cmd, &seen, argv[i]);
+    const cli_option *missing = argument_row(cmd, seen);
+    if (missing && missing->kind == CLI_LIST && *missing->count > 0)
+        missing = NULL;
+    if (!r && !cmd->positional && missing && (missing->flags & CLI_REQUIRED)) {
+        cli_error(missing->name, "missing (see --help)");
+        r = 2;
+    }
     free(longs);
     free(shorts);
     return r;

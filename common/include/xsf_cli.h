@@ -1,13 +1,22 @@
-/* Command lines of the xsflow subcommands: one option table per command,
- * parsed with getopt_long (each option's long name, short name, kind of
- * value, where the value goes and its help line), the usage text generated
- * from the table, and one parser per kind of value (common/include/xsf_parse.h,
- * common/include/xsf_colour.h), so that a flag means the same thing everywhere.
+/* Command lines of programs (xsflow's subcommands, the bench programs): one
+ * option table per command, parsed with getopt_long (each option's long
+ * name, short name, kind of value, where the value goes and its help line),
+ * the usage text generated from the table, and one parser per kind of value
+ * (xsf_parse.h, xsf_colour.h), so that a flag means the same thing in every
+ * program of the tree.
  *
- * Errors are one line on stderr, "xsflow: --OPTION: 'VALUE' is not ...",
- * and a usage error makes the command exit with status 2. */
-#ifndef XSF_APP_CLI_H
-#define XSF_APP_CLI_H
+ * The one part of common/ that prints, and so its own target, xsf_cli, that
+ * programs link and libraries never do: -h/--help prints the usage on
+ * stdout; an error is one line on stderr, "PROGRAM: --OPTION: 'VALUE' is
+ * not ...", and a usage error makes the command exit with status 2
+ * (cli_exit_status). PROGRAM is cli_set_program's name, by default the name
+ * the program was started as.
+ *
+ * Not thread-safe: getopt_long's state and the program's name are the
+ * process's. Call these from the main thread, before starting others.
+ * Nothing here exits the process or keeps memory after it returns. */
+#ifndef XSF_CLI_H
+#define XSF_CLI_H
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -16,7 +25,19 @@
 #include "xsf_colour.h"
 #include "xsf_parse.h"
 
-/* Prints "xsflow: <subject>: <message>" as one line on stderr; the message
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The program's name in messages and in the usage ("xsflow"); name must
+ * outlive the calls. */
+void cli_set_program(const char *name);
+
+/* The name messages use (cli_set_program's, else the name the program was
+ * started as). */
+const char *cli_program(void);
+
+/* Prints "PROGRAM: <subject>: <message>" as one line on stderr; the message
  * is cut at its first newline so that an error is always one line. */
 void cli_error(const char *subject, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -41,6 +62,8 @@ typedef enum cli_kind {
     CLI_CHOICE,  /* int *dst: one of .choices ("a|b|c"), as .values[i] (or i without values) */
     CLI_INTS,    /* int dst[max_items], *count: comma list, each in [lo, hi] */
     CLI_CALL,    /* .call(ctx, option, value): the command parses the value itself */
+    CLI_LIST,    /* const char *dst[max_items], *count: each value appended (a
+                    CLI_ARGUMENT row takes every argument from there on) */
 } cli_kind;
 
 enum {
@@ -49,6 +72,12 @@ enum {
         2, /* dst and given are offsets (offsetof) into the current item (cli_command.item) */
     CLI_HIDDEN = 4,   /* left out of the usage text (a second spelling: --color) */
     CLI_NO_VALUE = 8, /* CLI_CALL: the option takes no value; .call gets NULL */
+    /* Not an option but a positional argument: `name` is its name in the
+     * usage and in messages ("FRAMES"), with no dashes and no short name.
+     * Arguments fill these rows in table order (before cli_command.input),
+     * so the required ones come first. */
+    CLI_ARGUMENT = 16,
+    CLI_REQUIRED = 32, /* CLI_ARGUMENT: missing is a usage error */
 };
 
 typedef struct cli_option cli_option;
@@ -86,19 +115,29 @@ struct cli_option {
     {                                                                                              \
         .kind = CLI_END                                                                            \
     }
+/* Positional argument rows (CLI_ARGUMENT): name, kind, destination, help,
+ * then any of the other fields but .flags. */
+#define CLI_ARG(n, k, d, h, ...) CLI_OPT(n, 0, k, d, NULL, h, .flags = CLI_ARGUMENT, __VA_ARGS__)
+#define CLI_ARG_REQUIRED(n, k, d, h, ...)                                                          \
+    CLI_OPT(n, 0, k, d, NULL, h, .flags = CLI_ARGUMENT | CLI_REQUIRED, __VA_ARGS__)
 /* A number in a help text: CLI_STR(NMOS_MAX_SENDERS). */
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
 typedef struct cli_command {
-    const char *name;     /* "decode": messages say "xsflow decode" */
-    const char *synopsis; /* after "usage: xsflow NAME " */
-    const char *about;    /* paragraphs between the synopsis and the options (or NULL) */
+    /* A subcommand's name ("decode": messages say "xsflow decode"), or NULL
+     * for a program without subcommands (messages say "rtp_bench"). */
+    const char *name;
+    /* After "usage: PROGRAM [NAME] "; NULL: "[options]" and the CLI_ARGUMENT
+     * rows ("[options] A.jxs [FRAMES [MODE]]", a list as "FILE..."). */
+    const char *synopsis;
+    const char *about; /* paragraphs between the synopsis and the options (or NULL) */
     const cli_option *options;
     const char *epilogue; /* after the options (or NULL) */
     /* Arguments that are not options: with `positional`, each is handed to it
-     * in order (0, or 2 after an error); else the first goes to *input and a
-     * second is an error. */
+     * in order (0, or 2 after an error); else they fill the table's
+     * CLI_ARGUMENT rows in order, then the next goes to *input, and one more
+     * is an error. */
     int (*positional)(void *ctx, const char *arg);
     const char **input;
     /* CLI_ITEM options: the item they belong to (NULL after printing why). */
@@ -109,11 +148,14 @@ typedef struct cli_command {
 /* Parses argv[1..argc) (argv[0] the command's name) in order, storing each
  * value where its option says. Returns 0, 1 after printing the usage for
  * -h/--help (the command exits 0), or 2 after printing a usage error. An
- * unknown option, a missing value and a bad value name the option and the
- * value. Long options may be given as --name=value. */
+ * unknown option, a missing value, a bad value and a missing CLI_REQUIRED
+ * argument name the option and the value. Long options may be given as
+ * --name=value; after "--" every argument is positional. */
 int cli_parse(const cli_command *cmd, int argc, char **argv);
 
-/* The usage text from the table. */
+/* The usage text from the table: the synopsis, `about`, the rows (in the
+ * table's order under its headings; without headings, "arguments:" and
+ * "options:"), -h/--help and `epilogue`. */
 void cli_usage(const cli_command *cmd, FILE *f);
 
 /* What cli_parse's result means for a command's exit status: -1 go on,
@@ -126,5 +168,9 @@ static inline int cli_exit_status(int parsed)
 /* One value of a given kind, outside a table (a command's own CLI_CALL, a
  * check after parsing); the same messages. 0, or 2 after printing. */
 int cli_value(const cli_option *o, const char *value, void *dst);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

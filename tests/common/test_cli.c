@@ -1,0 +1,317 @@
+/* The option tables of programs (common/include/xsf_cli.h): each kind of value
+ * stored where its row says, the refusals (exit status 2, one line on stderr
+ * naming the program, the option and the value), --help, positional
+ * arguments, and the usage text generated from the table. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "xsf_cli.h"
+
+typedef struct values {
+    int flag, set, frames, frames_given, choice, ints[4], nints;
+    long big;
+    uint64_t u64, bytes;
+    double seconds;
+    xsf_rate rate;
+    int size[2];
+    const char *name, *input;
+    int calls;
+    char last_call[32];
+} values;
+
+static int on_call(void *ctx, const cli_option *o, const char *value)
+{
+    values *v = ctx;
+    (void)o;
+    v->calls++;
+    snprintf(v->last_call, sizeof v->last_call, "%s", value ? value : "(none)");
+    return value && !strcmp(value, "bad") ? 2 : 0;
+}
+
+static values v;
+static const int choice_values[] = {10, 20, 30};
+static const cli_option options[] = {
+    CLI_OPT("flag", 'f', CLI_FLAG, &v.flag, NULL, "a flag"),
+    CLI_OPT("cpu", 0, CLI_SET, &v.set, NULL, "sets 7", .value = 7),
+    CLI_OPT("frames", 'n', CLI_INT, &v.frames, "N", "frames", .lo = 1, .hi = 1000,
+            .given = &v.frames_given),
+    CLI_OPT("big", 0, CLI_LONG, &v.big, "N", "a long", .lo = -5, .hi = 5e9),
+    CLI_OPT("u64", 0, CLI_U64, &v.u64, "N", "a u64", .lo = 0, .hi = 1e12),
+    CLI_OPT("seconds", 0, CLI_DOUBLE, &v.seconds, "S", "above 0", .lo = 0, .hi = 60,
+            .flags = CLI_ABOVE_LO),
+    CLI_OPT("fps", 0, CLI_RATE, &v.rate, "RATE", "a rate", .lo = 1, .hi = 240),
+    CLI_OPT("size", 0, CLI_SIZE, v.size, "WxH", "a size", .hi = 8192),
+    CLI_OPT("queue", 0, CLI_BYTES, &v.bytes, "BYTES", "a byte count", .lo = 1, .hi = 1 << 30),
+    CLI_OPT("mode", 0, CLI_CHOICE, &v.choice, "a|b|c", "a choice", .choices = "a|b|c",
+            .values = choice_values),
+    CLI_OPT("threads", 0, CLI_INTS, v.ints, "N,N", "a list", .lo = 1, .hi = 16, .max_items = 4,
+            .count = &v.nints),
+    CLI_OPT("name", 0, CLI_STRING, &v.name, "NAME", "a string\non two lines"),
+    CLI_OPT("call", 0, CLI_CALL, NULL, "X", "the command's own", .call = on_call),
+    CLI_OPT("hidden", 0, CLI_FLAG, &v.flag, NULL, "not listed", .flags = CLI_HIDDEN),
+    CLI_TABLE_END,
+};
+static const cli_command cmd = {
+    .name = NULL, .synopsis = "[options] FILE", .options = options, .input = &v.input, .ctx = &v};
+
+/* Runs fn(arg) with file descriptor fd (1 or 2) going to a temporary file,
+ * whose text lands in out (cap bytes). */
+static int captured(int fd, int (*fn)(const void *), const void *arg, char *out, size_t cap)
+{
+    fflush(NULL);
+    FILE *tmp = tmpfile();
+    const int saved = dup(fd);
+    dup2(fileno(tmp), fd);
+    const int r = fn(arg);
+    fflush(NULL);
+    dup2(saved, fd);
+    close(saved);
+    rewind(tmp);
+    const size_t n = fread(out, 1, cap - 1, tmp);
+    out[n] = '\0';
+    fclose(tmp);
+    return r;
+}
+
+typedef struct call {
+    const cli_command *cmd;
+    const char *const *args; /* NULL-terminated, after argv[0] */
+} call;
+
+static int run_parse(const void *arg)
+{
+    const call *c = arg;
+    char *argv[32] = {"prog"};
+    int argc = 1;
+    while (argc < 31 && c->args[argc - 1])
+        argv[argc] = (char *)c->args[argc - 1], argc++;
+    return cli_parse(c->cmd, argc, argv);
+}
+
+/* Parses args (NULL-terminated) with stderr in err. */
+static int parse_args(const cli_command *c, const char *const *args, char *err, size_t cap)
+{
+    const call one = {c, args};
+    return captured(2, run_parse, &one, err, cap);
+}
+#define parse(cmd, err, cap, ...) parse_args(cmd, (const char *const[]){__VA_ARGS__}, err, cap)
+
+static void reset(void)
+{
+    memset(&v, 0, sizeof v);
+    v.frames = 5;
+}
+
+static void test_values(void)
+{
+    char err[512];
+    reset();
+    int r =
+        parse(&cmd, err, sizeof err, "-f", "--cpu", "-n", "30", "--big=4000000000", "--u64", "0x10",
+              "--seconds", "0.5", "--fps", "30000/1001", "--size", "1920x1080", "--queue", "32M",
+              "--mode", "b", "--threads", "1,2,4", "--name", "x", "--call", "y", "in.jxs", NULL);
+    CHECK(r == 0 && err[0] == '\0', "parsed: %d, '%s'", r, err);
+    CHECK(v.flag == 1 && v.set == 7, "flag %d set %d", v.flag, v.set);
+    CHECK(v.frames == 30 && v.frames_given == 1, "frames %d given %d", v.frames, v.frames_given);
+    CHECK(v.big == 4000000000L && v.u64 == 16, "big %ld u64 %llu", v.big,
+          (unsigned long long)v.u64);
+    CHECK(v.seconds == 0.5, "seconds %g", v.seconds);
+    CHECK(v.rate.num == 30000 && v.rate.den == 1001, "rate %u/%u", v.rate.num, v.rate.den);
+    CHECK(v.size[0] == 1920 && v.size[1] == 1080, "size %dx%d", v.size[0], v.size[1]);
+    CHECK(v.bytes == 32u << 20, "bytes %llu", (unsigned long long)v.bytes);
+    CHECK(v.choice == 20, "choice %d", v.choice);
+    CHECK(v.nints == 3 && v.ints[0] == 1 && v.ints[1] == 2 && v.ints[2] == 4, "ints %d", v.nints);
+    CHECK(v.name && !strcmp(v.name, "x"), "name");
+    CHECK(v.calls == 1 && !strcmp(v.last_call, "y"), "call %d '%s'", v.calls, v.last_call);
+    CHECK(v.input && !strcmp(v.input, "in.jxs"), "input");
+
+    /* A second parse in the same process starts afresh (getopt's state). */
+    reset();
+    r = parse(&cmd, err, sizeof err, "--frames", "7", "--", "-dash.jxs", NULL);
+    CHECK(r == 0 && v.frames == 7 && v.input && !strcmp(v.input, "-dash.jxs"),
+          "second parse: %d, frames %d", r, v.frames);
+    /* Nothing given: the defaults stay. */
+    reset();
+    r = parse(&cmd, err, sizeof err, NULL);
+    CHECK(r == 0 && v.frames == 5 && !v.frames_given && !v.input, "no arguments");
+    /* One value outside a table. */
+    int one = 0;
+    CHECK(cli_value(&options[2], "12", &one) == 0 && one == 12, "cli_value");
+}
+
+/* Refused with status 2 and one line "prog: ...want..." on stderr, nothing stored. */
+static void refused_args(const char *want, const char *const *args)
+{
+    reset();
+    char err[512];
+    const int r = parse_args(&cmd, args, err, sizeof err);
+    const char *nl = strchr(err, '\n');
+    CHECK(r == 2 && !strncmp(err, "prog: ", 6) && nl && !nl[1] && strstr(err, want),
+          "%s: %d, '%s' (want '%s')", args[0], r, err, want);
+    CHECK(v.frames == 5 && v.choice == 0 && v.seconds == 0, "%s: nothing stored", args[0]);
+}
+#define refused(want, ...) refused_args(want, (const char *const[]){__VA_ARGS__})
+
+static void test_refusals(void)
+{
+    cli_set_program("prog");
+    refused("--frames: '0'", "--frames", "0", NULL);
+    refused("--frames: '1001'", "--frames", "1001", NULL);
+    refused("--frames: 'x'", "-n", "x", NULL);
+    refused("--seconds: '0' is not a number above 0", "--seconds", "0", NULL);
+    refused("--fps: '500' is not a rate from 1 to 240", "--fps", "500", NULL);
+    refused("--fps: '30x'", "--fps", "30x", NULL);
+    refused("--mode: 'd' is not a, b or c", "--mode", "d", NULL);
+    refused("--threads", "--threads", "1,99", NULL);
+    refused("--frames: needs a value", "--frames", NULL);
+    refused("--nope: unknown option of 'prog'", "--nope", NULL);
+    refused("-z: unknown option of 'prog'", "-z", NULL);
+    refused("--flag takes no value", "--flag=1", NULL);
+    refused("b.jxs: one input only", "a.jxs", "b.jxs", NULL);
+    /* A CLI_CALL's own refusal: status 2, whatever it printed. */
+    reset();
+    char err[256];
+    CHECK(parse(&cmd, err, sizeof err, "--call", "bad", NULL) == 2, "call refused");
+
+    /* A subcommand is named with the program; without an input, arguments are refused. */
+    const cli_command sub = {.name = "decode", .synopsis = "[options]", .options = options};
+    reset();
+    const int r = parse(&sub, err, sizeof err, "extra", NULL);
+    CHECK(r == 2 && !strcmp(err, "prog: extra: 'prog decode' takes options only (see --help)\n"),
+          "options only: '%s'", err);
+    CHECK(cli_exit_status(0) == -1 && cli_exit_status(1) == 0 && cli_exit_status(2) == 2,
+          "cli_exit_status");
+}
+
+/* Positional arguments described in the table: typed, in order, required or not. */
+static void test_arguments(void)
+{
+    cli_set_program("prog");
+    const char *a = NULL, *in = NULL;
+    int frames = 600, engine = 0;
+    const cli_option rows[] = {
+        CLI_HEAD("arguments:"),
+        CLI_OPT("A.jxs", 0, CLI_STRING, &a, NULL, "the first",
+                .flags = CLI_ARGUMENT | CLI_REQUIRED),
+        CLI_OPT("FRAMES", 0, CLI_INT, &frames, NULL, "frames", .lo = 1, .hi = 100,
+                .flags = CLI_ARGUMENT),
+        CLI_OPT("ENGINE", 0, CLI_CHOICE, &engine, NULL, "where", .choices = "cpu|gpu",
+                .flags = CLI_ARGUMENT),
+        CLI_HEAD("options:"),
+        CLI_OPT("frames", 0, CLI_INT, &frames, "N", "the same, as an option", .lo = 1, .hi = 100),
+        CLI_TABLE_END,
+    };
+    const cli_command c = {.synopsis = "A.jxs [FRAMES [cpu|gpu]]", .options = rows};
+    char err[256];
+    int r = parse(&c, err, sizeof err, "x.jxs", "20", "gpu", NULL);
+    CHECK(r == 0 && a && !strcmp(a, "x.jxs") && frames == 20 && engine == 1, "all three: %d '%s'",
+          r, err);
+    a = NULL, frames = 600, engine = 0;
+    r = parse(&c, err, sizeof err, "--frames", "9", "y.jxs", NULL);
+    CHECK(r == 0 && a && !strcmp(a, "y.jxs") && frames == 9 && engine == 0, "optional ones left");
+    r = parse(&c, err, sizeof err, NULL);
+    CHECK(r == 2 && !strcmp(err, "prog: A.jxs: missing (see --help)\n"), "required: '%s'", err);
+    r = parse(&c, err, sizeof err, "x.jxs", "0", NULL);
+    CHECK(r == 2 && strstr(err, "prog: FRAMES: '0'"), "a bad argument: '%s'", err);
+    r = parse(&c, err, sizeof err, "x.jxs", "20", "tpu", NULL);
+    CHECK(r == 2 && strstr(err, "prog: ENGINE: 'tpu' is not cpu or gpu"), "a bad choice: '%s'",
+          err);
+    r = parse(&c, err, sizeof err, "x.jxs", "20", "gpu", "more", NULL);
+    CHECK(r == 2 && !strcmp(err, "prog: more: one argument too many (see --help)\n"),
+          "too many: '%s'", err);
+    r = parse(&c, err, sizeof err, "--FRAMES", "3", "x.jxs", NULL);
+    CHECK(r == 2 && strstr(err, "unknown option"), "an argument is no option: '%s'", err);
+    /* With an input too: the arguments first, then the input. */
+    const cli_command ci = {
+        .synopsis = "A.jxs [FRAMES [cpu|gpu]] IN", .options = rows, .input = &in};
+    r = parse(&ci, err, sizeof err, "x.jxs", "20", "cpu", "in.yuv", NULL);
+    CHECK(r == 0 && in && !strcmp(in, "in.yuv") && engine == 0, "input after the arguments");
+
+    /* A list takes every argument from its place on; required: at least one. */
+    const char *files[3] = {NULL};
+    int nfiles = 0, reps = 1;
+    const cli_option list_rows[] = {
+        CLI_ARG_REQUIRED("REPS", CLI_INT, &reps, "runs", .lo = 1, .hi = 9),
+        CLI_ARG_REQUIRED("FILE", CLI_LIST, files, "files", .max_items = 3, .count = &nfiles),
+        CLI_TABLE_END,
+    };
+    const cli_command cl = {.options = list_rows};
+    r = parse(&cl, err, sizeof err, "2", "a", "b", "c", NULL);
+    CHECK(r == 0 && reps == 2 && nfiles == 3 && !strcmp(files[0], "a") && !strcmp(files[2], "c"),
+          "a list: %d, %d files '%s'", r, nfiles, err);
+    nfiles = 0;
+    r = parse(&cl, err, sizeof err, "2", NULL);
+    CHECK(r == 2 && !strcmp(err, "prog: FILE: missing (see --help)\n"), "an empty list: '%s'", err);
+    nfiles = 0;
+    r = parse(&cl, err, sizeof err, "2", "a", "b", "c", "d", NULL);
+    CHECK(r == 2 && strstr(err, "prog: FILE: 'd': at most 3") && nfiles == 3, "a full list: '%s'",
+          err);
+
+    FILE *f = tmpfile();
+    cli_usage(&cl, f);
+    char text[1024];
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    /* The synopsis from the table when the command gives none. */
+    CHECK(!strncmp(text, "usage: prog [options] REPS FILE...\n", 35), "synopsis: '%s'", text);
+    CHECK(strstr(text, "\narguments:\n  REPS        runs\n") &&
+              strstr(text, "\n  -h, --help  print this help\n"),
+          "a narrow table: '%s'", text);
+    const cli_command nested = {.options = rows};
+    f = tmpfile();
+    cli_usage(&nested, f);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(!strncmp(text, "usage: prog [options] A.jxs [FRAMES [ENGINE]]\n", 46), "nested: '%s'",
+          text);
+
+    f = tmpfile();
+    cli_usage(&c, f);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(strstr(text, "arguments:\n  A.jxs ") && strstr(text, "\n  FRAMES ") &&
+              !strstr(text, "--FRAMES") && strstr(text, "  --frames N"),
+          "usage: '%s'", text);
+}
+
+static void test_usage(void)
+{
+    cli_set_program("prog");
+    FILE *f = tmpfile();
+    cli_usage(&cmd, f);
+    char text[4096];
+    rewind(f);
+    const size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    CHECK(!strncmp(text, "usage: prog [options] FILE\n", 27), "synopsis: '%.40s'", text);
+    CHECK(strstr(text, "  -n, --frames N") && strstr(text, "--fps RATE") &&
+              strstr(text, "-h, --help"),
+          "rows listed");
+    CHECK(strstr(text, "a string\n") && strstr(text, "  on two lines\n"), "help lines aligned");
+    CHECK(!strstr(text, "--hidden"), "a hidden row is left out");
+
+    /* --help prints it on stdout and says so (1: the program exits 0). */
+    reset();
+    const call c = {&cmd, (const char *const[]){"--help", NULL}};
+    const int r = captured(1, run_parse, &c, text, sizeof text);
+    CHECK(r == 1 && !strncmp(text, "usage: prog ", 12), "--help: %d", r);
+    CHECK(!strcmp(cli_program(), "prog"), "cli_program");
+}
+
+int main(void)
+{
+    /* By default, the name the program was started as. */
+    CHECK(!strcmp(cli_program(), "test_cli"), "default program: %s", cli_program());
+    test_values();
+    test_refusals();
+    test_arguments();
+    test_usage();
+    return xsf_test_finish();
+}
