@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "demo_vector.h"
-#include "play.h"
 #include "service.h"
 
 #define DEMO_DEFAULT_OUT "xsflow-demo.y4m"
@@ -137,16 +136,18 @@ int cmd_demo(int argc, char **argv)
         status = 1;
     }
     /* Where a window can open, show the clip (q closes it). */
-    if (!status && all_ok && !quiet && play_window_possible()) {
-        play_options po;
-        play_options_init(&po);
-        po.loop = 1;
-        po.fps = 25;
-        po.title = "xsflow demo (q to close)";
-        po.quiet = 1;
+    if (!status && all_ok && !quiet && dsp_window_possible()) {
+        svc_play_options po;
+        svc_play_options_init(&po);
+        po.play.loop = 1;
+        po.play.name = subject;
+        po.play.title = "xsflow demo (q to close)";
         printf("  showing   the clip in a window (q closes it)\n");
         fflush(stdout);
-        play_jxs(subject, demo_vector_data, demo_vector_size, &po);
+        svc_play_result pr;
+        svc_failure pf;
+        if (svc_play(demo_vector_data, demo_vector_size, &po, &pr, &pf) != XSF_OK)
+            cli_error(pf.subject, "%s", pf.err.msg);
     }
     if (!status && !all_ok) {
         cli_error(subject,

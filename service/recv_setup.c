@@ -155,3 +155,34 @@ xsf_status svc_output_from_name(const char *out, int format, svc_output *kind)
     }
     return XSF_OK;
 }
+
+static xsf_status refuse(svc_failure *f, const char *subject, const char *msg)
+{
+    f->subject = subject;
+    f->usage = 1;
+    xsf_error_clear(&f->err);
+    return xsf_error_set(&f->err, XSF_ERR_ARG, "%s", msg);
+}
+
+xsf_status svc_stream_request_check(svc_stream_request *r, int display, int format,
+                                    const char *what, svc_failure *f)
+{
+    if (!r->addr && !r->sdp && !r->pcap && !r->capture)
+        return refuse(f, what,
+                      "no source: give ADDR:PORT, --sdp FILE, --pcap FILE or --capture IFACE "
+                      "before its options");
+    if (r->sdp && r->addr)
+        return refuse(f, what, "give ADDR:PORT or --sdp, not both");
+    if (display) {
+        r->output = SVC_OUT_DISPLAY;
+        return r->out ? refuse(f, what, "--display shows the streams: give no -o") : XSF_OK;
+    }
+    if (!r->out)
+        return refuse(f, what,
+                      "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its source (or "
+                      "--display)");
+    if (svc_output_from_name(r->out, format, &r->output) != XSF_OK)
+        return refuse(f, r->out,
+                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+    return XSF_OK;
+}
