@@ -19,9 +19,4 @@ int cmd_bpc_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
-/* BPC-PaCo's own info (app/cmd_bpc.c): `info` of a file that starts with a
- * BPC-PaCo codestream hands its whole command line to it (argv[0] the
- * command name). */
-int bpc_cli_info(int argc, char **argv);
-
 #endif

@@ -276,6 +276,14 @@ xsf_status bpc_codeblock_decode(bpc_variant variant, const bpc_band_probs *probs
                                 const uint8_t *data, size_t len, int planes, int passes,
                                 int32_t *recon2, size_t pitch, int w, int h, xsf_error *err);
 
+/* What a header says, in words, as `xsflow info` prints a frame: a line per
+ * component ("  component 0: 320x180, 8 bits\n"), then the coding passes,
+ * the wavelet, the levels and the colour transform, the 9/7's quantization
+ * step, the probability tables and the sizes. Writes at most cap bytes, NUL
+ * terminated (buf may be NULL with cap 0); returns the length of the whole
+ * text, as snprintf does. */
+size_t bpc_info_describe(const bpc_info *info, char *buf, size_t cap);
+
 /* BPC-PaCo in the codec table (bpc/codec_bpc.c; codec/include/xsf_codecs.h finds it). */
 struct xsf_codec;
 extern const struct xsf_codec bpc_codec;
