@@ -300,6 +300,10 @@ typedef struct svc_demo_config {
     pl_config pl;        /* the decoder */
     const char *out;     /* where the pictures are written (pl_writer); NULL: nowhere */
     pl_writer_options writer;
+    /* What the clip's pictures are known to be (a manifest's MD5 and bytes in .yuv
+     * layout, as clip_md5 and clip_bytes below); NULL: not checked. */
+    const char *expect_md5;
+    uint64_t expect_bytes;
 } svc_demo_config;
 
 typedef struct svc_demo_result {
@@ -315,6 +319,8 @@ typedef struct svc_demo_result {
     rtp_stats received;    /* the receiver's */
     pl_stream_stats stream;
     uint64_t written; /* bytes written to `out` */
+    /* Every picture of every pass arrived and matched, and the clip is as expected. */
+    int all_ok;
     /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
      * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;

@@ -7,7 +7,8 @@
  * (xsf_codec_decode_picture) come back as pictures of their own; every
  * picture of a picture file or of a file of codestreams comes from one
  * source (picture_source.h), in order, with its number, the codec's
- * errors prefixed by the frame's.
+ * errors prefixed by the frame's; a codec's parameters read from a file
+ * (imgio_codec_params_read) and its refusals.
  *   test_encode_file WORKDIR */
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +240,24 @@ int main(int argc, char **argv)
     /* BPC-PaCo's default colour transform for three components of one size and depth. */
     check_source(path_of("three.bpc"), NULL, FRAMES, 3, 8, 1);
     check_source_edges(path_of("four.jxs"));
+
+    /* A codec's parameters from a file: refused by a codec without them, a
+     * missing file, bytes that are no table file. */
+    void *params = NULL;
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("xs"), &params, "tables", four, &err) ==
+                  XSF_ERR_ARG &&
+              !params,
+          "JPEG XS takes no parameters: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("bpc"), &params, "tables", path_of("none.bpct"),
+                                  &err) == XSF_ERR_IO &&
+              !strncmp(err.msg, "cannot open: ", 13) && !params,
+          "a missing table file: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("bpc"), &params, "tables", four, &err) != XSF_OK &&
+              err.msg[0] && !params,
+          "not a table file: %s", err.msg);
 
     /* Failures name their file; refusals by the encoder say so. */
     CHECK(encode("jpeg-xs", path_of("missing.yuv"), "444", 8, path_of("x.jxs"), NULL, -1, &rep,
