@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "image_io.h"
 #include "service.h"
 
 static const char about[] =
@@ -89,25 +88,11 @@ int cmd_play(int argc, char **argv)
     }
     opt.play.fps = xsf_rate_value(fps);
     opt.frame = (unsigned long)frame;
-    if (!dsp_have_gl()) {
-        cli_error("play",
-                  "this build has no display (install libepoxy-dev, libegl-dev and libglfw3-dev, "
-                  "then configure again)");
-        return 1;
-    }
-    uint8_t *data = NULL;
-    size_t len = 0;
-    xsf_error err = {0};
-    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
-        cli_error(in, "%s", err.msg);
-        return 1;
-    }
     opt.play.name = opt.play.title = in;
     opt.play.message = quiet ? NULL : print_line;
     svc_play_result res;
     svc_failure f;
-    const int rc = svc_play(data, len, &opt, &res, &f) != XSF_OK;
-    free(data);
+    const int rc = svc_play_file(in, &opt, &res, &f) != XSF_OK;
     if (rc)
         cli_error(f.subject, "%s", f.err.msg);
     if (!quiet)

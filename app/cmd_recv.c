@@ -2,9 +2,6 @@
  * .pcap/.pcapng files or live captures, through the pipeline (one receiving
  * thread per stream, one shared decode stage on the GPUs or the CPU) to
  * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
-#define _POSIX_C_SOURCE 200809L /* sigaction */
-
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,22 +51,11 @@ typedef struct stream_args {
 typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
-    long frames, reorder, reorder_ms, queue;
-    uint64_t rcvbuf;
-    uint64_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
-    long copy_threads;        /* -1: not given (the source's choice) */
-    double duration, timeout;
-    int quiet, no_gro, display, gpu_sync_given;
+    svc_recv_limits lim; /* what the streams share */
+    int quiet, display;
     const char *stats_json;
     svc_recv_config cfg; /* the decoder, display and logs as the options give them */
 } recv_args;
-
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static int has_source(const stream_args *s)
 {
@@ -205,24 +191,24 @@ static const cli_option options[] = {
     CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
             "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
     CLI_HEAD("options:"),
-    CLI_OPT("frames", 0, CLI_LONG, &args.frames, "N", "stop each stream after N whole frames",
+    CLI_OPT("frames", 0, CLI_LONG, &args.lim.frames, "N", "stop each stream after N whole frames",
             .lo = 1, .hi = (double)(1LL << 40)),
-    CLI_OPT("duration", 0, CLI_DOUBLE, &args.duration, "S", "stop after S seconds", .lo = 0,
+    CLI_OPT("duration", 0, CLI_DOUBLE, &args.lim.duration_s, "S", "stop after S seconds", .lo = 0,
             .hi = 1e7),
-    CLI_OPT("timeout", 0, CLI_DOUBLE, &args.timeout, "S",
+    CLI_OPT("timeout", 0, CLI_DOUBLE, &args.lim.timeout_s, "S",
             "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0,
             .hi = 1e7),
-    CLI_OPT("reorder", 0, CLI_LONG, &args.reorder, "N", "reorder window in packets (default 512)",
-            .lo = 1, .hi = 65536),
-    CLI_OPT("reorder-ms", 0, CLI_LONG, &args.reorder_ms, "MS",
+    CLI_OPT("reorder", 0, CLI_LONG, &args.lim.reorder, "N",
+            "reorder window in packets (default 512)", .lo = 1, .hi = 65536),
+    CLI_OPT("reorder-ms", 0, CLI_LONG, &args.lim.reorder_ms, "MS",
             "give up on a missing packet after MS ms (default 20)", .lo = 0, .hi = 10000),
-    CLI_OPT("rcvbuf", 0, CLI_BYTES, &args.rcvbuf, "BYTES",
+    CLI_OPT("rcvbuf", 0, CLI_BYTES, &args.lim.rcvbuf, "BYTES",
             "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
             .hi = (double)(1ULL << 31)),
-    CLI_OPT("no-gro", 0, CLI_FLAG, &args.no_gro, NULL,
+    CLI_OPT("no-gro", 0, CLI_FLAG, &args.lim.no_gro, NULL,
             "take datagrams one by one from the kernel (default: UDP GRO,\n"
             "bursts of a sender with GSO in one buffer, cut apart here)"),
-    CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &args.max_frame_bytes, "N",
+    CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &args.lim.max_frame_bytes, "N",
             "the largest codestream a frame may hold (default: the bound of\n"
             "the SDP's picture, else 64 MiB); larger frames are dropped\n"
             "(counted as too large)",
@@ -241,7 +227,7 @@ static const cli_option options[] = {
             "a core each while waiting; the default while the decoder\n"
             "contexts are at most a quarter of the cores), block (they\n"
             "sleep; the default with more), yield, or auto (CUDA's choice)",
-            .choices = "auto|spin|yield|block", .given = &args.gpu_sync_given),
+            .choices = "auto|spin|yield|block", .given = &args.lim.gpu_sync_given),
     CLI_OPT("slices", 0, CLI_FLAG, &args.cfg.slices, NULL,
             "sub-frame latency: decode each frame's slices on the GPU as they\n"
             "arrive (progressive streams; the picture is the same). The GPU\n"
@@ -249,7 +235,7 @@ static const cli_option options[] = {
             "CPU engine decodes whole frames)"),
     CLI_OPT("threads", 0, CLI_INT, &args.cfg.pl.cpu_threads, "N",
             "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
-    CLI_OPT("queue", 0, CLI_LONG, &args.queue, "N",
+    CLI_OPT("queue", 0, CLI_LONG, &args.lim.queue, "N",
             "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
             .hi = 1024),
     CLI_OPT("pinned", 0, CLI_LONG, &args.cfg.pinned_mib, "MIB",
@@ -257,7 +243,7 @@ static const cli_option options[] = {
             "does not fit is pinned as it is used, in the background\n"
             "(default: 96 MiB a stream + 256 MiB; 0: none)",
             .lo = 0, .hi = 1 << 20),
-    CLI_OPT("copy-threads", 0, CLI_LONG, &args.copy_threads, "N",
+    CLI_OPT("copy-threads", 0, CLI_LONG, &args.lim.copy_threads, "N",
             ".pcap files: threads copying payloads into frames while the\n"
             "receiving thread reads headers (default: cores - 2, at most 4;\n"
             "0: the receiving thread copies)",
@@ -297,10 +283,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
     svc_recv_config_init(&a->cfg); /* pinned -1, delay 40 ms, vsync */
-    a->timeout = 5;
-    a->reorder = 512;
-    a->reorder_ms = 20;
-    a->copy_threads = -1;
+    svc_recv_limits_init(&a->lim); /* timeout 5 s, reorder 512 packets and 20 ms */
     const cli_command cmd = {.name = "recv",
                              .synopsis =
                                  "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
@@ -350,28 +333,11 @@ static int failed(const svc_failure *f)
 /* Each stream's receiver, and the service's configuration; 0 or the exit status. */
 static int configure(recv_args *a)
 {
-    rtp_receiver_options ro;
-    rtp_receiver_options_init(&ro);
-    ro.reorder_packets = (unsigned)a->reorder;
-    ro.reorder_ms = (unsigned)a->reorder_ms;
-    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
-    pl_rtp_config shared;
-    memset(&shared, 0, sizeof shared);
-    shared.max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
-    shared.slices = a->cfg.slices;
-    shared.duration_s = a->duration;
-    shared.timeout_s = a->timeout;
-    shared.copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
-    shared.udp.buffer_bytes = (size_t)a->rcvbuf;
-    shared.udp.gro = !a->no_gro;
-    svc_failure f;
+    const svc_stream_request *req[MAX_STREAMS];
     for (int k = 0; k < a->n; k++)
-        if (svc_stream_setup(&a->cfg.stream[k], &a->s[k].r, &ro, &shared, &f) != XSF_OK)
-            return failed(&f);
-    a->cfg.nstreams = a->n;
-    a->cfg.gpu_sync_auto = !a->gpu_sync_given;
-    a->cfg.queue = (unsigned)a->queue;
-    return 0;
+        req[k] = &a->s[k].r;
+    svc_failure f;
+    return svc_recv_setup(&a->cfg, req, a->n, &a->lim, &f) == XSF_OK ? 0 : failed(&f);
 }
 
 static void print_stream(const char *label, const svc_stream_figures *fig)
@@ -506,13 +472,9 @@ int cmd_recv(int argc, char **argv)
     }
     int status = svc_recv_start(s, &f) != XSF_OK ? failed(&f) : 0;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cmd_catch_interrupts();
 
-    while (!status && !interrupted && svc_recv_wait(s, 20)) {
+    while (!status && !cmd_interrupted() && svc_recv_wait(s, 20)) {
         if (!svc_recv_report_due(s))
             continue;
         for (int k = 0; k < svc_recv_started(s) && !args.quiet; k++) {

@@ -19,4 +19,9 @@ int cmd_bpc_train(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_node(int argc, char **argv); /* with XSF_HAVE_NMOS */
 
+/* From cmd_catch_interrupts on, SIGINT and SIGTERM set the flag that
+ * cmd_interrupted returns (app/signals.c). */
+void cmd_catch_interrupts(void);
+int cmd_interrupted(void);
+
 #endif

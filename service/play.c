@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image_io.h"
 #include "service.h"
 
 struct svc_jxs_source {
@@ -208,5 +209,24 @@ xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, 
             play_failed(f, o->play.name, st);
     }
     svc_jxs_source_close(src);
+    return st;
+}
+
+xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
+                         svc_failure *f)
+{
+    memset(r, 0, sizeof *r);
+    memset(f, 0, sizeof *f);
+    if (!dsp_have_gl())
+        return play_failed(f, "play",
+                           xsf_error_set(&f->err, XSF_ERR_UNSUPPORTED,
+                                         "this build has no display (install libepoxy-dev, "
+                                         "libegl-dev and libglfw3-dev, then configure again)"));
+    imgio_mapped m;
+    xsf_status st = imgio_map_file(path, &m, &f->err);
+    if (st != XSF_OK)
+        return play_failed(f, path, st);
+    st = svc_play(m.data, m.len, o, r, f);
+    imgio_unmap_file(&m);
     return st;
 }

@@ -151,6 +151,31 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
  * other). */
 xsf_status svc_output_from_name(const char *out, int format, svc_output *kind);
 
+/* What every stream of a receiver shares, as a command line gives it. */
+typedef struct svc_recv_limits {
+    long frames;              /* stop each stream after this many whole frames; 0: never */
+    double duration_s;        /* stop after this long; 0: never */
+    double timeout_s;         /* stop a stream after this long without a packet; 0: never */
+    long reorder;             /* the reorder window, packets */
+    long reorder_ms;          /* how long a missing packet is waited for */
+    uint64_t max_frame_bytes; /* the largest codestream; 0: the SDP's bound, else 64 MiB */
+    uint64_t rcvbuf;          /* the socket's receive buffer; 0: the source's default */
+    int no_gro;               /* take datagrams one by one (no UDP GRO) */
+    long copy_threads;        /* .pcap payload copy threads; -1: the source's choice */
+    long queue;               /* frames per stream; 0: the pipeline's default */
+    int gpu_sync_given;       /* cfg->pl.gpu_sync as given (else the service picks) */
+} svc_recv_limits;
+
+/* timeout 5 s, reorder 512 packets and 20 ms, copy_threads -1, the rest 0. */
+void svc_recv_limits_init(svc_recv_limits *l);
+
+/* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
+ * receiver's options and the shared configuration of `l` and cfg->slices), then
+ * cfg->nstreams, queue and gpu_sync_auto. The first failure ends it (as
+ * svc_stream_setup's). */
+xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const *req, int n,
+                          const svc_recv_limits *l, svc_failure *f);
+
 /* Checks a request as a command line gives it and settles its output: it
  * has a source (ADDR:PORT, an SDP file, a capture file or a live capture;
  * not ADDR:PORT and an SDP both); with `display`, no out and the output
@@ -402,6 +427,11 @@ typedef struct svc_play_result {
  * says whether the window opened, its counts then valid). */
 xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, svc_play_result *r,
                     svc_failure *f);
+/* The same for the codestreams of the file `path` ("-": standard input).
+ * Failures also: a build without a display (XSF_ERR_UNSUPPORTED, subject
+ * "play"), a file that does not read (subject the path). */
+xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
+                         svc_failure *f);
 
 #ifdef __cplusplus
 }

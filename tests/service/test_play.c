@@ -145,7 +145,7 @@ static void test_refusals(const uint8_t *data, size_t len)
 /* svc_play without a window: picture 3 of the sequence rendered into a
  * .ppm (where this build renders offscreen), a picture past the last and a
  * .ppm that cannot be made refused, naming what they are about. */
-static void test_headless(const uint8_t *data, size_t len)
+static void test_headless(const uint8_t *data, size_t len, const char *path)
 {
     svc_play_options o;
     svc_play_options_init(&o);
@@ -160,6 +160,14 @@ static void test_headless(const uint8_t *data, size_t len)
     CHECK(svc_play(data, len, &o, &r, &f) == XSF_ERR_ARG && !strcmp(f.subject, "seq") &&
               !strcmp(f.err.msg, "has 5 frames; --frame 5 does not exist"),
           "a picture past the last: %s", f.err.msg);
+    /* From the file: the same, where this build has a display. */
+    const xsf_status fst = svc_play_file(path, &o, &r, &f);
+    CHECK(dsp_have_gl() ? fst == XSF_ERR_ARG && !strcmp(f.subject, "seq")
+                        : fst == XSF_ERR_UNSUPPORTED && !strcmp(f.subject, "play"),
+          "svc_play_file: %s: %s", f.subject, f.err.msg);
+    CHECK(!dsp_have_gl() || (svc_play_file("no-such.jxs", &o, &r, &f) == XSF_ERR_IO &&
+                             !strcmp(f.subject, "no-such.jxs")),
+          "a missing file: %s", f.err.msg);
     o.frame = 3;
     const xsf_status st = svc_play(data, len, &o, &r, &f);
     if (st != XSF_OK && !dsp_have_gl()) {
@@ -199,7 +207,7 @@ int main(int argc, char **argv)
     if (data) {
         test_sequence(data, len);
         test_refusals(data, len);
-        test_headless(data, len);
+        test_headless(data, len, path);
     }
     test_rgb();
     free(data);

@@ -5,7 +5,8 @@
  * pictures in GPU memory or sub-frame decoding without the GPU engine. A
  * stream's configuration from its request (an SDP file, a capture's filter,
  * the failures and their subjects) and the outputs that names name; a
- * request's checks; the end of a run by svc_recv_finish. */
+ * request's checks; the limits the streams share (svc_recv_setup); the end
+ * of a run by svc_recv_finish. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,57 @@ static void test_output_names(void)
           "null over --format");
 }
 
+/* svc_recv_setup: the limits every stream shares in each stream's receiver,
+ * the copy threads' convention, the service's own settings; a failing
+ * stream's failure. */
+static void test_recv_setup(void)
+{
+    svc_recv_limits l;
+    svc_recv_limits_init(&l);
+    CHECK(l.timeout_s == 5 && l.reorder == 512 && l.reorder_ms == 20 && l.copy_threads == -1 &&
+              l.frames == 0 && l.queue == 0,
+          "defaults");
+    l.frames = 9;
+    l.reorder = 64;
+    l.reorder_ms = 7;
+    l.max_frame_bytes = 1 << 20;
+    l.rcvbuf = 1 << 22;
+    l.no_gro = 1;
+    l.queue = 33;
+    svc_stream_request a, b;
+    memset(&a, 0, sizeof a);
+    a.payload_type = -1;
+    a.addr = "127.0.0.1:46002";
+    a.output = SVC_OUT_NULL;
+    a.out = "null";
+    b = a;
+    b.addr = NULL;
+    b.pcap = "x.pcap";
+    const svc_stream_request *req[2] = {&a, &b};
+    static svc_recv_config c;
+    svc_recv_config_init(&c);
+    svc_failure f;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK, "setup: %s", f.err.msg);
+    const pl_rtp_config *r0 = &c.stream[0].rtp, *r1 = &c.stream[1].rtp;
+    CHECK(c.nstreams == 2 && c.queue == 33 && c.gpu_sync_auto, "the service's settings");
+    CHECK(r0->max_frames == 9 && r0->timeout_s == 5 && !r0->udp.gro &&
+              r0->udp.buffer_bytes == 1 << 22 && r0->depacketizer.reorder_packets == 64 &&
+              r0->depacketizer.reorder_ns == 7000000 && c.stream[0].max_frame_bytes == 1 << 20,
+          "the limits in the receiver");
+    CHECK(r0->copy_threads == 0 && r1->kind == PL_RTP_PCAP, "copy threads not given: 0");
+    l.copy_threads = 0;
+    l.gpu_sync_given = 1;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && c.stream[1].rtp.copy_threads == -1 &&
+              !c.gpu_sync_auto,
+          "--copy-threads 0: none (-1)");
+    l.copy_threads = 3;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && c.stream[1].rtp.copy_threads == 3,
+          "--copy-threads 3");
+    b.source = "not an address";
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) != XSF_OK && f.usage && !strcmp(f.subject, "--source"),
+          "a stream's failure: %s: %s", f.subject, f.err.msg);
+}
+
 /* svc_stream_request_check: a source, one of ADDR:PORT and an SDP, an output
  * (none with the display), its kind; refusals as usage errors with their subject. */
 static void test_request_check(void)
@@ -428,6 +480,7 @@ int main(int argc, char **argv)
     test_drops();
     test_output_names();
     test_request_check();
+    test_recv_setup();
     test_stream_setup(argv[2]);
     char path[512];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
