@@ -21,7 +21,8 @@
  * checks what the pipeline decodes of it against the C reference decoder.
  *
  * The player's source (svc_jxs_source) decodes a .jxs file picture by
- * picture for the display's player (display.h, dsp_play).
+ * picture for the display's player (display.h, dsp_play); svc_play is the
+ * whole of `xsflow play` (a window, or one picture rendered offscreen).
  *
  * Threads: one thread drives a service (the sources and the pipeline run
  * threads of their own). Nothing here prints; signals are the caller's. */
