@@ -166,7 +166,7 @@ static int add_file(const compare_args *a, cmp_session *s, const char *path)
     xsf_error err;
     xsf_error_clear(&err);
     imgio_format fmt;
-    imgio_raw_layout raw;
+    imgio_raw_layout raw = {0};
     if (imgio_source_kind_of(path, &fmt) == IMGIO_SOURCE_NONE) {
         cli_error(path, "unknown picture format: name it .ppm, .pgm, .y4m or .yuv");
         return 2;
