@@ -8,8 +8,7 @@
 
 #include "bpc.h"
 #include "commands.h"
-#include "image_io.h"
-#include "xs.h"
+#include "picture_source.h"
 #include "xsf_cli.h"
 
 static const char about[] =
@@ -19,9 +18,10 @@ static const char about[] =
     "eq. 3.3) as a table file for encode/decode --tables. The front end is the codec's:\n"
     "the options below must match those the tables will code with.\n";
 
-const int bpc_filter_values[4] = {BPC_FILTER_53, BPC_FILTER_97, BPC_FILTER_53, BPC_FILTER_97};
+static const int bpc_filter_values[4] = {BPC_FILTER_53, BPC_FILTER_97, BPC_FILTER_53,
+                                         BPC_FILTER_97};
 
-int bpc_option_levels(void *ctx, const cli_option *o, const char *v)
+static int bpc_option_levels(void *ctx, const cli_option *o, const char *v)
 {
     (void)ctx;
     int64_t n;
@@ -38,7 +38,7 @@ int bpc_option_levels(void *ctx, const cli_option *o, const char *v)
     return 0;
 }
 
-int bpc_option_qstep(void *ctx, const cli_option *o, const char *v)
+static int bpc_option_qstep(void *ctx, const cli_option *o, const char *v)
 {
     (void)ctx;
     char *end;
@@ -78,129 +78,35 @@ static int add_input(void *ctx, const char *arg)
     return 0;
 }
 
-static int read_all(const char *path, uint8_t **data, size_t *len)
-{
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (imgio_read_file(path, data, len, &err) != XSF_OK) {
-        cli_error(path, "%s", err.msg);
-        return 1;
-    }
-    return 0;
-}
-
-/* --builtin: the C source of the built-in sets from two table files (bpc_tables_builtin_c). */
-static int emit_builtin(const char *t53, const char *t97, const char *out, char **sources,
-                        int nsources)
-{
-    const char *paths[2] = {t53, t97};
-    bpc_tables *t[2] = {NULL, NULL};
-    xsf_error err;
-    xsf_error_clear(&err);
-    int status = 0;
-    for (int f = 0; f < 2 && !status; f++) {
-        uint8_t *data;
-        size_t len;
-        if (read_all(paths[f], &data, &len)) {
-            status = 1;
-            break;
-        }
-        if (bpc_tables_load(&t[f], data, len, &err) != XSF_OK) {
-            cli_error(paths[f], "%s", err.msg);
-            status = 1;
-        }
-        free(data);
-    }
-    char *text = NULL;
-    size_t len = 0;
-    if (!status && bpc_tables_builtin_c(t[0], t[1], t53, t97, (const char *const *)sources,
-                                        nsources, &text, &len, &err) != XSF_OK) {
-        cli_error(out, "%s", err.msg);
-        status = 1;
-    }
-    FILE *o = status ? NULL : fopen(out, "w");
-    if (!status && !o) {
-        cli_error(out, "cannot write");
-        status = 1;
-    }
-    if (o) {
-        fwrite(text, 1, len, o);
-        fclose(o);
-    }
-    free(text);
-    bpc_tables_destroy(t[0]);
-    bpc_tables_destroy(t[1]);
-    return status;
-}
-
-static int add_picture(bpc_trainer *tr, const xsf_picture *img, const char *path,
-                       unsigned long frame)
-{
-    if (bpc_trainer_add(tr, img) != XSF_OK) {
-        cli_error(path, "frame %lu: %s", frame, bpc_trainer_error(tr));
-        return 1;
-    }
-    return 0;
-}
-
-static int add_jxs(bpc_trainer *tr, const char *path)
-{
-    uint8_t *data;
-    size_t len, off = 0;
-    if (read_all(path, &data, &len))
-        return 1;
-    xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK) {
-        free(data);
-        return 1;
-    }
-    int status = 0;
-    for (unsigned long frame = 0; off < len && !status; frame++) {
-        const xsf_picture *xi;
-        size_t used;
-        if (xs_decode(dec, data + off, len - off, &used, &xi) != XSF_OK) {
-            cli_error(path, "frame %lu: %s", frame, xs_decoder_error(dec));
-            status = 1;
-            break;
-        }
-        status = add_picture(tr, xi, path, frame);
-        off += used;
-    }
-    xs_decoder_destroy(dec);
-    free(data);
-    return status;
-}
-
+/* Every picture of a file into the trainer. */
 static int add_file(bpc_trainer *tr, const char *path)
 {
-    const size_t n = strlen(path);
-    if (n > 4 && !strcmp(path + n - 4, ".jxs"))
-        return add_jxs(tr, path);
-    const imgio_format fmt = imgio_format_from_path(path);
-    if (fmt == IMGIO_FORMAT_NONE || fmt == IMGIO_FORMAT_YUV) {
+    imgio_format fmt;
+    if (imgio_source_kind_of(path, &fmt) == IMGIO_SOURCE_NONE || fmt == IMGIO_FORMAT_YUV) {
         cli_error(path, "training reads .ppm, .pgm, .y4m and .jxs files");
         return 1;
     }
     xsf_error err;
     xsf_error_clear(&err);
-    imgio_reader *rd;
-    if (imgio_reader_open(&rd, path, fmt, NULL, &err) != XSF_OK) {
+    imgio_source *src;
+    if (imgio_source_open(&src, path, NULL, &err) != XSF_OK) {
         cli_error(path, "%s", err.msg);
         return 1;
     }
     int status = 0;
     for (unsigned long frame = 0; !status; frame++) {
         const xsf_picture *pic;
-        if (imgio_read(rd, &pic, &err) != XSF_OK) {
+        if (imgio_source_next(src, &pic, &err) != XSF_OK) {
             cli_error(path, "%s", err.msg);
             status = 1;
+        } else if (!pic) {
             break;
+        } else if (bpc_trainer_add(tr, pic) != XSF_OK) {
+            cli_error(path, "frame %lu: %s", frame, bpc_trainer_error(tr));
+            status = 1;
         }
-        if (!pic)
-            break;
-        status = add_picture(tr, pic, path, frame);
     }
-    imgio_reader_close(rd);
+    imgio_source_close(src);
     return status;
 }
 
@@ -258,7 +164,13 @@ int cmd_bpc_train(int argc, char **argv)
         goto done;
     }
     if (b53) {
-        status = emit_builtin(b53, b97, out, inputs, ninputs);
+        const char *subject = out;
+        xsf_error err;
+        xsf_error_clear(&err);
+        status = bpc_tables_builtin_c_file(b53, b97, (const char *const *)inputs, ninputs, out,
+                                           &subject, &err) != XSF_OK;
+        if (status)
+            cli_error(subject, "%s", err.msg);
         goto done;
     }
     if (!ninputs) {
@@ -278,30 +190,16 @@ int cmd_bpc_train(int argc, char **argv)
         cli_error(out, "%s", bpc_trainer_error(tr));
         status = 1;
     }
+    if (!status && bpc_tables_write_file(t, out, NULL) != XSF_OK) {
+        cli_error(out, "cannot write the table file");
+        status = 1;
+    }
     if (!status) {
-        uint8_t *data;
-        size_t len;
-        xsf_error err;
-        FILE *o = NULL;
-        if (bpc_tables_save(t, &data, &len, &err) == XSF_OK) {
-            o = fopen(out, "wb");
-            if (!o || fwrite(data, 1, len, o) != len)
-                status = 1;
-            if (o && fclose(o))
-                status = 1;
-            free(data);
-        } else {
-            status = 1;
-        }
-        if (status)
-            cli_error(out, "cannot write the table file");
         size_t pics;
         uint64_t syms;
         bpc_trainer_totals(tr, &pics, &syms);
-        if (!status)
-            printf("%s: tables %08x from %zu pictures, %llu symbols (%s)\n", out, bpc_tables_id(t),
-                   pics, (unsigned long long)syms,
-                   average ? "averaged per picture" : "pooled counts");
+        printf("%s: tables %08x from %zu pictures, %llu symbols (%s)\n", out, bpc_tables_id(t),
+               pics, (unsigned long long)syms, average ? "averaged per picture" : "pooled counts");
     }
     bpc_tables_destroy(t);
     bpc_trainer_destroy(tr);

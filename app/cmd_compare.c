@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "demo_vector.h"
-#include "image_io.h"
+#include "picture_source.h"
 #include "xsf_cli.h"
 #include "xsf_codecs.h"
 
@@ -152,14 +152,22 @@ static void progress(void *ctx, const cmp_row *r)
                 r->bpp, r->psnr_all, cmp_timing_name(r->timing), r->enc_fps, r->dec_fps);
 }
 
-/* The first frame of a picture file. */
-static int read_picture(const compare_args *a, const char *path, xsf_picture *pic, int *rgb)
+static int add(cmp_session *s, const char *name, const xsf_picture *pic, int rgb)
+{
+    if (cmp_session_add_picture(s, name, pic, rgb) == XSF_OK)
+        return 0;
+    cli_error("compare", "%s", cmp_session_error(s));
+    return 1;
+}
+
+/* The first picture of a file into the session. */
+static int add_file(const compare_args *a, cmp_session *s, const char *path)
 {
     xsf_error err;
     xsf_error_clear(&err);
-    const imgio_format fmt = imgio_format_from_path(path);
-    imgio_raw_layout raw;
-    if (fmt == IMGIO_FORMAT_NONE) {
+    imgio_format fmt;
+    imgio_raw_layout raw = {0};
+    if (imgio_source_kind_of(path, &fmt) == IMGIO_SOURCE_NONE) {
         cli_error(path, "unknown picture format: name it .ppm, .pgm, .y4m or .yuv");
         return 2;
     }
@@ -172,53 +180,37 @@ static int read_picture(const compare_args *a, const char *path, xsf_picture *pi
         cli_error("--sampling", "%s", err.msg);
         return 2;
     }
-    *rgb = fmt == IMGIO_FORMAT_PPM;
-    if (imgio_read_picture(path, fmt, fmt == IMGIO_FORMAT_YUV ? &raw : NULL, pic, &err) != XSF_OK) {
+    imgio_source *src = NULL;
+    const xsf_picture *pic = NULL;
+    if (imgio_source_open(&src, path, &raw, &err) == XSF_OK &&
+        imgio_source_next(src, &pic, &err) == XSF_OK && !pic)
+        xsf_error_set(&err, XSF_ERR_INVALID, "no picture in the file");
+    const char *slash = strrchr(path, '/');
+    int status = 1;
+    if (!pic)
         cli_error(path, "%s", err.msg);
-        return 1;
-    }
-    return 0;
+    else
+        status = add(s, slash ? slash + 1 : path, pic, imgio_source_rgb(src));
+    imgio_source_close(src);
+    return status;
 }
 
-/* The demo vector decoded by its codec's C decoder. */
-static int demo_picture(xsf_picture *pic)
+/* Picture i of the built-in set (the demo vector decoded by its codec's C
+ * decoder, a synthetic picture) into the session. */
+static int add_builtin(cmp_session *s, int i)
 {
     xsf_error err;
     xsf_error_clear(&err);
-    if (xsf_codec_decode_picture(demo_vector_data, demo_vector_size, pic, &err) == XSF_OK)
-        return 0;
-    cli_error(demo_vector_name, "cannot decode the built-in vector");
-    return 1;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-/* Picture i of the run: the built-in set (the demo vector, a synthetic
- * picture) or the files given. */
-static int picture_of(const compare_args *a, int i, xsf_picture *pic, int *rgb, const char **name)
-{
-    xsf_error err;
-    xsf_error_clear(&err);
-    *rgb = 0;
-    if (a->nin) {
-        *name = base_name(a->in[i]);
-        return read_picture(a, a->in[i], pic, rgb);
-    }
-    if (i == 0) {
-        *name = demo_vector_name;
-        return demo_picture(pic);
-    }
-    *name = "synthetic-256x192-rgb8";
-    *rgb = 1;
-    if (cmp_synthetic_picture(pic, 256, 192, 3, 8, &err)) {
-        cli_error(*name, "%s", err.msg);
+    xsf_picture pic;
+    const char *name = i ? "synthetic-256x192-rgb8" : demo_vector_name;
+    if (i ? cmp_synthetic_picture(&pic, 256, 192, 3, 8, &err) != XSF_OK
+          : xsf_codec_decode_picture(demo_vector_data, demo_vector_size, &pic, &err) != XSF_OK) {
+        cli_error(name, "%s", i ? err.msg : "cannot decode the built-in vector");
         return 1;
     }
-    return 0;
+    const int status = add(s, name, &pic, i);
+    cmp_picture_free(&pic);
+    return status;
 }
 
 /* The table, the CSV file and the plots the command line asks for. */
@@ -285,19 +277,8 @@ int cmd_compare(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    for (int i = 0; i < (a.nin ? a.nin : 2) && !status; i++) {
-        xsf_picture pic;
-        xsf_picture_init(&pic);
-        int rgb;
-        const char *name;
-        if ((status = picture_of(&a, i, &pic, &rgb, &name)) != 0)
-            break;
-        if (cmp_session_add_picture(s, name, &pic, rgb) != XSF_OK) {
-            cli_error("compare", "%s", cmp_session_error(s));
-            status = 1;
-        }
-        cmp_picture_free(&pic);
-    }
+    for (int i = 0; i < (a.nin ? a.nin : 2) && !status; i++)
+        status = a.nin ? add_file(&a, s, a.in[i]) : add_builtin(s, i);
     if (cmp_session_rows(s) && write_outputs(&a, s))
         status = 1;
     cmp_session_destroy(s);

@@ -12,7 +12,6 @@
 
 #include "commands.h"
 #include "demo_vector.h"
-#include "play.h"
 #include "service.h"
 #include "xsf_cli.h"
 
@@ -120,16 +119,16 @@ int cmd_demo(int argc, char **argv)
                            .loops = DEMO_LOOPS,
                            .pl = pc,
                            .out = out,
-                           .writer = wo};
+                           .writer = wo,
+                           .expect_md5 = demo_vector_md5,
+                           .expect_bytes = demo_vector_decoded_bytes};
     static svc_demo_result res;
     svc_demo_run(&dc, &res);
     int status = res.nfailures != 0;
     for (int i = 0; i < res.nfailures; i++)
         cli_error(res.failure[i].subject, "%s", res.failure[i].err.msg);
     const unsigned want = res.clip_frames * DEMO_LOOPS;
-    const int clip_ok =
-        !strcmp(res.clip_md5, demo_vector_md5) && res.clip_bytes == demo_vector_decoded_bytes;
-    const int all_ok = res.frames == want && res.matched == want && clip_ok;
+    const int all_ok = res.all_ok;
     if (!quiet && !status)
         print_summary(&res, out, wo.image.format, all_ok);
     if (res.write_failed) {
@@ -137,16 +136,18 @@ int cmd_demo(int argc, char **argv)
         status = 1;
     }
     /* Where a window can open, show the clip (q closes it). */
-    if (!status && all_ok && !quiet && play_window_possible()) {
-        play_options po;
-        play_options_init(&po);
-        po.loop = 1;
-        po.fps = 25;
-        po.title = "xsflow demo (q to close)";
-        po.quiet = 1;
+    if (!status && all_ok && !quiet && dsp_window_possible()) {
+        svc_play_options po;
+        svc_play_options_init(&po);
+        po.play.loop = 1;
+        po.play.name = subject;
+        po.play.title = "xsflow demo (q to close)";
         printf("  showing   the clip in a window (q closes it)\n");
         fflush(stdout);
-        play_jxs(subject, demo_vector_data, demo_vector_size, &po);
+        svc_play_result pr;
+        svc_failure pf;
+        if (svc_play(demo_vector_data, demo_vector_size, &po, &pr, &pf) != XSF_OK)
+            cli_error(pf.subject, "%s", pf.err.msg);
     }
     if (!status && !all_ok) {
         cli_error(subject,

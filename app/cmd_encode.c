@@ -187,16 +187,10 @@ static int settings_of(const encode_args *a, xsf_encode_settings *s, const void 
 static int load_files(const encode_args *a, void **params)
 {
     for (int i = 0; i < a->nfiles; i++) {
-        uint8_t *data;
-        size_t len;
         xsf_error err;
         xsf_error_clear(&err);
-        if (imgio_read_file(a->file_path[i], &data, &len, &err) == XSF_OK)
-            a->codec->params_set(params, a->file_knob[i], data, len, &err);
-        else
-            data = NULL;
-        free(data);
-        if (err.status != XSF_OK) {
+        if (imgio_codec_params_read(a->codec, params, a->file_knob[i], a->file_path[i], &err) !=
+            XSF_OK) {
             cli_error(a->file_path[i], "%s", err.msg);
             return 1;
         }

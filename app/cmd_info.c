@@ -1,44 +1,17 @@
-/* xsflow info: what the headers of a .jxs file say, frame by frame
- * (xs_header_describe). Reads the marker segments and walks the slices by
- * their lengths; decodes no coefficient. */
+/* xsflow info: what the headers of a file of codestreams say, frame by
+ * frame: JPEG XS (xs_header_describe; reads the marker segments and walks
+ * the slices by their lengths) or BPC-PaCo (bpc_info_describe), whichever
+ * codec claims the file's first bytes. Decodes no coefficient. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpc.h"
 #include "commands.h"
 #include "image_io.h"
 #include "xs.h"
 #include "xsf_cli.h"
 #include "xsf_codecs.h"
-
-/* The printers of the codecs other than JPEG XS (whose is below), by codec
- * name: the input's codec is found by probing its first bytes. */
-static const struct {
-    const char *codec;
-    int (*info)(int argc, char **argv);
-} other_codecs[] = {{"bpc-paco", bpc_cli_info}};
-
-/* The printer of the input named on the command line (its first argument that is
- * not an option) where its first bytes are another codec's than JPEG XS; else NULL. */
-static int (*other_info(int argc, char **argv))(int, char **)
-{
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-' && argv[i][1])
-            continue;
-        FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "rb") : NULL;
-        if (!f)
-            return NULL;
-        uint8_t head[64];
-        const size_t n = fread(head, 1, sizeof head, f);
-        fclose(f);
-        const xsf_codec *codec = xsf_codec_probe(head, n);
-        for (size_t k = 0; codec && k < sizeof other_codecs / sizeof other_codecs[0]; k++)
-            if (!strcmp(codec->name, other_codecs[k].codec))
-                return other_codecs[k].info;
-        return NULL;
-    }
-    return NULL;
-}
 
 static const char about[] =
     "Prints what the headers of the first codestream say and how many codestreams\n"
@@ -54,43 +27,10 @@ static void print_frame(const xs_header *h, size_t bytes, unsigned long frame, s
     fputs(text, stdout);
 }
 
-int cmd_info(int argc, char **argv)
+/* The frames of a file of JPEG XS codestreams; the exit status. */
+static int info_jxs(const char *in, const uint8_t *data, size_t len, int all, int verbose)
 {
-    int (*info)(int, char **) = other_info(argc, argv);
-    if (info)
-        return info(argc, argv);
-    const char *in = NULL;
-    int all = 0, verbose = 0;
-    const cli_option options[] = {
-        CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
-        CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL,
-                "also print the weights table (gain and priority per band)"),
-        CLI_TABLE_END};
-    const cli_command cmd = {.name = "info",
-                             .synopsis = "IN.jxs [--all] [-v]",
-                             .about = about,
-                             .options = options,
-                             .input = &in};
-    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
-    if (r >= 0)
-        return r;
-    if (!in) {
-        cli_usage(&cmd, stderr);
-        return 2;
-    }
-    uint8_t *data;
-    size_t len;
     xsf_error err;
-    xsf_error_clear(&err);
-    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
-        cli_error(in, "%s", err.msg);
-        return 1;
-    }
-    if (len == 0) {
-        cli_error(in, "empty file");
-        free(data);
-        return 1;
-    }
     xs_header first;
     unsigned long frame = 0, differing = 0, plev_warnings = 0;
     char first_warning[XSF_ERRMSG_LEN + 32] = "";
@@ -150,6 +90,77 @@ int cmd_info(int argc, char **argv)
                 plev_warnings, plev_warnings == 1 ? "" : "s", plev_warnings == 1 ? "s" : "",
                 plev_warnings == 1 ? "it" : "them", first_warning);
     }
+    return status;
+}
+
+/* The frames of a file of BPC-PaCo codestreams; the exit status. */
+static int info_bpc(const char *in, const uint8_t *data, size_t len, int all)
+{
+    static char text[4096];
+    size_t off = 0;
+    unsigned long frame = 0;
+    while (off < len) {
+        bpc_info info;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (bpc_parse_header(data + off, len - off, &info, &err) != XSF_OK) {
+            fflush(stdout);
+            cli_error(in, "frame %lu (file byte %zu): %s", frame, off, err.msg);
+            return 1;
+        }
+        if (frame == 0)
+            printf("%s: BPC-PaCo codestreams (xsflow bpc/FORMAT.md)\n", in);
+        if (frame == 0 || all) {
+            printf("frame %lu: file bytes %zu..%zu, version %d.%d\n", frame, off,
+                   off + info.codestream_bytes - 1, info.version_major, info.version_minor);
+            bpc_info_describe(&info, text, sizeof text);
+            fputs(text, stdout);
+        }
+        off += info.codestream_bytes;
+        frame++;
+    }
+    printf("%lu frame%s, %zu bytes\n", frame, frame == 1 ? "" : "s", len);
+    return 0;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *in = NULL;
+    int all = 0, verbose = 0;
+    const cli_option options[] = {
+        CLI_OPT("all", 0, CLI_FLAG, &all, NULL, "print every frame in full"),
+        CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL,
+                "also print the weights table (gain and priority per band)"),
+        CLI_TABLE_END};
+    const cli_command cmd = {.name = "info",
+                             .synopsis = "IN.jxs [--all] [-v]",
+                             .about = about,
+                             .options = options,
+                             .input = &in};
+    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    if (r >= 0)
+        return r;
+    if (!in) {
+        cli_usage(&cmd, stderr);
+        return 2;
+    }
+    uint8_t *data;
+    size_t len;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
+        cli_error(in, "%s", err.msg);
+        return 1;
+    }
+    if (len == 0) {
+        cli_error(in, "empty file");
+        free(data);
+        return 1;
+    }
+    /* The codec whose probe claims the first bytes (as it reads at most 64 of them). */
+    const xsf_codec *codec = xsf_codec_probe(data, len < 64 ? len : 64);
+    const int status = codec == xsf_codec_find("bpc-paco") ? info_bpc(in, data, len, all)
+                                                           : info_jxs(in, data, len, all, verbose);
     free(data);
     return status;
 }

@@ -1,13 +1,9 @@
 /* xsflow node: the decoder service as an AMWA NMOS node (nmos/): IS-04
  * Node API and registration, IS-05 Connection API; each activated receiver
  * becomes a stream of the running pipeline. */
-#define _POSIX_C_SOURCE 200809L /* sigaction, nanosleep */
-
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "nmos.h"
@@ -24,13 +20,6 @@ static const char about[] =
     "disturbing the others; deactivating stops it. The node registers with a registry\n"
     "(--registry, or one found through DNS-SD) and sends heartbeats; with --p2p it\n"
     "advertises itself through DNS-SD (_nmos-node._tcp) for peer-to-peer control.\n";
-
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 typedef struct node_args {
     nmos_host_config h;
@@ -182,14 +171,10 @@ int cmd_node(int argc, char **argv)
                a.h.sender_clip[i] ? ", sends " : "", a.h.sender_clip[i] ? a.h.sender_clip[i] : "");
     fflush(stdout);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cmd_catch_interrupts();
     const uint64_t start = xsf_clock_mono_ns();
     uint64_t last_report = start;
-    while (!interrupted) {
+    while (!cmd_interrupted()) {
         xsf_clock_sleep_ns(100 * XSF_NS_PER_MS);
         print_log(node);
         const uint64_t now = xsf_clock_mono_ns();

@@ -4,8 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "image_io.h"
-#include "play.h"
+#include "service.h"
 #include "xsf_cli.h"
 
 static const char about[] =
@@ -14,30 +13,54 @@ static const char about[] =
     "GPU is usable, else with the C decoder. Keys: space pause, f fullscreen,\n"
     "s screenshot (.ppm), i statistics overlay, q quit.\n";
 
+static void print_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    printf("%s\n", line);
+}
+
+/* What was shown (after a failure: the window's counts, where it opened). */
+static void print_result(const char *in, const svc_play_options *o, const svc_play_result *r,
+                         int failed)
+{
+    char cname[32];
+    if (o->headless_ppm && !failed)
+        printf("%s: frame %lu (%dx%d %s %d-bit, %s, %s decoder) -> %s\n", in, o->frame,
+               r->format.width[0], r->format.height[0], dsp_chroma_name(r->chroma),
+               r->format.depth[0], xsf_colour_name(&r->colour, cname, sizeof cname),
+               r->device ? "GPU, interop" : "CPU", o->headless_ppm);
+    else if (!o->headless_ppm && r->window.opened)
+        printf("%s: %llu pictures, %llu shown, %llu dropped late, %llu dropped (queue full)\n", in,
+               (unsigned long long)r->window.tile.submitted,
+               (unsigned long long)r->window.tile.presented,
+               (unsigned long long)r->window.tile.dropped_late,
+               (unsigned long long)r->window.tile.dropped_full);
+}
+
 int cmd_play(int argc, char **argv)
 {
-    play_options opt;
-    play_options_init(&opt);
+    svc_play_options opt;
+    svc_play_options_init(&opt);
     const char *in = NULL;
-    int frame_given = 0, frame = 0;
+    int frame_given = 0, frame = 0, quiet = 0;
     xsf_rate fps = {25, 1};
     const cli_option options[] = {
-        CLI_OPT("loop", 0, CLI_FLAG, &opt.loop, NULL, "start again at the end"),
+        CLI_OPT("loop", 0, CLI_FLAG, &opt.play.loop, NULL, "start again at the end"),
         CLI_OPT("fps", 0, CLI_RATE, &fps, "RATE",
                 "pictures per second: N, N/D, N:D or a decimal (default 25)", .lo = 0.1,
                 .hi = 10000),
-        CLI_OPT("delay", 0, CLI_INT, &opt.delay_ms, "MS",
+        CLI_OPT("delay", 0, CLI_INT, &opt.play.delay_ms, "MS",
                 "playout delay before the first picture (default 100)", .lo = 0, .hi = 60000),
-        CLI_OPT("no-vsync", 0, CLI_SET, &opt.vsync, NULL,
+        CLI_OPT("no-vsync", 0, CLI_SET, &opt.play.vsync, NULL,
                 "show pictures as they are decoded, not paced", .value = 0),
-        CLI_OPT("convert", 0, CLI_CHOICE, &opt.convert, "WHERE",
+        CLI_OPT("convert", 0, CLI_CHOICE, &opt.play.convert, "WHERE",
                 "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
                 .choices = "auto|shader|cuda"),
-        CLI_OPT("colour", 0, CLI_COLOUR, &opt.colour, "C",
+        CLI_OPT("colour", 0, CLI_COLOUR, &opt.play.colour, "C",
                 "what the components are: " XSF_COLOUR_WORDS ";\n"
                 "default 709 (narrow), or rgb for codestreams with the reversible\n"
                 "colour transform; the same words and picture as decode's .ppm"),
-        CLI_OPT("color", 0, CLI_COLOUR, &opt.colour, "C", NULL, .flags = CLI_HIDDEN),
+        CLI_OPT("color", 0, CLI_COLOUR, &opt.play.colour, "C", NULL, .flags = CLI_HIDDEN),
         CLI_OPT("headless", 0, CLI_STRING, &opt.headless_ppm, "OUT.ppm",
                 "no window: render one picture offscreen (EGL) into OUT.ppm"),
         CLI_OPT("frame", 0, CLI_INT, &frame, "N", "with --headless: which picture (default 0)",
@@ -45,7 +68,7 @@ int cmd_play(int argc, char **argv)
         CLI_OPT("cpu", 0, CLI_SET, &opt.engine, NULL, "decode with the C decoder",
                 .value = JXS_ENGINE_CPU),
         CLI_OPT("gpu", 0, CLI_SET, &opt.engine, NULL, "decode on the GPU", .value = JXS_ENGINE_GPU),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &opt.quiet, NULL, "print nothing but errors"),
+        CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
     const cli_command cmd = {.name = "play",
                              .synopsis = "FILE.jxs [options]",
@@ -63,23 +86,16 @@ int cmd_play(int argc, char **argv)
         cli_error("--frame", "goes with --headless");
         return 2;
     }
-    opt.fps = xsf_rate_value(fps);
+    opt.play.fps = xsf_rate_value(fps);
     opt.frame = (unsigned long)frame;
-    if (!dsp_have_gl()) {
-        cli_error("play",
-                  "this build has no display (install libepoxy-dev, libegl-dev and libglfw3-dev, "
-                  "then configure again)");
-        return 1;
-    }
-    uint8_t *data = NULL;
-    size_t len = 0;
-    xsf_error err = {0};
-    if (imgio_read_file(in, &data, &len, &err) != XSF_OK) {
-        cli_error(in, "%s", err.msg);
-        return 1;
-    }
-    opt.title = in;
-    const int rc = play_jxs(in, data, len, &opt);
-    free(data);
+    opt.play.name = opt.play.title = in;
+    opt.play.message = quiet ? NULL : print_line;
+    svc_play_result res;
+    svc_failure f;
+    const int rc = svc_play_file(in, &opt, &res, &f) != XSF_OK;
+    if (rc)
+        cli_error(f.subject, "%s", f.err.msg);
+    if (!quiet)
+        print_result(in, &opt, &res, rc);
     return rc;
 }

@@ -2,9 +2,6 @@
  * .pcap/.pcapng files or live captures, through the pipeline (one receiving
  * thread per stream, one shared decode stage on the GPUs or the CPU) to
  * .jxs, .yuv or .y4m files. Statistics per stream, once a second. */
-#define _POSIX_C_SOURCE 200809L /* sigaction */
-
-#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,22 +51,11 @@ typedef struct stream_args {
 typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
-    long frames, reorder, reorder_ms, queue;
-    uint64_t rcvbuf;
-    uint64_t max_frame_bytes; /* 0: from the SDP, else 64 MiB */
-    long copy_threads;        /* -1: not given (the source's choice) */
-    double duration, timeout;
-    int quiet, no_gro, display, gpu_sync_given;
+    svc_recv_limits lim; /* what the streams share */
+    int quiet, display;
     const char *stats_json;
     svc_recv_config cfg; /* the decoder, display and logs as the options give them */
 } recv_args;
-
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static int has_source(const stream_args *s)
 {
@@ -166,160 +152,154 @@ static int address(void *ctx, const char *arg)
 
 static const int out_kinds[] = {SVC_OUT_JXS, SVC_OUT_YUV, SVC_OUT_Y4M};
 
+/* The command line's values (one run a process). */
+static recv_args args;
+
 /* Each stream's options, then the receiver's. */
-static int parse_options(int argc, char **argv, recv_args *a, cli_command *cmd)
-{
-    const cli_option options[] = {
-        CLI_HEAD("stream options (between a SOURCE and its -o):"),
-        CLI_OPT("sdp", 0, CLI_CALL, AT(r.sdp), "FILE", "the stream an SDP file describes",
-                .call = source_option),
-        CLI_OPT("pcap", 0, CLI_CALL, AT(r.pcap), "FILE", "a .pcap or .pcapng capture",
-                .call = source_option),
-        CLI_OPT("capture", 0, CLI_CALL, AT(r.capture), "IFACE", "a live capture on an interface",
-                .call = source_option),
-        CLI_OPT("output", 'o', CLI_CALL, NULL, "OUT",
-                ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)",
-                .call = output_option),
-        CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F",
-                "jxs, yuv or y4m (default: OUT's extension)", .choices = "jxs|yuv|y4m",
-                .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
-        CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF",
-                "capture filter (default: udp, and the address and port)", .flags = CLI_ITEM),
-        CLI_OPT("source", 0, CLI_STRING, AT(r.source), "ADDR",
-                "accept this sender only: a source-specific multicast join, or\n"
-                "with unicast every other sender's datagrams dropped (counted)",
-                .flags = CLI_ITEM),
-        CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on",
-                .flags = CLI_ITEM),
-        CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N",
-                "accept this payload type only (default: the SDP's, or any)", .lo = 0, .hi = 127,
-                .flags = CLI_ITEM),
-        CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
-                "accept this SSRC only (default: the first to send 4 packets in\n"
-                "sequence; another once it has been silent for 1 s)",
-                .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(r.ssrc_given)),
-        CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
-                "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)",
-                .flags = CLI_ITEM),
-        CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
-                "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
-        CLI_HEAD("options:"),
-        CLI_OPT("frames", 0, CLI_LONG, &a->frames, "N", "stop each stream after N whole frames",
-                .lo = 1, .hi = (double)(1LL << 40)),
-        CLI_OPT("duration", 0, CLI_DOUBLE, &a->duration, "S", "stop after S seconds", .lo = 0,
-                .hi = 1e7),
-        CLI_OPT("timeout", 0, CLI_DOUBLE, &a->timeout, "S",
-                "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0,
-                .hi = 1e7),
-        CLI_OPT("reorder", 0, CLI_LONG, &a->reorder, "N", "reorder window in packets (default 512)",
-                .lo = 1, .hi = 65536),
-        CLI_OPT("reorder-ms", 0, CLI_LONG, &a->reorder_ms, "MS",
-                "give up on a missing packet after MS ms (default 20)", .lo = 0, .hi = 10000),
-        CLI_OPT("rcvbuf", 0, CLI_BYTES, &a->rcvbuf, "BYTES",
-                "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
-                .hi = (double)(1ULL << 31)),
-        CLI_OPT("no-gro", 0, CLI_FLAG, &a->no_gro, NULL,
-                "take datagrams one by one from the kernel (default: UDP GRO,\n"
-                "bursts of a sender with GSO in one buffer, cut apart here)"),
-        CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &a->max_frame_bytes, "N",
-                "the largest codestream a frame may hold (default: the bound of\n"
-                "the SDP's picture, else 64 MiB); larger frames are dropped\n"
-                "(counted as too large)",
-                .lo = 4096, .hi = (double)(1ULL << 32)),
-        CLI_OPT("cpu", 0, CLI_SET, &a->cfg.pl.engine, NULL, "decode on the CPU",
-                .value = PL_ENGINE_CPU),
-        CLI_OPT("gpu", 0, CLI_SET, &a->cfg.pl.engine, NULL,
-                "decode on the GPU (default: GPU where usable)", .value = PL_ENGINE_GPU),
-        CLI_OPT("gpus", 0, CLI_INTS, a->cfg.pl.gpus, "LIST",
-                "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0,
-                .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->cfg.pl.ngpus),
-        CLI_OPT("contexts", 0, CLI_INT, &a->cfg.pl.contexts_per_gpu, "N",
-                "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1,
-                .hi = 64),
-        CLI_OPT("gpu-sync", 0, CLI_CHOICE, &a->cfg.pl.gpu_sync, "W",
-                "how decoder threads wait for the GPU: spin (the lowest latency,\n"
-                "a core each while waiting; the default while the decoder\n"
-                "contexts are at most a quarter of the cores), block (they\n"
-                "sleep; the default with more), yield, or auto (CUDA's choice)",
-                .choices = "auto|spin|yield|block", .given = &a->gpu_sync_given),
-        CLI_OPT("slices", 0, CLI_FLAG, &a->cfg.slices, NULL,
-                "sub-frame latency: decode each frame's slices on the GPU as they\n"
-                "arrive (progressive streams; the picture is the same). The GPU\n"
-                "engine only: refused with --cpu or where no GPU is usable (the\n"
-                "CPU engine decodes whole frames)"),
-        CLI_OPT("threads", 0, CLI_INT, &a->cfg.pl.cpu_threads, "N",
-                "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
-        CLI_OPT("queue", 0, CLI_LONG, &a->queue, "N",
-                "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
-                .hi = 1024),
-        CLI_OPT("pinned", 0, CLI_LONG, &a->cfg.pinned_mib, "MIB",
-                "GPU: host memory pinned at start for frames and pictures; what\n"
-                "does not fit is pinned as it is used, in the background\n"
-                "(default: 96 MiB a stream + 256 MiB; 0: none)",
-                .lo = 0, .hi = 1 << 20),
-        CLI_OPT("copy-threads", 0, CLI_LONG, &a->copy_threads, "N",
-                ".pcap files: threads copying payloads into frames while the\n"
-                "receiving thread reads headers (default: cores - 2, at most 4;\n"
-                "0: the receiving thread copies)",
-                .lo = 0, .hi = 64),
-        CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
-                "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and "
-                "at the end"),
-        CLI_OPT("frame-log", 0, CLI_STRING, &a->cfg.frame_log, "FILE",
-                "one CSV line per frame delivered: its stage times (first and\n"
-                "last packet, queued, decode start, device and host picture\n"
-                "ready, delivered; ns on one clock), every stream in one file"),
-        CLI_OPT("warmup", 0, CLI_DOUBLE, &a->cfg.warmup_s, "S",
-                "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
-        CLI_OPT("display", 0, CLI_FLAG, &a->display, NULL,
-                "show the streams in a window (one tile each, a multiviewer)\n"
-                "instead of writing them (no -o then); keys: space pause,\n"
-                "f fullscreen, s screenshot, i statistics overlay, q quit"),
-        CLI_OPT("delay", 0, CLI_INT, &a->cfg.delay_ms, "MS",
-                "playout delay after the stream's RTP clock (default 40)", .lo = 0, .hi = 10000),
-        CLI_OPT("no-vsync", 0, CLI_SET, &a->cfg.vsync, NULL,
-                "show pictures as they come, not at their time", .value = 0),
-        CLI_OPT("convert", 0, CLI_CHOICE, &a->cfg.convert, "WHERE",
-                "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
-                .choices = "auto|shader|cuda"),
-        CLI_OPT("colour", 0, CLI_COLOUR, &a->cfg.colour, "C",
-                "what the components are: " XSF_COLOUR_WORDS ";\n"
-                "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
-                "or rgb for RCT codestreams; the same picture as decode's .ppm"),
-        CLI_OPT("color", 0, CLI_COLOUR, &a->cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
-        CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
-                "render offscreen (EGL) and write the last picture shown", .call = headless_option),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL,
-                "print only the final statistics (and errors)"),
-        CLI_TABLE_END};
-    cmd->options = options;
-    const int r = cli_parse(cmd, argc, argv);
-    if (!r && a->n == 0) {
-        cli_usage(cmd, stderr);
-        return 2;
-    }
-    return r;
-}
+static const cli_option options[] = {
+    CLI_HEAD("stream options (between a SOURCE and its -o):"),
+    CLI_OPT("sdp", 0, CLI_CALL, AT(r.sdp), "FILE", "the stream an SDP file describes",
+            .call = source_option),
+    CLI_OPT("pcap", 0, CLI_CALL, AT(r.pcap), "FILE", "a .pcap or .pcapng capture",
+            .call = source_option),
+    CLI_OPT("capture", 0, CLI_CALL, AT(r.capture), "IFACE", "a live capture on an interface",
+            .call = source_option),
+    CLI_OPT("output", 'o', CLI_CALL, NULL, "OUT",
+            ".jxs, .yuv, .y4m, null, null:device or md5:FILE ('-': standard\noutput)",
+            .call = output_option),
+    CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F",
+            "jxs, yuv or y4m (default: OUT's extension)", .choices = "jxs|yuv|y4m",
+            .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
+    CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF",
+            "capture filter (default: udp, and the address and port)", .flags = CLI_ITEM),
+    CLI_OPT("source", 0, CLI_STRING, AT(r.source), "ADDR",
+            "accept this sender only: a source-specific multicast join, or\n"
+            "with unicast every other sender's datagrams dropped (counted)",
+            .flags = CLI_ITEM),
+    CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on",
+            .flags = CLI_ITEM),
+    CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N",
+            "accept this payload type only (default: the SDP's, or any)", .lo = 0, .hi = 127,
+            .flags = CLI_ITEM),
+    CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
+            "accept this SSRC only (default: the first to send 4 packets in\n"
+            "sequence; another once it has been silent for 1 s)",
+            .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(r.ssrc_given)),
+    CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
+            "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)",
+            .flags = CLI_ITEM),
+    CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
+            "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
+    CLI_HEAD("options:"),
+    CLI_OPT("frames", 0, CLI_LONG, &args.lim.frames, "N", "stop each stream after N whole frames",
+            .lo = 1, .hi = (double)(1LL << 40)),
+    CLI_OPT("duration", 0, CLI_DOUBLE, &args.lim.duration_s, "S", "stop after S seconds", .lo = 0,
+            .hi = 1e7),
+    CLI_OPT("timeout", 0, CLI_DOUBLE, &args.lim.timeout_s, "S",
+            "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0,
+            .hi = 1e7),
+    CLI_OPT("reorder", 0, CLI_LONG, &args.lim.reorder, "N",
+            "reorder window in packets (default 512)", .lo = 1, .hi = 65536),
+    CLI_OPT("reorder-ms", 0, CLI_LONG, &args.lim.reorder_ms, "MS",
+            "give up on a missing packet after MS ms (default 20)", .lo = 0, .hi = 10000),
+    CLI_OPT("rcvbuf", 0, CLI_BYTES, &args.lim.rcvbuf, "BYTES",
+            "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
+            .hi = (double)(1ULL << 31)),
+    CLI_OPT("no-gro", 0, CLI_FLAG, &args.lim.no_gro, NULL,
+            "take datagrams one by one from the kernel (default: UDP GRO,\n"
+            "bursts of a sender with GSO in one buffer, cut apart here)"),
+    CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &args.lim.max_frame_bytes, "N",
+            "the largest codestream a frame may hold (default: the bound of\n"
+            "the SDP's picture, else 64 MiB); larger frames are dropped\n"
+            "(counted as too large)",
+            .lo = 4096, .hi = (double)(1ULL << 32)),
+    CLI_OPT("cpu", 0, CLI_SET, &args.cfg.pl.engine, NULL, "decode on the CPU",
+            .value = PL_ENGINE_CPU),
+    CLI_OPT("gpu", 0, CLI_SET, &args.cfg.pl.engine, NULL,
+            "decode on the GPU (default: GPU where usable)", .value = PL_ENGINE_GPU),
+    CLI_OPT("gpus", 0, CLI_INTS, args.cfg.pl.gpus, "LIST",
+            "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0, .hi = 255,
+            .max_items = PL_MAX_GPUS, .count = &args.cfg.pl.ngpus),
+    CLI_OPT("contexts", 0, CLI_INT, &args.cfg.pl.contexts_per_gpu, "N",
+            "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1, .hi = 64),
+    CLI_OPT("gpu-sync", 0, CLI_CHOICE, &args.cfg.pl.gpu_sync, "W",
+            "how decoder threads wait for the GPU: spin (the lowest latency,\n"
+            "a core each while waiting; the default while the decoder\n"
+            "contexts are at most a quarter of the cores), block (they\n"
+            "sleep; the default with more), yield, or auto (CUDA's choice)",
+            .choices = "auto|spin|yield|block", .given = &args.lim.gpu_sync_given),
+    CLI_OPT("slices", 0, CLI_FLAG, &args.cfg.slices, NULL,
+            "sub-frame latency: decode each frame's slices on the GPU as they\n"
+            "arrive (progressive streams; the picture is the same). The GPU\n"
+            "engine only: refused with --cpu or where no GPU is usable (the\n"
+            "CPU engine decodes whole frames)"),
+    CLI_OPT("threads", 0, CLI_INT, &args.cfg.pl.cpu_threads, "N",
+            "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
+    CLI_OPT("queue", 0, CLI_LONG, &args.lim.queue, "N",
+            "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
+            .hi = 1024),
+    CLI_OPT("pinned", 0, CLI_LONG, &args.cfg.pinned_mib, "MIB",
+            "GPU: host memory pinned at start for frames and pictures; what\n"
+            "does not fit is pinned as it is used, in the background\n"
+            "(default: 96 MiB a stream + 256 MiB; 0: none)",
+            .lo = 0, .hi = 1 << 20),
+    CLI_OPT("copy-threads", 0, CLI_LONG, &args.lim.copy_threads, "N",
+            ".pcap files: threads copying payloads into frames while the\n"
+            "receiving thread reads headers (default: cores - 2, at most 4;\n"
+            "0: the receiving thread copies)",
+            .lo = 0, .hi = 64),
+    CLI_OPT("stats-json", 0, CLI_STRING, &args.stats_json, "FILE",
+            "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and "
+            "at the end"),
+    CLI_OPT("frame-log", 0, CLI_STRING, &args.cfg.frame_log, "FILE",
+            "one CSV line per frame delivered: its stage times (first and\n"
+            "last packet, queued, decode start, device and host picture\n"
+            "ready, delivered; ns on one clock), every stream in one file"),
+    CLI_OPT("warmup", 0, CLI_DOUBLE, &args.cfg.warmup_s, "S",
+            "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
+    CLI_OPT("display", 0, CLI_FLAG, &args.display, NULL,
+            "show the streams in a window (one tile each, a multiviewer)\n"
+            "instead of writing them (no -o then); keys: space pause,\n"
+            "f fullscreen, s screenshot, i statistics overlay, q quit"),
+    CLI_OPT("delay", 0, CLI_INT, &args.cfg.delay_ms, "MS",
+            "playout delay after the stream's RTP clock (default 40)", .lo = 0, .hi = 10000),
+    CLI_OPT("no-vsync", 0, CLI_SET, &args.cfg.vsync, NULL,
+            "show pictures as they come, not at their time", .value = 0),
+    CLI_OPT("convert", 0, CLI_CHOICE, &args.cfg.convert, "WHERE",
+            "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
+            .choices = "auto|shader|cuda"),
+    CLI_OPT("colour", 0, CLI_COLOUR, &args.cfg.colour, "C",
+            "what the components are: " XSF_COLOUR_WORDS ";\n"
+            "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
+            "or rgb for RCT codestreams; the same picture as decode's .ppm"),
+    CLI_OPT("color", 0, CLI_COLOUR, &args.cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
+    CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
+            "render offscreen (EGL) and write the last picture shown", .call = headless_option),
+    CLI_OPT("quiet", 'q', CLI_FLAG, &args.quiet, NULL,
+            "print only the final statistics (and errors)"),
+    CLI_TABLE_END};
 
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
     svc_recv_config_init(&a->cfg); /* pinned -1, delay 40 ms, vsync */
-    a->timeout = 5;
-    a->reorder = 512;
-    a->reorder_ms = 20;
-    a->copy_threads = -1;
-    cli_command cmd = {.name = "recv",
-                       .synopsis =
-                           "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
-                       .about = about,
-                       .epilogue = epilogue,
-                       .positional = address,
-                       .item = stream_of,
-                       .ctx = a};
-    const int r = parse_options(argc, argv, a, &cmd);
+    svc_recv_limits_init(&a->lim); /* timeout 5 s, reorder 512 packets and 20 ms */
+    const cli_command cmd = {.name = "recv",
+                             .synopsis =
+                                 "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
+                             .about = about,
+                             .epilogue = epilogue,
+                             .options = options,
+                             .positional = address,
+                             .item = stream_of,
+                             .ctx = a};
+    const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
+    if (a->n == 0) {
+        cli_usage(&cmd, stderr);
+        return 2;
+    }
     /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
      * so --slices there would change nothing but the name of what was measured. */
     if (a->cfg.slices && a->cfg.pl.engine == PL_ENGINE_CPU) {
@@ -331,34 +311,12 @@ static int parse_args(int argc, char **argv, recv_args *a)
         stream_args *s = &a->s[k];
         char what[32];
         snprintf(what, sizeof what, "stream %d", k + 1);
-        if (!has_source(s)) {
-            cli_error(what, "no source: give ADDR:PORT, --sdp FILE, --pcap FILE or --capture "
-                            "IFACE before its options");
-            return 2;
-        }
-        if (s->r.sdp && s->r.addr) {
-            cli_error(what, "give ADDR:PORT or --sdp, not both");
-            return 2;
-        }
         s->r.payload_type = (int)s->pt;
         s->r.ssrc = (uint32_t)s->ssrc;
-        if (a->display) {
-            if (s->r.out) {
-                cli_error(what, "--display shows the streams: give no -o");
-                return 2;
-            }
-            s->r.output = SVC_OUT_DISPLAY;
-            continue;
-        }
-        if (!s->r.out) {
-            cli_error(what, "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its "
-                            "source (or --display)");
-            return 2;
-        }
-        if (svc_output_from_name(s->r.out, s->kind_given ? (int)s->r.output : -1, &s->r.output) !=
-            XSF_OK) {
-            cli_error(s->r.out,
-                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+        svc_failure f;
+        if (svc_stream_request_check(&s->r, a->display, s->kind_given ? (int)s->r.output : -1, what,
+                                     &f) != XSF_OK) {
+            cli_error(f.subject, "%s", f.err.msg);
             return 2;
         }
     }
@@ -375,53 +333,34 @@ static int failed(const svc_failure *f)
 /* Each stream's receiver, and the service's configuration; 0 or the exit status. */
 static int configure(recv_args *a)
 {
-    rtp_receiver_options ro;
-    rtp_receiver_options_init(&ro);
-    ro.reorder_packets = (unsigned)a->reorder;
-    ro.reorder_ms = (unsigned)a->reorder_ms;
-    ro.max_frame_bytes = (size_t)a->max_frame_bytes;
-    pl_rtp_config shared;
-    memset(&shared, 0, sizeof shared);
-    shared.max_frames = a->frames > 0 ? (uint64_t)a->frames : 0;
-    shared.slices = a->cfg.slices;
-    shared.duration_s = a->duration;
-    shared.timeout_s = a->timeout;
-    shared.copy_threads = a->copy_threads < 0 ? 0 : a->copy_threads ? (int)a->copy_threads : -1;
-    shared.udp.buffer_bytes = (size_t)a->rcvbuf;
-    shared.udp.gro = !a->no_gro;
-    svc_failure f;
+    const svc_stream_request *req[MAX_STREAMS];
     for (int k = 0; k < a->n; k++)
-        if (svc_stream_setup(&a->cfg.stream[k], &a->s[k].r, &ro, &shared, &f) != XSF_OK)
-            return failed(&f);
-    a->cfg.nstreams = a->n;
-    a->cfg.gpu_sync_auto = !a->gpu_sync_given;
-    a->cfg.queue = (unsigned)a->queue;
-    return 0;
+        req[k] = &a->s[k].r;
+    svc_failure f;
+    return svc_recv_setup(&a->cfg, req, a->n, &a->lim, &f) == XSF_OK ? 0 : failed(&f);
 }
 
-static void print_stream(svc_recv *s, int k, int final)
+static void print_stream(const char *label, const svc_stream_figures *fig)
 {
-    svc_stream_figures fig;
-    svc_recv_figures(s, k, !final, &fig);
-    const rtp_stats r = fig.rtp;
-    const pl_stream_stats ps = fig.pl;
-    const svc_drops d = fig.drops;
+    const rtp_stats r = fig->rtp;
+    const pl_stream_stats ps = fig->pl;
+    const svc_drops d = fig->drops;
     fprintf(stderr,
             "%s: %.1f fps, %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
             "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
             "partial %llu, invalid %llu, too large %llu, decoder behind %llu, no frame %llu, "
             "decode %llu, field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us; "
             "memory %.1f MiB of %.1f MiB",
-            svc_recv_label(s, k), fig.fps, fig.mbps, (unsigned long long)r.packets,
-            (unsigned long long)r.lost, (unsigned long long)r.reordered,
-            (unsigned long long)r.duplicated, (unsigned long long)r.late,
-            (unsigned long long)d.refused_packets, (unsigned long long)ps.delivered,
-            (unsigned long long)d.total, (unsigned long long)d.missing,
-            (unsigned long long)d.partial, (unsigned long long)d.invalid,
-            (unsigned long long)d.too_large, (unsigned long long)d.behind,
-            (unsigned long long)d.no_frame, (unsigned long long)d.decode,
-            (unsigned long long)d.field, ps.latency.p50_us, ps.latency.p99_us, ps.latency.max_us,
-            (double)d.memory / 1048576.0, (double)d.memory_bound / 1048576.0);
+            label, fig->fps, fig->mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
+            (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
+            (unsigned long long)r.late, (unsigned long long)d.refused_packets,
+            (unsigned long long)ps.delivered, (unsigned long long)d.total,
+            (unsigned long long)d.missing, (unsigned long long)d.partial,
+            (unsigned long long)d.invalid, (unsigned long long)d.too_large,
+            (unsigned long long)d.behind, (unsigned long long)d.no_frame,
+            (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
+            ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
+            (double)d.memory_bound / 1048576.0);
     /* Each cause of a refused packet under its own name, every second it is not zero. */
     if (d.refused_packets)
         fprintf(stderr,
@@ -445,15 +384,14 @@ static void print_stream(svc_recv *s, int k, int final)
         fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
                 (unsigned long long)ps.delivered_interlaced,
                 (unsigned long long)ps.dropped[PL_DROP_FIELD]);
-    if (fig.kernel_drops)
-        fprintf(stderr, "; kernel drops %llu", (unsigned long long)fig.kernel_drops);
+    if (fig->kernel_drops)
+        fprintf(stderr, "; kernel drops %llu", (unsigned long long)fig->kernel_drops);
     fputc('\n', stderr);
 }
 
-static void print_pinned(void)
+static void print_pinned(const pl_pin_stats *p)
 {
-    pl_pin_stats pin;
-    pl_pin_stats_get(&pin);
+    const pl_pin_stats pin = *p;
     fprintf(stderr,
             "pinned host memory: %.1f MiB now; %llu pins (%.1f MiB) took %.1f ms, the longest "
             "%.1f ms; %llu unpins took %.1f ms, the longest %.1f ms; reserve %.1f MiB, %.1f MiB "
@@ -466,81 +404,67 @@ static void print_pinned(void)
             (unsigned long long)pin.reserve_misses);
 }
 
-/* The streams stopped and finished, the final figures, every file closed. */
+/* The streams stopped and finished (svc_recv_finish): what became of them. */
 static int finish(const recv_args *a, svc_recv *s, int status)
 {
-    const int started = svc_recv_started(s);
-    xsf_error err;
-    svc_failure f;
-    svc_recv_stop(s);
-    for (int k = 0; k < started; k++) {
-        xsf_error_clear(&err);
-        if (svc_recv_join(s, k, &err) != XSF_OK) {
-            cli_error(svc_recv_label(s, k), "%s", err.msg);
+    static svc_recv_end e;
+    svc_recv_finish(s, a->stats_json, &e);
+    for (int k = 0; k < e.started; k++)
+        if (e.stream[k].join.status != XSF_OK) {
+            cli_error(e.stream[k].label, "%s", e.stream[k].join.msg);
             status = 1;
         }
+    if (e.display && e.display_err.status != XSF_OK) {
+        cli_error("--display", "%s", e.display_err.msg);
+        status = 1;
     }
-    if (svc_recv_has_display(s)) {
-        dsp_tile_stats ts[MAX_STREAMS];
-        xsf_error_clear(&err);
-        if (svc_recv_display_stop(s, ts, &err) != XSF_OK) {
-            cli_error("--display", "%s", err.msg);
-            status = 1;
-        }
-        for (int k = 0; k < started; k++)
-            fprintf(stderr,
-                    "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile "
-                    "full)\n",
-                    svc_recv_label(s, k), (unsigned long long)ts[k].presented,
-                    (unsigned long long)ts[k].dropped_late, (unsigned long long)ts[k].dropped_full);
-    }
-    for (int k = 0; k < started; k++)
-        print_stream(s, k, 1);
-    if (pl_uses_gpu(svc_recv_pipeline(s)))
-        print_pinned();
-    if (a->stats_json && started == a->n && svc_recv_write_json(s, a->stats_json, &f) != XSF_OK)
-        status = failed(&f);
-    for (int k = 0; k < a->n; k++) {
-        svc_stream_figures fig;
-        if (k < started)
-            svc_recv_figures(s, k, 0, &fig);
-        int wrote;
-        uint64_t frames;
+    for (int k = 0; e.display && k < e.started; k++)
+        fprintf(stderr,
+                "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile full)\n",
+                e.stream[k].label, (unsigned long long)e.stream[k].tile.presented,
+                (unsigned long long)e.stream[k].tile.dropped_late,
+                (unsigned long long)e.stream[k].tile.dropped_full);
+    for (int k = 0; k < e.started; k++)
+        print_stream(e.stream[k].label, &e.stream[k].fig);
+    if (e.gpu)
+        print_pinned(&e.pin);
+    if (e.json.err.status != XSF_OK)
+        status = failed(&e.json);
+    for (int k = 0; k < e.nstreams; k++) {
+        const svc_stream_end *se = &e.stream[k];
         const char *out = a->s[k].r.out;
-        if (svc_recv_close_writer(s, k, &wrote, &frames, &f) != XSF_OK) {
-            status = failed(&f);
-        } else if (wrote && !status && !a->quiet && k < started) {
-            printf("%s: %llu whole frame%s into %s\n", svc_recv_label(s, k),
-                   (unsigned long long)frames, frames == 1 ? "" : "s",
-                   strcmp(out, "-") ? out : "standard output");
-        }
-        if (k < started && fig.pl.dropped[PL_DROP_DECODE] && !a->quiet)
+        const uint64_t refused = se->fig.pl.dropped[PL_DROP_DECODE];
+        if (se->close.err.status != XSF_OK)
+            status = failed(&se->close);
+        else if (se->wrote && !status && !a->quiet && k < e.started)
+            printf("%s: %llu whole frame%s into %s\n", se->label, (unsigned long long)se->frames,
+                   se->frames == 1 ? "" : "s", strcmp(out, "-") ? out : "standard output");
+        if (k < e.started && refused && !a->quiet)
             fprintf(stderr, "xsflow: %s: %llu frame%s refused by the decoder, the last: %s\n",
-                    svc_recv_label(s, k), (unsigned long long)fig.pl.dropped[PL_DROP_DECODE],
-                    fig.pl.dropped[PL_DROP_DECODE] == 1 ? "" : "s", fig.pl.last_error);
-        if (svc_recv_close_packets(s, k, &f) != XSF_OK && !status)
-            status = failed(&f);
+                    se->label, (unsigned long long)refused, refused == 1 ? "" : "s",
+                    se->fig.pl.last_error);
+        if (se->packets.err.status != XSF_OK && !status)
+            status = failed(&se->packets);
     }
-    if (svc_recv_destroy(s, &f) != XSF_OK && !status)
-        status = failed(&f);
+    if (e.destroy.err.status != XSF_OK && !status)
+        status = failed(&e.destroy);
     return status;
 }
 
 int cmd_recv(int argc, char **argv)
 {
-    static recv_args a;
-    int r = parse_args(argc, argv, &a);
+    int r = parse_args(argc, argv, &args);
     if (r)
         return r == 1 ? 0 : 2;
-    if ((r = configure(&a)))
+    if ((r = configure(&args)))
         return r;
     svc_failure f;
     svc_recv *s;
-    if (svc_recv_create(&s, &a.cfg, &f) != XSF_OK)
+    if (svc_recv_create(&s, &args.cfg, &f) != XSF_OK)
         return failed(&f);
-    if (!a.quiet)
-        fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", a.n, a.n == 1 ? "" : "s",
-                pl_describe(svc_recv_pipeline(s)));
+    if (!args.quiet)
+        fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", args.n,
+                args.n == 1 ? "" : "s", pl_describe(svc_recv_pipeline(s)));
     if (svc_recv_open_display(s, &f) != XSF_OK) {
         r = failed(&f);
         svc_recv_destroy(s, &f);
@@ -548,20 +472,19 @@ int cmd_recv(int argc, char **argv)
     }
     int status = svc_recv_start(s, &f) != XSF_OK ? failed(&f) : 0;
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cmd_catch_interrupts();
 
-    while (!status && !interrupted && svc_recv_wait(s, 20)) {
+    while (!status && !cmd_interrupted() && svc_recv_wait(s, 20)) {
         if (!svc_recv_report_due(s))
             continue;
-        for (int k = 0; k < svc_recv_started(s) && !a.quiet; k++)
-            print_stream(s, k, 0);
-        if (a.stats_json && svc_recv_started(s) == a.n &&
-            svc_recv_write_json(s, a.stats_json, &f) != XSF_OK)
+        for (int k = 0; k < svc_recv_started(s) && !args.quiet; k++) {
+            svc_stream_figures fig;
+            svc_recv_figures(s, k, 1, &fig);
+            print_stream(svc_recv_label(s, k), &fig);
+        }
+        if (args.stats_json && svc_recv_started(s) == args.n &&
+            svc_recv_write_json(s, args.stats_json, &f) != XSF_OK)
             status = failed(&f);
     }
-    return finish(&a, s, status);
+    return finish(&args, s, status);
 }

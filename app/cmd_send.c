@@ -1,8 +1,5 @@
 /* xsflow send: a .jxs file as an SMPTE ST 2110-22 stream (RTP, RFC 9134),
  * paced after ST 2110-21, to a UDP address or into a .pcap file. */
-#define _POSIX_C_SOURCE 200809L /* sigaction */
-
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +26,6 @@ typedef struct send_args {
     int quiet;
     const char *stats_json;
 } send_args;
-
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
 
 static int parse_args(int argc, char **argv, send_args *a)
 {
@@ -154,7 +144,7 @@ static int parse_args(int argc, char **argv, send_args *a)
 static int stop_on_signal(void *ctx)
 {
     (void)ctx;
-    return interrupted != 0;
+    return cmd_interrupted();
 }
 
 /* Once a second while sending to a socket: what went out so far. */
@@ -241,11 +231,7 @@ int cmd_send(int argc, char **argv)
         return f.usage ? 2 : 1;
     }
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cmd_catch_interrupts();
 
     int status = 0;
     if (rtp_send_session_run(s, (uint64_t)a.loop, &f) != XSF_OK) {
@@ -257,7 +243,7 @@ int cmd_send(int argc, char **argv)
     if (rp.impair && !a.quiet)
         print_impairments(&a, rp.impair);
     if (a.stats_json &&
-        rtp_send_session_write_stats(s, a.stats_json, !interrupted, &err) != XSF_OK) {
+        rtp_send_session_write_stats(s, a.stats_json, !cmd_interrupted(), &err) != XSF_OK) {
         cli_error(a.stats_json, "%s", err.msg);
         status = status ? status : 1;
     }
@@ -265,5 +251,5 @@ int cmd_send(int argc, char **argv)
         print_summary(&a, &rp);
     rtp_send_session_close(s);
     free(data);
-    return status ? status : (interrupted ? 130 : 0);
+    return status ? status : (cmd_interrupted() ? 130 : 0);
 }

@@ -21,6 +21,12 @@ void dsp_play_options_init(dsp_play_options *opt)
     opt->title = "xsflow";
 }
 
+int dsp_window_possible(void)
+{
+    const char *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    return dsp_have_window() && ((x && *x) || (wl && *wl));
+}
+
 static void say(const dsp_play_options *opt, const char *line)
 {
     if (opt->message)

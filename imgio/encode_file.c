@@ -111,3 +111,17 @@ xsf_status imgio_encode_file(const imgio_encode_job *job, imgio_encode_report *r
     imgio_reader_close(r.rd);
     return st;
 }
+
+xsf_status imgio_codec_params_read(const xsf_codec *codec, void **params, const char *key,
+                                   const char *path, xsf_error *err)
+{
+    if (!codec->params_set)
+        return xsf_error_set(err, XSF_ERR_ARG, "%s takes no parameters", codec->long_name);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    xsf_status st = imgio_read_file(path, &data, &len, err);
+    if (st == XSF_OK)
+        st = codec->params_set(params, key, data, len, err);
+    free(data);
+    return st;
+}

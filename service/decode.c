@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode_file.h"
 #include "svc_decode.h"
 #include "xsf_clock.h"
 #include "xsf_codecs.h"
@@ -41,12 +42,7 @@ static xsf_status codec_params(const svc_decode_config *c, const xsf_codec *code
         return fail(
             f, "--tables",
             xsf_error_set(&f->err, XSF_ERR_ARG, "%s codestreams take no tables", codec->long_name));
-    uint8_t *data = NULL;
-    size_t len = 0;
-    xsf_status st = imgio_read_file(c->tables, &data, &len, &f->err);
-    if (st == XSF_OK)
-        st = codec->params_set(params, "tables", data, len, &f->err);
-    free(data);
+    const xsf_status st = imgio_codec_params_read(codec, params, "tables", c->tables, &f->err);
     return st == XSF_OK ? XSF_OK : fail(f, c->tables, st);
 }
 

@@ -234,6 +234,9 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     r->clip_bytes = chk->clip_bytes;
     r->frames = chk->seen;
     r->matched = chk->matched;
+    r->all_ok = r->frames == chk->clip_frames * c->loops && r->matched == r->frames &&
+                (!c->expect_md5 ||
+                 (!strcmp(r->clip_md5, c->expect_md5) && r->clip_bytes == c->expect_bytes));
     r->written = w ? pl_writer_bytes(w) : 0;
     xsf_error werr;
     xsf_error_clear(&werr);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image_io.h"
 #include "service.h"
 
 struct svc_jxs_source {
@@ -141,4 +142,91 @@ dsp_player_source svc_jxs_source_player(svc_jxs_source *s)
                                  .rewind = player_rewind,
                                  .decoder = svc_jxs_source_decoder(s)};
     return p;
+}
+
+void svc_play_options_init(svc_play_options *o)
+{
+    memset(o, 0, sizeof *o);
+    dsp_play_options_init(&o->play);
+    o->engine = JXS_ENGINE_AUTO;
+}
+
+static xsf_status play_failed(svc_failure *f, const char *subject, xsf_status st)
+{
+    f->subject = subject;
+    f->usage = 0;
+    return st;
+}
+
+/* Picture o->frame rendered offscreen into o->headless_ppm. */
+static xsf_status headless(svc_jxs_source *src, const svc_play_options *o, svc_play_result *r,
+                           svc_failure *f)
+{
+    const char *name = o->play.name;
+    xsf_picture pic;
+    size_t bytes;
+    xsf_status st;
+    do {
+        if (svc_jxs_source_done(src))
+            return play_failed(f, name,
+                               xsf_error_set(&f->err, XSF_ERR_ARG,
+                                             "has %lu frames; --frame %lu does not exist",
+                                             svc_jxs_source_frames(src), o->frame));
+        if ((st = svc_jxs_source_next(src, &pic, &bytes, &f->err)) != XSF_OK)
+            return play_failed(f, name, st);
+    } while (svc_jxs_source_frames(src) <= o->frame);
+    if (o->play.colour.source != XSF_COLOUR_DEFAULT)
+        pic.colour = o->play.colour;
+    uint8_t *rgb;
+    int w, h;
+    if ((st = dsp_render_rgb(&pic, o->play.convert, &rgb, &w, &h, &f->err)) != XSF_OK)
+        return play_failed(f, name, st);
+    st = dsp_write_ppm(o->headless_ppm, rgb, w, h, &f->err);
+    free(rgb);
+    if (st != XSF_OK)
+        return play_failed(f, o->headless_ppm, st);
+    r->format = pic.fmt;
+    r->chroma = dsp_picture_chroma(&pic, NULL);
+    r->colour = pic.colour;
+    r->device = pic.memory == XSF_MEMORY_DEVICE;
+    return XSF_OK;
+}
+
+xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, svc_play_result *r,
+                    svc_failure *f)
+{
+    memset(r, 0, sizeof *r);
+    memset(f, 0, sizeof *f);
+    svc_jxs_source *src;
+    xsf_status st = svc_jxs_source_open(&src, data, len, o->engine, &f->err);
+    if (st != XSF_OK)
+        return play_failed(f, o->play.name, st);
+    if (o->headless_ppm) {
+        st = headless(src, o, r, f);
+    } else {
+        const dsp_player_source ps = svc_jxs_source_player(src);
+        if ((st = dsp_play(&ps, &o->play, &r->window, &f->err)) != XSF_OK)
+            play_failed(f, o->play.name, st);
+    }
+    svc_jxs_source_close(src);
+    return st;
+}
+
+xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
+                         svc_failure *f)
+{
+    memset(r, 0, sizeof *r);
+    memset(f, 0, sizeof *f);
+    if (!dsp_have_gl())
+        return play_failed(f, "play",
+                           xsf_error_set(&f->err, XSF_ERR_UNSUPPORTED,
+                                         "this build has no display (install libepoxy-dev, "
+                                         "libegl-dev and libglfw3-dev, then configure again)"));
+    imgio_mapped m;
+    xsf_status st = imgio_map_file(path, &m, &f->err);
+    if (st != XSF_OK)
+        return play_failed(f, path, st);
+    st = svc_play(m.data, m.len, o, r, f);
+    imgio_unmap_file(&m);
+    return st;
 }

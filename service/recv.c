@@ -357,3 +357,43 @@ xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f)
     free(s);
     return r;
 }
+
+/* Keeps the first failure's status. */
+static void first_failure(xsf_status *first, xsf_status st)
+{
+    if (*first == XSF_OK)
+        *first = st;
+}
+
+xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e)
+{
+    memset(e, 0, sizeof *e);
+    e->started = s->started;
+    e->nstreams = s->cfg->nstreams;
+    xsf_status first = XSF_OK;
+    svc_recv_stop(s);
+    for (int k = 0; k < e->started; k++) {
+        svc_stream_end *se = &e->stream[k];
+        snprintf(se->label, sizeof se->label, "%s", s->st[k].label);
+        first_failure(&first, svc_recv_join(s, k, &se->join));
+    }
+    dsp_tile_stats tiles[SVC_MAX_STREAMS];
+    if ((e->display = svc_recv_has_display(s)) != 0) {
+        first_failure(&first, svc_recv_display_stop(s, tiles, &e->display_err));
+        for (int k = 0; k < e->started; k++)
+            e->stream[k].tile = tiles[k];
+    }
+    for (int k = 0; k < e->started; k++)
+        svc_recv_figures(s, k, 0, &e->stream[k].fig);
+    if ((e->gpu = pl_uses_gpu(s->p)) != 0)
+        pl_pin_stats_get(&e->pin);
+    if (stats_json && e->started == e->nstreams)
+        first_failure(&first, svc_recv_write_json(s, stats_json, &e->json));
+    for (int k = 0; k < e->nstreams; k++) {
+        svc_stream_end *se = &e->stream[k];
+        first_failure(&first, svc_recv_close_writer(s, k, &se->wrote, &se->frames, &se->close));
+        first_failure(&first, svc_recv_close_packets(s, k, &se->packets));
+    }
+    first_failure(&first, svc_recv_destroy(s, &e->destroy));
+    return first;
+}

@@ -155,3 +155,72 @@ xsf_status svc_output_from_name(const char *out, int format, svc_output *kind)
     }
     return XSF_OK;
 }
+
+static xsf_status refuse(svc_failure *f, const char *subject, const char *msg)
+{
+    f->subject = subject;
+    f->usage = 1;
+    xsf_error_clear(&f->err);
+    return xsf_error_set(&f->err, XSF_ERR_ARG, "%s", msg);
+}
+
+xsf_status svc_stream_request_check(svc_stream_request *r, int display, int format,
+                                    const char *what, svc_failure *f)
+{
+    if (!r->addr && !r->sdp && !r->pcap && !r->capture)
+        return refuse(f, what,
+                      "no source: give ADDR:PORT, --sdp FILE, --pcap FILE or --capture IFACE "
+                      "before its options");
+    if (r->sdp && r->addr)
+        return refuse(f, what, "give ADDR:PORT or --sdp, not both");
+    if (display) {
+        r->output = SVC_OUT_DISPLAY;
+        return r->out ? refuse(f, what, "--display shows the streams: give no -o") : XSF_OK;
+    }
+    if (!r->out)
+        return refuse(f, what,
+                      "no output: give -o OUT.jxs, OUT.yuv, OUT.y4m or null after its source (or "
+                      "--display)");
+    if (svc_output_from_name(r->out, format, &r->output) != XSF_OK)
+        return refuse(f, r->out,
+                      "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+    return XSF_OK;
+}
+
+void svc_recv_limits_init(svc_recv_limits *l)
+{
+    memset(l, 0, sizeof *l);
+    l->timeout_s = 5;
+    l->reorder = 512;
+    l->reorder_ms = 20;
+    l->copy_threads = -1;
+}
+
+xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const *req, int n,
+                          const svc_recv_limits *l, svc_failure *f)
+{
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    ro.reorder_packets = (unsigned)l->reorder;
+    ro.reorder_ms = (unsigned)l->reorder_ms;
+    ro.max_frame_bytes = (size_t)l->max_frame_bytes;
+    pl_rtp_config shared;
+    memset(&shared, 0, sizeof shared);
+    shared.max_frames = l->frames > 0 ? (uint64_t)l->frames : 0;
+    shared.slices = cfg->slices;
+    shared.duration_s = l->duration_s;
+    shared.timeout_s = l->timeout_s;
+    /* The source's convention: 0 its choice, -1 none. */
+    shared.copy_threads = l->copy_threads < 0 ? 0 : l->copy_threads ? (int)l->copy_threads : -1;
+    shared.udp.buffer_bytes = (size_t)l->rcvbuf;
+    shared.udp.gro = !l->no_gro;
+    for (int k = 0; k < n; k++) {
+        const xsf_status st = svc_stream_setup(&cfg->stream[k], req[k], &ro, &shared, f);
+        if (st != XSF_OK)
+            return st;
+    }
+    cfg->nstreams = n;
+    cfg->gpu_sync_auto = !l->gpu_sync_given;
+    cfg->queue = (unsigned)l->queue;
+    return XSF_OK;
+}

@@ -77,6 +77,16 @@ void bpc_tables_destroy(bpc_tables *t);
 xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, const char *name53,
                                 const char *name97, const char *const *sources, int nsources,
                                 char **text, size_t *len, xsf_error *err);
+/* The same on files: a table file read whole (bpc_tables_load; a file that
+ * does not open: XSF_ERR_IO "cannot open: ..."), `t` written as a new table
+ * file (bpc_tables_save; "cannot write" where the file cannot be made or
+ * written whole), and the built-in sets' C source from the table files
+ * path53 and path97 into `out`, *subject then the file the failure is about. */
+xsf_status bpc_tables_read_file(bpc_tables **t, const char *path, xsf_error *err);
+xsf_status bpc_tables_write_file(const bpc_tables *t, const char *path, xsf_error *err);
+xsf_status bpc_tables_builtin_c_file(const char *path53, const char *path97,
+                                     const char *const *sources, int nsources, const char *out,
+                                     const char **subject, xsf_error *err);
 
 /* ---- pictures ---- */
 
@@ -265,6 +275,14 @@ xsf_status bpc_codeblock_encode(bpc_variant variant, const bpc_band_probs *probs
 xsf_status bpc_codeblock_decode(bpc_variant variant, const bpc_band_probs *probs,
                                 const uint8_t *data, size_t len, int planes, int passes,
                                 int32_t *recon2, size_t pitch, int w, int h, xsf_error *err);
+
+/* What a header says, in words, as `xsflow info` prints a frame: a line per
+ * component ("  component 0: 320x180, 8 bits\n"), then the coding passes,
+ * the wavelet, the levels and the colour transform, the 9/7's quantization
+ * step, the probability tables and the sizes. Writes at most cap bytes, NUL
+ * terminated (buf may be NULL with cap 0); returns the length of the whole
+ * text, as snprintf does. */
+size_t bpc_info_describe(const bpc_info *info, char *buf, size_t cap);
 
 /* BPC-PaCo in the codec table (bpc/codec_bpc.c; codec/include/xsf_codecs.h finds it). */
 struct xsf_codec;

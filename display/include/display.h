@@ -190,6 +190,9 @@ const char *dsp_error(const dsp_display *d);
 int dsp_have_gl(void);
 int dsp_have_window(void);
 int dsp_have_interop(void);
+/* Whether a window can be expected to open: a build with windows (GLFW)
+ * and DISPLAY or WAYLAND_DISPLAY set, not empty. */
+int dsp_window_possible(void);
 
 /* Hands a picture to tile `tile`, to be shown at `pts_ns` (dsp_now_ns
  * clock; ignored without vsync). The samples are copied into the tile's

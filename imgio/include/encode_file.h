@@ -44,4 +44,12 @@ typedef struct imgio_encode_report {
  * fails says at which frame ("frame 3: ..."). */
 xsf_status imgio_encode_file(const imgio_encode_job *job, imgio_encode_report *rep, xsf_error *err);
 
+/* A codec's parameters from a file (BPC-PaCo's table file): the bytes of
+ * `path` ("-": standard input) given to codec->params_set under `key`, into
+ * *params (created by the first call; codec->params_free frees it).
+ * Failures: the file's (imgio_read_file), or the codec's refusal of the key
+ * or the bytes (XSF_ERR_ARG where the codec takes no parameters). */
+xsf_status imgio_codec_params_read(const xsf_codec *codec, void **params, const char *key,
+                                   const char *path, xsf_error *err);
+
 #endif

@@ -12,7 +12,7 @@
  * svc_recv_wait in a loop (with svc_recv_report_due once a second), then
  * svc_recv_stop, svc_recv_join of every started stream, svc_recv_display_stop,
  * svc_recv_close_writer and svc_recv_close_packets of every
- * stream, svc_recv_destroy. Errors are
+ * stream, svc_recv_destroy (svc_recv_finish does all of these). Errors are
  * reported as an svc_failure: what the message is about (a file, an option,
  * a stream) and the message, and whether the configuration asked for
  * something that cannot be (the program's usage error).
@@ -21,7 +21,8 @@
  * checks what the pipeline decodes of it against the C reference decoder.
  *
  * The player's source (svc_jxs_source) decodes a .jxs file picture by
- * picture for the display's player (display.h, dsp_play).
+ * picture for the display's player (display.h, dsp_play); svc_play is the
+ * whole of `xsflow play` (a window, or one picture rendered offscreen).
  *
  * Threads: one thread drives a service (the sources and the pipeline run
  * threads of their own). Nothing here prints; signals are the caller's. */
@@ -151,6 +152,40 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
  * other). */
 xsf_status svc_output_from_name(const char *out, int format, svc_output *kind);
 
+/* What every stream of a receiver shares, as a command line gives it. */
+typedef struct svc_recv_limits {
+    long frames;              /* stop each stream after this many whole frames; 0: never */
+    double duration_s;        /* stop after this long; 0: never */
+    double timeout_s;         /* stop a stream after this long without a packet; 0: never */
+    long reorder;             /* the reorder window, packets */
+    long reorder_ms;          /* how long a missing packet is waited for */
+    uint64_t max_frame_bytes; /* the largest codestream; 0: the SDP's bound, else 64 MiB */
+    uint64_t rcvbuf;          /* the socket's receive buffer; 0: the source's default */
+    int no_gro;               /* take datagrams one by one (no UDP GRO) */
+    long copy_threads;        /* .pcap payload copy threads; -1: the source's choice */
+    long queue;               /* frames per stream; 0: the pipeline's default */
+    int gpu_sync_given;       /* cfg->pl.gpu_sync as given (else the service picks) */
+} svc_recv_limits;
+
+/* timeout 5 s, reorder 512 packets and 20 ms, copy_threads -1, the rest 0. */
+void svc_recv_limits_init(svc_recv_limits *l);
+
+/* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
+ * receiver's options and the shared configuration of `l` and cfg->slices), then
+ * cfg->nstreams, queue and gpu_sync_auto. The first failure ends it (as
+ * svc_stream_setup's). */
+xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const *req, int n,
+                          const svc_recv_limits *l, svc_failure *f);
+
+/* Checks a request as a command line gives it and settles its output: it
+ * has a source (ADDR:PORT, an SDP file, a capture file or a live capture;
+ * not ADDR:PORT and an SDP both); with `display`, no out and the output
+ * SVC_OUT_DISPLAY; else an out, whose output svc_output_from_name gives
+ * (`format` as there). Failures are usage errors (XSF_ERR_ARG) about `what`
+ * (the stream, as messages name it; an unknown output format: the out). */
+xsf_status svc_stream_request_check(svc_stream_request *r, int display, int format,
+                                    const char *what, svc_failure *f);
+
 typedef struct svc_recv svc_recv;
 
 /* Opens each stream's packet log and source (sockets bind now: packets wait
@@ -244,6 +279,39 @@ xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
  * close: XSF_ERR_IO, subject the frame log). */
 xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
 
+/* What the end of a run gave, stream by stream: the label, the join, the
+ * display's tile and the whole run's figures of each started stream; the
+ * writer and the packet log of every stream. A failure's err.status is
+ * XSF_OK where nothing failed. */
+typedef struct svc_stream_end {
+    char label[160];        /* svc_recv_label's */
+    xsf_error join;         /* svc_recv_join's */
+    dsp_tile_stats tile;    /* with a display */
+    svc_stream_figures fig; /* svc_recv_figures without an interval */
+    int wrote;              /* it had a writer, which wrote `frames` */
+    uint64_t frames;
+    svc_failure close, packets; /* svc_recv_close_writer's, svc_recv_close_packets's */
+} svc_stream_end;
+
+typedef struct svc_recv_end {
+    int started, nstreams;
+    int display; /* there was a display; display_err: its stop */
+    xsf_error display_err;
+    int gpu;          /* the pipeline used a GPU: pin is the pinned memory's figures */
+    pl_pin_stats pin; /* taken after the figures, before the files are closed */
+    svc_failure json; /* the last write of the JSON figures */
+    svc_failure destroy;
+    svc_stream_end stream[SVC_MAX_STREAMS];
+} svc_recv_end;
+
+/* The end of a run, in the order of the life above: stops the sources,
+ * joins every started stream, stops the display, takes the figures, writes
+ * them to stats_json (where it is not NULL and every stream started),
+ * closes the writers and the packet logs, destroys the service. Each step
+ * runs whatever failed before it; *e (large: static storage suits it) says
+ * what each gave. Returns XSF_OK, or the status of the first failure. */
+xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e);
+
 /* ------------------------------------------------------------------ */
 /* The demo: a clip sent to this host over UDP loopback, and checked     */
 
@@ -258,6 +326,10 @@ typedef struct svc_demo_config {
     pl_config pl;        /* the decoder */
     const char *out;     /* where the pictures are written (pl_writer); NULL: nowhere */
     pl_writer_options writer;
+    /* What the clip's pictures are known to be (a manifest's MD5 and bytes in .yuv
+     * layout, as clip_md5 and clip_bytes below); NULL: not checked. */
+    const char *expect_md5;
+    uint64_t expect_bytes;
 } svc_demo_config;
 
 typedef struct svc_demo_result {
@@ -273,6 +345,8 @@ typedef struct svc_demo_result {
     rtp_stats received;    /* the receiver's */
     pl_stream_stats stream;
     uint64_t written; /* bytes written to `out` */
+    /* Every picture of every pass arrived and matched, and the clip is as expected. */
+    int all_ok;
     /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
      * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;
@@ -321,6 +395,44 @@ unsigned long svc_jxs_source_frames(const svc_jxs_source *s);
 const char *svc_jxs_source_decoder(const svc_jxs_source *s);
 /* The source as dsp_play takes it (its rewind starts the file again). */
 dsp_player_source svc_jxs_source_player(svc_jxs_source *s);
+
+/* `xsflow play`: a .jxs file shown in a window by the display's player
+ * (dsp_play) from the source above, or one of its pictures rendered
+ * offscreen (dsp_render_rgb) into a .ppm file. */
+typedef struct svc_play_options {
+    dsp_play_options play;    /* the window; play.name is what failures name */
+    jxs_engine engine;        /* AUTO: the GPU decoder (device pictures, interop) where usable */
+    const char *headless_ppm; /* no window: picture `frame` rendered into this .ppm */
+    unsigned long frame;      /* from 0 */
+} svc_play_options;
+
+/* The window of dsp_play_options_init, engine AUTO, no headless picture. */
+void svc_play_options_init(svc_play_options *o);
+
+typedef struct svc_play_result {
+    dsp_play_result window; /* the window's counts (opened 0: it never opened) */
+    /* Headless: the picture written, as shown: its format, chroma, the colour
+     * it was converted with (the user's over the codestream's), and 1 when
+     * the GPU decoded it into device memory (CUDA-GL interop). */
+    xsf_format format;
+    dsp_chroma chroma;
+    xsf_colour colour;
+    int device;
+} svc_play_result;
+
+/* Plays data[0, len) as the options say; blocks until the window is closed
+ * (or the picture is written). Failures: the source, the decoder, the
+ * window or the rendering (subject play.name; a headless frame past the
+ * last, XSF_ERR_ARG "has N frames; --frame F does not exist"), the .ppm
+ * (subject headless_ppm). *r is filled as far as it got (window.opened
+ * says whether the window opened, its counts then valid). */
+xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, svc_play_result *r,
+                    svc_failure *f);
+/* The same for the codestreams of the file `path` ("-": standard input).
+ * Failures also: a build without a display (XSF_ERR_UNSUPPORTED, subject
+ * "play"), a file that does not read (subject the path). */
+xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
+                         svc_failure *f);
 
 #ifdef __cplusplus
 }

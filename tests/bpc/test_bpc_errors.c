@@ -1,8 +1,8 @@
 /* Corrupt and truncated BPC-PaCo codestreams: every cut gives an error (and
  * a message), never a crash; thousands of bit flips decode or fail cleanly;
  * each header field out of range names its byte; a codestream of external
- * tables asks for them. Run it under ASan (XSF_SANITIZE) to check that no
- * read leaves the buffer. */
+ * tables asks for them; a header in words (bpc_info_describe). Run it under ASan (XSF_SANITIZE) to
+ * check that no read leaves the buffer. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +124,30 @@ static void header_fields(const uint8_t *buf, size_t len)
     bpc_decoder_destroy(dec);
 }
 
+/* The header of a 9/7 codestream in words: each component, the coding, the
+ * step, the tables, the sizes; a short buffer gets the start, the length is
+ * the whole text's. */
+static void describe(const uint8_t *buf, size_t len)
+{
+    bpc_info info;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(bpc_parse_header(buf, len, &info, &err) == XSF_OK, "header: %s", err.msg);
+    char text[1024], part[16];
+    const size_t n = bpc_info_describe(&info, text, sizeof text);
+    CHECK(n == strlen(text) && strstr(text, "  component 0: 130x66, 12 bits\n") &&
+              strstr(text, "coding passes per bitplane, 9/7 irreversible DWT, 3 levels, colour "
+                           "transform none\n") &&
+              strstr(text, "  quantization step ") &&
+              strstr(text, "probability tables: built-in\n") &&
+              strstr(text, " code blocks; header "),
+          "described: %s", text);
+    CHECK(bpc_info_describe(&info, part, sizeof part) == n && strlen(part) == sizeof part - 1 &&
+              !strncmp(part, text, sizeof part - 1),
+          "cut to its buffer");
+    CHECK(bpc_info_describe(&info, NULL, 0) == n, "length alone");
+}
+
 int main(void)
 {
     bpc_params p;
@@ -144,6 +168,8 @@ int main(void)
         p.levels = 3;
         bpc_params_set_bpp(&p, 2.0, 130, 66);
         b = encode(&p, 130, 66, 1, 12, &len);
+        if (v == 1)
+            describe(b, len);
         snprintf(what, sizeof what, "9/7 2 bpp, %d passes", v);
         cuts_and_flips(b, len, what);
         free(b);

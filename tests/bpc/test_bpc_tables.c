@@ -3,7 +3,9 @@
  * names their comment gives, it is bpc/tables_builtin.c byte for byte (the
  * codes of the log-odds read back to the same codes); a set saved to a
  * table file and loaded again gives the same text; the sources are joined
- * by spaces. */
+ * by spaces; the same through table files on disk (bpc_tables_write_file,
+ * bpc_tables_read_file, bpc_tables_builtin_c_file), whose failures name
+ * their file. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,43 @@ int main(int argc, char **argv)
               strstr(again, " * from x (5/3) and y (9/7)."),
           "sources and names");
     free(again);
+
+    /* On files (in the working folder): the same text; failures name their file. */
+    const char *p53 = "test_bpc_tables_53.bpct", *p97 = "test_bpc_tables_97.bpct",
+               *out = "test_bpc_tables_out.c", *subject = NULL;
+    bpc_tables *back = NULL;
+    CHECK(bpc_tables_write_file(t53, p53, &err) == XSF_OK &&
+              bpc_tables_write_file(t97, p97, &err) == XSF_OK &&
+              bpc_tables_read_file(&back, p97, &err) == XSF_OK && bpc_tables_id(back) != 0,
+          "table files written and read: %s", err.msg);
+    bpc_tables_destroy(back);
+    CHECK(bpc_tables_builtin_c_file(p53, p97, sources, 1, out, &subject, &err) == XSF_OK,
+          "builtin C from files: %s: %s", subject, err.msg);
+    char *named = NULL;
+    size_t nlen = 0, olen = 0;
+    CHECK(bpc_tables_builtin_c(t53, t97, p53, p97, sources, 1, &named, &nlen, &err) == XSF_OK, "%s",
+          err.msg);
+    const char *written = read_text(out, &olen);
+    CHECK(written && named && olen == nlen && !memcmp(written, named, nlen),
+          "the file written holds the same text (%zu bytes)", olen);
+    free(named);
+    xsf_error_clear(&err);
+    CHECK(bpc_tables_builtin_c_file(p53, "no-such.bpct", sources, 1, out, &subject, &err) ==
+                  XSF_ERR_IO &&
+              !strcmp(subject, "no-such.bpct") && !strncmp(err.msg, "cannot open: ", 13),
+          "a missing table file: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(bpc_tables_builtin_c_file(out, p97, sources, 1, out, &subject, &err) != XSF_OK &&
+              !strcmp(subject, out),
+          "not a table file: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(bpc_tables_builtin_c_file(p53, p97, sources, 1, "no/such/dir/out.c", &subject, &err) ==
+                  XSF_ERR_IO &&
+              !strcmp(subject, "no/such/dir/out.c") && !strcmp(err.msg, "cannot write"),
+          "an output that cannot be made: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(bpc_tables_write_file(t53, "no/such/dir/t.bpct", &err) == XSF_ERR_IO,
+          "a table file that cannot be made");
     free(text);
     return xsf_test_finish();
 }

@@ -4,7 +4,11 @@
  * decode back exactly (lossless); it stops at max_frames, and says which
  * file a failure is about and whether the encoder refused; the first frame
  * of a file (imgio_read_picture) and of a codestream buffer
- * (xsf_codec_decode_picture) come back as pictures of their own.
+ * (xsf_codec_decode_picture) come back as pictures of their own; every
+ * picture of a picture file or of a file of codestreams comes from one
+ * source (picture_source.h), in order, with its number, the codec's
+ * errors prefixed by the frame's; a codec's parameters read from a file
+ * (imgio_codec_params_read) and its refusals.
  *   test_encode_file WORKDIR */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +16,7 @@
 #include <string.h>
 
 #include "encode_file.h"
+#include "picture_source.h"
 #include "test.h"
 #include "xsf_codecs.h"
 
@@ -97,6 +102,88 @@ static void check_file(const xsf_codec *codec, const char *path, int frames, int
     free(data);
 }
 
+/* Every picture of `path` through imgio_source, each its frame; `frames` of
+ * them; rgb: decoded through a colour transform (R'G'B'). */
+static void check_source(const char *path, const imgio_raw_layout *raw, int frames, int nc,
+                         int depth, int rgb)
+{
+    imgio_source *src = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_source_open(&src, path, raw, &err) == XSF_OK, "%s: open: %s", path, err.msg);
+    int n = 0;
+    for (const xsf_picture *pic; src; n++) {
+        if (imgio_source_next(src, &pic, &err) != XSF_OK) {
+            CHECK(0, "%s picture %d: %s", path, n, err.msg);
+            break;
+        }
+        if (!pic)
+            break;
+        CHECK(picture_is_frame(pic, n, nc, depth) && pic->props.index == (uint64_t)n,
+              "%s picture %d is its frame", path, n);
+        CHECK(imgio_source_rgb(src) == rgb, "%s: R'G'B' %d", path, rgb);
+    }
+    CHECK(n == frames, "%s: %d pictures, expected %d", path, n, frames);
+    imgio_source_close(src);
+}
+
+/* The kinds of path, a .ppm's R'G'B', refusals, and a codestream that does not decode. */
+static void check_source_edges(const char *jxs_path)
+{
+    char jxs[600];
+    snprintf(jxs, sizeof jxs, "%s", jxs_path);
+    imgio_format fmt;
+    CHECK(imgio_source_kind_of("a/b.Y4M", &fmt) == IMGIO_SOURCE_PICTURES && fmt == IMGIO_FORMAT_Y4M,
+          "a .y4m file");
+    CHECK(imgio_source_kind_of("x.JXS", &fmt) == IMGIO_SOURCE_CODESTREAMS &&
+              imgio_source_kind_of("x.bpc", &fmt) == IMGIO_SOURCE_CODESTREAMS &&
+              fmt == IMGIO_FORMAT_NONE,
+          "files of codestreams");
+    CHECK(imgio_source_kind_of("x.png", &fmt) == IMGIO_SOURCE_NONE &&
+              imgio_source_kind_of("x.bpc/y", &fmt) == IMGIO_SOURCE_NONE &&
+              imgio_source_kind_of("xs", &fmt) == IMGIO_SOURCE_NONE,
+          "neither");
+    imgio_source *src = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_source_open(&src, path_of("x.png"), NULL, &err) == XSF_ERR_UNSUPPORTED && !src,
+          "a .png refused: %s", err.msg);
+    const xsf_picture *pic = NULL;
+    FILE *f = fopen(path_of("rgb.ppm"), "wb");
+    if (f) {
+        fputs("P6\n2 1\n255\n", f);
+        fwrite("\x01\x02\x03\x04\x05\x06", 1, 6, f);
+        fclose(f);
+    }
+    xsf_error_clear(&err);
+    CHECK(imgio_source_open(&src, path_of("rgb.ppm"), NULL, &err) == XSF_OK &&
+              imgio_source_next(src, &pic, &err) == XSF_OK && pic && pic->fmt.nc == 3 &&
+              xsf_picture_row16(pic, 2, 0)[1] == 6 && imgio_source_rgb(src),
+          "a .ppm: R'G'B' (%s)", err.msg);
+    CHECK(src && imgio_source_next(src, &pic, &err) == XSF_OK && !pic, "one picture");
+    imgio_source_close(src);
+    /* The second codestream cut short: the first decodes, the second says which it is. */
+    uint8_t *data = NULL;
+    size_t len = 0, first = 0;
+    CHECK(imgio_read_file(jxs, &data, &len, &err) == XSF_OK &&
+              xsf_codec_find("xs")->codestream_size(data, len, &first, &err) == XSF_OK,
+          "%s: %s", jxs, err.msg);
+    f = data ? fopen(path_of("cut.jxs"), "wb") : NULL;
+    if (f) {
+        fwrite(data, 1, first + 40, f);
+        fclose(f);
+    }
+    free(data);
+    src = NULL;
+    xsf_error_clear(&err);
+    CHECK(imgio_source_open(&src, path_of("cut.jxs"), NULL, &err) == XSF_OK &&
+              imgio_source_next(src, &pic, &err) == XSF_OK && pic &&
+              imgio_source_next(src, &pic, &err) != XSF_OK && !pic &&
+              !strncmp(err.msg, "frame 1: ", 9),
+          "a codestream cut short: %s", err.msg);
+    imgio_source_close(src);
+}
+
 static xsf_status encode(const char *codec, const char *in, const char *sampling, int depth,
                          const char *out, const char *knobs, long max_frames,
                          imgio_encode_report *rep, xsf_error *err)
@@ -144,6 +231,33 @@ int main(int argc, char **argv)
               rep.frames == 1,
           "max_frames 1: %lu frames", rep.frames);
     check_file(xsf_codec_find("bpc"), path_of("one.bpc"), 1, 3, 8);
+
+    /* The same files as pictures, through one source. */
+    imgio_raw_layout raw4;
+    CHECK(imgio_raw_layout_make(&raw4, "4444", W, H, 10, &err) == XSF_OK, "4:4:4:4 layout");
+    check_source(four, &raw4, FRAMES, 4, 10, 0);
+    check_source(path_of("four.jxs"), NULL, FRAMES, 4, 10, 0);
+    /* BPC-PaCo's default colour transform for three components of one size and depth. */
+    check_source(path_of("three.bpc"), NULL, FRAMES, 3, 8, 1);
+    check_source_edges(path_of("four.jxs"));
+
+    /* A codec's parameters from a file: refused by a codec without them, a
+     * missing file, bytes that are no table file. */
+    void *params = NULL;
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("xs"), &params, "tables", four, &err) ==
+                  XSF_ERR_ARG &&
+              !params,
+          "JPEG XS takes no parameters: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("bpc"), &params, "tables", path_of("none.bpct"),
+                                  &err) == XSF_ERR_IO &&
+              !strncmp(err.msg, "cannot open: ", 13) && !params,
+          "a missing table file: %s", err.msg);
+    xsf_error_clear(&err);
+    CHECK(imgio_codec_params_read(xsf_codec_find("bpc"), &params, "tables", four, &err) != XSF_OK &&
+              err.msg[0] && !params,
+          "not a table file: %s", err.msg);
 
     /* Failures name their file; refusals by the encoder say so. */
     CHECK(encode("jpeg-xs", path_of("missing.yuv"), "444", 8, path_of("x.jxs"), NULL, -1, &rep,

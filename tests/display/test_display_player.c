@@ -2,7 +2,10 @@
  * source taken in order and started again at its end (loop), a failure of
  * the source ending the play with its message after the window opened, and
  * the tile's counts; and dsp_render_rgb against the C conversion (within 1
- * code value). Runs under Xvfb in CI; skips (77) without a window system. */
+ * code value); dsp_window_possible by the environment. Runs under Xvfb in
+ * CI; skips (77) without a window system. */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,10 +98,32 @@ static void test_render(void)
     free(rgb);
 }
 
+/* No window without DISPLAY or WAYLAND_DISPLAY (an empty one is none); with
+ * one, where the build has windows. The environment is restored. */
+static void test_window_possible(void)
+{
+    const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+    char *dsave = d ? strdup(d) : NULL, *wsave = w ? strdup(w) : NULL;
+    setenv("DISPLAY", "", 1);
+    unsetenv("WAYLAND_DISPLAY");
+    CHECK(!dsp_window_possible(), "no window with an empty DISPLAY");
+    setenv("DISPLAY", ":99", 1);
+    CHECK(dsp_window_possible() == dsp_have_window(), "DISPLAY set: where the build has windows");
+    if (dsave)
+        setenv("DISPLAY", dsave, 1);
+    else
+        unsetenv("DISPLAY");
+    if (wsave)
+        setenv("WAYLAND_DISPLAY", wsave, 1);
+    free(dsave);
+    free(wsave);
+}
+
 int main(void)
 {
     test_render();
-    if (!dsp_have_window() || (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY"))) {
+    test_window_possible();
+    if (!dsp_window_possible()) {
         printf("skipped: no window system\n");
         return xsf_test_passed && !xsf_test_failed ? 0 : XSF_TEST_SKIP;
     }

@@ -35,6 +35,8 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
     remove(out);
     svc_demo_config c;
     config(&c, clip, len, out);
+    c.expect_md5 = SEQ_MD5;
+    c.expect_bytes = SEQ_BYTES;
     static svc_demo_result r;
     const xsf_status st = svc_demo_run(&c, &r);
     CHECK(st == XSF_OK, "status %d: %s", (int)st, r.nfailures ? r.failure[0].err.msg : "");
@@ -43,6 +45,7 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
     CHECK(r.frames == 10 && r.matched == 10, "frames %u, matched %u", r.frames, r.matched);
     CHECK(!strcmp(r.clip_md5, SEQ_MD5), "clip MD5 %s", r.clip_md5);
     CHECK(r.clip_bytes == SEQ_BYTES, "clip bytes %llu", (unsigned long long)r.clip_bytes);
+    CHECK(r.all_ok, "all arrived and matched, the clip the one expected");
     CHECK(r.sent.segments == 10 && r.sent.packets > 10, "sent %llu frames, %llu packets",
           (unsigned long long)r.sent.segments, (unsigned long long)r.sent.packets);
     CHECK(r.received.packets == r.sent.packets && r.received.lost == 0, "received %llu packets",
@@ -58,10 +61,13 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
     /* An output whose directory does not exist: the pictures are still checked. */
     snprintf(out, sizeof out, "%s/no/such/dir/demo.yuv", work);
     config(&c, clip, len, out);
+    c.expect_md5 = SEQ_MD5;
+    c.expect_bytes = SEQ_BYTES + 1; /* not the clip's: the verdict says so */
     svc_demo_run(&c, &r);
     CHECK((r.nfailures > 0 && !strcmp(r.failure[0].subject, "demo")) ||
               (r.write_failed && !strcmp(r.write_failure.subject, out)),
           "an output that cannot be created fails (%d, %d)", r.nfailures, r.write_failed);
+    CHECK(!r.all_ok, "a clip other than the one expected is not all ok");
 }
 
 static void test_bad_clip(const uint8_t *clip, size_t len)

@@ -2,7 +2,7 @@
  * order on the C decoder, as the C decoder decodes it, with its size; the
  * end; a start again after a rewind; RGB colour for a codestream with the
  * reversible colour transform; refusals (bad data, the GPU engine where no
- * GPU or interop is usable). */
+ * GPU or interop is usable); svc_play's headless picture and its refusals. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +142,57 @@ static void test_refusals(const uint8_t *data, size_t len)
     }
 }
 
+/* svc_play without a window: picture 3 of the sequence rendered into a
+ * .ppm (where this build renders offscreen), a picture past the last and a
+ * .ppm that cannot be made refused, naming what they are about. */
+static void test_headless(const uint8_t *data, size_t len, const char *path)
+{
+    svc_play_options o;
+    svc_play_options_init(&o);
+    CHECK(o.play.fps == 25 && o.play.vsync && o.engine == JXS_ENGINE_AUTO && !o.headless_ppm,
+          "defaults");
+    o.engine = JXS_ENGINE_CPU;
+    o.play.name = "seq";
+    o.headless_ppm = "test_play_3.ppm";
+    o.frame = 5;
+    svc_play_result r;
+    svc_failure f;
+    CHECK(svc_play(data, len, &o, &r, &f) == XSF_ERR_ARG && !strcmp(f.subject, "seq") &&
+              !strcmp(f.err.msg, "has 5 frames; --frame 5 does not exist"),
+          "a picture past the last: %s", f.err.msg);
+    /* From the file: the same, where this build has a display. */
+    const xsf_status fst = svc_play_file(path, &o, &r, &f);
+    CHECK(dsp_have_gl() ? fst == XSF_ERR_ARG && !strcmp(f.subject, "seq")
+                        : fst == XSF_ERR_UNSUPPORTED && !strcmp(f.subject, "play"),
+          "svc_play_file: %s: %s", f.subject, f.err.msg);
+    CHECK(!dsp_have_gl() || (svc_play_file("no-such.jxs", &o, &r, &f) == XSF_ERR_IO &&
+                             !strcmp(f.subject, "no-such.jxs")),
+          "a missing file: %s", f.err.msg);
+    o.frame = 3;
+    const xsf_status st = svc_play(data, len, &o, &r, &f);
+    if (st != XSF_OK && !dsp_have_gl()) {
+        CHECK(!strcmp(f.subject, "seq"), "no offscreen rendering in this build: %s", f.err.msg);
+        return;
+    }
+    if (st != XSF_OK && (st == XSF_ERR_IO || st == XSF_ERR_UNSUPPORTED)) {
+        printf("test_play: no offscreen rendering here (%s): headless picture not checked\n",
+               f.err.msg);
+        return;
+    }
+    CHECK(st == XSF_OK && r.format.width[0] == 320 && r.format.height[0] == 180 &&
+              r.format.depth[0] == 10 && r.chroma == DSP_CHROMA_422 && !r.device &&
+              !r.window.opened,
+          "picture 3 rendered: %s", f.err.msg);
+    size_t n = 0;
+    uint8_t *ppm = tu_read_file("test_play_3.ppm", &n);
+    CHECK(ppm && n == 15 + 320 * 180 * 3 && !memcmp(ppm, "P6\n320 180\n255\n", 15),
+          "the .ppm written (%zu bytes)", n);
+    free(ppm);
+    o.headless_ppm = "no/such/dir/p.ppm";
+    CHECK(svc_play(data, len, &o, &r, &f) != XSF_OK && !strcmp(f.subject, o.headless_ppm),
+          "a .ppm that cannot be made: %s", f.err.msg);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -156,6 +207,7 @@ int main(int argc, char **argv)
     if (data) {
         test_sequence(data, len);
         test_refusals(data, len);
+        test_headless(data, len, path);
     }
     test_rgb();
     free(data);

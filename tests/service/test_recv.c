@@ -4,7 +4,9 @@
  * frame log and the JSON figures; and its refusals: a missing capture,
  * pictures in GPU memory or sub-frame decoding without the GPU engine. A
  * stream's configuration from its request (an SDP file, a capture's filter,
- * the failures and their subjects) and the outputs that names name. */
+ * the failures and their subjects) and the outputs that names name; a
+ * request's checks; the limits the streams share (svc_recv_setup); the end
+ * of a run by svc_recv_finish. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,8 @@ static size_t file_text(const char *path, char *buf, size_t cap)
     return n;
 }
 
-static void test_run(const uint8_t *data, size_t len, const char *dir)
+/* by_finish: the end of the run by svc_recv_finish, else step by step. */
+static void test_run(const uint8_t *data, size_t len, const char *dir, int by_finish)
 {
     char pcap[512], out[512], packets[512], flog[512], json[512];
     snprintf(pcap, sizeof pcap, "%s/in.pcap", dir);
@@ -148,24 +151,39 @@ static void test_run(const uint8_t *data, size_t len, const char *dir)
     while (svc_recv_wait(s, 20) && loops < 1500)
         loops++;
     CHECK(loops < 1500, "the capture never ended");
-    svc_recv_stop(s);
-    xsf_error err;
-    xsf_error_clear(&err);
-    CHECK(svc_recv_join(s, 0, &err) == XSF_OK, "join: %s", err.msg);
-    svc_stream_figures fig;
-    svc_recv_figures(s, 0, 0, &fig);
-    CHECK(fig.pl.delivered == 5, "%llu delivered", (unsigned long long)fig.pl.delivered);
-    CHECK(fig.drops.total == 0 && fig.rtp.lost == 0, "drops %llu",
-          (unsigned long long)fig.drops.total);
-    CHECK(fig.drops.memory_bound >= fig.drops.memory, "memory within its bound");
-    CHECK(svc_recv_write_json(s, json, &f) == XSF_OK, "json: %s: %s", f.subject, f.err.msg);
-    int wrote = 0;
-    uint64_t written = 0;
-    CHECK(svc_recv_close_writer(s, 0, &wrote, &written, &f) == XSF_OK && wrote && written == 5,
-          "writer: %d, %llu frames", wrote, (unsigned long long)written);
-    CHECK(svc_recv_close_packets(s, 0, &f) == XSF_OK, "packet log");
-    CHECK(svc_recv_destroy(s, &f) == XSF_OK, "destroy");
-
+    if (by_finish) {
+        static svc_recv_end e;
+        CHECK(svc_recv_finish(s, json, &e) == XSF_OK, "finish");
+        const svc_stream_end *se = &e.stream[0];
+        CHECK(e.started == 1 && e.nstreams == 1 && !e.display && !e.gpu &&
+                  se->join.status == XSF_OK && !strncmp(se->label, "recv ", 5) &&
+                  !strcmp(se->label + 5, pcap),
+              "finished: %d of %d started, label '%s'", e.started, e.nstreams, se->label);
+        CHECK(se->fig.pl.delivered == 5 && se->fig.drops.total == 0 && se->wrote && se->frames == 5,
+              "figures and writer: %llu delivered, %llu written",
+              (unsigned long long)se->fig.pl.delivered, (unsigned long long)se->frames);
+        CHECK(e.json.err.status == XSF_OK && se->close.err.status == XSF_OK &&
+                  se->packets.err.status == XSF_OK && e.destroy.err.status == XSF_OK,
+              "no failure");
+    } else {
+        svc_recv_stop(s);
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(svc_recv_join(s, 0, &err) == XSF_OK, "join: %s", err.msg);
+        svc_stream_figures fig;
+        svc_recv_figures(s, 0, 0, &fig);
+        CHECK(fig.pl.delivered == 5, "%llu delivered", (unsigned long long)fig.pl.delivered);
+        CHECK(fig.drops.total == 0 && fig.rtp.lost == 0, "drops %llu",
+              (unsigned long long)fig.drops.total);
+        CHECK(fig.drops.memory_bound >= fig.drops.memory, "memory within its bound");
+        CHECK(svc_recv_write_json(s, json, &f) == XSF_OK, "json: %s: %s", f.subject, f.err.msg);
+        int wrote = 0;
+        uint64_t written = 0;
+        CHECK(svc_recv_close_writer(s, 0, &wrote, &written, &f) == XSF_OK && wrote && written == 5,
+              "writer: %d, %llu frames", wrote, (unsigned long long)written);
+        CHECK(svc_recv_close_packets(s, 0, &f) == XSF_OK, "packet log");
+        CHECK(svc_recv_destroy(s, &f) == XSF_OK, "destroy");
+    }
     size_t got_len = 0;
     uint8_t *got = tu_read_file(out, &got_len);
     CHECK(got && got_len == len && !memcmp(got, data, len),
@@ -243,6 +261,97 @@ static void test_output_names(void)
     CHECK(svc_output_from_name("a.png", SVC_OUT_YUV, &k) == XSF_OK && k == SVC_OUT_YUV, "--format");
     CHECK(svc_output_from_name("null", SVC_OUT_Y4M, &k) == XSF_OK && k == SVC_OUT_NULL,
           "null over --format");
+}
+
+/* svc_recv_setup: the limits every stream shares in each stream's receiver,
+ * the copy threads' convention, the service's own settings; a failing
+ * stream's failure. */
+static void test_recv_setup(void)
+{
+    svc_recv_limits l;
+    svc_recv_limits_init(&l);
+    CHECK(l.timeout_s == 5 && l.reorder == 512 && l.reorder_ms == 20 && l.copy_threads == -1 &&
+              l.frames == 0 && l.queue == 0,
+          "defaults");
+    l.frames = 9;
+    l.reorder = 64;
+    l.reorder_ms = 7;
+    l.max_frame_bytes = 1 << 20;
+    l.rcvbuf = 1 << 22;
+    l.no_gro = 1;
+    l.queue = 33;
+    svc_stream_request a, b;
+    memset(&a, 0, sizeof a);
+    a.payload_type = -1;
+    a.addr = "127.0.0.1:46002";
+    a.output = SVC_OUT_NULL;
+    a.out = "null";
+    b = a;
+    b.addr = NULL;
+    b.pcap = "x.pcap";
+    const svc_stream_request *req[2] = {&a, &b};
+    static svc_recv_config c;
+    svc_recv_config_init(&c);
+    svc_failure f;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK, "setup: %s", f.err.msg);
+    const pl_rtp_config *r0 = &c.stream[0].rtp, *r1 = &c.stream[1].rtp;
+    CHECK(c.nstreams == 2 && c.queue == 33 && c.gpu_sync_auto, "the service's settings");
+    CHECK(r0->max_frames == 9 && r0->timeout_s == 5 && !r0->udp.gro &&
+              r0->udp.buffer_bytes == 1 << 22 && r0->depacketizer.reorder_packets == 64 &&
+              r0->depacketizer.reorder_ns == 7000000 && c.stream[0].max_frame_bytes == 1 << 20,
+          "the limits in the receiver");
+    CHECK(r0->copy_threads == 0 && r1->kind == PL_RTP_PCAP, "copy threads not given: 0");
+    l.copy_threads = 0;
+    l.gpu_sync_given = 1;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && c.stream[1].rtp.copy_threads == -1 &&
+              !c.gpu_sync_auto,
+          "--copy-threads 0: none (-1)");
+    l.copy_threads = 3;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && c.stream[1].rtp.copy_threads == 3,
+          "--copy-threads 3");
+    b.source = "not an address";
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) != XSF_OK && f.usage && !strcmp(f.subject, "--source"),
+          "a stream's failure: %s: %s", f.subject, f.err.msg);
+}
+
+/* svc_stream_request_check: a source, one of ADDR:PORT and an SDP, an output
+ * (none with the display), its kind; refusals as usage errors with their subject. */
+static void test_request_check(void)
+{
+    svc_stream_request r;
+    memset(&r, 0, sizeof r);
+    svc_failure f;
+    CHECK(svc_stream_request_check(&r, 0, -1, "stream 2", &f) == XSF_ERR_ARG && f.usage &&
+              !strcmp(f.subject, "stream 2") && !strncmp(f.err.msg, "no source: ", 11),
+          "no source: %s", f.err.msg);
+    r.addr = "239.1.1.1:5004";
+    r.sdp = "a.sdp";
+    CHECK(svc_stream_request_check(&r, 0, -1, "stream 2", &f) == XSF_ERR_ARG &&
+              !strcmp(f.err.msg, "give ADDR:PORT or --sdp, not both"),
+          "address and SDP: %s", f.err.msg);
+    r.sdp = NULL;
+    CHECK(svc_stream_request_check(&r, 0, -1, "stream 2", &f) == XSF_ERR_ARG &&
+              !strncmp(f.err.msg, "no output: ", 11),
+          "no output: %s", f.err.msg);
+    r.out = "a.png";
+    CHECK(svc_stream_request_check(&r, 0, -1, "stream 2", &f) == XSF_ERR_ARG &&
+              !strcmp(f.subject, "a.png"),
+          "unknown output: %s", f.err.msg);
+    r.out = "a.y4m";
+    CHECK(svc_stream_request_check(&r, 0, -1, "stream 2", &f) == XSF_OK && r.output == SVC_OUT_Y4M,
+          ".y4m");
+    CHECK(svc_stream_request_check(&r, 0, SVC_OUT_JXS, "stream 2", &f) == XSF_OK &&
+              r.output == SVC_OUT_JXS,
+          "--format");
+    CHECK(svc_stream_request_check(&r, 1, -1, "stream 2", &f) == XSF_ERR_ARG &&
+              strstr(f.err.msg, "give no -o"),
+          "an output with the display: %s", f.err.msg);
+    r.out = NULL;
+    r.addr = NULL;
+    r.capture = "eth0";
+    CHECK(svc_stream_request_check(&r, 1, -1, "stream 2", &f) == XSF_OK &&
+              r.output == SVC_OUT_DISPLAY,
+          "the display");
 }
 
 /* svc_stream_setup: an SDP file, a capture's filter, the request's own address and
@@ -370,6 +479,8 @@ int main(int argc, char **argv)
     }
     test_drops();
     test_output_names();
+    test_request_check();
+    test_recv_setup();
     test_stream_setup(argv[2]);
     char path[512];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
@@ -377,7 +488,8 @@ int main(int argc, char **argv)
     uint8_t *data = tu_read_file(path, &len);
     CHECK(data && len, "cannot read %s", path);
     if (data) {
-        test_run(data, len, argv[2]);
+        test_run(data, len, argv[2], 0);
+        test_run(data, len, argv[2], 1);
         test_refusals(argv[2]);
     }
     free(data);
