@@ -209,12 +209,17 @@ endif()
 # Dependencies from the binaries' own needs (dpkg-shlibdeps) where the tool
 # is there; libraries no package owns (a CUDA toolkit installed by NVIDIA's
 # installer) are left out of the list: the package then needs that CUDA.
+# Both need file(1); scripts/install-deps.sh installs them (dpkg-dev, file).
 find_program(XSF_DPKG_SHLIBDEPS dpkg-shlibdeps)
-if(XSF_DPKG_SHLIBDEPS)
-  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+find_program(XSF_FILE file)
+if(XSF_FILE)
+  if(XSF_DPKG_SHLIBDEPS)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+  endif()
+  # DEBIAN/shlibs for libxsflow.so.0, and ldconfig run on installation.
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+  set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 endif()
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(CPACK_GENERATOR DEB)
 set(CPACK_SOURCE_GENERATOR TGZ)
 set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/build[^/]*/" "/\\\\.fuzz-corpus/")
