@@ -9,6 +9,7 @@ set -euo pipefail
 
 packages=(
     cmake make gcc libc6-dev pkg-config # build
+    dpkg-dev file                       # cpack -G DEB's dependencies (dpkg-shlibdeps; tests/install)
     clang libclang-rt-14-dev            # sanitizers and libFuzzer (scripts/test.sh)
     clang-format                        # the formatting check (scripts/check-format.sh)
     libpcap-dev                         # reading captures (rtp/)

@@ -8,10 +8,13 @@
  * boxes from here (its pacing is the pipeline's clock).
  *
  * Included by rtp.h; nothing here prints or exits. */
+/* rtp.h first, outside the guard: rtp.h includes rtp_send_session.h, which
+ * needs this header's types, so where this header is included first the
+ * guard must not be set yet when rtp_send_session.h asks for it. */
+#include "rtp.h"
+
 #ifndef XSF_RTP_SENDER_H
 #define XSF_RTP_SENDER_H
-
-#include "rtp.h"
 
 #ifdef __cplusplus
 extern "C" {
