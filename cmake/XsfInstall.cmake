@@ -44,29 +44,45 @@ foreach(t xsf_common xsf_wavelet xsf_wavelet_cuda xsf_xs xsf_bpc xsf_codecs xsf_
   endif()
 endforeach()
 
-# The public headers: every folder's include/ (the folders' own headers stay
-# internal), less three that are not API: md5.h (the program's MD5 helper;
-# it exposes Nettle's context), xsf_cuda_device.h (an inline helper for the
-# libraries' own CUDA files; it includes the CUDA headers) and, without
-# CUDA, wavelet_cuda.h (whose functions are then not built).
-set(xsf_header_dirs common wavelet xs imgio bpc codec compare rtp pipeline display service)
+# The public headers, one a line (a new public header is added here, as a
+# source file is to its library's list). Not API, so not installed: md5.h
+# (the program's MD5 helper; it exposes Nettle's context), xsf_cuda_device.h
+# (an inline helper for the libraries' own CUDA files), xsf_cli.h (the
+# programs' option parser, target xsf_cli, not in libxsflow); wavelet_cuda.h
+# only with CUDA, nmos.h only with the node.
+set(XSF_PUBLIC_HEADERS
+  bpc/include/bpc.h
+  codec/include/xsf_codecs.h
+  common/include/xsf.h
+  common/include/xsf_clock.h
+  common/include/xsf_codec.h
+  common/include/xsf_colour.h
+  common/include/xsf_option.h
+  common/include/xsf_parse.h
+  common/include/xsf_picture.h
+  compare/include/compare.h
+  display/include/display.h
+  imgio/include/encode_file.h
+  imgio/include/image_io.h
+  imgio/include/jxs_file.h
+  imgio/include/picture_source.h
+  pipeline/include/pipeline.h
+  rtp/include/rtp.h
+  rtp/include/rtp_receive.h
+  rtp/include/rtp_send_session.h
+  rtp/include/rtp_sender.h
+  service/include/service.h
+  service/include/svc_decode.h
+  wavelet/include/wavelet.h
+  xs/include/xs.h
+)
+if(XSF_HAVE_CUDA)
+  list(APPEND XSF_PUBLIC_HEADERS wavelet/include/wavelet_cuda.h)
+endif()
 if(TARGET xsf_nmos)
-  list(APPEND xsf_header_dirs nmos)
+  list(APPEND XSF_PUBLIC_HEADERS nmos/include/nmos.h)
 endif()
-set(xsf_private_headers md5.h xsf_cuda_device.h)
-if(NOT XSF_HAVE_CUDA)
-  list(APPEND xsf_private_headers wavelet_cuda.h)
-endif()
-set(XSF_PUBLIC_HEADERS "")
-foreach(dir IN LISTS xsf_header_dirs)
-  file(GLOB hs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${dir}/include/*.h)
-  foreach(h IN LISTS hs)
-    get_filename_component(name ${h} NAME)
-    if(NOT name IN_LIST xsf_private_headers)
-      list(APPEND XSF_PUBLIC_HEADERS ${h})
-    endif()
-  endforeach()
-endforeach()
+list(TRANSFORM XSF_PUBLIC_HEADERS PREPEND ${PROJECT_SOURCE_DIR}/)
 list(SORT XSF_PUBLIC_HEADERS)
 
 # The exported symbols: a version script written from the archives and the
