@@ -32,6 +32,15 @@ static uint64_t gcd(uint64_t a, uint64_t b)
     return a;
 }
 
+void xsf_rate_reduce(unsigned *num, unsigned *den)
+{
+    const uint64_t g = gcd(*num, *den);
+    if (g) {
+        *num = (unsigned)(*num / g);
+        *den = (unsigned)(*den / g);
+    }
+}
+
 /* p/q reduced, or its best approximation with both terms at most
  * XSF_RATE_MAX (continued fractions: the last convergent or semiconvergent
  * within the bound). 0 when the value is out of range. */
@@ -90,8 +99,9 @@ xsf_status xsf_parse_rate(const char *text, xsf_rate *rate, xsf_error *err)
         if (!n || !d || n > XSF_RATE_MAX || d > XSF_RATE_MAX)
             return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a rate above 0 with terms up to %u",
                                  text, XSF_RATE_MAX);
-        r.num = (unsigned)(n / gcd(n, d));
-        r.den = (unsigned)(d / gcd(n, d));
+        r.num = (unsigned)n;
+        r.den = (unsigned)d;
+        xsf_rate_reduce(&r.num, &r.den);
     } else if (*p == '.') {
         uint64_t frac;
         const char *f = p + 1;

@@ -12,6 +12,43 @@ struct xsf_picture_buffer {
     xsf_picture planes; /* the picture as allocated: what release() gets back */
 };
 
+/* Reference boxes given back, kept for the next xsf_picture_alloc, so that
+ * pictures made and dropped once a frame (the display's references to the
+ * pipeline's frames) allocate nothing once running. A spin lock: it guards
+ * a push or a pop. */
+#define BOXES_KEPT 16
+static atomic_flag boxes_lock = ATOMIC_FLAG_INIT;
+static xsf_picture_buffer *boxes[BOXES_KEPT];
+static int nboxes;
+
+static void boxes_lock_take(void)
+{
+    while (atomic_flag_test_and_set_explicit(&boxes_lock, memory_order_acquire))
+        ;
+}
+
+static xsf_picture_buffer *box_new(void)
+{
+    boxes_lock_take();
+    xsf_picture_buffer *r = nboxes ? boxes[--nboxes] : NULL;
+    atomic_flag_clear_explicit(&boxes_lock, memory_order_release);
+    if (!r)
+        return calloc(1, sizeof(*r));
+    memset(r, 0, sizeof(*r));
+    return r;
+}
+
+static void box_free(xsf_picture_buffer *r)
+{
+    boxes_lock_take();
+    if (nboxes < BOXES_KEPT) {
+        boxes[nboxes++] = r;
+        r = NULL;
+    }
+    atomic_flag_clear_explicit(&boxes_lock, memory_order_release);
+    free(r);
+}
+
 size_t xsf_format_sample_bytes(const xsf_format *f)
 {
     switch (f->container) {
@@ -162,12 +199,12 @@ xsf_status xsf_picture_alloc(xsf_picture *p, const xsf_picture_allocator *a, xsf
     xsf_status st = xsf_format_check(&p->fmt, err);
     if (st != XSF_OK)
         return st;
-    xsf_picture_buffer *r = calloc(1, sizeof(*r));
+    xsf_picture_buffer *r = box_new();
     if (!r)
         return xsf_error_set(err, XSF_ERR_NOMEM, "no memory for a picture reference");
     st = a->alloc(a->opaque, p, &r->alloc_data, err);
     if (st != XSF_OK) {
-        free(r);
+        box_free(r);
         memset(p->data, 0, sizeof(p->data));
         return st;
     }
@@ -192,7 +229,7 @@ void xsf_picture_unref(xsf_picture *p)
     if (r && atomic_fetch_sub_explicit(&r->count, 1, memory_order_acq_rel) == 1) {
         if (r->allocator.release)
             r->allocator.release(r->allocator.opaque, &r->planes, r->alloc_data);
-        free(r);
+        box_free(r);
     }
     xsf_picture_init(p);
 }

@@ -314,6 +314,33 @@ const char *dsp_error(const dsp_display *d)
     return d ? d->err.msg : "no display";
 }
 
+/* ---- textures ---- */
+
+/* Binds `tex` (GL_TEXTURE_2D) and sets its filter, edges clamped. */
+static void texture_params(GLuint tex, GLint filter)
+{
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+}
+
+/* A new RGBA16 texture of w x h in *tex, the framebuffer *fbo drawing into it
+ * (the old ones deleted); 0 when that framebuffer is not complete. */
+static int rgba16_target(GLuint *tex, GLuint *fbo, int w, int h, GLint filter)
+{
+    glDeleteFramebuffers(1, fbo);
+    glDeleteTextures(1, tex);
+    glGenTextures(1, tex);
+    texture_params(*tex, filter);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, w, h, 0, GL_RGBA, GL_UNSIGNED_SHORT, NULL);
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *tex, 0);
+    return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
 /* ---- submit ---- */
 
 /* Gives the slot textures of the picture's plane sizes (allocating only
@@ -368,11 +395,7 @@ static xsf_status slot_configure(dsp_display *d, dsp_slot *s, const xsf_picture 
         slot_free(s);
         glGenTextures(nc, s->tex);
         for (int c = 0; c < nc; c++) {
-            glBindTexture(GL_TEXTURE_2D, s->tex[c]);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            texture_params(s->tex[c], GL_NEAREST);
             glTexImage2D(GL_TEXTURE_2D, 0, GL_R16, f->width[c], f->height[c], 0, GL_RED,
                          GL_UNSIGNED_SHORT, NULL);
             s->width[c] = f->width[c];
@@ -501,20 +524,7 @@ static xsf_status convert_tile(dsp_display *d, dsp_tile *t, int slot)
 {
     const dsp_slot *s = &t->slot[slot];
     if (!t->rgb_tex || t->rgb_w != s->width[0] || t->rgb_h != s->height[0]) {
-        glDeleteTextures(1, &t->rgb_tex);
-        glDeleteFramebuffers(1, &t->rgb_fbo);
-        glGenTextures(1, &t->rgb_tex);
-        glBindTexture(GL_TEXTURE_2D, t->rgb_tex);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, s->width[0], s->height[0], 0, GL_RGBA,
-                     GL_UNSIGNED_SHORT, NULL);
-        glGenFramebuffers(1, &t->rgb_fbo);
-        glBindFramebuffer(GL_FRAMEBUFFER, t->rgb_fbo);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, t->rgb_tex, 0);
-        if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+        if (!rgba16_target(&t->rgb_tex, &t->rgb_fbo, s->width[0], s->height[0], GL_LINEAR))
             return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED, "no RGBA16 render target of %dx%d",
                                  s->width[0], s->height[0]);
         t->rgb_w = s->width[0];
@@ -569,11 +579,7 @@ static void draw_text(dsp_display *d, dsp_tile *t, dsp_rect cell)
         dsp_font_draw(text, mask, w, h);
         if (!t->text_tex) {
             glGenTextures(1, &t->text_tex);
-            glBindTexture(GL_TEXTURE_2D, t->text_tex);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+            texture_params(t->text_tex, GL_NEAREST);
         }
         glBindTexture(GL_TEXTURE_2D, t->text_tex);
         glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
@@ -657,18 +663,7 @@ static xsf_status compose_target(dsp_display *d)
     if (d->compose_res)
         dsp_interop_unregister(d->compose_res);
     d->compose_res = NULL;
-    glDeleteFramebuffers(1, &d->compose_fbo);
-    glDeleteTextures(1, &d->compose_tex);
-    glGenTextures(1, &d->compose_tex);
-    glBindTexture(GL_TEXTURE_2D, d->compose_tex);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA16, d->fb_w, d->fb_h, 0, GL_RGBA, GL_UNSIGNED_SHORT,
-                 NULL);
-    glGenFramebuffers(1, &d->compose_fbo);
-    glBindFramebuffer(GL_FRAMEBUFFER, d->compose_fbo);
-    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, d->compose_tex, 0);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+    if (!rgba16_target(&d->compose_tex, &d->compose_fbo, d->fb_w, d->fb_h, GL_NEAREST))
         return xsf_error_set(&d->err, XSF_ERR_UNSUPPORTED,
                              "no RGBA16 texture of %dx%d to compose into", d->fb_w, d->fb_h);
     if (dsp_compose_register(d->compose_tex, &d->compose_res, &d->err) != XSF_OK)

@@ -1,11 +1,14 @@
 /* xsflowenc: JPEG XS encoder (GstVideoEncoder) on the GPU, or the C encoder
- * (both give the same bytes). Interlaced input is coded as two fields, one
+ * (both give the same bytes), through the codec table (xsf_codec.h's
+ * encoder ops, as `xsflow encode`): the properties become the codec's
+ * settings and knobs. Interlaced input is coded as two fields, one
  * codestream each, in one buffer (interlace-mode=fields). Planar RGB input
  * (GBR*) is coded with the reversible colour transform. */
 #include <string.h>
 
 #include <gst/video/video.h>
 
+#include "xsf_codecs.h"
 #include "xsflow_gst.h"
 
 GST_DEBUG_CATEGORY_STATIC(xsflowenc_debug);
@@ -50,10 +53,11 @@ struct _XsflowEnc {
     enc_settings set;
     GstVideoCodecState *input_state;
     int fields;
-    xs_encoder *enc;
-    xs_gpu_encoder *gpu;
-    size_t max_bytes; /* per codestream */
-    uint16_t *planes; /* 8-bit input widened to uint16 */
+    const xsf_codec *codec; /* JPEG XS, from the codec table */
+    void *enc;              /* its encoder (codec->encoder), NULL until configured */
+    int on_gpu;             /* enc is the GPU encoder */
+    size_t max_bytes;       /* per codestream */
+    uint16_t *planes;       /* 8-bit input widened to uint16 */
     size_t planes_samples;
 };
 
@@ -97,34 +101,81 @@ ENUM_TYPE(run_mode_type, "XsflowEncRunMode",
           {0, "Runs of zero prediction residuals", "zero-residuals"},
           {1, "Runs of zero coefficients", "zero-coefficients"})
 
-/* The layout of an input format: sampling name for the encoder, depth. */
-static gboolean input_layout(GstVideoFormat f, const char **sampling, int *depth, int *rgb)
+/* The layout of an input format: sampling (for the log), components,
+ * subsampling of components 1 and 2, depth, R'G'B' planes. */
+typedef struct input_layout {
+    GstVideoFormat format;
+    const char *sampling;
+    int nc, sx, sy, depth, rgb;
+} input_layout;
+
+static const input_layout *layout_of(GstVideoFormat f)
 {
-    *rgb = 0;
-    switch (f) {
-    case GST_VIDEO_FORMAT_I420: *sampling = "420", *depth = 8; return TRUE;
-    case GST_VIDEO_FORMAT_Y42B: *sampling = "422", *depth = 8; return TRUE;
-    case GST_VIDEO_FORMAT_Y444: *sampling = "444", *depth = 8; return TRUE;
-    case GST_VIDEO_FORMAT_I420_10LE: *sampling = "420", *depth = 10; return TRUE;
-    case GST_VIDEO_FORMAT_I422_10LE: *sampling = "422", *depth = 10; return TRUE;
-    case GST_VIDEO_FORMAT_Y444_10LE: *sampling = "444", *depth = 10; return TRUE;
-    case GST_VIDEO_FORMAT_I420_12LE: *sampling = "420", *depth = 12; return TRUE;
-    case GST_VIDEO_FORMAT_I422_12LE: *sampling = "422", *depth = 12; return TRUE;
-    case GST_VIDEO_FORMAT_Y444_12LE: *sampling = "444", *depth = 12; return TRUE;
-    case GST_VIDEO_FORMAT_Y444_16LE: *sampling = "444", *depth = 16; return TRUE;
-    case GST_VIDEO_FORMAT_GRAY8: *sampling = "400", *depth = 8; return TRUE;
-    case GST_VIDEO_FORMAT_GRAY16_LE: *sampling = "400", *depth = 16; return TRUE;
-    case GST_VIDEO_FORMAT_GBR: *sampling = "444", *depth = 8, *rgb = 1; return TRUE;
-    case GST_VIDEO_FORMAT_GBR_10LE: *sampling = "444", *depth = 10, *rgb = 1; return TRUE;
-    case GST_VIDEO_FORMAT_GBR_12LE: *sampling = "444", *depth = 12, *rgb = 1; return TRUE;
-    default: return FALSE;
+    static const input_layout layouts[] = {
+        {GST_VIDEO_FORMAT_I420, "420", 3, 2, 2, 8, 0},
+        {GST_VIDEO_FORMAT_Y42B, "422", 3, 2, 1, 8, 0},
+        {GST_VIDEO_FORMAT_Y444, "444", 3, 1, 1, 8, 0},
+        {GST_VIDEO_FORMAT_I420_10LE, "420", 3, 2, 2, 10, 0},
+        {GST_VIDEO_FORMAT_I422_10LE, "422", 3, 2, 1, 10, 0},
+        {GST_VIDEO_FORMAT_Y444_10LE, "444", 3, 1, 1, 10, 0},
+        {GST_VIDEO_FORMAT_I420_12LE, "420", 3, 2, 2, 12, 0},
+        {GST_VIDEO_FORMAT_I422_12LE, "422", 3, 2, 1, 12, 0},
+        {GST_VIDEO_FORMAT_Y444_12LE, "444", 3, 1, 1, 12, 0},
+        {GST_VIDEO_FORMAT_Y444_16LE, "444", 3, 1, 1, 16, 0},
+        {GST_VIDEO_FORMAT_GRAY8, "400", 1, 1, 1, 8, 0},
+        {GST_VIDEO_FORMAT_GRAY16_LE, "400", 1, 1, 1, 16, 0},
+        {GST_VIDEO_FORMAT_GBR, "444", 3, 1, 1, 8, 1},
+        {GST_VIDEO_FORMAT_GBR_10LE, "444", 3, 1, 1, 10, 1},
+        {GST_VIDEO_FORMAT_GBR_12LE, "444", 3, 1, 1, 12, 1},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(layouts); i++)
+        if (layouts[i].format == f)
+            return &layouts[i];
+    return NULL;
+}
+
+/* The pictures of a layout at width x height (a field's height when interlaced). */
+static void layout_format(const input_layout *l, int width, int height, xsf_format *f)
+{
+    memset(f, 0, sizeof *f);
+    f->container = XSF_PLANAR_U16;
+    f->nc = l->nc;
+    for (int c = 0; c < l->nc; c++) {
+        const int sx = c ? l->sx : 1, sy = c ? l->sy : 1;
+        f->width[c] = (width + sx - 1) / sx;
+        f->height[c] = (height + sy - 1) / sy;
+        f->depth[c] = l->depth;
     }
+}
+
+/* The codec's own knobs (xsf_option.h) of the properties. */
+static void settings_knobs(const enc_settings *set, char *buf, size_t cap)
+{
+    GEnumClass *rc = g_type_class_ref(rate_control_type()),
+               *qm = g_type_class_ref(quant_mode_type());
+    const GEnumValue *rcv = g_enum_get_value(rc, set->rate_control),
+                     *qmv = g_enum_get_value(qm, set->quant_mode);
+    char slice[32] = "";
+    if (set->slice_height) /* 0: the codec's default, 16 */
+        g_snprintf(slice, sizeof slice, " slice-height=%d", set->slice_height);
+    /* The nicks of rate-control-mode and quant-mode are the knobs' values. */
+    g_snprintf(buf, cap,
+               "rc=%s q=%d r=%d nlx=%d nly=%d quant=%s sign-packing=%d run-mode=%d "
+               "modes=nopred%s%s%s cw=%d%s",
+               rcv ? rcv->value_nick : "slice", set->q, set->r, set->decomp_h, set->decomp_v,
+               qmv ? qmv->value_nick : "deadzone", set->coding_signs ? 1 : 0, set->run_mode,
+               set->sigf ? ",sig" : "", set->vpred ? ",vpred" : "", set->raw ? ",raw" : "",
+               set->precinct_width, slice);
+    g_type_class_unref(rc);
+    g_type_class_unref(qm);
 }
 
 static void free_encoders(XsflowEnc *self)
 {
-    g_clear_pointer(&self->enc, xs_encoder_destroy);
-    g_clear_pointer(&self->gpu, xs_gpu_encoder_destroy);
+    if (self->enc)
+        self->codec->encoder->destroy(self->enc);
+    self->enc = NULL;
+    self->on_gpu = 0;
     g_clear_pointer(&self->planes, g_free);
     self->planes_samples = 0;
 }
@@ -133,9 +184,8 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
 {
     XsflowEnc *self = XSFLOW_ENC(ve);
     const GstVideoInfo *info = &state->info;
-    const char *sampling;
-    int depth, rgb;
-    if (!input_layout(GST_VIDEO_INFO_FORMAT(info), &sampling, &depth, &rgb))
+    const input_layout *layout = layout_of(GST_VIDEO_INFO_FORMAT(info));
+    if (!layout || !self->codec || !self->codec->encoder)
         return FALSE;
     free_encoders(self);
     g_clear_pointer(&self->input_state, gst_video_codec_state_unref);
@@ -147,32 +197,25 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     GST_OBJECT_LOCK(self);
     const enc_settings set = self->set;
     GST_OBJECT_UNLOCK(self);
-    xs_encoder_config cfg;
-    xs_encoder_config_init(&cfg);
-    if (xs_encoder_config_format(&cfg, sampling, width, height, depth) != XSF_OK)
-        return FALSE;
-    cfg.bpp = set.bpp;
-    cfg.nlx = set.decomp_h;
-    cfg.nly = set.decomp_v;
-    cfg.slice_lines = set.slice_height;
-    cfg.qpih = set.quant_mode;
-    cfg.fs = set.coding_signs ? 1 : 0;
-    cfg.rate_control = (xs_rate_control)set.rate_control;
-    cfg.q = set.q;
-    cfg.r = set.r;
-    cfg.gcli_modes = XS_GCLI_NOPRED | (set.sigf ? XS_GCLI_SIGFLAGS : 0) |
-                     (set.vpred ? XS_GCLI_VPRED : 0) | (set.raw ? XS_GCLI_RAW : 0);
-    cfg.rm = set.run_mode;
-    cfg.cw = set.precinct_width;
-    cfg.lossless = set.lossless;
-    cfg.cpih = rgb ? 1 : 0;
+    const xsf_encoder_ops *ops = self->codec->encoder;
+    char knobs[256];
+    settings_knobs(&set, knobs, sizeof knobs);
+    xsf_encode_settings es;
+    xsf_encode_settings_init(&es);
+    layout_format(layout, width, height, &es.format);
+    es.rgb = layout->rgb;
+    es.colour_transform = layout->rgb;
+    es.lossless = set.lossless;
+    /* A rate only where one is held: rc=fixed and lossless coding have none. */
+    if (set.rate_control != XS_RC_FIXED && !set.lossless)
+        es.bpp = set.bpp;
+    es.options = knobs;
 
     xsf_error err = {0};
     xsf_status st = XSF_ERR_NODEVICE;
-    if (set.device != XSF_GST_DEVICE_CPU && xs_gpu_available() == XSF_OK) {
-        st = xs_gpu_encoder_create(&self->gpu, &cfg, set.gpu_id, NULL, &err);
-        if (st == XSF_OK)
-            self->max_bytes = xs_gpu_encoder_max_bytes(self->gpu);
+    if (set.device != XSF_GST_DEVICE_CPU && ops->gpu_available() == XSF_OK) {
+        st = ops->create(&self->enc, &es, set.gpu_id, NULL, &err);
+        self->on_gpu = st == XSF_OK;
     }
     if (st != XSF_OK && set.device == XSF_GST_DEVICE_GPU) {
         GST_ELEMENT_ERROR(self, LIBRARY, INIT,
@@ -182,24 +225,27 @@ static gboolean xsflow_enc_set_format(GstVideoEncoder *ve, GstVideoCodecState *s
     }
     if (st != XSF_OK) {
         xsf_error_clear(&err);
-        st = xs_encoder_create(&self->enc, &cfg, &err);
+        st = ops->create(&self->enc, &es, -1, NULL, &err);
         if (st != XSF_OK) {
             GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("encoder settings refused: %s", err.msg),
                               ("%s", xsf_status_name(st)));
             return FALSE;
         }
-        self->max_bytes = xs_encoder_max_bytes(self->enc);
     }
+    self->max_bytes = ops->max_bytes(self->enc);
     GST_INFO_OBJECT(self,
                     "encoding %s %dx%d at depth %d on the %s, at most %zu bytes per codestream",
-                    sampling, width, height, depth, self->gpu ? "GPU" : "CPU", self->max_bytes);
+                    layout->sampling, width, height, layout->depth, self->on_gpu ? "GPU" : "CPU",
+                    self->max_bytes);
 
-    xs_header hdr;
-    if (xs_encoder_config_header(&cfg, &hdr, &err) != XSF_OK)
+    /* The caps say what the codestreams' header says (JPEG XS's: xs_header). */
+    xsf_codec_frame frame;
+    if (!ops->header || ops->header(&es, &frame, &err) != XSF_OK)
         return FALSE;
+    const xs_header *hdr = (const xs_header *)(const void *)frame.header.bytes;
     GstCaps *caps = gst_caps_new_simple("image/x-jxsc", "alignment", G_TYPE_STRING, "frame", NULL);
     GstStructure *s = gst_caps_get_structure(caps, 0);
-    xsf_gst_caps_from_header(s, &hdr, self->fields);
+    xsf_gst_caps_from_header(s, hdr, self->fields);
     if (set.rate_control != XS_RC_FIXED && !set.lossless)
         gst_structure_set(s, "codestream-length", G_TYPE_INT, (int)(self->max_bytes * self->fields),
                           NULL);
@@ -272,7 +318,7 @@ static gboolean frame_picture(XsflowEnc *self, GstVideoFrame *vf, int field, xsf
 static GstFlowReturn xsflow_enc_handle_frame(GstVideoEncoder *ve, GstVideoCodecFrame *frame)
 {
     XsflowEnc *self = XSFLOW_ENC(ve);
-    if (!self->input_state || (!self->enc && !self->gpu)) {
+    if (!self->input_state || !self->enc) {
         gst_video_codec_frame_unref(frame);
         return GST_FLOW_NOT_NEGOTIATED;
     }
@@ -297,32 +343,24 @@ static GstFlowReturn xsflow_enc_handle_frame(GstVideoEncoder *ve, GstVideoCodecF
     }
     size_t total = 0;
     xsf_status st = XSF_OK;
-    const char *why = "";
+    xsf_error err;
+    xsf_error_clear(&err);
     for (int field = 0; field < self->fields && st == XSF_OK; field++) {
         xsf_picture pic;
         size_t len = 0;
         if (!frame_picture(self, &vf, field, &pic)) {
-            st = XSF_ERR_NOMEM;
-            why = "out of memory";
+            st = xsf_error_set(&err, XSF_ERR_NOMEM, "out of memory");
             break;
         }
-        if (self->gpu) {
-            st = xs_gpu_encode(self->gpu, &pic);
-            if (st == XSF_OK)
-                st =
-                    xs_gpu_encoder_download(self->gpu, out.data + total, out.size - total, &len, 1);
-            why = xs_gpu_encoder_error(self->gpu);
-        } else {
-            st = xs_encode(self->enc, &pic, out.data + total, out.size - total, &len);
-            why = xs_encoder_error(self->enc);
-        }
+        st = self->codec->encoder->encode(self->enc, &pic, out.data + total, out.size - total, &len,
+                                          &err);
         total += len;
     }
     gst_buffer_unmap(frame->output_buffer, &out);
     gst_video_frame_unmap(&vf);
     if (st != XSF_OK) {
         gst_video_codec_frame_unref(frame);
-        GST_ELEMENT_ERROR(self, STREAM, ENCODE, (NULL), ("%s (%s)", why, xsf_status_name(st)));
+        GST_ELEMENT_ERROR(self, STREAM, ENCODE, (NULL), ("%s (%s)", err.msg, xsf_status_name(st)));
         return GST_FLOW_ERROR;
     }
     gst_buffer_set_size(frame->output_buffer, total);
@@ -395,7 +433,9 @@ static void xsflow_enc_get_property(GObject *obj, guint id, GValue *v, GParamSpe
     case PROP_LOSSLESS: g_value_set_boolean(v, s->lossless); break;
     case PROP_DEVICE: g_value_set_enum(v, s->device); break;
     case PROP_GPU_ID: g_value_set_int(v, s->gpu_id); break;
-    case PROP_ENGINE: g_value_set_string(v, self->gpu ? "GPU" : self->enc ? "CPU" : NULL); break;
+    case PROP_ENGINE:
+        g_value_set_string(v, !self->enc ? NULL : self->on_gpu ? "GPU" : "CPU");
+        break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -502,15 +542,14 @@ static void xsflow_enc_class_init(XsflowEncClass *klass)
 
 static void xsflow_enc_init(XsflowEnc *self)
 {
-    enc_settings *s = &self->set;
-    s->bpp = 3.0;
-    s->decomp_h = 5;
-    s->decomp_v = 2;
-    s->slice_height = 16;
-    s->quant_mode = 0;
-    s->coding_signs = 2;
-    s->rate_control = XS_RC_SLICE;
-    s->sigf = s->vpred = s->raw = TRUE;
-    s->device = XSF_GST_DEVICE_AUTO;
+    /* Every setting at its property's default, as class_init states them. */
+    guint n = 0;
+    GParamSpec **specs = g_object_class_list_properties(G_OBJECT_GET_CLASS(self), &n);
+    for (guint i = 0; i < n; i++)
+        if (specs[i]->owner_type == XSFLOW_TYPE_ENC && (specs[i]->flags & G_PARAM_WRITABLE))
+            xsflow_enc_set_property(G_OBJECT(self), specs[i]->param_id,
+                                    g_param_spec_get_default_value(specs[i]), specs[i]);
+    g_free(specs);
+    self->codec = xsf_codec_find("jpeg-xs");
     self->fields = 1;
 }

@@ -410,13 +410,7 @@ static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
         const pl_stream *st = &p->streams[it->f.stream];
         if (it->partial && !p->stopping && !decodes_partial(w, st))
             continue;
-        if (prev)
-            prev->work_next = it->work_next;
-        else
-            q->head = it->work_next;
-        if (q->tail == it)
-            q->tail = prev;
-        it->work_next = NULL;
+        pl_queue_unlink(q, prev, it);
         return it;
     }
     return NULL;

@@ -178,6 +178,9 @@ void pl_worker_free(pl_worker *w);
 
 /* pl_stream.c */
 void pl_free_slot(pl_stream *st, pl_slot *s);
+/* Takes `s` off the decoders' queue `q`; `prev` is the frame before it there (NULL: s is
+ * the head). With p->mu held. */
+void pl_queue_unlink(pl_queue *q, pl_slot *prev, pl_slot *s);
 void pl_emit(pl_pipeline *p, pl_stream *st);
 void pl_stream_free(pl_stream *st);
 

@@ -270,20 +270,26 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     return XSF_OK;
 }
 
+void pl_queue_unlink(pl_queue *q, pl_slot *prev, pl_slot *s)
+{
+    if (prev)
+        prev->work_next = s->work_next;
+    else
+        q->head = s->work_next;
+    if (q->tail == s)
+        q->tail = prev;
+    s->work_next = NULL;
+}
+
 /* Takes a queued frame off its decoders' queue. */
 static void queue_remove(pl_queue *q, pl_slot *s)
 {
     pl_slot *prev = NULL;
     for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
-        if (it != s)
-            continue;
-        if (prev)
-            prev->work_next = it->work_next;
-        else
-            q->head = it->work_next;
-        if (q->tail == it)
-            q->tail = prev;
-        break;
+        if (it == s) {
+            pl_queue_unlink(q, prev, s);
+            return;
+        }
     }
     s->work_next = NULL;
 }

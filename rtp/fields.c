@@ -23,13 +23,11 @@ struct rtp_field_pairer {
     rtp_field_pairer_config cfg;
     rtp_field_stats stats;
     pair_state state;
-    /* The first field held (PAIR_HAVE_FIRST) or the one lost (PAIR_LOST_FIRST). */
-    uint8_t f;
-    uint32_t ssrc, timestamp;
-    uint64_t first_seq, last_seq, first_arrival_ns, last_arrival_ns;
-    rtp_jxs_boxes boxes;
+    /* The first field held (PAIR_HAVE_FIRST) or the one lost (PAIR_LOST_FIRST), as the
+     * depacketizer described it; of its pointers only data is kept (buf, once held). */
+    rtp_frame first;
     uint8_t *buf;
-    size_t cap, bytes;
+    size_t cap;
 };
 
 xsf_status rtp_field_pairer_create(rtp_field_pairer **p, const rtp_field_pairer_config *cfg,
@@ -80,21 +78,19 @@ static void drop_pending(rtp_field_pairer *p)
  * timestamp keeps an F counter that wrapped (32 frames lost) from matching. */
 static int is_sibling(const rtp_field_pairer *p, const rtp_frame *second)
 {
-    const uint32_t gap = second->timestamp - p->timestamp;
-    return second->ssrc == p->ssrc && second->f_counter == p->f &&
+    const uint32_t gap = second->timestamp - p->first.timestamp;
+    return second->ssrc == p->first.ssrc && second->f_counter == p->first.f_counter &&
            gap <= p->cfg.max_field_gap_ticks;
 }
 
 static void hold_first(rtp_field_pairer *p, const rtp_frame *f)
 {
-    p->f = f->f_counter;
-    p->ssrc = f->ssrc;
-    p->timestamp = f->timestamp;
-    p->first_seq = f->first_seq;
-    p->last_seq = f->last_seq;
-    p->first_arrival_ns = f->first_arrival_ns;
-    p->last_arrival_ns = f->last_arrival_ns;
-    p->boxes = f->boxes;
+    p->first = *f;
+    /* Valid only during the depacketizer's callback: not kept. */
+    p->first.data = NULL;
+    p->first.slices = NULL;
+    p->first.copies = NULL;
+    memset(&p->first.buffer, 0, sizeof p->first.buffer);
     p->state = PAIR_LOST_FIRST;
     if (!f->complete) {
         /* Its frame cannot be whole: counted now, its second field discarded. */
@@ -122,51 +118,38 @@ static void hold_first(rtp_field_pairer *p, const rtp_frame *f)
     }
     if (f->bytes)
         memcpy(p->buf, f->data, f->bytes);
-    p->bytes = f->bytes;
+    p->first.data = p->buf;
     p->state = PAIR_HAVE_FIRST;
 }
 
-static void emit_progressive(rtp_field_pairer *p, const rtp_frame *f)
+/* Passes a frame on: `first` a progressive frame (second NULL) or the first
+ * field of an interlaced one, `second` its second field. */
+static void emit(rtp_field_pairer *p, const rtp_frame *first, const rtp_frame *second)
 {
-    rtp_field_frame out;
-    memset(&out, 0, sizeof out);
-    out.interlaced = 0;
-    out.f_counter = f->f_counter;
-    out.ssrc = f->ssrc;
-    out.timestamp[0] = f->timestamp;
-    out.data[0] = f->data;
-    out.bytes[0] = f->bytes;
-    out.boxes = f->boxes;
-    out.first_seq = f->first_seq;
-    out.last_seq = f->last_seq;
-    out.first_arrival_ns = f->first_arrival_ns;
-    out.last_arrival_ns = f->last_arrival_ns;
+    const rtp_frame *last = second ? second : first;
+    rtp_field_frame out = {
+        .interlaced = second != NULL,
+        .f_counter = first->f_counter,
+        .ssrc = first->ssrc,
+        .timestamp = {first->timestamp},
+        .data = {first->data},
+        .bytes = {first->bytes},
+        .boxes = first->boxes,
+        .first_seq = first->first_seq,
+        .last_seq = last->last_seq,
+        .first_arrival_ns = first->first_arrival_ns,
+        .last_arrival_ns = last->last_arrival_ns,
+    };
+    if (second) {
+        out.timestamp[1] = second->timestamp;
+        out.data[1] = second->data;
+        out.bytes[1] = second->bytes;
+        p->state = PAIR_EMPTY;
+        p->stats.interlaced++;
+    } else {
+        p->stats.progressive++;
+    }
     p->stats.frames++;
-    p->stats.progressive++;
-    p->cfg.on_frame(p->cfg.ctx, &out);
-}
-
-static void emit_pair(rtp_field_pairer *p, const rtp_frame *second)
-{
-    rtp_field_frame out;
-    memset(&out, 0, sizeof out);
-    out.interlaced = 1;
-    out.f_counter = p->f;
-    out.ssrc = p->ssrc;
-    out.timestamp[0] = p->timestamp;
-    out.timestamp[1] = second->timestamp;
-    out.data[0] = p->buf;
-    out.bytes[0] = p->bytes;
-    out.data[1] = second->data;
-    out.bytes[1] = second->bytes;
-    out.boxes = p->boxes;
-    out.first_seq = p->first_seq;
-    out.last_seq = second->last_seq;
-    out.first_arrival_ns = p->first_arrival_ns;
-    out.last_arrival_ns = second->last_arrival_ns;
-    p->state = PAIR_EMPTY;
-    p->stats.frames++;
-    p->stats.interlaced++;
     p->cfg.on_frame(p->cfg.ctx, &out);
 }
 
@@ -181,7 +164,7 @@ void rtp_field_pairer_push(rtp_field_pairer *p, const rtp_frame *f)
     case RTP_JXS_FIELD_SECOND:
         if (p->state != PAIR_EMPTY && is_sibling(p, f)) {
             if (p->state == PAIR_HAVE_FIRST && f->complete) {
-                emit_pair(p, f);
+                emit(p, &p->first, f);
                 return;
             }
             if (p->state == PAIR_HAVE_FIRST) {
@@ -201,7 +184,7 @@ void rtp_field_pairer_push(rtp_field_pairer *p, const rtp_frame *f)
     default:
         drop_pending(p);
         if (f->complete)
-            emit_progressive(p, f);
+            emit(p, f, NULL);
         return;
     }
 }

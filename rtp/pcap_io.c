@@ -34,19 +34,23 @@
 
 #include "rtp_internal.h"
 
+/* A mapped classic .pcap file (base != NULL): the records are walked here. */
+typedef struct pcap_map {
+    const uint8_t *base;
+    size_t bytes;
+    size_t pos;       /* the next record header */
+    int swapped;      /* the file's byte order is not this machine's */
+    int nano;         /* nanosecond time stamps (magic a1b23c4d) */
+    uint32_t snaplen; /* from the file header; records are cut to it, as libpcap does */
+} pcap_map;
+
 struct rtp_pcap_reader {
     pcap_t *p;
     int linktype;
     int live;
     uint64_t skipped;
     int nano;
-    /* A mapped classic .pcap file (map != NULL): the records are walked here. */
-    const uint8_t *map;
-    size_t map_bytes;
-    size_t pos;           /* the next record header */
-    int swapped;          /* the file's byte order is not this machine's */
-    int file_nano;        /* nanosecond time stamps (magic a1b23c4d) */
-    uint32_t snaplen;     /* from the file header; records are cut to it, as libpcap does */
+    pcap_map map;
     size_t populate_next; /* where the reader next publishes its place or maps pages */
     /* The populating thread (see populate_main), when it runs. */
     int pop_started;
@@ -167,19 +171,19 @@ static int map_classic(rtp_pcap_reader *r, const char *path, const char *filter,
     uint32_t snaplen = rd32_order(h + 16, swapped);
     if (!snaplen || snaplen > PCAP_MAX_CAPLEN)
         snaplen = PCAP_MAX_CAPLEN;
-    r->map = h;
-    r->map_bytes = bytes;
-    r->pos = PCAP_FILE_HEADER_BYTES;
-    r->swapped = swapped;
-    r->file_nano = nano;
-    r->snaplen = snaplen;
+    r->map = (pcap_map){.base = h,
+                        .bytes = bytes,
+                        .pos = PCAP_FILE_HEADER_BYTES,
+                        .swapped = swapped,
+                        .nano = nano,
+                        .snaplen = snaplen};
     start_populating(r);
     return 0;
 }
 
 int rtp_pcap_mapped(const rtp_pcap_reader *r)
 {
-    return r->map != NULL;
+    return r->map.base != NULL;
 }
 
 xsf_status rtp_pcap_open_file(rtp_pcap_reader **out, const char *path, const char *filter,
@@ -260,8 +264,8 @@ void rtp_pcap_close(rtp_pcap_reader *r)
     stop_populating(r);
     if (r->has_filter)
         pcap_freecode(&r->prog);
-    if (r->map)
-        munmap((void *)r->map, r->map_bytes);
+    if (r->map.base)
+        munmap((void *)r->map.base, r->map.bytes);
     if (r->p)
         pcap_close(r->p);
     free(r);
@@ -395,7 +399,7 @@ static int decode_frame(const rtp_pcap_reader *r, const uint8_t *p, size_t caple
 static int populate_range(const rtp_pcap_reader *r, size_t from, size_t to)
 {
 #ifdef MADV_POPULATE_READ
-    return madvise((void *)(r->map + from), to - from, MADV_POPULATE_READ);
+    return madvise((void *)(r->map.base + from), to - from, MADV_POPULATE_READ);
 #else
     (void)r;
     (void)from;
@@ -410,13 +414,13 @@ static void *populate_main(void *arg)
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t done = 0; /* page-aligned, or the end of the file */
     pthread_mutex_lock(&r->pop_mu);
-    while (!r->pop_stop && done < r->map_bytes) {
-        size_t want = r->map_bytes - r->pop_reader > PCAP_POPULATE_AHEAD
+    while (!r->pop_stop && done < r->map.bytes) {
+        size_t want = r->map.bytes - r->pop_reader > PCAP_POPULATE_AHEAD
                           ? r->pop_reader + PCAP_POPULATE_AHEAD
-                          : r->map_bytes;
+                          : r->map.bytes;
         if (want - done > PCAP_POPULATE_CHUNK)
             want = done + PCAP_POPULATE_CHUNK;
-        if (want < r->map_bytes)
+        if (want < r->map.bytes)
             want = want / page * page;
         if (want <= done) {
             pthread_cond_wait(&r->pop_cv, &r->pop_mu);
@@ -435,7 +439,7 @@ static void *populate_main(void *arg)
 
 static void start_populating(rtp_pcap_reader *r)
 {
-    if (r->map_bytes < PCAP_POPULATE_THREAD_MIN)
+    if (r->map.bytes < PCAP_POPULATE_THREAD_MIN)
         return;
     pthread_mutex_init(&r->pop_mu, NULL);
     pthread_cond_init(&r->pop_cv, NULL);
@@ -466,17 +470,17 @@ static void populate(rtp_pcap_reader *r)
 {
     if (r->pop_started) {
         pthread_mutex_lock(&r->pop_mu);
-        r->pop_reader = r->pos;
+        r->pop_reader = r->map.pos;
         pthread_cond_signal(&r->pop_cv);
         pthread_mutex_unlock(&r->pop_mu);
-        r->populate_next = r->pos + PCAP_POPULATE_CHUNK;
+        r->populate_next = r->map.pos + PCAP_POPULATE_CHUNK;
         return;
     }
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t from = r->populate_next / page * page;
-    size_t to = r->pos + 8 * PCAP_POPULATE_CHUNK;
-    if (to > r->map_bytes)
-        to = r->map_bytes;
+    size_t to = r->map.pos + 8 * PCAP_POPULATE_CHUNK;
+    if (to > r->map.bytes)
+        to = r->map.bytes;
     r->populate_next = to;
     (void)populate_range(r, from, to);
 }
@@ -484,8 +488,9 @@ static void populate(rtp_pcap_reader *r)
 /* The next record of a mapped file, checked as libpcap checks it. */
 static xsf_status next_mapped(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_error *err)
 {
+    pcap_map *m = &r->map;
     for (;;) {
-        const size_t left = r->map_bytes - r->pos;
+        const size_t left = m->bytes - m->pos;
         if (!left)
             return XSF_ERR_TRUNCATED;
         if (left < PCAP_RECORD_HEADER_BYTES)
@@ -493,10 +498,10 @@ static xsf_status next_mapped(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_erro
                                  "reading packets: truncated dump file; tried to read %d header "
                                  "bytes, only got %zu",
                                  PCAP_RECORD_HEADER_BYTES, left);
-        const uint8_t *h = r->map + r->pos;
-        const uint32_t sec = rd32_order(h, r->swapped), frac = rd32_order(h + 4, r->swapped);
-        uint32_t caplen = rd32_order(h + 8, r->swapped);
-        const uint32_t wirelen = rd32_order(h + 12, r->swapped);
+        const uint8_t *h = m->base + m->pos;
+        const uint32_t sec = rd32_order(h, m->swapped), frac = rd32_order(h + 4, m->swapped);
+        uint32_t caplen = rd32_order(h + 8, m->swapped);
+        const uint32_t wirelen = rd32_order(h + 12, m->swapped);
         if (caplen > PCAP_MAX_CAPLEN)
             return xsf_error_set(err, XSF_ERR_IO,
                                  "reading packets: invalid packet capture length %u, bigger "
@@ -507,21 +512,21 @@ static xsf_status next_mapped(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_erro
                                  "reading packets: truncated dump file; tried to read %u captured "
                                  "bytes, only got %zu",
                                  caplen, left - PCAP_RECORD_HEADER_BYTES);
-        r->pos += PCAP_RECORD_HEADER_BYTES + caplen;
+        m->pos += PCAP_RECORD_HEADER_BYTES + caplen;
         const uint8_t *data = h + PCAP_RECORD_HEADER_BYTES;
         /* Each record's length is in the one before it: walking the file is a
          * chain of loads from memory not yet in cache. The records of a stream
          * are mostly of one size, so the headers a few records on (taken to be
          * of this one's size) are fetched now, while this one is processed. */
-        const size_t ahead = r->pos + 8 * ((size_t)PCAP_RECORD_HEADER_BYTES + caplen);
-        if (ahead + 128 <= r->map_bytes) {
-            __builtin_prefetch(r->map + ahead);
-            __builtin_prefetch(r->map + ahead + 64);
+        const size_t ahead = m->pos + 8 * ((size_t)PCAP_RECORD_HEADER_BYTES + caplen);
+        if (ahead + 128 <= m->bytes) {
+            __builtin_prefetch(m->base + ahead);
+            __builtin_prefetch(m->base + ahead + 64);
         }
-        if (r->pos >= r->populate_next)
+        if (m->pos >= r->populate_next)
             populate(r);
-        if (caplen > r->snaplen) /* libpcap keeps the file's snapshot length of it */
-            caplen = r->snaplen;
+        if (caplen > m->snaplen) /* libpcap keeps the file's snapshot length of it */
+            caplen = m->snaplen;
         if (r->has_filter) {
             struct pcap_pkthdr ph;
             memset(&ph, 0, sizeof ph);
@@ -534,15 +539,14 @@ static xsf_status next_mapped(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_erro
             r->skipped++;
             continue;
         }
-        pkt->arrival_ns =
-            (uint64_t)sec * 1000000000u + (uint64_t)frac * (r->file_nano ? 1u : 1000u);
+        pkt->arrival_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
         return XSF_OK;
     }
 }
 
 xsf_status rtp_pcap_next(rtp_pcap_reader *r, rtp_pcap_packet *pkt, xsf_error *err)
 {
-    if (r->map)
+    if (r->map.base)
         return next_mapped(r, pkt, err);
     for (;;) {
         struct pcap_pkthdr *h;
@@ -747,7 +751,7 @@ static xsf_status pcap_read(void *priv, int timeout_ms, rtp_datagram *out, size_
         *err = r->pending_err;
         return st;
     }
-    const size_t most = r->map ? cap : 1;
+    const size_t most = r->map.base ? cap : 1;
     size_t n = 0;
     xsf_status st = XSF_OK;
     while (n < most) {

@@ -17,6 +17,7 @@
 
 #include "rtp_internal.h"
 #include "xs.h"
+#include "xsf_parse.h"
 
 #define SDP_MAX_LINE 1024
 
@@ -87,16 +88,6 @@ const char *rtp_sdp_profile_name(uint16_t ppih, char *buf, size_t cap)
     return sdp_name(xs_profile_name(ppih), buf, cap);
 }
 
-static unsigned gcd(unsigned a, unsigned b)
-{
-    while (b) {
-        const unsigned t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 typedef struct out {
     char *p;
     size_t cap, len;
@@ -156,8 +147,8 @@ size_t rtp_sdp_write(const rtp_sdp *s, char *buf, size_t cap)
     if (s->rate_num) {
         /* RFC 9134 7.1: an integer rate as one number, another as the ratio
          * with the smallest numerator. */
-        const unsigned g = gcd(s->rate_num, s->rate_den ? s->rate_den : 1), num = s->rate_num / g,
-                       den = (s->rate_den ? s->rate_den : 1) / g;
+        unsigned num = s->rate_num, den = s->rate_den ? s->rate_den : 1;
+        xsf_rate_reduce(&num, &den);
         if (den > 1)
             put(&o, ";exactframerate=%u/%u", num, den);
         else
@@ -271,9 +262,9 @@ static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, int *have_pack
             (slash && (parse_uint(slash + 1, 1000000, &den) || !den)))
             return xsf_error_set(err, XSF_ERR_INVALID,
                                  "line %u: fmtp exactframerate=%s: expected N or N/D", line, val);
-        const unsigned g = gcd(num, den);
-        s->rate_num = num / g;
-        s->rate_den = den / g;
+        xsf_rate_reduce(&num, &den);
+        s->rate_num = num;
+        s->rate_den = den;
     } else if (!strcasecmp(key, "profile")) {
         copy_field(s->profile, sizeof s->profile, val);
     } else if (!strcasecmp(key, "level")) {

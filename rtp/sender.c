@@ -18,6 +18,7 @@
 
 #include "rtp_internal.h"
 #include "xsf_clock.h"
+#include "xsf_parse.h"
 
 /* Most packets one send call takes (a late wake-up's backlog is sent in pieces). */
 #define SEND_MAX 1024
@@ -35,16 +36,6 @@ const char *rtp_jxs_sampling_name(const xs_header *h)
     return "UNSPECIFIED";
 }
 
-static unsigned gcd(unsigned a, unsigned b)
-{
-    while (b) {
-        const unsigned t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 void rtp_jxs_frat(rtp_jxs_boxes *b, unsigned num, unsigned den, int interlaced)
 {
     b->frat_interlace = (uint8_t)(interlaced ? 1 : 0);
@@ -52,9 +43,7 @@ void rtp_jxs_frat(rtp_jxs_boxes *b, unsigned num, unsigned den, int interlaced)
     b->frat_den_code = 0;
     if (!num || !den)
         return;
-    const unsigned g = gcd(num, den);
-    num /= g;
-    den /= g;
+    xsf_rate_reduce(&num, &den);
     if (den == 1 && num <= 0xffff) {
         b->frat_num = (uint16_t)num;
         b->frat_den_code = 1;

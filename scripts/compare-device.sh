@@ -25,13 +25,10 @@
 set -u
 STAGES=" ${*:-test uhd} "
 OUT=${OUT:-/tmp/xsf-compare}
-mkdir -p "$OUT"
-R=$(pwd)
-. scripts/device-sysroot.sh || exit 1
+. scripts/device-lib.sh
 B=$R/build-device
 W=/tmp/xsf-compare-pictures
 mkdir -p "$W"
-step() { echo; echo "==== $* ($(date +%T))"; }
 
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv | tee "$OUT/device.txt"
@@ -54,12 +51,12 @@ X=$B/xsflow
 plot_tool=gnuplot
 command -v gnuplot >/dev/null 2>&1 || { plot_tool=none; echo "no gnuplot here: plot data and scripts only"; }
 
-if [[ $STAGES == *" test "* ]]; then
+if stage test; then
     step "GPU rows against C rows"
     timeout 300 "$B/tests/compare/test_compare_gpu" > "$OUT/test_compare_gpu.log" 2>&1
     echo "rc=$?"; tail -5 "$OUT/test_compare_gpu.log"
 fi
-[[ $STAGES == *" uhd "* || $STAGES == *" 8k "* || $STAGES == *" cpu "* ]] || { step "done"; exit 0; }
+stage uhd 8k cpu || { step "done"; exit 0; }
 
 step pictures
 uhd=$W/volna-uhd-444-12b.y4m
@@ -112,8 +109,8 @@ compare() {
     grep -E "MISMATCH|xsflow: " "$OUT/compare-$name.log" | grep -v "^xsflow compare: " | head -5
     cat "$OUT/compare-$name.txt"
 }
-[[ $STAGES == *" uhd "* ]] && compare uhd "$uhd" gpu --time-ms 300
-[[ $STAGES == *" 8k "* ]] && compare 8k "$big" gpu --time-ms 300
-[[ $STAGES == *" cpu "* ]] && compare uhd-cpu "$uhd" cpu --time-ms 0
+stage uhd && compare uhd "$uhd" gpu --time-ms 300
+stage 8k && compare 8k "$big" gpu --time-ms 300
+stage cpu && compare uhd-cpu "$uhd" cpu --time-ms 0
 step "done"
 ls -l "$OUT"

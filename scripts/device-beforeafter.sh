@@ -28,15 +28,10 @@ BEFORE=$(readlink -f "$1")
 shift
 STAGES=" $* "
 OUT=${OUT:-/tmp/xsf-device}
-R=$(pwd)
+. scripts/device-lib.sh
 mkdir -p "$OUT/before" "$OUT/after"
-. scripts/device-sysroot.sh || exit 1
-if [[ $STAGES == *" display "* ]] && ls .gl/*.deb > /dev/null 2>&1; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
+stage display && gl_loaders
 export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
-step() { echo; echo "==== $* ($(date +%T))"; }
 
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv
@@ -57,54 +52,38 @@ if [ "$STAGES" != " gst " ]; then # the GStreamer stage builds trees of its own
     build after "$R"
 fi
 
-# each LABEL CMD...: runs CMD with B set to each build, before first; its
-# output goes to $OUT/WHICH/LABEL.log and to the terminal.
+# each LABEL CMD...: runs CMD with each build, before first (WHICH before or
+# after, SRC its source tree, B its build, OUT its log folder); its output
+# goes to $OUT/WHICH/LABEL.log and to the terminal.
 each() {
-    local label=$1
+    local label=$1 src
     shift
-    for which in before after; do
-        echo "---- $label: $which"
-        B=$R/build-ba-$which OUT=$OUT/$which bash -c "$*" 2>&1 | tee "$OUT/$which/$label.log"
-    done
-}
-
-V=$R/.vec
-if [[ $STAGES == *" xsdec "* ]]; then
-    step "bench/xs_decode"
-    each xsdec 'timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 '"$V"'/uhd_*.jxs'
-fi
-if [[ $STAGES == *" pldecode "* ]]; then
-    step "bench/pipeline decode"
-    each pldecode 'timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' decode'
-fi
-if [[ $STAGES == *" pcap "* ]]; then
-    step "bench/pipeline pcap"
-    each pcap 'timeout 240 bash bench/pipeline/run.sh "$B" '"$V"' pcap'
-fi
-if [[ $STAGES == *" live16 "* ]]; then
-    step "bench/pipeline live, K=16"
-    each live16 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'
-fi
-if [[ $STAGES == *" livestages "* ]]; then
-    step "live K=16 per stage, A = before, B = after"
-    bash bench/pipeline/live_stages.sh "$R/build-ba-before" "$R/build-ba-after" "$V" 2>&1 | tee "$OUT/livestages.log"
-fi
-if [[ $STAGES == *" latency "* ]]; then
-    step "bench/latency, one stream"
-    each latency 'XSF_LAT_STREAMS=1 XSF_LAT_SECONDS=${XSF_LAT_SECONDS:-10} timeout 280 bash bench/latency/run.sh "$B" '"$V"'/uhd_422_10b_bpp3.jxs | grep -v "^send:"'
-fi
-if [[ $STAGES == *" display "* ]]; then
-    step "bench/display"
-    each display 'XSF_EGL_PLATFORM=device timeout 200 "$B/bench/display/display_bench" '"$V"'/uhd_422_10b_bpp3.jxs vectors/xs/hd_422_10b_bpp3.jxs 600'
-fi
-if [[ $STAGES == *" gst "* ]]; then
-    step "GStreamer"
     for which in before after; do
         src=$R
         [ $which = before ] && src=$BEFORE
-        echo "---- gst: $which"
-        XSF_GST_SRC=$src XSF_GST_BUILD=$R/build-ba-gst-$which XSF_GST_BENCH_ONLY=1 OUT=$OUT/$which/gst \
-            bash scripts/gst-device-bench.sh 2>&1 | tail -14 | tee "$OUT/$which/gst.log"
+        echo "---- $label: $which"
+        WHICH=$which SRC=$src B=$R/build-ba-$which OUT=$OUT/$which bash -c "$*" 2>&1 |
+            tee "$OUT/$which/$label.log"
     done
+}
+# both NAME TITLE CMD: the stage NAME, where it was asked for, with each build.
+both() {
+    stage "$1" || return 0
+    step "$2"
+    each "$1" "$3"
+}
+
+V=$R/.vec
+both xsdec "bench/xs_decode" 'timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 '"$V"'/uhd_*.jxs'
+both pldecode "bench/pipeline decode" 'timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' decode'
+both pcap "bench/pipeline pcap" 'timeout 240 bash bench/pipeline/run.sh "$B" '"$V"' pcap'
+both live16 "bench/pipeline live, K=16" 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'
+if stage livestages; then # one run of both builds, crossed: not each build alone
+    step "live K=16 per stage, A = before, B = after"
+    bash bench/pipeline/live_stages.sh "$R/build-ba-before" "$R/build-ba-after" "$V" 2>&1 | tee "$OUT/livestages.log"
 fi
+both latency "bench/latency, one stream" 'XSF_LAT_STREAMS=1 XSF_LAT_SECONDS=${XSF_LAT_SECONDS:-10} timeout 280 bash bench/latency/run.sh "$B" '"$V"'/uhd_422_10b_bpp3.jxs | grep -v "^send:"'
+both display "bench/display" 'XSF_EGL_PLATFORM=device timeout 200 "$B/bench/display/display_bench" '"$V"'/uhd_422_10b_bpp3.jxs vectors/xs/hd_422_10b_bpp3.jxs 600'
+# The GStreamer stage builds each tree itself (scripts/gst-device-bench.sh), the table alone.
+both gst "GStreamer" 'XSF_GST_SRC=$SRC XSF_GST_BUILD='"$R"'/build-ba-gst-$WHICH XSF_GST_BENCH_ONLY=1 OUT=$OUT/gst bash scripts/gst-device-bench.sh 2>&1 | tail -14'
 step done

@@ -45,18 +45,12 @@
 set -u
 STAGES=" $* "
 OUT=${OUT:-/tmp/xsf-device}
-mkdir -p "$OUT"
-R=$(pwd)
-. scripts/device-sysroot.sh || exit 1
+. scripts/device-lib.sh
 # GL loaders (glvnd) into / before the build, so that the display tests find
 # them; EGL picks the NVIDIA vendor library.
-if [[ $STAGES == *" display "* || $STAGES == *" dsbench "* ]] && ls .gl/*.deb >/dev/null 2>&1; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
+stage display dsbench && gl_loaders
 export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 B=$R/build-device
-step() { echo; echo "==== $* ($(date +%T))"; }
 
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
@@ -71,14 +65,14 @@ if :; then
     echo built
 fi
 
-if [[ $STAGES == *" test "* ]]; then
+if stage test; then
     step "ctest -L gpu"
     (cd "$B" && timeout 400 ctest -L gpu -j2 --output-on-failure) > "$OUT/ctest_gpu.log" 2>&1
     echo "ctest rc=$?"
     grep -E "tests passed|tests failed|\*\*\*|Not Run|Skipped" "$OUT/ctest_gpu.log" | tail -15
 fi
 
-if [[ $STAGES == *" all "* ]]; then
+if stage all; then
     step "ctest, every test"
     (cd "$B" && timeout 560 ctest -j8 --output-on-failure --output-junit "$OUT/ctest_all.xml") \
         > "$OUT/ctest_all.log" 2>&1
@@ -97,7 +91,7 @@ san() {
     [ $rc = 0 ] || head -40 "$OUT/san.tmp" >> "$OUT/sanitize.log"
 }
 for tool in memcheck racecheck synccheck; do
-    [[ $STAGES == *" $tool "* ]] || continue
+    stage $tool || continue
     step "$tool"
     san $tool 150 "$B/tests/wavelet/test_wavelet_cuda" quick
     san $tool 150 "$B/tests/xs_enc/test_xs_enc_gpu" --quick
@@ -105,7 +99,7 @@ for tool in memcheck racecheck synccheck; do
     san $tool 480 "$B/tests/xs/test_gpu_decode" "$R/vectors/xs"
 done
 
-if [[ $STAGES == *" bench "* ]]; then
+if stage bench; then
     # bench/bpc's photograph: a conformance vector decoded, 12 -> 8 bits.
     photo=$OUT/fallenleaf_1920x1080.ppm
     "$B/xsflow" decode vectors/xs/hd_444_12b_bpp6_v1.jxs -o /tmp/photo16.ppm --cpu -q &&
@@ -133,7 +127,7 @@ PY
     timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 "$R"/.vec/uhd_*.jxs > "$OUT/xsdec.log" 2>&1
     echo "rc=$?"; cat "$OUT/xsdec.log"
 fi
-if [[ $STAGES == *" pipeline "* ]]; then
+if stage pipeline; then
     step "pipeline on the GPU"
     (cd "$B" && timeout 300 ctest -R "pipeline|app.cli.demo|rtp.cli_loopback|xs.cli" -j4 --output-on-failure) \
         > "$OUT/ctest_pipeline.log" 2>&1
@@ -143,39 +137,39 @@ if [[ $STAGES == *" pipeline "* ]]; then
     san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
     cat "$OUT/sanitize.log" 2>/dev/null | tail -5
 fi
-if [[ $STAGES == *" service "* ]]; then
+if stage service; then
     step "compute-sanitizer on the service's GPU tests"
     san memcheck 300 "$B/tests/xs/test_gpu_incremental" "$R/vectors/xs"
     san initcheck 300 "$B/tests/xs/test_gpu_incremental" "$R/vectors/xs"
     san memcheck 240 "$B/tests/pipeline/test_hostile" "$R/vectors/xs" gpu
-    [[ $STAGES == *" pipeline "* ]] || san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
+    stage pipeline || san memcheck 240 "$B/tests/pipeline/test_pipeline" "$R/vectors/xs" gpu
 fi
-if [[ $STAGES == *" latency "* ]]; then
+if stage latency; then
     step "bench/latency"
     XSF_LAT_SECONDS=${XSF_LAT_SECONDS:-12} timeout 500 bash bench/latency/run.sh "$B" \
         "$R/.vec/uhd_422_10b_bpp3.jxs" 2>&1 | tee "$OUT/latency.log" | grep -v "^send:"
 fi
-if [[ $STAGES == *" soak "* ]]; then
+if stage soak; then
     step "soak"
     timeout $((${XSF_SOAK_SECONDS:-600} + 120)) bash scripts/soak.sh --xsflow "$B/xsflow" --engine gpu \
         --streams 4 --duration "${XSF_SOAK_SECONDS:-600}" --fps 60 --vector "$R/.vec/uhd_422_10b_bpp3.jxs" \
         --out "$OUT/soak" 2>&1 | tee "$OUT/soak.log" | tail -30
 fi
-if [[ $STAGES == *" plbench "* || $STAGES == *" plbench-live "* || $STAGES == *" plsource "* ]]; then
+if stage plbench plbench-live plsource; then
     step "bench/pipeline"
     pl_stages=
-    [[ $STAGES == *" plbench "* ]] && pl_stages="decode source pcap"
-    [[ $STAGES == *" plsource "* ]] && pl_stages="source pcap"
-    [[ $STAGES == *" plbench-live "* ]] && pl_stages="$pl_stages live"
+    stage plbench && pl_stages="decode source pcap"
+    stage plsource && pl_stages="source pcap"
+    stage plbench-live && pl_stages="$pl_stages live"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
 fi
-if [[ $STAGES == *" dsbench "* ]]; then
+if stage dsbench; then
     step "bench/display"
     XSF_EGL_PLATFORM=device timeout 200 "$B/bench/display/display_bench" "$R/.vec/uhd_422_10b_bpp3.jxs" \
         vectors/xs/hd_422_10b_bpp3.jxs 600 2>&1 | tee "$OUT/display_bench.log"
 fi
-if [[ $STAGES == *" display "* ]]; then
+if stage display; then
     step "display: EGL on the NVIDIA driver, CUDA-GL interop"
     ls -l /usr/local/nvidia/share/glvnd/egl_vendor.d/ 2>&1 | tail -2
     (cd "$B" && XSF_EGL_PLATFORM=device timeout 300 ctest -L display --output-on-failure -V) > "$OUT/display.log" 2>&1

@@ -22,16 +22,13 @@
 #   run(command="bash scripts/gst-device-bench.sh", carry=[".devdeps", ".gstdeps", ".vec"])
 set -u
 OUT=${OUT:-/tmp/xsf-gst-bench}
-mkdir -p "$OUT"
-R=$(pwd)
-. scripts/device-sysroot.sh || exit 1
+. scripts/device-lib.sh
 . scripts/device-gst-sysroot.sh || exit 1
 # XSF_GST_SRC: the source tree to build and measure (default this one; the
 # before/after comparison points it at an older tree), XSF_GST_BUILD its build
 # folder, XSF_GST_BENCH_ONLY=1: the table alone, without the element checks.
 SRC=$(readlink -f "${XSF_GST_SRC:-.}")
 B=$(readlink -m "${XSF_GST_BUILD:-$R/build-gst-device}")
-step() { echo; echo "==== $* ($(date +%T))"; }
 
 step device
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv

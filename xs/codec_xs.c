@@ -91,22 +91,10 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
 {
     (void)params;
     xs_decoder *d = dec;
-    const xs_header *h = header_of(frame);
     size_t consumed;
-    const xsf_picture *img;
-    const xsf_status st = h ? xs_decode_parsed(d, h, buf, len, &consumed, &img)
-                            : xs_decode(d, buf, len, &consumed, &img);
-    if (st != XSF_OK)
-        return pass_on(err, st, xs_decoder_error(d));
-    if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-    /* The samples; the picture's description stays its owner's. */
-    const xsf_colour colour = out->colour;
-    const xsf_picture_props props = out->props;
-    const xsf_status cst = xsf_picture_copy(out, img, err);
-    out->colour = colour;
-    out->props = props;
-    return cst;
+    /* Straight into the caller's planes; the picture's description stays its owner's. */
+    const xsf_status st = xs_decode_into(d, header_of(frame), buf, len, &consumed, out);
+    return st == XSF_OK ? st : pass_on(err, st, xs_decoder_error(d));
 }
 
 /* ---- GPU decoder ---- */

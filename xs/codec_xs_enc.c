@@ -288,6 +288,18 @@ static void describe(const xsf_encode_settings *s, xsf_encode_info *info)
     info->colour = h.cpih == 1 ? "RCT" : "none";
 }
 
+static xsf_status header(const xsf_encode_settings *s, xsf_codec_frame *out, xsf_error *err)
+{
+    if (s->format.nc < 1)
+        return xsf_error_set(err, XSF_ERR_ARG, "a header needs the pictures' format");
+    xs_encoder_config c;
+    xs_header h;
+    xsf_status st = make_config(s, &c, err);
+    if (st == XSF_OK)
+        st = xs_encoder_config_header(&c, &h, err);
+    return st != XSF_OK ? st : xs_codec.describe(&h, sizeof h, out, err);
+}
+
 /* ---- the encoders ---- */
 
 typedef struct xs_enc {
@@ -381,6 +393,7 @@ const xsf_encoder_ops xs_codec_encoder = {
     .check_option = check_option,
     .check = check,
     .describe = describe,
+    .header = header,
     .yuv_sampling = "422",
     .yuv_depth = 10,
     .gpu_available = gpu_available,

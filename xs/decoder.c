@@ -70,8 +70,7 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
         const xs_component *cp = &g->comp[c];
         const size_t n = (size_t)cp->width * cp->height;
         d->coef[c] = malloc(n * sizeof(int32_t));
-        d->out[c] = malloc(n * sizeof(uint16_t));
-        if (!d->coef[c] || !d->out[c])
+        if (!d->coef[c])
             goto nomem;
         if (cp->nlx > 0) {
             const wav_plan_desc desc = xs_dwt_desc(cp, 1);
@@ -84,8 +83,6 @@ static xsf_status configure(xs_decoder *d, const xs_header *prev)
         d->pic.fmt.width[c] = cp->width;
         d->pic.fmt.height[c] = cp->height;
         d->pic.fmt.depth[c] = d->hdr.depth[c];
-        d->pic.stride[c] = (size_t)cp->width * sizeof(uint16_t);
-        d->pic.data[c] = (uint8_t *)d->out[c];
     }
     d->configured = 1;
     return XSF_OK;
@@ -93,6 +90,24 @@ nomem:
     release_buffers(d);
     return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture", d->hdr.wf,
                          d->hdr.hf);
+}
+
+/* The decoder's own output planes (d->pic's), made by the first decode into them. */
+static xsf_status own_planes(xs_decoder *d)
+{
+    for (int c = 0; c < d->pic.fmt.nc; c++) {
+        if (d->out[c])
+            continue;
+        const size_t row = xsf_format_row_bytes(&d->pic.fmt, c);
+        if (!(d->out[c] = malloc(row * (size_t)d->pic.fmt.height[c]))) {
+            release_buffers(d);
+            return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for a %ux%u picture",
+                                 d->hdr.wf, d->hdr.hf);
+        }
+        d->pic.stride[c] = row;
+        d->pic.data[c] = (uint8_t *)d->out[c];
+    }
+    return XSF_OK;
 }
 
 xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *consumed,
@@ -110,6 +125,9 @@ xsf_status xs_decode(xs_decoder *d, const uint8_t *buf, size_t len, size_t *cons
     return xs_decode_parsed(d, &h, buf, len, consumed, pic);
 }
 
+static xsf_status decode(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
+                         size_t *consumed, xsf_picture *dst);
+
 xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
                             size_t *consumed, const xsf_picture **pic)
 {
@@ -118,6 +136,35 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
     xsf_error_clear(&d->err);
     *consumed = 0;
     *pic = NULL;
+    const xsf_status st = decode(d, hdr, buf, len, consumed, NULL);
+    if (st == XSF_OK) {
+        xs_header_colour(&d->hdr, &d->pic.colour);
+        *pic = &d->pic;
+    }
+    return st;
+}
+
+xsf_status xs_decode_into(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
+                          size_t *consumed, xsf_picture *out)
+{
+    if (!d || !buf || !consumed || !out)
+        return XSF_ERR_ARG;
+    xsf_error_clear(&d->err);
+    *consumed = 0;
+    xs_header h;
+    if (!hdr) {
+        const xsf_status st = xs_parse_header(buf, len, &h, &d->err);
+        if (st != XSF_OK)
+            return st;
+        hdr = &h;
+    }
+    return decode(d, hdr, buf, len, consumed, out);
+}
+
+/* Decodes into dst (NULL: the decoder's own planes). */
+static xsf_status decode(xs_decoder *d, const xs_header *hdr, const uint8_t *buf, size_t len,
+                         size_t *consumed, xsf_picture *dst)
+{
     /* Walk the whole codestream before touching the decoder's state or
      * allocating anything it sizes. */
     const xs_header h = *hdr;
@@ -131,6 +178,13 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
     d->hdr = h;
     d->geom = d->scratch_geom;
     st = configure(d, &prev);
+    if (st != XSF_OK)
+        return st;
+    if (!dst)
+        st = own_planes(d);
+    else if (!xsf_format_equal(&dst->fmt, &d->pic.fmt) || dst->memory == XSF_MEMORY_DEVICE)
+        st =
+            xsf_error_set(&d->err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
     if (st != XSF_OK)
         return st;
     const xs_geometry *g = &d->geom;
@@ -157,9 +211,7 @@ xsf_status xs_decode_parsed(xs_decoder *d, const xs_header *hdr, const uint8_t *
                                      "inverse wavelet transform of component %d failed", c);
         }
     }
-    xs_output_stage(d);
-    xs_header_colour(&d->hdr, &d->pic.colour);
+    xs_output_stage(d, dst ? dst : &d->pic);
     *consumed = total;
-    *pic = &d->pic;
     return XSF_OK;
 }

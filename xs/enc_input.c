@@ -35,8 +35,11 @@ static xsf_status nlt_table(const xs_header *h, int depth, int32_t *lut, xsf_err
     for (size_t v = 0; v < nv; v++)
         coef[v] = (int32_t)v - dc;
     d->coef[0] = coef;
-    d->out[0] = out;
-    xs_output_stage(d);
+    xsf_picture row; /* one row of nv samples */
+    xsf_picture_init(&row);
+    row.data[0] = (uint8_t *)out;
+    row.stride[0] = nv * sizeof *out;
+    xs_output_stage(d, &row);
     for (size_t s = 0; s < ns; s++)
         first[s] = UINT32_MAX;
     for (size_t v = 0; v < nv; v++) {

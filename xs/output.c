@@ -20,61 +20,66 @@ void xs_inverse_rct(int32_t *c0, int32_t *c1, int32_t *c2, size_t n)
     }
 }
 
-void xs_output_stage(xs_decoder *d)
+/* n samples of component c from the coefficients `in` to `out`. */
+static void output_row(const xs_header *h, int c, const int32_t *in, uint16_t *out, size_t n)
+{
+    const int bw = h->bw;
+    const int depth = h->depth[c];
+    const int64_t maxv = ((int64_t)1 << depth) - 1;
+    const int64_t dc = (int64_t)1 << (bw - 1);
+    if (h->tnlt == 0) {
+        const int dz = bw - depth;
+        const int64_t round = ((int64_t)1 << dz) >> 1;
+        for (size_t i = 0; i < n; i++)
+            out[i] = (uint16_t)clamp64((in[i] + dc + round) >> dz, maxv);
+    } else if (h->tnlt == 1) {
+        /* G.3: quadratic, with DC offset alpha - sigma * 2^15. */
+        const int dz = 2 * bw - depth;
+        const int64_t round = ((int64_t)1 << dz) >> 1;
+        const int64_t dco = (int64_t)h->nlt_alpha - (int64_t)h->nlt_sigma * 32768;
+        const int64_t vmax = ((int64_t)1 << bw) - 1;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = clamp64(in[i] + dc, vmax);
+            out[i] = (uint16_t)clamp64(((v * v + round) >> dz) + dco, maxv);
+        }
+    } else {
+        /* G.4: extended, three pieces split at T1 and T2. */
+        const int e = h->nlt_e, eps = bw - e;
+        const int64_t t1 = h->nlt_t1, t2 = h->nlt_t2;
+        const int64_t b1 = t1 + ((int64_t)1 << (bw - e - 1));
+        const int64_t b2 = t1 * t1;
+        const int64_t b3 = t2 - ((int64_t)1 << (bw - e - 1));
+        const int64_t a1 = b2 + (t1 << (bw - e)) + ((int64_t)1 << (2 * bw - 2 - 2 * e));
+        const int64_t a3 = b2 + (t2 << (bw - e)) - ((int64_t)1 << (2 * bw - 2 - 2 * e));
+        const int dz = 2 * bw - depth;
+        const int64_t round = ((int64_t)1 << dz) >> 1;
+        const int64_t vmax = ((int64_t)1 << bw) - 1;
+        for (size_t i = 0; i < n; i++) {
+            int64_t v = in[i] + dc;
+            if (v < t1) {
+                v = clamp64(b1 - v, vmax);
+                v = a1 - v * v;
+            } else if (v < t2) {
+                v = v * ((int64_t)1 << eps) + b2;
+            } else {
+                v = clamp64(v - b3, vmax);
+                v = a3 + v * v;
+            }
+            out[i] = (uint16_t)clamp64((v + round) >> dz, maxv);
+        }
+    }
+}
+
+void xs_output_stage(xs_decoder *d, const xsf_picture *dst)
 {
     const xs_header *h = &d->hdr;
     const xs_geometry *g = &d->geom;
     if (h->cpih == 1)
         xs_inverse_rct(d->coef[0], d->coef[1], d->coef[2],
                        (size_t)g->comp[0].width * g->comp[0].height);
-    const int bw = h->bw;
     for (int c = 0; c < g->nc; c++) {
-        const size_t n = (size_t)g->comp[c].width * g->comp[c].height;
-        const int depth = h->depth[c];
-        const int64_t maxv = ((int64_t)1 << depth) - 1;
-        const int32_t *in = d->coef[c];
-        uint16_t *out = d->out[c];
-        const int64_t dc = (int64_t)1 << (bw - 1);
-        if (h->tnlt == 0) {
-            const int dz = bw - depth;
-            const int64_t round = ((int64_t)1 << dz) >> 1;
-            for (size_t i = 0; i < n; i++)
-                out[i] = (uint16_t)clamp64((in[i] + dc + round) >> dz, maxv);
-        } else if (h->tnlt == 1) {
-            /* G.3: quadratic, with DC offset alpha - sigma * 2^15. */
-            const int dz = 2 * bw - depth;
-            const int64_t round = ((int64_t)1 << dz) >> 1;
-            const int64_t dco = (int64_t)h->nlt_alpha - (int64_t)h->nlt_sigma * 32768;
-            const int64_t vmax = ((int64_t)1 << bw) - 1;
-            for (size_t i = 0; i < n; i++) {
-                int64_t v = clamp64(in[i] + dc, vmax);
-                out[i] = (uint16_t)clamp64(((v * v + round) >> dz) + dco, maxv);
-            }
-        } else {
-            /* G.4: extended, three pieces split at T1 and T2. */
-            const int e = h->nlt_e, eps = bw - e;
-            const int64_t t1 = h->nlt_t1, t2 = h->nlt_t2;
-            const int64_t b1 = t1 + ((int64_t)1 << (bw - e - 1));
-            const int64_t b2 = t1 * t1;
-            const int64_t b3 = t2 - ((int64_t)1 << (bw - e - 1));
-            const int64_t a1 = b2 + (t1 << (bw - e)) + ((int64_t)1 << (2 * bw - 2 - 2 * e));
-            const int64_t a3 = b2 + (t2 << (bw - e)) - ((int64_t)1 << (2 * bw - 2 - 2 * e));
-            const int dz = 2 * bw - depth;
-            const int64_t round = ((int64_t)1 << dz) >> 1;
-            const int64_t vmax = ((int64_t)1 << bw) - 1;
-            for (size_t i = 0; i < n; i++) {
-                int64_t v = in[i] + dc;
-                if (v < t1) {
-                    v = clamp64(b1 - v, vmax);
-                    v = a1 - v * v;
-                } else if (v < t2) {
-                    v = v * ((int64_t)1 << eps) + b2;
-                } else {
-                    v = clamp64(v - b3, vmax);
-                    v = a3 + v * v;
-                }
-                out[i] = (uint16_t)clamp64((v + round) >> dz, maxv);
-            }
-        }
+        const size_t w = (size_t)g->comp[c].width;
+        for (int y = 0; y < g->comp[c].height; y++)
+            output_row(h, c, d->coef[c] + (size_t)y * w, xsf_picture_row16(dst, c, y), w);
     }
 }

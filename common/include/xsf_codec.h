@@ -133,6 +133,12 @@ typedef struct xsf_encoder_ops {
     /* Fills *info for the settings (what is known where they are refused:
      * levels 0). */
     void (*describe)(const xsf_encode_settings *s, xsf_encode_info *info);
+    /* What parse_header gives for the codestreams of these settings (s->format
+     * set), from the header the encoder writes, without coding a picture:
+     * what a caller announces before the first codestream (GStreamer caps).
+     * codestream_bytes is the size the rate fixes, else 0. Fails as check
+     * does. NULL where the codec cannot say. */
+    xsf_status (*header)(const xsf_encode_settings *s, xsf_codec_frame *out, xsf_error *err);
     /* The picture a headerless input (.yuv) is taken as where the user does
      * not say: sampling ("422") and depth, as FFmpeg encoders name a
      * preferred pixel format. */

@@ -36,6 +36,11 @@ xsf_status xsf_parse_rate(const char *text, xsf_rate *rate, xsf_error *err);
 /* The rate as a double (0 for a zero denominator). */
 double xsf_rate_value(xsf_rate rate);
 
+/* Divides *num and *den by their greatest common divisor: the fraction in
+ * lowest terms (30000/1001 stays, 50/2 becomes 25/1). With one term 0 the
+ * other becomes 1 (0/5 is 0/1); 0/0 stays. */
+void xsf_rate_reduce(unsigned *num, unsigned *den);
+
 /* A picture size "WxH", each 1..max. */
 xsf_status xsf_parse_size(const char *text, int max, int *width, int *height, xsf_error *err);
 

@@ -170,7 +170,10 @@ void xsf_picture_init(xsf_picture *p);
 
 /* Allocates planes for p->fmt (checked with xsf_format_check) in p->memory
  * (and p->device) from `a` (NULL: xsf_host_allocator); p then holds the one
- * reference. The other fields are kept. On failure p has no planes. */
+ * reference. The other fields are kept. On failure p has no planes. The
+ * reference's own small record is reused from pictures released before (a
+ * few are kept), so that a picture made and dropped each frame costs the
+ * allocator's alloc() alone. */
 xsf_status xsf_picture_alloc(xsf_picture *p, const xsf_picture_allocator *a, xsf_error *err);
 
 /* *dst becomes src and one more reference to its planes. dst must not hold

@@ -229,6 +229,27 @@ static void test_xs(const xsf_codec *xs, int gpu)
     CHECK(direct && dlen == len && !memcmp(direct, cs, len),
           "JPEG XS: the table's bytes are xs_encode's");
 
+    /* The header the settings give is the codestream's. */
+    xsf_codec_frame parsed, announced;
+    xsf_error_clear(&err);
+    CHECK(xs->parse_header(cs, len, &parsed, &err) == XSF_OK &&
+              xs->encoder->header(&s, &announced, &err) == XSF_OK,
+          "JPEG XS header of the settings: %s", err.msg);
+    const xs_header *ph = (const xs_header *)(const void *)parsed.header.bytes,
+                    *ah = (const xs_header *)(const void *)announced.header.bytes;
+    CHECK(announced.codec == xs && xsf_format_equal(&announced.format, &parsed.format) &&
+              announced.codestream_bytes == len && announced.header_bytes == parsed.header_bytes &&
+              ah->wf == ph->wf && ah->hf == ph->hf && ah->nlx == 4 && ah->nlx == ph->nlx &&
+              ah->nly == ph->nly && ah->qpih == 1 && ah->hsl == ph->hsl && ah->ppih == ph->ppih &&
+              ah->plev == ph->plev && ah->cpih == ph->cpih,
+          "JPEG XS: the header of the settings is the codestream's (%zu of %zu bytes)",
+          announced.codestream_bytes, len);
+    xsf_encode_settings none = s;
+    none.format.nc = 0;
+    xsf_error_clear(&err);
+    CHECK(xs->encoder->header(&none, &announced, &err) == XSF_ERR_ARG,
+          "no header without a format");
+
     xsf_picture out, ref;
     xsf_error_clear(&err);
     CHECK(table_decode(xs, NULL, cs, len, &out, &err) == XSF_OK,

@@ -68,6 +68,25 @@ static void test_rates(void)
           "the message names the syntaxes: %s", err.msg);
 }
 
+static int reduced_is(unsigned num, unsigned den, unsigned want_num, unsigned want_den)
+{
+    xsf_rate_reduce(&num, &den);
+    return num == want_num && den == want_den;
+}
+
+static void test_rate_reduce(void)
+{
+    CHECK(reduced_is(50, 2, 25, 1), "50/2");
+    CHECK(reduced_is(60000, 2002, 30000, 1001), "60000/2002");
+    CHECK(reduced_is(30000, 1001, 30000, 1001), "30000/1001 stays");
+    CHECK(reduced_is(25, 1, 25, 1), "25/1 stays");
+    CHECK(reduced_is(12, 18, 2, 3), "12/18");
+    CHECK(reduced_is(4000000000u, 2000000000u, 2, 1), "large terms");
+    CHECK(reduced_is(0, 5, 0, 1), "0/5");
+    CHECK(reduced_is(7, 0, 1, 0), "7/0");
+    CHECK(reduced_is(0, 0, 0, 0), "0/0 stays");
+}
+
 static void test_sizes_numbers(void)
 {
     int w = 0, h = 0;
@@ -230,6 +249,7 @@ static void test_transform(void)
 int main(void)
 {
     test_rates();
+    test_rate_reduce();
     test_sizes_numbers();
     test_colour_words();
     test_transform();

@@ -149,9 +149,51 @@ static void test_refs(void)
     CHECK(xsf_picture_copy(&q, &r, &err) == XSF_ERR_ARG, "copy between formats refused");
 }
 
+/* A picture made and dropped again and again (the display's references to
+ * the pipeline's frames): its reference record is reused, each picture is
+ * still counted and released on its own. */
+static void test_reuse(void)
+{
+    counting k = {0, 0, NULL};
+    const xsf_picture_allocator a = {&k, count_alloc, count_release};
+    xsf_picture p, q;
+    xsf_picture_init(&p);
+    p.fmt = fmt422(16, 4, 10);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xsf_picture_alloc(&p, &a, &err) == XSF_OK, "alloc: %s", err.msg);
+    const void *record = p.ref;
+    xsf_picture_unref(&p);
+    int reused = 1;
+    for (int i = 0; i < 100; i++) {
+        xsf_picture_init(&p);
+        p.fmt = fmt422(16, 4, 10);
+        CHECK(xsf_picture_alloc(&p, &a, &err) == XSF_OK, "alloc %d: %s", i, err.msg);
+        reused &= p.ref == record;
+        xsf_picture_ref(&q, &p);
+        xsf_picture_unref(&p);
+        CHECK(k.releases == i + 1, "a reference left: nothing released (%d)", k.releases);
+        xsf_picture_unref(&q);
+        CHECK(k.releases == i + 2, "the last reference released (%d)", k.releases);
+    }
+    CHECK(reused && k.allocs == 101, "the reference record reused, every picture allocated (%d)",
+          k.allocs);
+    /* Two alive at once get two records. */
+    xsf_picture_init(&p);
+    xsf_picture_init(&q);
+    p.fmt = q.fmt = fmt422(16, 4, 10);
+    CHECK(xsf_picture_alloc(&p, &a, &err) == XSF_OK && xsf_picture_alloc(&q, &a, &err) == XSF_OK &&
+              p.ref && q.ref && p.ref != q.ref,
+          "two pictures, two records");
+    xsf_picture_unref(&p);
+    xsf_picture_unref(&q);
+    CHECK(k.releases == k.allocs, "everything released (%d of %d)", k.releases, k.allocs);
+}
+
 int main(void)
 {
     test_format();
     test_refs();
+    test_reuse();
     return xsf_test_finish();
 }

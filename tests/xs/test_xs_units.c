@@ -1,5 +1,6 @@
 /* Unit tests of the JPEG XS reader's building blocks: the bit reader, the
- * unary and bounded codes, the inverse RCT, and the header checks. */
+ * unary and bounded codes, the inverse RCT, the header checks, and the C
+ * decoder's output into a caller's picture (xs_decode_into). */
 #include <stdint.h>
 #include <string.h>
 
@@ -288,6 +289,83 @@ static void test_header_colour(void)
     }
 }
 
+/* xs_decode_into writes the samples xs_decode gives into the caller's planes,
+ * at their strides, and nothing else; a picture of another format is refused. */
+static void test_decode_into(void)
+{
+    enum { W = 38, H = 20, PAD = 5 }; /* chroma 19 wide */
+    static uint16_t samples[3][W * H];
+    for (int c = 0; c < 3; c++)
+        for (int i = 0; i < W * H; i++)
+            samples[c][i] = (uint16_t)((rnd() & 63) + (i % W) * 20 + c * 100) & 1023;
+    const xsf_format f = {
+        XSF_PLANAR_U16, 3, {W, (W + 1) / 2, (W + 1) / 2}, {H, H, H}, {10, 10, 10}};
+    uint8_t *data[3] = {(uint8_t *)samples[0], (uint8_t *)samples[1], (uint8_t *)samples[2]};
+    const size_t stride[3] = {2 * W, 2 * W, 2 * W};
+    xsf_picture in;
+    xsf_picture_wrap(&in, &f, data, stride, XSF_MEMORY_HOST, -1);
+    xs_encoder_config cfg;
+    xs_encoder_config_init(&cfg);
+    CHECK(xs_encoder_config_format(&cfg, "422", W, H, 10) == XSF_OK, "format");
+    cfg.bpp = 12;
+    xs_encoder *enc = NULL;
+    xs_decoder *own = NULL, *into = NULL;
+    uint8_t cs[8192];
+    size_t len = 0, used = 0, used_into = 0;
+    const xsf_picture *ref = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK &&
+              xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
+              xs_decoder_create(&own) == XSF_OK && xs_decoder_create(&into) == XSF_OK &&
+              xs_decode(own, cs, len, &used, &ref) == XSF_OK && ref,
+          "code and decode: %s%s%s", err.msg, enc ? xs_encoder_error(enc) : "",
+          own ? xs_decoder_error(own) : "");
+    if (!ref)
+        return;
+    /* Planes with room after each row, filled with a mark the decoder must leave. */
+    static uint16_t planes[3][(W + PAD) * H];
+    memset(planes, 0xa5, sizeof planes);
+    uint8_t *pdata[3] = {(uint8_t *)planes[0], (uint8_t *)planes[1], (uint8_t *)planes[2]};
+    const size_t pstride[3] = {2 * (W + PAD), 2 * (W + PAD), 2 * (W + PAD)};
+    xsf_picture out;
+    xsf_picture_wrap(&out, &f, pdata, pstride, XSF_MEMORY_HOST, -1);
+    out.props.rtp_timestamp = 77;
+    for (int pass = 0; pass < 2; pass++) { /* the header parsed here, then given */
+        xs_header h;
+        CHECK(xs_parse_header(cs, len, &h, &err) == XSF_OK, "header");
+        CHECK(xs_decode_into(into, pass ? &h : NULL, cs, len, &used_into, &out) == XSF_OK &&
+                  used_into == used,
+              "decode into the caller's planes (pass %d): %s", pass, xs_decoder_error(into));
+        int same = 1, kept = 1;
+        for (int c = 0; c < 3; c++)
+            for (int y = 0; y < H; y++) {
+                const uint16_t *row = xsf_picture_row16(&out, c, y);
+                same &= !memcmp(row, xsf_picture_row16(ref, c, y), xsf_format_row_bytes(&f, c));
+                for (int x = f.width[c]; x < W + PAD; x++)
+                    kept &= row[x] == 0xa5a5;
+            }
+        CHECK(same, "pass %d: the samples are xs_decode's", pass);
+        CHECK(kept && out.props.rtp_timestamp == 77 && out.colour.source == XSF_COLOUR_DEFAULT,
+              "pass %d: nothing but the samples written", pass);
+    }
+    /* The same decoder gives its own picture afterwards. */
+    const xsf_picture *again = NULL;
+    CHECK(xs_decode(into, cs, len, &used, &again) == XSF_OK && again &&
+              !memcmp(again->data[1], ref->data[1], xsf_format_plane_bytes(&f, 1)),
+          "own planes after decoding into the caller's");
+    xsf_format other = f;
+    other.depth[2] = 12;
+    xsf_picture bad;
+    xsf_picture_wrap(&bad, &other, pdata, pstride, XSF_MEMORY_HOST, -1);
+    CHECK(xs_decode_into(into, NULL, cs, len, &used, &bad) == XSF_ERR_ARG &&
+              strstr(xs_decoder_error(into), "not one of the codestream's"),
+          "a picture of another format refused: %s", xs_decoder_error(into));
+    xs_encoder_destroy(enc);
+    xs_decoder_destroy(own);
+    xs_decoder_destroy(into);
+}
+
 int main(void)
 {
     test_bit_reader();
@@ -296,5 +374,6 @@ int main(void)
     test_rct();
     test_header_checks();
     test_header_colour();
+    test_decode_into();
     return xsf_test_finish();
 }

@@ -196,6 +196,13 @@ xsf_status xs_decode(xs_decoder *dec, const uint8_t *buf, size_t len, size_t *co
  * is what xs_parse_header gave for buf (it is not read again). */
 xsf_status xs_decode_parsed(xs_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
                             size_t *consumed, const xsf_picture **pic);
+/* The same into the caller's picture `out` (host memory of the codestream's
+ * format, any strides; ref, colour and properties untouched): nothing is
+ * copied, and the decoder keeps no planes of its own for it. hdr: the
+ * header xs_parse_header gave for buf, or NULL (it is parsed). A picture of
+ * another format is refused (XSF_ERR_ARG) before anything is decoded. */
+xsf_status xs_decode_into(xs_decoder *dec, const xs_header *hdr, const uint8_t *buf, size_t len,
+                          size_t *consumed, xsf_picture *out);
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
 
