@@ -29,8 +29,9 @@
  * Threads: a decoder or encoder handle is used by one thread at a time; the
  * table and the functions without a handle may be called from any thread.
  * A GPU decoder or encoder is bound to the device and CUDA stream given at
- * creation: call it from a thread whose current device is that one (the
- * pipeline's decoder threads are). Nothing here prints. */
+ * creation: each call makes that device current and the caller's current
+ * again before it returns (xsf_cuda_device.h), so any thread may call it.
+ * Nothing here prints. */
 #ifndef XSF_CODEC_H
 #define XSF_CODEC_H
 
