@@ -404,8 +404,12 @@ xsf_status check_call(wav_cuda_plan *p, const void *a, const void *b)
     return XSF_OK;
 }
 
-xsf_status check_disjoint(wav_cuda_plan *p, const void *src, const void *dst)
+/* check_call, and src and dst apart (the calls that write elsewhere). */
+xsf_status check_apart(wav_cuda_plan *p, const void *src, const void *dst)
 {
+    const xsf_status st = check_call(p, src, dst);
+    if (st != XSF_OK)
+        return st;
     const size_t n = extent_bytes(p->desc);
     const uintptr_t s = (uintptr_t)src, t = (uintptr_t)dst;
     if (s < t + n && t < s + n) {
@@ -416,6 +420,14 @@ xsf_status check_disjoint(wav_cuda_plan *p, const void *src, const void *dst)
         return XSF_ERR_ARG;
     }
     return XSF_OK;
+}
+
+/* The whole forward or inverse transform of src into dst. */
+xsf_status run_apart(wav_cuda_plan *p, bool inverse, const void *src, void *dst,
+                     cudaStream_t stream)
+{
+    const xsf_status st = check_apart(p, src, dst);
+    return st != XSF_OK ? st : run(p, inverse ? p->inv : p->fwd, src, dst, stream);
 }
 
 } // namespace
@@ -576,27 +588,19 @@ xsf_status wav_cuda_inverse(wav_cuda_plan *plan, void *data, struct CUstream_st 
 xsf_status wav_cuda_forward_to(wav_cuda_plan *plan, const void *src, void *dst,
                                struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
-    return st != XSF_OK ? st : run(plan, plan->fwd, src, dst, stream);
+    return run_apart(plan, false, src, dst, stream);
 }
 
 xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
                                struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
-    return st != XSF_OK ? st : run(plan, plan->inv, src, dst, stream);
+    return run_apart(plan, true, src, dst, stream);
 }
 
 xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
                                     size_t rows_before, size_t rows_in, struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
+    xsf_status st = check_apart(plan, src, dst);
     if (st != XSF_OK)
         return st;
     if (rows_before > rows_in) {
@@ -652,9 +656,7 @@ xsf_status wav_cuda_step_get(const wav_cuda_plan *plan, int inverse, int index,
 xsf_status wav_cuda_step_run(wav_cuda_plan *plan, int inverse, int index, const void *src,
                              void *dst, struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
+    const xsf_status st = check_apart(plan, src, dst);
     if (st != XSF_OK)
         return st;
     if (index < 0 || index >= wav_cuda_step_count(plan, inverse))
