@@ -88,43 +88,34 @@ void push(schedule &sc, const step &st)
     sc.s[sc.n++] = st;
 }
 
-step step_2d(bool inverse, int level, int w, int h, buffer image, buffer ll, buffer hi)
+/* A step of `kind` over a w x h region from buffer a into b (every kind's fields). */
+step step_of(step_kind kind, int w, int h, buffer a, buffer b)
 {
     step s = {};
-    s.kind = STEP_2D;
-    s.inverse = inverse;
-    s.level_first = s.level_last = level;
+    s.kind = kind;
     s.width = w;
     s.height = h;
-    s.a = image;
-    s.b = ll;
+    s.a = a;
+    s.b = b;
+    return s;
+}
+
+step step_2d(bool inverse, int level, int w, int h, buffer image, buffer ll, buffer hi)
+{
+    step s = step_of(STEP_2D, w, h, image, ll);
+    s.inverse = inverse;
+    s.level_first = s.level_last = level;
     s.c = hi;
     return s;
 }
 
 step step_rows(bool inverse, int first, int last, int w, int h, buffer src, buffer dst)
 {
-    step s = {};
-    s.kind = STEP_ROWS;
+    step s = step_of(STEP_ROWS, w, h, src, dst);
     s.inverse = inverse;
     s.level_first = first;
     s.level_last = last;
     s.levels = (last > first ? last - first : first - last) + 1;
-    s.width = w;
-    s.height = h;
-    s.a = src;
-    s.b = dst;
-    return s;
-}
-
-step step_copy(step_kind k, int w, int h, buffer from, buffer to)
-{
-    step s = {};
-    s.kind = k;
-    s.width = w;
-    s.height = h;
-    s.a = from;
-    s.b = to;
     return s;
 }
 
@@ -154,11 +145,11 @@ void build(wav_cuda_plan *p, extent te[T_COUNT], bool &need_s)
         f.n = 0;
         if (L == 0) {
             if (!inplace)
-                push(f, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+                push(f, step_of(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
         } else {
             buffer in = BUF_IN;
             if (inplace && V > 0) {
-                push(f, step_copy(STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+                push(f, step_of(STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
                 in = BUF_S;
                 need_s = true;
             }
@@ -179,13 +170,13 @@ void build(wav_cuda_plan *p, extent te[T_COUNT], bool &need_s)
         v.n = 0;
         if (L == 0) {
             if (!inplace)
-                push(v, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+                push(v, step_of(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
             continue;
         }
         const bool stage_s = inplace && V > 0;
         if (stage_s) {
             need_s = true;
-            push(v, step_copy(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+            push(v, step_of(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
         }
         /* Out of place, the low band LL(l) that level l + 1 leaves (or the
          * row pass, l = V) goes to T(l - 1), where it stays: the incremental
