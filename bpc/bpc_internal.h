@@ -74,10 +74,16 @@ xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_
                            xsf_error *err);
 xsf_status bpc_layout_build_codeblocks(bpc_layout *lay, xsf_error *err);
 void bpc_layout_free(bpc_layout *lay);
-/* Decoder side: bands from the header's sizes, then the bitplane bounds with
- * the header's steps. */
+/* Bands from the components' sizes (bpc_layout_init, and the decoder,
+ * which then sets the header's steps), then the decoder's bitplane bounds
+ * with those steps. */
 void bpc_layout_bands_from_header(bpc_layout *lay);
 void bpc_layout_bounds_from_header(bpc_layout *lay);
+/* The wavelet transform of component c's plane (width elements per row;
+ * `planes` planes of its size stacked one after the other): the layout's
+ * filter and levels, on int32 samples for the 5/3, float for the 9/7. */
+struct wav_plan_desc;
+void bpc_layout_wavelet(const bpc_layout *lay, int c, size_t planes, struct wav_plan_desc *d);
 /* Synthesis gains and L1 norms of every band for a filter and level count
  * (2D, separable). */
 void bpc_band_gains(bpc_filter filter, int levels, bpc_component_layout *comp);
@@ -94,12 +100,16 @@ struct bpc_tables {
 /* ---- codestream ---- */
 
 size_t bpc_header_size(int nc, int levels);
+/* The size of a codestream of lay's header, index_bytes and data_bytes
+ * (*total); XSF_ERR_ARG where it passes 4 GiB or `cap`. */
+xsf_status bpc_codestream_size(const bpc_layout *lay, size_t index_bytes, size_t data_bytes,
+                               size_t cap, size_t *total, xsf_error *err);
 /* Writes the main header of `lay` (index_bytes and data_bytes given). */
 void bpc_write_header(const bpc_layout *lay, size_t index_bytes, size_t data_bytes, uint8_t *out);
-/* Parses the main header into a layout (code blocks built); validates every
- * field and that the stated lengths fit in len. */
-xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size_t *index_bytes,
-                           size_t *data_bytes, xsf_error *err);
+
+/* The pictures a header describes: XSF_PLANAR_U16, its components' sizes
+ * and depths. */
+void bpc_info_format(const bpc_info *info, xsf_format *f);
 
 /* One code block's index entry: varint passes; if passes > 0: u8 planes and
  * varint codewords. */
@@ -116,6 +126,28 @@ typedef struct bpc_cb_entry {
  * data length. */
 xsf_status bpc_read_index(const bpc_layout *lay, const uint8_t *index, size_t index_bytes,
                           size_t data_bytes, bpc_cb_entry *entries, xsf_error *err);
+
+/* The codestream a decoder (decoder.c, gpu_decoder.cu) decodes: its header,
+ * its layout (code blocks built), the tables it was coded with and its
+ * index, read and validated. */
+typedef struct bpc_codestream {
+    bpc_info info;
+    bpc_layout lay;
+    const bpc_tables *tables;
+    bpc_cb_entry *entries; /* lay.ncb of them (room for entries_cap) */
+    size_t entries_cap;
+    const uint8_t *data; /* the code blocks' data (info.data_bytes) in the codestream */
+} bpc_codestream;
+/* Fills *cs for the codestream buf[0, len) (what it held before is
+ * dropped; its room for entries kept): the header from `parsed`, as
+ * bpc_parse_header gave it for these bytes (not read again), or where
+ * parsed is NULL from the bytes, every field validated and the stated
+ * lengths checked against len; the tables: the built-in set, or `external`
+ * where the codestream names its id (XSF_ERR_UNSUPPORTED otherwise); then
+ * the index. A zeroed *cs is empty; bpc_codestream_free frees it. */
+xsf_status bpc_codestream_open(bpc_codestream *cs, const uint8_t *buf, size_t len,
+                               const bpc_info *parsed, const bpc_tables *external, xsf_error *err);
+void bpc_codestream_free(bpc_codestream *cs);
 
 /* ---- rate control (rate.c; the GPU runs the same rules, rate_rules.h) ---- */
 
@@ -134,11 +166,11 @@ void bpc_rate_select(const bpc_rate_cb *cbs, size_t ncb, size_t budget, uint8_t 
 
 /* ---- internal entry points shared by the C and CUDA codecs ---- */
 
-/* colour.c: samples to DWT planes (width elements per row) and back. */
-void bpc_front_int(const bpc_layout *lay, const xsf_picture *img, int32_t *const *planes);
-void bpc_front_float(const bpc_layout *lay, const xsf_picture *img, float *const *planes);
-void bpc_back_int(const bpc_layout *lay, int32_t *const *planes, const xsf_picture *out);
-void bpc_back_float(const bpc_layout *lay, float *const *planes, const xsf_picture *out);
+/* colour.c: samples to DWT planes (width elements per row: int32 for the
+ * 5/3, float for the 9/7) and back; bpc_back transforms the planes' colour
+ * in place on its way. */
+void bpc_front(const bpc_layout *lay, const xsf_picture *img, void *const *planes);
+void bpc_back(const bpc_layout *lay, void *const *planes, const xsf_picture *out);
 
 /* encoder.c: colour transform, DWT and quantization of a picture into one
  * int32 plane of quantization indices per component. */
@@ -157,6 +189,14 @@ double bpc_codeblock_weight(const bpc_layout *lay, const bpc_cb_desc *d);
  * matches; NULL otherwise. */
 const bpc_tables *bpc_tables_for(const bpc_layout *lay, const bpc_tables *external);
 uint16_t bpc_default_p(int variant, int ctx);
+
+/* codec_bpc.c, in builds with CUDA: makes `device` current for a call of
+ * the codec table's GPU decoder or encoder (bpc's GPU code works on the
+ * current device), the caller's kept in *saved for xsf_cuda_device_leave,
+ * which follows whatever this returned (xsf_cuda_device.h); XSF_ERR_CUDA
+ * where the device cannot be made current. */
+struct xsf_cuda_device_saved;
+xsf_status bpc_codec_device_enter(struct xsf_cuda_device_saved *saved, int device, xsf_error *err);
 
 uint32_t bpc_crc32(const uint8_t *data, size_t len);
 void bpc_tables_fill_default(bpc_tables *t);

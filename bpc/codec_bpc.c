@@ -1,30 +1,28 @@
 /* BPC-PaCo in the codec table (common/include/xsf_codec.h): the header reader, the
  * C reference decoder and the CUDA decoder behind the table's functions.
- * The parsed header travels as a bpc_info in xsf_codec_frame.header. The
- * decoders read the code-block index from the codestream themselves (the
- * header summary does not hold it). The CUDA decoder writes into planes of
- * its own and synchronizes its stream (bpc_gpu_decode); a caller's device
- * picture gets a copy of them on the device, a host picture its rows. No
- * incremental decoding. */
+ * The parsed header travels as a bpc_info in xsf_codec_frame.header, and
+ * the decoders take it back (bpc_decode_parsed, bpc_gpu_decode_parsed):
+ * they read only the code-block index from the bytes. The CUDA decoder
+ * writes into planes of its own and synchronizes its stream
+ * (bpc_gpu_decode); a caller's device picture gets a copy of them on the
+ * device, a host picture its rows. bpc's GPU code works on the current
+ * device; the table's GPU decoder and encoder make theirs (gpu_create's,
+ * create's) current for each call and restore the caller's
+ * (xsf_cuda_device.h). No incremental decoding. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpc.h"
+#include "bpc_internal.h"
 #include "xsf_codec.h"
 
 #if XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "xsf_cuda_device.h"
 #endif
 
 _Static_assert(sizeof(bpc_info) <= XSF_CODEC_HEADER_MAX,
                "bpc_info must fit xsf_codec_frame.header");
-
-static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
-{
-    if (err)
-        xsf_error_set(err, st, "%s", msg && msg[0] ? msg : xsf_status_name(st));
-    return st;
-}
 
 static int bpc_probe(const uint8_t *buf, size_t len)
 {
@@ -34,26 +32,22 @@ static int bpc_probe(const uint8_t *buf, size_t len)
 static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame *out,
                                xsf_error *err)
 {
-    if (size != sizeof(bpc_info))
-        return xsf_error_set(err, XSF_ERR_ARG,
-                             "a BPC-PaCo header is a bpc_info (%zu bytes, not %zu)",
-                             sizeof(bpc_info), size);
+    const xsf_status st =
+        xsf_codec_frame_start(out, &bpc_codec, parsed, size, sizeof(bpc_info), err);
+    if (st != XSF_OK)
+        return st;
     const bpc_info *h = parsed;
-    memset(out, 0, offsetof(xsf_codec_frame, header));
-    out->codec = &bpc_codec;
-    out->format.container = XSF_PLANAR_U16;
-    out->format.nc = h->nc;
-    for (int c = 0; c < h->nc && c < BPC_MAX_COMPONENTS; c++) {
-        out->format.width[c] = h->width[c];
-        out->format.height[c] = h->height[c];
-        out->format.depth[c] = h->depth[c];
-    }
+    bpc_info_format(h, &out->format);
     out->codestream_bytes = h->codestream_bytes;
     out->header_bytes = h->header_bytes;
-    out->field = XSF_FIELD_NONE;
     bpc_transform_colour(h->colour, &out->colour); /* the decoders' pictures carry the same */
-    memcpy(out->header.bytes, h, sizeof *h);
     return XSF_OK;
+}
+
+/* The parsed header of `frame` where it is BPC-PaCo's, else NULL (the decoder reads it). */
+static const bpc_info *header_of(const xsf_codec_frame *frame)
+{
+    return xsf_codec_frame_header(frame, &bpc_codec);
 }
 
 static xsf_status bpc_parse(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
@@ -112,32 +106,17 @@ static void cpu_destroy(void *dec)
     bpc_decoder_destroy(dec);
 }
 
-/* Copies a decoded picture's samples into the caller's (host) picture,
- * whose description stays its owner's. */
-static xsf_status copy_out(const xsf_picture *img, xsf_picture *out, xsf_error *err)
-{
-    if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
-    const xsf_colour colour = out->colour;
-    const xsf_picture_props props = out->props;
-    const xsf_status st = xsf_picture_copy(out, img, err);
-    out->colour = colour;
-    out->props = props;
-    return st;
-}
-
 static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
-    (void)frame;
     bpc_decoder *d = dec;
     bpc_decoder_set_tables(d, params);
     size_t consumed;
     const xsf_picture *img;
-    const xsf_status st = bpc_decode(d, buf, len, &consumed, &img);
+    const xsf_status st = bpc_decode_parsed(d, header_of(frame), buf, len, &consumed, &img);
     if (st != XSF_OK)
-        return pass_on(err, st, bpc_decoder_error(d));
-    return copy_out(img, out, err);
+        return xsf_codec_fail(err, st, bpc_decoder_error(d));
+    return xsf_codec_copy_picture(out, img, err);
 }
 
 /* ---- CUDA decoder ---- */
@@ -146,6 +125,7 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
 typedef struct gpu_dec {
     bpc_gpu_decoder *d;
     cudaStream_t stream;
+    int device;
     /* The last picture, a view: the decoder's planes, or the caller's copy
      * of them (fmt.nc 0: none). */
     xsf_picture last;
@@ -157,9 +137,27 @@ static xsf_status cuda_failed(xsf_error *err, cudaError_t e, const char *what)
     return xsf_error_set(err, XSF_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
 }
 
+xsf_status bpc_codec_device_enter(xsf_cuda_device_saved *saved, int device, xsf_error *err)
+{
+    const cudaError_t e = xsf_cuda_device_enter(saved, device);
+    return e == cudaSuccess ? XSF_OK : cuda_failed(err, e, "selecting the codec's GPU");
+}
+
 static xsf_status gpu_available(void)
 {
     return bpc_gpu_available();
+}
+
+static void gpu_destroy(void *dec)
+{
+    gpu_dec *g = dec;
+    if (!g)
+        return;
+    xsf_cuda_device_saved on;
+    (void)bpc_codec_device_enter(&on, g->device, NULL); /* its memory is freed there */
+    bpc_gpu_decoder_destroy(g->d);
+    xsf_cuda_device_leave(&on);
+    free(g);
 }
 
 static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *err)
@@ -169,38 +167,31 @@ static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *er
     if (!g)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
     g->stream = (cudaStream_t)stream;
-    const xsf_status st = bpc_gpu_decoder_create(&g->d, (struct CUstream_st *)stream);
+    g->device = device;
+    xsf_cuda_device_saved on;
+    xsf_status st = bpc_codec_device_enter(&on, device, err);
+    if (st == XSF_OK && (st = bpc_gpu_decoder_create(&g->d, (struct CUstream_st *)stream)))
+        xsf_error_set(err, st, "cannot create a BPC-PaCo decoder on GPU %d", device);
+    xsf_cuda_device_leave(&on);
     if (st != XSF_OK) {
-        free(g);
-        return xsf_error_set(err, st, "cannot create a BPC-PaCo decoder on GPU %d", device);
+        gpu_destroy(g); /* what the decoder's creation made before it failed */
+        return st;
     }
     *dec = g;
     return XSF_OK;
 }
 
-static void gpu_destroy(void *dec)
+/* gpu_decode on the decoder's device. */
+static xsf_status decode_on_device(gpu_dec *g, const xsf_codec_frame *frame, const void *params,
+                                   const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
-    gpu_dec *g = dec;
-    if (!g)
-        return;
-    bpc_gpu_decoder_destroy(g->d);
-    free(g);
-}
-
-static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
-                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
-{
-    (void)frame;
-    gpu_dec *g = dec;
-    xsf_picture_init(&g->last);
-    if (out && out->memory != XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
     bpc_gpu_decoder_set_tables(g->d, params);
     size_t consumed;
     const xsf_picture *img;
-    const xsf_status st = bpc_gpu_decode(g->d, buf, len, 1, &consumed, &img);
+    const xsf_status st =
+        bpc_gpu_decode_parsed(g->d, header_of(frame), buf, len, 1, &consumed, &img);
     if (st != XSF_OK)
-        return pass_on(err, st, bpc_gpu_decoder_error(g->d));
+        return xsf_codec_fail(err, st, bpc_gpu_decoder_error(g->d));
     if (out && !xsf_format_equal(&out->fmt, &img->fmt))
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
     xsf_picture last = *img;
@@ -218,18 +209,29 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
     return XSF_OK;
 }
 
-static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
-                                    const int from[XSF_MAX_COMPONENTS],
-                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
+                             const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     gpu_dec *g = dec;
+    xsf_picture_init(&g->last);
+    if (out && out->memory != XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
+    xsf_cuda_device_saved on;
+    xsf_status st = bpc_codec_device_enter(&on, g->device, err);
+    if (st == XSF_OK)
+        st = decode_on_device(g, frame, params, buf, len, out, err);
+    xsf_cuda_device_leave(&on);
+    return st;
+}
+
+/* gpu_download_rows on the decoder's device. */
+static xsf_status download_on_device(gpu_dec *g, xsf_picture *host,
+                                     const int from[XSF_MAX_COMPONENTS],
+                                     const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+{
     const xsf_picture *last = &g->last;
-    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc != last->fmt.nc || !last->fmt.nc)
-        return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
     for (int c = 0; c < last->fmt.nc; c++) {
         const int h = last->fmt.height[c];
-        if (host->fmt.width[c] != last->fmt.width[c] || host->fmt.height[c] != h)
-            return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
         const int y0 = from[c] < 0 ? 0 : from[c], y1 = to[c] > h ? h : to[c];
         if (y1 <= y0)
             continue;
@@ -244,6 +246,26 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
     return XSF_OK;
 }
 
+static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
+                                    const int from[XSF_MAX_COMPONENTS],
+                                    const int to[XSF_MAX_COMPONENTS], xsf_error *err)
+{
+    gpu_dec *g = dec;
+    const xsf_picture *last = &g->last;
+    if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc != last->fmt.nc || !last->fmt.nc)
+        return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
+    for (int c = 0; c < last->fmt.nc; c++)
+        if (host->fmt.width[c] != last->fmt.width[c] || host->fmt.height[c] != last->fmt.height[c])
+            return xsf_error_set(err, XSF_ERR_ARG, "no picture of that shape to download");
+    xsf_cuda_device_saved on;
+    xsf_status st = bpc_codec_device_enter(&on, g->device, err);
+    if (st == XSF_OK)
+        st = download_on_device(g, host, from, to, err);
+    xsf_cuda_device_leave(&on);
+    return st;
+}
+
+/* Waits for the stream (any device may wait for it). */
 static xsf_status gpu_sync(void *dec, xsf_error *err)
 {
     gpu_dec *g = dec;

@@ -2,17 +2,21 @@
  * the common settings and the encoder's own knobs (passes, filter, levels,
  * colour, qstep; tables through the codec's parameters) become bpc_params,
  * coded by the C reference (bpc_encoder) or the CUDA encoder
- * (bpc_gpu_encoder), which give the same bytes. */
+ * (bpc_gpu_encoder), which give the same bytes. The CUDA encoder works on
+ * the device create names: each call makes it current and the caller's
+ * current again after (xsf_cuda_device.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpc.h"
+#include "bpc_internal.h"
 #include "xsf_codec.h"
 #include "xsf_parse.h"
 
 #if XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
+
+#include "xsf_cuda_device.h"
 #endif
 
 typedef struct bpc_knobs {
@@ -171,9 +175,39 @@ typedef struct bpc_enc {
     bpc_params params;
     bpc_encoder *cpu;
     bpc_gpu_encoder *gpu;
+    int device; /* the CUDA encoder's; -1: the C encoder */
     size_t cap;
     uint8_t *scratch; /* the codestream of an encode without `out` (pinned for the GPU) */
 } bpc_enc;
+
+/* A call of the CUDA encoder on its device: device_enter, the call, then
+ * device_leave whatever enter returned. Nothing for the C encoder (-1). */
+typedef struct device_scope {
+#if XSF_HAVE_CUDA
+    xsf_cuda_device_saved saved;
+#endif
+    int device;
+} device_scope;
+
+static xsf_status device_enter(device_scope *on, int device, xsf_error *err)
+{
+    on->device = device;
+#if XSF_HAVE_CUDA
+    if (device >= 0)
+        return bpc_codec_device_enter(&on->saved, device, err);
+#endif
+    (void)err;
+    return XSF_OK;
+}
+
+static void device_leave(device_scope *on)
+{
+#if XSF_HAVE_CUDA
+    if (on->device >= 0)
+        xsf_cuda_device_leave(&on->saved);
+#endif
+    (void)on;
+}
 
 /* Room for the codestreams an encode without `out` makes: pinned for the
  * CUDA encoder, whose codestream comes back to host memory. */
@@ -210,23 +244,27 @@ static void destroy(void *enc)
     if (!e)
         return;
     bpc_encoder_destroy(e->cpu);
+    device_scope on;
+    (void)device_enter(&on, e->device, NULL); /* the CUDA encoder's memory is freed there */
     scratch_free(e);
     bpc_gpu_encoder_destroy(e->gpu);
+    device_leave(&on);
     free(e);
 }
 
-/* The CUDA encoder, on the current device (bpc's GPU code uses the device
- * current at creation, as the codec's GPU decoder does; `device` names it). */
+/* The CUDA encoder, made on `device`. */
 static xsf_status create_gpu(bpc_enc *e, const xsf_format *f, int device, void *stream,
                              xsf_error *err)
 {
-    (void)device;
-    const xsf_status st =
-        bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream);
-    if (st != XSF_OK)
-        return xsf_error_set(err, st, "GPU encoder: %s",
-                             e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
-    return XSF_OK;
+    e->device = device;
+    device_scope on;
+    xsf_status st = device_enter(&on, device, err);
+    if (st == XSF_OK &&
+        (st = bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream)))
+        xsf_error_set(err, st, "GPU encoder: %s",
+                      e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
+    device_leave(&on);
+    return st;
 }
 
 static xsf_status create(void **enc, const xsf_encode_settings *s, int device, void *stream,
@@ -238,6 +276,7 @@ static xsf_status create(void **enc, const xsf_encode_settings *s, int device, v
     bpc_enc *e = calloc(1, sizeof *e);
     if (!e)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for an encoder");
+    e->device = -1;
     xsf_status st = make_params(s, &e->params, err);
     if (st == XSF_OK)
         st = bound(&e->params, &s->format, &e->cap, err);
@@ -245,7 +284,7 @@ static xsf_status create(void **enc, const xsf_encode_settings *s, int device, v
         st = device < 0 ? bpc_encoder_create(&e->cpu, &e->params)
                         : create_gpu(e, &s->format, device, stream, err);
     if (st != XSF_OK) {
-        xsf_error_set(err, st, "%s", xsf_status_name(st)); /* where nothing was said yet */
+        xsf_codec_fail(err, st, NULL); /* where nothing was said yet */
         destroy(e);
         return st;
     }
@@ -258,16 +297,10 @@ static size_t max_bytes(const void *enc)
     return ((const bpc_enc *)enc)->cap;
 }
 
-static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
-                         xsf_error *err)
+/* encode on the encoder's device. */
+static xsf_status encode_here(bpc_enc *e, const xsf_picture *in, uint8_t *out, size_t cap,
+                              size_t *len, xsf_error *err)
 {
-    bpc_enc *e = enc;
-    *len = 0;
-    const int device = in->memory == XSF_MEMORY_DEVICE;
-    if (device && !e->gpu)
-        return xsf_error_set(err, XSF_ERR_ARG, "the C encoder codes pictures in host memory");
-    if (in->fmt.nc > BPC_MAX_COMPONENTS || in->fmt.container != XSF_PLANAR_U16)
-        return xsf_error_set(err, XSF_ERR_ARG, "a picture BPC-PaCo does not code");
     if (!out) {
         if (!e->scratch && !(e->scratch = scratch_alloc(e)))
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a codestream");
@@ -279,9 +312,26 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
     if (out == e->scratch)
         *len = 0;
     if (st != XSF_OK)
-        return xsf_error_set(err, st, "%s",
-                             e->gpu ? bpc_gpu_encoder_error(e->gpu) : bpc_encoder_error(e->cpu));
+        return xsf_codec_fail(err, st,
+                              e->gpu ? bpc_gpu_encoder_error(e->gpu) : bpc_encoder_error(e->cpu));
     return XSF_OK;
+}
+
+static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
+                         xsf_error *err)
+{
+    bpc_enc *e = enc;
+    *len = 0;
+    if (in->memory == XSF_MEMORY_DEVICE && !e->gpu)
+        return xsf_error_set(err, XSF_ERR_ARG, "the C encoder codes pictures in host memory");
+    if (in->fmt.nc > BPC_MAX_COMPONENTS || in->fmt.container != XSF_PLANAR_U16)
+        return xsf_error_set(err, XSF_ERR_ARG, "a picture BPC-PaCo does not code");
+    device_scope on;
+    xsf_status st = device_enter(&on, e->device, err);
+    if (st == XSF_OK)
+        st = encode_here(e, in, out, cap, len, err);
+    device_leave(&on);
+    return st;
 }
 
 extern const xsf_encoder_ops bpc_codec_encoder; /* in bpc_codec (codec_bpc.c) */

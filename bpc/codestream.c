@@ -2,6 +2,7 @@
  * The reader is a bounded parser: every length is checked against what
  * remains before it is used, and every error names the byte it found. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bpc_internal.h"
@@ -76,15 +77,28 @@ void bpc_write_header(const bpc_layout *lay, size_t index_bytes, size_t data_byt
             put32(p, float_bits(lay->comp[c].band[b].step));
 }
 
+xsf_status bpc_codestream_size(const bpc_layout *lay, size_t index_bytes, size_t data_bytes,
+                               size_t cap, size_t *total, xsf_error *err)
+{
+    *total = lay->header_bytes + index_bytes + data_bytes;
+    if (*total > UINT32_MAX) /* the header's codestream length is 32 bits */
+        return xsf_error_set(err, XSF_ERR_ARG, "codestream of %zu bytes exceeds 4 GiB", *total);
+    if (*total > cap)
+        return xsf_error_set(err, XSF_ERR_ARG, "codestream needs %zu bytes, the buffer has %zu",
+                             *total, cap);
+    return XSF_OK;
+}
+
 int bpc_detect(const uint8_t *buf, size_t len)
 {
     return len >= BPC_MAGIC_BYTES && !memcmp(buf, bpc_magic, BPC_MAGIC_BYTES);
 }
 
-xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size_t *index_bytes,
-                           size_t *data_bytes, xsf_error *err)
+/* The main header at buf into *info (steps included; not the code-block
+ * count), every field validated and the stated lengths checked against len. */
+static xsf_status read_main_header(const uint8_t *buf, size_t len, bpc_info *info, xsf_error *err)
 {
-    memset(lay, 0, sizeof *lay);
+    memset(info, 0, sizeof *info);
     if (len < BPC_MAGIC_BYTES)
         return xsf_error_set(err, XSF_ERR_TRUNCATED,
                              "%zu bytes: a BPC-PaCo codestream starts with 8 signature bytes", len);
@@ -127,14 +141,20 @@ xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size
     if (len < total)
         return xsf_error_set(err, XSF_ERR_TRUNCATED, "codestream of %zu bytes cut at byte %zu",
                              total, len);
-    lay->nc = nc;
-    lay->variant = (bpc_variant)variant;
-    lay->filter = (bpc_filter)filter;
-    lay->levels = levels;
-    lay->colour = (bpc_colour)colour;
-    lay->table_plane_offset = (int8_t)buf[25];
-    lay->tables_id = get32(buf + 28);
-    lay->qstep = bits_float(get32(buf + 32));
+    info->version_major = buf[8];
+    info->version_minor = buf[9];
+    info->header_bytes = h;
+    info->index_bytes = ib;
+    info->data_bytes = total - h - ib;
+    info->codestream_bytes = total;
+    info->nc = nc;
+    info->variant = (bpc_variant)variant;
+    info->filter = (bpc_filter)filter;
+    info->levels = levels;
+    info->colour = (bpc_colour)colour;
+    info->table_plane_offset = (int8_t)buf[25];
+    info->tables_id = get32(buf + 28);
+    info->qstep = bits_float(get32(buf + 32));
     size_t samples = 0;
     const uint8_t *p = buf + FIXED_HEADER;
     for (int c = 0; c < nc; c++, p += COMPONENT_BYTES) {
@@ -149,71 +169,135 @@ xsf_status bpc_read_header(const uint8_t *buf, size_t len, bpc_layout *lay, size
                                  "byte %zu: component %d has depth %u, expected 1..%d", off + 8, c,
                                  p[8], BPC_MAX_DEPTH);
         samples += (size_t)w * hh;
-        lay->width[c] = (int)w;
-        lay->height[c] = (int)hh;
-        lay->depth[c] = p[8];
+        info->width[c] = (int)w;
+        info->height[c] = (int)hh;
+        info->depth[c] = p[8];
     }
     if (samples > BPC_MAX_SAMPLES)
         return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                              "byte %d: %zu samples, at most %zu supported", FIXED_HEADER, samples,
                              BPC_MAX_SAMPLES);
-    if (colour && (nc < 3 || lay->width[1] != lay->width[0] || lay->width[2] != lay->width[0] ||
-                   lay->height[1] != lay->height[0] || lay->height[2] != lay->height[0] ||
-                   lay->depth[1] != lay->depth[0] || lay->depth[2] != lay->depth[0]))
+    if (colour && (nc < 3 || info->width[1] != info->width[0] || info->width[2] != info->width[0] ||
+                   info->height[1] != info->height[0] || info->height[2] != info->height[0] ||
+                   info->depth[1] != info->depth[0] || info->depth[2] != info->depth[0]))
         return xsf_error_set(err, XSF_ERR_INVALID,
                              "byte 24: colour transform on components of unequal shape");
     if (colour && (colour == BPC_COLOUR_RCT) != (filter == BPC_FILTER_53))
         return xsf_error_set(err, XSF_ERR_INVALID,
                              "byte 24: the RCT goes with the 5/3, the ICT with the 9/7");
-    bpc_layout_bands_from_header(lay);
     for (int c = 0; c < nc; c++)
-        for (int b = 0; b < lay->comp[c].nbands; b++, p += 4) {
+        for (int b = 0; b < 3 * levels + 1; b++, p += 4) { /* the bands of geometry.c, in order */
             const float s = bits_float(get32(p));
             if (filter == BPC_FILTER_53 ? s != 1.0f : !(s >= 1e-9f && s <= 1e9f))
                 return xsf_error_set(err, XSF_ERR_INVALID,
                                      "byte %zu: step %g of component %d band %d", (size_t)(p - buf),
                                      (double)s, c, b);
-            lay->comp[c].band[b].step = s;
+            info->step[c][b] = s;
         }
+    return XSF_OK;
+}
+
+/* The layout a header describes: bands, their steps and bounds, the code
+ * blocks. */
+static xsf_status layout_from_info(const bpc_info *info, bpc_layout *lay, xsf_error *err)
+{
+    memset(lay, 0, sizeof *lay);
+    lay->nc = info->nc;
+    for (int c = 0; c < info->nc; c++) {
+        lay->width[c] = info->width[c];
+        lay->height[c] = info->height[c];
+        lay->depth[c] = info->depth[c];
+    }
+    lay->variant = info->variant;
+    lay->filter = info->filter;
+    lay->levels = info->levels;
+    lay->colour = info->colour;
+    lay->table_plane_offset = info->table_plane_offset;
+    lay->tables_id = info->tables_id;
+    lay->qstep = info->qstep;
+    bpc_layout_bands_from_header(lay);
+    for (int c = 0; c < lay->nc; c++)
+        for (int b = 0; b < lay->comp[c].nbands; b++)
+            lay->comp[c].band[b].step = info->step[c][b];
     bpc_layout_bounds_from_header(lay);
-    lay->header_bytes = h;
-    *index_bytes = ib;
-    *data_bytes = total - h - ib;
+    lay->header_bytes = info->header_bytes;
     return bpc_layout_build_codeblocks(lay, err);
 }
 
 xsf_status bpc_parse_header(const uint8_t *buf, size_t len, bpc_info *info, xsf_error *err)
 {
     bpc_layout lay;
-    size_t ib, db;
-    memset(info, 0, sizeof *info);
-    xsf_status s = bpc_read_header(buf, len, &lay, &ib, &db, err);
-    if (s) {
-        bpc_layout_free(&lay);
-        return s;
-    }
-    info->version_major = buf[8];
-    info->version_minor = buf[9];
-    info->header_bytes = lay.header_bytes;
-    info->index_bytes = ib;
-    info->data_bytes = db;
-    info->codestream_bytes = lay.header_bytes + ib + db;
-    info->nc = lay.nc;
-    for (int c = 0; c < lay.nc; c++) {
-        info->width[c] = lay.width[c];
-        info->height[c] = lay.height[c];
-        info->depth[c] = lay.depth[c];
-    }
-    info->variant = lay.variant;
-    info->filter = lay.filter;
-    info->levels = lay.levels;
-    info->colour = lay.colour;
-    info->tables_id = lay.tables_id;
-    info->table_plane_offset = lay.table_plane_offset;
-    info->qstep = lay.qstep;
+    memset(&lay, 0, sizeof lay);
+    xsf_status s = read_main_header(buf, len, info, err);
+    if (!s)
+        s = layout_from_info(info, &lay, err); /* the code blocks: their count, and that they fit */
     info->codeblocks = lay.ncb;
     bpc_layout_free(&lay);
-    return XSF_OK;
+    if (s)
+        memset(info, 0, sizeof *info); /* nothing of a header that failed */
+    return s;
+}
+
+xsf_status bpc_codestream_open(bpc_codestream *cs, const uint8_t *buf, size_t len,
+                               const bpc_info *parsed, const bpc_tables *external, xsf_error *err)
+{
+    bpc_layout_free(&cs->lay);
+    cs->tables = NULL;
+    cs->data = NULL;
+    xsf_status s;
+    if (parsed) {
+        const size_t total = parsed->codestream_bytes, h = parsed->header_bytes;
+        if (parsed->nc < 1 || parsed->nc > BPC_MAX_COMPONENTS || parsed->levels < 0 ||
+            parsed->levels > BPC_MAX_LEVELS || h > total || parsed->index_bytes > total - h ||
+            parsed->data_bytes != total - h - parsed->index_bytes)
+            return xsf_error_set(err, XSF_ERR_ARG, "not a header bpc_parse_header gave");
+        if (len < total)
+            return xsf_error_set(err, XSF_ERR_TRUNCATED, "codestream of %zu bytes cut at byte %zu",
+                                 total, len);
+        cs->info = *parsed;
+    } else if ((s = read_main_header(buf, len, &cs->info, err))) {
+        return s;
+    }
+    if ((s = layout_from_info(&cs->info, &cs->lay, err)))
+        return s;
+    cs->info.codeblocks = cs->lay.ncb;
+    cs->tables = bpc_tables_for(&cs->lay, external);
+    if (!cs->tables)
+        return xsf_error_set(
+            err, XSF_ERR_UNSUPPORTED,
+            "byte 28: coded with external tables %08x; give the decoder that table file",
+            cs->lay.tables_id);
+    const size_t ncb = cs->lay.ncb;
+    if (cs->entries_cap < ncb) {
+        free(cs->entries);
+        cs->entries = malloc(ncb * sizeof *cs->entries);
+        cs->entries_cap = cs->entries ? ncb : 0;
+        if (!cs->entries)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "no memory for %zu code blocks", ncb);
+    }
+    const uint8_t *index = buf + cs->info.header_bytes;
+    cs->data = index + cs->info.index_bytes;
+    return bpc_read_index(&cs->lay, index, cs->info.index_bytes, cs->info.data_bytes, cs->entries,
+                          err);
+}
+
+void bpc_info_format(const bpc_info *info, xsf_format *f)
+{
+    memset(f, 0, sizeof *f);
+    f->container = XSF_PLANAR_U16;
+    f->nc = info->nc;
+    for (int c = 0; c < info->nc && c < BPC_MAX_COMPONENTS; c++) {
+        f->width[c] = info->width[c];
+        f->height[c] = info->height[c];
+        f->depth[c] = info->depth[c];
+    }
+}
+
+void bpc_codestream_free(bpc_codestream *cs)
+{
+    bpc_layout_free(&cs->lay);
+    free(cs->entries);
+    memset(cs, 0, sizeof *cs);
 }
 
 /* ---- index ---- */

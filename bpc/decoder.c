@@ -11,9 +11,7 @@
 struct bpc_decoder {
     xsf_error err;
     const bpc_tables *tables;
-    bpc_layout lay;
-    bpc_cb_entry *entries;
-    size_t entries_cap;
+    bpc_codestream cs;
     void *plane[BPC_MAX_COMPONENTS];
     size_t plane_cap[BPC_MAX_COMPONENTS];
     uint16_t *out[BPC_MAX_COMPONENTS];
@@ -33,8 +31,7 @@ void bpc_decoder_destroy(bpc_decoder *d)
 {
     if (!d)
         return;
-    bpc_layout_free(&d->lay);
-    free(d->entries);
+    bpc_codestream_free(&d->cs);
     for (int c = 0; c < BPC_MAX_COMPONENTS; c++) {
         free(d->plane[c]);
         free(d->out[c]);
@@ -68,16 +65,9 @@ static int grow(void **p, size_t *cap, size_t need)
 
 static xsf_status plan_for(bpc_decoder *d, int c)
 {
-    const bpc_layout *lay = &d->lay;
+    const bpc_layout *lay = &d->cs.lay;
     wav_plan_desc w;
-    memset(&w, 0, sizeof w);
-    w.width = (size_t)lay->width[c];
-    w.height = (size_t)lay->height[c];
-    w.pitch = w.width;
-    w.planes = 1;
-    w.filter = lay->filter == BPC_FILTER_53 ? WAV_FILTER_53 : WAV_FILTER_97;
-    w.sample = lay->filter == BPC_FILTER_53 ? WAV_INT32 : WAV_FLOAT32;
-    w.levels_v = w.levels_h = lay->levels;
+    bpc_layout_wavelet(lay, c, 1, &w);
     if (d->plan[c] && !memcmp(&w, &d->desc[c], sizeof w))
         return XSF_OK;
     if (d->plan[c])
@@ -88,20 +78,20 @@ static xsf_status plan_for(bpc_decoder *d, int c)
 }
 
 /* Decodes one code block into its place in the band. */
-static xsf_status decode_block(bpc_decoder *d, const bpc_tables *t, size_t i, const uint8_t *data)
+static xsf_status decode_block(bpc_decoder *d, size_t i)
 {
     static _Thread_local int32_t recon[BPC_CODEBLOCK * BPC_CODEBLOCK];
-    const bpc_layout *lay = &d->lay;
+    const bpc_layout *lay = &d->cs.lay;
     const bpc_cb_desc *cb = &lay->cb[i];
-    const bpc_cb_entry *en = &d->entries[i];
+    const bpc_cb_entry *en = &d->cs.entries[i];
     const bpc_band *bd = &lay->comp[cb->comp].band[cb->band];
     const size_t w = (size_t)lay->width[cb->comp];
     if (en->passes == 0) {
         memset(recon, 0, sizeof recon);
     } else {
-        const bpc_band_probs probs =
-            bpc_tables_band(t, lay->variant, bd->level, bd->orient, lay->table_plane_offset);
-        xsf_status s = bpc_codeblock_decode(lay->variant, &probs, data + en->offset,
+        const bpc_band_probs probs = bpc_tables_band(d->cs.tables, lay->variant, bd->level,
+                                                     bd->orient, lay->table_plane_offset);
+        xsf_status s = bpc_codeblock_decode(lay->variant, &probs, d->cs.data + en->offset,
                                             2 * (size_t)en->codewords, en->planes, en->passes,
                                             recon, BPC_CODEBLOCK, (int)cb->w, (int)cb->h, &d->err);
         if (s) {
@@ -131,28 +121,19 @@ static xsf_status decode_block(bpc_decoder *d, const bpc_tables *t, size_t i, co
 xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *consumed,
                       const xsf_picture **img)
 {
+    return bpc_decode_parsed(d, NULL, buf, len, consumed, img);
+}
+
+xsf_status bpc_decode_parsed(bpc_decoder *d, const bpc_info *info, const uint8_t *buf, size_t len,
+                             size_t *consumed, const xsf_picture **img)
+{
     *consumed = 0;
     *img = NULL;
     xsf_error_clear(&d->err);
-    bpc_layout_free(&d->lay);
-    size_t ib, db;
-    xsf_status s = bpc_read_header(buf, len, &d->lay, &ib, &db, &d->err);
+    xsf_status s = bpc_codestream_open(&d->cs, buf, len, info, d->tables, &d->err);
     if (s)
         return s;
-    const bpc_layout *lay = &d->lay;
-    const bpc_tables *t = bpc_tables_for(lay, d->tables);
-    if (!t)
-        return xsf_error_set(
-            &d->err, XSF_ERR_UNSUPPORTED,
-            "byte 28: coded with external tables %08x; give the decoder that table file",
-            lay->tables_id);
-    void *ep = d->entries;
-    if (!grow(&ep, &d->entries_cap, (lay->ncb ? lay->ncb : 1) * sizeof *d->entries))
-        return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for %zu code blocks", lay->ncb);
-    d->entries = ep;
-    const uint8_t *index = buf + lay->header_bytes, *data = index + ib;
-    if ((s = bpc_read_index(lay, index, ib, db, d->entries, &d->err)))
-        return s;
+    const bpc_layout *lay = &d->cs.lay;
     for (int c = 0; c < lay->nc; c++) {
         const size_t n = (size_t)lay->width[c] * lay->height[c];
         void *op = d->out[c];
@@ -164,27 +145,20 @@ xsf_status bpc_decode(bpc_decoder *d, const uint8_t *buf, size_t len, size_t *co
             return s;
     }
     for (size_t i = 0; i < lay->ncb; i++)
-        if ((s = decode_block(d, t, i, data)))
+        if ((s = decode_block(d, i)))
             return s;
     for (int c = 0; c < lay->nc; c++)
         if ((s = wav_inverse(d->plan[c], d->plane[c])))
             return xsf_error_set(&d->err, s, "component %d: inverse wavelet transform failed", c);
     xsf_picture_init(&d->img);
-    d->img.fmt.container = XSF_PLANAR_U16;
-    d->img.fmt.nc = lay->nc;
+    bpc_info_format(&d->cs.info, &d->img.fmt);
     for (int c = 0; c < lay->nc; c++) {
-        d->img.fmt.width[c] = lay->width[c];
-        d->img.fmt.height[c] = lay->height[c];
-        d->img.fmt.depth[c] = lay->depth[c];
         d->img.stride[c] = (size_t)lay->width[c] * sizeof(uint16_t);
         d->img.data[c] = (uint8_t *)d->out[c];
     }
     bpc_transform_colour(lay->colour, &d->img.colour);
-    if (lay->filter == BPC_FILTER_53)
-        bpc_back_int(lay, (int32_t *const *)d->plane, &d->img);
-    else
-        bpc_back_float(lay, (float *const *)d->plane, &d->img);
-    *consumed = lay->header_bytes + ib + db;
+    bpc_back(lay, d->plane, &d->img);
+    *consumed = d->cs.info.codestream_bytes;
     *img = &d->img;
     return XSF_OK;
 }

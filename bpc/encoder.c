@@ -35,14 +35,7 @@ xsf_status bpc_frontend_init(bpc_frontend *fe, const bpc_layout *lay, xsf_error 
             return xsf_error_set(err, XSF_ERR_NOMEM, "no memory for a %dx%d plane", lay->width[c],
                                  lay->height[c]);
         wav_plan_desc d;
-        memset(&d, 0, sizeof d);
-        d.width = (size_t)lay->width[c];
-        d.height = (size_t)lay->height[c];
-        d.pitch = d.width;
-        d.planes = 1;
-        d.filter = lay->filter == BPC_FILTER_53 ? WAV_FILTER_53 : WAV_FILTER_97;
-        d.sample = lay->filter == BPC_FILTER_53 ? WAV_INT32 : WAV_FLOAT32;
-        d.levels_v = d.levels_h = lay->levels;
+        bpc_layout_wavelet(lay, c, 1, &d);
         xsf_status s = wav_plan_create(&fe->plan[c], &d, err);
         if (s)
             return s;
@@ -75,10 +68,7 @@ xsf_status bpc_frontend_run(bpc_frontend *fe, const bpc_layout *lay, const xsf_p
             !img->data[c])
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "component %d: picture does not match its layout", c);
-    if (lay->filter == BPC_FILTER_53)
-        bpc_front_int(lay, img, (int32_t *const *)fe->plane);
-    else
-        bpc_front_float(lay, img, (float *const *)fe->plane);
+    bpc_front(lay, img, fe->plane);
     for (int c = 0; c < lay->nc; c++) {
         xsf_status s = wav_forward(fe->plan[c], fe->plane[c]);
         if (s)
@@ -286,12 +276,9 @@ xsf_status bpc_encode(bpc_encoder *e, const xsf_picture *img, uint8_t *out, size
         ib += bpc_index_entry_size(k, cw);
         db += 2 * (size_t)cw;
     }
-    const size_t total = lay->header_bytes + ib + db;
-    if (total > UINT32_MAX)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream of %zu bytes exceeds 4 GiB", total);
-    if (total > cap)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream needs %zu bytes, the buffer has %zu",
-                             total, cap);
+    size_t total;
+    if ((s = bpc_codestream_size(lay, ib, db, cap, &total, &e->err)))
+        return s;
     bpc_write_header(lay, ib, db, out);
     uint8_t *ip = out + lay->header_bytes, *dp = ip + ib;
     for (size_t i = 0; i < lay->ncb; i++) {

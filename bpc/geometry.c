@@ -50,49 +50,49 @@ void bpc_params_set_bpp(bpc_params *p, double bpp, int width, int height)
 
 /* ---- one-dimensional gains ---- */
 
+/* One level of the filter's lifting (wavelet.h: in place, interleaved) on
+ * t[0, m), in the samples the codec transforms (int32 for the 5/3, float for
+ * the 9/7), through `work` (m of them). */
+static void lift_1d(bpc_filter f, int inverse, double *t, size_t m, void *work)
+{
+    const int is_float = f == BPC_FILTER_97;
+    int32_t *iw = work;
+    float *fw = work;
+    for (size_t i = 0; i < m; i++) {
+        if (is_float)
+            fw[i] = (float)t[i];
+        else
+            iw[i] = (int32_t)t[i];
+    }
+    if (is_float)
+        (inverse ? wav97_inverse_1d : wav97_forward_1d)(fw, m, 1);
+    else
+        (inverse ? wav53_inverse_1d : wav53_forward_1d)(iw, m, 1);
+    for (size_t i = 0; i < m; i++)
+        t[i] = is_float ? (double)fw[i] : (double)iw[i];
+}
+
 /* Multi-level 1D transform in the Mallat layout (low band first), built on
- * the one-level lifting of wavelet.h (which interleaves). */
-static void forward_1d(bpc_filter f, double *x, size_t n, int levels, void *tmp)
+ * the one-level lifting (which interleaves): t and work hold n each. */
+static void forward_1d(bpc_filter f, double *x, size_t n, int levels, double *t, void *work)
 {
     for (int l = 1; l <= levels; l++) {
         const size_t m = wav_low_len(n, l - 1), lo = wav_low_len(n, l);
-        if (f == BPC_FILTER_53) {
-            int32_t *t = tmp;
-            for (size_t i = 0; i < m; i++)
-                t[i] = (int32_t)x[i];
-            wav53_forward_1d(t, m, 1);
-            for (size_t i = 0; i < m; i++)
-                x[(i & 1) ? lo + i / 2 : i / 2] = t[i];
-        } else {
-            float *t = tmp;
-            for (size_t i = 0; i < m; i++)
-                t[i] = (float)x[i];
-            wav97_forward_1d(t, m, 1);
-            for (size_t i = 0; i < m; i++)
-                x[(i & 1) ? lo + i / 2 : i / 2] = t[i];
-        }
+        memcpy(t, x, m * sizeof *t);
+        lift_1d(f, 0, t, m, work);
+        for (size_t i = 0; i < m; i++)
+            x[(i & 1) ? lo + i / 2 : i / 2] = t[i];
     }
 }
 
-static void inverse_1d(bpc_filter f, double *x, size_t n, int levels, void *tmp)
+static void inverse_1d(bpc_filter f, double *x, size_t n, int levels, double *t, void *work)
 {
     for (int l = levels; l >= 1; l--) {
         const size_t m = wav_low_len(n, l - 1), lo = wav_low_len(n, l);
-        if (f == BPC_FILTER_53) {
-            int32_t *t = tmp;
-            for (size_t i = 0; i < m; i++)
-                t[i] = (int32_t)x[(i & 1) ? lo + i / 2 : i / 2];
-            wav53_inverse_1d(t, m, 1);
-            for (size_t i = 0; i < m; i++)
-                x[i] = t[i];
-        } else {
-            float *t = tmp;
-            for (size_t i = 0; i < m; i++)
-                t[i] = (float)x[(i & 1) ? lo + i / 2 : i / 2];
-            wav97_inverse_1d(t, m, 1);
-            for (size_t i = 0; i < m; i++)
-                x[i] = t[i];
-        }
+        for (size_t i = 0; i < m; i++)
+            t[i] = x[(i & 1) ? lo + i / 2 : i / 2];
+        lift_1d(f, 1, t, m, work);
+        memcpy(x, t, m * sizeof *x);
     }
 }
 
@@ -109,7 +109,7 @@ static void band_1d(bpc_filter f, int l, int high, double *gain, double *l1)
     const size_t support = (size_t)8 << l, n = 2 * support + 64;
     const double amp = f == BPC_FILTER_53 ? 4096.0 : 1.0;
     double *x = malloc(n * sizeof *x);
-    void *tmp = malloc(n * sizeof(double));
+    double *tmp = malloc(2 * n * sizeof *tmp); /* forward_1d's t and work */
     if (!x || !tmp) {
         free(x);
         free(tmp);
@@ -124,7 +124,7 @@ static void band_1d(bpc_filter f, int l, int high, double *gain, double *l1)
 
     memset(x, 0, n * sizeof *x);
     x[m] = amp;
-    inverse_1d(f, x, n, l, tmp);
+    inverse_1d(f, x, n, l, tmp, tmp + n);
     double e = 0;
     for (size_t i = 0; i < n; i++)
         e += x[i] * x[i];
@@ -136,7 +136,7 @@ static void band_1d(bpc_filter f, int l, int high, double *gain, double *l1)
     for (size_t k = k0; k <= k1; k++) {
         memset(x, 0, n * sizeof *x);
         x[k] = amp;
-        forward_1d(f, x, n, l, tmp);
+        forward_1d(f, x, n, l, tmp, tmp + n);
         s += fabs(x[m]);
     }
     *l1 = s / amp;
@@ -417,12 +417,7 @@ xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_
     }
     const bpc_tables *t = params->tables ? params->tables : bpc_tables_builtin(params->filter);
     lay->tables_id = bpc_tables_id(t);
-    for (int c = 0; c < lay->nc; c++) {
-        lay->comp[c].width = lay->width[c];
-        lay->comp[c].height = lay->height[c];
-        lay->comp[c].depth = lay->depth[c];
-        component_bands(&lay->comp[c], lay->levels);
-    }
+    bpc_layout_bands_from_header(lay);
     lay->table_plane_offset = plane_offset_for(lay);
     if ((s = derive_bands(lay, 1, err)))
         return s;
@@ -430,7 +425,20 @@ xsf_status bpc_layout_init(bpc_layout *lay, const bpc_params *params, const xsf_
     return bpc_layout_build_codeblocks(lay, err);
 }
 
-/* For the decoder: bands from the header's sizes (steps come from it too). */
+void bpc_layout_wavelet(const bpc_layout *lay, int c, size_t planes, wav_plan_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    d->width = (size_t)lay->width[c];
+    d->height = (size_t)lay->height[c];
+    d->pitch = d->width;
+    d->planes = planes;
+    d->plane_stride = d->width * d->height; /* unused with one plane */
+    d->filter = lay->filter == BPC_FILTER_53 ? WAV_FILTER_53 : WAV_FILTER_97;
+    d->sample = lay->filter == BPC_FILTER_53 ? WAV_INT32 : WAV_FLOAT32;
+    d->levels_v = d->levels_h = lay->levels;
+}
+
+/* Bands from the components' sizes (the decoder's steps come from the header). */
 void bpc_layout_bands_from_header(bpc_layout *lay)
 {
     for (int c = 0; c < lay->nc; c++) {

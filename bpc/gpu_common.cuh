@@ -78,15 +78,7 @@ static inline xsf_status dwt_create(bpc_dwt *d, const bpc_layout *lay, xsf_error
     d->nplans = same ? 1 : lay->nc;
     for (int i = 0; i < d->nplans; i++) {
         wav_plan_desc w;
-        memset(&w, 0, sizeof w);
-        w.width = (size_t)lay->width[i];
-        w.height = (size_t)lay->height[i];
-        w.pitch = w.width;
-        w.planes = same ? (size_t)lay->nc : 1;
-        w.plane_stride = w.width * w.height;
-        w.filter = lay->filter == BPC_FILTER_53 ? WAV_FILTER_53 : WAV_FILTER_97;
-        w.sample = lay->filter == BPC_FILTER_53 ? WAV_INT32 : WAV_FLOAT32;
-        w.levels_v = w.levels_h = lay->levels;
+        bpc_layout_wavelet(lay, i, same ? (size_t)lay->nc : 1, &w);
         xsf_status s = wav_cuda_plan_create(&d->plan[i], &w, err);
         if (s)
             return s;

@@ -21,14 +21,13 @@ struct bpc_gpu_decoder {
     cudaStream_t stream;
     int device; /* the current device at creation: where device pictures live */
     const bpc_tables *tables;
-    bpc_layout lay;
+    bpc_codestream cs;
     int have_dwt;
     bpc_dwt dwt;
     struct bpc_dwt_key dwt_key; /* the shape the plans were made for */
     int timing;
     cudaEvent_t ev[BPC_GPU_STAGES + 1];
     bpc_gpu_times times;
-    bpc_cb_entry *entries;
     bpc_kdec_entry *kentries;
     size_t ncb_cap;
     /* device, grown as needed */
@@ -87,8 +86,7 @@ void bpc_gpu_decoder_destroy(bpc_gpu_decoder *d)
             cudaEventDestroy(d->ev[i]);
     if (d->have_dwt)
         dwt_destroy(&d->dwt);
-    bpc_layout_free(&d->lay);
-    free(d->entries);
+    bpc_codestream_free(&d->cs);
     free(d->kentries);
     free(d->h_out);
     free(d);
@@ -128,7 +126,7 @@ static xsf_status dev_grow(bpc_gpu_decoder *d, void **p, size_t *cap, size_t nee
 /* The DWT plans of the codestream's shape (kept while the shape stays). */
 static xsf_status dec_plans(bpc_gpu_decoder *d)
 {
-    const bpc_layout *lay = &d->lay;
+    const bpc_layout *lay = &d->cs.lay;
     bpc_dwt_key key;
     memset(&key, 0, sizeof key);
     key.nc = lay->nc;
@@ -170,39 +168,34 @@ static xsf_status dec_mark(bpc_gpu_decoder *d, int stage)
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, int device,
                           size_t *consumed, const xsf_picture **img)
 {
+    return bpc_gpu_decode_parsed(d, NULL, buf, len, device, consumed, img);
+}
+
+xsf_status bpc_gpu_decode_parsed(bpc_gpu_decoder *d, const bpc_info *info, const uint8_t *buf,
+                                 size_t len, int device, size_t *consumed, const xsf_picture **img)
+{
     *consumed = 0;
     *img = NULL;
     xsf_error_clear(&d->err);
-    bpc_layout_free(&d->lay);
-    size_t ib, db;
-    xsf_status s = bpc_read_header(buf, len, &d->lay, &ib, &db, &d->err);
+    xsf_status s = bpc_codestream_open(&d->cs, buf, len, info, d->tables, &d->err);
     if (s)
         return s;
-    const bpc_layout *lay = &d->lay;
-    const bpc_tables *t = bpc_tables_for(lay, d->tables);
-    if (!t)
-        return xsf_error_set(
-            &d->err, XSF_ERR_UNSUPPORTED,
-            "byte 28: coded with external tables %08x; give the decoder that table file",
-            lay->tables_id);
-    const size_t ncb = lay->ncb;
+    const bpc_layout *lay = &d->cs.lay;
+    const bpc_tables *t = d->cs.tables;
+    const bpc_cb_entry *entries = d->cs.entries;
+    const size_t ncb = lay->ncb, db = d->cs.info.data_bytes;
     if (d->ncb_cap < ncb) {
-        free(d->entries);
         free(d->kentries);
-        d->entries = (bpc_cb_entry *)malloc(ncb * sizeof *d->entries);
         d->kentries = (bpc_kdec_entry *)malloc(ncb * sizeof *d->kentries);
-        d->ncb_cap = d->entries && d->kentries ? ncb : 0;
+        d->ncb_cap = d->kentries ? ncb : 0;
         if (!d->ncb_cap)
             return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for %zu code blocks", ncb);
     }
-    const uint8_t *index = buf + lay->header_bytes, *data = index + ib;
-    if ((s = bpc_read_index(lay, index, ib, db, d->entries, &d->err)))
-        return s;
     for (size_t i = 0; i < ncb; i++) {
-        d->kentries[i].offset = d->entries[i].offset;
-        d->kentries[i].codewords = d->entries[i].codewords;
-        d->kentries[i].planes = d->entries[i].planes;
-        d->kentries[i].passes = d->entries[i].passes;
+        d->kentries[i].offset = entries[i].offset;
+        d->kentries[i].codewords = entries[i].codewords;
+        d->kentries[i].planes = entries[i].planes;
+        d->kentries[i].passes = entries[i].passes;
         d->kentries[i].pad[0] = d->kentries[i].pad[1] = 0;
     }
     if ((s = dec_plans(d)))
@@ -227,7 +220,7 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     band_arrays(lay, inv, half, bound);
     DMARK(0);
     /* pageable host memory: these copies complete before they return */
-    CK(d, cudaMemcpyAsync(d->d_data, data, db, cudaMemcpyHostToDevice, st));
+    CK(d, cudaMemcpyAsync(d->d_data, d->cs.data, db, cudaMemcpyHostToDevice, st));
     CK(d, cudaMemcpyAsync(d->d_cb, lay->cb, ncb * sizeof(bpc_cb_desc), cudaMemcpyHostToDevice, st));
     CK(d, cudaMemcpyAsync(d->d_entry, d->kentries, ncb * sizeof(bpc_kdec_entry),
                           cudaMemcpyHostToDevice, st));
@@ -283,8 +276,7 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
     }
     DMARK(4);
     xsf_picture_init(&d->img);
-    d->img.fmt.container = XSF_PLANAR_U16;
-    d->img.fmt.nc = lay->nc;
+    bpc_info_format(&d->cs.info, &d->img.fmt);
     d->img.memory = device ? XSF_MEMORY_DEVICE : XSF_MEMORY_HOST;
     d->img.device = device ? d->device : -1;
     bpc_transform_colour(lay->colour, &d->img.colour);
@@ -296,9 +288,6 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
             return xsf_error_set(&d->err, XSF_ERR_NOMEM, "no memory for the decoded picture");
     }
     for (int c = 0; c < lay->nc; c++) {
-        d->img.fmt.width[c] = lay->width[c];
-        d->img.fmt.height[c] = lay->height[c];
-        d->img.fmt.depth[c] = lay->depth[c];
         d->img.stride[c] = (size_t)lay->width[c] * sizeof(uint16_t);
         d->img.data[c] =
             (uint8_t *)(device ? d->d_out + d->dwt.offset[c] : d->h_out + d->dwt.offset[c]);
@@ -314,13 +303,14 @@ xsf_status bpc_gpu_decode(bpc_gpu_decoder *d, const uint8_t *buf, size_t len, in
             &d->err, XSF_ERR_INVALID,
             "code block %zu (component %u, band %u, data byte %zu): its %u codewords do not hold "
             "its %u passes",
-            i, lay->cb[i].comp, lay->cb[i].band, lay->header_bytes + ib + d->entries[i].offset,
-            d->entries[i].codewords, d->entries[i].passes);
+            i, lay->cb[i].comp, lay->cb[i].band,
+            lay->header_bytes + d->cs.info.index_bytes + entries[i].offset, entries[i].codewords,
+            entries[i].passes);
     }
     if (d->timing)
         for (int i = 0; i < BPC_GPU_STAGES; i++)
             CK(d, cudaEventElapsedTime(&d->times.ms[i], d->ev[i], d->ev[i + 1]));
-    *consumed = lay->header_bytes + ib + db;
+    *consumed = d->cs.info.codestream_bytes;
     *img = &d->img;
     return XSF_OK;
 }

@@ -344,12 +344,9 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *e, const xsf_picture *img, uint8_t *o
         return xsf_error_set(&e->err, XSF_ERR_ARG,
                              "code block %d needs more bitplanes than its band's bound", kerr - 1);
     const size_t ib = (size_t)e->h_meta[0], db = (size_t)e->h_meta[1];
-    const size_t total = lay->header_bytes + ib + db;
-    if (total > UINT32_MAX)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream of %zu bytes exceeds 4 GiB", total);
-    if (total > cap)
-        return xsf_error_set(&e->err, XSF_ERR_ARG, "codestream needs %zu bytes, the buffer has %zu",
-                             total, cap);
+    size_t total;
+    if ((s = bpc_codestream_size(lay, ib, db, cap, &total, &e->err)))
+        return s;
     MARK(4);
     if (ncb) {
         BPC_LAUNCH(bpc_pack_kernel, grid_for((size_t)ncb * 32, 128), 128, st, ncb, e->d_sel,

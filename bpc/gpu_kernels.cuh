@@ -197,12 +197,8 @@ __global__ void __launch_bounds__(RATE_THREADS)
     for (int round = 0; round < 64; round++) {
         unsigned long long cand = 0;
         for (uint32_t i = first; i < end; i++) {
-            const int nx = point[i] + 1;
-            if (nx >= cbs[i].npoints)
-                continue;
-            const unsigned long long need =
-                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
-            if (need <= left)
+            uint64_t need;
+            if (bpc_rr_next(&cbs[i], point[i], &need) && need <= left)
                 cand += need;
         }
         unsigned long long run;
@@ -210,17 +206,14 @@ __global__ void __launch_bounds__(RATE_THREADS)
         scan_u64(tmp.s).ExclusiveSum(cand, run);
         unsigned long long taken = 0;
         for (uint32_t i = first; i < end; i++) {
-            const int nx = point[i] + 1;
-            if (nx >= cbs[i].npoints)
-                continue;
-            const unsigned long long need =
-                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
-            if (need > left)
+            const int at = point[i];
+            uint64_t need;
+            if (!bpc_rr_next(&cbs[i], at, &need) || need > left)
                 continue;
             run += need;
             if (run > left)
                 break;
-            point[i] = nx;
+            point[i] = at + 1;
             taken += need;
         }
         __syncthreads();

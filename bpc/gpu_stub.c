@@ -59,7 +59,14 @@ void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables)
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *dec, const uint8_t *buf, size_t len, int device,
                           size_t *consumed, const xsf_picture **img)
 {
+    return bpc_gpu_decode_parsed(dec, NULL, buf, len, device, consumed, img);
+}
+
+xsf_status bpc_gpu_decode_parsed(bpc_gpu_decoder *dec, const bpc_info *info, const uint8_t *buf,
+                                 size_t len, int device, size_t *consumed, const xsf_picture **img)
+{
     (void)dec;
+    (void)info;
     (void)buf;
     (void)len;
     (void)device;

@@ -52,16 +52,13 @@ void bpc_rate_select(const bpc_rate_cb *cbs, size_t ncb, size_t budget, uint8_t 
         uint64_t run = 0;
         int taken = 0;
         for (size_t i = 0; i < ncb; i++) {
-            const int nx = point[i] + 1;
-            if (nx >= cbs[i].npoints)
-                continue;
-            const uint64_t need =
-                bpc_rr_point_bytes(&cbs[i], nx) - bpc_rr_point_bytes(&cbs[i], point[i]);
-            if (need > left)
+            const int at = point[i];
+            uint64_t need;
+            if (!bpc_rr_next(&cbs[i], at, &need) || need > left)
                 continue; /* not a candidate */
             run += need;
             if (run <= left) {
-                point[i] = nx;
+                point[i] = at + 1;
                 taken = 1;
             } else {
                 run -= need;

@@ -91,4 +91,14 @@ BPC_HD uint32_t bpc_rr_point_bytes(const bpc_rate_cb *cb, int point)
     return point < 0 ? 1 : cb->bytes[point];
 }
 
+/* The fill's step: whether cb has a hull point after `point`, and *need,
+ * the bytes moving to it adds. */
+BPC_HD int bpc_rr_next(const bpc_rate_cb *cb, int point, uint64_t *need)
+{
+    if (point + 1 >= cb->npoints)
+        return 0;
+    *need = bpc_rr_point_bytes(cb, point + 1) - bpc_rr_point_bytes(cb, point);
+    return 1;
+}
+
 #endif

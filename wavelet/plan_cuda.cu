@@ -88,43 +88,34 @@ void push(schedule &sc, const step &st)
     sc.s[sc.n++] = st;
 }
 
-step step_2d(bool inverse, int level, int w, int h, buffer image, buffer ll, buffer hi)
+/* A step of `kind` over a w x h region from buffer a into b (every kind's fields). */
+step step_of(step_kind kind, int w, int h, buffer a, buffer b)
 {
     step s = {};
-    s.kind = STEP_2D;
-    s.inverse = inverse;
-    s.level_first = s.level_last = level;
+    s.kind = kind;
     s.width = w;
     s.height = h;
-    s.a = image;
-    s.b = ll;
+    s.a = a;
+    s.b = b;
+    return s;
+}
+
+step step_2d(bool inverse, int level, int w, int h, buffer image, buffer ll, buffer hi)
+{
+    step s = step_of(STEP_2D, w, h, image, ll);
+    s.inverse = inverse;
+    s.level_first = s.level_last = level;
     s.c = hi;
     return s;
 }
 
 step step_rows(bool inverse, int first, int last, int w, int h, buffer src, buffer dst)
 {
-    step s = {};
-    s.kind = STEP_ROWS;
+    step s = step_of(STEP_ROWS, w, h, src, dst);
     s.inverse = inverse;
     s.level_first = first;
     s.level_last = last;
     s.levels = (last > first ? last - first : first - last) + 1;
-    s.width = w;
-    s.height = h;
-    s.a = src;
-    s.b = dst;
-    return s;
-}
-
-step step_copy(step_kind k, int w, int h, buffer from, buffer to)
-{
-    step s = {};
-    s.kind = k;
-    s.width = w;
-    s.height = h;
-    s.a = from;
-    s.b = to;
     return s;
 }
 
@@ -154,11 +145,11 @@ void build(wav_cuda_plan *p, extent te[T_COUNT], bool &need_s)
         f.n = 0;
         if (L == 0) {
             if (!inplace)
-                push(f, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+                push(f, step_of(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
         } else {
             buffer in = BUF_IN;
             if (inplace && V > 0) {
-                push(f, step_copy(STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+                push(f, step_of(STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
                 in = BUF_S;
                 need_s = true;
             }
@@ -179,13 +170,13 @@ void build(wav_cuda_plan *p, extent te[T_COUNT], bool &need_s)
         v.n = 0;
         if (L == 0) {
             if (!inplace)
-                push(v, step_copy(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
+                push(v, step_of(STEP_COPY_IDENTITY, W, H, BUF_IN, BUF_OUT));
             continue;
         }
         const bool stage_s = inplace && V > 0;
         if (stage_s) {
             need_s = true;
-            push(v, step_copy(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
+            push(v, step_of(L > 1 ? STEP_COPY_HIGH1 : STEP_COPY_ALL, W, H, BUF_IN, BUF_S));
         }
         /* Out of place, the low band LL(l) that level l + 1 leaves (or the
          * row pass, l = V) goes to T(l - 1), where it stays: the incremental
@@ -404,8 +395,12 @@ xsf_status check_call(wav_cuda_plan *p, const void *a, const void *b)
     return XSF_OK;
 }
 
-xsf_status check_disjoint(wav_cuda_plan *p, const void *src, const void *dst)
+/* check_call, and src and dst apart (the calls that write elsewhere). */
+xsf_status check_apart(wav_cuda_plan *p, const void *src, const void *dst)
 {
+    const xsf_status st = check_call(p, src, dst);
+    if (st != XSF_OK)
+        return st;
     const size_t n = extent_bytes(p->desc);
     const uintptr_t s = (uintptr_t)src, t = (uintptr_t)dst;
     if (s < t + n && t < s + n) {
@@ -416,6 +411,14 @@ xsf_status check_disjoint(wav_cuda_plan *p, const void *src, const void *dst)
         return XSF_ERR_ARG;
     }
     return XSF_OK;
+}
+
+/* The whole forward or inverse transform of src into dst. */
+xsf_status run_apart(wav_cuda_plan *p, bool inverse, const void *src, void *dst,
+                     cudaStream_t stream)
+{
+    const xsf_status st = check_apart(p, src, dst);
+    return st != XSF_OK ? st : run(p, inverse ? p->inv : p->fwd, src, dst, stream);
 }
 
 } // namespace
@@ -576,27 +579,19 @@ xsf_status wav_cuda_inverse(wav_cuda_plan *plan, void *data, struct CUstream_st 
 xsf_status wav_cuda_forward_to(wav_cuda_plan *plan, const void *src, void *dst,
                                struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
-    return st != XSF_OK ? st : run(plan, plan->fwd, src, dst, stream);
+    return run_apart(plan, false, src, dst, stream);
 }
 
 xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
                                struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
-    return st != XSF_OK ? st : run(plan, plan->inv, src, dst, stream);
+    return run_apart(plan, true, src, dst, stream);
 }
 
 xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
                                     size_t rows_before, size_t rows_in, struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
+    xsf_status st = check_apart(plan, src, dst);
     if (st != XSF_OK)
         return st;
     if (rows_before > rows_in) {
@@ -652,9 +647,7 @@ xsf_status wav_cuda_step_get(const wav_cuda_plan *plan, int inverse, int index,
 xsf_status wav_cuda_step_run(wav_cuda_plan *plan, int inverse, int index, const void *src,
                              void *dst, struct CUstream_st *stream)
 {
-    xsf_status st = check_call(plan, src, dst);
-    if (st == XSF_OK)
-        st = check_disjoint(plan, src, dst);
+    const xsf_status st = check_apart(plan, src, dst);
     if (st != XSF_OK)
         return st;
     if (index < 0 || index >= wav_cuda_step_count(plan, inverse))

@@ -11,13 +11,6 @@
 _Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX,
                "xs_header must fit xsf_codec_frame.header");
 
-static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
-{
-    if (err)
-        xsf_error_set(err, st, "%s", msg && msg[0] ? msg : xsf_status_name(st));
-    return st;
-}
-
 static int xs_probe(const uint8_t *buf, size_t len)
 {
     if (len < 2 || buf[0] != 0xff || buf[1] != 0x10) /* SOC */
@@ -29,14 +22,11 @@ static int xs_probe(const uint8_t *buf, size_t len)
 
 static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
 {
-    if (size != sizeof(xs_header))
-        return xsf_error_set(err, XSF_ERR_ARG,
-                             "a JPEG XS header is an xs_header (%zu bytes, not %zu)",
-                             sizeof(xs_header), size);
+    const xsf_status st =
+        xsf_codec_frame_start(out, &xs_codec, parsed, size, sizeof(xs_header), err);
+    if (st != XSF_OK) /* the field stays NONE: the codestream does not say (RTP and boxes do) */
+        return st;
     const xs_header *h = parsed;
-    memset(out, 0, offsetof(xsf_codec_frame, header));
-    out->codec = &xs_codec;
-    out->format.container = XSF_PLANAR_U16;
     out->format.nc = h->nc;
     for (int c = 0; c < h->nc && c < XSF_MAX_COMPONENTS; c++) {
         /* 21122-1 A.4.4: the header reader has checked that sx and sy divide the frame. */
@@ -46,9 +36,7 @@ static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *
     }
     out->codestream_bytes = h->lcod;
     out->header_bytes = h->header_bytes;
-    out->field = XSF_FIELD_NONE;       /* the codestream does not say (RTP and boxes do) */
     xs_header_colour(h, &out->colour); /* the decoders' pictures carry the same */
-    memcpy(out->header.bytes, h, sizeof *h);
     return XSF_OK;
 }
 
@@ -67,8 +55,7 @@ static xsf_status xs_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_err
 /* The parsed header of `frame` where it is JPEG XS's, else NULL (the decoder reads it). */
 static const xs_header *header_of(const xsf_codec_frame *frame)
 {
-    return frame && frame->codec == &xs_codec ? (const xs_header *)(const void *)frame->header.bytes
-                                              : NULL;
+    return xsf_codec_frame_header(frame, &xs_codec);
 }
 
 /* ---- C decoder ---- */
@@ -94,7 +81,7 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     size_t consumed;
     /* Straight into the caller's planes; the picture's description stays its owner's. */
     const xsf_status st = xs_decode_into(d, header_of(frame), buf, len, &consumed, out);
-    return st == XSF_OK ? st : pass_on(err, st, xs_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_decoder_error(d));
 }
 
 /* ---- GPU decoder ---- */
@@ -136,7 +123,7 @@ static xsf_status set_output(xs_gpu_decoder *d, xsf_picture *out, xsf_error *err
         }
         st = xs_gpu_set_output(d, planes, pitch);
     }
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
 static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
@@ -149,7 +136,7 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
         return st;
     size_t consumed;
     st = xs_gpu_decode_parsed(d, header_of(frame), buf, len, &consumed);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
 static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
@@ -171,7 +158,7 @@ static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
         t[c] = to[c];
     }
     const xsf_status st = xs_gpu_download_rows(d, planes, f, t);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
 static xsf_status gpu_decode_device(void *dec, const xsf_codec_frame *frame, const void *params,
@@ -186,13 +173,13 @@ static xsf_status gpu_decode_device(void *dec, const xsf_codec_frame *frame, con
         return st;
     size_t consumed;
     st = xs_gpu_decode_device(d, dev, buf, len, &consumed);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
 static xsf_status gpu_sync(void *dec, xsf_error *err)
 {
     const xsf_status st = xs_gpu_sync(dec);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(dec));
 }
 
 static xsf_status gpu_begin(void *dec, const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
@@ -205,20 +192,20 @@ static xsf_status gpu_begin(void *dec, const xsf_codec_frame *frame, const uint8
     st = xs_gpu_decode_begin_parsed(d, header_of(frame), buf, len);
     if (st == XSF_ERR_AGAIN) /* nothing under way: the output is not kept */
         xs_gpu_set_output(d, NULL, NULL);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(d));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
 static xsf_status gpu_more(void *dec, const uint8_t *buf, size_t len, xsf_error *err)
 {
     const xsf_status st = xs_gpu_decode_more(dec, buf, len);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(dec));
 }
 
 static xsf_status gpu_end(void *dec, const uint8_t *buf, size_t len, xsf_error *err)
 {
     size_t consumed;
     const xsf_status st = xs_gpu_decode_end(dec, buf, len, &consumed);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_decoder_error(dec));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(dec));
 }
 
 static void gpu_abort(void *dec)

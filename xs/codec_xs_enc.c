@@ -308,11 +308,6 @@ typedef struct xs_enc {
     xsf_error err;
 } xs_enc;
 
-static xsf_status pass_on(xsf_error *err, xsf_status st, const char *msg)
-{
-    return xsf_error_set(err, st, "%s", msg && msg[0] ? msg : xsf_status_name(st));
-}
-
 static xsf_status gpu_available(void)
 {
     return xs_gpu_available();
@@ -363,7 +358,7 @@ static xsf_status encode_gpu(xs_enc *e, const xsf_picture *in, uint8_t *out, siz
     xsf_status st = xs_gpu_encode(e->gpu, in);
     if (st == XSF_OK)
         st = out ? xs_gpu_encoder_download(e->gpu, out, cap, len, 1) : xs_gpu_encoder_sync(e->gpu);
-    return st == XSF_OK ? st : pass_on(err, st, xs_gpu_encoder_error(e->gpu));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_encoder_error(e->gpu));
 }
 
 static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t cap, size_t *len,
@@ -384,7 +379,7 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
         free(buf);
         *len = 0;
     }
-    return st == XSF_OK ? st : pass_on(err, st, xs_encoder_error(e->cpu));
+    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_encoder_error(e->cpu));
 }
 
 extern const xsf_encoder_ops xs_codec_encoder; /* in xs_codec (codec_xs.c) */

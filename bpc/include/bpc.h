@@ -143,9 +143,14 @@ typedef struct bpc_info {
     int table_plane_offset;
     float qstep;
     size_t codeblocks;
+    /* Each band's quantization step (1 for the 5/3): band 0 the LL, then per
+     * level from `levels` down to 1 HL, LH, HH (3 * levels + 1 bands). */
+    float step[BPC_MAX_COMPONENTS][3 * BPC_MAX_LEVELS + 1];
 } bpc_info;
 
-/* Parses and validates the main header (not the code blocks). */
+/* Parses and validates the main header; the code blocks' count and that
+ * they fit (not the index). What the decoders take back (bpc_decode_parsed,
+ * bpc_gpu_decode_parsed) so that a header is parsed once. */
 xsf_status bpc_parse_header(const uint8_t *buf, size_t len, bpc_info *info, xsf_error *err);
 
 /* ---- C reference codec ---- */
@@ -173,6 +178,10 @@ void bpc_decoder_set_tables(bpc_decoder *dec, const bpc_tables *tables);
  * call, with the colour of bpc_transform_colour. */
 xsf_status bpc_decode(bpc_decoder *dec, const uint8_t *buf, size_t len, size_t *consumed,
                       const xsf_picture **img);
+/* The same with the codestream's header as bpc_parse_header gave it for
+ * these bytes (`info`; its bytes are not parsed again); NULL: as bpc_decode. */
+xsf_status bpc_decode_parsed(bpc_decoder *dec, const bpc_info *info, const uint8_t *buf, size_t len,
+                             size_t *consumed, const xsf_picture **img);
 const char *bpc_decoder_error(const bpc_decoder *dec);
 
 /* ---- training (xsflow bpc-train) ---- */
@@ -229,6 +238,10 @@ void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables);
  * colour of bpc_transform_colour. Synchronizes the decoder's stream. */
 xsf_status bpc_gpu_decode(bpc_gpu_decoder *dec, const uint8_t *buf, size_t len, int device,
                           size_t *consumed, const xsf_picture **img);
+/* The same with the header bpc_parse_header gave for these bytes (NULL:
+ * as bpc_gpu_decode), as bpc_decode_parsed. */
+xsf_status bpc_gpu_decode_parsed(bpc_gpu_decoder *dec, const bpc_info *info, const uint8_t *buf,
+                                 size_t len, int device, size_t *consumed, const xsf_picture **img);
 const char *bpc_gpu_decoder_error(const bpc_gpu_decoder *dec);
 
 /* ---- the code-block coder alone (tests, benchmark, training) ---- */

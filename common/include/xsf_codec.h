@@ -29,8 +29,9 @@
  * Threads: a decoder or encoder handle is used by one thread at a time; the
  * table and the functions without a handle may be called from any thread.
  * A GPU decoder or encoder is bound to the device and CUDA stream given at
- * creation: call it from a thread whose current device is that one (the
- * pipeline's decoder threads are). Nothing here prints. */
+ * creation: each call makes that device current and the caller's current
+ * again before it returns (xsf_cuda_device.h), so any thread may call it.
+ * Nothing here prints. */
 #ifndef XSF_CODEC_H
 #define XSF_CODEC_H
 
@@ -249,6 +250,31 @@ struct xsf_codec {
     /* ---- encoder (NULL where the codec has none) ---- */
     const xsf_encoder_ops *encoder;
 };
+
+/* ---- for the codecs: what every codec's table functions do alike
+ * (common/xsf_codec.c) ---- */
+
+/* A codec library's failure passed on: `st` with the library's message
+ * `msg` (the status's name where msg is NULL or empty). Returns st. */
+xsf_status xsf_codec_fail(xsf_error *err, xsf_status st, const char *msg);
+
+/* The start of `describe`: XSF_ERR_ARG unless `size` is `header_size` (the
+ * codec's parsed-header struct); else *out cleared (a progressive picture,
+ * field XSF_FIELD_NONE, format.container XSF_PLANAR_U16), out->codec set
+ * and the header kept in out->header, for the rest to fill in.
+ * header_size is at most XSF_CODEC_HEADER_MAX. */
+xsf_status xsf_codec_frame_start(xsf_codec_frame *out, const xsf_codec *codec, const void *parsed,
+                                 size_t size, size_t header_size, xsf_error *err);
+
+/* The parsed header `frame` carries where it is `codec`'s (what its
+ * describe kept), else NULL: a decoder then reads the header itself. */
+const void *xsf_codec_frame_header(const xsf_codec_frame *frame, const xsf_codec *codec);
+
+/* A CPU decoder's picture `img` (its own planes) into the caller's host
+ * picture `out`: the samples only, out's colour and properties stay its
+ * owner's. XSF_ERR_ARG where out is in device memory or not of img's
+ * format. */
+xsf_status xsf_codec_copy_picture(xsf_picture *out, const xsf_picture *img, xsf_error *err);
 
 #ifdef __cplusplus
 }

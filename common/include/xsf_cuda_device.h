@@ -9,10 +9,11 @@
  *   call that touches it and switches back before returning, on every path
  *   (xsf_cuda_device_enter / _leave, or xsf_cuda_device_scope in C++;
  *   _save / _leave around code that selects several devices).
- * - Everything else (bpc's GPU codec, the wavelet plans, the display's
+ * - Everything else (bpc's GPU codec API, the wavelet plans, the display's
  *   CUDA work, compare) runs on the caller's current device and never
  *   changes it: the caller selects the device, and uses each handle on the
- *   device it was made on.
+ *   device it was made on. (The codec table's BPC-PaCo GPU entries, made
+ *   for a device, switch to it as the first kind do.)
  * Threads a library starts for itself (the pipeline's decoders) select
  * their own device: that is their state, not the caller's.
  *

@@ -97,6 +97,35 @@ static int identical(const xsf_picture *a, const xsf_picture *b)
     return 1;
 }
 
+/* bpc_decode_parsed with the header bpc_parse_header gave: the picture of
+ * bpc_decode (`want`); the header is taken from `info`, not read again
+ * (tables it names that the decoder lacks are refused, whatever the bytes
+ * say); a codestream shorter than the header says is refused. */
+static void parsed_decode(const bpc_info *info, const uint8_t *buf, size_t len,
+                          const xsf_picture *want, const char *what)
+{
+    bpc_decoder *dec;
+    bpc_decoder_create(&dec);
+    const xsf_picture *out;
+    size_t used = 0;
+    xsf_status s = bpc_decode_parsed(dec, info, buf, len, &used, &out);
+    CHECK(s == XSF_OK && used == len && identical(want, out),
+          "%s: parsed decode: %s (%zu of %zu bytes)", what, bpc_decoder_error(dec), used, len);
+    for (int c = 0; c < info->nc; c++)
+        for (int b = 0; b < 3 * info->levels + 1; b++)
+            CHECK(info->filter == BPC_FILTER_97 ? info->step[c][b] > 0 : info->step[c][b] == 1.0f,
+                  "%s: step %g of component %d band %d", what, (double)info->step[c][b], c, b);
+    bpc_info other = *info;
+    other.tables_id = 0x5eed;
+    s = bpc_decode_parsed(dec, &other, buf, len, &used, &out);
+    CHECK(s == XSF_ERR_UNSUPPORTED && strstr(bpc_decoder_error(dec), "00005eed"),
+          "%s: tables of the parsed header: %d %s", what, (int)s, bpc_decoder_error(dec));
+    s = bpc_decode_parsed(dec, info, buf, len - 1, &used, &out);
+    CHECK(s == XSF_ERR_TRUNCATED && used == 0, "%s: parsed decode of a cut codestream: %d", what,
+          (int)s);
+    bpc_decoder_destroy(dec);
+}
+
 /* Encodes and decodes; returns the PSNR (999 when exact) or -1. */
 static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *bytes,
                          const char *what)
@@ -135,6 +164,8 @@ static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *by
                   "%s: decoded colour matrix %d source %d for transform %d", what,
                   out->colour.matrix, out->colour.source, (int)info.colour);
         }
+        if (!s)
+            parsed_decode(&info, buf, len, out, what);
     }
     *bytes = len;
     free(buf);

@@ -163,6 +163,15 @@ static void case_run(const char *name, const bpc_params *p, const xsf_picture *i
         CHECK(g == XSF_OK && used == la, "%s: GPU decode: %s", what, bpc_gpu_decoder_error(gdec));
         if (!g)
             CHECK(same_picture(ci, gi), "%s: GPU picture differs from C", what);
+        /* with the header parsed once, by bpc_parse_header */
+        bpc_info info;
+        xsf_error perr;
+        xsf_error_clear(&perr);
+        g = bpc_parse_header(a, la, &info, &perr);
+        if (!g)
+            g = bpc_gpu_decode_parsed(gdec, &info, a, la, 0, &used, &gi);
+        CHECK(g == XSF_OK && used == la && same_picture(ci, gi), "%s: GPU decode, parsed: %s", what,
+              bpc_gpu_decoder_error(gdec));
         g = bpc_gpu_decode(gdec, a, la, 1, &used, &gi);
         CHECK(g == XSF_OK, "%s: GPU decode to device: %s", what, bpc_gpu_decoder_error(gdec));
         if (!g) {

@@ -4,7 +4,9 @@
  * the same settings, decodes through the table to the picture the codec's
  * own decoder gives, and a lossless round trip is exact; knobs a codec does
  * not know, or values it does not take, are refused naming them. The GPU
- * encoders (where a GPU is usable) give the C encoders' bytes. */
+ * encoders (where a GPU is usable) give the C encoders' bytes; with two
+ * GPUs (the emulated build has two), BPC-PaCo's GPU encoder and decoder
+ * made for the second keep the caller's device current (xsf_cuda_device.h). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,10 @@
 #include "test.h"
 #include "xs.h"
 #include "xsf_codecs.h"
+
+#if XSF_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 /* A host picture of nc components (component 0 w x h, the others w/sx x h)
  * with smooth content and some texture. */
@@ -433,6 +439,76 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     xsf_picture_unref(&pic);
 }
 
+#if XSF_HAVE_CUDA
+static int current_device(void)
+{
+    int d = -1;
+    return cudaGetDevice(&d) == cudaSuccess ? d : -2;
+}
+
+/* BPC-PaCo's GPU encoder and decoder through the table, made for device 1
+ * by a caller on device 0: a lossless round trip, device 0 current after
+ * every call. */
+static void test_bpc_device(const xsf_codec *bpc)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
+        printf("fewer than two GPUs: the device rule through the table is not checked\n");
+        return;
+    }
+    CHECK(cudaSetDevice(0) == cudaSuccess, "device 0 current");
+    xsf_picture pic, out;
+    make_picture(&pic, 3, 96, 72, 1, 8, 5);
+    xsf_encode_settings s;
+    xsf_encode_settings_init(&s);
+    s.format = pic.fmt;
+    s.lossless = 1;
+    xsf_error err;
+    xsf_error_clear(&err);
+    void *enc = NULL, *dec = NULL;
+    uint8_t *cs = NULL;
+    size_t len = 0;
+    CHECK(bpc->encoder->create(&enc, &s, 1, NULL, &err) == XSF_OK, "GPU encoder on device 1: %s",
+          err.msg);
+    CHECK(current_device() == 0, "after the encoder's create: device %d", current_device());
+    if (enc && (cs = malloc(bpc->encoder->max_bytes(enc))))
+        CHECK(bpc->encoder->encode(enc, &pic, cs, bpc->encoder->max_bytes(enc), &len, &err) ==
+                  XSF_OK,
+              "GPU encode on device 1: %s", err.msg);
+    CHECK(current_device() == 0, "after encode: device %d", current_device());
+    bpc->encoder->destroy(enc);
+    CHECK(current_device() == 0, "after the encoder's destroy: device %d", current_device());
+
+    xsf_codec_frame frame;
+    xsf_picture_init(&out);
+    if (len && bpc->parse_header(cs, len, &frame, &err) == XSF_OK) {
+        out.fmt = frame.format;
+        CHECK(xsf_picture_alloc(&out, NULL, &err) == XSF_OK, "a host picture: %s", err.msg);
+        CHECK(bpc->gpu_create(&dec, 1, NULL, &err) == XSF_OK, "GPU decoder on device 1: %s",
+              err.msg);
+    }
+    CHECK(current_device() == 0, "after gpu_create: device %d", current_device());
+    if (dec) {
+        int from[XSF_MAX_COMPONENTS] = {0}, to[XSF_MAX_COMPONENTS] = {0};
+        for (int c = 0; c < frame.format.nc; c++)
+            to[c] = frame.format.height[c];
+        CHECK(bpc->gpu_decode(dec, &frame, NULL, cs, len, NULL, &err) == XSF_OK,
+              "GPU decode on device 1: %s", err.msg);
+        CHECK(current_device() == 0, "after gpu_decode: device %d", current_device());
+        CHECK(bpc->gpu_download_rows(dec, &out, from, to, &err) == XSF_OK &&
+                  bpc->gpu_sync(dec, &err) == XSF_OK,
+              "the rows from device 1: %s", err.msg);
+        CHECK(current_device() == 0, "after the download: device %d", current_device());
+        CHECK(same_samples(&out, &pic), "lossless through the GPU codec on device 1");
+        bpc->gpu_destroy(dec);
+        CHECK(current_device() == 0, "after gpu_destroy: device %d", current_device());
+    }
+    xsf_picture_unref(&out);
+    xsf_picture_unref(&pic);
+    free(cs);
+}
+#endif
+
 int main(void)
 {
     test_options();
@@ -446,5 +522,9 @@ int main(void)
         printf("no usable GPU: the GPU encoders are not compared\n");
     test_xs(xs, gpu);
     test_bpc(bpc, gpu);
+#if XSF_HAVE_CUDA
+    if (gpu)
+        test_bpc_device(bpc);
+#endif
     return xsf_test_finish();
 }
