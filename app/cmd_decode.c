@@ -88,14 +88,11 @@ static int parse_args(int argc, char **argv, decode_args *a)
                              .synopsis = "IN -o OUT [options]",
                              .about = about,
                              .options = options,
-                             .input = &a->in};
+                             .input = &a->in,
+                             .input_required = 1};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
-    if (!a->in) {
-        cli_usage(&cmd, stderr);
-        return 2;
-    }
     if (!a->out && !a->md5) {
         cli_error(a->in, "no output: give -o OUT (or --md5)");
         return 2;

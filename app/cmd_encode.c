@@ -145,6 +145,7 @@ static int parse_args(int argc, char **argv, encode_args *a)
                              .about = about,
                              .options = a->table,
                              .input = &a->in,
+                             .input_required = 1,
                              .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
@@ -152,10 +153,6 @@ static int parse_args(int argc, char **argv, encode_args *a)
     if (a->codec_name && xsf_codec_find(a->codec_name) != a->codec) {
         cli_error("--codec", "'%s' is not a codec with an encoder (jpeg-xs, bpc-paco)",
                   a->codec_name);
-        return 2;
-    }
-    if (!a->in) {
-        cli_usage(&cmd, stderr);
         return 2;
     }
     if (!a->out) {

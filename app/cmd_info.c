@@ -136,14 +136,11 @@ int cmd_info(int argc, char **argv)
                              .synopsis = "IN.jxs [--all] [-v]",
                              .about = about,
                              .options = options,
-                             .input = &in};
+                             .input = &in,
+                             .input_required = 1};
     const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
     if (r >= 0)
         return r;
-    if (!in) {
-        cli_usage(&cmd, stderr);
-        return 2;
-    }
     uint8_t *data;
     size_t len;
     xsf_error err;

@@ -74,14 +74,11 @@ int cmd_play(int argc, char **argv)
                              .synopsis = "FILE.jxs [options]",
                              .about = about,
                              .options = options,
-                             .input = &in};
+                             .input = &in,
+                             .input_required = 1};
     const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
     if (r >= 0)
         return r;
-    if (!in) {
-        cli_usage(&cmd, stderr);
-        return 2;
-    }
     if (frame_given && !opt.headless_ppm) {
         cli_error("--frame", "goes with --headless");
         return 2;

@@ -430,6 +430,10 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
         cli_error(missing->name, "missing (see --help)");
         r = 2;
     }
+    if (!r && cmd->input_required && !*cmd->input) {
+        cli_usage(cmd, stderr);
+        r = 2;
+    }
     free(longs);
     free(shorts);
     return r;

@@ -140,6 +140,7 @@ typedef struct cli_command {
      * is an error. */
     int (*positional)(void *ctx, const char *arg);
     const char **input;
+    int input_required; /* *input left NULL: the usage on standard error, a usage error */
     /* CLI_ITEM options: the item they belong to (NULL after printing why). */
     void *(*item)(void *ctx, const cli_option *o);
     void *ctx;
@@ -149,7 +150,8 @@ typedef struct cli_command {
  * value where its option says. Returns 0, 1 after printing the usage for
  * -h/--help (the command exits 0), or 2 after printing a usage error. An
  * unknown option, a missing value, a bad value and a missing CLI_REQUIRED
- * argument name the option and the value. Long options may be given as
+ * argument name the option and the value; a missing input_required input
+ * prints the usage. Long options may be given as
  * --name=value; after "--" every argument is positional. */
 int cli_parse(const cli_command *cmd, int argc, char **argv);
 

@@ -137,6 +137,16 @@ static void test_values(void)
     reset();
     r = parse(&cmd, err, sizeof err, NULL);
     CHECK(r == 0 && v.frames == 5 && !v.frames_given && !v.input, "no arguments");
+    /* The same where the input is required: the usage, a usage error. */
+    cli_command needs = cmd;
+    needs.input_required = 1;
+    reset();
+    r = parse(&needs, err, sizeof err, "--frames", "6", NULL);
+    CHECK(r == 2 && strstr(err, "usage: ") && strstr(err, "[options] FILE"),
+          "required input missing: %d, '%s'", r, err);
+    reset();
+    r = parse(&needs, err, sizeof err, "in.jxs", NULL);
+    CHECK(r == 0 && v.input && !strcmp(v.input, "in.jxs"), "required input given: %d", r);
     /* One value outside a table. */
     int one = 0;
     CHECK(cli_value(&options[2], "12", &one) == 0 && one == 12, "cli_value");
