@@ -178,7 +178,10 @@ int cmd_bpc_train(int argc, char **argv)
         goto done;
     }
     bpc_trainer *tr;
-    if (bpc_trainer_create(&tr, &p) != XSF_OK) {
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (bpc_trainer_create(&tr, &p, &err) != XSF_OK) {
+        cli_error("bpc-train", "%s", err.msg);
         status = 1;
         goto done;
     }

@@ -96,9 +96,9 @@ static void params_free(void *params)
 static xsf_status cpu_create(void **dec, xsf_error *err)
 {
     bpc_decoder *d = NULL;
-    const xsf_status st = bpc_decoder_create(&d);
+    const xsf_status st = bpc_decoder_create(&d, err);
     *dec = d;
-    return st == XSF_OK ? st : xsf_error_set(err, st, "out of memory for a decoder");
+    return st;
 }
 
 static void cpu_destroy(void *dec)
@@ -170,8 +170,8 @@ static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *er
     g->device = device;
     xsf_cuda_device_saved on;
     xsf_status st = bpc_codec_device_enter(&on, device, err);
-    if (st == XSF_OK && (st = bpc_gpu_decoder_create(&g->d, (struct CUstream_st *)stream)))
-        xsf_error_set(err, st, "cannot create a BPC-PaCo decoder on GPU %d", device);
+    if (st == XSF_OK)
+        st = bpc_gpu_decoder_create(&g->d, (struct CUstream_st *)stream, err);
     xsf_cuda_device_leave(&on);
     if (st != XSF_OK) {
         gpu_destroy(g); /* what the decoder's creation made before it failed */

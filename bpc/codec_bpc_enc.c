@@ -259,10 +259,8 @@ static xsf_status create_gpu(bpc_enc *e, const xsf_format *f, int device, void *
     e->device = device;
     device_scope on;
     xsf_status st = device_enter(&on, device, err);
-    if (st == XSF_OK &&
-        (st = bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream)))
-        xsf_error_set(err, st, "GPU encoder: %s",
-                      e->gpu ? bpc_gpu_encoder_error(e->gpu) : xsf_status_name(st));
+    if (st == XSF_OK)
+        st = bpc_gpu_encoder_create(&e->gpu, &e->params, f, (struct CUstream_st *)stream, err);
     device_leave(&on);
     return st;
 }
@@ -281,7 +279,7 @@ static xsf_status create(void **enc, const xsf_encode_settings *s, int device, v
     if (st == XSF_OK)
         st = bound(&e->params, &s->format, &e->cap, err);
     if (st == XSF_OK)
-        st = device < 0 ? bpc_encoder_create(&e->cpu, &e->params)
+        st = device < 0 ? bpc_encoder_create(&e->cpu, &e->params, err)
                         : create_gpu(e, &s->format, device, stream, err);
     if (st != XSF_OK) {
         xsf_codec_fail(err, st, NULL); /* where nothing was said yet */

@@ -21,10 +21,10 @@ struct bpc_decoder {
     xsf_picture img; /* a view of out[] */
 };
 
-xsf_status bpc_decoder_create(bpc_decoder **out)
+xsf_status bpc_decoder_create(bpc_decoder **out, xsf_error *err)
 {
     *out = calloc(1, sizeof **out);
-    return *out ? XSF_OK : XSF_ERR_NOMEM;
+    return *out ? XSF_OK : xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
 }
 
 void bpc_decoder_destroy(bpc_decoder *d)

@@ -98,12 +98,12 @@ double bpc_codeblock_weight(const bpc_layout *lay, const bpc_cb_desc *d)
 
 /* ---- encoder ---- */
 
-xsf_status bpc_encoder_create(bpc_encoder **out, const bpc_params *params)
+xsf_status bpc_encoder_create(bpc_encoder **out, const bpc_params *params, xsf_error *err)
 {
     *out = NULL;
     bpc_encoder *e = calloc(1, sizeof *e);
     if (!e)
-        return XSF_ERR_NOMEM;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for an encoder");
     e->params = *params;
     *out = e;
     return XSF_OK;

@@ -48,17 +48,9 @@ struct bpc_gpu_decoder {
     xsf_picture img; /* a view of d_out or h_out */
 };
 
-xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *stream)
+/* A new decoder's device memory and events (d->err says what failed). */
+static xsf_status dec_setup(bpc_gpu_decoder *d)
 {
-    *out = NULL;
-    xsf_status s = bpc_gpu_available();
-    if (s)
-        return s;
-    bpc_gpu_decoder *d = (bpc_gpu_decoder *)calloc(1, sizeof *d);
-    if (!d)
-        return XSF_ERR_NOMEM;
-    d->stream = (cudaStream_t)stream;
-    *out = d;
     CK(d, cudaGetDevice(&d->device));
     ALLOC(d, d->d_half, BPC_MAX_COMPONENTS * BPC_MAX_BANDS * sizeof(float));
     ALLOC(d, d->d_table, sizeof(((bpc_tables *)0)->p[0]));
@@ -66,6 +58,25 @@ xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *str
     CK(d, cudaMallocHost((void **)&d->h_err, sizeof(int)));
     for (int i = 0; i <= BPC_GPU_STAGES; i++)
         CK(d, cudaEventCreate(&d->ev[i]));
+    return XSF_OK;
+}
+
+xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **out, struct CUstream_st *stream, xsf_error *err)
+{
+    *out = NULL;
+    xsf_status s = bpc_gpu_available();
+    if (s)
+        return xsf_error_set(err, s, "no usable GPU");
+    bpc_gpu_decoder *d = (bpc_gpu_decoder *)calloc(1, sizeof *d);
+    if (!d)
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a GPU decoder");
+    d->stream = (cudaStream_t)stream;
+    if ((s = dec_setup(d)) != XSF_OK) {
+        xsf_error_set(err, s, "%s", d->err.msg);
+        bpc_gpu_decoder_destroy(d);
+        return s;
+    }
+    *out = d;
     return XSF_OK;
 }
 

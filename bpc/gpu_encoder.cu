@@ -187,19 +187,25 @@ static xsf_status enc_setup(bpc_gpu_encoder *e, const xsf_format *shape)
 }
 
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **out, const bpc_params *params,
-                                  const xsf_format *shape, struct CUstream_st *stream)
+                                  const xsf_format *shape, struct CUstream_st *stream,
+                                  xsf_error *err)
 {
     *out = NULL;
     xsf_status s = bpc_gpu_available();
     if (s)
-        return s;
+        return xsf_error_set(err, s, "no usable GPU");
     bpc_gpu_encoder *e = (bpc_gpu_encoder *)calloc(1, sizeof *e);
     if (!e)
-        return XSF_ERR_NOMEM;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a GPU encoder");
     e->params = *params;
     e->stream = (cudaStream_t)stream;
+    if ((s = enc_setup(e, shape)) != XSF_OK) {
+        xsf_error_set(err, s, "%s", e->err.msg);
+        bpc_gpu_encoder_destroy(e);
+        return s;
+    }
     *out = e;
-    return enc_setup(e, shape);
+    return XSF_OK;
 }
 
 void bpc_gpu_encoder_set_timing(bpc_gpu_encoder *e, int on)

@@ -7,13 +7,14 @@ xsf_status bpc_gpu_available(void)
 }
 
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
-                                  const xsf_format *shape, struct CUstream_st *stream)
+                                  const xsf_format *shape, struct CUstream_st *stream,
+                                  xsf_error *err)
 {
     (void)params;
     (void)shape;
     (void)stream;
     *enc = NULL;
-    return XSF_ERR_NODEVICE;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA kernels");
 }
 
 void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc)
@@ -38,11 +39,11 @@ const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *enc)
     return "this build has no CUDA kernels";
 }
 
-xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream)
+xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream, xsf_error *err)
 {
     (void)stream;
     *dec = NULL;
-    return XSF_ERR_NODEVICE;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA kernels");
 }
 
 void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec)

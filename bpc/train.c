@@ -26,12 +26,12 @@ struct bpc_trainer {
     uint64_t symbols;
 };
 
-xsf_status bpc_trainer_create(bpc_trainer **out, const bpc_params *params)
+xsf_status bpc_trainer_create(bpc_trainer **out, const bpc_params *params, xsf_error *err)
 {
     *out = NULL;
     bpc_trainer *t = calloc(1, sizeof *t);
     if (!t)
-        return XSF_ERR_NOMEM;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a trainer");
     t->params = *params;
     t->counts = calloc(ENTRIES * 2, sizeof *t->counts);
     t->picture = calloc(ENTRIES * 2, sizeof *t->picture);
@@ -39,7 +39,7 @@ xsf_status bpc_trainer_create(bpc_trainer **out, const bpc_params *params)
     t->pnum = calloc(ENTRIES, sizeof *t->pnum);
     if (!t->counts || !t->picture || !t->psum || !t->pnum) {
         bpc_trainer_destroy(t);
-        return XSF_ERR_NOMEM;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a trainer's counts");
     }
     *out = t;
     return XSF_OK;

@@ -13,7 +13,7 @@ xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engin
         engine = xs_gpu_available() == XSF_OK ? JXS_ENGINE_GPU : JXS_ENGINE_CPU;
     if (engine == JXS_ENGINE_GPU) {
         /* The default stream: the program decodes one frame at a time. */
-        xsf_status st = xs_gpu_decoder_create(&f->gpu, 0, NULL);
+        xsf_status st = xs_gpu_decoder_create(&f->gpu, 0, NULL, NULL);
         if (st == XSF_ERR_NODEVICE)
             snprintf(f->msg, sizeof f->msg, "no usable GPU%s (use --cpu)",
                      xs_gpu_available() == XSF_OK ? "" : " or no CUDA in this build");
@@ -22,7 +22,7 @@ xsf_status jxs_file_init(jxs_file *f, const uint8_t *data, size_t len, jxs_engin
                      xsf_status_name(st));
         return st;
     }
-    xsf_status st = xs_decoder_create(&f->dec);
+    xsf_status st = xs_decoder_create(&f->dec, NULL);
     if (st != XSF_OK)
         snprintf(f->msg, sizeof f->msg, "cannot create the decoder: %s", xsf_status_name(st));
     return st;

@@ -59,8 +59,9 @@ static void check_finish(void *ctx)
 static xsf_status reference(checker *c, const uint8_t *clip, size_t len, xsf_error *err)
 {
     xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK)
-        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the decoder");
+    const xsf_status made = xs_decoder_create(&dec, err);
+    if (made != XSF_OK)
+        return made;
     size_t off = 0;
     while (off < len && c->clip_frames < SVC_DEMO_MAX_FRAMES) {
         size_t consumed;

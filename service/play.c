@@ -35,7 +35,7 @@ xsf_status svc_jxs_source_open(svc_jxs_source **out, const uint8_t *data, size_t
         if (!dsp_have_interop()) {
             st = xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                "this build has no CUDA-GL interop (use --cpu)");
-        } else if ((st = xs_gpu_decoder_create(&s->gpu, 0, NULL)) != XSF_OK) {
+        } else if ((st = xs_gpu_decoder_create(&s->gpu, 0, NULL, NULL)) != XSF_OK) {
             xsf_error_set(err, st, "no usable GPU (use --cpu): %s", xsf_status_name(st));
             s->gpu = NULL;
         }

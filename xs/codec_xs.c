@@ -63,9 +63,9 @@ static const xs_header *header_of(const xsf_codec_frame *frame)
 static xsf_status cpu_create(void **dec, xsf_error *err)
 {
     xs_decoder *d = NULL;
-    const xsf_status st = xs_decoder_create(&d);
+    const xsf_status st = xs_decoder_create(&d, err);
     *dec = d;
-    return st == XSF_OK ? st : xsf_error_set(err, st, "out of memory for a decoder");
+    return st;
 }
 
 static void cpu_destroy(void *dec)
@@ -94,11 +94,9 @@ static xsf_status gpu_available(void)
 static xsf_status gpu_create(void **dec, int device, void *stream, xsf_error *err)
 {
     xs_gpu_decoder *d = NULL;
-    const xsf_status st = xs_gpu_decoder_create(&d, device, (xs_cuda_stream)stream);
+    const xsf_status st = xs_gpu_decoder_create(&d, device, (xs_cuda_stream)stream, err);
     *dec = d;
-    return st == XSF_OK
-               ? st
-               : xsf_error_set(err, st, "cannot create a JPEG XS decoder on GPU %d", device);
+    return st;
 }
 
 static void gpu_destroy(void *dec)

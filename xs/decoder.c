@@ -6,12 +6,12 @@
 
 #include "xs_decoder.h"
 
-xsf_status xs_decoder_create(xs_decoder **dec)
+xsf_status xs_decoder_create(xs_decoder **dec, xsf_error *err)
 {
     if (!dec)
-        return XSF_ERR_ARG;
+        return xsf_error_set(err, XSF_ERR_ARG, "no place for the decoder");
     *dec = calloc(1, sizeof **dec);
-    return *dec ? XSF_OK : XSF_ERR_NOMEM;
+    return *dec ? XSF_OK : xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
 }
 
 static void release_buffers(xs_decoder *d)

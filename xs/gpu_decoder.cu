@@ -881,16 +881,17 @@ static void release(xs_gpu_decoder *d)
     d->configured = 0;
 }
 
-extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs_cuda_stream stream)
+extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs_cuda_stream stream,
+                                            xsf_error *err)
 {
     if (!out)
-        return XSF_ERR_ARG;
+        return xsf_error_set(err, XSF_ERR_ARG, "no place for the decoder");
     *out = NULL;
     if (xs_gpu_available() != XSF_OK)
-        return XSF_ERR_NODEVICE;
+        return xsf_error_set(err, XSF_ERR_NODEVICE, "no usable GPU");
     xs_gpu_decoder *d = (xs_gpu_decoder *)calloc(1, sizeof *d);
     if (!d)
-        return XSF_ERR_NOMEM;
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a GPU decoder");
     d->device = device;
     d->stream = (cudaStream_t)stream;
     xsf_status st = XSF_OK;
@@ -906,7 +907,8 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
         if (cudaEventCreate(&d->ev[i]) != cudaSuccess)
             st = XSF_ERR_CUDA;
     if (st != XSF_OK) {
-        cudaGetLastError();
+        xsf_error_set(err, st, "cannot set up a decoder on GPU %d: %s", device,
+                      cudaGetErrorString(cudaGetLastError()));
         xs_gpu_decoder_destroy(d);
         return st;
     }

@@ -6,13 +6,14 @@ xsf_status xs_gpu_available(void)
 {
     return XSF_ERR_NODEVICE;
 }
-xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream)
+xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream,
+                                 xsf_error *err)
 {
     (void)device;
     (void)stream;
     if (dec)
         *dec = NULL;
-    return XSF_ERR_NODEVICE;
+    return xsf_error_set(err, XSF_ERR_NODEVICE, "this build has no CUDA kernels");
 }
 void xs_gpu_decoder_destroy(xs_gpu_decoder *dec)
 {

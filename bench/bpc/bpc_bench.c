@@ -156,10 +156,11 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
     uint8_t *cs = malloc(cap);
     bpc_gpu_encoder *enc = NULL;
     bpc_gpu_decoder *dec = NULL;
-    if (!cs || bpc_gpu_encoder_create(&enc, &p, &img->fmt, NULL) ||
-        bpc_gpu_decoder_create(&dec, NULL)) {
-        fprintf(stderr, "%s: cannot create the GPU codec: %s\n", size,
-                enc ? bpc_gpu_encoder_error(enc) : "");
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (!cs || bpc_gpu_encoder_create(&enc, &p, &img->fmt, NULL, &err) ||
+        bpc_gpu_decoder_create(&dec, NULL, &err)) {
+        fprintf(stderr, "%s: cannot create the GPU codec: %s\n", size, err.msg);
         free(cs);
         bpc_gpu_encoder_destroy(enc);
         return 1;
@@ -211,8 +212,8 @@ static int run_config(const char *size, const xsf_picture *img, const xsf_pictur
         uint8_t *ref = malloc(cap);
         size_t rlen = 0;
         const xsf_picture *cimg;
-        bpc_encoder_create(&cenc, &p);
-        bpc_decoder_create(&cdec);
+        bpc_encoder_create(&cenc, &p, NULL);
+        bpc_decoder_create(&cdec, NULL);
         const int same_cs =
             !bpc_encode(cenc, img, ref, cap, &rlen) && rlen == len && !memcmp(ref, cs, len);
         int same_pic = !bpc_decode(cdec, ref, rlen, &used, &cimg) && psnr_of(cimg, out) == INFINITY;

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking);
         t0 = 1e3 * xsf_clock_mono_s();
-        if (xs_gpu_decoder_create(&jobs[i].dec, 0, (xs_cuda_stream)streams[i]) != XSF_OK) {
+        if (xs_gpu_decoder_create(&jobs[i].dec, 0, (xs_cuda_stream)streams[i], NULL) != XSF_OK) {
             fprintf(stderr, "cannot make a decoder context\n");
             return 1;
         }

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     xs_gpu_decoder *dec[MAX_STREAMS];
     for (int s = 0; s < nstreams; s++) {
         BENCH_CHECK_CUDA(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
-        if (xs_gpu_decoder_create(&dec[s], 0, streams[s]) != XSF_OK) {
+        if (xs_gpu_decoder_create(&dec[s], 0, streams[s], NULL) != XSF_OK) {
             fprintf(stderr, "cannot create GPU decoder %d\n", s);
             return 1;
         }

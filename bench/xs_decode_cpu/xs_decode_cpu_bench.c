@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK)
+    if (xs_decoder_create(&dec, NULL) != XSF_OK)
         return 1;
     printf("%-32s %10s %10s %10s %10s %10s\n", "codestream", "size", "bytes", "ms/frame", "fps",
            "Msamples/s");

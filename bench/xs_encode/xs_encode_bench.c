@@ -68,7 +68,7 @@ static void make_source(source *s, const char *dir, const char *vector, const ch
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
     xsf_error err;
-    if (imgio_read_file(path, &cs, &n, &err) == XSF_OK && xs_decoder_create(&dec) == XSF_OK &&
+    if (imgio_read_file(path, &cs, &n, &err) == XSF_OK && xs_decoder_create(&dec, NULL) == XSF_OK &&
         xs_decode(dec, cs, n, &used, &img) == XSF_OK &&
         xsf_picture_copy(&s->img, img, &err) == XSF_OK) {
         s->origin = vector;
@@ -102,7 +102,7 @@ static double decoded_psnr(const source *src, const uint8_t *cs, size_t len)
     const xsf_picture *img;
     size_t used;
     double db = 0;
-    if (xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, cs, len, &used, &img) == XSF_OK)
+    if (xs_decoder_create(&dec, NULL) == XSF_OK && xs_decode(dec, cs, len, &used, &img) == XSF_OK)
         db = cmp_psnr_all(&src->img, img);
     xs_decoder_destroy(dec);
     return db;

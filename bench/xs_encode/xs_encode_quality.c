@@ -34,7 +34,8 @@ static int decode_vector(const char *dir, const char *name, xsf_picture *p, size
         return -1;
     xs_decoder *d = NULL;
     const xsf_picture *img;
-    const int ok = xs_decoder_create(&d) == XSF_OK && xs_decode(d, cs, n, &used, &img) == XSF_OK &&
+    const int ok = xs_decoder_create(&d, NULL) == XSF_OK &&
+                   xs_decode(d, cs, n, &used, &img) == XSF_OK &&
                    cmp_picture_copy(p, img, &err) == XSF_OK;
     xs_decoder_destroy(d);
     free(cs);
@@ -76,7 +77,7 @@ static double ours(const xsf_picture *p, double bpp, int rct, int tools, size_t 
     if (xs_encode(e, p, cs, cap, &len) == XSF_OK) {
         xs_decoder *d;
         const xsf_picture *img;
-        xs_decoder_create(&d);
+        xs_decoder_create(&d, NULL);
         if (xs_decode(d, cs, len, &used, &img) == XSF_OK)
             r = cmp_psnr_all(p, img);
         xs_decoder_destroy(d);

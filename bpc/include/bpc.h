@@ -156,7 +156,7 @@ xsf_status bpc_parse_header(const uint8_t *buf, size_t len, bpc_info *info, xsf_
 /* ---- C reference codec ---- */
 
 typedef struct bpc_encoder bpc_encoder;
-xsf_status bpc_encoder_create(bpc_encoder **enc, const bpc_params *params);
+xsf_status bpc_encoder_create(bpc_encoder **enc, const bpc_params *params, xsf_error *err);
 void bpc_encoder_destroy(bpc_encoder *enc);
 /* Codes one picture into out (cap bytes; bpc_encode_bound says how many
  * suffice). Single-threaded; an encoder serves one call at a time. */
@@ -168,7 +168,7 @@ size_t bpc_encode_bound(const bpc_params *params, const xsf_format *fmt);
 const char *bpc_encoder_error(const bpc_encoder *enc);
 
 typedef struct bpc_decoder bpc_decoder;
-xsf_status bpc_decoder_create(bpc_decoder **dec);
+xsf_status bpc_decoder_create(bpc_decoder **dec, xsf_error *err);
 void bpc_decoder_destroy(bpc_decoder *dec);
 /* Tables for codestreams coded with external tables (bpc_tables_id != 0);
  * the decoder keeps the pointer. */
@@ -191,7 +191,7 @@ typedef struct bpc_trainer bpc_trainer;
  * variant and rate are ignored: every variant is counted), the symbols the
  * coder emits per band, table plane and context. levels < 0: every level
  * count 0..6 (what the built-in sets are trained with). */
-xsf_status bpc_trainer_create(bpc_trainer **tr, const bpc_params *params);
+xsf_status bpc_trainer_create(bpc_trainer **tr, const bpc_params *params, xsf_error *err);
 void bpc_trainer_destroy(bpc_trainer *tr);
 xsf_status bpc_trainer_add(bpc_trainer *tr, const xsf_picture *img);
 /* average = 0: probabilities of the pooled counts; 1: the mean of each
@@ -218,7 +218,8 @@ typedef struct bpc_gpu_encoder bpc_gpu_encoder;
 /* Allocates every device buffer for pictures of format `shape`
  * (components, sizes and depths); blocks. */
 xsf_status bpc_gpu_encoder_create(bpc_gpu_encoder **enc, const bpc_params *params,
-                                  const xsf_format *shape, struct CUstream_st *stream);
+                                  const xsf_format *shape, struct CUstream_st *stream,
+                                  xsf_error *err);
 void bpc_gpu_encoder_destroy(bpc_gpu_encoder *enc);
 /* Codes a picture whose planes are host memory (host or pinned) or device
  * memory (XSF_MEMORY_DEVICE, read in place; strides even). Synchronizes the
@@ -228,7 +229,8 @@ xsf_status bpc_gpu_encode(bpc_gpu_encoder *enc, const xsf_picture *img, uint8_t 
 const char *bpc_gpu_encoder_error(const bpc_gpu_encoder *enc);
 
 typedef struct bpc_gpu_decoder bpc_gpu_decoder;
-xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream);
+xsf_status bpc_gpu_decoder_create(bpc_gpu_decoder **dec, struct CUstream_st *stream,
+                                  xsf_error *err);
 void bpc_gpu_decoder_destroy(bpc_gpu_decoder *dec);
 void bpc_gpu_decoder_set_tables(bpc_gpu_decoder *dec, const bpc_tables *tables);
 /* Decodes into device planes owned by the decoder (device = 1: memory

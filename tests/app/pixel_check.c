@@ -392,7 +392,7 @@ int main(int argc, char **argv)
         f.p = nl + 1;
     }
     xs_decoder *dec = NULL;
-    if (xs_decoder_create(&dec) != XSF_OK)
+    if (xs_decoder_create(&dec, NULL) != XSF_OK)
         return fail("cannot create the C decoder");
     int status = 0, checked = 0;
     size_t off = 0;

@@ -105,7 +105,7 @@ static void parsed_decode(const bpc_info *info, const uint8_t *buf, size_t len,
                           const xsf_picture *want, const char *what)
 {
     bpc_decoder *dec;
-    bpc_decoder_create(&dec);
+    bpc_decoder_create(&dec, NULL);
     const xsf_picture *out;
     size_t used = 0;
     xsf_status s = bpc_decode_parsed(dec, info, buf, len, &used, &out);
@@ -132,8 +132,8 @@ static double round_trip(const bpc_params *p, const xsf_picture *img, size_t *by
 {
     bpc_encoder *enc;
     bpc_decoder *dec;
-    bpc_encoder_create(&enc, p);
-    bpc_decoder_create(&dec);
+    bpc_encoder_create(&enc, p, NULL);
+    bpc_decoder_create(&dec, NULL);
     const size_t cap = bpc_encode_bound(p, &img->fmt);
     CHECK(cap > 0, "%s: no bound", what);
     uint8_t *buf = malloc(cap ? cap : 1);
@@ -220,7 +220,7 @@ static int load_vector(const char *dir, const char *name, xsf_picture *img)
     const size_t got = fread(buf, 1, (size_t)n, f);
     fclose(f);
     xs_decoder *dec;
-    xs_decoder_create(&dec);
+    xs_decoder_create(&dec, NULL);
     const xsf_picture *xi;
     size_t used;
     int ok = got == (size_t)n && xs_decode(dec, buf, got, &used, &xi) == XSF_OK;
@@ -320,21 +320,21 @@ static void bad_params(void)
     (void)cases;
     bpc_params_default(&p);
     p.levels = 7;
-    bpc_encoder_create(&enc, &p);
+    bpc_encoder_create(&enc, &p, NULL);
     CHECK(bpc_encode(enc, &img, buf, sizeof buf, &len) == XSF_ERR_ARG, "7 levels refused");
     bpc_encoder_destroy(enc);
     bpc_params_default(&p);
     p.colour = BPC_COLOUR_ICT; /* with the 5/3 */
-    bpc_encoder_create(&enc, &p);
+    bpc_encoder_create(&enc, &p, NULL);
     CHECK(bpc_encode(enc, &img, buf, sizeof buf, &len) == XSF_ERR_ARG, "ICT with 5/3 refused");
     bpc_encoder_destroy(enc);
     bpc_params_default(&p);
     p.target_bytes = 20; /* below the header */
-    bpc_encoder_create(&enc, &p);
+    bpc_encoder_create(&enc, &p, NULL);
     CHECK(bpc_encode(enc, &img, buf, sizeof buf, &len) == XSF_ERR_ARG, "tiny target refused");
     bpc_encoder_destroy(enc);
     bpc_params_default(&p);
-    bpc_encoder_create(&enc, &p);
+    bpc_encoder_create(&enc, &p, NULL);
     CHECK(bpc_encode(enc, &img, buf, 40, &len) == XSF_ERR_ARG, "small buffer refused");
     bpc_encoder_destroy(enc);
     image_free(&img);

@@ -34,7 +34,7 @@ static uint8_t *encode(const bpc_params *p, int w, int h, int nc, int depth, siz
                 (uint16_t)(((i % w) * 7 + (i / w) * 3 + (int)(rnd() % 9)) & ((1 << depth) - 1));
     }
     bpc_encoder *enc;
-    bpc_encoder_create(&enc, p);
+    bpc_encoder_create(&enc, p, NULL);
     const size_t cap = bpc_encode_bound(p, &img.fmt);
     uint8_t *buf = malloc(cap);
     xsf_status s = bpc_encode(enc, &img, buf, cap, len);
@@ -62,7 +62,7 @@ static xsf_status decode_copy(bpc_decoder *dec, const uint8_t *buf, size_t len)
 static void cuts_and_flips(const uint8_t *buf, size_t len, const char *what)
 {
     bpc_decoder *dec;
-    bpc_decoder_create(&dec);
+    bpc_decoder_create(&dec, NULL);
     CHECK(decode_copy(dec, buf, len) == XSF_OK, "%s: intact stream: %s", what,
           bpc_decoder_error(dec));
     const size_t step = len > 4000 ? len / 2000 : 1;
@@ -91,7 +91,7 @@ static void cuts_and_flips(const uint8_t *buf, size_t len, const char *what)
 static void header_fields(const uint8_t *buf, size_t len)
 {
     bpc_decoder *dec;
-    bpc_decoder_create(&dec);
+    bpc_decoder_create(&dec, NULL);
     uint8_t *c = malloc(len);
     struct {
         size_t at;
@@ -182,7 +182,7 @@ int main(void)
     memcpy(two, b, len);
     memcpy(two + len, b, len);
     bpc_decoder *dec;
-    bpc_decoder_create(&dec);
+    bpc_decoder_create(&dec, NULL);
     size_t used;
     const xsf_picture *img;
     CHECK(bpc_decode(dec, two, 2 * len, &used, &img) == XSF_OK && used == len, "first of two");

@@ -116,13 +116,15 @@ static void case_run(const char *name, const bpc_params *p, const xsf_picture *i
     uint8_t *a = malloc(cap), *b = malloc(cap);
     size_t la = 0, lb = 0;
     bpc_encoder *enc;
-    bpc_encoder_create(&enc, p);
+    bpc_encoder_create(&enc, p, NULL);
     xsf_status s = bpc_encode(enc, img, a, cap, &la);
     CHECK(s == XSF_OK, "%s: C encode: %s", what, bpc_encoder_error(enc));
     bpc_encoder_destroy(enc);
     bpc_gpu_encoder *genc = NULL;
-    s = bpc_gpu_encoder_create(&genc, p, &img->fmt, NULL);
-    CHECK(s == XSF_OK, "%s: GPU encoder: %s", what, bpc_gpu_encoder_error(genc));
+    xsf_error made;
+    xsf_error_clear(&made);
+    s = bpc_gpu_encoder_create(&genc, p, &img->fmt, NULL, &made);
+    CHECK(s == XSF_OK, "%s: GPU encoder: %s", what, made.msg);
     if (s == XSF_OK) {
         for (int round = 0; round < 2; round++) { /* twice: nothing left over from the last frame */
             memset(b, 0x5a, cap);
@@ -149,8 +151,8 @@ static void case_run(const char *name, const bpc_params *p, const xsf_picture *i
     /* decoders: C and GPU, host and device output */
     bpc_decoder *dec;
     bpc_gpu_decoder *gdec = NULL;
-    bpc_decoder_create(&dec);
-    s = bpc_gpu_decoder_create(&gdec, NULL);
+    bpc_decoder_create(&dec, NULL);
+    s = bpc_gpu_decoder_create(&gdec, NULL, NULL);
     CHECK(s == XSF_OK, "%s: GPU decoder", what);
     const xsf_picture *ci, *gi;
     size_t used;

@@ -261,7 +261,7 @@ static void test_xs(const xsf_codec *xs, int gpu)
     CHECK(table_decode(xs, NULL, cs, len, &out, &err) == XSF_OK,
           "JPEG XS decode through the table: %s", err.msg);
     xs_decoder *dec = NULL;
-    xs_decoder_create(&dec);
+    xs_decoder_create(&dec, NULL);
     size_t used;
     const xsf_picture *img = NULL;
     CHECK(xs_decode(dec, cs, len, &used, &img) == XSF_OK, "xs_decode");
@@ -365,7 +365,7 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     uint8_t *direct = malloc(cap);
     size_t dlen = 0;
     bpc_encoder *enc = NULL;
-    CHECK(bpc_encoder_create(&enc, &p) == XSF_OK &&
+    CHECK(bpc_encoder_create(&enc, &p, NULL) == XSF_OK &&
               bpc_encode(enc, &pic, direct, cap, &dlen) == XSF_OK,
           "bpc_encode");
     bpc_encoder_destroy(enc);
@@ -376,7 +376,7 @@ static void test_bpc(const xsf_codec *bpc, int gpu)
     CHECK(table_decode(bpc, NULL, cs, len, &out, &err) == XSF_OK,
           "BPC-PaCo decode through the table: %s", err.msg);
     bpc_decoder *dec = NULL;
-    bpc_decoder_create(&dec);
+    bpc_decoder_create(&dec, NULL);
     size_t used;
     const xsf_picture *dimg = NULL;
     CHECK(bpc_decode(dec, cs, len, &used, &dimg) == XSF_OK, "bpc_decode");

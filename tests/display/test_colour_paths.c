@@ -100,7 +100,7 @@ int main(int argc, char **argv)
                                           "bt709-full", "rgb",          "gbr",   "rgb,narrow",
                                           "gbr,narrow", "bt2020-narrow"};
     xs_decoder *dec = NULL;
-    CHECK(xs_decoder_create(&dec) == XSF_OK, "decoder");
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK, "decoder");
     for (size_t v = 0; dec && v < sizeof vectors / sizeof vectors[0]; v++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s.jxs", argv[1], vectors[v]);

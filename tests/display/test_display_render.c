@@ -441,8 +441,8 @@ int main(int argc, char **argv)
         return XSF_TEST_SKIP;
     }
     dsp_destroy(probe);
-    if (xs_decoder_create(&cdec) != XSF_OK ||
-        (use_gpu && xs_gpu_decoder_create(&gdec, 0, NULL) != XSF_OK)) {
+    if (xs_decoder_create(&cdec, NULL) != XSF_OK ||
+        (use_gpu && xs_gpu_decoder_create(&gdec, 0, NULL, NULL) != XSF_OK)) {
         CHECK(0, "cannot create the decoders");
         return xsf_test_finish();
     }

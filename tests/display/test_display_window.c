@@ -49,7 +49,8 @@ int main(int argc, char **argv)
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
     size_t consumed = 0;
-    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &consumed, &img) == XSF_OK,
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK &&
+              xs_decode(dec, data, len, &consumed, &img) == XSF_OK,
           "decode");
     if (!img)
         return xsf_test_finish();

@@ -13,7 +13,7 @@ volatile uint32_t bpc_fuzz_sink;
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bpc_decoder *dec;
-    if (!dec && bpc_decoder_create(&dec) != XSF_OK)
+    if (!dec && bpc_decoder_create(&dec, NULL) != XSF_OK)
         return 0;
     bpc_info info;
     xsf_error err;

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* Frame by frame, with one decoder (reconfigured when shapes change). */
     xs_decoder *dec = NULL;
-    if (xs_decoder_create(&dec) != XSF_OK)
+    if (xs_decoder_create(&dec, NULL) != XSF_OK)
         return 0;
     size_t off = 0;
     while (off < size) {

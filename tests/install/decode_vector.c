@@ -28,7 +28,7 @@ int main(int argc, char **argv)
         return 1;
     }
     xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK) {
+    if (xs_decoder_create(&dec, NULL) != XSF_OK) {
         fprintf(stderr, "decode_vector: no decoder\n");
         free(data);
         return 1;

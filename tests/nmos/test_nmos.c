@@ -244,7 +244,7 @@ static int reference_md5(unsigned loops, char hex[33], unsigned *frames)
     if (imgio_read_file(clip, &data, &len, &err) != XSF_OK)
         return -1;
     xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK) {
+    if (xs_decoder_create(&dec, NULL) != XSF_OK) {
         free(data);
         return -1;
     }

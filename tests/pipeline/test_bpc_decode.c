@@ -70,7 +70,7 @@ static void make_picture(xsf_picture *img, uint16_t *planes[3], int w, int h, in
 static void encode_into(buf *file, const xsf_picture *img, bpc_params *p)
 {
     bpc_encoder *enc = NULL;
-    CHECK(bpc_encoder_create(&enc, p) == XSF_OK, "encoder");
+    CHECK(bpc_encoder_create(&enc, p, NULL) == XSF_OK, "encoder");
     const size_t cap = bpc_encode_bound(p, &img->fmt);
     uint8_t *cs = malloc(cap ? cap : 1);
     size_t len = 0;
@@ -85,7 +85,7 @@ static void encode_into(buf *file, const xsf_picture *img, bpc_params *p)
 static void reference(const buf *file, buf *yuv, unsigned *frames)
 {
     bpc_decoder *dec = NULL;
-    CHECK(bpc_decoder_create(&dec) == XSF_OK, "decoder");
+    CHECK(bpc_decoder_create(&dec, NULL) == XSF_OK, "decoder");
     size_t off = 0;
     *frames = 0;
     while (off < file->len) {

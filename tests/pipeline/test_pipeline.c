@@ -53,7 +53,7 @@ static int reference_md5_each(const uint8_t *data, size_t len, char hex[33], uns
                               char (*each)[33], unsigned cap)
 {
     xs_decoder *dec;
-    if (xs_decoder_create(&dec) != XSF_OK)
+    if (xs_decoder_create(&dec, NULL) != XSF_OK)
         return -1;
     app_md5 m;
     app_md5_init(&m);
@@ -1101,7 +1101,7 @@ static void test_partial_frames(void)
     if (!p)
         return;
     xs_decoder *dec = NULL;
-    CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK, "C decoder");
     uint64_t rows_calls = 0;
     for (size_t v = 0; dec && v < sizeof names / sizeof *names; v++) {
         size_t len;
@@ -1252,8 +1252,8 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     xs_decoder *dec = NULL;
     const xsf_picture *img = NULL;
     size_t used = 0;
-    CHECK(xs_decoder_create(&dec) == XSF_OK && xs_decode(dec, data, len, &used, &img) == XSF_OK &&
-              used == len,
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK &&
+              xs_decode(dec, data, len, &used, &img) == XSF_OK && used == len,
           "%s: one codestream, decoded by the C decoder", name);
     ref_frame ref;
     memset(&ref, 0, sizeof ref);
@@ -1470,7 +1470,7 @@ static void test_placements(void)
     pl_pipeline *p = make_pipeline();
     CHECK(p != NULL, "pipeline");
     xs_decoder *dec = NULL;
-    CHECK(xs_decoder_create(&dec) == XSF_OK, "C decoder");
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK, "C decoder");
     for (size_t v = 0; p && dec && v < sizeof names / sizeof *names; v++) {
         size_t len;
         uint8_t *data = read_all(names[v], &len);

@@ -76,9 +76,9 @@ static uint8_t *read_vector(const char *name, size_t *len)
 static int reference(const uint8_t *data, size_t len, int interlaced, unsigned frames, bytes *out)
 {
     xs_decoder *dec[2];
-    if (xs_decoder_create(&dec[0]) != XSF_OK)
+    if (xs_decoder_create(&dec[0], NULL) != XSF_OK)
         return -1;
-    if (xs_decoder_create(&dec[1]) != XSF_OK) {
+    if (xs_decoder_create(&dec[1], NULL) != XSF_OK) {
         xs_decoder_destroy(dec[0]);
         return -1;
     }

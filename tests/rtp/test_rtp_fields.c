@@ -461,7 +461,7 @@ static void run_e2e(const uint8_t *file, size_t file_len, rtp_jxs_mode mode, int
     rtp_packetizer_destroy(pk);
 
     CHECK(jxs_file_init(&t.dec, NULL, 0, JXS_ENGINE_CPU) == XSF_OK, "decoder");
-    CHECK(xs_decoder_create(&t.ref) == XSF_OK, "reference decoder");
+    CHECK(xs_decoder_create(&t.ref, NULL) == XSF_OK, "reference decoder");
     rtp_field_pairer_config fc = {.on_frame = on_e2e, .ctx = &t};
     rtp_field_pairer *pairer = NULL;
     CHECK(rtp_field_pairer_create(&pairer, &fc, &err) == XSF_OK, "pairer: %s", err.msg);

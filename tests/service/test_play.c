@@ -20,7 +20,7 @@ static void test_sequence(const uint8_t *data, size_t len)
         return;
     CHECK(!strcmp(svc_jxs_source_decoder(s), "CPU"), "decoder %s", svc_jxs_source_decoder(s));
     xs_decoder *ref = NULL;
-    CHECK(xs_decoder_create(&ref) == XSF_OK, "reference decoder");
+    CHECK(xs_decoder_create(&ref, NULL) == XSF_OK, "reference decoder");
     size_t off = 0;
     int pictures = 0;
     while (!svc_jxs_source_done(s) && pictures < 10) {

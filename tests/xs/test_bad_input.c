@@ -642,7 +642,7 @@ int main(int argc, char **argv)
         }
     }
     xs_decoder *dec = NULL;
-    if (xs_decoder_create(&dec) != XSF_OK) {
+    if (xs_decoder_create(&dec, NULL) != XSF_OK) {
         fprintf(stderr, "xs_decoder_create failed\n");
         return 1;
     }

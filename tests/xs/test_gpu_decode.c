@@ -184,8 +184,8 @@ int main(int argc, char **argv)
     cudaStreamCreate(&stream);
     xs_gpu_decoder *g = NULL;
     xs_decoder *c = NULL;
-    CHECK(xs_gpu_decoder_create(&g, 0, stream) == XSF_OK, "cannot create the GPU decoder");
-    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    CHECK(xs_gpu_decoder_create(&g, 0, stream, NULL) == XSF_OK, "cannot create the GPU decoder");
+    CHECK(xs_decoder_create(&c, NULL) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
     CHECK(run_dir(c, g, argv[1], 1) > 0, "no vectors in %s", argv[1]);

@@ -86,7 +86,8 @@ static void round_trip(int caller, int target)
     }
 
     xs_gpu_decoder *dec = NULL;
-    CHECK(xs_gpu_decoder_create(&dec, target, NULL) == XSF_OK, "decoder on device %d", target);
+    CHECK(xs_gpu_decoder_create(&dec, target, NULL, NULL) == XSF_OK, "decoder on device %d",
+          target);
     STILL_ON(caller, "xs_gpu_decoder_create");
     if (dec && cs && len) {
         size_t used = 0;

@@ -285,7 +285,7 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
          * coefficients are decoded then shows (the emulation poisons new
          * device memory; a GPU leaves it as it finds it). */
         xs_gpu_decoder *dec = g;
-        if (pattern == 1 && xs_gpu_decoder_create(&dec, 0, NULL) != XSF_OK) {
+        if (pattern == 1 && xs_gpu_decoder_create(&dec, 0, NULL, NULL) != XSF_OK) {
             CHECK(0, "%s: a second GPU decoder", name);
             dec = g;
         }
@@ -407,8 +407,8 @@ int main(int argc, char **argv)
     }
     xs_gpu_decoder *g = NULL;
     xs_decoder *c = NULL;
-    CHECK(xs_gpu_decoder_create(&g, 0, NULL) == XSF_OK, "cannot create the GPU decoder");
-    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    CHECK(xs_gpu_decoder_create(&g, 0, NULL, NULL) == XSF_OK, "cannot create the GPU decoder");
+    CHECK(xs_decoder_create(&c, NULL) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
     CHECK(run_dir(c, g, argv[1]) > 0, "no vectors in %s", argv[1]);

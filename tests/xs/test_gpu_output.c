@@ -389,8 +389,8 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess, "stream");
     xs_gpu_decoder *g = NULL;
     xs_decoder *c = NULL;
-    CHECK(xs_gpu_decoder_create(&g, 0, stream) == XSF_OK, "cannot create the GPU decoder");
-    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    CHECK(xs_gpu_decoder_create(&g, 0, stream, NULL) == XSF_OK, "cannot create the GPU decoder");
+    CHECK(xs_decoder_create(&c, NULL) == XSF_OK, "cannot create the C decoder");
     if (!g || !c)
         return xsf_test_finish();
     CHECK(xs_gpu_decoder_picture(g) == NULL, "a picture before the first decode");

@@ -159,9 +159,10 @@ int main(void)
     xs_decoder *c = NULL;
     if (gpu) {
         cudaStreamCreate(&stream);
-        CHECK(xs_gpu_decoder_create(&g, 0, stream) == XSF_OK, "cannot create the GPU decoder");
+        CHECK(xs_gpu_decoder_create(&g, 0, stream, NULL) == XSF_OK,
+              "cannot create the GPU decoder");
     }
-    CHECK(xs_decoder_create(&c) == XSF_OK, "cannot create the C decoder");
+    CHECK(xs_decoder_create(&c, NULL) == XSF_OK, "cannot create the C decoder");
     if ((gpu && !g) || !c)
         return xsf_test_finish();
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {

@@ -271,7 +271,7 @@ static void test_header_colour(void)
         const xsf_picture *out = NULL;
         CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK &&
                   xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
-                  xs_decoder_create(&dec) == XSF_OK &&
+                  xs_decoder_create(&dec, NULL) == XSF_OK &&
                   xs_decode(dec, cs, len, &used, &out) == XSF_OK && out,
               "RCT %d: code and decode: %s", rct, err.msg);
         if (out) {
@@ -317,7 +317,7 @@ static void test_decode_into(void)
     xsf_error_clear(&err);
     CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK &&
               xs_encode(enc, &in, cs, sizeof cs, &len) == XSF_OK &&
-              xs_decoder_create(&own) == XSF_OK && xs_decoder_create(&into) == XSF_OK &&
+              xs_decoder_create(&own, NULL) == XSF_OK && xs_decoder_create(&into, NULL) == XSF_OK &&
               xs_decode(own, cs, len, &used, &ref) == XSF_OK && ref,
           "code and decode: %s%s%s", err.msg, enc ? xs_encoder_error(enc) : "",
           own ? xs_decoder_error(own) : "");

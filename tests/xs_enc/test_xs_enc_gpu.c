@@ -299,7 +299,7 @@ static void test_photograph(void)
         return;
     }
     xs_decoder *dec;
-    xs_decoder_create(&dec);
+    xs_decoder_create(&dec, NULL);
     const xsf_picture *img;
     if (xs_decode(dec, cs, n, &used, &img) == XSF_OK) {
         static const double bpps[] = {0.75, 1, 2, 3, 4, 6, 8, 12};

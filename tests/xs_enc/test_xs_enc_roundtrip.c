@@ -50,7 +50,7 @@ static result roundtrip(const xs_encoder_config *cfg, int kind)
             goto done;
         }
     }
-    xs_decoder_create(&dec);
+    xs_decoder_create(&dec, NULL);
     size_t used;
     const xsf_picture *out;
     r.st = xs_decode(dec, buf, r.bytes, &used, &out);

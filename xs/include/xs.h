@@ -181,7 +181,7 @@ void xs_header_colour(const xs_header *hdr, xsf_colour *colour);
 
 typedef struct xs_decoder xs_decoder;
 
-xsf_status xs_decoder_create(xs_decoder **dec);
+xsf_status xs_decoder_create(xs_decoder **dec, xsf_error *err);
 void xs_decoder_destroy(xs_decoder *dec);
 
 /* Decodes the codestream starting at buf[0]. On success *consumed is its size
@@ -228,7 +228,8 @@ typedef struct xs_gpu_decoder xs_gpu_decoder;
 
 /* Returns XSF_ERR_NODEVICE where no GPU is usable (or CUDA was not built). */
 xsf_status xs_gpu_available(void);
-xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream);
+xsf_status xs_gpu_decoder_create(xs_gpu_decoder **dec, int device, xs_cuda_stream stream,
+                                 xsf_error *err);
 void xs_gpu_decoder_destroy(xs_gpu_decoder *dec);
 /* Decodes the codestream at buf (host memory; pinned memory makes the upload
  * asynchronous). *consumed is its size in bytes. */
