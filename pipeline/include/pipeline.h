@@ -440,6 +440,10 @@ xsf_status pl_writer_status(pl_writer *w, xsf_error *err);
 void pl_writer_md5(pl_writer *w, char hex[33]);
 /* Stops the thread, flushes and closes; reports the first failure. */
 xsf_status pl_writer_close(pl_writer *w, xsf_error *err);
+/* pl_writer_close after a failure, and the files it created removed (the output, or each
+ * frame file so far; standard output, devices and FIFOs stay): nothing half-written is
+ * left. NULL: nothing. */
+void pl_writer_discard(pl_writer *w);
 
 /* Releases every frame at once: pictures left where `placement` puts them. */
 pl_sink pl_null_sink(pl_placement placement);
