@@ -351,22 +351,26 @@ typedef struct svc_demo_result {
      * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;
     svc_failure failure[3];
-    /* Closing `out` failed (subject `out`); the pictures may be incomplete. */
+    /* Writing or closing `out` failed (subject `out`). */
     int write_failed;
     svc_failure write_failure;
+    /* `out` was removed: the run failed, a picture did not match or the write failed
+     * (nothing half-written is left). */
+    int removed;
 } svc_demo_result;
 
-/* `xsflow demo`: decodes each codestream of the clip with the C reference
- * decoder, then sends the clip `loops` times as an ST 2110-22 stream (RFC
- * 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each
- * frame's packets at once at its time, 25 fps, rtp_sender) over UDP loopback
- * to an ephemeral port of this host, where a socket source receives it into
- * the pipeline (reorder window 20 ms, the structural check on; it stops after
- * every frame or 3 s without a packet). Each picture delivered is compared
+/* `xsflow demo`: first checks that `out` can be written (xsf_output_check: a
+ * failure with `out` as subject, before anything runs), then decodes each
+ * codestream of the clip with the C reference decoder, then sends the clip `loops` times as an ST
+ * 2110-22 stream (RFC 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each frame's
+ * packets at once at its time, 25 fps, rtp_sender) over UDP loopback to an ephemeral port of this
+ * host, where a socket source receives it into the pipeline (reorder window 20 ms, the structural
+ * check on; it stops after every frame or 3 s without a packet). Each picture delivered is compared
  * with the C decoder's and written to `out`. Blocks until the stream has
  * ended and everything is closed; a sending thread runs meanwhile.
  * Returns XSF_OK when nothing failed (whether the pictures matched is in *r),
- * else the status of the first failure (r->failure, r->write_failure). */
+ * else the status of the first failure (r->failure, r->write_failure). After
+ * a failure or a mismatch `out` is removed (r->removed). */
 xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
 
 /* ------------------------------------------------------------------ */
