@@ -438,6 +438,27 @@ xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, 
 xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
                          svc_failure *f);
 
+/* ------------------------------------------------------------------ */
+/* This build                                                           */
+
+/* What this build of xsflow is: its version, the git commit it was
+ * configured from ("" where unknown), and the optional parts built in. */
+typedef struct svc_build {
+    const char *version;
+    const char *git_commit;
+    int cuda;         /* the CUDA kernels (a GPU is still looked for at run time) */
+    int gl;           /* the OpenGL display (play, recv --display; offscreen at least) */
+    int gl_window;    /* of it, windows (GLFW) */
+    int gstreamer;    /* the GStreamer plugin (libgstxsflow) */
+    int nmos;         /* the NMOS node (xsflow node) */
+    const char *pcap; /* libpcap's own version text (always built in) */
+} svc_build;
+void svc_build_get(svc_build *b);
+/* The text `xsflow --version` prints: "xsflow VERSION (git COMMIT)", then a line for each
+ * part ("CUDA: yes (...)", "GL display: ...", "GStreamer plugin: ...", "NMOS node: ...",
+ * "libpcap: yes (...)"). Returns its length; out holds it where that is below cap. */
+size_t svc_build_describe(char *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
