@@ -26,7 +26,8 @@ static const char about[] =
     "Frames go through the pipeline: read, upload, decode and download of different\n"
     "frames overlap on several decoder contexts (GPU) or threads (CPU); a writer thread\n"
     "writes them in order. A frame the decoder refuses is reported and skipped; a\n"
-    "codestream whose structure does not parse ends the run (earlier frames are written).\n";
+    "codestream whose structure does not parse ends the run. After either the command\n"
+    "exits with 1 and removes what it wrote (nothing half-written is left).\n";
 
 typedef struct decode_args {
     const char *in, *out, *tables;
@@ -146,7 +147,7 @@ int cmd_decode(int argc, char **argv)
         status = 1;
     }
     if (status)
-        return status; /* the frames before the error stay written */
+        return status; /* the output is removed (svc_decode_result) */
 
     const uint64_t frames = res.frames;
     const xsf_picture *first = &res.first;
@@ -155,16 +156,22 @@ int cmd_decode(int argc, char **argv)
         fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", res.md5, a.in,
                 (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)res.bytes);
     if (!a.quiet && a.out) {
+        char into[8300];
+        snprintf(into, sizeof into, "%s%s%s",
+                 strcmp(a.out, "-") ? res.first_path : "standard output",
+                 res.files > 1 ? " to " : "", res.files > 1 ? res.last_path : "");
         fprintf(info,
-                "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s: %llu "
-                "bytes in %.3f s, %.1f frames/s (%s; start %.0f ms, steady %.1f frames/s)\n",
+                "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s (%llu "
+                "file%s, %llu bytes) in %.3f s, %.1f frames/s (%s; start %.0f ms",
                 (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
                 first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
                 first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], a.in,
-                strcmp(a.out, "-") ? res.last_path : "standard output",
-                (unsigned long long)res.bytes, res.seconds,
-                res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms,
-                res.fps);
+                into, (unsigned long long)res.files, res.files == 1 ? "" : "s",
+                (unsigned long long)res.file_bytes, res.seconds,
+                res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms);
+        if (frames > 1) /* a rate between deliveries needs two of them */
+            fprintf(info, ", steady %.1f frames/s", res.fps);
+        fprintf(info, ")\n");
     }
     return status;
 }

@@ -65,7 +65,7 @@ static void print_summary(const svc_demo_result *r, const char *out, imgio_forma
     printf("  manifest  MD5 %s over %zu bytes (vectors/xs/MANIFEST.tsv)\n", demo_vector_md5,
            demo_vector_decoded_bytes);
     printf("  match     %s\n", all_ok ? "yes" : "NO");
-    if (!r->write_failed)
+    if (!r->write_failed && !r->removed)
         printf("  wrote     %s (%s, %llu bytes)\n", out, imgio_format_name(format),
                (unsigned long long)r->written);
     fflush(stdout);

@@ -20,6 +20,8 @@ static const char about[] =
     "pictures, in order; 'null' decodes into host memory and writes nothing, 'null:device'\n"
     "leaves the pictures in GPU memory; 'md5:FILE' writes a line a picture: its index, RTP\n"
     "timestamp and the MD5 of the picture in .yuv layout (for tests against the C decoder).\n"
+    "Exits with 1 where a stream delivered no frame, or fewer than --frames, saying so\n"
+    "(the frames it did deliver stay written; an output without any is removed).\n"
     "Frames with a missing packet are dropped and\n"
     "counted; when the decoder falls behind a live stream, the oldest waiting frame is\n"
     "dropped and counted (captures are read no faster than they decode). Statistics go\n"
@@ -196,8 +198,12 @@ static const cli_option options[] = {
     CLI_OPT("duration", 0, CLI_DOUBLE, &args.lim.duration_s, "S", "stop after S seconds", .lo = 0,
             .hi = 1e7),
     CLI_OPT("timeout", 0, CLI_DOUBLE, &args.lim.timeout_s, "S",
-            "stop a stream after S seconds without a packet (default 5; 0: never)", .lo = 0,
-            .hi = 1e7),
+            "stop a stream after S seconds without a packet, once one came\n(default 5; 0: never)",
+            .lo = 0, .hi = 1e7),
+    CLI_OPT("wait", 0, CLI_DOUBLE, &args.lim.wait_s, "S",
+            "stop a stream that has no packet after S seconds (0: never;\n"
+            "default: --timeout's with --frames, else never)",
+            .lo = 0, .hi = 1e7),
     CLI_OPT("reorder", 0, CLI_LONG, &args.lim.reorder, "N",
             "reorder window in packets (default 512)", .lo = 1, .hi = 65536),
     CLI_OPT("reorder-ms", 0, CLI_LONG, &args.lim.reorder_ms, "MS",
@@ -404,11 +410,19 @@ static void print_pinned(const pl_pin_stats *p)
             (unsigned long long)pin.reserve_misses);
 }
 
+static void warn(const svc_failure *w)
+{
+    cli_error(w->subject, "warning: %s", w->err.msg);
+}
+
 /* The streams stopped and finished (svc_recv_finish): what became of them. */
 static int finish(const recv_args *a, svc_recv *s, int status)
 {
     static svc_recv_end e;
     svc_recv_finish(s, a->stats_json, &e);
+    for (int k = 0; k < e.started; k++)
+        for (int i = 0; i < e.stream[k].nwarnings; i++)
+            warn(&e.stream[k].warning[i]);
     for (int k = 0; k < e.started; k++)
         if (e.stream[k].join.status != XSF_OK) {
             cli_error(e.stream[k].label, "%s", e.stream[k].join.msg);
@@ -434,6 +448,8 @@ static int finish(const recv_args *a, svc_recv *s, int status)
         const svc_stream_end *se = &e.stream[k];
         const char *out = a->s[k].r.out;
         const uint64_t refused = se->fig.pl.dropped[PL_DROP_DECODE];
+        if (k < e.started && se->shortfall.err.status != XSF_OK)
+            status = failed(&se->shortfall);
         if (se->close.err.status != XSF_OK)
             status = failed(&se->close);
         else if (se->wrote && !status && !a->quiet && k < e.started)
@@ -475,6 +491,8 @@ int cmd_recv(int argc, char **argv)
     cmd_catch_interrupts();
 
     while (!status && !cmd_interrupted() && svc_recv_wait(s, 20)) {
+        while (svc_recv_next_warning(s, &f))
+            warn(&f);
         if (!svc_recv_report_due(s))
             continue;
         for (int k = 0; k < svc_recv_started(s) && !args.quiet; k++) {

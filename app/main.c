@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "service.h"
 #include "xsf_cli.h"
-#include "xsf_version.h"
 
 static const xsf_command commands[] = {
     {"info", "print what the headers of a .jxs file say", cmd_info},
@@ -29,12 +29,15 @@ static void usage(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'xsflow COMMAND --help' describes a command's options; 'xsflow --version' (-V)\n"
-               "prints the version.\n");
+               "prints the version and the parts built in (CUDA, GL, GStreamer, NMOS, libpcap).\n");
 }
 
 int main(int argc, char **argv)
 {
+    static char version[1024];
+    svc_build_describe(version, sizeof version);
     cli_set_program("xsflow");
+    cli_set_version(version); /* xsflow COMMAND --version */
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -44,8 +47,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-        printf("xsflow %s%s%s%s\n", XSF_VERSION, XSF_GIT_COMMIT[0] ? " (git " : "", XSF_GIT_COMMIT,
-               XSF_GIT_COMMIT[0] ? ")" : "");
+        fputs(version, stdout);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

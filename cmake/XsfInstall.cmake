@@ -58,6 +58,7 @@ set(XSF_PUBLIC_HEADERS
   common/include/xsf_codec.h
   common/include/xsf_colour.h
   common/include/xsf_option.h
+  common/include/xsf_output.h
   common/include/xsf_parse.h
   common/include/xsf_picture.h
   compare/include/compare.h

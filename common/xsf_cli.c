@@ -7,11 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *program;
+static const char *program, *version;
 
 void cli_set_program(const char *name)
 {
     program = name;
+}
+
+void cli_set_version(const char *text)
+{
+    version = text;
 }
 
 const char *cli_program(void)
@@ -265,6 +270,8 @@ void cli_usage(const cli_command *cmd, FILE *f)
         }
     }
     fprintf(f, "%-*s%s\n", (int)col, help_row, "print this help");
+    if (version)
+        fprintf(f, "%-*s%s\n", (int)col, "  --version", "print the version and the parts built in");
     if (cmd->epilogue)
         fprintf(f, "\n%s", cmd->epilogue);
 }
@@ -371,7 +378,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     size_t n = 0;
     while (cmd->options[n].kind != CLI_END)
         n++;
-    struct option *longs = calloc(n + 2, sizeof *longs);
+    struct option *longs = calloc(n + 3, sizeof *longs);
     char *shorts = malloc(2 * n + 8);
     if (!longs || !shorts) {
         free(longs);
@@ -397,6 +404,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
         }
     }
     longs[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    if (version) /* past the table's values: 256 + n */
+        longs[nl++] = (struct option){"version", no_argument, NULL, 256 + (int)n};
     shorts[ns] = '\0';
 
     int r = 0, c, seen = 0;
@@ -408,6 +417,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
             r = positional(cmd, &seen, optarg);
         } else if (c == 'h') {
             cli_usage(cmd, stdout);
+            r = 1;
+        } else if (version && c == 256 + (int)n) {
+            fputs(version, stdout);
             r = 1;
         } else if (c == ':') {
             const cli_option *o = by_val(cmd, optopt);

@@ -171,15 +171,18 @@ xsf_status xsf_parse_integer(const char *text, int64_t min, int64_t max, int64_t
     const int neg = *s == '-';
     const char *d = s + neg;
     const int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+    /* Every refusal states the range: a count limit is part of its message. */
     if (!(hex ? isxdigit((unsigned char)d[2]) : isdigit((unsigned char)d[0]))) {
-        xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a whole number", s);
+        xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a whole number from %lld to %lld", s,
+                      (long long)min, (long long)max);
         return XSF_ERR_ARG;
     }
     char *end;
     errno = 0;
     const unsigned long long u = strtoull(hex ? d + 2 : d, &end, hex ? 16 : 10);
     if (*end)
-        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a whole number", s);
+        return xsf_error_set(err, XSF_ERR_ARG, "'%s' is not a whole number from %lld to %lld", s,
+                             (long long)min, (long long)max);
     const int64_t v = u > (unsigned long long)INT64_MAX ? (neg ? INT64_MIN : INT64_MAX)
                       : neg                             ? -(int64_t)u
                                                         : (int64_t)u;

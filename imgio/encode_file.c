@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "xsf_clock.h"
+#include "xsf_output.h"
 
 typedef struct encode_run {
     const imgio_encode_job *job;
@@ -105,6 +106,8 @@ xsf_status imgio_encode_file(const imgio_encode_job *job, imgio_encode_report *r
         st = failed(&r, job->out, 0, xsf_error_set(err, XSF_ERR_IO, "%s", strerror(errno)));
     if (st == XSF_OK && rep->frames == 0)
         st = failed(&r, job->in, 0, xsf_error_set(err, XSF_ERR_INVALID, "no frame to encode"));
+    if (st != XSF_OK && r.out && r.out != stdout)
+        xsf_output_remove(job->out); /* a failed encode leaves nothing half-written */
     if (r.enc)
         job->codec->encoder->destroy(r.enc);
     free(r.cs);

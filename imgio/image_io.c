@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 
 #include "image_io.h"
+#include "xsf_output.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -265,6 +266,7 @@ struct imgio_writer {
     char *last_path;
     FILE *file;
     int to_stdout;
+    int opened; /* a file was created (imgio_writer_discard removes what was) */
     uint64_t frames;
     uint64_t bytes;
     int y4m_width, y4m_height; /* the stream header's size, fixed by the first frame */
@@ -296,16 +298,23 @@ xsf_status imgio_writer_open(imgio_writer **w, const char *path, const imgio_wri
     return XSF_OK;
 }
 
-/* "dir/out.ppm", 7 -> "dir/out-0007.ppm" */
-static char *frame_path(const char *path, uint64_t frame)
+size_t imgio_frame_path(const char *path, uint64_t frame, char *out, size_t cap)
 {
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
-    size_t stem = (dot && (!slash || dot > slash)) ? (size_t)(dot - path) : strlen(path);
-    size_t len = strlen(path) + 32;
+    const size_t stem = (dot && (!slash || dot > slash)) ? (size_t)(dot - path) : strlen(path);
+    const int n = snprintf(out, cap, "%.*s-%04llu%s", (int)stem, path, (unsigned long long)frame,
+                           path + stem);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* imgio_frame_path into memory of its own (NULL: none). */
+static char *frame_path(const char *path, uint64_t frame)
+{
+    const size_t len = strlen(path) + 32;
     char *p = malloc(len);
     if (p)
-        snprintf(p, len, "%.*s-%04llu%s", (int)stem, path, (unsigned long long)frame, path + stem);
+        imgio_frame_path(path, frame, p, len);
     return p;
 }
 
@@ -323,6 +332,7 @@ static xsf_status open_file(imgio_writer *w, xsf_error *err)
     w->file = fopen(name, "wb");
     if (!w->file)
         return xsf_error_set(err, XSF_ERR_IO, "cannot create %s: %s", name, strerror(errno));
+    w->opened = 1;
     return XSF_OK;
 }
 
@@ -503,6 +513,28 @@ xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err)
     free(w->last_path);
     free(w);
     return st;
+}
+
+void imgio_writer_discard(imgio_writer *w)
+{
+    if (!w)
+        return;
+    const int pending = w->file != NULL; /* a frame file under way */
+    if (w->file && !w->to_stdout)
+        fclose(w->file);
+    w->file = NULL;
+    if (w->opened && !w->to_stdout) {
+        /* Every frame file written, and the one under way. */
+        const uint64_t files = w->opt.frame_files ? w->frames + (uint64_t)pending : 1;
+        for (uint64_t i = 0; i < files; i++) {
+            char *name = w->opt.frame_files ? frame_path(w->path, i) : NULL;
+            xsf_output_remove(name ? name : w->path);
+            free(name);
+        }
+    }
+    free(w->path);
+    free(w->last_path);
+    free(w);
 }
 
 uint64_t imgio_writer_bytes(const imgio_writer *w)

@@ -14,6 +14,7 @@
 
 #include "md5.h"
 #include "pipeline.h"
+#include "xsf_output.h"
 
 /* The writer's queue holds frames of one stream; a stream has at most 1024
  * frames (pl_stream_add), so the ring never overflows. */
@@ -475,7 +476,9 @@ xsf_status pl_writer_status(pl_writer *wr, xsf_error *err)
     return st;
 }
 
-xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
+/* Stops the threads and closes; with `discard`, removes what was created
+ * (pl_writer_discard). */
+static xsf_status shut(pl_writer *wr, xsf_error *err, int discard)
 {
     if (!wr)
         return XSF_OK;
@@ -490,7 +493,9 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
     xsf_status st = wr->err.status;
     if (st != XSF_OK)
         *err = wr->err;
-    if (wr->w) {
+    if (wr->w && discard) {
+        imgio_writer_discard(wr->w);
+    } else if (wr->w) {
         xsf_error e2;
         xsf_error_clear(&e2);
         if (imgio_writer_close(wr->w, &e2) != XSF_OK && st == XSF_OK) {
@@ -509,6 +514,10 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
         st = xsf_error_set(err, XSF_ERR_IO, "write failed");
     if (wr->jxs == stdout && fflush(stdout) && st == XSF_OK)
         st = xsf_error_set(err, XSF_ERR_IO, "write failed");
+    /* The file opened here (.jxs, MD5 lines, a regular .yuv file); the imgio writer's are
+     * gone already. */
+    if (discard && (wr->fd >= 0 || (wr->jxs && wr->jxs != stdout)))
+        xsf_output_remove(wr->path);
     pthread_cond_destroy(&wr->cv);
     pthread_cond_destroy(&wr->idle);
     pthread_mutex_destroy(&wr->mu);
@@ -516,6 +525,18 @@ xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
     free(wr->path);
     free(wr);
     return st;
+}
+
+xsf_status pl_writer_close(pl_writer *wr, xsf_error *err)
+{
+    return shut(wr, err, 0);
+}
+
+void pl_writer_discard(pl_writer *wr)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    shut(wr, &err, 1);
 }
 
 void pl_writer_md5(pl_writer *wr, char hex[33])

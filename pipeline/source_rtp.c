@@ -384,7 +384,9 @@ static void *source_main(void *arg)
     const pl_rtp_config *c = &s->cfg;
     const uint64_t start = pl_now_ns();
     uint64_t last_packet = start, last_snap = 0;
-    int limit = 0;
+    int limit = 0, any = 0;
+    /* Before the first packet the wait, after it the timeout. */
+    const double wait_s = c->wait_s ? c->wait_s : c->timeout_s;
     while (!atomic_load(&s->stop)) {
         const uint64_t now = pl_now_ns();
         if (c->max_frames && s->whole >= c->max_frames) {
@@ -393,8 +395,8 @@ static void *source_main(void *arg)
         }
         if (c->duration_s > 0 && (double)(now - start) / 1e9 >= c->duration_s)
             break;
-        if (s->tr.ops->live && c->timeout_s > 0 &&
-            (double)(now - last_packet) / 1e9 >= c->timeout_s)
+        const double silent_s = any ? c->timeout_s : wait_s;
+        if (s->tr.ops->live && silent_s > 0 && (double)(now - last_packet) / 1e9 >= silent_s)
             break;
         if (now - last_snap > 5000000u) {
             snapshot(s);
@@ -402,8 +404,10 @@ static void *source_main(void *arg)
         }
         int got;
         const xsf_status st = read_batch(s, &got);
-        if (got)
+        if (got) {
             last_packet = pl_now_ns();
+            any = 1;
+        }
         if (st == XSF_ERR_TRUNCATED) {
             xsf_error_clear(&s->err);
             break; /* the end of the file */
@@ -585,4 +589,9 @@ void pl_rtp_source_destroy(pl_rtp_source *s)
 uint16_t pl_rtp_source_local_port(const pl_rtp_source *s)
 {
     return rtp_transport_local_port(&s->tr);
+}
+
+size_t pl_rtp_source_buffer_bytes(const pl_rtp_source *s)
+{
+    return rtp_transport_buffer_bytes(&s->tr);
 }

@@ -697,7 +697,8 @@ xsf_status rtp_pcap_writer_close(rtp_pcap_writer *w, xsf_error *err)
     if (!w)
         return XSF_OK;
     xsf_status st = XSF_OK;
-    if (pcap_dump_flush(w->d))
+    /* pcap_dump reports nothing: a write that failed before is in the stream's error flag. */
+    if (pcap_dump_flush(w->d) || ferror(pcap_dump_file(w->d)))
         st = xsf_error_set(err, XSF_ERR_IO, "writing the capture failed");
     pcap_dump_close(w->d);
     pcap_close(w->p);

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "rtp.h"
+#include "xsf_output.h"
 
 struct rtp_send_session {
     rtp_send_session_config cfg;
@@ -190,6 +191,8 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
             f->err = err;
             st = fail(f, c->pcap, 0, cst);
         }
+        if (st != XSF_OK)
+            xsf_output_remove(c->pcap);
     }
     return st;
 }

@@ -669,6 +669,11 @@ static uint16_t udp_local_port(const void *priv)
     return rtp_udp_local_port(priv);
 }
 
+static size_t udp_buffer_bytes(const void *priv)
+{
+    return rtp_udp_buffer_bytes(priv);
+}
+
 const rtp_transport_ops rtp_transport_udp = {
     .name = "udp",
     .clock = RTP_ARRIVAL_REALTIME,
@@ -679,4 +684,5 @@ const rtp_transport_ops rtp_transport_udp = {
     .close = udp_close,
     .kernel_drops = udp_kernel_drops,
     .local_port = udp_local_port,
+    .buffer_bytes = udp_buffer_bytes,
 };

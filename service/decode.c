@@ -2,11 +2,13 @@
  * the pipeline and a picture writer. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "encode_file.h"
 #include "svc_decode.h"
 #include "xsf_clock.h"
 #include "xsf_codecs.h"
+#include "xsf_output.h"
 
 /* The codestreams from the start of data, by their structure alone, up to `max`. */
 static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len,
@@ -49,7 +51,7 @@ static xsf_status codec_params(const svc_decode_config *c, const xsf_codec *code
 /* The writer and the stream into it. */
 static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in,
                               const xsf_codec *codec, void *params, pl_pipeline *p, pl_writer **w,
-                              int *sid, xsf_error *err)
+                              int *sid, int *frame_files, xsf_error *err)
 {
     pl_writer_options wo;
     memset(&wo, 0, sizeof wo);
@@ -63,6 +65,7 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
     if (c->format == IMGIO_FORMAT_PPM || c->format == IMGIO_FORMAT_PGM)
         wo.image.frame_files =
             count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2) > 1;
+    *frame_files = wo.image.frame_files && c->out && strcmp(c->out, "-");
     xsf_status st = pl_writer_open(w, c->out, &wo, err);
     if (st == XSF_OK) {
         pl_stream_config sc = {.name = c->in,
@@ -75,9 +78,36 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
     return st;
 }
 
-/* Runs the stream to its end and closes the writer. */
+/* The files written: one, or one per frame (frame_files: the names of the first and the
+ * last), and their bytes on disk (what was written where it is not a regular file). */
+static void files_written(const svc_decode_config *c, int frame_files, svc_decode_result *r)
+{
+    r->files = c->out && r->frames ? (frame_files ? r->frames : 1) : 0;
+    r->file_bytes = 0;
+    if (!r->files)
+        return;
+    snprintf(r->first_path, sizeof r->first_path, "%s", c->out);
+    if (frame_files)
+        imgio_frame_path(c->out, 0, r->first_path, sizeof r->first_path);
+    for (uint64_t i = 0; i < r->files; i++) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s", c->out);
+        if (frame_files)
+            imgio_frame_path(c->out, i, name, sizeof name);
+        struct stat sb;
+        if (strcmp(name, "-") && !stat(name, &sb) && S_ISREG(sb.st_mode)) {
+            r->file_bytes += (uint64_t)sb.st_size;
+        } else {
+            r->file_bytes = r->bytes; /* standard output, a device: what the writer counted */
+            return;
+        }
+    }
+}
+
+/* Runs the stream to its end and closes the writer; after a failure (the file's structure,
+ * a frame the decoder refused, a write) the writer's files are removed instead. */
 static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline *p, pl_writer *w,
-                int sid, uint64_t t0, svc_decode_result *r)
+                int sid, int frame_files, uint64_t t0, svc_decode_result *r)
 {
     uint64_t read_frames = 0;
     r->source = pl_jxs_source_run(p, sid, in->data, in->len, c->interlaced, c->max_frames,
@@ -94,7 +124,15 @@ static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline 
     r->bytes = pl_writer_bytes(w);
     pl_writer_shape(w, &r->first);
     snprintf(r->last_path, sizeof r->last_path, "%s", c->out ? pl_writer_last_path(w) : "");
-    r->close = pl_writer_close(w, &r->close_err);
+    r->close = pl_writer_status(w, &r->close_err);
+    if (r->source != XSF_OK || r->not_decoded || r->close != XSF_OK) {
+        pl_writer_discard(w);
+        r->removed = c->out != NULL;
+    } else if ((r->close = pl_writer_close(w, &r->close_err)) != XSF_OK) {
+        r->removed = xsf_output_remove(c->out); /* its last bytes did not reach the file */
+    } else {
+        files_written(c, frame_files, r);
+    }
     r->seconds = (double)(xsf_clock_mono_ns() - t0) / 1e9;
     snprintf(r->engine, sizeof r->engine, "%s", pl_describe(p));
 }
@@ -114,21 +152,21 @@ xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc
     void *params = NULL;
     pl_pipeline *p = NULL;
     pl_writer *w = NULL;
-    int sid = -1;
+    int sid = -1, frame_files = 0;
     if ((st = codec_params(c, codec, &params, f)) != XSF_OK) {
         imgio_unmap_file(&in);
         return st;
     }
     if ((st = pl_create(&p, &c->pl, &f->err)) != XSF_OK) {
         fail(f, c->in, st);
-    } else if ((st = open_stream(c, &in, codec, params, p, &w, &sid, &f->err)) != XSF_OK) {
+    } else if ((st = open_stream(c, &in, codec, params, p, &w, &sid, &frame_files, &f->err)) !=
+               XSF_OK) {
         fail(f, c->out ? c->out : c->in, st);
-        xsf_error err;
-        pl_writer_close(w, &err);
+        pl_writer_discard(w);
     } else {
         const uint64_t t0 = xsf_clock_mono_ns(); /* the pipeline is ready */
         r->start_ms = (double)(t0 - t_start) / 1e6;
-        run(c, &in, p, w, sid, t0, r);
+        run(c, &in, p, w, sid, frame_files, t0, r);
     }
     if (p)
         pl_destroy(p);

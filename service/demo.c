@@ -11,6 +11,7 @@
 #include "md5.h"
 #include "service.h"
 #include "xs.h"
+#include "xsf_output.h"
 
 /* 25 fps: RTP timestamps count frames of the stream from 0 in steps of 3600 ticks (90 kHz). */
 #define DEMO_TICKS_PER_FRAME 3600u
@@ -206,6 +207,9 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     memset(r, 0, sizeof *r);
     xsf_error err;
     xsf_error_clear(&err);
+    /* Before anything runs: a demo that could not write its pictures has not run. */
+    if (c->out && xsf_output_check(c->out, &err) != XSF_OK)
+        return failure(r, c->out, &err);
     checker *chk = calloc(1, sizeof *chk);
     if (!chk) {
         xsf_error_set(&err, XSF_ERR_NOMEM, "out of memory");
@@ -241,7 +245,14 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     r->written = w ? pl_writer_bytes(w) : 0;
     xsf_error werr;
     xsf_error_clear(&werr);
-    if (pl_writer_close(w, &werr) != XSF_OK) {
+    xsf_status wst = w ? pl_writer_status(w, &werr) : XSF_OK;
+    if (w && (wst != XSF_OK || r->nfailures || !r->all_ok)) {
+        pl_writer_discard(w); /* a failed demo leaves nothing half-written */
+        r->removed = 1;
+    } else if ((wst = pl_writer_close(w, &werr)) != XSF_OK) {
+        r->removed = xsf_output_remove(c->out);
+    }
+    if (wst != XSF_OK) {
         r->write_failed = 1;
         r->write_failure = (svc_failure){.subject = c->out, .err = werr, .usage = 0};
     }

@@ -10,6 +10,7 @@
 
 #include "recv_internal.h"
 #include "xsf_clock.h"
+#include "xsf_output.h"
 
 /* The default pinned reserve: a UHD 4:2:2 3 bpp stream's 16 frames at 1.5 x its
  * 3.1 MB codestream take 75 MiB; five UHD 4:4:4 pictures of 16-bit samples, 250 MiB. */
@@ -88,9 +89,38 @@ static void engine_rules(svc_recv *s)
             : ((size_t)c->nstreams * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
 }
 
+/* Whether each stream's output file can be written, before anything runs (a receiver
+ * that waits for its first packet would find out only then). */
+static xsf_status check_outputs(const svc_recv_config *cfg, svc_failure *f)
+{
+    for (int k = 0; k < cfg->nstreams; k++) {
+        const svc_stream_config *sc = &cfg->stream[k];
+        const int file = sc->output == SVC_OUT_JXS || sc->output == SVC_OUT_YUV ||
+                         sc->output == SVC_OUT_Y4M || sc->output == SVC_OUT_MD5;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (file && sc->path && xsf_output_check(sc->path, &err) != XSF_OK)
+            return fail(f, sc->out, 0, err.status, "%s", err.msg);
+    }
+    return XSF_OK;
+}
+
+/* A socket granted less receive buffer than it asked for: a warning for later. */
+static void check_buffer(svc_stream *st)
+{
+    if (st->rc.kind != PL_RTP_SOCKET)
+        return;
+    const size_t asked = st->rc.udp.buffer_bytes ? st->rc.udp.buffer_bytes : (size_t)32 << 20;
+    xsf_error_clear(&st->rcvbuf);
+    st->rcvbuf_pending =
+        svc_rcvbuf_warning(asked, pl_rtp_source_buffer_bytes(st->src), &st->rcvbuf) != XSF_OK;
+}
+
 xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failure *f)
 {
     *out = NULL;
+    if (check_outputs(cfg, f) != XSF_OK)
+        return f->err.status;
     svc_recv *s = calloc(1, sizeof *s);
     if (!s)
         return fail(f, "recv", 0, XSF_ERR_NOMEM, "%s", "out of memory");
@@ -118,6 +148,7 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
             free(s);
             return f->err.status;
         }
+        check_buffer(st);
     }
     engine_rules(s);
     xsf_error err;
@@ -225,6 +256,8 @@ static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
     xsf_status r = open_sink(s, k, &sink, f);
     if (r != XSF_OK)
         return r;
+    if (sc->has_sdp)
+        sink = svc_check_sink(&st->check, &sc->sdp, sink);
     pl_stream_config psc = {.name = st->label,
                             .codec = RTP_JXS_CODEC,
                             .backpressure = st->rc.kind == PL_RTP_PCAP ? PL_BLOCK : PL_DROP_OLDEST,
@@ -269,6 +302,23 @@ int svc_recv_started(const svc_recv *s)
 const char *svc_recv_label(const svc_recv *s, int k)
 {
     return s->st[k].label;
+}
+
+int svc_recv_next_warning(svc_recv *s, svc_failure *w)
+{
+    for (int k = 0; k < s->started; k++) {
+        svc_stream *st = &s->st[k];
+        const int buffer = st->rcvbuf_pending;
+        if (buffer)
+            w->err = st->rcvbuf;
+        if (buffer || (s->cfg->stream[k].has_sdp && svc_check_take(&st->check, &w->err))) {
+            st->rcvbuf_pending = 0;
+            w->subject = st->label;
+            w->usage = 0;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int svc_recv_wait(svc_recv *s, int ms)
@@ -326,7 +376,11 @@ xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frame
     *frames = pl_writer_frames(st->w);
     xsf_error err;
     xsf_error_clear(&err);
-    const xsf_status r = pl_writer_close(st->w, &err);
+    xsf_status r = pl_writer_status(st->w, &err);
+    if (r != XSF_OK || !*frames)
+        pl_writer_discard(st->w); /* nothing half-written, nothing empty */
+    else
+        r = pl_writer_close(st->w, &err);
     st->w = NULL;
     return r == XSF_OK ? XSF_OK : fail(f, s->cfg->stream[k].out, 0, r, "%s", err.msg);
 }
@@ -350,7 +404,7 @@ xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f)
     close_sources(s, s->cfg->nstreams);
     pl_destroy(s->p);
     for (int k = 0; k < s->cfg->nstreams; k++)
-        pl_writer_close(s->st[k].w, NULL); /* left open: svc_recv_close_writer not called */
+        pl_writer_discard(s->st[k].w); /* left open: svc_recv_close_writer not called */
     xsf_status r = XSF_OK;
     if (s->flog && fclose(s->flog))
         r = fail(f, s->cfg->frame_log, 0, XSF_ERR_IO, "%s", "write failed");
@@ -365,12 +419,31 @@ static void first_failure(xsf_status *first, xsf_status st)
         *first = st;
 }
 
+/* The warnings not taken before the end, into each stream's end (the label there). */
+static void take_warnings(svc_recv *s, svc_recv_end *e)
+{
+    for (int k = 0; k < e->started; k++) {
+        svc_stream_end *se = &e->stream[k];
+        svc_failure *w = se->warning;
+        if (s->st[k].rcvbuf_pending)
+            w[se->nwarnings++].err = s->st[k].rcvbuf;
+        if (s->cfg->stream[k].has_sdp && svc_check_take(&s->st[k].check, &w[se->nwarnings].err))
+            se->nwarnings++;
+        s->st[k].rcvbuf_pending = 0;
+        for (int i = 0; i < se->nwarnings; i++)
+            w[i].subject = se->label;
+    }
+}
+
 xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e)
 {
     memset(e, 0, sizeof *e);
     e->started = s->started;
     e->nstreams = s->cfg->nstreams;
     xsf_status first = XSF_OK;
+    int stopped[SVC_MAX_STREAMS];
+    for (int k = 0; k < e->started; k++)
+        stopped[k] = !pl_rtp_source_done(s->st[k].src);
     svc_recv_stop(s);
     for (int k = 0; k < e->started; k++) {
         svc_stream_end *se = &e->stream[k];
@@ -389,6 +462,12 @@ xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e)
         pl_pin_stats_get(&e->pin);
     if (stats_json && e->started == e->nstreams)
         first_failure(&first, svc_recv_write_json(s, stats_json, &e->json));
+    for (int k = 0; k < e->started; k++) {
+        svc_stream_end *se = &e->stream[k];
+        if (svc_stream_shortfall(&s->cfg->stream[k], se, stopped[k], &se->shortfall))
+            first_failure(&first, se->shortfall.err.status);
+    }
+    take_warnings(s, e);
     for (int k = 0; k < e->nstreams; k++) {
         svc_stream_end *se = &e->stream[k];
         first_failure(&first, svc_recv_close_writer(s, k, &se->wrote, &se->frames, &se->close));

@@ -2,7 +2,36 @@
 #ifndef XSF_SERVICE_RECV_INTERNAL_H
 #define XSF_SERVICE_RECV_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "service.h"
+
+/* A stream's first frames against its SDP (recv_check.c): a sink in front of
+ * the stream's own that compares the first picture and the RTP timestamps'
+ * step over the first CHECK_FRAMES frames (or all, where fewer come) with the
+ * SDP, and keeps a warning for the thread that drives the service. */
+typedef struct svc_check {
+    const rtp_sdp *sdp;
+    pl_sink next;
+    unsigned frames;   /* delivered so far (up to the decision) */
+    xsf_format first;  /* the first described frame's picture (nc 0: none yet) */
+    uint32_t last_ts;  /* the previous frame's RTP timestamp */
+    uint32_t min_step; /* the smallest step between two frames (0: none yet) */
+    /* 0 comparing; 1 agreed; 2 a warning ready (written before the store); 3 taken. */
+    atomic_int state;
+    xsf_error warning;
+} svc_check;
+
+/* The sink that checks, then hands each frame to `next`. */
+pl_sink svc_check_sink(svc_check *c, const rtp_sdp *sdp, pl_sink next);
+/* The warning once it is ready (1 and *w), each once; from the driving thread. */
+int svc_check_take(svc_check *c, xsf_error *w);
+/* A started stream that fell short (svc_stream_end.shortfall): 1 and *f. `stopped`: the
+ * source had not ended by itself when the run ended. */
+int svc_stream_shortfall(const svc_stream_config *sc, const svc_stream_end *se, int stopped,
+                         svc_failure *f);
+/* The warning of a socket's receive buffer (svc_rcvbuf_check with net.core.rmem_max). */
+xsf_status svc_rcvbuf_warning(size_t asked, size_t granted, xsf_error *w);
 
 typedef struct svc_stream {
     char label[160];
@@ -13,6 +42,9 @@ typedef struct svc_stream {
     FILE *plog;
     /* the previous svc_recv_figures with an interval */
     uint64_t prev_delivered, prev_bytes, prev_ns;
+    svc_check check;    /* with an SDP */
+    int rcvbuf_pending; /* rcvbuf holds a warning not taken yet */
+    xsf_error rcvbuf;
 } svc_stream;
 
 struct svc_recv {

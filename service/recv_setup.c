@@ -95,6 +95,8 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
             sc->fps.num = rs.rate_num;
             sc->fps.den = rs.rate_den;
         }
+        sc->has_sdp = 1;
+        sc->sdp = sdp;
     }
     if (req->addr) {
         if (rtp_addr_parse(req->addr, 1, &addr, &err) != XSF_OK)
@@ -191,6 +193,7 @@ void svc_recv_limits_init(svc_recv_limits *l)
 {
     memset(l, 0, sizeof *l);
     l->timeout_s = 5;
+    l->wait_s = -1;
     l->reorder = 512;
     l->reorder_ms = 20;
     l->copy_threads = -1;
@@ -210,6 +213,8 @@ xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const 
     shared.slices = cfg->slices;
     shared.duration_s = l->duration_s;
     shared.timeout_s = l->timeout_s;
+    /* The source's convention: 0 the timeout's value, < 0 never. */
+    shared.wait_s = l->wait_s > 0 ? l->wait_s : l->wait_s == 0 || l->frames <= 0 ? -1 : 0;
     /* The source's convention: 0 its choice, -1 none. */
     shared.copy_threads = l->copy_threads < 0 ? 0 : l->copy_threads ? (int)l->copy_threads : -1;
     shared.udp.buffer_bytes = (size_t)l->rcvbuf;

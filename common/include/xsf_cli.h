@@ -37,6 +37,12 @@ void cli_set_program(const char *name);
  * started as). */
 const char *cli_program(void);
 
+/* What --version prints on stdout (lines ending in '\n'): with a text set,
+ * every command takes --version (cli_parse then returns 1, as for --help)
+ * and its usage lists it. NULL (the default): no --version. `text` must
+ * outlive the calls. */
+void cli_set_version(const char *text);
+
 /* Prints "PROGRAM: <subject>: <message>" as one line on stderr; the message
  * is cut at its first newline so that an error is always one line. */
 void cli_error(const char *subject, const char *fmt, ...)
@@ -148,7 +154,8 @@ typedef struct cli_command {
 
 /* Parses argv[1..argc) (argv[0] the command's name) in order, storing each
  * value where its option says. Returns 0, 1 after printing the usage for
- * -h/--help (the command exits 0), or 2 after printing a usage error. An
+ * -h/--help or the version for --version (the command exits 0), or 2 after
+ * printing a usage error. An
  * unknown option, a missing value, a bad value and a missing CLI_REQUIRED
  * argument name the option and the value; a missing input_required input
  * prints the usage. Long options may be given as
@@ -157,7 +164,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv);
 
 /* The usage text from the table: the synopsis, `about`, the rows (in the
  * table's order under its headings; without headings, "arguments:" and
- * "options:"), -h/--help and `epilogue`. */
+ * "options:"), -h/--help, --version (where set) and `epilogue`. */
 void cli_usage(const cli_command *cmd, FILE *f);
 
 /* What cli_parse's result means for a command's exit status: -1 go on,

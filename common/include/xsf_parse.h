@@ -44,7 +44,7 @@ void xsf_rate_reduce(unsigned *num, unsigned *den);
 /* A picture size "WxH", each 1..max. */
 xsf_status xsf_parse_size(const char *text, int max, int *width, int *height, xsf_error *err);
 
-/* A whole number in [min, max], decimal, or hexadecimal with 0x. */
+/* A whole number in [min, max], decimal, or hexadecimal with 0x; a refusal states the range. */
 xsf_status xsf_parse_integer(const char *text, int64_t min, int64_t max, int64_t *value,
                              xsf_error *err);
 

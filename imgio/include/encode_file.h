@@ -41,7 +41,8 @@ typedef struct imgio_encode_report {
 /* Reads every frame of job->in (up to max_frames), codes it and appends the
  * codestream to job->out, created once the first frame is coded. A file
  * without a frame is XSF_ERR_INVALID ("no frame to encode"); an encode that
- * fails says at which frame ("frame 3: ..."). */
+ * fails says at which frame ("frame 3: ..."), and removes job->out where it
+ * created it as a regular file (xsf_output_remove: nothing half-written). */
 xsf_status imgio_encode_file(const imgio_encode_job *job, imgio_encode_report *rep, xsf_error *err);
 
 /* A codec's parameters from a file (BPC-PaCo's table file): the bytes of

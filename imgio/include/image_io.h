@@ -100,10 +100,18 @@ xsf_status imgio_writer_open(imgio_writer **w, const char *path, const imgio_wri
 xsf_status imgio_write(imgio_writer *w, const xsf_picture *pic, xsf_error *err);
 /* Flushes and closes; reports a failed flush. Frees `w` in every case. */
 xsf_status imgio_writer_close(imgio_writer *w, xsf_error *err);
+/* Closes without finishing, after a failure, and removes what it created:
+ * the file, or every frame file so far (standard output, devices and FIFOs
+ * stay: xsf_output_remove). Frees `w` (NULL: nothing). */
+void imgio_writer_discard(imgio_writer *w);
 /* Bytes written so far, over all files. */
 uint64_t imgio_writer_bytes(const imgio_writer *w);
 /* The path the last frame went to (differs from the given one with frame_files). */
 const char *imgio_writer_last_path(const imgio_writer *w);
+/* The name of frame file `frame` (from 0) of `path` with frame_files: "-NNNN" (at least four
+ * digits) before the extension ("dir/out.ppm", 7: "dir/out-0007.ppm"). Returns the length of
+ * the name (as snprintf: out holds it where it is below cap). */
+size_t imgio_frame_path(const char *path, uint64_t frame, char *out, size_t cap);
 
 /* Interlaced video: two field pictures woven into one frame. The first
  * field's rows become the frame's even lines (0, 2, 4...), the second's the

@@ -440,6 +440,10 @@ xsf_status pl_writer_status(pl_writer *w, xsf_error *err);
 void pl_writer_md5(pl_writer *w, char hex[33]);
 /* Stops the thread, flushes and closes; reports the first failure. */
 xsf_status pl_writer_close(pl_writer *w, xsf_error *err);
+/* pl_writer_close after a failure, and the files it created removed (the output, or each
+ * frame file so far; standard output, devices and FIFOs stay): nothing half-written is
+ * left. NULL: nothing. */
+void pl_writer_discard(pl_writer *w);
 
 /* Releases every frame at once: pictures left where `placement` puts them. */
 pl_sink pl_null_sink(pl_placement placement);
@@ -480,7 +484,10 @@ typedef struct pl_rtp_config {
     rtp_depacketizer_config depacketizer; /* on_frame, ctx and the buffer calls are set here */
     uint64_t max_frames;                  /* stop after this many whole frames (0: no limit) */
     double duration_s;                    /* stop after this long (0: no limit) */
-    double timeout_s; /* sockets and captures: stop after this long without a packet (0: never) */
+    double timeout_s; /* sockets and captures: stop after this long without a packet, once one
+                         came (0: never) */
+    double wait_s;    /* sockets and captures: stop after this long without a first packet
+                         (0: timeout_s's value; < 0: never) */
     int interlaced;   /* pair fields into frames (PL_DROP_FIELD for a lone field) */
     FILE *packet_log; /* one CSV line of header fields per packet, or NULL */
     int slices;       /* sub-frame latency: hand frames over once their header is in and
@@ -501,6 +508,9 @@ xsf_status pl_rtp_source_open(pl_rtp_source **s, const pl_rtp_config *cfg, xsf_e
 xsf_status pl_rtp_source_start(pl_rtp_source *s, pl_pipeline *p, int stream, xsf_error *err);
 /* The local UDP port of a socket source (after binding port 0), else 0. */
 uint16_t pl_rtp_source_local_port(const pl_rtp_source *s);
+/* A socket source's receive buffer as the kernel granted it (which may be less than
+ * udp.buffer_bytes asked: net.core.rmem_max), else 0. */
+size_t pl_rtp_source_buffer_bytes(const pl_rtp_source *s);
 /* PL_RTP_PUSH: one UDP payload received at arrival_ns (pl_now_ns's clock,
  * 0: now), and the end of the input (gives up on holes, finishes the frame
  * under way). From one thread. */

@@ -594,6 +594,15 @@ uint64_t rtp_sdp_samples(const rtp_sdp *s);
  * colorimetry (RFC 9134 7.1). */
 const char *rtp_sdp_range(const rtp_sdp *s);
 
+/* Whether a stream agrees with its SDP (RFC 9134 7.1: the SDP's values SHALL agree with the
+ * payload's): the width, height, sampling and depth of `picture` (a frame's, an interlaced
+ * frame's two fields woven) and the frame rate its RTP timestamps step by (step_ticks of the
+ * 90 kHz clock from one frame to the next, within one tick; 0: not known). What the SDP
+ * does not give is not compared. XSF_OK, or XSF_ERR_INVALID naming each that differs with
+ * both values ("size 1920x1080 in the SDP, 320x180 in the stream; ..."). */
+xsf_status rtp_sdp_compare(const rtp_sdp *s, const xsf_format *picture, uint32_t step_ticks,
+                           xsf_error *err);
+
 /* ------------------------------------------------------------------ */
 /* UDP sockets                                                          */
 

@@ -95,6 +95,8 @@ typedef struct rtp_transport_ops {
                                                    rtp_depacketizer_config.packets_kept */
     uint64_t (*kernel_drops)(const void *priv); /* rtp_udp_kernel_drops */
     uint16_t (*local_port)(const void *priv);   /* the bound port */
+    size_t (*buffer_bytes)(const void *priv);   /* the receive buffer the kernel granted
+                                                   (rtp_udp_buffer_bytes) */
 } rtp_transport_ops;
 
 /* The table; NULL when no transport has that name. */
@@ -127,6 +129,10 @@ static inline uint64_t rtp_transport_kernel_drops(const rtp_transport *t)
 static inline uint16_t rtp_transport_local_port(const rtp_transport *t)
 {
     return t->ops && t->ops->local_port ? t->ops->local_port(t->priv) : 0;
+}
+static inline size_t rtp_transport_buffer_bytes(const rtp_transport *t)
+{
+    return t->ops && t->ops->buffer_bytes ? t->ops->buffer_bytes(t->priv) : 0;
 }
 
 /* The transports of the table, each in its own file. */

@@ -83,7 +83,8 @@ xsf_status rtp_send_session_open(rtp_send_session **s, const rtp_send_session_co
  * or the capture file), sends the clip `loops` times and closes the capture file. On
  * failure the session stays (its report says what went out): an output that does not
  * open names `to` or `pcap`; a sender refused names "--loss" with impairments, else
- * `in` (usage); a send error names `in`, or the output when it failed there. */
+ * `in` (usage); a send error names `in`, or the output when it failed there. A capture
+ * file whose run failed is removed (xsf_output_remove: nothing half-written). */
 xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_failure *f);
 
 /* What the session is and did. */

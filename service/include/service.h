@@ -72,6 +72,10 @@ typedef struct svc_stream_config {
     const char *packets; /* a CSV line per packet into this file; NULL: none */
     xsf_colour colour;   /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
     char filter[512];    /* pcap and capture: the BPF filter where rtp.filter is NULL */
+    /* The SDP the stream came with (has_sdp): its first frames are compared with it
+     * (rtp_sdp_compare), a difference given once as a warning (svc_recv_next_warning). */
+    int has_sdp;
+    rtp_sdp sdp;
 } svc_stream_config;
 
 typedef struct svc_recv_config {
@@ -154,9 +158,15 @@ xsf_status svc_output_from_name(const char *out, int format, svc_output *kind);
 
 /* What every stream of a receiver shares, as a command line gives it. */
 typedef struct svc_recv_limits {
-    long frames;              /* stop each stream after this many whole frames; 0: never */
-    double duration_s;        /* stop after this long; 0: never */
-    double timeout_s;         /* stop a stream after this long without a packet; 0: never */
+    long frames;       /* stop each stream after this many whole frames; 0: never */
+    double duration_s; /* stop after this long; 0: never */
+    double timeout_s;  /* stop a stream after this long without a packet, once its first
+                          came; 0: never */
+    /* How long a socket or a live capture waits for its first packet: > 0 seconds, 0
+     * forever; < 0 (the default): forever without `frames` (a service, or a run that
+     * `duration_s` bounds), else timeout_s (a run that asks for frames gets its answer
+     * in bounded time, as when the timeout counted from the start). */
+    double wait_s;
     long reorder;             /* the reorder window, packets */
     long reorder_ms;          /* how long a missing packet is waited for */
     uint64_t max_frame_bytes; /* the largest codestream; 0: the SDP's bound, else 64 MiB */
@@ -167,7 +177,8 @@ typedef struct svc_recv_limits {
     int gpu_sync_given;       /* cfg->pl.gpu_sync as given (else the service picks) */
 } svc_recv_limits;
 
-/* timeout 5 s, reorder 512 packets and 20 ms, copy_threads -1, the rest 0. */
+/* timeout 5 s, wait -1 (the default rule), reorder 512 packets and 20 ms, copy_threads -1,
+ * the rest 0. */
 void svc_recv_limits_init(svc_recv_limits *l);
 
 /* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
@@ -188,9 +199,12 @@ xsf_status svc_stream_request_check(svc_stream_request *r, int display, int form
 
 typedef struct svc_recv svc_recv;
 
-/* Opens each stream's packet log and source (sockets bind now: packets wait
- * in their buffers while the GPU starts), then creates the pipeline. `cfg`
- * must outlive the service. On failure nothing is left open. */
+/* Checks that each stream's output file can be written (xsf_output_check:
+ * subject the output), opens each stream's packet log and source (sockets
+ * bind now: packets wait in their buffers while the GPU starts), then
+ * creates the pipeline. A socket whose receive buffer is smaller than asked
+ * (net.core.rmem_max) gets a warning (svc_recv_next_warning). `cfg` must
+ * outlive the service. On failure nothing is left open. */
 xsf_status svc_recv_create(svc_recv **s, const svc_recv_config *cfg, svc_failure *f);
 /* The pipeline (pl_describe, pl_uses_gpu). */
 pl_pipeline *svc_recv_pipeline(const svc_recv *s);
@@ -216,6 +230,20 @@ int svc_recv_wait(svc_recv *s, int ms);
 /* 1 when a second has passed since the last report (the first: since
  * start); then the display's overlays are brought up to date too. */
 int svc_recv_report_due(svc_recv *s);
+/* The next warning about a started stream, each given once: what the service
+ * noticed that does not stop it (svc_rcvbuf_check's; a stream whose picture
+ * or frame rate contradicts its SDP, found on its first frames). 1 and *w
+ * (subject: the stream's label), or 0 when there is none now. From the thread
+ * that drives the service. */
+int svc_recv_next_warning(svc_recv *s, svc_failure *w);
+
+/* The warning of a socket that asked for a receive buffer of `asked` bytes
+ * and was granted `granted` (the kernel holds SO_RCVBUF to net.core.rmem_max,
+ * rmem_max here, where the process may not force it: CAP_NET_ADMIN): XSF_OK
+ * when granted >= asked, else XSF_ERR_IO saying both sizes and, where
+ * rmem_max is below what was asked (rmem_max < 0: not known), how to raise
+ * it. */
+xsf_status svc_rcvbuf_check(size_t asked, size_t granted, long long rmem_max, xsf_error *warning);
 
 /* Frames that did not reach the output, by reason (each frame once). */
 typedef struct svc_drops {
@@ -270,13 +298,16 @@ xsf_status svc_recv_display_stop(svc_recv *s, dsp_tile_stats *stats, xsf_error *
 
 /* After the streams are finished: closes stream k's writer, if it has one
  * (*wrote 1 then, and *frames the frames it wrote); its failure has the
- * output as subject. */
+ * output as subject. A writer that failed, or wrote no frame, is discarded
+ * (pl_writer_discard: the file it created is removed, nothing half-written
+ * or empty is left); one that wrote frames keeps them, however few. */
 xsf_status svc_recv_close_writer(svc_recv *s, int k, int *wrote, uint64_t *frames, svc_failure *f);
 /* Closes stream k's packet log, if it has one; a failed close is XSF_ERR_IO
  * with the packet file as subject. */
 xsf_status svc_recv_close_packets(svc_recv *s, int k, svc_failure *f);
-/* Destroys the sources and the pipeline, closes the frame log (a failed
- * close: XSF_ERR_IO, subject the frame log). */
+/* Destroys the sources and the pipeline (a writer still open is discarded:
+ * its run failed), closes the frame log (a failed close: XSF_ERR_IO, subject
+ * the frame log). */
 xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f);
 
 /* What the end of a run gave, stream by stream: the label, the join, the
@@ -291,6 +322,13 @@ typedef struct svc_stream_end {
     int wrote;              /* it had a writer, which wrote `frames` */
     uint64_t frames;
     svc_failure close, packets; /* svc_recv_close_writer's, svc_recv_close_packets's */
+    /* A started stream that delivered no frame, or fewer than its frame limit
+     * (rtp.max_frames) by the time it stopped: a failure of the run, saying
+     * so and, without a frame, what came (no packet: in the --wait, in the
+     * capture, before the stop; packets but no whole frame). */
+    svc_failure shortfall;
+    int nwarnings; /* warnings not taken before the end (svc_recv_next_warning) */
+    svc_failure warning[2];
 } svc_stream_end;
 
 typedef struct svc_recv_end {
@@ -307,7 +345,9 @@ typedef struct svc_recv_end {
 /* The end of a run, in the order of the life above: stops the sources,
  * joins every started stream, stops the display, takes the figures, writes
  * them to stats_json (where it is not NULL and every stream started),
- * closes the writers and the packet logs, destroys the service. Each step
+ * says which streams fell short (svc_stream_end.shortfall), takes the
+ * warnings left, closes the writers and the packet logs, destroys the
+ * service. Each step
  * runs whatever failed before it; *e (large: static storage suits it) says
  * what each gave. Returns XSF_OK, or the status of the first failure. */
 xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e);
@@ -351,22 +391,26 @@ typedef struct svc_demo_result {
      * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;
     svc_failure failure[3];
-    /* Closing `out` failed (subject `out`); the pictures may be incomplete. */
+    /* Writing or closing `out` failed (subject `out`). */
     int write_failed;
     svc_failure write_failure;
+    /* `out` was removed: the run failed, a picture did not match or the write failed
+     * (nothing half-written is left). */
+    int removed;
 } svc_demo_result;
 
-/* `xsflow demo`: decodes each codestream of the clip with the C reference
- * decoder, then sends the clip `loops` times as an ST 2110-22 stream (RFC
- * 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each
- * frame's packets at once at its time, 25 fps, rtp_sender) over UDP loopback
- * to an ephemeral port of this host, where a socket source receives it into
- * the pipeline (reorder window 20 ms, the structural check on; it stops after
- * every frame or 3 s without a packet). Each picture delivered is compared
+/* `xsflow demo`: first checks that `out` can be written (xsf_output_check: a
+ * failure with `out` as subject, before anything runs), then decodes each
+ * codestream of the clip with the C reference decoder, then sends the clip `loops` times as an ST
+ * 2110-22 stream (RFC 9134, payload type 112, SSRC "XSFD", the picture segment boxes; each frame's
+ * packets at once at its time, 25 fps, rtp_sender) over UDP loopback to an ephemeral port of this
+ * host, where a socket source receives it into the pipeline (reorder window 20 ms, the structural
+ * check on; it stops after every frame or 3 s without a packet). Each picture delivered is compared
  * with the C decoder's and written to `out`. Blocks until the stream has
  * ended and everything is closed; a sending thread runs meanwhile.
  * Returns XSF_OK when nothing failed (whether the pictures matched is in *r),
- * else the status of the first failure (r->failure, r->write_failure). */
+ * else the status of the first failure (r->failure, r->write_failure). After
+ * a failure or a mismatch `out` is removed (r->removed). */
 xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
 
 /* ------------------------------------------------------------------ */
@@ -433,6 +477,27 @@ xsf_status svc_play(const uint8_t *data, size_t len, const svc_play_options *o, 
  * "play"), a file that does not read (subject the path). */
 xsf_status svc_play_file(const char *path, const svc_play_options *o, svc_play_result *r,
                          svc_failure *f);
+
+/* ------------------------------------------------------------------ */
+/* This build                                                           */
+
+/* What this build of xsflow is: its version, the git commit it was
+ * configured from ("" where unknown), and the optional parts built in. */
+typedef struct svc_build {
+    const char *version;
+    const char *git_commit;
+    int cuda;         /* the CUDA kernels (a GPU is still looked for at run time) */
+    int gl;           /* the OpenGL display (play, recv --display; offscreen at least) */
+    int gl_window;    /* of it, windows (GLFW) */
+    int gstreamer;    /* the GStreamer plugin (libgstxsflow) */
+    int nmos;         /* the NMOS node (xsflow node) */
+    const char *pcap; /* libpcap's own version text (always built in) */
+} svc_build;
+void svc_build_get(svc_build *b);
+/* The text `xsflow --version` prints: "xsflow VERSION (git COMMIT)", then a line for each
+ * part ("CUDA: yes (...)", "GL display: ...", "GStreamer plugin: ...", "NMOS node: ...",
+ * "libpcap: yes (...)"). Returns its length; out holds it where that is below cap. */
+size_t svc_build_describe(char *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -31,12 +31,21 @@ typedef struct svc_decode_config {
 } svc_decode_config;
 
 /* What a decode did. The errors after the set-up do not stop the others from being
- * found: each has its status (XSF_OK: none), and the frames before them stay written. */
+ * found: each has its status (XSF_OK: none). After any of them (the file's structure, a
+ * frame the decoder refused, a write or the close) the output is removed (pl_writer_discard:
+ * the file or every frame file so far; standard output and devices stay), so that a failed
+ * decode leaves nothing half-written. */
 typedef struct svc_decode_result {
-    uint64_t frames, bytes;   /* written (bytes in .yuv layout for md5) */
-    char md5[33];             /* with md5 */
-    xsf_picture first;        /* the first picture's shape (pl_writer_shape) */
-    char last_path[4096];     /* the last file written ("" without out) */
+    uint64_t frames, bytes; /* decoded and written (bytes in .yuv layout) */
+    char md5[33];           /* with md5 */
+    xsf_picture first;      /* the first picture's shape (pl_writer_shape) */
+    char last_path[4096];   /* the last file written ("" without out) */
+    /* The output as it is left, when nothing failed: `files` files (one, or one per frame
+     * for .ppm/.pgm frame files, named from first_path to last_path), file_bytes bytes in
+     * all (their sizes; written to standard output or a device: `bytes`). 0 without out. */
+    uint64_t files, file_bytes;
+    char first_path[4096];
+    int removed;              /* after a failure: the output was removed */
     char engine[512];         /* pl_describe */
     double start_ms;          /* from the call to the pipeline ready */
     double seconds;           /* from the pipeline ready to the writer closed */

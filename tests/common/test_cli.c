@@ -315,6 +315,39 @@ static void test_usage(void)
     CHECK(!strcmp(cli_program(), "prog"), "cli_program");
 }
 
+/* --version: every command takes it once the program set a text (1: exits 0); the usage
+ * lists it; without a text it is an unknown option. A count's refusal states its range. */
+static void test_version(void)
+{
+    cli_set_program("prog");
+    char text[4096];
+    reset();
+    const call plain = {&cmd, (const char *const[]){"--version", NULL}};
+    CHECK(captured(2, run_parse, &plain, text, sizeof text) == 2 && strstr(text, "--version"),
+          "no version text: --version is unknown: '%s'", text);
+    cli_set_version("prog 1.2.3\nCUDA: no\n");
+    reset();
+    CHECK(captured(1, run_parse, &plain, text, sizeof text) == 1 &&
+              !strcmp(text, "prog 1.2.3\nCUDA: no\n"),
+          "--version: '%s'", text);
+    const cli_command sub = {.name = "decode", .synopsis = "[options]", .options = options};
+    reset();
+    const call later = {&sub, (const char *const[]){"--frames", "3", "--version", NULL}};
+    CHECK(captured(1, run_parse, &later, text, sizeof text) == 1 &&
+              !strncmp(text, "prog 1.2.3", 10),
+          "a subcommand's --version after other options: '%s'", text);
+    FILE *f = tmpfile();
+    cli_usage(&cmd, f);
+    rewind(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    CHECK(strstr(text, "\n  --version") != NULL, "the usage lists --version: '%s'", text);
+    cli_set_version(NULL);
+    refused("--frames: '2147483647' is not a whole number from 1 to 1000", "--frames", "2147483647",
+            NULL);
+    refused("--frames: 'many' is not a whole number from 1 to 1000", "--frames", "many", NULL);
+}
+
 int main(void)
 {
     /* By default, the name the program was started as. */
@@ -323,5 +356,6 @@ int main(void)
     test_refusals();
     test_arguments();
     test_usage();
+    test_version();
     return xsf_test_finish();
 }

@@ -2,8 +2,9 @@
  * loopback, received and decoded on the CPU engine: every picture arrives,
  * each equal to the C decoder's, the first pass's MD5 the manifest's, the
  * file written as long as the pictures; a clip the C decoder refuses is named
- * in the failure and nothing is sent; an output that cannot be written is a
- * write failure with the pictures still checked. */
+ * in the failure and nothing is sent; a clip other than the one expected is
+ * not all ok and leaves no file; an output that cannot be written fails
+ * before anything runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,16 +59,22 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
               r.written == 2u * SEQ_BYTES,
           "written %llu", (unsigned long long)r.written);
 
-    /* An output whose directory does not exist: the pictures are still checked. */
-    snprintf(out, sizeof out, "%s/no/such/dir/demo.yuv", work);
+    /* A clip other than the one expected: not all ok, and its pictures are not left. */
     config(&c, clip, len, out);
     c.expect_md5 = SEQ_MD5;
     c.expect_bytes = SEQ_BYTES + 1; /* not the clip's: the verdict says so */
     svc_demo_run(&c, &r);
-    CHECK((r.nfailures > 0 && !strcmp(r.failure[0].subject, "demo")) ||
-              (r.write_failed && !strcmp(r.write_failure.subject, out)),
-          "an output that cannot be created fails (%d, %d)", r.nfailures, r.write_failed);
-    CHECK(!r.all_ok, "a clip other than the one expected is not all ok");
+    CHECK(!r.all_ok && r.nfailures == 0 && r.removed && stat(out, &sb) != 0,
+          "a clip other than the one expected: all ok %d, removed %d", r.all_ok, r.removed);
+
+    /* An output whose directory does not exist: refused before anything runs. */
+    snprintf(out, sizeof out, "%s/no/such/dir/demo.yuv", work);
+    config(&c, clip, len, out);
+    svc_demo_run(&c, &r);
+    CHECK(r.nfailures == 1 && !strcmp(r.failure[0].subject, out) && r.clip_frames == 0 &&
+              r.frames == 0 && !r.all_ok,
+          "an output that cannot be created fails first (%d failures, '%s', %u frames)",
+          r.nfailures, r.nfailures ? r.failure[0].err.msg : "", r.clip_frames);
 }
 
 static void test_bad_clip(const uint8_t *clip, size_t len)

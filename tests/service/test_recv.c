@@ -6,10 +6,13 @@
  * stream's configuration from its request (an SDP file, a capture's filter,
  * the failures and their subjects) and the outputs that names name; a
  * request's checks; the limits the streams share (svc_recv_setup); the end
- * of a run by svc_recv_finish. */
+ * of a run by svc_recv_finish; a stream that fell short (fewer frames than
+ * asked, no packet in the wait), its output kept or removed, a stream whose
+ * SDP contradicts it, a socket's receive buffer against what was asked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../rtp/rtp_test_util.h"
 #include "service.h"
@@ -102,6 +105,13 @@ static void stream_of_pcap(svc_stream_config *sc, const char *pcap)
     sc->rtp.depacketizer.reorder_ns = 20000000u;
     sc->rtp.depacketizer.max_frame_bytes = (size_t)64 << 20;
     sc->max_frame_bytes = (size_t)64 << 20;
+}
+
+/* Bytes of a file; -1 where there is none. */
+static long long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) ? -1 : (long long)sb.st_size;
 }
 
 static size_t file_text(const char *path, char *buf, size_t cap)
@@ -309,9 +319,119 @@ static void test_recv_setup(void)
     l.copy_threads = 3;
     CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && c.stream[1].rtp.copy_threads == 3,
           "--copy-threads 3");
+    /* The first packet: --frames waits --timeout (the source's 0), else forever (-1); a
+     * --wait given is taken as it is, 0 forever. */
+    CHECK(l.wait_s < 0 && r0->wait_s == 0, "with --frames: the timeout's wait (%g)", r0->wait_s);
+    l.frames = 0;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && r0->wait_s < 0,
+          "without --frames: forever (%g)", r0->wait_s);
+    l.duration_s = 3;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && r0->wait_s < 0 && r0->duration_s == 3,
+          "--duration alone bounds the wait");
+    l.wait_s = 0.5;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && r0->wait_s == 0.5, "--wait 0.5");
+    l.wait_s = 0;
+    l.frames = 9;
+    CHECK(svc_recv_setup(&c, req, 2, &l, &f) == XSF_OK && r0->wait_s < 0, "--wait 0: forever");
     b.source = "not an address";
     CHECK(svc_recv_setup(&c, req, 2, &l, &f) != XSF_OK && f.usage && !strcmp(f.subject, "--source"),
           "a stream's failure: %s: %s", f.subject, f.err.msg);
+}
+
+/* A socket's receive buffer against what was asked (net.core.rmem_max). */
+static void test_rcvbuf_check(void)
+{
+    xsf_error w;
+    xsf_error_clear(&w);
+    CHECK(svc_rcvbuf_check(32 << 20, 32 << 20, 212992, &w) == XSF_OK &&
+              svc_rcvbuf_check(1 << 20, 2 << 20, -1, &w) == XSF_OK,
+          "granted what was asked");
+    CHECK(svc_rcvbuf_check(32 << 20, 212992, 212992, &w) != XSF_OK &&
+              strstr(w.msg, "is 208 KiB, not the 32 MiB asked (--rcvbuf)") &&
+              strstr(w.msg, "net.core.rmem_max is 212992") &&
+              strstr(w.msg, "sysctl -w net.core.rmem_max=33554432"),
+          "held to rmem_max: '%s'", w.msg);
+    xsf_error_clear(&w);
+    CHECK(svc_rcvbuf_check((size_t)2 << 30, (size_t)1 << 30, (long long)4 << 30, &w) != XSF_OK &&
+              strstr(w.msg, "1024 MiB, not the 2048 MiB asked") && !strstr(w.msg, "sysctl"),
+          "less for another reason: no sysctl advice: '%s'", w.msg);
+}
+
+/* What a run's end says of a stream that fell short, and what it leaves: a capture of 5
+ * frames asked for 9 (the 5 stay written), a socket nobody sends to (nothing written: the
+ * empty output is removed), and a stream whose SDP contradicts it (a warning). */
+static void test_shortfall(const char *dir)
+{
+    char pcap[512], out[512];
+    snprintf(pcap, sizeof pcap, "%s/in.pcap", dir);
+    snprintf(out, sizeof out, "%s/short.jxs", dir);
+    static svc_recv_config c;
+    static svc_recv_end e;
+    svc_failure f;
+    svc_recv *s = NULL;
+    svc_recv_config_init(&c);
+    c.nstreams = 1;
+    c.pl.engine = PL_ENGINE_CPU;
+    stream_of_pcap(&c.stream[0], pcap);
+    c.stream[0].rtp.max_frames = 9;
+    c.stream[0].output = SVC_OUT_JXS;
+    c.stream[0].out = c.stream[0].path = out;
+    /* An SDP of another size (the capture is 320x180 4:2:2 10 bits, 50 frames/s). */
+    const char *text = "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=t\r\nc=IN IP4 10.0.0.2\r\nt=0 0\r\n"
+                       "m=video 5004 RTP/AVP 112\r\na=rtpmap:112 jxsv/90000\r\na=fmtp:112 "
+                       "packetmode=0;sampling=YCbCr-4:2:2;width=1920;height=1080;depth=10;"
+                       "exactframerate=50\r\n";
+    xsf_error err;
+    xsf_error_clear(&err);
+    c.stream[0].has_sdp = rtp_sdp_parse(text, strlen(text), &c.stream[0].sdp, &err) == XSF_OK;
+    CHECK(c.stream[0].has_sdp, "SDP: %s", err.msg);
+    if (svc_recv_create(&s, &c, &f) != XSF_OK || svc_recv_start(s, &f) != XSF_OK) {
+        CHECK(0, "start: %s: %s", f.subject, f.err.msg);
+        return;
+    }
+    for (int loops = 0; svc_recv_wait(s, 20) && loops < 1500; loops++)
+        ;
+    CHECK(svc_recv_finish(s, NULL, &e) == XSF_ERR_TRUNCATED, "fewer than asked is a failure");
+    const svc_stream_end *se = &e.stream[0];
+    CHECK(se->shortfall.err.status == XSF_ERR_TRUNCATED && se->shortfall.subject == se->label &&
+              strstr(se->shortfall.err.msg, "5 of the 9 frames asked for (--frames) came"),
+          "shortfall: '%s'", se->shortfall.err.msg);
+    CHECK(se->wrote && se->frames == 5 && file_size(out) > 0, "the 5 frames stay written");
+    CHECK(se->nwarnings == 1 && se->warning[0].subject == se->label &&
+              strstr(se->warning[0].err.msg, "size 1920x1080 in the SDP, 320x180 in the stream") &&
+              !strstr(se->warning[0].err.msg, "rate"),
+          "the SDP's size, once: %d, '%s'", se->nwarnings, se->warning[0].err.msg);
+
+    /* A socket nobody sends to, waiting 0.3 s for its first packet. */
+    snprintf(out, sizeof out, "%s/none.yuv", dir);
+    svc_recv_config_init(&c);
+    c.nstreams = 1;
+    c.pl.engine = PL_ENGINE_CPU;
+    stream_of_pcap(&c.stream[0], NULL);
+    c.stream[0].rtp.kind = PL_RTP_SOCKET;
+    rtp_addr_parse("127.0.0.1:0", 1, &c.stream[0].rtp.udp.local, &err);
+    c.stream[0].rtp.timeout_s = 5;
+    c.stream[0].rtp.wait_s = 0.3;
+    c.stream[0].output = SVC_OUT_YUV;
+    c.stream[0].out = c.stream[0].path = out;
+    if (svc_recv_create(&s, &c, &f) != XSF_OK || svc_recv_start(s, &f) != XSF_OK) {
+        CHECK(0, "start: %s: %s", f.subject, f.err.msg);
+        return;
+    }
+    int loops = 0;
+    while (svc_recv_wait(s, 20) && loops < 250)
+        loops++;
+    CHECK(loops >= 10 && loops < 100, "stopped after the wait: %d turns of 20 ms", loops);
+    CHECK(svc_recv_finish(s, NULL, &e) == XSF_ERR_TRUNCATED, "no frame is a failure");
+    CHECK(strstr(e.stream[0].shortfall.err.msg, "no frame: no packet came in 0.3 s (--wait)"),
+          "'%s'", e.stream[0].shortfall.err.msg);
+    CHECK(file_size(out) < 0, "the empty output is removed");
+
+    /* An output that cannot be written: refused before anything opens. */
+    c.stream[0].out = c.stream[0].path = dir; /* a directory */
+    CHECK(svc_recv_create(&s, &c, &f) == XSF_ERR_IO && !s && !strcmp(f.subject, dir) &&
+              strstr(f.err.msg, "directory"),
+          "an output that cannot be written: %s", f.err.msg);
 }
 
 /* svc_stream_request_check: a source, one of ADDR:PORT and an SDP, an output
@@ -481,6 +601,7 @@ int main(int argc, char **argv)
     test_output_names();
     test_request_check();
     test_recv_setup();
+    test_rcvbuf_check();
     test_stream_setup(argv[2]);
     char path[512];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
@@ -491,6 +612,7 @@ int main(int argc, char **argv)
         test_run(data, len, argv[2], 0);
         test_run(data, len, argv[2], 1);
         test_refusals(argv[2]);
+        test_shortfall(argv[2]);
     }
     free(data);
     return xsf_test_finish();
