@@ -3,7 +3,7 @@
  * decoder's planes of the same vector, laid out and converted here.
  *
  * The conversion is written again on purpose, from the documentation and not
- * from imgio/ or display/: the README ("decode" writes), `xsflow decode
+ * from imgio/ or display/: docs/COMMANDS.md ("decode" writes), `xsflow decode
  * --help` and `xsflow play --help`. A test that reused the code under test
  * could not see it change meaning (decode's and play's `gbr` once differed by
  * 20 code values while every test passed).
@@ -80,7 +80,7 @@ typedef struct colour {
 
 static const colour col_bt709 = {1, 0.2126, 0.0722, 0, {0}}, col_bt601 = {1, 0.299, 0.114, 0, {0}},
                     col_bt2020 = {1, 0.2627, 0.0593, 0, {0}};
-/* rgb and gbr take the components as they are (README: "rgb or gbr to take
+/* rgb and gbr take the components as they are (docs/COMMANDS.md: "rgb or gbr to take
  * the components as they are"): full range unless play is told ",narrow". */
 static const colour col_rgb = {0, 0, 0, 1, {0, 1, 2}}, col_gbr = {0, 0, 0, 1, {2, 0, 1}};
 
@@ -136,7 +136,7 @@ static int play_colour(const char *s, colour *c)
 }
 
 /* Pixel (x, y) of `img` as R'G'B' in 0..1 (clamped): chroma upsampled by
- * sample replication (README), then the matrix: R' = Y' + 2(1-Kr) Pr,
+ * sample replication (docs/COMMANDS.md), then the matrix: R' = Y' + 2(1-Kr) Pr,
  * B' = Y' + 2(1-Kb) Pb, G' = (Y' - Kr R' - Kb B') / (1 - Kr - Kb). */
 static void to_rgb(const xsf_picture *img, const colour *c, int x, int y, double out[3])
 {
