@@ -38,7 +38,7 @@ uint64_t rtp_tai_unwrap_ns(uint32_t ts, uint64_t ref_tai_ns)
 {
     const uint64_t ref = ticks_of(ref_tai_ns);
     const int32_t d = (int32_t)(ts - (uint32_t)ref); /* the nearest: within +-2^31 ticks */
-    const uint64_t t = d < 0 && (uint64_t)-(int64_t)d > ref ? (uint64_t)(uint32_t)ts
-                                                           : ref + (uint64_t)(int64_t)d;
+    const uint64_t t = d < 0 && (uint64_t) - (int64_t)d > ref ? (uint64_t)(uint32_t)ts
+                                                              : ref + (uint64_t)(int64_t)d;
     return (uint64_t)(((u128)t * XSF_NS_PER_S + RTP_CLOCK_HZ - 1) / RTP_CLOCK_HZ);
 }
