@@ -153,6 +153,11 @@ static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig
     fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
             (unsigned long long)ps.partial_submitted,
             (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
+    /* --ptp: from the capture instant (the RTP timestamp on TAI) to the picture. */
+    fprintf(f, ", ");
+    json_latency(f, "latency_capture_us", &ps.latency_capture);
+    fprintf(f, ", \"frames_capture_after_picture\": %llu",
+            (unsigned long long)ps.capture_after_picture);
     fprintf(f, "}");
 }
 
