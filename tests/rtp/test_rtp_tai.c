@@ -6,6 +6,7 @@
  * against the clock (unwrap) on both sides of the wrap. */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rtp.h"
 #include "test.h"
@@ -147,8 +148,47 @@ static void test_wrap_unwrap(void)
           (unsigned long long)n, (unsigned long long)cap, (unsigned long long)back);
 }
 
+/* The SDP's clock lines (ST 2110-10, RFC 7273): the media's, else the session's; written
+ * back as read; a=mediaclk:direct=0 written when none is set. */
+static void test_sdp_clock(void)
+{
+    static const char head[] = "v=0\r\no=- 1 1 IN IP4 192.0.2.1\r\ns=x\r\nt=0 0\r\n";
+    static const char media[] = "m=video 5004 RTP/AVP 112\r\nc=IN IP4 239.1.1.1/16\r\n"
+                                "a=rtpmap:112 jxsv/90000\r\na=fmtp:112 packetmode=0\r\n";
+    char text[2048];
+    rtp_sdp s;
+    xsf_error err;
+    xsf_error_clear(&err);
+    snprintf(text, sizeof text,
+             "%sa=ts-refclk:ptp=IEEE1588-2008:traceable\r\na=mediaclk:direct=0\r\n%s", head, media);
+    CHECK(rtp_sdp_parse(text, strlen(text), &s, &err) == XSF_OK &&
+              !strcmp(s.ts_refclk, "ptp=IEEE1588-2008:traceable") &&
+              !strcmp(s.mediaclk, "direct=0") && rtp_sdp_refclk_is_ptp(s.ts_refclk),
+          "session level: '%s' '%s' %s", s.ts_refclk, s.mediaclk, err.msg);
+    snprintf(text, sizeof text,
+             "%sa=ts-refclk:localmac=CA-FE-01-02-03-04\r\n"
+             "m=audio 5006 RTP/AVP 97\r\na=ts-refclk:ptp=IEEE1588-2008:traceable\r\n"
+             "%sa=ts-refclk:ptp=IEEE1588-2008:EC-46-70-FF-FE-00-42-6C:127\r\n"
+             "a=mediaclk:direct=1234\r\n",
+             head, media);
+    CHECK(rtp_sdp_parse(text, strlen(text), &s, &err) == XSF_OK &&
+              !strcmp(s.ts_refclk, "ptp=IEEE1588-2008:EC-46-70-FF-FE-00-42-6C:127") &&
+              !strcmp(s.mediaclk, "direct=1234"),
+          "media level over the session's, another media's ignored: '%s' '%s'", s.ts_refclk,
+          s.mediaclk);
+    snprintf(text, sizeof text, "%sa=ts-refclk:localmac=CA-FE-01-02-03-04\r\n%s", head, media);
+    CHECK(rtp_sdp_parse(text, strlen(text), &s, &err) == XSF_OK &&
+              !rtp_sdp_refclk_is_ptp(s.ts_refclk) && !s.mediaclk[0],
+          "not PTP: '%s'", s.ts_refclk);
+    char out[2048];
+    rtp_sdp_write(&s, out, sizeof out);
+    CHECK(strstr(out, "a=ts-refclk:localmac=CA-FE-01-02-03-04\r\na=mediaclk:direct=0\r\n") != NULL,
+          "written back:\n%s", out);
+}
+
 int main(void)
 {
+    test_sdp_clock();
     test_grid_5994();
     test_grid_integer();
     test_wrap_unwrap();
