@@ -30,8 +30,8 @@
  * system clock on in a plant. The sender's RTP timestamps and its pacing
  * schedule are instants on it; the receiver reads a frame's RTP timestamp
  * against it (capture-to-picture latency). CLOCK_TAI is CLOCK_REALTIME plus
- * the kernel's TAI offset, which is 0 until something sets it (phc2sys -O or
- * ptp4l's utc_offset, chronyd's leapsectz, adjtimex ADJ_TAI): on a host where
+ * the kernel's TAI offset, which is 0 until something sets it (adjtimex
+ * ADJ_TAI, as time daemons do: chronyd with leapsectz, for one): on a host where
  * nothing did, CLOCK_TAI reads the same as CLOCK_REALTIME (UTC, 37 s behind
  * TAI), so timestamps are then UTC instants, consistent between hosts with
  * the same setting only. xsf_clock_tai_offset_ns says which it is.
