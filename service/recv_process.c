@@ -35,8 +35,7 @@ uint64_t svc_process_age_ns(void)
         at = strchr(at + 1, ' ');
     struct timespec now;
     const long hz = sysconf(_SC_CLK_TCK);
-    if (!at || sscanf(at, " %llu", &ticks) != 1 || hz <= 0 ||
-        clock_gettime(CLOCK_BOOTTIME, &now))
+    if (!at || sscanf(at, " %llu", &ticks) != 1 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &now))
         return 0;
     const uint64_t boot = (uint64_t)now.tv_sec * XSF_NS_PER_S + (uint64_t)now.tv_nsec;
     const uint64_t start = ticks * (XSF_NS_PER_S / (uint64_t)hz);

@@ -412,8 +412,7 @@ static void test_startup(void)
     pl_startup_format(&end, line, sizeof line);
     snprintf(last_gpu, sizeof last_gpu, "GPU %d: context", end.ngpus - 1);
     CHECK(strstr(line, "pipeline ready at") && strstr(line, "first picture at") &&
-              strstr(line, "teardown") &&
-              strstr(line, end.ngpus ? last_gpu : "C decoders") != NULL,
+              strstr(line, "teardown") && strstr(line, end.ngpus ? last_gpu : "C decoders") != NULL,
           "pl_startup_format: '%s'", line);
 #ifdef XSF_HAVE_CUDA
     if (engine == PL_ENGINE_GPU)
