@@ -93,8 +93,12 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
             else
                 st->capture_after_picture++;
         }
+        if (!p->startup.first_picture_ns)
+            p->startup.first_picture_ns = xsf_clock_mono_ns() - p->created;
         if (!st->delivered) {
             st->first_delivered = f->t.delivered;
+            const uint64_t from = st->first_acquired ? st->first_acquired : st->added;
+            st->first_picture = f->t.delivered > from ? f->t.delivered - from : 1;
         } else if (f->t.delivered > st->last_delivered) {
             const uint64_t gap = f->t.delivered - st->last_delivered;
             /* A stall: the part of the gap that neither the stream's own clock (frames
@@ -216,6 +220,7 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->tai_offset = sc->capture_clock ? xsf_clock_tai_offset_ns() : 0;
     st->codec = codec;
     st->codec_params = sc->codec_params;
+    st->added = pl_now_ns();
     st->queue = p->use_gpu ? sid % p->ngpus : 0;
     /* Enough frames to absorb a burst and keep every decoder of the stream's
      * queue busy. Picture memory is allocated by a frame's first decode and
@@ -228,6 +233,9 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
         st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
+    st->expected_frames = sc->expected_frames;
+    if (!sc->frames && sc->expected_frames && sc->expected_frames < st->nslots)
+        st->nslots = sc->expected_frames; /* a short file: no frame it cannot fill */
     size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
     st->max_frame_bytes = sc->max_frame_bytes;
     if (st->max_frame_bytes && first > st->max_frame_bytes)
@@ -373,8 +381,11 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
         }
         pthread_cond_wait(&p->progress, &p->mu);
     }
-    if (s)
+    if (s) {
         s->state = SLOT_FILLING;
+        if (!st->first_acquired)
+            st->first_acquired = pl_now_ns();
+    }
     const size_t slot_bytes = st->slot_bytes;
     pthread_mutex_unlock(&p->mu);
     if (!s)
@@ -673,6 +684,7 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->delivered_interlaced = st->delivered_interlaced;
     out->codestream_bytes = st->bytes;
     out->first_delivered_ns = st->first_delivered;
+    out->first_picture_ns = st->first_picture;
     out->last_delivered_ns = st->last_delivered;
     out->max_delivery_gap_ns = st->max_gap;
     out->max_stall_ns = st->max_stall;

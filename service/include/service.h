@@ -85,7 +85,9 @@ typedef struct svc_recv_config {
      * SVC_OUT_JXS) with engine AUTO take one CPU thread; with slices and no
      * contexts_per_gpu, streams + 2 contexts (at least 3); gpu_sync_auto: spin while
      * the contexts are at most a quarter of the cores, else block; pinned_mib < 0:
-     * 96 MiB a stream + 256 MiB pinned at start. */
+     * 96 MiB a stream + 256 MiB pinned at start, less for a capture file under 48 MiB
+     * (twice its size, and 16 times the captures' sizes for pictures where no stream is
+     * live). */
     pl_config pl;
     int gpu_sync_auto;
     long pinned_mib;
@@ -280,7 +282,32 @@ typedef struct svc_stream_figures {
     svc_drops drops;
     double fps, mbps; /* since the previous svc_recv_figures with `interval` (0 the first
                          time); without: the whole run's */
+    /* Without `interval`: fps is over fewer than SVC_RATE_MIN_FRAMES frames or less than
+     * SVC_RATE_MIN_S seconds between the first and last delivery, too few to stand for the
+     * stream's rate (two frames a microsecond apart make a million frames/s): shown as "-"
+     * (below the frames) or with its span. */
+    int fps_short;
 } svc_stream_figures;
+
+#define SVC_RATE_MIN_FRAMES 10
+#define SVC_RATE_MIN_S 1.0
+
+/* The whole process's rates, every stream together. */
+typedef struct svc_process_figures {
+    uint64_t frames;        /* delivered, every stream */
+    double seconds;         /* since the process started (its start time in /proc; where that
+                               cannot be read, since svc_recv_create) */
+    double fps;             /* frames / seconds: what the process delivered per wall second,
+                               its start-up included */
+    double first_picture_s; /* the first picture of any stream, seconds after the start; 0: none */
+    double steady_s;        /* from the first picture of any stream to the last */
+    double steady_fps;      /* (frames - 1) / steady_s: the rate once pictures came; 0 below two */
+    int steady_short;       /* steady_fps is over fewer than SVC_RATE_MIN_FRAMES frames or less
+                               than SVC_RATE_MIN_S seconds (see fps_short) */
+} svc_process_figures;
+
+/* The process's figures now (the started streams'). */
+void svc_recv_process_figures(svc_recv *s, svc_process_figures *out);
 
 /* Figures of started stream k. interval 1: the rates since the previous
  * call with interval 1 (which this call then is). */
@@ -341,9 +368,11 @@ typedef struct svc_recv_end {
     int started, nstreams;
     int display; /* there was a display; display_err: its stop */
     xsf_error display_err;
-    int gpu;          /* the pipeline used a GPU: pin is the pinned memory's figures */
-    pl_pin_stats pin; /* taken after the figures, before the files are closed */
-    svc_failure json; /* the last write of the JSON figures */
+    int gpu;                     /* the pipeline used a GPU: pin is the pinned memory's figures */
+    pl_pin_stats pin;            /* taken after the figures, before the files are closed */
+    svc_process_figures process; /* taken with the streams' figures */
+    pl_startup_stats startup;    /* where the pipeline's start went, and its teardown */
+    svc_failure json;            /* the last write of the JSON figures */
     svc_failure destroy;
     svc_stream_end stream[SVC_MAX_STREAMS];
 } svc_recv_end;
