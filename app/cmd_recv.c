@@ -261,7 +261,13 @@ static const cli_option options[] = {
     CLI_OPT("frame-log", 0, CLI_STRING, &args.cfg.frame_log, "FILE",
             "one CSV line per frame delivered: its stage times (first and\n"
             "last packet, queued, decode start, device and host picture\n"
-            "ready, delivered; ns on one clock), every stream in one file"),
+            "ready, delivered; ns on one clock; with --ptp the capture\n"
+            "instant), every stream in one file"),
+    CLI_OPT("ptp", 0, CLI_FLAG, &args.cfg.ptp, NULL,
+            "this host's clock is locked to the senders' PTP (CLOCK_TAI,\n"
+            "phc2sys): read RTP timestamps as capture instants (ST 2110-10)\n"
+            "and report each frame's capture-to-picture latency beside the\n"
+            "last-packet-to-picture one"),
     CLI_OPT("warmup", 0, CLI_DOUBLE, &args.cfg.warmup_s, "S",
             "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
     CLI_OPT("display", 0, CLI_FLAG, &args.display, NULL,
@@ -385,6 +391,14 @@ static void print_stream(const char *label, const svc_stream_figures *fig)
             (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
             ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
             (double)d.memory_bound / 1048576.0);
+    /* --ptp: the frames' age against their capture (the RTP timestamps on the plant's
+     * clock), beside the latency from their last packet above. */
+    if (ps.latency_capture.count || ps.capture_after_picture)
+        fprintf(stderr, "; capture to picture p50 %.0f us, p99 %.0f us, max %.0f us",
+                ps.latency_capture.p50_us, ps.latency_capture.p99_us, ps.latency_capture.max_us);
+    if (ps.capture_after_picture)
+        fprintf(stderr, " (%llu frames captured after their picture: the clocks disagree)",
+                (unsigned long long)ps.capture_after_picture);
     /* Each cause of a refused packet under its own name, every second it is not zero. */
     if (d.refused_packets)
         fprintf(stderr,

@@ -108,9 +108,12 @@ typedef struct pl_stream {
     size_t pool_pinned_bytes;  /* of which pinned */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
-    pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host;
+    pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host, *lat_capture;
     char last_error[256];
     FILE *frame_log;
+    int capture_clock;
+    int64_t tai_offset; /* CLOCK_TAI - CLOCK_REALTIME when the stream was added */
+    uint64_t capture_after_picture;
 } pl_stream;
 
 /* Marks of a partial frame's rows on a decoder's stream: events recorded

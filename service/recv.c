@@ -299,6 +299,19 @@ static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
                                 st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
                             .sink = sink,
                             .frame_log = s->flog};
+    /* Timestamps on PTP: their capture instants are measured against this host's clock,
+     * which --ptp declares locked to the same; without it, a warning once that the figure
+     * rests on that. */
+    const int sdp_ptp = sc->has_sdp && rtp_sdp_refclk_is_ptp(sc->sdp.ts_refclk);
+    psc.capture_clock = s->cfg->ptp || sdp_ptp;
+    xsf_error_clear(&st->ptp);
+    st->ptp_pending = sdp_ptp && !s->cfg->ptp;
+    if (st->ptp_pending)
+        xsf_error_set(&st->ptp, XSF_ERR_ARG,
+                      "the SDP's timestamps are on PTP (a=ts-refclk:%.96s): capture-to-picture "
+                      "latency takes this host's clock to be locked to it, which nothing says "
+                      "(--ptp does, where phc2sys keeps it so)",
+                      sc->sdp.ts_refclk);
     xsf_error err;
     xsf_error_clear(&err);
     if (pl_stream_add(s->p, &psc, &st->id, &err) != XSF_OK)
@@ -341,11 +354,14 @@ int svc_recv_next_warning(svc_recv *s, svc_failure *w)
 {
     for (int k = 0; k < s->started; k++) {
         svc_stream *st = &s->st[k];
-        const int buffer = st->rcvbuf_pending;
+        const int buffer = st->rcvbuf_pending, ptp = !buffer && st->ptp_pending;
         if (buffer)
             w->err = st->rcvbuf;
-        if (buffer || (s->cfg->stream[k].has_sdp && svc_check_take(&st->check, &w->err))) {
+        if (ptp)
+            w->err = st->ptp;
+        if (buffer || ptp || (s->cfg->stream[k].has_sdp && svc_check_take(&st->check, &w->err))) {
             st->rcvbuf_pending = 0;
+            st->ptp_pending = ptp ? 0 : st->ptp_pending;
             w->subject = st->label;
             w->usage = 0;
             return 1;
@@ -463,6 +479,9 @@ static void take_warnings(svc_recv *s, svc_recv_end *e)
         svc_failure *w = se->warning;
         if (s->st[k].rcvbuf_pending)
             w[se->nwarnings++].err = s->st[k].rcvbuf;
+        if (s->st[k].ptp_pending)
+            w[se->nwarnings++].err = s->st[k].ptp;
+        s->st[k].ptp_pending = 0;
         if (s->cfg->stream[k].has_sdp && svc_check_take(&s->st[k].check, &w[se->nwarnings].err))
             se->nwarnings++;
         s->st[k].rcvbuf_pending = 0;

@@ -45,6 +45,8 @@ typedef struct svc_stream {
     svc_check check;    /* with an SDP */
     int rcvbuf_pending; /* rcvbuf holds a warning not taken yet */
     xsf_error rcvbuf;
+    int ptp_pending; /* the SDP names PTP, --ptp was not given: ptp holds the warning */
+    xsf_error ptp;
 } svc_stream;
 
 struct svc_recv {

@@ -158,6 +158,11 @@ static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig
             (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
     fprintf(f, ", \"fps_short\": %s, \"first_picture_ms\": %.3f", fig->fps_short ? "true" : "false",
             (double)ps.first_picture_ns / 1e6);
+    /* --ptp: from the capture instant (the RTP timestamp on TAI) to the picture. */
+    fprintf(f, ", ");
+    json_latency(f, "latency_capture_us", &ps.latency_capture);
+    fprintf(f, ", \"frames_capture_after_picture\": %llu",
+            (unsigned long long)ps.capture_after_picture);
     fprintf(f, "}");
 }
 

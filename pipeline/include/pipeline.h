@@ -224,11 +224,17 @@ typedef struct pl_stream_config {
      * names the fields; times are pl_now_ns(), 0 where a stage did not happen). Several
      * streams may share one file. */
     FILE *frame_log;
+    /* The frames' RTP timestamps are their capture instants on the plant's clock (ST
+     * 2110-10: TAI, 90 kHz from the epoch) and this host's clock is locked to the same
+     * (PTP): each frame's capture-to-picture latency is measured (latency_capture,
+     * pl_times.capture). */
+    int capture_clock;
 } pl_stream_config;
 
 #define PL_FRAME_LOG_HEADER                                                                        \
     "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
-    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns"
+    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns,"          \
+    "capture_ns"
 
 typedef struct pl_times {
     uint64_t first_packet; /* first packet (or byte read) of the frame */
@@ -241,6 +247,10 @@ typedef struct pl_times {
     uint64_t whole;        /* the whole frame in the pipeline's hands (pl_frame_submit) */
     uint64_t final_start;  /* the decoder began its last step: the frame was whole (a partial
                               frame's last slices and rows; decode_start for the others) */
+    uint64_t capture;      /* the frame's capture instant, its RTP timestamp's (streams with
+                              capture_clock; set at delivery): the timestamp read on CLOCK_TAI
+                              against its last packet's arrival (rtp_tai_unwrap_ns), less the
+                              TAI offset; 0: not known */
 } pl_times;
 
 struct pl_frame {
@@ -425,11 +435,15 @@ typedef struct pl_stream_stats {
     pl_latency latency_first;     /* first packet -> picture ready */
     pl_latency latency_device;    /* last packet -> picture in device memory (GPU engine) */
     pl_latency latency_host;      /* last packet -> picture in host memory */
-    uint64_t partial_submitted;   /* frames handed over before they were whole */
-    pl_latency decode;            /* decoder taken -> picture ready */
-    pl_latency wait;              /* last packet -> decoder taken (whole frames: the receiver's
-                                     hand-over, the queue and the decoder thread's wake-up) */
-    char last_error[256];         /* the decoder's last refusal, "" when none */
+    pl_latency latency_capture;   /* capture_clock: capture instant (the RTP timestamp's) ->
+                                     picture ready (as latency) */
+    uint64_t capture_after_picture; /* capture_clock: frames whose capture instant came after
+                                       their picture (the clocks disagree: not counted) */
+    uint64_t partial_submitted;     /* frames handed over before they were whole */
+    pl_latency decode;              /* decoder taken -> picture ready */
+    pl_latency wait;                /* last packet -> decoder taken (whole frames: the receiver's
+                                       hand-over, the queue and the decoder thread's wake-up) */
+    char last_error[256];           /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);

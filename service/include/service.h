@@ -95,6 +95,12 @@ typedef struct svc_recv_config {
     unsigned queue;        /* frames per stream (0: the pipeline's default) */
     const char *frame_log; /* a CSV line per delivered frame, every stream; NULL: none */
     double warmup_s;       /* latencies leave out the first warmup_s seconds */
+    /* The host's clock is locked to the plant's PTP (`--ptp`; CLOCK_TAI kept by phc2sys):
+     * every stream's RTP timestamps are read as capture instants (ST 2110-10) and each
+     * frame's capture-to-picture latency measured (pl_stream_config.capture_clock).
+     * Without it, a stream whose SDP names a PTP clock (a=ts-refclk:ptp=...) is measured
+     * so too, with a warning once that nothing declared the host's clock locked. */
+    int ptp;
     /* SVC_OUT_DISPLAY: one window, a tile a stream. */
     int vsync;
     dsp_convert convert;
@@ -355,7 +361,7 @@ typedef struct svc_stream_end {
      * capture, before the stop; packets but no whole frame). */
     svc_failure shortfall;
     int nwarnings; /* warnings not taken before the end (svc_recv_next_warning) */
-    svc_failure warning[2];
+    svc_failure warning[3];
 } svc_stream_end;
 
 typedef struct svc_recv_end {
