@@ -72,7 +72,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 
 /* An HTTP request; the status (or -1) and the body parsed as JSON in *json
  * (NULL when it is not JSON), the raw body in *raw when asked. */
-static long http(const char *method, const char *url, const char *body, cJSON **json, char **raw)
+static long http_n(const char *method, const char *url, const char *body, size_t body_len,
+                   cJSON **json, char **raw)
 {
     CURL *c = curl_easy_init();
     buf b = {NULL, 0};
@@ -85,7 +86,7 @@ static long http(const char *method, const char *url, const char *body, cJSON **
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
     }
     long code = -1;
     if (curl_easy_perform(c) == CURLE_OK)
@@ -99,6 +100,11 @@ static long http(const char *method, const char *url, const char *body, cJSON **
     else
         free(b.data);
     return code;
+}
+
+static long http(const char *method, const char *url, const char *body, cJSON **json, char **raw)
+{
+    return http_n(method, url, body, body ? strlen(body) : 0, json, raw);
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -729,8 +735,8 @@ static void test_sender(void)
     char body[512];
     snprintf(body, sizeof body,
              "{\"master_enable\": true, \"transport_params\": [{\"destination_ip\": "
-             "\"127.0.0.1\", \"destination_port\": %u}], \"activation\": {\"mode\": "
-             "\"activate_immediate\"}}",
+             "\"127.0.0.1\", \"destination_port\": %u}, {\"rtp_enabled\": false}], "
+             "\"activation\": {\"mode\": \"activate_immediate\"}}",
              port);
     snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
              nmos_node_url(n), nmos_node_sender_id(n, 0));
@@ -784,6 +790,143 @@ static void test_sender(void)
     CHECK(a.frames == b.frames && b.frames <= si.frames,
           "pictures still arrive after the sender stopped (%llu, %llu)",
           (unsigned long long)a.frames, (unsigned long long)b.frames);
+    fixture_close(&f);
+}
+
+/* 6. What AMWA's IS-05-02 suite found: a parked receiver or sender keeps
+ * naming its peer in IS-04 (IS-04 v1.3: null unless active); a sender
+ * whose source names a clock writes no a=ts-refclk; a body with bytes after
+ * the JSON (after a NUL, or plain garbage) is taken. */
+static const char *const peer_id = "3f1e9a2c-6c1d-4e0b-9a55-0d8f3c1b2a77";
+
+static const cJSON *subscription(nmos_node *n, const char *type, const char *id, long *code,
+                                 cJSON **res)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/x-nmos/node/v1.3/%s/%s", type, id);
+    *res = get(n, path, code);
+    return cJSON_GetObjectItem(*res, "subscription");
+}
+
+static void test_parked_and_refclk(void)
+{
+    fixture f;
+    CHECK(fixture_open_ex(&f, NULL, 0, 1) == 0, "fixture");
+    if (!f.node)
+        return;
+    nmos_node *n = f.node;
+    long code;
+    cJSON *a = NULL, *res = NULL;
+    /* A receiver connected, then parked. */
+    char *sdp = sender_sdp(free_udp_port());
+    char *body = connect_body(sdp, "{\"mode\": \"activate_immediate\"}");
+    CHECK(patch_rx(n, 0, body, &a) == 200, "receiver activation");
+    cJSON_Delete(a);
+    const cJSON *sub = subscription(n, "receivers", nmos_node_receiver_id(n, 0), &code, &res);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(sub, "active")) &&
+              !strcmp(str(sub, "sender_id"), peer_id),
+          "receiver subscribed: sender_id %s", str(sub, "sender_id"));
+    cJSON_Delete(res);
+    CHECK(patch_rx(n, 0,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
+                   &a) == 200,
+          "receiver parked");
+    cJSON_Delete(a);
+    sub = subscription(n, "receivers", nmos_node_receiver_id(n, 0), &code, &res);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(sub, "active")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(sub, "sender_id")),
+          "a parked receiver's IS-04 subscription: sender_id %s (want null)",
+          str(sub, "sender_id"));
+    cJSON_Delete(res);
+    free(body);
+    free(sdp);
+
+    /* A sender enabled towards a receiver, then parked. */
+    char url[320];
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char on[256];
+    snprintf(on, sizeof on,
+             "{\"master_enable\": true, \"receiver_id\": \"%s\", \"activation\": {\"mode\": "
+             "\"activate_immediate\"}}",
+             peer_id);
+    CHECK(http("PATCH", url, on, &a, NULL) == 200, "sender on");
+    cJSON_Delete(a);
+    sub = subscription(n, "senders", nmos_node_sender_id(n, 0), &code, &res);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(sub, "active")) &&
+              !strcmp(str(sub, "receiver_id"), peer_id),
+          "sender subscribed: receiver_id %s", str(sub, "receiver_id"));
+    cJSON_Delete(res);
+    CHECK(http("PATCH", url,
+               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}", &a,
+               NULL) == 200,
+          "sender parked");
+    cJSON_Delete(a);
+    sub = subscription(n, "senders", nmos_node_sender_id(n, 0), &code, &res);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(sub, "active")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(sub, "receiver_id")),
+          "a parked sender's IS-04 subscription: receiver_id %s (want null)",
+          str(sub, "receiver_id"));
+    cJSON_Delete(res);
+
+    /* The source names clk0 (internal): the transport file names the
+     * interface's MAC (RFC 7273 localmac), as IS-04 lists it. */
+    cJSON *self = get(n, "/x-nmos/node/v1.3/self", &code);
+    const cJSON *itf = cJSON_GetArrayItem(cJSON_GetObjectItem(self, "interfaces"), 0);
+    const cJSON *clk = cJSON_GetArrayItem(cJSON_GetObjectItem(self, "clocks"), 0);
+    char want[96];
+    snprintf(want, sizeof want, "a=ts-refclk:localmac=%s\r\n", str(itf, "port_id"));
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char *tf = NULL;
+    CHECK(http("GET", url, NULL, NULL, &tf) == 200 && tf && strcasestr(tf, want) &&
+              strstr(tf, "a=mediaclk:direct=0\r\n") && !strcmp(str(clk, "ref_type"), "internal"),
+          "transport file without %s: %s", want, tf ? tf : "(none)");
+    free(tf);
+    cJSON_Delete(self);
+
+    /* Bytes after the JSON: refused, single and bulk; a JSON string holding
+     * U+0000 too (it would cut the value short). */
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/receivers/%s/staged",
+             nmos_node_url(n), nmos_node_receiver_id(n, 1));
+    static const char nul_body[] = "{\"master_enable\":false}\0garbage";
+    CHECK(http_n("PATCH", url, nul_body, sizeof nul_body - 1, &a, NULL) == 400,
+          "a body with bytes after a NUL accepted");
+    cJSON_Delete(a);
+    CHECK(http("PATCH", url, "{\"master_enable\":false} garbage", &a, NULL) == 400,
+          "a body with bytes after the JSON accepted");
+    cJSON_Delete(a);
+    CHECK(http("PATCH", url, "{\"master_enable\":false}\r\n \t", &a, NULL) == 200,
+          "white space after the JSON refused");
+    cJSON_Delete(a);
+    /* The SDP of a real stream, then U+0000 and garbage: cut at the NUL, it
+     * would be taken. */
+    char *good = sender_sdp(free_udp_port());
+    char *marked = malloc(strlen(good ? good : "") + 16);
+    sprintf(marked, "%s@NUL@", good ? good : "");
+    char *nul_sdp = connect_body(marked, "{\"mode\": \"activate_immediate\"}");
+    char *at = strstr(nul_sdp, "@NUL@");
+    char *withnul = malloc(strlen(nul_sdp) + 32);
+    sprintf(withnul, "%.*s\\u0000garbage%s", (int)(at - nul_sdp), nul_sdp, at + 5);
+    CHECK(http("PATCH", url, withnul, &a, NULL) == 400, "a string holding U+0000 accepted");
+    cJSON_Delete(a);
+    free(withnul);
+    free(nul_sdp);
+    free(marked);
+    free(good);
+    CHECK(http("PATCH", url, "{\"master_enable\":false, \"x\\\\u0000\": 1}", &a, NULL) == 400 &&
+              strstr(str(a, "error"), "unknown member"),
+          "an escaped backslash before u0000 is not a NUL");
+    cJSON_Delete(a);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/bulk/receivers", nmos_node_url(n));
+    char bulk[256];
+    const int bl = snprintf(bulk, sizeof bulk,
+                            "[{\"id\": \"%s\", \"params\": {\"master_enable\": false}}]%cjunk",
+                            nmos_node_receiver_id(n, 1), 0);
+    CHECK(http_n("POST", url, bulk, (size_t)bl, &a, NULL) == 400,
+          "a bulk body with bytes after a NUL accepted");
+    cJSON_Delete(a);
     fixture_close(&f);
 }
 
@@ -1082,6 +1225,7 @@ int main(int argc, char **argv)
     test_registration();
     test_sender();
     test_host();
+    test_parked_and_refclk();
     curl_global_cleanup();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
