@@ -156,3 +156,30 @@ void xsf_rgb_transform_make(xsf_rgb_transform *t, const xsf_colour *colour, int 
     t->m[2][0] = 1, t->m[2][1] = 2 * (1 - kb);
     t->m[1][0] = 1, t->m[1][1] = -2 * (1 - kb) * kb / kg, t->m[1][2] = -2 * (1 - kr) * kr / kg;
 }
+
+xsf_status xsf_rgb_fixed_make(xsf_rgb_fixed *f, const xsf_format *decoded, const xsf_colour *colour,
+                              xsf_container target, xsf_error *err)
+{
+    if (!xsf_container_is_rgb(target))
+        return xsf_error_set(err, XSF_ERR_ARG, "%s is not an R'G'B' pixel format",
+                             xsf_container_name(target));
+    xsf_format out;
+    xsf_status st = xsf_format_convert(decoded, colour, target, &out, err);
+    if (st != XSF_OK)
+        return st;
+    xsf_rgb_transform t;
+    xsf_rgb_transform_make(&t, colour, decoded->depth[0], decoded->nc >= 3 ? 3 : 1);
+    memset(f, 0, sizeof *f);
+    f->bits = target == XSF_RGBA8 || target == XSF_BGRA8 ? 8 : 16;
+    f->depth = decoded->depth[0];
+    const double unit = ldexp(1.0, f->bits) - 1, one = ldexp(1.0, XSF_RGB_FIXED_SHIFT);
+    for (int k = 0; k < 3; k++) {
+        double bias = 0;
+        for (int j = 0; j < 3; j++) {
+            f->a[k][j] = llround(t.m[k][j] * t.in_scale[j] * unit * one);
+            bias += t.m[k][j] * t.in_bias[j];
+        }
+        f->c[k] = llround(unit * bias * one) + (1 << (XSF_RGB_FIXED_SHIFT - 1));
+    }
+    return XSF_OK;
+}

@@ -22,6 +22,7 @@
 
 #include "xsf.h"
 #include "xsf_picture.h"
+#include "xsf_pixfmt_pack.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,17 @@ typedef struct xsf_rgb_transform {
 } xsf_rgb_transform;
 
 void xsf_rgb_transform_make(xsf_rgb_transform *t, const xsf_colour *c, int depth, int nc);
+
+/* The integer form of xsf_rgb_transform_make's conversion for the RGB
+ * output containers (rgba, bgra: B = 8; rgb48, rgbf32: B = 16), made once on
+ * the host and used by the C reference and the GPU (xsf_px_rgb), with
+ * t = xsf_rgb_transform_make(colour, decoded->depth[0], nc 1 or 3), S = 16:
+ *     a[k][j] = llround(t.m[k][j] * t.in_scale[j] * (2^B - 1) * 2^S)
+ *     c[k]    = llround((2^B - 1) * sum_j t.m[k][j] * t.in_bias[j] * 2^S) + 2^(S-1)
+ * XSF_ERR_UNSUPPORTED where xsf_format_convert refuses `target` for the
+ * picture, XSF_ERR_ARG for a target that is not RGB. */
+xsf_status xsf_rgb_fixed_make(xsf_rgb_fixed *f, const xsf_format *decoded, const xsf_colour *colour,
+                              xsf_container target, xsf_error *err);
 
 #ifdef __cplusplus
 }
