@@ -59,8 +59,9 @@ static int parse_args(int argc, char **argv, decode_args *a)
         CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL,
                 "decode on the GPU (the default where a GPU is usable)", .value = PL_ENGINE_GPU),
         CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST",
-                "GPUs to use, e.g. 0,1 (default: all visible)", .lo = 0, .hi = 255,
-                .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
+                "the GPU to use: the first of LIST (default 0); a file is one\n"
+                "stream, whose frames all go to one GPU",
+                .lo = 0, .hi = 255, .max_items = PL_MAX_GPUS, .count = &a->pl.ngpus),
         CLI_OPT("contexts", 0, CLI_INT, &a->pl.contexts_per_gpu, "N",
                 "decoder contexts per GPU (default 3)", .lo = 1, .hi = 256),
         CLI_OPT("threads", 0, CLI_INT, &a->pl.cpu_threads, "N",
@@ -172,6 +173,8 @@ int cmd_decode(int argc, char **argv)
         if (frames > 1) /* a rate between deliveries needs two of them */
             fprintf(info, ", steady %.1f frames/s", res.fps);
         fprintf(info, ")\n");
+        char line[2048];
+        fprintf(info, "start-up: %s\n", pl_startup_format(&res.startup, line, sizeof line));
     }
     return status;
 }

@@ -52,6 +52,27 @@ static int add_clip(void *ctx, const cli_option *o, const char *v)
     return 0;
 }
 
+/* --ptp GMID[:DOMAIN]: the host's clock is locked to this PTP grandmaster. */
+static int set_ptp(void *ctx, const cli_option *o, const char *v)
+{
+    node_args *a = ctx;
+    nmos_clock *c = &a->h.node.clock;
+    const char *colon = strchr(v, ':');
+    const size_t glen = colon ? (size_t)(colon - v) : strlen(v);
+    char *end = NULL;
+    const unsigned long domain = colon ? strtoul(colon + 1, &end, 10) : 127;
+    if (glen != 23 || (colon && (end == colon + 1 || *end || domain > 255))) {
+        cli_error(o->name, "'%s': expected GMID[:DOMAIN], e.g. ec-46-70-ff-fe-00-ce-de:127", v);
+        return 2;
+    }
+    c->ptp = 1;
+    for (size_t i = 0; i < glen; i++)
+        c->gmid[i] = (char)(v[i] >= 'A' && v[i] <= 'F' ? v[i] - 'A' + 'a' : v[i]);
+    c->gmid[glen] = 0;
+    c->domain = (unsigned)domain;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, node_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -94,6 +115,14 @@ static int parse_args(int argc, char **argv, node_args *a)
         CLI_OPT("heartbeat", 0, CLI_DOUBLE, &a->h.node.heartbeat_s, "S",
                 "seconds between heartbeats (default 5)", .lo = 0, .hi = 1e7,
                 .flags = CLI_ABOVE_LO),
+        CLI_OPT("ptp", 0, CLI_CALL, NULL, "GMID[:DOMAIN]",
+                "the host's clock is locked to this PTP grandmaster (e.g.\n"
+                "by linuxptp's phc2sys; domain default 127): IS-04's clock and\n"
+                "the senders' a=ts-refclk say so (default: internal, localmac)",
+                .call = set_ptp),
+        CLI_OPT("ptp-traceable", 0, CLI_FLAG, &a->h.node.clock.traceable, NULL,
+                "with --ptp: the grandmaster is traceable to TAI\n"
+                "(a=ts-refclk:ptp=IEEE1588-2008:traceable)"),
         CLI_OPT("cpu", 0, CLI_SET, &a->h.pl.engine, NULL, "decode on the CPU",
                 .value = PL_ENGINE_CPU),
         CLI_OPT("gpu", 0, CLI_SET, &a->h.pl.engine, NULL,
@@ -112,6 +141,10 @@ static int parse_args(int argc, char **argv, node_args *a)
     if (r)
         return r;
     a->h.node.port = (uint16_t)port;
+    if (a->h.node.clock.traceable && !a->h.node.clock.ptp) {
+        cli_error("--ptp-traceable", "give --ptp GMID too");
+        return 2;
+    }
     if (a->h.node.registry_url && a->h.node.discover) {
         cli_error("--discover", "give --registry URL or --discover, not both");
         return 2;

@@ -263,7 +263,8 @@ static const cli_option options[] = {
     CLI_OPT("pinned", 0, CLI_LONG, &args.cfg.pinned_mib, "MIB",
             "GPU: host memory pinned at start for frames and pictures; what\n"
             "does not fit is pinned as it is used, in the background\n"
-            "(default: 96 MiB a stream + 256 MiB; 0: none)",
+            "(default: 96 MiB a stream + 256 MiB, less for a capture file\n"
+            "under 48 MiB: twice its size, pictures 16 times; 0: none)",
             .lo = 0, .hi = 1 << 20),
     CLI_OPT("copy-threads", 0, CLI_LONG, &args.lim.copy_threads, "N",
             ".pcap files: threads copying payloads into frames while the\n"
@@ -276,7 +277,13 @@ static const cli_option options[] = {
     CLI_OPT("frame-log", 0, CLI_STRING, &args.cfg.frame_log, "FILE",
             "one CSV line per frame delivered: its stage times (first and\n"
             "last packet, queued, decode start, device and host picture\n"
-            "ready, delivered; ns on one clock), every stream in one file"),
+            "ready, delivered; ns on one clock; with --ptp the capture\n"
+            "instant), every stream in one file"),
+    CLI_OPT("ptp", 0, CLI_FLAG, &args.cfg.ptp, NULL,
+            "this host's clock is locked to the senders' PTP (CLOCK_TAI,\n"
+            "phc2sys): read RTP timestamps as capture instants (ST 2110-10)\n"
+            "and report each frame's capture-to-picture latency beside the\n"
+            "last-packet-to-picture one"),
     CLI_OPT("warmup", 0, CLI_DOUBLE, &args.cfg.warmup_s, "S",
             "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
     CLI_OPT("display", 0, CLI_FLAG, &args.display, NULL,
@@ -362,19 +369,36 @@ static int configure(recv_args *a)
     return svc_recv_setup(&a->cfg, req, a->n, &a->lim, &f) == XSF_OK ? 0 : failed(&f);
 }
 
+/* A stream's rate: "-" over too few frames to stand for one, with its span where it is
+ * short (svc_stream_figures.fps_short). */
+static void print_rate(const svc_stream_figures *fig)
+{
+    const pl_stream_stats *ps = &fig->pl;
+    if (fig->fps_short && ps->delivered < SVC_RATE_MIN_FRAMES)
+        fprintf(stderr, "- fps (%llu frame%s)", (unsigned long long)ps->delivered,
+                ps->delivered == 1 ? "" : "s");
+    else if (fig->fps_short)
+        fprintf(stderr, "%.1f fps (over %.3f s only)", fig->fps,
+                (double)(ps->last_delivered_ns - ps->first_delivered_ns) / 1e9);
+    else
+        fprintf(stderr, "%.1f fps", fig->fps);
+}
+
 static void print_stream(const char *label, const svc_stream_figures *fig,
                          const char (*leg_name)[128])
 {
     const rtp_stats r = fig->rtp;
     const pl_stream_stats ps = fig->pl;
     const svc_drops d = fig->drops;
+    fprintf(stderr, "%s: ", label);
+    print_rate(fig);
     fprintf(stderr,
-            "%s: %.1f fps, %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
+            ", %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
             "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
             "partial %llu, invalid %llu, too large %llu, decoder behind %llu, no frame %llu, "
             "decode %llu, field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us; "
             "memory %.1f MiB of %.1f MiB",
-            label, fig->fps, fig->mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
+            fig->mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
             (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
             (unsigned long long)r.late, (unsigned long long)d.refused_packets,
             (unsigned long long)ps.delivered, (unsigned long long)d.total,
@@ -384,6 +408,14 @@ static void print_stream(const char *label, const svc_stream_figures *fig,
             (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
             ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
             (double)d.memory_bound / 1048576.0);
+    /* --ptp: the frames' age against their capture (the RTP timestamps on the plant's
+     * clock), beside the latency from their last packet above. */
+    if (ps.latency_capture.count || ps.capture_after_picture)
+        fprintf(stderr, "; capture to picture p50 %.0f us, p99 %.0f us, max %.0f us",
+                ps.latency_capture.p50_us, ps.latency_capture.p99_us, ps.latency_capture.max_us);
+    if (ps.capture_after_picture)
+        fprintf(stderr, " (%llu frames captured after their picture: the clocks disagree)",
+                (unsigned long long)ps.capture_after_picture);
     /* Each cause of a refused packet under its own name, every second it is not zero. */
     if (d.refused_packets)
         fprintf(stderr,
@@ -441,6 +473,24 @@ static void print_pinned(const pl_pin_stats *p)
             (unsigned long long)pin.reserve_misses);
 }
 
+/* The whole process's rates beside the streams' (never their sum), and where its start
+ * went. */
+static void print_process(const svc_process_figures *pf, const pl_startup_stats *su)
+{
+    fprintf(stderr, "process: %llu frames in %.3f s since it started: %.1f frames per wall second",
+            (unsigned long long)pf->frames, pf->seconds, pf->fps);
+    if (pf->frames)
+        fprintf(stderr, "; first picture at %.3f s", pf->first_picture_s);
+    if (pf->frames > 1 && pf->steady_short)
+        fprintf(stderr, "; steady rate - (%llu frames over %.3f s: too few to tell)",
+                (unsigned long long)pf->frames, pf->steady_s);
+    else if (pf->frames > 1)
+        fprintf(stderr, "; steady %.1f frames/s (first picture to last, %.3f s)", pf->steady_fps,
+                pf->steady_s);
+    char line[2048];
+    fprintf(stderr, "\nstart-up: %s\n", pl_startup_format(su, line, sizeof line));
+}
+
 static void warn(const svc_failure *w)
 {
     cli_error(w->subject, "warning: %s", w->err.msg);
@@ -471,6 +521,8 @@ static int finish(const recv_args *a, svc_recv *s, int status)
                 (unsigned long long)e.stream[k].tile.dropped_full);
     for (int k = 0; k < e.started; k++)
         print_stream(e.stream[k].label, &e.stream[k].fig, a->cfg.stream[k].leg_name);
+    if (e.started)
+        print_process(&e.process, &e.startup);
     if (e.gpu)
         print_pinned(&e.pin);
     if (e.json.err.status != XSF_OK)

@@ -39,12 +39,28 @@ static int parse_args(int argc, char **argv, send_args *a)
     a->cfg.impair.seed = 1;
     const cli_option options[] = {
         CLI_OPT("to", 0, CLI_STRING, &a->cfg.to, "ADDR:PORT",
-                "destination, IPv4 or [IPv6], unicast or multicast"),
+                "destination, IPv4 or [IPv6], unicast or multicast; two\n"
+                "joined by a comma (A:PORT,B:PORT) send the stream on two\n"
+                "legs (SMPTE ST 2022-7): the same packets on both, paced\n"
+                "together"),
         CLI_OPT("pcap", 0, CLI_STRING, &a->cfg.pcap, "OUT.pcap",
                 "write the packets to a capture file instead (to --to's\naddress, default "
-                "239.0.0.1:5004)"),
+                "239.0.0.1:5004); A.pcap,B.pcap: one a leg\n(default 239.0.0.2:5004 for the "
+                "second)"),
         CLI_OPT("sdp", 0, CLI_STRING, &a->cfg.sdp, "OUT.sdp",
-                "write the session description (RFC 9134 / ST 2110-22)"),
+                "write the session description (RFC 9134 / ST 2110-22); two\n"
+                "legs: two media grouped by a=group:DUP (RFC 7104)"),
+        CLI_OPT("clock", 0, CLI_CHOICE, &a->cfg.free_clock, "C",
+                "tai (default): RTP timestamps and pacing on the frame grid\n"
+                "from the TAI epoch (ST 2110-10, CLOCK_TAI: PTP where phc2sys\n"
+                "keeps the clock; without a TAI offset set in the kernel it\n"
+                "reads as CLOCK_REALTIME), SDP a=ts-refclk; free: a random\n"
+                "first timestamp, paced from now, no a=ts-refclk",
+                .choices = "tai|free"),
+        CLI_OPT("refclk", 0, CLI_STRING, &a->cfg.refclk, "CLOCK",
+                "the SDP's a=ts-refclk (RFC 7273) with --clock tai (default\n"
+                "ptp=IEEE1588-2008:traceable; a grandmaster and domain:\n"
+                "ptp=IEEE1588-2008:EC-46-70-FF-FE-00-42-6C:127)"),
         CLI_OPT("mode", 0, CLI_CHOICE, &a->cfg.mode, "M",
                 "codestream (default) or slice packetization", .choices = "codestream|slice"),
         CLI_OPT("fps", 0, CLI_RATE, &a->fps, "RATE",
@@ -84,13 +100,14 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "send bare codestreams, without the picture segment boxes:\n"
                 "not RFC 9134 (which requires them), for testing receivers",
                 .value = 0),
-        CLI_OPT("iface", 0, CLI_STRING, &a->cfg.iface, "NAME", "interface for multicast"),
+        CLI_OPT("iface", 0, CLI_STRING, &a->cfg.iface, "NAME",
+                "interface for multicast (IF1,IF2: one a leg)"),
         CLI_OPT("ttl", 0, CLI_LONG, &a->ttl, "N", "multicast TTL / hop limit (default 16)", .lo = 1,
                 .hi = 255),
         CLI_OPT("source", 0, CLI_STRING, &a->cfg.source, "ADDR",
                 "the sender's address: sent from (with --to), for the SDP's\n"
                 "source filter and the .pcap (default there: 192.0.2.1 or\n"
-                "2001:db8::1)"),
+                "2001:db8::1); S1,S2: one a leg"),
         CLI_OPT("loss", 0, CLI_DOUBLE, &a->cfg.impair.loss, "P",
                 "impairments (soak tests): lose each packet with probability", .lo = 0, .hi = 1),
         CLI_OPT("reorder", 0, CLI_DOUBLE, &a->cfg.impair.reorder, "P",
@@ -169,8 +186,12 @@ static void print_summary(const send_args *a, const rtp_send_report *r)
 {
     const rtp_send_session_config *c = &a->cfg;
     const rtp_sender_stats *st = &r->stats;
-    char where[96];
+    char where[200], second[96];
     rtp_addr_format(&r->dest, 1, where, sizeof where);
+    if (r->legs > 1) {
+        rtp_addr_format(&r->dest2, 1, second, sizeof second);
+        snprintf(where + strlen(where), sizeof where - strlen(where), " and %s", second);
+    }
     printf("sent %llu %s%s (%zu codestream%s x %ld) as %llu packets, %llu bytes, %s mode, %s "
            "pacing, to %s\n",
            (unsigned long long)st->segments, c->interlaced ? "field" : "frame",
@@ -181,6 +202,10 @@ static void print_summary(const send_args *a, const rtp_send_report *r)
            : c->pacing == RTP_PACING_WIDE ? "wide"
                                           : "no",
            c->pcap ? c->pcap : where);
+    if (r->legs > 1 && (st->leg_errors[0] || st->leg_errors[1]))
+        printf("send calls refused: %llu on leg 1, %llu on leg 2 (last: %s)\n",
+               (unsigned long long)st->leg_errors[0], (unsigned long long)st->leg_errors[1],
+               st->leg_error);
     if (r->socket) {
         printf("%llu send calls (%.1f packets each, %s), %llu of them late (more than one "
                "burst at once)\n",

@@ -1,4 +1,4 @@
-/* The two clocks of xsflow (xsf_clock.h says which is for what). */
+/* The clocks of xsflow (xsf_clock.h says which is for what). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, clock_nanosleep */
 #include "xsf_clock.h"
 
@@ -24,6 +24,20 @@ double xsf_clock_mono_s(void)
 uint64_t xsf_clock_wall_ns(void)
 {
     return read_clock(CLOCK_REALTIME);
+}
+
+uint64_t xsf_clock_tai_ns(void)
+{
+    return read_clock(CLOCK_TAI);
+}
+
+int64_t xsf_clock_tai_offset_ns(void)
+{
+    /* Two readings a few ns apart; the offset itself is whole seconds. */
+    const int64_t d = (int64_t)xsf_clock_tai_ns() - (int64_t)xsf_clock_wall_ns();
+    const int64_t s = (d >= 0 ? d + (int64_t)XSF_NS_PER_S / 2 : d - (int64_t)XSF_NS_PER_S / 2) /
+                      (int64_t)XSF_NS_PER_S;
+    return s * (int64_t)XSF_NS_PER_S;
 }
 
 int64_t xsf_clock_wall_to_mono(uint64_t wall_ns)

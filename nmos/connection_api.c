@@ -7,7 +7,7 @@
 #include "nmos_internal.h"
 
 static void single(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
-                   nmos_reply *r)
+                   size_t body_len, nmos_reply *r)
 {
     /* seg: x-nmos connection v1.1 single senders|receivers [id [leaf]] */
     const int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
@@ -46,9 +46,10 @@ static void single(nmos_node *n, const char *method, char **seg, int nseg, const
         return nmos_reply_error(r, 404, "no such path");
     const char *leaf = seg[6];
     if (!strcmp(leaf, "staged") && !strcmp(method, "PATCH")) {
-        cJSON *b = cJSON_Parse(body);
+        char why[160];
+        cJSON *b = nmos_json_parse(body, body_len, why, sizeof why);
         if (!b)
-            return nmos_reply_error(r, 400, "the body is not JSON");
+            return nmos_reply_error(r, 400, "%s", why);
         nmos_patch_staged(n, p, b, r);
         cJSON_Delete(b);
         return;
@@ -78,15 +79,18 @@ static void single(nmos_node *n, const char *method, char **seg, int nseg, const
 }
 
 static void bulk(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
-                 nmos_reply *r)
+                 size_t body_len, nmos_reply *r)
 {
     const int sender = !strcmp(seg[4], "senders");
     if ((!sender && strcmp(seg[4], "receivers")) || nseg > 5)
         return nmos_reply_error(r, 404, "bulk/: expected senders or receivers");
     if (strcmp(method, "POST"))
         return nmos_reply_error(r, 405, "bulk/%s takes POST", seg[4]);
-    cJSON *b = cJSON_Parse(body);
-    if (!b || !cJSON_IsArray(b)) {
+    char why[160];
+    cJSON *b = nmos_json_parse(body, body_len, why, sizeof why);
+    if (!b)
+        return nmos_reply_error(r, 400, "%s", why);
+    if (!cJSON_IsArray(b)) {
         cJSON_Delete(b);
         return nmos_reply_error(r, 400, "expected a JSON array of {id, params}");
     }
@@ -129,7 +133,6 @@ static void bulk(nmos_node *n, const char *method, char **seg, int nseg, const c
 void nmos_connection_route(nmos_node *n, const char *method, char **seg, int nseg, const char *body,
                            size_t body_len, nmos_reply *r)
 {
-    (void)body_len;
     const int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     cJSON *a = NULL;
     if (nseg == 2) {
@@ -148,9 +151,9 @@ void nmos_connection_route(nmos_node *n, const char *method, char **seg, int nse
         cJSON_AddItemToArray(a, cJSON_CreateString("senders/"));
         cJSON_AddItemToArray(a, cJSON_CreateString("receivers/"));
     } else if (!strcmp(seg[3], "single")) {
-        return single(n, method, seg, nseg, body, r);
+        return single(n, method, seg, nseg, body, body_len, r);
     } else {
-        return bulk(n, method, seg, nseg, body, r);
+        return bulk(n, method, seg, nseg, body, body_len, r);
     }
     if (!get) {
         cJSON_Delete(a);

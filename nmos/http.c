@@ -41,6 +41,39 @@ void nmos_reply_error(nmos_reply *r, int code, const char *fmt, ...)
     nmos_reply_json(r, code, o);
 }
 
+/* A U+0000 escape in a JSON text (`\u0000`, not `\\u0000`): cJSON would cut
+ * the string there. Backslashes are only in strings, so a scan suffices. */
+static int escaped_nul(const char *s, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (s[i] != '\\')
+            continue;
+        if (s[i + 1] == 'u' && i + 5 < len && !strncmp(s + i + 2, "0000", 4))
+            return 1;
+        i++; /* the escaped character */
+    }
+    return 0;
+}
+
+cJSON *nmos_json_parse(const char *body, size_t len, char *why, size_t cap)
+{
+    if (escaped_nul(body, len))
+        return snprintf(why, cap, "the body holds a string with U+0000"), NULL;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+    if (!j)
+        return snprintf(why, cap, "the body is not JSON"), NULL;
+    for (const char *p = end; p < body + len; p++) {
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            cJSON_Delete(j);
+            return snprintf(why, cap, "the body goes on after its JSON (byte %zu of %zu%s)",
+                            (size_t)(p - body), len, *p ? "" : ": a NUL"),
+                   NULL;
+        }
+    }
+    return j;
+}
+
 static cJSON *listing(const char *const *names, size_t count)
 {
     cJSON *a = cJSON_CreateArray();

@@ -12,6 +12,25 @@
 #define NMOS_LOG_LINES 64
 #define NMOS_VERSION_LEN 32
 
+/* A transport file's legs (sdp_legs.c): one stream, or the streams of an
+ * a=group:DUP in the group's order. */
+typedef struct nmos_sdp_legs {
+    unsigned count; /* 1 .. NMOS_LEGS */
+    rtp_sdp leg[NMOS_LEGS];
+} nmos_sdp_legs;
+
+/* Reads an SDP: without a=group:DUP its jxsv stream (rtp_sdp_parse), one leg;
+ * with it the media descriptions the group names (a=mid), each read with the
+ * session part. Errors name the leg. */
+xsf_status nmos_sdp_legs_parse(const char *text, size_t len, nmos_sdp_legs *out, xsf_error *err);
+/* Writes `count` legs (rtp_sdp_write's text; two: one session, a=group:DUP
+ * PRIMARY SECONDARY, a=mid in each), each media description with
+ * a=ts-refclk:REFCLK when refclk is given. malloc'd; NULL when out of memory. */
+char *nmos_sdp_legs_write(const rtp_sdp *const *legs, unsigned count, const char *refclk);
+/* The a=ts-refclk value of a clock (RFC 7273): ptp=IEEE1588-2008:GMID:DOMAIN,
+ * ptp=IEEE1588-2008:traceable, or localmac=MAC (port_id, IS-04's form). */
+void nmos_ts_refclk(const nmos_clock *c, const char *port_id, char *out, size_t cap);
+
 /* One IS-05 endpoint: a sender or a receiver, with its IS-04 version. */
 typedef struct nmos_port {
     int sender;
@@ -25,7 +44,8 @@ typedef struct nmos_port {
     int pending;                    /* a scheduled activation waits */
     uint64_t due_ns;                /* its TAI time, ns */
     char *sdp;                      /* senders: the configured SDP; receivers: the active one */
-    rtp_sdp sdp_parsed;             /* senders: their SDP read */
+    nmos_sdp_legs sdp_legs;         /* senders: their SDP read (leg[0] describes the flow) */
+    unsigned legs;                  /* IS-05 legs: NMOS_LEGS, or a described sender's SDP's */
     int dirty;                      /* changed since it was last sent to the registry */
     int controlled;                 /* senders: the node sends it (activate_sender) */
 } nmos_port;
@@ -86,6 +106,11 @@ typedef struct nmos_reply {
 void nmos_reply_json(nmos_reply *r, int code, cJSON *json); /* takes json */
 void nmos_reply_error(nmos_reply *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* An HTTP request's body (len bytes, NUL-terminated after them) as JSON:
+ * NULL with why when it is not JSON, holds a string with U+0000, or goes
+ * on after its JSON with anything but white space (a NUL included). */
+cJSON *nmos_json_parse(const char *body, size_t len, char *why, size_t cap);
 
 /* connection.c, connection_api.c: IS-05 (caller holds mu). */
 void nmos_connection_init(nmos_node *n, nmos_port *p);

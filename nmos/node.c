@@ -186,11 +186,25 @@ static xsf_status read_sender_sdp(nmos_node *n, nmos_port *p, const char *text, 
     if (len > NMOS_SDP_MAX)
         return xsf_error_set(err, XSF_ERR_ARG, "sender %u: SDP of %zu bytes (at most %d)", p->index,
                              len, NMOS_SDP_MAX);
-    if (rtp_sdp_parse(text, len, &p->sdp_parsed, err) != XSF_OK)
+    if (nmos_sdp_legs_parse(text, len, &p->sdp_legs, err) != XSF_OK)
         return xsf_error_set(err, XSF_ERR_INVALID, "sender %u: SDP: %s", p->index, err->msg);
+    /* The node sends its own senders on two legs where told; another
+     * program's sends what its SDP says. */
+    p->legs = p->controlled ? NMOS_LEGS : p->sdp_legs.count;
     p->sdp = strdup(text);
     (void)n;
     return p->sdp ? XSF_OK : xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+}
+
+/* IS-04's clock_ptp gmid: eight lower-case hex bytes joined by '-'. */
+static int ptp_gmid_ok(const char *g)
+{
+    for (int i = 0; i < 23; i++) {
+        const char c = g[i];
+        if (i % 3 == 2 ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+    }
+    return g[23] == 0;
 }
 
 xsf_status nmos_node_create(nmos_node **out, const nmos_config *cfg, xsf_error *err)
@@ -204,6 +218,11 @@ xsf_status nmos_node_create(nmos_node **out, const nmos_config *cfg, xsf_error *
     if (cfg->registry_url && strncmp(cfg->registry_url, "http://", 7))
         return xsf_error_set(err, XSF_ERR_ARG, "registry '%s': expected http://HOST:PORT",
                              cfg->registry_url);
+    if (cfg->clock.ptp && !ptp_gmid_ok(cfg->clock.gmid))
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "PTP grandmaster '%s': expected an EUI-64 as IS-04 writes it "
+                             "(ec-46-70-ff-fe-00-ce-de)",
+                             cfg->clock.gmid);
     nmos_node *n = calloc(1, sizeof *n);
     if (!n)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
@@ -243,6 +262,7 @@ xsf_status nmos_node_create(nmos_node **out, const nmos_config *cfg, xsf_error *
         name_uuid(seed, "receiver", i, p->id);
         snprintf(p->label, sizeof p->label, "%s decoder %u", n->label, i);
         nmos_new_version(n, p->version);
+        p->legs = NMOS_LEGS;
         nmos_connection_init(n, p);
     }
     n->ntx = cfg->nsenders;

@@ -26,6 +26,15 @@ static cJSON *strings(const char *a)
     return arr;
 }
 
+/* IS-04: one interface per leg, listed again when legs share one. */
+static cJSON *bindings(const nmos_node *n, const nmos_port *p)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (unsigned k = 0; k < p->legs; k++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(n->ifname));
+    return arr;
+}
+
 cJSON *nmos_json_self(nmos_node *n)
 {
     cJSON *o = base(n->node_id, n->node_version, n->label, "xsflow JPEG XS decoder service");
@@ -47,7 +56,15 @@ cJSON *nmos_json_self(nmos_node *n)
     cJSON *clocks = cJSON_AddArrayToObject(o, "clocks");
     cJSON *clk = cJSON_CreateObject();
     cJSON_AddStringToObject(clk, "name", "clk0");
-    cJSON_AddStringToObject(clk, "ref_type", "internal");
+    const nmos_clock *c = &n->cfg.clock;
+    cJSON_AddStringToObject(clk, "ref_type", c->ptp ? "ptp" : "internal");
+    if (c->ptp) {
+        /* IS-04 clock_ptp: the host's clock is declared locked to it. */
+        cJSON_AddBoolToObject(clk, "traceable", c->traceable);
+        cJSON_AddStringToObject(clk, "version", "IEEE1588-2008");
+        cJSON_AddStringToObject(clk, "gmid", c->gmid);
+        cJSON_AddBoolToObject(clk, "locked", 1);
+    }
     cJSON_AddItemToArray(clocks, clk);
     cJSON *ifs = cJSON_AddArrayToObject(o, "interfaces");
     cJSON *itf = cJSON_CreateObject();
@@ -96,9 +113,9 @@ cJSON *nmos_json_source(nmos_node *n, const nmos_port *tx)
     cJSON_AddItemToObject(o, "parents", cJSON_CreateArray());
     cJSON_AddStringToObject(o, "clock_name", "clk0");
     cJSON_AddStringToObject(o, "format", "urn:x-nmos:format:video");
-    if (tx->sdp_parsed.rate_num)
+    if (tx->sdp_legs.leg[0].rate_num)
         cJSON_AddItemToObject(o, "grain_rate",
-                              rational(tx->sdp_parsed.rate_num, tx->sdp_parsed.rate_den));
+                              rational(tx->sdp_legs.leg[0].rate_num, tx->sdp_legs.leg[0].rate_den));
     return o;
 }
 
@@ -135,7 +152,7 @@ static void add_components(cJSON *o, const rtp_sdp *s)
 
 cJSON *nmos_json_flow(nmos_node *n, const nmos_port *tx)
 {
-    const rtp_sdp *s = &tx->sdp_parsed;
+    const rtp_sdp *s = &tx->sdp_legs.leg[0];
     cJSON *o = base(tx->flow_id, tx->version, tx->label, "JPEG XS (RFC 9134) flow");
     cJSON_AddStringToObject(o, "source_id", tx->source_id);
     cJSON_AddStringToObject(o, "device_id", n->device_id);
@@ -175,6 +192,20 @@ static int is_multicast_text(const char *ip)
     return ip && rtp_addr_parse(ip, 0, &a, &e) == XSF_OK && rtp_addr_is_multicast(&a);
 }
 
+/* IS-04 v1.3 subscription: the peer IS-05 names, null unless active (a
+ * parked sender or receiver subscribes to nothing, whatever IS-05 keeps). */
+static void add_subscription(cJSON *o, const cJSON *active, const char *peer_key)
+{
+    cJSON *sub = cJSON_AddObjectToObject(o, "subscription");
+    const int on = cJSON_IsTrue(cJSON_GetObjectItem(active, "master_enable"));
+    const cJSON *peer = cJSON_GetObjectItem(active, peer_key);
+    if (on && cJSON_IsString(peer))
+        cJSON_AddStringToObject(sub, peer_key, peer->valuestring);
+    else
+        cJSON_AddNullToObject(sub, peer_key);
+    cJSON_AddBoolToObject(sub, "active", on);
+}
+
 cJSON *nmos_json_sender(nmos_node *n, const nmos_port *tx)
 {
     cJSON *o = base(tx->id, tx->version, tx->label, "JPEG XS sender (RFC 9134, ST 2110-22)");
@@ -182,7 +213,7 @@ cJSON *nmos_json_sender(nmos_node *n, const nmos_port *tx)
     const cJSON *params =
         cJSON_GetArrayItem(cJSON_GetObjectItem(tx->active, "transport_params"), 0);
     const cJSON *dst = cJSON_GetObjectItem(params, "destination_ip");
-    const char *dip = cJSON_IsString(dst) ? dst->valuestring : tx->sdp_parsed.dest_addr;
+    const char *dip = cJSON_IsString(dst) ? dst->valuestring : tx->sdp_legs.leg[0].dest_addr;
     cJSON_AddStringToObject(o, "transport",
                             is_multicast_text(dip) ? "urn:x-nmos:transport:rtp.mcast"
                                                    : "urn:x-nmos:transport:rtp.ucast");
@@ -191,21 +222,14 @@ cJSON *nmos_json_sender(nmos_node *n, const nmos_port *tx)
     snprintf(href, sizeof href, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile", n->url,
              tx->id);
     cJSON_AddStringToObject(o, "manifest_href", href);
-    cJSON_AddItemToObject(o, "interface_bindings", strings(n->ifname));
-    cJSON *sub = cJSON_AddObjectToObject(o, "subscription");
-    const cJSON *rid = cJSON_GetObjectItem(tx->active, "receiver_id");
-    if (cJSON_IsString(rid))
-        cJSON_AddStringToObject(sub, "receiver_id", rid->valuestring);
-    else
-        cJSON_AddNullToObject(sub, "receiver_id");
-    cJSON_AddBoolToObject(sub, "active",
-                          cJSON_IsTrue(cJSON_GetObjectItem(tx->active, "master_enable")));
-    if (tx->sdp_parsed.max_bitrate_kbps)
-        cJSON_AddNumberToObject(o, "bit_rate", (double)tx->sdp_parsed.max_bitrate_kbps);
+    cJSON_AddItemToObject(o, "interface_bindings", bindings(n, tx));
+    add_subscription(o, tx->active, "receiver_id");
+    if (tx->sdp_legs.leg[0].max_bitrate_kbps)
+        cJSON_AddNumberToObject(o, "bit_rate", (double)tx->sdp_legs.leg[0].max_bitrate_kbps);
     /* ST 2110-21 sender types as the SDP's TP names them. */
-    if (!strcmp(tx->sdp_parsed.tp, "2110TPN") || !strcmp(tx->sdp_parsed.tp, "2110TPNL") ||
-        !strcmp(tx->sdp_parsed.tp, "2110TPW"))
-        cJSON_AddStringToObject(o, "st2110_21_sender_type", tx->sdp_parsed.tp);
+    if (!strcmp(tx->sdp_legs.leg[0].tp, "2110TPN") || !strcmp(tx->sdp_legs.leg[0].tp, "2110TPNL") ||
+        !strcmp(tx->sdp_legs.leg[0].tp, "2110TPW"))
+        cJSON_AddStringToObject(o, "st2110_21_sender_type", tx->sdp_legs.leg[0].tp);
     return o;
 }
 
@@ -215,15 +239,8 @@ cJSON *nmos_json_receiver(nmos_node *n, const nmos_port *rx)
     cJSON_AddStringToObject(o, "device_id", n->device_id);
     /* Unicast or multicast: the generic RTP transport. */
     cJSON_AddStringToObject(o, "transport", "urn:x-nmos:transport:rtp");
-    cJSON_AddItemToObject(o, "interface_bindings", strings(n->ifname));
-    cJSON *sub = cJSON_AddObjectToObject(o, "subscription");
-    const cJSON *sid = cJSON_GetObjectItem(rx->active, "sender_id");
-    if (cJSON_IsString(sid))
-        cJSON_AddStringToObject(sub, "sender_id", sid->valuestring);
-    else
-        cJSON_AddNullToObject(sub, "sender_id");
-    cJSON_AddBoolToObject(sub, "active",
-                          cJSON_IsTrue(cJSON_GetObjectItem(rx->active, "master_enable")));
+    cJSON_AddItemToObject(o, "interface_bindings", bindings(n, rx));
+    add_subscription(o, rx->active, "sender_id");
     cJSON_AddStringToObject(o, "format", "urn:x-nmos:format:video");
     cJSON *caps = cJSON_AddObjectToObject(o, "caps");
     cJSON_AddItemToObject(caps, "media_types", strings("video/jxsv"));

@@ -116,31 +116,67 @@ static void stop(nmos_service *s, svc_stream *st)
     st->info.running = 0;
 }
 
-static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *a, xsf_error *err)
+/* One enabled leg's socket. */
+static xsf_status leg_socket(const nmos_rx_leg *l, rtp_udp_config *u, xsf_error *err)
 {
-    pl_rtp_config rc;
-    memset(&rc, 0, sizeof rc);
-    rc.kind = PL_RTP_SOCKET;
+    if (!l->destination_port)
+        return xsf_error_set(err, XSF_ERR_ARG, "no destination port");
     rtp_addr local;
     memset(&local, 0, sizeof local);
-    if (a->multicast_ip[0]) {
-        if (rtp_addr_parse(a->multicast_ip, 0, &local, err) != XSF_OK)
+    if (l->multicast_ip[0]) {
+        if (rtp_addr_parse(l->multicast_ip, 0, &local, err) != XSF_OK)
             return XSF_ERR_ARG;
-        if (a->source_ip[0]) {
-            if (rtp_addr_parse(a->source_ip, 0, &rc.udp.source, err) != XSF_OK)
+        if (l->source_ip[0]) {
+            if (rtp_addr_parse(l->source_ip, 0, &u->source, err) != XSF_OK)
                 return XSF_ERR_ARG;
-            rc.udp.has_source = 1;
+            u->has_source = 1;
         }
     } else {
         /* Unicast: the port on every local address of the interface's family. */
         rtp_addr itf;
-        if (rtp_addr_parse(a->interface_ip, 0, &itf, err) != XSF_OK)
+        if (rtp_addr_parse(l->interface_ip, 0, &itf, err) != XSF_OK)
             return XSF_ERR_ARG;
         local.family = itf.family;
     }
-    local.port = (uint16_t)a->destination_port;
-    rc.udp.local = local;
-    rc.udp.timestamps = 1;
+    local.port = (uint16_t)l->destination_port;
+    u->local = local;
+    u->timestamps = 1;
+    return XSF_OK;
+}
+
+/* The legs of an activation as the RTP source's input: the socket of each
+ * enabled leg, in IS-05's order; two or more are merged (ST 2022-7, rtp_merge.h)
+ * before frame assembly. *used: the first enabled leg (its SDP). */
+static xsf_status legs_input(const nmos_activation *a, pl_rtp_config *rc, const nmos_rx_leg **used,
+                             xsf_error *err)
+{
+    *used = NULL;
+    unsigned n = 0;
+    for (unsigned k = 0; k < NMOS_LEGS && n < RTP_LEGS_MAX; k++) {
+        if (!a->leg[k].enable)
+            continue;
+        const xsf_status st = leg_socket(&a->leg[k], &rc->legs.leg[n].udp, err);
+        if (st != XSF_OK)
+            return st;
+        if (!n)
+            *used = &a->leg[k];
+        n++;
+    }
+    if (!n)
+        return xsf_error_set(err, XSF_ERR_ARG, "no leg enabled");
+    rc->kind = PL_RTP_SOCKET;
+    rc->udp = rc->legs.leg[0].udp;
+    rc->legs.n = n >= 2 ? n : 0;
+    return XSF_OK;
+}
+
+static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *a, xsf_error *err)
+{
+    pl_rtp_config rc;
+    memset(&rc, 0, sizeof rc);
+    const nmos_rx_leg *l = NULL;
+    if (legs_input(a, &rc, &l, err) != XSF_OK)
+        return err->status;
     /* The SDP's payload type, picture bound and interlace (the same setup as xsflow recv);
      * the transport parameters came with the activation. */
     rtp_receiver_options ro;
@@ -150,11 +186,13 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
     if (s->cfg.reorder_ms)
         ro.reorder_ms = s->cfg.reorder_ms;
     rtp_receiver_setup rs;
-    xsf_status stt = rtp_receiver_setup_from_sdp(a->has_sdp ? &a->parsed : NULL, &ro, &rs, err);
+    xsf_status stt = rtp_receiver_setup_from_sdp(l->has_sdp ? &l->parsed : NULL, &ro, &rs, err);
     if (stt != XSF_OK)
         return stt;
     rc.depacketizer = rs.depacketizer;
     rc.depacketizer.validate = !s->null_output && s->kind == PL_WRITE_JXS;
+    if (rc.legs.n)
+        rtp_receiver_cover_skew(&rc.depacketizer, &rc.legs.merge);
     rc.interlaced = rs.interlaced;
     stt = pl_rtp_source_open(&st->src, &rc, err);
     if (stt != XSF_OK)
@@ -167,8 +205,8 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
         memset(&wo, 0, sizeof wo);
         wo.kind = s->null_output ? PL_WRITE_PICTURE : s->kind;
         wo.image.format = s->null_output ? IMGIO_FORMAT_YUV : s->format;
-        wo.image.fps_num = a->has_sdp && a->parsed.rate_num ? a->parsed.rate_num : 25;
-        wo.image.fps_den = a->has_sdp && a->parsed.rate_num ? a->parsed.rate_den : 1;
+        wo.image.fps_num = l->has_sdp && l->parsed.rate_num ? l->parsed.rate_num : 25;
+        wo.image.fps_den = l->has_sdp && l->parsed.rate_num ? l->parsed.rate_den : 1;
         wo.md5 = s->cfg.md5;
         stt = pl_writer_open(&st->w, s->null_output ? NULL : path, &wo, err);
         if (stt != XSF_OK) {
@@ -179,7 +217,7 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
         sink = pl_writer_sink(st->w);
     }
     char name[96];
-    rtp_addr_format(&local, 1, st->info.source, sizeof st->info.source);
+    rtp_addr_format(&rc.udp.local, 1, st->info.source, sizeof st->info.source);
     snprintf(name, sizeof name, "nmos receiver %u %s", a->receiver, st->info.source);
     pl_stream_config sc = {.name = name,
                            .codec = RTP_JXS_CODEC,
@@ -210,8 +248,6 @@ xsf_status nmos_service_activate(void *service, const nmos_activation *a, xsf_er
     nmos_service *s = service;
     if (a->receiver >= NMOS_MAX_RECEIVERS)
         return xsf_error_set(err, XSF_ERR_ARG, "receiver %u out of range", a->receiver);
-    if (a->enable && !a->destination_port)
-        return xsf_error_set(err, XSF_ERR_ARG, "no destination port");
     pthread_mutex_lock(&s->mu);
     svc_stream *st = &s->s[a->receiver];
     stop(s, st);
@@ -318,6 +354,23 @@ static void stop_sender(svc_sender *t)
     t->info.running = 0;
 }
 
+/* Where an activation sends: the first enabled leg's destination. The
+ * sender sends one leg today; when rtp_sender sends the same packets on
+ * several sockets (ST 2022-7), open one per enabled leg here, in IS-05's
+ * order, and hand them all to t->cfg: this is the only place that changes. */
+static xsf_status leg_destination(const nmos_sender_activation *a, rtp_addr *to, xsf_error *err)
+{
+    for (unsigned k = 0; k < a->legs && k < NMOS_LEGS; k++) {
+        if (!a->leg[k].enable)
+            continue;
+        if (rtp_addr_parse(a->leg[k].destination_ip, 0, to, err) != XSF_OK)
+            return XSF_ERR_ARG;
+        to->port = (uint16_t)a->leg[k].destination_port;
+        return XSF_OK;
+    }
+    return xsf_error_set(err, XSF_ERR_ARG, "sender %u: no leg enabled", a->sender);
+}
+
 xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
                                         xsf_error *err)
 {
@@ -333,9 +386,8 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
     if (!t->clip)
         return xsf_error_set(err, XSF_ERR_ARG, "sender %u has nothing to send", a->sender);
     rtp_addr to;
-    if (rtp_addr_parse(a->destination_ip, 0, &to, err) != XSF_OK)
-        return XSF_ERR_ARG;
-    to.port = (uint16_t)a->destination_port;
+    if (leg_destination(a, &to, err) != XSF_OK)
+        return err->status;
     rtp_udp_config uc;
     memset(&uc, 0, sizeof uc);
     xsf_status st = rtp_udp_open_sender(&t->sock, &to, &uc, err);

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +52,94 @@ static int gpu_usable(void)
     return c && c->gpu_available && c->gpu_available() == XSF_OK;
 }
 
-static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
+/* One GPU brought up, on a thread of its own (the first GPU's on pl_create's):
+ * how its threads wait (set before its contexts are used), its CUDA context,
+ * the reserve (with the first GPU), its decoder contexts; each phase timed
+ * into p->startup.gpu[g]. The GPUs come up side by side, so the start of
+ * several takes about as long as the slowest one's. */
+typedef struct bring_up {
+    pl_pipeline *p;
+    const pl_config *cfg;
+    int g;
+    unsigned per;
+    int sync_refused, reserve_refused;
+    xsf_status st;
+    xsf_error err;
+    pthread_t thread;
+    int threaded;
+} bring_up;
+
+static void *bring_up_gpu(void *arg)
+{
+    bring_up *b = arg;
+    pl_pipeline *p = b->p;
+    const int dev = p->gpus[b->g];
+    pl_gpu_startup *t = &p->startup.gpu[b->g];
+    t->device = dev;
+    if (b->cfg->gpu_sync != PL_GPU_SYNC_AUTO && pl_gpu_set_sync(dev, (int)b->cfg->gpu_sync))
+        b->sync_refused = 1;
+    uint64_t t0 = xsf_clock_mono_ns();
+    pl_gpu_context(dev); /* where it fails, the decoder contexts below say so */
+    t->context_ns = xsf_clock_mono_ns() - t0;
+    /* Before any stream runs: pinning later holds the driver while they do. */
+    if (b->g == 0 && b->cfg->pinned_reserve_bytes) {
+        t0 = xsf_clock_mono_ns();
+        b->reserve_refused = pl_host_reserve(b->cfg->pinned_reserve_bytes) != 0;
+        p->startup.reserve_ns = xsf_clock_mono_ns() - t0;
+    }
+    b->st = XSF_OK;
+    for (unsigned k = 0; k < b->per && b->st == XSF_OK; k++) {
+        t0 = xsf_clock_mono_ns();
+        b->st = pl_worker_init(&p->workers[(unsigned)b->g * b->per + k], p, b->g, dev, &b->err);
+        *(k ? &t->decoders_ns : &t->modules_ns) += xsf_clock_mono_ns() - t0;
+    }
+    t->ready_ns = xsf_clock_mono_ns() - p->created;
+    return NULL;
+}
+
+/* Every GPU of the pipeline brought up, side by side; the first failure (in GPU order)
+ * into *err. Every worker slot is counted in p->nworkers (a slot not made frees nothing). */
+static xsf_status bring_up_gpus(pl_pipeline *p, const pl_config *c, unsigned per, int *sync_refused,
+                                int *reserve_refused, xsf_error *err)
+{
+    p->nworkers = (unsigned)p->ngpus * per;
+    for (unsigned i = 0; i < p->nworkers; i++)
+        p->workers[i].device = -1;
+    bring_up b[PL_MAX_GPUS];
+    memset(b, 0, sizeof b);
+    for (int g = 0; g < p->ngpus; g++) {
+        b[g] = (bring_up){.p = p, .cfg = c, .g = g, .per = per};
+        xsf_error_clear(&b[g].err);
+    }
+    for (int g = 1; g < p->ngpus; g++)
+        b[g].threaded = pthread_create(&b[g].thread, NULL, bring_up_gpu, &b[g]) == 0;
+    bring_up_gpu(&b[0]);
+    for (int g = 1; g < p->ngpus; g++) {
+        if (b[g].threaded)
+            pthread_join(b[g].thread, NULL);
+        else
+            bring_up_gpu(&b[g]); /* no thread to be had: in turn */
+    }
+    *reserve_refused = b[0].reserve_refused;
+    for (int g = 0; g < p->ngpus; g++) {
+        *sync_refused |= b[g].sync_refused;
+        if (b[g].st != XSF_OK) {
+            *err = b[g].err;
+            return err->status;
+        }
+    }
+    return XSF_OK;
+}
+
+static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, uint64_t called,
+                                  xsf_error *err)
 {
     *out = NULL;
     pl_config c = *cfg;
     pl_pipeline *p = calloc(1, sizeof *p);
     if (!p)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+    p->created = called;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->progress, NULL);
     pthread_cond_init(&p->prov_cv, NULL);
@@ -66,8 +148,11 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
         pl_pool_init(p, (unsigned)i);
     }
 
+    uint64_t t0 = xsf_clock_mono_ns();
     const int visible = c.engine == PL_ENGINE_CPU ? 0 : pl_gpu_count();
     const int usable = visible > 0 && gpu_usable();
+    if (c.engine != PL_ENGINE_CPU)
+        p->startup.driver_ns = xsf_clock_mono_ns() - t0;
     char why[160] = "";
     if (c.engine == PL_ENGINE_GPU && !usable) {
         pl_destroy(p);
@@ -106,29 +191,19 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
         const unsigned per = c.contexts_per_gpu ? c.contexts_per_gpu : 3;
         p->nqueues = (unsigned)p->ngpus;
         p->pictures_per_queue = per + 2;
-        /* Before any stream runs: pinning later holds the driver while they do. */
-        int reserve_refused = 0;
-        if (c.pinned_reserve_bytes) {
-            pl_gpu_select(p->gpus[0]);
-            reserve_refused = pl_host_reserve(c.pinned_reserve_bytes) != 0;
-        }
         p->workers = calloc((size_t)p->ngpus * per, sizeof *p->workers);
         if (!p->workers) {
             pl_destroy(p);
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
         }
-        /* How the decoder threads wait, set on each device before its contexts; a
-         * runtime that refuses leaves CUDA's own choice, said in the description. */
-        int sync_refused = 0;
-        for (int g = 0; g < p->ngpus; g++)
-            if (c.gpu_sync != PL_GPU_SYNC_AUTO && pl_gpu_set_sync(p->gpus[g], (int)c.gpu_sync))
-                sync_refused = 1;
-        for (int g = 0; g < p->ngpus; g++)
-            for (unsigned k = 0; k < per; k++)
-                if (add_worker(p, g, p->gpus[g], err) != XSF_OK) {
-                    pl_destroy(p);
-                    return err->status;
-                }
+        /* A runtime that refuses the way threads wait leaves CUDA's own choice, said in
+         * the description. */
+        int sync_refused = 0, reserve_refused = 0;
+        if (bring_up_gpus(p, &c, per, &sync_refused, &reserve_refused, err) != XSF_OK) {
+            pl_destroy(p);
+            return err->status;
+        }
+        p->startup.ngpus = p->ngpus;
         char name[128];
         pl_gpu_name(p->gpus[0], name, sizeof name);
         snprintf(p->desc, sizeof p->desc, "GPU: %d x %s (device%s", p->ngpus, name,
@@ -154,11 +229,13 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
             pl_destroy(p);
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
         }
+        t0 = xsf_clock_mono_ns();
         for (unsigned k = 0; k < n; k++)
             if (add_worker(p, 0, -1, err) != XSF_OK) {
                 pl_destroy(p);
                 return err->status;
             }
+        p->startup.decoders_ns = xsf_clock_mono_ns() - t0;
         snprintf(p->desc, sizeof p->desc, "CPU: %u decoder thread%s%s", n, n == 1 ? "" : "s", why);
     }
     for (unsigned i = 0; i < p->nworkers; i++) {
@@ -175,6 +252,7 @@ static xsf_status create_pipeline(pl_pipeline **out, const pl_config *cfg, xsf_e
         }
         p->prov_started = 1;
     }
+    p->startup.total_ns = xsf_clock_mono_ns() - p->created;
     *out = p;
     return XSF_OK;
 }
@@ -188,6 +266,26 @@ int pl_uses_gpu(const pl_pipeline *p)
 {
     return p->use_gpu;
 }
+/* The teardown of one decode queue's GPU (on a thread of its own): its decoder contexts
+ * and its picture pools. */
+typedef struct tear_down {
+    pl_pipeline *p;
+    unsigned queue;
+    pthread_t thread;
+    int threaded;
+} tear_down;
+
+static void *tear_down_queue(void *arg)
+{
+    tear_down *t = arg;
+    pl_pipeline *p = t->p;
+    for (unsigned i = 0; i < p->nworkers; i++)
+        if (p->workers[i].queue == (int)t->queue)
+            pl_worker_free(&p->workers[i]);
+    pl_pool_free(p, t->queue);
+    return NULL;
+}
+
 static void destroy_pipeline(pl_pipeline *p)
 {
     if (!p)
@@ -205,19 +303,30 @@ static void destroy_pipeline(pl_pipeline *p)
         pl_host_free(g->ptr, 1);
         free(g);
     }
-    for (unsigned i = 0; i < p->nworkers; i++) {
-        pl_worker *w = &p->workers[i];
-        if (w->started)
-            pthread_join(w->thread, NULL);
-        pl_worker_free(w);
+    for (unsigned i = 0; i < p->nworkers; i++)
+        if (p->workers[i].started)
+            pthread_join(p->workers[i].thread, NULL);
+    /* Each GPU's decoders and pools go side by side (freeing device memory waits for its
+     * device); the CPU engine's in turn. */
+    tear_down t[PL_MAX_GPUS];
+    const unsigned nq = p->use_gpu ? p->nqueues : 1;
+    for (unsigned q = 0; q < nq; q++) {
+        t[q] = (tear_down){.p = p, .queue = q};
+        if (q > 0 && p->use_gpu)
+            t[q].threaded = pthread_create(&t[q].thread, NULL, tear_down_queue, &t[q]) == 0;
     }
+    for (unsigned q = 0; q < nq; q++)
+        if (!t[q].threaded)
+            tear_down_queue(&t[q]);
+    for (unsigned q = 0; q < nq; q++)
+        if (t[q].threaded)
+            pthread_join(t[q].thread, NULL);
     for (int i = 0; i < p->nstreams; i++) {
         if (p->use_gpu && p->ngpus > 0)
             pl_gpu_select(p->gpus[p->streams[i].queue]);
         pl_stream_free(&p->streams[i]);
     }
     free(p->workers);
-    pl_pools_free(p);
     for (int i = 0; i < PL_MAX_GPUS; i++)
         pthread_cond_destroy(&p->queues[i].cv);
     pthread_cond_destroy(&p->progress);
@@ -226,14 +335,36 @@ static void destroy_pipeline(pl_pipeline *p)
     free(p);
 }
 
+void pl_note_setup(pl_worker *w, uint64_t ns)
+{
+    if (w->setup_seen)
+        return;
+    w->setup_seen = 1;
+    pl_pipeline *p = w->p;
+    pthread_mutex_lock(&p->mu);
+    if (!p->startup.first_setup_ns)
+        p->startup.first_setup_ns = ns ? ns : 1;
+    if (ns > p->startup.first_setup_max_ns)
+        p->startup.first_setup_max_ns = ns;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void pl_startup_get(pl_pipeline *p, pl_startup_stats *s)
+{
+    pthread_mutex_lock(&p->mu);
+    *s = p->startup;
+    pthread_mutex_unlock(&p->mu);
+}
+
 /* ---- the caller's CUDA device ----
  * These select the pipeline's GPUs on the calling thread; the caller's
  * current device is restored before they return (pipeline.h: CUDA devices). */
 
 xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
 {
+    const uint64_t called = xsf_clock_mono_ns();
     const int saved = pl_gpu_save();
-    const xsf_status st = create_pipeline(out, cfg, err);
+    const xsf_status st = create_pipeline(out, cfg, called, err);
     pl_gpu_restore(saved);
     return st;
 }
@@ -243,4 +374,63 @@ void pl_destroy(pl_pipeline *p)
     const int saved = pl_gpu_save();
     destroy_pipeline(p);
     pl_gpu_restore(saved);
+}
+
+void pl_destroy_stats(pl_pipeline *p, pl_startup_stats *s)
+{
+    if (s && p)
+        pl_startup_get(p, s);
+    const uint64_t t0 = xsf_clock_mono_ns();
+    pl_destroy(p);
+    if (s && p)
+        s->teardown_ns = xsf_clock_mono_ns() - t0;
+}
+
+/* Appends to out[cap] (a truncated line stays terminated). */
+static void append(char *out, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void append(char *out, size_t cap, const char *fmt, ...)
+{
+    const size_t at = strlen(out);
+    if (at + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + at, cap - at, fmt, ap);
+    va_end(ap);
+}
+
+static double ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+const char *pl_startup_format(const pl_startup_stats *s, char *out, size_t cap)
+{
+    if (!cap)
+        return out;
+    out[0] = 0;
+    if (s->driver_ns)
+        append(out, cap, "CUDA driver %.1f ms; ", ms(s->driver_ns));
+    for (int g = 0; g < s->ngpus && g < PL_MAX_GPUS; g++) {
+        const pl_gpu_startup *t = &s->gpu[g];
+        append(out, cap,
+               "GPU %d: context %.1f ms, kernels and first decoder context %.1f ms, other "
+               "decoder contexts %.1f ms, ready at %.1f ms; ",
+               t->device, ms(t->context_ns), ms(t->modules_ns), ms(t->decoders_ns),
+               ms(t->ready_ns));
+    }
+    if (s->reserve_ns)
+        append(out, cap, "pinned reserve %.1f ms; ", ms(s->reserve_ns));
+    if (s->decoders_ns)
+        append(out, cap, "C decoders %.1f ms; ", ms(s->decoders_ns));
+    append(out, cap, "pipeline ready at %.1f ms", ms(s->total_ns));
+    if (s->first_setup_ns)
+        append(out, cap, "; first frame's set-up %.1f ms (longest of any decoder context %.1f ms)",
+               ms(s->first_setup_ns), ms(s->first_setup_max_ns));
+    if (s->first_picture_ns)
+        append(out, cap, "; first picture at %.1f ms", ms(s->first_picture_ns));
+    if (s->teardown_ns)
+        append(out, cap, "; teardown %.1f ms", ms(s->teardown_ns));
+    return out;
 }

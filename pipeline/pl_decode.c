@@ -147,6 +147,7 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         const size_t bytes = f->fields == 2 ? f->field_bytes[field] : f->codestream_bytes;
         const uint8_t *cs = f->codestream + off;
         const int incremental = *begun;
+        const uint64_t setup = xsf_clock_mono_ns();
         if (!incremental) {
             if (describe(s, codec, field, cs, bytes, d->msg, d->cap))
                 return;
@@ -163,6 +164,8 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         const xsf_status dst =
             incremental ? codec->gpu_end(d->dec, f->codestream, bytes, &e)
                         : codec->gpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, out, &e);
+        if (!incremental)
+            pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
         *begun = 0;
         /* The sync reports errors the kernels found in the data. */
         if (dst != XSF_OK || codec->gpu_sync(d->dec, &e) != XSF_OK) {
@@ -274,11 +277,14 @@ static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step,
     if (!(f->described & 1u))
         return XSF_ERR_AGAIN; /* the header is not whole yet (or bad: the end says) */
     r->nc = f->desc[0].format.nc;
+    const uint64_t setup = xsf_clock_mono_ns();
     if (prepare_picture(d->s, d->where, 0, d->msg, d->cap))
         return XSF_ERR_INVALID;
     xsf_error_clear(&e);
     xsf_picture *out = (d->where & PL_PICTURE_DEVICE) ? &f->device_picture[0] : NULL;
     const xsf_status st = d->codec->gpu_begin(d->dec, &f->desc[0], f->codestream, avail, out, &e);
+    if (st == XSF_OK)
+        pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
     const size_t total = f->desc[0].codestream_bytes;
     if (st == XSF_OK && total)
         *step = total / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? total / PARTIAL_STEPS
@@ -378,8 +384,10 @@ static void decode_cpu(const decode_ctx *d)
             fail(s, d->msg, d->cap, field_mismatch);
             return;
         }
+        const uint64_t setup = xsf_clock_mono_ns();
         if (prepare_picture(s, PL_PICTURE_HOST, field, d->msg, d->cap))
             return;
+        pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
         xsf_error e;
         xsf_error_clear(&e);
         if (d->codec->cpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, &f->picture[field],

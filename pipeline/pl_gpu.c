@@ -327,6 +327,16 @@ int pl_gpu_select(int device)
     return cudaSetDevice(device) == cudaSuccess ? 0 : -1;
 }
 
+int pl_gpu_context(int device)
+{
+    /* cudaFree(NULL) frees nothing; it needs the context, so it makes it. */
+    if (cudaSetDevice(device) != cudaSuccess || cudaFree(NULL) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return 0;
+}
+
 int pl_gpu_save(void)
 {
     xsf_cuda_device_saved s;
@@ -486,6 +496,12 @@ void pl_pin_stats_get(pl_pin_stats *out)
 }
 
 int pl_gpu_select(int device)
+{
+    (void)device;
+    return -1;
+}
+
+int pl_gpu_context(int device)
 {
     (void)device;
     return -1;

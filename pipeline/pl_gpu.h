@@ -34,6 +34,9 @@ int pl_host_unpin_costs(const void *ptr);
 int pl_host_reserve(size_t bytes);
 /* Selects the device for the calling thread; 0 on success. */
 int pl_gpu_select(int device);
+/* Selects the device and makes its CUDA context now (the runtime makes it
+ * on the first call that needs one); 0 on success. */
+int pl_gpu_context(int device);
 /* The calling thread's current device (-1 without CUDA or where CUDA cannot
  * say), and that device made current again: a public call that selects
  * devices saves first and restores before it returns (xsf_cuda_device.h). */

@@ -93,20 +93,27 @@ typedef struct pl_stream {
     uint64_t next_index;
     uint64_t submitted, delivered, delivered_interlaced, bytes;
     uint64_t first_delivered, last_delivered;
+    uint64_t added;              /* pl_now_ns at pl_stream_add */
+    uint64_t first_acquired;     /* pl_now_ns of the source's first pl_frame_acquire (p->mu) */
+    uint64_t first_picture;      /* pl_stream_stats.first_picture_ns, once known */
     uint64_t max_gap, max_stall; /* between consecutive deliveries (see pl_stream_stats) */
     uint32_t last_rtp_ts;
     int last_has_rtp_ts;
     uint64_t last_last_packet; /* t.last_packet of the frame delivered last */
     size_t max_frame_bytes;    /* 0: no limit */
+    unsigned expected_frames;  /* pl_stream_config's (0: not known) */
     size_t slot_bytes;         /* the codestream buffer a frame gets when it is taken: the
                                   largest any of the stream's frames has needed (p->mu) */
     size_t pool_bytes;         /* codestream buffers of the stream's frames */
     size_t pool_pinned_bytes;  /* of which pinned */
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
-    pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host;
+    pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host, *lat_capture;
     char last_error[256];
     FILE *frame_log;
+    int capture_clock;
+    int64_t tai_offset; /* CLOCK_TAI - CLOCK_REALTIME when the stream was added */
+    uint64_t capture_after_picture;
 } pl_stream;
 
 /* Marks of a partial frame's rows on a decoder's stream: events recorded
@@ -126,6 +133,7 @@ typedef struct pl_worker {
     void *row_event[PL_ROW_MARKS]; /* created with the first partial frame whose sink wants rows */
     pthread_t thread;
     int started;
+    int setup_seen; /* its first frame's set-up is in pl_pipeline.startup */
 } pl_worker;
 
 struct pl_pipeline {
@@ -152,7 +160,14 @@ struct pl_pipeline {
     pl_grave *graves;
     unsigned pictures_per_queue; /* the pictures a queue keeps ready */
     int pin_refused;             /* CUDA would not pin: buffers stay as they are */
+    /* Where the start went (p->mu for the first-frame and first-picture fields, which the
+     * decode threads fill); created is pl_create's call (xsf_clock_mono_ns). */
+    pl_startup_stats startup;
+    uint64_t created;
 };
+
+/* pipeline.c: a decoder context's first frame took `ns` to set up (pl_startup_stats). */
+void pl_note_setup(pl_worker *w, uint64_t ns);
 
 /* pl_pool.c */
 void pl_pool_init(pl_pipeline *p, unsigned queue);
@@ -169,7 +184,8 @@ int pl_slot_picture(pl_slot *s, int field, int device, const xsf_format *fmt, xs
 void pl_slot_pictures_release(pl_slot *s);
 /* A codestream buffer for a frame of `st` (see pl_pool.c). */
 uint8_t *pl_codestream_buffer(const pl_stream *st, int pinned, size_t bytes);
-void pl_pools_free(pl_pipeline *p);
+/* Frees queue `queue`'s picture pools (on its GPU; the calling thread's device changes). */
+void pl_pool_free(pl_pipeline *p, unsigned queue);
 
 /* pl_decode.c */
 void *pl_worker_main(void *arg);

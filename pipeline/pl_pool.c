@@ -176,24 +176,22 @@ void pl_slot_pictures_release(pl_slot *s)
     }
 }
 
-void pl_pools_free(pl_pipeline *p)
+void pl_pool_free(pl_pipeline *p, unsigned queue)
 {
-    for (int i = 0; i < PL_MAX_GPUS; i++) {
-        pl_queue *q = &p->queues[i];
-        if (p->use_gpu && i < p->ngpus)
-            pl_gpu_select(p->gpus[i]);
-        for (pl_pool_buffer *b = q->free_host, *n; b; b = n) {
-            n = b->next;
-            pl_host_free(b->ptr, p->use_gpu);
-            free(b);
-        }
-        for (pl_pool_buffer *b = q->free_dev, *n; b; b = n) {
-            n = b->next;
-            pl_gpu_free(b->ptr);
-            free(b);
-        }
-        q->free_host = q->free_dev = NULL;
+    pl_queue *q = &p->queues[queue];
+    if (p->use_gpu && (int)queue < p->ngpus)
+        pl_gpu_select(p->gpus[queue]);
+    for (pl_pool_buffer *b = q->free_host, *n; b; b = n) {
+        n = b->next;
+        pl_host_free(b->ptr, p->use_gpu);
+        free(b);
     }
+    for (pl_pool_buffer *b = q->free_dev, *n; b; b = n) {
+        n = b->next;
+        pl_gpu_free(b->ptr);
+        free(b);
+    }
+    q->free_host = q->free_dev = NULL;
 }
 
 /* ---- codestream buffers ---- */
@@ -280,6 +278,23 @@ static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
     return ns ? ns : 1;
 }
 
+/* The pictures queue qi keeps ready: pictures_per_queue, or fewer where every stream of
+ * the queue says how many frames it will carry (pl_stream_config.expected_frames) and
+ * they are fewer. With p->mu held. */
+static unsigned queue_pictures(const pl_pipeline *p, unsigned qi)
+{
+    unsigned long frames = 0;
+    for (int i = 0; i < p->nstreams; i++) {
+        const pl_stream *st = &p->streams[i];
+        if (st->used != 1 || st->queue != (int)qi)
+            continue;
+        if (!st->expected_frames)
+            return p->pictures_per_queue;
+        frames += st->expected_frames;
+    }
+    return frames && frames < p->pictures_per_queue ? (unsigned)frames : p->pictures_per_queue;
+}
+
 /* One job of the provisioner, with p->mu held (released while it works). Returns the
  * nanoseconds it spent, 0 for no job. */
 static uint64_t provision_one(pl_pipeline *p)
@@ -287,9 +302,10 @@ static uint64_t provision_one(pl_pipeline *p)
     /* Pictures first: the decoders wait on them. */
     for (unsigned qi = 0; qi < p->nqueues; qi++) {
         pl_queue *q = &p->queues[qi];
-        if (q->host_bytes && q->nhost < p->pictures_per_queue && !p->pin_refused)
+        const unsigned keep = queue_pictures(p, qi);
+        if (q->host_bytes && q->nhost < keep && !p->pin_refused)
             return add_picture(p, qi, 0);
-        if (q->dev_bytes && q->ndev < p->pictures_per_queue)
+        if (q->dev_bytes && q->ndev < keep)
             return add_picture(p, qi, 1);
     }
     /* Then the codestream buffer of a free frame that has one, not pinned. */

@@ -83,8 +83,22 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
             pl_hist_add(st->lat_dev, f->t.device_ready - f->t.last_packet);
         if (f->t.last_packet && f->t.host_ready >= f->t.last_packet)
             pl_hist_add(st->lat_host, f->t.host_ready - f->t.last_packet);
+        if (st->capture_clock && f->has_rtp_timestamp && f->t.last_packet) {
+            /* The RTP timestamp names the capture instant on TAI (ST 2110-10): read it
+             * against the TAI time of the last packet's arrival. */
+            const uint64_t tai = f->t.last_packet + (uint64_t)st->tai_offset;
+            f->t.capture = rtp_tai_unwrap_ns(f->rtp_timestamp, tai) - (uint64_t)st->tai_offset;
+            if (ready >= f->t.capture)
+                pl_hist_add(st->lat_capture, ready - f->t.capture);
+            else
+                st->capture_after_picture++;
+        }
+        if (!p->startup.first_picture_ns)
+            p->startup.first_picture_ns = xsf_clock_mono_ns() - p->created;
         if (!st->delivered) {
             st->first_delivered = f->t.delivered;
+            const uint64_t from = st->first_acquired ? st->first_acquired : st->added;
+            st->first_picture = f->t.delivered > from ? f->t.delivered - from : 1;
         } else if (f->t.delivered > st->last_delivered) {
             const uint64_t gap = f->t.delivered - st->last_delivered;
             /* A stall: the part of the gap that neither the stream's own clock (frames
@@ -114,13 +128,14 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
         if (st->frame_log) /* one stream emits on one thread at a time: its lines are in order */
-            fprintf(st->frame_log, "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-                    f->stream, (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
+            fprintf(st->frame_log,
+                    "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
+                    (unsigned long long)f->index, f->rtp_timestamp, f->codestream_bytes,
                     (unsigned long long)f->t.first_packet, (unsigned long long)f->t.last_packet,
                     (unsigned long long)f->t.queued, (unsigned long long)f->t.decode_start,
                     (unsigned long long)f->t.device_ready, (unsigned long long)f->t.host_ready,
                     (unsigned long long)f->t.delivered, (unsigned long long)f->t.whole,
-                    (unsigned long long)f->t.final_start);
+                    (unsigned long long)f->t.final_start, (unsigned long long)f->t.capture);
         st->sink.deliver(st->sink.ctx, f);
         pthread_mutex_lock(&p->mu);
     }
@@ -153,6 +168,7 @@ void pl_stream_free(pl_stream *st)
     free(st->wait);
     free(st->lat_dev);
     free(st->lat_host);
+    free(st->lat_capture);
     memset(st, 0, sizeof *st);
 }
 
@@ -200,8 +216,11 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->sink = sc->sink;
     st->backpressure = sc->backpressure;
     st->frame_log = sc->frame_log;
+    st->capture_clock = sc->capture_clock;
+    st->tai_offset = sc->capture_clock ? xsf_clock_tai_offset_ns() : 0;
     st->codec = codec;
     st->codec_params = sc->codec_params;
+    st->added = pl_now_ns();
     st->queue = p->use_gpu ? sid % p->ngpus : 0;
     /* Enough frames to absorb a burst and keep every decoder of the stream's
      * queue busy. Picture memory is allocated by a frame's first decode and
@@ -214,6 +233,9 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
         st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
+    st->expected_frames = sc->expected_frames;
+    if (!sc->frames && sc->expected_frames && sc->expected_frames < st->nslots)
+        st->nslots = sc->expected_frames; /* a short file: no frame it cannot fill */
     size_t first = sc->codestream_bytes ? sc->codestream_bytes : (size_t)1 << 20;
     st->max_frame_bytes = sc->max_frame_bytes;
     if (st->max_frame_bytes && first > st->max_frame_bytes)
@@ -227,8 +249,9 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->wait = calloc(1, sizeof *st->wait);
     st->lat_dev = calloc(1, sizeof *st->lat_dev);
     st->lat_host = calloc(1, sizeof *st->lat_host);
+    st->lat_capture = calloc(1, sizeof *st->lat_capture);
     if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->wait || !st->lat_dev ||
-        !st->lat_host) {
+        !st->lat_host || !st->lat_capture) {
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
@@ -358,8 +381,11 @@ pl_frame *pl_frame_acquire(pl_pipeline *p, int stream, size_t min_bytes)
         }
         pthread_cond_wait(&p->progress, &p->mu);
     }
-    if (s)
+    if (s) {
         s->state = SLOT_FILLING;
+        if (!st->first_acquired)
+            st->first_acquired = pl_now_ns();
+    }
     const size_t slot_bytes = st->slot_bytes;
     pthread_mutex_unlock(&p->mu);
     if (!s)
@@ -658,6 +684,7 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     out->delivered_interlaced = st->delivered_interlaced;
     out->codestream_bytes = st->bytes;
     out->first_delivered_ns = st->first_delivered;
+    out->first_picture_ns = st->first_picture;
     out->last_delivered_ns = st->last_delivered;
     out->max_delivery_gap_ns = st->max_gap;
     out->max_stall_ns = st->max_stall;
@@ -678,6 +705,8 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     pl_hist_summary(st->wait, &out->wait);
     pl_hist_summary(st->lat_dev, &out->latency_device);
     pl_hist_summary(st->lat_host, &out->latency_host);
+    pl_hist_summary(st->lat_capture, &out->latency_capture);
+    out->capture_after_picture = st->capture_after_picture;
     out->partial_submitted = st->partial_submitted;
     snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
     pthread_mutex_unlock(&p->mu);
@@ -687,7 +716,8 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
 {
     pl_stream *st = &p->streams[stream];
     pthread_mutex_lock(&p->mu);
-    pl_hist *h[] = {st->lat, st->lat_first, st->dec, st->wait, st->lat_dev, st->lat_host};
+    pl_hist *h[] = {st->lat,     st->lat_first, st->dec,        st->wait,
+                    st->lat_dev, st->lat_host,  st->lat_capture};
     for (size_t i = 0; i < sizeof h / sizeof *h; i++)
         if (h[i])
             memset(h[i], 0, sizeof *h[i]);

@@ -113,71 +113,117 @@ static void put(out *o, const char *fmt, ...)
     o->len += k;
 }
 
-size_t rtp_sdp_write(const rtp_sdp *s, char *buf, size_t cap)
+/* v= o= s= t=: the session's lines. */
+static void write_session(out *o, const rtp_sdp *s)
 {
-    out o = {buf, cap, 0};
+    put(o, "v=0\r\n");
+    put(o, "o=- 1 1 IN %s %s\r\n", strchr(s->origin_addr, ':') ? "IP6" : "IP4", s->origin_addr);
+    put(o, "s=%s\r\n", s->session_name);
+    put(o, "t=0 0\r\n");
+}
+
+/* The media section of the stream; `mid` (RFC 5888) where it is one of a group. */
+static void write_media(out *o, const rtp_sdp *s, const char *mid)
+{
     const char *ip = s->ipv6 ? "IP6" : "IP4";
-    put(&o, "v=0\r\n");
-    put(&o, "o=- 1 1 IN %s %s\r\n", strchr(s->origin_addr, ':') ? "IP6" : "IP4", s->origin_addr);
-    put(&o, "s=%s\r\n", s->session_name);
-    put(&o, "t=0 0\r\n");
-    put(&o, "m=video %u RTP/AVP %u\r\n", s->port, s->payload_type);
+    put(o, "m=video %u RTP/AVP %u\r\n", s->port, s->payload_type);
     if (!s->ipv6 && s->ttl)
-        put(&o, "c=IN %s %s/%u\r\n", ip, s->dest_addr, s->ttl);
+        put(o, "c=IN %s %s/%u\r\n", ip, s->dest_addr, s->ttl);
     else
-        put(&o, "c=IN %s %s\r\n", ip, s->dest_addr);
+        put(o, "c=IN %s %s\r\n", ip, s->dest_addr);
     if (s->max_bitrate_kbps)
-        put(&o, "b=AS:%llu\r\n", (unsigned long long)s->max_bitrate_kbps);
+        put(o, "b=AS:%llu\r\n", (unsigned long long)s->max_bitrate_kbps);
     if (s->source_addr[0])
-        put(&o, "a=source-filter: incl IN %s %s %s\r\n", ip, s->dest_addr, s->source_addr);
-    put(&o, "a=rtpmap:%u jxsv/90000\r\n", s->payload_type);
-    put(&o, "a=fmtp:%u packetmode=%d;transmode=%d", s->payload_type, s->packetmode, s->transmode);
+        put(o, "a=source-filter: incl IN %s %s %s\r\n", ip, s->dest_addr, s->source_addr);
+    put(o, "a=rtpmap:%u jxsv/90000\r\n", s->payload_type);
+    put(o, "a=fmtp:%u packetmode=%d;transmode=%d", s->payload_type, s->packetmode, s->transmode);
     if (s->profile[0])
-        put(&o, ";profile=%s", s->profile);
+        put(o, ";profile=%s", s->profile);
     if (s->level[0])
-        put(&o, ";level=%s", s->level);
+        put(o, ";level=%s", s->level);
     if (s->sublevel[0])
-        put(&o, ";sublevel=%s", s->sublevel);
+        put(o, ";sublevel=%s", s->sublevel);
     if (s->depth)
-        put(&o, ";depth=%u", s->depth);
+        put(o, ";depth=%u", s->depth);
     if (s->width)
-        put(&o, ";width=%u", s->width);
+        put(o, ";width=%u", s->width);
     if (s->height)
-        put(&o, ";height=%u", s->height);
+        put(o, ";height=%u", s->height);
     if (s->rate_num) {
         /* RFC 9134 7.1: an integer rate as one number, another as the ratio
          * with the smallest numerator. */
         unsigned num = s->rate_num, den = s->rate_den ? s->rate_den : 1;
         xsf_rate_reduce(&num, &den);
         if (den > 1)
-            put(&o, ";exactframerate=%u/%u", num, den);
+            put(o, ";exactframerate=%u/%u", num, den);
         else
-            put(&o, ";exactframerate=%u", num);
+            put(o, ";exactframerate=%u", num);
     }
     if (s->sampling[0])
-        put(&o, ";sampling=%s", s->sampling);
+        put(o, ";sampling=%s", s->sampling);
     if (s->colorimetry[0])
-        put(&o, ";colorimetry=%s", s->colorimetry);
+        put(o, ";colorimetry=%s", s->colorimetry);
     if (s->interlace)
-        put(&o, ";interlace");
+        put(o, ";interlace");
     if (s->interlace && s->segmented) /* RFC 9134 7.1: segmented only with interlace */
-        put(&o, ";segmented");
+        put(o, ";segmented");
     if (s->tcs[0])
-        put(&o, ";TCS=%s", s->tcs);
+        put(o, ";TCS=%s", s->tcs);
     if (s->range[0])
-        put(&o, ";RANGE=%s", s->range);
+        put(o, ";RANGE=%s", s->range);
     if (s->ssn[0])
-        put(&o, ";SSN=%s", s->ssn);
+        put(o, ";SSN=%s", s->ssn);
     if (s->tp[0])
-        put(&o, ";TP=%s", s->tp);
+        put(o, ";TP=%s", s->tp);
+    put(o, "\r\n");
+    /* ST 2110-10: the clock the timestamps are on (RFC 7273), and the media clock: the
+     * RTP clock, zero offset from that clock's epoch. */
+    if (s->ts_refclk[0])
+        put(o, "a=ts-refclk:%s\r\n", s->ts_refclk);
+    put(o, "a=mediaclk:%s\r\n", s->mediaclk[0] ? s->mediaclk : "direct=0");
+    if (mid)
+        put(o, "a=mid:%s\r\n", mid);
+}
+
+static size_t finish(out *o)
+{
+    if (o->len < o->cap)
+        o->p[o->len] = '\0';
+    else if (o->cap)
+        o->p[o->cap - 1] = '\0';
+    return o->len;
+}
+
+size_t rtp_sdp_write(const rtp_sdp *s, char *buf, size_t cap)
+{
+    out o = {buf, cap, 0};
+    write_session(&o, s);
+    write_media(&o, s, NULL);
+    return finish(&o);
+}
+
+size_t rtp_sdp_write_legs(const rtp_sdp *legs, size_t n, char *buf, size_t cap)
+{
+    if (n <= 1)
+        return rtp_sdp_write(legs, buf, cap);
+    static const char *const mids[RTP_SDP_MAX_LEGS] = {"primary", "secondary"};
+    if (n > RTP_SDP_MAX_LEGS)
+        n = RTP_SDP_MAX_LEGS;
+    out o = {buf, cap, 0};
+    write_session(&o, &legs[0]);
+    /* RFC 7104: the media sections of one stream sent twice, duplication grouping. */
+    put(&o, "a=group:DUP");
+    for (size_t i = 0; i < n; i++)
+        put(&o, " %s", mids[i]);
     put(&o, "\r\n");
-    /* ST 2110-10: the media clock is the RTP clock, zero offset. */
-    put(&o, "a=mediaclk:direct=0\r\n");
-    if (o.len < cap)
-        buf[o.len] = '\0';
-    else if (cap)
-        buf[cap - 1] = '\0';
-    return o.len;
+    for (size_t i = 0; i < n; i++)
+        write_media(&o, &legs[i], mids[i]);
+    return finish(&o);
+}
+
+int rtp_sdp_refclk_is_ptp(const char *ts_refclk)
+{
+    return !strncasecmp(ts_refclk, "ptp=", 4);
 }
 
 /* ---- parser ---- */
@@ -447,6 +493,14 @@ xsf_status rtp_sdp_parse(const char *text, size_t len, rtp_sdp *s, xsf_error *er
             unsigned long long kbps;
             if (sscanf(v, "AS:%llu", &kbps) == 1)
                 cand.max_bitrate_kbps = kbps;
+        } else if (type == 'a' && (!in_media || media_port) &&
+                   (!strncmp(v, "ts-refclk:", 10) || !strncmp(v, "mediaclk:", 9))) {
+            /* ST 2110-10 / RFC 7273: the session's apply to each media without its own. */
+            rtp_sdp *to = !in_media ? s : found ? s : &cand;
+            if (v[0] == 't')
+                copy_field(to->ts_refclk, sizeof to->ts_refclk, trim(v + 10));
+            else
+                copy_field(to->mediaclk, sizeof to->mediaclk, trim(v + 9));
         } else if (type == 'a' && in_media && media_port) {
             unsigned pt;
             char name[64];

@@ -1,5 +1,7 @@
 /* A send session (rtp_send_session.h): a clip, its addresses, configuration
  * and SDP, then the output and the paced stream, and the --stats-json text. */
+#define _POSIX_C_SOURCE 200809L /* strndup */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,14 +10,24 @@
 #include "rtp.h"
 #include "xsf_output.h"
 
+#define LEGS RTP_SDP_MAX_LEGS
+
+/* One option's values, one a leg: "A" or "A,B" (copies). */
+typedef struct leg_values {
+    char *v[LEGS];
+    unsigned n; /* 0: the option was not given */
+} leg_values;
+
 struct rtp_send_session {
     rtp_send_session_config cfg;
     rtp_clip clip;
     int clip_open;
-    rtp_addr dest, src;
+    unsigned legs;
+    leg_values to, pcap, source, iface;
+    rtp_addr dest[LEGS], src[LEGS];
     rtp_sender_config sc;
-    rtp_udp *sock;
-    rtp_pcap_writer *pw;
+    rtp_udp *sock[LEGS];
+    rtp_pcap_writer *pw[LEGS];
     rtp_sender *snd;
 };
 
@@ -63,6 +75,7 @@ static void sender_config(rtp_send_session *s)
     sc->rate_den = c->rate_den;
     sc->interlaced = c->interlaced;
     sc->first_timestamp = rtp_random32();
+    sc->tai = !c->free_clock;
     sc->impaired = c->impaired;
     sc->impair = c->impair;
     sc->stop = c->stop;
@@ -71,22 +84,95 @@ static void sender_config(rtp_send_session *s)
     sc->ctx = c->ctx;
 }
 
-/* The destination and the sender's address, with their defaults. */
-static xsf_status addresses(rtp_send_session *s, rtp_send_failure *f)
+/* Splits an option's value at its comma into copies: one or two legs. */
+static xsf_status split_legs(const char *text, const char *option, leg_values *lv,
+                             rtp_send_failure *f)
+{
+    if (!text)
+        return XSF_OK;
+    const char *comma = strchr(text, ',');
+    if (comma && strchr(comma + 1, ',')) {
+        xsf_error_set(&f->err, XSF_ERR_ARG, "'%s': at most %d legs, joined by a comma", text, LEGS);
+        return fail(f, option, 1, XSF_ERR_ARG);
+    }
+    const size_t n0 = comma ? (size_t)(comma - text) : strlen(text);
+    lv->v[0] = strndup(text, n0);
+    lv->v[1] = comma ? strdup(comma + 1) : NULL;
+    lv->n = comma ? 2 : 1;
+    if (!lv->v[0] || (comma && !lv->v[1])) {
+        xsf_error_set(&f->err, XSF_ERR_NOMEM, "out of memory");
+        return fail(f, option, 0, XSF_ERR_NOMEM);
+    }
+    if (!*lv->v[0] || (comma && !*lv->v[1])) {
+        xsf_error_set(&f->err, XSF_ERR_ARG, "'%s': an empty leg", text);
+        return fail(f, option, 1, XSF_ERR_ARG);
+    }
+    return XSF_OK;
+}
+
+static void free_legs(leg_values *lv)
+{
+    for (unsigned i = 0; i < LEGS; i++)
+        free(lv->v[i]);
+}
+
+/* Leg i's value of an option: its own, or the one value given for every leg; NULL. */
+static const char *leg_value(const leg_values *lv, unsigned i)
+{
+    return lv->n == 0 ? NULL : lv->v[i < lv->n ? i : 0];
+}
+
+/* How many legs: as many as --to or --pcap name, the two agreeing; --source and --iface
+ * name one for all or one each. */
+static xsf_status count_legs(rtp_send_session *s, rtp_send_failure *f)
 {
     const rtp_send_session_config *c = &s->cfg;
     xsf_status st;
-    if (c->to && (st = rtp_addr_parse(c->to, 1, &s->dest, &f->err)) != XSF_OK)
-        return fail(f, "--to", 1, st);
-    if (!c->to)
-        rtp_addr_parse(RTP_SEND_DEFAULT_DEST, 1, &s->dest, &f->err);
-    if (c->source && (st = rtp_addr_parse(c->source, 0, &s->src, &f->err)) != XSF_OK)
-        return fail(f, "--source", 1, st);
-    if (!c->source)
-        rtp_addr_parse(s->dest.family == AF_INET6 ? RTP_SEND_DEFAULT_SOURCE6
-                                                  : RTP_SEND_DEFAULT_SOURCE4,
-                       0, &s->src, &f->err);
-    s->src.port = RTP_SEND_SOURCE_PORT;
+    if ((st = split_legs(c->to, "--to", &s->to, f)) != XSF_OK ||
+        (st = split_legs(c->pcap, "--pcap", &s->pcap, f)) != XSF_OK ||
+        (st = split_legs(c->source, "--source", &s->source, f)) != XSF_OK ||
+        (st = split_legs(c->iface, "--iface", &s->iface, f)) != XSF_OK)
+        return st;
+    s->legs = s->to.n > s->pcap.n ? s->to.n : s->pcap.n;
+    if (!s->legs)
+        s->legs = 1;
+    if (s->to.n && s->pcap.n && s->to.n != s->pcap.n) {
+        xsf_error_set(&f->err, XSF_ERR_ARG, "%u capture files for %u destinations (--to)",
+                      s->pcap.n, s->to.n);
+        return fail(f, "--pcap", 1, XSF_ERR_ARG);
+    }
+    const leg_values *other[] = {&s->source, &s->iface};
+    static const char *const name[] = {"--source", "--iface"};
+    for (int k = 0; k < 2; k++)
+        if (other[k]->n > s->legs) {
+            xsf_error_set(&f->err, XSF_ERR_ARG, "%u values for %u leg%s", other[k]->n, s->legs,
+                          s->legs == 1 ? "" : "s");
+            return fail(f, name[k], 1, XSF_ERR_ARG);
+        }
+    return XSF_OK;
+}
+
+/* The destinations and the sender's addresses, with their defaults. */
+static xsf_status addresses(rtp_send_session *s, rtp_send_failure *f)
+{
+    xsf_status st = count_legs(s, f);
+    if (st != XSF_OK)
+        return st;
+    for (unsigned i = 0; i < s->legs; i++) {
+        const char *to = leg_value(&s->to, i), *source = leg_value(&s->source, i);
+        if (to && (st = rtp_addr_parse(to, 1, &s->dest[i], &f->err)) != XSF_OK)
+            return fail(f, "--to", 1, st);
+        if (!to)
+            rtp_addr_parse(i ? RTP_SEND_DEFAULT_DEST2 : RTP_SEND_DEFAULT_DEST, 1, &s->dest[i],
+                           &f->err);
+        if (source && (st = rtp_addr_parse(source, 0, &s->src[i], &f->err)) != XSF_OK)
+            return fail(f, "--source", 1, st);
+        if (!source)
+            rtp_addr_parse(s->dest[i].family == AF_INET6 ? RTP_SEND_DEFAULT_SOURCE6
+                                                         : RTP_SEND_DEFAULT_SOURCE4,
+                           0, &s->src[i], &f->err);
+        s->src[i].port = RTP_SEND_SOURCE_PORT;
+    }
     return XSF_OK;
 }
 
@@ -94,12 +180,19 @@ static xsf_status write_sdp(const rtp_send_session *s, rtp_send_failure *f)
 {
     const rtp_send_session_config *c = &s->cfg;
     const rtp_stream_desc d = stream_desc(s, 0);
-    const rtp_sdp_route route = {
-        .dest = s->dest, .origin = s->src, .source_filter = c->source != NULL, .ttl = c->ttl};
-    rtp_sdp sdp;
-    rtp_sdp_for_stream(&sdp, &s->clip.first, &d, &s->sc.packetizer, c->pacing, &route);
-    char text[4096];
-    rtp_sdp_write(&sdp, text, sizeof text);
+    rtp_sdp sdp[LEGS];
+    for (unsigned i = 0; i < s->legs; i++) {
+        const rtp_sdp_route route = {.dest = s->dest[i],
+                                     .origin = s->src[i],
+                                     .source_filter = c->source != NULL,
+                                     .ttl = c->ttl};
+        rtp_sdp_for_stream(&sdp[i], &s->clip.first, &d, &s->sc.packetizer, c->pacing, &route);
+        if (!c->free_clock) /* ST 2110-10: the timestamps' clock */
+            snprintf(sdp[i].ts_refclk, sizeof sdp[i].ts_refclk, "%s",
+                     c->refclk ? c->refclk : RTP_SEND_DEFAULT_REFCLK);
+    }
+    char text[8192];
+    rtp_sdp_write_legs(sdp, s->legs, text, sizeof text);
     FILE *file = fopen(c->sdp, "w");
     const int bad = !file || fputs(text, file) == EOF;
     if ((file && fclose(file)) || bad) {
@@ -138,28 +231,63 @@ xsf_status rtp_send_session_open(rtp_send_session **out, const rtp_send_session_
     return XSF_OK;
 }
 
-/* The socket to send to (`to`), or the capture file. */
+/* What a failure of leg i's output names: the option's value as given with one leg,
+ * the leg's with two. */
+static const char *leg_subject(const rtp_send_session *s, const leg_values *lv, const char *given,
+                               unsigned i)
+{
+    return s->legs > 1 && lv->n > 1 ? lv->v[i] : given;
+}
+
+/* Each leg's socket to send to (`to`), or its capture file. */
 static xsf_status open_output(rtp_send_session *s, rtp_send_failure *f)
 {
     const rtp_send_session_config *c = &s->cfg;
     xsf_status st;
-    if (c->to && !c->pcap) {
-        rtp_udp_config uc;
-        memset(&uc, 0, sizeof uc);
-        uc.ttl = c->ttl;
-        uc.gso_segments = c->no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded by burst */
-        if (c->source) {                                   /* send from that address */
-            uc.has_source = 1;
-            uc.source = s->src;
+    for (unsigned i = 0; i < s->legs; i++) {
+        if (c->to && !c->pcap) {
+            rtp_udp_config uc;
+            memset(&uc, 0, sizeof uc);
+            uc.ttl = c->ttl;
+            uc.gso_segments = c->no_gso ? 0 : RTP_UDP_GSO_MAX; /* bursts are bounded by burst */
+            if (c->source) {                                   /* send from that address */
+                uc.has_source = 1;
+                uc.source = s->src[i];
+            }
+            const char *iface = leg_value(&s->iface, i);
+            if (iface)
+                snprintf(uc.iface, sizeof uc.iface, "%s", iface);
+            if ((st = rtp_udp_open_sender(&s->sock[i], &s->dest[i], &uc, &f->err)) != XSF_OK)
+                return fail(f, leg_subject(s, &s->to, c->to, i), 0, st);
+        } else if ((st = rtp_pcap_writer_open(&s->pw[i], s->pcap.v[i], &f->err)) != XSF_OK) {
+            return fail(f, leg_subject(s, &s->pcap, c->pcap, i), 0, st);
         }
-        if (c->iface)
-            snprintf(uc.iface, sizeof uc.iface, "%s", c->iface);
-        if ((st = rtp_udp_open_sender(&s->sock, &s->dest, &uc, &f->err)) != XSF_OK)
-            return fail(f, c->to, 0, st);
-    } else if ((st = rtp_pcap_writer_open(&s->pw, c->pcap, &f->err)) != XSF_OK) {
-        return fail(f, c->pcap, 0, st);
     }
     return XSF_OK;
+}
+
+/* Closes the capture files; the first error (named) where the run had none. After a
+ * failure the files opened are removed (nothing half-written). */
+static xsf_status close_captures(rtp_send_session *s, xsf_status st, rtp_send_failure *f)
+{
+    int opened[LEGS];
+    for (unsigned i = 0; i < s->legs; i++) {
+        opened[i] = s->pw[i] != NULL;
+        if (!s->pw[i])
+            continue;
+        xsf_error err;
+        xsf_error_clear(&err);
+        const xsf_status cst = rtp_pcap_writer_close(s->pw[i], &err);
+        s->pw[i] = NULL;
+        if (cst != XSF_OK && st == XSF_OK) {
+            f->err = err;
+            st = fail(f, leg_subject(s, &s->pcap, s->cfg.pcap, i), 0, cst);
+        }
+    }
+    for (unsigned i = 0; i < s->legs && st != XSF_OK; i++)
+        if (opened[i])
+            xsf_output_remove(s->pcap.v[i]);
+    return st;
 }
 
 xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_failure *f)
@@ -168,11 +296,17 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
     const rtp_send_session_config *c = &s->cfg;
     xsf_status st = open_output(s, f);
     if (st != XSF_OK)
-        return st;
-    s->sc.sock = s->sock;
-    s->sc.pcap = s->pw;
-    s->sc.pcap_src = s->src;
-    s->sc.pcap_dst = s->dest;
+        return close_captures(s, st, f);
+    s->sc.sock = s->sock[0];
+    s->sc.pcap = s->pw[0];
+    s->sc.pcap_src = s->src[0];
+    s->sc.pcap_dst = s->dest[0];
+    if (s->legs > 1) {
+        s->sc.sock2 = s->sock[1];
+        s->sc.pcap2 = s->pw[1];
+        s->sc.pcap2_src = s->src[1];
+        s->sc.pcap2_dst = s->dest[1];
+    }
     if ((st = rtp_sender_create(&s->snd, &s->sc, &f->err)) != XSF_OK) {
         fail(f, c->impaired ? "--loss" : c->in, 1, st);
     } else if ((st = rtp_sender_send_clip(s->snd, &s->clip, loops, &f->err)) != XSF_OK) {
@@ -182,19 +316,7 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
                                                           : c->to,
              0, st);
     }
-    if (s->pw) {
-        xsf_error err;
-        xsf_error_clear(&err);
-        const xsf_status cst = rtp_pcap_writer_close(s->pw, &err);
-        s->pw = NULL;
-        if (cst != XSF_OK && st == XSF_OK) {
-            f->err = err;
-            st = fail(f, c->pcap, 0, cst);
-        }
-        if (st != XSF_OK)
-            xsf_output_remove(c->pcap);
-    }
-    return st;
+    return close_captures(s, st, f);
 }
 
 void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r)
@@ -205,12 +327,19 @@ void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r)
         r->impair = rtp_sender_impair_counts(s->snd);
     }
     r->codestreams = s->clip.count;
-    r->dest = s->dest;
-    r->source = s->src;
-    r->first_timestamp = s->sc.first_timestamp;
-    r->socket = s->sock != NULL;
-    if (s->sock)
-        r->gso = rtp_udp_gso(s->sock, &r->gso_refused);
+    r->dest = s->dest[0];
+    r->source = s->src[0];
+    r->legs = s->legs;
+    if (s->legs > 1) {
+        r->dest2 = s->dest[1];
+        r->source2 = s->src[1];
+    }
+    /* With TAI timing the first timestamp is the first frame's on the grid, known once
+     * the stream started. */
+    r->first_timestamp = s->snd ? r->stats.first_timestamp : s->sc.first_timestamp;
+    r->socket = s->sock[0] != NULL;
+    if (s->sock[0])
+        r->gso = rtp_udp_gso(s->sock[0], &r->gso_refused);
 }
 
 int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *out, size_t cap)
@@ -222,12 +351,17 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
     const rtp_impair_counts *c = r.impair ? r.impair : &none;
     const rtp_impair_config *im = &s->cfg.impair;
     const uint64_t segments = r.stats.segments;
+    char legs[96] = "";
+    if (s->legs > 1)
+        snprintf(legs, sizeof legs, ", \"legs\": %u, \"leg_errors\": [%llu, %llu]", s->legs,
+                 (unsigned long long)r.stats.leg_errors[0],
+                 (unsigned long long)r.stats.leg_errors[1]);
     return snprintf(out, cap,
                     "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
                     "\"first_timestamp\": %lu, "
                     "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
                     "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
-                    "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}}\n",
+                    "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}%s}\n",
                     (unsigned long long)segments,
                     (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
                     (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
@@ -235,13 +369,13 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
                     im->reorder, im->duplicate, (unsigned long long)im->seed,
                     (unsigned long long)c->packets, (unsigned long long)c->lost,
                     (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
-                    (unsigned long long)c->segments_with_loss);
+                    (unsigned long long)c->segments_with_loss, legs);
 }
 
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,
                                         xsf_error *err)
 {
-    char text[1024];
+    char text[1100];
     rtp_send_session_stats_json(s, complete, text, sizeof text);
     FILE *f = fopen(path, "w");
     if (!f)
@@ -257,11 +391,16 @@ void rtp_send_session_close(rtp_send_session *s)
     if (!s)
         return;
     rtp_sender_destroy(s->snd);
-    if (s->pw) {
-        xsf_error err;
-        rtp_pcap_writer_close(s->pw, &err);
+    for (unsigned i = 0; i < LEGS; i++) {
+        if (s->pw[i]) {
+            xsf_error err;
+            rtp_pcap_writer_close(s->pw[i], &err);
+        }
+        rtp_udp_close(s->sock[i]);
     }
-    rtp_udp_close(s->sock);
+    leg_values *lv[] = {&s->to, &s->pcap, &s->source, &s->iface};
+    for (size_t k = 0; k < sizeof lv / sizeof *lv; k++)
+        free_legs(lv[k]);
     if (s->clip_open)
         rtp_clip_free(&s->clip);
     free(s);

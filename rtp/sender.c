@@ -179,10 +179,13 @@ struct rtp_sender {
     rtp_impairer *imp;
     rtp_sender_stats st;
     uint64_t frame_ns, segment_ns;
+    unsigned seg_num; /* segments a second: rate_num, or 2 x rate_num for fields (/ rate_den) */
     int started;
-    uint64_t t0;      /* CLOCK_MONOTONIC: the stream's start */
-    uint64_t pcap_t0; /* the capture's time of the start */
-    uint64_t index;   /* packets produced (drop_every) */
+    uint64_t t0;        /* CLOCK_MONOTONIC: the stream's start */
+    uint64_t pcap_t0;   /* the capture's time of the start */
+    uint64_t tai_n0;    /* with tai: the first segment's index on the grid from the epoch */
+    int64_t tai_offset; /* with tai: CLOCK_TAI - CLOCK_REALTIME (the capture's times) */
+    uint64_t index;     /* packets produced (drop_every) */
     /* the packets of one segment, back to back */
     uint8_t *data;
     size_t used, cap;
@@ -197,6 +200,9 @@ xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf
     *out = NULL;
     if (!cfg->sock == !cfg->pcap)
         return xsf_error_set(err, XSF_ERR_ARG, "a sender needs a socket or a capture file");
+    if ((cfg->sock2 && !cfg->sock) || (cfg->pcap2 && !cfg->pcap))
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "a sender's second leg is of its first's kind (socket or capture)");
     rtp_sender *s = calloc(1, sizeof *s);
     if (!s)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the sender");
@@ -207,7 +213,9 @@ xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf
     }
     s->frame_ns = (uint64_t)1000000000u * s->cfg.rate_den / s->cfg.rate_num;
     s->segment_ns = s->cfg.interlaced ? s->frame_ns / 2 : s->frame_ns;
+    s->seg_num = s->cfg.interlaced ? 2 * s->cfg.rate_num : s->cfg.rate_num;
     s->st.first_timestamp = cfg->first_timestamp;
+    s->st.legs = cfg->sock2 || cfg->pcap2 ? 2 : 1;
     xsf_status st = rtp_packetizer_create(&s->pk, &cfg->packetizer, err);
     if (st == XSF_OK && cfg->impaired)
         st = rtp_impairer_create(&s->imp, &cfg->impair, err);
@@ -344,14 +352,94 @@ static xsf_status output_error(rtp_sender *s, xsf_status st)
     return st;
 }
 
+/* The stream's start on the TAI grid: the first segment at least 1 ms from now (a capture:
+ * at or after pcap_start_ns), the monotonic time of it, and the capture's. */
+static void start_tai(rtp_sender *s)
+{
+    const rtp_sender_config *c = &s->cfg;
+    s->tai_offset = xsf_clock_tai_offset_ns();
+    const uint64_t tai_now = xsf_clock_tai_ns(), mono_now = xsf_clock_mono_ns();
+    const uint64_t from = c->pcap && c->pcap_start_ns ? c->pcap_start_ns + (uint64_t)s->tai_offset
+                          : c->pcap                   ? tai_now
+                                                      : tai_now + XSF_NS_PER_MS;
+    /* A frame begins on the frame grid: fields are numbered from a first field. */
+    const uint64_t n = rtp_tai_frame_index(from, c->rate_num, c->rate_den);
+    s->tai_n0 = c->interlaced ? 2 * n : n;
+    const uint64_t first = rtp_tai_frame_ns(s->tai_n0, s->seg_num, c->rate_den);
+    s->st.first_tai_ns = first;
+    s->st.first_timestamp = rtp_tai_frame_timestamp(s->tai_n0, s->seg_num, c->rate_den);
+    s->t0 = mono_now + (first - tai_now);
+    s->pcap_t0 = first - (uint64_t)s->tai_offset;
+}
+
+/* With tai, segment k's start from the stream's: on the grid (a capture), or for a socket
+ * the monotonic time of its TAI instant now, so that the schedule follows CLOCK_TAI (a
+ * step of the PTP-disciplined clock moves it, the monotonic clock's drift does not). */
+static uint64_t tai_segment_start(const rtp_sender *s, uint64_t k)
+{
+    const rtp_sender_config *c = &s->cfg;
+    const uint64_t first = s->st.first_tai_ns;
+    const uint64_t at = rtp_tai_frame_ns(s->tai_n0 + k, s->seg_num, c->rate_den);
+    if (c->pcap)
+        return at - first;
+    const uint64_t tai_now = xsf_clock_tai_ns(), mono_now = xsf_clock_mono_ns();
+    const int64_t rel = (int64_t)(mono_now - s->t0) + (int64_t)(at - tai_now);
+    return rel > 0 ? (uint64_t)rel : 0;
+}
+
+/* Packets [p, q) of the segment on each leg's socket, one leg after the other. With two
+ * legs a refusal on one is counted and the stream goes on; an error only when both refuse. */
+static xsf_status send_legs(rtp_sender *s, size_t p, size_t q, xsf_error *err)
+{
+    const rtp_sender_config *c = &s->cfg;
+    rtp_udp *const leg[2] = {c->sock, c->sock2};
+    unsigned failed = 0;
+    xsf_status st = XSF_OK;
+    for (unsigned i = 0; i < s->st.legs; i++) {
+        xsf_error e;
+        xsf_error_clear(&e);
+        const xsf_status r = rtp_udp_send(leg[i], s->sp + p, s->sl + p, q - p, &e);
+        s->st.send_calls++;
+        if (r == XSF_OK)
+            continue;
+        failed++;
+        st = r;
+        *err = e;
+        if (s->st.legs > 1) {
+            s->st.leg_errors[i]++;
+            snprintf(s->st.leg_error, sizeof s->st.leg_error, "leg %u: %.110s", i + 1, e.msg);
+        }
+    }
+    return failed == s->st.legs ? st : XSF_OK;
+}
+
+/* Packets [p, q) into the capture file of each leg, stamped `at`. */
+static xsf_status write_legs(rtp_sender *s, size_t p, size_t q, uint64_t at, xsf_error *err)
+{
+    const rtp_sender_config *c = &s->cfg;
+    for (size_t j = p; j < q; j++) {
+        xsf_status st =
+            rtp_pcap_write(c->pcap, &c->pcap_src, &c->pcap_dst, s->sp[j], s->sl[j], at, err);
+        if (st == XSF_OK && c->pcap2)
+            st =
+                rtp_pcap_write(c->pcap2, &c->pcap2_src, &c->pcap2_dst, s->sp[j], s->sl[j], at, err);
+        if (st != XSF_OK)
+            return st;
+    }
+    return XSF_OK;
+}
+
 xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags, xsf_error *err)
 {
     const rtp_sender_config *c = &s->cfg;
     if (!s->started) {
         s->started = 1;
-        s->t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
-        if (c->pcap) {
-            s->pcap_t0 = c->pcap_start_ns ? c->pcap_start_ns : xsf_clock_wall_ns();
+        if (c->tai) {
+            start_tai(s);
+        } else {
+            s->t0 = xsf_clock_mono_ns() + 1000000; /* 1 ms from now */
+            if (c->pcap)
+                s->pcap_t0 = c->pcap_start_ns ? c->pcap_start_ns : xsf_clock_wall_ns();
         }
     }
     s->st.output_failed = 0;
@@ -363,9 +451,9 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     /* RFC 9134 4.2 with erratum 6752: the sampling instant of the frame, or of
      * each field (fields at twice the frame rate); one F counter for both
      * fields of a frame (4.3). */
-    const uint32_t ts =
-        c->interlaced ? rtp_frame_timestamp(c->first_timestamp, k, 2 * c->rate_num, c->rate_den)
-                      : rtp_frame_timestamp(c->first_timestamp, k, c->rate_num, c->rate_den);
+    const uint32_t ts = c->tai
+                            ? rtp_tai_frame_timestamp(s->tai_n0 + k, s->seg_num, c->rate_den)
+                            : rtp_frame_timestamp(c->first_timestamp, k, s->seg_num, c->rate_den);
     s->n = s->used = 0;
     xsf_status st =
         rtp_packetize(s->pk, cs, len, ts, (unsigned)(frame_no % 32), scan, keep_packet, s, err);
@@ -374,7 +462,7 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     size_t sn = 0;
     if ((st = out_list(s, flags, &sn, err)) != XSF_OK)
         return st;
-    const uint64_t seg_start = k * s->segment_ns;
+    const uint64_t seg_start = c->tai ? tai_segment_start(s, k) : k * s->segment_ns;
     const unsigned burst =
         c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
     const int waits = !c->pcap && c->pacing != RTP_PACING_NONE;
@@ -391,13 +479,10 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
                    due)
             q++;
         if (c->pcap) {
-            for (size_t j = p; j < q; j++)
-                if ((st = rtp_pcap_write(c->pcap, &c->pcap_src, &c->pcap_dst, s->sp[j], s->sl[j],
-                                         s->pcap_t0 + at, err)) != XSF_OK)
-                    return output_error(s, st);
+            if ((st = write_legs(s, p, q, s->pcap_t0 + at, err)) != XSF_OK)
+                return output_error(s, st);
         } else {
-            st = rtp_udp_send(c->sock, s->sp + p, s->sl + p, q - p, err);
-            s->st.send_calls++;
+            st = send_legs(s, p, q, err);
             s->st.late_sends +=
                 c->pacing != RTP_PACING_NONE && c->pacing != RTP_PACING_FRAME && q - p > burst;
         }

@@ -111,6 +111,17 @@ xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_op
     return XSF_OK;
 }
 
+void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_config *mc)
+{
+    const uint64_t window_ns =
+        (uint64_t)(mc->window_ms ? mc->window_ms : RTP_MERGE_WINDOW_MS_DEFAULT) * 1000000u;
+    if (dc->reorder_ns < window_ns)
+        dc->reorder_ns = window_ns;
+    const unsigned packets = rtp_merger_reorder_packets(mc, RTP_MERGE_REORDER_RATE);
+    if ((dc->reorder_packets ? dc->reorder_packets : 512) < packets)
+        dc->reorder_packets = packets;
+}
+
 xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_receiver_options *o,
                                    rtp_receiver_setup *out, xsf_error *err)
 {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs AMWA's NMOS test suite (AMWA-TV/nmos-testing) against `xsflow node`:
-# the IS-04-01 (Node API), IS-05-01 (Connection API) and BCP-006-01-01 (NMOS
-# with JPEG XS) suites, non-interactive, and prints pass/fail/warning counts
-# per suite (results as JSON in OUT_DIR).
+# the IS-04-01 (Node API), IS-05-01 (Connection API), IS-05-02 (IS-05 with
+# IS-04) and BCP-006-01-01 (NMOS with JPEG XS) suites, non-interactive, and
+# prints pass/fail/warning counts per suite (results as JSON in OUT_DIR).
 #
 # usage: scripts/nmos-suite.sh TESTING_DIR SPECS_DIR XSFLOW [OUT_DIR [PYDEPS_DIR]]
 #   TESTING_DIR  a checkout of AMWA-TV/nmos-testing (its cache/ is filled here)
@@ -14,18 +14,61 @@
 #   OUT_DIR      where results go (default: a temporary directory)
 #   PYDEPS_DIR   put on PYTHONPATH: Python packages Debian lacks (ramlfications
 #                0.1.9, jsonref, xeger; Crypto -> Debian's Cryptodome)
-# Environment: HOST (default 127.0.0.1), PORT (default 18480), PYTHON (default
-# /usr/bin/python3, Debian's, with the python3-* packages), DNS_SD (default
-# 1: the suite advertises its mock registries by mDNS and the node finds them
-# with --discover, through avahi-daemon, which must run with dbus, on a host
-# with a multicast interface; 0: no DNS-SD, and the registration tests fail
-# for want of a registry), SUITES (default "IS-04-01 IS-05-01 BCP-006-01-01").
+# Environment: PORT (default 18480), PYTHON (default /usr/bin/python3,
+# Debian's, with the python3-* packages), DNS_SD (default 1: the suite
+# advertises its mock registries by mDNS and the node finds them with
+# --discover, through an avahi-daemon and a D-Bus system bus started here for
+# the namespace; 0: no DNS-SD, and the registration tests fail for want of a
+# registry), SUITES (default "IS-04-01 IS-05-01 IS-05-02 BCP-006-01-01").
+#
+# Every packet stays on the machine: as root, the script makes a network
+# namespace of its own (ip netns) and runs the node, the suite and the
+# namespace's avahi-daemon and dbus-daemon inside it, with a /run of their
+# own. The namespace has loopback (the node's APIs, on 127.0.0.1) and a veth
+# pair whose two ends are both inside it (198.51.100.1/24, where the suite's
+# mock registries listen; its default route points at an address nobody
+# answers): what the suite sends the node to - its "timeout" registry at
+# 192.0.2.1, RTP to 192.0.2.1 and 233.252.0.1 - goes nowhere, and nothing
+# leaves the namespace. The namespace is deleted on the way out.
 # Nothing here needs the network: the suite's spec clones are made from SPECS_DIR.
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
-    sed -n '2,20p' "$0" >&2
+    sed -n '2,33p' "$0" >&2
     exit 2
+fi
+
+# 0. The namespace: made here, the script run again inside it, deleted after.
+if [ -z "${XSF_NMOS_SUITE_NETNS:-}" ]; then
+    if [ "$(id -u)" != 0 ] || ! command -v ip > /dev/null; then
+        echo "nmos-suite: run as root with iproute2: the suite runs in a network namespace" >&2
+        echo "  made here (ip netns), so that none of its packets leaves the machine" >&2
+        exit 1
+    fi
+    ns=xsf-nmos-suite-$$
+    ip netns add "$ns"
+    cleanup_ns() {
+        # Everything in the namespace was started by this script (node, suite, daemons).
+        for _ in 1 2 3 4 5; do
+            pids=$(ip netns pids "$ns" 2> /dev/null || true)
+            [ -z "$pids" ] && break
+            kill $pids 2> /dev/null || true
+            sleep 0.5
+        done
+        pids=$(ip netns pids "$ns" 2> /dev/null || true)
+        [ -n "$pids" ] && kill -9 $pids 2> /dev/null || true
+        ip netns del "$ns" 2> /dev/null || true
+    }
+    trap cleanup_ns EXIT
+    ip -n "$ns" link set lo up
+    ip -n "$ns" link add xsf0 type veth peer name xsf1
+    ip -n "$ns" addr add 198.51.100.1/24 dev xsf0
+    ip -n "$ns" link set xsf0 up
+    ip -n "$ns" link set xsf1 up
+    ip -n "$ns" route add default via 198.51.100.254 dev xsf0
+    status=0
+    XSF_NMOS_SUITE_NETNS=$ns ip netns exec "$ns" bash "$0" "$@" || status=$?
+    exit $status
 fi
 testing=$(cd "$1" && pwd)
 specs=$(cd "$2" && pwd)
@@ -34,7 +77,7 @@ out=${4:-$(mktemp -d)}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 pydeps=${5:-}
-host=${HOST:-127.0.0.1}
+host=127.0.0.1
 port=${PORT:-18480}
 python=${PYTHON:-/usr/bin/python3}
 
@@ -67,10 +110,26 @@ done
 import pickle, datetime
 pickle.dump(datetime.datetime(2100, 1, 1), open('$cache/last_pull', 'wb'))"
 
-if [ "${DNS_SD:-1}" = 1 ] && ! pgrep -x avahi-daemon > /dev/null; then
-    echo "nmos-suite: avahi-daemon is not running (DNS_SD=1 needs it; as root, without systemd:" >&2
-    echo "  mkdir -p /run/dbus && dbus-daemon --system --fork && avahi-daemon -D)" >&2
-    exit 1
+# Inside the namespace (ip netns exec gave this script a mount namespace of
+# its own): a private /run, a D-Bus system bus and an avahi-daemon for the
+# namespace's interfaces (DNS-SD), stopped on the way out with the node.
+daemons=()
+if [ "${DNS_SD:-1}" = 1 ]; then
+    for prog in dbus-daemon avahi-daemon; do
+        if ! command -v $prog > /dev/null; then
+            echo "nmos-suite: $prog is missing (DNS_SD=1 needs it: apt-get install dbus avahi-daemon)" >&2
+            exit 1
+        fi
+    done
+    mount -t tmpfs -o mode=755 xsf-nmos-run /run
+    mkdir -p /run/dbus /run/avahi-daemon
+    daemons+=("$(dbus-daemon --system --fork --print-pid)")
+    avahi-daemon -D --no-rlimits
+    for _ in $(seq 50); do
+        [ -s /run/avahi-daemon/pid ] && break
+        sleep 0.1
+    done
+    daemons+=("$(cat /run/avahi-daemon/pid)")
 fi
 
 # 2. The suite's configuration (UserConfig.py is read after Config.py).
@@ -85,15 +144,34 @@ CONFIG.ENABLE_MQTT_BROKER = False
 CONFIG.MOCK_SERVICES_WARM_UP_DELAY = 0
 CONFIG.PORT_BASE = 25000
 CONFIG.WEBSOCKET_PORT_BASE = 26000
+CONFIG.BIND_INTERFACE = "xsf0"
 EOF
 
-# 3. The node: two receivers and a sender it sends itself (the clip of the
-#    SDP `xsflow send` writes), started and moved by the suite through IS-05.
+# 3. The node: two receivers and a sender it sends itself on two legs (the
+#    clip of the SDP `xsflow send` writes, its stream twice in an
+#    a=group:DUP), started and moved by the suite through IS-05.
 work=$(mktemp -d)
-trap 'kill "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+node_pid=
+stop_all() {
+    [ -n "$node_pid" ] && kill "$node_pid" 2> /dev/null || true
+    [ -n "$node_pid" ] && wait "$node_pid" 2> /dev/null || true
+    for pid in "${daemons[@]}"; do kill "$pid" 2> /dev/null || true; done
+    rm -rf "$work"
+}
+trap stop_all EXIT
 vector=$(dirname "$0")/../vectors/xs/seq_5f_422_10b.jxs
 "$xsflow" send "$vector" --pcap "$work/s.pcap" --to 233.252.0.1:5004 --source "$host" \
-    --sdp "$work/sender.sdp" -q
+    --sdp "$work/one.sdp" -q
+"$python" - "$work/one.sdp" "$work/sender.sdp" <<'EOF_DUP'
+import sys
+text = open(sys.argv[1], newline="").read()
+m = text.index("m=")
+media = text[m:]
+legs = [media + "a=mid:PRIMARY\r\n",
+        media.replace("233.252.0.1", "233.252.0.2") + "a=mid:SECONDARY\r\n"]
+open(sys.argv[2], "w", newline="").write(
+    text[:m] + "a=group:DUP PRIMARY SECONDARY\r\n" + "".join(legs))
+EOF_DUP
 node_args=(--host "$host" --port "$port" --receivers 2 --sender "$work/sender.sdp" --send "$vector" --cpu
            --threads 1 --seed nmos-suite)
 [ "${DNS_SD:-1}" = 1 ] && node_args+=(--discover)
@@ -134,11 +212,18 @@ except ImportError:
 EOF_SHIM
 export PYTHONPATH="$out/pyshim${pydeps:+:$pydeps}${PYTHONPATH:+:$PYTHONPATH}"
 status=0
-for suite in ${SUITES:-IS-04-01 IS-05-01 BCP-006-01-01}; do
-    version=v1.3
-    [ $suite = IS-05-01 ] && version=v1.1
-    (cd "$testing" && "$python" nmos-test.py suite "$suite" --host "$host" --port "$port" \
-        --version "$version" --output "$out/$suite.json") >"$out/$suite.log" 2>&1 || status=$?
+for suite in ${SUITES:-IS-04-01 IS-05-01 IS-05-02 BCP-006-01-01}; do
+    # The APIs a suite tests, in its order: the Node API (v1.3), the Connection API (v1.1).
+    case $suite in
+    IS-05-01) apis=(v1.1) ;;
+    IS-05-02) apis=(v1.3 v1.1) ;;
+    *) apis=(v1.3) ;;
+    esac
+    hosts=() ports=()
+    for _ in "${apis[@]}"; do hosts+=("$host") ports+=("$port"); done
+    (cd "$testing" && "$python" nmos-test.py suite "$suite" --host "${hosts[@]}" \
+        --port "${ports[@]}" --version "${apis[@]}" --output "$out/$suite.json") \
+        >"$out/$suite.log" 2>&1 || status=$?
     "$python" - "$out/$suite.json" <<'EOF' || status=1
 import collections, json, sys
 r = json.load(open(sys.argv[1]))

@@ -10,22 +10,32 @@
 #include "xsf_codecs.h"
 #include "xsf_output.h"
 
-/* The codestreams from the start of data, by their structure alone, up to `max`. */
+/* The codestreams from the start of data, by their structure alone, up to `max`; the
+ * largest of them into *largest (where not NULL). */
 static unsigned long count_frames(const xsf_codec *codec, const uint8_t *data, size_t len,
-                                  unsigned long max)
+                                  unsigned long max, size_t *largest)
 {
     unsigned long n = 0;
-    size_t off = 0, bytes;
+    size_t off = 0, bytes, most = 0;
     xsf_error err;
     while (off < len && n < max) {
         xsf_error_clear(&err);
         if (codec->codestream_size(data + off, len - off, &bytes, &err) != XSF_OK || !bytes)
             break;
         off += bytes;
+        most = bytes > most ? bytes : most;
         n++;
     }
+    if (largest)
+        *largest = most;
     return n;
 }
+
+/* A file of few frames is known before the pipeline starts: its frames are counted up to
+ * SHORT_FILE_FRAMES (a walk of their structure), so that the stream's pool and the
+ * pictures pinned ahead are no more than it uses (pl_stream_config.expected_frames), and
+ * its codestream buffers get the largest frame's size at once (no buffer pinned twice). */
+#define SHORT_FILE_FRAMES 64
 
 static xsf_status fail(svc_failure *f, const char *subject, xsf_status st)
 {
@@ -64,15 +74,25 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
     /* Frame files only when there is more than one frame to write. */
     if (c->format == IMGIO_FORMAT_PPM || c->format == IMGIO_FORMAT_PGM)
         wo.image.frame_files =
-            count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2) > 1;
+            count_frames(codec, in->data, in->len, c->max_frames == 1 ? 1 : 2, NULL) > 1;
     *frame_files = wo.image.frame_files && c->out && strcmp(c->out, "-");
     xsf_status st = pl_writer_open(w, c->out, &wo, err);
     if (st == XSF_OK) {
+        const uint64_t asked = c->interlaced ? 2 * c->max_frames : c->max_frames; /* fields */
+        const unsigned long most =
+            asked && asked < SHORT_FILE_FRAMES ? (unsigned long)asked : SHORT_FILE_FRAMES;
+        size_t largest = 0;
+        const unsigned long n = count_frames(codec, in->data, in->len, most, &largest);
+        const unsigned long frames = c->interlaced ? (n + 1) / 2 : n; /* fields: two a frame */
+        /* All of them counted: fewer than the walk's bound, or the bound is the frames asked. */
+        const int known = n < most || (asked && asked <= SHORT_FILE_FRAMES);
         pl_stream_config sc = {.name = c->in,
                                .backpressure = PL_BLOCK,
                                .sink = pl_writer_sink(*w),
                                .codec = codec->name,
-                               .codec_params = params};
+                               .codec_params = params,
+                               .expected_frames = known ? (unsigned)frames : 0,
+                               .codestream_bytes = c->interlaced ? 2 * largest : largest};
         st = pl_stream_add(p, &sc, sid, err);
     }
     return st;
@@ -137,6 +157,21 @@ static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline 
     snprintf(r->engine, sizeof r->engine, "%s", pl_describe(p));
 }
 
+/* One file is one stream, and the pipeline gives all of a stream's frames to one GPU
+ * (stream id modulo the GPUs): a second GPU would decode nothing and only add its start
+ * (context, kernels, decoder contexts) and its teardown. So decode takes the first GPU of
+ * the list (device 0 by default): never slower on all GPUs than on one. */
+static pl_config one_gpu(const pl_config *asked)
+{
+    pl_config c = *asked;
+    if (c.engine == PL_ENGINE_CPU)
+        return c;
+    if (c.ngpus == 0)
+        c.gpus[0] = 0;
+    c.ngpus = 1;
+    return c;
+}
+
 xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc_failure *f)
 {
     const uint64_t t_start = xsf_clock_mono_ns();
@@ -153,11 +188,12 @@ xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc
     pl_pipeline *p = NULL;
     pl_writer *w = NULL;
     int sid = -1, frame_files = 0;
+    const pl_config pl = one_gpu(&c->pl);
     if ((st = codec_params(c, codec, &params, f)) != XSF_OK) {
         imgio_unmap_file(&in);
         return st;
     }
-    if ((st = pl_create(&p, &c->pl, &f->err)) != XSF_OK) {
+    if ((st = pl_create(&p, &pl, &f->err)) != XSF_OK) {
         fail(f, c->in, st);
     } else if ((st = open_stream(c, &in, codec, params, p, &w, &sid, &frame_files, &f->err)) !=
                XSF_OK) {
@@ -169,7 +205,7 @@ xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc
         run(c, &in, p, w, sid, frame_files, t0, r);
     }
     if (p)
-        pl_destroy(p);
+        pl_destroy_stats(p, &r->startup);
     if (params)
         codec->params_free(params);
     imgio_unmap_file(&in);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +17,21 @@
  * 3.1 MB codestream take 75 MiB; five UHD 4:4:4 pictures of 16-bit samples, 250 MiB. */
 #define PINNED_PER_STREAM_MIB ((size_t)96)
 #define PINNED_PICTURES_MIB ((size_t)256)
+/* A capture file is all its stream will carry: its codestream buffers never hold more
+ * than twice the file (a buffer is 1.5 x the largest frame, and the first one 1 MiB),
+ * and its pictures, of 16-bit samples, about CAPTURE_PICTURE_RATIO times its codestreams
+ * at most (3 bpp 4:2:2 10-bit: 10.7 x). So a short capture pins that much up front, not
+ * the live stream's 96 + 256 MiB: a 2-frame UHD capture (6.2 MB) about 110 MiB instead of 352 MiB,
+ * which MAP_POPULATE zeroes and cudaHostRegister pins before the first frame. */
+#define CAPTURE_SMALL ((size_t)48 << 20)
+#define CAPTURE_PICTURE_RATIO ((size_t)16)
+
+/* A file's size, 0 where it cannot be read (a FIFO, gone). */
+static size_t file_bytes(const char *path)
+{
+    struct stat sb;
+    return path && !stat(path, &sb) && S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0;
+}
 
 void svc_recv_config_init(svc_recv_config *c)
 {
@@ -82,11 +98,25 @@ static void engine_rules(svc_recv *s)
     /* Pinning memory while streams run holds the CUDA driver from the decoders (a live
      * stream then drops frames): by default enough for UHD frames and pictures is pinned
      * before the first packet (PINNED_PER_STREAM_MIB a stream, PINNED_PICTURES_MIB), in
-     * well under a second. */
-    pl->pinned_reserve_bytes =
-        c->pinned_mib >= 0
-            ? (size_t)c->pinned_mib << 20
-            : ((size_t)c->nstreams * PINNED_PER_STREAM_MIB + PINNED_PICTURES_MIB) << 20;
+     * well under a second. A capture file needs no more than its size allows
+     * (capture_reserve). */
+    if (c->pinned_mib >= 0) {
+        pl->pinned_reserve_bytes = (size_t)c->pinned_mib << 20;
+        return;
+    }
+    size_t streams = 0, captures = 0;
+    int live = 0;
+    for (int k = 0; k < c->nstreams; k++) {
+        const pl_rtp_config *rc = &s->st[k].rc;
+        const size_t file = rc->kind == PL_RTP_PCAP ? file_bytes(rc->path) : 0;
+        live |= !file;
+        streams += file && file < CAPTURE_SMALL ? 2 * file : PINNED_PER_STREAM_MIB << 20;
+        captures += file;
+    }
+    const size_t pictures = PINNED_PICTURES_MIB << 20;
+    pl->pinned_reserve_bytes = streams + (live || captures >= pictures / CAPTURE_PICTURE_RATIO
+                                              ? pictures
+                                              : captures * CAPTURE_PICTURE_RATIO);
 }
 
 /* Whether each stream's output file can be written, before anything runs (a receiver
@@ -126,6 +156,9 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
         return fail(f, "recv", 0, XSF_ERR_NOMEM, "%s", "out of memory");
     s->cfg = cfg;
     s->pl = cfg->pl;
+    const uint64_t age = svc_process_age_ns();
+    s->process_mono = xsf_clock_mono_ns() - age;
+    s->process_wall = xsf_clock_wall_ns() - age;
     /* Sockets first: packets wait in their buffers while the GPU starts. */
     for (int k = 0; k < cfg->nstreams; k++) {
         svc_stream *st = &s->st[k];
@@ -274,6 +307,19 @@ static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
                                 st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
                             .sink = sink,
                             .frame_log = s->flog};
+    /* Timestamps on PTP: their capture instants are measured against this host's clock,
+     * which --ptp declares locked to the same; without it, a warning once that the figure
+     * rests on that. */
+    const int sdp_ptp = sc->has_sdp && rtp_sdp_refclk_is_ptp(sc->sdp.ts_refclk);
+    psc.capture_clock = s->cfg->ptp || sdp_ptp;
+    xsf_error_clear(&st->ptp);
+    st->ptp_pending = sdp_ptp && !s->cfg->ptp;
+    if (st->ptp_pending)
+        xsf_error_set(&st->ptp, XSF_ERR_ARG,
+                      "the SDP's timestamps are on PTP (a=ts-refclk:%.96s): capture-to-picture "
+                      "latency takes this host's clock to be locked to it, which nothing says "
+                      "(--ptp does, where phc2sys keeps it so)",
+                      sc->sdp.ts_refclk);
     xsf_error err;
     xsf_error_clear(&err);
     if (pl_stream_add(s->p, &psc, &st->id, &err) != XSF_OK)
@@ -363,11 +409,14 @@ int svc_recv_next_warning(svc_recv *s, svc_failure *w)
     }
     for (int k = 0; k < s->started; k++) {
         svc_stream *st = &s->st[k];
-        const int buffer = st->rcvbuf_pending;
+        const int buffer = st->rcvbuf_pending, ptp = !buffer && st->ptp_pending;
         if (buffer)
             w->err = st->rcvbuf;
-        if (buffer || (s->cfg->stream[k].has_sdp && svc_check_take(&st->check, &w->err))) {
+        if (ptp)
+            w->err = st->ptp;
+        if (buffer || ptp || (s->cfg->stream[k].has_sdp && svc_check_take(&st->check, &w->err))) {
             st->rcvbuf_pending = 0;
+            st->ptp_pending = ptp ? 0 : st->ptp_pending;
             w->subject = st->label;
             w->usage = 0;
             return 1;
@@ -457,7 +506,10 @@ xsf_status svc_recv_destroy(svc_recv *s, svc_failure *f)
     if (s->view)
         dsp_view_stop(s->view, NULL, NULL);
     close_sources(s, s->cfg->nstreams);
-    pl_destroy(s->p);
+    if (s->end_startup)
+        pl_destroy_stats(s->p, s->end_startup);
+    else
+        pl_destroy(s->p);
     for (int k = 0; k < s->cfg->nstreams; k++)
         pl_writer_discard(s->st[k].w); /* left open: svc_recv_close_writer not called */
     xsf_status r = XSF_OK;
@@ -482,6 +534,9 @@ static void take_warnings(svc_recv *s, svc_recv_end *e)
         svc_failure *w = se->warning;
         if (s->st[k].rcvbuf_pending)
             w[se->nwarnings++].err = s->st[k].rcvbuf;
+        if (s->st[k].ptp_pending)
+            w[se->nwarnings++].err = s->st[k].ptp;
+        s->st[k].ptp_pending = 0;
         if (s->cfg->stream[k].has_sdp && svc_check_take(&s->st[k].check, &w[se->nwarnings].err))
             se->nwarnings++;
         s->st[k].rcvbuf_pending = 0;
@@ -513,6 +568,7 @@ xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e)
     }
     for (int k = 0; k < e->started; k++)
         svc_recv_figures(s, k, 0, &e->stream[k].fig);
+    svc_recv_process_figures(s, &e->process);
     if ((e->gpu = pl_uses_gpu(s->p)) != 0)
         pl_pin_stats_get(&e->pin);
     if (stats_json && e->started == e->nstreams)
@@ -528,6 +584,7 @@ xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e)
         first_failure(&first, svc_recv_close_writer(s, k, &se->wrote, &se->frames, &se->close));
         first_failure(&first, svc_recv_close_packets(s, k, &se->packets));
     }
+    s->end_startup = &e->startup;
     first_failure(&first, svc_recv_destroy(s, &e->destroy));
     return first;
 }

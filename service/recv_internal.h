@@ -47,6 +47,8 @@ typedef struct svc_stream {
     xsf_error rcvbuf;
     /* the legs' silences and returns given as warnings so far */
     uint64_t leg_silences[RTP_LEGS_MAX], leg_returns[RTP_LEGS_MAX];
+    int ptp_pending; /* the SDP names PTP, --ptp was not given: ptp holds the warning */
+    xsf_error ptp;
 } svc_stream;
 
 struct svc_recv {
@@ -61,7 +63,18 @@ struct svc_recv {
     FILE *flog;
     uint64_t last_report, warmup_end;
     int warm;
+    /* The process's start (svc_process_figures), on the monotonic and the packet clock. */
+    uint64_t process_mono, process_wall;
+    pl_startup_stats *end_startup; /* svc_recv_destroy's teardown goes here (svc_recv_finish) */
     char json_tmp[4096];
 };
+
+/* recv_process.c: how long ago the process started (0 where /proc cannot say); whether a
+ * rate over `frames` frames from first_ns to last_ns is too short to stand for one
+ * (svc_stream_figures.fps_short); the process's figures and the pipeline's start-up as
+ * members of the JSON file's object. */
+uint64_t svc_process_age_ns(void);
+int svc_rate_short(uint64_t frames, uint64_t first_ns, uint64_t last_ns);
+void svc_json_process(FILE *f, svc_recv *s);
 
 #endif

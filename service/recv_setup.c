@@ -214,17 +214,7 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
     if (legs > 1) {
         rc->legs.n = legs;
         rc->legs.merge.window_ms = shared->legs.merge.window_ms;
-        /* A packet lost on the leg ahead waits for the lagging leg's copy: the reorder
-         * window covers the skew. */
-        const uint64_t window_ns =
-            (uint64_t)(rc->legs.merge.window_ms ? rc->legs.merge.window_ms
-                                                : RTP_MERGE_WINDOW_MS_DEFAULT) *
-            1000000u;
-        if (dc->reorder_ns < window_ns)
-            dc->reorder_ns = window_ns;
-        const unsigned packets = rtp_merger_reorder_packets(&rc->legs.merge, SVC_DUP_PACKET_RATE);
-        if (dc->reorder_packets < packets)
-            dc->reorder_packets = packets;
+        rtp_receiver_cover_skew(dc, &rc->legs.merge);
     } else {
         rc->legs.n = 0;
     }

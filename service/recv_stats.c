@@ -39,9 +39,12 @@ void svc_recv_figures(svc_recv *s, int k, int interval, svc_stream_figures *out)
         out->drops.memory += out->merge.memory_bytes;
         out->drops.memory_bound += out->merge.memory_bytes;
     }
+    out->fps_short = 0;
     if (!interval) {
         out->fps = out->pl.fps;
         out->mbps = out->rtp.bitrate_bps / 1e6;
+        out->fps_short = svc_rate_short(out->pl.delivered, out->pl.first_delivered_ns,
+                                        out->pl.last_delivered_ns);
         return;
     }
     const uint64_t now = xsf_clock_mono_ns();
@@ -185,6 +188,13 @@ static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
             (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
     if (fig->merged)
         json_legs(f, sc, &fig->merge);
+    fprintf(f, ", \"fps_short\": %s, \"first_picture_ms\": %.3f", fig->fps_short ? "true" : "false",
+            (double)ps.first_picture_ns / 1e6);
+    /* --ptp: from the capture instant (the RTP timestamp on TAI) to the picture. */
+    fprintf(f, ", ");
+    json_latency(f, "latency_capture_us", &ps.latency_capture);
+    fprintf(f, ", \"frames_capture_after_picture\": %llu",
+            (unsigned long long)ps.capture_after_picture);
     fprintf(f, "}");
 }
 
@@ -203,6 +213,7 @@ xsf_status svc_recv_write_json(svc_recv *s, const char *path, svc_failure *f)
     }
     fprintf(out, "{\n  \"engine\": ");
     json_string(out, pl_describe(s->p));
+    svc_json_process(out, s);
     fprintf(out, ",\n  \"streams\": [");
     for (int k = 0; k < s->started; k++) {
         svc_stream_figures fig;

@@ -138,6 +138,8 @@ if [[ $STAGES == *" pcap "* ]]; then
     d2h1=$(echo "$d2h" | value d2h_fps_1stream) d2h3=$(echo "$d2h" | value d2h_fps_3stream)
     say "D2H floor of a 33.2 MB picture (16-bit samples): $(echo "$d2h" | value d2h_gbs_1stream) GB/s = $d2h1 pictures/s (one stream), $(echo "$d2h" | value d2h_gbs_3stream) GB/s = $d2h3 (three)"
     say ""
+    say "wall: the whole process, its start-up included; delivery: the process's steady rate, every stream together, from its first picture to its last (recv --stats-json process.steady_fps)"
+    say ""
     say "| pictures | frames | wall s | wall fps | delivery fps | ratio to D2H floor | latency p50 / p99 us |"
     say "| --- | --- | --- | --- | --- | --- | --- |"
     for run in null null:device "null --copy-threads 0" "null:device --copy-threads 0" \
@@ -153,7 +155,7 @@ if [[ $STAGES == *" pcap "* ]]; then
         t1=$(now)
         j=$(cat "$W/pcap.json")
         n=$(echo "$j" | jnum frames_whole)
-        dfps=$(echo "$j" | jnum fps)
+        dfps=$(echo "$j" | jnum steady_fps)
         wall=$(calc "$t1 - $t0")
         ratio=-
         [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
@@ -171,11 +173,10 @@ if [[ $STAGES == *" pcap "* ]]; then
             { say "recv x4 failed: $(tail -2 "$W/pcap4.log")"; continue; }
         t1=$(now)
         j=$(cat "$W/pcap4.json")
-        n=0 dfps=0
-        for k in 1 2 3 4; do
-            n=$((n + $(echo "$j" | jnum frames_whole $k)))
-            dfps=$(calc "$dfps + $(echo "$j" | jnum fps $k)")
-        done
+        # The process's steady rate (every stream, first picture to last), never a sum of the
+        # streams' own rates, each over its own span.
+        n=$(echo "$j" | jnum process_frames)
+        dfps=$(echo "$j" | jnum steady_fps)
         wall=$(calc "$t1 - $t0")
         label="host, 4 captures at once"; [ $out = null:device ] && label="device, 4 captures at once"
         ratio=-

@@ -24,6 +24,17 @@
  * paces pictures by their arrival), xsf_clock_wall_to_mono converts it.
  *
  * NMOS TAI times are the packet clock plus the TAI-UTC offset (nmos/).
+ *
+ * The plant's clock (CLOCK_TAI), xsf_clock_tai_ns: what ST 2110-10 times a
+ * stream by, the PTP time (SMPTE ST 2059) that linuxptp's phc2sys keeps the
+ * system clock on in a plant. The sender's RTP timestamps and its pacing
+ * schedule are instants on it; the receiver reads a frame's RTP timestamp
+ * against it (capture-to-picture latency). CLOCK_TAI is CLOCK_REALTIME plus
+ * the kernel's TAI offset, which is 0 until something sets it (adjtimex
+ * ADJ_TAI, as time daemons do: chronyd with leapsectz, for one): on a host where
+ * nothing did, CLOCK_TAI reads the same as CLOCK_REALTIME (UTC, 37 s behind
+ * TAI), so timestamps are then UTC instants, consistent between hosts with
+ * the same setting only. xsf_clock_tai_offset_ns says which it is.
  */
 #ifndef XSF_CLOCK_H
 #define XSF_CLOCK_H
@@ -45,6 +56,13 @@ uint64_t xsf_clock_mono_ns(void);
 double xsf_clock_mono_s(void);
 /* The packet clock (CLOCK_REALTIME), ns since the epoch. */
 uint64_t xsf_clock_wall_ns(void);
+
+/* The plant's clock (CLOCK_TAI), ns since the epoch (1970-01-01 TAI). */
+uint64_t xsf_clock_tai_ns(void);
+/* CLOCK_TAI - CLOCK_REALTIME now, in whole seconds as ns (the kernel's TAI
+ * offset: 37 s where set, 0 where nothing set it). Adding it to a
+ * packet-clock time gives the TAI time. */
+int64_t xsf_clock_tai_offset_ns(void);
 
 /* A packet-clock time seen on the monotonic clock: the monotonic time that
  * was `wall_ns` by the offset between the two clocks now (signed: a time

@@ -42,31 +42,48 @@ extern "C" {
 #define NMOS_MAX_RECEIVERS 64
 #define NMOS_MAX_SENDERS 16
 #define NMOS_SDP_MAX 8192 /* largest SDP accepted (transport_file, sender files) */
+/* Legs of a stream (SMPTE ST 2022-7: the same packets on two network paths).
+ * IS-05 lists one set of transport parameters per leg; receivers and the
+ * senders the node sends itself have two, a sender another program sends
+ * as many as its SDP describes (a=group:DUP, RFC 7104). */
+#define NMOS_LEGS 2
 
-/* A receiver's connection as IS-05 activated it. */
-typedef struct nmos_activation {
-    unsigned receiver;       /* index, 0 .. receivers-1 */
-    const char *receiver_id; /* its UUID */
-    int enable;              /* master_enable and rtp_enabled: 0 stops the stream */
-    const char *sdp;         /* the transport_file, or NULL when none was given */
-    rtp_sdp parsed;          /* the SDP read (when sdp), with the parameters below applied */
-    int has_sdp;
+/* One leg of a receiver's connection as IS-05 activated it. */
+typedef struct nmos_rx_leg {
+    int enable;            /* rtp_enabled: receive on this leg */
+    rtp_sdp parsed;        /* its media description (when has_sdp), the parameters applied */
+    int has_sdp;           /* the transport file described this leg */
     char multicast_ip[64]; /* "" for unicast */
     char source_ip[64];    /* source-specific multicast, "" for any */
     char interface_ip[64]; /* resolved (never "auto") */
     unsigned destination_port;
+} nmos_rx_leg;
+
+/* A receiver's connection as IS-05 activated it. */
+typedef struct nmos_activation {
+    unsigned receiver;          /* index, 0 .. receivers-1 */
+    const char *receiver_id;    /* its UUID */
+    int enable;                 /* master_enable and a leg enabled: 0 stops the stream */
+    const char *sdp;            /* the transport_file, or NULL when none was given */
+    nmos_rx_leg leg[NMOS_LEGS]; /* Path 1, Path 2 (IS-05's order) */
 } nmos_activation;
 
 typedef xsf_status (*nmos_activate_fn)(void *ctx, const nmos_activation *a, xsf_error *err);
 
 /* A sender's connection as IS-05 activated it (senders the node controls). */
+typedef struct nmos_tx_leg {
+    int enable; /* rtp_enabled: send on this leg */
+    char source_ip[64], destination_ip[64];
+    unsigned source_port, destination_port;
+} nmos_tx_leg;
+
 typedef struct nmos_sender_activation {
     unsigned sender; /* index, 0 .. nsenders-1 */
     const char *sender_id;
-    int enable; /* master_enable and rtp_enabled: 0 stops sending */
-    char source_ip[64], destination_ip[64];
-    unsigned source_port, destination_port;
-    const rtp_sdp *sdp; /* the sender's SDP as configured */
+    int enable; /* master_enable and a leg enabled: 0 stops sending */
+    nmos_tx_leg leg[NMOS_LEGS];
+    unsigned legs;      /* of the sender: 1 or 2 */
+    const rtp_sdp *sdp; /* the sender's SDP as configured (its first leg) */
 } nmos_sender_activation;
 
 typedef xsf_status (*nmos_activate_sender_fn)(void *ctx, const nmos_sender_activation *a,
@@ -81,6 +98,17 @@ typedef struct nmos_sender_config {
      * activations change only what is advertised. */
     int controlled;
 } nmos_sender_config;
+
+/* The node's clock (IS-04 clk0, the one its sources name), as the senders'
+ * SDPs declare it (a=ts-refclk, RFC 7273): the host's own clock ("internal",
+ * a=ts-refclk:localmac=MAC of the interface), or PTP (IEEE 1588-2008, the
+ * host's clock locked to it, e.g. by linuxptp's phc2sys). */
+typedef struct nmos_clock {
+    int ptp;
+    char gmid[24];   /* the grandmaster's EUI-64, "ec-46-70-ff-fe-00-ce-de" (IS-04's form) */
+    unsigned domain; /* PTP domain (SMPTE ST 2059-2's default: 127) */
+    int traceable;   /* traceable to TAI: a=ts-refclk:ptp=IEEE1588-2008:traceable */
+} nmos_clock;
 
 typedef struct nmos_config {
     const char *label;  /* the node's label (default "xsflow") */
@@ -98,6 +126,7 @@ typedef struct nmos_config {
     const char *dnssd_domain;
     int p2p;            /* advertise _nmos-node._tcp (peer-to-peer, no registry needed) */
     double heartbeat_s; /* 0: 5 s (IS-04's default) */
+    nmos_clock clock;   /* zero: internal */
     nmos_activate_fn activate;
     nmos_activate_sender_fn activate_sender; /* for controlled senders; may be NULL */
     void *activate_ctx;                      /* of both */

@@ -204,9 +204,15 @@ typedef struct pl_stream_config {
     size_t codestream_bytes; /* the frames' codestream size where known (every frame gets a
                                 buffer of it before the first packet); 0 = 1 MiB at first,
                                 then the first frame's size */
-    size_t max_frame_bytes;  /* the most a codestream buffer may grow to (pl_frame_reserve
-                                fails past it); 0 = no limit. The stream's pool then holds
-                                at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
+    /* The frames the stream will carry where the source knows (a file's count, at most the
+     * frames asked for); 0 = not known. A stream of few frames gets no more frames in its
+     * pool than that, and its GPU keeps no more pictures pinned ahead than its streams'
+     * frames, when every stream of that GPU says how many: a short file pins, and unpins
+     * at the end, only what it uses. */
+    unsigned expected_frames;
+    size_t max_frame_bytes; /* the most a codestream buffer may grow to (pl_frame_reserve
+                               fails past it); 0 = no limit. The stream's pool then holds
+                               at most frames x max_frame_bytes (pl_stream_stats.pool_bytes) */
     pl_sink sink;
     /* The stream's codec, by name ("jpeg-xs", "bpc-paco": xsf_codec_find); NULL: the first
      * frame's codestream says (xsf_codec_probe), and the stream keeps that codec. */
@@ -218,11 +224,17 @@ typedef struct pl_stream_config {
      * names the fields; times are pl_now_ns(), 0 where a stage did not happen). Several
      * streams may share one file. */
     FILE *frame_log;
+    /* The frames' RTP timestamps are their capture instants on the plant's clock (ST
+     * 2110-10: TAI, 90 kHz from the epoch) and this host's clock is locked to the same
+     * (PTP): each frame's capture-to-picture latency is measured (latency_capture,
+     * pl_times.capture). */
+    int capture_clock;
 } pl_stream_config;
 
 #define PL_FRAME_LOG_HEADER                                                                        \
     "stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,"        \
-    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns"
+    "decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns,"          \
+    "capture_ns"
 
 typedef struct pl_times {
     uint64_t first_packet; /* first packet (or byte read) of the frame */
@@ -235,6 +247,10 @@ typedef struct pl_times {
     uint64_t whole;        /* the whole frame in the pipeline's hands (pl_frame_submit) */
     uint64_t final_start;  /* the decoder began its last step: the frame was whole (a partial
                               frame's last slices and rows; decode_start for the others) */
+    uint64_t capture;      /* the frame's capture instant, its RTP timestamp's (streams with
+                              capture_clock; set at delivery): the timestamp read on CLOCK_TAI
+                              against its last packet's arrival (rtp_tai_unwrap_ns), less the
+                              TAI offset; 0: not known */
 } pl_times;
 
 struct pl_frame {
@@ -284,6 +300,48 @@ xsf_status pl_create(pl_pipeline **p, const pl_config *cfg, xsf_error *err);
 /* Waits for every submitted frame to be delivered, stops the threads and
  * frees everything. Sinks must have released their frames. */
 void pl_destroy(pl_pipeline *p);
+
+/* Where a pipeline's start went, and its end: durations on the monotonic
+ * clock (xsf_clock_mono_ns), 0 where a phase did not happen (the CPU engine
+ * has no CUDA phases). pl_create brings its GPUs up in parallel, one thread
+ * each (its context, its kernels, its decoder contexts), so total_ns is about
+ * the slowest GPU's ready_ns, not the sum. */
+typedef struct pl_gpu_startup {
+    int device;           /* its CUDA device id */
+    uint64_t context_ns;  /* its CUDA context made (the first call that needs one) */
+    uint64_t modules_ns;  /* its first decoder context: the default codec's kernels loaded (its
+                             gpu_create asks for their attributes, which loads them) and that
+                             context made */
+    uint64_t decoders_ns; /* its other decoder contexts (CUDA streams, the codec's gpu_create) */
+    uint64_t ready_ns;    /* from pl_create's call to this GPU ready */
+} pl_gpu_startup;
+
+typedef struct pl_startup_stats {
+    uint64_t total_ns;    /* pl_create, from its call to its return */
+    uint64_t driver_ns;   /* the CUDA driver's start: the first device count (cudaGetDeviceCount,
+                             which runs cuInit) and the codec's check of the GPU */
+    uint64_t reserve_ns;  /* pinning the reserve (pl_config.pinned_reserve_bytes) */
+    uint64_t decoders_ns; /* the CPU engine: its C decoders made */
+    int ngpus;
+    pl_gpu_startup gpu[PL_MAX_GPUS];
+    /* The first frame a decoder context takes: its pictures laid out (pool buffers allocated,
+     * pinned) and, on the GPU, the decoder's enqueue call, in which a context configures
+     * itself for a new format (device buffers, plans); host time, the decode itself not
+     * waited for. first_setup_ns is the pipeline's first frame's, first_setup_max_ns the
+     * longest of any context's first frame's; 0 before the first frame. */
+    uint64_t first_setup_ns, first_setup_max_ns;
+    uint64_t first_picture_ns; /* from pl_create's call to the first frame delivered; 0 before */
+    uint64_t teardown_ns;      /* pl_destroy_stats: the teardown; 0 elsewhere */
+} pl_startup_stats;
+
+/* The start-up figures so far (any thread). */
+void pl_startup_get(pl_pipeline *p, pl_startup_stats *s);
+/* The figures as one line of text, the phases that happened in milliseconds ("CUDA driver
+ * 95.1 ms; GPU 0: context 120.4 ms, kernels 14.9 ms, 2 more decoder contexts 3.1 ms, ready at
+ * 251.0 ms; ...; teardown 20.3 ms"), into out[cap]; returns out. */
+const char *pl_startup_format(const pl_startup_stats *s, char *out, size_t cap);
+/* pl_destroy, with the start-up figures and the teardown's duration in *s (NULL: none). */
+void pl_destroy_stats(pl_pipeline *p, pl_startup_stats *s);
 /* "GPU: 2 x NVIDIA H100 80GB HBM3, 3 contexts each" or "CPU: 16 threads (no GPU: ...)". */
 const char *pl_describe(const pl_pipeline *p);
 int pl_uses_gpu(const pl_pipeline *p);
@@ -370,15 +428,22 @@ typedef struct pl_stream_stats {
     unsigned frames;              /* frames in the stream's pool */
     size_t max_frame_bytes;       /* the stream's limit (0: none) */
     double fps;                   /* (delivered - 1) / (last - first delivery); 0 below 2 frames */
+    uint64_t first_picture_ns;    /* the stream's first picture: from its source's first frame taken
+                                     (pl_frame_acquire: an RTP source's first packet) to the
+                                     first delivery (packet clock); 0 before it */
     pl_latency latency;           /* last packet -> picture ready */
     pl_latency latency_first;     /* first packet -> picture ready */
     pl_latency latency_device;    /* last packet -> picture in device memory (GPU engine) */
     pl_latency latency_host;      /* last packet -> picture in host memory */
-    uint64_t partial_submitted;   /* frames handed over before they were whole */
-    pl_latency decode;            /* decoder taken -> picture ready */
-    pl_latency wait;              /* last packet -> decoder taken (whole frames: the receiver's
-                                     hand-over, the queue and the decoder thread's wake-up) */
-    char last_error[256];         /* the decoder's last refusal, "" when none */
+    pl_latency latency_capture;   /* capture_clock: capture instant (the RTP timestamp's) ->
+                                     picture ready (as latency) */
+    uint64_t capture_after_picture; /* capture_clock: frames whose capture instant came after
+                                       their picture (the clocks disagree: not counted) */
+    uint64_t partial_submitted;     /* frames handed over before they were whole */
+    pl_latency decode;              /* decoder taken -> picture ready */
+    pl_latency wait;                /* last packet -> decoder taken (whole frames: the receiver's
+                                       hand-over, the queue and the decoder thread's wake-up) */
+    char last_error[256];           /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);

@@ -481,6 +481,29 @@ uint64_t rtp_pacing_burst_offset_ns(rtp_pacing pacing, size_t index, size_t npac
  * (no drift). For interlaced video, field n at 2 x num/den. */
 uint32_t rtp_frame_timestamp(uint32_t base, uint64_t n, unsigned num, unsigned den);
 
+/* Timing on the plant's clock (ST 2110-10; SMPTE ST 2059 PTP, CLOCK_TAI:
+ * xsf_clock.h). Frame n of a stream at num/den frames a second is the instant
+ * n x den / num s after the TAI epoch (1970-01-01 00:00:00 TAI), the frame-rate
+ * grid every sender of the plant shares; its RTP timestamp is that instant on
+ * the 90 kHz media clock whose zero is the epoch (a=mediaclk:direct=0),
+ * truncated to a tick, modulo 2^32. The timestamp is taken from the exact
+ * instant (59.94 Hz: frame 2 at 33,366,666.67 ns is tick 3003), not from the
+ * instant truncated to the ns (which would give 3002). Interlaced fields: the
+ * grid at 2 x num/den. num > 0, den > 0; exact for any time before year 2500. */
+/* The first frame of the grid at or after tai_ns. */
+uint64_t rtp_tai_frame_index(uint64_t tai_ns, unsigned num, unsigned den);
+/* Frame n's instant, ns since the epoch, truncated. */
+uint64_t rtp_tai_frame_ns(uint64_t n, unsigned num, unsigned den);
+/* Frame n's RTP timestamp: floor(n x den x 90000 / num) mod 2^32. */
+uint32_t rtp_tai_frame_timestamp(uint64_t n, unsigned num, unsigned den);
+/* The RTP timestamp of an instant: floor(tai_ns x 90000 / 10^9) mod 2^32. */
+uint32_t rtp_tai_timestamp(uint64_t tai_ns);
+/* The instant (ns since the epoch, the tick's start rounded up to the ns) of the
+ * 90 kHz tick whose low 32 bits are `ts` nearest to ref_tai_ns (within half the
+ * wrap, +-6.6 hours): an RTP timestamp read back against the clock, e.g. at its
+ * frame's arrival. Never before the epoch. */
+uint64_t rtp_tai_unwrap_ns(uint32_t ts, uint64_t ref_tai_ns);
+
 /* ------------------------------------------------------------------ */
 /* Field pairing: picture segments in, frames out                      */
 /*
@@ -564,6 +587,11 @@ typedef struct rtp_sdp {
     int interlace, segmented;    /* name-only parameters; segmented only with interlace */
     char sampling[32], colorimetry[32], tcs[24], range[24], ssn[32], tp[16]; /* "" = absent */
     uint64_t max_bitrate_kbps;                                               /* b=AS:, 0 = none */
+    /* ST 2110-10 (RFC 7273): the reference clock of the timestamps, a=ts-refclk's value
+     * ("ptp=IEEE1588-2008:traceable", "ptp=IEEE1588-2008:GMID:DOMAIN", "localmac=...";
+     * "" = none), and the media clock, a=mediaclk's ("direct=0"; written as that when "").
+     * Read from the media section, else the session's. */
+    char ts_refclk[96], mediaclk[32];
 } rtp_sdp;
 
 /* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019,
@@ -571,6 +599,15 @@ typedef struct rtp_sdp {
 void rtp_sdp_init(rtp_sdp *s);
 /* Writes the description; returns the length, or the size needed when it exceeds cap. */
 size_t rtp_sdp_write(const rtp_sdp *s, char *out, size_t cap);
+/* The legs of one stream sent twice (SMPTE ST 2022-7) as one description: the session
+ * lines of legs[0], "a=group:DUP primary secondary" (RFC 7104), then each leg's media
+ * section as rtp_sdp_write writes it with "a=mid:primary" / "a=mid:secondary". One leg
+ * (n = 1): exactly rtp_sdp_write. n is 1 or 2 (RTP_SDP_MAX_LEGS); returns as
+ * rtp_sdp_write. */
+#define RTP_SDP_MAX_LEGS 2
+size_t rtp_sdp_write_legs(const rtp_sdp *legs, size_t n, char *out, size_t cap);
+/* Whether an a=ts-refclk value names a PTP clock ("ptp=..."). */
+int rtp_sdp_refclk_is_ptp(const char *ts_refclk);
 /* Reads the first video m= section with a jxsv rtpmap. Its a=fmtp (before or
  * after the rtpmap) must have packetmode; transmode=0 needs packetmode=1 and
  * segmented needs interlace (RFC 9134 7.1); other parameters are ignored.

@@ -103,8 +103,11 @@ size_t rtp_merger_memory_bound(const rtp_merger_config *c);
 /* Numbers the window remembers. */
 size_t rtp_merger_window(const rtp_merger_config *c);
 /* A depacketizer reorder window (packets) that covers the skew at `packet_rate`
- * packets per second (0: the merger's max_packet_rate), at most 65536. */
+ * packets per second (0: the merger's max_packet_rate), at least 512, at most 65536. */
 unsigned rtp_merger_reorder_packets(const rtp_merger_config *c, unsigned packet_rate);
+/* The packet rate a receiver of several legs sizes its reorder window for (UHD60 JPEG XS at
+ * about 4.5 bpp): 8001 packets at 50 ms. */
+#define RTP_MERGE_REORDER_RATE 160000u
 
 /* A datagram of leg `leg` that arrived at arrival_ns (one clock for every leg). Returns 1:
  * pass it on (the first copy of its number; or not RTP, or of another SSRC than the one

@@ -66,6 +66,12 @@ xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_op
 xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_receiver_options *o,
                                    rtp_receiver_setup *out, xsf_error *err);
 
+/* A stream of several legs: a packet lost on the leg ahead waits for the lagging leg's
+ * copy in the depacketizer's reorder window, so its time (reorder_ns) is raised to the
+ * merge's skew window and its size (reorder_packets) to the skew at RTP_MERGE_REORDER_RATE,
+ * where they are smaller. */
+void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_config *mc);
+
 /* Reads an SDP whose video media descriptions may be grouped by `a=group:DUP` (RFC 7104,
  * the legs of one stream, SMPTE ST 2022-7), into legs[0..*n) in the group's order: each
  * leg is the session part with its one media description (named by a=mid), read by

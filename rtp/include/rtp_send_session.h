@@ -25,13 +25,23 @@ extern "C" {
 #endif
 
 /* Defaults of a session without --to, or without --source. */
-#define RTP_SEND_DEFAULT_DEST "239.0.0.1:5004" /* the capture's destination */
-#define RTP_SEND_DEFAULT_SOURCE4 "192.0.2.1"   /* the sender's address (RFC 5737) */
-#define RTP_SEND_DEFAULT_SOURCE6 "2001:db8::1" /* (RFC 3849) */
-#define RTP_SEND_SOURCE_PORT 50000             /* the sender's port, in the SDP and the capture */
+#define RTP_SEND_DEFAULT_DEST "239.0.0.1:5004"  /* the capture's destination */
+#define RTP_SEND_DEFAULT_DEST2 "239.0.0.2:5004" /* the second leg's, two capture files */
+#define RTP_SEND_DEFAULT_REFCLK "ptp=IEEE1588-2008:traceable" /* a=ts-refclk */
+#define RTP_SEND_DEFAULT_SOURCE4 "192.0.2.1"                  /* the sender's address (RFC 5737) */
+#define RTP_SEND_DEFAULT_SOURCE6 "2001:db8::1"                /* (RFC 3849) */
+#define RTP_SEND_SOURCE_PORT 50000 /* the sender's port, in the SDP and the capture */
 
 /* What a command line asks of a send session. Strings are the caller's and must
- * outlive the session; they are also what failures name. */
+ * outlive the session; they are also what failures name.
+ *
+ * Two legs (SMPTE ST 2022-7): `to`, `pcap`, `source` and `iface` may each name two,
+ * joined by a comma ("239.1.1.1:5004,239.2.1.1:5004"); the stream then goes out twice,
+ * the same packets on one schedule (rtp_sender_config.sock2, pcap2), and its SDP
+ * describes both legs in a DUP group (rtp_sdp_write_legs). The legs are as many as `to`
+ * or `pcap` names (both naming two, or the other one or none: a capture of two legs
+ * without `to` goes to RTP_SEND_DEFAULT_DEST and _DEST2); a single `source` or `iface`
+ * is each leg's. */
 typedef struct rtp_send_session_config {
     const char *in;     /* the input's name, for messages */
     const char *to;     /* ADDR:PORT (IPv4 or [IPv6]); NULL: RTP_SEND_DEFAULT_DEST */
@@ -41,6 +51,11 @@ typedef struct rtp_send_session_config {
                            filter); NULL: RTP_SEND_DEFAULT_SOURCE4 or 6, after dest's family,
                            and no source filter */
     const char *iface;  /* multicast interface; NULL: the kernel's choice */
+    /* Timing (ST 2110-10): 0, timestamps and pacing on the TAI grid (rtp_sender_config.tai)
+     * and the SDP's a=ts-refclk `refclk` (NULL: RTP_SEND_DEFAULT_REFCLK); 1, a free-running
+     * clock: a random first timestamp, paced from now, no a=ts-refclk. */
+    int free_clock;
+    const char *refclk;
     const char *sampling, *colorimetry, *tcs, *range; /* SDP values (rtp_stream_desc); the
                            box template takes BT709, SDR and NARROW for absent ones */
     rtp_jxs_mode mode;
@@ -74,17 +89,19 @@ typedef struct rtp_send_session rtp_send_session;
  * destination and the sender's address (its port RTP_SEND_SOURCE_PORT), makes the
  * sender's configuration (random SSRC, first sequence number and first timestamp where
  * not given) and writes the SDP file. On failure *s is NULL: the clip's error names
- * `in`; an address that does not parse names "--to" or "--source" (usage); an SDP file
- * that cannot be written names `sdp` ("cannot write the SDP file"). */
+ * `in`; an address that does not parse names "--to" or "--source" (usage), as do legs
+ * that do not agree ("--to", "--pcap", "--source", "--iface": more than two, or two
+ * against two's other count); an SDP file that cannot be written names `sdp` ("cannot
+ * write the SDP file"). */
 xsf_status rtp_send_session_open(rtp_send_session **s, const rtp_send_session_config *cfg,
                                  const uint8_t *data, size_t len, rtp_send_failure *f);
 
 /* Opens the output (a UDP socket to `to`, GSO unless no_gso, from `source` when given;
- * or the capture file), sends the clip `loops` times and closes the capture file. On
- * failure the session stays (its report says what went out): an output that does not
- * open names `to` or `pcap`; a sender refused names "--loss" with impairments, else
- * `in` (usage); a send error names `in`, or the output when it failed there. A capture
- * file whose run failed is removed (xsf_output_remove: nothing half-written). */
+ * or the capture file; each leg's), sends the clip `loops` times and closes the capture
+ * files. On failure the session stays (its report says what went out): an output that
+ * does not open names `to` or `pcap` (the leg's, with two); a sender refused names "--loss" with
+ * impairments, else `in` (usage); a send error names `in`, or the output when it failed there. A
+ * capture file whose run failed is removed (xsf_output_remove: nothing half-written). */
 xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_failure *f);
 
 /* What the session is and did. */
@@ -94,6 +111,8 @@ typedef struct rtp_send_report {
                                         without impairments or sender */
     size_t codestreams;              /* of the clip */
     rtp_addr dest, source;
+    unsigned legs;            /* 1 or 2 */
+    rtp_addr dest2, source2;  /* the second leg's (legs 2) */
     uint32_t first_timestamp; /* the RTP timestamp of the first frame */
     int socket;               /* sent to a socket (not a capture file) */
     int gso, gso_refused;     /* the socket's rtp_udp_gso */
@@ -101,9 +120,10 @@ typedef struct rtp_send_report {
 void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r);
 
 /* The --stats-json text (one line of JSON and a newline) into out[cap] (truncated, NUL
- * ended): segments, frames (half the segments when interlaced), datagrams, bytes,
- * first_timestamp, complete (`complete`), and the impairment settings and counts (zero
- * without impairments). Returns the length snprintf gives. */
+ * ended): segments, frames (half the segments when interlaced), datagrams (of one leg),
+ * bytes, first_timestamp, complete (`complete`), and the impairment settings and counts
+ * (zero without impairments); with two legs also legs (2) and leg_errors (send calls
+ * refused on each). Returns the length snprintf gives. */
 int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *out, size_t cap);
 /* The same text as the file `path`: "cannot create the file" or "write failed". */
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,

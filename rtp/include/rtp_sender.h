@@ -94,15 +94,20 @@ void rtp_clip_free(rtp_clip *c);
 
 typedef struct rtp_sender_stats {
     uint64_t segments;   /* codestreams sent (frames, or fields) */
-    uint64_t packets;    /* datagrams sent (written), impairments' duplicates included */
+    uint64_t packets;    /* datagrams sent (written) on a leg, impairments' duplicates
+                            included */
     uint64_t bytes;      /* their bytes */
     uint64_t dropped;    /* left out by drop_every */
     uint64_t send_calls; /* rtp_udp_send calls */
     uint64_t late_sends; /* paced: calls that sent more than one burst (a late wake-up) */
     uint64_t elapsed_ns; /* from the stream's start (its first segment's time) to now */
     uint32_t first_timestamp;
-    int stopped;       /* the stop callback ended it early */
-    int output_failed; /* the last error came from the socket or the file, not the input */
+    uint64_t first_tai_ns;  /* with tai: the first segment's instant (CLOCK_TAI, ns) */
+    unsigned legs;          /* 1, or 2 with a second leg; packets and bytes count one leg's */
+    uint64_t leg_errors[2]; /* send calls refused on each leg (two legs: the stream went on) */
+    char leg_error[128];    /* the last such refusal's message */
+    int stopped;            /* the stop callback ended it early */
+    int output_failed;      /* the last error came from the socket or the file, not the input */
 } rtp_sender_stats;
 
 typedef struct rtp_sender_config {
@@ -114,7 +119,14 @@ typedef struct rtp_sender_config {
     unsigned rate_num, rate_den; /* frame rate; 0: 25/1 */
     int interlaced;              /* the codestreams are fields: two a frame, each its own RTP
                                     timestamp (RFC 9134 4.2, erratum 6752), one F counter */
-    uint32_t first_timestamp;    /* the RTP timestamp of the first frame */
+    uint32_t first_timestamp;    /* the RTP timestamp of the first frame (not with tai) */
+    /* Timing on the plant's clock (ST 2110-10, rtp_tai_*): segment n is frame (field)
+     * N0 + n of the grid from the TAI epoch, N0 the first at least 1 ms after the first
+     * call (after pcap_start_ns on TAI for a capture), its RTP timestamp that frame's, its
+     * packets paced from that instant on CLOCK_TAI (ST 2110-21's frame period start),
+     * re-anchored to the monotonic clock each segment. 0: first_timestamp, and the stream
+     * paced on CLOCK_MONOTONIC from 1 ms after the first call. */
+    int tai;
     /* Where packets go: a socket (paced on CLOCK_MONOTONIC), or a capture file whose packets
      * are stamped with the times the pacing gives them from pcap_start_ns (wall clock, ns;
      * 0: now), nothing waiting; from pcap_src to pcap_dst. */
@@ -122,6 +134,15 @@ typedef struct rtp_sender_config {
     rtp_pcap_writer *pcap;
     rtp_addr pcap_src, pcap_dst;
     uint64_t pcap_start_ns;
+    /* A second leg (SMPTE ST 2022-7 seamless protection; optional): the same packets, byte
+     * for byte (SSRC, sequence numbers, timestamps), on one pacing schedule: each burst
+     * goes to the first leg, then at once to this one (a capture file: the same record
+     * times). Of the first leg's kind: sock2 with sock, pcap2 (from pcap2_src to pcap2_dst)
+     * with pcap. A socket error on one leg of two is counted (leg_errors) and the stream
+     * goes on; it ends when a burst fails on both. */
+    rtp_udp *sock2;
+    rtp_pcap_writer *pcap2;
+    rtp_addr pcap2_src, pcap2_dst;
     /* Impairments (soak tests): with `impaired`, each packet goes through an rtp_impairer
      * of `impair`; rtp_sender_send_clip spares the first and the last frame. */
     int impaired;
@@ -149,7 +170,8 @@ enum {
     RTP_SEND_LAST = 2,  /* the stream's last: a packet the impairer still holds goes with it */
 };
 /* Sends one codestream (one picture segment) at its time: segment n of the stream starts
- * at n frame (field) periods from the stream's start, 1 ms after the first call; its
+ * at n frame (field) periods from the stream's start, 1 ms after the first call (with
+ * tai: on the TAI grid); its
  * packets leave as the pacing says (narrow, wide: bursts at their times; frame: all at
  * the segment's time; none: at once). Blocks while it waits. */
 xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int flags, xsf_error *err);

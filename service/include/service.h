@@ -92,7 +92,9 @@ typedef struct svc_recv_config {
      * SVC_OUT_JXS) with engine AUTO take one CPU thread; with slices and no
      * contexts_per_gpu, streams + 2 contexts (at least 3); gpu_sync_auto: spin while
      * the contexts are at most a quarter of the cores, else block; pinned_mib < 0:
-     * 96 MiB a stream + 256 MiB pinned at start. */
+     * 96 MiB a stream + 256 MiB pinned at start, less for a capture file under 48 MiB
+     * (twice its size, and 16 times the captures' sizes for pictures where no stream is
+     * live). */
     pl_config pl;
     int gpu_sync_auto;
     long pinned_mib;
@@ -100,6 +102,12 @@ typedef struct svc_recv_config {
     unsigned queue;        /* frames per stream (0: the pipeline's default) */
     const char *frame_log; /* a CSV line per delivered frame, every stream; NULL: none */
     double warmup_s;       /* latencies leave out the first warmup_s seconds */
+    /* The host's clock is locked to the plant's PTP (`--ptp`; CLOCK_TAI kept by phc2sys):
+     * every stream's RTP timestamps are read as capture instants (ST 2110-10) and each
+     * frame's capture-to-picture latency measured (pl_stream_config.capture_clock).
+     * Without it, a stream whose SDP names a PTP clock (a=ts-refclk:ptp=...) is measured
+     * so too, with a warning once that nothing declared the host's clock locked. */
+    int ptp;
     /* SVC_OUT_DISPLAY: one window, a tile a stream. */
     int vsync;
     dsp_convert convert;
@@ -186,12 +194,8 @@ typedef struct svc_recv_limits {
     long queue;               /* frames per stream; 0: the pipeline's default */
     int gpu_sync_given;       /* cfg->pl.gpu_sync as given (else the service picks) */
     long dup_window_ms;       /* streams of several legs: the path skew tolerated (0: 50 ms); the
-                                 reorder window is raised to cover it (SVC_DUP_PACKET_RATE) */
+                                 reorder window is raised to cover it (rtp_receiver_cover_skew) */
 } svc_recv_limits;
-
-/* Streams of several legs: the reorder window (packets) covers the skew at this packet rate
- * (UHD60 JPEG XS at about 4.5 bpp), where --reorder asks for less. */
-#define SVC_DUP_PACKET_RATE 160000u
 
 /* timeout 5 s, wait -1 (the default rule), reorder 512 packets and 20 ms, copy_threads -1,
  * the rest 0. */
@@ -294,7 +298,32 @@ typedef struct svc_stream_figures {
     svc_drops drops;
     double fps, mbps; /* since the previous svc_recv_figures with `interval` (0 the first
                          time); without: the whole run's */
+    /* Without `interval`: fps is over fewer than SVC_RATE_MIN_FRAMES frames or less than
+     * SVC_RATE_MIN_S seconds between the first and last delivery, too few to stand for the
+     * stream's rate (two frames a microsecond apart make a million frames/s): shown as "-"
+     * (below the frames) or with its span. */
+    int fps_short;
 } svc_stream_figures;
+
+#define SVC_RATE_MIN_FRAMES 10
+#define SVC_RATE_MIN_S 1.0
+
+/* The whole process's rates, every stream together. */
+typedef struct svc_process_figures {
+    uint64_t frames;        /* delivered, every stream */
+    double seconds;         /* since the process started (its start time in /proc; where that
+                               cannot be read, since svc_recv_create) */
+    double fps;             /* frames / seconds: what the process delivered per wall second,
+                               its start-up included */
+    double first_picture_s; /* the first picture of any stream, seconds after the start; 0: none */
+    double steady_s;        /* from the first picture of any stream to the last */
+    double steady_fps;      /* (frames - 1) / steady_s: the rate once pictures came; 0 below two */
+    int steady_short;       /* steady_fps is over fewer than SVC_RATE_MIN_FRAMES frames or less
+                               than SVC_RATE_MIN_S seconds (see fps_short) */
+} svc_process_figures;
+
+/* The process's figures now (the started streams'). */
+void svc_recv_process_figures(svc_recv *s, svc_process_figures *out);
 
 /* Figures of started stream k. interval 1: the rates since the previous
  * call with interval 1 (which this call then is). */
@@ -348,16 +377,18 @@ typedef struct svc_stream_end {
      * capture, before the stop; packets but no whole frame). */
     svc_failure shortfall;
     int nwarnings; /* warnings not taken before the end (svc_recv_next_warning) */
-    svc_failure warning[2];
+    svc_failure warning[3];
 } svc_stream_end;
 
 typedef struct svc_recv_end {
     int started, nstreams;
     int display; /* there was a display; display_err: its stop */
     xsf_error display_err;
-    int gpu;          /* the pipeline used a GPU: pin is the pinned memory's figures */
-    pl_pin_stats pin; /* taken after the figures, before the files are closed */
-    svc_failure json; /* the last write of the JSON figures */
+    int gpu;                     /* the pipeline used a GPU: pin is the pinned memory's figures */
+    pl_pin_stats pin;            /* taken after the figures, before the files are closed */
+    svc_process_figures process; /* taken with the streams' figures */
+    pl_startup_stats startup;    /* where the pipeline's start went, and its teardown */
+    svc_failure json;            /* the last write of the JSON figures */
     svc_failure destroy;
     svc_stream_end stream[SVC_MAX_STREAMS];
 } svc_recv_end;

@@ -27,6 +27,8 @@ typedef struct svc_decode_config {
     xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
     int md5, interlaced; /* interlaced: the codestreams are fields, woven in pairs */
     uint64_t max_frames; /* 0: all */
+    /* The decoder. One file is one stream, whose frames all go to one GPU: the first of
+     * pl.gpus (device 0 where none is named) is the only one used. */
     pl_config pl;
 } svc_decode_config;
 
@@ -48,6 +50,7 @@ typedef struct svc_decode_result {
     int removed;              /* after a failure: the output was removed */
     char engine[512];         /* pl_describe */
     double start_ms;          /* from the call to the pipeline ready */
+    pl_startup_stats startup; /* where the pipeline's start went, its teardown included */
     double seconds;           /* from the pipeline ready to the writer closed */
     double fps;               /* the stream's steady rate (pl_stream_stats) */
     uint64_t not_decoded;     /* frames the decoder refused, */

@@ -121,7 +121,9 @@ def connect(registry, count):
         group = "239.78.0.%d" % (k % len(senders) + 1)
         http("PATCH", base + "/staged", {
             "master_enable": True, "receiver_id": rx["id"],
-            "transport_params": [{"destination_ip": group, "destination_port": 5004}],
+            # Two legs (ST 2022-7): the first to the group, the second off.
+            "transport_params": [{"destination_ip": group, "destination_port": 5004},
+                                 {"rtp_enabled": False}],
             "activation": {"mode": "activate_immediate"}})
         sdp = http("GET", base + "/transportfile")
         http("PATCH", control(rx) + "receivers/" + rx["id"] + "/staged", {

@@ -72,7 +72,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 
 /* An HTTP request; the status (or -1) and the body parsed as JSON in *json
  * (NULL when it is not JSON), the raw body in *raw when asked. */
-static long http(const char *method, const char *url, const char *body, cJSON **json, char **raw)
+static long http_n(const char *method, const char *url, const char *body, size_t body_len,
+                   cJSON **json, char **raw)
 {
     CURL *c = curl_easy_init();
     buf b = {NULL, 0};
@@ -85,7 +86,7 @@ static long http(const char *method, const char *url, const char *body, cJSON **
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)body_len);
     }
     long code = -1;
     if (curl_easy_perform(c) == CURLE_OK)
@@ -99,6 +100,11 @@ static long http(const char *method, const char *url, const char *body, cJSON **
     else
         free(b.data);
     return code;
+}
+
+static long http(const char *method, const char *url, const char *body, cJSON **json, char **raw)
+{
+    return http_n(method, url, body, body ? strlen(body) : 0, json, raw);
 }
 
 static const char *str(const cJSON *o, const char *key)
@@ -729,8 +735,8 @@ static void test_sender(void)
     char body[512];
     snprintf(body, sizeof body,
              "{\"master_enable\": true, \"transport_params\": [{\"destination_ip\": "
-             "\"127.0.0.1\", \"destination_port\": %u}], \"activation\": {\"mode\": "
-             "\"activate_immediate\"}}",
+             "\"127.0.0.1\", \"destination_port\": %u}, {\"rtp_enabled\": false}], "
+             "\"activation\": {\"mode\": \"activate_immediate\"}}",
              port);
     snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
              nmos_node_url(n), nmos_node_sender_id(n, 0));
@@ -785,6 +791,406 @@ static void test_sender(void)
           "pictures still arrive after the sender stopped (%llu, %llu)",
           (unsigned long long)a.frames, (unsigned long long)b.frames);
     fixture_close(&f);
+}
+
+/* 6. What AMWA's IS-05-02 suite found: a parked receiver or sender keeps
+ * naming its peer in IS-04 (IS-04 v1.3: null unless active); a sender
+ * whose source names a clock writes no a=ts-refclk; a body with bytes after
+ * the JSON (after a NUL, or plain garbage) is taken. */
+static const char *const peer_id = "3f1e9a2c-6c1d-4e0b-9a55-0d8f3c1b2a77";
+
+static const cJSON *subscription(nmos_node *n, const char *type, const char *id, long *code,
+                                 cJSON **res)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/x-nmos/node/v1.3/%s/%s", type, id);
+    *res = get(n, path, code);
+    return cJSON_GetObjectItem(*res, "subscription");
+}
+
+static void test_parked_and_refclk(void)
+{
+    fixture f;
+    CHECK(fixture_open_ex(&f, NULL, 0, 1) == 0, "fixture");
+    if (!f.node)
+        return;
+    nmos_node *n = f.node;
+    long code;
+    cJSON *a = NULL, *res = NULL;
+    /* A receiver connected, then parked. */
+    char *sdp = sender_sdp(free_udp_port());
+    char *body = connect_body(sdp, "{\"mode\": \"activate_immediate\"}");
+    CHECK(patch_rx(n, 0, body, &a) == 200, "receiver activation");
+    cJSON_Delete(a);
+    const cJSON *sub = subscription(n, "receivers", nmos_node_receiver_id(n, 0), &code, &res);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(sub, "active")) &&
+              !strcmp(str(sub, "sender_id"), peer_id),
+          "receiver subscribed: sender_id %s", str(sub, "sender_id"));
+    cJSON_Delete(res);
+    CHECK(patch_rx(n, 0,
+                   "{\"master_enable\": false, \"activation\": {\"mode\": "
+                   "\"activate_immediate\"}}",
+                   &a) == 200,
+          "receiver parked");
+    cJSON_Delete(a);
+    sub = subscription(n, "receivers", nmos_node_receiver_id(n, 0), &code, &res);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(sub, "active")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(sub, "sender_id")),
+          "a parked receiver's IS-04 subscription: sender_id %s (want null)",
+          str(sub, "sender_id"));
+    cJSON_Delete(res);
+    free(body);
+    free(sdp);
+
+    /* A sender enabled towards a receiver, then parked. */
+    char url[320];
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char on[256];
+    snprintf(on, sizeof on,
+             "{\"master_enable\": true, \"receiver_id\": \"%s\", \"activation\": {\"mode\": "
+             "\"activate_immediate\"}}",
+             peer_id);
+    CHECK(http("PATCH", url, on, &a, NULL) == 200, "sender on");
+    cJSON_Delete(a);
+    sub = subscription(n, "senders", nmos_node_sender_id(n, 0), &code, &res);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(sub, "active")) &&
+              !strcmp(str(sub, "receiver_id"), peer_id),
+          "sender subscribed: receiver_id %s", str(sub, "receiver_id"));
+    cJSON_Delete(res);
+    CHECK(http("PATCH", url,
+               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}", &a,
+               NULL) == 200,
+          "sender parked");
+    cJSON_Delete(a);
+    sub = subscription(n, "senders", nmos_node_sender_id(n, 0), &code, &res);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(sub, "active")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(sub, "receiver_id")),
+          "a parked sender's IS-04 subscription: receiver_id %s (want null)",
+          str(sub, "receiver_id"));
+    cJSON_Delete(res);
+
+    /* The source names clk0 (internal): the transport file names the
+     * interface's MAC (RFC 7273 localmac), as IS-04 lists it. */
+    cJSON *self = get(n, "/x-nmos/node/v1.3/self", &code);
+    const cJSON *itf = cJSON_GetArrayItem(cJSON_GetObjectItem(self, "interfaces"), 0);
+    const cJSON *clk = cJSON_GetArrayItem(cJSON_GetObjectItem(self, "clocks"), 0);
+    char want[96];
+    snprintf(want, sizeof want, "a=ts-refclk:localmac=%s\r\n", str(itf, "port_id"));
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char *tf = NULL;
+    CHECK(http("GET", url, NULL, NULL, &tf) == 200 && tf && strcasestr(tf, want) &&
+              strstr(tf, "a=mediaclk:direct=0\r\n") && !strcmp(str(clk, "ref_type"), "internal"),
+          "transport file without %s: %s", want, tf ? tf : "(none)");
+    free(tf);
+    cJSON_Delete(self);
+
+    /* Bytes after the JSON: refused, single and bulk; a JSON string holding
+     * U+0000 too (it would cut the value short). */
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/receivers/%s/staged",
+             nmos_node_url(n), nmos_node_receiver_id(n, 1));
+    static const char nul_body[] = "{\"master_enable\":false}\0garbage";
+    CHECK(http_n("PATCH", url, nul_body, sizeof nul_body - 1, &a, NULL) == 400,
+          "a body with bytes after a NUL accepted");
+    cJSON_Delete(a);
+    CHECK(http("PATCH", url, "{\"master_enable\":false} garbage", &a, NULL) == 400,
+          "a body with bytes after the JSON accepted");
+    cJSON_Delete(a);
+    CHECK(http("PATCH", url, "{\"master_enable\":false}\r\n \t", &a, NULL) == 200,
+          "white space after the JSON refused");
+    cJSON_Delete(a);
+    /* The SDP of a real stream, then U+0000 and garbage: cut at the NUL, it
+     * would be taken. */
+    char *good = sender_sdp(free_udp_port());
+    char *marked = malloc(strlen(good ? good : "") + 16);
+    sprintf(marked, "%s@NUL@", good ? good : "");
+    char *nul_sdp = connect_body(marked, "{\"mode\": \"activate_immediate\"}");
+    char *at = strstr(nul_sdp, "@NUL@");
+    char *withnul = malloc(strlen(nul_sdp) + 32);
+    sprintf(withnul, "%.*s\\u0000garbage%s", (int)(at - nul_sdp), nul_sdp, at + 5);
+    CHECK(http("PATCH", url, withnul, &a, NULL) == 400, "a string holding U+0000 accepted");
+    cJSON_Delete(a);
+    free(withnul);
+    free(nul_sdp);
+    free(marked);
+    free(good);
+    CHECK(http("PATCH", url, "{\"master_enable\":false, \"x\\\\u0000\": 1}", &a, NULL) == 400 &&
+              strstr(str(a, "error"), "unknown member"),
+          "an escaped backslash before u0000 is not a NUL");
+    cJSON_Delete(a);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/bulk/receivers", nmos_node_url(n));
+    char bulk[256];
+    const int bl = snprintf(bulk, sizeof bulk,
+                            "[{\"id\": \"%s\", \"params\": {\"master_enable\": false}}]%cjunk",
+                            nmos_node_receiver_id(n, 1), 0);
+    CHECK(http_n("POST", url, bulk, (size_t)bl, &a, NULL) == 400,
+          "a bulk body with bytes after a NUL accepted");
+    cJSON_Delete(a);
+    fixture_close(&f);
+}
+
+/* 7. Two legs (ST 2022-7): IS-05's shape (two sets of transport parameters
+ * and constraints, two interface bindings), PATCHes of another number of
+ * legs refused, transport files of two legs (a=group:DUP) out of a sender
+ * and into a receiver, and a receiver that receives on the leg enabled. */
+static int count_of(const char *text, const char *what)
+{
+    int c = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        c++;
+    return c;
+}
+
+static int legs_of(nmos_node *n, const char *path)
+{
+    long code;
+    cJSON *j = get(n, path, &code);
+    const cJSON *tp = cJSON_IsArray(j) ? j : cJSON_GetObjectItem(j, "transport_params");
+    const int c = code == 200 && cJSON_IsArray(tp) ? cJSON_GetArraySize(tp) : -1;
+    cJSON_Delete(j);
+    return c;
+}
+
+static void test_two_legs(void)
+{
+    fixture f;
+    CHECK(fixture_open_ex(&f, NULL, 0, 1) == 0, "fixture");
+    if (!f.node)
+        return;
+    nmos_node *n = f.node;
+    char path[256], url[320];
+    long code;
+    static const char *const leaves[] = {"constraints", "staged", "active"};
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "/x-nmos/connection/v1.1/single/%s/%s/%s",
+                     s ? "senders" : "receivers",
+                     s ? nmos_node_sender_id(n, 0) : nmos_node_receiver_id(n, 0), leaves[k]);
+            CHECK(legs_of(n, path) == 2, "%s: %d legs", path, legs_of(n, path));
+        }
+    snprintf(path, sizeof path, "/x-nmos/node/v1.3/receivers/%s", nmos_node_receiver_id(n, 0));
+    cJSON *j = get(n, path, &code);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j, "interface_bindings")) == 2,
+          "IS-04: one interface binding per leg");
+    cJSON_Delete(j);
+    cJSON *a = NULL;
+    CHECK(patch_rx(n, 0, "{\"transport_params\": [{\"destination_port\": 5004}]}", &a) == 400 &&
+              strstr(str(a, "error"), "2 legs"),
+          "one leg of two: %s", str(a, "error"));
+    cJSON_Delete(a);
+    CHECK(patch_rx(n, 0, "{\"transport_params\": [{}, {\"destination_port\": 70000}]}", &a) ==
+                  400 &&
+              strstr(str(a, "error"), "transport_params") == NULL,
+          "a bad second leg");
+    cJSON_Delete(a);
+
+    /* A one-stream SDP staged on a receiver: its second leg off (IS-05). */
+    const unsigned p1 = free_udp_port(), p2 = free_udp_port();
+    char *one = sender_sdp(p1);
+    char *body = connect_body(one, "{\"mode\": null}");
+    CHECK(patch_rx(n, 0, body, &a) == 200, "staged with one stream");
+    const cJSON *tp = cJSON_GetObjectItem(a, "transport_params");
+    CHECK(cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 0), "destination_port")->valueint == (int)p1 &&
+              cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 0), "rtp_enabled")) &&
+              cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 1), "rtp_enabled")),
+          "one stream: leg 1 on, leg 2 off");
+    cJSON_Delete(a);
+    free(body);
+
+    /* The node's sender on two legs (parked: it sends nothing): its transport
+     * file groups them. */
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char tx_body[512];
+    snprintf(tx_body, sizeof tx_body,
+             "{\"master_enable\": false, \"transport_params\": [{\"destination_ip\": "
+             "\"127.0.0.1\", \"destination_port\": %u}, {\"destination_ip\": \"127.0.0.1\", "
+             "\"destination_port\": %u}], \"activation\": {\"mode\": \"activate_immediate\"}}",
+             p1, p2);
+    CHECK(http("PATCH", url, tx_body, &a, NULL) == 200, "sender's two legs");
+    cJSON_Delete(a);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char *dup = NULL, m1[48], m2[48];
+    snprintf(m1, sizeof m1, "m=video %u ", p1);
+    snprintf(m2, sizeof m2, "m=video %u ", p2);
+    CHECK(http("GET", url, NULL, NULL, &dup) == 200 && dup &&
+              strstr(dup, "a=group:DUP PRIMARY SECONDARY\r\n") && strstr(dup, m1) &&
+              strstr(dup, m2) && strstr(dup, m1) < strstr(dup, m2) &&
+              count_of(dup, "a=ts-refclk:localmac=") == 2 &&
+              count_of(dup, "a=mediaclk:direct=0") == 2 && strstr(dup, "a=mid:PRIMARY\r\n") &&
+              strstr(dup, "a=mid:SECONDARY\r\n") && count_of(dup, "\r\nv=") == 0,
+          "a two-leg transport file: %s", dup ? dup : "(none)");
+
+    /* Handed to a receiver: both legs from it. */
+    body = connect_body(dup ? dup : "", "{\"mode\": \"activate_immediate\"}");
+    CHECK(patch_rx(n, 1, body, &a) == 200, "receiver on two legs");
+    cJSON_Delete(a);
+    free(body);
+    snprintf(path, sizeof path, "/x-nmos/connection/v1.1/single/receivers/%s/active",
+             nmos_node_receiver_id(n, 1));
+    j = get(n, path, &code);
+    tp = cJSON_GetObjectItem(j, "transport_params");
+    CHECK(cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 0), "destination_port")->valueint == (int)p1 &&
+              cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 1), "destination_port")->valueint ==
+                  (int)p2 &&
+              cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(tp, 1), "rtp_enabled")),
+          "a two-leg transport file's legs");
+    cJSON_Delete(j);
+    char want[33];
+    unsigned frames;
+    CHECK(reference_md5(1, want, &frames) == 0, "reference decode");
+    CHECK(send_clip(p1, 1) == 0, "send on leg 1");
+    CHECK(wait_frames(f.svc, 1, frames, 5000), "nothing received on leg 1");
+    /* Leg 1 off: the receiver takes leg 2. */
+    CHECK(patch_rx(n, 1,
+                   "{\"transport_params\": [{\"rtp_enabled\": false}, {}], \"activation\": "
+                   "{\"mode\": \"activate_immediate\"}}",
+                   &a) == 200,
+          "leg 1 off");
+    cJSON_Delete(a);
+    CHECK(send_clip(p2, 1) == 0, "send on leg 2");
+    CHECK(wait_frames(f.svc, 1, frames, 5000), "nothing received on leg 2");
+    nmos_stream_info info;
+    nmos_service_stream(f.svc, 1, &info);
+    CHECK(info.running && (unsigned)atoi(strrchr(info.source, ':') + 1) == p2,
+          "receiver 1 on %s, want port %u", info.source, p2);
+    /* Both legs off with master_enable on: nothing to receive, stopped. */
+    CHECK(patch_rx(n, 1,
+                   "{\"transport_params\": [{}, {\"rtp_enabled\": false}], \"activation\": "
+                   "{\"mode\": \"activate_immediate\"}}",
+                   &a) == 200,
+          "both legs off");
+    cJSON_Delete(a);
+    nmos_service_stream(f.svc, 1, &info);
+    CHECK(!info.running, "receiver 1 runs with no leg enabled");
+
+    /* The sender's second leg off: one stream, no group. */
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    CHECK(http("PATCH", url,
+               "{\"transport_params\": [{}, {\"rtp_enabled\": false}], \"activation\": {\"mode\": "
+               "\"activate_immediate\"}}",
+               &a, NULL) == 200,
+          "sender leg 2 off");
+    cJSON_Delete(a);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+             nmos_node_url(n), nmos_node_sender_id(n, 0));
+    char *single = NULL;
+    CHECK(http("GET", url, NULL, NULL, &single) == 200 && single && !strstr(single, "a=group") &&
+              count_of(single, "m=video") == 1 && strstr(single, m1) && !strstr(single, "a=mid"),
+          "one leg enabled: %s", single ? single : "(none)");
+    free(single);
+    free(dup);
+    free(one);
+    fixture_close(&f);
+}
+
+/* 8. A node on a PTP clock, with senders described by their SDPs (one of two
+ * legs): IS-04's clock, each sender's legs, a=ts-refclk:ptp=...; and what a
+ * receiver's activation hands the service for two legs. */
+typedef struct recorder {
+    nmos_activation last;
+    int calls;
+} recorder;
+
+static xsf_status record_activation(void *ctx, const nmos_activation *a, xsf_error *err)
+{
+    (void)err;
+    recorder *r = ctx;
+    r->last = *a;
+    r->last.sdp = NULL;
+    r->calls++;
+    return XSF_OK;
+}
+
+static void test_ptp_described_senders(void)
+{
+    char *one = sender_sdp(free_udp_port());
+    if (!one) {
+        CHECK(0, "sender SDP");
+        return;
+    }
+    /* Two legs of the same stream: the first's media section twice. */
+    const char *m = strstr(one, "m=video");
+    char *two = malloc(2 * strlen(one) + 128);
+    sprintf(two, "%.*sa=group:DUP A B\r\n%sa=mid:A\r\n%.*s6000%sa=mid:B\r\n", (int)(m - one), one,
+            m, 8, m, strchr(m + 8, ' '));
+    recorder rec = {0};
+    nmos_config nc;
+    memset(&nc, 0, sizeof nc);
+    nc.seed = "ptp";
+    nc.receivers = 1;
+    nc.senders[0].sdp = one;
+    nc.senders[1].sdp = two;
+    nc.nsenders = 2;
+    nc.clock.ptp = 1;
+    snprintf(nc.clock.gmid, sizeof nc.clock.gmid, "ec-46-70-ff-fe-00-ce-de");
+    nc.clock.domain = 127;
+    nc.activate = record_activation;
+    nc.activate_ctx = &rec;
+    nmos_node *n = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(nmos_node_create(&n, &nc, &err) == XSF_OK, "node: %s", err.msg);
+    if (!n) {
+        free(one);
+        free(two);
+        return;
+    }
+    long code;
+    cJSON *self = get(n, "/x-nmos/node/v1.3/self", &code);
+    const cJSON *clk = cJSON_GetArrayItem(cJSON_GetObjectItem(self, "clocks"), 0);
+    CHECK(!strcmp(str(clk, "ref_type"), "ptp") && !strcmp(str(clk, "gmid"), nc.clock.gmid) &&
+              !strcmp(str(clk, "version"), "IEEE1588-2008") &&
+              cJSON_IsFalse(cJSON_GetObjectItem(clk, "traceable")),
+          "IS-04 PTP clock");
+    cJSON_Delete(self);
+    char path[256], url[320];
+    for (unsigned i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "/x-nmos/connection/v1.1/single/senders/%s/constraints",
+                 nmos_node_sender_id(n, i));
+        CHECK(legs_of(n, path) == (int)i + 1, "described sender %u: %d legs", i, legs_of(n, path));
+        snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/transportfile",
+                 nmos_node_url(n), nmos_node_sender_id(n, i));
+        char *tf = NULL;
+        CHECK(http("GET", url, NULL, NULL, &tf) == 200 && tf &&
+                  count_of(tf, "a=ts-refclk:ptp=IEEE1588-2008:EC-46-70-FF-FE-00-CE-DE:127\r\n") ==
+                      (int)i + 1 &&
+                  (i == 0) == !strstr(tf, "a=group:DUP") && (i == 0 || strstr(tf, "m=video 6000 ")),
+              "sender %u's transport file: %s", i, tf ? tf : "(none)");
+        free(tf);
+    }
+    /* A receiver activated with the two-leg file: the service gets both legs. */
+    char *body = connect_body(two, "{\"mode\": \"activate_immediate\"}");
+    cJSON *a = NULL;
+    CHECK(patch_rx(n, 0, body, &a) == 200, "two-leg activation");
+    cJSON_Delete(a);
+    CHECK(rec.calls == 1 && rec.last.enable && rec.last.leg[0].enable && rec.last.leg[1].enable &&
+              rec.last.leg[0].has_sdp && rec.last.leg[1].has_sdp &&
+              rec.last.leg[1].destination_port == 6000 && rec.last.leg[1].parsed.port == 6000 &&
+              rec.last.leg[0].parsed.port != 6000 && rec.last.leg[1].parsed.width == 320,
+          "the service's two legs: %d calls, ports %u %u", rec.calls,
+          rec.last.leg[0].destination_port, rec.last.leg[1].destination_port);
+    free(body);
+    /* A DUP group naming a stream that is not there: 400. */
+    char *bad = strdup(two);
+    char *mb = strstr(bad, "a=mid:B");
+    if (mb)
+        mb[6] = 'C';
+    body = connect_body(bad, "{\"mode\": null}");
+    CHECK(patch_rx(n, 0, body, &a) == 400 && strstr(str(a, "error"), "'B'"),
+          "a DUP group naming no stream: %s", str(a, "error"));
+    cJSON_Delete(a);
+    free(body);
+    free(bad);
+    nmos_node_destroy(n);
+    /* A bad grandmaster id is refused. */
+    snprintf(nc.clock.gmid, sizeof nc.clock.gmid, "EC-46-70-FF-FE-00-CE");
+    CHECK(nmos_node_create(&n, &nc, &err) != XSF_OK, "a bad PTP grandmaster id taken");
+    free(one);
+    free(two);
 }
 
 /* ---- 4. a fake registry ---- */
@@ -1082,6 +1488,9 @@ int main(int argc, char **argv)
     test_registration();
     test_sender();
     test_host();
+    test_parked_and_refclk();
+    test_two_legs();
+    test_ptp_described_senders();
     curl_global_cleanup();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -316,6 +316,110 @@ static void test_files(void)
     pl_destroy(p);
 }
 
+/* Where the start went (pl_startup_stats): the phases of the engine are filled, the
+ * others 0, whatever they took; the first frame's set-up and the first picture once a
+ * frame came; the teardown with pl_destroy_stats. On the GPU engine two GPUs (the host
+ * emulation: told to have two), brought up side by side. A short file's stream
+ * (expected_frames) gets no more frames than it carries. No timing is asserted. */
+static void test_startup(void)
+{
+#ifdef XSF_HAVE_CUDA
+    if (engine == PL_ENGINE_GPU)
+        setenv("XSF_CUDA_EMU_DEVICES", "2", 1); /* (no other thread runs now) */
+#endif
+    pl_config c;
+    memset(&c, 0, sizeof c);
+    c.engine = engine;
+    c.cpu_threads = 2;
+    c.contexts_per_gpu = 2;
+    c.pinned_reserve_bytes = engine == PL_ENGINE_GPU ? 1 << 20 : 0;
+    pl_pipeline *p = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create: %s", err.msg);
+    if (!p)
+        return;
+    pl_startup_stats su;
+    pl_startup_get(p, &su);
+    CHECK(su.total_ns > 0 && !su.first_setup_ns && !su.first_picture_ns && !su.teardown_ns,
+          "before any frame: total %llu, first set-up %llu, first picture %llu, teardown %llu",
+          (unsigned long long)su.total_ns, (unsigned long long)su.first_setup_ns,
+          (unsigned long long)su.first_picture_ns, (unsigned long long)su.teardown_ns);
+    if (pl_uses_gpu(p)) {
+        const int n = pl_gpu_count();
+        CHECK(su.driver_ns > 0 && su.reserve_ns > 0 && !su.decoders_ns && su.ngpus == n,
+              "GPU engine: driver %llu, reserve %llu, C decoders %llu, %d GPUs of %d",
+              (unsigned long long)su.driver_ns, (unsigned long long)su.reserve_ns,
+              (unsigned long long)su.decoders_ns, su.ngpus, n);
+        for (int g = 0; g < su.ngpus; g++) {
+            const pl_gpu_startup *t = &su.gpu[g];
+            CHECK(t->device == g && t->context_ns > 0 && t->modules_ns > 0 && t->decoders_ns > 0 &&
+                      t->ready_ns > 0 && t->ready_ns <= su.total_ns,
+                  "GPU %d (device %d): context %llu, modules %llu, decoders %llu, ready %llu of "
+                  "%llu",
+                  g, t->device, (unsigned long long)t->context_ns,
+                  (unsigned long long)t->modules_ns, (unsigned long long)t->decoders_ns,
+                  (unsigned long long)t->ready_ns, (unsigned long long)su.total_ns);
+        }
+    } else {
+        CHECK(!su.driver_ns && !su.reserve_ns && su.decoders_ns > 0 && !su.ngpus,
+              "CPU engine: driver %llu, reserve %llu, C decoders %llu, %d GPUs",
+              (unsigned long long)su.driver_ns, (unsigned long long)su.reserve_ns,
+              (unsigned long long)su.decoders_ns, su.ngpus);
+    }
+    size_t len;
+    uint8_t *data = read_all("seq_5f_422_10b", &len);
+    CHECK(data != NULL, "seq_5f_422_10b");
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.md5 = 1;
+    pl_writer *w = NULL;
+    CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "writer: %s", err.msg);
+    pl_stream_config sc = {.name = "startup",
+                           .backpressure = PL_BLOCK,
+                           .expected_frames = 2,
+                           .sink = pl_writer_sink(w)};
+    int sid = -1;
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    uint64_t n = 0;
+    if (data && sid >= 0) {
+        CHECK(pl_jxs_source_run(p, sid, data, len, 0, 2, &n, &err) == XSF_OK && n == 2, "%s",
+              err.msg);
+        pl_stream_finish(p, sid);
+        pl_stream_stats ss;
+        pl_stream_stats_get(p, sid, &ss);
+        CHECK(ss.delivered == 2 && ss.frames == 2 && ss.first_picture_ns > 0,
+              "2 frames expected: %llu delivered, %u in the pool, first picture %llu ns",
+              (unsigned long long)ss.delivered, ss.frames, (unsigned long long)ss.first_picture_ns);
+        pl_stream_remove(p, sid, NULL);
+    }
+    pl_writer_close(w, &err);
+    free(data);
+    pl_startup_get(p, &su);
+    CHECK(su.first_setup_ns > 0 && su.first_setup_max_ns >= su.first_setup_ns &&
+              su.first_picture_ns > 0,
+          "after the frames: first set-up %llu (longest %llu), first picture %llu",
+          (unsigned long long)su.first_setup_ns, (unsigned long long)su.first_setup_max_ns,
+          (unsigned long long)su.first_picture_ns);
+    pl_startup_stats end;
+    pl_destroy_stats(p, &end);
+    CHECK(end.teardown_ns > 0 && end.total_ns == su.total_ns &&
+              end.first_picture_ns == su.first_picture_ns,
+          "pl_destroy_stats: teardown %llu, total %llu (was %llu)",
+          (unsigned long long)end.teardown_ns, (unsigned long long)end.total_ns,
+          (unsigned long long)su.total_ns);
+    char line[2048], last_gpu[32];
+    pl_startup_format(&end, line, sizeof line);
+    snprintf(last_gpu, sizeof last_gpu, "GPU %d: context", end.ngpus - 1);
+    CHECK(strstr(line, "pipeline ready at") && strstr(line, "first picture at") &&
+              strstr(line, "teardown") && strstr(line, end.ngpus ? last_gpu : "C decoders") != NULL,
+          "pl_startup_format: '%s'", line);
+#ifdef XSF_HAVE_CUDA
+    if (engine == PL_ENGINE_GPU)
+        unsetenv("XSF_CUDA_EMU_DEVICES");
+#endif
+}
+
 /* A sink that records the order and holds frames until told. */
 typedef struct holder {
     pthread_mutex_t mu;
@@ -1757,6 +1861,7 @@ int main(int argc, char **argv)
     test_policy_and_errors();
     test_flush();
     test_gpu_sync();
+    test_startup();
 #ifdef XSF_HAVE_CUDA
     if (engine == PL_ENGINE_GPU)
         test_caller_device();

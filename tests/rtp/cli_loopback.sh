@@ -82,7 +82,7 @@ check $? "pcap: the decoded frames differ from xsflow decode's"
 # times in the order the stages come.
 timeout 60 "$xsflow" recv --pcap stream.pcap -o pcap2.yuv --frame-log frames.csv -q 2> /dev/null
 check $? "frame log: recv"
-head -1 frames.csv | grep -q '^stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns$'
+head -1 frames.csv | grep -q '^stream,index,rtp_timestamp,codestream_bytes,first_packet_ns,last_packet_ns,queued_ns,decode_start_ns,device_ready_ns,host_ready_ns,delivered_ns,whole_ns,final_start_ns,capture_ns$'
 check $? "frame log: header '$(head -1 frames.csv)'"
 awk -F, 'NR > 1 { n++; if ($1 != 0 || $2 != n - 1 || $4 <= 0 || $6 < $5 || $7 < $6 || $8 < $7 ||
                         $10 < $8 || $11 < $10 || ($9 && ($9 < $8 || $9 > $10))) bad++ }

@@ -175,6 +175,20 @@ static void test_run(const uint8_t *data, size_t len, const char *dir, int by_fi
         CHECK(e.json.err.status == XSF_OK && se->close.err.status == XSF_OK &&
                   se->packets.err.status == XSF_OK && e.destroy.err.status == XSF_OK,
               "no failure");
+        /* 5 frames: no stream rate, no steady rate of the process, only its rate per wall
+         * second since it started; the start and the teardown measured. */
+        CHECK(se->fig.fps_short && e.process.frames == 5 && e.process.steady_short &&
+                  e.process.seconds > 0 && e.process.fps > 0 &&
+                  e.process.fps * e.process.seconds > 4.99 && e.process.first_picture_s > 0 &&
+                  e.process.first_picture_s <= e.process.seconds,
+              "process: %llu frames in %.3f s, %.1f fps, first at %.3f s, steady short %d",
+              (unsigned long long)e.process.frames, e.process.seconds, e.process.fps,
+              e.process.first_picture_s, e.process.steady_short);
+        CHECK(e.startup.total_ns > 0 && e.startup.first_picture_ns > 0 && e.startup.teardown_ns > 0,
+              "start-up %llu ns, first picture %llu ns, teardown %llu ns",
+              (unsigned long long)e.startup.total_ns,
+              (unsigned long long)e.startup.first_picture_ns,
+              (unsigned long long)e.startup.teardown_ns);
     } else {
         svc_recv_stop(s);
         xsf_error err;
@@ -202,8 +216,10 @@ static void test_run(const uint8_t *data, size_t len, const char *dir, int by_fi
     static char text[1 << 16];
     file_text(json, text, sizeof text);
     CHECK(strstr(text, "\"engine\": ") && strstr(text, "\"frames_whole\": 5,") &&
-              strstr(text, "\"frames_dropped\": 0,"),
-          "JSON: %.200s", text);
+              strstr(text, "\"frames_dropped\": 0,") && strstr(text, "\"process_frames\": 5,") &&
+              strstr(text, "\"steady_short\": true") && strstr(text, "\"fps_short\": true") &&
+              strstr(text, "\"startup_ms\": {\"total\": "),
+          "JSON: %.400s", text);
     CHECK(file_text(flog, text, sizeof text) &&
               !strncmp(text, PL_FRAME_LOG_HEADER "\n", strlen(PL_FRAME_LOG_HEADER) + 1),
           "frame log header");
@@ -618,7 +634,7 @@ static void test_stream_legs(const char *dir)
               !strcmp(sc.leg_name[1], "127.0.0.2:5006") && sc.rtp.legs.merge.window_ms == 80,
           "two sockets");
     CHECK(sc.rtp.depacketizer.reorder_ns >= 80000000u &&
-              sc.rtp.depacketizer.reorder_packets >= SVC_DUP_PACKET_RATE * 80 / 1000,
+              sc.rtp.depacketizer.reorder_packets >= RTP_MERGE_REORDER_RATE * 80 / 1000,
           "the reorder window covers the skew: %u packets", sc.rtp.depacketizer.reorder_packets);
     rq.iface = "eth0,eth1,eth2";
     CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage,
