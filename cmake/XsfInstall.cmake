@@ -69,6 +69,7 @@ set(XSF_PUBLIC_HEADERS
   imgio/include/picture_source.h
   pipeline/include/pipeline.h
   rtp/include/rtp.h
+  rtp/include/rtp_merge.h
   rtp/include/rtp_receive.h
   rtp/include/rtp_send_session.h
   rtp/include/rtp_sender.h

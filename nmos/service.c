@@ -116,32 +116,20 @@ static void stop(nmos_service *s, svc_stream *st)
     st->info.running = 0;
 }
 
-/* The legs of an activation as the RTP source's input: the socket of each
- * enabled leg. The source takes one leg today: the first enabled one (the
- * other copy of a ST 2022-7 pair is not joined). When pl_rtp_config takes
- * legs (the two-leg merge before frame assembly), fill one per enabled leg
- * here, in IS-05's order: this function is the only place that changes. */
-static xsf_status legs_input(const nmos_activation *a, pl_rtp_config *rc, const nmos_rx_leg **used,
-                             xsf_error *err)
+/* One enabled leg's socket. */
+static xsf_status leg_socket(const nmos_rx_leg *l, rtp_udp_config *u, xsf_error *err)
 {
-    const nmos_rx_leg *l = NULL;
-    for (unsigned k = 0; k < NMOS_LEGS && !l; k++)
-        if (a->leg[k].enable)
-            l = &a->leg[k];
-    if (!l)
-        return xsf_error_set(err, XSF_ERR_ARG, "no leg enabled");
     if (!l->destination_port)
         return xsf_error_set(err, XSF_ERR_ARG, "no destination port");
-    rc->kind = PL_RTP_SOCKET;
     rtp_addr local;
     memset(&local, 0, sizeof local);
     if (l->multicast_ip[0]) {
         if (rtp_addr_parse(l->multicast_ip, 0, &local, err) != XSF_OK)
             return XSF_ERR_ARG;
         if (l->source_ip[0]) {
-            if (rtp_addr_parse(l->source_ip, 0, &rc->udp.source, err) != XSF_OK)
+            if (rtp_addr_parse(l->source_ip, 0, &u->source, err) != XSF_OK)
                 return XSF_ERR_ARG;
-            rc->udp.has_source = 1;
+            u->has_source = 1;
         }
     } else {
         /* Unicast: the port on every local address of the interface's family. */
@@ -151,9 +139,34 @@ static xsf_status legs_input(const nmos_activation *a, pl_rtp_config *rc, const 
         local.family = itf.family;
     }
     local.port = (uint16_t)l->destination_port;
-    rc->udp.local = local;
-    rc->udp.timestamps = 1;
-    *used = l;
+    u->local = local;
+    u->timestamps = 1;
+    return XSF_OK;
+}
+
+/* The legs of an activation as the RTP source's input: the socket of each
+ * enabled leg, in IS-05's order; two or more are merged (ST 2022-7, rtp_merge.h)
+ * before frame assembly. *used: the first enabled leg (its SDP). */
+static xsf_status legs_input(const nmos_activation *a, pl_rtp_config *rc, const nmos_rx_leg **used,
+                             xsf_error *err)
+{
+    *used = NULL;
+    unsigned n = 0;
+    for (unsigned k = 0; k < NMOS_LEGS && n < RTP_LEGS_MAX; k++) {
+        if (!a->leg[k].enable)
+            continue;
+        const xsf_status st = leg_socket(&a->leg[k], &rc->legs.leg[n].udp, err);
+        if (st != XSF_OK)
+            return st;
+        if (!n)
+            *used = &a->leg[k];
+        n++;
+    }
+    if (!n)
+        return xsf_error_set(err, XSF_ERR_ARG, "no leg enabled");
+    rc->kind = PL_RTP_SOCKET;
+    rc->udp = rc->legs.leg[0].udp;
+    rc->legs.n = n >= 2 ? n : 0;
     return XSF_OK;
 }
 
@@ -178,6 +191,8 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
         return stt;
     rc.depacketizer = rs.depacketizer;
     rc.depacketizer.validate = !s->null_output && s->kind == PL_WRITE_JXS;
+    if (rc.legs.n)
+        rtp_receiver_cover_skew(&rc.depacketizer, &rc.legs.merge);
     rc.interlaced = rs.interlaced;
     stt = pl_rtp_source_open(&st->src, &rc, err);
     if (stt != XSF_OK)

@@ -47,6 +47,8 @@ struct pl_rtp_source {
     pthread_mutex_t mu; /* guards snap, kdrops */
     rtp_stats snap;
     uint64_t kdrops;
+    int merged; /* legs: merge_snap is the merge's */
+    rtp_merge_stats merge_snap;
     xsf_error err;         /* set by the thread before done */
     uint64_t whole;        /* frames submitted */
     uint64_t pushed;       /* PL_RTP_PUSH: packets */
@@ -333,6 +335,7 @@ static void snapshot(pl_rtp_source *s)
     pthread_mutex_lock(&s->mu);
     s->snap = *rtp_depacketizer_stats(s->dep);
     s->kdrops = rtp_transport_kernel_drops(&s->tr);
+    s->merged = rtp_transport_merge_stats(&s->tr, &s->merge_snap);
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -427,11 +430,15 @@ static void *source_main(void *arg)
     return NULL;
 }
 
-/* The transport of a configuration: named, or the kind's. */
+/* The transport of a configuration: named, or the kind's (its legs merged: "dup:KIND"). */
 static const char *transport_name(const pl_rtp_config *c)
 {
     if (c->transport)
         return c->transport;
+    if (c->legs.n >= 2)
+        return c->kind == PL_RTP_SOCKET ? "dup:udp"
+               : c->kind == PL_RTP_PCAP ? "dup:pcap"
+                                        : "dup:capture";
     return c->kind == PL_RTP_SOCKET ? "udp" : c->kind == PL_RTP_PCAP ? "pcap" : "capture";
 }
 
@@ -446,7 +453,10 @@ xsf_status pl_rtp_source_open(pl_rtp_source **out, const pl_rtp_config *cfg, xsf
     pthread_mutex_init(&s->mu, NULL);
     xsf_status st = XSF_OK;
     if (cfg->kind != PL_RTP_PUSH) { /* else packets come through pl_rtp_source_push */
-        const rtp_transport_config tc = {.udp = cfg->udp, .path = cfg->path, .filter = cfg->filter};
+        const rtp_transport_config tc = {.udp = cfg->udp,
+                                         .path = cfg->path,
+                                         .filter = cfg->filter,
+                                         .legs = cfg->legs.n >= 2 ? &s->cfg.legs : NULL};
         st = rtp_transport_open(&s->tr, transport_name(cfg), &tc, err);
     }
     if (st != XSF_OK) {
@@ -556,6 +566,18 @@ void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops
     if (kernel_drops)
         *kernel_drops = s->kdrops;
     pthread_mutex_unlock(&s->mu);
+}
+
+int pl_rtp_source_merge_stats(pl_rtp_source *s, rtp_merge_stats *st)
+{
+    pthread_mutex_lock(&s->mu);
+    const int merged = s->merged;
+    if (merged)
+        *st = s->merge_snap;
+    pthread_mutex_unlock(&s->mu);
+    if (!merged)
+        memset(st, 0, sizeof *st);
+    return merged;
 }
 
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err)

@@ -188,16 +188,21 @@ static void drain(rtp_depacketizer *d, uint64_t now_ns)
 {
     if (d->startup)
         return;
+    int released = 0;
     for (;;) {
         const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
         if (m->ext != d->next || m->state != SLOT_FILLED)
             break;
         release(d, d->next++);
+        released = 1;
     }
-    if (d->highest < d->next) {
+    /* The hole at the front was filled: the next one's age is its own (a hole does not
+     * inherit the age of one filled before it: with two legs a skew apart, the lagging
+     * leg fills each hole in turn, and none would otherwise wait its own reorder_ns). */
+    if (d->highest < d->next || released)
         d->hole_since_ns = 0;
+    if (d->highest < d->next)
         return;
-    }
     if (d->hole_since_ns)
         return;
     /* A hole is as old as the first packet received behind it: one found

@@ -794,6 +794,13 @@ static int pcap_kept(const void *priv)
     return rtp_pcap_mapped(priv);
 }
 
+/* A live capture's descriptor (libpcap's selectable one), -1 where it has none. */
+static int pcap_fd(const void *priv)
+{
+    const rtp_pcap_reader *r = priv;
+    return r->live ? pcap_get_selectable_fd(r->p) : -1;
+}
+
 const rtp_transport_ops rtp_transport_pcap = {
     .name = "pcap",
     .clock = RTP_ARRIVAL_RECORDED,
@@ -814,4 +821,5 @@ const rtp_transport_ops rtp_transport_capture = {
     .read = pcap_read,
     .close = pcap_close_reader,
     .packets_kept = pcap_kept,
+    .fd = pcap_fd,
 };

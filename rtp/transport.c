@@ -6,9 +6,8 @@
 
 /* One line a transport: its ops live in its own file. */
 static const rtp_transport_ops *const transports[] = {
-    &rtp_transport_udp,
-    &rtp_transport_pcap,
-    &rtp_transport_capture,
+    &rtp_transport_udp,     &rtp_transport_pcap,     &rtp_transport_capture,
+    &rtp_transport_dup_udp, &rtp_transport_dup_pcap, &rtp_transport_dup_capture,
 };
 
 const rtp_transport_ops *rtp_transport_at(size_t i)
@@ -105,5 +104,40 @@ xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_op
     dc->reorder_ns = (uint64_t)o->reorder_ms * 1000000u;
     dc->max_frame_bytes = segment;
     out->max_frame_bytes = out->interlaced && segment <= SIZE_MAX / 2 ? 2 * segment : segment;
+    out->legs = 1;
+    out->leg_dest[0] = out->dest;
+    out->leg_has_source[0] = out->has_source;
+    out->leg_source[0] = out->source;
     return XSF_OK;
+}
+
+void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_config *mc)
+{
+    const uint64_t window_ns =
+        (uint64_t)(mc->window_ms ? mc->window_ms : RTP_MERGE_WINDOW_MS_DEFAULT) * 1000000u;
+    if (dc->reorder_ns < window_ns)
+        dc->reorder_ns = window_ns;
+    const unsigned packets = rtp_merger_reorder_packets(mc, RTP_MERGE_REORDER_RATE);
+    if ((dc->reorder_packets ? dc->reorder_packets : 512) < packets)
+        dc->reorder_packets = packets;
+}
+
+xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_receiver_options *o,
+                                   rtp_receiver_setup *out, xsf_error *err)
+{
+    if (n < 1 || n > RTP_LEGS_MAX)
+        return xsf_error_set(err, XSF_ERR_ARG, "%u legs: a stream has 1 to %d", n, RTP_LEGS_MAX);
+    const xsf_status st = rtp_receiver_setup_from_sdp(&legs[0], o, out, err);
+    for (unsigned k = 1; st == XSF_OK && k < n; k++) {
+        xsf_error e;
+        xsf_error_clear(&e);
+        if (rtp_addr_parse(legs[k].dest_addr, 0, &out->leg_dest[k], &e) != XSF_OK)
+            return xsf_error_set(err, XSF_ERR_INVALID, "leg %u: c= %s", k + 1, e.msg);
+        out->leg_dest[k].port = (uint16_t)legs[k].port;
+        out->leg_has_source[k] =
+            legs[k].source_addr[0] &&
+            rtp_addr_parse(legs[k].source_addr, 0, &out->leg_source[k], &e) == XSF_OK;
+        out->legs = k + 1;
+    }
+    return st;
 }

@@ -674,6 +674,11 @@ static size_t udp_buffer_bytes(const void *priv)
     return rtp_udp_buffer_bytes(priv);
 }
 
+static int udp_fd(const void *priv)
+{
+    return rtp_udp_fd(priv);
+}
+
 const rtp_transport_ops rtp_transport_udp = {
     .name = "udp",
     .clock = RTP_ARRIVAL_REALTIME,
@@ -685,4 +690,5 @@ const rtp_transport_ops rtp_transport_udp = {
     .kernel_drops = udp_kernel_drops,
     .local_port = udp_local_port,
     .buffer_bytes = udp_buffer_bytes,
+    .fd = udp_fd,
 };

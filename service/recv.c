@@ -167,6 +167,14 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
         st->rc.packet_log = NULL;
         if (!st->rc.filter && sc->filter[0])
             st->rc.filter = sc->filter;
+        for (unsigned i = 0; i < st->rc.legs.n; i++) {
+            rtp_transport_config *leg = &st->rc.legs.leg[i];
+            if (st->rc.kind != PL_RTP_SOCKET) {
+                leg->path = sc->leg_path[i];
+                if (!leg->filter && sc->leg_filter[i][0])
+                    leg->filter = sc->leg_filter[i];
+            }
+        }
         if (sc->packets && !(st->rc.packet_log = st->plog = fopen(sc->packets, "w"))) {
             fail(f, sc->packets, 0, XSF_ERR_IO, "%s", "cannot create the file");
             close_sources(s, k);
@@ -350,8 +358,55 @@ const char *svc_recv_label(const svc_recv *s, int k)
     return s->st[k].label;
 }
 
+/* A leg that went silent or came back since the last look: 1 and the warning. */
+static int leg_event(svc_recv *s, int k, xsf_error *w)
+{
+    svc_stream *st = &s->st[k];
+    rtp_merge_stats m;
+    if (!st->rc.legs.n || !pl_rtp_source_merge_stats(st->src, &m))
+        return 0;
+    const svc_stream_config *sc = &s->cfg->stream[k];
+    for (unsigned i = 0; i < m.legs; i++) {
+        const rtp_leg_stats *l = &m.leg[i];
+        xsf_error_clear(w);
+        if (l->silences > st->leg_silences[i]) {
+            st->leg_silences[i] = l->silences;
+            int others = 0; /* legs still bringing packets */
+            for (unsigned j = 0; j < m.legs; j++)
+                others += j != i && !m.leg[j].silent && m.leg[j].packets_received;
+            if (l->packets_received)
+                xsf_error_set(w, XSF_ERR_IO,
+                              "leg %u (%s) silent: no packet for %.1f s (%llu packets lost on it "
+                              "so far)%s",
+                              i + 1, sc->leg_name[i], l->last_packet_age_ms / 1e3,
+                              (unsigned long long)l->packets_lost,
+                              others ? "; the stream goes on on the other legs"
+                                     : "; no leg brings packets now");
+            else
+                xsf_error_set(w, XSF_ERR_IO,
+                              "leg %u (%s) silent: no packet since the stream started %.1f s ago",
+                              i + 1, sc->leg_name[i], l->last_packet_age_ms / 1e3);
+            return 1;
+        }
+        if (l->returns > st->leg_returns[i]) {
+            st->leg_returns[i] = l->returns;
+            xsf_error_set(w, XSF_ERR_IO, "leg %u (%s) back: packets again (%llu lost on it so far)",
+                          i + 1, sc->leg_name[i], (unsigned long long)l->packets_lost);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int svc_recv_next_warning(svc_recv *s, svc_failure *w)
 {
+    for (int k = 0; k < s->started; k++) {
+        if (leg_event(s, k, &w->err)) {
+            w->subject = s->st[k].label;
+            w->usage = 0;
+            return 1;
+        }
+    }
     for (int k = 0; k < s->started; k++) {
         svc_stream *st = &s->st[k];
         const int buffer = st->rcvbuf_pending, ptp = !buffer && st->ptp_pending;

@@ -45,6 +45,8 @@ typedef struct svc_stream {
     svc_check check;    /* with an SDP */
     int rcvbuf_pending; /* rcvbuf holds a warning not taken yet */
     xsf_error rcvbuf;
+    /* the legs' silences and returns given as warnings so far */
+    uint64_t leg_silences[RTP_LEGS_MAX], leg_returns[RTP_LEGS_MAX];
     int ptp_pending; /* the SDP names PTP, --ptp was not given: ptp holds the warning */
     xsf_error ptp;
 } svc_stream;

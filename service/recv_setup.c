@@ -10,17 +10,39 @@
 /* SDP files are small: a larger one is not a session description. */
 #define SDP_MAX_BYTES 65536
 
-static xsf_status read_sdp(const char *path, rtp_sdp *s, xsf_error *err)
+/* The SDP's legs: one, or those of its a=group:DUP (rtp_sdp_parse_legs). */
+static xsf_status read_sdp(const char *path, rtp_sdp *legs, unsigned *n, xsf_error *err)
 {
     uint8_t *text;
     size_t len;
     xsf_status st = imgio_read_file(path, &text, &len, err);
     if (st != XSF_OK)
         return st;
-    st = len > SDP_MAX_BYTES ? xsf_error_set(err, XSF_ERR_INVALID, "larger than 64 KiB")
-                             : rtp_sdp_parse((const char *)text, len, s, err);
+    st = len > SDP_MAX_BYTES
+             ? xsf_error_set(err, XSF_ERR_INVALID, "larger than 64 KiB")
+             : rtp_sdp_parse_legs((const char *)text, len, legs, RTP_LEGS_MAX, n, err);
     free(text);
     return st;
+}
+
+/* A list joined by commas (the legs of a stream) into items: their count (0 for NULL), or
+ * -1 for more than RTP_LEGS_MAX, an empty item or one too long. */
+static int split_list(const char *list, char item[RTP_LEGS_MAX][256])
+{
+    if (!list)
+        return 0;
+    int n = 0;
+    for (const char *p = list;; n++) {
+        const char *c = strchr(p, ',');
+        const size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (n == RTP_LEGS_MAX || !len || len >= 256)
+            return -1;
+        memcpy(item[n], p, len);
+        item[n][len] = '\0';
+        if (!c)
+            return n + 1;
+        p = c + 1;
+    }
 }
 
 static xsf_status fail(svc_failure *f, const char *subject, int usage, const xsf_error *err)
@@ -51,6 +73,12 @@ static void capture_filter(char *buf, size_t cap, const char *given, const rtp_a
     }
 }
 
+/* The i-th of a list of n items for a stream of `legs` legs: one item serves every leg. */
+static const char *leg_item(char item[RTP_LEGS_MAX][256], int n, unsigned i)
+{
+    return n <= 0 ? NULL : n == 1 ? item[0] : item[i];
+}
+
 xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req,
                             const rtp_receiver_options *ro, const pl_rtp_config *shared,
                             svc_failure *f)
@@ -65,48 +93,65 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
     sc->path = req->output == SVC_OUT_MD5 && req->out ? req->out + 4 : req->out;
     sc->fps = req->fps;
     sc->packets = req->packets;
-    rtp_addr addr, source;
-    memset(&addr, 0, sizeof addr);
-    memset(&source, 0, sizeof source);
-    int have_addr = 0, have_source = 0;
-    rtp_sdp sdp;
-    if (req->sdp && read_sdp(req->sdp, &sdp, &err) != XSF_OK)
+    /* The legs: lists joined by commas, or the SDP's DUP group. */
+    char addrs[RTP_LEGS_MAX][256], files[RTP_LEGS_MAX][256], ifaces[RTP_LEGS_MAX][256],
+        sources[RTP_LEGS_MAX][256];
+    const char *file_list = req->pcap ? req->pcap : req->capture;
+    const int na = split_list(req->addr, addrs), nf = split_list(file_list, files),
+              ni = split_list(req->iface, ifaces), ns = split_list(req->source, sources);
+    if (na < 0 || nf < 0 || ni < 0 || ns < 0) {
+        xsf_error_set(&err, XSF_ERR_ARG,
+                      "the legs of a stream: at most %d, joined by commas, none empty",
+                      RTP_LEGS_MAX);
+        return fail(f,
+                    na < 0   ? req->addr
+                    : nf < 0 ? file_list
+                    : ni < 0 ? "--iface"
+                             : "--source",
+                    1, &err);
+    }
+    rtp_sdp sdp_legs[RTP_LEGS_MAX];
+    unsigned nsdp = 0;
+    if (req->sdp && read_sdp(req->sdp, sdp_legs, &nsdp, &err) != XSF_OK)
         return fail(f, req->sdp, 0, &err);
+    const rtp_sdp *sdp = req->sdp ? &sdp_legs[0] : NULL;
+    unsigned legs = 1;
+    if ((unsigned)na > legs)
+        legs = (unsigned)na;
+    if ((unsigned)nf > legs)
+        legs = (unsigned)nf;
+    if (nsdp > legs)
+        legs = nsdp;
+    /* Every list has one item a leg, or (addresses, interfaces, sources) one for all. */
+    if ((na > 1 && (unsigned)na != legs) || (nf && (unsigned)nf != legs) ||
+        (ni > 1 && (unsigned)ni != legs) || (ns > 1 && (unsigned)ns != legs)) {
+        xsf_error_set(&err, XSF_ERR_ARG,
+                      "%u legs, but %d addresses, %d files or interfaces to read, %d --iface "
+                      "and %d --source: give one a leg (or one address, --iface, --source "
+                      "for all)",
+                      legs, na, nf, ni, ns);
+        return fail(f, req->sdp ? req->sdp : req->addr ? req->addr : file_list, 1, &err);
+    }
     /* The receiver's configuration, with its bounds, from the SDP and the options. */
     rtp_receiver_options o = *ro;
     o.payload_type = req->payload_type;
     rtp_receiver_setup rs;
-    if (rtp_receiver_setup_from_sdp(req->sdp ? &sdp : NULL, &o, &rs, &err) != XSF_OK)
+    if ((req->sdp ? rtp_receiver_setup_legs(sdp_legs, nsdp, &o, &rs, &err)
+                  : rtp_receiver_setup_from_sdp(NULL, &o, &rs, &err)) != XSF_OK)
         return fail(f, req->sdp ? req->sdp : "recv", err.status == XSF_ERR_ARG, &err);
     pl_rtp_config *rc = &sc->rtp;
     *rc = *shared;
     if (req->sdp) {
-        /* c= is where the stream goes: a group, or this host's unicast address, which is
-         * bound as it is (not every local address). */
-        addr = rs.dest;
-        have_addr = rs.has_dest;
-        source = rs.source;
-        have_source = rs.has_source;
         rc->interlaced = rs.interlaced;
         /* RFC 9134 7.1 / ST 2110-20: colorimetry and RANGE pick the display's matrix. */
-        if (sdp.colorimetry[0] || sdp.range[0])
-            xsf_colour_from_sdp(&sc->colour, sdp.colorimetry, sdp.range);
+        if (sdp->colorimetry[0] || sdp->range[0])
+            xsf_colour_from_sdp(&sc->colour, sdp->colorimetry, sdp->range);
         if (!sc->fps.num && rs.rate_num) {
             sc->fps.num = rs.rate_num;
             sc->fps.den = rs.rate_den;
         }
         sc->has_sdp = 1;
-        sc->sdp = sdp;
-    }
-    if (req->addr) {
-        if (rtp_addr_parse(req->addr, 1, &addr, &err) != XSF_OK)
-            return fail(f, req->addr, 1, &err);
-        have_addr = 1;
-    }
-    if (req->source) {
-        if (rtp_addr_parse(req->source, 0, &source, &err) != XSF_OK)
-            return fail(f, "--source", 1, &err);
-        have_source = 1;
+        sc->sdp = *sdp;
     }
     sc->max_frame_bytes = rs.depacketizer.max_frame_bytes;
     rtp_depacketizer_config *dc = &rc->depacketizer;
@@ -116,20 +161,62 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
     /* Decoded streams are checked by the decoder itself (a refusal is counted
      * as "decode"); codestreams written as they are get the structural check. */
     dc->validate = req->output == SVC_OUT_JXS;
-    if (req->pcap || req->capture) {
-        rc->kind = req->pcap ? PL_RTP_PCAP : PL_RTP_CAPTURE;
-        rc->path = req->pcap ? req->pcap : req->capture;
-        capture_filter(sc->filter, sizeof sc->filter, req->filter, have_addr ? &addr : NULL,
-                       have_source ? &source : NULL);
+    rc->kind = req->pcap ? PL_RTP_PCAP : req->capture ? PL_RTP_CAPTURE : PL_RTP_SOCKET;
+    for (unsigned i = 0; i < legs; i++) {
+        /* c= is where the stream goes: a group, or this host's unicast address, which is
+         * bound as it is (not every local address). */
+        rtp_addr addr = rs.leg_dest[i], source = rs.leg_source[i];
+        int have_addr = req->sdp && rs.has_dest, have_source = req->sdp && rs.leg_has_source[i];
+        const char *a = leg_item(addrs, na, i), *src = leg_item(sources, ns, i),
+                   *iface = leg_item(ifaces, ni, i);
+        if (a) {
+            if (rtp_addr_parse(a, 1, &addr, &err) != XSF_OK)
+                return fail(f, req->addr, 1, &err);
+            have_addr = 1;
+        }
+        if (src) {
+            if (rtp_addr_parse(src, 0, &source, &err) != XSF_OK)
+                return fail(f, "--source", 1, &err);
+            have_source = 1;
+        }
+        rtp_transport_config *leg = &rc->legs.leg[i];
+        memset(leg, 0, sizeof *leg);
+        if (rc->kind != PL_RTP_SOCKET) {
+            snprintf(sc->leg_path[i], sizeof sc->leg_path[i], "%s", files[i]);
+            snprintf(sc->leg_name[i], sizeof sc->leg_name[i], "%s", files[i]);
+            capture_filter(sc->leg_filter[i], sizeof sc->leg_filter[i], req->filter,
+                           have_addr ? &addr : NULL, have_source ? &source : NULL);
+            leg->udp.buffer_bytes = shared->udp.buffer_bytes;
+        } else {
+            leg->udp = shared->udp;
+            leg->udp.local = addr;
+            leg->udp.has_source = have_source;
+            leg->udp.source = source;
+            leg->udp.timestamps = 1;
+            if (iface) {
+                size_t n = strlen(iface);
+                if (n >= sizeof leg->udp.iface)
+                    n = sizeof leg->udp.iface - 1;
+                memcpy(leg->udp.iface, iface, n);
+                leg->udp.iface[n] = '\0';
+            }
+            rtp_addr_format(&addr, 1, sc->leg_name[i], sizeof sc->leg_name[i]);
+        }
+    }
+    /* Leg 0 is the stream's own configuration (one leg: the only one). */
+    if (rc->kind != PL_RTP_SOCKET) {
+        rc->path = legs > 1 ? file_list : req->pcap ? req->pcap : req->capture;
+        snprintf(sc->filter, sizeof sc->filter, "%s", sc->leg_filter[0]);
         rc->filter = NULL; /* svc_recv_create points it at sc->filter */
     } else {
-        rc->kind = PL_RTP_SOCKET;
-        rc->udp.local = addr;
-        rc->udp.has_source = have_source;
-        rc->udp.source = source;
-        rc->udp.timestamps = 1;
-        if (req->iface)
-            snprintf(rc->udp.iface, sizeof rc->udp.iface, "%s", req->iface);
+        rc->udp = rc->legs.leg[0].udp;
+    }
+    if (legs > 1) {
+        rc->legs.n = legs;
+        rc->legs.merge.window_ms = shared->legs.merge.window_ms;
+        rtp_receiver_cover_skew(dc, &rc->legs.merge);
+    } else {
+        rc->legs.n = 0;
     }
     return XSF_OK;
 }
@@ -219,6 +306,7 @@ xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const 
     shared.copy_threads = l->copy_threads < 0 ? 0 : l->copy_threads ? (int)l->copy_threads : -1;
     shared.udp.buffer_bytes = (size_t)l->rcvbuf;
     shared.udp.gro = !l->no_gro;
+    shared.legs.merge.window_ms = (unsigned)l->dup_window_ms;
     for (int k = 0; k < n; k++) {
         const xsf_status st = svc_stream_setup(&cfg->stream[k], req[k], &ro, &shared, f);
         if (st != XSF_OK)

@@ -34,6 +34,11 @@ void svc_recv_figures(svc_recv *s, int k, int interval, svc_stream_figures *out)
     pl_rtp_source_stats(st->src, &out->rtp, &out->kernel_drops);
     pl_stream_stats_get(s->p, st->id, &out->pl);
     out->drops = svc_drops_of(&out->rtp, &out->pl, &st->rc.depacketizer);
+    out->merged = pl_rtp_source_merge_stats(st->src, &out->merge);
+    if (out->merged) { /* the merge's window is the stream's too */
+        out->drops.memory += out->merge.memory_bytes;
+        out->drops.memory_bound += out->merge.memory_bytes;
+    }
     out->fps_short = 0;
     if (!interval) {
         out->fps = out->pl.fps;
@@ -97,7 +102,32 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig)
+/* A stream of several legs: what was recovered, and each leg in the order given. */
+static void json_legs(FILE *f, const svc_stream_config *sc, const rtp_merge_stats *m)
+{
+    fprintf(f,
+            ", \"packets_recovered\": %llu, \"merge_window_packets\": %llu, "
+            "\"packets_dropped_copies\": %llu, \"legs\": [",
+            (unsigned long long)m->packets_recovered, (unsigned long long)m->window,
+            (unsigned long long)m->dropped);
+    for (unsigned i = 0; i < m->legs; i++) {
+        const rtp_leg_stats *l = &m->leg[i];
+        fprintf(f, "%s{\"name\": ", i ? ", " : "");
+        json_string(f, sc->leg_name[i]);
+        fprintf(f,
+                ", \"packets_received\": %llu, \"packets_lost\": %llu, \"packets_duplicated\": "
+                "%llu, \"last_packet_age_ms\": %.1f, \"silent\": %s, \"silences\": %llu, "
+                "\"skew_ms\": {\"count\": %llu, \"p50\": %.2f, \"max\": %.2f}}",
+                (unsigned long long)l->packets_received, (unsigned long long)l->packets_lost,
+                (unsigned long long)l->duplicates, l->last_packet_age_ms,
+                l->silent ? "true" : "false", (unsigned long long)l->silences,
+                (unsigned long long)l->skew_samples, l->skew_p50_ms, l->skew_max_ms);
+    }
+    fprintf(f, "]");
+}
+
+static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
+                        const svc_stream_figures *fig)
 {
     const rtp_stats r = fig->rtp;
     const pl_stream_stats ps = fig->pl;
@@ -156,6 +186,8 @@ static void json_stream(FILE *f, const char *name, const svc_stream_figures *fig
     fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
             (unsigned long long)ps.partial_submitted,
             (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
+    if (fig->merged)
+        json_legs(f, sc, &fig->merge);
     fprintf(f, ", \"fps_short\": %s, \"first_picture_ms\": %.3f", fig->fps_short ? "true" : "false",
             (double)ps.first_picture_ns / 1e6);
     /* --ptp: from the capture instant (the RTP timestamp on TAI) to the picture. */
@@ -187,7 +219,7 @@ xsf_status svc_recv_write_json(svc_recv *s, const char *path, svc_failure *f)
         svc_stream_figures fig;
         svc_recv_figures(s, k, 0, &fig);
         fprintf(out, "%s\n    ", k ? "," : "");
-        json_stream(out, s->st[k].label, &fig);
+        json_stream(out, s->st[k].label, &s->cfg->stream[k], &fig);
     }
     fprintf(out, "\n  ]\n}\n");
     if (fclose(out)) {

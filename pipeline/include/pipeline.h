@@ -569,6 +569,10 @@ typedef struct pl_rtp_config {
                          headers (0: one per core beyond two, at most 4; -1: none,
                          the receiving thread copies each frame's payloads once its
                          last packet is read) */
+    /* legs.n >= 2: the stream's legs (SMPTE ST 2022-7), each a transport of the kind's
+     * (its udp, path, filter; the fields above are then unused), merged before the
+     * depacketizer (the "dup:" transports, rtp_merge.h) */
+    rtp_legs_config legs;
 } pl_rtp_config;
 typedef struct pl_rtp_source pl_rtp_source;
 /* Opens the socket or capture (errors here: address in use, no such file).
@@ -593,6 +597,9 @@ void pl_rtp_source_stop(pl_rtp_source *s);
 int pl_rtp_source_done(pl_rtp_source *s);
 /* A consistent copy of the receiver's statistics (taken every few ms). */
 void pl_rtp_source_stats(pl_rtp_source *s, rtp_stats *st, uint64_t *kernel_drops);
+/* A stream of several legs: 1 and a copy of the merge's statistics (taken with the
+ * receiver's); 0 for one leg. */
+int pl_rtp_source_merge_stats(pl_rtp_source *s, rtp_merge_stats *st);
 /* Waits for the thread, flushes the depacketizer, closes; reports a
  * receive error if there was one. */
 xsf_status pl_rtp_source_join(pl_rtp_source *s, xsf_error *err);

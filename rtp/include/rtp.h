@@ -684,6 +684,7 @@ typedef struct rtp_datagram {
     int foreign_source;  /* with rtp_udp_config.has_source: from another sender (drop it) */
     uint64_t arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
+    unsigned leg; /* of a stream's legs (SMPTE ST 2022-7), the one it came on; 0: the first */
 } rtp_datagram;
 
 #define RTP_UDP_BATCH 64

@@ -10,6 +10,7 @@
 #define XSF_RTP_RECEIVE_H
 
 #include "rtp.h"
+#include "rtp_merge.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,12 @@ typedef struct rtp_receiver_setup {
     int transmode;               /* T */
     unsigned rate_num, rate_den; /* exactframerate; 0 when not given */
     uint64_t samples;            /* of the picture, rtp_sdp_samples; 0 when not known */
+    /* The legs (SMPTE ST 2022-7): 1, or the SDPs given to rtp_receiver_setup_legs; leg 0 is
+     * dest and source above. */
+    unsigned legs;
+    rtp_addr leg_dest[RTP_LEGS_MAX];
+    int leg_has_source[RTP_LEGS_MAX];
+    rtp_addr leg_source[RTP_LEGS_MAX];
 } rtp_receiver_setup;
 
 /* Fills *out from `sdp` (may be NULL: the options alone) and the options. Fails
@@ -54,6 +61,26 @@ typedef struct rtp_receiver_setup {
  * address that does not parse; an a=source-filter that does not parse is ignored. */
 xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_options *o,
                                        rtp_receiver_setup *out, xsf_error *err);
+/* The same for a stream of n legs (1..RTP_LEGS_MAX, rtp_sdp_parse_legs): the
+ * configuration of the first, and each leg's c=, m= port and source filter. */
+xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_receiver_options *o,
+                                   rtp_receiver_setup *out, xsf_error *err);
+
+/* A stream of several legs: a packet lost on the leg ahead waits for the lagging leg's
+ * copy in the depacketizer's reorder window, so its time (reorder_ns) is raised to the
+ * merge's skew window and its size (reorder_packets) to the skew at RTP_MERGE_REORDER_RATE,
+ * where they are smaller. */
+void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_config *mc);
+
+/* Reads an SDP whose video media descriptions may be grouped by `a=group:DUP` (RFC 7104,
+ * the legs of one stream, SMPTE ST 2022-7), into legs[0..*n) in the group's order: each
+ * leg is the session part with its one media description (named by a=mid), read by
+ * rtp_sdp_parse. Without a DUP group: one leg, rtp_sdp_parse's. Refused (XSF_ERR_INVALID):
+ * a group that names a missing a=mid, more legs than cap, legs that disagree on the payload
+ * type or the format (packetmode, transmode, width, height, exactframerate, interlace),
+ * more than 64 KiB; a leg's own errors are prefixed with its a=mid. */
+xsf_status rtp_sdp_parse_legs(const char *text, size_t len, rtp_sdp *legs, unsigned cap,
+                              unsigned *n, xsf_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Receive transports                                                   */
@@ -65,11 +92,23 @@ typedef enum rtp_arrival_clock {
     RTP_ARRIVAL_NONE,         /* none worth keeping: the caller stamps packets as it reads */
 } rtp_arrival_clock;
 
+struct rtp_legs_config;
+
 typedef struct rtp_transport_config {
     rtp_udp_config udp; /* "udp": the socket; "capture": buffer_bytes */
     const char *path;   /* "pcap": the file; "capture": the interface */
     const char *filter; /* "pcap", "capture": BPF (NULL: "udp") */
+    /* "dup:udp", "dup:pcap", "dup:capture": the legs (read only by open) */
+    const struct rtp_legs_config *legs;
 } rtp_transport_config;
+
+/* The legs of one stream (SMPTE ST 2022-7), each a transport of one kind, merged by
+ * sequence number (rtp_merge.h) into one stream of first copies. */
+typedef struct rtp_legs_config {
+    unsigned n;                             /* 2..RTP_LEGS_MAX */
+    rtp_transport_config leg[RTP_LEGS_MAX]; /* in the order given; .legs unused */
+    rtp_merger_config merge;                /* .legs is n */
+} rtp_legs_config;
 
 typedef struct rtp_transport_ops {
     const char *name; /* "udp", "pcap", "capture" */
@@ -97,6 +136,10 @@ typedef struct rtp_transport_ops {
     uint16_t (*local_port)(const void *priv);   /* the bound port */
     size_t (*buffer_bytes)(const void *priv);   /* the receive buffer the kernel granted
                                                    (rtp_udp_buffer_bytes) */
+    int (*fd)(const void *priv); /* a descriptor poll() says is readable when a read would not
+                                    wait, or -1 */
+    /* "dup:*": the merge's statistics now (0: none, this transport has one leg) */
+    int (*merge_stats)(void *priv, rtp_merge_stats *out);
 } rtp_transport_ops;
 
 /* The table; NULL when no transport has that name. */
@@ -135,10 +178,22 @@ static inline size_t rtp_transport_buffer_bytes(const rtp_transport *t)
     return t->ops && t->ops->buffer_bytes ? t->ops->buffer_bytes(t->priv) : 0;
 }
 
+static inline int rtp_transport_merge_stats(const rtp_transport *t, rtp_merge_stats *out)
+{
+    return t->ops && t->ops->merge_stats ? t->ops->merge_stats(t->priv, out) : 0;
+}
+
 /* The transports of the table, each in its own file. */
 extern const rtp_transport_ops rtp_transport_udp;     /* udp.c */
 extern const rtp_transport_ops rtp_transport_pcap;    /* pcap_io.c: a .pcap or .pcapng file */
 extern const rtp_transport_ops rtp_transport_capture; /* pcap_io.c: live capture */
+/* legs.c: "dup:udp", "dup:pcap", "dup:capture": the legs of rtp_transport_config.legs, each
+ * a transport of that kind, read together (files in the order of their capture times,
+ * live legs as they come) and merged (rtp_merge.h): a read hands out first copies only,
+ * rtp_datagram.leg saying which leg brought each. */
+extern const rtp_transport_ops rtp_transport_dup_udp;
+extern const rtp_transport_ops rtp_transport_dup_pcap;
+extern const rtp_transport_ops rtp_transport_dup_capture;
 
 #ifdef __cplusplus
 }

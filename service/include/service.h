@@ -76,6 +76,13 @@ typedef struct svc_stream_config {
      * (rtp_sdp_compare), a difference given once as a warning (svc_recv_next_warning). */
     int has_sdp;
     rtp_sdp sdp;
+    /* The legs of the stream (SMPTE ST 2022-7), in the order given: rtp.legs.n of them
+     * (0: one leg). Each leg's file or interface (pcap, capture) and capture filter, which
+     * svc_recv_create points rtp.legs at, and what messages about it say (its ADDR:PORT,
+     * file or interface). */
+    char leg_path[RTP_LEGS_MAX][256];
+    char leg_filter[RTP_LEGS_MAX][512];
+    char leg_name[RTP_LEGS_MAX][128];
 } svc_stream_config;
 
 typedef struct svc_recv_config {
@@ -122,6 +129,9 @@ typedef struct svc_failure {
 
 /* A stream as a command line describes it: where its packets come from, as
  * given, and where its frames go. */
+/* The legs of one stream (SMPTE ST 2022-7) are given as lists joined by commas: addr,
+ * pcap, capture (one item a leg, in order), iface and source (one item for every leg, or
+ * one a leg); or by an SDP whose media descriptions are grouped by a=group:DUP. */
 typedef struct svc_stream_request {
     const char *addr;    /* ADDR:PORT: a socket to bind (and join, for a group); with pcap
                             or capture, the destination whose packets are taken */
@@ -183,6 +193,8 @@ typedef struct svc_recv_limits {
     long copy_threads;        /* .pcap payload copy threads; -1: the source's choice */
     long queue;               /* frames per stream; 0: the pipeline's default */
     int gpu_sync_given;       /* cfg->pl.gpu_sync as given (else the service picks) */
+    long dup_window_ms;       /* streams of several legs: the path skew tolerated (0: 50 ms); the
+                                 reorder window is raised to cover it (rtp_receiver_cover_skew) */
 } svc_recv_limits;
 
 /* timeout 5 s, wait -1 (the default rule), reorder 512 packets and 20 ms, copy_threads -1,
@@ -240,7 +252,9 @@ int svc_recv_wait(svc_recv *s, int ms);
 int svc_recv_report_due(svc_recv *s);
 /* The next warning about a started stream, each given once: what the service
  * noticed that does not stop it (svc_rcvbuf_check's; a stream whose picture
- * or frame rate contradicts its SDP, found on its first frames). 1 and *w
+ * or frame rate contradicts its SDP, found on its first frames; a leg of a
+ * stream silent for RTP_LEG_SILENT_NS, once when it goes and once when it
+ * comes back). 1 and *w
  * (subject: the stream's label), or 0 when there is none now. From the thread
  * that drives the service. */
 int svc_recv_next_warning(svc_recv *s, svc_failure *w);
@@ -277,6 +291,8 @@ svc_drops svc_drops_of(const rtp_stats *r, const pl_stream_stats *ps,
 /* One stream's figures now. */
 typedef struct svc_stream_figures {
     rtp_stats rtp;
+    int merged;            /* several legs: merge holds their figures */
+    rtp_merge_stats merge; /* packets_recovered, each leg's (rtp_merge.h) */
     uint64_t kernel_drops;
     pl_stream_stats pl;
     svc_drops drops;

@@ -436,14 +436,15 @@ static void test_receiver_setup(void)
 
 static void test_transport_table(void)
 {
-    static const char *const names[] = {"udp", "pcap", "capture"};
-    for (size_t i = 0; i < 3; i++) {
+    static const char *const names[] = {"udp",     "pcap",     "capture",
+                                        "dup:udp", "dup:pcap", "dup:capture"};
+    for (size_t i = 0; i < 6; i++) {
         const rtp_transport_ops *ops = rtp_transport_find(names[i]);
         CHECK(ops && !strcmp(ops->name, names[i]) && ops->open && ops->read && ops->close &&
                   rtp_transport_at(i) == ops,
               "transport %s", names[i]);
     }
-    CHECK(!rtp_transport_at(3) && !rtp_transport_find("nope") && !rtp_transport_find(NULL),
+    CHECK(!rtp_transport_at(6) && !rtp_transport_find("nope") && !rtp_transport_find(NULL),
           "no more transports");
     CHECK(rtp_transport_find("udp")->live && rtp_transport_find("udp")->kernel_drops &&
               rtp_transport_find("udp")->clock == RTP_ARRIVAL_REALTIME &&

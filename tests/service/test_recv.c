@@ -607,6 +607,73 @@ static void test_stream_setup(const char *dir)
           "an option out of its bounds");
 }
 
+/* The legs of a stream (SMPTE ST 2022-7): lists joined by commas, or an SDP's DUP group;
+ * the reorder window raised to the skew; counts that disagree refused. */
+static void test_stream_legs(const char *dir)
+{
+    rtp_receiver_options ro;
+    rtp_receiver_options_init(&ro);
+    pl_rtp_config shared;
+    memset(&shared, 0, sizeof shared);
+    shared.udp.buffer_bytes = 1 << 20;
+    shared.legs.merge.window_ms = 80;
+    static svc_stream_config sc;
+    svc_failure fl;
+    svc_stream_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.payload_type = -1;
+    rq.addr = "127.0.0.1:5004,127.0.0.2:5006";
+    rq.iface = "lo";
+    rq.source = "10.0.0.1,10.1.0.1";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK, "legs: %s", fl.err.msg);
+    CHECK(sc.rtp.kind == PL_RTP_SOCKET && sc.rtp.legs.n == 2 &&
+              sc.rtp.legs.leg[1].udp.local.port == 5006 &&
+              sc.rtp.legs.leg[0].udp.local.port == 5004 && sc.rtp.udp.local.port == 5004 &&
+              sc.rtp.legs.leg[1].udp.has_source && !strcmp(sc.rtp.legs.leg[1].udp.iface, "lo") &&
+              sc.rtp.legs.leg[1].udp.buffer_bytes == 1 << 20 &&
+              !strcmp(sc.leg_name[1], "127.0.0.2:5006") && sc.rtp.legs.merge.window_ms == 80,
+          "two sockets");
+    CHECK(sc.rtp.depacketizer.reorder_ns >= 80000000u &&
+              sc.rtp.depacketizer.reorder_packets >= RTP_MERGE_REORDER_RATE * 80 / 1000,
+          "the reorder window covers the skew: %u packets", sc.rtp.depacketizer.reorder_packets);
+    rq.iface = "eth0,eth1,eth2";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage,
+          "three interfaces for two legs");
+    rq.iface = NULL;
+    rq.addr = "127.0.0.1:5004,";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_ERR_ARG && fl.usage, "an empty leg");
+    /* Two capture files, one address each. */
+    memset(&rq, 0, sizeof rq);
+    rq.payload_type = -1;
+    rq.pcap = "a.pcap,b.pcap";
+    rq.addr = "239.1.1.1:5004,239.2.1.1:5004";
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && sc.rtp.legs.n == 2 &&
+              sc.rtp.kind == PL_RTP_PCAP && !strcmp(sc.leg_path[1], "b.pcap") &&
+              strstr(sc.leg_filter[1], "239.2.1.1") && strstr(sc.leg_filter[0], "239.1.1.1"),
+          "two files: '%s'", sc.leg_filter[1]);
+    /* An SDP's DUP group. */
+    char sdp[512];
+    snprintf(sdp, sizeof sdp, "%s/dup.sdp", dir);
+    FILE *f = fopen(sdp, "w");
+    if (f) {
+        fputs("v=0\r\no=- 1 1 IN IP4 10.0.0.7\r\ns=x\r\nt=0 0\r\na=group:DUP a b\r\n"
+              "m=video 46000 RTP/AVP 98\r\nc=IN IP4 127.0.0.1\r\na=rtpmap:98 jxsv/90000\r\n"
+              "a=fmtp:98 packetmode=0\r\na=mid:a\r\n"
+              "m=video 46002 RTP/AVP 98\r\nc=IN IP4 127.0.0.2\r\na=rtpmap:98 jxsv/90000\r\n"
+              "a=fmtp:98 packetmode=0\r\na=mid:b\r\n",
+              f);
+        fclose(f);
+    }
+    memset(&rq, 0, sizeof rq);
+    rq.payload_type = -1;
+    rq.sdp = sdp;
+    CHECK(svc_stream_setup(&sc, &rq, &ro, &shared, &fl) == XSF_OK && sc.rtp.legs.n == 2 &&
+              sc.rtp.legs.leg[1].udp.local.port == 46002 && sc.rtp.udp.local.port == 46000 &&
+              sc.rtp.depacketizer.payload_type == 98,
+          "SDP DUP: %s", fl.err.msg);
+    remove(sdp);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -619,6 +686,7 @@ int main(int argc, char **argv)
     test_recv_setup();
     test_rcvbuf_check();
     test_stream_setup(argv[2]);
+    test_stream_legs(argv[2]);
     char path[512];
     snprintf(path, sizeof path, "%s/seq_5f_422_10b.jxs", argv[1]);
     size_t len = 0;
