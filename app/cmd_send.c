@@ -260,13 +260,10 @@ static int open_feed(const send_args *a, pl_encode_feed **feed)
         cli_error("--sampling", "%s", err.msg);
         return 2;
     }
-    /* The GPU encoder where one is usable, unless --cpu. */
-    const int gpu = a->engine != 0 && ec.codec->encoder->gpu_available() == XSF_OK;
-    if (a->engine == 1 && !gpu) {
-        cli_error("--gpu", "no usable GPU (or no CUDA kernels in this build)");
+    if (pl_encode_pick_device(ec.codec, a->engine, &ec.device, &err) != XSF_OK) {
+        cli_error("--gpu", "%s", err.msg);
         return 1;
     }
-    ec.device = gpu ? 0 : -1;
     int refused = 0;
     if (pl_encode_open(feed, &ec, &refused, &err) != XSF_OK) {
         cli_error(a->cfg.in, "%s", err.msg);

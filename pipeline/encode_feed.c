@@ -232,6 +232,16 @@ int pl_encode_stats_json(pl_encode_feed *f, char *out, size_t cap)
                     st.encode.p99_us, st.encode.max_us);
 }
 
+xsf_status pl_encode_pick_device(const xsf_codec *codec, int want, int *device, xsf_error *err)
+{
+    const int gpu = want != 0 && codec->encoder->gpu_available() == XSF_OK;
+    *device = gpu ? 0 : -1;
+    if (want == 1 && !gpu)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "no usable GPU (or no CUDA kernels in this build)");
+    return XSF_OK;
+}
+
 void pl_encode_close(pl_encode_feed *f)
 {
     if (!f)

@@ -74,6 +74,11 @@ void pl_encode_stats_get(pl_encode_feed *f, pl_encode_stats *st);
  * "encode_us": {"mean": .., "p50": .., "p99": .., "max": ..}} into out[cap] (NUL ended);
  * returns the length snprintf gives. */
 int pl_encode_stats_json(pl_encode_feed *f, char *out, size_t cap);
+/* The encoder a command asks for: want 0, the C encoder (*device -1); 1, the GPU encoder
+ * (*device 0; XSF_ERR_UNSUPPORTED "no usable GPU..." where none is usable or the build has
+ * no kernels); -1, the GPU encoder where one is usable, else the C encoder. */
+xsf_status pl_encode_pick_device(const xsf_codec *codec, int want, int *device, xsf_error *err);
+
 /* Stops the thread (a frame being coded is finished first), destroys the encoder, closes
  * the input; NULL is fine. */
 void pl_encode_close(pl_encode_feed *f);
