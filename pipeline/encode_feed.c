@@ -35,6 +35,7 @@ struct pl_encode_feed {
     xsf_status st;
     xsf_error err; /* its failure */
     pl_hist hist;  /* time in the encoder's call */
+    pl_hist read;  /* time in the reader's */
     uint64_t bytes;
     xsf_format format;
 };
@@ -67,6 +68,19 @@ static xsf_status code_frame(pl_encode_feed *f, const xsf_picture *pic, uint64_t
     return XSF_OK;
 }
 
+/* The next picture, its time in the reader counted. */
+static xsf_status read_picture(pl_encode_feed *f, const xsf_picture **pic, xsf_error *err)
+{
+    const uint64_t t0 = xsf_clock_mono_ns();
+    const xsf_status st = imgio_read(f->rd, pic, err);
+    const uint64_t t1 = xsf_clock_mono_ns();
+    pthread_mutex_lock(&f->mu);
+    if (st == XSF_OK && *pic)
+        pl_hist_add(&f->read, t1 - t0);
+    pthread_mutex_unlock(&f->mu);
+    return st;
+}
+
 /* The thread: waits for a free buffer, reads the next picture, codes it. */
 static void *feed_main(void *arg)
 {
@@ -84,7 +98,7 @@ static void *feed_main(void *arg)
         if (quit || (f->cfg.max_frames > 0 && n >= (uint64_t)f->cfg.max_frames))
             break;
         const xsf_picture *pic = NULL;
-        if ((st = imgio_read(f->rd, &pic, &e)) != XSF_OK || !pic)
+        if ((st = read_picture(f, &pic, &e)) != XSF_OK || !pic)
             break;
         if ((st = code_frame(f, pic, n, &e)) != XSF_OK)
             break;
@@ -144,7 +158,7 @@ xsf_status pl_encode_open(pl_encode_feed **out, const pl_encode_config *c, int *
     xsf_status st = imgio_reader_open(&f->rd, c->in, c->format,
                                       c->format == IMGIO_FORMAT_YUV ? &c->raw : NULL, err);
     if (st == XSF_OK)
-        st = imgio_read(f->rd, &pic, err);
+        st = read_picture(f, &pic, err);
     if (st == XSF_OK && !pic)
         st = xsf_error_set(err, XSF_ERR_INVALID, "no frame to encode");
     if (st == XSF_OK)
@@ -214,6 +228,7 @@ void pl_encode_stats_get(pl_encode_feed *f, pl_encode_stats *st)
     st->frames = f->coded;
     st->bytes = f->bytes;
     pl_hist_summary(&f->hist, &st->encode);
+    pl_hist_summary(&f->read, &st->read);
     pthread_mutex_unlock(&f->mu);
     st->format = f->format;
     st->rate_bytes = f->rate_bytes;
@@ -226,10 +241,12 @@ int pl_encode_stats_json(pl_encode_feed *f, char *out, size_t cap)
     pl_encode_stats_get(f, &st);
     return snprintf(out, cap,
                     "\"encoder\": {\"engine\": \"%s\", \"frames\": %llu, \"bytes\": %llu, "
-                    "\"encode_us\": {\"mean\": %.1f, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}}",
+                    "\"encode_us\": {\"mean\": %.1f, \"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}, "
+                    "\"read_us\": {\"mean\": %.1f, \"p99\": %.1f, \"max\": %.1f}}",
                     f->cfg.device < 0 ? "cpu" : "gpu", (unsigned long long)st.frames,
                     (unsigned long long)st.bytes, st.encode.mean_us, st.encode.p50_us,
-                    st.encode.p99_us, st.encode.max_us);
+                    st.encode.p99_us, st.encode.max_us, st.read.mean_us, st.read.p99_us,
+                    st.read.max_us);
 }
 
 xsf_status pl_encode_pick_device(const xsf_codec *codec, int want, int *device, xsf_error *err)

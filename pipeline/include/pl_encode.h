@@ -15,6 +15,9 @@
  * period of added latency where the encoder keeps up with the frame rate
  * (and the reader waits for the input meanwhile: a live pipe backs up).
  *
+ * pl_encode_close waits for the frame being read or coded: a reader blocked
+ * on a pipe that neither writes nor closes holds it.
+ *
  * Nothing here prints. Messages do not repeat the input's name. */
 #ifndef XSF_PIPELINE_PL_ENCODE_H
 #define XSF_PIPELINE_PL_ENCODE_H
@@ -47,6 +50,8 @@ typedef struct pl_encode_stats {
     pl_latency encode; /* time in the encoder's call per frame (us): mean, p50, p99, max;
                           a GPU encoder's includes the picture's upload and the
                           codestream's download */
+    pl_latency read;   /* time in the reader per frame (us): the thread's other work, so
+                          the feed keeps up with a rate where read + encode < a frame */
     size_t rate_bytes; /* every codestream's size where the rate fixes it, else 0 */
     int device;        /* the configuration's: -1 the C encoder, else the GPU's */
 } pl_encode_stats;
@@ -71,7 +76,8 @@ void pl_encode_source(pl_encode_feed *f, rtp_frame_source *src);
 /* The figures so far (any thread). */
 void pl_encode_stats_get(pl_encode_feed *f, pl_encode_stats *st);
 /* The figures as one JSON member, "encoder": {"engine": "gpu"|"cpu", "frames": N, "bytes": N,
- * "encode_us": {"mean": .., "p50": .., "p99": .., "max": ..}} into out[cap] (NUL ended);
+ * "encode_us": {"mean": .., "p50": .., "p99": .., "max": ..}, "read_us": {"mean": ..,
+ * "p99": .., "max": ..}} into out[cap] (NUL ended);
  * returns the length snprintf gives. */
 int pl_encode_stats_json(pl_encode_feed *f, char *out, size_t cap);
 /* The encoder a command asks for: want 0, the C encoder (*device -1); 1, the GPU encoder

@@ -44,7 +44,7 @@ for mode in codestream slice; do
     live $mode $mode.yuv in.y4m --mode $mode --stats-json $mode.json
     [ "$(md5sum < $mode.yuv | cut -d' ' -f1)" = "$ref_md5" ]
     check $? "$mode: the received pictures differ from the C decode of xsflow encode's"
-    grep -q '"segments": 5, .*"encoder": {"engine": "cpu", "frames": 5, "bytes": 108000, "encode_us": {"mean": [0-9.]*, "p50": [0-9.]*, "p99": [0-9.]*, "max": [0-9.]*}}}' $mode.json
+    grep -q '"segments": 5, .*"encoder": {"engine": "cpu", "frames": 5, "bytes": 108000, "encode_us": {"mean": [0-9.]*, "p50": [0-9.]*, "p99": [0-9.]*, "max": [0-9.]*}, "read_us": {"mean": [0-9.]*, "p99": [0-9.]*, "max": [0-9.]*}}}' $mode.json
     check $? "$mode: --stats-json without the encoder's times: $(cat $mode.json)"
 done
 
@@ -105,6 +105,12 @@ check $? "a bad input left its capture file"
 expect 1 "^xsflow: missing.y4m: cannot open" missing.y4m --bpp 3 --cpu --pcap bad.pcap
 printf 'YUV4MPEG2 W320 H180 F25:1 C422p10\nFRAME\nshort' > cut.y4m
 expect 1 "^xsflow: cut.y4m: " cut.y4m --bpp 3 --cpu --pcap bad.pcap
+# A 10-bit sample above 1023 (the reader's in-place path finds it and names it).
+printf 'YUV4MPEG2 W4 H2 F25:1 C422p10\nFRAME\n' > over.y4m
+printf '\001\000\002\000\003\000\004\000\005\000\006\000\007\000\010\000' >> over.y4m
+printf '\011\000\012\000\013\000\014\000\015\000\016\000\377\377\020\000' >> over.y4m
+expect 1 "^xsflow: over.y4m: frame 0 component 2 sample (0,1) is 65535, above 1023" over.y4m \
+    --bpp 3 --cpu --pcap bad.pcap
 expect 2 "^xsflow: in.y4m: .*--bpp" in.y4m --cpu --pcap bad.pcap
 expect 2 "^xsflow: --bpp: ref.jxs holds codestreams" ref.jxs --bpp 3 --pcap bad.pcap
 expect 2 "^xsflow: --loop: " in.y4m --bpp 3 --loop 2 --pcap bad.pcap
