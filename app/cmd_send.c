@@ -72,6 +72,16 @@ static int check_input(send_args *a)
         cli_error(a->loop_given ? "--loop" : "--interlaced", "not with a picture input (%s)", in);
         return 2;
     }
+    /* --sampling in the vocabulary of a .yuv's layout (422, not YCbCr-4:2:2) is the layout's;
+     * the SDP's then comes from the codestream. */
+    imgio_raw_layout probe;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (a->format == IMGIO_FORMAT_YUV && a->cfg.sampling &&
+        imgio_raw_layout_make(&probe, a->cfg.sampling, 16, 16, 8, &err) == XSF_OK) {
+        a->sampling = a->cfg.sampling;
+        a->cfg.sampling = NULL;
+    }
     if (a->format == IMGIO_FORMAT_YUV && (!a->size[0] || !a->size[1])) {
         cli_error(in, "a .yuv input needs --size WxH (and --sampling, --depth)");
         return 2;
@@ -176,7 +186,9 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "what was sent and what the impairments did, as JSON (with\n"
                 "first_timestamp, the RTP timestamp of the first frame)"),
         CLI_OPT("sampling", 0, CLI_STRING, &a->cfg.sampling, "S",
-                "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2)"),
+                "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2);\n"
+                "with a .yuv input 400, 420, 422 (default), 444 or 4444 give\n"
+                "its layout instead"),
         CLI_OPT("colorimetry", 0, CLI_STRING, &a->cfg.colorimetry, "C",
                 "SDP colorimetry (default BT709)"),
         CLI_OPT("tcs", 0, CLI_STRING, &a->cfg.tcs, "T",
@@ -198,8 +210,6 @@ static int parse_args(int argc, char **argv, send_args *a)
                 "y4m with --bpp, else jxs)",
                 .choices = "auto|jxs|y4m|yuv"),
         CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "a .yuv input's picture size"),
-        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S",
-                "a .yuv input's sampling: 400, 420, 422 (default), 444 or 4444"),
         CLI_OPT("depth", 0, CLI_INT, &a->depth, "N",
                 "a .yuv input's bits per sample, 1..16 (default 10)", .lo = 1, .hi = 16),
         CLI_TABLE_END};

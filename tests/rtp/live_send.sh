@@ -62,8 +62,10 @@ check $? "stdin: the received codestreams differ from xsflow encode's"
 
 # A .yuv file with its layout, and a .pcap of two legs (ST 2022-7): each leg the same stream.
 timeout 60 "$xsflow" send in.yuv --size 320x180 --sampling 422 --depth 10 --bpp 3 --cpu \
-    --pcap red.pcap,blue.pcap --mode slice -q
+    --pcap red.pcap,blue.pcap --mode slice --sdp yuv.sdp -q
 check $? "yuv, two legs: send"
+grep -q 'sampling=YCbCr-4:2:2;' yuv.sdp && grep -q 'a=group:DUP' yuv.sdp
+check $? "yuv, two legs: the SDP (--sampling 422 is the .yuv's layout): $(cat yuv.sdp)"
 for leg in red blue; do
     timeout 60 "$xsflow" recv --pcap $leg.pcap -o $leg.jxs -q 2> /dev/null
     cmp -s ref.jxs $leg.jxs
