@@ -34,8 +34,13 @@ runs() {
     printf '| %s | %s | %s | %s |\n' "$label" "$(echo "$s" | sed -n "$(((RUNS + 1) / 2))p")" \
         "$(echo "$s" | head -1)" "$(echo "$s" | tail -1)"
 }
+echo "persistence mode: $(nvidia-smi --query-gpu=persistence_mode --format=csv,noheader 2> /dev/null | tr '\n' ' ')"
+echo
 echo "| command | median ms | min | max |"
 echo "| --- | ---: | ---: | ---: |"
+[ -x "$B/bench/pipeline/pipeline_first_frame" ] &&
+    runs "floor: a process that makes one CUDA context and decodes 4 frames (pipeline_first_frame)" \
+        "$B/bench/pipeline/pipeline_first_frame" "$one" "$one" 1
 runs "decode 1 UHD frame (default GPUs)" "$X" decode "$one" -o "$W/o.yuv" -q
 runs "decode 1 UHD frame --gpus 0" "$X" decode "$one" -o "$W/o.yuv" --gpus 0 -q
 runs "decode 1 UHD frame --cpu" "$X" decode "$one" -o "$W/o.yuv" --cpu -q
@@ -46,5 +51,6 @@ runs "recv --pcap 2-frame capture --cpu" "$X" recv --pcap "$W/two.pcap" -o null 
 echo
 echo "start-up phases of one decode (where the build prints them):"
 "$X" decode "$one" -o "$W/o.yuv" 2>&1 | grep -iA12 "start-up" | head -16
+[ -x "$B/bench/pipeline/pipeline_first_frame" ] && "$B/bench/pipeline/pipeline_first_frame" "$one" "$one" 1 2>&1 | head -12
 echo "recv --pcap (2 frames):"
 "$X" recv --pcap "$W/two.pcap" -o null 2>&1 | grep -iE "start-up|process" | head -6
