@@ -197,6 +197,12 @@ double cmp_psnr_all(const xsf_picture *ref, const xsf_picture *dec);
  * rgb) over every 8x8 window (stride 1), K1 = 0.01, K2 = 0.03, L = 2^depth - 1.
  * 1 for identical pictures. */
 double cmp_ssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb);
+/* MS-SSIM (Wang, Simoncelli, Bovik 2003) of the same luma: 5 scales, weights
+ * 0.0448, 0.2856, 0.3001, 0.2363, 0.1333, 11x11 Gaussian windows (sigma 1.5)
+ * where they fit, K1 = 0.01, K2 = 0.03, L = 2^depth - 1, 2x2 means between
+ * scales (metrics.c has the details). 1 for identical pictures; NAN for
+ * pictures smaller than 161x161 (the 5th scale needs 11x11 samples). */
+double cmp_msssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb);
 
 #ifdef __cplusplus
 }
