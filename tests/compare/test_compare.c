@@ -40,6 +40,13 @@ static void test_parsers(void)
               m == (1u << CMP_BPC_1PASS | 1u << CMP_BPC_3PASS),
           "single variants: %x", m);
     CHECK(cmp_parse_variants("jpeg2000", &m, &err) == XSF_ERR_ARG, "unknown codec refused");
+    CHECK(cmp_parse_variants("all", &m, &err) == XSF_OK && m == CMP_OWN_VARIANTS &&
+              !(m & CMP_PEER_VARIANTS),
+          "all: xsflow's five, no peer: %x", m);
+    CHECK(cmp_parse_variants("svt,j2k", &m, &err) == XSF_OK &&
+              m == (1u << CMP_SVT | 1u << CMP_OPJ) && cmp_variant_is_peer(CMP_SVT) &&
+              cmp_variant_is_peer(CMP_OPJ) && !cmp_variant_is_peer(CMP_BPC_3PASS),
+          "the peers: %x", m);
 }
 
 /* PSNR and SSIM against values computed here from their definitions. */
@@ -224,12 +231,22 @@ static void test_csv(const cmp_session *s, size_t expected_rows)
     fclose(f);
 }
 
+static int own_variants(void)
+{
+    int n = 0;
+    for (int v = 0; v < CMP_VARIANTS; v++)
+        n += !!(CMP_OWN_VARIANTS & (1u << v)) && !cmp_variant_is_peer((cmp_variant)v);
+    return n;
+}
+
 /* The rows of one picture: one per variant and rate, coded, within the
  * rate, PSNR rising, lossless exact. */
 static void check_rows(const cmp_session *s, const char *name, int w, int h)
 {
     const double pixels = (double)w * h;
     for (int v = 0; v < CMP_VARIANTS; v++) {
+        if (!(CMP_OWN_VARIANTS & (1u << v)))
+            continue;
         double last_psnr = 0;
         for (size_t k = 0; k < NRATES; k++) {
             const cmp_row *found = NULL;
@@ -322,7 +339,7 @@ int main(int argc, char **argv)
     CHECK(cmp_session_add_picture(s, "rgb8", &rgb, 1) == XSF_OK, "rgb8: %s", cmp_session_error(s));
     CHECK(cmp_session_add_picture(s, "grey12", &grey, 0) == XSF_OK, "grey12: %s",
           cmp_session_error(s));
-    const size_t expected = 2 * CMP_VARIANTS * NRATES;
+    const size_t expected = 2 * (size_t)own_variants() * NRATES;
     CHECK(cmp_session_rows(s) == expected, "%zu rows, expected %zu", cmp_session_rows(s), expected);
     check_rows(s, "rgb8", 192, 128);
     check_rows(s, "grey12", 160, 96);
