@@ -322,8 +322,7 @@ static xsf_status opj_encode_picture(void *ctx)
     if (ok) {
         a->set_error_handler(codec, on_error, j->msg);
         ok = a->setup_encoder(codec, &par, image) && a->codec_set_threads(codec, j->threads) &&
-             a->start_compress(codec, image, s) && a->encode(codec, s) &&
-             a->end_compress(codec, s);
+             a->start_compress(codec, image, s) && a->encode(codec, s) && a->end_compress(codec, s);
     }
     if (s)
         a->stream_destroy(s);
@@ -387,8 +386,8 @@ static xsf_status encode_to_budget(opj_job *j, double budget, xsf_error *err)
     size_t best_len = 0;
     for (int t = 0; t < OPJ_TRIES; t++) {
         if (opj_encode_picture(j))
-            return xsf_error_set(err, XSF_ERR_INVALID, "OpenJPEG encoder at ratio %g: %s",
-                                 j->ratio, j->msg[0] ? j->msg : "failed");
+            return xsf_error_set(err, XSF_ERR_INVALID, "OpenJPEG encoder at ratio %g: %s", j->ratio,
+                                 j->msg[0] ? j->msg : "failed");
         const double len = (double)j->cs.len;
         if (len <= budget && j->cs.len > best_len) {
             best = j->ratio;
@@ -404,9 +403,9 @@ static xsf_status encode_to_budget(opj_job *j, double budget, xsf_error *err)
                              "OpenJPEG did not code within %.0f bytes in %d tries", budget,
                              OPJ_TRIES);
     j->ratio = best;
-    return opj_encode_picture(j) ? xsf_error_set(err, XSF_ERR_INVALID, "OpenJPEG encoder: %s",
-                                                 j->msg)
-                                 : XSF_OK;
+    return opj_encode_picture(j)
+               ? xsf_error_set(err, XSF_ERR_INVALID, "OpenJPEG encoder: %s", j->msg)
+               : XSF_OK;
 }
 
 xsf_status cmp_opj_check(cmp_peers *p, xsf_error *err)
@@ -486,8 +485,8 @@ static xsf_status opj_measure(cmp_job *job, opj_job *j)
         snprintf(job->note, sizeof job->note, "lossless; %d threads", j->threads);
     st = cmp_time_median(opj_encode_picture, j, job->time_ms, &job->enc_s[0], &job->enc_runs[0]);
     if (!st)
-        st = cmp_time_median(opj_decode_picture, j, job->time_ms, &job->dec_s[0],
-                             &job->dec_runs[0]);
+        st =
+            cmp_time_median(opj_decode_picture, j, job->time_ms, &job->dec_s[0], &job->dec_runs[0]);
     if (st)
         xsf_error_set(&job->err, st, "OpenJPEG while timing: %s", j->msg);
     return st;

@@ -223,11 +223,12 @@ xsf_status cmp_svt_check(cmp_peers *p, xsf_error *err)
                              "SVT-JPEG-XS: %s does not encode a test picture (exit status %d, "
                              "%ld bytes: %s): its rows are left out",
                              p->svt_enc, rc, bytes, tail);
-    snprintf(p->about[CMP_SVT], sizeof p->about[CMP_SVT],
-             "SVT-JPEG-XS encoder lib %s (%.150s, --lp %d), decoded by xsflow's C decoder%s%.150s%s",
-             version[0] ? version : "(version not printed)", p->svt_enc, p->threads,
-             p->svt_dec[0] ? "; SvtJpegxsDecApp (" : " (no SvtJpegxsDecApp: decoding not timed)",
-             p->svt_dec[0] ? p->svt_dec : "", p->svt_dec[0] ? ") must agree and is timed" : "");
+    snprintf(
+        p->about[CMP_SVT], sizeof p->about[CMP_SVT],
+        "SVT-JPEG-XS encoder lib %s (%.150s, --lp %d), decoded by xsflow's C decoder%s%.150s%s",
+        version[0] ? version : "(version not printed)", p->svt_enc, p->threads,
+        p->svt_dec[0] ? "; SvtJpegxsDecApp (" : " (no SvtJpegxsDecApp: decoding not timed)",
+        p->svt_dec[0] ? p->svt_dec : "", p->svt_dec[0] ? ") must agree and is timed" : "");
     return XSF_OK;
 }
 
@@ -269,8 +270,8 @@ static xsf_status svt_measure(cmp_job *job, svt_run *r)
     if (rc != 0) {
         cmp_log_tail(r->log, tail, sizeof tail);
         job->refused = 1;
-        snprintf(job->note, sizeof job->note, "SvtJpegxsEncApp --bpp %s: exit status %d: %.120s", bpp,
-                 rc, tail);
+        snprintf(job->note, sizeof job->note, "SvtJpegxsEncApp --bpp %s: exit status %d: %.120s",
+                 bpp, rc, tail);
         return XSF_OK;
     }
     double fps = 0;

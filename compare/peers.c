@@ -178,8 +178,8 @@ void cmp_peers_init(cmp_peers *p, const cmp_options *opt)
         else
             dec = "SvtJpegxsDecApp";
     }
-    if (dec != p->svt_dec && (!strcmp(dec, "none") || find_program(dec, p->svt_dec,
-                                                                     sizeof p->svt_dec)))
+    if (dec != p->svt_dec &&
+        (!strcmp(dec, "none") || find_program(dec, p->svt_dec, sizeof p->svt_dec)))
         p->svt_dec[0] = '\0';
     snprintf(p->opj, sizeof p->opj, "%s", opt->opj ? opt->opj : "libopenjp2.so.7");
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -49,7 +49,8 @@ static void test_missing(void)
 {
     xsf_error err;
     xsf_error_clear(&err);
-    cmp_options o = {.path = CMP_PATH_CPU, .svt_enc = "/nonexistent/SvtJpegxsEncApp",
+    cmp_options o = {.path = CMP_PATH_CPU,
+                     .svt_enc = "/nonexistent/SvtJpegxsEncApp",
                      .opj = "/nonexistent/libopenjp2.so.7"};
     char about[256] = "";
     CHECK(cmp_peer_probe(CMP_SVT, &o, about, sizeof about, &err) == XSF_ERR_UNSUPPORTED &&
@@ -58,8 +59,7 @@ static void test_missing(void)
           "a missing SvtJpegxsEncApp: one line (%s)", err.msg);
     xsf_error_clear(&err);
     CHECK(cmp_peer_probe(CMP_OPJ, &o, about, sizeof about, &err) == XSF_ERR_UNSUPPORTED &&
-              strstr(err.msg, "OpenJPEG") && strstr(err.msg, "left out") &&
-              !strchr(err.msg, '\n'),
+              strstr(err.msg, "OpenJPEG") && strstr(err.msg, "left out") && !strchr(err.msg, '\n'),
           "a missing libopenjp2: one line (%s)", err.msg);
     xsf_error_clear(&err);
     o.svt_enc = "/bin/false"; /* runs, codes nothing */
@@ -122,8 +122,8 @@ static void check_peer_rows(const cmp_session *s, cmp_variant v, const char *nam
                   "SSIM %.4f, MS-SSIM %.4f", r->ssim, r->ms_ssim);
             last = r->psnr_all;
         } else {
-            CHECK(r->exact && isinf(r->psnr_all) && r->ms_ssim == 1, "%s %s lossless: exact",
-                  name, cmp_variant_codec(v));
+            CHECK(r->exact && isinf(r->psnr_all) && r->ms_ssim == 1, "%s %s lossless: exact", name,
+                  cmp_variant_codec(v));
         }
     }
 }
@@ -134,8 +134,12 @@ int main(int argc, char **argv)
     const char *svt = argc > 1 && access(argv[1], X_OK) == 0 ? argv[1] : NULL;
     int ran = 0;
     for (int v = CMP_SVT; v <= CMP_OPJ; v++) {
-        cmp_options o = {.rates = rates, .nrates = NRATES, .variants = 1u << v,
-                         .path = CMP_PATH_CPU, .time_ms = 0, .svt_enc = svt};
+        cmp_options o = {.rates = rates,
+                         .nrates = NRATES,
+                         .variants = 1u << v,
+                         .path = CMP_PATH_CPU,
+                         .time_ms = 0,
+                         .svt_enc = svt};
         xsf_error err;
         xsf_error_clear(&err);
         char about[512];
