@@ -44,7 +44,9 @@ SRC=${1:-$D/src.tar.gz}
 if [ "$SRC" = "$D/src.tar.gz" ] && [ ! -f "$SRC" ]; then
     fetch
 fi
+extracted=
 if [ -f "$SRC" ]; then
+    extracted=1
     rm -rf "$D/src"
     mkdir -p "$D/src"
     tar -xzf "$SRC" -C "$D/src" --strip-components=1
@@ -67,5 +69,8 @@ for app in SvtJpegxsEncApp SvtJpegxsDecApp; do
     [ -n "$f" ] || { echo "svt-build: $app was not built (see $D/build.log)" >&2; exit 1; }
     cp "$f" "$D/$app"
 done
+# What stays: the two binaries, the source tarball and the log (small to carry).
+rm -rf "$D/build"
+[ -n "$extracted" ] && rm -rf "$D/src"
 ls -l "$D"/SvtJpegxs*App
 echo "svt-build: xsflow compare --svt-enc $D/SvtJpegxsEncApp (SvtJpegxsDecApp next to it checks and times decoding)"
