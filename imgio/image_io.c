@@ -155,9 +155,19 @@ static xsf_status check_planes(const xsf_picture *pic, xsf_error *err)
     const xsf_format *f = &pic->fmt;
     if (f->nc < 1 || f->nc > IMGIO_MAX_COMPONENTS)
         return xsf_error_set(err, XSF_ERR_ARG, "picture with %d components", f->nc);
-    if (f->container != XSF_PLANAR_U16 || pic->memory == XSF_MEMORY_DEVICE)
-        return xsf_error_set(err, XSF_ERR_ARG,
-                             "the writers take planar 16-bit pictures in host memory");
+    if (pic->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "the writers take pictures in host memory");
+    if (f->container != XSF_PLANAR_U16) {
+        /* The output pixel formats: the format's own planes. */
+        xsf_status st = xsf_format_check(f, err);
+        if (st != XSF_OK)
+            return st;
+        for (int p = 0; p < xsf_format_planes(f); p++)
+            if (!pic->data[p] || pic->stride[p] < xsf_format_row_bytes(f, p))
+                return xsf_error_set(err, XSF_ERR_ARG, "%s plane %d: not a picture",
+                                     xsf_container_name(f->container), p);
+        return XSF_OK;
+    }
     for (int c = 0; c < f->nc; c++) {
         if (f->width[c] < 1 || f->height[c] < 1 || f->depth[c] < 1 || f->depth[c] > 16 ||
             pic->stride[c] < (size_t)f->width[c] * 2 || pic->stride[c] % 2 || !pic->data[c])
@@ -167,11 +177,37 @@ static xsf_status check_planes(const xsf_picture *pic, xsf_error *err)
     return XSF_OK;
 }
 
+/* Why `pic`'s container cannot be written as `format` (NULL: it can):
+ * .yuv takes every container, .y4m the planar ones (planar16, planar8,
+ * i420), .ppm planar16 and the packed R'G'B' ones of integer samples (rgb48,
+ * rgba, bgra), .pgm planar16. */
+static const char *container_refused(imgio_format format, xsf_container c)
+{
+    switch (format) {
+    case IMGIO_FORMAT_YUV: return NULL;
+    case IMGIO_FORMAT_Y4M:
+        return c == XSF_PLANAR_U16 || c == XSF_PLANAR_U8 || c == XSF_I420
+                   ? NULL
+                   : "Y4M holds planar pictures (planar16, planar8, i420)";
+    case IMGIO_FORMAT_PPM:
+        return c == XSF_PLANAR_U16 || c == XSF_RGB48 || c == XSF_RGBA8 || c == XSF_BGRA8
+                   ? NULL
+                   : "PPM holds planar16, rgb48, rgba or bgra pictures";
+    case IMGIO_FORMAT_PGM: return c == XSF_PLANAR_U16 ? NULL : "PGM holds planar16 pictures";
+    case IMGIO_FORMAT_NONE: break;
+    }
+    return NULL;
+}
+
 xsf_status imgio_check(const imgio_write_options *opt, const xsf_picture *pic, xsf_error *err)
 {
     xsf_status st = check_planes(pic, err);
     if (st != XSF_OK)
         return st;
+    const char *refused = container_refused(opt->format, pic->fmt.container);
+    if (refused)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "%s, not %s (write .yuv)", refused,
+                             xsf_container_name(pic->fmt.container));
     char tag[16];
     switch (opt->format) {
     case IMGIO_FORMAT_YUV: return XSF_OK;
@@ -179,6 +215,8 @@ xsf_status imgio_check(const imgio_write_options *opt, const xsf_picture *pic, x
     case IMGIO_FORMAT_Y4M: return y4m_tag(pic, tag, sizeof tag, err) ? XSF_OK : err->status;
     case IMGIO_FORMAT_PPM: {
         const xsf_format *f = &pic->fmt;
+        if (f->container != XSF_PLANAR_U16)
+            return XSF_OK; /* rgb48, rgba, bgra */
         if (f->nc != 3)
             return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
                                  "PPM holds 3 components, the picture has %d (write %s)", f->nc,
@@ -206,6 +244,8 @@ xsf_status imgio_check(const imgio_write_options *opt, const xsf_picture *pic, x
 size_t imgio_yuv_frame_bytes(const xsf_picture *pic)
 {
     const xsf_format *f = &pic->fmt;
+    if (f->container != XSF_PLANAR_U16)
+        return xsf_format_bytes(f);
     size_t n = 0;
     for (int c = 0; c < f->nc; c++)
         n += (size_t)f->width[c] * f->height[c] * (f->depth[c] > 8 ? 2 : 1);
@@ -215,8 +255,27 @@ size_t imgio_yuv_frame_bytes(const xsf_picture *pic)
 /* Samples per staging chunk: 4096 samples of two bytes, on the stack. */
 #define CHUNK_SAMPLES 4096
 
+/* The planes of an output pixel format as they are, rows tightly packed,
+ * whole planes in one piece where their rows are. */
+static int serialize_planes(const xsf_picture *pic, imgio_sink sink, void *ctx)
+{
+    const xsf_format *f = &pic->fmt;
+    for (int p = 0; p < xsf_format_planes(f); p++) {
+        const size_t row = xsf_format_row_bytes(f, p), rows = (size_t)xsf_format_plane_rows(f, p);
+        const int contiguous = pic->stride[p] == row;
+        for (size_t y = 0; y < rows; y += contiguous ? rows : 1) {
+            int r = sink(ctx, pic->data[p] + y * pic->stride[p], contiguous ? row * rows : row);
+            if (r)
+                return r;
+        }
+    }
+    return 0;
+}
+
 int imgio_yuv_serialize(const xsf_picture *pic, imgio_sink sink, void *ctx)
 {
+    if (pic->fmt.container != XSF_PLANAR_U16)
+        return serialize_planes(pic, sink, ctx);
     uint8_t buf[2 * CHUNK_SAMPLES];
     const uint16_t one = 1;
     const int little_endian = *(const uint8_t *)&one == 1;
@@ -418,9 +477,45 @@ static int write_netpbm_samples(imgio_writer *w, const uint16_t *s, size_t n, in
     return 0;
 }
 
+/* rgb48 (16-bit PPM, big-endian) or rgba / bgra (8-bit, alpha dropped) as P6. */
+static int write_ppm_packed(imgio_writer *w, const xsf_picture *pic)
+{
+    const xsf_format *f = &pic->fmt;
+    const int wide = f->container == XSF_RGB48, bgr = f->container == XSF_BGRA8;
+    char head[64];
+    snprintf(head, sizeof head, "P6\n%d %d\n%u\n", f->width[0], f->height[0], wide ? 65535u : 255u);
+    if (put_text(w, head))
+        return 1;
+    uint8_t *out = malloc((size_t)f->width[0] * (wide ? 6 : 3));
+    if (!out) {
+        errno = ENOMEM;
+        return 1;
+    }
+    int bad = 0;
+    for (int y = 0; y < f->height[0] && !bad; y++) {
+        const uint8_t *in = pic->data[0] + (size_t)y * pic->stride[0];
+        for (size_t x = 0; x < (size_t)f->width[0]; x++) {
+            if (wide) {
+                for (int k = 0; k < 3; k++) { /* little-endian in, big-endian out */
+                    out[6 * x + 2 * k] = in[6 * x + 2 * k + 1];
+                    out[6 * x + 2 * k + 1] = in[6 * x + 2 * k];
+                }
+            } else {
+                for (int k = 0; k < 3; k++)
+                    out[3 * x + k] = in[4 * x + (bgr ? 2 - k : k)];
+            }
+        }
+        bad = file_sink(w, out, (size_t)f->width[0] * (wide ? 6 : 3));
+    }
+    free(out);
+    return bad;
+}
+
 static int write_netpbm(imgio_writer *w, const xsf_picture *pic)
 {
     const xsf_format *f = &pic->fmt;
+    if (f->container != XSF_PLANAR_U16)
+        return write_ppm_packed(w, pic);
     const int ppm = w->opt.format == IMGIO_FORMAT_PPM;
     const int depth = f->depth[0];
     char head[64];

@@ -85,11 +85,12 @@ static void give_back_locked(pl_queue *q, pl_pool_buffer *b)
     *pool = b;
 }
 
-/* Tight rows, one plane after the other, from `base`. */
+/* Tight rows, one plane after the other, from `base` (the container's planes). */
 static void lay_out(xsf_picture *pic, uint8_t *base)
 {
     size_t at = 0;
-    for (int c = 0; c < pic->fmt.nc; c++) {
+    const int planes = xsf_format_planes(&pic->fmt);
+    for (int c = 0; c < planes; c++) {
         pic->data[c] = base + at;
         pic->stride[c] = xsf_format_row_bytes(&pic->fmt, c);
         at += xsf_format_plane_bytes(&pic->fmt, c);

@@ -57,11 +57,10 @@ struct pl_writer {
     xsf_error err;     /* the first failure; later frames are released unwritten */
 };
 
-/* Whether a frame's picture has host planes the writers read. */
+/* Whether a frame's picture has host planes the writers read (any container). */
 static int host_picture(const xsf_picture *p)
 {
-    return p->memory != XSF_MEMORY_DEVICE && p->fmt.container == XSF_PLANAR_U16 && p->fmt.nc &&
-           p->data[0];
+    return p->memory != XSF_MEMORY_DEVICE && p->fmt.nc && p->data[0];
 }
 
 /* A frame as one picture: progressive as it is, two fields woven (the first
@@ -70,30 +69,90 @@ static int host_picture(const xsf_picture *p)
 typedef struct scratch {
     uint16_t *buf;
     size_t samples;
+    xsf_picture converted; /* pl_writer_options.pix_fmt: the planes of a converted frame */
 } scratch;
 
-static xsf_status frame_picture(const pl_frame *f, scratch *sc, xsf_picture *out, xsf_error *err)
+/* Whether a planar 16-bit picture is converted to opt.pix_fmt before it is written. */
+static int converts(const pl_writer *wr, const xsf_format *f)
+{
+    return wr->opt.kind == PL_WRITE_PICTURE && wr->opt.pix_fmt != XSF_PLANAR_U16 &&
+           f->container == XSF_PLANAR_U16;
+}
+
+/* The colour a frame is converted with: the user's, else the picture's or the
+ * codestream's (as the PPM writer picks). */
+static xsf_colour frame_colour(const pl_writer *wr, const pl_frame *f)
+{
+    xsf_colour c = wr->opt.image.colour;
+    if (f->picture[0].colour.source > c.source)
+        c = f->picture[0].colour;
+    if (c.source == XSF_COLOUR_DEFAULT && (f->described & 1u) &&
+        f->desc[0].colour.source == XSF_COLOUR_CODESTREAM)
+        c = f->desc[0].colour;
+    return c;
+}
+
+/* A frame's picture as written: its fields woven, converted to opt.pix_fmt. */
+static void frame_format(const pl_writer *wr, const pl_frame *f, xsf_format *out)
+{
+    *out = f->picture[0].fmt;
+    if (f->fields == 2)
+        for (int c = 0; c < out->nc; c++)
+            out->height[c] += f->picture[1].fmt.height[c];
+    const xsf_colour colour = frame_colour(wr, f);
+    xsf_format conv;
+    if (converts(wr, out) &&
+        xsf_format_convert(out, &colour, wr->opt.pix_fmt, &conv, NULL) == XSF_OK)
+        *out = conv;
+}
+
+/* pic converted to opt.pix_fmt into sc->converted (planes kept from frame to frame). */
+static xsf_status convert_picture(const pl_writer *wr, const pl_frame *f, scratch *sc,
+                                  xsf_picture *pic, xsf_error *err)
+{
+    pic->colour = frame_colour(wr, f);
+    xsf_format want;
+    xsf_status st = xsf_format_convert(&pic->fmt, &pic->colour, wr->opt.pix_fmt, &want, err);
+    if (st != XSF_OK)
+        return st;
+    if (!sc->converted.ref || !xsf_format_equal(&sc->converted.fmt, &want)) {
+        xsf_picture_unref(&sc->converted);
+        sc->converted.fmt = want;
+        if ((st = xsf_picture_alloc(&sc->converted, NULL, err)) != XSF_OK)
+            return st;
+    }
+    if ((st = xsf_picture_convert(&sc->converted, pic, err)) != XSF_OK)
+        return st;
+    *pic = sc->converted;
+    pic->ref = NULL; /* a view: the scratch holds the planes */
+    return XSF_OK;
+}
+
+static xsf_status frame_picture(const pl_writer *wr, const pl_frame *f, scratch *sc,
+                                xsf_picture *out, xsf_error *err)
 {
     if (!host_picture(&f->picture[0]))
         return xsf_error_set(err, XSF_ERR_ARG, "frame %llu has no host picture",
                              (unsigned long long)f->index);
     *out = f->picture[0];
     out->ref = NULL; /* a view: the frame holds the picture */
-    if (f->fields != 2)
-        return XSF_OK;
-    const xsf_picture *first = &f->picture[0], *second = &f->picture[1];
-    size_t need;
-    xsf_status st = imgio_weave_size(first, second, &need, err);
-    if (st != XSF_OK)
-        return st;
-    if (need > sc->samples) {
-        uint16_t *b = realloc(sc->buf, need * sizeof *b);
-        if (!b)
-            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory to weave a frame");
-        sc->buf = b;
-        sc->samples = need;
+    if (f->fields == 2) {
+        const xsf_picture *first = &f->picture[0], *second = &f->picture[1];
+        size_t need;
+        xsf_status st = imgio_weave_size(first, second, &need, err);
+        if (st != XSF_OK)
+            return st;
+        if (need > sc->samples) {
+            uint16_t *b = realloc(sc->buf, need * sizeof *b);
+            if (!b)
+                return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory to weave a frame");
+            sc->buf = b;
+            sc->samples = need;
+        }
+        if ((st = imgio_weave(first, second, sc->buf, sc->samples, out, err)) != XSF_OK)
+            return st;
     }
-    return imgio_weave(first, second, sc->buf, sc->samples, out, err);
+    return converts(wr, &out->fmt) ? convert_picture(wr, f, sc, out, err) : XSF_OK;
 }
 
 typedef struct pwrite_ctx {
@@ -117,8 +176,15 @@ static int pwrite_sink(void *ctx, const uint8_t *data, size_t len)
     return 0;
 }
 
-static size_t frame_yuv_bytes(const pl_frame *f)
+static size_t frame_yuv_bytes(const pl_writer *wr, const pl_frame *f)
 {
+    if (!host_picture(&f->picture[0]))
+        return 0;
+    if (converts(wr, &f->picture[0].fmt)) {
+        xsf_format out;
+        frame_format(wr, f, &out);
+        return out.container == XSF_PLANAR_U16 ? 0 : xsf_format_bytes(&out); /* 0: refused */
+    }
     size_t n = 0;
     for (int k = 0; k < (f->fields == 2 ? 2 : 1); k++)
         if (host_picture(&f->picture[k]))
@@ -204,7 +270,7 @@ static xsf_status write_frame_at(pl_writer *wr, const pl_frame *f, uint64_t offs
 {
     xsf_picture pic;
     int mapped;
-    xsf_status st = frame_picture(f, sc, &pic, err);
+    xsf_status st = frame_picture(wr, f, sc, &pic, err);
     if (st != XSF_OK || (st = claim_space(wr, offset + bytes, &mapped, err)) != XSF_OK)
         return st;
     file_window w;
@@ -238,7 +304,7 @@ static xsf_status write_frame(pl_writer *wr, const pl_frame *f, size_t *bytes, s
         return XSF_OK;
     }
     xsf_picture pic;
-    xsf_status st = frame_picture(f, sc, &pic, err);
+    xsf_status st = frame_picture(wr, f, sc, &pic, err);
     if (st != XSF_OK)
         return st;
     if (wr->opt.kind == PL_WRITE_MD5) {
@@ -287,7 +353,9 @@ static void keep_shape(pl_writer *wr, const pl_frame *f)
 static void *writer_main(void *arg)
 {
     pl_writer *wr = arg;
-    scratch sc = {NULL, 0};
+    scratch sc;
+    memset(&sc, 0, sizeof sc);
+    xsf_picture_init(&sc.converted);
     pthread_mutex_lock(&wr->mu);
     for (;;) {
         while (!wr->count && !wr->stopping)
@@ -304,7 +372,7 @@ static void *writer_main(void *arg)
 
         xsf_error err;
         xsf_error_clear(&err);
-        size_t bytes = wr->fd >= 0 ? frame_yuv_bytes(f) : 0;
+        size_t bytes = wr->fd >= 0 ? frame_yuv_bytes(wr, f) : 0;
         xsf_status st = failed        ? XSF_OK
                         : wr->fd >= 0 ? write_frame_at(wr, f, offset, bytes, &sc, &err)
                                       : write_frame(wr, f, &bytes, &sc, &err);
@@ -329,6 +397,7 @@ static void *writer_main(void *arg)
     }
     pthread_mutex_unlock(&wr->mu);
     free(sc.buf);
+    xsf_picture_unref(&sc.converted);
     return NULL;
 }
 
@@ -340,7 +409,7 @@ static void writer_deliver(void *ctx, pl_frame *f)
     wr->ring[at] = f;
     if (wr->fd >= 0) {
         wr->offset[at] = wr->next_offset;
-        wr->next_offset += frame_yuv_bytes(f);
+        wr->next_offset += frame_yuv_bytes(wr, f);
     }
     wr->count++;
     pthread_cond_signal(&wr->cv);

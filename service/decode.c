@@ -61,6 +61,7 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
     wo.image.fps_num = c->fps.num;
     wo.image.fps_den = c->fps.den;
     wo.md5 = c->md5;
+    wo.pix_fmt = c->pix_fmt;
     /* Frame files only when there is more than one frame to write. */
     if (c->format == IMGIO_FORMAT_PPM || c->format == IMGIO_FORMAT_PGM)
         wo.image.frame_files =

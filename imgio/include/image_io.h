@@ -17,11 +17,19 @@
  *        and imgio_write_options.colour, through xsf_rgb_transform_make.
  *  .pgm  binary PGM (P5): the first component (luma) only.
  *
- * Pictures are xsf_picture (common/include/xsf_picture.h): XSF_PLANAR_U16 in host
- * memory, any strides. The readers describe what the file says of its
- * colour, with source XSF_COLOUR_CODESTREAM (the file's own header): PPM is
- * R'G'B' full range, PGM full range, Y4M's range from its XCOLORRANGE tag
- * (FULL or LIMITED) when present; .yuv says nothing.
+ * Pictures are xsf_picture (common/include/xsf_picture.h) in host memory,
+ * any strides: XSF_PLANAR_U16 as above, or an output pixel format
+ * (xsf_picture_convert), written where it fits and refused (with the
+ * formats that take it) where it does not:
+ *  .yuv  every format: its planes in order, each row xsf_format_row_bytes
+ *        long (tightly packed), as they are in memory (little-endian words
+ *        and samples, pgroup's bytes, float32 of the host);
+ *  .y4m  planar8 (8-bit tags) and i420 (C420jpeg);
+ *  .ppm  rgb48 as a 16-bit P6 (maxval 65535, big-endian as PPM wants),
+ *        rgba and bgra as an 8-bit P6 (R G B, alpha dropped). The readers describe what the file
+ * says of its colour, with source XSF_COLOUR_CODESTREAM (the file's own header): PPM is R'G'B' full
+ * range, PGM full range, Y4M's range from its XCOLORRANGE tag (FULL or LIMITED) when present; .yuv
+ * says nothing.
  *
  * Nothing here prints or exits; errors go to an xsf_error whose message
  * does not repeat the file name (the caller prefixes it). */

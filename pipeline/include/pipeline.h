@@ -421,6 +421,12 @@ typedef struct pl_writer_options {
      * transform (Cpih 1), else BT.709 narrow range. */
     imgio_write_options image;
     int md5; /* keep the MD5 of what is written (.yuv layout, or the codestreams) */
+    /* PL_WRITE_PICTURE: the pixel format written (xsf_picture.h). A planar
+     * 16-bit picture (what the decoders give today) is converted on the
+     * writer's thread by xsf_picture_convert, with the colour above (else the
+     * picture's or the codestream's); a picture that comes in another
+     * container is written as it is. XSF_PLANAR_U16 (0): as decoded. */
+    xsf_container pix_fmt;
 } pl_writer_options;
 typedef struct pl_writer pl_writer;
 /* path NULL: write nothing (with md5: only the digest). The file is created

@@ -24,9 +24,10 @@ typedef struct svc_decode_config {
     const char *tables; /* the codec's table file (BPC-PaCo); NULL: none */
     imgio_format format;
     xsf_colour colour;
-    xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
-    int md5, interlaced; /* interlaced: the codestreams are fields, woven in pairs */
-    uint64_t max_frames; /* 0: all */
+    xsf_rate fps;          /* Y4M frame rate; num 0: 25 */
+    int md5, interlaced;   /* interlaced: the codestreams are fields, woven in pairs */
+    uint64_t max_frames;   /* 0: all */
+    xsf_container pix_fmt; /* the pixel format written (pl_writer_options.pix_fmt) */
     pl_config pl;
 } svc_decode_config;
 

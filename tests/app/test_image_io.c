@@ -539,8 +539,154 @@ static void test_colour(void)
     }
 }
 
+/* `src` converted to `t` by the reference (xsf_picture_convert), in planes
+ * of the host allocator (rows padded to 64 bytes, so that the writers'
+ * tight packing shows). */
+static void converted(const xsf_picture *src, xsf_container t, xsf_picture *d)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    xsf_picture_init(d);
+    CHECK(xsf_format_convert(&src->fmt, &src->colour, t, &d->fmt, &err) == XSF_OK &&
+              xsf_picture_alloc(d, NULL, &err) == XSF_OK &&
+              xsf_picture_convert(d, src, &err) == XSF_OK,
+          "%s: %s", xsf_container_name(t), err.msg);
+}
+
+/* The output pixel formats: .yuv holds every format's planes packed, .y4m
+ * planar8 and i420, .ppm rgb48 (16-bit, big-endian) and rgba/bgra (8-bit,
+ * alpha dropped); the others are refused with the formats that fit. */
+static void test_pixel_formats(void)
+{
+    owned_picture o = make(3, 7, 3, 2, 1, 10, 1);
+    xsf_error err;
+    for (int t = 0; t < XSF_CONTAINERS; t++) {
+        xsf_picture d;
+        converted(&o.pic, (xsf_container)t, &d);
+        /* .yuv: plane after plane, rows without the allocator's padding. */
+        xsf_error_clear(&err);
+        CHECK(write_frames("pf.yuv", IMGIO_FORMAT_YUV, &d, 2, &err) == XSF_OK, "%s: %s",
+              xsf_container_name((xsf_container)t), err.msg);
+        size_t n;
+        uint8_t *data = (uint8_t *)slurp("pf.yuv", &n);
+        const size_t frame = xsf_format_bytes(&d.fmt);
+        CHECK(data && n == 2 * frame && imgio_yuv_frame_bytes(&d) == frame, "%s: %zu bytes",
+              xsf_container_name((xsf_container)t), n);
+        int same = data && n == 2 * frame;
+        size_t at = 0;
+        for (int p = 0; same && p < xsf_format_planes(&d.fmt); p++)
+            for (int y = 0; y < xsf_format_plane_rows(&d.fmt, p); y++) {
+                const size_t row = xsf_format_row_bytes(&d.fmt, p);
+                same &= !memcmp(data + at, d.data[p] + (size_t)y * d.stride[p], row) &&
+                        !memcmp(data + frame + at, data + at, row);
+                at += row;
+            }
+        CHECK(same && at == frame, "%s: .yuv is not the planes packed",
+              xsf_container_name((xsf_container)t));
+        free(data);
+        /* .y4m and .ppm: written or refused with a message naming the format. */
+        const int y4m = t == XSF_PLANAR_U16 || t == XSF_PLANAR_U8 || t == XSF_I420;
+        const int ppm = t == XSF_PLANAR_U16 || t == XSF_RGB48 || t == XSF_RGBA8 || t == XSF_BGRA8;
+        imgio_write_options opt = {.format = IMGIO_FORMAT_Y4M};
+        xsf_error_clear(&err);
+        const xsf_status sy = imgio_check(&opt, &d, &err);
+        CHECK(y4m ? sy == XSF_OK
+                  : sy == XSF_ERR_UNSUPPORTED && strstr(err.msg, "Y4M") &&
+                        strstr(err.msg, xsf_container_name((xsf_container)t)) &&
+                        strstr(err.msg, "i420"),
+              "%s to Y4M: %s", xsf_container_name((xsf_container)t), err.msg);
+        opt.format = IMGIO_FORMAT_PPM;
+        xsf_error_clear(&err);
+        const xsf_status sp = imgio_check(&opt, &d, &err);
+        CHECK(ppm ? sp == XSF_OK
+                  : sp == XSF_ERR_UNSUPPORTED && strstr(err.msg, "PPM") && strstr(err.msg, "rgb48"),
+              "%s to PPM: %s", xsf_container_name((xsf_container)t), err.msg);
+        opt.format = IMGIO_FORMAT_PGM;
+        xsf_error_clear(&err);
+        CHECK((imgio_check(&opt, &d, &err) == XSF_OK) == (t == XSF_PLANAR_U16), "%s to PGM: %s",
+              xsf_container_name((xsf_container)t), err.msg);
+        xsf_picture_unref(&d);
+    }
+
+    /* .y4m of planar8 (8-bit 4:2:2 tag, a byte a sample) and i420. */
+    xsf_picture d;
+    converted(&o.pic, XSF_PLANAR_U8, &d);
+    xsf_error_clear(&err);
+    CHECK(write_frames("pf8.y4m", IMGIO_FORMAT_Y4M, &d, 1, &err) == XSF_OK, "%s", err.msg);
+    size_t n;
+    char *text = slurp("pf8.y4m", &n);
+    static const char h8[] = "YUV4MPEG2 W7 H3 F25:1 Ip A1:1 C422\nFRAME\n";
+    CHECK(text && n == strlen(h8) + 7 * 3 + 2 * 4 * 3 && !memcmp(text, h8, strlen(h8)) &&
+              !memcmp(text + strlen(h8) + 7, d.data[0] + d.stride[0], 7),
+          "planar8 y4m");
+    free(text);
+    xsf_picture_unref(&d);
+    converted(&o.pic, XSF_I420, &d);
+    xsf_error_clear(&err);
+    CHECK(write_frames("pf420.y4m", IMGIO_FORMAT_Y4M, &d, 1, &err) == XSF_OK, "%s", err.msg);
+    text = slurp("pf420.y4m", &n);
+    static const char h420[] = "YUV4MPEG2 W7 H3 F25:1 Ip A1:1 C420jpeg\nFRAME\n";
+    CHECK(text && n == strlen(h420) + 7 * 3 + 2 * 4 * 2 && !memcmp(text, h420, strlen(h420)) &&
+              !memcmp(text + strlen(h420) + 21 + 4, d.data[1] + d.stride[1], 4),
+          "i420 y4m");
+    free(text);
+    xsf_picture_unref(&d);
+    /* A refused format leaves no file. */
+    converted(&o.pic, XSF_V210, &d);
+    remove("pfv.y4m");
+    xsf_error_clear(&err);
+    CHECK(write_frames("pfv.y4m", IMGIO_FORMAT_Y4M, &d, 1, &err) == XSF_ERR_UNSUPPORTED,
+          "v210 to y4m");
+    FILE *f = fopen("pfv.y4m", "rb");
+    CHECK(!f, "a refused v210 picture left pfv.y4m behind");
+    if (f)
+        fclose(f);
+    xsf_picture_unref(&d);
+
+    /* .ppm of rgb48: 16-bit, each sample big-endian. */
+    converted(&o.pic, XSF_RGB48, &d);
+    xsf_error_clear(&err);
+    CHECK(write_frames("pf48.ppm", IMGIO_FORMAT_PPM, &d, 1, &err) == XSF_OK, "%s", err.msg);
+    text = slurp("pf48.ppm", &n);
+    static const char h48[] = "P6\n7 3\n65535\n";
+    int same = text && n == strlen(h48) + 7 * 3 * 6 && !memcmp(text, h48, strlen(h48));
+    for (int y = 0; same && y < 3; y++)
+        for (int i = 0; i < 21; i++) {
+            const uint8_t *in = d.data[0] + (size_t)y * d.stride[0] + 2 * i;
+            const uint8_t *out = (const uint8_t *)text + strlen(h48) + 42 * y + 2 * i;
+            same &= out[0] == in[1] && out[1] == in[0];
+        }
+    CHECK(same, "rgb48 ppm");
+    free(text);
+    xsf_picture_unref(&d);
+    /* .ppm of rgba and bgra: the same 8-bit R G B, alpha dropped. */
+    converted(&o.pic, XSF_RGBA8, &d);
+    xsf_error_clear(&err);
+    CHECK(write_frames("pfa.ppm", IMGIO_FORMAT_PPM, &d, 1, &err) == XSF_OK, "%s", err.msg);
+    text = slurp("pfa.ppm", &n);
+    static const char ha[] = "P6\n7 3\n255\n";
+    same = text && n == strlen(ha) + 7 * 3 * 3 && !memcmp(text, ha, strlen(ha));
+    for (int y = 0; same && y < 3; y++)
+        for (int x = 0; x < 7; x++)
+            same &= !memcmp(text + strlen(ha) + 21 * y + 3 * x,
+                            d.data[0] + (size_t)y * d.stride[0] + 4 * x, 3);
+    CHECK(same, "rgba ppm");
+    xsf_picture_unref(&d);
+    converted(&o.pic, XSF_BGRA8, &d);
+    xsf_error_clear(&err);
+    CHECK(write_frames("pfb.ppm", IMGIO_FORMAT_PPM, &d, 1, &err) == XSF_OK, "%s", err.msg);
+    size_t nb;
+    char *tb = slurp("pfb.ppm", &nb);
+    CHECK(text && tb && nb == n && !memcmp(text, tb, n), "bgra ppm is rgba ppm");
+    free(tb);
+    free(text);
+    xsf_picture_unref(&d);
+    free(o.mem);
+}
+
 int main(void)
 {
+    test_pixel_formats();
     test_names();
     test_colour();
     test_round_trip("t422p10.yuv", IMGIO_FORMAT_YUV, 3, 37, 11, 2, 1, 10, NULL);
