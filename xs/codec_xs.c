@@ -20,6 +20,20 @@ static int xs_probe(const uint8_t *buf, size_t len)
     return buf[2] == 0xff && buf[3] == 0x50 ? 100 : 0; /* CAP follows SOC */
 }
 
+/* The picture a header decodes to (XSF_PLANAR_U16). */
+static void header_format(const xs_header *h, xsf_format *f)
+{
+    memset(f, 0, sizeof *f);
+    f->container = XSF_PLANAR_U16;
+    f->nc = h->nc;
+    for (int c = 0; c < h->nc && c < XSF_MAX_COMPONENTS; c++) {
+        /* 21122-1 A.4.4: the header reader has checked that sx and sy divide the frame. */
+        f->width[c] = h->wf / h->sx[c];
+        f->height[c] = h->hf / h->sy[c];
+        f->depth[c] = h->depth[c];
+    }
+}
+
 static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
 {
     const xsf_status st =
@@ -27,13 +41,7 @@ static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *
     if (st != XSF_OK) /* the field stays NONE: the codestream does not say (RTP and boxes do) */
         return st;
     const xs_header *h = parsed;
-    out->format.nc = h->nc;
-    for (int c = 0; c < h->nc && c < XSF_MAX_COMPONENTS; c++) {
-        /* 21122-1 A.4.4: the header reader has checked that sx and sy divide the frame. */
-        out->format.width[c] = h->wf / h->sx[c];
-        out->format.height[c] = h->hf / h->sy[c];
-        out->format.depth[c] = h->depth[c];
-    }
+    header_format(h, &out->format);
     out->codestream_bytes = h->lcod;
     out->header_bytes = h->header_bytes;
     xs_header_colour(h, &out->colour); /* the decoders' pictures carry the same */
@@ -73,15 +81,75 @@ static void cpu_destroy(void *dec)
     xs_decoder_destroy(dec);
 }
 
+/* The picture `frame` decodes to: from its parsed header where it has one,
+ * else from buf's (XSF_ERR_TRUNCATED and the like where that fails). */
+static xsf_status decoded_format(const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
+                                 xsf_format *f, xsf_error *err)
+{
+    const xs_header *h = frame ? header_of(frame) : NULL;
+    xs_header parsed;
+    if (!h) {
+        const xsf_status st = xs_parse_header(buf, len, &parsed, err);
+        if (st != XSF_OK)
+            return st;
+        h = &parsed;
+    }
+    header_format(h, f);
+    return XSF_OK;
+}
+
+/* `want` must be the decoded picture of `frame` in its own pixel format:
+ * xsf_format_convert's (with the frame's colour) for a format other than
+ * planar16; XSF_ERR_UNSUPPORTED where that format does not apply. */
+static xsf_status check_converted(const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
+                                  const xsf_format *want, xsf_error *err)
+{
+    xsf_format dec, conv;
+    xsf_colour colour;
+    xsf_colour_default(&colour);
+    xsf_status st = decoded_format(frame, buf, len, &dec, err);
+    if (st == XSF_OK)
+        st =
+            xsf_format_convert(&dec, frame ? &frame->colour : &colour, want->container, &conv, err);
+    if (st == XSF_OK && !xsf_format_equal(&conv, want))
+        st = xsf_error_set(err, XSF_ERR_ARG,
+                           "the %s picture is not the %dx%d frame's in that pixel format "
+                           "(xsf_format_convert)",
+                           xsf_container_name(want->container), dec.width[0], dec.height[0]);
+    return st;
+}
+
 static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
 {
     (void)params;
     xs_decoder *d = dec;
     size_t consumed;
-    /* Straight into the caller's planes; the picture's description stays its owner's. */
-    const xsf_status st = xs_decode_into(d, header_of(frame), buf, len, &consumed, out);
-    return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_decoder_error(d));
+    if (out->fmt.container == XSF_PLANAR_U16) {
+        /* Straight into the caller's planes; the picture's description stays its owner's. */
+        const xsf_status st = xs_decode_into(d, header_of(frame), buf, len, &consumed, out);
+        return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_decoder_error(d));
+    }
+    /* Another pixel format: the decoder's own planar picture, converted by
+     * the reference (xsf_picture_convert) with the frame's colour. */
+    xsf_status st = check_converted(frame, buf, len, &out->fmt, err);
+    if (st != XSF_OK)
+        return st;
+    const xs_header *h = header_of(frame);
+    const xsf_picture *img = NULL;
+    st = h ? xs_decode_parsed(d, h, buf, len, &consumed, &img)
+           : xs_decode(d, buf, len, &consumed, &img);
+    if (st != XSF_OK)
+        return xsf_codec_fail(err, st, xs_decoder_error(d));
+    xsf_picture src = *img;
+    if (frame)
+        src.colour = frame->colour;
+    const xsf_colour colour = out->colour;
+    const xsf_picture_props props = out->props;
+    st = xsf_picture_convert(out, &src, err);
+    out->colour = colour;
+    out->props = props;
+    return st;
 }
 
 /* ---- GPU decoder ---- */
@@ -104,23 +172,30 @@ static void gpu_destroy(void *dec)
     xs_gpu_decoder_destroy(dec);
 }
 
-/* Where the picture goes: the caller's device planes, or (out NULL) the decoder's own. */
-static xsf_status set_output(xs_gpu_decoder *d, xsf_picture *out, xsf_error *err)
+/* Where the picture goes and in which pixel format: the caller's device
+ * planes (out's format), or (out NULL) the decoder's own, of frame->format's
+ * container. A format other than planar16 must be the frame's converted
+ * (check_converted); the conversion takes the frame's colour. */
+static xsf_status set_output(xs_gpu_decoder *d, const xsf_codec_frame *frame, const uint8_t *buf,
+                             size_t len, xsf_picture *out, xsf_error *err)
 {
-    xsf_status st;
-    if (!out) {
-        st = xs_gpu_set_output(d, NULL, NULL);
-    } else {
-        if (out->memory != XSF_MEMORY_DEVICE || out->fmt.nc > XS_MAX_COMPONENTS)
-            return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
-        uint16_t *planes[XS_MAX_COMPONENTS] = {0};
-        size_t pitch[XS_MAX_COMPONENTS] = {0};
-        for (int c = 0; c < out->fmt.nc; c++) {
-            planes[c] = (uint16_t *)(void *)out->data[c];
-            pitch[c] = out->stride[c];
-        }
-        st = xs_gpu_set_output(d, planes, pitch);
+    const xsf_format *want = out ? &out->fmt : frame ? &frame->format : NULL;
+    const xsf_container container = want ? want->container : XSF_PLANAR_U16;
+    if (out && (out->memory != XSF_MEMORY_DEVICE || out->fmt.nc > XS_MAX_COMPONENTS))
+        return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
+    if (container != XSF_PLANAR_U16) {
+        const xsf_status st = check_converted(frame, buf, len, want, err);
+        if (st != XSF_OK)
+            return st;
     }
+    uint8_t *planes[XS_MAX_COMPONENTS] = {0};
+    size_t pitch[XS_MAX_COMPONENTS] = {0};
+    for (int p = 0; out && p < xsf_format_planes(&out->fmt) && p < XS_MAX_COMPONENTS; p++) {
+        planes[p] = out->data[p];
+        pitch[p] = out->stride[p];
+    }
+    const xsf_status st = xs_gpu_set_output_format(d, container, frame ? &frame->colour : NULL,
+                                                   out ? planes : NULL, out ? pitch : NULL);
     return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
@@ -129,7 +204,7 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
 {
     (void)params;
     xs_gpu_decoder *d = dec;
-    xsf_status st = set_output(d, out, err);
+    xsf_status st = set_output(d, frame, buf, len, out, err);
     if (st != XSF_OK)
         return st;
     size_t consumed;
@@ -137,25 +212,32 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
     return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
+/* Rows of the host picture's planes: index c is plane c, whose rows are
+ * component c's (xs_gpu_download_rows). */
 static xsf_status gpu_download_rows(void *dec, xsf_picture *host,
                                     const int from[XSF_MAX_COMPONENTS],
                                     const int to[XSF_MAX_COMPONENTS], xsf_error *err)
 {
     xs_gpu_decoder *d = dec;
-    uint16_t *planes[XS_MAX_COMPONENTS] = {0};
+    uint8_t *planes[XS_MAX_COMPONENTS] = {0};
     int f[XS_MAX_COMPONENTS] = {0}, t[XS_MAX_COMPONENTS] = {0};
     if (host->memory == XSF_MEMORY_DEVICE || host->fmt.nc > XS_MAX_COMPONENTS)
         return xsf_error_set(err, XSF_ERR_ARG, "the rows go to a host picture");
-    for (int c = 0; c < host->fmt.nc; c++) {
+    const xsf_picture *pic = xs_gpu_decoder_picture(d);
+    if (pic && pic->fmt.container != host->fmt.container)
+        return xsf_error_set(err, XSF_ERR_ARG, "the picture is %s, the host picture %s",
+                             xsf_container_name(pic->fmt.container),
+                             xsf_container_name(host->fmt.container));
+    for (int c = 0; c < xsf_format_planes(&host->fmt); c++) {
         if (host->stride[c] !=
             xsf_format_row_bytes(&host->fmt, c)) /* xs_gpu_download_rows' layout */
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "the host picture's rows must be tightly packed");
-        planes[c] = (uint16_t *)(void *)host->data[c];
+        planes[c] = host->data[c];
         f[c] = from[c];
         t[c] = to[c];
     }
-    const xsf_status st = xs_gpu_download_rows(d, planes, f, t);
+    const xsf_status st = xs_gpu_download_planes(d, planes, f, t);
     return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_gpu_decoder_error(d));
 }
 
@@ -164,9 +246,8 @@ static xsf_status gpu_decode_device(void *dec, const xsf_codec_frame *frame, con
                                     xsf_picture *out, xsf_error *err)
 {
     (void)params;
-    xs_gpu_decoder *d = dec;
-    (void)frame; /* xs_gpu_decode_device reads the headers from buf */
-    xsf_status st = set_output(d, out, err);
+    xs_gpu_decoder *d = dec; /* xs_gpu_decode_device reads the headers from buf */
+    xsf_status st = set_output(d, frame, buf, len, out, err);
     if (st != XSF_OK)
         return st;
     size_t consumed;
@@ -184,7 +265,12 @@ static xsf_status gpu_begin(void *dec, const xsf_codec_frame *frame, const uint8
                             xsf_picture *out, xsf_error *err)
 {
     xs_gpu_decoder *d = dec;
-    xsf_status st = set_output(d, out, err);
+    xsf_status st = set_output(d, frame, buf, len, out, err);
+    if (st == XSF_ERR_TRUNCATED) { /* a converted format's check read the header: not whole yet */
+        if (err)
+            xsf_error_clear(err);
+        return xsf_error_set(err, XSF_ERR_AGAIN, "the header is not whole in %zu bytes", len);
+    }
     if (st != XSF_OK)
         return st;
     st = xs_gpu_decode_begin_parsed(d, header_of(frame), buf, len);

@@ -15,7 +15,10 @@
  *                           magnitudes, dequantization and signs (sign packing
  *                           too, from a second scan of the non-zero counts);
  *   5. the inverse 5/3 DWT of wavelet/;
- *   6. xs_output            inverse RCT, NLT, rounding, clamping, uint16 planes.
+ *   6. xs_output            inverse RCT, NLT, rounding, clamping, uint16 planes;
+ *      xs_output_fmt        the same samples in another pixel format (v210,
+ *                           NV12, RGBA, ...: xsf_picture.h), resampled and
+ *                           packed as they are written.
  * Every step checks its input against the lengths that bound it and reports
  * the first error through a device word read back after the frame. */
 #include <cub/block/block_scan.cuh>
@@ -27,7 +30,9 @@
 extern "C" {
 #include "wavelet_cuda.h"
 #include "xs_internal.h"
+#include "xsf_colour.h"
 #include "xsf_cuda_device.h"
+#include "xsf_pixfmt_pack.h"
 }
 
 /* Every public call that touches the GPU runs on the decoder's device and
@@ -773,6 +778,468 @@ __global__ void xs_output(const __grid_constant__ gpu_output_params op, int32_t 
 }
 
 /* ------------------------------------------------------------------------ */
+/* Output in another pixel format (xsf_picture.h's containers other than
+ * planar16): the samples of xs_output (output_sample, output_rct), then the
+ * chroma resampling, depth conversion and packing of xsf_pixfmt_pack.h,
+ * whose arithmetic the C reference (xsf_picture_convert) shares. One thread
+ * per group of fmt_pixels(F) pixels of a row (of a row pair for the 4:2:0
+ * formats, whose chroma row averages or takes two source rows): it reads
+ * the runs of coefficients the group needs (16- or 8-byte loads where they
+ * are aligned) and writes the group's bytes of every plane with 16-, 8- or
+ * 4-byte stores where the address allows (byte stores else, and at the end
+ * of a row). Every byte of a row up to its row bytes is written (zeros
+ * past the picture: v210's last groups), nothing past it. */
+struct gpu_fmt_params {
+    /* The decoded components' samples as xs_output reads them (d_pix's). */
+    const int32_t *src[XS_MAX_COMPONENTS];
+    uint8_t *plane[XS_MAX_COMPONENTS]; /* the output planes (planar8: one per component) */
+    size_t pitch[XS_MAX_COMPONENTS];   /* bytes */
+    size_t row_bytes[XS_MAX_COMPONENTS];
+    int w, h;          /* the picture: component 0 */
+    int cw, ch;        /* the target chroma size (the RGB formats: w x h) */
+    int mx[3], my[3];  /* chroma resampling per axis (xsf_px_axis) of components 1, 2 */
+    int groups;        /* threads of a row */
+    int r0;            /* the first row (row pair for the 4:2:0 formats) of the launch */
+    xsf_rgb_fixed rgb; /* the RGB formats' coefficients */
+};
+
+/* Pixels a thread writes, and whether its rows are pairs (4:2:0). */
+__host__ __device__ constexpr int fmt_pixels(int f)
+{
+    return f == XSF_V210                                                           ? 6
+           : f == XSF_RGBA8 || f == XSF_BGRA8 || f == XSF_RGB48 || f == XSF_RGBF32 ? 4
+                                                                                   : 8;
+}
+
+__host__ __device__ constexpr bool fmt_pairs(int f)
+{
+    return f == XSF_P010 || f == XSF_NV12 || f == XSF_I420;
+}
+
+/* N consecutive coefficients from p on, `avail` of them real (0 after). */
+template <int N> __device__ __forceinline__ void load_run(const int32_t *p, int avail, int32_t v[N])
+{
+    if constexpr (N % 4 == 0) {
+        if (avail >= N && ((uintptr_t)p & 15) == 0) {
+#pragma unroll
+            for (int j = 0; j < N; j += 4) {
+                const int4 q = *(const int4 *)(p + j);
+                v[j] = q.x, v[j + 1] = q.y, v[j + 2] = q.z, v[j + 3] = q.w;
+            }
+            return;
+        }
+    }
+    if constexpr (N % 2 == 0) {
+        if (avail >= N && ((uintptr_t)p & 7) == 0) {
+#pragma unroll
+            for (int j = 0; j < N; j += 2) {
+                const int2 q = *(const int2 *)(p + j);
+                v[j] = q.x, v[j + 1] = q.y;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        v[j] = j < avail ? p[j] : 0;
+}
+
+/* Samples x .. x+N-1 of row y of decoded component c, as xs_output writes
+ * them (0 past the width). */
+template <int N>
+__device__ __forceinline__ void comp_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                         int c, int x, int y, uint32_t out[N])
+{
+    const int w = op.width[c], avail = w - x;
+    if (avail <= 0) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            out[j] = 0;
+        return;
+    }
+    const size_t i = (size_t)y * w + x;
+    if (op.cpih == 1 && c < 3) { /* with the RCT a sample needs the three components */
+        int32_t a[3][N];
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            load_run<N>(fp.src[k] + i, avail, a[k]);
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            uint16_t o[3];
+            output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+            out[j] = j < avail ? o[c] : 0;
+        }
+        return;
+    }
+    int32_t a[N];
+    load_run<N>(fp.src[c] + i, avail, a);
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        out[j] = j < avail ? output_sample(a[j], op, op.depth[c]) : 0;
+}
+
+/* Components 0, 1, 2 at x .. x+N-1 of row y (all of one size): with the
+ * RCT, once for the three. */
+template <int N>
+__device__ __forceinline__ void pixel_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                          int x, int y, uint32_t out[3][N])
+{
+    const int w = op.width[0], avail = w - x;
+    if (op.cpih != 1 || avail <= 0) {
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            comp_run<N>(op, fp, k, x, y, out[k]);
+        return;
+    }
+    int32_t a[3][N];
+    const size_t i = (size_t)y * w + x;
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        load_run<N>(fp.src[k] + i, avail, a[k]);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        uint16_t o[3];
+        output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+#pragma unroll
+        for (int k = 0; k < 3; k++)
+            out[k][j] = j < avail ? o[k] : 0;
+    }
+}
+
+/* Luma x .. x+N-1 of row y at `depth` bits. */
+template <int N>
+__device__ __forceinline__ void luma_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                         int x, int y, int depth, uint32_t out[N])
+{
+    comp_run<N>(op, fp, 0, x, y, out);
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        out[j] = xsf_px_depth(out[j], op.depth[0], depth);
+}
+
+/* Target chroma samples tx .. tx+N-1 of target row ty of component k
+ * (1 or 2), resampled from the decoded component (xsf_px_axis,
+ * xsf_px_axis_src, xsf_px_mean: what the C reference does sample by
+ * sample) and converted to `depth` bits (0: the component's own); 0 past
+ * the target width; the middle value for a gray picture. tx is even where
+ * the horizontal axis is upsampled (the groups start at even pixels). */
+template <int N>
+__device__ __forceinline__ void chroma_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                           int k, int tx, int ty, int depth, uint32_t out[N])
+{
+    if (k >= op.nc) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            out[j] = tx + j < fp.cw ? 1u << (depth - 1) : 0;
+        return;
+    }
+    const int sw = op.width[k], mx = fp.mx[k], my = fp.my[k];
+    int y0;
+    const int ny = xsf_px_axis_src(my, ty, op.height[k], &y0);
+    uint32_t sum[N], n[N];
+    if (mx == XSF_PX_AXIS_DOWN) {
+        uint32_t a[2 * N];
+        comp_run<2 * N>(op, fp, k, 2 * tx, y0, a);
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            const int two = 2 * (tx + j) + 1 < sw;
+            sum[j] = a[2 * j] + (two ? a[2 * j + 1] : 0);
+            n[j] = 1 + two;
+        }
+        if (ny > 1) {
+            comp_run<2 * N>(op, fp, k, 2 * tx, y0 + 1, a);
+#pragma unroll
+            for (int j = 0; j < N; j++) {
+                const int two = 2 * (tx + j) + 1 < sw;
+                sum[j] += a[2 * j] + (two ? a[2 * j + 1] : 0);
+                n[j] *= 2;
+            }
+        }
+    } else if (mx == XSF_PX_AXIS_UP) {
+        uint32_t a[(N + 1) / 2];
+        comp_run<(N + 1) / 2>(op, fp, k, tx / 2, y0, a);
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            sum[j] = a[j / 2], n[j] = 1;
+        if (ny > 1) {
+            comp_run<(N + 1) / 2>(op, fp, k, tx / 2, y0 + 1, a);
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                sum[j] += a[j / 2], n[j] = 2;
+        }
+    } else {
+        uint32_t a[N];
+        comp_run<N>(op, fp, k, tx, y0, a);
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            sum[j] = a[j], n[j] = 1;
+        if (ny > 1) {
+            comp_run<N>(op, fp, k, tx, y0 + 1, a);
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                sum[j] += a[j], n[j] = 2;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        const uint32_t v = xsf_px_mean(sum[j], n[j]);
+        out[j] = tx + j >= fp.cw ? 0 : depth ? xsf_px_depth(v, op.depth[k], depth) : v;
+    }
+}
+
+/* The first `valid` bytes of the little-endian words w at dst. */
+template <int NW>
+__device__ __forceinline__ void store_words(uint8_t *dst, const uint32_t w[NW], int valid)
+{
+    const uintptr_t a = (uintptr_t)dst;
+    if constexpr (NW % 4 == 0) {
+        if (valid >= 4 * NW && (a & 15) == 0) {
+#pragma unroll
+            for (int i = 0; i < NW; i += 4)
+                *(uint4 *)(dst + 4 * i) = make_uint4(w[i], w[i + 1], w[i + 2], w[i + 3]);
+            return;
+        }
+    }
+    if constexpr (NW % 2 == 0) {
+        if (valid >= 4 * NW && (a & 7) == 0) {
+#pragma unroll
+            for (int i = 0; i < NW; i += 2)
+                *(uint2 *)(dst + 4 * i) = make_uint2(w[i], w[i + 1]);
+            return;
+        }
+    }
+    if (valid >= 4 * NW && (a & 3) == 0) {
+#pragma unroll
+        for (int i = 0; i < NW; i++)
+            *(uint32_t *)(dst + 4 * i) = w[i];
+        return;
+    }
+    for (int i = 0; i < valid && i < 4 * NW; i++)
+        dst[i] = (uint8_t)(w[i / 4] >> (8 * (i % 4)));
+}
+
+/* Group t of row y of plane p (4 * NW bytes a group): the words, as far
+ * as the row's bytes go. */
+template <int NW>
+__device__ __forceinline__ void put_words(const gpu_fmt_params &fp, int p, int y, int t,
+                                          const uint32_t w[NW])
+{
+    const size_t off = (size_t)t * 4 * NW;
+    const size_t left = fp.row_bytes[p] > off ? fp.row_bytes[p] - off : 0;
+    store_words<NW>(fp.plane[p] + (size_t)y * fp.pitch[p] + off, w,
+                    left < 4 * NW ? (int)left : 4 * NW);
+}
+
+/* The same for bytes (NB a multiple of 4), little-endian in the words. */
+template <int NB>
+__device__ __forceinline__ void put_bytes(const gpu_fmt_params &fp, int p, int y, int t,
+                                          const uint8_t b[NB])
+{
+    uint32_t w[NB / 4];
+#pragma unroll
+    for (int i = 0; i < NB / 4; i++)
+        w[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
+               (uint32_t)b[4 * i + 3] << 24;
+    put_words<NB / 4>(fp, p, y, t, w);
+}
+
+/* Planar8: 8 samples of one component a thread (blockIdx.z), the rows
+ * [op.y0[c], op.y1[c]) as xs_output's; with the RCT, component 0's threads
+ * write all three. */
+__device__ __forceinline__ void output_planar8(const gpu_output_params &op,
+                                               const gpu_fmt_params &fp, int t)
+{
+    const int c = blockIdx.z, y = op.y0[c] + (int)blockIdx.y, x = 8 * t;
+    if (x >= op.width[c] || y >= op.y1[c] || (op.cpih == 1 && c > 0 && c < 3))
+        return;
+    uint32_t s[3][8];
+    const int planes = op.cpih == 1 && c == 0 ? 3 : 1;
+    if (planes == 3)
+        pixel_run<8>(op, fp, x, y, s);
+    else
+        comp_run<8>(op, fp, c, x, y, s[0]);
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        if (k >= planes)
+            break;
+        uint8_t b[8];
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            b[j] = (uint8_t)xsf_px_depth(s[k][j], op.depth[c + k], 8);
+        put_bytes<8>(fp, c + k, y, t, b);
+    }
+}
+
+/* v210, pgroup, uyvy: one plane of 4:2:2 groups, row y. */
+template <int F>
+__device__ __forceinline__ void output_packed422(const gpu_output_params &op,
+                                                 const gpu_fmt_params &fp, int t, int y)
+{
+    constexpr int G = fmt_pixels(F), D = F == XSF_UYVY ? 8 : 10;
+    const int x = G * t;
+    uint32_t ly[G], cb[G / 2], cr[G / 2];
+    luma_run<G>(op, fp, x, y, D, ly);
+    chroma_run<G / 2>(op, fp, 1, x / 2, y, D, cb);
+    chroma_run<G / 2>(op, fp, 2, x / 2, y, D, cr);
+    if constexpr (F == XSF_V210) {
+        uint32_t w[4];
+        xsf_px_v210(ly, cb, cr, w);
+        put_words<4>(fp, 0, y, t, w);
+    } else if constexpr (F == XSF_PGROUP10) {
+        uint8_t b[20];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            xsf_px_pgroup(cb[i], ly[2 * i], cr[i], ly[2 * i + 1], b + 5 * i);
+        put_bytes<20>(fp, 0, y, t, b);
+    } else {
+        uint8_t b[16];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            xsf_px_uyvy(cb[i], ly[2 * i], cr[i], ly[2 * i + 1], b + 4 * i);
+        put_bytes<16>(fp, 0, y, t, b);
+    }
+}
+
+/* p210, p010, nv12, i420: 8 pixels of luma row r (p210) or of luma rows 2r
+ * and 2r+1 and chroma row r (the 4:2:0 formats), and their chroma. */
+template <int F>
+__device__ __forceinline__ void output_semi(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                            int t, int r)
+{
+    constexpr bool wide = F == XSF_P210 || F == XSF_P010;
+    constexpr int D = wide ? 10 : 8;
+    const int x = 8 * t, rows = fmt_pairs(F) ? 2 : 1;
+#pragma unroll
+    for (int k = 0; k < rows; k++) {
+        const int y = rows * r + k;
+        if (y >= fp.h)
+            break;
+        uint32_t ly[8];
+        luma_run<8>(op, fp, x, y, D, ly);
+        if constexpr (wide) {
+            uint32_t w[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+                w[i] = xsf_px_msb16(ly[2 * i], D) | xsf_px_msb16(ly[2 * i + 1], D) << 16;
+            put_words<4>(fp, 0, y, t, w);
+        } else {
+            uint8_t b[8];
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                b[i] = (uint8_t)ly[i];
+            put_bytes<8>(fp, 0, y, t, b);
+        }
+    }
+    uint32_t cb[4], cr[4];
+    chroma_run<4>(op, fp, 1, 4 * t, r, D, cb);
+    chroma_run<4>(op, fp, 2, 4 * t, r, D, cr);
+    if constexpr (wide) {
+        uint32_t w[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            w[i] = xsf_px_msb16(cb[i], D) | xsf_px_msb16(cr[i], D) << 16;
+        put_words<4>(fp, 1, r, t, w);
+    } else if constexpr (F == XSF_NV12) {
+        uint8_t b[8];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            b[2 * i] = (uint8_t)cb[i], b[2 * i + 1] = (uint8_t)cr[i];
+        put_bytes<8>(fp, 1, r, t, b);
+    } else {
+        uint8_t b[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            b[i] = (uint8_t)cb[i];
+        put_bytes<4>(fp, 1, r, t, b);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            b[i] = (uint8_t)cr[i];
+        put_bytes<4>(fp, 2, r, t, b);
+    }
+}
+
+/* rgba, bgra, rgb48, rgbf32: 4 pixels of row y through xsf_px_rgb, chroma
+ * upsampled to the luma positions (replication), alpha depth-converted. */
+template <int F>
+__device__ __forceinline__ void output_rgb(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                           int t, int y)
+{
+    const int x = 4 * t;
+    uint32_t s[3][4];
+    if (op.nc == 1) {
+        comp_run<4>(op, fp, 0, x, y, s[0]);
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            s[1][j] = s[2][j] = 0;
+    } else if (fp.mx[1] == XSF_PX_AXIS_COPY && fp.my[1] == XSF_PX_AXIS_COPY &&
+               fp.mx[2] == XSF_PX_AXIS_COPY && fp.my[2] == XSF_PX_AXIS_COPY) {
+        pixel_run<4>(op, fp, x, y, s);
+    } else {
+        comp_run<4>(op, fp, 0, x, y, s[0]);
+        chroma_run<4>(op, fp, 1, x, y, 0, s[1]);
+        chroma_run<4>(op, fp, 2, x, y, 0, s[2]);
+    }
+    uint32_t rgb[4][3];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+        xsf_px_rgb(&fp.rgb, s[0][j], s[1][j], s[2][j], rgb[j]);
+    if constexpr (F == XSF_RGBA8 || F == XSF_BGRA8) {
+        uint32_t a[4] = {255, 255, 255, 255};
+        if (op.nc == 4) {
+            comp_run<4>(op, fp, 3, x, y, a);
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                a[j] = xsf_px_depth(a[j], op.depth[3], 8);
+        }
+        const int r = F == XSF_BGRA8 ? 2 : 0;
+        uint32_t w[4];
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            w[j] = rgb[j][r] | rgb[j][1] << 8 | rgb[j][2 - r] << 16 | a[j] << 24;
+        put_words<4>(fp, 0, y, t, w);
+    } else if constexpr (F == XSF_RGB48) {
+        uint32_t w[6];
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const uint32_t *p = rgb[2 * j], *q = rgb[2 * j + 1];
+            w[3 * j] = p[0] | p[1] << 16;
+            w[3 * j + 1] = p[2] | q[0] << 16;
+            w[3 * j + 2] = q[1] | q[2] << 16;
+        }
+        put_words<6>(fp, 0, y, t, w);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+            uint32_t w[4];
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const float f = xsf_px_unit_float(rgb[j][k]);
+                memcpy(&w[j], &f, sizeof f);
+            }
+            put_words<4>(fp, k, y, t, w);
+        }
+    }
+}
+
+template <int F>
+__global__ void __launch_bounds__(128) xs_output_fmt(const __grid_constant__ gpu_output_params op,
+                                                     const __grid_constant__ gpu_fmt_params fp)
+{
+    const int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (t >= fp.groups)
+        return;
+    const int r = fp.r0 + (int)blockIdx.y;
+    if constexpr (F == XSF_PLANAR_U8)
+        output_planar8(op, fp, t);
+    else if constexpr (F == XSF_V210 || F == XSF_PGROUP10 || F == XSF_UYVY)
+        output_packed422<F>(op, fp, t, r);
+    else if constexpr (F == XSF_P210 || F == XSF_P010 || F == XSF_NV12 || F == XSF_I420)
+        output_semi<F>(op, fp, t, r);
+    else
+        output_rgb<F>(op, fp, t, r);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Host side. */
 
 #define XS_GPU_STAGES 2 /* pinned staging slots, so the host never overwrites a pending upload */
@@ -802,17 +1269,29 @@ struct xs_gpu_decoder {
     /* inverse DWT plans: plan[c] serves the consecutive components of one
      * size and decomposition from c on (NULL inside a group, or no DWT) */
     wav_cuda_plan *plan[XS_MAX_COMPONENTS];
+    int32_t *pix_ptrs[XS_MAX_COMPONENTS]; /* d_pix's entries, for the launches that take them */
+    xsf_format dec_fmt; /* the decoded picture (XSF_PLANAR_U16) of the configured format */
     /* The context's own output planes, allocated the first time a picture
-     * of the format is written into them (not while the caller's are set). */
-    uint16_t *own_plane[XS_MAX_COMPONENTS];
+     * of the format is written into them (not while the caller's are set),
+     * and again when the pixel format changes; own_fmt is what they hold
+     * (nc 0: none). */
+    uint8_t *own_plane[XS_MAX_COMPONENTS];
     size_t own_pitch[XS_MAX_COMPONENTS];
-    /* The caller's output planes (xs_gpu_set_output), used while `set`. */
+    xsf_format own_fmt;
+    /* The pixel format and the caller's output planes
+     * (xs_gpu_set_output_format), the planes used while `set`. */
     struct {
         int set;
-        uint16_t *plane[XS_MAX_COMPONENTS];
+        xsf_container container;
+        int has_colour; /* the conversion's colour is `colour`, else the codestream's */
+        xsf_colour colour;
+        uint8_t *plane[XS_MAX_COMPONENTS];
         size_t pitch_bytes[XS_MAX_COMPONENTS];
     } out;
-    xsf_picture pic; /* the last picture: its format (from configure) and the planes written */
+    unsigned fmt_loaded; /* bit F: xs_output_fmt<F> is loaded */
+    xsf_rgb_fixed rgb;   /* the RGB formats' coefficients for the frame */
+    xsf_picture
+        pic; /* the last picture: its format (the converted dec_fmt) and the planes written */
     /* pinned host staging */
     unsigned *h_prec_off[XS_GPU_STAGES];
     cudaEvent_t staged[XS_GPU_STAGES];
@@ -846,6 +1325,19 @@ extern "C" xsf_status xs_gpu_available(void)
     return XSF_OK;
 }
 
+/* Frees the context's own output planes (after the work that may write them). */
+static void free_own_planes(xs_gpu_decoder *d)
+{
+    if (d->own_fmt.nc)
+        cudaStreamSynchronize(d->stream);
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
+        cudaFree(d->own_plane[c]);
+        d->own_plane[c] = NULL;
+        d->own_pitch[c] = 0;
+    }
+    d->own_fmt.nc = 0;
+}
+
 static void release(xs_gpu_decoder *d)
 {
     cudaFree(d->d_cs);
@@ -859,10 +1351,8 @@ static void release(xs_gpu_decoder *d)
     cudaFree(d->d_pix_all);
     cudaFree(d->d_coef);
     cudaFree(d->d_pix);
+    free_own_planes(d);
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
-        cudaFree(d->own_plane[c]);
-        d->own_plane[c] = NULL;
-        d->own_pitch[c] = 0;
         wav_cuda_plan_destroy(d->plan[c]);
         d->plan[c] = NULL;
     }
@@ -988,8 +1478,9 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         CUDA_TRY(cudaMallocHost(&d->h_prec_off[s], nprec * sizeof(unsigned)));
     int32_t *coef_ptrs[XS_MAX_COMPONENTS] = {0}, *pix_ptrs[XS_MAX_COMPONENTS] = {0};
     size_t at = 0;
-    d->pic.fmt.container = XSF_PLANAR_U16;
-    d->pic.fmt.nc = g->nc;
+    memset(&d->dec_fmt, 0, sizeof d->dec_fmt);
+    d->dec_fmt.container = XSF_PLANAR_U16;
+    d->dec_fmt.nc = g->nc;
     d->pic.memory = XSF_MEMORY_DEVICE;
     d->pic.device = d->device;
     for (int c = 0; c < g->nc; c++) {
@@ -997,10 +1488,11 @@ static xsf_status configure(xs_gpu_decoder *d, const xs_header *h, const xs_geom
         coef_ptrs[c] = d->d_coef_all + at;
         pix_ptrs[c] = cp->nlx > 0 ? d->d_pix_all + at : coef_ptrs[c];
         at += (size_t)cp->width * cp->height;
-        d->pic.fmt.width[c] = cp->width;
-        d->pic.fmt.height[c] = cp->height;
-        d->pic.fmt.depth[c] = h->depth[c];
+        d->dec_fmt.width[c] = cp->width;
+        d->dec_fmt.height[c] = cp->height;
+        d->dec_fmt.depth[c] = h->depth[c];
     }
+    memcpy(d->pix_ptrs, pix_ptrs, sizeof pix_ptrs);
     /* Components of one size and decomposition share one plan: one launch
      * per level for all of them. */
     for (int c = 0; c < g->nc;) {
@@ -1116,9 +1608,10 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
     return XSF_OK;
 }
 
-/* The output stage for rows [y0[c], y1[c]) of each component, into the
- * frame's planes (d->pic, chosen by check_output). */
-static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[])
+/* The output stage's parameters for rows [y0[c], y1[c]) of each decoded
+ * component; *maxw the widest component, *rows the most rows. */
+static gpu_output_params output_params(const xs_gpu_decoder *d, const int y0[], const int y1[],
+                                       int *maxw, int *rows)
 {
     const xs_geometry *g = &d->geom;
     const xs_header *h = &d->hdr;
@@ -1131,24 +1624,150 @@ static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[
     op.t1 = h->nlt_t1;
     op.t2 = h->nlt_t2;
     op.e = h->nlt_e;
-    int maxw = 1, rows = 0;
+    *maxw = 1;
+    *rows = 0;
     for (int c = 0; c < g->nc; c++) {
         op.width[c] = g->comp[c].width;
         op.height[c] = g->comp[c].height;
         op.depth[c] = h->depth[c];
+        op.y0[c] = y0[c];
+        op.y1[c] = y1[c];
+        *maxw = op.width[c] > *maxw ? op.width[c] : *maxw;
+        *rows = y1[c] - y0[c] > *rows ? y1[c] - y0[c] : *rows;
+    }
+    return op;
+}
+
+/* The luma rows of a converted picture (not planar) that rows [0, y[c]) of
+ * every decoded component make whole: a chroma row of a 4:2:0 component
+ * covers two; the 4:2:0 formats write row pairs (an even number of rows, or
+ * all of them). */
+static int converted_rows(const xs_gpu_decoder *d, const int y[])
+{
+    const xsf_format *f = &d->dec_fmt;
+    const int h = f->height[0];
+    int rows = h;
+    for (int c = 0; c < f->nc; c++) {
+        const int hc = f->height[c];
+        const int r = y[c] >= hc ? h : y[c] * (h / hc);
+        rows = r < rows ? r : rows;
+    }
+    if (fmt_pairs(d->pic.fmt.container) && rows < h)
+        rows &= ~1;
+    return rows;
+}
+
+/* xs_output_fmt<F> (through a pointer: the emulation rewrites plain launches only). */
+template <int F>
+static void launch_fmt(dim3 grid, cudaStream_t stream, const gpu_output_params &op,
+                       const gpu_fmt_params &fp)
+{
+    const auto kernel = xs_output_fmt<F>;
+    kernel<<<grid, 128, 0, stream>>>(op, fp);
+}
+
+/* The converted format's output for rows [y0[c], y1[c]) of each decoded
+ * component (converted_rows of them for the formats other than planar8). */
+static xsf_status launch_convert(xs_gpu_decoder *d, const int y0[], const int y1[])
+{
+    const xsf_format *f = &d->pic.fmt, *dec = &d->dec_fmt;
+    const int F = f->container;
+    int maxw, rows;
+    const gpu_output_params op = output_params(d, y0, y1, &maxw, &rows);
+    gpu_fmt_params fp = {};
+    memcpy(fp.src, d->pix_ptrs, sizeof fp.src);
+    for (int p = 0; p < xsf_format_planes(f); p++) {
+        fp.plane[p] = d->pic.data[p];
+        fp.pitch[p] = d->pic.stride[p];
+        fp.row_bytes[p] = xsf_format_row_bytes(f, p);
+    }
+    fp.w = f->width[0];
+    fp.h = f->height[0];
+    const int ycc = xsf_container_is_ycbcr((xsf_container)F);
+    fp.cw = ycc ? f->width[1] : fp.w;
+    fp.ch = ycc ? f->height[1] : fp.h;
+    for (int k = 1; k < 3 && k < dec->nc; k++) {
+        fp.mx[k] = xsf_px_axis(dec->width[k], fp.cw);
+        fp.my[k] = xsf_px_axis(dec->height[k], fp.ch);
+    }
+    fp.rgb = d->rgb;
+    dim3 grid(1, 1, 1);
+    if (F == XSF_PLANAR_U8) {
+        fp.groups = (maxw + 7) / 8;
+        grid.y = (unsigned)rows;
+        grid.z = (unsigned)dec->nc;
+    } else {
+        const int l0 = converted_rows(d, y0), l1 = converted_rows(d, y1);
+        const int r0 = fmt_pairs(F) ? l0 / 2 : l0, r1 = fmt_pairs(F) ? (l1 + 1) / 2 : l1;
+        fp.r0 = r0;
+        grid.y = r1 > r0 ? (unsigned)(r1 - r0) : 0;
+        fp.groups = F == XSF_V210                            ? (fp.w + 47) / 48 * 8
+                    : F == XSF_PGROUP10 || F == XSF_UYVY     ? (fp.cw + 3) / 4
+                    : xsf_container_is_rgb((xsf_container)F) ? (fp.w + 3) / 4
+                                                             : (fp.w + 7) / 8;
+    }
+    if (grid.y == 0)
+        return XSF_OK;
+    grid.x = (unsigned)((fp.groups + 127) / 128);
+    cudaStream_t s = d->stream;
+    switch (F) {
+    case XSF_PLANAR_U8: launch_fmt<XSF_PLANAR_U8>(grid, s, op, fp); break;
+    case XSF_V210: launch_fmt<XSF_V210>(grid, s, op, fp); break;
+    case XSF_PGROUP10: launch_fmt<XSF_PGROUP10>(grid, s, op, fp); break;
+    case XSF_P210: launch_fmt<XSF_P210>(grid, s, op, fp); break;
+    case XSF_P010: launch_fmt<XSF_P010>(grid, s, op, fp); break;
+    case XSF_UYVY: launch_fmt<XSF_UYVY>(grid, s, op, fp); break;
+    case XSF_NV12: launch_fmt<XSF_NV12>(grid, s, op, fp); break;
+    case XSF_I420: launch_fmt<XSF_I420>(grid, s, op, fp); break;
+    case XSF_RGBA8: launch_fmt<XSF_RGBA8>(grid, s, op, fp); break;
+    case XSF_BGRA8: launch_fmt<XSF_BGRA8>(grid, s, op, fp); break;
+    case XSF_RGB48: launch_fmt<XSF_RGB48>(grid, s, op, fp); break;
+    case XSF_RGBF32: launch_fmt<XSF_RGBF32>(grid, s, op, fp); break;
+    default: return xsf_error_set(&d->err, XSF_ERR_ARG, "pixel format %d has no kernel", F);
+    }
+    CUDA_TRY(cudaGetLastError());
+    return XSF_OK;
+}
+
+/* xs_output_fmt<F> for container F, NULL for planar16 (xs_output). */
+static const void *fmt_kernel(int F)
+{
+    switch (F) {
+    case XSF_PLANAR_U8: return (const void *)xs_output_fmt<XSF_PLANAR_U8>;
+    case XSF_V210: return (const void *)xs_output_fmt<XSF_V210>;
+    case XSF_PGROUP10: return (const void *)xs_output_fmt<XSF_PGROUP10>;
+    case XSF_P210: return (const void *)xs_output_fmt<XSF_P210>;
+    case XSF_P010: return (const void *)xs_output_fmt<XSF_P010>;
+    case XSF_UYVY: return (const void *)xs_output_fmt<XSF_UYVY>;
+    case XSF_NV12: return (const void *)xs_output_fmt<XSF_NV12>;
+    case XSF_I420: return (const void *)xs_output_fmt<XSF_I420>;
+    case XSF_RGBA8: return (const void *)xs_output_fmt<XSF_RGBA8>;
+    case XSF_BGRA8: return (const void *)xs_output_fmt<XSF_BGRA8>;
+    case XSF_RGB48: return (const void *)xs_output_fmt<XSF_RGB48>;
+    case XSF_RGBF32: return (const void *)xs_output_fmt<XSF_RGBF32>;
+    }
+    return NULL;
+}
+
+/* The output stage for rows [y0[c], y1[c]) of each component, into the
+ * frame's planes (d->pic, chosen by check_output), in its pixel format. */
+static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[])
+{
+    if (d->pic.fmt.container != XSF_PLANAR_U16)
+        return launch_convert(d, y0, y1);
+    int maxw, rows;
+    gpu_output_params op = output_params(d, y0, y1, &maxw, &rows);
+    for (int c = 0; c < d->geom.nc; c++) {
         uint16_t *plane = (uint16_t *)d->pic.data[c];
         const size_t pitch = d->pic.stride[c];
         op.out[c] = plane;
         op.pitch[c] = pitch / sizeof(uint16_t);
         if ((uintptr_t)plane % 8 == 0 && pitch % 8 == 0)
             op.vec_store |= 1 << c;
-        op.y0[c] = y0[c];
-        op.y1[c] = y1[c];
-        maxw = op.width[c] > maxw ? op.width[c] : maxw;
-        rows = y1[c] - y0[c] > rows ? y1[c] - y0[c] : rows;
     }
     if (rows == 0)
         return XSF_OK;
+    const xs_geometry *g = &d->geom;
     dim3 ogrid((unsigned)((maxw + 4 * 128 - 1) / (4 * 128)), (unsigned)rows, (unsigned)g->nc);
     xs_output<<<ogrid, 128, 0, d->stream>>>(op, d->d_pix);
     CUDA_TRY(cudaGetLastError());
@@ -1244,19 +1863,21 @@ static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
     return XSF_OK;
 }
 
-/* Where the picture of the configured format will be written: the
- * caller's planes must be there for every component and hold its rows; the
- * context's own are allocated the first time they are needed. */
+/* Where the picture of the frame's format (d->pic.fmt) will be written:
+ * the caller's planes must be there for every plane and hold its rows; the
+ * context's own are allocated the first time they are needed, and again
+ * when the format changes. */
 static xsf_status check_output(xs_gpu_decoder *d)
 {
-    const xs_geometry *g = &d->geom;
+    const xsf_format *f = &d->pic.fmt;
+    const int planes = xsf_format_planes(f);
     if (d->out.set) {
-        for (int c = 0; c < g->nc; c++) {
-            const size_t row = (size_t)g->comp[c].width * sizeof(uint16_t);
+        for (int c = 0; c < planes; c++) {
+            const size_t row = xsf_format_row_bytes(f, c);
             if (!d->out.plane[c])
                 return xsf_error_set(&d->err, XSF_ERR_ARG,
                                      "no output plane for component %d of %d (xs_gpu_set_output)",
-                                     c, g->nc);
+                                     c, planes);
             if (d->out.pitch_bytes[c] < row)
                 return xsf_error_set(&d->err, XSF_ERR_ARG,
                                      "output pitch of component %d is %zu bytes, its rows need %zu "
@@ -1265,24 +1886,22 @@ static xsf_status check_output(xs_gpu_decoder *d)
         }
         return XSF_OK;
     }
-    if (d->own_plane[0])
+    if (d->own_fmt.nc && xsf_format_equal(&d->own_fmt, f))
         return XSF_OK;
-    for (int c = 0; c < g->nc; c++) {
+    free_own_planes(d);
+    for (int c = 0; c < planes; c++) {
         size_t pitch = 0;
         const cudaError_t e =
-            cudaMallocPitch((void **)&d->own_plane[c], &pitch,
-                            (size_t)g->comp[c].width * sizeof(uint16_t), (size_t)g->comp[c].height);
+            cudaMallocPitch((void **)&d->own_plane[c], &pitch, xsf_format_row_bytes(f, c),
+                            (size_t)xsf_format_plane_rows(f, c));
         if (e != cudaSuccess) {
-            for (int k = 0; k < g->nc; k++) {
-                cudaFree(d->own_plane[k]);
-                d->own_plane[k] = NULL;
-                d->own_pitch[k] = 0;
-            }
+            free_own_planes(d);
             return xsf_error_set(&d->err, XSF_ERR_CUDA, "allocating the picture's planes: %s",
                                  cudaGetErrorString(e));
         }
         d->own_pitch[c] = pitch;
     }
+    d->own_fmt = *f;
     return XSF_OK;
 }
 
@@ -1290,10 +1909,45 @@ static xsf_status check_output(xs_gpu_decoder *d)
  * planes while they are set, else the context's own. */
 static void choose_planes(xs_gpu_decoder *d)
 {
-    for (int c = 0; c < d->geom.nc; c++) {
-        d->pic.data[c] = (uint8_t *)(d->out.set ? d->out.plane[c] : d->own_plane[c]);
+    for (int c = 0; c < xsf_format_planes(&d->pic.fmt); c++) {
+        d->pic.data[c] = d->out.set ? d->out.plane[c] : d->own_plane[c];
         d->pic.stride[c] = d->out.set ? d->out.pitch_bytes[c] : d->own_pitch[c];
     }
+}
+
+/* The frame's picture: the decoded format converted to the pixel format
+ * asked for (xsf_format_convert says why one does not apply), its colour,
+ * the RGB formats' coefficients; the format's kernel loaded the first time. */
+static xsf_status output_format(xs_gpu_decoder *d, const xs_header *h)
+{
+    xsf_colour colour;
+    xs_header_colour(h, &colour);
+    if (d->out.has_colour)
+        colour = d->out.colour;
+    const xsf_container F = d->out.container;
+    xsf_format f = d->dec_fmt;
+    xsf_status st =
+        F == XSF_PLANAR_U16 ? XSF_OK : xsf_format_convert(&d->dec_fmt, &colour, F, &f, &d->err);
+    if (st == XSF_OK && xsf_container_is_rgb(F))
+        st = xsf_rgb_fixed_make(&d->rgb, &d->dec_fmt, &colour, F, &d->err);
+    /* The last picture's planes do not hold a picture of another format. */
+    if (st != XSF_OK || !xsf_format_equal(&f, &d->pic.fmt))
+        memset(d->pic.data, 0, sizeof d->pic.data);
+    if (st != XSF_OK)
+        return st;
+    d->pic.fmt = f;
+    if (F == XSF_PLANAR_U16) {
+        d->pic.colour = colour;
+        return XSF_OK;
+    }
+    d->pic.colour = xsf_colour_convert(&colour, &d->dec_fmt, F);
+    if (!(d->fmt_loaded >> F & 1)) {
+        cudaFuncAttributes fa;
+        if (cudaFuncGetAttributes(&fa, fmt_kernel(F)) != cudaSuccess)
+            cudaGetLastError(); /* the launch will say what is wrong */
+        d->fmt_loaded |= 1u << F;
+    }
+    return XSF_OK;
 }
 
 /* Reads the header and readies the context for it (allocating only when
@@ -1315,11 +1969,12 @@ static xsf_status frame_setup(xs_gpu_decoder *d, const xs_header *given, const u
     if (st != XSF_OK)
         return st;
     d->hdr = h;
-    st = check_output(d);
+    st = output_format(d, &h);
+    if (st == XSF_OK)
+        st = check_output(d);
     if (st != XSF_OK)
         return st;
     choose_planes(d);
-    xs_header_colour(&h, &d->pic.colour);
     const int s = d->stage;
     d->stage = (d->stage + 1) % XS_GPU_STAGES;
     /* The slot was last used two frames ago: wait until its upload has run. */
@@ -1589,8 +2244,10 @@ extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev
     return st;
 }
 
-extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane[XS_MAX_COMPONENTS],
-                                        const size_t pitch_bytes[XS_MAX_COMPONENTS])
+extern "C" xsf_status xs_gpu_set_output_format(xs_gpu_decoder *d, xsf_container container,
+                                               const xsf_colour *colour,
+                                               uint8_t *const plane[XS_MAX_COMPONENTS],
+                                               const size_t pitch_bytes[XS_MAX_COMPONENTS])
 {
     if (!d)
         return XSF_ERR_ARG;
@@ -1599,20 +2256,25 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
         return xsf_error_set(
             &d->err, XSF_ERR_ARG,
             "a frame begun with xs_gpu_decode_begin is under way: set the output before it");
-    if (!plane) {
-        memset(&d->out, 0, sizeof d->out);
-        return XSF_OK;
-    }
-    if (!pitch_bytes)
+    if ((unsigned)container >= XSF_CONTAINERS)
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "pixel format %d is not known", (int)container);
+    if (plane && !pitch_bytes)
         return xsf_error_set(&d->err, XSF_ERR_ARG, "output planes without their pitches");
-    for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
-        /* The kernel addresses rows in samples: 2-byte units. */
+    for (int c = 0; plane && container == XSF_PLANAR_U16 && c < XS_MAX_COMPONENTS; c++) {
+        /* xs_output addresses rows in samples: 2-byte units. */
         if ((uintptr_t)plane[c] % sizeof(uint16_t) || pitch_bytes[c] % sizeof(uint16_t))
             return xsf_error_set(
                 &d->err, XSF_ERR_ARG,
                 "output plane %d at %p, pitch %zu bytes: both must be 2-byte aligned", c,
                 (void *)plane[c], pitch_bytes[c]);
     }
+    memset(&d->out, 0, sizeof d->out);
+    d->out.container = container;
+    d->out.has_colour = colour != NULL;
+    if (colour)
+        d->out.colour = *colour;
+    if (!plane)
+        return XSF_OK;
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         d->out.plane[c] = plane[c];
         d->out.pitch_bytes[c] = pitch_bytes[c];
@@ -1621,31 +2283,63 @@ extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane
     return XSF_OK;
 }
 
+extern "C" xsf_status xs_gpu_set_output(xs_gpu_decoder *d, uint16_t *const plane[XS_MAX_COMPONENTS],
+                                        const size_t pitch_bytes[XS_MAX_COMPONENTS])
+{
+    uint8_t *bytes[XS_MAX_COMPONENTS];
+    for (int c = 0; plane && c < XS_MAX_COMPONENTS; c++)
+        bytes[c] = (uint8_t *)plane[c];
+    return xs_gpu_set_output_format(d, XSF_PLANAR_U16, NULL, plane ? bytes : NULL, pitch_bytes);
+}
+
 extern "C" const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *d)
 {
     return d->configured && d->pic.data[0] ? &d->pic : NULL;
-}
-
-extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d,
-                                      uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
-{
-    if (!d || !host_plane || !d->configured)
-        return XSF_ERR_ARG;
-    if (!d->pic.data[0])
-        return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
-    ON_DEVICE(d);
-    for (int c = 0; c < d->pic.fmt.nc; c++)
-        CUDA_TRY(cudaMemcpy2DAsync(
-            host_plane[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t), d->pic.data[c],
-            d->pic.stride[c], (size_t)d->pic.fmt.width[c] * sizeof(uint16_t),
-            (size_t)d->pic.fmt.height[c], cudaMemcpyDeviceToHost, d->stream));
-    return sync ? xs_gpu_sync(d) : XSF_OK;
 }
 
 extern "C" void xs_gpu_decode_rows(const xs_gpu_decoder *d, int rows[XS_MAX_COMPONENTS])
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++)
         rows[c] = d && d->inc.active && c < d->geom.nc ? d->inc.out_rows[c] : 0;
+    const xsf_container F = d ? d->pic.fmt.container : XSF_PLANAR_U16;
+    if (!d || !d->inc.active || F == XSF_PLANAR_U16 || F == XSF_PLANAR_U8)
+        return;
+    /* A converted picture's rows: luma rows, and its chroma rows of them. */
+    const int luma = converted_rows(d, d->inc.out_rows);
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        rows[c] = c >= d->pic.fmt.nc                   ? 0
+                  : (c == 1 || c == 2) && fmt_pairs(F) ? (luma + 1) / 2
+                                                       : luma;
+}
+
+extern "C" xsf_status xs_gpu_download_planes(xs_gpu_decoder *d,
+                                             uint8_t *const host_plane[XS_MAX_COMPONENTS],
+                                             const int from[XS_MAX_COMPONENTS],
+                                             const int to[XS_MAX_COMPONENTS])
+{
+    if (!d || !host_plane || !from || !to || !d->configured)
+        return XSF_ERR_ARG;
+    if (!d->pic.data[0])
+        return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
+    const xsf_format *f = &d->pic.fmt;
+    const int planes = xsf_format_planes(f);
+    for (int c = 0; c < planes; c++) {
+        const int rows = xsf_format_plane_rows(f, c);
+        if (from[c] < 0 || to[c] > rows || from[c] > to[c])
+            return xsf_error_set(&d->err, XSF_ERR_ARG,
+                                 "rows [%d, %d) of component %d, which has %d", from[c], to[c], c,
+                                 rows);
+    }
+    ON_DEVICE(d);
+    for (int c = 0; c < planes; c++) {
+        const size_t row = xsf_format_row_bytes(f, c);
+        if (to[c] > from[c])
+            CUDA_TRY(cudaMemcpy2DAsync(host_plane[c] + (size_t)from[c] * row, row,
+                                       d->pic.data[c] + (size_t)from[c] * d->pic.stride[c],
+                                       d->pic.stride[c], row, (size_t)(to[c] - from[c]),
+                                       cudaMemcpyDeviceToHost, d->stream));
+    }
+    return XSF_OK;
 }
 
 extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d,
@@ -1653,26 +2347,24 @@ extern "C" xsf_status xs_gpu_download_rows(xs_gpu_decoder *d,
                                            const int from[XS_MAX_COMPONENTS],
                                            const int to[XS_MAX_COMPONENTS])
 {
-    if (!d || !host_plane || !from || !to || !d->configured)
+    if (!host_plane)
         return XSF_ERR_ARG;
-    if (!d->pic.data[0])
-        return xsf_error_set(&d->err, XSF_ERR_ARG, "no picture to download");
-    for (int c = 0; c < d->pic.fmt.nc; c++) {
-        if (from[c] < 0 || to[c] > d->pic.fmt.height[c] || from[c] > to[c])
-            return xsf_error_set(&d->err, XSF_ERR_ARG,
-                                 "rows [%d, %d) of component %d, which has %d", from[c], to[c], c,
-                                 d->pic.fmt.height[c]);
-    }
-    ON_DEVICE(d);
-    for (int c = 0; c < d->pic.fmt.nc; c++) {
-        const size_t row = (size_t)d->pic.fmt.width[c] * sizeof(uint16_t);
-        if (to[c] > from[c])
-            CUDA_TRY(cudaMemcpy2DAsync((uint8_t *)host_plane[c] + (size_t)from[c] * row, row,
-                                       d->pic.data[c] + (size_t)from[c] * d->pic.stride[c],
-                                       d->pic.stride[c], row, (size_t)(to[c] - from[c]),
-                                       cudaMemcpyDeviceToHost, d->stream));
-    }
-    return XSF_OK;
+    uint8_t *bytes[XS_MAX_COMPONENTS];
+    for (int c = 0; c < XS_MAX_COMPONENTS; c++)
+        bytes[c] = (uint8_t *)host_plane[c];
+    return xs_gpu_download_planes(d, bytes, from, to);
+}
+
+extern "C" xsf_status xs_gpu_download(xs_gpu_decoder *d,
+                                      uint16_t *const host_plane[XS_MAX_COMPONENTS], int sync)
+{
+    if (!d || !host_plane || !d->configured)
+        return XSF_ERR_ARG;
+    int from[XS_MAX_COMPONENTS] = {0}, to[XS_MAX_COMPONENTS] = {0};
+    for (int c = 0; c < xsf_format_planes(&d->pic.fmt); c++)
+        to[c] = xsf_format_plane_rows(&d->pic.fmt, c);
+    const xsf_status st = xs_gpu_download_rows(d, host_plane, from, to);
+    return st != XSF_OK || !sync ? st : xs_gpu_sync(d);
 }
 
 extern "C" xsf_status xs_gpu_sync(xs_gpu_decoder *d)

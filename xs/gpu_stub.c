@@ -73,6 +73,14 @@ xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_C
     (void)dec, (void)plane, (void)pitch_bytes;
     return XSF_ERR_NODEVICE;
 }
+xsf_status xs_gpu_set_output_format(xs_gpu_decoder *dec, xsf_container container,
+                                    const xsf_colour *colour,
+                                    uint8_t *const plane[XS_MAX_COMPONENTS],
+                                    const size_t pitch_bytes[XS_MAX_COMPONENTS])
+{
+    (void)dec, (void)container, (void)colour, (void)plane, (void)pitch_bytes;
+    return XSF_ERR_NODEVICE;
+}
 const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec)
 {
     (void)dec;
@@ -86,6 +94,13 @@ xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MA
 }
 xsf_status xs_gpu_download_rows(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
                                 const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS])
+{
+    (void)dec, (void)host_plane, (void)from, (void)to;
+    return XSF_ERR_NODEVICE;
+}
+xsf_status xs_gpu_download_planes(xs_gpu_decoder *dec, uint8_t *const host_plane[XS_MAX_COMPONENTS],
+                                  const int from[XS_MAX_COMPONENTS],
+                                  const int to[XS_MAX_COMPONENTS])
 {
     (void)dec, (void)host_plane, (void)from, (void)to;
     return XSF_ERR_NODEVICE;

@@ -8,9 +8,11 @@
  * memory to picture in device memory; and the ratios to the floors measured
  * in the same run: PCIe (host-to-device and device-to-host copy rates of
  * pinned memory) and device memory (device-to-device copy rate), and the
- * same downloads as the four-stage pipeline's, alone.
+ * same downloads as the four-stage pipeline's, alone. With --pix-fmt the
+ * pictures are written in that pixel format (v210, nv12, ...: the output
+ * kernel converts) and the downloads and their floor are of its bytes.
  *
- * Usage: xs_decode_bench [--frames N] [--streams K] FILE.jxs... (--help) */
+ * Usage: xs_decode_bench [--frames N] [--streams K] [--pix-fmt F] FILE.jxs... (--help) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,7 @@ static uint8_t *read_pinned(const char *path, size_t *len)
 int main(int argc, char **argv)
 {
     int frames = 2000, nstreams = 3, nfiles = 0;
+    const char *pix_fmt = "planar16";
     static const char *files[256];
     const cli_option options[] = {
         CLI_OPT("frames", 0, CLI_INT, &frames, "N", "frames per measurement (default 2000)",
@@ -72,6 +75,8 @@ int main(int argc, char **argv)
         CLI_OPT("streams", 0, CLI_INT, &nstreams, "K",
                 "streams of the pipelines, one decoder context each (default 3)", .lo = 1,
                 .hi = MAX_STREAMS),
+        CLI_OPT("pix-fmt", 0, CLI_STRING, &pix_fmt, "F",
+                "pixel format of the pictures: " XSF_CONTAINER_WORDS " (default planar16)"),
         CLI_ARG("FILE.jxs", CLI_LIST, files, "codestreams, measured in turn", .max_items = 256,
                 .count = &nfiles),
         CLI_TABLE_END,
@@ -82,6 +87,13 @@ int main(int argc, char **argv)
     const int parsed = cli_exit_status(cli_parse(&cmd, argc, argv));
     if (parsed >= 0)
         return parsed;
+    xsf_container container;
+    xsf_error perr;
+    xsf_error_clear(&perr);
+    if (xsf_container_parse(pix_fmt, &container, &perr) != XSF_OK) {
+        fprintf(stderr, "xs_decode_bench: %s\n", perr.msg);
+        return 2;
+    }
     if (xs_gpu_available() != XSF_OK) {
         printf("no GPU: nothing to measure\n");
         return 0;
@@ -93,8 +105,9 @@ int main(int argc, char **argv)
     printf("device: %s, %d SMs; measured: H2D %.1f GB/s, D2H %.1f GB/s, device memory (D2D copy, "
            "read+write) %.0f GB/s\n",
            prop.name, prop.multiProcessorCount, h2d, d2h, d2d);
-    printf("frames per measurement: %d; pipelines use %d streams (one decoder context each)\n\n",
-           frames, nstreams);
+    printf("frames per measurement: %d; pipelines use %d streams (one decoder context each); "
+           "pixel format %s\n\n",
+           frames, nstreams, xsf_container_name(container));
 
     cudaStream_t streams[MAX_STREAMS];
     xs_gpu_decoder *dec[MAX_STREAMS];
@@ -104,6 +117,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "cannot create GPU decoder %d\n", s);
             return 1;
         }
+        CHECK_XS(xs_gpu_set_output_format(dec[s], container, NULL, NULL, NULL), dec[s]);
     }
     printf("%-28s %9s %9s %9s %9s %9s %9s %9s %9s %8s\n", "codestream", "MB", "decode", "up+dec",
            "3-stage", "4-stage", "PCIe-up", "D2H-flr", "mem-flr", "lat(us)");
@@ -125,17 +139,22 @@ int main(int argc, char **argv)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
         }
         const xsf_picture *img = xs_gpu_decoder_picture(dec[0]);
-        size_t out_bytes = 0, samples = 0;
-        for (int c = 0; c < img->fmt.nc; c++) {
-            samples += (size_t)img->fmt.width[c] * img->fmt.height[c];
-            out_bytes += (size_t)img->fmt.width[c] * img->fmt.height[c] * sizeof(uint16_t);
-        }
+        /* The decoded samples (what the kernels before the output read) and
+         * the bytes of the pictures' planes in their pixel format. */
+        size_t samples = 0;
+        const xs_header *hdr = NULL;
+        xs_header parsed_hdr;
+        if (xs_parse_header(cs, len, &parsed_hdr, NULL) == XSF_OK)
+            hdr = &parsed_hdr;
+        for (int c = 0; hdr && c < hdr->nc; c++)
+            samples += (size_t)(hdr->wf / hdr->sx[c]) * (hdr->hf / hdr->sy[c]);
+        const size_t out_bytes = xsf_format_bytes(&img->fmt);
+        const int nplanes = xsf_format_planes(&img->fmt);
         uint16_t *host_planes[MAX_STREAMS][XS_MAX_COMPONENTS] = {{0}};
         for (int s = 0; s < nstreams; s++)
-            for (int c = 0; c < img->fmt.nc; c++)
+            for (int c = 0; c < nplanes; c++)
                 BENCH_CHECK_CUDA(cudaMallocHost((void **)&host_planes[s][c],
-                                                (size_t)img->fmt.width[c] * img->fmt.height[c] *
-                                                    sizeof(uint16_t)));
+                                                xsf_format_plane_bytes(&img->fmt, c)));
         uint8_t *dev_cs;
         BENCH_CHECK_CUDA(cudaMalloc((void **)&dev_cs, len));
         BENCH_CHECK_CUDA(cudaMemcpy(dev_cs, cs, len, cudaMemcpyHostToDevice));
@@ -163,7 +182,7 @@ int main(int argc, char **argv)
             CHECK_XS(xs_gpu_sync(dec[s]), dec[s]);
         const double fps_pipe3 = frames / (xsf_clock_mono_s() - t0);
 
-        /* Four-stage pipeline: upload, decode, download of the 16-bit planes. */
+        /* Four-stage pipeline: upload, decode, download of the pictures' planes. */
         t0 = xsf_clock_mono_s();
         for (int i = 0; i < frames; i++) {
             const int s = i % nstreams;
@@ -198,9 +217,9 @@ int main(int argc, char **argv)
         qsort(lat, LAT, sizeof lat[0], cmp_double);
 
         /* Floors: the upload of the codestream over PCIe; the download of the
-         * 16-bit planes; device memory: codestream read, coefficients written
-         * by the entropy decoder and read + written once per DWT level pass
-         * at least once, 16-bit planes written. */
+         * pictures' planes; device memory: codestream read, coefficients
+         * written by the entropy decoder and read + written once per DWT
+         * level pass at least once, the planes written. */
         const double floor_up = h2d * 1e9 / (double)len;
         const double floor_d2h = d2h * 1e9 / (double)out_bytes;
         const double mem_bytes = (double)len + samples * 4.0 * 3 + (double)out_bytes;
@@ -236,7 +255,7 @@ int main(int argc, char **argv)
         printf("\n");
 
         for (int s = 0; s < nstreams; s++)
-            for (int c = 0; c < img->fmt.nc; c++)
+            for (int c = 0; c < nplanes; c++)
                 cudaFreeHost(host_planes[s][c]);
         cudaFree(dev_cs);
         cudaFreeHost(cs);

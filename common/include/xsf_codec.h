@@ -200,7 +200,11 @@ struct xsf_codec {
     xsf_status (*cpu_create)(void **dec, xsf_error *err);
     void (*cpu_destroy)(void *dec);
     /* Decodes the codestream buf[0, len) that `frame` describes into `out`,
-     * a host picture of frame->format (its planes the caller's). */
+     * a host picture of frame->format (its planes the caller's), or of an
+     * output pixel format of it: out->fmt what xsf_format_convert gives for
+     * frame->format, frame->colour and out->fmt.container (XSF_ERR_ARG for
+     * another shape, XSF_ERR_UNSUPPORTED where the format does not apply);
+     * out's colour and properties stay the caller's. */
     xsf_status (*cpu_decode)(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err);
 
@@ -213,13 +217,19 @@ struct xsf_codec {
     /* Enqueues the decoding of buf[0, len) (host memory; pinned makes the
      * upload asynchronous) into `out`, a device picture of frame->format on
      * the decoder's GPU (nothing copied on the device), or, out NULL, into
-     * planes of the decoder's own, valid until its next decode. Errors of
-     * the headers come at once, errors in the data from gpu_sync. */
+     * planes of the decoder's own, valid until its next decode. The picture
+     * may be in an output pixel format (out->fmt, or with out NULL
+     * frame->format, as xsf_format_convert gives it for the decoded format
+     * and frame->colour, the colour the conversion uses): the decoder
+     * writes that format itself, as cpu_decode's. Errors of the headers
+     * come at once, errors in the data from gpu_sync. */
     xsf_status (*gpu_decode)(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err);
     /* Enqueues the copy of rows [from[c], to[c]) of each component of the
      * picture under way or last decoded into the host picture `host`
-     * (pinned makes it asynchronous), at their place. */
+     * (pinned makes it asynchronous), at their place. For an output pixel
+     * format, c indexes the planes (xsf_format_planes), whose rows are
+     * component c's (xsf_format_plane_rows is height[c]). */
     xsf_status (*gpu_download_rows)(void *dec, xsf_picture *host,
                                     const int from[XSF_MAX_COMPONENTS],
                                     const int to[XSF_MAX_COMPONENTS], xsf_error *err);
@@ -239,7 +249,9 @@ struct xsf_codec {
      * gpu_decode) from then on; more launches what buf[0, len) now holds;
      * end finishes with the whole codestream; abort ends the frame without
      * a picture. rows: rows [0, rows[c]) are final once the work enqueued so
-     * far has run. */
+     * far has run (for an output pixel format, the components of its
+     * format: luma rows and their chroma rows, P010/NV12/I420 two luma rows
+     * a chroma row). */
     xsf_status (*gpu_begin)(void *dec, const xsf_codec_frame *frame, const uint8_t *buf, size_t len,
                             xsf_picture *out, xsf_error *err);
     xsf_status (*gpu_more)(void *dec, const uint8_t *buf, size_t len, xsf_error *err);

@@ -39,9 +39,26 @@ struct int4 {
 struct ushort4 {
     unsigned short x, y, z, w;
 };
+struct int2 {
+    int x, y;
+};
+struct uint2 {
+    unsigned x, y;
+};
+struct uint4 {
+    unsigned x, y, z, w;
+};
 static inline int4 make_int4(int x, int y, int z, int w)
 {
     return int4{x, y, z, w};
+}
+static inline uint2 make_uint2(unsigned x, unsigned y)
+{
+    return uint2{x, y};
+}
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
+{
+    return uint4{x, y, z, w};
 }
 
 enum emu_op {

@@ -279,7 +279,13 @@ xsf_status xs_gpu_decode_begin_parsed(xs_gpu_decoder *dec, const xs_header *hdr,
                                       size_t len);
 /* Between begin and end: rows [0, rows[c]) of each component are final in
  * the output planes once the work enqueued so far has run (an event or a
- * host function on the stream says when); 0 outside a frame. Errors the
+ * host function on the stream says when); 0 outside a frame. For a pixel
+ * format other than planar16 and planar8, the components are the
+ * converted format's (xs_gpu_set_output_format), and their rows advance
+ * together: the luma rows whose every sample is written, and the chroma rows
+ * of those (for P010, NV12 and I420 a chroma row covers two luma rows: the
+ * luma rows advance two at a time, the last alone where the height is odd),
+ * so that rows[c] of plane c can be downloaded (xs_gpu_download_rows). Errors the
  * kernels find in the data still come only from xs_gpu_sync after end: a
  * frame refused then had its earlier rows decoded from bad data. */
 void xs_gpu_decode_rows(const xs_gpu_decoder *dec, int rows[XS_MAX_COMPONENTS]);
@@ -308,6 +314,30 @@ void xs_gpu_decode_rows(const xs_gpu_decoder *dec, int rows[XS_MAX_COMPONENTS]);
  * not block. */
 xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_COMPONENTS],
                              const size_t pitch_bytes[XS_MAX_COMPONENTS]);
+/* The same for a picture in pixel format `container` (xsf_picture.h; what
+ * xs_gpu_set_output sets is XSF_PLANAR_U16): every later picture is the
+ * decoded format converted as xsf_format_convert gives it, written in that
+ * format by the output stage itself (no other pass over device memory),
+ * byte for byte what xsf_picture_convert makes of the C decoder's picture.
+ * `colour` is the decoded picture's colour the conversion uses (the RGB
+ * formats' matrix and range, whether the Y'CbCr formats apply), NULL for
+ * the codestream's (xs_header_colour); the picture's colour is then
+ * xsf_colour_convert's. plane[p] and pitch_bytes[p] are the format's planes
+ * (xsf_format_planes: plane p holds rows of xsf_format_row_bytes(fmt, p)
+ * bytes, xsf_format_plane_rows of them), or plane NULL for the context's
+ * own (allocated for the format, again when it changes). Planes of formats
+ * other than planar16 may have any address and pitch (16-, 8- and 4-byte
+ * stores where they allow, byte stores else); every byte of a row up to
+ * its row bytes is written (v210's padding, as zeros), nothing after it.
+ * A decode call whose picture the format does not apply to (a Y'CbCr format
+ * for an R'G'B' picture, chroma that resamples by neither 2:1 nor 1:2)
+ * refuses the frame with xsf_format_convert's XSF_ERR_UNSUPPORTED and its
+ * message, before anything is written. Otherwise as xs_gpu_set_output
+ * (XSF_ERR_ARG also for a container that is not one). */
+xsf_status xs_gpu_set_output_format(xs_gpu_decoder *dec, xsf_container container,
+                                    const xsf_colour *colour,
+                                    uint8_t *const plane[XS_MAX_COMPONENTS],
+                                    const size_t pitch_bytes[XS_MAX_COMPONENTS]);
 /* The last picture: a view (ref NULL) of the device planes it was written
  * into (the caller's, from xs_gpu_set_output, or the context's own), memory
  * XSF_MEMORY_DEVICE on the context's device, XSF_PLANAR_U16 at the
@@ -315,17 +345,26 @@ xsf_status xs_gpu_set_output(xs_gpu_decoder *dec, uint16_t *const plane[XS_MAX_C
  * picture of the context's format. */
 const xsf_picture *xs_gpu_decoder_picture(const xs_gpu_decoder *dec);
 /* Copies the last picture into host planes (tightly packed uint16 rows, one
- * plane per component, as xs_decode's), from wherever it was written. With
- * sync=0 the copy is only enqueued. */
+ * plane per component, as xs_decode's; for another pixel format its planes,
+ * tightly packed), from wherever it was written. With sync=0 the copy is
+ * only enqueued. */
 xsf_status xs_gpu_download(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
                            int sync);
 /* Enqueues the copy of rows [from[c], to[c]) of each component of the
  * picture under way or last decoded into host planes laid out as
  * xs_gpu_download's (whole planes: the rows land at their place). With the
  * incremental API, the rows xs_gpu_decode_rows reports can be copied as
- * they become final. Does not wait. */
+ * they become final. For another pixel format, index c is plane c, whose
+ * rows are those of component c (xsf_format_plane_rows is height[c]: v210's
+ * one plane has the luma rows, NV12's second plane the chroma rows, each
+ * the interleaved Cb and Cr of two luma rows); entries past the planes are
+ * ignored. Does not wait. xs_gpu_download_planes is the same with planes
+ * of bytes. */
 xsf_status xs_gpu_download_rows(xs_gpu_decoder *dec, uint16_t *const host_plane[XS_MAX_COMPONENTS],
                                 const int from[XS_MAX_COMPONENTS], const int to[XS_MAX_COMPONENTS]);
+xsf_status xs_gpu_download_planes(xs_gpu_decoder *dec, uint8_t *const host_plane[XS_MAX_COMPONENTS],
+                                  const int from[XS_MAX_COMPONENTS],
+                                  const int to[XS_MAX_COMPONENTS]);
 /* Waits for the stream and reports errors found in the data on the GPU. */
 xsf_status xs_gpu_sync(xs_gpu_decoder *dec);
 const char *xs_gpu_decoder_error(const xs_gpu_decoder *dec);
