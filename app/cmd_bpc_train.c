@@ -152,7 +152,7 @@ int cmd_bpc_train(int argc, char **argv)
     const char *out = a.out, *b53 = a.b53, *b97 = a.b97;
     const int ninputs = a.ninputs;
     if (r) {
-        status = r == 1 ? 0 : 2;
+        status = cli_exit_status(r);
         goto done;
     }
     if (b53 && !b97) {

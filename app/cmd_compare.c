@@ -310,9 +310,9 @@ static int select_peers(const compare_args *a, cmp_options *opt)
 int cmd_compare(int argc, char **argv)
 {
     compare_args a;
-    int r = parse_args(argc, argv, &a);
-    if (r)
-        return r == 1 ? 0 : 2;
+    int r = cli_exit_status(parse_args(argc, argv, &a));
+    if (r >= 0)
+        return r;
     if (a.gpu < 0) {
         a.gpu = cmp_gpu_available() == XSF_OK;
         if (!a.gpu)

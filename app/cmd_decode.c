@@ -129,9 +129,9 @@ static int parse_args(int argc, char **argv, decode_args *a)
 int cmd_decode(int argc, char **argv)
 {
     decode_args a;
-    int r = parse_args(argc, argv, &a);
-    if (r)
-        return r == 1 ? 0 : 2;
+    int r = cli_exit_status(parse_args(argc, argv, &a));
+    if (r >= 0)
+        return r;
     const svc_decode_config c = {.in = a.in,
                                  .out = a.out,
                                  .tables = a.tables,

@@ -552,9 +552,9 @@ static int finish(const recv_args *a, svc_recv *s, int status)
 
 int cmd_recv(int argc, char **argv)
 {
-    int r = parse_args(argc, argv, &args);
-    if (r)
-        return r == 1 ? 0 : 2;
+    int r = cli_exit_status(parse_args(argc, argv, &args));
+    if (r >= 0)
+        return r;
     if ((r = configure(&args)))
         return r;
     svc_failure f;

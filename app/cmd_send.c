@@ -370,9 +370,9 @@ static void print_impairments(const send_args *a, const rtp_impair_counts *c)
 int cmd_send(int argc, char **argv)
 {
     send_args a;
-    int r = parse_args(argc, argv, &a);
-    if (r)
-        return r == 1 ? 0 : 2;
+    int r = cli_exit_status(parse_args(argc, argv, &a));
+    if (r >= 0)
+        return r;
     xsf_error err;
     xsf_error_clear(&err);
     uint8_t *data = NULL;

@@ -65,8 +65,6 @@ typedef struct bring_up {
     int sync_refused, reserve_refused;
     xsf_status st;
     xsf_error err;
-    pthread_t thread;
-    int threaded;
 } bring_up;
 
 static void *bring_up_gpu(void *arg)
@@ -99,6 +97,27 @@ static void *bring_up_gpu(void *arg)
     return NULL;
 }
 
+/* fn on each of the n items (n <= PL_MAX_GPUS, `size` bytes apart) side by side: the
+ * first on the caller's thread, the others on threads of their own; one whose thread
+ * cannot be had runs in turn on the caller's. Returns when every item is done. */
+static void side_by_side(void *(*fn)(void *), void *items, size_t size, unsigned n)
+{
+    pthread_t thread[PL_MAX_GPUS];
+    int threaded[PL_MAX_GPUS] = {0};
+    char *item = items;
+    if (n == 0)
+        return;
+    for (unsigned i = 1; i < n; i++)
+        threaded[i] = pthread_create(&thread[i], NULL, fn, item + i * size) == 0;
+    fn(item);
+    for (unsigned i = 1; i < n; i++) {
+        if (threaded[i])
+            pthread_join(thread[i], NULL);
+        else
+            fn(item + i * size); /* no thread to be had: in turn */
+    }
+}
+
 /* Every GPU of the pipeline brought up, side by side; the first failure (in GPU order)
  * into *err. Every worker slot is counted in p->nworkers (a slot not made frees nothing). */
 static xsf_status bring_up_gpus(pl_pipeline *p, const pl_config *c, unsigned per, int *sync_refused,
@@ -113,15 +132,7 @@ static xsf_status bring_up_gpus(pl_pipeline *p, const pl_config *c, unsigned per
         b[g] = (bring_up){.p = p, .cfg = c, .g = g, .per = per};
         xsf_error_clear(&b[g].err);
     }
-    for (int g = 1; g < p->ngpus; g++)
-        b[g].threaded = pthread_create(&b[g].thread, NULL, bring_up_gpu, &b[g]) == 0;
-    bring_up_gpu(&b[0]);
-    for (int g = 1; g < p->ngpus; g++) {
-        if (b[g].threaded)
-            pthread_join(b[g].thread, NULL);
-        else
-            bring_up_gpu(&b[g]); /* no thread to be had: in turn */
-    }
+    side_by_side(bring_up_gpu, b, sizeof b[0], (unsigned)p->ngpus);
     *reserve_refused = b[0].reserve_refused;
     for (int g = 0; g < p->ngpus; g++) {
         *sync_refused |= b[g].sync_refused;
@@ -273,8 +284,6 @@ int pl_uses_gpu(const pl_pipeline *p)
 typedef struct tear_down {
     pl_pipeline *p;
     unsigned queue;
-    pthread_t thread;
-    int threaded;
 } tear_down;
 
 static void *tear_down_queue(void *arg)
@@ -312,17 +321,9 @@ static void destroy_pipeline(pl_pipeline *p)
      * device); the CPU engine's in turn. */
     tear_down t[PL_MAX_GPUS];
     const unsigned nq = p->use_gpu ? p->nqueues : 1;
-    for (unsigned q = 0; q < nq; q++) {
+    for (unsigned q = 0; q < nq; q++)
         t[q] = (tear_down){.p = p, .queue = q};
-        if (q > 0 && p->use_gpu)
-            t[q].threaded = pthread_create(&t[q].thread, NULL, tear_down_queue, &t[q]) == 0;
-    }
-    for (unsigned q = 0; q < nq; q++)
-        if (!t[q].threaded)
-            tear_down_queue(&t[q]);
-    for (unsigned q = 0; q < nq; q++)
-        if (t[q].threaded)
-            pthread_join(t[q].thread, NULL);
+    side_by_side(tear_down_queue, t, sizeof t[0], nq);
     for (int i = 0; i < p->nstreams; i++) {
         if (p->use_gpu && p->ngpus > 0)
             pl_gpu_select(p->gpus[p->streams[i].queue]);

@@ -28,6 +28,39 @@ template <class T> __device__ __forceinline__ T *plane_ptr(const surface &s, int
 
 /* ---------------- 2D level ---------------- */
 
+/* The vertical pipeline's ticks t_begin..t_end of one strip, TICKS at a time: the rows
+ * of tick t (B lines of K samples) come from load(t, rows) and go through tick(t, rows);
+ * the next TICKS ticks' rows are loaded before this TICKS' are computed, so that 2 * TICKS
+ * ticks' rows are in flight. */
+template <class T, int TICKS, int B, int K, class Load, class Tick>
+__device__ __forceinline__ void pipelined_ticks(int t_begin, int t_end, const Load &load,
+                                                const Tick &tick)
+{
+    T cur[TICKS][B][K], nxt[TICKS][B][K] = {};
+#pragma unroll
+    for (int u = 0; u < TICKS; u++)
+        load(t_begin + u, cur[u]);
+    for (int t = t_begin; t <= t_end; t += TICKS) {
+        if (t + TICKS <= t_end)
+#pragma unroll
+            for (int u = 0; u < TICKS; u++)
+                load(t + TICKS + u, nxt[u]);
+#pragma unroll
+        for (int u = 0; u < TICKS; u++) {
+            if (t + u > t_end)
+                break;
+            tick(t + u, cur[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < TICKS; u++)
+#pragma unroll
+            for (int b = 0; b < B; b++)
+#pragma unroll
+                for (int k = 0; k < K; k++)
+                    cur[u][b][k] = nxt[u][b][k];
+    }
+}
+
 template <class F>
 __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
     level2d_inverse(const level2d_args a)
@@ -66,59 +99,36 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
         }
     };
     vpipe<F, true, 2 * PAIRS> pipe;
-    /* ticks p0+LAG-STEPS .. p1-1+LAG; the pair leaving at tick t is t-LAG.
-     * TICKS pairs of rows per iteration, and the next iteration's rows are
-     * loaded before this one's are computed: 2 * TICKS pairs in flight. */
-    constexpr int TICKS = F::TICKS;
-    const int t_begin = p0 + LAG - F::STEPS, t_end = p1 - 1 + LAG;
-    T cur[TICKS][4][PAIRS], nxt[TICKS][4][PAIRS] = {};
+    /* ticks p0+LAG-STEPS .. p1-1+LAG; the pair leaving at tick t is t-LAG. */
+    auto tick = [&](int t, const T(&b)[4][PAIRS]) {
+        T e0[PAIRS], o0[PAIRS], e1[PAIRS], o1[PAIRS];
 #pragma unroll
-    for (int u = 0; u < TICKS; u++)
-        load(t_begin + u, cur[u]);
-    for (int t = t_begin; t <= t_end; t += TICKS) {
-        if (t + TICKS <= t_end)
-#pragma unroll
-            for (int u = 0; u < TICKS; u++)
-                load(t + TICKS + u, nxt[u]);
-#pragma unroll
-        for (int u = 0; u < TICKS; u++) {
-            if (t + u > t_end)
-                break;
-            T e0[PAIRS], o0[PAIRS], e1[PAIRS], o1[PAIRS];
-#pragma unroll
-            for (int k = 0; k < PAIRS; k++) {
-                e0[k] = cur[u][0][k];
-                o0[k] = cur[u][1][k];
-                e1[k] = cur[u][2][k];
-                o1[k] = cur[u][3][k];
-            }
-            if (hlift) {
-                hinverse<F>(e0, o0);
-                hinverse<F>(e1, o1);
-            }
-            T E[2 * PAIRS], O[2 * PAIRS];
-#pragma unroll
-            for (int k = 0; k < PAIRS; k++) {
-                E[2 * k] = e0[k];
-                E[2 * k + 1] = o0[k];
-                O[2 * k] = e1[k];
-                O[2 * k + 1] = o1[k];
-            }
-            pipe.push(E, O);
-            const int p = t + u - LAG;
-            if (p >= p0) /* warp-uniform */
-                store_lines(img + (long long)(2 * p) * a.image.pitch,
-                            2 * p + 1 < h ? img + (long long)(2 * p + 1) * a.image.pitch : nullptr,
-                            2 * j0, w, E, O, scratch[threadIdx.x >> 5], lane);
+        for (int k = 0; k < PAIRS; k++) {
+            e0[k] = b[0][k];
+            o0[k] = b[1][k];
+            e1[k] = b[2][k];
+            o1[k] = b[3][k];
         }
+        if (hlift) {
+            hinverse<F>(e0, o0);
+            hinverse<F>(e1, o1);
+        }
+        T E[2 * PAIRS], O[2 * PAIRS];
 #pragma unroll
-        for (int u = 0; u < TICKS; u++)
-#pragma unroll
-            for (int b = 0; b < 4; b++)
-#pragma unroll
-                for (int k = 0; k < PAIRS; k++)
-                    cur[u][b][k] = nxt[u][b][k];
-    }
+        for (int k = 0; k < PAIRS; k++) {
+            E[2 * k] = e0[k];
+            E[2 * k + 1] = o0[k];
+            O[2 * k] = e1[k];
+            O[2 * k + 1] = o1[k];
+        }
+        pipe.push(E, O);
+        const int p = t - LAG;
+        if (p >= p0) /* warp-uniform */
+            store_lines(img + (long long)(2 * p) * a.image.pitch,
+                        2 * p + 1 < h ? img + (long long)(2 * p + 1) * a.image.pitch : nullptr,
+                        2 * j0, w, E, O, scratch[threadIdx.x >> 5], lane);
+    };
+    pipelined_ticks<T, F::TICKS, 4, PAIRS>(p0 + LAG - F::STEPS, p1 - 1 + LAG, load, tick);
 }
 
 template <class F>
@@ -148,61 +158,41 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_FWD)
         load_line(img + (long long)fold(2 * t + 1, h) * a.image.pitch, jb, w, true, r[1]);
     };
     vpipe<F, false, 2 * PAIRS> pipe;
-    constexpr int TICKS = F::TICKS;
-    const int t_begin = p0 + LAG - F::STEPS, t_end = p1 - 1 + LAG;
-    T cur[TICKS][2][2 * PAIRS], nxt[TICKS][2][2 * PAIRS] = {};
+    /* ticks p0+LAG-STEPS .. p1-1+LAG; the pair leaving at tick t is t-LAG. */
+    auto tick = [&](int t, const T(&r)[2][2 * PAIRS]) {
+        T E[2 * PAIRS], O[2 * PAIRS];
 #pragma unroll
-    for (int u = 0; u < TICKS; u++)
-        load(t_begin + u, cur[u]);
-    for (int t = t_begin; t <= t_end; t += TICKS) {
-        if (t + TICKS <= t_end)
+        for (int k = 0; k < 2 * PAIRS; k++) {
+            E[k] = r[0][k];
+            O[k] = r[1][k];
+        }
+        pipe.push(E, O);
+        const int p = t - LAG;
+        if (p < p0)
+            return;
+        T e[PAIRS], o[PAIRS];
 #pragma unroll
-            for (int u = 0; u < TICKS; u++)
-                load(t + TICKS + u, nxt[u]);
-#pragma unroll
-        for (int u = 0; u < TICKS; u++) {
-            if (t + u > t_end)
-                break;
-            T E[2 * PAIRS], O[2 * PAIRS];
-#pragma unroll
-            for (int k = 0; k < 2 * PAIRS; k++) {
-                E[k] = cur[u][0][k];
-                O[k] = cur[u][1][k];
-            }
-            pipe.push(E, O);
-            const int p = t + u - LAG;
-            if (p < p0)
-                continue;
-            T e[PAIRS], o[PAIRS];
+        for (int k = 0; k < PAIRS; k++) {
+            e[k] = E[2 * k];
+            o[k] = E[2 * k + 1];
+        }
+        if (hlift)
+            hforward<F>(e, o);
+        store_band(ll + (long long)p * a.ll.pitch, jb, wl, store, e);
+        store_band(hi + (long long)p * a.hi.pitch + wl, jb, wh, store, o);
+        if (p < hh) {
 #pragma unroll
             for (int k = 0; k < PAIRS; k++) {
-                e[k] = E[2 * k];
-                o[k] = E[2 * k + 1];
+                e[k] = O[2 * k];
+                o[k] = O[2 * k + 1];
             }
             if (hlift)
                 hforward<F>(e, o);
-            store_band(ll + (long long)p * a.ll.pitch, jb, wl, store, e);
-            store_band(hi + (long long)p * a.hi.pitch + wl, jb, wh, store, o);
-            if (p < hh) {
-#pragma unroll
-                for (int k = 0; k < PAIRS; k++) {
-                    e[k] = O[2 * k];
-                    o[k] = O[2 * k + 1];
-                }
-                if (hlift)
-                    hforward<F>(e, o);
-                store_band(hi + (long long)(hl + p) * a.hi.pitch, jb, wl, store, e);
-                store_band(hi + (long long)(hl + p) * a.hi.pitch + wl, jb, wh, store, o);
-            }
+            store_band(hi + (long long)(hl + p) * a.hi.pitch, jb, wl, store, e);
+            store_band(hi + (long long)(hl + p) * a.hi.pitch + wl, jb, wh, store, o);
         }
-#pragma unroll
-        for (int u = 0; u < TICKS; u++)
-#pragma unroll
-            for (int r = 0; r < 2; r++)
-#pragma unroll
-                for (int k = 0; k < 2 * PAIRS; k++)
-                    cur[u][r][k] = nxt[u][r][k];
-    }
+    };
+    pipelined_ticks<T, F::TICKS, 2, 2 * PAIRS>(p0 + LAG - F::STEPS, p1 - 1 + LAG, load, tick);
 }
 
 /* ---------------- horizontal-only levels, one warp per row ---------------- */

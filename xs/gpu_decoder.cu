@@ -275,12 +275,30 @@ struct pkt_band {
     int32_t *out;       /* coefficients of the line */
 };
 
-template <int THREADS>
-__device__ unsigned build_packet_table(const gpu_geom *g, const gpu_packet &pk, int p, int row,
-                                       int col, const uint8_t *gtli, const uint8_t *mode,
-                                       uint8_t *gcli, int32_t *const *coef, pkt_band *tab,
-                                       unsigned *ntab_out)
+/* The packet of this block (one block per packet from precinct first_prec on): its
+ * offsets and lengths, its precinct p and its index k there. Whether it holds data
+ * (info.flags bit 0, the same for the whole block). */
+__device__ __forceinline__ bool block_packet(const gpu_geom *g, const gpu_packet_info *pkt,
+                                             int first_prec, gpu_packet_info *info, int *p, int *k)
 {
+    const int id = first_prec * g->npackets + (int)blockIdx.x;
+    *info = pkt[id];
+    if (!(info->flags & 1))
+        return false;
+    *p = id / g->npackets;
+    *k = id % g->npackets;
+    return true;
+}
+
+/* The table of packet k of precinct p (tab, its length in *ntab_out); returns its code
+ * groups. */
+template <int THREADS>
+__device__ unsigned build_packet_table(const gpu_geom *g, int p, int k, const uint8_t *gtli,
+                                       const uint8_t *mode, uint8_t *gcli, int32_t *const *coef,
+                                       pkt_band *tab, unsigned *ntab_out)
+{
+    const gpu_packet &pk = g->packet[k];
+    const int row = p / g->cols, col = p % g->cols;
     typedef cub::BlockScan<unsigned, THREADS> scan_t;
     __shared__ typename scan_t::TempStorage storage;
     __shared__ unsigned total_groups;
@@ -357,16 +375,13 @@ __global__ void __launch_bounds__(GCLI_THREADS)
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id =
-        first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
-    const gpu_packet_info info = pkt[id];
-    if (!(info.flags & 1))
+    gpu_packet_info info;
+    int p, k;
+    if (!block_packet(g, pkt, first_prec, &info, &p, &k))
         return;
-    const int p = id / g->npackets, k = id % g->npackets;
-    const int row = p / g->cols, col = p % g->cols;
     const bool raw = info.flags & 2;
-    const unsigned N = build_packet_table<GCLI_THREADS>(g, g->packet[k], p, row, col, gtli, mode,
-                                                        gcli, NULL, tab, &ntab);
+    const unsigned N =
+        build_packet_table<GCLI_THREADS>(g, p, k, gtli, mode, gcli, NULL, tab, &ntab);
     const unsigned long long sp = (unsigned long long)info.sig * 8;
     const unsigned long long gstart = (unsigned long long)info.gcli * 8;
     const unsigned long long gend = gstart + (unsigned long long)info.lcnt * 8;
@@ -557,16 +572,13 @@ __global__ void __launch_bounds__(DATA_THREADS)
     __shared__ pkt_band tab[PKT_MAX_BANDS];
     __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    const int id =
-        first_prec * g->npackets + (int)blockIdx.x; /* one block per packet from first_prec on */
-    const gpu_packet_info info = pkt[id];
-    if (!(info.flags & 1))
+    gpu_packet_info info;
+    int p, k;
+    if (!block_packet(g, pkt, first_prec, &info, &p, &k))
         return;
-    const int p = id / g->npackets, k = id % g->npackets;
-    const int row = p / g->cols, col = p % g->cols;
     const int fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
-    const unsigned N = build_packet_table<DATA_THREADS>(g, g->packet[k], p, row, col, gtli, NULL,
-                                                        gcli, coef, tab, &ntab);
+    const unsigned N =
+        build_packet_table<DATA_THREADS>(g, p, k, gtli, NULL, gcli, coef, tab, &ntab);
     unsigned long long dpos = (unsigned long long)info.data * 8;
     unsigned long long spos = (unsigned long long)info.sign * 8;
     const unsigned long long dend = dpos + (unsigned long long)info.ldat * 8;
@@ -2032,14 +2044,24 @@ static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8
     return XSF_OK;
 }
 
-extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *hdr,
-                                           const uint8_t *buf, size_t len, size_t *consumed)
+/* The arguments of a whole frame's decoding (xs_gpu_decode_parsed, xs_gpu_decode_device):
+ * buf its codestream (on the host or the device), and no incremental frame under way. */
+static xsf_status check_whole_frame(xs_gpu_decoder *d, const uint8_t *buf, const size_t *consumed)
 {
     if (!d || !buf || !consumed)
         return XSF_ERR_ARG;
     if (d->inc.active)
         return xsf_error_set(&d->err, XSF_ERR_ARG,
                              "a frame begun with xs_gpu_decode_begin is under way");
+    return XSF_OK;
+}
+
+extern "C" xsf_status xs_gpu_decode_parsed(xs_gpu_decoder *d, const xs_header *hdr,
+                                           const uint8_t *buf, size_t len, size_t *consumed)
+{
+    const xsf_status st = check_whole_frame(d, buf, consumed);
+    if (st != XSF_OK)
+        return st;
     ON_DEVICE(d);
     return enqueue(d, hdr, buf, NULL, len, consumed);
 }
@@ -2221,11 +2243,9 @@ extern "C" void xs_gpu_decode_abort(xs_gpu_decoder *d)
 extern "C" xsf_status xs_gpu_decode_device(xs_gpu_decoder *d, const uint8_t *dev_buf,
                                            const uint8_t *host_copy, size_t len, size_t *consumed)
 {
-    if (!d || !dev_buf || !consumed)
-        return XSF_ERR_ARG;
-    if (d->inc.active)
-        return xsf_error_set(&d->err, XSF_ERR_ARG,
-                             "a frame begun with xs_gpu_decode_begin is under way");
+    const xsf_status checked = check_whole_frame(d, dev_buf, consumed);
+    if (checked != XSF_OK)
+        return checked;
     ON_DEVICE(d);
     if (host_copy)
         return enqueue(d, NULL, host_copy, dev_buf, len, consumed);

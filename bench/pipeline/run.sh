@@ -49,6 +49,26 @@ jnum() { grep -o "\"$1\": [0-9.]*" | head -n "${2:-1}" | tail -n 1 | awk '{print
 # jlat KEY FIELD N: FIELD (p50, p99, max) of the Nth latency object KEY (one per stream)
 jlat() { grep -o "\"$1\": {[^}]*}" | sed -n "${3}p" | grep -o "\"$2\": [0-9.]*" | awk '{print $2}'; }
 
+# pcap_row LABEL OUT NAME FRAMES RECV-ARGS...: one row of the pcap table, `xsflow recv
+# RECV-ARGS` timed (its JSON in $W/NAME.json, its errors in $W/NAME.log, FRAMES the JSON's
+# count of pictures; OUT null is measured against the D2H floor $d2h1). Fails where recv does.
+pcap_row() {
+    local label=$1 out=$2 name=$3 frames=$4 t0 t1 j n dfps wall ratio=-
+    shift 4
+    t0=$(now)
+    # shellcheck disable=SC2086
+    "$X" recv "$@" --stats-json "$W/$name.json" -q ${XSF_PCAP_RECV_ARGS:-} 2> "$W/$name.log" ||
+        return 1
+    t1=$(now)
+    j=$(cat "$W/$name.json")
+    n=$(echo "$j" | jnum "$frames")
+    dfps=$(echo "$j" | jnum steady_fps)
+    wall=$(calc "$t1 - $t0")
+    [ "$out" = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
+    say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+    return 0 # say's status is not the row's
+}
+
 say "# bench/pipeline $(date -u +%F)"
 say "device: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores"
 frames=200
@@ -147,41 +167,20 @@ if [[ $STAGES == *" pcap "* ]]; then
         set -- $run
         out=$1
         shift
-        t0=$(now)
-        # shellcheck disable=SC2086
-        "$X" recv --pcap "$W/uhd60.pcap" -o $out "$@" --stats-json "$W/pcap.json" -q ${XSF_PCAP_RECV_ARGS:-} \
-            2> "$W/pcap.log" ||
-            { say "recv failed: $(tail -2 "$W/pcap.log")"; continue; }
-        t1=$(now)
-        j=$(cat "$W/pcap.json")
-        n=$(echo "$j" | jnum frames_whole)
-        dfps=$(echo "$j" | jnum steady_fps)
-        wall=$(calc "$t1 - $t0")
-        ratio=-
-        [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
         label=host; [ $out = null:device ] && label=device
         [ $# -gt 0 ] && label="$label ($*)"
-        say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+        pcap_row "$label" $out pcap frames_whole --pcap "$W/uhd60.pcap" -o $out "$@" ||
+            say "recv failed: $(tail -2 "$W/pcap.log")"
     done
     # One receiving thread per stream: four captures at once in one recv.
     for out in null null:device; do
         args=()
         for k in 1 2 3 4; do args+=(--pcap "$W/uhd60.pcap" -o $out); done
-        t0=$(now)
-        # shellcheck disable=SC2086
-        "$X" recv "${args[@]}" --stats-json "$W/pcap4.json" -q ${XSF_PCAP_RECV_ARGS:-} 2> "$W/pcap4.log" ||
-            { say "recv x4 failed: $(tail -2 "$W/pcap4.log")"; continue; }
-        t1=$(now)
-        j=$(cat "$W/pcap4.json")
+        label="host, 4 captures at once"; [ $out = null:device ] && label="device, 4 captures at once"
         # The process's steady rate (every stream, first picture to last), never a sum of the
         # streams' own rates, each over its own span.
-        n=$(echo "$j" | jnum process_frames)
-        dfps=$(echo "$j" | jnum steady_fps)
-        wall=$(calc "$t1 - $t0")
-        label="host, 4 captures at once"; [ $out = null:device ] && label="device, 4 captures at once"
-        ratio=-
-        [ $out = null ] && ratio=$(printf %.2f "$(calc "$dfps / $d2h1")")
-        say "| $label | $n | $(printf %.2f "$wall") | $(printf %.1f "$(calc "$n / $wall")") | $(printf %.1f "$dfps") | $ratio | $(echo "$j" | jnum p50) / $(echo "$j" | jnum p99) |"
+        pcap_row "$label" $out pcap4 process_frames "${args[@]}" ||
+            say "recv x4 failed: $(tail -2 "$W/pcap4.log")"
     done
 fi
 
