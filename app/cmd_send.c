@@ -36,6 +36,8 @@ typedef struct send_args {
     uint64_t ssrc, seq;
     int quiet;
     const char *stats_json;
+    const char *cut; /* --cut F:N */
+    long loss_burst;
     /* live encoding */
     double bpp;
     int size[2], depth, frames, input, engine; /* engine: -1 default, 0 --cpu, 1 --gpu */
@@ -181,7 +183,21 @@ static int parse_args(int argc, char **argv, send_args *a)
         CLI_OPT("duplicate", 0, CLI_DOUBLE, &a->cfg.impair.duplicate, "P",
                 "the first and the last frame go out unimpaired. Counted,", .lo = 0, .hi = 1),
         CLI_OPT("seed", 0, CLI_U64, &a->cfg.impair.seed, "N",
-                "printed and in --stats-json (seed: default 1)", .lo = 0, .hi = (double)INT64_MAX),
+                "printed and in --stats-json (seed: default 1). With two\n"
+                "legs each leg is impaired on its own (the second with\n"
+                "seed N + 1)",
+                .lo = 0, .hi = (double)INT64_MAX - 1),
+        CLI_OPT("loss-burst", 0, CLI_LONG, &a->loss_burst, "N",
+                "a loss takes 1 to N packets (uniform; --loss is then the\n"
+                "chance that one begins at a packet; default 1)",
+                .lo = 1, .hi = RTP_IMPAIR_BURST_MAX),
+        CLI_OPT("cut", 0, CLI_STRING, &a->cut, "F:N",
+                "impairment: frames F to F + N - 1 do not go out (a cable\n"
+                "pulled and put back), on the second leg with two"),
+        CLI_OPT("exclusive-loss", 0, CLI_FLAG, &a->cfg.impair_exclusive, NULL,
+                "two legs: never the same packet lost on both (the second\n"
+                "leg spares what the first lost, the first loses nothing\n"
+                "while the second is cut)"),
         CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
                 "what was sent and what the impairments did, as JSON (with\n"
                 "first_timestamp, the RTP timestamp of the first frame)"),
@@ -231,8 +247,20 @@ static int parse_args(int argc, char **argv, send_args *a)
     c->burst = (unsigned)a->burst;
     c->ssrc = (uint32_t)a->ssrc;
     c->first_seq = (uint16_t)a->seq;
-    a->cfg.impaired =
-        a->cfg.impair.loss > 0 || a->cfg.impair.reorder > 0 || a->cfg.impair.duplicate > 0;
+    a->cfg.impair.burst_max = (unsigned)a->loss_burst;
+    if (a->cut) {
+        unsigned long long from, n;
+        char end;
+        if (sscanf(a->cut, "%llu:%llu%c", &from, &n, &end) != 2 || !n) {
+            cli_error("--cut", "'%s': give F:N, the first frame cut and how many (N > 0)", a->cut);
+            return 2;
+        }
+        const uint64_t per = a->cfg.interlaced ? 2 : 1; /* segments a frame */
+        a->cfg.impair.cut_from = from * per;
+        a->cfg.impair.cut_segments = n * per;
+    }
+    a->cfg.impaired = a->cfg.impair.loss > 0 || a->cfg.impair.reorder > 0 ||
+                      a->cfg.impair.duplicate > 0 || a->cfg.impair.cut_segments > 0;
     if (!a->cfg.in) {
         cli_usage(&cmd, stderr);
         return 2;
@@ -355,16 +383,29 @@ static void print_summary(const send_args *a, const rtp_send_report *r, pl_encod
     }
 }
 
-/* What the impairments did (stderr). */
-static void print_impairments(const send_args *a, const rtp_impair_counts *c)
+/* What the impairments did (stderr): each leg's, and with two what both lost. */
+static void print_impairments(const send_args *a, const rtp_send_report *r)
 {
-    fprintf(stderr,
-            "send: impairments (seed %llu): of %llu packets, lost %llu, reordered %llu, "
-            "duplicated %llu; %llu of %llu frames lost a packet\n",
-            (unsigned long long)a->cfg.impair.seed, (unsigned long long)c->packets,
-            (unsigned long long)c->lost, (unsigned long long)c->reordered,
-            (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss,
-            (unsigned long long)c->segments);
+    const rtp_impair_counts *const leg[2] = {r->impair, r->impair2};
+    for (unsigned k = 0; k < 2 && leg[k]; k++) {
+        const rtp_impair_counts *c = leg[k];
+        char which[32] = "";
+        if (leg[1])
+            snprintf(which, sizeof which, " of leg %u", k + 1);
+        fprintf(stderr,
+                "send: impairments%s (seed %llu): of %llu packets, lost %llu (%llu losses begun, "
+                "%llu in %llu frames cut), reordered %llu, duplicated %llu; %llu of %llu frames "
+                "lost a packet\n",
+                which, (unsigned long long)(a->cfg.impair.seed + k), (unsigned long long)c->packets,
+                (unsigned long long)c->lost, (unsigned long long)c->bursts,
+                (unsigned long long)c->cut_packets, (unsigned long long)c->cut_segments,
+                (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
+                (unsigned long long)c->segments_with_loss, (unsigned long long)c->segments);
+    }
+    if (leg[1])
+        fprintf(stderr, "send: lost on both legs: %llu packets, in %llu frames\n",
+                (unsigned long long)r->stats.lost_all_legs,
+                (unsigned long long)r->stats.segments_lost_all_legs);
 }
 
 int cmd_send(int argc, char **argv)
@@ -412,7 +453,7 @@ int cmd_send(int argc, char **argv)
     rtp_send_report rp;
     rtp_send_session_report(s, &rp);
     if (rp.impair && !a.quiet)
-        print_impairments(&a, rp.impair);
+        print_impairments(&a, &rp);
     if (a.stats_json &&
         rtp_send_session_write_stats(s, a.stats_json, !cmd_interrupted(), &err) != XSF_OK) {
         cli_error(a.stats_json, "%s", err.msg);

@@ -474,7 +474,9 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
         }
     }
     wr->fd = -1;
-    wr->nthreads = 1;
+    /* MD5 lines are each a frame's own: WRITER_THREADS hash at once (a UHD picture's MD5 is
+     * about 55 ms of one core, more than a frame time at 60 fps). */
+    wr->nthreads = opt->kind == PL_WRITE_MD5 ? WRITER_THREADS : 1;
     if (path && strcmp(path, "-") && opt->kind == PL_WRITE_PICTURE &&
         opt->image.format == IMGIO_FORMAT_YUV && !opt->md5 && open_yuv(wr, path, err) != XSF_OK) {
         free(wr->path);

@@ -84,6 +84,12 @@ static void sender_config(rtp_send_session *s)
     sc->tai = !c->free_clock;
     sc->impaired = c->impaired;
     sc->impair = c->impair;
+    if (s->legs > 1) { /* each leg its own: the second's seed the next, the cut on it alone */
+        sc->impair2 = c->impair;
+        sc->impair2.seed = c->impair.seed + 1;
+        sc->impair.cut_segments = 0;
+        sc->impair_exclusive = c->impair_exclusive;
+    }
     sc->stop = c->stop;
     sc->stop_ctx = c->stop_ctx;
     sc->on_segment = c->on_segment;
@@ -406,6 +412,7 @@ void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r)
     if (s->snd) {
         r->stats = *rtp_sender_get_stats(s->snd);
         r->impair = rtp_sender_impair_counts(s->snd);
+        r->impair2 = rtp_sender_impair_leg_counts(s->snd, 1);
     }
     r->codestreams = s->clip_open ? s->clip.count : (size_t)s->handed;
     r->dest = s->dest[0];
@@ -423,16 +430,33 @@ void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r)
         r->gso = rtp_udp_gso(s->sock[0], &r->gso_refused);
 }
 
+/* An impairer's counts as JSON members (without braces). */
+static int impair_counts_json(const rtp_impair_counts *c, char *out, size_t cap)
+{
+    return snprintf(out, cap,
+                    "\"packets\": %llu, \"datagrams\": %llu, \"lost\": %llu, \"reordered\": %llu, "
+                    "\"duplicated\": %llu, \"segments_with_loss\": %llu, \"bursts\": %llu, "
+                    "\"segments_cut\": %llu, \"packets_cut\": %llu, \"kept\": %llu",
+                    (unsigned long long)c->packets, (unsigned long long)c->datagrams,
+                    (unsigned long long)c->lost, (unsigned long long)c->reordered,
+                    (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss,
+                    (unsigned long long)c->bursts, (unsigned long long)c->cut_segments,
+                    (unsigned long long)c->cut_packets, (unsigned long long)c->kept);
+}
+
 int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *out, size_t cap)
 {
     rtp_send_report r;
     rtp_send_session_report(s, &r);
     rtp_impair_counts none;
     memset(&none, 0, sizeof none);
-    const rtp_impair_counts *c = r.impair ? r.impair : &none;
     const rtp_impair_config *im = &s->cfg.impair;
     const uint64_t segments = r.stats.segments;
-    char legs[96] = "", own[RTP_SEND_SOURCE_JSON_MAX] = "";
+    char legs[96] = "", own[RTP_SEND_SOURCE_JSON_MAX] = "", counts[2][400];
+    for (unsigned k = 0; k < 2; k++) {
+        const rtp_impair_counts *c = s->snd ? rtp_sender_impair_leg_counts(s->snd, k) : NULL;
+        impair_counts_json(c ? c : &none, counts[k], sizeof counts[k]);
+    }
     if (s->legs > 1)
         snprintf(legs, sizeof legs, ", \"legs\": %u, \"leg_errors\": [%llu, %llu]", s->legs,
                  (unsigned long long)r.stats.leg_errors[0],
@@ -443,26 +467,33 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
         if (s->feed.stats_json(s->feed.ctx, own + 2, sizeof own - 2) <= 0)
             own[0] = '\0';
     }
-    return snprintf(
-        out, cap,
-        "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
-        "\"first_timestamp\": %lu, "
-        "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
-        "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
-        "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}%s%s}\n",
-        (unsigned long long)segments,
-        (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
-        (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
-        (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss, im->reorder,
-        im->duplicate, (unsigned long long)im->seed, (unsigned long long)c->packets,
-        (unsigned long long)c->lost, (unsigned long long)c->reordered,
-        (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss, legs, own);
+    /* The impairment: its settings, the first leg's counts, what was lost on every leg, and
+     * with two legs impaired each leg's counts. */
+    const int each = r.impair2 != NULL;
+    return snprintf(out, cap,
+                    "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
+                    "\"first_timestamp\": %lu, "
+                    "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
+                    "\"duplicate\": %g, \"seed\": %llu, \"burst_max\": %u, \"cut_from\": %llu, "
+                    "\"cut_segments\": %llu, \"exclusive\": %s, %s, \"lost_all_legs\": %llu, "
+                    "\"segments_lost_all_legs\": %llu%s%s%s%s%s}%s%s}\n",
+                    (unsigned long long)segments,
+                    (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
+                    (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
+                    (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss,
+                    im->reorder, im->duplicate, (unsigned long long)im->seed, im->burst_max,
+                    (unsigned long long)im->cut_from, (unsigned long long)im->cut_segments,
+                    s->cfg.impair_exclusive && s->legs > 1 ? "true" : "false", counts[0],
+                    (unsigned long long)r.stats.lost_all_legs,
+                    (unsigned long long)r.stats.segments_lost_all_legs, each ? ", \"leg\": [{" : "",
+                    each ? counts[0] : "", each ? "}, {" : "", each ? counts[1] : "",
+                    each ? "}]" : "", legs, own);
 }
 
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,
                                         xsf_error *err)
 {
-    char text[1100 + RTP_SEND_SOURCE_JSON_MAX];
+    char text[2400 + RTP_SEND_SOURCE_JSON_MAX];
     rtp_send_session_stats_json(s, complete, text, sizeof text);
     FILE *f = fopen(path, "w");
     if (!f)

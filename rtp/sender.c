@@ -173,10 +173,17 @@ void rtp_clip_free(rtp_clip *c)
 
 /* ---- the sender ---- */
 
+/* What one leg sends of a segment: datagrams, their lengths and their slots (the index of the
+ * packet whose time they go out at). */
+typedef struct leg_list {
+    const uint8_t **p;
+    size_t *l, *at, n;
+} leg_list;
+
 struct rtp_sender {
     rtp_sender_config cfg;
     rtp_packetizer *pk;
-    rtp_impairer *imp;
+    rtp_impairer *imp[2]; /* each leg's, with impairments (the second with two legs) */
     rtp_sender_stats st;
     uint64_t frame_ns, segment_ns;
     unsigned seg_num; /* segments a second: rate_num, or 2 x rate_num for fields (/ rate_den) */
@@ -190,9 +197,14 @@ struct rtp_sender {
     uint8_t *data;
     size_t used, cap;
     size_t *off, *len, n, cap_pk;
-    /* what goes out of a segment: its packets, then room for the impairer's (2 x n + 2) */
-    const uint8_t **sp;
-    size_t *sl, sp_cap;
+    /* what goes out of a segment: the packets made (ip, il), each leg's list (2 x n + 4:
+     * room for the impairer's; without impairments list 0 serves both legs) and the packets
+     * each leg lost (keep: those the first leg must not lose) */
+    const uint8_t **ip;
+    size_t *il;
+    leg_list out[2];
+    uint8_t *lost[2], *keep;
+    size_t out_cap;
 };
 
 xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf_error *err)
@@ -218,7 +230,9 @@ xsf_status rtp_sender_create(rtp_sender **out, const rtp_sender_config *cfg, xsf
     s->st.legs = cfg->sock2 || cfg->pcap2 ? 2 : 1;
     xsf_status st = rtp_packetizer_create(&s->pk, &cfg->packetizer, err);
     if (st == XSF_OK && cfg->impaired)
-        st = rtp_impairer_create(&s->imp, &cfg->impair, err);
+        st = rtp_impairer_create(&s->imp[0], &cfg->impair, err);
+    if (st == XSF_OK && cfg->impaired && s->st.legs > 1)
+        st = rtp_impairer_create(&s->imp[1], &cfg->impair2, err);
     if (st != XSF_OK) {
         rtp_sender_destroy(s);
         return st;
@@ -232,12 +246,19 @@ void rtp_sender_destroy(rtp_sender *s)
     if (!s)
         return;
     rtp_packetizer_destroy(s->pk);
-    rtp_impairer_destroy(s->imp);
+    for (int k = 0; k < 2; k++) {
+        rtp_impairer_destroy(s->imp[k]);
+        free(s->out[k].p);
+        free(s->out[k].l);
+        free(s->out[k].at);
+        free(s->lost[k]);
+    }
     free(s->data);
     free(s->off);
     free(s->len);
-    free(s->sp);
-    free(s->sl);
+    free(s->ip);
+    free(s->il);
+    free(s->keep);
     free(s);
 }
 
@@ -248,7 +269,12 @@ const rtp_sender_stats *rtp_sender_get_stats(const rtp_sender *s)
 
 const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s)
 {
-    return s->imp ? rtp_impairer_counts(s->imp) : NULL;
+    return rtp_sender_impair_leg_counts(s, 0);
+}
+
+const rtp_impair_counts *rtp_sender_impair_leg_counts(const rtp_sender *s, unsigned leg)
+{
+    return leg < 2 && s->imp[leg] ? rtp_impairer_counts(s->imp[leg]) : NULL;
 }
 
 uint32_t rtp_random32(void)
@@ -311,38 +337,86 @@ static void sleep_until(const rtp_sender *s, uint64_t t_ns)
     }
 }
 
-/* The segment's packets (or what the impairer makes of them) in s->sp/s->sl; the count. */
-static xsf_status out_list(rtp_sender *s, int flags, size_t *count, xsf_error *err)
+/* ptr grown to n elements (kept as it was when that fails: bad set). */
+#define GROW_TO(ptr, n, bad)                                                                       \
+    do {                                                                                           \
+        void *grown_ = realloc((ptr), (n) * sizeof *(ptr));                                        \
+        if (grown_)                                                                                \
+            (ptr) = grown_;                                                                        \
+        else                                                                                       \
+            (bad) = 1;                                                                             \
+    } while (0)
+
+/* Room for a segment of s->n packets in the lists; 0, or 1 out of memory. */
+static int grow_lists(rtp_sender *s)
 {
-    if (3 * s->n + 4 > s->sp_cap) {
-        const size_t c = 3 * s->n + 4;
-        const uint8_t **np = realloc(s->sp, c * sizeof *np);
-        if (np)
-            s->sp = np;
-        size_t *nl = np ? realloc(s->sl, c * sizeof *nl) : NULL;
-        if (!nl)
-            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
-        s->sl = nl;
-        s->sp_cap = c;
+    const size_t c = 2 * s->n + 4;
+    if (c <= s->out_cap)
+        return 0;
+    int bad = 0;
+    GROW_TO(s->ip, c, bad);
+    GROW_TO(s->il, c, bad);
+    GROW_TO(s->keep, c, bad);
+    for (int k = 0; k < 2; k++) {
+        GROW_TO(s->out[k].p, c, bad);
+        GROW_TO(s->out[k].l, c, bad);
+        GROW_TO(s->out[k].at, c, bad);
+        GROW_TO(s->lost[k], c, bad);
     }
-    size_t sn = s->n;
+    if (!bad)
+        s->out_cap = c;
+    return bad;
+}
+
+/* A leg's list after its impairer (and with `last`, what it still held) from the packets. */
+static void impair_leg(rtp_sender *s, unsigned k, int flags, const uint8_t *keep)
+{
+    leg_list *o = &s->out[k];
+    rtp_impair_segment_leg(s->imp[k], s->ip, s->il, s->n, (flags & RTP_SEND_SPARE) != 0, keep,
+                           s->lost[k], o->p, o->l, o->at, &o->n);
+    if (flags & RTP_SEND_LAST) {
+        size_t extra;
+        rtp_impair_finish(s->imp[k], o->p + o->n, o->l + o->n, &extra);
+        for (size_t j = 0; j < extra; j++)
+            o->at[o->n + j] = s->n ? s->n - 1 : 0;
+        o->n += extra;
+    }
+}
+
+/* Each leg's list of the segment's packets (or what its impairer makes of them). */
+static xsf_status out_lists(rtp_sender *s, int flags, xsf_error *err)
+{
+    if (grow_lists(s))
+        return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
     for (size_t j = 0; j < s->n; j++) {
-        s->sp[j] = s->data + s->off[j];
-        s->sl[j] = s->len[j];
+        s->ip[j] = s->data + s->off[j];
+        s->il[j] = s->len[j];
     }
-    if (s->imp) {
-        const uint8_t **ip = s->sp + s->n;
-        size_t *il = s->sl + s->n;
-        rtp_impair_segment(s->imp, s->sp, s->sl, s->n, (flags & RTP_SEND_SPARE) != 0, ip, il, &sn);
-        memmove(s->sp, ip, sn * sizeof *s->sp);
-        memmove(s->sl, il, sn * sizeof *s->sl);
-        if (flags & RTP_SEND_LAST) {
-            size_t extra;
-            rtp_impair_finish(s->imp, s->sp + sn, s->sl + sn, &extra);
-            sn += extra;
+    if (!s->imp[0]) {
+        leg_list *o = &s->out[0];
+        for (size_t j = 0; j < s->n; j++) {
+            o->p[j] = s->ip[j];
+            o->l[j] = s->il[j];
+            o->at[j] = j;
         }
+        o->n = s->n;
+        return XSF_OK;
     }
-    *count = sn;
+    const int two = s->imp[1] != NULL, exclusive = two && s->cfg.impair_exclusive;
+    /* Never on both: the first leg loses nothing of a segment the second's cut takes, the
+     * second nothing the first lost. */
+    const int spare = (flags & RTP_SEND_SPARE) != 0;
+    const int cut2 = exclusive && !spare && rtp_impair_cut_next(s->imp[1]);
+    if (cut2)
+        memset(s->keep, 1, s->n);
+    impair_leg(s, 0, flags, cut2 ? s->keep : NULL);
+    if (two)
+        impair_leg(s, 1, flags, exclusive ? s->lost[0] : NULL);
+    uint64_t all = 0;
+    for (size_t j = 0; j < s->n; j++)
+        all += s->lost[0][j] && (!two || s->lost[1][j]);
+    s->st.lost_all_legs += all;
+    s->st.segments_lost_all_legs += all > 0;
     return XSF_OK;
 }
 
@@ -387,18 +461,29 @@ static uint64_t tai_segment_start(const rtp_sender *s, uint64_t k)
     return rel > 0 ? (uint64_t)rel : 0;
 }
 
-/* Packets [p, q) of the segment on each leg's socket, one leg after the other. With two
- * legs a refusal on one is counted and the stream goes on; an error only when both refuse. */
-static xsf_status send_legs(rtp_sender *s, size_t p, size_t q, xsf_error *err)
+/* Leg k's list: its own with impairments, else the one both legs share. */
+static const leg_list *leg_out(const rtp_sender *s, unsigned k)
+{
+    return &s->out[s->imp[0] ? k : 0];
+}
+
+/* Datagrams [from[k], to[k]) of each leg's list on its socket, one leg after the other. With
+ * two legs a refusal on one is counted and the stream goes on; an error only when both
+ * refuse. */
+static xsf_status send_legs(rtp_sender *s, const size_t *from, const size_t *to, xsf_error *err)
 {
     const rtp_sender_config *c = &s->cfg;
     rtp_udp *const leg[2] = {c->sock, c->sock2};
     unsigned failed = 0;
     xsf_status st = XSF_OK;
     for (unsigned i = 0; i < s->st.legs; i++) {
+        if (to[i] == from[i])
+            continue; /* the impairments left this leg nothing to send now */
+        const leg_list *o = leg_out(s, i);
         xsf_error e;
         xsf_error_clear(&e);
-        const xsf_status r = rtp_udp_send(leg[i], s->sp + p, s->sl + p, q - p, &e);
+        const xsf_status r =
+            rtp_udp_send(leg[i], o->p + from[i], o->l + from[i], to[i] - from[i], &e);
         s->st.send_calls++;
         if (r == XSF_OK)
             continue;
@@ -410,21 +495,24 @@ static xsf_status send_legs(rtp_sender *s, size_t p, size_t q, xsf_error *err)
             snprintf(s->st.leg_error, sizeof s->st.leg_error, "leg %u: %.110s", i + 1, e.msg);
         }
     }
-    return failed == s->st.legs ? st : XSF_OK;
+    return failed && failed == s->st.legs ? st : XSF_OK;
 }
 
-/* Packets [p, q) into the capture file of each leg, stamped `at`. */
-static xsf_status write_legs(rtp_sender *s, size_t p, size_t q, uint64_t at, xsf_error *err)
+/* Datagrams [from[k], to[k]) of each leg's list into its capture file, stamped `at`. */
+static xsf_status write_legs(rtp_sender *s, const size_t *from, const size_t *to, uint64_t at,
+                             xsf_error *err)
 {
     const rtp_sender_config *c = &s->cfg;
-    for (size_t j = p; j < q; j++) {
-        xsf_status st =
-            rtp_pcap_write(c->pcap, &c->pcap_src, &c->pcap_dst, s->sp[j], s->sl[j], at, err);
-        if (st == XSF_OK && c->pcap2)
-            st =
-                rtp_pcap_write(c->pcap2, &c->pcap2_src, &c->pcap2_dst, s->sp[j], s->sl[j], at, err);
-        if (st != XSF_OK)
-            return st;
+    rtp_pcap_writer *const w[2] = {c->pcap, c->pcap2};
+    const rtp_addr *const src[2] = {&c->pcap_src, &c->pcap2_src};
+    const rtp_addr *const dst[2] = {&c->pcap_dst, &c->pcap2_dst};
+    for (unsigned i = 0; i < s->st.legs; i++) {
+        const leg_list *o = leg_out(s, i);
+        for (size_t j = from[i]; j < to[i]; j++) {
+            const xsf_status st = rtp_pcap_write(w[i], src[i], dst[i], o->p[j], o->l[j], at, err);
+            if (st != XSF_OK)
+                return st;
+        }
     }
     return XSF_OK;
 }
@@ -459,14 +547,16 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
         rtp_packetize(s->pk, cs, len, ts, (unsigned)(frame_no % 32), scan, keep_packet, s, err);
     if (st != XSF_OK)
         return st;
-    size_t sn = 0;
-    if ((st = out_list(s, flags, &sn, err)) != XSF_OK)
+    if ((st = out_lists(s, flags, err)) != XSF_OK)
         return st;
+    /* The packets' slots are paced; each leg sends what its list has in them. */
+    const size_t sn = s->n ? s->n : 1;
     const uint64_t seg_start = c->tai ? tai_segment_start(s, k) : k * s->segment_ns;
     const unsigned burst =
         c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
     const int waits = !c->pcap && c->pacing != RTP_PACING_NONE;
     const size_t most = c->pacing == RTP_PACING_FRAME ? (size_t)-1 : SEND_MAX;
+    size_t from[2] = {0, 0}, to[2];
     for (size_t p = 0; p < sn;) {
         const uint64_t at =
             seg_start + rtp_pacing_burst_offset_ns(c->pacing, p, sn, s->segment_ns, burst);
@@ -478,19 +568,27 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
                seg_start + rtp_pacing_burst_offset_ns(c->pacing, q, sn, s->segment_ns, burst) <=
                    due)
             q++;
+        for (unsigned i = 0; i < s->st.legs; i++) {
+            const leg_list *o = leg_out(s, i);
+            for (to[i] = from[i]; to[i] < o->n && (q == sn || o->at[to[i]] < q);)
+                to[i]++;
+        }
         if (c->pcap) {
-            if ((st = write_legs(s, p, q, s->pcap_t0 + at, err)) != XSF_OK)
+            if ((st = write_legs(s, from, to, s->pcap_t0 + at, err)) != XSF_OK)
                 return output_error(s, st);
         } else {
-            st = send_legs(s, p, q, err);
+            st = send_legs(s, from, to, err);
             s->st.late_sends +=
                 c->pacing != RTP_PACING_NONE && c->pacing != RTP_PACING_FRAME && q - p > burst;
         }
-        for (size_t j = p; j < q; j++)
-            s->st.bytes += s->sl[j];
-        s->st.packets += q - p;
+        const leg_list *o = leg_out(s, 0);
+        for (size_t j = from[0]; j < to[0]; j++)
+            s->st.bytes += o->l[j];
+        s->st.packets += to[0] - from[0];
         if (st != XSF_OK)
             return output_error(s, st);
+        from[0] = to[0];
+        from[1] = to[1];
         p = q;
     }
     s->st.segments++;
@@ -583,7 +681,7 @@ xsf_status rtp_sender_send_source(rtp_sender *s, const rtp_frame_source *src, xs
         }
         if (!cur.cs)
             break;
-        if (s->imp && cur.left == RTP_FRAMES_LEFT_UNKNOWN &&
+        if (s->imp[0] && cur.left == RTP_FRAMES_LEFT_UNKNOWN &&
             (st = look_ahead(src, &cur, &a, err)) != XSF_OK)
             break;
         /* The first and the last frame (both fields) go out whole: see rtp_impairer. */

@@ -22,7 +22,8 @@
 #              tests: the incremental decoder, the pipeline, hostile input
 #   latency    bench/latency: last packet -> picture, whole frames against
 #              --slices, 1 and 8 UHD60 streams (XSF_LAT_SECONDS, default 12)
-#   soak       scripts/soak.sh: 4 impaired UHD60 streams on the GPU for
+#   soak       scripts/soak.sh: 4 impaired UHD60 streams on the GPU (XSF_SOAK_LEGS
+#              legs, default 1: plant impairments; 2: 1 % on each leg) for
 #              XSF_SOAK_SECONDS (default 600), exact counts, memory, stalls
 #   dsbench    bench/display: decode to presented frame (EGL offscreen, interop)
 #   display    display/ on the NVIDIA driver through EGL (no window system):
@@ -153,6 +154,7 @@ if stage soak; then
     step "soak"
     timeout $((${XSF_SOAK_SECONDS:-600} + 120)) bash scripts/soak.sh --xsflow "$B/xsflow" --engine gpu \
         --streams 4 --duration "${XSF_SOAK_SECONDS:-600}" --fps 60 --vector "$R/.vec/uhd_422_10b_bpp3.jxs" \
+        --legs "${XSF_SOAK_LEGS:-1}" \
         --out "$OUT/soak" 2>&1 | tee "$OUT/soak.log" | tail -30
 fi
 if stage plbench plbench-live plsource; then

@@ -744,13 +744,17 @@ int rtp_udp_fd(const rtp_udp *u);
 /* Impairments of a sender's own (soak tests with exact accounting)    */
 /*
  * Each packet, by a seeded generator (splitmix64: one sequence of decisions per seed on
- * every machine), is lost with probability `loss`; else held back with probability
- * `reorder` (when none is held already) and sent right behind the next packet sent; and
- * sent twice with probability `duplicate` (the copy right behind the original). A packet
- * held back when the input ends goes out last, in its place (not counted as reordered).
- * Segments marked `spare` go out unimpaired (a soak spares the first and the last frame,
- * so that the receiver's counts at the stream's edges are exact), though a packet held
- * back before them goes out behind their first packet.
+ * every machine), begins a loss with probability `loss` (the packet and, with `burst_max`
+ * above 1, the next ones: 1 to burst_max packets in all, uniform, one more draw); else is
+ * held back with probability `reorder` (when none is held already) and sent right behind
+ * the next packet sent; and sent twice with probability `duplicate` (the copy right behind
+ * the original). A packet held back when the input ends goes out last, in its place (not
+ * counted as reordered). Segments [cut_from, cut_from + cut_segments) of the stream (0
+ * first; a field is a segment) are cut: none of their packets goes out (a cable pulled and
+ * put back), a packet held back going out before the cut in its place. Segments marked
+ * `spare` go out unimpaired, never cut (a soak spares the first and the last frame, so that
+ * the receiver's counts at the stream's edges are exact), though a packet held back before
+ * them goes out behind their first packet.
  *
  * What a receiver whose reorder window covers the reordering then counts, exactly:
  *   packets lost       = lost
@@ -759,18 +763,32 @@ int rtp_udp_fd(const rtp_udp *u);
  *   packets received   = datagrams (duplicates included)
  *   frames dropped for a missing packet = segments_with_loss (progressive: a field is a
  *     segment; a frame of two fields is dropped once).
+ * (A cut of more than 3000 packets is a jump the receiver takes for a sender restart
+ * (RFC 3550 A.1), and one of 32 frames or more wraps the F counter: then the cut's losses
+ * are not all counted as such; segments_with_loss still bounds the frames lost.)
+ *
+ * Several legs (SMPTE ST 2022-7: rtp_sender with a second leg) have an impairer each, with
+ * seeds of their own; `keep` (rtp_impair_segment_leg) makes a leg spare the packets another
+ * leg lost (never the same packet on every leg): it draws as ever, and a loss that falls on
+ * a kept packet is counted `kept` instead.
  */
+#define RTP_IMPAIR_BURST_MAX 65536u
 typedef struct rtp_impair_config {
-    double loss, reorder, duplicate; /* probabilities, 0 to 1 */
+    double loss, reorder, duplicate; /* probabilities, 0 to 1 (loss: that one begins) */
     uint64_t seed;
+    unsigned burst_max;              /* 0 or 1: a loss is one packet; at most 65536 */
+    uint64_t cut_from, cut_segments; /* the cut; cut_segments 0: none */
 } rtp_impair_config;
 
 typedef struct rtp_impair_counts {
     uint64_t packets;   /* offered */
     uint64_t datagrams; /* sent, duplicates included */
     uint64_t lost, reordered, duplicated;
-    uint64_t segments;           /* offered */
-    uint64_t segments_with_loss; /* of which at least one packet was lost */
+    uint64_t segments;                  /* offered */
+    uint64_t segments_with_loss;        /* of which at least one packet was lost */
+    uint64_t bursts;                    /* losses begun (one packet or more) */
+    uint64_t cut_segments, cut_packets; /* cut (their packets are among lost) */
+    uint64_t kept;                      /* losses not made: another leg lost the packet */
 } rtp_impair_counts;
 
 typedef struct rtp_impairer rtp_impairer;
@@ -780,6 +798,16 @@ void rtp_impairer_destroy(rtp_impairer *m);
  * 2 x n + 2), valid until the next call (packets held back across calls are copied). */
 void rtp_impair_segment(rtp_impairer *m, const uint8_t *const *pkts, const size_t *lens, size_t n,
                         int spare, const uint8_t **out, size_t *out_len, size_t *nout);
+/* The same for one leg of several: packets with keep[i] non-zero are not lost here (NULL:
+ * none); lost[i] (NULL: not wanted) gets 1 for each packet lost, 0 for the others; out_at
+ * (NULL: not wanted) the slot each packet sent goes out in: the index of the packet offered
+ * it goes with (a packet held back goes with the one it follows; one sent before a cut, in
+ * slot 0), non-decreasing. */
+void rtp_impair_segment_leg(rtp_impairer *m, const uint8_t *const *pkts, const size_t *lens,
+                            size_t n, int spare, const uint8_t *keep, uint8_t *lost,
+                            const uint8_t **out, size_t *out_len, size_t *out_at, size_t *nout);
+/* Whether the next segment, unless spared, is cut. */
+int rtp_impair_cut_next(const rtp_impairer *m);
 /* End of input: the packet still held back, if any (room for 2). */
 void rtp_impair_finish(rtp_impairer *m, const uint8_t **out, size_t *out_len, size_t *nout);
 const rtp_impair_counts *rtp_impairer_counts(const rtp_impairer *m);

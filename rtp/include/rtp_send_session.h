@@ -71,8 +71,12 @@ typedef struct rtp_send_session_config {
     uint16_t first_seq; /* with seq_given; else rtp_random32 */
     int ssrc_given, seq_given;
     int interlaced, boxes, no_gso;
-    int impaired; /* with impairments `impair` (rtp_sender_config) */
+    /* With impairments `impair` (rtp_sender_config): with two legs, each leg's own, the
+     * second's with seed + 1 and the cut on the second leg alone; `impair_exclusive`: never
+     * the same packet lost on both. */
+    int impaired;
     rtp_impair_config impair;
+    int impair_exclusive;
     /* rtp_sender_config's stop and on_segment callbacks (optional). */
     int (*stop)(void *ctx);
     void *stop_ctx;
@@ -123,10 +127,11 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
 
 /* What the session is and did. */
 typedef struct rtp_send_report {
-    rtp_sender_stats stats;          /* zero until the sender exists */
-    const rtp_impair_counts *impair; /* the sender's (valid while the session lives); NULL
-                                        without impairments or sender */
-    size_t codestreams;              /* of the clip; of a source, those it handed out */
+    rtp_sender_stats stats;           /* zero until the sender exists */
+    const rtp_impair_counts *impair;  /* the sender's (valid while the session lives); NULL
+                                         without impairments or sender */
+    const rtp_impair_counts *impair2; /* the second leg's, with two legs; else NULL */
+    size_t codestreams;               /* of the clip; of a source, those it handed out */
     rtp_addr dest, source;
     unsigned legs;            /* 1 or 2 */
     rtp_addr dest2, source2;  /* the second leg's (legs 2) */

@@ -147,8 +147,11 @@ typedef struct rtp_sender_stats {
     unsigned legs;          /* 1, or 2 with a second leg; packets and bytes count one leg's */
     uint64_t leg_errors[2]; /* send calls refused on each leg (two legs: the stream went on) */
     char leg_error[128];    /* the last such refusal's message */
-    int stopped;            /* the stop callback ended it early */
-    int output_failed;      /* the last error came from the socket or the file, not the input */
+    /* Impairments: packets lost on every leg (one leg: all it lost), and segments with such a
+     * packet: what a receiver merging the legs loses and drops */
+    uint64_t lost_all_legs, segments_lost_all_legs;
+    int stopped;       /* the stop callback ended it early */
+    int output_failed; /* the last error came from the socket or the file, not the input */
 } rtp_sender_stats;
 
 typedef struct rtp_sender_config {
@@ -185,9 +188,17 @@ typedef struct rtp_sender_config {
     rtp_pcap_writer *pcap2;
     rtp_addr pcap2_src, pcap2_dst;
     /* Impairments (soak tests): with `impaired`, each packet goes through an rtp_impairer
-     * of `impair`; rtp_sender_send_clip spares the first and the last frame. */
+     * of `impair`; rtp_sender_send_clip spares the first and the last frame. With two legs
+     * each leg has its own: the second leg's of `impair2` (its seed should differ), and with
+     * `impair_exclusive` it never loses a packet the first leg lost, nor the first leg one
+     * of a segment the second leg's impairer cuts (never the same packet on both: a
+     * receiver merging the legs loses nothing). The packets keep their times: a leg's
+     * packets go out in the slots of the packets sent (a lost packet leaves its slot
+     * empty, a duplicate goes with its original, a packet held back with the one it
+     * follows). */
     int impaired;
-    rtp_impair_config impair;
+    rtp_impair_config impair, impair2;
+    int impair_exclusive;
     size_t drop_every; /* N > 0: every Nth packet of the stream is left out (loss injection) */
     /* Optional: asked before each segment and when a wait is interrupted (a signal);
      * non-zero ends the stream there (stats.stopped). */
@@ -233,6 +244,8 @@ xsf_status rtp_sender_send_source(rtp_sender *s, const rtp_frame_source *src, xs
 const rtp_sender_stats *rtp_sender_get_stats(const rtp_sender *s);
 /* NULL without impairments. */
 const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s);
+/* Leg 0 or 1's (leg 0's is rtp_sender_impair_counts); NULL without impairments or that leg. */
+const rtp_impair_counts *rtp_sender_impair_leg_counts(const rtp_sender *s, unsigned leg);
 
 /* 32 bits that differ from run to run (the wall clock, mixed): default SSRCs, first
  * sequence numbers and timestamps (RFC 3550 5.1: random). */

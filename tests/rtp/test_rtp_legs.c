@@ -4,7 +4,11 @@
  * 7104) and each parses back; over loopback UDP to two ports of 127.0.0.1
  * both sockets receive the same datagrams. Timestamps and pacing on the TAI
  * grid: each frame's timestamp is its instant's on the grid, its first packet
- * recorded at that instant. Packets go to loopback only.
+ * recorded at that instant. Impairments on each leg (its own seed, bursts, a
+ * cut of the second leg; never the same packet on both, or independent): the
+ * captures' sequence numbers against the counts, lost on both exactly what
+ * the sender says, each packet at its slot's time on both legs. Packets go to
+ * loopback only.
  *   test_rtp_legs CLIP.jxs WORKDIR */
 #define _POSIX_C_SOURCE 200809L
 
@@ -356,6 +360,160 @@ static void test_loopback(void)
     }
 }
 
+/* The numbers of a capture (first_seq 0: no wrap) with their times and timestamps. */
+typedef struct seqs {
+    uint8_t *have; /* have[seq]: copies received */
+    uint64_t *at;  /* the first copy's time */
+    uint32_t *ts;  /* its RTP timestamp */
+} seqs;
+
+static void capture_seqs(const capture *c, seqs *q, size_t n)
+{
+    q->have = calloc(n, 1);
+    q->at = calloc(n, sizeof *q->at);
+    q->ts = calloc(n, sizeof *q->ts);
+    for (size_t i = 0; i < c->pk.n; i++) {
+        const uint8_t *d = c->pk.p[i].data;
+        const size_t seq = (size_t)d[2] << 8 | d[3];
+        if (seq >= n)
+            continue;
+        if (!q->have[seq]++) {
+            q->at[seq] = c->at[i];
+            q->ts[seq] = (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)d[6] << 8 | d[7];
+        }
+    }
+}
+
+/* The frame of each of the n sequence numbers of the stream test_impaired_legs sends (20
+ * loops of the clip from number 0), from a capture of it unimpaired. */
+static size_t *frame_numbers(size_t n)
+{
+    char pcap[1024];
+    snprintf(pcap, sizeof pcap, "%s/whole.pcap", dir);
+    rtp_send_session_config c = base();
+    c.pcap = pcap;
+    c.seq_given = 1;
+    c.first_seq = 0;
+    rtp_send_session *s = NULL;
+    rtp_send_failure f;
+    size_t *frame = calloc(n, sizeof *frame);
+    capture w;
+    if (rtp_send_session_open(&s, &c, clip_data, clip_len, &f) != XSF_OK ||
+        rtp_send_session_run(s, 20, &f) != XSF_OK || read_capture(pcap, &w) != 0) {
+        CHECK(0, "the unimpaired stream: %s", f.err.msg);
+        rtp_send_session_close(s);
+        return frame;
+    }
+    rtp_send_session_close(s);
+    CHECK(w.pk.n == n, "%zu packets unimpaired, %zu impaired", w.pk.n, n);
+    size_t k = 0;
+    for (size_t i = 0; i < w.pk.n && i < n; i++) {
+        frame[i] = k;
+        k += w.pk.p[i].data[1] >> 7; /* the marker ends a frame */
+    }
+    free_capture(&w);
+    return frame;
+}
+
+/* Impaired legs: each leg's losses, datagrams and cut seen in its capture; lost on both
+ * exactly the sender's count (none when exclusive); a packet's time the same on both. */
+static void test_impaired_legs(int exclusive)
+{
+    char pcaps[2200], a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/imp1.pcap", dir);
+    snprintf(b, sizeof b, "%s/imp2.pcap", dir);
+    snprintf(pcaps, sizeof pcaps, "%s,%s", a, b);
+    rtp_send_session_config c = base();
+    c.pcap = pcaps;
+    c.seq_given = 1;
+    c.first_seq = 0;
+    c.impaired = 1;
+    c.impair = (rtp_impair_config){.loss = 0.02,
+                                   .reorder = 0.02,
+                                   .duplicate = 0.02,
+                                   .seed = 7,
+                                   .burst_max = 6,
+                                   .cut_from = 30,
+                                   .cut_segments = 5};
+    c.impair_exclusive = exclusive;
+    rtp_send_session *s = NULL;
+    rtp_send_failure f;
+    CHECK(rtp_send_session_open(&s, &c, clip_data, clip_len, &f) == XSF_OK && s, "open: %s",
+          f.err.msg);
+    if (!s)
+        return;
+    CHECK(rtp_send_session_run(s, 20, &f) == XSF_OK, "run: %s", f.err.msg);
+    rtp_send_report r;
+    rtp_send_session_report(s, &r);
+    const rtp_impair_counts *l1 = r.impair, *l2 = r.impair2;
+    CHECK(l1 && l2, "no counts for each leg");
+    if (!l1 || !l2) {
+        rtp_send_session_close(s);
+        return;
+    }
+    const size_t n = (size_t)l1->packets;
+    capture ca, cb;
+    CHECK(read_capture(a, &ca) == 0 && read_capture(b, &cb) == 0, "captures not read");
+    seqs q[2];
+    capture_seqs(&ca, &q[0], n);
+    capture_seqs(&cb, &q[1], n);
+    /* Each number's frame, from the same stream sent unimpaired. */
+    size_t *frame_of = frame_numbers(n);
+    uint64_t miss[2] = {0, 0}, both = 0, frames_both = 0, later = 0;
+    size_t last_frame = (size_t)-1;
+    for (size_t j = 0; j < n; j++) {
+        miss[0] += !q[0].have[j];
+        miss[1] += !q[1].have[j];
+        if (!q[0].have[j] && !q[1].have[j]) {
+            both++;
+            frames_both += frame_of[j] != last_frame;
+            last_frame = frame_of[j];
+        }
+        if (q[0].have[j] && q[1].have[j] && q[0].at[j] != q[1].at[j])
+            later++;
+    }
+    free(frame_of);
+    CHECK(ca.pk.n == l1->datagrams && cb.pk.n == l2->datagrams,
+          "datagrams %zu / %zu, the sender says %llu / %llu", ca.pk.n, cb.pk.n,
+          (unsigned long long)l1->datagrams, (unsigned long long)l2->datagrams);
+    CHECK(miss[0] == l1->lost && miss[1] == l2->lost, "missing %llu / %llu, lost %llu / %llu",
+          (unsigned long long)miss[0], (unsigned long long)miss[1], (unsigned long long)l1->lost,
+          (unsigned long long)l2->lost);
+    CHECK(l1->packets == l2->packets && l1->bursts && l2->bursts && l1->reordered &&
+              l2->duplicated && l1->cut_segments == 0 && l2->cut_segments == 5 &&
+              l2->cut_packets >= 5,
+          "counts: bursts %llu / %llu, cut %llu (%llu packets)", (unsigned long long)l1->bursts,
+          (unsigned long long)l2->bursts, (unsigned long long)l2->cut_segments,
+          (unsigned long long)l2->cut_packets);
+    CHECK(both == r.stats.lost_all_legs && (exclusive ? both == 0 : both > 0),
+          "%s: %llu lost on both, the sender says %llu", exclusive ? "exclusive" : "independent",
+          (unsigned long long)both, (unsigned long long)r.stats.lost_all_legs);
+    CHECK(exclusive ? r.stats.segments_lost_all_legs == 0 && l2->kept > 0
+                    : frames_both == r.stats.segments_lost_all_legs && l1->kept + l2->kept == 0,
+          "frames hit on both %llu, the sender says %llu (kept %llu)",
+          (unsigned long long)frames_both, (unsigned long long)r.stats.segments_lost_all_legs,
+          (unsigned long long)l2->kept);
+    /* A packet held back on one leg goes out later there; every other at its slot's time. */
+    CHECK(later <= l1->reordered + l2->reordered,
+          "%llu packets at different times on the legs, %llu reordered", (unsigned long long)later,
+          (unsigned long long)(l1->reordered + l2->reordered));
+    char json[4096];
+    rtp_send_session_stats_json(s, 1, json, sizeof json);
+    CHECK(strstr(json, exclusive ? "\"exclusive\": true" : "\"exclusive\": false") &&
+              strstr(json, "\"leg\": [{") &&
+              strstr(json, "\"burst_max\": 6, \"cut_from\": 30, "
+                           "\"cut_segments\": 5"),
+          "json: %s", json);
+    for (int k = 0; k < 2; k++) {
+        free(q[k].have);
+        free(q[k].at);
+        free(q[k].ts);
+    }
+    free_capture(&ca);
+    free_capture(&cb);
+    rtp_send_session_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -375,6 +533,8 @@ int main(int argc, char **argv)
     test_one_leg_sdp();
     test_leg_failures();
     test_loopback();
+    test_impaired_legs(1);
+    test_impaired_legs(0);
     free(data);
     return xsf_test_finish();
 }

@@ -108,12 +108,15 @@ static void test_defaults(void)
           (unsigned long long)count, (unsigned long long)r.stats.packets, (unsigned long long)bad);
 
     /* --stats-json: the counts, first_timestamp, complete, the impairment settings. */
-    char want[512], json[1024];
+    char want[1024], json[1024];
     snprintf(want, sizeof want,
              "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
              "\"first_timestamp\": %lu, \"complete\": false, \"impairment\": {\"loss\": 0, "
-             "\"reorder\": 0, \"duplicate\": 0, \"seed\": 1, \"packets\": 0, \"lost\": 0, "
-             "\"reordered\": 0, \"duplicated\": 0, \"segments_with_loss\": 0}}\n",
+             "\"reorder\": 0, \"duplicate\": 0, \"seed\": 1, \"burst_max\": 0, \"cut_from\": 0, "
+             "\"cut_segments\": 0, \"exclusive\": false, \"packets\": 0, \"datagrams\": 0, "
+             "\"lost\": 0, \"reordered\": 0, \"duplicated\": 0, \"segments_with_loss\": 0, "
+             "\"bursts\": 0, \"segments_cut\": 0, \"packets_cut\": 0, \"kept\": 0, "
+             "\"lost_all_legs\": 0, \"segments_lost_all_legs\": 0}}\n",
              (unsigned long long)r.stats.segments, (unsigned long long)r.stats.segments,
              (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
              (unsigned long)r.first_timestamp);
