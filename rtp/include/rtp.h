@@ -701,6 +701,9 @@ typedef struct rtp_sdp {
      * "" = none), and the media clock, a=mediaclk's ("direct=0"; written as that when "").
      * Read from the media section, else the session's. */
     char ts_refclk[96], mediaclk[32];
+    /* ST 2110-21's TROFF (fmtp, us): the sender's TROFFSET when not the default */
+    int has_troff;
+    unsigned troff_us;
 } rtp_sdp;
 
 /* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019,
