@@ -73,8 +73,8 @@ typedef struct frame_state {
 struct rtp_tr21 {
     rtp_tr21_config cfg;
     rtp_tr21_stats st;
-    unsigned f;  /* 2 for fields */
-    uint64_t q;  /* segments per den seconds: rate_num x f */
+    unsigned f;              /* 2 for fields */
+    uint64_t q;              /* segments per den seconds: rate_num x f */
     unsigned rn, rd, mn, md; /* RACTIVE = rn / rd, TRO_DEFAULT = mn / md of the frame period */
     /* the first frames: skipped, counted (npackets 0) */
     int phase; /* 0: in the first (maybe partial) frame; 1: counting; 2: measuring */
@@ -188,10 +188,10 @@ static void fill_limits(rtp_tr21 *a)
 {
     const rtp_tr21_config *c = &a->cfg;
     rtp_tr21_stats *s = &a->st;
-    s->narrow = rtp_tr21_limits_of(c->type, 0, s->npackets, c->rate_num, c->rate_den,
-                                   c->interlaced, c->height);
-    s->wide = rtp_tr21_limits_of(c->type, 1, s->npackets, c->rate_num, c->rate_den,
-                                 c->interlaced, c->height);
+    s->narrow = rtp_tr21_limits_of(c->type, 0, s->npackets, c->rate_num, c->rate_den, c->interlaced,
+                                   c->height);
+    s->wide = rtp_tr21_limits_of(c->type, 1, s->npackets, c->rate_num, c->rate_den, c->interlaced,
+                                 c->height);
     const rtp_tr21_limits *own = c->type == RTP_TR21_WIDE ? &s->wide : &s->narrow;
     s->cinst_max = own->cmax;
     s->vrx_full = own->vrx_full;
@@ -207,9 +207,9 @@ static void set_ready(rtp_tr21 *a, uint32_t npackets)
     if (c->has_troffset)
         a->mn = 0, a->md = 1;
     a->d = (i128)9 * a->q * np * a->rd * a->md;
-    a->t_d = (i128)den * NS_PER_S * 9 * np * a->rd * a->md;   /* TFRAME x D */
-    a->trs_d = (i128)den * NS_PER_S * 9 * a->rn * a->md;      /* TRS x D */
-    a->tro_d = c->has_troffset ? (i128)c->troffset_ns * a->d  /* TROFFSET x D */
+    a->t_d = (i128)den * NS_PER_S * 9 * np * a->rd * a->md;  /* TFRAME x D */
+    a->trs_d = (i128)den * NS_PER_S * 9 * a->rn * a->md;     /* TRS x D */
+    a->tro_d = c->has_troffset ? (i128)c->troffset_ns * a->d /* TROFFSET x D */
                                : (i128)a->mn * den * NS_PER_S * 9 * a->f * np * a->rd;
     /* TDRAIN = TFRAME / NPACKETS / 1.1 = 10 x den x 10^9 / (11 x NPACKETS x q) ns */
     a->drain_num = (u128)11 * np * a->q;
@@ -346,8 +346,8 @@ static void measure(rtp_tr21 *a, uint64_t t, uint32_t ts, size_t bytes, int begi
         const uint64_t drained = k > a->c_drained ? k - a->c_drained : 0;
         if (k > a->c_drained)
             a->c_drained = k;
-        const int64_t c = a->cinst + 1 - (int64_t)(drained > (uint64_t)INT64_MAX ? INT64_MAX
-                                                                                   : drained);
+        const int64_t c =
+            a->cinst + 1 - (int64_t)(drained > (uint64_t)INT64_MAX ? INT64_MAX : drained);
         a->cinst = c > 0 ? c : 0;
     }
     if ((uint64_t)a->cinst > s->cinst_peak)
@@ -377,8 +377,7 @@ static void measure(rtp_tr21 *a, uint64_t t, uint32_t ts, size_t bytes, int begi
         s->vrx_peak = vrx;
 }
 
-int rtp_tr21_packet(rtp_tr21 *a, uint64_t arrival_ns, uint32_t timestamp, int marker,
-                    size_t bytes)
+int rtp_tr21_packet(rtp_tr21 *a, uint64_t arrival_ns, uint32_t timestamp, int marker, size_t bytes)
 {
     if (!a->st.active)
         return 0;
@@ -443,10 +442,9 @@ void rtp_tr21_get(const rtp_tr21 *a, rtp_tr21_stats *out)
         out->conforms_declared = out->conforms == RTP_TR21_CONFORMS_NARROW;
         break;
     case RTP_TR21_WIDE:
-        out->conforms_declared = out->conforms == RTP_TR21_CONFORMS_NARROW ||
-                                 out->conforms == RTP_TR21_CONFORMS_WIDE;
+        out->conforms_declared =
+            out->conforms == RTP_TR21_CONFORMS_NARROW || out->conforms == RTP_TR21_CONFORMS_WIDE;
         break;
-    default:
-        break;
+    default: break;
     }
 }

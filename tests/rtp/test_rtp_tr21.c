@@ -45,8 +45,7 @@ static void feed(rtp_tr21 *a, uint64_t base, uint32_t ts0, unsigned frames, unsi
     for (unsigned n = 0; n < frames; n++)
         for (unsigned j = 0; j < NP; j++) {
             const uint64_t t = base + n * TFRAME + (uint64_t)(j / burst * burst) * TRS;
-            rtp_tr21_packet(a, (uint64_t)((int64_t)t + shift), ts0 + n * 1800u, j + 1 == NP,
-                            1440);
+            rtp_tr21_packet(a, (uint64_t)((int64_t)t + shift), ts0 + n * 1800u, j + 1 == NP, 1440);
         }
 }
 
@@ -211,8 +210,9 @@ static void test_early_late(void)
     feed(a, e0, ts0, 4, 1, tro + 2 * (int64_t)TRS);
     rtp_tr21_get(a, &s);
     /* Each frame's last packet finds the schedule at its end (no read past NPACKETS). */
-    CHECK(s.vrx_min == -2 && s.underflows == 3 * (NP - 1) && s.vrx_peak == 0, "late: vrx %lld..%lld %llu",
-          (long long)s.vrx_min, (long long)s.vrx_peak, (unsigned long long)s.underflows);
+    CHECK(s.vrx_min == -2 && s.underflows == 3 * (NP - 1) && s.vrx_peak == 0,
+          "late: vrx %lld..%lld %llu", (long long)s.vrx_min, (long long)s.vrx_peak,
+          (unsigned long long)s.underflows);
     CHECK(s.conforms == RTP_TR21_CONFORMS_NOT, "late: %s", rtp_tr21_verdict_name(s.conforms));
     rtp_tr21_destroy(a);
 }
@@ -255,8 +255,8 @@ static void test_counting(void)
     int begun = 0;
     for (unsigned n = 1; n < 5; n++)
         for (unsigned j = 0; j < NP; j++)
-            begun += rtp_tr21_packet(a, 1000 + n * TFRAME + j * TRS, 7 + n * 1800, j + 1 == NP,
-                                     1440);
+            begun +=
+                rtp_tr21_packet(a, 1000 + n * TFRAME + j * TRS, 7 + n * 1800, j + 1 == NP, 1440);
     rtp_tr21_get(a, &s);
     CHECK(s.npackets == NP && s.frames == 3 && begun == 3 && s.packets == 3 * NP,
           "npackets %u frames %llu begun %d", s.npackets, (unsigned long long)s.frames, begun);
@@ -313,8 +313,8 @@ static void test_depacketizer(void)
             h.ssrc = 42;
             h.marker = j + 1 == NP;
             const size_t hb = rtp_header_write(&h, pkt, sizeof pkt);
-            rtp_jxs_header jh = {1, 0, (uint8_t)h.marker, 0, (uint8_t)n, (uint16_t)(j >> 11),
-                                 (uint16_t)(j & 2047)};
+            rtp_jxs_header jh = {
+                1, 0, (uint8_t)h.marker, 0, (uint8_t)n, (uint16_t)(j >> 11), (uint16_t)(j & 2047)};
             rtp_jxs_header_write(&jh, pkt + hb);
             memset(pkt + hb + 4, 0, 16);
             rtp_depacketizer_push(d, pkt, hb + 4 + 16, 1000 + n * TFRAME + j / 6 * 6 * TRS);
