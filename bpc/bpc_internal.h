@@ -97,6 +97,15 @@ struct bpc_tables {
     uint16_t p[3][BPC_TABLE_BANDS][BPC_TABLE_PLANES][BPC_NCTX_MAX];
 };
 
+/* tables_builtin.c (bpc_tables_builtin_c writes it): per filter (5/3, 9/7),
+ * variant 1..3 and band, the band's table planes from plane 0 up to the last
+ * that differs from the one below it (the planes above repeat it), the
+ * variant's contexts each, two hex digits per entry (a code of the log-odds,
+ * tables.c); a variant whose band 0 is NULL has variant 1's tables. What the
+ * sets were trained on, in bpc_builtin_source. */
+extern const char *const bpc_builtin_hex[2][3][BPC_TABLE_BANDS];
+extern const char *const bpc_builtin_source;
+
 /* ---- codestream ---- */
 
 size_t bpc_header_size(int nc, int levels);

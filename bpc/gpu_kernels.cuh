@@ -24,16 +24,39 @@ struct bpc_plane_set {
     int depth[BPC_MAX_COMPONENTS];
 };
 
+/* The pixel of a front or back end thread: column x (a thread a column), row
+ * y (a block row a row), i its index in the width-wide planes p, and sample
+ * its index in component k's sample plane. */
+struct bpc_pixel {
+    uint32_t x, y;
+    size_t i;
+    __device__ __forceinline__ size_t sample(const bpc_plane_set &ps, int k) const
+    {
+        return (size_t)y * ps.spitch[k] + x;
+    }
+};
+
+/* The thread's pixel of component c; false where it lies outside. */
+__device__ __forceinline__ bool bpc_pixel_of(const bpc_plane_set &ps, int c, bpc_pixel &px)
+{
+    px.x = blockIdx.x * blockDim.x + threadIdx.x;
+    px.y = blockIdx.y;
+    if (px.x >= ps.w[c] || px.y >= ps.h[c])
+        return false;
+    px.i = (size_t)px.y * ps.w[c] + px.x;
+    return true;
+}
+
 /* Component c (colour = 0) or components 0..2 through the RCT/ICT (colour). */
 #ifndef BPC_KERNELS_DECODE_ONLY
 __global__ void bpc_front_kernel(bpc_plane_set ps, int c, int colour, int filter)
 {
-    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= ps.w[c] || y >= ps.h[c])
+    bpc_pixel px;
+    if (!bpc_pixel_of(ps, c, px))
         return;
-    const size_t i = (size_t)y * ps.w[c] + x;
+    const size_t i = px.i;
     if (!colour) {
-        const int32_t v = (int32_t)ps.s[c][(size_t)y * ps.spitch[c] + x];
+        const int32_t v = (int32_t)ps.s[c][px.sample(ps, c)];
         if (filter)
             ((float *)ps.p[c])[i] = (float)v - (float)(1 << (ps.depth[c] - 1));
         else
@@ -42,7 +65,7 @@ __global__ void bpc_front_kernel(bpc_plane_set ps, int c, int colour, int filter
     }
     int32_t v[3];
     for (int k = 0; k < 3; k++)
-        v[k] = (int32_t)ps.s[k][(size_t)y * ps.spitch[k] + x];
+        v[k] = (int32_t)ps.s[k][px.sample(ps, k)];
     if (filter) {
         const float sh = (float)(1 << (ps.depth[0] - 1));
         float a, b, d;
@@ -65,12 +88,12 @@ __global__ void bpc_front_kernel(bpc_plane_set ps, int c, int colour, int filter
 #ifndef BPC_KERNELS_ENCODE_ONLY
 __global__ void bpc_back_kernel(bpc_plane_set ps, int c, int colour, int filter)
 {
-    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-    if (x >= ps.w[c] || y >= ps.h[c])
+    bpc_pixel px;
+    if (!bpc_pixel_of(ps, c, px))
         return;
-    const size_t i = (size_t)y * ps.w[c] + x;
+    const size_t i = px.i;
     if (!colour) {
-        ps.s[c][(size_t)y * ps.spitch[c] + x] =
+        ps.s[c][px.sample(ps, c)] =
             filter ? bpc_to_sample_float(((const float *)ps.p[c])[i], ps.depth[c])
                    : bpc_to_sample_int(((const int32_t *)ps.p[c])[i], ps.depth[c]);
         return;
@@ -79,16 +102,16 @@ __global__ void bpc_back_kernel(bpc_plane_set ps, int c, int colour, int filter)
         float r, g, b;
         bpc_ict_inverse(((const float *)ps.p[0])[i], ((const float *)ps.p[1])[i],
                         ((const float *)ps.p[2])[i], &r, &g, &b);
-        ps.s[0][(size_t)y * ps.spitch[0] + x] = bpc_to_sample_float(r, ps.depth[0]);
-        ps.s[1][(size_t)y * ps.spitch[1] + x] = bpc_to_sample_float(g, ps.depth[1]);
-        ps.s[2][(size_t)y * ps.spitch[2] + x] = bpc_to_sample_float(b, ps.depth[2]);
+        ps.s[0][px.sample(ps, 0)] = bpc_to_sample_float(r, ps.depth[0]);
+        ps.s[1][px.sample(ps, 1)] = bpc_to_sample_float(g, ps.depth[1]);
+        ps.s[2][px.sample(ps, 2)] = bpc_to_sample_float(b, ps.depth[2]);
     } else {
         int32_t r, g, b;
         bpc_rct_inverse(((const int32_t *)ps.p[0])[i], ((const int32_t *)ps.p[1])[i],
                         ((const int32_t *)ps.p[2])[i], &r, &g, &b);
-        ps.s[0][(size_t)y * ps.spitch[0] + x] = bpc_to_sample_int(r, ps.depth[0]);
-        ps.s[1][(size_t)y * ps.spitch[1] + x] = bpc_to_sample_int(g, ps.depth[1]);
-        ps.s[2][(size_t)y * ps.spitch[2] + x] = bpc_to_sample_int(b, ps.depth[2]);
+        ps.s[0][px.sample(ps, 0)] = bpc_to_sample_int(r, ps.depth[0]);
+        ps.s[1][px.sample(ps, 1)] = bpc_to_sample_int(g, ps.depth[1]);
+        ps.s[2][px.sample(ps, 2)] = bpc_to_sample_int(b, ps.depth[2]);
     }
 }
 

@@ -1,8 +1,8 @@
 /* Probability tables of the stationary model (thesis 3.2.2; Bruns 8.5): the
  * probability of the symbol 0 per variant, band, table plane and context,
  * as p / 2^15. The built-in sets are stored as one byte per entry (a code of
- * the log-odds, code_to_p below) in tables_builtin.c; table files hold the
- * 16-bit values. */
+ * the log-odds, code_to_p below) in tables_builtin.c, the planes above a
+ * band's last distinct one left out; table files hold the 16-bit values. */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -40,11 +40,6 @@ static const uint16_t code_to_p[256] = {
     32737, 32739, 32740, 32742, 32744, 32745, 32747, 32748, 32749, 32751, 32752, 32753, 32754,
     32755, 32755, 32756, 32757, 32758, 32758, 32759, 32759, 32760,
 };
-
-/* tables_builtin.c: per filter, for variant 1..3, band, table plane and the
- * variant's contexts, two hex digits per entry (a code above). */
-extern const char *const bpc_builtin_hex[2];
-extern const char *const bpc_builtin_source;
 
 uint32_t bpc_crc32(const uint8_t *data, size_t len)
 {
@@ -89,26 +84,53 @@ static int hexval(char c)
 static bpc_tables builtin[2];
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
+/* The planes a band's text in tables_builtin.c holds (bpc_builtin_hex): 1 to
+ * BPC_TABLE_PLANES whole planes of the variant's contexts, else 0. */
+static int builtin_planes(const char *h, int variant)
+{
+    const size_t plane = 2 * (size_t)bpc_nctx(variant), len = h ? strlen(h) : 0;
+    return len && len % plane == 0 && len / plane <= BPC_TABLE_PLANES ? (int)(len / plane) : 0;
+}
+
+/* Variant v's bands in one filter's part of tables_builtin.c: its own, or
+ * variant 1's where it is written {0} (a variant of variant 1's contexts). */
+static const char *const *builtin_bands(const char *const hex[3][BPC_TABLE_BANDS], int v)
+{
+    return !hex[v - 1][0] && v > 1 && bpc_nctx(v) == bpc_nctx(1) ? hex[0] : hex[v - 1];
+}
+
+/* One filter's built-in sets from its part of tables_builtin.c into t; t keeps
+ * the default model where the text is not whole (a build without trained data). */
+static void builtin_fill(bpc_tables *t, const char *const hex[3][BPC_TABLE_BANDS])
+{
+    for (int v = 1; v <= 3; v++)
+        for (int b = 0; b < BPC_TABLE_BANDS; b++)
+            if (!builtin_planes(builtin_bands(hex, v)[b], v))
+                return;
+    for (int v = 1; v <= 3; v++) {
+        const int n = bpc_nctx(v);
+        for (int b = 0; b < BPC_TABLE_BANDS; b++) {
+            const char *h = builtin_bands(hex, v)[b];
+            const int planes = builtin_planes(h, v);
+            for (int j = 0; j < BPC_TABLE_PLANES; j++) {
+                /* the planes above the last one given repeat it */
+                const char *row = h + 2 * (size_t)n * (size_t)(j < planes ? j : planes - 1);
+                for (int k = 0; k < n; k++) {
+                    const int code = hexval(row[2 * k]) << 4 | hexval(row[2 * k + 1]);
+                    t->p[v - 1][b][j][k] = code_to_p[code & 255];
+                }
+            }
+        }
+    }
+}
+
 static void builtin_init(void)
 {
     for (int f = 0; f < 2; f++) {
         bpc_tables *t = &builtin[f];
         bpc_tables_fill_default(t);
         t->id = 0;
-        const char *h = bpc_builtin_hex[f];
-        size_t need = 0;
-        for (int v = 1; v <= 3; v++)
-            need += (size_t)BPC_TABLE_BANDS * BPC_TABLE_PLANES * bpc_nctx(v) * 2;
-        if (!h || strlen(h) != need)
-            continue; /* no trained data in this build: the default model */
-        for (int v = 1; v <= 3; v++)
-            for (int b = 0; b < BPC_TABLE_BANDS; b++)
-                for (int j = 0; j < BPC_TABLE_PLANES; j++)
-                    for (int k = 0; k < bpc_nctx(v); k++) {
-                        const int code = hexval(h[0]) << 4 | hexval(h[1]);
-                        h += 2;
-                        t->p[v - 1][b][j][k] = code_to_p[code & 255];
-                    }
+        builtin_fill(t, bpc_builtin_hex[f]);
     }
 }
 
@@ -252,6 +274,49 @@ put(text_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* Whether the codes of planes j and i of variant v's band are the same. */
+static int same_plane(const bpc_tables *t, int v, int band, int j, int i)
+{
+    for (int k = 0; k < bpc_nctx(v); k++)
+        if (bpc_p_to_code(t->p[v - 1][band][j][k]) != bpc_p_to_code(t->p[v - 1][band][i][k]))
+            return 0;
+    return 1;
+}
+
+/* Whether variant v has variant 1's contexts and codes (what {0} stands for). */
+static int same_as_first(const bpc_tables *t, int v)
+{
+    if (bpc_nctx(v) != bpc_nctx(1))
+        return 0;
+    for (int band = 0; band < BPC_TABLE_BANDS; band++)
+        for (int j = 0; j < BPC_TABLE_PLANES; j++)
+            for (int k = 0; k < bpc_nctx(v); k++)
+                if (bpc_p_to_code(t->p[v - 1][band][j][k]) != bpc_p_to_code(t->p[0][band][j][k]))
+                    return 0;
+    return 1;
+}
+
+/* One band's text: its planes up to the last that differs from the one below,
+ * 96 digits a line. */
+static void put_band(text_buf *b, const bpc_tables *t, int v, int band)
+{
+    int planes = BPC_TABLE_PLANES;
+    while (planes > 1 && same_plane(t, v, band, planes - 1, planes - 2))
+        planes--;
+    put(b, "            /* band %d */\n            \"", band);
+    size_t col = 0;
+    for (int j = 0; j < planes; j++)
+        for (int k = 0; k < bpc_nctx(v); k++) {
+            if (col == 48) { /* 96 digits a line */
+                put(b, "\"\n            \"");
+                col = 0;
+            }
+            put(b, "%02x", bpc_p_to_code(t->p[v - 1][band][j][k]));
+            col++;
+        }
+    put(b, "\",\n");
+}
+
 xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, const char *name53,
                                 const char *name97, const char *const *sources, int nsources,
                                 char **text, size_t *len, xsf_error *err)
@@ -260,28 +325,30 @@ xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, co
     text_buf b = {0};
     put(&b,
         "/* Built-in BPC-PaCo probability tables, written by `xsflow bpc-train --builtin`\n"
-        " * from %s (5/3) and %s (9/7). Per filter, for variant 1..3, band\n"
-        " * (level * 4 + orientation), table plane and the variant's contexts, two hex\n"
-        " * digits per entry: a code of the log-odds (tables.c, code_to_p). */\n",
+        " * from %s (5/3) and %s (9/7). Per filter, variant 1..3 and band\n"
+        " * (level * 4 + orientation): the table planes from plane 0 up to the last\n"
+        " * that differs from the one below it (the planes above repeat it), the\n"
+        " * variant's contexts each, two hex digits per entry: a code of the log-odds\n"
+        " * (tables.c, code_to_p). A variant written {0} has variant 1's tables. */\n"
+        "#include \"bpc_internal.h\"\n\n",
         name53, name97);
     put(&b, "const char *const bpc_builtin_source =\n    \"");
     for (int i = 0; i < nsources; i++)
         put(&b, "%s%s", i ? " " : "", sources[i]);
-    put(&b, "\";\n\nconst char *const bpc_builtin_hex[2] = {\n");
+    put(&b, "\";\n\nconst char *const bpc_builtin_hex[2][3][BPC_TABLE_BANDS] = {\n");
     for (int f = 0; f < 2; f++) {
-        size_t col = 0;
-        put(&b, "    /* %s */\n    \"", f ? "9/7" : "5/3");
-        for (int v = 1; v <= 3; v++)
+        put(&b, "    /* %s */\n    {\n", f ? "9/7" : "5/3");
+        for (int v = 1; v <= 3; v++) {
+            if (v > 1 && same_as_first(t[f], v)) {
+                put(&b, "        /* variant %d: variant 1's */\n        {0},\n", v);
+                continue;
+            }
+            put(&b, "        /* variant %d */\n        {\n", v);
             for (int band = 0; band < BPC_TABLE_BANDS; band++)
-                for (int j = 0; j < BPC_TABLE_PLANES; j++)
-                    for (int k = 0; k < bpc_context_count((bpc_variant)v); k++) {
-                        put(&b, "%02x", bpc_p_to_code(t[f]->p[v - 1][band][j][k]));
-                        if (++col == 48) { /* 96 digits a line */
-                            put(&b, "\"\n    \"");
-                            col = 0;
-                        }
-                    }
-        put(&b, "\",\n");
+                put_band(&b, t[f], v, band);
+            put(&b, "        },\n");
+        }
+        put(&b, "    },\n");
     }
     put(&b, "};\n");
     if (b.failed || !b.p) {

@@ -35,11 +35,7 @@ static size_t file_bytes(const char *path)
 
 void svc_recv_config_init(svc_recv_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->gpu_sync_auto = 1;
-    c->pinned_mib = -1;
-    c->vsync = 1;
-    c->delay_ms = 40;
+    *c = (svc_recv_config){.gpu_sync_auto = 1, .pinned_mib = -1, .vsync = 1, .delay_ms = 40};
 }
 
 static xsf_status fail(svc_failure *f, const char *subject, int usage, xsf_status st,

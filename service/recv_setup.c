@@ -278,12 +278,8 @@ xsf_status svc_stream_request_check(svc_stream_request *r, int display, int form
 
 void svc_recv_limits_init(svc_recv_limits *l)
 {
-    memset(l, 0, sizeof *l);
-    l->timeout_s = 5;
-    l->wait_s = -1;
-    l->reorder = 512;
-    l->reorder_ms = 20;
-    l->copy_threads = -1;
+    *l = (svc_recv_limits){
+        .timeout_s = 5, .wait_s = -1, .reorder = 512, .reorder_ms = 20, .copy_threads = -1};
 }
 
 xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const *req, int n,

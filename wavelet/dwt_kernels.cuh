@@ -1,5 +1,5 @@
 /* The CUDA kernels of wavelet/, templated on the filter (dwt_lifting.cuh) and
- * instantiated in dwt53.cu and dwt97.cu.
+ * instantiated in dwt53.cu and dwt97.cu (kernels_for).
  *
  * level2d: one 2D level, vertical and horizontal lifting fused, one warp per
  *   strip of 240 columns x chunk_pairs pairs of rows; data in registers,
@@ -385,6 +385,12 @@ template <class F> cudaError_t rows_allow_smem(size_t bytes)
 {
     return cudaFuncSetAttribute(rows_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)bytes);
+}
+
+/* Filter F's table (wavelet_cuda_internal.h): what dwt53.cu and dwt97.cu define. */
+template <class F> constexpr filter_kernels kernels_for()
+{
+    return {launch_level2d<F>, launch_rows<F>, level2d_blocks_per_sm<F>, rows_allow_smem<F>};
 }
 
 #endif

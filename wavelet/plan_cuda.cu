@@ -298,7 +298,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
     if (row0 >= row1)
         return XSF_OK;
     const bool whole = row0 == 0 && row1 == s.height;
-    const bool f53 = d.filter == WAV_FILTER_53;
+    const wav::filter_kernels &k = wav::kernels_of(d.filter);
     cudaError_t e = cudaSuccess;
     const char *what = "";
     switch (s.kind) {
@@ -315,8 +315,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.pair_end = (row1 + 1) / 2;
         if (!whole)
             a.chunk_pairs = part_chunk(p, s, a.pair_end - a.pair_first, a.chunk_pairs);
-        e = f53 ? wav::launch_level2d_53(s.inverse, a, stream)
-                : wav::launch_level2d_97(s.inverse, a, stream);
+        e = k.launch_level2d(s.inverse, a, stream);
         what = "2D level kernel";
         break;
     }
@@ -332,8 +331,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.planes = (int)d.planes;
         a.stage_elems = p->stage_elems;
         a.warps_per_block = p->rows_warps;
-        e = f53 ? wav::launch_rows_53(s.inverse, a, p->rows_smem, stream)
-                : wav::launch_rows_97(s.inverse, a, p->rows_smem, stream);
+        e = k.launch_rows(s.inverse, a, p->rows_smem, stream);
         what = "row kernel";
         break;
     }
@@ -457,8 +455,7 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
     p->sm_count = dev;
     for (int inverse = 0; inverse < 2; inverse++) {
         int blocks = 0;
-        e = desc->filter == WAV_FILTER_53 ? wav::level2d_blocks_per_sm_53(inverse, &blocks)
-                                          : wav::level2d_blocks_per_sm_97(inverse, &blocks);
+        e = wav::kernels_of(desc->filter).level2d_blocks_per_sm(inverse, &blocks);
         if (e != cudaSuccess || blocks < 1) {
             fail(p, XSF_ERR_CUDA, "occupancy of the 2D kernels", e);
             wav_cuda_plan_destroy(p);
@@ -488,8 +485,7 @@ xsf_status wav_cuda_plan_create(wav_cuda_plan **plan, const wav_plan_desc *desc,
         if (p->rows_smem > 48 * 1024) {
             /* the limit is the kernel's, shared by every plan: raise it to the
              * device's maximum, never lower it under another plan's need */
-            e = desc->filter == WAV_FILTER_53 ? wav::rows_allow_smem_53((size_t)smem_optin)
-                                              : wav::rows_allow_smem_97((size_t)smem_optin);
+            e = wav::kernels_of(desc->filter).rows_allow_smem((size_t)smem_optin);
             if (e != cudaSuccess) {
                 fail(p, XSF_ERR_CUDA, "shared memory limit", e);
                 wav_cuda_plan_destroy(p);

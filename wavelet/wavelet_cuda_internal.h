@@ -61,16 +61,22 @@ static inline int level2d_chunks(const level2d_args &a)
     return (a.pair_end - a.pair_first + a.chunk_pairs - 1) / a.chunk_pairs;
 }
 
-cudaError_t launch_level2d_53(bool inverse, const level2d_args &a, cudaStream_t s);
-cudaError_t launch_level2d_97(bool inverse, const level2d_args &a, cudaStream_t s);
-cudaError_t launch_rows_53(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
-cudaError_t launch_rows_97(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
-/* Blocks of a 2D level kernel that fit on one multiprocessor (registers). */
-cudaError_t level2d_blocks_per_sm_53(bool inverse, int *blocks);
-cudaError_t level2d_blocks_per_sm_97(bool inverse, int *blocks);
-/* Raise the dynamic shared-memory limit of the row kernels (once per plan). */
-cudaError_t rows_allow_smem_53(size_t bytes);
-cudaError_t rows_allow_smem_97(size_t bytes);
+/* The launches of one filter's kernels (dwt_kernels.cuh's templates for it):
+ * one table a filter, kernels_53 in dwt53.cu and kernels_97 in dwt97.cu. */
+struct filter_kernels {
+    cudaError_t (*launch_level2d)(bool inverse, const level2d_args &a, cudaStream_t s);
+    cudaError_t (*launch_rows)(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
+    /* Blocks of a 2D level kernel that fit on one multiprocessor (registers). */
+    cudaError_t (*level2d_blocks_per_sm)(bool inverse, int *blocks);
+    /* Raise the dynamic shared-memory limit of the row kernels (once per plan). */
+    cudaError_t (*rows_allow_smem)(size_t bytes);
+};
+extern const filter_kernels kernels_53, kernels_97;
+
+static inline const filter_kernels &kernels_of(wav_filter filter)
+{
+    return filter == WAV_FILTER_53 ? kernels_53 : kernels_97;
+}
 
 } // namespace wav
 

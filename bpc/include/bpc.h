@@ -71,8 +71,10 @@ void bpc_tables_destroy(bpc_tables *t);
 /* The C source of the built-in sets (tables_builtin.c, what `xsflow bpc-train
  * --builtin` writes): bpc_builtin_source, the `nsources` names in `sources`
  * joined by spaces (what the sets were trained on), and bpc_builtin_hex, per
- * filter (t53, then t97) one byte per entry, a code of its log-odds, as two
- * hex digits; `name53` and `name97` (the table files) go into its comment.
+ * filter (t53, then t97), variant and band one byte per entry, a code of its
+ * log-odds, as two hex digits, without the planes above the band's last
+ * distinct one, and {0} for a variant 2 equal to variant 1 (the reader
+ * restores both); `name53` and `name97` (the table files) go into its comment.
  * *text is NUL-terminated, *len bytes without the NUL, the caller frees it. */
 xsf_status bpc_tables_builtin_c(const bpc_tables *t53, const bpc_tables *t97, const char *name53,
                                 const char *name97, const char *const *sources, int nsources,

@@ -192,40 +192,33 @@ template <class F> static cudaError_t emulate_rows(bool inverse, const rows_args
     run_grid(grid, a.warps_per_block * 32, [&] { rows_kernel<F>(a, inverse); });
     return cudaSuccess;
 }
-cudaError_t launch_level2d_53(bool i, const level2d_args &a, cudaStream_t)
+template <class F>
+static cudaError_t emulate_launch_level2d(bool inverse, const level2d_args &a, cudaStream_t)
 {
-    return emulate_level2d<Lift53>(i, a);
+    return emulate_level2d<F>(inverse, a);
 }
-cudaError_t launch_level2d_97(bool i, const level2d_args &a, cudaStream_t)
+template <class F>
+static cudaError_t emulate_launch_rows(bool inverse, const rows_args &a, size_t smem, cudaStream_t)
 {
-    return emulate_level2d<Lift97>(i, a);
+    return emulate_rows<F>(inverse, a, smem);
 }
-cudaError_t launch_rows_53(bool i, const rows_args &a, size_t smem, cudaStream_t)
+template <class F> static cudaError_t emulate_blocks_per_sm(bool inverse, int *blocks)
 {
-    return emulate_rows<Lift53>(i, a, smem);
-}
-cudaError_t launch_rows_97(bool i, const rows_args &a, size_t smem, cudaStream_t)
-{
-    return emulate_rows<Lift97>(i, a, smem);
-}
-cudaError_t level2d_blocks_per_sm_53(bool inverse, int *blocks)
-{
-    *blocks = inverse ? Lift53::MIN_BLOCKS_INV : Lift53::MIN_BLOCKS_FWD; /* as on a GPU */
+    *blocks = inverse ? F::MIN_BLOCKS_INV : F::MIN_BLOCKS_FWD; /* as on a GPU */
     return cudaSuccess;
 }
-cudaError_t level2d_blocks_per_sm_97(bool inverse, int *blocks)
-{
-    *blocks = inverse ? Lift97::MIN_BLOCKS_INV : Lift97::MIN_BLOCKS_FWD;
-    return cudaSuccess;
-}
-cudaError_t rows_allow_smem_53(size_t)
+static cudaError_t emulate_allow_smem(size_t)
 {
     return cudaSuccess;
 }
-cudaError_t rows_allow_smem_97(size_t)
+/* The filters' tables (wavelet_cuda_internal.h) on the emulation. */
+template <class F> static constexpr filter_kernels emulated()
 {
-    return cudaSuccess;
+    return {emulate_launch_level2d<F>, emulate_launch_rows<F>, emulate_blocks_per_sm<F>,
+            emulate_allow_smem};
 }
+const filter_kernels kernels_53 = emulated<Lift53>();
+const filter_kernels kernels_97 = emulated<Lift97>();
 } // namespace wav
 
 extern "C" {
