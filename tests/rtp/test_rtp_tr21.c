@@ -329,6 +329,64 @@ static void test_depacketizer(void)
     rtp_depacketizer_destroy(d);
 }
 
+/* An SDP configures the analysis: its rate, TP, height, TROFF and PTP clock. */
+static void test_sdp(void)
+{
+    static const char text[] =
+        "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=x\r\nt=0 0\r\nm=video 5004 RTP/AVP 112\r\n"
+        "c=IN IP4 239.1.1.1/16\r\na=rtpmap:112 jxsv/90000\r\n"
+        "a=fmtp:112 packetmode=0;width=1280;height=720;exactframerate=60000/1001;"
+        "TP=2110TPW;TROFF=500\r\na=ts-refclk:ptp=IEEE1588-2008:traceable\r\n"
+        "a=mediaclk:direct=0\r\n";
+    rtp_sdp sdp;
+    xsf_error e;
+    xsf_error_clear(&e);
+    CHECK(rtp_sdp_parse(text, sizeof text - 1, &sdp, &e) == XSF_OK, "%s", e.msg);
+    CHECK(sdp.has_troff && sdp.troff_us == 500, "TROFF %d %u", sdp.has_troff, sdp.troff_us);
+    rtp_receiver_options o;
+    rtp_receiver_options_init(&o);
+    rtp_receiver_setup rs;
+    CHECK(rtp_receiver_setup_from_sdp(&sdp, &o, &rs, &e) == XSF_OK, "%s", e.msg);
+    const rtp_tr21_config *t = &rs.depacketizer.tr21;
+    CHECK(t->rate_num == 60000 && t->rate_den == 1001 && t->type == RTP_TR21_WIDE &&
+              t->height == 720 && t->has_troffset && t->troffset_ns == 500000 && t->clock_known &&
+              !t->interlaced,
+          "setup: %u/%u type %d height %u troff %d %llu clock %d", t->rate_num, t->rate_den,
+          (int)t->type, t->height, t->has_troffset, (unsigned long long)t->troffset_ns,
+          t->clock_known);
+    /* Without TROFF: the default; a TROFF that does not parse is ignored. */
+    static const char text2[] =
+        "v=0\r\no=- 1 1 IN IP4 10.0.0.1\r\ns=x\r\nt=0 0\r\nm=video 5004 RTP/AVP 112\r\n"
+        "c=IN IP4 239.1.1.1/16\r\na=rtpmap:112 jxsv/90000\r\n"
+        "a=fmtp:112 packetmode=0;exactframerate=50;TROFF=abc\r\n";
+    CHECK(rtp_sdp_parse(text2, sizeof text2 - 1, &sdp, &e) == XSF_OK && !sdp.has_troff &&
+              rtp_receiver_setup_from_sdp(&sdp, &o, &rs, &e) == XSF_OK &&
+              !rs.depacketizer.tr21.has_troffset && !rs.depacketizer.tr21.clock_known &&
+              rs.depacketizer.tr21.type == RTP_TR21_UNDECLARED,
+          "no TROFF: %s", e.msg);
+    /* TROFF measured from: a stream 500 us after its instants reads TPR0 500. */
+    rtp_tr21_config c = rs.depacketizer.tr21;
+    c.rate_num = NUM;
+    c.rate_den = 1;
+    c.type = RTP_TR21_NARROW_LINEAR;
+    c.has_troffset = 1;
+    c.troffset_ns = 500000;
+    c.clock_known = 1;
+    c.tai_offset_ns = 0;
+    c.npackets = NP;
+    rtp_tr21 *a = NULL;
+    CHECK(rtp_tr21_create(&a, &c, &e) == XSF_OK, "%s", e.msg);
+    const uint64_t n0 = rtp_tai_frame_index(1795834293786866666ull, NUM, 1);
+    feed(a, rtp_tai_frame_ns(n0, NUM, 1) + 500000, rtp_tai_frame_timestamp(n0, NUM, 1), 4, 1, 0);
+    rtp_tr21_stats s;
+    rtp_tr21_get(a, &s);
+    CHECK(s.troffset_ns == 500000.0 && s.tpr0_min_ns == 500000 && s.vrx_peak == 0 &&
+              s.vrx_min == 0 && s.conforms == RTP_TR21_CONFORMS_NARROW,
+          "TROFF 500: tpr0 %lld vrx %lld..%lld %s", (long long)s.tpr0_min_ns, (long long)s.vrx_min,
+          (long long)s.vrx_peak, rtp_tr21_verdict_name(s.conforms));
+    rtp_tr21_destroy(a);
+}
+
 int main(void)
 {
     test_limits();
@@ -339,5 +397,6 @@ int main(void)
     test_gapped();
     test_counting();
     test_depacketizer();
+    test_sdp();
     return xsf_test_finish();
 }
