@@ -1,6 +1,7 @@
-/* xsflow compare: JPEG XS and BPC-PaCo side by side on the same pictures
- * (compare/include/compare.h does the work; this parses the command line and
- * prints). */
+/* xsflow compare: JPEG XS and BPC-PaCo side by side on the same pictures,
+ * with the peers (SVT-JPEG-XS, OpenJPEG) where installed
+ * (compare/include/compare.h does the work; this parses the command line,
+ * looks for the peers and prints). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ typedef struct compare_args {
     int gpu; /* -1 auto */
     double time_ms;
     const char *csv, *plot, *gnuplot, *sampling;
+    const char *peers, *svt_enc, *svt_dec, *opj; /* --peers auto|none, where they are */
+    int peer_threads;
     int size[2], depth; /* .yuv input: width, height; bits */
     int progress, quiet, codec_help;
 } compare_args;
@@ -71,14 +74,18 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->time_ms = 200;
     a->sampling = "444";
     a->depth = 8;
+    a->peers = "auto";
     char about[1024];
     snprintf(about, sizeof about,
              "Codes each picture with JPEG XS and BPC-PaCo at each rate, decodes it, and\n"
              "reports the bits spent, PSNR (per component and overall, peak 2^depth-1),\n"
-             "SSIM on luma, and encode and decode throughput. IN: .ppm (RGB), .pgm, .y4m\n"
-             "or .yuv (with --size) pictures of 8 to 16 bits, first frame; without IN, the\n"
-             "built-in set: the demo vector decoded (%s, %dx%d, %d bits, a photograph)\n"
-             "and a synthetic 256x192 RGB 8-bit picture.\n",
+             "SSIM and MS-SSIM on luma, and encode and decode throughput. Beside them,\n"
+             "where installed, the peers on every CPU core: SVT-JPEG-XS's encoder\n"
+             "(SvtJpegxsEncApp; its streams decoded by xsflow's C decoder) and OpenJPEG's\n"
+             "JPEG 2000 (libopenjp2), at the same rates and byte budgets. IN: .ppm (RGB),\n"
+             ".pgm, .y4m or .yuv (with --size) pictures of 8 to 16 bits, first frame;\n"
+             "without IN, the built-in set: the demo vector decoded (%s, %dx%d, %d bits,\n"
+             "a photograph) and a synthetic 256x192 RGB 8-bit picture.\n",
              demo_vector_name, demo_vector_width, demo_vector_height, demo_vector_depth);
     const cli_option options[] = {
         CLI_OPT("bpp", 0, CLI_CALL, NULL, "LIST",
@@ -86,7 +93,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 .call = parse_bpp),
         CLI_OPT("codecs", 0, CLI_CALL, NULL, "LIST",
                 "xs, bpc, or single variants: xs-default, xs-quality,\n"
-                "bpc-1pass, bpc-2pass, bpc-3pass (default: all five)",
+                "bpc-1pass, bpc-2pass, bpc-3pass; the peers svt, opj (default:\n"
+                "all five and the peers found)",
                 .call = parse_codecs),
         CLI_OPT("codec", 0, CLI_CALL, NULL, "LIST", NULL, .call = parse_codecs,
                 .flags = CLI_HIDDEN),
@@ -113,6 +121,20 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 ".yuv input: 444 (default), 422, 420 or mono"),
         CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)",
                 .lo = 1, .hi = 16),
+        CLI_OPT("peers", 0, CLI_STRING, &a->peers, "auto|none",
+                "auto (default): the peers found join the rows (a line says\n"
+                "which are missing); none: no peers"),
+        CLI_OPT("svt-enc", 0, CLI_STRING, &a->svt_enc, "PATH",
+                "SVT-JPEG-XS's SvtJpegxsEncApp (default: on PATH;\n"
+                "scripts/svt-build.sh builds it into .svt/)"),
+        CLI_OPT("svt-dec", 0, CLI_STRING, &a->svt_dec, "PATH",
+                "SvtJpegxsDecApp, which must decode SVT's streams to xsflow's\n"
+                "picture and is timed (default: next to --svt-enc, else on\n"
+                "PATH; 'none': not used)"),
+        CLI_OPT("opj", 0, CLI_STRING, &a->opj, "LIB",
+                "OpenJPEG's library, a path or a name (default libopenjp2.so.7)"),
+        CLI_OPT("peer-threads", 0, CLI_INT, &a->peer_threads, "N",
+                "threads each peer runs on (default: every online CPU)", .lo = 0, .hi = 4096),
         CLI_OPT("codec-help", 0, CLI_FLAG, &a->codec_help, NULL, "what each codec variant is"),
         CLI_OPT("progress", 'v', CLI_FLAG, &a->progress, NULL,
                 "a line on standard error as each measurement ends"),
@@ -125,6 +147,10 @@ static int parse_args(int argc, char **argv, compare_args *a)
                              .positional = add_input,
                              .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
+    if (!r && strcmp(a->peers, "auto") && strcmp(a->peers, "none")) {
+        cli_error("--peers", "'%s': expected auto or none", a->peers);
+        return 2;
+    }
     if (r || !a->codec_help)
         return r;
     for (int k = 0; k < CMP_VARIANTS; k++)
@@ -160,13 +186,14 @@ static int add(cmp_session *s, const char *name, const xsf_picture *pic, int rgb
     return 1;
 }
 
-/* The first picture of a file into the session. */
-static int add_file(const compare_args *a, cmp_session *s, const char *path)
+/* The kind of an input file and, for .yuv, its layout from the options:
+ * 0, or 2 with a message (a usage error). */
+static int input_layout(const compare_args *a, const char *path, imgio_raw_layout *raw)
 {
     xsf_error err;
     xsf_error_clear(&err);
     imgio_format fmt;
-    imgio_raw_layout raw = {0};
+    memset(raw, 0, sizeof *raw);
     if (imgio_source_kind_of(path, &fmt) == IMGIO_SOURCE_NONE) {
         cli_error(path, "unknown picture format: name it .ppm, .pgm, .y4m or .yuv");
         return 2;
@@ -176,10 +203,22 @@ static int add_file(const compare_args *a, cmp_session *s, const char *path)
         return 2;
     }
     if (fmt == IMGIO_FORMAT_YUV &&
-        imgio_raw_layout_make(&raw, a->sampling, a->size[0], a->size[1], a->depth, &err)) {
+        imgio_raw_layout_make(raw, a->sampling, a->size[0], a->size[1], a->depth, &err)) {
         cli_error("--sampling", "%s", err.msg);
         return 2;
     }
+    return 0;
+}
+
+/* The first picture of a file into the session. */
+static int add_file(const compare_args *a, cmp_session *s, const char *path)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    imgio_raw_layout raw;
+    const int usage = input_layout(a, path, &raw);
+    if (usage)
+        return usage;
     imgio_source *src = NULL;
     const xsf_picture *pic = NULL;
     if (imgio_source_open(&src, path, &raw, &err) == XSF_OK &&
@@ -241,6 +280,33 @@ static int write_outputs(const compare_args *a, const cmp_session *s)
     return status;
 }
 
+/* The peers to run: those --codecs names, or without --codecs every peer
+ * with --peers auto; each looked for, one line for each that is missing (its
+ * rows are left out). Nonzero when no codec is left. */
+static int select_peers(const compare_args *a, cmp_options *opt)
+{
+    unsigned want = a->variants ? a->variants & CMP_PEER_VARIANTS : CMP_PEER_VARIANTS;
+    unsigned variants = a->variants ? a->variants & CMP_OWN_VARIANTS : CMP_OWN_VARIANTS;
+    if (!strcmp(a->peers, "none"))
+        want = 0;
+    for (int v = 0; v < CMP_VARIANTS; v++) {
+        if (!(want & (1u << v)))
+            continue;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (cmp_peer_probe((cmp_variant)v, opt, NULL, 0, &err) == XSF_OK)
+            variants |= 1u << v;
+        else
+            fprintf(stderr, "xsflow compare: %s\n", err.msg);
+    }
+    if (!variants) {
+        cli_error("compare", "no codec left to compare");
+        return 1;
+    }
+    opt->variants = variants;
+    return 0;
+}
+
 int cmd_compare(int argc, char **argv)
 {
     compare_args a;
@@ -268,7 +334,19 @@ int cmd_compare(int argc, char **argv)
         .path = a.gpu ? CMP_PATH_GPU : CMP_PATH_CPU,
         .time_ms = a.time_ms,
         .progress = a.progress ? progress : NULL,
+        .svt_enc = a.svt_enc,
+        .svt_dec = a.svt_dec,
+        .opj = a.opj,
+        .peer_threads = a.peer_threads,
     };
+    /* Usage errors in the inputs before the peers are looked for. */
+    for (int i = 0; i < a.nin; i++) {
+        imgio_raw_layout raw;
+        if (input_layout(&a, a.in[i], &raw))
+            return 2;
+    }
+    if (select_peers(&a, &opt))
+        return 1;
     xsf_error err;
     xsf_error_clear(&err);
     cmp_session *s = NULL;

@@ -61,6 +61,24 @@ static const cmp_variant_spec variants[CMP_VARIANTS] = {
      {"passes=3"},
      "filter=97",
      "qstep"},
+    /* The peers (peer_svt.c, peer_opj.c): their own settings, not knobs. */
+    {"svt",
+     "default",
+     "SVT-JPEG-XS's encoder (SvtJpegxsEncApp, another project's precinct-path encoder) with its "
+     "defaults: 5/3, 5 horizontal and 2 vertical levels, slices of 16 lines, no colour transform "
+     "(it writes none for RGB), no lossless mode; its codestreams decoded by xsflow's C decoder "
+     "(SvtJpegxsDecApp, where found, must give the same picture)",
+     {""},
+     NULL,
+     NULL},
+    {"opj",
+     "default",
+     "OpenJPEG's JPEG 2000 (libopenjp2, the bitplane family's reference): 9/7 with ICT for RGB "
+     "lossy, 5/3 with RCT lossless, 5 levels (fewer on small pictures), 64x64 code blocks, one "
+     "quality layer, post-compression rate-distortion optimisation to at most the byte budget",
+     {""},
+     NULL,
+     NULL},
 };
 
 const cmp_variant_spec *cmp_variant_spec_of(cmp_variant v)
@@ -83,6 +101,11 @@ const char *cmp_variant_describe(cmp_variant v)
     return (unsigned)v < CMP_VARIANTS ? variants[v].describe : "?";
 }
 
+int cmp_variant_is_peer(cmp_variant v)
+{
+    return (unsigned)v < CMP_VARIANTS && ((1u << v) & CMP_PEER_VARIANTS);
+}
+
 const char *cmp_timing_name(cmp_timing t)
 {
     return t == CMP_TIMING_KERNELS ? "kernels" : (t == CMP_TIMING_TRANSFERS ? "transfers" : "cpu");
@@ -96,7 +119,7 @@ xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
     } names[] = {
         {"xs", 1u << CMP_XS_DEFAULT | 1u << CMP_XS_QUALITY},
         {"bpc", 1u << CMP_BPC_1PASS | 1u << CMP_BPC_2PASS | 1u << CMP_BPC_3PASS},
-        {"all", CMP_ALL_VARIANTS},
+        {"all", CMP_OWN_VARIANTS},
         {"xs-default", 1u << CMP_XS_DEFAULT},
         {"xs-quality", 1u << CMP_XS_QUALITY},
         {"bpc-1pass", 1u << CMP_BPC_1PASS},
@@ -105,6 +128,11 @@ xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
         {"bpc1", 1u << CMP_BPC_1PASS},
         {"bpc2", 1u << CMP_BPC_2PASS},
         {"bpc3", 1u << CMP_BPC_3PASS},
+        {"svt", 1u << CMP_SVT},
+        {"opj", 1u << CMP_OPJ},
+        {"openjpeg", 1u << CMP_OPJ},
+        {"j2k", 1u << CMP_OPJ},
+        {"peers", CMP_PEER_VARIANTS},
     };
     *mask = 0;
     const char *s = list;
@@ -119,7 +147,7 @@ xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
             return xsf_error_set(
                 err, XSF_ERR_ARG,
                 "'%.*s' is not a codec: expected xs, bpc, xs-default, xs-quality, bpc-1pass, "
-                "bpc-2pass, bpc-3pass",
+                "bpc-2pass, bpc-3pass, svt, opj, peers",
                 (int)n, s);
         *mask |= m;
         s = end ? end + 1 : NULL;
@@ -221,6 +249,7 @@ struct cmp_session {
     cmp_options opt;
     double rates[64];
     char device[96];
+    cmp_peers peers;
     cmp_row *rows;
     size_t nrows, cap;
     xsf_error err;
@@ -266,7 +295,14 @@ xsf_status cmp_session_create(cmp_session **out, const cmp_options *opt, xsf_err
         return xsf_error_set(err, XSF_ERR_NOMEM, "no memory");
     s->opt = *opt;
     if (!s->opt.variants)
-        s->opt.variants = CMP_ALL_VARIANTS;
+        s->opt.variants = CMP_OWN_VARIANTS;
+    cmp_peers_init(&s->peers, opt);
+    for (int v = 0; v < CMP_VARIANTS; v++)
+        if ((s->opt.variants & (1u << v) & CMP_PEER_VARIANTS) &&
+            cmp_peer_check(&s->peers, (cmp_variant)v, err) != XSF_OK) {
+            free(s);
+            return XSF_ERR_UNSUPPORTED;
+        }
     if (opt->rates) {
         memcpy(s->rates, opt->rates, opt->nrates * sizeof(double));
         s->opt.nrates = opt->nrates;
@@ -311,6 +347,11 @@ const cmp_row *cmp_session_row(const cmp_session *s, size_t i)
 const char *cmp_session_error(const cmp_session *s)
 {
     return s->err.msg;
+}
+
+const char *cmp_session_peer(const cmp_session *s, cmp_variant v)
+{
+    return cmp_variant_is_peer(v) && (s->opt.variants & (1u << v)) ? s->peers.about[v] : NULL;
 }
 
 static cmp_row *new_row(cmp_session *s)
@@ -396,11 +437,13 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
     base.colour = job->colour ? job->colour : "none";
     base.coded = !job->refused;
     snprintf(base.note, sizeof base.note, "%s", job->note);
-    base.path = s->opt.path;
-    snprintf(base.device, sizeof base.device, "%s", s->device);
+    const int peer = cmp_variant_is_peer(job->variant);
+    base.path = peer ? CMP_PATH_CPU : s->opt.path;
+    base.threads = peer ? s->peers.threads : (base.path == CMP_PATH_CPU ? 1 : 0);
+    snprintf(base.device, sizeof base.device, "%s", peer ? s->peers.cpu : s->device);
     for (int c = 0; c < CMP_MAX_COMPONENTS; c++)
         base.psnr[c] = NAN;
-    base.psnr_all = base.ssim = NAN;
+    base.psnr_all = base.ssim = base.ms_ssim = NAN;
     if (base.coded) {
         base.bytes = job->bytes;
         base.bpp = (double)job->bytes * 8.0 / ((double)p->fmt.width[0] * (double)p->fmt.height[0]);
@@ -408,17 +451,18 @@ static void fill_rows(cmp_session *s, const char *name, const cmp_source *src, c
             base.psnr[c] = cmp_psnr_component(p, &job->decoded, c);
         base.psnr_all = cmp_psnr_all(p, &job->decoded);
         base.ssim = cmp_ssim_luma(p, &job->decoded, src->rgb);
+        base.ms_ssim = cmp_msssim_luma(p, &job->decoded, src->rgb);
         base.exact = cmp_pictures_equal(p, &job->decoded);
         base.checked = job->checked;
     }
-    const int kinds = s->opt.path == CMP_PATH_GPU ? 2 : 1;
+    const int kinds = base.path == CMP_PATH_GPU ? 2 : 1;
     for (int k = 0; k < kinds; k++) {
         cmp_row *r = new_row(s);
         if (!r)
             return;
         *r = base;
-        r->timing = s->opt.path == CMP_PATH_GPU ? (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS)
-                                                : CMP_TIMING_CPU;
+        r->timing = base.path == CMP_PATH_GPU ? (k ? CMP_TIMING_TRANSFERS : CMP_TIMING_KERNELS)
+                                              : CMP_TIMING_CPU;
         if (base.coded) {
             r->enc_runs = job->enc_runs[k];
             r->dec_runs = job->dec_runs[k];
@@ -460,8 +504,9 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
             job.path = s->opt.path;
             job.time_ms = s->opt.time_ms;
             job.qstep_hint = i > 0 && s->rates[i] >= s->rates[i - 1] ? qstep : 0;
+            job.peers = &s->peers;
             xsf_error_clear(&job.err);
-            st = cmp_run(&job);
+            st = cmp_variant_is_peer(job.variant) ? cmp_run_peer(&job) : cmp_run(&job);
             if (st) {
                 char rate[32];
                 if (job.bpp > 0)

@@ -6,8 +6,8 @@
 
 const char cmp_csv_columns[] =
     "picture,width,height,components,depth,codec,variant,filter,levels_h,levels_v,qstep,colour,"
-    "bpp_target,bytes,bpp,psnr_db,psnr_c0,psnr_c1,psnr_c2,psnr_c3,ssim,exact,checked,path,timing,"
-    "enc_fps,dec_fps,enc_gsamples,dec_gsamples,enc_ms,dec_ms,runs,device,note";
+    "bpp_target,bytes,bpp,psnr_db,psnr_c0,psnr_c1,psnr_c2,psnr_c3,ssim,ms_ssim,exact,checked,path,"
+    "timing,threads,enc_fps,dec_fps,enc_gsamples,dec_gsamples,enc_ms,dec_ms,runs,device,note";
 
 static void rate_text(double bpp, char *buf, size_t len)
 {
@@ -70,8 +70,10 @@ xsf_status cmp_write_csv(const cmp_session *s, FILE *f)
         }
         fputc(',', f);
         num(f, r->ssim, "%.6f");
-        fprintf(f, ",%d,%d,%s,%s,", r->coded && r->exact, r->coded && r->checked,
-                r->path == CMP_PATH_GPU ? "gpu" : "cpu", cmp_timing_name(r->timing));
+        fputc(',', f);
+        num(f, r->ms_ssim, "%.6f");
+        fprintf(f, ",%d,%d,%s,%s,%d,", r->coded && r->exact, r->coded && r->checked,
+                r->path == CMP_PATH_GPU ? "gpu" : "cpu", cmp_timing_name(r->timing), r->threads);
         num(f, r->enc_fps, "%.3f");
         fputc(',', f);
         num(f, r->dec_fps, "%.3f");
@@ -112,13 +114,18 @@ xsf_status cmp_write_table(const cmp_session *s, FILE *f)
             fprintf(f, "\n%s: %dx%d, %d component%s, %d bits; %s (%s)\n", r->picture, r->width,
                     r->height, r->nc, r->nc == 1 ? "" : "s", r->depth,
                     r->path == CMP_PATH_GPU ? "GPU" : "C references, one thread", r->device);
+            for (int v = 0; v < CMP_VARIANTS; v++)
+                if (cmp_session_peer(s, (cmp_variant)v))
+                    fprintf(f, "peer %s: %s\n", cmp_variant_codec((cmp_variant)v),
+                            cmp_session_peer(s, (cmp_variant)v));
             fprintf(f,
-                    "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-9s %9s %7s %9s %7s %s\n",
+                    "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-7s %-9s %9s %7s %9s %7s "
+                    "%s\n",
                     "", "variant", "DWT", "lvls", "q", "target", "bpp", "PSNR", "per component",
-                    "SSIM", "timing", "enc fps", "Gs/s", "dec fps", "Gs/s", "check");
+                    "SSIM", "MS-SSIM", "timing", "enc fps", "Gs/s", "dec fps", "Gs/s", "check");
         }
-        char rate[32], q[16], bpp[16], psnr[16], comp[64], ssim[16], ef[16], eg[16], df[16], dg[16],
-            lv[8];
+        char rate[32], q[16], bpp[16], psnr[16], comp[64], ssim[16], ms[16], ef[16], eg[16], df[16],
+            dg[16], lv[8], timing[16];
         rate_text(r->bpp_target, rate, sizeof rate);
         cell(q, sizeof q, r->qstep > 0 ? r->qstep : NAN, "%g");
         snprintf(lv, sizeof lv, "%d/%d", r->levels_h, r->levels_v);
@@ -137,13 +144,19 @@ xsf_status cmp_write_table(const cmp_session *s, FILE *f)
             snprintf(comp + strlen(comp), sizeof comp - strlen(comp), "%s%s", c ? "/" : "", one);
         }
         cell(ssim, sizeof ssim, r->ssim, "%.4f");
+        cell(ms, sizeof ms, r->ms_ssim, "%.4f");
+        if (r->threads > 1)
+            snprintf(timing, sizeof timing, "%s %dt", cmp_timing_name(r->timing), r->threads);
+        else
+            snprintf(timing, sizeof timing, "%s", cmp_timing_name(r->timing));
         cell(ef, sizeof ef, r->enc_fps, "%.1f");
         cell(eg, sizeof eg, r->enc_gsamples, "%.3f");
         cell(df, sizeof df, r->dec_fps, "%.1f");
         cell(dg, sizeof dg, r->dec_gsamples, "%.3f");
-        fprintf(f, "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-9s %9s %7s %9s %7s %s\n",
+        fprintf(f,
+                "%-4s %-8s %-4s %-5s %-6s %-8s %-7s %-7s %-23s %-6s %-7s %-9s %9s %7s %9s %7s %s\n",
                 cmp_variant_codec(r->variant), cmp_variant_name(r->variant), r->filter, lv, q, rate,
-                bpp, psnr, comp, ssim, cmp_timing_name(r->timing), ef, eg, df, dg,
+                bpp, psnr, comp, ssim, ms, timing, ef, eg, df, dg,
                 r->exact ? (r->checked ? "exact" : "exact, unchecked")
                          : (r->checked ? "ok" : "UNCHECKED"));
     }

@@ -3,49 +3,18 @@
  * rate-distortion plot (PSNR over bpp) and the throughput plot (encode and
  * decode Gsamples/s over bpp) as SVG and PNG. gnuplot's own messages go to
  * NAME.log next to the plots. */
-#define _POSIX_C_SOURCE 200809L /* fork, execvp, waitpid, mkdir */
+#define _POSIX_C_SOURCE 200809L /* mkdir */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "compare.h"
+#include "compare_internal.h"
 
 #define PATH_LEN 4096
-
-/* Runs `program args...` in `dir` with stdout and stderr to `log` (NULL:
- * /dev/null); returns the exit status, 127 when it could not be run, -1
- * when it could not be started. */
-static int run_in(const char *dir, const char *log, char *const argv[])
-{
-    fflush(NULL);
-    const pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        if (dir && chdir(dir))
-            _exit(126);
-        const int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 /* A file name from a picture name: letters, digits, '-', '_' and '.' kept. */
 static void file_stem(const char *name, char *out, size_t len)
@@ -63,10 +32,11 @@ static void file_stem(const char *name, char *out, size_t len)
 }
 
 static const char *const colours[CMP_VARIANTS] = {"#1f4e9c", "#3aa0e8", "#b2182b", "#e6550d",
-                                                  "#8c510a"};
+                                                  "#8c510a", "#2ca02c", "#756bb1"};
 
 /* Series in the data file: for each variant, for each timing present, one
- * block (two blank lines apart) of "bpp psnr ssim enc_gs dec_gs lossless".
+ * block (two blank lines apart) of "bpp psnr ssim enc_gs dec_gs lossless
+ * ms_ssim".
  * Returns the number of blocks written; index[v][t] is each block's number
  * or -1. */
 static int write_data(const cmp_session *s, const char *picture, FILE *f,
@@ -86,7 +56,8 @@ static int write_data(const cmp_session *s, const char *picture, FILE *f,
                     if (blocks)
                         fputs("\n\n", f);
                     fprintf(f,
-                            "# %s %s, %s\n# bpp psnr_db ssim enc_gsamples dec_gsamples lossless\n",
+                            "# %s %s, %s\n# bpp psnr_db ssim enc_gsamples dec_gsamples lossless "
+                            "ms_ssim\n",
                             cmp_variant_codec(r->variant), cmp_variant_name(r->variant),
                             cmp_timing_name(r->timing));
                     index[v][t] = blocks++;
@@ -94,8 +65,8 @@ static int write_data(const cmp_session *s, const char *picture, FILE *f,
                 }
                 /* gnuplot skips "NaN" points; an exact picture has no finite PSNR. */
                 const double psnr = isfinite(r->psnr_all) ? r->psnr_all : NAN;
-                fprintf(f, "%.6f %.4f %.6f %.6f %.6f %d\n", r->bpp, psnr, r->ssim, r->enc_gsamples,
-                        r->dec_gsamples, r->bpp_target <= 0);
+                fprintf(f, "%.6f %.4f %.6f %.6f %.6f %d %.6f\n", r->bpp, psnr, r->ssim,
+                        r->enc_gsamples, r->dec_gsamples, r->bpp_target <= 0, r->ms_ssim);
             }
         }
     return blocks;
@@ -123,7 +94,10 @@ static void write_script(FILE *f, const cmp_row *first, const char *stem,
             "set grid\nset key outside right top\nset xlabel 'bits per pixel (bpp, spent)'\n"
             "set datafile missing 'NaN'\n",
             stem, stem);
-    const char *where = first->path == CMP_PATH_GPU ? "GPU" : "C, one thread";
+    const int peers = index[CMP_SVT][CMP_TIMING_CPU] >= 0 || index[CMP_OPJ][CMP_TIMING_CPU] >= 0;
+    char where[64];
+    snprintf(where, sizeof where, "%s%s", first->path == CMP_PATH_GPU ? "GPU" : "C, one thread",
+             peers ? "; peers: CPU, every core" : "");
     for (int pass = 0; pass < 2; pass++) {
         const char *ext = pass ? "png" : "svg";
         if (pass)
@@ -207,7 +181,7 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
         gnuplot = "gnuplot";
     const int draw = strcmp(gnuplot, "none") != 0;
     char *const probe[] = {(char *)gnuplot, "--version", NULL};
-    if (draw && run_in(NULL, NULL, probe) != 0)
+    if (draw && cmp_spawn(NULL, NULL, probe) != 0)
         return xsf_error_set(
             err, XSF_ERR_UNSUPPORTED,
             "cannot run '%s' to draw the plots (install gnuplot: apt-get install gnuplot-nox, "
@@ -252,7 +226,7 @@ xsf_status cmp_write_plots(const cmp_session *s, const char *dir, const char *gn
         snprintf(script, sizeof script, "%s.gp", stem);
         snprintf(log, sizeof log, "%s.log", stem);
         char *const argv[] = {(char *)gnuplot, script, NULL};
-        const int grc = run_in(dir, log, argv);
+        const int grc = cmp_spawn(dir, log, argv);
         if (grc != 0)
             return xsf_error_set(err, XSF_ERR_IO,
                                  "gnuplot failed on %s/%s (exit %d; its messages are in %s/%s)",

@@ -140,11 +140,25 @@ static xsf_status read_plane(imgio_reader *r, int c, int big_endian, unsigned ma
     const xsf_picture *p = &r->pic;
     const int wide = maxval > 255;
     const size_t row_bytes = (size_t)p->fmt.width[c] * (wide ? 2 : 1);
+    /* 16-bit little-endian samples on a little-endian host: read in place, and the check
+     * a maximum (vectorized) before the sample by sample look for the culprit (live
+     * encoding reads UHD at 60 frames/s: 2 GB/s). */
+    const int in_place = wide && !big_endian && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     for (int y = 0; y < p->fmt.height[c]; y++) {
         size_t got;
-        if (!read_exact(r, r->row, row_bytes, &got))
-            return read_fail(r, "a plane", err);
         uint16_t *dst = xsf_picture_row16(p, c, y);
+        if (in_place) {
+            if (!read_exact(r, dst, row_bytes, &got))
+                return read_fail(r, "a plane", err);
+            uint16_t top = 0;
+            for (int x = 0; x < p->fmt.width[c]; x++)
+                top = dst[x] > top ? dst[x] : top;
+            if (top <= maxval)
+                continue;
+            memcpy(r->row, dst, row_bytes); /* to the check below, which names the sample */
+        } else if (!read_exact(r, r->row, row_bytes, &got)) {
+            return read_fail(r, "a plane", err);
+        }
         for (int x = 0; x < p->fmt.width[c]; x++) {
             unsigned v = r->row[x];
             if (wide)

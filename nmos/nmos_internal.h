@@ -19,13 +19,12 @@ typedef struct nmos_sdp_legs {
     rtp_sdp leg[NMOS_LEGS];
 } nmos_sdp_legs;
 
-/* Reads an SDP: without a=group:DUP its jxsv stream (rtp_sdp_parse), one leg;
- * with it the media descriptions the group names (a=mid), each read with the
- * session part. Errors name the leg. */
+/* Reads an SDP into its legs (rtp_sdp_parse_legs): without a=group:DUP its
+ * jxsv stream, one leg; with it the media descriptions the group names. */
 xsf_status nmos_sdp_legs_parse(const char *text, size_t len, nmos_sdp_legs *out, xsf_error *err);
-/* Writes `count` legs (rtp_sdp_write's text; two: one session, a=group:DUP
- * PRIMARY SECONDARY, a=mid in each), each media description with
- * a=ts-refclk:REFCLK when refclk is given. malloc'd; NULL when out of memory. */
+/* Writes `count` legs (rtp_sdp_write_legs: two are grouped by a=group:DUP
+ * primary secondary), each media description with a=ts-refclk:REFCLK when
+ * refclk is given (the node's clock over what the leg named). malloc'd; NULL when out of memory. */
 char *nmos_sdp_legs_write(const rtp_sdp *const *legs, unsigned count, const char *refclk);
 /* The a=ts-refclk value of a clock (RFC 7273): ptp=IEEE1588-2008:GMID:DOMAIN,
  * ptp=IEEE1588-2008:traceable, or localmac=MAC (port_id, IS-04's form). */

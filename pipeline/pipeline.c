@@ -76,9 +76,11 @@ static void *bring_up_gpu(void *arg)
     const int dev = p->gpus[b->g];
     pl_gpu_startup *t = &p->startup.gpu[b->g];
     t->device = dev;
+    /* The context is made by the first runtime call on the device (setting how threads
+     * wait, where asked; cudaSetDevice makes it since CUDA 12): timed from there. */
+    uint64_t t0 = xsf_clock_mono_ns();
     if (b->cfg->gpu_sync != PL_GPU_SYNC_AUTO && pl_gpu_set_sync(dev, (int)b->cfg->gpu_sync))
         b->sync_refused = 1;
-    uint64_t t0 = xsf_clock_mono_ns();
     pl_gpu_context(dev); /* where it fails, the decoder contexts below say so */
     t->context_ns = xsf_clock_mono_ns() - t0;
     /* Before any stream runs: pinning later holds the driver while they do. */

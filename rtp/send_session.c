@@ -20,8 +20,14 @@ typedef struct leg_values {
 
 struct rtp_send_session {
     rtp_send_session_config cfg;
-    rtp_clip clip;
+    rtp_clip clip; /* a .jxs file's, or */
     int clip_open;
+    rtp_frame_source feed;  /* the caller's source (live), whose first codestream */
+    rtp_source_frame first; /* was read at open and goes first */
+    int first_pending;
+    uint64_t handed;  /* codestreams the source handed out */
+    xs_header header; /* the first codestream's picture header */
+    size_t max_bytes; /* the largest codestream (the clip's, or the source's) */
     unsigned legs;
     leg_values to, pcap, source, iface;
     rtp_addr dest[LEGS], src[LEGS];
@@ -45,7 +51,7 @@ static rtp_stream_desc stream_desc(const rtp_send_session *s, int defaults)
     const rtp_stream_desc d = {.rate_num = c->rate_num,
                                .rate_den = c->rate_den,
                                .interlaced = c->interlaced,
-                               .max_codestream_bytes = s->clip.max_bytes,
+                               .max_codestream_bytes = s->max_bytes,
                                .sampling = c->sampling,
                                .colorimetry =
                                    c->colorimetry || !defaults ? c->colorimetry : "BT709",
@@ -68,7 +74,7 @@ static void sender_config(rtp_send_session *s)
     pc->first_seq = c->seq_given ? c->first_seq : (uint16_t)rtp_random32();
     pc->boxes = c->boxes;
     const rtp_stream_desc d = stream_desc(s, 1);
-    rtp_jxs_boxes_for_stream(&pc->box_template, &s->clip.first, &d);
+    rtp_jxs_boxes_for_stream(&pc->box_template, &s->header, &d);
     sc->pacing = c->pacing;
     sc->burst = c->burst;
     sc->rate_num = c->rate_num;
@@ -79,7 +85,7 @@ static void sender_config(rtp_send_session *s)
     /* ST 2110-21: a frame's packets from TVD, its instant + TRO_DEFAULT (the receiver
      * model's first read; rtp/README.md), so that a narrow receiver's buffer holds no more
      * than a burst. */
-    sc->troffset_ns = rtp_tr21_tro_default_ns(s->clip.first.hf * (c->interlaced ? 2u : 1u),
+    sc->troffset_ns = rtp_tr21_tro_default_ns(s->header.hf * (c->interlaced ? 2u : 1u),
                                               c->interlaced, c->rate_num, c->rate_den);
     sc->impaired = c->impaired;
     sc->impair = c->impair;
@@ -191,7 +197,7 @@ static xsf_status write_sdp(const rtp_send_session *s, rtp_send_failure *f)
                                      .origin = s->src[i],
                                      .source_filter = c->source != NULL,
                                      .ttl = c->ttl};
-        rtp_sdp_for_stream(&sdp[i], &s->clip.first, &d, &s->sc.packetizer, c->pacing, &route);
+        rtp_sdp_for_stream(&sdp[i], &s->header, &d, &s->sc.packetizer, c->pacing, &route);
         if (!c->free_clock) /* ST 2110-10: the timestamps' clock */
             snprintf(sdp[i].ts_refclk, sizeof sdp[i].ts_refclk, "%s",
                      c->refclk ? c->refclk : RTP_SEND_DEFAULT_REFCLK);
@@ -207,26 +213,26 @@ static xsf_status write_sdp(const rtp_send_session *s, rtp_send_failure *f)
     return XSF_OK;
 }
 
-xsf_status rtp_send_session_open(rtp_send_session **out, const rtp_send_session_config *cfg,
-                                 const uint8_t *data, size_t len, rtp_send_failure *f)
+/* A session of `cfg` (copied), nothing open yet; NULL when out of memory. */
+static rtp_send_session *session_new(const rtp_send_session_config *cfg, rtp_send_failure *f)
 {
-    *out = NULL;
     memset(f, 0, sizeof *f);
     rtp_send_session *s = calloc(1, sizeof *s);
     if (!s) {
         xsf_error_set(&f->err, XSF_ERR_NOMEM, "out of memory");
-        return fail(f, cfg->in, 0, XSF_ERR_NOMEM);
+        fail(f, cfg->in, 0, XSF_ERR_NOMEM);
+        return NULL;
     }
     s->cfg = *cfg;
-    xsf_status st = rtp_clip_open(&s->clip, data, len, &f->err);
-    if (st != XSF_OK) {
-        free(s);
-        return fail(f, cfg->in, 0, st);
-    }
-    s->clip_open = 1;
-    st = addresses(s, f);
+    return s;
+}
+
+/* Once the stream's first picture header is known: addresses, configuration, SDP file. */
+static xsf_status session_setup(rtp_send_session **out, rtp_send_session *s, rtp_send_failure *f)
+{
+    xsf_status st = addresses(s, f);
     sender_config(s);
-    if (st == XSF_OK && cfg->sdp)
+    if (st == XSF_OK && s->cfg.sdp)
         st = write_sdp(s, f);
     if (st != XSF_OK) {
         rtp_send_session_close(s);
@@ -234,6 +240,72 @@ xsf_status rtp_send_session_open(rtp_send_session **out, const rtp_send_session_
     }
     *out = s;
     return XSF_OK;
+}
+
+xsf_status rtp_send_session_open(rtp_send_session **out, const rtp_send_session_config *cfg,
+                                 const uint8_t *data, size_t len, rtp_send_failure *f)
+{
+    *out = NULL;
+    rtp_send_session *s = session_new(cfg, f);
+    if (!s)
+        return XSF_ERR_NOMEM;
+    xsf_status st = rtp_clip_open(&s->clip, data, len, &f->err);
+    if (st != XSF_OK) {
+        free(s);
+        return fail(f, cfg->in, 0, st);
+    }
+    s->clip_open = 1;
+    s->header = s->clip.first;
+    s->max_bytes = s->clip.max_bytes;
+    return session_setup(out, s, f);
+}
+
+xsf_status rtp_send_session_open_source(rtp_send_session **out, const rtp_send_session_config *cfg,
+                                        const rtp_frame_source *src, rtp_send_failure *f)
+{
+    *out = NULL;
+    rtp_send_session *s = session_new(cfg, f);
+    if (!s)
+        return XSF_ERR_NOMEM;
+    s->feed = *src;
+    xsf_error e;
+    xsf_error_clear(&e);
+    xsf_status st = src->next(src->ctx, &s->first, &f->err);
+    if (st == XSF_OK && !s->first.cs)
+        st = xsf_error_set(&f->err, XSF_ERR_INVALID, "no codestream to send");
+    /* The first codestream's header describes the stream (SDP, boxes): it must be one
+     * whole JPEG XS codestream. */
+    size_t n = 0;
+    if (st == XSF_OK &&
+        (st = xs_jxs_next(s->first.cs, s->first.len, 0, &n, &s->header, &e)) == XSF_OK &&
+        n != s->first.len)
+        st = xsf_error_set(&e, XSF_ERR_INVALID, "%zu bytes after the codestream's end",
+                           s->first.len - n);
+    if (st != XSF_OK && e.msg[0])
+        xsf_error_set(&f->err, st, "codestream %zu: %s", s->first.index, e.msg);
+    if (st != XSF_OK) {
+        free(s);
+        return fail(f, cfg->in, 0, st);
+    }
+    s->first_pending = 1;
+    s->handed = 1;
+    s->max_bytes = src->max_bytes > s->first.len ? src->max_bytes : s->first.len;
+    return session_setup(out, s, f);
+}
+
+/* The session's source for the sender: the first codestream read at open, then the
+ * caller's. */
+static xsf_status session_next(void *ctx, rtp_source_frame *f, xsf_error *err)
+{
+    rtp_send_session *s = ctx;
+    if (s->first_pending) {
+        s->first_pending = 0;
+        *f = s->first;
+        return XSF_OK;
+    }
+    const xsf_status st = s->feed.next(s->feed.ctx, f, err);
+    s->handed += st == XSF_OK && f->cs;
+    return st;
 }
 
 /* What a failure of leg i's output names: the option's value as given with one leg,
@@ -295,6 +367,15 @@ static xsf_status close_captures(rtp_send_session *s, xsf_status st, rtp_send_fa
     return st;
 }
 
+/* The clip `loops` times, or the source's codestreams. */
+static xsf_status send_stream(rtp_send_session *s, uint64_t loops, xsf_error *err)
+{
+    if (s->clip_open)
+        return rtp_sender_send_clip(s->snd, &s->clip, loops, err);
+    const rtp_frame_source src = {.next = session_next, .ctx = s};
+    return rtp_sender_send_source(s->snd, &src, err);
+}
+
 xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_failure *f)
 {
     memset(f, 0, sizeof *f);
@@ -314,7 +395,7 @@ xsf_status rtp_send_session_run(rtp_send_session *s, uint64_t loops, rtp_send_fa
     }
     if ((st = rtp_sender_create(&s->snd, &s->sc, &f->err)) != XSF_OK) {
         fail(f, c->impaired ? "--loss" : c->in, 1, st);
-    } else if ((st = rtp_sender_send_clip(s->snd, &s->clip, loops, &f->err)) != XSF_OK) {
+    } else if ((st = send_stream(s, loops, &f->err)) != XSF_OK) {
         fail(f,
              !rtp_sender_get_stats(s->snd)->output_failed ? c->in
              : c->pcap                                    ? c->pcap
@@ -331,7 +412,7 @@ void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r)
         r->stats = *rtp_sender_get_stats(s->snd);
         r->impair = rtp_sender_impair_counts(s->snd);
     }
-    r->codestreams = s->clip.count;
+    r->codestreams = s->clip_open ? s->clip.count : (size_t)s->handed;
     r->dest = s->dest[0];
     r->source = s->src[0];
     r->legs = s->legs;
@@ -356,31 +437,37 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
     const rtp_impair_counts *c = r.impair ? r.impair : &none;
     const rtp_impair_config *im = &s->cfg.impair;
     const uint64_t segments = r.stats.segments;
-    char legs[96] = "";
+    char legs[96] = "", own[RTP_SEND_SOURCE_JSON_MAX] = "";
     if (s->legs > 1)
         snprintf(legs, sizeof legs, ", \"legs\": %u, \"leg_errors\": [%llu, %llu]", s->legs,
                  (unsigned long long)r.stats.leg_errors[0],
                  (unsigned long long)r.stats.leg_errors[1]);
-    return snprintf(out, cap,
-                    "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
-                    "\"first_timestamp\": %lu, "
-                    "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
-                    "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
-                    "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}%s}\n",
-                    (unsigned long long)segments,
-                    (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
-                    (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
-                    (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss,
-                    im->reorder, im->duplicate, (unsigned long long)im->seed,
-                    (unsigned long long)c->packets, (unsigned long long)c->lost,
-                    (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
-                    (unsigned long long)c->segments_with_loss, legs);
+    if (!s->clip_open && s->feed.stats_json) { /* the source's own figures (an encoder's) */
+        own[0] = ',';
+        own[1] = ' ';
+        if (s->feed.stats_json(s->feed.ctx, own + 2, sizeof own - 2) <= 0)
+            own[0] = '\0';
+    }
+    return snprintf(
+        out, cap,
+        "{\"segments\": %llu, \"frames\": %llu, \"datagrams\": %llu, \"bytes\": %llu, "
+        "\"first_timestamp\": %lu, "
+        "\"complete\": %s, \"impairment\": {\"loss\": %g, \"reorder\": %g, "
+        "\"duplicate\": %g, \"seed\": %llu, \"packets\": %llu, \"lost\": %llu, "
+        "\"reordered\": %llu, \"duplicated\": %llu, \"segments_with_loss\": %llu}%s%s}\n",
+        (unsigned long long)segments,
+        (unsigned long long)(s->cfg.interlaced ? segments / 2 : segments),
+        (unsigned long long)r.stats.packets, (unsigned long long)r.stats.bytes,
+        (unsigned long)r.first_timestamp, complete ? "true" : "false", im->loss, im->reorder,
+        im->duplicate, (unsigned long long)im->seed, (unsigned long long)c->packets,
+        (unsigned long long)c->lost, (unsigned long long)c->reordered,
+        (unsigned long long)c->duplicated, (unsigned long long)c->segments_with_loss, legs, own);
 }
 
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,
                                         xsf_error *err)
 {
-    char text[1100];
+    char text[1100 + RTP_SEND_SOURCE_JSON_MAX];
     rtp_send_session_stats_json(s, complete, text, sizeof text);
     FILE *f = fopen(path, "w");
     if (!f)

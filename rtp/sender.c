@@ -502,30 +502,115 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
     return XSF_OK;
 }
 
-xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops, xsf_error *err)
+/* ---- frame sources ---- */
+
+static xsf_status clip_next(void *ctx, rtp_source_frame *f, xsf_error *err)
 {
-    if (!loops)
-        loops = 1;
-    const uint64_t total = (uint64_t)c->count * loops, per = s->cfg.interlaced ? 2 : 1;
-    for (uint64_t k = 0; k < total; k++) {
+    (void)err;
+    rtp_clip_cursor *cur = ctx;
+    memset(f, 0, sizeof *f);
+    if (cur->k >= cur->total)
+        return XSF_OK;
+    const rtp_clip *c = cur->clip;
+    const size_t i = (size_t)(cur->k % c->count);
+    f->cs = c->data + c->offset[i];
+    f->len = c->bytes[i];
+    f->index = i;
+    f->left = cur->total - ++cur->k;
+    return XSF_OK;
+}
+
+void rtp_clip_source(rtp_frame_source *src, rtp_clip_cursor *cur, const rtp_clip *c, uint64_t loops)
+{
+    cur->clip = c;
+    cur->total = (uint64_t)c->count * (loops ? loops : 1);
+    cur->k = 0;
+    *src = (rtp_frame_source){.next = clip_next, .ctx = cur, .max_bytes = c->max_bytes};
+}
+
+/* The codestream after `cur` read ahead (with impairments, a source that does not say
+ * what is left): cur copied into *copy first, since the source's bytes last only until
+ * its next call; cur->left then 0 when none follows. A failure to read it is kept for
+ * after cur is sent. */
+typedef struct read_ahead {
+    rtp_source_frame next;
+    int have; /* next holds a codestream */
+    uint8_t *copy;
+    size_t cap;
+    xsf_status st;
+    xsf_error err;
+} read_ahead;
+
+static xsf_status look_ahead(const rtp_frame_source *src, rtp_source_frame *cur, read_ahead *a,
+                             xsf_error *err)
+{
+    if (cur->len > a->cap) {
+        uint8_t *c = realloc(a->copy, cur->len);
+        if (!c)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory");
+        a->copy = c;
+        a->cap = cur->len;
+    }
+    memcpy(a->copy, cur->cs, cur->len);
+    cur->cs = a->copy;
+    xsf_error_clear(&a->err);
+    a->st = src->next(src->ctx, &a->next, &a->err);
+    a->have = a->st == XSF_OK && a->next.cs;
+    if (!a->have)
+        cur->left = 0;
+    return XSF_OK;
+}
+
+xsf_status rtp_sender_send_source(rtp_sender *s, const rtp_frame_source *src, xsf_error *err)
+{
+    const uint64_t per = s->cfg.interlaced ? 2 : 1;
+    read_ahead a;
+    memset(&a, 0, sizeof a);
+    xsf_status st = XSF_OK;
+    for (uint64_t k = 0;; k++) {
         if (stop_asked(s)) {
             s->st.stopped = 1;
             break;
         }
-        const size_t i = (size_t)(k % c->count);
-        /* The first and the last frame (both fields) go out whole: see rtp_impairer. */
-        const int flags = (k < per || k + per >= total ? RTP_SEND_SPARE : 0) |
-                          (k + 1 == total ? RTP_SEND_LAST : 0);
+        rtp_source_frame cur;
         xsf_error e;
         xsf_error_clear(&e);
-        const xsf_status st = rtp_sender_send(s, c->data + c->offset[i], c->bytes[i], flags, &e);
+        if (a.have) {
+            cur = a.next;
+            a.have = 0;
+        } else if ((st = src->next(src->ctx, &cur, &e)) != XSF_OK) {
+            *err = e;
+            break;
+        }
+        if (!cur.cs)
+            break;
+        if (s->imp && cur.left == RTP_FRAMES_LEFT_UNKNOWN &&
+            (st = look_ahead(src, &cur, &a, err)) != XSF_OK)
+            break;
+        /* The first and the last frame (both fields) go out whole: see rtp_impairer. */
+        const int flags =
+            (k < per || cur.left < per ? RTP_SEND_SPARE : 0) | (cur.left == 0 ? RTP_SEND_LAST : 0);
+        st = rtp_sender_send(s, cur.cs, cur.len, flags, &e);
         if (st != XSF_OK) {
             if (s->st.output_failed)
                 *err = e;
             else
-                xsf_error_set(err, st, "codestream %zu: %s", i, e.msg);
-            return st;
+                xsf_error_set(err, st, "codestream %zu: %s", cur.index, e.msg);
+            break;
+        }
+        if ((st = a.st) != XSF_OK) { /* the read ahead failed: after the frame before it */
+            *err = a.err;
+            break;
         }
     }
-    return XSF_OK;
+    free(a.copy);
+    return st;
+}
+
+xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops, xsf_error *err)
+{
+    rtp_clip_cursor cur;
+    rtp_frame_source src;
+    rtp_clip_source(&src, &cur, c, loops);
+    return rtp_sender_send_source(s, &src, err);
 }

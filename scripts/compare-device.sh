@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # xsflow compare on the GPU machine, for COMPARISON.md: JPEG XS against
 # BPC-PaCo on a UHD picture and on an 8192x8192 picture, every variant at
-# 0.5..8 bpp and lossless; CSV, the table and the plots under $OUT.
+# 0.5..8 bpp and lossless, with the peers on the CPU where carried
+# (SVT-JPEG-XS: .svt/SvtJpegxsEncApp and SvtJpegxsDecApp, built here by
+# scripts/svt-build.sh; OpenJPEG: libopenjp2 from .devdeps); CSV, the table
+# and the plots under $OUT.
 #
 #   bash scripts/compare-device.sh [test] [uhd] [8k] [cpu]     (default: test uhd)
 #
@@ -17,8 +20,12 @@
 # scripts/device-sysroot.sh download` (.devdeps/) and `mkdir -p .vec && cp
 # ../shared/vectors/xs-uhd/* .vec/`; then two calls (each within the device
 # tool's 10 minutes: the first builds, ~1 min, each picture takes ~3-6 min):
-#   run(command="bash scripts/compare-device.sh test uhd", carry=[".devdeps", ".vec"])
-#   run(command="bash scripts/compare-device.sh 8k", carry=[".devdeps", ".vec"])
+#   run(command="bash scripts/compare-device.sh test uhd", carry=[".devdeps", ".vec", ".svt"])
+#   run(command="bash scripts/compare-device.sh 8k", carry=[".devdeps", ".vec", ".svt"])
+# (.devdeps downloaded since libopenjp2 joined it; .svt: `bash scripts/svt-build.sh` here
+# leaves SVT-JPEG-XS's two static apps there, ~2 MB with its source tarball.)
+# XSF_COMPARE_BPP (e.g. "0.5,1,2,3" then "4,6,8,lossless") splits a run that
+# would pass the 10 minutes of one call.
 # Nothing is downloaded on the device. Where the device has no gnuplot, the
 # plots' data and scripts are written (--gnuplot none) and drawn here:
 #   cp -r FILES_AT/plots-* /tmp/ && (cd /tmp/plots-uhd && for f in *.gp; do gnuplot "$f"; done)
@@ -48,6 +55,13 @@ if ! cmake --build "$B" -j"$(nproc)" --target xsflow test_compare_gpu >> "$OUT/b
 fi
 echo built
 X=$B/xsflow
+# The peers: SVT-JPEG-XS where carried (else PATH), OpenJPEG where the
+# sysroot gave the build openjpeg.h and the loader libopenjp2.
+peers=()
+[ -x "$R/.svt/SvtJpegxsEncApp" ] && peers+=(--svt-enc "$R/.svt/SvtJpegxsEncApp")
+[ -n "${XSF_COMPARE_BPP:-}" ] && peers+=(--bpp "$XSF_COMPARE_BPP")
+grep -q 'XSF_OPENJPEG_INCLUDE_DIR:PATH=.*openjpeg' "$B/CMakeCache.txt" && echo "OpenJPEG peer: built in" ||
+    echo "OpenJPEG peer: not built in (no openjpeg.h in the sysroot: download .devdeps again)"
 plot_tool=gnuplot
 command -v gnuplot >/dev/null 2>&1 || { plot_tool=none; echo "no gnuplot here: plot data and scripts only"; }
 
@@ -103,10 +117,11 @@ compare() {
     shift 3
     step "compare $name ($path)"
     timeout 560 "$X" compare "$pic" --"$path" --csv "$OUT/compare-$name.csv" --plot "$OUT/plots-$name" \
-        --gnuplot "$plot_tool" -v "$@" > "$OUT/compare-$name.txt" 2> "$OUT/compare-$name.log"
+        --gnuplot "$plot_tool" -v "${peers[@]}" "$@" > "$OUT/compare-$name.txt" 2> "$OUT/compare-$name.log"
     local rc=$?
     echo "rc=$rc"
     grep -E "MISMATCH|xsflow: " "$OUT/compare-$name.log" | grep -v "^xsflow compare: " | head -5
+    grep -E "^xsflow compare: (SVT-JPEG-XS|OpenJPEG)" "$OUT/compare-$name.log"
     cat "$OUT/compare-$name.txt"
 }
 stage uhd && compare uhd "$uhd" gpu --time-ms 300

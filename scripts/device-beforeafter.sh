@@ -16,6 +16,7 @@
 #   latency   bench/latency, one stream, both packetizations, whole and --slices
 #   display   bench/display (EGL on the NVIDIA driver; carry .gl)
 #   gst       scripts/gst-device-bench.sh's table (carry .gstdeps)
+#   startup   bench/pipeline/startup.sh: decode and recv --pcap start-up, whole process
 #
 # Prepare here: BEFORE_DIR is a copy of the older commit, e.g.
 #   rm -rf .before && mkdir .before && git archive 8170898 | tar -x -C .before
@@ -75,6 +76,7 @@ both() {
 
 V=$R/.vec
 both xsdec "bench/xs_decode" 'timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 '"$V"'/uhd_*.jxs'
+both startup "start-up" 'timeout 240 bash bench/pipeline/startup.sh "$B" '"$V"
 both pldecode "bench/pipeline decode" 'timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' decode'
 both pcap "bench/pipeline pcap" 'timeout 240 bash bench/pipeline/run.sh "$B" '"$V"' pcap'
 both live16 "bench/pipeline live, K=16" 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'

@@ -1,6 +1,7 @@
 # The build dependencies that the GPU machine's image lacks (libpcap, nettle,
 # pkg-config where missing; for display/: libepoxy, the EGL, GL and GLFW
-# headers, GLFW and the X libraries it needs), as Debian 12 packages
+# headers, GLFW and the X libraries it needs; for compare's JPEG 2000 peer:
+# OpenJPEG's header and library), as Debian 12 packages
 # unpacked into a sysroot rather than into /. The GL runtime loaders
 # (libEGL, libOpenGL: glvnd) are another matter: they go into / from .gl/
 # (scripts/device-check.sh, per the device README).
@@ -21,7 +22,7 @@ if [ "${1:-}" = download ]; then
     (cd "$_xsf_debs" && apt-get download libpcap0.8-dev libpcap-dev libpcap0.8 libdbus-1-dev libdbus-1-3 \
         nettle-dev libnettle8 libhogweed6 libgmp-dev libgmp10 pkgconf pkgconf-bin libpkgconf3 pkg-config \
         libepoxy-dev libepoxy0 libegl-dev libgl-dev libglfw3-dev libglfw3 \
-        libx11-6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
+        libx11-6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0 libopenjp2-7 libopenjp2-7-dev)
     ls "$_xsf_debs"
     exit 0
 fi
@@ -32,6 +33,8 @@ if [ ! -d $_xsf_s/rt ]; then
     mkdir -p $_xsf_s/rt
     for f in "$_xsf_debs"/*.deb; do dpkg -x "$f" $_xsf_s; done
     cp -a $_xsf_l/libpcap.so.0.8* $_xsf_l/libpcap.so.1* $_xsf_l/libnettle.so.8* $_xsf_s/rt/
+    # OpenJPEG, xsflow compare's JPEG 2000 peer (loaded at run time), where carried.
+    ldconfig -p | grep -q 'libopenjp2.so.7 ' || cp -a $_xsf_l/libopenjp2.so.7* $_xsf_l/libopenjp2.so.2* $_xsf_s/rt/ 2>/dev/null || true
     ldconfig -p | grep -q 'libdbus-1.so.3 ' || cp -a $_xsf_s/lib/x86_64-linux-gnu/libdbus-1.so.3* $_xsf_s/rt/
     if [ -e $_xsf_l/libepoxy.so.0 ]; then
         cp -a $_xsf_l/libepoxy.so.0* $_xsf_l/libglfw.so.3* $_xsf_s/rt/

@@ -167,10 +167,10 @@ import sys
 text = open(sys.argv[1], newline="").read()
 m = text.index("m=")
 media = text[m:]
-legs = [media + "a=mid:PRIMARY\r\n",
-        media.replace("233.252.0.1", "233.252.0.2") + "a=mid:SECONDARY\r\n"]
+legs = [media + "a=mid:primary\r\n",
+        media.replace("233.252.0.1", "233.252.0.2") + "a=mid:secondary\r\n"]
 open(sys.argv[2], "w", newline="").write(
-    text[:m] + "a=group:DUP PRIMARY SECONDARY\r\n" + "".join(legs))
+    text[:m] + "a=group:DUP primary secondary\r\n" + "".join(legs))
 EOF_DUP
 node_args=(--host "$host" --port "$port" --receivers 2 --sender "$work/sender.sdp" --send "$vector" --cpu
            --threads 1 --seed nmos-suite)

@@ -1,9 +1,11 @@
-/* The demo (service.h, svc_demo_run): a clip sent over UDP loopback to this
- * host, received and decoded through the pipeline, each picture checked
- * against the C reference decoder's. */
+/* The demo (service.h, svc_demo_run): a clip, or pictures encoded on the way
+ * (live), sent over UDP loopback to this host, received and decoded through
+ * the pipeline, each picture checked against the C reference decoder's of
+ * the same codestream. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +13,23 @@
 #include "md5.h"
 #include "service.h"
 #include "xs.h"
+#include "xsf_clock.h"
 #include "xsf_output.h"
 
 /* 25 fps: RTP timestamps count frames of the stream from 0 in steps of 3600 ticks (90 kHz). */
 #define DEMO_TICKS_PER_FRAME 3600u
 
-/* The demo's sink: checks each picture, then hands the frame on (the writer). */
+/* The demo's sink: takes each picture's MD5 (compared with the reference's once the stream
+ * has ended: a live reference is made while the stream runs), then hands the frame on (the
+ * writer). */
 typedef struct checker {
     char expected[SVC_DEMO_MAX_FRAMES][33]; /* per codestream of the clip, C reference decoder */
     unsigned clip_frames, loops;
-    app_md5 clip; /* the first pass through the clip */
+    char (*got)[33]; /* per frame of the stream (RTP timestamp), clip_frames x loops */
+    unsigned slots;
+    app_md5 clip; /* the first pass through the clip (live: every picture) */
     uint64_t clip_bytes;
-    unsigned seen, matched;
+    atomic_uint seen;
     pl_sink next;
 } checker;
 
@@ -39,13 +46,13 @@ static void check_deliver(void *ctx, pl_frame *f)
     imgio_yuv_serialize(pic, app_md5_sink, &m);
     app_md5_final_hex(&m, hex);
     const uint64_t n = f->rtp_timestamp / DEMO_TICKS_PER_FRAME;
-    if (n < (uint64_t)c->clip_frames * c->loops && !strcmp(hex, c->expected[n % c->clip_frames]))
-        c->matched++;
+    if (n < c->slots)
+        memcpy(c->got[n], hex, sizeof hex);
     if (n < c->clip_frames) {
         imgio_yuv_serialize(pic, app_md5_sink, &c->clip);
         c->clip_bytes += imgio_yuv_frame_bytes(pic);
     }
-    c->seen++;
+    atomic_fetch_add(&c->seen, 1);
     c->next.deliver(c->next.ctx, f);
 }
 
@@ -56,6 +63,33 @@ static void check_finish(void *ctx)
         c->next.finish(c->next.ctx);
 }
 
+/* Pictures delivered equal to the reference's of their codestream. */
+static unsigned matched(const checker *c)
+{
+    unsigned m = 0;
+    for (unsigned n = 0; n < c->slots; n++)
+        m += c->got[n][0] && !strcmp(c->got[n], c->expected[n % c->clip_frames]);
+    return m;
+}
+
+/* One codestream through the C decoder: its picture's MD5 into hex, and into *all. */
+static xsf_status reference_one(xs_decoder *dec, const uint8_t *cs, size_t len, size_t *consumed,
+                                char hex[33], app_md5 *all, uint64_t *bytes, xsf_error *err)
+{
+    const xsf_picture *img;
+    if (xs_decode(dec, cs, len, consumed, &img) != XSF_OK)
+        return xsf_error_set(err, XSF_ERR_INVALID, "%s", xs_decoder_error(dec));
+    app_md5 m;
+    app_md5_init(&m);
+    imgio_yuv_serialize(img, app_md5_sink, &m);
+    app_md5_final_hex(&m, hex);
+    if (all) {
+        imgio_yuv_serialize(img, app_md5_sink, all);
+        *bytes += imgio_yuv_frame_bytes(img);
+    }
+    return XSF_OK;
+}
+
 /* The reference: each codestream of the clip through the C decoder. */
 static xsf_status reference(checker *c, const uint8_t *clip, size_t len, xsf_error *err)
 {
@@ -64,22 +98,15 @@ static xsf_status reference(checker *c, const uint8_t *clip, size_t len, xsf_err
     if (made != XSF_OK)
         return made;
     size_t off = 0;
-    while (off < len && c->clip_frames < SVC_DEMO_MAX_FRAMES) {
-        size_t consumed;
-        const xsf_picture *img;
-        if (xs_decode(dec, clip + off, len - off, &consumed, &img) != XSF_OK) {
-            xsf_error_set(err, XSF_ERR_INVALID, "%s", xs_decoder_error(dec));
-            xs_decoder_destroy(dec);
-            return XSF_ERR_INVALID;
-        }
-        app_md5 m;
-        app_md5_init(&m);
-        imgio_yuv_serialize(img, app_md5_sink, &m);
-        app_md5_final_hex(&m, c->expected[c->clip_frames++]);
+    xsf_status st = XSF_OK;
+    while (st == XSF_OK && off < len && c->clip_frames < SVC_DEMO_MAX_FRAMES) {
+        size_t consumed = 0;
+        st = reference_one(dec, clip + off, len - off, &consumed, c->expected[c->clip_frames++],
+                           NULL, NULL, err);
         off += consumed;
     }
     xs_decoder_destroy(dec);
-    return XSF_OK;
+    return st;
 }
 
 typedef struct sender {
@@ -88,9 +115,35 @@ typedef struct sender {
     rtp_sender_stats res;
     xsf_status st;
     xsf_error err;
+    /* live: the feed's codestreams, each decoded by the C decoder before it is sent */
+    rtp_frame_source feed;
+    checker *chk;
+    xs_decoder *dec;
+    app_md5 reference;
+    uint64_t reference_bytes;
 } sender;
 
-/* The clip `loops` times, each frame's packets at once at its time (25 fps). */
+/* The live source: the feed's next codestream, its reference picture's MD5 taken first. */
+static xsf_status live_next(void *ctx, rtp_source_frame *f, xsf_error *err)
+{
+    sender *s = ctx;
+    xsf_status st = s->feed.next(s->feed.ctx, f, err);
+    if (st != XSF_OK || !f->cs)
+        return st;
+    if (f->index >= SVC_DEMO_MAX_FRAMES)
+        return xsf_error_set(err, XSF_ERR_ARG, "more than %d frames", SVC_DEMO_MAX_FRAMES);
+    size_t consumed;
+    xsf_error e;
+    xsf_error_clear(&e);
+    st = reference_one(s->dec, f->cs, f->len, &consumed, s->chk->expected[f->index], &s->reference,
+                       &s->reference_bytes, &e);
+    if (st != XSF_OK)
+        return xsf_error_set(err, st, "frame %zu: the C decoder: %s", f->index, e.msg);
+    return XSF_OK;
+}
+
+/* The clip `loops` times, or the live codestreams, each frame's packets at once at its time
+ * (25 fps). */
 static void *send_main(void *arg)
 {
     sender *s = arg;
@@ -104,18 +157,29 @@ static void *send_main(void *arg)
     sc.rate_num = 25;
     sc.rate_den = 1;
     sc.sock = s->sock;
-    rtp_clip clip;
     rtp_sender *snd = NULL;
-    s->st = rtp_clip_open(&clip, s->cfg->clip, s->cfg->len, &s->err);
-    if (s->st == XSF_OK) {
-        s->st = rtp_sender_create(&snd, &sc, &s->err);
+    if (s->cfg->encode) {
+        s->st = xs_decoder_create(&s->dec, &s->err);
         if (s->st == XSF_OK)
-            s->st = rtp_sender_send_clip(snd, &clip, s->cfg->loops, &s->err);
-        if (snd)
-            s->res = *rtp_sender_get_stats(snd);
-        rtp_sender_destroy(snd);
-        rtp_clip_free(&clip);
+            s->st = rtp_sender_create(&snd, &sc, &s->err);
+        const rtp_frame_source live = {.next = live_next, .ctx = s};
+        if (s->st == XSF_OK)
+            s->st = rtp_sender_send_source(snd, &live, &s->err);
+    } else {
+        rtp_clip clip;
+        s->st = rtp_clip_open(&clip, s->cfg->clip, s->cfg->len, &s->err);
+        if (s->st == XSF_OK) {
+            s->st = rtp_sender_create(&snd, &sc, &s->err);
+            if (s->st == XSF_OK)
+                s->st = rtp_sender_send_clip(snd, &clip, s->cfg->loops, &s->err);
+            rtp_clip_free(&clip);
+        }
     }
+    if (snd)
+        s->res = *rtp_sender_get_stats(snd);
+    rtp_sender_destroy(snd);
+    if (s->dec)
+        xs_decoder_destroy(s->dec);
     return NULL;
 }
 
@@ -138,7 +202,8 @@ static xsf_status open_receiver(const svc_demo_config *c, unsigned frames, pl_rt
     memset(&rc, 0, sizeof rc);
     rc.kind = PL_RTP_SOCKET;
     rc.max_frames = frames;
-    rc.timeout_s = 3;
+    /* Live, the sender's end stops it (an encoder may take long over a frame). */
+    rc.timeout_s = c->encode ? 60 : 3;
     rc.depacketizer.payload_type = 112;
     rc.depacketizer.reorder_ns = 20000000u;
     rc.depacketizer.validate = 1;
@@ -152,14 +217,39 @@ static xsf_status open_receiver(const svc_demo_config *c, unsigned frames, pl_rt
     return st;
 }
 
-/* Sends the clip from a thread of its own while the source receives it. */
-static void run_stream(const svc_demo_config *c, checker *chk, pl_rtp_source *src, pl_pipeline *p,
-                       pl_writer *w, svc_demo_result *r, xsf_error *err)
+/* Live: once the sender is done, the receiver is stopped when every frame sent has been
+ * delivered, or 2 s after the last delivery. */
+static void stop_when_delivered(const checker *chk, pl_rtp_source *src, uint64_t sent)
+{
+    unsigned last = atomic_load(&chk->seen);
+    uint64_t since = xsf_clock_mono_ns();
+    while (atomic_load(&chk->seen) < sent && !pl_rtp_source_done(src)) {
+        const unsigned now = atomic_load(&chk->seen);
+        if (now != last) {
+            last = now;
+            since = xsf_clock_mono_ns();
+        } else if (xsf_clock_mono_ns() - since > 2 * XSF_NS_PER_S) {
+            break;
+        }
+        xsf_clock_sleep_until_ns(xsf_clock_mono_ns() + 2 * XSF_NS_PER_MS);
+    }
+    pl_rtp_source_stop(src);
+}
+
+/* Sends the clip (or the feed's codestreams) from a thread of its own while the source
+ * receives it. */
+static void run_stream(const svc_demo_config *c, checker *chk, pl_encode_feed *feed,
+                       pl_rtp_source *src, pl_pipeline *p, pl_writer *w, svc_demo_result *r,
+                       xsf_error *err)
 {
     int sid = -1;
     sender snd;
     memset(&snd, 0, sizeof snd);
     snd.cfg = c;
+    snd.chk = chk;
+    app_md5_init(&snd.reference);
+    if (feed)
+        pl_encode_source(feed, &snd.feed);
     chk->next = w ? pl_writer_sink(w) : pl_null_sink(PL_PICTURE_HOST);
     pl_stream_config sc = {.name = "demo",
                            .backpressure = PL_DROP_OLDEST,
@@ -189,6 +279,13 @@ static void run_stream(const svc_demo_config *c, checker *chk, pl_rtp_source *sr
         r->sent = snd.res;
         if (snd.st != XSF_OK)
             failure(r, "demo: sending", &snd.err);
+        if (feed)
+            stop_when_delivered(chk, src, snd.res.segments);
+    }
+    if (feed) {
+        app_md5_final_hex(&snd.reference, r->reference_md5);
+        r->reference_bytes = snd.reference_bytes;
+        r->clip_frames = (unsigned)snd.res.segments;
     }
     if (sid >= 0) {
         xsf_error e2;
@@ -215,17 +312,37 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
         xsf_error_set(&err, XSF_ERR_NOMEM, "out of memory");
         return failure(r, "demo", &err);
     }
-    chk->loops = c->loops;
+    chk->loops = c->encode ? 1 : c->loops;
     app_md5_init(&chk->clip);
-    if (reference(chk, c->clip, c->len, &err) != XSF_OK) {
+    pl_encode_feed *feed = NULL;
+    if (c->encode) { /* the first frame coded before anything listens */
+        pl_encode_config ec = *c->encode;
+        if (ec.max_frames <= 0 || ec.max_frames > SVC_DEMO_MAX_FRAMES)
+            ec.max_frames = SVC_DEMO_MAX_FRAMES;
+        chk->clip_frames = SVC_DEMO_MAX_FRAMES; /* every picture into the MD5 */
+        if (pl_encode_open(&feed, &ec, &r->refused, &err) != XSF_OK) {
+            free(chk);
+            return failure(r, c->name, &err);
+        }
+    } else if (reference(chk, c->clip, c->len, &err) != XSF_OK) {
         free(chk);
         return failure(r, c->name, &err);
     }
-    r->clip_frames = chk->clip_frames;
+    r->clip_frames = c->encode ? 0 : chk->clip_frames;
+    chk->slots = chk->clip_frames * chk->loops;
+    chk->got = calloc(chk->slots, sizeof *chk->got);
     pl_rtp_source *src = NULL;
     pl_pipeline *p = NULL;
-    if (open_receiver(c, chk->clip_frames * c->loops, &src, &p, &err) != XSF_OK) {
+    if (!chk->got) {
+        xsf_error_set(&err, XSF_ERR_NOMEM, "out of memory");
+        pl_encode_close(feed);
+        free(chk);
+        return failure(r, "demo", &err);
+    }
+    if (open_receiver(c, c->encode ? 0 : chk->clip_frames * c->loops, &src, &p, &err) != XSF_OK) {
         pl_rtp_source_destroy(src);
+        pl_encode_close(feed);
+        free(chk->got);
         free(chk);
         return failure(r, "demo", &err);
     }
@@ -234,14 +351,21 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     if (pl_writer_open(&w, c->out, &c->writer, &err) != XSF_OK)
         failure(r, "demo", &err);
     else
-        run_stream(c, chk, src, p, w, r, &err);
+        run_stream(c, chk, feed, src, p, w, r, &err);
     app_md5_final_hex(&chk->clip, r->clip_md5);
     r->clip_bytes = chk->clip_bytes;
-    r->frames = chk->seen;
-    r->matched = chk->matched;
-    r->all_ok = r->frames == chk->clip_frames * c->loops && r->matched == r->frames &&
-                (!c->expect_md5 ||
-                 (!strcmp(r->clip_md5, c->expect_md5) && r->clip_bytes == c->expect_bytes));
+    r->frames = atomic_load(&chk->seen);
+    r->matched = matched(chk);
+    if (feed) {
+        pl_encode_stats_get(feed, &r->encoded);
+        pl_encode_close(feed);
+        r->all_ok = r->frames > 0 && r->frames == r->clip_frames && r->matched == r->frames &&
+                    !strcmp(r->clip_md5, r->reference_md5) && r->clip_bytes == r->reference_bytes;
+    } else {
+        r->all_ok = r->frames == chk->clip_frames * c->loops && r->matched == r->frames &&
+                    (!c->expect_md5 ||
+                     (!strcmp(r->clip_md5, c->expect_md5) && r->clip_bytes == c->expect_bytes));
+    }
     r->written = w ? pl_writer_bytes(w) : 0;
     xsf_error werr;
     xsf_error_clear(&werr);
@@ -258,6 +382,7 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     }
     pl_rtp_source_destroy(src);
     pl_destroy(p);
+    free(chk->got);
     free(chk);
     if (r->nfailures)
         return r->failure[0].err.status ? r->failure[0].err.status : XSF_ERR_INVALID;

@@ -1,9 +1,14 @@
 /* xsflow compare: the two wavelet codecs of xsflow, JPEG XS (xs/, precincts,
  * 5/3) and BPC-PaCo (bpc/, bitplanes, 9/7 lossy and 5/3 lossless), side by
  * side on the same pictures at the same bitrates: bits spent, PSNR per
- * component and overall, SSIM on luma, and encode and decode throughput (C
- * references, or the CUDA codecs with and without the PCIe transfers).
- * What `xsflow compare` runs; tests and benchmarks call it the same way.
+ * component and overall, SSIM and MS-SSIM on luma, and encode and decode
+ * throughput (C references, or the CUDA codecs with and without the PCIe
+ * transfers). Beside them, where installed, two peers from other projects
+ * on the CPU: SVT-JPEG-XS's encoder (a second precinct-path encoder, run as
+ * its program SvtJpegxsEncApp) and OpenJPEG (JPEG 2000, the bitplane
+ * family's reference, through libopenjp2 loaded at run time), measured by
+ * the same metric code. What `xsflow compare` runs; tests and benchmarks
+ * call it the same way.
  *
  * Nothing here prints to the terminal or exits: rows go to the caller
  * through cmp_session_row (and an optional progress callback), tables and
@@ -32,20 +37,29 @@ typedef enum cmp_variant {
     CMP_BPC_1PASS,      /* BPC-PaCo, one coding pass per bitplane (Bruns) */
     CMP_BPC_2PASS,      /* two passes (Enfedaque's GPU codec) */
     CMP_BPC_3PASS,      /* three passes (JPEG 2000's) */
+    /* Peers: other projects' encoders, run on the CPU where installed. */
+    CMP_SVT, /* SVT-JPEG-XS's SvtJpegxsEncApp, its defaults (see cmp_variant_describe) */
+    CMP_OPJ, /* OpenJPEG's JPEG 2000 encoder and decoder (libopenjp2) */
     CMP_VARIANTS
 } cmp_variant;
 
 #define CMP_ALL_VARIANTS ((1u << CMP_VARIANTS) - 1)
+#define CMP_PEER_VARIANTS (1u << CMP_SVT | 1u << CMP_OPJ)
+#define CMP_OWN_VARIANTS (CMP_ALL_VARIANTS & ~CMP_PEER_VARIANTS) /* xsflow's five */
 
-/* "xs" or "bpc". */
+/* "xs", "bpc", "svt" or "opj". */
 const char *cmp_variant_codec(cmp_variant v);
-/* "default", "quality", "1pass", "2pass", "3pass". */
+/* "default", "quality", "1pass", "2pass", "3pass" ("default" for the peers). */
 const char *cmp_variant_name(cmp_variant v);
 /* One sentence: the settings that make the variant (filter, levels, tools). */
 const char *cmp_variant_describe(cmp_variant v);
+/* 1 for the peers' variants. */
+int cmp_variant_is_peer(cmp_variant v);
 /* Parses a comma-separated list of "xs", "bpc" (every variant of the codec),
  * "xs-default", "xs-quality", "bpc-1pass", "bpc-2pass", "bpc-3pass" (also
- * "bpc1", "bpc2", "bpc3") into a mask of 1 << cmp_variant. */
+ * "bpc1", "bpc2", "bpc3"), "all" (xsflow's five), and the peers "svt",
+ * "opj" (also "openjpeg", "j2k") and "peers" (both) into a mask of
+ * 1 << cmp_variant. */
 xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err);
 /* Parses a comma-separated list of bitrates in bits per pixel (each in
  * (0, 64]) and "lossless" into rates[] (ascending order kept as given;
@@ -81,13 +95,29 @@ typedef void (*cmp_progress_fn)(void *ctx, const cmp_row *row);
 typedef struct cmp_options {
     const double *rates; /* bpp; 0 = lossless. NULL: cmp_default_rates */
     size_t nrates;
-    unsigned variants; /* mask of 1 << cmp_variant; 0 = all */
+    unsigned variants; /* mask of 1 << cmp_variant; 0 = xsflow's five (CMP_OWN_VARIANTS) */
     cmp_path path;
     double time_ms;           /* each throughput figure: repeat at least this long (and at least
                                  once), report the median; 0 = one run */
     cmp_progress_fn progress; /* called after every row, may be NULL */
     void *progress_ctx;
+    /* The peers (CMP_SVT, CMP_OPJ in `variants`), whatever the path: */
+    const char *svt_enc; /* SvtJpegxsEncApp: a path, or a name looked up on PATH
+                            (NULL: "SvtJpegxsEncApp") */
+    const char *svt_dec; /* SvtJpegxsDecApp, which checks SVT's codestreams decode to
+                            xsflow's picture and times their decoding (NULL: the one
+                            next to svt_enc, else on PATH; "none": not used) */
+    const char *opj;     /* libopenjp2 as dlopen takes it, a path or a name (NULL:
+                            "libopenjp2.so.7") */
+    int peer_threads;    /* the threads each peer runs on (0: every online CPU) */
 } cmp_options;
+
+/* Whether peer v (CMP_SVT or CMP_OPJ) can run as `opt` says: runs it once on
+ * a small picture. XSF_OK with one line in `about` naming it, its version and
+ * how it runs; else XSF_ERR_UNSUPPORTED (XSF_ERR_ARG for a variant that is
+ * no peer) with one line in err saying what is missing. */
+xsf_status cmp_peer_probe(cmp_variant v, const cmp_options *opt, char *about, size_t len,
+                          xsf_error *err);
 
 /* ---- one measurement ---- */
 
@@ -113,12 +143,18 @@ struct cmp_row {
     double psnr_all;                 /* over every sample of every component (errors scaled to each
                                         component's peak) */
     double ssim;                     /* luma, 8x8 windows (see metrics.c) */
+    double ms_ssim;                  /* luma, 5 scales (cmp_msssim_luma); NAN for small pictures */
     int exact;                       /* decoded picture == input picture */
     int checked;                     /* GPU: the GPU-decoded picture equals the C reference
                                         decoder's (always 1 on the CPU path: it is that decoder) */
-    /* Throughput: median seconds per frame and what follows from it. */
+    /* Throughput: median seconds per frame and what follows from it. A
+     * peer's row: the CPU path whatever the session's, on `threads` threads,
+     * its encoder's (and decoder's) own figure over enc_runs (dec_runs)
+     * frames where it reports one (SVT-JPEG-XS), else the median of calls;
+     * dec_fps NAN where the peer's decoder was not timed. */
     cmp_path path;
     cmp_timing timing;
+    int threads; /* CPU threads the codecs ran on (the C references: 1; GPU: 0) */
     int enc_runs, dec_runs;
     double enc_s, dec_s;
     double enc_fps, dec_fps;
@@ -131,7 +167,8 @@ struct cmp_row {
 typedef struct cmp_session cmp_session;
 
 /* Validates the options; with CMP_PATH_GPU fails with XSF_ERR_NODEVICE
- * when cmp_gpu_available says no. Blocks (GPU start-up). */
+ * when cmp_gpu_available says no; with a peer in `variants` that cannot run
+ * fails as cmp_peer_probe does. Blocks (GPU start-up, the peers' probes). */
 xsf_status cmp_session_create(cmp_session **s, const cmp_options *opt, xsf_error *err);
 void cmp_session_destroy(cmp_session *s);
 
@@ -148,17 +185,20 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
 size_t cmp_session_rows(const cmp_session *s);
 const cmp_row *cmp_session_row(const cmp_session *s, size_t i);
 const char *cmp_session_error(const cmp_session *s);
+/* The line cmp_peer_probe gave for peer v in the session, NULL when it has none. */
+const char *cmp_session_peer(const cmp_session *s, cmp_variant v);
 
 /* ---- output ---- */
 
-/* The readable table, one line per row, grouped by picture. */
+/* The readable table, one line per row, grouped by picture; the peers of
+ * the session (their versions) in each picture's heading. */
 xsf_status cmp_write_table(const cmp_session *s, FILE *f);
 /* CSV with a header line; columns (cmp_csv_columns): picture, width, height,
  * components, depth, codec, variant, filter, levels_h, levels_v, qstep,
  * colour, bpp_target ("lossless" or the number), bytes, bpp, psnr_db,
- * psnr_c0..psnr_c3 (empty where absent; "inf" when exact), ssim, exact,
- * checked, path, timing, enc_fps, dec_fps, enc_gsamples, dec_gsamples,
- * enc_ms, dec_ms, runs, device, note. */
+ * psnr_c0..psnr_c3 (empty where absent; "inf" when exact), ssim, ms_ssim,
+ * exact, checked, path, timing, threads, enc_fps, dec_fps, enc_gsamples,
+ * dec_gsamples, enc_ms, dec_ms, runs, device, note. */
 xsf_status cmp_write_csv(const cmp_session *s, FILE *f);
 extern const char cmp_csv_columns[];
 
@@ -197,6 +237,12 @@ double cmp_psnr_all(const xsf_picture *ref, const xsf_picture *dec);
  * rgb) over every 8x8 window (stride 1), K1 = 0.01, K2 = 0.03, L = 2^depth - 1.
  * 1 for identical pictures. */
 double cmp_ssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb);
+/* MS-SSIM (Wang, Simoncelli, Bovik 2003) of the same luma: 5 scales, weights
+ * 0.0448, 0.2856, 0.3001, 0.2363, 0.1333, 11x11 Gaussian windows (sigma 1.5)
+ * where they fit, K1 = 0.01, K2 = 0.03, L = 2^depth - 1, 2x2 means between
+ * scales (metrics.c has the details). 1 for identical pictures; NAN for
+ * pictures smaller than 161x161 (the 5th scale needs 11x11 samples). */
+double cmp_msssim_luma(const xsf_picture *ref, const xsf_picture *dec, int rgb);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,14 @@
 /* xsflow RTP, a send session: what `xsflow send` does between its options and
- * its messages. A .jxs file's bytes (the caller's) walked into a clip, the
+ * its messages. A .jxs file's bytes (the caller's) walked into a clip, or a
+ * source of codestreams (rtp_frame_source: an encoder coding pictures as they
+ * come, pipeline/include/pl_encode.h), the
  * destination and the sender's address with their defaults, the sender's
  * configuration and box template, the SDP file, the socket or the capture
  * file, the paced stream (rtp_sender.h), and the --stats-json text.
  *
- * Life: rtp_send_session_open (clip, addresses, configuration, SDP file),
- * rtp_send_session_run (output, sender, the clip `loops` times, capture
+ * Life: rtp_send_session_open (clip, addresses, configuration, SDP file) or
+ * rtp_send_session_open_source, rtp_send_session_run (output, sender, the
+ * clip `loops` times or the source to its end, capture
  * closed), rtp_send_session_report and rtp_send_session_stats_json at any
  * time after open (counts are zero until the sender exists), then
  * rtp_send_session_close. Errors are an rtp_send_failure: what the message
@@ -96,8 +99,22 @@ typedef struct rtp_send_session rtp_send_session;
 xsf_status rtp_send_session_open(rtp_send_session **s, const rtp_send_session_config *cfg,
                                  const uint8_t *data, size_t len, rtp_send_failure *f);
 
+/* The same for codestreams from a source (`src` copied; its ctx must outlive the session):
+ * its first codestream is read now (blocking while an encoder codes it), its picture header
+ * describes the stream (SDP, boxes; it must be one whole JPEG XS codestream, else "codestream
+ * N: ..." naming `in`), and it goes out first. The stream's largest codestream is
+ * src->max_bytes, or the first one's size where that is larger. A failure of the source
+ * names `in` with the source's message. The session is progressive or interlaced as
+ * `cfg` says, as with a clip. */
+xsf_status rtp_send_session_open_source(rtp_send_session **s, const rtp_send_session_config *cfg,
+                                        const rtp_frame_source *src, rtp_send_failure *f);
+
+/* Room for a source's own --stats-json members (rtp_frame_source.stats_json). */
+#define RTP_SEND_SOURCE_JSON_MAX 512
+
 /* Opens the output (a UDP socket to `to`, GSO unless no_gso, from `source` when given;
- * or the capture file; each leg's), sends the clip `loops` times and closes the capture
+ * or the capture file; each leg's), sends the clip `loops` times (a source: to its end;
+ * `loops` unused) and closes the capture
  * files. On failure the session stays (its report says what went out): an output that
  * does not open names `to` or `pcap` (the leg's, with two); a sender refused names "--loss" with
  * impairments, else `in` (usage); a send error names `in`, or the output when it failed there. A
@@ -109,7 +126,7 @@ typedef struct rtp_send_report {
     rtp_sender_stats stats;          /* zero until the sender exists */
     const rtp_impair_counts *impair; /* the sender's (valid while the session lives); NULL
                                         without impairments or sender */
-    size_t codestreams;              /* of the clip */
+    size_t codestreams;              /* of the clip; of a source, those it handed out */
     rtp_addr dest, source;
     unsigned legs;            /* 1 or 2 */
     rtp_addr dest2, source2;  /* the second leg's (legs 2) */
@@ -123,7 +140,8 @@ void rtp_send_session_report(const rtp_send_session *s, rtp_send_report *r);
  * ended): segments, frames (half the segments when interlaced), datagrams (of one leg),
  * bytes, first_timestamp, complete (`complete`), and the impairment settings and counts
  * (zero without impairments); with two legs also legs (2) and leg_errors (send calls
- * refused on each). Returns the length snprintf gives. */
+ * refused on each); with a source, its own members (rtp_frame_source.stats_json: an
+ * encoder's "encoder" object). Returns the length snprintf gives. */
 int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *out, size_t cap);
 /* The same text as the file `path`: "cannot create the file" or "write failed". */
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,

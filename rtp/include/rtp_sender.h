@@ -90,6 +90,47 @@ xsf_status rtp_clip_open(rtp_clip *c, const uint8_t *data, size_t len, xsf_error
 void rtp_clip_free(rtp_clip *c);
 
 /* ------------------------------------------------------------------ */
+/* Frame sources: where the sender's codestreams come from              */
+
+/* rtp_source_frame.left where the source does not know how many follow. */
+#define RTP_FRAMES_LEFT_UNKNOWN UINT64_MAX
+
+/* One codestream a source hands out. */
+typedef struct rtp_source_frame {
+    const uint8_t *cs; /* the source's: valid until its next call; NULL at the end */
+    size_t len;
+    size_t index;  /* its number in the source's input ("codestream 3: ..." names it) */
+    uint64_t left; /* codestreams after it, where known (a clip); else RTP_FRAMES_LEFT_UNKNOWN */
+} rtp_source_frame;
+
+/* A source of codestreams, one a segment: a .jxs clip walked (rtp_clip_source), or an
+ * encoder coding pictures as they come (pipeline/include/pl_encode.h). Called from the
+ * sender's thread only. */
+typedef struct rtp_frame_source {
+    /* The next codestream into *f (f->cs NULL after the last). May block (an encoder at
+     * work). A failure ends the stream; its message is the source's own and says which
+     * frame. */
+    xsf_status (*next)(void *ctx, rtp_source_frame *f, xsf_error *err);
+    void *ctx;
+    /* The largest codestream it hands out (the boxes' brat, the SDP's b=AS); 0: not known,
+     * the first one's size is taken (an encoder with a rate gives codestreams of one size). */
+    size_t max_bytes;
+    /* Optional: the source's own figures as JSON members (`"encoder": {...}`, without a
+     * leading comma) into out[cap], NUL ended, for a send session's --stats-json; returns the
+     * length snprintf gives (0: none). */
+    int (*stats_json)(void *ctx, char *out, size_t cap);
+} rtp_frame_source;
+
+/* Where a clip source is: the clip `loops` times (0: once). */
+typedef struct rtp_clip_cursor {
+    const rtp_clip *clip;
+    uint64_t total, k; /* codestreams to hand out, handed out */
+} rtp_clip_cursor;
+/* The clip as a source (every left known); `cur` holds its place and must outlive it. */
+void rtp_clip_source(rtp_frame_source *src, rtp_clip_cursor *cur, const rtp_clip *c,
+                     uint64_t loops);
+
+/* ------------------------------------------------------------------ */
 /* The sender                                                           */
 
 typedef struct rtp_sender_stats {
@@ -184,6 +225,15 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
  * calls); with impairments, the clip's first and last frame of all the loops go out
  * whole. Errors of a codestream name it ("codestream 3: ..."). */
 xsf_status rtp_sender_send_clip(rtp_sender *s, const rtp_clip *c, uint64_t loops, xsf_error *err);
+/* Sends the source's codestreams until its end (or the stop callback), one segment each,
+ * each as soon as the source hands it out and its time has come, going on from where the
+ * stream is. With impairments the first frame (both fields) goes out whole, and the last:
+ * a source that does not know what is left is read one codestream ahead (copied) to find
+ * it, and of an interlaced stream of unknown length only the last field is spared; without
+ * impairments nothing is read ahead. Errors of the sender name the codestream
+ * ("codestream 3: ..."), the source's are its own. rtp_sender_send_clip is this with
+ * rtp_clip_source. */
+xsf_status rtp_sender_send_source(rtp_sender *s, const rtp_frame_source *src, xsf_error *err);
 const rtp_sender_stats *rtp_sender_get_stats(const rtp_sender *s);
 /* NULL without impairments. */
 const rtp_impair_counts *rtp_sender_impair_counts(const rtp_sender *s);

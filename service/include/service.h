@@ -35,6 +35,7 @@
 #include "display.h"
 #include "jxs_file.h"
 #include "pipeline.h"
+#include "pl_encode.h"
 #include "rtp.h"
 #include "xsf.h"
 #include "xsf_colour.h"
@@ -421,27 +422,43 @@ typedef struct svc_demo_config {
      * layout, as clip_md5 and clip_bytes below); NULL: not checked. */
     const char *expect_md5;
     uint64_t expect_bytes;
+    /* The whole link instead of a clip (`xsflow demo --raw`): pictures coded on the way by a
+     * feed of this configuration (pl_encode.h; at most SVC_DEMO_MAX_FRAMES frames, the first
+     * ones), each codestream sent as it is made and decoded by the C reference decoder
+     * beside; `name` is the picture file's. clip, len, loops and expect_* are then unused
+     * (sent once). NULL: the clip. */
+    const pl_encode_config *encode;
 } svc_demo_config;
 
 typedef struct svc_demo_result {
-    unsigned clip_frames;  /* codestreams of the clip (the C reference decoder decoded each) */
-    unsigned frames;       /* pictures delivered */
-    unsigned matched;      /* of them, equal in .yuv layout to the C reference decoder's
-                              picture of the same codestream (the RTP timestamp says which) */
-    char clip_md5[33];     /* MD5 of the first pass through the clip's pictures, .yuv layout */
-    uint64_t clip_bytes;   /* its bytes */
+    unsigned clip_frames; /* codestreams of the clip (the C reference decoder decoded each);
+                             live, codestreams sent */
+    unsigned frames;      /* pictures delivered */
+    unsigned matched;     /* of them, equal in .yuv layout to the C reference decoder's
+                             picture of the same codestream (the RTP timestamp says which) */
+    char clip_md5[33];    /* MD5 of the first pass through the clip's pictures, .yuv layout
+                             (live: of every picture received, in order) */
+    uint64_t clip_bytes;  /* its bytes */
+    /* Live: the MD5 and bytes of the C reference decoder's pictures of the codestreams sent,
+     * in order (equal to clip_md5's when nothing was lost), and the encoder's figures. */
+    char reference_md5[33];
+    uint64_t reference_bytes;
+    pl_encode_stats encoded;
     uint16_t port;         /* the loopback port the stream went to */
     char engine[128];      /* pl_describe of the pipeline */
     rtp_sender_stats sent; /* the sender's counts */
     rtp_stats received;    /* the receiver's */
     pl_stream_stats stream;
     uint64_t written; /* bytes written to `out` */
-    /* Every picture of every pass arrived and matched, and the clip is as expected. */
+    /* Every picture of every pass arrived and matched, and the clip is as expected (live:
+     * every codestream sent arrived, each picture matched, clip_md5 = reference_md5). */
     int all_ok;
     /* What failed, in order: setting up (subject "demo", or `name` for a clip the C
-     * decoder refuses), sending ("demo: sending"), receiving ("demo: receiving"). */
+     * decoder refuses or a picture file the encoder cannot code: refused 1 when the
+     * encoder refused the settings), sending ("demo: sending"), receiving ("demo: receiving"). */
     int nfailures;
     svc_failure failure[3];
+    int refused;
     /* Writing or closing `out` failed (subject `out`). */
     int write_failed;
     svc_failure write_failure;
@@ -461,7 +478,12 @@ typedef struct svc_demo_result {
  * ended and everything is closed; a sending thread runs meanwhile.
  * Returns XSF_OK when nothing failed (whether the pictures matched is in *r),
  * else the status of the first failure (r->failure, r->write_failure). After
- * a failure or a mismatch `out` is removed (r->removed). */
+ * a failure or a mismatch `out` is removed (r->removed).
+ * Live (c->encode): the feed is opened first (frame 0 coded: a file it cannot code fails
+ * here, subject `name`), the sending thread sends each codestream as the feed hands it out
+ * (RTP timestamps from 0 at 25 fps, frames late where the encoder is slower) after decoding
+ * it with the C decoder; the receiver stops once every frame sent has been delivered (or 2 s
+ * after the last was sent). */
 xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
 
 /* ------------------------------------------------------------------ */

@@ -29,8 +29,9 @@ function(csv_fields line outvar)
   set(${outvar} ${n} PARENT_SCOPE)
 endfunction()
 
-# 1. The built-in set on the C references: table, CSV, plots.
-run(compare --cpu --time-ms 0 --bpp 1,4,lossless --csv out.csv --plot plots)
+# 1. The built-in set on the C references: table, CSV, plots (xsflow's rows:
+# the peers are section 6's).
+run(compare --cpu --time-ms 0 --bpp 1,4,lossless --csv out.csv --plot plots --peers none)
 if(NOT rc EQUAL 0)
   fail("compare of the built-in set failed")
 endif()
@@ -61,8 +62,8 @@ if(NOT nlines EQUAL 31) # header + 2 pictures x 5 variants x 3 rates
   fail("out.csv has ${nlines} lines, expected 31")
 endif()
 list(GET lines 0 header)
-foreach(col picture codec variant bpp_target bpp psnr_db ssim enc_fps dec_fps enc_gsamples dec_gsamples device
-        filter levels_h levels_v path timing psnr_c0)
+foreach(col picture codec variant bpp_target bpp psnr_db ssim ms_ssim enc_fps dec_fps enc_gsamples dec_gsamples device
+        filter levels_h levels_v path timing threads psnr_c0)
   if(NOT ",${header}," MATCHES ",${col},")
     fail("out.csv has no column ${col}")
   endif()
@@ -122,7 +123,7 @@ elseif(NOT out MATCHES ",gpu,kernels," OR NOT out MATCHES ",gpu,transfers,")
 endif()
 
 # 5. Usage errors.
-foreach(bad "--bpp;0" "--bpp;1,x" "--codecs;jpeg2000" "--time-ms;-1" "picture.png" "--frobnicate")
+foreach(bad "--bpp;0" "--bpp;1,x" "--codecs;jpeg2000" "--time-ms;-1" "picture.png" "--frobnicate" "--peers;some")
   run(compare ${bad} --cpu)
   if(NOT rc EQUAL 2 OR NOT err MATCHES "^xsflow: ")
     fail("compare ${bad}: exit status ${rc}, expected 2 with an 'xsflow: ' line")
@@ -144,4 +145,46 @@ endif()
 run(compare --cpu --time-ms 0 --bpp 2 --codecs xs-default --plot nogp --gnuplot ${WORK}/no-such-gnuplot -q)
 if(NOT rc EQUAL 1 OR NOT err MATCHES "^xsflow: --plot: cannot run '[^']*no-such-gnuplot' to draw the plots[^\n]*\n$")
   fail("a missing gnuplot: exit status ${rc} and '${err}'")
+endif()
+
+# 6. The peers: a missing one is one line on standard error and its rows are
+# left out; OpenJPEG, where this build and machine have it, gives its rows
+# within the byte budget (the .yuv picture of section 2, 320x180 4:2:0).
+run(compare pic.yuv --size 320x180 --sampling 420 --depth 8 --cpu --time-ms 0 --bpp 2 --codecs xs-default,svt
+    --svt-enc ${WORK}/no-such-SvtJpegxsEncApp --csv missing.csv -q)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "^xsflow compare: SVT-JPEG-XS: [^\n]*no-such-SvtJpegxsEncApp[^\n]*left out\n$")
+  fail("a missing SvtJpegxsEncApp: exit status ${rc} and '${err}', expected 0 and one line")
+endif()
+file(STRINGS ${WORK}/missing.csv lines)
+list(LENGTH lines nlines)
+if(NOT nlines EQUAL 2 OR NOT "${lines}" MATCHES ",xs,default,")
+  fail("a missing peer: missing.csv should hold the one xs row: ${lines}")
+endif()
+run(compare pic.yuv --size 320x180 --sampling 420 --depth 8 --cpu --time-ms 0 --bpp 2 --codecs svt
+    --svt-enc ${WORK}/no-such-SvtJpegxsEncApp -q)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "no codec left")
+  fail("only a missing peer: exit status ${rc} and '${err}', expected 1 and 'no codec left'")
+endif()
+run(compare pic.yuv --size 320x180 --sampling 420 --depth 8 --cpu --time-ms 0 --bpp 2,lossless --codecs opj
+    --csv opj.csv)
+if(err MATCHES "OpenJPEG: .*left out")
+  message(STATUS "SKIP the OpenJPEG rows: ${err}")
+elseif(NOT rc EQUAL 0 OR NOT out MATCHES "peer opj: OpenJPEG 2\\.")
+  fail("compare --codecs opj: exit status ${rc}, no OpenJPEG version in the table's heading")
+else()
+  file(STRINGS ${WORK}/opj.csv lines)
+  list(LENGTH lines nlines)
+  if(NOT nlines EQUAL 3)
+    fail("opj.csv has ${nlines} lines, expected 3")
+  endif()
+  # 2 bpp of 320x180: at most 14400 bytes; lossless: 5/3, exact.
+  if(NOT "${lines}" MATCHES "pic\\.yuv,320,180,3,8,opj,default,9/7,5,5,,none,2,(1[34][0-9][0-9][0-9]),")
+    fail("opj.csv has no 2 bpp OpenJPEG row: ${lines}")
+  endif()
+  if(CMAKE_MATCH_1 GREATER 14400 OR CMAKE_MATCH_1 LESS 14256)
+    fail("OpenJPEG at 2 bpp: ${CMAKE_MATCH_1} bytes, the budget is 14400 (within 1 %)")
+  endif()
+  if(NOT "${lines}" MATCHES "opj,default,5/3,5,5,,none,lossless,[0-9]+,[0-9.]+,inf,")
+    fail("opj.csv has no exact lossless OpenJPEG row: ${lines}")
+  endif()
 endif()

@@ -1016,11 +1016,11 @@ static void test_two_legs(void)
     snprintf(m1, sizeof m1, "m=video %u ", p1);
     snprintf(m2, sizeof m2, "m=video %u ", p2);
     CHECK(http("GET", url, NULL, NULL, &dup) == 200 && dup &&
-              strstr(dup, "a=group:DUP PRIMARY SECONDARY\r\n") && strstr(dup, m1) &&
+              strstr(dup, "a=group:DUP primary secondary\r\n") && strstr(dup, m1) &&
               strstr(dup, m2) && strstr(dup, m1) < strstr(dup, m2) &&
               count_of(dup, "a=ts-refclk:localmac=") == 2 &&
-              count_of(dup, "a=mediaclk:direct=0") == 2 && strstr(dup, "a=mid:PRIMARY\r\n") &&
-              strstr(dup, "a=mid:SECONDARY\r\n") && count_of(dup, "\r\nv=") == 0,
+              count_of(dup, "a=mediaclk:direct=0") == 2 && strstr(dup, "a=mid:primary\r\n") &&
+              strstr(dup, "a=mid:secondary\r\n") && count_of(dup, "\r\nv=") == 0,
           "a two-leg transport file: %s", dup ? dup : "(none)");
 
     /* Handed to a receiver: both legs from it. */

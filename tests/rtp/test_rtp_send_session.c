@@ -255,6 +255,167 @@ static void test_failures(void)
     rtp_send_session_close(NULL);
 }
 
+/* A live-like source over the clip's codestreams: what is left unknown, a failure at
+ * frame `fail_at` (0: none), its own --stats-json member. */
+typedef struct test_source {
+    rtp_clip clip;
+    size_t k, fail_at, limit; /* handed out; fail before this one; how many (clip count) */
+} test_source;
+
+static xsf_status test_next(void *ctx, rtp_source_frame *f, xsf_error *err)
+{
+    test_source *t = ctx;
+    memset(f, 0, sizeof *f);
+    if (t->fail_at && t->k == t->fail_at)
+        return xsf_error_set(err, XSF_ERR_IO, "frame %zu: the camera went away", t->k);
+    if (t->k >= t->limit)
+        return XSF_OK;
+    const size_t i = t->k % t->clip.count;
+    f->cs = t->clip.data + t->clip.offset[i];
+    f->len = t->clip.bytes[i];
+    f->index = t->k++;
+    f->left = RTP_FRAMES_LEFT_UNKNOWN;
+    return XSF_OK;
+}
+
+static int test_json(void *ctx, char *out, size_t cap)
+{
+    const test_source *t = ctx;
+    return snprintf(out, cap, "\"encoder\": {\"frames\": %zu}", t->k);
+}
+
+/* The sender into a capture file of fixed times; returns the file's bytes (malloc). */
+static uint8_t *send_to_pcap(const char *name, const rtp_clip *clip, const rtp_frame_source *src,
+                             size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.pcap", dir, name);
+    xsf_error err;
+    xsf_error_clear(&err);
+    rtp_pcap_writer *w = NULL;
+    CHECK(rtp_pcap_writer_open(&w, path, &err) == XSF_OK, "%s: %s", path, err.msg);
+    if (!w)
+        return NULL;
+    rtp_sender_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.packetizer.payload_type = 112;
+    sc.packetizer.ssrc = 0x1234;
+    sc.packetizer.boxes = 1;
+    sc.pacing = RTP_PACING_NARROW;
+    sc.rate_num = 50;
+    sc.rate_den = 1;
+    sc.first_timestamp = 1000;
+    sc.pcap = w;
+    sc.pcap_start_ns = 1700000000ull * 1000000000ull;
+    sc.impaired = 1;
+    sc.impair = (rtp_impair_config){.loss = 0.3, .reorder = 0.2, .duplicate = 0.1, .seed = 7};
+    rtp_addr_parse("192.0.2.1:50000", 1, &sc.pcap_src, &err);
+    rtp_addr_parse("239.0.0.1:5004", 1, &sc.pcap_dst, &err);
+    rtp_sender *s = NULL;
+    CHECK(rtp_sender_create(&s, &sc, &err) == XSF_OK, "sender: %s", err.msg);
+    if (s)
+        CHECK((src ? rtp_sender_send_source(s, src, &err)
+                   : rtp_sender_send_clip(s, clip, 3, &err)) == XSF_OK,
+              "%s: send: %s", name, err.msg);
+    rtp_sender_destroy(s);
+    CHECK(rtp_pcap_writer_close(w, &err) == XSF_OK, "close: %s", err.msg);
+    return tu_read_file(path, len);
+}
+
+/* A source that does not know what is left is read one ahead with impairments: the same
+ * packets as the clip's (whose every `left` is known), the first and last frame spared. */
+static void test_source_sender(void)
+{
+    test_source t;
+    memset(&t, 0, sizeof t);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(rtp_clip_open(&t.clip, clip_data, clip_len, &err) == XSF_OK, "clip: %s", err.msg);
+    t.limit = 3 * t.clip.count;
+    const rtp_frame_source src = {.next = test_next, .ctx = &t};
+    size_t a_len = 0, b_len = 0;
+    uint8_t *a = send_to_pcap("clip3", &t.clip, NULL, &a_len);
+    uint8_t *b = send_to_pcap("source3", NULL, &src, &b_len);
+    CHECK(a && b && a_len > 1000 && a_len == b_len && !memcmp(a, b, a_len),
+          "a clip and a source of unknown length: %zu and %zu bytes", a_len, b_len);
+    free(a);
+    free(b);
+    rtp_clip_free(&t.clip);
+}
+
+/* A session over a source: the first codestream read at open (its header for the SDP), all
+ * of them sent, the source's member in --stats-json; a source's failure names `in`. */
+static void test_source_session(void)
+{
+    test_source t;
+    memset(&t, 0, sizeof t);
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(rtp_clip_open(&t.clip, clip_data, clip_len, &err) == XSF_OK, "clip: %s", err.msg);
+    t.limit = 2 * t.clip.count;
+    const rtp_frame_source src = {.next = test_next, .ctx = &t, .stats_json = test_json};
+    char pcap[1024], sdp[1024];
+    snprintf(pcap, sizeof pcap, "%s/source.pcap", dir);
+    snprintf(sdp, sizeof sdp, "%s/source.sdp", dir);
+    rtp_send_session_config c = base(pcap);
+    c.in = "live.y4m";
+    c.sdp = sdp;
+    rtp_send_session *s = NULL;
+    rtp_send_failure f;
+    CHECK(rtp_send_session_open_source(&s, &c, &src, &f) == XSF_OK && s && t.k == 1,
+          "open: %s (%zu read)", f.err.msg, t.k);
+    char text[4096];
+    CHECK(read_text(sdp, text, sizeof text) > 0 && strstr(text, "width=") &&
+              strstr(text, "a=rtpmap:112 jxsv/90000"),
+          "the SDP from the first codestream: %s", text);
+    if (s) {
+        CHECK(rtp_send_session_run(s, 5, &f) == XSF_OK, "run: %s", f.err.msg);
+        rtp_send_report r;
+        rtp_send_session_report(s, &r);
+        char json[2048], want[64];
+        rtp_send_session_stats_json(s, 1, json, sizeof json);
+        snprintf(want, sizeof want, "\"encoder\": {\"frames\": %zu}}\n", t.limit);
+        CHECK(r.stats.segments == t.limit && r.codestreams == t.limit && strstr(json, want),
+              "%llu segments of %zu, %zu handed out; %s", (unsigned long long)r.stats.segments,
+              t.limit, r.codestreams, json);
+        rtp_send_session_close(s);
+    }
+    /* A failure after two frames: those went out, the source's message names `in`. */
+    t.k = 0;
+    t.fail_at = 2;
+    c.sdp = NULL;
+    CHECK(rtp_send_session_open_source(&s, &c, &src, &f) == XSF_OK && s, "open: %s", f.err.msg);
+    if (s) {
+        CHECK(rtp_send_session_run(s, 1, &f) == XSF_ERR_IO && !f.usage &&
+                  !strcmp(f.subject, "live.y4m") &&
+                  !strcmp(f.err.msg, "frame 2: the camera went away"),
+              "source failure: %s: %s", f.subject, f.err.msg);
+        rtp_send_report r;
+        rtp_send_session_report(s, &r);
+        CHECK(r.stats.segments == 2, "%llu segments before the failure",
+              (unsigned long long)r.stats.segments);
+        rtp_send_session_close(s);
+    }
+    /* Nothing to send, or a first codestream that is none. */
+    t.k = 0;
+    t.fail_at = 0;
+    t.limit = 0;
+    CHECK(rtp_send_session_open_source(&s, &c, &src, &f) == XSF_ERR_INVALID && !s &&
+              !strcmp(f.subject, "live.y4m") && !strcmp(f.err.msg, "no codestream to send"),
+          "empty source: %s: %s", f.subject, f.err.msg);
+    static const uint8_t junk[64] = {1, 2, 3};
+    rtp_clip saved = t.clip;
+    t.clip.data = junk;
+    t.clip.offset[0] = 0;
+    t.clip.bytes[0] = sizeof junk;
+    t.limit = 1;
+    CHECK(rtp_send_session_open_source(&s, &c, &src, &f) != XSF_OK && !s &&
+              !strncmp(f.err.msg, "codestream 0: ", 14),
+          "junk: %s", f.err.msg);
+    t.clip = saved;
+    rtp_clip_free(&t.clip);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -273,6 +434,8 @@ int main(int argc, char **argv)
     test_defaults();
     test_ipv6_source();
     test_failures();
+    test_source_sender();
+    test_source_session();
     free(data);
     return xsf_test_finish();
 }

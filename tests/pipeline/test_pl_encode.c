@@ -1,0 +1,229 @@
+/* Live encoding (pipeline/include/pl_encode.h): the feed's codestreams are
+ * imgio_encode_file's of the same file and settings, in order; the thread
+ * runs at most one frame ahead of the one handed out; max_frames; a file cut
+ * inside a frame fails after the frames before it; the errors of open. With
+ * `gpu`, the GPU encoder's feed against the C encoder's file (skipped, 77,
+ * without a usable GPU).
+ *   test_pl_encode VECTOR_DIR WORKDIR [cpu|gpu] */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "encode_file.h"
+#include "picture_source.h"
+#include "pl_encode.h"
+#include "test.h"
+#include "xsf_codecs.h"
+
+static char y4m[1024], ref[1024];
+
+static void pause_ms(long ms)
+{
+    const struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+    uint8_t *data = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    *len = 0;
+    return imgio_read_file(path, &data, len, &err) == XSF_OK ? data : NULL;
+}
+
+/* The vector's pictures as a .y4m file, and their codestreams by imgio_encode_file (C). */
+static int make_inputs(const char *vectors, const char *dir)
+{
+    char jxs[1024];
+    snprintf(jxs, sizeof jxs, "%s/seq_5f_422_10b.jxs", vectors);
+    snprintf(y4m, sizeof y4m, "%s/in.y4m", dir);
+    snprintf(ref, sizeof ref, "%s/ref.jxs", dir);
+    xsf_error err;
+    xsf_error_clear(&err);
+    imgio_source *src = NULL;
+    imgio_writer *w = NULL;
+    const imgio_write_options wo = {.format = IMGIO_FORMAT_Y4M};
+    xsf_status st = imgio_source_open(&src, jxs, NULL, &err);
+    if (st == XSF_OK)
+        st = imgio_writer_open(&w, y4m, &wo, &err);
+    for (const xsf_picture *pic; st == XSF_OK;) {
+        if ((st = imgio_source_next(src, &pic, &err)) != XSF_OK || !pic)
+            break;
+        st = imgio_write(w, pic, &err);
+    }
+    if (w && imgio_writer_close(w, &err) != XSF_OK)
+        st = XSF_ERR_IO;
+    imgio_source_close(src);
+    CHECK(st == XSF_OK, "the .y4m input: %s", err.msg);
+    imgio_encode_job job;
+    memset(&job, 0, sizeof job);
+    job.in = y4m;
+    job.out = ref;
+    job.format = IMGIO_FORMAT_Y4M;
+    job.codec = xsf_codec_find("jpeg-xs");
+    xsf_encode_settings_init(&job.settings);
+    job.settings.bpp = 3;
+    job.device = -1;
+    job.max_frames = -1;
+    imgio_encode_report rep;
+    CHECK(st == XSF_OK && imgio_encode_file(&job, &rep, &err) == XSF_OK && rep.frames == 5,
+          "the reference encode: %s", err.msg);
+    return st == XSF_OK && rep.frames == 5;
+}
+
+static pl_encode_config config(const char *in, int device)
+{
+    pl_encode_config c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.format = IMGIO_FORMAT_Y4M;
+    c.codec = xsf_codec_find("jpeg-xs");
+    xsf_encode_settings_init(&c.settings);
+    c.settings.bpp = 3;
+    c.device = device;
+    return c;
+}
+
+/* Every codestream, in order, equal to the file's; the thread a frame ahead at most. */
+static void test_stream(int device)
+{
+    size_t ref_len = 0;
+    uint8_t *want = read_all(ref, &ref_len);
+    const pl_encode_config c = config(y4m, device);
+    pl_encode_feed *f = NULL;
+    int refused = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_encode_open(&f, &c, &refused, &err) == XSF_OK && f, "open: %s", err.msg);
+    if (!f || !want) {
+        free(want);
+        return;
+    }
+    pl_encode_stats st;
+    /* Nothing handed out: frame 0 and the one ahead, no more. */
+    pause_ms(300);
+    pl_encode_stats_get(f, &st);
+    CHECK(st.frames == 2 && st.rate_bytes == ref_len / 5 && st.device == device,
+          "after open: %llu coded (2 expected), rate %zu", (unsigned long long)st.frames,
+          st.rate_bytes);
+    size_t off = 0;
+    for (unsigned n = 0;; n++) {
+        rtp_source_frame fr;
+        CHECK(pl_encode_next(f, &fr, &err) == XSF_OK, "next %u: %s", n, err.msg);
+        if (!fr.cs) {
+            CHECK(n == 5, "%u codestreams, 5 expected", n);
+            break;
+        }
+        CHECK(fr.index == n && fr.left == RTP_FRAMES_LEFT_UNKNOWN && off + fr.len <= ref_len &&
+                  !memcmp(fr.cs, want + off, fr.len),
+              "codestream %u (%zu bytes) differs from imgio_encode_file's", n, fr.len);
+        off += fr.len;
+        if (n < 2) { /* holding frame n: n + 1 coded, not n + 2 */
+            pause_ms(200);
+            pl_encode_stats_get(f, &st);
+            CHECK(st.frames == n + 2, "holding frame %u: %llu coded (%u expected)", n,
+                  (unsigned long long)st.frames, n + 2);
+        }
+    }
+    CHECK(off == ref_len, "%zu of %zu bytes", off, ref_len);
+    pl_encode_stats_get(f, &st);
+    CHECK(st.frames == 5 && st.bytes == ref_len && st.encode.count == 5 &&
+              st.encode.max_us >= st.encode.p99_us && st.encode.p99_us > 0 &&
+              st.encode.mean_us > 0 && st.format.width[0] == 320,
+          "stats: %llu frames, %llu bytes, mean %.1f p99 %.1f max %.1f us",
+          (unsigned long long)st.frames, (unsigned long long)st.bytes, st.encode.mean_us,
+          st.encode.p99_us, st.encode.max_us);
+    char json[512];
+    pl_encode_stats_json(f, json, sizeof json);
+    CHECK(!strncmp(json,
+                   device < 0 ? "\"encoder\": {\"engine\": \"cpu\", \"frames\": 5, "
+                              : "\"encoder\": {\"engine\": \"gpu\", \"frames\": 5, ",
+                   40) &&
+              strstr(json, "\"encode_us\": {\"mean\": "),
+          "json: %s", json);
+    rtp_frame_source src;
+    pl_encode_source(f, &src);
+    CHECK(src.ctx == f && src.max_bytes == ref_len / 5 && src.next && src.stats_json,
+          "the frame source");
+    pl_encode_close(f);
+    free(want);
+}
+
+/* max_frames, a file cut inside frame 3, and open's failures. */
+static void test_limits(const char *dir)
+{
+    pl_encode_config c = config(y4m, -1);
+    c.max_frames = 2;
+    pl_encode_feed *f = NULL;
+    int refused = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    rtp_source_frame fr;
+    unsigned n = 0;
+    CHECK(pl_encode_open(&f, &c, &refused, &err) == XSF_OK, "open: %s", err.msg);
+    while (f && pl_encode_next(f, &fr, &err) == XSF_OK && fr.cs)
+        n++;
+    CHECK(n == 2, "max_frames 2: %u frames", n);
+    pl_encode_close(f);
+
+    /* Cut inside frame 3: frames 0..2, then the reader's error. */
+    size_t len = 0;
+    uint8_t *data = read_all(y4m, &len);
+    char cut[1024];
+    snprintf(cut, sizeof cut, "%s/cut.y4m", dir);
+    FILE *o = fopen(cut, "wb");
+    CHECK(data && o && fwrite(data, 1, len * 7 / 10, o) == len * 7 / 10, "writing %s", cut);
+    if (o)
+        fclose(o);
+    free(data);
+    c = config(cut, -1);
+    CHECK(pl_encode_open(&f, &c, &refused, &err) == XSF_OK, "open cut: %s", err.msg);
+    n = 0;
+    xsf_status st = XSF_OK;
+    while (f && (st = pl_encode_next(f, &fr, &err)) == XSF_OK && fr.cs)
+        n++;
+    CHECK(n == 3 && st != XSF_OK && err.msg[0], "cut file: %u frames, then '%s'", n, err.msg);
+    pl_encode_close(f);
+
+    /* Open: no file, not a .y4m, a rate the encoder refuses. */
+    c = config("/no/such/file.y4m", -1);
+    CHECK(pl_encode_open(&f, &c, &refused, &err) != XSF_OK && !f && !refused, "missing file");
+    snprintf(cut, sizeof cut, "%s/junk.y4m", dir);
+    o = fopen(cut, "wb");
+    if (o) {
+        fputs("junk\n", o);
+        fclose(o);
+    }
+    c = config(cut, -1);
+    CHECK(pl_encode_open(&f, &c, &refused, &err) != XSF_OK && !f && !refused, "junk: %s", err.msg);
+    c = config(y4m, -1);
+    c.settings.bpp = 0.001;
+    CHECK(pl_encode_open(&f, &c, &refused, &err) != XSF_OK && !f && refused, "refused rate: %s",
+          err.msg);
+    pl_encode_close(NULL);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_pl_encode VECTOR_DIR WORKDIR [cpu|gpu]\n");
+        return 2;
+    }
+    const int gpu = argc > 3 && !strcmp(argv[3], "gpu");
+    mkdir(argv[2], 0777);
+    if (gpu && xsf_codec_find("jpeg-xs")->encoder->gpu_available() != XSF_OK) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    if (make_inputs(argv[1], argv[2])) {
+        test_stream(gpu ? 0 : -1);
+        if (!gpu)
+            test_limits(argv[2]);
+    }
+    return xsf_test_finish();
+}
