@@ -13,6 +13,7 @@
 
 static const char about[] =
     "  SOURCE: ADDR:PORT | --sdp FILE | --pcap FILE [ADDR:PORT] | --capture IFACE [ADDR:PORT]\n"
+    "  (--sdp FILE with --pcap or --capture: the capture of the stream the SDP describes)\n"
     "\n"
     "Receives ST 2110-22 streams (RTP, RFC 9134 payload, JPEG XS), each on a thread of its\n"
     "own, and decodes them on the GPU (or, without one, on every CPU core), each to its own\n"
@@ -102,6 +103,16 @@ static void *stream_of(void *ctx, const cli_option *o)
 static int source_option(void *ctx, const cli_option *o, const char *v)
 {
     recv_args *a = ctx;
+    /* A capture and the SDP that describes its stream go together (its rate, TP and clock
+     * for ST 2110-21, its format): either first. */
+    stream_args *last = a->n ? &a->s[a->n - 1] : NULL;
+    const int sdp = !strcmp(o->name, "sdp");
+    if (last && !last->r.out &&
+        (sdp ? !last->r.sdp && (last->r.pcap || last->r.capture)
+             : last->r.sdp && !last->r.pcap && !last->r.capture && !last->r.addr)) {
+        *(const char **)(void *)((char *)last + (size_t)o->dst) = v;
+        return 0;
+    }
     stream_args *s = current(a, 1);
     if (!s) {
         cli_error(o->name, "at most %d streams", MAX_STREAMS);
@@ -441,6 +452,19 @@ static void print_stream(const char *label, const svc_stream_figures *fig,
                 (unsigned long long)ps.dropped[PL_DROP_FIELD]);
     if (fig->kernel_drops)
         fprintf(stderr, "; kernel drops %llu", (unsigned long long)fig->kernel_drops);
+    /* The sender against ST 2110-21's models for the type its SDP declares. */
+    const rtp_tr21_stats *t = &r.tr21;
+    if (t->active && t->frames) {
+        fprintf(stderr, "; ST 2110-21 (%s): Cinst peak %u of %u, VRX peak %lld of %u",
+                rtp_tr21_type_name(t->declared), t->cinst_peak, t->cinst_max,
+                (long long)t->vrx_peak, t->vrx_full);
+        if (t->underflows)
+            fprintf(stderr, ", %llu packets after their read time",
+                    (unsigned long long)t->underflows);
+        if (t->tpr0_count)
+            fprintf(stderr, ", first packet %.0f us after the timestamp", t->tpr0_mean_ns / 1000.0);
+        fprintf(stderr, ": %s", rtp_tr21_verdict_name(t->conforms));
+    }
     if (fig->merged) {
         /* Each leg's health: what a path failing at night looks like. */
         const rtp_merge_stats *m = &fig->merge;

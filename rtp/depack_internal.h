@@ -157,6 +157,8 @@ struct rtp_depacketizer {
     /* defer_copies: the copies into asmb not made yet, in offset order */
     rtp_copy *pend;
     size_t npend, pend_cap;
+    /* cfg.tr21: the sender's ST 2110-21 conformance (tr21.c) */
+    rtp_tr21 *tr21;
 };
 
 /* depacketize.c */

@@ -90,6 +90,14 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
         d->meta[i].ext = UINT64_MAX;
         d->meta[i].state = SLOT_EMPTY;
     }
+    if (cfg->tr21.rate_num) {
+        const xsf_status st = rtp_tr21_create(&d->tr21, &cfg->tr21, err);
+        if (st != XSF_OK) {
+            rtp_depacketizer_destroy(d);
+            return st;
+        }
+        rtp_tr21_get(d->tr21, &d->st.tr21);
+    }
     rtp_dp_account(d);
     *out = d;
     return XSF_OK;
@@ -109,6 +117,7 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     free(d->ooo_pk);
     free(d->pend);
     rtp_sources_destroy(d->sources);
+    rtp_tr21_destroy(d->tr21);
     free(d);
 }
 
@@ -316,6 +325,9 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
 {
     d->st.packets++;
     d->st.bytes += len;
+    /* ST 2110-21: each packet as it arrived, in arrival order (before the reorder window). */
+    if (d->tr21 && rtp_tr21_packet(d->tr21, arrival_ns, timestamp, marker, len))
+        rtp_tr21_get(d->tr21, &d->st.tr21);
     if (arrival_ns) {
         d->ssrc_last_ns = arrival_ns;
         if (!d->st.first_arrival_ns)
@@ -432,6 +444,8 @@ void rtp_depacketizer_flush(rtp_depacketizer *d)
     end_stream(d);
     if (d->sources)
         d->st.on_probation += rtp_sources_clear(d->sources);
+    if (d->tr21)
+        rtp_tr21_get(d->tr21, &d->st.tr21);
 }
 
 void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, uint64_t arrival_ns)

@@ -329,11 +329,16 @@ static xsf_status fmtp_param(rtp_sdp *s, char *kv, unsigned line, int *have_pack
         copy_field(s->ssn, sizeof s->ssn, val);
     } else if (!strcasecmp(key, "TP")) {
         copy_field(s->tp, sizeof s->tp, val);
+    } else if (!strcasecmp(key, "TROFF")) {
+        char *end;
+        const unsigned long us = strtoul(val, &end, 10);
+        s->has_troff = end != val && !*end && us <= 1000000; /* else ignored: the default */
+        s->troff_us = s->has_troff ? (unsigned)us : 0;
     } else if (!strcasecmp(key, "interlace")) {
         s->interlace = 1;
     } else if (!strcasecmp(key, "segmented")) {
         s->segmented = 1;
-    } /* other parameters (e.g. ST 2110's MAXUDP, TROFF, CMAX) are not needed to receive */
+    } /* other parameters (e.g. ST 2110's MAXUDP, CMAX) are not needed to receive */
     return XSF_OK;
 }
 

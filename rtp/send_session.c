@@ -82,6 +82,11 @@ static void sender_config(rtp_send_session *s)
     sc->interlaced = c->interlaced;
     sc->first_timestamp = rtp_random32();
     sc->tai = !c->free_clock;
+    /* ST 2110-21: a frame's packets from TVD, its instant + TRO_DEFAULT (the receiver
+     * model's first read; rtp/README.md), so that a narrow receiver's buffer holds no more
+     * than a burst. */
+    sc->troffset_ns = rtp_tr21_tro_default_ns(s->header.hf * (c->interlaced ? 2u : 1u),
+                                              c->interlaced, c->rate_num, c->rate_den);
     sc->impaired = c->impaired;
     sc->impair = c->impair;
     if (s->legs > 1) { /* each leg its own: the second's seed the next, the cut on it alone */

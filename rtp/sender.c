@@ -2,11 +2,11 @@
  * clips walked once, and codestreams sent as a paced ST 2110-22 stream.
  *
  * Pacing: segment n starts n x TFRAME (or the field's period) after the
- * stream's start; its packets leave in bursts of `burst` every burst x TRS
- * (rtp_pacing_burst_offset_ns). The loop sleeps until a burst is due, then
- * hands over every packet due by then in one call (one GSO message per
- * burst where the socket has GSO): a late wake-up sends the bursts it
- * missed together, counted in late_sends. It never spins. */
+ * stream's start (with tai, troffset_ns later: at ST 2110-21's TVD); its packets leave in bursts of
+ * `burst` every burst x TRS (rtp_pacing_burst_offset_ns). The loop sleeps until a burst is due,
+ * then hands over every packet due by then in one call (one GSO message per burst where the socket
+ * has GSO): a late wake-up sends the bursts it missed together, counted in late_sends. It never
+ * spins. */
 #define _POSIX_C_SOURCE 200809L /* clock_nanosleep */
 
 #include <errno.h>
@@ -551,7 +551,8 @@ xsf_status rtp_sender_send(rtp_sender *s, const uint8_t *cs, size_t len, int fla
         return st;
     /* The packets' slots are paced; each leg sends what its list has in them. */
     const size_t sn = s->n ? s->n : 1;
-    const uint64_t seg_start = c->tai ? tai_segment_start(s, k) : k * s->segment_ns;
+    const uint64_t seg_start =
+        c->tai ? tai_segment_start(s, k) + c->troffset_ns : k * s->segment_ns;
     const unsigned burst =
         c->burst ? c->burst : rtp_pacing_burst_default(c->pacing, sn, s->segment_ns);
     const int waits = !c->pcap && c->pacing != RTP_PACING_NONE;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "rtp_internal.h"
+#include "xsf_clock.h"
 
 /* One line a transport: its ops live in its own file. */
 static const rtp_transport_ops *const transports[] = {
@@ -94,6 +95,18 @@ xsf_status rtp_receiver_setup_from_sdp(const rtp_sdp *sdp, const rtp_receiver_op
         if (out->samples)
             segment = rtp_jxs_codestream_bound(out->samples);
         dc->max_picture_samples = out->samples;
+        /* ST 2110-21 as a receiver sees it: the type declared (TP), the raster, TROFF; the
+         * timestamps on the arrival clock's TAI where the SDP says they are on PTP. */
+        rtp_tr21_config *t = &dc->tr21;
+        t->rate_num = sdp->rate_num;
+        t->rate_den = sdp->rate_den;
+        t->type = rtp_tr21_type_of_tp(sdp->tp);
+        t->interlaced = sdp->interlace;
+        t->height = sdp->height;
+        t->has_troffset = sdp->has_troff;
+        t->troffset_ns = (uint64_t)sdp->troff_us * 1000u;
+        t->clock_known = rtp_sdp_refclk_is_ptp(sdp->ts_refclk);
+        t->tai_offset_ns = xsf_clock_tai_offset_ns();
     }
     if (o->max_frame_bytes)
         segment = o->max_frame_bytes;

@@ -177,6 +177,13 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
             free(s);
             return XSF_ERR_IO;
         }
+        /* ST 2110-21 as a receiver sees it: by the SDP's rate, else --fps; --ptp puts the
+         * timestamps on this host's clock (as for capture-to-picture latency). */
+        rtp_tr21_config *t21 = &st->rc.depacketizer.tr21;
+        if (!t21->rate_num && sc->fps.num)
+            t21->rate_num = sc->fps.num, t21->rate_den = sc->fps.den;
+        t21->clock_known |= cfg->ptp;
+        t21->tai_offset_ns = xsf_clock_tai_offset_ns();
         xsf_error err;
         xsf_error_clear(&err);
         if (pl_rtp_source_open(&st->src, &st->rc, &err) != XSF_OK) {

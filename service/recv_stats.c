@@ -126,6 +126,35 @@ static void json_legs(FILE *f, const svc_stream_config *sc, const rtp_merge_stat
     fprintf(f, "]");
 }
 
+/* The sender against ST 2110-21 (rtp_tr21_stats): null without a frame rate to measure by. */
+static void json_tr21(FILE *f, const rtp_tr21_stats *t)
+{
+    if (!t->active) {
+        fprintf(f, ", \"tr21\": null");
+        return;
+    }
+    fprintf(f,
+            ", \"tr21\": {\"type_declared\": \"%s\", \"conforms\": \"%s\", "
+            "\"conforms_declared\": %s, \"npackets\": %u, \"frames\": %llu, \"packets\": %llu, "
+            "\"cinst_peak\": %u, \"cinst_max\": %u, \"vrx_peak\": %lld, \"vrx_min\": %lld, "
+            "\"vrx_full\": %u, \"underflows\": %llu, \"cinst_max_narrow\": %u, "
+            "\"vrx_full_narrow\": %u, \"cinst_max_wide\": %u, \"vrx_full_wide\": %u, "
+            "\"trs_ns\": %.1f, \"tdrain_ns\": %.1f, \"troffset_us\": %.1f, "
+            "\"packet_bytes_max\": %zu, \"clock_known\": %s, \"tpr0_us\": ",
+            rtp_tr21_type_name(t->declared), rtp_tr21_verdict_name(t->conforms),
+            t->conforms_declared ? "true" : "false", t->npackets, (unsigned long long)t->frames,
+            (unsigned long long)t->packets, t->cinst_peak, t->cinst_max, (long long)t->vrx_peak,
+            (long long)t->vrx_min, t->vrx_full, (unsigned long long)t->underflows, t->narrow.cmax,
+            t->narrow.vrx_full, t->wide.cmax, t->wide.vrx_full, t->trs_ns, t->tdrain_ns,
+            t->troffset_ns / 1000.0, t->packet_bytes_max, t->clock_known ? "true" : "false");
+    if (t->tpr0_count)
+        fprintf(f, "{\"count\": %llu, \"min\": %.1f, \"mean\": %.1f, \"max\": %.1f}}",
+                (unsigned long long)t->tpr0_count, (double)t->tpr0_min_ns / 1000.0,
+                t->tpr0_mean_ns / 1000.0, (double)t->tpr0_max_ns / 1000.0);
+    else
+        fprintf(f, "null}");
+}
+
 static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
                         const svc_stream_figures *fig)
 {
@@ -195,6 +224,7 @@ static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
     json_latency(f, "latency_capture_us", &ps.latency_capture);
     fprintf(f, ", \"frames_capture_after_picture\": %llu",
             (unsigned long long)ps.capture_after_picture);
+    json_tr21(f, &r.tr21);
     fprintf(f, "}");
 }
 

@@ -162,6 +162,110 @@ size_t rtp_jxs_codestream_bound(uint64_t samples);
 #define RTP_JXS_HEADER_SCAN_BYTES ((size_t)64 << 10)
 
 /* ------------------------------------------------------------------ */
+/* Sender conformance as a receiver sees it (SMPTE ST 2110-21)          */
+/*
+ * The packets' arrival times of one stream measured against ST 2110-21's two models of a
+ * sender of the type its SDP declares (TP), as EBU LIST analyses a capture; ST 2110-22
+ * applies them to compressed video. The formulas, their parameters and where they come
+ * from are in tr21.c and rtp/README.md. In short, with TFRAME the frame (field) period and
+ * NPACKETS its packets:
+ *   - network compatibility model: a bucket drained one packet every TDRAIN = TFRAME /
+ *     NPACKETS / 1.1 from the first packet on; Cinst, the packets it holds after each
+ *     arrival (a packet meeting a drain instant leaves at once), may not exceed CMAX;
+ *   - virtual receiver buffer: frame n's packets read one every TRS from TVD = its instant
+ *     on the frame grid + TROFFSET; VRX, the packets arrived and not read yet, may not
+ *     exceed VRX_FULL, and no packet may come after its read time (an underflow).
+ * The narrow and the wide limits are both computed; `conforms` is the tighter type met.
+ * Fed per packet, O(1), no allocation after create. */
+typedef enum rtp_tr21_type {
+    RTP_TR21_UNDECLARED = 0, /* no TP: measured on the linear schedule, as -22 senders send */
+    RTP_TR21_NARROW,         /* 2110TPN: narrow, gapped read schedule (RACTIVE of the raster) */
+    RTP_TR21_NARROW_LINEAR,  /* 2110TPNL: narrow, linear (TRS = TFRAME / NPACKETS) */
+    RTP_TR21_WIDE,           /* 2110TPW: wide, linear */
+} rtp_tr21_type;
+
+/* The type an SDP TP value names (case-insensitive); UNDECLARED for "" or another value. */
+rtp_tr21_type rtp_tr21_type_of_tp(const char *tp);
+/* "2110TPN", "2110TPNL", "2110TPW", or "none". */
+const char *rtp_tr21_type_name(rtp_tr21_type t);
+
+typedef enum rtp_tr21_verdict {
+    RTP_TR21_UNMEASURED = 0, /* no whole frame measured yet */
+    RTP_TR21_CONFORMS_NARROW,
+    RTP_TR21_CONFORMS_WIDE,
+    RTP_TR21_CONFORMS_NOT,
+} rtp_tr21_verdict;
+/* "unmeasured", "narrow", "wide", "not". */
+const char *rtp_tr21_verdict_name(rtp_tr21_verdict v);
+
+typedef struct rtp_tr21_config {
+    unsigned rate_num, rate_den; /* frame rate; 0: nothing is analysed */
+    rtp_tr21_type type;          /* declared (the SDP's TP) */
+    int interlaced;              /* segments are fields: TFRAME is the field period */
+    unsigned height;             /* of the frame (TRO_DEFAULT, gapped RACTIVE); 0: 1080 */
+    int has_troffset;            /* the SDP's TROFF: TROFFSET given, else TRO_DEFAULT */
+    uint64_t troffset_ns;
+    uint32_t npackets; /* NPACKETS; 0: the count of the first whole frame received */
+    /* 1: the RTP timestamps are on the arrival clock's TAI (ST 2110-10: the receiver's clock
+     * locked to the sender's PTP, or a capture of a sender on this host's clock): frame n is
+     * read from TVD = N x TFRAME + TROFFSET, N its frame on the grid from the epoch, and the
+     * first packet's offset from the timestamp's instant (TPR0) is measured. 0: the first
+     * frame's first packet is taken as on time (at its TVD) and later frames follow it by
+     * their timestamps (clock drift between the two hosts then adds up). */
+    int clock_known;
+    int64_t tai_offset_ns; /* with clock_known: CLOCK_TAI - the arrival clock */
+} rtp_tr21_config;
+
+typedef struct rtp_tr21_limits {
+    unsigned cmax;     /* network compatibility model: most packets in the bucket */
+    unsigned vrx_full; /* virtual receiver buffer: most packets held */
+} rtp_tr21_limits;
+
+typedef struct rtp_tr21_stats {
+    int active;             /* configured with a frame rate */
+    rtp_tr21_type declared; /* the configuration's type */
+    int clock_known;
+    uint32_t npackets;         /* NPACKETS used (0 while still counting the first frame) */
+    uint64_t packets, frames;  /* measured (from the first frame after NPACKETS is known) */
+    size_t packet_bytes_max;   /* the largest packet measured (RTP header and payload) */
+    unsigned cinst_peak;       /* highest Cinst */
+    int64_t vrx_peak, vrx_min; /* highest VRX; lowest level of a frame after an arrival
+                                  (negative: packets came after their read time) */
+    uint64_t underflows;       /* arrivals after their read time */
+    rtp_tr21_limits narrow, wide;
+    unsigned cinst_max, vrx_full; /* the declared type's limits (narrow when undeclared) */
+    double trs_ns, tdrain_ns, troffset_ns;
+    /* clock_known: the first packet of each frame against its RTP timestamp's instant */
+    uint64_t tpr0_count;
+    int64_t tpr0_min_ns, tpr0_max_ns;
+    double tpr0_mean_ns;
+    rtp_tr21_verdict conforms; /* narrow: both models within the narrow limits and no
+                                  underflow; wide: within the wide ones; else not */
+    int conforms_declared;     /* met the declared type (W: narrow or wide; undeclared: 0) */
+} rtp_tr21_stats;
+
+/* The limits of a sender type for NPACKETS packets a frame (field) at num/den frames a
+ * second: CMAX (narrow with the type's RACTIVE: the raster's for 2110TPN, 1 otherwise) and
+ * VRX_FULL; `wide` selects the wide limits. */
+rtp_tr21_limits rtp_tr21_limits_of(rtp_tr21_type t, int wide, uint32_t npackets, unsigned num,
+                                   unsigned den, int interlaced, unsigned height);
+/* TRO_DEFAULT of a raster (ST 2110-21's default TROFFSET), ns: a fraction of the frame
+ * period (43/1125 for progressive 1080 lines and more, 28/750 below; interlaced 22/1125,
+ * 26/625, 20/525). */
+uint64_t rtp_tr21_tro_default_ns(unsigned height, int interlaced, unsigned num, unsigned den);
+
+typedef struct rtp_tr21 rtp_tr21;
+xsf_status rtp_tr21_create(rtp_tr21 **a, const rtp_tr21_config *cfg, xsf_error *err);
+void rtp_tr21_destroy(rtp_tr21 *a);
+/* One packet of the stream as it arrived: its arrival time (ns, on the clock of
+ * clock_known), RTP timestamp, marker and size. Packets of the stream's first, maybe
+ * partial, frame (and with npackets 0 of the frame counted) are not measured. Returns 1
+ * when the packet began a frame measured (the moment to refresh a copy of the figures). */
+int rtp_tr21_packet(rtp_tr21 *a, uint64_t arrival_ns, uint32_t timestamp, int marker, size_t bytes);
+/* The figures and the verdict now. */
+void rtp_tr21_get(const rtp_tr21 *a, rtp_tr21_stats *out);
+
+/* ------------------------------------------------------------------ */
 /* Statistics of one received stream                                   */
 
 typedef struct rtp_stats {
@@ -206,6 +310,8 @@ typedef struct rtp_stats {
     uint64_t first_arrival_ns, last_arrival_ns;
     uint32_t ssrc;        /* the SSRC followed (0 before one is accepted) */
     uint64_t highest_seq; /* extended */
+    rtp_tr21_stats tr21;  /* with rtp_depacketizer_config.tr21: the sender's conformance, as
+                             of the last frame begun (and at flush) */
 } rtp_stats;
 
 /* ------------------------------------------------------------------ */
@@ -359,6 +465,9 @@ typedef struct rtp_depacketizer_config {
      * final prefix of a T=1 segment grows, and once with `dropped` for a segment that
      * reported progress and then failed (see rtp_progress). T=0 segments report none. */
     rtp_progress_cb on_progress;
+    /* Optional: with a frame rate (tr21.rate_num), each packet of the SSRC followed, as it
+     * arrives, is measured against ST 2110-21 (rtp_tr21_*; stats.tr21). */
+    rtp_tr21_config tr21;
 } rtp_depacketizer_config;
 
 typedef struct rtp_depacketizer rtp_depacketizer;
@@ -592,6 +701,9 @@ typedef struct rtp_sdp {
      * "" = none), and the media clock, a=mediaclk's ("direct=0"; written as that when "").
      * Read from the media section, else the session's. */
     char ts_refclk[96], mediaclk[32];
+    /* ST 2110-21's TROFF (fmtp, us): the sender's TROFFSET when not the default */
+    int has_troff;
+    unsigned troff_us;
 } rtp_sdp;
 
 /* Fills defaults: transmode 1, port 5004, payload type 112, SSN ST2110-22:2019,

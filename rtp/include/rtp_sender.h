@@ -171,6 +171,10 @@ typedef struct rtp_sender_config {
      * re-anchored to the monotonic clock each segment. 0: first_timestamp, and the stream
      * paced on CLOCK_MONOTONIC from 1 ms after the first call. */
     int tai;
+    /* With tai: each segment's packets start this long after its instant, at TVD = N x
+     * TFRAME + TROFFSET, where ST 2110-21's receiver model begins to read them (its
+     * TRO_DEFAULT for the raster: rtp_tr21_tro_default_ns); 0: at the instant. */
+    uint64_t troffset_ns;
     /* Where packets go: a socket (paced on CLOCK_MONOTONIC), or a capture file whose packets
      * are stamped with the times the pacing gives them from pcap_start_ns (wall clock, ns;
      * 0: now), nothing waiting; from pcap_src to pcap_dst. */

@@ -188,6 +188,11 @@ static void test_two_captures(void)
               r.first_timestamp == rtp_tai_frame_timestamp(n0, 60000, 1001),
           "the first frame on the grid: %llu, timestamp %u", (unsigned long long)n0,
           r.first_timestamp);
+    rtp_clip clip;
+    xsf_error cerr;
+    CHECK(rtp_clip_open(&clip, clip_data, clip_len, &cerr) == XSF_OK, "clip: %s", cerr.msg);
+    const uint64_t tro = rtp_tr21_tro_default_ns(clip.first.hf, 0, 60000, 1001);
+    rtp_clip_free(&clip);
     for (size_t i = 0; i < ca.pk.n && i < cb.pk.n; i++) {
         bad_time += ca.at[i] != cb.at[i];
         bad_dst += strcmp(ca.dst[i], "239.1.1.1:5004") || strcmp(cb.dst[i], "239.2.1.1:5004");
@@ -197,14 +202,16 @@ static void test_two_captures(void)
             bad_ts++;
             continue;
         }
-        /* Frame k's packets carry frame n0 + k's timestamp; its first leaves at its instant
-         * (a capture's times are the packet clock's: TAI less the offset). */
+        /* Frame k's packets carry frame n0 + k's timestamp; its first leaves TROFFSET after
+         * its instant, at ST 2110-21's TVD (a capture's times are the packet clock's: TAI
+         * less the offset). */
         const uint32_t want = rtp_tai_frame_timestamp(n0 + frames, 60000, 1001);
         const int first = i == 0 || (i > 0 && ca.pk.p[i - 1].len &&
                                      ((const uint8_t *)ca.pk.p[i - 1].data)[1] & 0x80);
         bad_ts += h.timestamp != want;
         if (first)
-            bad_time += ca.at[i] != rtp_tai_frame_ns(n0 + frames, 60000, 1001) - (uint64_t)off;
+            bad_time +=
+                ca.at[i] != rtp_tai_frame_ns(n0 + frames, 60000, 1001) + tro - (uint64_t)off;
         frames += h.marker;
     }
     CHECK(!bad_time && !bad_dst && !bad_ts && frames == r.stats.segments,
