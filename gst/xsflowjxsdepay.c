@@ -17,17 +17,20 @@
  *   - The merger (and the statistics' snapshot) is under the object lock,
  *     held only for the offer: the "stats" property never waits on a push.
  *   - The depacketizer, the frame under way and the push downstream are
- *     under depay_lock, taken after the object lock is let go (never the
- *     other way round), by the chain of every leg and by serialized events;
- *     the leg that completes a frame pushes it.
+ *     under depay_lock, taken by the chain of every leg (after the offer)
+ *     and by serialized events; the leg whose packet completes a frame
+ *     pushes it. The object lock may be taken inside depay_lock, never the
+ *     other way round.
  *   - FLUSH_START never takes depay_lock: a push blocked downstream holds
  *     it, and that event is what unblocks the push.
- *   - Serialized events are those of one stream copied on every leg (each
- *     source sends its own stream-start, caps, segment): the lead leg's are
- *     taken (the first leg whose caps came: a leg that is down from the start
- *     sends none, so "the first pad" could leave the stream without caps),
- *     the others' are dropped; EOS goes downstream once every linked leg has
- *     ended. Multiple legs' events never reach the base class concurrently. */
+ *   - Serialized events are one stream's, copied on every leg (each source
+ *     sends its own stream-start, caps, segment): the lead leg's are taken
+ *     (the first leg to send one; and the first caps of any leg, so that a
+ *     leg's packets never wait for caps from a leg that has gone down), the
+ *     others' dropped; EOS goes downstream once every linked leg has ended
+ *     (or at once where downstream has ended: its EOS is given to every leg).
+ *     One lock around them: the base class never sees two legs' events at
+ *     once. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,7 +60,6 @@ struct _XsflowJxsDepay {
     guint dup_window_ms;    /* the skew tolerated */
     rtp_merger *merger;     /* several legs */
     int lead;               /* the leg whose serialized events stand for the stream; -1: none */
-    int stream_started;     /* a stream-start went downstream */
     guint eos_legs;         /* legs that ended, a bit each */
     guint32 segment_seqnum; /* the lead's segment event's */
     rtp_stats dp_stats;     /* the depacketizer's, after the last packet */
@@ -72,6 +74,9 @@ struct _XsflowJxsDepay {
     int discont;
     uint64_t dropped_seen; /* frames dropped and packets lost when the last frame went out */
     GstFlowReturn flow;
+    /* Several legs: what downstream answered a push with, when it was the end (EOS, not
+     * linked, an error), given to every leg from then on (atomic; OK again at a flush). */
+    gint downstream_flow;
     gint fps_n, fps_d;
     /* Caps of what was pushed last. */
     xs_header last;
@@ -347,13 +352,13 @@ static void report_leg(XsflowJxsDepay *self, unsigned leg, int silent)
         GST_ELEMENT_WARNING_WITH_DETAILS(
             self, RESOURCE, READ, ("Leg %u (pad %s) is silent: no packet for 1 s", leg + 1, pad),
             ("SMPTE ST 2022-7: the other legs carry the stream"),
-            ("details", "leg", G_TYPE_UINT, leg, "pad", G_TYPE_STRING, pad, "silent",
-             G_TYPE_BOOLEAN, TRUE, NULL));
+            ("leg", G_TYPE_UINT, leg, "pad", G_TYPE_STRING, pad, "silent", G_TYPE_BOOLEAN, TRUE,
+             NULL));
     else
         GST_ELEMENT_INFO_WITH_DETAILS(self, RESOURCE, READ,
                                       ("Leg %u (pad %s) is back", leg + 1, pad), (NULL),
-                                      ("details", "leg", G_TYPE_UINT, leg, "pad", G_TYPE_STRING,
-                                       pad, "silent", G_TYPE_BOOLEAN, FALSE, NULL));
+                                      ("leg", G_TYPE_UINT, leg, "pad", G_TYPE_STRING, pad, "silent",
+                                       G_TYPE_BOOLEAN, FALSE, NULL));
 }
 
 /* Several legs: a packet of leg `leg`. The merger decides under the object lock; the first
@@ -364,6 +369,14 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
     if (!gst_buffer_map(buf, &map, GST_MAP_READ)) {
         gst_buffer_unref(buf);
         return GST_FLOW_OK;
+    }
+    /* Downstream has ended: every leg is told, not only the one whose packet completed the
+     * frame it refused (else the other leg's source would run on alone). */
+    const GstFlowReturn ended = (GstFlowReturn)g_atomic_int_get(&self->downstream_flow);
+    if (ended != GST_FLOW_OK) {
+        gst_buffer_unmap(buf, &map);
+        gst_buffer_unref(buf);
+        return ended;
     }
     const uint64_t now_ns = xsf_clock_mono_ns();
     const int legs = g_atomic_int_get(&self->legs);
@@ -419,6 +432,8 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
             snapshot_stats(self);
             ret = self->flow;
         }
+        if (ret != GST_FLOW_OK && ret != GST_FLOW_FLUSHING)
+            g_atomic_int_set(&self->downstream_flow, ret);
         g_mutex_unlock(&self->depay_lock);
     }
     gst_buffer_unmap(buf, &map);
@@ -477,6 +492,7 @@ static void reset_stream(XsflowJxsDepay *self)
     self->have_caps = 0;
     self->dp_legs = 0;
     self->discont = 1;
+    g_atomic_int_set(&self->downstream_flow, GST_FLOW_OK);
     self->in_pts = self->in_dts = self->in_duration = GST_CLOCK_TIME_NONE;
 }
 
@@ -518,13 +534,10 @@ static gboolean merged_event(XsflowJxsDepay *self, unsigned leg, GstEvent *event
 {
     const GstEventType type = GST_EVENT_TYPE(event);
     GST_OBJECT_LOCK(self);
-    if (type == GST_EVENT_CAPS && self->lead < 0)
+    if (self->lead < 0)
         self->lead = (int)leg;
-    int take = self->lead < 0 || self->lead == (int)leg;
-    if (type == GST_EVENT_STREAM_START) {
-        take |= !self->stream_started;
-        self->stream_started = 1;
-    }
+    /* A leg's packets never wait for the lead's caps: the first caps of any leg are taken. */
+    const int take = self->lead == (int)leg || (type == GST_EVENT_CAPS && !self->caps);
     if (type == GST_EVENT_SEGMENT && take)
         self->segment_seqnum = gst_event_get_seqnum(event);
     if (type == GST_EVENT_FLUSH_STOP && take)
@@ -533,7 +546,10 @@ static gboolean merged_event(XsflowJxsDepay *self, unsigned leg, GstEvent *event
         self->eos_legs |= 1u << leg;
     GST_OBJECT_UNLOCK(self);
     if (type == GST_EVENT_EOS) {
-        if (!all_legs_ended(self)) {
+        /* Downstream ended the stream (a leg was told, at its packet, and its source sends
+         * this): it goes on at once, not after a leg that may never send anything again. */
+        const int refused = g_atomic_int_get(&self->downstream_flow) == GST_FLOW_EOS;
+        if (!refused && !all_legs_ended(self)) {
             GST_DEBUG_OBJECT(self, "leg %u ended; the others go on", leg + 1);
             gst_event_unref(event);
             return TRUE;
@@ -674,7 +690,6 @@ static GstStateChangeReturn xsflow_jxs_depay_change_state(GstElement *el, GstSta
         memset(self->leg_silent, 0, sizeof self->leg_silent);
         self->silence_checked_ns = 0;
         self->lead = -1;
-        self->stream_started = 0;
         self->eos_legs = 0;
         self->segment_seqnum = GST_SEQNUM_INVALID;
         GST_OBJECT_UNLOCK(self);
