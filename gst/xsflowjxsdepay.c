@@ -59,6 +59,7 @@ struct _XsflowJxsDepay {
     guint pads_used;        /* request pads, a bit a leg */
     guint dup_window_ms;    /* the skew tolerated */
     rtp_merger *merger;     /* several legs */
+    int merger_legs;        /* the legs it was made for */
     int lead;               /* the leg whose serialized events stand for the stream; -1: none */
     guint eos_legs;         /* legs that ended, a bit each */
     guint32 segment_seqnum; /* the lead's segment event's */
@@ -384,11 +385,12 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
     xsf_status st = XSF_OK;
     int keep = 1, changed[RTP_LEGS_MAX] = {0};
     GST_OBJECT_LOCK(self);
-    if (self->merger && rtp_merger_stats(self->merger)->legs != (unsigned)legs)
+    if (self->merger && self->merger_legs != legs)
         g_clear_pointer(&self->merger, rtp_merger_destroy); /* a pad requested or released */
     if (!self->merger) {
         const rtp_merger_config mc = {.legs = (unsigned)legs, .window_ms = self->dup_window_ms};
         st = rtp_merger_create(&self->merger, &mc, &err);
+        self->merger_legs = legs;
         memset(self->leg_silent, 0, sizeof self->leg_silent);
     }
     if (st == XSF_OK) {
@@ -493,6 +495,9 @@ static void reset_stream(XsflowJxsDepay *self)
     self->dp_legs = 0;
     self->discont = 1;
     g_atomic_int_set(&self->downstream_flow, GST_FLOW_OK);
+    GST_OBJECT_LOCK(self);
+    memset(&self->dp_stats, 0, sizeof self->dp_stats); /* as the depacketizer's, gone */
+    GST_OBJECT_UNLOCK(self);
     self->in_pts = self->in_dts = self->in_duration = GST_CLOCK_TIME_NONE;
 }
 
@@ -686,7 +691,6 @@ static GstStateChangeReturn xsflow_jxs_depay_change_state(GstElement *el, GstSta
         g_mutex_unlock(&self->depay_lock);
         GST_OBJECT_LOCK(self);
         g_clear_pointer(&self->merger, rtp_merger_destroy);
-        memset(&self->dp_stats, 0, sizeof self->dp_stats);
         memset(self->leg_silent, 0, sizeof self->leg_silent);
         self->silence_checked_ns = 0;
         self->lead = -1;
