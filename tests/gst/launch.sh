@@ -9,6 +9,8 @@
 #     xsflowjxsdepay ! filesink over loopback, both packetization modes:
 #     the received codestreams are the sent file, byte for byte
 #   - xsflow send -> udpsrc ! xsflowjxsdepay, and xsflowjxspay -> xsflow recv
+#   - two legs (SMPTE ST 2022-7): xsflow send --to A,B -> two udpsrc into
+#     xsflowjxsdepay's sink and sink_1 (gst/README.md's pipeline); one leg sending
 # Traffic goes to 127.0.0.1 only. Skips (77) without gst-launch-1.0.
 # usage: launch.sh PLUGIN_DIR XSFLOW VECTOR_DIR WORK_DIR
 set -u
@@ -149,6 +151,29 @@ for mode in codestream slice; do
     check $? "xsflowjxspay $mode -> xsflow recv ($(tail -1 recv-$mode.log))"
     cmp -s "$src" recv-$mode.jxs
     check $? "xsflowjxspay $mode -> xsflow recv: the codestreams differ"
+done
+
+# 6. Two legs (SMPTE ST 2022-7): gst/README.md's pipeline on loopback, one udpsrc a
+# leg into xsflowjxsdepay's sink and sink_1, from xsflow send on both legs, then on one
+# (the other leg's source gets nothing: a leg down from the start).
+for legs in 2 1; do
+    port=$((port + 2)) a=$port b=$((port + 1))
+    rm -f dup-$legs.jxs
+    launch xsflowjxsdepay name=d ! identity eos-after=6 ! filesink location=dup-$legs.jxs \
+        udpsrc address=127.0.0.1 port=$a buffer-size=8388608 caps="$rtp_caps" ! d.sink \
+        udpsrc address=127.0.0.1 port=$b buffer-size=8388608 caps="$rtp_caps" ! d.sink_1 \
+        2> dup-$legs.log &
+    rx=$!
+    wait_port $a
+    wait_port $b
+    to=127.0.0.1:$a,127.0.0.1:$b
+    [ $legs = 1 ] && to=127.0.0.1:$b
+    timeout 30 "$xsflow" send "$src" --to $to --fps 100 --loop 2 -q
+    check $? "xsflow send --to $to"
+    wait $rx
+    check $? "two-leg xsflowjxsdepay, $legs leg(s) sending ($(cat dup-$legs.log))"
+    cmp -s "$src" dup-$legs.jxs
+    check $? "two-leg xsflowjxsdepay, $legs leg(s) sending: the codestreams differ"
 done
 
 echo "launch: $pass passed, $fail failed"
