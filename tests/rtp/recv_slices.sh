@@ -25,8 +25,12 @@ port=$((20000 + RANDOM % 20000))
 
 # Whether the GPU engine can run here: recv --gpu refuses to start without one (with
 # one it runs, and exits 1 for want of a frame: nobody sends).
+t0=$(date +%s%N)
 timeout 60 "$xsflow" recv 127.0.0.1:$port -o null --gpu --duration 0.2 --timeout 0.2 -q 2> gpu.log
 gpu=$?
+# How long recv takes to start here (its CUDA contexts: 0.3-0.7 s on one or two H200s): the
+# sender starts after that, so that the frames after the stream's start-up are there to check.
+startup=$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.2f", ns / 1e9 + 0.3 }')
 [ $gpu = 1 ] && grep -q "no frame: no packet came" gpu.log && gpu=0
 refusal="--slices: sub-frame decoding runs on the GPU engine only"
 
@@ -38,7 +42,7 @@ run() { # NAME MODE RECV_OPTIONS...
     timeout 30 "$xsflow" recv 127.0.0.1:$port -o "$name.yuv" --frames 10 --timeout 10 -q \
         --stats-json "$name.json" --frame-log "$name.csv" "$@" 2> "$name.log" &
     local rx=$!
-    sleep 0.5
+    sleep "$startup"
     timeout 30 "$xsflow" send "$src" --to 127.0.0.1:$port --loop 2 --fps 100 --mode "$mode" -q
     check $? "$name: send"
     wait $rx
