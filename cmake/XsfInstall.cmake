@@ -69,6 +69,7 @@ set(XSF_PUBLIC_HEADERS
   imgio/include/jxs_file.h
   imgio/include/picture_source.h
   pipeline/include/pipeline.h
+  pipeline/include/pl_encode.h
   rtp/include/rtp.h
   rtp/include/rtp_merge.h
   rtp/include/rtp_receive.h
