@@ -30,9 +30,9 @@ typedef struct svc_sender {
     size_t len;
     pthread_t thread;
     int running;
-    atomic_int stop; /* asks the sending thread to end after its pass */
-    rtp_udp *sock;
-    rtp_clip walked; /* the clip's codestreams */
+    atomic_int stop;       /* asks the sending thread to end after its pass */
+    rtp_udp *sock, *sock2; /* the legs enabled in IS-05, in its order (sock2: a second) */
+    rtp_clip walked;       /* the clip's codestreams */
     rtp_sender_config cfg;
     nmos_sender_info info; /* frames and packets: written by the thread under the service's lock */
 } svc_sender;
@@ -349,26 +349,29 @@ static void stop_sender(svc_sender *t)
     t->stop = 1;
     pthread_join(t->thread, NULL);
     rtp_udp_close(t->sock);
-    t->sock = NULL;
+    rtp_udp_close(t->sock2);
+    t->sock = t->sock2 = NULL;
     t->running = 0;
     t->info.running = 0;
 }
 
-/* Where an activation sends: the first enabled leg's destination. The
- * sender sends one leg today; when rtp_sender sends the same packets on
- * several sockets (ST 2022-7), open one per enabled leg here, in IS-05's
- * order, and hand them all to t->cfg: this is the only place that changes. */
-static xsf_status leg_destination(const nmos_sender_activation *a, rtp_addr *to, xsf_error *err)
+/* Where an activation sends: each enabled leg's destination in IS-05's order,
+ * at most two (SMPTE ST 2022-7: the same packets on both, rtp_sender's sock2). */
+static xsf_status leg_destinations(const nmos_sender_activation *a, rtp_addr to[2], unsigned *n,
+                                   xsf_error *err)
 {
-    for (unsigned k = 0; k < a->legs && k < NMOS_LEGS; k++) {
+    *n = 0;
+    for (unsigned k = 0; k < a->legs && k < NMOS_LEGS && *n < 2; k++) {
         if (!a->leg[k].enable)
             continue;
-        if (rtp_addr_parse(a->leg[k].destination_ip, 0, to, err) != XSF_OK)
+        if (rtp_addr_parse(a->leg[k].destination_ip, 0, &to[*n], err) != XSF_OK)
             return XSF_ERR_ARG;
-        to->port = (uint16_t)a->leg[k].destination_port;
-        return XSF_OK;
+        to[*n].port = (uint16_t)a->leg[k].destination_port;
+        ++*n;
     }
-    return xsf_error_set(err, XSF_ERR_ARG, "sender %u: no leg enabled", a->sender);
+    if (*n == 0)
+        return xsf_error_set(err, XSF_ERR_ARG, "sender %u: no leg enabled", a->sender);
+    return XSF_OK;
 }
 
 xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activation *a,
@@ -385,12 +388,18 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
         return XSF_OK;
     if (!t->clip)
         return xsf_error_set(err, XSF_ERR_ARG, "sender %u has nothing to send", a->sender);
-    rtp_addr to;
-    if (leg_destination(a, &to, err) != XSF_OK)
+    rtp_addr to[2];
+    unsigned legs;
+    if (leg_destinations(a, to, &legs, err) != XSF_OK)
         return err->status;
     rtp_udp_config uc;
     memset(&uc, 0, sizeof uc);
-    xsf_status st = rtp_udp_open_sender(&t->sock, &to, &uc, err);
+    xsf_status st = rtp_udp_open_sender(&t->sock, &to[0], &uc, err);
+    if (st == XSF_OK && legs == 2 &&
+        (st = rtp_udp_open_sender(&t->sock2, &to[1], &uc, err)) != XSF_OK) {
+        rtp_udp_close(t->sock);
+        t->sock = NULL;
+    }
     if (st != XSF_OK)
         return st;
     memset(&t->cfg, 0, sizeof t->cfg);
@@ -406,15 +415,23 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
                                .max_codestream_bytes = t->walked.max_bytes};
     rtp_jxs_boxes_for_stream(&t->cfg.packetizer.box_template, &t->walked.first, &d);
     t->cfg.sock = t->sock;
+    t->cfg.sock2 = t->sock2;
     t->stop = 0;
     pthread_mutex_lock(&s->mu);
     t->info.frames = t->info.packets = 0;
     t->info.activations++;
-    rtp_addr_format(&to, 1, t->info.destination, sizeof t->info.destination);
+    rtp_addr_format(&to[0], 1, t->info.destination, sizeof t->info.destination);
+    if (legs == 2) {
+        const size_t used = strlen(t->info.destination);
+        t->info.destination[used] = ',';
+        rtp_addr_format(&to[1], 1, t->info.destination + used + 1,
+                        sizeof t->info.destination - used - 1);
+    }
     pthread_mutex_unlock(&s->mu);
     if (pthread_create(&t->thread, NULL, sender_main, t)) {
         rtp_udp_close(t->sock);
-        t->sock = NULL;
+        rtp_udp_close(t->sock2);
+        t->sock = t->sock2 = NULL;
         return xsf_error_set(err, XSF_ERR_NOMEM, "cannot start the sending thread");
     }
     t->running = 1;

@@ -202,7 +202,8 @@ typedef struct nmos_stream_info {
 void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *info);
 
 /* Senders the service sends itself: a clip (.jxs codestreams, as in a
- * file; copied) sent in a loop to the activated destination, each frame's
+ * file; copied) sent in a loop to the activated destination (each enabled leg
+ * of two: the same packets on both, SMPTE ST 2022-7), each frame's
  * packets in one burst at its time (rtp_sender with RTP_PACING_FRAME: no ST
  * 2110-21 pacing), RTP sequence numbers, timestamps and F counters running on
  * across loops. The SDP's payload type and frame rate are used. A clip that is
@@ -216,7 +217,7 @@ typedef struct nmos_sender_info {
     int running;
     uint64_t activations;
     uint64_t frames, packets; /* sent by the current (or last) activation */
-    char destination[80];
+    char destination[128];    /* ADDR:PORT, or A:PORT,B:PORT with two legs */
 } nmos_sender_info;
 void nmos_service_sender(nmos_service *s, unsigned sender, nmos_sender_info *info);
 /* Stops every stream, then frees. */

@@ -793,6 +793,84 @@ static void test_sender(void)
     fixture_close(&f);
 }
 
+/* 5b. A sender with both legs enabled in IS-05 sends every packet on each
+ * (SMPTE ST 2022-7): the same datagrams, byte for byte, on two ports. */
+static int bound_udp(unsigned *port)
+{
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    const struct timeval tv = {.tv_sec = 2};
+    if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(s, (struct sockaddr *)&a, &len) != 0 ||
+        setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) {
+        if (s >= 0)
+            close(s);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return s;
+}
+
+static void test_sender_two_legs(void)
+{
+    fixture f;
+    CHECK(fixture_open_ex(&f, NULL, 0, 1) == 0, "fixture");
+    if (!f.node)
+        return;
+    unsigned port[2];
+    int fd[2] = {bound_udp(&port[0]), bound_udp(&port[1])};
+    CHECK(fd[0] >= 0 && fd[1] >= 0, "two loopback sockets");
+    if (fd[0] < 0 || fd[1] < 0)
+        goto out;
+    char body[512], url[320];
+    snprintf(body, sizeof body,
+             "{\"master_enable\": true, \"transport_params\": [{\"destination_ip\": "
+             "\"127.0.0.1\", \"destination_port\": %u, \"rtp_enabled\": true}, "
+             "{\"destination_ip\": \"127.0.0.1\", \"destination_port\": %u, "
+             "\"rtp_enabled\": true}], \"activation\": {\"mode\": \"activate_immediate\"}}",
+             port[0], port[1]);
+    snprintf(url, sizeof url, "%s/x-nmos/connection/v1.1/single/senders/%s/staged",
+             nmos_node_url(f.node), nmos_node_sender_id(f.node, 0));
+    cJSON *j = NULL;
+    CHECK(http("PATCH", url, body, &j, NULL) == 200, "sender activation on two legs");
+    cJSON_Delete(j);
+    nmos_sender_info si;
+    nmos_service_sender(f.svc, 0, &si);
+    char want[64];
+    snprintf(want, sizeof want, "127.0.0.1:%u,127.0.0.1:%u", port[0], port[1]);
+    CHECK(si.running && strcmp(si.destination, want) == 0, "sender destination '%s', want '%s'",
+          si.destination, want);
+    /* The first 64 datagrams of each leg: the same bytes in the same order. */
+    enum { N = 64 };
+    static uint8_t got[2][N][2048];
+    ssize_t len[2][N];
+    int ok = 1;
+    for (int leg = 0; leg < 2 && ok; leg++)
+        for (int i = 0; i < N && ok; i++) {
+            len[leg][i] = recv(fd[leg], got[leg][i], sizeof got[leg][i], 0);
+            ok = len[leg][i] >= 12;
+        }
+    CHECK(ok, "64 packets on each leg");
+    int same = ok;
+    for (int i = 0; i < N && same; i++)
+        same = len[0][i] == len[1][i] && memcmp(got[0][i], got[1][i], (size_t)len[0][i]) == 0;
+    CHECK(same, "the two legs carry the same packets");
+    CHECK(http("PATCH", url,
+               "{\"master_enable\": false, \"activation\": {\"mode\": \"activate_immediate\"}}", &j,
+               NULL) == 200,
+          "sender off");
+    cJSON_Delete(j);
+out:
+    for (int leg = 0; leg < 2; leg++)
+        if (fd[leg] >= 0)
+            close(fd[leg]);
+    fixture_close(&f);
+}
+
 /* 6. What AMWA's IS-05-02 suite found: a parked receiver or sender keeps
  * naming its peer in IS-04 (IS-04 v1.3: null unless active); a sender
  * whose source names a clock writes no a=ts-refclk; a body with bytes after
@@ -1487,6 +1565,7 @@ int main(int argc, char **argv)
     test_connection();
     test_registration();
     test_sender();
+    test_sender_two_legs();
     test_host();
     test_parked_and_refclk();
     test_two_legs();
