@@ -408,6 +408,7 @@ xsf_status nmos_service_activate_sender(void *service, const nmos_sender_activat
     t->cfg.packetizer.ssrc = 0x58534e30u + a->sender; /* "XSN0" + index */
     t->cfg.packetizer.boxes = 1;
     t->cfg.pacing = RTP_PACING_FRAME; /* each frame's packets at once, at its time */
+    t->cfg.tai = 1; /* timestamps on the TAI grid, as the SDP's a=ts-refclk and mediaclk say */
     t->cfg.rate_num = a->sdp && a->sdp->rate_num ? a->sdp->rate_num : 25;
     t->cfg.rate_den = a->sdp && a->sdp->rate_num ? a->sdp->rate_den : 1;
     const rtp_stream_desc d = {.rate_num = t->cfg.rate_num,

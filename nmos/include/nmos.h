@@ -205,7 +205,8 @@ void nmos_service_stream(nmos_service *s, unsigned receiver, nmos_stream_info *i
  * file; copied) sent in a loop to the activated destination (each enabled leg
  * of two: the same packets on both, SMPTE ST 2022-7), each frame's
  * packets in one burst at its time (rtp_sender with RTP_PACING_FRAME: no ST
- * 2110-21 pacing), RTP sequence numbers, timestamps and F counters running on
+ * 2110-21 pacing; RTP timestamps on the TAI grid, ST 2110-10, as the SDP's
+ * a=ts-refclk says), RTP sequence numbers, timestamps and F counters running on
  * across loops. The SDP's payload type and frame rate are used. A clip that is
  * not JPEG XS codestreams throughout is refused. */
 xsf_status nmos_service_add_clip(nmos_service *s, unsigned sender, const uint8_t *clip, size_t len,
