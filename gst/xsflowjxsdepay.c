@@ -429,7 +429,8 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
             self->in_dts = GST_BUFFER_DTS(buf);
             self->in_duration = GST_BUFFER_DURATION(buf);
             self->flow = GST_FLOW_OK;
-            rtp_depacketizer_push(self->dp, map.data, map.size, now_ns);
+            rtp_depacketizer_push_seq(self->dp, map.data, map.size, now_ns,
+                                      rtp_merger_ext(self->merger));
             rtp_depacketizer_poll(self->dp, now_ns);
             snapshot_stats(self);
             ret = self->flow;
