@@ -278,7 +278,8 @@ pl_sink dsp_view_sink(dsp_view *v, int tile, int device_pictures)
                  &v->tiles[tile],
                  device_pictures && dsp_have_interop() ? PL_PICTURE_DEVICE : PL_PICTURE_HOST,
                  NULL,
-                 NULL};
+                 NULL,
+                 0};
     return s;
 }
 

@@ -384,6 +384,8 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
     xsf_error err = {0};
     xsf_status st = XSF_OK;
     int keep = 1, changed[RTP_LEGS_MAX] = {0};
+    uint64_t seq_ext =
+        0; /* the merge's number, taken with it (another leg's thread may offer next) */
     GST_OBJECT_LOCK(self);
     if (self->merger && self->merger_legs != legs)
         g_clear_pointer(&self->merger, rtp_merger_destroy); /* a pad requested or released */
@@ -395,6 +397,7 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
     }
     if (st == XSF_OK) {
         keep = rtp_merger_offer(self->merger, leg, map.data, map.size, now_ns);
+        seq_ext = rtp_merger_ext(self->merger);
         if (now_ns - self->silence_checked_ns >= SILENCE_CHECK_NS) {
             self->silence_checked_ns = now_ns;
             const rtp_merge_stats *ms = rtp_merger_stats(self->merger);
@@ -429,7 +432,7 @@ static GstFlowReturn leg_chain(XsflowJxsDepay *self, unsigned leg, GstBuffer *bu
             self->in_dts = GST_BUFFER_DTS(buf);
             self->in_duration = GST_BUFFER_DURATION(buf);
             self->flow = GST_FLOW_OK;
-            rtp_depacketizer_push(self->dp, map.data, map.size, now_ns);
+            rtp_depacketizer_push_seq(self->dp, map.data, map.size, now_ns, seq_ext);
             rtp_depacketizer_poll(self->dp, now_ns);
             snapshot_stats(self);
             ret = self->flow;

@@ -285,15 +285,16 @@ static uint64_t add_picture(pl_pipeline *p, unsigned qi, int device)
 static unsigned queue_pictures(const pl_pipeline *p, unsigned qi)
 {
     unsigned long frames = 0;
+    unsigned want = p->pictures_per_queue, known = 1;
     for (int i = 0; i < p->nstreams; i++) {
         const pl_stream *st = &p->streams[i];
         if (st->used != 1 || st->queue != (int)qi)
             continue;
-        if (!st->expected_frames)
-            return p->pictures_per_queue;
+        want += st->sink.holds < 64 ? st->sink.holds : 64; /* what its sink keeps a while */
+        known &= st->expected_frames != 0;
         frames += st->expected_frames;
     }
-    return frames && frames < p->pictures_per_queue ? (unsigned)frames : p->pictures_per_queue;
+    return known && frames && frames < want ? (unsigned)frames : want;
 }
 
 /* One job of the provisioner, with p->mu held (released while it works). Returns the

@@ -505,7 +505,12 @@ pl_sink pl_writer_sink(pl_writer *wr)
                  wr,
                  wr->opt.kind == PL_WRITE_JXS ? PL_PICTURE_NONE : PL_PICTURE_HOST,
                  NULL,
-                 NULL};
+                 NULL,
+                 0};
+    /* MD5 lines: each of its threads hashes a picture for about 55 ms (UHD), 3.3 frame
+     * times at 60 fps, and as many may wait their turn. */
+    if (wr->opt.kind == PL_WRITE_MD5)
+        s.holds = 2 * wr->nthreads;
     return s;
 }
 
@@ -623,6 +628,6 @@ static void null_deliver(void *ctx, pl_frame *f)
 
 pl_sink pl_null_sink(pl_placement placement)
 {
-    pl_sink s = {null_deliver, NULL, NULL, placement, NULL, NULL};
+    pl_sink s = {null_deliver, NULL, NULL, placement, NULL, NULL, 0};
     return s;
 }

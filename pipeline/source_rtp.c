@@ -339,14 +339,16 @@ static void snapshot(pl_rtp_source *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-static void push(pl_rtp_source *s, const uint8_t *data, size_t len, int truncated, uint64_t t)
+/* seq_ext: the legs' merge's number (rtp_datagram.seq_ext), 0: none. */
+static void push(pl_rtp_source *s, const uint8_t *data, size_t len, int truncated, uint64_t t,
+                 uint64_t seq_ext)
 {
     if (s->cfg.packet_log)
         log_packet(s->cfg.packet_log, data, len);
     if (truncated)
         rtp_depacketizer_count_truncated(s->dep);
     else
-        rtp_depacketizer_push(s->dep, data, len, t);
+        rtp_depacketizer_push_seq(s->dep, data, len, t, seq_ext);
 }
 
 /* Reads and pushes one batch of packets; XSF_ERR_TRUNCATED at the end of the input. A
@@ -371,7 +373,8 @@ static xsf_status read_batch(pl_rtp_source *s, int *got)
                 rtp_depacketizer_count_foreign_source(s->dep);
             else
                 push(s, dg[i].data, dg[i].bytes, dg[i].truncated,
-                     ops->clock == RTP_ARRIVAL_NONE ? pl_now_ns() : dg[i].arrival_ns);
+                     ops->clock == RTP_ARRIVAL_NONE ? pl_now_ns() : dg[i].arrival_ns,
+                     dg[i].seq_ext);
         }
         total += n;
     } while (st == XSF_OK && n && ops->gather && total < RTP_UDP_BATCH &&
@@ -526,7 +529,7 @@ void pl_rtp_source_push(pl_rtp_source *s, const uint8_t *pkt, size_t len, uint64
 {
     if (!s->dep || atomic_load(&s->done))
         return;
-    push(s, pkt, len, 0, arrival_ns ? arrival_ns : pl_now_ns());
+    push(s, pkt, len, 0, arrival_ns ? arrival_ns : pl_now_ns(), 0);
     if (++s->pushed % 64 == 0)
         snapshot(s);
 }

@@ -69,6 +69,34 @@ static unsigned segment_index(uint8_t f, uint8_t scan)
     return scan == RTP_JXS_PROGRESSIVE ? f : 2u * f + (scan == RTP_JXS_FIELD_SECOND);
 }
 
+/* Picture segments lost whole between the last one seen and segment `seg` (at RTP time
+ * ts): the jump of the F counter (and field), modulo `mod`; where the segments' time step
+ * is known, the count of that residue nearest what the timestamps say (a cut of 32
+ * frames or more wraps the counter). */
+static uint64_t segments_skipped(const rtp_depacketizer *d, unsigned seg, unsigned mod, uint32_t ts)
+{
+    uint64_t n = (seg + mod - d->last_seg - 1) % mod;
+    const uint32_t dts = ts - d->last_seg_ts;
+    if (mod == 32 && d->seg_ticks && dts < 0x80000000u) { /* fields may share a time */
+        const double est = (double)dts / d->seg_ticks - 1;
+        while ((double)n + mod / 2.0 < est)
+            n += mod;
+    }
+    return n;
+}
+
+/* The segment seen last (its index and time), and the segments' time step where it
+ * follows the one before directly. */
+static void seg_seen(rtp_depacketizer *d, unsigned seg, unsigned mod, uint32_t ts, int direct)
+{
+    const uint32_t dts = ts - d->last_seg_ts;
+    if (direct && d->last_seg_valid && seg == (d->last_seg + 1) % mod && dts && dts < RTP_CLOCK_HZ)
+        d->seg_ticks = dts;
+    d->last_seg_valid = 1;
+    d->last_seg = seg;
+    d->last_seg_ts = ts;
+}
+
 static int valid_codestream(rtp_depacketizer *d, const uint8_t *cs, size_t n, size_t nslices)
 {
     if (!d->cfg.validate)
@@ -278,8 +306,8 @@ void rtp_dp_finish_segment(rtp_depacketizer *d)
         return;
     const int edge = d->flushing;
     a->open = 0;
-    d->last_seg_valid = 1;
-    d->last_seg = segment_index(a->f, a->scan);
+    seg_seen(d, segment_index(a->f, a->scan), a->scan == RTP_JXS_PROGRESSIVE ? 32 : 64,
+             a->timestamp, a->direct);
     if (a->bytes > d->size_guess && !a->too_large)
         d->size_guess = a->bytes < d->cfg.max_frame_bytes ? a->bytes : d->cfg.max_frame_bytes;
     rtp_frame fr;
@@ -361,9 +389,11 @@ static void open_segment(rtp_depacketizer *d, const slot *s, const rtp_jxs_heade
     assembly *a = &d->a;
     /* Picture segments lost whole show as a jump of the F counter (and field). */
     const unsigned seg = segment_index(h->f, h->i), mod = h->i == RTP_JXS_PROGRESSIVE ? 32 : 64;
+    const int direct = !d->after_gap;
     if (d->after_gap && d->last_seg_valid)
-        d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
+        d->st.frames_dropped += segments_skipped(d, seg, mod, s->timestamp);
     memset(a, 0, sizeof *a);
+    a->direct = direct;
     d->npend = 0; /* of a segment dropped earlier */
     a->open = 1;
     a->timestamp = s->timestamp;
@@ -447,7 +477,7 @@ void rtp_dp_assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
                 if (d->after_gap && d->last_seg_valid) {
                     const unsigned seg = segment_index(h.f, h.i),
                                    mod = h.i == RTP_JXS_PROGRESSIVE ? 32 : 64;
-                    d->st.frames_dropped += (seg + mod - d->last_seg - 1) % mod;
+                    d->st.frames_dropped += segments_skipped(d, seg, mod, s->timestamp);
                 }
                 d->st.frames_dropped++;
                 if (d->at_edge) { /* the stream starts inside this segment */
@@ -460,8 +490,8 @@ void rtp_dp_assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
                 d->orphan_valid = 1;
                 d->orphan_ts = s->timestamp;
                 d->orphan_f = h.f;
-                d->last_seg_valid = 1;
-                d->last_seg = segment_index(h.f, h.i);
+                seg_seen(d, segment_index(h.f, h.i), h.i == RTP_JXS_PROGRESSIVE ? 32 : 64,
+                         s->timestamp, 0);
             }
             d->after_gap = 0;
             return;

@@ -67,6 +67,7 @@ typedef struct assembly {
     size_t first_data_bytes; /* data bytes of the segment's first packet */
     uint64_t first_seq, last_seq, first_arrival, last_arrival;
     uint32_t next_pcount; /* codestream mode: SEP << 11 | P expected next */
+    int direct;           /* it began with no gap since the segment before */
     /* slice mode */
     int unit; /* UNIT_NONE, UNIT_HEADER, or the slice index */
     int unit_broken;
@@ -126,6 +127,15 @@ struct rtp_depacketizer {
     uint64_t hole_since_ns;
     int probation;
     uint16_t probation_seq;
+    /* The packet that began a jump (A.1), held until the next one says whether it was a
+     * restart (then it is taken first) or a stray (then counted invalid). */
+    int holding;
+    rtp_held held;
+    uint8_t *held_data; /* slot_bytes */
+    rtp_seq_pace pace;  /* the numbers' pace: a long gap placed (rtp_internal.h) */
+    /* seq_given: the depacketizer's number of a packet is the caller's plus this */
+    int given_started;
+    uint64_t given_offset;
     /* jitter (RFC 3550 A.8), in RTP clock units */
     int jitter_started;
     uint32_t jitter_ts;
@@ -137,6 +147,8 @@ struct rtp_depacketizer {
     int after_gap;
     int last_seg_valid;
     unsigned last_seg; /* f (progressive) or 2f + second field */
+    uint32_t last_seg_ts;
+    uint32_t seg_ticks; /* RTP time from one segment to the next (0: not seen yet) */
     int orphan_valid;
     uint32_t orphan_ts;
     uint8_t orphan_f;

@@ -43,6 +43,15 @@
  * The code: see depack_internal.h for which file holds what. */
 #include "depack_internal.h"
 
+/* The reorder window: well inside half the 16-bit sequence space where the numbers are
+ * extended here; the caller's bound where it extends them. */
+static unsigned window_of(const rtp_depacketizer_config *cfg)
+{
+    const unsigned w = cfg->reorder_packets ? cfg->reorder_packets : 512;
+    const unsigned cap = cfg->seq_given ? RTP_REORDER_GIVEN_MAX : RTP_REORDER_OWN_MAX;
+    return w > cap ? cap : w;
+}
+
 xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg,
                                    xsf_error *err)
 {
@@ -51,9 +60,7 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
     if (!d)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the depacketizer");
     d->cfg = *cfg;
-    d->window = cfg->reorder_packets ? cfg->reorder_packets : 512;
-    if (d->window > 65536 / 4) /* well inside half the 16-bit sequence space */
-        d->window = 65536 / 4;
+    d->window = window_of(cfg);
     d->slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
     if (!d->cfg.max_frame_bytes)
         d->cfg.max_frame_bytes = (size_t)64 << 20;
@@ -70,7 +77,8 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
     d->slot_data = malloc((size_t)d->window * d->slot_bytes);
     d->slots = calloc(d->window, sizeof *d->slots);
     d->meta = malloc(sizeof *d->meta * 2 * d->window);
-    if (!d->slot_data || !d->slots || !d->meta) {
+    d->held_data = malloc(d->slot_bytes);
+    if (!d->slot_data || !d->slots || !d->meta || !d->held_data) {
         const unsigned window = d->window;
         const size_t slot_bytes = d->slot_bytes;
         rtp_depacketizer_destroy(d);
@@ -110,6 +118,7 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d)
     free(d->slot_data);
     free(d->slots);
     free(d->meta);
+    free(d->held_data);
     free(d->slices);
     free(d->scratch);
     rtp_dp_fbuf_free(d, &d->asmb);
@@ -144,7 +153,8 @@ static size_t fbuf_own(const fbuf *b)
 /* Recomputed wherever an allocation changes (stats.memory_bytes). */
 void rtp_dp_account(rtp_depacketizer *d)
 {
-    size_t n = (size_t)d->window * (d->slot_bytes + sizeof *d->slots + 2 * sizeof *d->meta);
+    size_t n = (size_t)d->window * (d->slot_bytes + sizeof *d->slots + 2 * sizeof *d->meta) +
+               d->slot_bytes; /* the packet held on a jump */
     if (d->sources)
         n += rtp_sources_bytes(d->sources);
     n += d->slices_cap * sizeof *d->slices + d->scratch_cap + fbuf_own(&d->asmb) +
@@ -156,9 +166,7 @@ void rtp_dp_account(rtp_depacketizer *d)
 
 size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg)
 {
-    unsigned window = cfg->reorder_packets ? cfg->reorder_packets : 512;
-    if (window > 65536 / 4)
-        window = 65536 / 4;
+    const unsigned window = window_of(cfg);
     const size_t slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
     const size_t frame = cfg->max_frame_bytes ? cfg->max_frame_bytes : (size_t)64 << 20;
     const size_t slices =
@@ -166,7 +174,7 @@ size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg)
     unsigned probation = cfg->probation_packets ? cfg->probation_packets : RTP_PROBATION_PACKETS;
     if (probation > 8)
         probation = 8;
-    size_t n = (size_t)window * (slot_bytes + sizeof(slot) + 2 * sizeof(seq_meta));
+    size_t n = (size_t)window * (slot_bytes + sizeof(slot) + 2 * sizeof(seq_meta)) + slot_bytes;
     if (!cfg->ssrc_given)
         n += rtp_sources_bytes_for(probation, slot_bytes);
     /* slice table (grown by doubling: at most 2 x slices), the header copy, the T=0
@@ -287,6 +295,9 @@ static void restart_stream(rtp_depacketizer *d)
     d->probation = 0;
     d->after_gap = 0;
     d->last_seg_valid = 0;
+    d->seg_ticks = 0;
+    d->given_started = 0;
+    memset(&d->pace, 0, sizeof d->pace);
     d->orphan_valid = 0;
     d->done_valid = 0;
     d->jitter_started = 0;
@@ -318,10 +329,94 @@ static void update_jitter(rtp_depacketizer *d, uint32_t ts, uint64_t arrival_ns)
     d->transit = transit;
 }
 
-/* A packet of the SSRC followed: into the reorder window. */
+/* The packet held on a jump is let go (a stray after all): counted invalid. */
+static void drop_held(rtp_depacketizer *d)
+{
+    if (d->holding)
+        d->st.invalid++;
+    d->holding = 0;
+}
+
+static void hold(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
+                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns)
+{
+    drop_held(d);
+    memcpy(d->held_data, payload, payload_bytes);
+    d->held = (rtp_held){.seq = seq,
+                         .timestamp = timestamp,
+                         .marker = marker,
+                         .len = len,
+                         .arrival_ns = arrival_ns,
+                         .payload = d->held_data,
+                         .payload_bytes = payload_bytes};
+    d->holding = 1;
+}
+
 static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
                  const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns,
-                 int kept)
+                 int kept, uint64_t given);
+
+/* The packet's extended number, or 0: held, or dropped (a jump on probation). Where the
+ * caller gives numbers, its steps; else the 16-bit number against the highest, a long gap
+ * placed by the pace, and RFC 3550 A.1 for a jump the pace does not explain. */
+static uint64_t extend(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
+                       const uint8_t *payload, size_t payload_bytes, size_t len,
+                       uint64_t arrival_ns, uint64_t given)
+{
+    if (given && d->cfg.seq_given) {
+        if (!d->given_started || !d->started) {
+            /* One cycle up, as rtp_seq_extend starts. */
+            const uint64_t first = (uint64_t)1 << 16 | seq;
+            d->given_offset = first - given;
+            d->given_started = 1;
+        }
+        const uint64_t ext = given + d->given_offset;
+        if (!d->seqx.started || ext > d->seqx.highest) {
+            d->seqx.started = 1;
+            d->seqx.highest = ext;
+        }
+        return ext;
+    }
+    if (d->started) {
+        const int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)d->seqx.highest);
+        /* A gap longer in time than the 16-bit numbers measure may show any delta. */
+        const int long_gap = rtp_seq_pace_expected(&d->pace, arrival_ns) > RTP_REORDER_OWN_MAX;
+        uint64_t placed;
+        if ((delta > MAX_DROPOUT || long_gap) &&
+            rtp_seq_pace_place(&d->pace, seq, timestamp, arrival_ns, &placed)) {
+            drop_held(d);
+            d->probation = 0;
+            d->seqx.highest = placed;
+            return placed;
+        }
+        /* RFC 3550 A.1: a jump of more than MAX_DROPOUT is taken as a restart of the
+         * sender only when the next packet follows it; until then it is held, not let
+         * into the window (which it would empty). */
+        if (delta > MAX_DROPOUT) {
+            if (!d->probation || seq != d->probation_seq || !d->holding) {
+                d->probation = 1;
+                d->probation_seq = (uint16_t)(seq + 1);
+                hold(d, seq, timestamp, marker, payload, payload_bytes, len, arrival_ns);
+                return 0;
+            }
+            const rtp_held h = d->held;
+            d->holding = 0;
+            restart_stream(d);
+            take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, h.len, h.arrival_ns,
+                 0, 0);
+        } else {
+            drop_held(d);
+        }
+        d->probation = 0;
+    }
+    return rtp_seq_extend(&d->seqx, seq);
+}
+
+/* A packet of the SSRC followed: into the reorder window (given: the caller's extended
+ * number, 0: none). */
+static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
+                 const uint8_t *payload, size_t payload_bytes, size_t len, uint64_t arrival_ns,
+                 int kept, uint64_t given)
 {
     d->st.packets++;
     d->st.bytes += len;
@@ -338,25 +433,13 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
         if (span)
             d->st.bitrate_bps = (double)d->st.bytes * 8e9 / (double)span;
     }
-    if (d->started) {
-        /* RFC 3550 A.1: a jump of more than MAX_DROPOUT is taken as a
-         * restart of the sender only when the next packet follows it;
-         * until then it is not let into the window (which it would empty). */
-        const int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)d->seqx.highest);
-        if (delta > MAX_DROPOUT) {
-            if (!d->probation || seq != d->probation_seq) {
-                d->probation = 1;
-                d->probation_seq = (uint16_t)(seq + 1);
-                d->st.invalid++;
-                d->st.packets--;
-                d->st.bytes -= len;
-                return;
-            }
-            restart_stream(d);
-        }
-        d->probation = 0;
+    const uint64_t ext =
+        extend(d, seq, timestamp, marker, payload, payload_bytes, len, arrival_ns, given);
+    if (!ext) { /* held: counted when it is taken or let go */
+        d->st.packets--;
+        d->st.bytes -= len;
+        return;
     }
-    const uint64_t ext = rtp_seq_extend(&d->seqx, seq);
     if (!d->started) {
         d->started = 1;
         d->startup = 1;
@@ -405,6 +488,7 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
     m->state = SLOT_FILLED;
     if (ext > d->highest)
         d->highest = ext;
+    rtp_seq_pace_note(&d->pace, ext, timestamp, arrival_ns);
     d->st.highest_seq = d->highest;
     /* Nothing behind the first packet fits in the window any more: the
      * stream's start is settled. */
@@ -427,7 +511,7 @@ static void follow(rtp_depacketizer *d, uint32_t ssrc, const rtp_held *held, siz
     d->st.ssrc = ssrc;
     for (size_t i = 0; i < n; i++)
         take(d, held[i].seq, held[i].timestamp, held[i].marker, held[i].payload,
-             held[i].payload_bytes, held[i].len, held[i].arrival_ns, 0);
+             held[i].payload_bytes, held[i].len, held[i].arrival_ns, 0, 0);
     d->st.on_probation += rtp_sources_clear(d->sources);
 }
 
@@ -441,6 +525,7 @@ void rtp_depacketizer_flush(rtp_depacketizer *d)
         if (n)
             follow(d, ssrc, held, n);
     }
+    drop_held(d);
     end_stream(d);
     if (d->sources)
         d->st.on_probation += rtp_sources_clear(d->sources);
@@ -449,6 +534,12 @@ void rtp_depacketizer_flush(rtp_depacketizer *d)
 }
 
 void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, uint64_t arrival_ns)
+{
+    rtp_depacketizer_push_seq(d, pkt, len, arrival_ns, 0);
+}
+
+void rtp_depacketizer_push_seq(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
+                               uint64_t arrival_ns, uint64_t seq_ext)
 {
     rtp_header h;
     rtp_jxs_header jh;
@@ -490,5 +581,5 @@ void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len, 
             follow(d, h.ssrc, held, n);
         return;
     }
-    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns, 1);
+    take(d, h.seq, h.timestamp, h.marker, h.payload, h.payload_bytes, len, arrival_ns, 1, seq_ext);
 }

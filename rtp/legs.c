@@ -110,8 +110,10 @@ static void offer(legs *l, unsigned k, rtp_datagram *out, size_t *count)
     const rtp_datagram *d = &q->dg[q->next++];
     /* Datagrams the depacketizer refuses unparsed (cut short, another sender) pass on. */
     if (d->truncated || d->foreign_source ||
-        rtp_merger_offer(l->m, k, d->data, d->bytes, d->arrival_ns))
-        out[(*count)++] = *d;
+        rtp_merger_offer(l->m, k, d->data, d->bytes, d->arrival_ns)) {
+        out[*count] = *d;
+        out[(*count)++].seq_ext = d->truncated || d->foreign_source ? 0 : rtp_merger_ext(l->m);
+    }
 }
 
 static xsf_status read_files(legs *l, rtp_datagram *out, size_t cap, size_t *count, xsf_error *err)

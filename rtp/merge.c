@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtp.h"
+#include "rtp_internal.h"
 
 /* Extended numbers start this high, so that a window below the first
  * number never underflows; what the statistics call the 32-bit extended
@@ -56,6 +56,8 @@ struct rtp_merger {
     uint64_t highest, base; /* the numbers tracked: [base, highest] */
     uint64_t settled_to;    /* every number below is settled */
     uint64_t ssrc_last_ns;
+    rtp_seq_pace pace; /* of the merged sequence: a gap of every leg placed */
+    uint64_t last_ext; /* the number of the packet offered last (0: passed unmerged, dropped) */
     leg_state leg[RTP_LEGS_MAX];
     rtp_merge_stats st;
 };
@@ -93,7 +95,7 @@ unsigned rtp_merger_reorder_packets(const rtp_merger_config *c, unsigned packet_
                           : c->max_packet_rate ? c->max_packet_rate
                                                : RTP_MERGE_RATE_DEFAULT;
     const uint64_t n = rate * window_ms(c) / 1000 + 1;
-    return n > 65536 ? 65536 : n < 512 ? 512 : (unsigned)n;
+    return n > RTP_REORDER_GIVEN_MAX ? RTP_REORDER_GIVEN_MAX : n < 512 ? 512 : (unsigned)n;
 }
 
 xsf_status rtp_merger_create(rtp_merger **out, const rtp_merger_config *c, xsf_error *err)
@@ -200,6 +202,7 @@ static void restart(rtp_merger *m)
     if (m->started)
         settle_until(m, m->highest + 1);
     m->started = 0;
+    memset(&m->pace, 0, sizeof m->pace);
     for (unsigned k = 0; k < m->c.legs; k++) {
         m->leg[k].synced = 0;
         m->leg[k].counting = 0;
@@ -209,7 +212,10 @@ static void restart(rtp_merger *m)
 
 static void start(rtp_merger *m, uint16_t seq, uint64_t t)
 {
-    const uint64_t e = FIRST_CYCLES + seq;
+    /* After a restart, numbers above every earlier one (rtp_merger_ext only steps on). */
+    const uint64_t cycles =
+        m->highest ? (m->highest + m->window + 65536) & ~(uint64_t)65535 : FIRST_CYCLES;
+    const uint64_t e = cycles + seq;
     memset(m->ring, 0, m->window * sizeof *m->ring);
     m->started = 1;
     if (!m->start_ns)
@@ -225,6 +231,15 @@ static void advance(rtp_merger *m, uint64_t e, uint64_t t)
 {
     const uint64_t new_base = e + 1 > m->window ? e + 1 - m->window : 0;
     settle_until(m, new_base < m->highest + 1 ? new_base : m->highest + 1);
+    if (new_base > m->highest + 1) {
+        /* A gap longer than the window (every leg silent): its numbers never enter the
+         * ring, and are lost on every leg that counts. */
+        const uint64_t skipped = new_base - (m->highest + 1);
+        m->st.packets_lost += skipped;
+        for (unsigned k = 0; k < m->c.legs; k++)
+            if (m->leg[k].counting)
+                m->st.leg[k].packets_lost += skipped;
+    }
     if (m->settled_to < new_base)
         m->settled_to = new_base;
     for (uint64_t n = m->highest + 1 > new_base ? m->highest + 1 : new_base; n <= e; n++) {
@@ -319,10 +334,19 @@ int rtp_merger_offer(rtp_merger *m, unsigned k, const uint8_t *p, size_t len, ui
     }
     const int continuous = l->synced && t < l->last_ns + m->window_ns;
     l->last_ns = t;
-    uint64_t e = continuous
-                     ? l->ext_last + (uint64_t)(int64_t)(int16_t)(uint16_t)(seq - l->ext_last)
-                     : align(m, seq, ts);
-    if (e > m->highest + MAX_DROPOUT) {
+    m->last_ext = 0;
+    uint64_t e;
+    /* Every leg silent for longer than the 16-bit numbers measure: the merged sequence's
+     * pace places the packet; else a leg's own history, or the others'. */
+    int placed = !continuous && rtp_seq_pace_expected(&m->pace, t) > 16384 &&
+                 rtp_seq_pace_place(&m->pace, seq, ts, t, &e);
+    if (!placed)
+        e = continuous ? l->ext_last + (uint64_t)(int64_t)(int16_t)(uint16_t)(seq - l->ext_last)
+                       : align(m, seq, ts);
+    /* A jump the pace explains (a path restored): the numbers between are lost. */
+    if (!placed && e > m->highest + MAX_DROPOUT)
+        placed = rtp_seq_pace_place(&m->pace, seq, ts, t, &e);
+    if (!placed && e > m->highest + MAX_DROPOUT) {
         /* A jump: a sender that restarted, or a stray packet. Believed when the leg's next
          * packet follows it; the merged sequence then starts again there. */
         if (!(l->probing && seq == l->probe_seq)) {
@@ -352,8 +376,10 @@ int rtp_merger_offer(rtp_merger *m, unsigned k, const uint8_t *p, size_t len, ui
         else
             m->st.too_old++;
     } else {
-        if (e > m->highest)
+        if (e > m->highest) {
             advance(m, e, t);
+            rtp_seq_pace_note(&m->pace, e, ts, t);
+        }
         slot *s = &m->ring[e & m->mask];
         uint64_t *arr = m->arrival + (e & m->mask) * m->c.legs;
         const uint8_t bit = (uint8_t)(1u << k);
@@ -379,8 +405,15 @@ int rtp_merger_offer(rtp_merger *m, unsigned k, const uint8_t *p, size_t len, ui
             pass = 1;
         }
     }
+    if (pass)
+        m->last_ext = e;
     settle_by_time(m, t);
     return pass;
+}
+
+uint64_t rtp_merger_ext(const rtp_merger *m)
+{
+    return m->last_ext;
 }
 
 void rtp_merger_poll(rtp_merger *m, uint64_t now_ns)

@@ -66,4 +66,35 @@ size_t rtp_sources_bytes_for(unsigned probation, size_t payload_cap);
 /* Forgets every source on probation; returns how many packets they held. */
 uint64_t rtp_sources_clear(rtp_sources *s);
 
+/* ---- a stream's pace (seq_pace.c): where a packet goes after a long gap ---- */
+
+/* What a stream's in-sequence steps (at most 3000 numbers, under a second) say of its
+ * pace: sequence numbers per RTP clock tick and per nanosecond of arrival, over the last
+ * million or so packets; and its highest number's timestamp and arrival. A path cut and
+ * restored, or a sender silent for a while, leaves a gap of more numbers than the 16-bit
+ * field tells apart (2 s of UHD60 is 262,000 packets, four wraps); the pace places the
+ * first packet after it, and tells such a gap from a sender's restart (RFC 3550 A.1
+ * takes any jump of more than 3000 for one): its RTP timestamp moved on as the arrival
+ * clock did, and its number is where the pace puts it. */
+typedef struct rtp_seq_pace {
+    uint64_t packets_t, ticks; /* numbers and RTP clock ticks over the steps */
+    uint64_t packets_n, ns;    /* numbers and arrival nanoseconds over the steps with times */
+    int have;
+    uint64_t ext; /* the highest number noted, its timestamp and arrival (0: none) */
+    uint32_t ts;
+    uint64_t arrival_ns;
+} rtp_seq_pace;
+
+/* The highest number moved to ext (a number not above the highest is ignored). */
+void rtp_seq_pace_note(rtp_seq_pace *p, uint64_t ext, uint32_t ts, uint64_t arrival_ns);
+/* The numbers the pace expects since the highest's arrival (0: not known). */
+uint64_t rtp_seq_pace_expected(const rtp_seq_pace *p, uint64_t arrival_ns);
+/* Where packet (seq, ts, arrival_ns; 0: no arrival time) goes after the highest: 1 and
+ * *ext, a number above the highest, when its timestamp moved on by the arrival time
+ * elapsed (within a quarter and 100 ms; without arrival times, by at most a minute) and
+ * seq is within a quarter of the numbers the pace predicts for that time (and 3000); 0
+ * otherwise (a restart, a stray packet, a stream too young to have a pace). */
+int rtp_seq_pace_place(const rtp_seq_pace *p, uint16_t seq, uint32_t ts, uint64_t arrival_ns,
+                       uint64_t *ext);
+
 #endif

@@ -133,6 +133,7 @@ void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_confi
     const unsigned packets = rtp_merger_reorder_packets(mc, RTP_MERGE_REORDER_RATE);
     if ((dc->reorder_packets ? dc->reorder_packets : 512) < packets)
         dc->reorder_packets = packets;
+    dc->seq_given = 1; /* the merge's numbers: a window past the 16-bit numbers' quarter */
 }
 
 xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_receiver_options *o,

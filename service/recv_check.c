@@ -83,7 +83,8 @@ pl_sink svc_check_sink(svc_check *c, const rtp_sdp *sdp, pl_sink next)
                  c,
                  next.placement,
                  next.refused ? check_refused : NULL,
-                 next.rows ? check_rows : NULL};
+                 next.rows ? check_rows : NULL,
+                 next.holds};
     return s;
 }
 

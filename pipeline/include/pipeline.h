@@ -194,6 +194,12 @@ typedef struct pl_sink {
     pl_placement placement;
     void (*refused)(void *ctx, const pl_frame *frame, const char *why);
     void (*rows)(void *ctx, const pl_frame *frame, const int rows[XSF_MAX_COMPONENTS]);
+    /* Pictures the sink may hold at once after their delivery (a writer's threads and its
+     * queue; 0: it lets each go before the next): the GPU engine's provisioner keeps that
+     * many more pinned pictures ready, so that a decoder never pins one on its way to a
+     * delivery (a UHD picture is 33 MB: pinned in the middle of a run it stalled the
+     * stream by 23 ms, BENCHMARKS.md). */
+    unsigned holds;
 } pl_sink;
 
 typedef struct pl_stream_config {

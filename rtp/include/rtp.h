@@ -418,18 +418,27 @@ typedef void (*rtp_progress_cb)(void *ctx, const rtp_progress *progress);
  * given to push), another may pass probation and is followed from then on (a sender that
  * restarts with a new SSRC; stats.ssrc_changes): the old stream's frame under way ends as
  * at flush. Without arrival times (0) the SSRC followed never changes. */
-#define RTP_PROBATION_PACKETS 4           /* default probation_packets */
+#define RTP_PROBATION_PACKETS 4 /* default probation_packets */
+/* The reorder window's bound: a quarter of the 16-bit sequence space where the depacketizer
+ * extends the numbers itself; where the caller does (seq_given), 2^18 packets (450 ms of
+ * 580,000 packets a second). */
+#define RTP_REORDER_OWN_MAX 16384u
+#define RTP_REORDER_GIVEN_MAX 262144u
 #define RTP_SSRC_TIMEOUT_NS 1000000000ull /* default ssrc_timeout_ns: 1 s */
 
 typedef struct rtp_depacketizer_config {
     int payload_type; /* -1: any */
     int ssrc_given;   /* 1: only `ssrc`; 0: the first SSRC that passes probation */
     uint32_t ssrc;
-    unsigned probation_packets;   /* 0 = RTP_PROBATION_PACKETS; 1 = the first packet's SSRC at
-                                     once; at most 8 */
-    uint64_t ssrc_timeout_ns;     /* 0 = RTP_SSRC_TIMEOUT_NS */
-    unsigned reorder_packets;     /* reorder window; 0 = 512 */
-    uint64_t reorder_ns;          /* give up on a hole after this long (0 = only by count) */
+    unsigned probation_packets; /* 0 = RTP_PROBATION_PACKETS; 1 = the first packet's SSRC at
+                                   once; at most 8 */
+    uint64_t ssrc_timeout_ns;   /* 0 = RTP_SSRC_TIMEOUT_NS */
+    unsigned reorder_packets;   /* reorder window; 0 = 512; at most RTP_REORDER_OWN_MAX, or
+                                   with seq_given RTP_REORDER_GIVEN_MAX */
+    uint64_t reorder_ns;        /* give up on a hole after this long (0 = only by count) */
+    int seq_given; /* 1: the caller extends the sequence numbers (the merge of several legs,
+                      rtp_merger_ext) and gives each packet's to rtp_depacketizer_push_seq: the
+                      window may then span more than the 16-bit numbers tell apart */
     size_t max_packet_bytes;      /* largest RTP packet kept; 0 = 9000 */
     size_t max_frame_bytes;       /* largest picture segment; 0 = 64 MiB. A segment is further held
                                      to what its own picture header allows (see frames_too_large) */
@@ -496,6 +505,18 @@ void rtp_depacketizer_destroy(rtp_depacketizer *d);
  * the window is still taken in order. */
 void rtp_depacketizer_push(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
                            uint64_t arrival_ns);
+/* The same with the packet's sequence number as the caller extended it (seq_given: the
+ * merge's, rtp_merger_ext; only its steps matter, not its origin); seq_ext 0: not known,
+ * the depacketizer extends it as push does.
+ *
+ * A gap of more than 3000 numbers (RFC 3550 A.1's MAX_DROPOUT), or one longer in time
+ * than the 16-bit numbers measure, is taken as loss when the stream's pace places the
+ * packet after it (rtp_seq_pace in rtp_internal.h: its timestamp moved on with the clock;
+ * a path cut and restored): every number in between counts lost, nothing that arrived is
+ * dropped. Otherwise it is taken as a restart of the sender once the next packet follows
+ * it, and the packet that began the jump is held meanwhile and taken first. */
+void rtp_depacketizer_push_seq(rtp_depacketizer *d, const uint8_t *pkt, size_t len,
+                               uint64_t arrival_ns, uint64_t seq_ext);
 /* Counts a packet that arrived cut short (pcap caplen < len, MSG_TRUNC). */
 void rtp_depacketizer_count_truncated(rtp_depacketizer *d);
 /* Counts a datagram from another sender than the one given (stats.foreign_source). */
@@ -796,7 +817,9 @@ typedef struct rtp_datagram {
     int foreign_source;  /* with rtp_udp_config.has_source: from another sender (drop it) */
     uint64_t arrival_ns; /* kernel timestamp, or without one the time of receipt: CLOCK_REALTIME */
     rtp_addr from;
-    unsigned leg; /* of a stream's legs (SMPTE ST 2022-7), the one it came on; 0: the first */
+    unsigned leg;     /* of a stream's legs (SMPTE ST 2022-7), the one it came on; 0: the first */
+    uint64_t seq_ext; /* the legs' merge: the sequence number it extended (for
+                         rtp_depacketizer_push_seq); 0: none */
 } rtp_datagram;
 
 #define RTP_UDP_BATCH 64
@@ -875,9 +898,10 @@ int rtp_udp_fd(const rtp_udp *u);
  *   packets received   = datagrams (duplicates included)
  *   frames dropped for a missing packet = segments_with_loss (progressive: a field is a
  *     segment; a frame of two fields is dropped once).
- * (A cut of more than 3000 packets is a jump the receiver takes for a sender restart
- * (RFC 3550 A.1), and one of 32 frames or more wraps the F counter: then the cut's losses
- * are not all counted as such; segments_with_loss still bounds the frames lost.)
+ * (A cut of any length is counted so: the receiver places the first packet after it by
+ * the stream's pace, its timestamp, and the frames in between by their timestamps where
+ * the F counter wraps; progressive video. Fields of one time may share a timestamp: a cut
+ * of 32 frames or more of interlaced video is counted modulo the F counter.)
  *
  * Several legs (SMPTE ST 2022-7: rtp_sender with a second leg) have an impairer each, with
  * seeds of their own; `keep` (rtp_impair_segment_leg) makes a leg spare the packets another

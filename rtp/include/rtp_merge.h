@@ -103,10 +103,14 @@ size_t rtp_merger_memory_bound(const rtp_merger_config *c);
 /* Numbers the window remembers. */
 size_t rtp_merger_window(const rtp_merger_config *c);
 /* A depacketizer reorder window (packets) that covers the skew at `packet_rate`
- * packets per second (0: the merger's max_packet_rate), at least 512, at most 65536. */
+ * packets per second (0: the merger's max_packet_rate), at least 512, at most
+ * RTP_REORDER_GIVEN_MAX (the depacketizer given the merge's numbers, seq_given). */
 unsigned rtp_merger_reorder_packets(const rtp_merger_config *c, unsigned packet_rate);
 /* The packet rate a receiver of several legs sizes its reorder window for (UHD60 JPEG XS at
- * about 4.5 bpp): 8001 packets at 50 ms. */
+ * about 4.5 bpp; 3 bpp is 131,000): 8001 packets at 50 ms, 72001 at 450 ms. The window holds
+ * each packet in a slot of max_packet_bytes (9000 by default): 72 MiB a stream at 50 ms,
+ * 650 MiB at 450 ms (rtp_depacketizer_memory_bound; pages of slots never used are never
+ * touched). */
 #define RTP_MERGE_REORDER_RATE 160000u
 
 /* A datagram of leg `leg` that arrived at arrival_ns (one clock for every leg). Returns 1:
@@ -115,6 +119,11 @@ unsigned rtp_merger_reorder_packets(const rtp_merger_config *c, unsigned packet_
  * behind the window). Reads the 12-byte RTP header only. */
 int rtp_merger_offer(rtp_merger *m, unsigned leg, const uint8_t *pkt, size_t len,
                      uint64_t arrival_ns);
+/* The extended number of the packet offered last, when it was passed on merged (0
+ * otherwise): numbers only step on, across wraps, silences and restarts, and a
+ * depacketizer given them (rtp_depacketizer_push_seq) may hold more packets than the
+ * 16-bit numbers tell apart (a skew of 450 ms at UHD rates). */
+uint64_t rtp_merger_ext(const rtp_merger *m);
 /* The clock moved on without a packet (a live source's idle read): numbers older than the
  * window are settled, silent legs noticed. */
 void rtp_merger_poll(rtp_merger *m, uint64_t now_ns);

@@ -69,7 +69,9 @@ xsf_status rtp_receiver_setup_legs(const rtp_sdp *legs, unsigned n, const rtp_re
 /* A stream of several legs: a packet lost on the leg ahead waits for the lagging leg's
  * copy in the depacketizer's reorder window, so its time (reorder_ns) is raised to the
  * merge's skew window and its size (reorder_packets) to the skew at RTP_MERGE_REORDER_RATE,
- * where they are smaller. */
+ * where they are smaller; the depacketizer takes the merge's sequence numbers (seq_given:
+ * the packets must come through rtp_depacketizer_push_seq with rtp_datagram.seq_ext or
+ * rtp_merger_ext), so that the window may span more than the 16-bit numbers tell apart. */
 void rtp_receiver_cover_skew(rtp_depacketizer_config *dc, const rtp_merger_config *mc);
 
 /* Reads an SDP whose video media descriptions may be grouped by `a=group:DUP` (RFC 7104,

@@ -439,7 +439,7 @@ static int run(const scenario *sc, const char *path, const capture *c, int push,
     int rcode = -1;
     if (pl_rtp_source_open(&src, &rc, &err) != XSF_OK || pl_create(&p, &pc, &err) != XSF_OK)
         goto out;
-    pl_sink sink = {deliver, NULL, o, PL_PICTURE_NONE, NULL, NULL};
+    pl_sink sink = {deliver, NULL, o, PL_PICTURE_NONE, NULL, NULL, 0};
     pl_stream_config scfg = {.name = sc->name, .backpressure = PL_BLOCK, .sink = sink};
     int stream;
     if (pl_stream_add(p, &scfg, &stream, &err) != XSF_OK ||

@@ -6,7 +6,11 @@
  *                                    window's bound, silence and return, skew, a lag of
  *                                    more than half the 16-bit space), SDP DUP groups, and
  *                                    two .pcap files with known losses through "dup:pcap"
- *                                    and the depacketizer: every count exact
+ *                                    and the depacketizer: every count exact; generated
+ *                                    streams at UHD60's packet rate (131,000 a second):
+ *                                    one leg cut for 2 s and for 40 ms, two legs cut in
+ *                                    turn and together, 450 ms of skew: exactly the frames
+ *                                    that lost a packet on every leg dropped
  *   test_rtp_merge loopback SEQ.jxs  two legs over UDP loopback (127.0.0.1) through
  *                                    "dup:udp": loss on each leg (never the same packet
  *                                    on both), reordering and copies inside each, 40 ms
@@ -776,6 +780,248 @@ static void test_loopback(const stream *s)
     EQ(r.merge.packets_recovered, q.lost[0] + q.lost[1] - 2 * q.both, "recovered");
 }
 
+/* ---- long cuts and high skew at UHD packet rates (generated, not in real time) ----
+ *
+ * The codestreams of the file, about 16 packets each, sent as 8182 frames a second (11
+ * ticks of the 90 kHz clock apart): 131,000 packets a second, UHD60's rate at 3 bpp. Each
+ * frame is packetized when its time comes, by one packetizer a leg (the same packets on
+ * both); the receiver is the merger (two legs) and the depacketizer given its numbers, or
+ * the depacketizer alone (one leg), fed in arrival order. */
+
+#define GEN_TICKS 11u
+#define GEN_FRAME_NS (GEN_TICKS * 1000000000ull / 90000)
+
+typedef struct gen_plan {
+    unsigned legs, frames;
+    unsigned cut_from[2], cut_to[2]; /* frames a leg does not send */
+    unsigned all_from, all_to;       /* frames no leg sends */
+    unsigned loss_mod;  /* leg k loses packet j where hash(j) % loss_mod == k (0: none) */
+    uint64_t skew_ns;   /* leg 2's delay */
+    unsigned window_ms; /* the merge's (two legs) */
+    /* made */
+    uint64_t packets, lost_all;
+    unsigned frames_whole;
+} gen_plan;
+
+typedef struct gen_leg {
+    rtp_packetizer *pz;
+    tu_list frame; /* the packets of frame k */
+    unsigned k;
+    size_t next;
+    size_t first_index; /* of frame k's first packet in the stream */
+} gen_leg;
+
+typedef struct gen_src {
+    const uint8_t *file;
+    size_t off[8], n[8], ncs;
+} gen_src;
+
+static uint32_t gen_hash(uint64_t j)
+{
+    j ^= j >> 33;
+    j *= 0xff51afd7ed558ccdull;
+    j ^= j >> 33;
+    return (uint32_t)j;
+}
+
+static void gen_frame(const gen_src *src, gen_leg *g)
+{
+    tu_free(&g->frame);
+    g->next = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    const size_t c = g->k % src->ncs;
+    rtp_packetize(g->pz, src->file + src->off[c], src->n[c], GEN_TICKS * g->k, g->k,
+                  RTP_JXS_PROGRESSIVE, tu_collect, &g->frame, &err);
+}
+
+static int gen_sends(const gen_plan *p, unsigned leg, unsigned k, size_t j)
+{
+    if ((k >= p->cut_from[leg] && k < p->cut_to[leg]) || (k >= p->all_from && k < p->all_to))
+        return 0;
+    if (k == 0 || k + 1 == p->frames || !p->loss_mod)
+        return 1;
+    return gen_hash(j) % p->loss_mod != leg;
+}
+
+static void gen_run(const uint8_t *file, size_t len, gen_plan *p, rtp_stats *out,
+                    rtp_merge_stats *mout)
+{
+    gen_src src = {.file = file};
+    for (size_t o = 0; o < len && src.ncs < 8; src.ncs++) {
+        src.n[src.ncs] = tu_codestream_bytes(file + o, len - o);
+        if (!src.n[src.ncs])
+            break;
+        src.off[src.ncs] = o;
+        o += src.n[src.ncs];
+    }
+    xsf_error err;
+    xsf_error_clear(&err);
+    rtp_merger *m = NULL;
+    rtp_merger_config mc = {.legs = p->legs, .window_ms = p->window_ms};
+    rtp_depacketizer_config dc;
+    memset(&dc, 0, sizeof dc);
+    dc.payload_type = 112;
+    dc.validate = 1;
+    dc.reorder_packets = 512;
+    dc.reorder_ns = 20 * MS;
+    if (p->legs > 1) {
+        CHECK(rtp_merger_create(&m, &mc, &err) == XSF_OK, "merger: %s", err.msg);
+        rtp_receiver_cover_skew(&dc, &mc);
+    }
+    rtp_depacketizer *d = NULL;
+    if (rtp_depacketizer_create(&d, &dc, &err) != XSF_OK) {
+        fprintf(stderr, "depacketizer: %s\n", err.msg);
+        exit(1);
+    }
+    gen_leg g[2];
+    memset(g, 0, sizeof g);
+    rtp_packetizer_config pc = {.mode = RTP_JXS_CODESTREAM,
+                                .payload_type = 112,
+                                .ssrc = 0x7ed,
+                                .first_seq = 60000,
+                                .boxes = 1,
+                                .packet_bytes = 1440};
+    for (unsigned k = 0; k < p->legs; k++) {
+        if (rtp_packetizer_create(&g[k].pz, &pc, &err) != XSF_OK)
+            exit(1);
+        gen_frame(&src, &g[k]);
+    }
+    /* What should come out: frame by frame on leg 0's generator (the same packets). */
+    p->packets = p->lost_all = 0;
+    p->frames_whole = 0;
+    const uint64_t t0 = T0;
+    for (;;) {
+        /* The leg whose next packet is due first. */
+        int best = -1;
+        uint64_t best_t = 0;
+        for (unsigned k = 0; k < p->legs; k++) {
+            if (g[k].k >= p->frames)
+                continue;
+            const size_t n = g[k].frame.n;
+            const uint64_t t = t0 + g[k].k * GEN_FRAME_NS + g[k].next * GEN_FRAME_NS / (n ? n : 1) +
+                               (k ? p->skew_ns : 0);
+            if (best < 0 || t < best_t) {
+                best = (int)k;
+                best_t = t;
+            }
+        }
+        if (best < 0)
+            break;
+        gen_leg *l = &g[best];
+        const size_t j = l->first_index + l->next;
+        const tu_packet *pk = &l->frame.p[l->next];
+        if (best == 0) { /* the plan's account, once a packet */
+            int any = 0;
+            for (unsigned k = 0; k < p->legs; k++)
+                any |= gen_sends(p, k, l->k, j);
+            p->packets++;
+            p->lost_all += !any;
+        }
+        if (gen_sends(p, (unsigned)best, l->k, j)) {
+            if (!m)
+                rtp_depacketizer_push(d, pk->data, pk->len, best_t);
+            else if (rtp_merger_offer(m, (unsigned)best, pk->data, pk->len, best_t))
+                rtp_depacketizer_push_seq(d, pk->data, pk->len, best_t, rtp_merger_ext(m));
+        }
+        if (++l->next == l->frame.n) {
+            if (best == 0) {
+                int whole = 1;
+                for (size_t i = 0; i < l->frame.n; i++) {
+                    int any = 0;
+                    for (unsigned k = 0; k < p->legs; k++)
+                        any |= gen_sends(p, k, l->k, l->first_index + i);
+                    whole &= any;
+                }
+                p->frames_whole += (unsigned)whole;
+            }
+            l->first_index += l->frame.n;
+            l->k++;
+            if (l->k < p->frames)
+                gen_frame(&src, l);
+        }
+        if (m)
+            rtp_merger_poll(m, best_t);
+        rtp_depacketizer_poll(d, best_t);
+    }
+    if (m)
+        rtp_merger_flush(m);
+    rtp_depacketizer_flush(d);
+    *out = *rtp_depacketizer_stats(d);
+    if (m)
+        *mout = *rtp_merger_stats(m);
+    for (unsigned k = 0; k < p->legs; k++) {
+        tu_free(&g[k].frame);
+        rtp_packetizer_destroy(g[k].pz);
+    }
+    rtp_depacketizer_destroy(d);
+    rtp_merger_destroy(m);
+}
+
+/* Exactly the frames that lost a packet on every leg are dropped, and the packets lost on
+ * every leg counted lost. */
+static void check_gen(const char *name, const gen_plan *p, const rtp_stats *r)
+{
+    CHECK(r->frames_complete == p->frames_whole && r->frames_dropped == p->frames - p->frames_whole,
+          "%s: %llu frames whole, %llu dropped; %u frames of %u kept every packet", name,
+          (unsigned long long)r->frames_complete, (unsigned long long)r->frames_dropped,
+          p->frames_whole, p->frames);
+    CHECK(r->lost == p->lost_all && r->lost_edge == 0,
+          "%s: %llu packets lost (%llu at the edges), %llu lost on every leg", name,
+          (unsigned long long)r->lost, (unsigned long long)r->lost_edge,
+          (unsigned long long)p->lost_all);
+    CHECK(r->invalid == 0 && r->late == 0 && r->ssrc_changes == 0,
+          "%s: %llu invalid, %llu late, %llu SSRC changes", name, (unsigned long long)r->invalid,
+          (unsigned long long)r->late, (unsigned long long)r->ssrc_changes);
+}
+
+static void test_long_cuts(const uint8_t *file, size_t len)
+{
+    rtp_stats r;
+    rtp_merge_stats ms;
+    /* One leg cut for 2 s (16,364 frames, 262,000 packets: four wraps of the numbers), and
+     * for 40 ms (5,200 packets: RFC 3550 A.1's restart, were it not for the pace); 1e-3 of
+     * the packets lost besides. */
+    const unsigned cuts[2] = {16364, 327};
+    for (int c = 0; c < 2; c++) {
+        gen_plan p = {.legs = 1, .frames = 40000, .loss_mod = 1000};
+        p.cut_from[0] = 12000;
+        p.cut_to[0] = 12000 + cuts[c];
+        p.cut_from[1] = p.cut_to[1] = 0;
+        gen_run(file, len, &p, &r, &ms);
+        check_gen(c ? "one leg, a cut of 40 ms" : "one leg, a cut of 2 s", &p, &r);
+    }
+    /* Two legs: 1e-3 lost on each, never on both; the second cut for 2 s, then the first,
+     * then both at once (the sender's side lost): the frames of the last cut alone are
+     * lost. */
+    gen_plan p = {.legs = 2, .frames = 70000, .loss_mod = 1000, .window_ms = 50};
+    p.cut_from[1] = 8000;
+    p.cut_to[1] = 8000 + 16364;
+    p.cut_from[0] = 30000;
+    p.cut_to[0] = 30000 + 16364;
+    p.all_from = 50000;
+    p.all_to = 50000 + 16364;
+    gen_run(file, len, &p, &r, &ms);
+    check_gen("two legs, cut 2 s each in turn, then both", &p, &r);
+    CHECK(ms.packets_lost == p.lost_all, "two legs: the merge counts %llu lost on both, %llu",
+          (unsigned long long)ms.packets_lost, (unsigned long long)p.lost_all);
+}
+
+static void test_high_skew(const uint8_t *file, size_t len)
+{
+    /* 450 ms of skew (59,000 packets: more than half the 16-bit numbers), 1e-2 lost on each
+     * leg never on both: every frame whole. */
+    rtp_stats r;
+    rtp_merge_stats ms;
+    gen_plan p = {
+        .legs = 2, .frames = 20000, .loss_mod = 100, .window_ms = 450, .skew_ns = 450 * MS};
+    gen_run(file, len, &p, &r, &ms);
+    CHECK(p.frames_whole == p.frames, "the plan loses a frame");
+    check_gen("two legs, 450 ms apart", &p, &r);
+    CHECK(ms.leg[1].skew_p50_ms > 449 && ms.leg[1].skew_p50_ms < 451,
+          "skew p50 %.2f ms, expected 450", ms.leg[1].skew_p50_ms);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -794,6 +1040,8 @@ int main(int argc, char **argv)
         test_bounds();
         test_silence();
         test_long_lag();
+        test_long_cuts(file, len);
+        test_high_skew(file, len);
         test_sdp();
         test_pcap(&s, argc > 3 ? argv[3] : ".");
     } else {
