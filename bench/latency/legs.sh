@@ -43,7 +43,7 @@ mkdir -p "$W"
 REPORT=${OUT:+$OUT/legs.md}
 [ -n "${OUT:-}" ] && mkdir -p "$OUT/legs"
 say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
-calc() { awk "BEGIN { print $* }"; }
+calc() { awk "BEGIN { x = $*; print x }"; } # assigned first: "print (a > 0 ...)" is a redirection
 # The K-th stream's object of latency KEY, then one of its fields.
 lat() { grep -o "\"$2\": {[^}]*}" "$1" | sed -n "${3}p" | grep -o "\"$4\": [0-9.]*" | awk '{print $2}'; }
 # The K-th stream's number KEY (a key of the stream's own object, before its legs).
