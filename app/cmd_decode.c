@@ -21,7 +21,7 @@ static const char about[] =
     "  .ppm  RGB, 16-bit big-endian above 8 bits; 4:2:2 and 4:2:0 chroma is upsampled\n"
     "        by sample replication, then converted with --colour\n"
     "  .pgm  the first component (luma) only\n"
-    "--pix-fmt F writes another pixel format (converted on the host after the decode):\n"
+    "--pix-fmt F writes another pixel format, as the decoder writes it (no later pass):\n"
     "  planar16 (as decoded), planar8, v210, pgroup (ST 2110-20 4:2:2 10-bit), p210,\n"
     "  p010, uyvy, nv12, i420, rgba, bgra, rgb48, rgbf32 (R'G'B' with --colour).\n"
     "  .yuv takes every one (its planes packed), .y4m planar16, planar8 and i420, .ppm\n"

@@ -94,6 +94,12 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
                                .codec_params = params,
                                .expected_frames = known ? (unsigned)frames : 0,
                                .codestream_bytes = c->interlaced ? 2 * largest : largest};
+        /* Progressive pictures come from the decoder in the format written; the writer
+         * converts an interlaced frame once its fields are woven (wo.pix_fmt). */
+        if (!c->interlaced) {
+            sc.pix_fmt = c->pix_fmt;
+            sc.pix_colour = c->colour;
+        }
         st = pl_stream_add(p, &sc, sid, err);
     }
     return st;
