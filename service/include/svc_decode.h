@@ -24,9 +24,9 @@ typedef struct svc_decode_config {
     const char *tables; /* the codec's table file (BPC-PaCo); NULL: none */
     imgio_format format;
     xsf_colour colour;
-    xsf_rate fps;          /* Y4M frame rate; num 0: 25 */
-    int md5, interlaced;   /* interlaced: the codestreams are fields, woven in pairs */
-    uint64_t max_frames;   /* 0: all */
+    xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
+    int md5, interlaced; /* interlaced: the codestreams are fields, woven in pairs */
+    uint64_t max_frames; /* 0: all */
     /* The pixel format written: the pipeline's picture request (pl_stream_config.pix_fmt,
      * with `colour`: on the GPU the decoder's last kernel writes it); interlaced frames are
      * converted after their fields are woven (pl_writer_options.pix_fmt). */
