@@ -488,7 +488,8 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
  * order, on one thread). .jxs output
  * takes the codestreams (both fields' of an interlaced frame) and decodes
  * nothing; the picture formats take host pictures, an interlaced frame's
- * two fields woven into one picture (Y4M: It, top field first). */
+ * two fields woven into one picture (Y4M: It, top field first; a pixel
+ * format other than planar16 plane by plane, row by row). */
 /* PL_WRITE_MD5: a text file, PL_WRITE_MD5_HEADER then one line a frame: its index, its RTP
  * timestamp (0 without one) and the MD5 of its picture in .yuv layout (two fields woven), so
  * that each delivered picture can be compared with the C decoder's of the frame it stands
