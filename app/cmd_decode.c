@@ -21,7 +21,7 @@ static const char about[] =
     "  .ppm  RGB, 16-bit big-endian above 8 bits; 4:2:2 and 4:2:0 chroma is upsampled\n"
     "        by sample replication, then converted with --colour\n"
     "  .pgm  the first component (luma) only\n"
-    "--pix-fmt F writes another pixel format (converted on the host after the decode):\n"
+    "--pix-fmt F writes another pixel format, as the decoder writes it (no later pass):\n"
     "  planar16 (as decoded), planar8, v210, pgroup (ST 2110-20 4:2:2 10-bit), p210,\n"
     "  p010, uyvy, nv12, i420, rgba, bgra, rgb48, rgbf32 (R'G'B' with --colour).\n"
     "  .yuv takes every one (its planes packed), .y4m planar16, planar8 and i420, .ppm\n"
@@ -41,19 +41,12 @@ typedef struct decode_args {
     xsf_colour colour;
     xsf_rate fps;
     int md5, quiet, interlaced;
-    int pix_fmt; /* xsf_container */
+    xsf_container pix_fmt;
     pl_config pl;
 } decode_args;
 
 static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM,
                               IMGIO_FORMAT_PGM};
-
-/* --pix-fmt's names (xsf_container_name) and their containers. */
-static const char pix_fmt_names[] =
-    "planar16|planar|planar8|v210|pgroup|p210|p010|uyvy|nv12|i420|rgba|bgra|rgb48|rgbf32";
-static const int pix_fmts[] = {
-    XSF_PLANAR_U16, XSF_PLANAR_U16, XSF_PLANAR_U8, XSF_V210,  XSF_PGROUP10, XSF_P210,  XSF_P010,
-    XSF_UYVY,       XSF_NV12,       XSF_I420,      XSF_RGBA8, XSF_BGRA8,    XSF_RGB48, XSF_RGBF32};
 
 /* 0: parsed; 1: help printed; 2: usage error (already reported). */
 static int parse_args(int argc, char **argv, decode_args *a)
@@ -65,9 +58,8 @@ static int parse_args(int argc, char **argv, decode_args *a)
         CLI_OPT("format", 0, CLI_CHOICE, &a->format, "F",
                 "yuv, y4m, ppm or pgm (default: OUT's extension)", .choices = "yuv|y4m|ppm|pgm",
                 .values = formats),
-        CLI_OPT("pix-fmt", 0, CLI_CHOICE, &a->pix_fmt, "F",
-                "the pixel format written (default planar16, as decoded):\n" XSF_CONTAINER_WORDS,
-                .choices = pix_fmt_names, .values = pix_fmts),
+        CLI_OPT("pix-fmt", 0, CLI_PIX_FMT, &a->pix_fmt, "F",
+                "the pixel format written (default planar16, as decoded):\n" XSF_CONTAINER_WORDS),
         CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "decode the first N frames only", .lo = 1,
                 .hi = 1 << 30),
         CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode with the C reference decoder",
@@ -141,7 +133,7 @@ int cmd_decode(int argc, char **argv)
                                  .md5 = a.md5,
                                  .interlaced = a.interlaced,
                                  .max_frames = a.frames > 0 ? (uint64_t)a.frames : 0,
-                                 .pix_fmt = (xsf_container)a.pix_fmt,
+                                 .pix_fmt = a.pix_fmt,
                                  .pl = a.pl};
     svc_decode_result res;
     svc_failure f;

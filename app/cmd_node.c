@@ -104,6 +104,9 @@ static int parse_args(int argc, char **argv, node_args *a)
                 "where received pictures go: null (default: decode, drop),\n"
                 "or a path with %u for the receiver number (from 0), ending\n"
                 ".yuv, .y4m or .jxs; each activation starts its file anew"),
+        CLI_OPT("pix-fmt", 0, CLI_PIX_FMT, &a->h.pix_fmt, "F",
+                "every receiver's pictures in this pixel format, as the\n"
+                "decoder writes it (default planar16, as decoded):\n" XSF_CONTAINER_WORDS),
         CLI_OPT("registry", 0, CLI_STRING, &a->h.node.registry_url, "URL",
                 "register with this registry (http://HOST:PORT)"),
         CLI_OPT("discover", 0, CLI_FLAG, &a->h.node.discover, NULL,

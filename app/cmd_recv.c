@@ -211,6 +211,10 @@ static const cli_option options[] = {
     CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
             "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)",
             .flags = CLI_ITEM),
+    CLI_OPT("pix-fmt", 0, CLI_PIX_FMT, AT(r.pix_fmt), "F",
+            "the pictures' pixel format, as the decoder writes it (default\n"
+            "planar16, as decoded):\n" XSF_CONTAINER_WORDS,
+            .flags = CLI_ITEM),
     CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
             "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
     CLI_HEAD("options:"),

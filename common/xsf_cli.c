@@ -144,6 +144,7 @@ int cli_value(const cli_option *o, const char *value, void *dst)
                              (uint64_t *)dst, &err);
         break;
     case CLI_COLOUR: st = xsf_colour_parse(value, (xsf_colour *)dst, &err); break;
+    case CLI_PIX_FMT: st = xsf_container_parse(value, (xsf_container *)dst, &err); break;
     case CLI_CHOICE: {
         char list[256];
         if (!choice(o, value, (int *)dst)) {

@@ -37,8 +37,10 @@ dsp_chroma dsp_picture_chroma(const xsf_picture *pic, xsf_error *err)
         return DSP_CHROMA_INVALID;
     }
     if (f->container != XSF_PLANAR_U16) {
-        xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture container %d (planar 16-bit expected)",
-                      (int)f->container);
+        xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                      "pixel format %s: the display shows planar16 pictures (it converts them to "
+                      "R'G'B' itself)",
+                      xsf_container_name(f->container));
         return DSP_CHROMA_INVALID;
     }
     if (f->depth[0] < 8 || f->depth[0] > 16) {

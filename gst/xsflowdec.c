@@ -23,6 +23,17 @@
  * With interlace-mode=fields each input buffer holds two codestreams,
  * first field first; they travel as one pipeline frame of two fields.
  *
+ * Packed and semi-planar formats (v210, UYVP: ST 2110-20's pgroup, UYVY,
+ * NV12, P010_10LE, RGBA, BGRA; and I420 for a stream that is not 4:2:0
+ * 8-bit): where downstream takes none of the planar formats of the stream's
+ * layout, the first format downstream prefers that applies to the stream
+ * (xsf_format_convert) becomes the stream's picture request
+ * (pl_stream_config.pix_fmt): the decoder writes it (on the GPU its last
+ * kernel), and the picture is lent as it is (zero copy, with a GstVideoMeta
+ * where its strides are not GStreamer's) or its rows copied. The request is
+ * made with the stream, from its first codestream and downstream's caps
+ * then, and stays for the element's run (start to stop).
+ *
  * Locking. GstVideoDecoder's state (frame list, output state, negotiation,
  * pushing downstream) is guarded by its stream lock, so deliver() takes it
  * to finish a frame. Everything here that waits for deliver() therefore
@@ -112,7 +123,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE(xsflowdec, "xsflowdec", GST_RANK_PRIMARY +
 #define DEC_FORMATS                                                                                \
     "{ I420, Y42B, Y444, I420_10LE, I422_10LE, Y444_10LE, I420_12LE, I422_12LE, Y444_12LE, "       \
     "Y444_16LE, GRAY8, GRAY16_LE, GBR, GBR_10LE, GBR_12LE, GBRA, GBRA_10LE, GBRA_12LE, A420, "     \
-    "A420_10LE, A422_10LE, A444_10LE }"
+    "A420_10LE, A422_10LE, A444_10LE, v210, UYVP, UYVY, NV12, P010_10LE, RGBA, BGRA }"
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -217,6 +228,16 @@ static GstVideoFormat native_format(int layout, const xsf_picture *pic, int *dep
     return GST_VIDEO_FORMAT_UNKNOWN;
 }
 
+/* Whether downstream's `allowed` caps take format `f`. */
+static gboolean takes(GstCaps *allowed, GstVideoFormat f)
+{
+    GstCaps *one = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+                                       gst_video_format_to_string(f), NULL);
+    const gboolean ok = gst_caps_can_intersect(one, allowed);
+    gst_caps_unref(one);
+    return ok;
+}
+
 /* The format to negotiate: the native one if downstream takes it, else
  * another depth of the same layout that it takes (e.g. caps forcing Y42B
  * for a 10-bit stream), else the native one (negotiation then fails with
@@ -239,11 +260,7 @@ static GstVideoFormat pick_format(XsflowDec *self, int layout, GstVideoFormat na
             const GstVideoFormat f = layout_formats[layout][order[j]];
             if (f == GST_VIDEO_FORMAT_UNKNOWN)
                 continue;
-            GstCaps *one = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
-                                               gst_video_format_to_string(f), NULL);
-            const gboolean ok = gst_caps_can_intersect(one, allowed);
-            gst_caps_unref(one);
-            if (ok) {
+            if (takes(allowed, f)) {
                 fmt = f;
                 *depth = layout_depths[order[j]];
                 break;
@@ -253,6 +270,88 @@ static GstVideoFormat pick_format(XsflowDec *self, int layout, GstVideoFormat na
     if (allowed)
         gst_caps_unref(allowed);
     return fmt;
+}
+
+/* The formats the pipeline writes itself (its picture request), GStreamer's
+ * names for xsf_picture.h's containers. */
+static const struct {
+    GstVideoFormat gst;
+    xsf_container container;
+} written_formats[] = {
+    {GST_VIDEO_FORMAT_v210, XSF_V210},  {GST_VIDEO_FORMAT_UYVP, XSF_PGROUP10},
+    {GST_VIDEO_FORMAT_UYVY, XSF_UYVY},  {GST_VIDEO_FORMAT_NV12, XSF_NV12},
+    {GST_VIDEO_FORMAT_I420, XSF_I420},  {GST_VIDEO_FORMAT_P010_10LE, XSF_P010},
+    {GST_VIDEO_FORMAT_RGBA, XSF_RGBA8}, {GST_VIDEO_FORMAT_BGRA, XSF_BGRA8},
+};
+
+static GstVideoFormat written_format(xsf_container c)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(written_formats); i++)
+        if (written_formats[i].container == c)
+            return written_formats[i].gst;
+    return GST_VIDEO_FORMAT_UNKNOWN;
+}
+
+/* The container downstream's format string `name` asks the pipeline to write for a
+ * picture of `shape` (its format and colour), or planar16 where it is none of
+ * written_formats or does not apply to the picture. */
+static xsf_container written_container(const char *name, const xsf_picture *shape)
+{
+    const GstVideoFormat f = name ? gst_video_format_from_string(name) : GST_VIDEO_FORMAT_UNKNOWN;
+    xsf_format out;
+    for (size_t i = 0; i < G_N_ELEMENTS(written_formats); i++)
+        if (written_formats[i].gst == f &&
+            xsf_format_convert(&shape->fmt, &shape->colour, written_formats[i].container, &out,
+                               NULL) == XSF_OK)
+            return written_formats[i].container;
+    return XSF_PLANAR_U16;
+}
+
+/* The stream's picture request (see the top), from its first codestream
+ * data[0, len) and downstream's caps: planar16 where downstream takes any
+ * format (or nothing is known), or a planar format of the picture's layout. */
+static xsf_container choose_request(XsflowDec *self, const guint8 *data, gsize len)
+{
+    xs_header h;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (xs_parse_header(data, len, &h, &err) != XSF_OK)
+        return XSF_PLANAR_U16; /* the decoder says what is wrong */
+    xsf_picture shape;
+    xsf_picture_init(&shape);
+    shape.fmt.nc = MIN(h.nc, XSF_MAX_COMPONENTS);
+    for (int c = 0; c < shape.fmt.nc; c++) {
+        shape.fmt.width[c] = h.wf / h.sx[c];
+        shape.fmt.height[c] = h.hf / h.sy[c];
+        shape.fmt.depth[c] = h.depth[c];
+    }
+    xs_header_colour(&h, &shape.colour);
+    const int layout = picture_layout(shape.colour.source == XSF_COLOUR_CODESTREAM &&
+                                          shape.colour.matrix == XSF_MATRIX_IDENTITY,
+                                      &shape);
+    GstCaps *allowed = gst_pad_get_allowed_caps(GST_VIDEO_DECODER_SRC_PAD(self));
+    xsf_container want = XSF_PLANAR_U16;
+    gboolean planar = !allowed || gst_caps_is_any(allowed);
+    for (int i = 0; i < 4 && !planar && layout >= 0; i++)
+        planar = layout_formats[layout][i] != GST_VIDEO_FORMAT_UNKNOWN &&
+                 takes(allowed, layout_formats[layout][i]);
+    /* Downstream's formats in its order of preference: the first the pipeline writes. */
+    for (guint k = 0; !planar && want == XSF_PLANAR_U16 && k < gst_caps_get_size(allowed); k++) {
+        const GValue *v = gst_structure_get_value(gst_caps_get_structure(allowed, k), "format");
+        if (v && G_VALUE_HOLDS_STRING(v))
+            want = written_container(g_value_get_string(v), &shape);
+        for (guint j = 0; v && GST_VALUE_HOLDS_LIST(v) && want == XSF_PLANAR_U16 &&
+                          j < gst_value_list_get_size(v);
+             j++) {
+            const GValue *one = gst_value_list_get_value(v, j);
+            if (G_VALUE_HOLDS_STRING(one))
+                want = written_container(g_value_get_string(one), &shape);
+        }
+    }
+    if (allowed)
+        gst_caps_unref(allowed);
+    GST_INFO_OBJECT(self, "picture request: %s", xsf_container_name(want));
+    return want;
 }
 
 /* Negotiates the output for a picture when its format or size changed (or
@@ -266,7 +365,9 @@ static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
                                           pic->colour.matrix == XSF_MATRIX_IDENTITY,
                                       pic);
     int depth = 0;
-    const GstVideoFormat native = native_format(layout, pic, &depth);
+    const int written = pic->fmt.container != XSF_PLANAR_U16; /* the picture request's */
+    const GstVideoFormat native =
+        written ? written_format(pic->fmt.container) : native_format(layout, pic, &depth);
     if (native == GST_VIDEO_FORMAT_UNKNOWN) {
         GST_ELEMENT_ERROR(self, STREAM, FORMAT, (NULL),
                           ("no raw video format for %d components of %dx%d at depth %d",
@@ -279,7 +380,7 @@ static GstFlowReturn ensure_output(XsflowDec *self, const pl_frame *pf)
     /* The format chosen last time stays while the picture's shape does. */
     if (same && !gst_pad_check_reconfigure(GST_VIDEO_DECODER_SRC_PAD(vd)))
         return GST_FLOW_OK;
-    const GstVideoFormat fmt = pick_format(self, layout, native, &depth);
+    const GstVideoFormat fmt = written ? native : pick_format(self, layout, native, &depth);
     GstVideoCodecState *out = gst_video_decoder_set_output_state(vd, fmt, w, h, self->input_state);
     if (pf->fields == 2) {
         GST_VIDEO_INFO_INTERLACE_MODE(&out->info) = GST_VIDEO_INTERLACE_MODE_INTERLEAVED;
@@ -316,6 +417,20 @@ static gboolean layout_is_picture(const GstVideoInfo *info, const xsf_picture *p
                                   gint stride[GST_VIDEO_MAX_PLANES], gboolean *custom)
 {
     const GstVideoFormatInfo *fi = info->finfo;
+    if (pic->fmt.container != XSF_PLANAR_U16) { /* the format negotiated for it: its planes */
+        const int planes = xsf_format_planes(&pic->fmt);
+        if ((int)GST_VIDEO_INFO_N_PLANES(info) != planes || !pic->data[0])
+            return FALSE;
+        *custom = FALSE;
+        for (int p = 0; p < planes; p++) {
+            offset[p] = (gsize)(pic->data[p] - pic->data[0]);
+            stride[p] = (gint)pic->stride[p];
+            if (offset[p] != GST_VIDEO_INFO_PLANE_OFFSET(info, p) ||
+                stride[p] != GST_VIDEO_INFO_PLANE_STRIDE(info, p))
+                *custom = TRUE;
+        }
+        return TRUE;
+    }
     if (G_BYTE_ORDER != G_LITTLE_ENDIAN || (int)GST_VIDEO_INFO_N_COMPONENTS(info) != pic->fmt.nc ||
         (int)GST_VIDEO_INFO_N_PLANES(info) != pic->fmt.nc || !GST_VIDEO_FORMAT_INFO_IS_LE(fi) ||
         !pic->data[0])
@@ -392,6 +507,28 @@ static void write_component(GstVideoFrame *vf, int comp, const xsf_picture *pic,
     }
 }
 
+/* Copies the planes of a picture the pipeline wrote in the negotiated
+ * format into the mapped frame, rows `step` apart from row `first` (two
+ * fields woven); each row as long as the shorter of the two. */
+static void write_planes(GstVideoFrame *vf, const xsf_picture *pic, int first, int step)
+{
+    const GstVideoFormatInfo *fi = vf->info.finfo;
+    const int planes = MIN(xsf_format_planes(&pic->fmt), (int)GST_VIDEO_FRAME_N_PLANES(vf));
+    for (int p = 0; p < planes; p++) {
+        int plane_h = 0; /* the frame's rows of plane p: those of a component in it */
+        for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS(vf); c++)
+            if ((int)GST_VIDEO_FORMAT_INFO_PLANE(fi, c) == p)
+                plane_h = MAX(plane_h, GST_VIDEO_FRAME_COMP_HEIGHT(vf, c));
+        guint8 *base = GST_VIDEO_FRAME_PLANE_DATA(vf, p);
+        const gsize stride = (gsize)GST_VIDEO_FRAME_PLANE_STRIDE(vf, p);
+        const gsize n = MIN(xsf_format_row_bytes(&pic->fmt, p), stride);
+        const int rows = xsf_format_plane_rows(&pic->fmt, p);
+        for (int y = 0; y < rows && first + y * step < plane_h; y++)
+            memcpy(base + (gsize)(first + y * step) * stride,
+                   pic->data[p] + (gsize)y * pic->stride[p], n);
+    }
+}
+
 /* ---- the sink of the stream: on a decode thread, frames in order ---- */
 
 /* Finishes `frame` with the picture of `pf`; consumes both. Stream lock held. */
@@ -413,9 +550,7 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
         layout_is_picture(&out->info, &pf->picture[0], offset, stride, &custom) &&
         (!custom || self->downstream_meta)) {
         const xsf_picture *pic = &pf->picture[0];
-        gsize bytes = 0;
-        for (int c = 0; c < pic->fmt.nc; c++)
-            bytes += (gsize)pic->fmt.width[c] * (gsize)pic->fmt.height[c] * sizeof(uint16_t);
+        const gsize bytes = xsf_format_bytes(&pic->fmt); /* its planes, one after the other */
         g_atomic_int_inc(&pp->refs);
         g_atomic_int_inc(&pp->lent);
         pf->user = (guint64)(guintptr)pp; /* the frame is ours now: lent_picture_free reads it */
@@ -451,6 +586,10 @@ static GstFlowReturn output_picture(XsflowDec *self, GstVideoCodecFrame *frame, 
     if (mapped) {
         for (int field = 0; field < pf->fields; field++) {
             const xsf_picture *pic = &pf->picture[field];
+            if (pic->fmt.container != XSF_PLANAR_U16) {
+                write_planes(&vf, pic, field, pf->fields);
+                continue;
+            }
             for (int c = 0; c < pic->fmt.nc && c < (int)GST_VIDEO_FRAME_N_COMPONENTS(&vf); c++)
                 write_component(&vf, c, pic, c, target, field, pf->fields);
         }
@@ -672,7 +811,8 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
                                .backpressure = PL_BLOCK,
                                .frames = pp->frames,
                                .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
-                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused, NULL}};
+                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused, NULL},
+                               .pix_fmt = choose_request(self, map.data, first)};
         xsf_error err;
         xsf_error_clear(&err);
         if (pl_stream_add(pp->pl, &sc, &pp->stream, &err) != XSF_OK) {

@@ -67,7 +67,8 @@ xsf_status nmos_host_create(nmos_host **out, nmos_host_config *c, const char **s
     xsf_status st = read_sdps(h, c, subject, err);
     if (st == XSF_OK && (st = pl_create(&h->pipeline, &c->pl, err)) != XSF_OK)
         *subject = "pipeline";
-    const nmos_service_config sc = {.pipeline = h->pipeline, .output = c->output};
+    const nmos_service_config sc = {
+        .pipeline = h->pipeline, .output = c->output, .pix_fmt = c->pix_fmt};
     if (st == XSF_OK && (st = nmos_service_create(&h->service, &sc, err)) != XSF_OK)
         *subject = "-o";
     if (st == XSF_OK)

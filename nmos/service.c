@@ -80,6 +80,13 @@ xsf_status nmos_service_create(nmos_service **out, const nmos_service_config *cf
         }
         snprintf(s->output, sizeof s->output, "%s", o);
     }
+    if (!s->null_output && s->kind == PL_WRITE_JXS && cfg->pix_fmt != XSF_PLANAR_U16) {
+        free(s);
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "pixel format %s: .jxs output takes the codestreams (nothing "
+                             "decoded)",
+                             xsf_container_name(cfg->pix_fmt));
+    }
     pthread_mutex_init(&s->mu, NULL);
     for (unsigned i = 0; i < NMOS_MAX_SENDERS; i++)
         s->tx[i].owner = s;
@@ -223,7 +230,11 @@ static xsf_status start(nmos_service *s, svc_stream *st, const nmos_activation *
                            .codec = RTP_JXS_CODEC,
                            .backpressure = PL_DROP_OLDEST,
                            .max_frame_bytes = rs.max_frame_bytes,
-                           .sink = sink};
+                           .sink = sink,
+                           .pix_fmt = s->cfg.pix_fmt};
+    /* The picture request's colour: the SDP's (RFC 9134 7.1: colorimetry, RANGE). */
+    if (l->has_sdp && (l->parsed.colorimetry[0] || l->parsed.range[0]))
+        xsf_colour_from_sdp(&sc.pix_colour, l->parsed.colorimetry, l->parsed.range);
     stt = pl_stream_add(s->cfg.pipeline, &sc, &st->sid, err);
     if (stt == XSF_OK)
         stt = pl_rtp_source_start(st->src, s->cfg.pipeline, st->sid, err);

@@ -101,21 +101,6 @@ static int describe(pl_slot *s, const xsf_codec *codec, int field, const uint8_t
     return 0;
 }
 
-/* Lays out field `field`'s pictures where the sink wants them, of the format
- * its description says. 0, or the frame failed. */
-static int prepare_picture(pl_slot *s, pl_placement where, int field, char *msg, size_t cap)
-{
-    const xsf_format *fmt = &s->f.desc[field].format;
-    xsf_error e;
-    xsf_error_clear(&e);
-    if (((where & PL_PICTURE_HOST) && pl_slot_picture(s, field, 0, fmt, &e)) ||
-        ((where & PL_PICTURE_DEVICE) && pl_slot_picture(s, field, 1, fmt, &e))) {
-        fail(s, msg, cap, e.msg);
-        return -1;
-    }
-    return 0;
-}
-
 /* The decode calls of one frame: its codec, the worker's decoder of it, the stream's settings. */
 typedef struct decode_ctx {
     pl_worker *w;
@@ -126,7 +111,58 @@ typedef struct decode_ctx {
     pl_placement where;
     char *msg;
     size_t cap;
+    const pl_stream *st;  /* its picture request (pix_fmt, pix_colour) */
+    xsf_codec_frame *req; /* room for the description a converted field's decoder takes */
 } decode_ctx;
+
+/* The colour a field's conversion takes: the stream's where it was said above the
+ * codestream's (the SDP's, the user's), else the field's own. */
+static xsf_colour request_colour(const pl_stream *st, const xsf_codec_frame *desc)
+{
+    const xsf_colour *c = &st->pix_colour;
+    return c->source != XSF_COLOUR_DEFAULT && c->source >= desc->colour.source ? *c : desc->colour;
+}
+
+/* Lays out field `field`'s pictures where the sink wants them, in the stream's pixel
+ * format (the picture request) of the format its description says, and gives the
+ * description its decoder takes (*frame): the field's own, or for another pixel format
+ * a copy (d->req) with the colour the conversion takes and, where a GPU decoder writes
+ * into planes of its own (no device picture wanted), the converted format
+ * (xsf_codec.gpu_decode). 0, or the frame failed (the format does not apply: why). */
+static int prepare_picture(const decode_ctx *d, pl_placement where, int field,
+                           const xsf_codec_frame **frame)
+{
+    pl_slot *s = d->s;
+    const xsf_codec_frame *desc = &s->f.desc[field];
+    xsf_format fmt = desc->format;
+    xsf_colour colour = desc->colour;
+    xsf_error e;
+    xsf_error_clear(&e);
+    *frame = desc;
+    if (d->st->pix_fmt != XSF_PLANAR_U16) {
+        const xsf_colour conv = request_colour(d->st, desc);
+        if (xsf_format_convert(&desc->format, &conv, d->st->pix_fmt, &fmt, &e) != XSF_OK) {
+            fail(s, d->msg, d->cap, e.msg);
+            return -1;
+        }
+        *d->req = *desc;
+        d->req->colour = conv;
+        if (d->w->device >= 0 && !(where & PL_PICTURE_DEVICE))
+            d->req->format = fmt;
+        *frame = d->req;
+        colour = xsf_colour_convert(&conv, &desc->format, d->st->pix_fmt);
+    }
+    if (((where & PL_PICTURE_HOST) && pl_slot_picture(s, field, 0, &fmt, &e)) ||
+        ((where & PL_PICTURE_DEVICE) && pl_slot_picture(s, field, 1, &fmt, &e))) {
+        fail(s, d->msg, d->cap, e.msg);
+        return -1;
+    }
+    if (where & PL_PICTURE_HOST)
+        s->f.picture[field].colour = colour;
+    if (where & PL_PICTURE_DEVICE)
+        s->f.device_picture[field].colour = colour;
+    return 0;
+}
 
 /* The fields of a frame on the GPU. Each picture is written by the decoder
  * straight into the frame's device picture when the sink wants one (no
@@ -148,6 +184,7 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         const uint8_t *cs = f->codestream + off;
         const int incremental = *begun;
         const uint64_t setup = xsf_clock_mono_ns();
+        const xsf_codec_frame *frame = NULL;
         if (!incremental) {
             if (describe(s, codec, field, cs, bytes, d->msg, d->cap))
                 return;
@@ -155,7 +192,7 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
                 fail(s, d->msg, d->cap, field_mismatch);
                 return;
             }
-            if (prepare_picture(s, d->where, field, d->msg, d->cap))
+            if (prepare_picture(d, d->where, field, &frame))
                 return;
         }
         xsf_error e;
@@ -163,7 +200,7 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         xsf_picture *out = (d->where & PL_PICTURE_DEVICE) ? &f->device_picture[field] : NULL;
         const xsf_status dst =
             incremental ? codec->gpu_end(d->dec, f->codestream, bytes, &e)
-                        : codec->gpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, out, &e);
+                        : codec->gpu_decode(d->dec, frame, d->params, cs, bytes, out, &e);
         if (!incremental)
             pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
         *begun = 0;
@@ -176,9 +213,10 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
         if (d->where & PL_PICTURE_HOST) {
             const xsf_picture *pic = &f->picture[field];
             int from[XSF_MAX_COMPONENTS] = {0}, to[XSF_MAX_COMPONENTS] = {0};
-            for (int c = 0; c < pic->fmt.nc; c++) {
+            /* By plane (xsf_codec.gpu_download_rows): planar16's are its components. */
+            for (int c = 0; c < xsf_format_planes(&pic->fmt); c++) {
                 from[c] = incremental && host_rows ? host_rows[c] : 0; /* the rest of the rows */
-                to[c] = pic->fmt.height[c];
+                to[c] = xsf_format_plane_rows(&pic->fmt, c);
             }
             if (codec->gpu_download_rows(d->dec, &f->picture[field], from, to, &e) != XSF_OK ||
                 codec->gpu_sync(d->dec, &e) != XSF_OK) {
@@ -278,11 +316,12 @@ static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step,
         return XSF_ERR_AGAIN; /* the header is not whole yet (or bad: the end says) */
     r->nc = f->desc[0].format.nc;
     const uint64_t setup = xsf_clock_mono_ns();
-    if (prepare_picture(d->s, d->where, 0, d->msg, d->cap))
+    const xsf_codec_frame *frame;
+    if (prepare_picture(d, d->where, 0, &frame))
         return XSF_ERR_INVALID;
     xsf_error_clear(&e);
     xsf_picture *out = (d->where & PL_PICTURE_DEVICE) ? &f->device_picture[0] : NULL;
-    const xsf_status st = d->codec->gpu_begin(d->dec, &f->desc[0], f->codestream, avail, out, &e);
+    const xsf_status st = d->codec->gpu_begin(d->dec, frame, f->codestream, avail, out, &e);
     if (st == XSF_OK)
         pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
     const size_t total = f->desc[0].codestream_bytes;
@@ -385,13 +424,14 @@ static void decode_cpu(const decode_ctx *d)
             return;
         }
         const uint64_t setup = xsf_clock_mono_ns();
-        if (prepare_picture(s, PL_PICTURE_HOST, field, d->msg, d->cap))
+        const xsf_codec_frame *frame;
+        if (prepare_picture(d, PL_PICTURE_HOST, field, &frame))
             return;
         pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
         xsf_error e;
         xsf_error_clear(&e);
-        if (d->codec->cpu_decode(d->dec, &f->desc[field], d->params, cs, bytes, &f->picture[field],
-                                 &e) != XSF_OK) {
+        if (d->codec->cpu_decode(d->dec, frame, d->params, cs, bytes, &f->picture[field], &e) !=
+            XSF_OK) {
             fail(s, d->msg, d->cap, e.msg);
             return;
         }
@@ -428,8 +468,16 @@ static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
 static void decode_frame(pl_worker *w, pl_slot *s, const pl_stream *st, const xsf_codec *codec,
                          int incremental)
 {
-    decode_ctx d = {
-        w, s, codec, NULL, st->codec_params, st->sink.placement, s->error, sizeof s->error};
+    xsf_codec_frame req; /* a converted field's description (prepare_picture) */
+    decode_ctx d = {.w = w,
+                    .s = s,
+                    .codec = codec,
+                    .params = st->codec_params,
+                    .where = st->sink.placement,
+                    .msg = s->error,
+                    .cap = sizeof s->error,
+                    .st = st,
+                    .req = &req};
     if (d.where == PL_PICTURE_NONE) { /* codestream only: the header still describes the frame */
         describe(s, codec, 0, s->f.codestream,
                  s->f.fields == 2 ? s->f.field_bytes[0] : s->f.codestream_bytes, d.msg, d.cap);

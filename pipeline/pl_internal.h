@@ -114,6 +114,8 @@ typedef struct pl_stream {
     int capture_clock;
     int64_t tai_offset; /* CLOCK_TAI - CLOCK_REALTIME when the stream was added */
     uint64_t capture_after_picture;
+    xsf_container pix_fmt; /* pl_stream_config's picture request */
+    xsf_colour pix_colour;
 } pl_stream;
 
 /* Marks of a partial frame's rows on a decoder's stream: events recorded

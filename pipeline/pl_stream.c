@@ -187,6 +187,9 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
 {
     if (!sc->sink.deliver)
         return xsf_error_set(err, XSF_ERR_ARG, "a stream needs a sink");
+    if ((unsigned)sc->pix_fmt >= XSF_CONTAINERS)
+        return xsf_error_set(err, XSF_ERR_ARG, "no pixel format %d (xsf_container)",
+                             (int)sc->pix_fmt);
     if (sc->frames > 1024)
         return xsf_error_set(err, XSF_ERR_ARG, "at most 1024 frames per stream (%u asked for)",
                              sc->frames);
@@ -220,6 +223,8 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->tai_offset = sc->capture_clock ? xsf_clock_tai_offset_ns() : 0;
     st->codec = codec;
     st->codec_params = sc->codec_params;
+    st->pix_fmt = sc->pix_fmt;
+    st->pix_colour = sc->pix_colour;
     st->added = pl_now_ns();
     st->queue = p->use_gpu ? sid % p->ngpus : 0;
     /* Enough frames to absorb a burst and keep every decoder of the stream's

@@ -128,6 +128,59 @@ static xsf_status convert_picture(const pl_writer *wr, const pl_frame *f, scratc
     return XSF_OK;
 }
 
+/* The scratch buffer grown to hold at least `bytes`. */
+static xsf_status scratch_reserve(scratch *sc, size_t bytes, xsf_error *err)
+{
+    const size_t need = (bytes + 1) / 2;
+    if (need > sc->samples) {
+        uint16_t *b = realloc(sc->buf, need * sizeof *b);
+        if (!b)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory to weave a frame");
+        sc->buf = b;
+        sc->samples = need;
+    }
+    return XSF_OK;
+}
+
+/* Two fields in a pixel format other than planar16 (the pipeline's picture request
+ * converts each field alone) woven plane by plane: row r of each plane of the first
+ * field on row 2r of the frame's, the second's on row 2r + 1. The frame's components
+ * are the fields' with the heights added, which must give the planes' rows (a 4:2:0
+ * format of fields of odd height does not weave). */
+static xsf_status weave_planes(const xsf_picture *first, const xsf_picture *second, scratch *sc,
+                               xsf_picture *frame, xsf_error *err)
+{
+    xsf_picture out = *first;
+    out.ref = NULL;
+    for (int c = 0; c < out.fmt.nc; c++)
+        out.fmt.height[c] += second->fmt.height[c];
+    const int planes = xsf_format_planes(&out.fmt);
+    xsf_status st = xsf_format_check(&out.fmt, err);
+    for (int p = 0; st == XSF_OK && p < planes; p++)
+        if (xsf_format_plane_rows(&out.fmt, p) !=
+            xsf_format_plane_rows(&first->fmt, p) + xsf_format_plane_rows(&second->fmt, p))
+            st = xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                               "%s fields of %d rows do not weave into a frame of %d rows",
+                               xsf_container_name(out.fmt.container), first->fmt.height[0],
+                               out.fmt.height[0]);
+    if (st != XSF_OK || (st = scratch_reserve(sc, xsf_format_bytes(&out.fmt), err)) != XSF_OK)
+        return st;
+    uint8_t *at = (uint8_t *)sc->buf;
+    for (int p = 0; p < planes; p++) {
+        const size_t row = xsf_format_row_bytes(&out.fmt, p);
+        const int rows = xsf_format_plane_rows(&out.fmt, p);
+        out.data[p] = at;
+        out.stride[p] = row;
+        for (int y = 0; y < rows; y++) {
+            const xsf_picture *field = y % 2 ? second : first;
+            memcpy(at + (size_t)y * row, field->data[p] + (size_t)(y / 2) * field->stride[p], row);
+        }
+        at += row * (size_t)rows;
+    }
+    *frame = out;
+    return XSF_OK;
+}
+
 static xsf_status frame_picture(const pl_writer *wr, const pl_frame *f, scratch *sc,
                                 xsf_picture *out, xsf_error *err)
 {
@@ -138,19 +191,18 @@ static xsf_status frame_picture(const pl_writer *wr, const pl_frame *f, scratch 
     out->ref = NULL; /* a view: the frame holds the picture */
     if (f->fields == 2) {
         const xsf_picture *first = &f->picture[0], *second = &f->picture[1];
-        size_t need;
-        xsf_status st = imgio_weave_size(first, second, &need, err);
-        if (st != XSF_OK)
-            return st;
-        if (need > sc->samples) {
-            uint16_t *b = realloc(sc->buf, need * sizeof *b);
-            if (!b)
-                return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory to weave a frame");
-            sc->buf = b;
-            sc->samples = need;
+        if (first->fmt.container != XSF_PLANAR_U16) {
+            const xsf_status st = weave_planes(first, second, sc, out, err);
+            if (st != XSF_OK)
+                return st;
+        } else {
+            size_t need;
+            xsf_status st = imgio_weave_size(first, second, &need, err);
+            if (st != XSF_OK || (st = scratch_reserve(sc, need * 2, err)) != XSF_OK)
+                return st;
+            if ((st = imgio_weave(first, second, sc->buf, sc->samples, out, err)) != XSF_OK)
+                return st;
         }
-        if ((st = imgio_weave(first, second, sc->buf, sc->samples, out, err)) != XSF_OK)
-            return st;
     }
     return converts(wr, &out->fmt) ? convert_picture(wr, f, sc, out, err) : XSF_OK;
 }

@@ -17,7 +17,8 @@
 #   plbench    bench/pipeline: decode, the capture source alone and recv --pcap
 #              (with .svt/SvtJpegxsDecApp when carried); plbench-live adds the
 #              live loopback senders; plsource: the capture source and recv
-#              --pcap only
+#              --pcap only; plpixfmt: recv --pcap --pix-fmt planar16, v210 and
+#              pgroup of a 1000-frame UHD capture against each format's D2H floor
 #   service    compute-sanitizer (memcheck, initcheck) on the service's GPU
 #              tests: the incremental decoder, the pipeline, hostile input
 #   latency    bench/latency: last packet -> picture, whole frames against
@@ -160,12 +161,13 @@ if stage soak; then
         --legs "${XSF_SOAK_LEGS:-1}" \
         --out "$OUT/soak" 2>&1 | tee "$OUT/soak.log" | tail -30
 fi
-if stage plbench plbench-live plsource; then
+if stage plbench plbench-live plsource plpixfmt; then
     step "bench/pipeline"
     pl_stages=
     stage plbench && pl_stages="decode source pcap"
     stage plsource && pl_stages="source pcap"
     stage plbench-live && pl_stages="$pl_stages live"
+    stage plpixfmt && pl_stages="$pl_stages pixfmt"
     svt=; [ -x "$R/.svt/SvtJpegxsDecApp" ] && svt="svt=$R/.svt/SvtJpegxsDecApp"
     timeout 500 bash bench/pipeline/run.sh "$B" "$R/.vec" $pl_stages $svt 2>&1 | tee "$OUT/plbench.log"
 fi

@@ -94,6 +94,8 @@ static xsf_status open_stream(const svc_decode_config *c, const imgio_mapped *in
                                .codec_params = params,
                                .expected_frames = known ? (unsigned)frames : 0,
                                .codestream_bytes = c->interlaced ? 2 * largest : largest};
+        sc.pix_fmt = c->pix_fmt; /* the decoder writes it (wo.pix_fmt: never planar16) */
+        sc.pix_colour = c->colour;
         st = pl_stream_add(p, &sc, sid, err);
     }
     return st;

@@ -285,6 +285,13 @@ static xsf_status open_sink(svc_recv *s, int k, pl_sink *sink, svc_failure *f)
     return XSF_OK;
 }
 
+/* The colour a stream's pictures are converted with (--pix-fmt): the user's --colour,
+ * else the SDP's; where neither says, each frame's own (pl_stream_config.pix_colour). */
+static xsf_colour pix_colour(const svc_recv_config *c, const svc_stream_config *sc)
+{
+    return c->colour.source == XSF_COLOUR_USER ? c->colour : sc->colour;
+}
+
 static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
 {
     svc_stream *st = &s->st[k];
@@ -310,6 +317,10 @@ static xsf_status start_stream(svc_recv *s, int k, svc_failure *f)
                                 st->rc.interlaced ? 2 * sc->max_frame_bytes : sc->max_frame_bytes,
                             .sink = sink,
                             .frame_log = s->flog};
+    /* The picture request: the decoder writes the pixel format (each field of an
+     * interlaced frame alone; the writer weaves them). */
+    psc.pix_fmt = sc->pix_fmt;
+    psc.pix_colour = pix_colour(s->cfg, sc);
     /* Timestamps on PTP: their capture instants are measured against this host's clock,
      * which --ptp declares locked to the same; without it, a warning once that the figure
      * rests on that. */

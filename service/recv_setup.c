@@ -92,6 +92,7 @@ xsf_status svc_stream_setup(svc_stream_config *sc, const svc_stream_request *req
     sc->out = req->out;
     sc->path = req->output == SVC_OUT_MD5 && req->out ? req->out + 4 : req->out;
     sc->fps = req->fps;
+    sc->pix_fmt = req->pix_fmt;
     sc->packets = req->packets;
     /* The legs: lists joined by commas, or the SDP's DUP group. */
     char addrs[RTP_LEGS_MAX][256], files[RTP_LEGS_MAX][256], ifaces[RTP_LEGS_MAX][256],
@@ -262,9 +263,16 @@ xsf_status svc_stream_request_check(svc_stream_request *r, int display, int form
                       "before its options");
     if (r->sdp && r->addr)
         return refuse(f, what, "give ADDR:PORT or --sdp, not both");
+    char why[160];
     if (display) {
         r->output = SVC_OUT_DISPLAY;
-        return r->out ? refuse(f, what, "--display shows the streams: give no -o") : XSF_OK;
+        if (r->out)
+            return refuse(f, what, "--display shows the streams: give no -o");
+        snprintf(why, sizeof why,
+                 "--pix-fmt %s: the display shows planar16 pictures (it converts them "
+                 "itself); the other pixel formats go to files, md5: or null",
+                 xsf_container_name(r->pix_fmt));
+        return r->pix_fmt != XSF_PLANAR_U16 ? refuse(f, what, why) : XSF_OK;
     }
     if (!r->out)
         return refuse(f, what,
@@ -273,6 +281,10 @@ xsf_status svc_stream_request_check(svc_stream_request *r, int display, int form
     if (svc_output_from_name(r->out, format, &r->output) != XSF_OK)
         return refuse(f, r->out,
                       "unknown output format: name it .jxs, .yuv or .y4m, or give --format");
+    snprintf(why, sizeof why, "--pix-fmt %s: .jxs output takes the codestreams (nothing decoded)",
+             xsf_container_name(r->pix_fmt));
+    if (r->output == SVC_OUT_JXS && r->pix_fmt != XSF_PLANAR_U16)
+        return refuse(f, r->out, why);
     return XSF_OK;
 }
 

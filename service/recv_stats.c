@@ -163,6 +163,9 @@ static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
     const svc_drops d = fig->drops;
     fprintf(f, "{\"name\": ");
     json_string(f, name);
+    /* The pixel format of the pictures delivered (--pix-fmt; .jxs output: none decoded). */
+    fprintf(f, ", \"pix_fmt\": ");
+    json_string(f, sc->output == SVC_OUT_JXS ? "none" : xsf_container_name(sc->pix_fmt));
     fprintf(f,
             ", \"ssrc\": %u, \"packets\": %llu, \"bytes\": %llu, \"packets_lost\": %llu, "
             "\"packets_reordered\": %llu, \"packets_duplicated\": %llu, \"packets_late\": "

@@ -2,7 +2,7 @@
 # bench/pipeline: the commands users run, end to end on the pipeline, each
 # against a floor (or a peer) measured in the same run on the same machine.
 #
-#   bash bench/pipeline/run.sh BUILD_DIR UHD_DIR [decode] [pcap] [live] [svt=PATH]
+#   bash bench/pipeline/run.sh BUILD_DIR UHD_DIR [decode] [pcap] [pixfmt] [live] [svt=PATH]
 #
 #   decode  `xsflow decode` of 200-frame UHD files (tmpfs to tmpfs) against a
 #           plain write loop of the same bytes (the ratio the issue names),
@@ -14,6 +14,13 @@
 #           and left in device memory (-o null:device); each also with the
 #           payload copies on the receiving thread (--copy-threads 0), and
 #           device memory with 6 decoder contexts and 24 frames
+#   pixfmt  `xsflow recv --pcap` of a 1000-frame UHD60 capture (4:2:2 10-bit 3
+#           bpp; XSF_PIXFMT_FRAMES) to host memory (-o null) with --pix-fmt F
+#           for F in planar16, v210 and pgroup (XSF_PIXFMT_FORMATS): frames per
+#           wall second of the whole process (start to exit), its start-up to
+#           the first picture stated apart, and its steady rate, each against
+#           the D2H floor of F's bytes measured just before (pipeline_floors
+#           d2h); one capture, then four at once in one recv (XSF_PIXFMT_STREAMS)
 #   source  the capture source alone (pipeline_pcap_source: nothing decoded)
 #           with 0, 2, 4, 8 copy threads and the default
 #   live    K `xsflow send --fps 60` senders over loopback UDP into one
@@ -38,7 +45,7 @@ STAGES=" "
 for a in "$@"; do
     case $a in svt=*) SVT=${a#svt=} ;; *) STAGES+="$a " ;; esac
 done
-[ "$STAGES" = " " ] && STAGES=" decode source pcap live "
+[ "$STAGES" = " " ] && STAGES=" decode source pcap pixfmt live "
 mkdir -p "$W"
 REPORT=${OUT:+$OUT/pipeline.md}
 say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
@@ -181,6 +188,60 @@ if [[ $STAGES == *" pcap "* ]]; then
         # streams' own rates, each over its own span.
         pcap_row "$label" $out pcap4 process_frames "${args[@]}" ||
             say "recv x4 failed: $(tail -2 "$W/pcap4.log")"
+    done
+fi
+
+# pixfmt_bytes F: the bytes of a UHD (3840x2160) 4:2:2 10-bit picture in pixel format F
+# (common/include/xsf_picture.h's table).
+pixfmt_bytes() {
+    case $1 in
+    planar16 | p210) echo $((3840 * 2160 * 2 * 2)) ;;
+    v210) echo $(((3840 + 47) / 48 * 128 * 2160)) ;;
+    pgroup) echo $((1920 * 5 * 2160)) ;;
+    uyvy) echo $((3840 * 2160 * 2)) ;;
+    p010) echo $((3840 * 2160 * 2 * 3 / 2)) ;;
+    nv12 | i420) echo $((3840 * 2160 * 3 / 2)) ;;
+    *) return 1 ;;
+    esac
+}
+
+if [[ $STAGES == *" pixfmt "* ]]; then
+    n=${XSF_PIXFMT_FRAMES:-1000}
+    say ""
+    say "## xsflow recv --pcap --pix-fmt F, $n-frame UHD60 capture (4:2:2 10-bit 3 bpp) to host memory, as fast as it reads"
+    say ""
+    clip=$W/uhd_422_10b_bpp3-$n.jxs
+    [ -s "$clip" ] || for _ in $(seq "$n"); do cat "$V/uhd_422_10b_bpp3.jxs"; done > "$clip"
+    [ -s "$W/uhd60-$n.pcap" ] || "$X" send "$clip" --pcap "$W/uhd60-$n.pcap" --fps 60 -q
+    say "wall: the whole process, from its start to its exit (start-up included); start-up: from its start to its first picture (recv --stats-json process.first_picture_s); steady: its rate from the first picture to the last (process.steady_fps). Floor: pinned D2H copies of the format's bytes, one stream (three in brackets), measured just before each row."
+    say ""
+    say "| pixel format | captures | bytes a picture | D2H floor fps | frames | wall s | start-up s | wall fps | wall / floor | steady fps | steady / floor |"
+    say "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    for k in 1 ${XSF_PIXFMT_STREAMS:-4}; do
+        for f in ${XSF_PIXFMT_FORMATS:-planar16 v210 pgroup}; do
+            bytes=$(pixfmt_bytes "$f") || { say "no size for $f"; continue; }
+            d2h=$("$F" d2h "$bytes")
+            floor=$(echo "$d2h" | value d2h_fps_1stream) floor3=$(echo "$d2h" | value d2h_fps_3stream)
+            args=()
+            for _ in $(seq "$k"); do args+=(--pcap "$W/uhd60-$n.pcap" -o null --pix-fmt "$f"); done
+            t0=$(now)
+            # shellcheck disable=SC2086
+            if ! "$X" recv "${args[@]}" --stats-json "$W/pixfmt.json" -q ${XSF_PCAP_RECV_ARGS:-} \
+                2> "$W/pixfmt.log"; then
+                say "| $f | $k | recv failed: $(tail -2 "$W/pixfmt.log" | tr '\n' ' ') |"
+                continue
+            fi
+            t1=$(now)
+            j=$(cat "$W/pixfmt.json")
+            frames_out=$(echo "$j" | jnum process_frames)
+            wall=$(calc "$t1 - $t0")
+            wfps=$(calc "$frames_out / $wall")
+            sfps=$(echo "$j" | jnum steady_fps)
+            wr=- sr=- # the ratios, where the floor was measured (a build with CUDA)
+            [ -n "$floor" ] && wr=$(printf %.2f "$(calc "$wfps / $floor")") &&
+                sr=$(printf %.2f "$(calc "$sfps / $floor")")
+            say "| $f | $k | $bytes | ${floor:--} (${floor3:--}) | $frames_out | $(printf %.2f "$wall") | $(echo "$j" | jnum first_picture_s) | $(printf %.1f "$wfps") | $wr | $(printf %.1f "$sfps") | $sr |"
+        done
     done
 fi
 

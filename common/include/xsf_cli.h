@@ -65,6 +65,7 @@ typedef enum cli_kind {
     CLI_SIZE,    /* int dst[2] (width, height): WxH, each at most hi */
     CLI_BYTES,   /* uint64_t *dst: N with k, M or G, in [lo, hi] */
     CLI_COLOUR,  /* xsf_colour *dst, the vocabulary of xsf_colour.h */
+    CLI_PIX_FMT, /* xsf_container *dst: a pixel format's name (xsf_container_parse) */
     CLI_CHOICE,  /* int *dst: one of .choices ("a|b|c"), as .values[i] (or i without values) */
     CLI_INTS,    /* int dst[max_items], *count: comma list, each in [lo, hi] */
     CLI_CALL,    /* .call(ctx, option, value): the command parses the value itself */

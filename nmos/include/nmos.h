@@ -180,6 +180,11 @@ typedef struct nmos_service_config {
      * index, ending in .yuv, .y4m or .jxs; each activation starts the file
      * anew. */
     const char *output;
+    /* The pixel format of every receiver's pictures (the pipeline's picture request,
+     * pl_stream_config.pix_fmt; XSF_PLANAR_U16: as decoded), converted with the colour of
+     * the receiver's SDP (colorimetry, RANGE), else the codestream's. Not with .jxs output
+     * (XSF_ERR_ARG). A stream the format does not apply to has its frames refused. */
+    xsf_container pix_fmt;
     int md5;                  /* keep each stream's MD5 (nmos_service_stream) */
     unsigned reorder_ms;      /* 0: 20 */
     unsigned reorder_packets; /* the reorder window; 0: 512 (see rtp_receiver_options) */
@@ -236,6 +241,7 @@ typedef struct nmos_host_config {
                                                   sender itself (nmos_service_add_clip) */
     pl_config pl;                              /* the pipeline the receivers' streams join */
     const char *output;                        /* nmos_service_config.output */
+    xsf_container pix_fmt;                     /* nmos_service_config.pix_fmt */
 } nmos_host_config;
 
 typedef struct nmos_host nmos_host;

@@ -235,6 +235,22 @@ typedef struct pl_stream_config {
      * (PTP): each frame's capture-to-picture latency is measured (latency_capture,
      * pl_times.capture). */
     int capture_clock;
+    /* The picture request: the pixel format of the stream's pictures (xsf_picture.h;
+     * XSF_PLANAR_U16, 0: as decoded). Each field's picture, host and device, is the decoded
+     * one in that format (xsf_format_convert of its description's format): on the GPU the
+     * decoder's last kernel writes it (no further pass over the picture), the CPU stage's
+     * decoder converts its own planes with xsf_picture_convert; the picture pools hold
+     * pictures of the format's bytes. A frame the format does not apply to (an R'G'B'
+     * codestream asked for v210, chroma that does not resample to the format's, a codec
+     * whose decoders write planar 16-bit only) is refused with the reason
+     * (PL_DROP_DECODE, pl_stream_stats.last_error). Interlaced frames: each field is
+     * converted alone (a 4:2:0 format's chroma from the field's own rows). */
+    xsf_container pix_fmt;
+    /* The colour that conversion takes (the matrix and range of the R'G'B' formats, whether
+     * the source is Y'CbCr), where its source is above the codestream's (the SDP's, the
+     * user's): else each frame's own (xsf_codec_frame.colour). The pictures carry
+     * xsf_colour_convert's result. */
+    xsf_colour pix_colour;
 } pl_stream_config;
 
 #define PL_FRAME_LOG_HEADER                                                                        \
@@ -478,7 +494,8 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
  * order, on one thread). .jxs output
  * takes the codestreams (both fields' of an interlaced frame) and decodes
  * nothing; the picture formats take host pictures, an interlaced frame's
- * two fields woven into one picture (Y4M: It, top field first). */
+ * two fields woven into one picture (Y4M: It, top field first; a pixel
+ * format other than planar16 plane by plane, row by row). */
 /* PL_WRITE_MD5: a text file, PL_WRITE_MD5_HEADER then one line a frame: its index, its RTP
  * timestamp (0 without one) and the MD5 of its picture in .yuv layout (two fields woven), so
  * that each delivered picture can be compared with the C decoder's of the frame it stands

@@ -72,7 +72,11 @@ typedef struct svc_stream_config {
     xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
     const char *packets; /* a CSV line per packet into this file; NULL: none */
     xsf_colour colour;   /* the display's (source XSF_COLOUR_DEFAULT: nothing said) */
-    char filter[512];    /* pcap and capture: the BPF filter where rtp.filter is NULL */
+    /* The pictures' pixel format (svc_stream_request.pix_fmt): the pipeline's picture
+     * request (pl_stream_config.pix_fmt, with svc_recv_config.colour where the user gave
+     * one, else `colour`; an interlaced frame's fields each converted alone, then woven). */
+    xsf_container pix_fmt;
+    char filter[512]; /* pcap and capture: the BPF filter where rtp.filter is NULL */
     /* The SDP the stream came with (has_sdp): its first frames are compared with it
      * (rtp_sdp_compare), a difference given once as a warning (svc_recv_next_warning). */
     int has_sdp;
@@ -151,6 +155,10 @@ typedef struct svc_stream_request {
     const char *out;
     const char *packets;
     xsf_rate fps;
+    /* The pixel format of the stream's pictures (XSF_PLANAR_U16: as decoded): what a file,
+     * md5:, null or null:device output gets; not with .jxs output nor the display, which
+     * shows planar16 (svc_stream_request_check refuses them). */
+    xsf_container pix_fmt;
 } svc_stream_request;
 
 /* Fills *sc from a request: reads and parses the SDP file, takes the receiver's

@@ -24,10 +24,13 @@ typedef struct svc_decode_config {
     const char *tables; /* the codec's table file (BPC-PaCo); NULL: none */
     imgio_format format;
     xsf_colour colour;
-    xsf_rate fps;          /* Y4M frame rate; num 0: 25 */
-    int md5, interlaced;   /* interlaced: the codestreams are fields, woven in pairs */
-    uint64_t max_frames;   /* 0: all */
-    xsf_container pix_fmt; /* the pixel format written (pl_writer_options.pix_fmt) */
+    xsf_rate fps;        /* Y4M frame rate; num 0: 25 */
+    int md5, interlaced; /* interlaced: the codestreams are fields, woven in pairs */
+    uint64_t max_frames; /* 0: all */
+    /* The pixel format written: the pipeline's picture request (pl_stream_config.pix_fmt,
+     * with `colour`: on the GPU the decoder's last kernel writes it; interlaced frames'
+     * fields each converted alone, then woven). */
+    xsf_container pix_fmt;
     /* The decoder. One file is one stream, whose frames all go to one GPU: the first of
      * pl.gpus (device 0 where none is named) is the only one used. */
     pl_config pl;

@@ -229,6 +229,13 @@ static void test_chroma(void)
     xsf_error_clear(&err);
     CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_ARG,
           "odd pitch");
+    /* An output pixel format other than planar16 (recv --pix-fmt): refused, named. */
+    p = picture(3, 6, 3, 3, 3, 10);
+    p.fmt.container = XSF_V210;
+    xsf_error_clear(&err);
+    CHECK(dsp_picture_chroma(&p, &err) == DSP_CHROMA_INVALID && err.status == XSF_ERR_UNSUPPORTED &&
+              strstr(err.msg, "v210") && strstr(err.msg, "planar16"),
+          "v210 refused: '%s'", err.msg);
 }
 
 /* One pixel through the C conversion. */

@@ -448,6 +448,101 @@ GST_START_TEST(test_decode_forced_depth)
 }
 GST_END_TEST;
 
+/* The first picture of a vector as the C decoder decodes it, converted by the
+ * C reference (xsf_picture_convert) to `container`: what xsflowdec must give
+ * where downstream's caps ask for that format. */
+static void reference_picture(const char *name, xsf_container container, xsf_picture *out)
+{
+    GBytes *file = read_vector(name);
+    gsize len = 0;
+    const guint8 *d = g_bytes_get_data(file, &len);
+    xs_decoder *dec = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    fail_unless(xs_decoder_create(&dec, &err) == XSF_OK, "%s", err.msg);
+    size_t consumed = 0;
+    const xsf_picture *img = NULL;
+    fail_unless(xs_decode(dec, d, len, &consumed, &img) == XSF_OK, "%s", xs_decoder_error(dec));
+    xsf_picture_init(out);
+    fail_unless(xsf_format_convert(&img->fmt, &img->colour, container, &out->fmt, &err) == XSF_OK,
+                "%s", err.msg);
+    fail_unless(xsf_picture_alloc(out, NULL, &err) == XSF_OK, "%s", err.msg);
+    fail_unless(xsf_picture_convert(out, img, &err) == XSF_OK, "%s", err.msg);
+    xs_decoder_destroy(dec);
+    g_bytes_unref(file);
+}
+
+/* Downstream's caps name a format the pipeline writes itself (the picture
+ * request: packed, semi-planar, 8-bit of a 10-bit stream, RGB): the frame
+ * has that format and, plane by plane, the C reference's bytes (rows as
+ * long as the shorter of the two strides); the pad template offers them. */
+GST_START_TEST(test_decode_written_formats)
+{
+    static const struct {
+        const char *vector, *caps;
+        GstVideoFormat format;
+        xsf_container container;
+    } cases[] = {
+        {"fmt_yuv422_10b", "v210", GST_VIDEO_FORMAT_v210, XSF_V210},
+        {"fmt_yuv422_10b", "UYVP", GST_VIDEO_FORMAT_UYVP, XSF_PGROUP10},
+        {"fmt_yuv422_10b", "UYVY", GST_VIDEO_FORMAT_UYVY, XSF_UYVY},
+        {"fmt_yuv422_10b", "NV12", GST_VIDEO_FORMAT_NV12, XSF_NV12},
+        {"fmt_yuv422_10b", "I420", GST_VIDEO_FORMAT_I420, XSF_I420},
+        {"fmt_yuv422_10b", "P010_10LE", GST_VIDEO_FORMAT_P010_10LE, XSF_P010},
+        {"fmt_yuv422_10b", "RGBA", GST_VIDEO_FORMAT_RGBA, XSF_RGBA8},
+        {"fmt_yuv422_10b", "BGRA", GST_VIDEO_FORMAT_BGRA, XSF_BGRA8},
+        {"geom_334x78_420", "v210", GST_VIDEO_FORMAT_v210, XSF_V210},
+        {"geom_334x78_420", "UYVP", GST_VIDEO_FORMAT_UYVP, XSF_PGROUP10},
+        {"geom_334x78_420", "NV12", GST_VIDEO_FORMAT_NV12, XSF_NV12},
+        /* Downstream's first choice that applies wins: v210 before UYVY. */
+        {"fmt_yuv422_10b", "{ v210, UYVY }", GST_VIDEO_FORMAT_v210, XSF_V210},
+    };
+    GstElementFactory *factory = gst_element_factory_find("xsflowdec");
+    fail_unless(factory != NULL);
+    GstCaps *templ = NULL;
+    for (const GList *l = gst_element_factory_get_static_pad_templates(factory); l; l = l->next) {
+        const GstStaticPadTemplate *t = l->data;
+        if (t->direction == GST_PAD_SRC)
+            templ = gst_static_caps_get((GstStaticCaps *)&t->static_caps);
+    }
+    fail_unless(templ != NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        GstCaps *one = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING,
+                                           gst_video_format_to_string(cases[i].format), NULL);
+        fail_unless(gst_caps_can_intersect(one, templ), "the template lacks %s", cases[i].caps);
+        gst_caps_unref(one);
+        char *desc = g_strdup_printf(
+            "xsflowdec device=cpu ! capsfilter caps=\"video/x-raw,format=(string)%s\"",
+            cases[i].caps);
+        GstVideoInfo info;
+        GstBuffer *b = decode_one(desc, cases[i].vector, &info);
+        g_free(desc);
+        fail_unless_equals_int(GST_VIDEO_INFO_FORMAT(&info), cases[i].format);
+        xsf_picture ref;
+        reference_picture(cases[i].vector, cases[i].container, &ref);
+        fail_unless_equals_int(GST_VIDEO_INFO_WIDTH(&info), ref.fmt.width[0]);
+        fail_unless_equals_int(GST_VIDEO_INFO_HEIGHT(&info), ref.fmt.height[0]);
+        GstVideoFrame f;
+        fail_unless(gst_video_frame_map(&f, &info, b, GST_MAP_READ));
+        fail_unless_equals_int(GST_VIDEO_FRAME_N_PLANES(&f), xsf_format_planes(&ref.fmt));
+        guint differ = 0;
+        for (int p = 0; p < xsf_format_planes(&ref.fmt); p++) {
+            const gsize stride = (gsize)GST_VIDEO_FRAME_PLANE_STRIDE(&f, p);
+            const gsize n = MIN(xsf_format_row_bytes(&ref.fmt, p), stride);
+            for (int y = 0; y < xsf_format_plane_rows(&ref.fmt, p); y++)
+                differ += memcmp((const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&f, p) + y * stride,
+                                 ref.data[p] + (gsize)y * ref.stride[p], n) != 0;
+        }
+        fail_unless_equals_int(differ, 0);
+        gst_video_frame_unmap(&f);
+        gst_buffer_unref(b);
+        xsf_picture_unref(&ref);
+    }
+    gst_caps_unref(templ);
+    gst_object_unref(factory);
+}
+GST_END_TEST;
+
 /* Pushes every codestream of a vector. */
 static void push_vector(GstHarness *h, GPtrArray *cs)
 {
@@ -966,6 +1061,7 @@ static Suite *xsflow_suite(void)
     tcase_add_test(tc, test_decode_zero_copy);
     tcase_add_test(tc, test_decode_caps_change);
     tcase_add_test(tc, test_decode_forced_depth);
+    tcase_add_test(tc, test_decode_written_formats);
     tcase_add_test(tc, test_decode_flush_and_restart);
     tcase_add_test(tc, test_decode_error_goes_on);
     tcase_add_test(tc, test_round_trip_lossless);

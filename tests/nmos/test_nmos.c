@@ -532,6 +532,38 @@ static void test_flow_resources(void)
 }
 
 /* 2. and 3. IS-05 connections into the running pipeline. */
+/* --pix-fmt's seam: the service takes a pixel format for every receiver's pictures
+ * (the pipeline's picture request) with a picture output or null, and refuses it for
+ * .jxs output, naming the format. */
+static void test_pix_fmt_option(void)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    pl_pipeline *p = NULL;
+    pl_config pc = {.engine = PL_ENGINE_CPU, .cpu_threads = 1};
+    CHECK(pl_create(&p, &pc, &err) == XSF_OK, "pl_create: %s", err.msg);
+    if (!p)
+        return;
+    char out[400];
+    snprintf(out, sizeof out, "%s/px%%u.yuv", tmpdir);
+    const char *outputs[] = {out, "null", NULL};
+    for (int k = 0; k < 3; k++) {
+        nmos_service *svc = NULL;
+        nmos_service_config sc = {.pipeline = p, .output = outputs[k], .pix_fmt = XSF_V210};
+        CHECK(nmos_service_create(&svc, &sc, &err) == XSF_OK, "v210 to %s: %s",
+              outputs[k] ? outputs[k] : "(none)", err.msg);
+        nmos_service_destroy(svc);
+    }
+    snprintf(out, sizeof out, "%s/px%%u.jxs", tmpdir);
+    nmos_service *svc = NULL;
+    nmos_service_config sc = {.pipeline = p, .output = out, .pix_fmt = XSF_PGROUP10};
+    xsf_error_clear(&err);
+    CHECK(nmos_service_create(&svc, &sc, &err) == XSF_ERR_ARG && !svc &&
+              strstr(err.msg, "pgroup") && strstr(err.msg, ".jxs"),
+          "pgroup with .jxs output: '%s'", err.msg);
+    pl_destroy(p);
+}
+
 static void test_connection(void)
 {
     fixture f;
@@ -1561,6 +1593,7 @@ int main(int argc, char **argv)
     }
     curl_global_init(CURL_GLOBAL_DEFAULT);
     test_node_api();
+    test_pix_fmt_option();
     test_flow_resources();
     test_connection();
     test_registration();
