@@ -259,7 +259,8 @@ static cli_option *expand(const cli_option *table)
             rows[i++] =
                 k->kind == XSF_OPTION_HEADING
                     ? (cli_option)CLI_HEAD(k->help)
-                    : (cli_option)CLI_OPT(k->name, 0, CLI_KNOB, o->dst, k->arg, k->help, .knobs = k,
+                    : (cli_option)CLI_OPT(k->name, k->short_name, CLI_KNOB, o->dst, k->arg, k->help,
+                                          .knobs = k,
                                           .flags = k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0);
     }
     rows[i] = (cli_option)CLI_TABLE_END;

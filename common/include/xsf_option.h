@@ -58,6 +58,7 @@ typedef struct xsf_option {
     int max_items; /* INTS */
     size_t count_offset;
     size_t size;         /* UINT: the field's bytes */
+    char short_name;     /* a command line's one-letter spelling ('o': -o), 0: none */
     size_t given_offset; /* with XSF_OPTION_GIVEN */
     /* CALL: parses value into obj; XSF_ERR_ARG with a message that names
      * the value (not the knob) when it is not one the knob takes. */
@@ -66,7 +67,7 @@ typedef struct xsf_option {
 
 /* Table rows: name, kind, offset, the value's name, help; then any of .lo,
  * .hi, .flags, .value, .choices, .values, .max_items, .count_offset, .size,
- * .given_offset, .parse. */
+ * .given_offset, .short_name, .parse. */
 #define XSF_OPTION(n, k, off, a, h, ...)                                                           \
     {                                                                                              \
         .name = (n), .kind = (k), .offset = (off), .arg = (a), .help = (h), __VA_ARGS__            \
