@@ -214,38 +214,7 @@ static const cli_option options[] = {
     CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
             "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
     CLI_HEAD("options:"),
-    CLI_OPT("frames", 0, CLI_LONG, &args.lim.frames, "N", "stop each stream after N whole frames",
-            .lo = 1, .hi = (double)(1LL << 40)),
-    CLI_OPT("duration", 0, CLI_DOUBLE, &args.lim.duration_s, "S", "stop after S seconds", .lo = 0,
-            .hi = 1e7),
-    CLI_OPT("timeout", 0, CLI_DOUBLE, &args.lim.timeout_s, "S",
-            "stop a stream after S seconds without a packet, once one came\n(default 5; 0: never)",
-            .lo = 0, .hi = 1e7),
-    CLI_OPT("wait", 0, CLI_DOUBLE, &args.lim.wait_s, "S",
-            "stop a stream that has no packet after S seconds (0: never;\n"
-            "default: --timeout's with --frames, else never)",
-            .lo = 0, .hi = 1e7),
-    CLI_OPT("reorder", 0, CLI_LONG, &args.lim.reorder, "N",
-            "reorder window in packets (default 512)", .lo = 1, .hi = 65536),
-    CLI_OPT("reorder-ms", 0, CLI_LONG, &args.lim.reorder_ms, "MS",
-            "give up on a missing packet after MS ms (default 20; with two\n"
-            "legs at least --dup-window)",
-            .lo = 0, .hi = 10000),
-    CLI_OPT("dup-window", 0, CLI_LONG, &args.lim.dup_window_ms, "MS",
-            "two legs (ST 2022-7): the path skew tolerated, 1 to 450 ms\n"
-            "(default 50: ST 2022-7 moderate skew; 450: high skew)",
-            .lo = 1, .hi = RTP_MERGE_WINDOW_MS_MAX),
-    CLI_OPT("rcvbuf", 0, CLI_BYTES, &args.lim.rcvbuf, "BYTES",
-            "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
-            .hi = (double)(1ULL << 31)),
-    CLI_OPT("no-gro", 0, CLI_FLAG, &args.lim.no_gro, NULL,
-            "take datagrams one by one from the kernel (default: UDP GRO,\n"
-            "bursts of a sender with GSO in one buffer, cut apart here)"),
-    CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &args.lim.max_frame_bytes, "N",
-            "the largest codestream a frame may hold (default: the bound of\n"
-            "the SDP's picture, else 64 MiB); larger frames are dropped\n"
-            "(counted as too large)",
-            .lo = 4096, .hi = (double)(1ULL << 32)),
+    CLI_KNOB_TABLE(svc_recv_limit_knobs, &args.lim),
     CLI_OPT("cpu", 0, CLI_SET, &args.cfg.pl.engine, NULL, "decode on the CPU",
             .value = PL_ENGINE_CPU),
     CLI_OPT("gpu", 0, CLI_SET, &args.cfg.pl.engine, NULL,
@@ -301,18 +270,7 @@ static const cli_option options[] = {
             "show the streams in a window (one tile each, a multiviewer)\n"
             "instead of writing them (no -o then); keys: space pause,\n"
             "f fullscreen, s screenshot, i statistics overlay, q quit"),
-    CLI_OPT("delay", 0, CLI_INT, &args.cfg.delay_ms, "MS",
-            "playout delay after the stream's RTP clock (default 40)", .lo = 0, .hi = 10000),
-    CLI_OPT("no-vsync", 0, CLI_SET, &args.cfg.vsync, NULL,
-            "show pictures as they come, not at their time", .value = 0),
-    CLI_OPT("convert", 0, CLI_CHOICE, &args.cfg.convert, "WHERE",
-            "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
-            .choices = "auto|shader|cuda"),
-    CLI_OPT("colour", 0, CLI_COLOUR, &args.cfg.colour, "C",
-            "what the components are: " XSF_COLOUR_WORDS ";\n"
-            "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
-            "or rgb for RCT codestreams; the same picture as decode's .ppm"),
-    CLI_OPT("color", 0, CLI_COLOUR, &args.cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
+    CLI_KNOB_TABLE(svc_recv_display_knobs, &args.cfg),
     CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
             "render offscreen (EGL) and write the last picture shown", .call = headless_option),
     CLI_OPT("quiet", 'q', CLI_FLAG, &args.quiet, NULL,

@@ -104,7 +104,9 @@ static xsf_status set_value(const xsf_option *o, void *obj, const char *value, x
     case XSF_OPTION_INT: {
         int64_t v;
         const xsf_status st = xsf_parse_integer(value, bound(o->lo), bound(o->hi), &v, err);
-        if (st == XSF_OK)
+        if (st == XSF_OK && o->size == sizeof(long) && sizeof(long) != sizeof(int))
+            *(long *)(void *)((char *)obj + o->offset) = (long)v;
+        else if (st == XSF_OK)
             *int_at(obj, o->offset) = (int)v;
         return st;
     }
@@ -137,6 +139,9 @@ static xsf_status set_value(const xsf_option *o, void *obj, const char *value, x
             store_uint(o, obj, (uint64_t)v);
         return st;
     }
+    case XSF_OPTION_BYTES:
+        return xsf_parse_bytes(value, (uint64_t)o->lo, o->hi > 0 ? (uint64_t)o->hi : UINT64_MAX,
+                               (uint64_t *)(void *)((char *)obj + o->offset), err);
     case XSF_OPTION_STRING:
         *(const char **)(void *)((char *)obj + o->offset) = value;
         return XSF_OK;

@@ -24,7 +24,8 @@ typedef enum xsf_option_kind {
     XSF_OPTION_HEADING, /* no knob: `help` heads the rows after it ("coding:") */
     XSF_OPTION_FLAG,    /* no value: the int at offset becomes 1 */
     XSF_OPTION_SET,     /* no value: the int at offset becomes .value */
-    XSF_OPTION_INT,     /* int: a whole number in [lo, hi] (decimal, or 0x hexadecimal) */
+    XSF_OPTION_INT,     /* int (a long with .size sizeof(long)): a whole number in [lo, hi]
+                           (decimal, or 0x hexadecimal) */
     XSF_OPTION_DOUBLE,  /* double in [lo, hi] (above lo with XSF_OPTION_ABOVE_LO) */
     XSF_OPTION_CHOICE, /* int: one of .choices ("a|b|c"), stored as .values[i] (i without values) */
     XSF_OPTION_INTS,   /* int[max_items] at offset, their count in the int at count_offset:
@@ -36,6 +37,7 @@ typedef enum xsf_option_kind {
                           command line's argument); not set from text (xsf_options_apply) */
     XSF_OPTION_UINT,   /* an unsigned integer of .size bytes (1, 2, 4 or 8: sizeof the
                           field; 0 is sizeof(unsigned)) in [lo, hi] (decimal or 0x) */
+    XSF_OPTION_BYTES,  /* uint64_t: a byte count, N with k, M or G (binary), in [lo, hi] */
 } xsf_option_kind;
 
 enum {

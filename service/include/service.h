@@ -40,6 +40,7 @@
 #include "rtp.h"
 #include "xsf.h"
 #include "xsf_colour.h"
+#include "xsf_option.h"
 #include "xsf_parse.h"
 
 #ifdef __cplusplus
@@ -202,6 +203,15 @@ typedef struct svc_recv_limits {
 /* timeout 5 s, wait -1 (the default rule), reorder 512 packets and 20 ms, copy_threads -1,
  * the rest 0. */
 void svc_recv_limits_init(svc_recv_limits *l);
+
+/* The limits' knobs (xsf_option.h) on an svc_recv_limits, as `xsflow recv` takes them
+ * (--NAME, each bounded, with its help): frames, duration, timeout, wait, reorder,
+ * reorder-ms, dup-window (1 to RTP_MERGE_WINDOW_MS_MAX), rcvbuf, no-gro, max-frame-bytes. */
+extern const xsf_option svc_recv_limit_knobs[];
+
+/* The display's knobs on an svc_recv_config: delay, no-vsync, convert, colour (and its
+ * hidden spelling color: xsf_colour.h's vocabulary). */
+extern const xsf_option svc_recv_display_knobs[];
 
 /* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
  * receiver's options and the shared configuration of `l` and cfg->slices), then
