@@ -39,105 +39,20 @@ static const char *about(char *buf, size_t cap)
     return buf;
 }
 
-static void print_summary(const svc_demo_result *r, const char *out, imgio_format format,
-                          int all_ok)
+/* The clip in a window until q closes it. */
+static void show(const char *subject)
 {
-    const rtp_stats *rs = &r->received;
-    const pl_stream_stats *ps = &r->stream;
-    printf("xsflow demo: sent the built-in clip %s.jxs (%u frames, %dx%d %s, %d bits) %d "
-           "times\n"
-           "  as ST 2110-22 (RTP, RFC 9134) over UDP loopback to port %u, and received it\n"
-           "  through the pipeline, decoding on %s\n",
-           demo_vector_name, r->clip_frames, demo_vector_width, demo_vector_height,
-           demo_vector_format, demo_vector_depth, DEMO_LOOPS, r->port, r->engine);
-    printf("  sent      %llu frames in %llu packets\n", (unsigned long long)r->sent.segments,
-           (unsigned long long)r->sent.packets);
-    printf("  received  %llu packets, %llu lost, %llu reordered; %llu frames whole, %llu "
-           "dropped; jitter %.3f ms\n",
-           (unsigned long long)rs->packets, (unsigned long long)rs->lost,
-           (unsigned long long)rs->reordered, (unsigned long long)ps->delivered,
-           (unsigned long long)(rs->frames_dropped + rs->frames_partial + ps->dropped_total),
-           rs->jitter_ms);
-    printf("  latency   last packet to picture in host memory: p50 %.0f us, p99 %.0f us, "
-           "max %.0f us\n",
-           ps->latency.p50_us, ps->latency.p99_us, ps->latency.max_us);
-    printf("  frames    %u of %u decoded, %u equal to the C reference decoder's MD5\n", r->frames,
-           r->clip_frames * DEMO_LOOPS, r->matched);
-    printf("  clip      MD5 %s over %llu bytes in .yuv layout\n", r->clip_md5,
-           (unsigned long long)r->clip_bytes);
-    printf("  manifest  MD5 %s over %zu bytes (vectors/xs/MANIFEST.tsv)\n", demo_vector_md5,
-           demo_vector_decoded_bytes);
-    printf("  match     %s\n", all_ok ? "yes" : "NO");
-    if (!r->write_failed && !r->removed)
-        printf("  wrote     %s (%s, %llu bytes)\n", out, imgio_format_name(format),
-               (unsigned long long)r->written);
+    svc_play_options po;
+    svc_play_options_init(&po);
+    po.play.loop = 1;
+    po.play.name = subject;
+    po.play.title = "xsflow demo (q to close)";
+    printf("  showing   the clip in a window (q closes it)\n");
     fflush(stdout);
-}
-
-/* The live run's figures: raw -> encode -> RTP -> receive -> decode. */
-static void print_live(const svc_demo_result *r, const char *raw, double bpp, const char *out,
-                       imgio_format format, int all_ok)
-{
-    const pl_encode_stats *e = &r->encoded;
-    const rtp_stats *rs = &r->received;
-    const pl_stream_stats *ps = &r->stream;
-    printf("xsflow demo: the whole link on UDP loopback: %s (%dx%d) encoded by the %s JPEG XS\n"
-           "  encoder at %g bpp, sent as ST 2110-22 (RTP, RFC 9134) to port %u, received and\n"
-           "  decoded through the pipeline on %s\n",
-           raw, e->format.width[0], e->format.height[0], e->device < 0 ? "C" : "GPU", bpp, r->port,
-           r->engine);
-    printf("  encoded   %llu frames, %llu bytes; time per frame mean %.2f ms, p99 %.2f ms, max "
-           "%.2f ms\n",
-           (unsigned long long)e->frames, (unsigned long long)e->bytes, e->encode.mean_us / 1e3,
-           e->encode.p99_us / 1e3, e->encode.max_us / 1e3);
-    printf("  sent      %llu frames in %llu packets\n", (unsigned long long)r->sent.segments,
-           (unsigned long long)r->sent.packets);
-    printf("  received  %llu packets, %llu lost; %llu frames whole, %llu dropped\n",
-           (unsigned long long)rs->packets, (unsigned long long)rs->lost,
-           (unsigned long long)ps->delivered,
-           (unsigned long long)(rs->frames_dropped + rs->frames_partial + ps->dropped_total));
-    printf("  frames    %u of %u decoded, %u equal to the C reference decoder's picture of the "
-           "codestream sent\n",
-           r->frames, r->clip_frames, r->matched);
-    printf("  decoded   MD5 %s over %llu bytes in .yuv layout\n", r->clip_md5,
-           (unsigned long long)r->clip_bytes);
-    printf("  reference MD5 %s over %llu bytes (the C decoder on the codestreams sent)\n",
-           r->reference_md5, (unsigned long long)r->reference_bytes);
-    printf("  match     %s\n", all_ok ? "yes" : "NO");
-    if (!r->write_failed && !r->removed)
-        printf("  wrote     %s (%s, %llu bytes)\n", out, imgio_format_name(format),
-               (unsigned long long)r->written);
-    fflush(stdout);
-}
-
-/* The live run of --raw (the pictures' format from the file's name). 0, or the exit status
- * of an option that does not fit. */
-static int live_config(const char *raw, double bpp, int frames, pl_engine engine,
-                       pl_encode_config *ec)
-{
-    memset(ec, 0, sizeof *ec);
-    ec->in = raw;
-    ec->format = imgio_format_from_path(raw);
-    ec->codec = xsf_codec_find("jpeg-xs"); /* RFC 9134 carries JPEG XS */
-    ec->max_frames = frames;
-    xsf_encode_settings_init(&ec->settings);
-    ec->settings.bpp = bpp;
-    if (ec->format == IMGIO_FORMAT_NONE || ec->format == IMGIO_FORMAT_YUV) {
-        cli_error(raw, "--raw takes a picture file with a header: .y4m, .ppm or .pgm");
-        return 2;
-    }
-    if (!(bpp > 0)) {
-        cli_error(raw, "--raw needs the rate to encode at: --bpp B");
-        return 2;
-    }
-    xsf_error err;
-    xsf_error_clear(&err);
-    const int want = engine == PL_ENGINE_CPU ? 0 : engine == PL_ENGINE_GPU ? 1 : -1;
-    if (pl_encode_pick_device(ec->codec, want, &ec->device, &err) != XSF_OK) {
-        cli_error("--gpu", "%s", err.msg);
-        return 1;
-    }
-    return 0;
+    svc_play_result pr;
+    svc_failure pf;
+    if (svc_play(demo_vector_data, demo_vector_size, &po, &pr, &pf) != XSF_OK)
+        cli_error(pf.subject, "%s", pf.err.msg);
 }
 
 int cmd_demo(int argc, char **argv)
@@ -191,18 +106,18 @@ int cmd_demo(int argc, char **argv)
     }
 
     static pl_encode_config ec;
-    if (raw) {
-        const int st = live_config(raw, bpp, frames, pc.engine, &ec);
-        if (st)
-            return st;
-    } else if (bpp > 0 || frames) {
+    svc_failure f;
+    if (raw && svc_demo_live_config(&ec, raw, bpp, frames, pc.engine, &f) != XSF_OK) {
+        cli_error(f.subject, "%s", f.err.msg);
+        return f.usage ? 2 : 1;
+    } else if (!raw && (bpp > 0 || frames)) {
         cli_error(bpp > 0 ? "--bpp" : "--frames", "only with --raw IN.y4m");
         return 2;
     }
-    char subject[64];
+    char subject[64], clip[256];
     snprintf(subject, sizeof subject, "built-in %s.jxs", demo_vector_name);
     static svc_demo_config dc;
-    dc = (svc_demo_config){.name = subject,
+    dc = (svc_demo_config){.name = raw ? raw : subject,
                            .clip = demo_vector_data,
                            .len = demo_vector_size,
                            .loops = DEMO_LOOPS,
@@ -210,23 +125,25 @@ int cmd_demo(int argc, char **argv)
                            .out = out,
                            .writer = wo,
                            .expect_md5 = demo_vector_md5,
-                           .expect_bytes = demo_vector_decoded_bytes};
-    if (raw) {
-        dc.name = raw;
-        dc.encode = &ec;
-    }
+                           .expect_bytes = demo_vector_decoded_bytes,
+                           .encode = raw ? &ec : NULL};
     static svc_demo_result res;
     svc_demo_run(&dc, &res);
     int status = res.nfailures != 0 ? (res.refused ? 2 : 1) : 0;
     for (int i = 0; i < res.nfailures; i++)
         cli_error(res.failure[i].subject, "%s", res.failure[i].err.msg);
+    snprintf(clip, sizeof clip, "the built-in clip %s.jxs (%u frames, %dx%d %s, %d bits)",
+             demo_vector_name, res.clip_frames, demo_vector_width, demo_vector_height,
+             demo_vector_format, demo_vector_depth);
+    if (!quiet && !status) {
+        svc_demo_format(stdout, &dc, &res, clip);
+        fflush(stdout);
+    }
+    if (res.write_failed) {
+        cli_error(out, "%s", res.write_failure.err.msg);
+        status = 1;
+    }
     if (raw) {
-        if (!quiet && !status)
-            print_live(&res, raw, bpp, out, wo.image.format, res.all_ok);
-        if (res.write_failed) {
-            cli_error(out, "%s", res.write_failure.err.msg);
-            status = 1;
-        }
         if (!status && !res.all_ok) {
             cli_error(raw,
                       "%u of %u frames arrived, %u matched the C reference decoder; MD5 %s, "
@@ -236,33 +153,15 @@ int cmd_demo(int argc, char **argv)
         }
         return status;
     }
-    const unsigned want = res.clip_frames * DEMO_LOOPS;
-    const int all_ok = res.all_ok;
-    if (!quiet && !status)
-        print_summary(&res, out, wo.image.format, all_ok);
-    if (res.write_failed) {
-        cli_error(out, "%s", res.write_failure.err.msg);
-        status = 1;
-    }
     /* Where a window can open, show the clip (q closes it). */
-    if (!status && all_ok && !quiet && dsp_window_possible()) {
-        svc_play_options po;
-        svc_play_options_init(&po);
-        po.play.loop = 1;
-        po.play.name = subject;
-        po.play.title = "xsflow demo (q to close)";
-        printf("  showing   the clip in a window (q closes it)\n");
-        fflush(stdout);
-        svc_play_result pr;
-        svc_failure pf;
-        if (svc_play(demo_vector_data, demo_vector_size, &po, &pr, &pf) != XSF_OK)
-            cli_error(pf.subject, "%s", pf.err.msg);
-    }
-    if (!status && !all_ok) {
+    if (!status && res.all_ok && !quiet && dsp_window_possible())
+        show(subject);
+    if (!status && !res.all_ok) {
         cli_error(subject,
                   "%u of %u frames arrived, %u matched the C reference decoder; clip MD5 %s, "
                   "manifest %s",
-                  res.frames, want, res.matched, res.clip_md5, demo_vector_md5);
+                  res.frames, res.clip_frames * DEMO_LOOPS, res.matched, res.clip_md5,
+                  demo_vector_md5);
         status = 1;
     }
     return status;

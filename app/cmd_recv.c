@@ -218,38 +218,7 @@ static const cli_option options[] = {
     CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
             "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
     CLI_HEAD("options:"),
-    CLI_OPT("frames", 0, CLI_LONG, &args.lim.frames, "N", "stop each stream after N whole frames",
-            .lo = 1, .hi = (double)(1LL << 40)),
-    CLI_OPT("duration", 0, CLI_DOUBLE, &args.lim.duration_s, "S", "stop after S seconds", .lo = 0,
-            .hi = 1e7),
-    CLI_OPT("timeout", 0, CLI_DOUBLE, &args.lim.timeout_s, "S",
-            "stop a stream after S seconds without a packet, once one came\n(default 5; 0: never)",
-            .lo = 0, .hi = 1e7),
-    CLI_OPT("wait", 0, CLI_DOUBLE, &args.lim.wait_s, "S",
-            "stop a stream that has no packet after S seconds (0: never;\n"
-            "default: --timeout's with --frames, else never)",
-            .lo = 0, .hi = 1e7),
-    CLI_OPT("reorder", 0, CLI_LONG, &args.lim.reorder, "N",
-            "reorder window in packets (default 512)", .lo = 1, .hi = 65536),
-    CLI_OPT("reorder-ms", 0, CLI_LONG, &args.lim.reorder_ms, "MS",
-            "give up on a missing packet after MS ms (default 20; with two\n"
-            "legs at least --dup-window)",
-            .lo = 0, .hi = 10000),
-    CLI_OPT("dup-window", 0, CLI_LONG, &args.lim.dup_window_ms, "MS",
-            "two legs (ST 2022-7): the path skew tolerated, 1 to 450 ms\n"
-            "(default 50: ST 2022-7 moderate skew; 450: high skew)",
-            .lo = 1, .hi = RTP_MERGE_WINDOW_MS_MAX),
-    CLI_OPT("rcvbuf", 0, CLI_BYTES, &args.lim.rcvbuf, "BYTES",
-            "socket receive buffer, e.g. 64M (default 32 MiB)", .lo = 0,
-            .hi = (double)(1ULL << 31)),
-    CLI_OPT("no-gro", 0, CLI_FLAG, &args.lim.no_gro, NULL,
-            "take datagrams one by one from the kernel (default: UDP GRO,\n"
-            "bursts of a sender with GSO in one buffer, cut apart here)"),
-    CLI_OPT("max-frame-bytes", 0, CLI_BYTES, &args.lim.max_frame_bytes, "N",
-            "the largest codestream a frame may hold (default: the bound of\n"
-            "the SDP's picture, else 64 MiB); larger frames are dropped\n"
-            "(counted as too large)",
-            .lo = 4096, .hi = (double)(1ULL << 32)),
+    CLI_KNOB_TABLE(svc_recv_limit_knobs, &args.lim),
     CLI_OPT("cpu", 0, CLI_SET, &args.cfg.pl.engine, NULL, "decode on the CPU",
             .value = PL_ENGINE_CPU),
     CLI_OPT("gpu", 0, CLI_SET, &args.cfg.pl.engine, NULL,
@@ -305,18 +274,7 @@ static const cli_option options[] = {
             "show the streams in a window (one tile each, a multiviewer)\n"
             "instead of writing them (no -o then); keys: space pause,\n"
             "f fullscreen, s screenshot, i statistics overlay, q quit"),
-    CLI_OPT("delay", 0, CLI_INT, &args.cfg.delay_ms, "MS",
-            "playout delay after the stream's RTP clock (default 40)", .lo = 0, .hi = 10000),
-    CLI_OPT("no-vsync", 0, CLI_SET, &args.cfg.vsync, NULL,
-            "show pictures as they come, not at their time", .value = 0),
-    CLI_OPT("convert", 0, CLI_CHOICE, &args.cfg.convert, "WHERE",
-            "auto (default), shader (OpenGL) or cuda: where pictures become RGB",
-            .choices = "auto|shader|cuda"),
-    CLI_OPT("colour", 0, CLI_COLOUR, &args.cfg.colour, "C",
-            "what the components are: " XSF_COLOUR_WORDS ";\n"
-            "default: the SDP's colorimetry and RANGE, else 709 (narrow),\n"
-            "or rgb for RCT codestreams; the same picture as decode's .ppm"),
-    CLI_OPT("color", 0, CLI_COLOUR, &args.cfg.colour, "C", NULL, .flags = CLI_HIDDEN),
+    CLI_KNOB_TABLE(svc_recv_display_knobs, &args.cfg),
     CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
             "render offscreen (EGL) and write the last picture shown", .call = headless_option),
     CLI_OPT("quiet", 'q', CLI_FLAG, &args.quiet, NULL,
@@ -384,141 +342,6 @@ static int configure(recv_args *a)
     return svc_recv_setup(&a->cfg, req, a->n, &a->lim, &f) == XSF_OK ? 0 : failed(&f);
 }
 
-/* A stream's rate: "-" over too few frames to stand for one, with its span where it is
- * short (svc_stream_figures.fps_short). */
-static void print_rate(const svc_stream_figures *fig)
-{
-    const pl_stream_stats *ps = &fig->pl;
-    if (fig->fps_short && ps->delivered < SVC_RATE_MIN_FRAMES)
-        fprintf(stderr, "- fps (%llu frame%s)", (unsigned long long)ps->delivered,
-                ps->delivered == 1 ? "" : "s");
-    else if (fig->fps_short)
-        fprintf(stderr, "%.1f fps (over %.3f s only)", fig->fps,
-                (double)(ps->last_delivered_ns - ps->first_delivered_ns) / 1e9);
-    else
-        fprintf(stderr, "%.1f fps", fig->fps);
-}
-
-static void print_stream(const char *label, const svc_stream_figures *fig,
-                         const char (*leg_name)[128])
-{
-    const rtp_stats r = fig->rtp;
-    const pl_stream_stats ps = fig->pl;
-    const svc_drops d = fig->drops;
-    fprintf(stderr, "%s: ", label);
-    print_rate(fig);
-    fprintf(stderr,
-            ", %.1f Mbit/s; packets %llu, lost %llu, reordered %llu, duplicated %llu, "
-            "late %llu, refused %llu; frames %llu whole, %llu dropped (missing packets %llu, "
-            "partial %llu, invalid %llu, too large %llu, decoder behind %llu, no frame %llu, "
-            "decode %llu, field %llu); latency p50 %.0f us, p99 %.0f us, max %.0f us; "
-            "memory %.1f MiB of %.1f MiB",
-            fig->mbps, (unsigned long long)r.packets, (unsigned long long)r.lost,
-            (unsigned long long)r.reordered, (unsigned long long)r.duplicated,
-            (unsigned long long)r.late, (unsigned long long)d.refused_packets,
-            (unsigned long long)ps.delivered, (unsigned long long)d.total,
-            (unsigned long long)d.missing, (unsigned long long)d.partial,
-            (unsigned long long)d.invalid, (unsigned long long)d.too_large,
-            (unsigned long long)d.behind, (unsigned long long)d.no_frame,
-            (unsigned long long)d.decode, (unsigned long long)d.field, ps.latency.p50_us,
-            ps.latency.p99_us, ps.latency.max_us, (double)d.memory / 1048576.0,
-            (double)d.memory_bound / 1048576.0);
-    /* --ptp: the frames' age against their capture (the RTP timestamps on the plant's
-     * clock), beside the latency from their last packet above. */
-    if (ps.latency_capture.count || ps.capture_after_picture)
-        fprintf(stderr, "; capture to picture p50 %.0f us, p99 %.0f us, max %.0f us",
-                ps.latency_capture.p50_us, ps.latency_capture.p99_us, ps.latency_capture.max_us);
-    if (ps.capture_after_picture)
-        fprintf(stderr, " (%llu frames captured after their picture: the clocks disagree)",
-                (unsigned long long)ps.capture_after_picture);
-    /* Each cause of a refused packet under its own name, every second it is not zero. */
-    if (d.refused_packets)
-        fprintf(stderr,
-                "; refused packets: not RTP/RFC 9134 %llu, truncated %llu, payload type %llu, "
-                "other SSRC %llu, on probation %llu, other sender %llu",
-                (unsigned long long)r.invalid, (unsigned long long)r.truncated,
-                (unsigned long long)r.wrong_pt, (unsigned long long)r.wrong_ssrc,
-                (unsigned long long)r.on_probation, (unsigned long long)r.foreign_source);
-    if (r.on_probation || r.ssrc_changes || r.wrong_ssrc)
-        fprintf(stderr, "; SSRC 0x%08x, SSRC changes %llu", r.ssrc,
-                (unsigned long long)r.ssrc_changes);
-    if (ps.delivered > 1)
-        fprintf(stderr, "; longest stall %.1f ms", (double)ps.max_stall_ns / 1e6);
-    if (r.lost_edge || r.frames_dropped_edge)
-        fprintf(stderr, "; at the stream's edges: lost %llu packets, dropped %llu frames",
-                (unsigned long long)r.lost_edge, (unsigned long long)r.frames_dropped_edge);
-    if (r.frames_dropped_no_buffer)
-        fprintf(stderr, "; dropped for want of a free frame %llu",
-                (unsigned long long)r.frames_dropped_no_buffer);
-    if (ps.delivered_interlaced || ps.dropped[PL_DROP_FIELD])
-        fprintf(stderr, "; interlaced frames %llu whole, %llu dropped with a lost field",
-                (unsigned long long)ps.delivered_interlaced,
-                (unsigned long long)ps.dropped[PL_DROP_FIELD]);
-    if (fig->kernel_drops)
-        fprintf(stderr, "; kernel drops %llu", (unsigned long long)fig->kernel_drops);
-    /* The sender against ST 2110-21's models for the type its SDP declares. */
-    const rtp_tr21_stats *t = &r.tr21;
-    if (t->active && t->frames) {
-        fprintf(stderr, "; ST 2110-21 (%s): Cinst peak %u of %u, VRX peak %lld of %u",
-                rtp_tr21_type_name(t->declared), t->cinst_peak, t->cinst_max,
-                (long long)t->vrx_peak, t->vrx_full);
-        if (t->underflows)
-            fprintf(stderr, ", %llu packets after their read time",
-                    (unsigned long long)t->underflows);
-        if (t->tpr0_count)
-            fprintf(stderr, ", first packet %.0f us after the timestamp", t->tpr0_mean_ns / 1000.0);
-        fprintf(stderr, ": %s", rtp_tr21_verdict_name(t->conforms));
-    }
-    if (fig->merged) {
-        /* Each leg's health: what a path failing at night looks like. */
-        const rtp_merge_stats *m = &fig->merge;
-        fprintf(stderr, "; recovered %llu", (unsigned long long)m->packets_recovered);
-        for (unsigned i = 0; i < m->legs; i++) {
-            const rtp_leg_stats *l = &m->leg[i];
-            fprintf(stderr, "; leg %u %s: %s, packets %llu, lost %llu, last %.0f ms ago", i + 1,
-                    leg_name ? leg_name[i] : "", l->silent ? "SILENT" : "ok",
-                    (unsigned long long)l->packets_received, (unsigned long long)l->packets_lost,
-                    l->last_packet_age_ms);
-            if (i && l->skew_samples)
-                fprintf(stderr, ", skew p50 %.1f ms max %.1f ms", l->skew_p50_ms, l->skew_max_ms);
-        }
-    }
-    fputc('\n', stderr);
-}
-
-static void print_pinned(const pl_pin_stats *p)
-{
-    const pl_pin_stats pin = *p;
-    fprintf(stderr,
-            "pinned host memory: %.1f MiB now; %llu pins (%.1f MiB) took %.1f ms, the longest "
-            "%.1f ms; %llu unpins took %.1f ms, the longest %.1f ms; reserve %.1f MiB, %.1f MiB "
-            "of it in use, %llu buffers found no room in it\n",
-            (double)pin.pinned_bytes / 1048576.0, (unsigned long long)pin.pins,
-            (double)pin.pin_bytes / 1048576.0, (double)pin.pin_ns / 1e6,
-            (double)pin.pin_ns_max / 1e6, (unsigned long long)pin.unpins,
-            (double)pin.unpin_ns / 1e6, (double)pin.unpin_ns_max / 1e6,
-            (double)pin.reserve_bytes / 1048576.0, (double)pin.reserve_used / 1048576.0,
-            (unsigned long long)pin.reserve_misses);
-}
-
-/* The whole process's rates beside the streams' (never their sum), and where its start
- * went. */
-static void print_process(const svc_process_figures *pf, const pl_startup_stats *su)
-{
-    fprintf(stderr, "process: %llu frames in %.3f s since it started: %.1f frames per wall second",
-            (unsigned long long)pf->frames, pf->seconds, pf->fps);
-    if (pf->frames)
-        fprintf(stderr, "; first picture at %.3f s", pf->first_picture_s);
-    if (pf->frames > 1 && pf->steady_short)
-        fprintf(stderr, "; steady rate - (%llu frames over %.3f s: too few to tell)",
-                (unsigned long long)pf->frames, pf->steady_s);
-    else if (pf->frames > 1)
-        fprintf(stderr, "; steady %.1f frames/s (first picture to last, %.3f s)", pf->steady_fps,
-                pf->steady_s);
-    char line[2048];
-    fprintf(stderr, "\nstart-up: %s\n", pl_startup_format(su, line, sizeof line));
-}
-
 static void warn(const svc_failure *w)
 {
     cli_error(w->subject, "warning: %s", w->err.msg);
@@ -541,18 +364,7 @@ static int finish(const recv_args *a, svc_recv *s, int status)
         cli_error("--display", "%s", e.display_err.msg);
         status = 1;
     }
-    for (int k = 0; e.display && k < e.started; k++)
-        fprintf(stderr,
-                "%s: display: %llu pictures shown, %llu dropped late, %llu dropped (tile full)\n",
-                e.stream[k].label, (unsigned long long)e.stream[k].tile.presented,
-                (unsigned long long)e.stream[k].tile.dropped_late,
-                (unsigned long long)e.stream[k].tile.dropped_full);
-    for (int k = 0; k < e.started; k++)
-        print_stream(e.stream[k].label, &e.stream[k].fig, a->cfg.stream[k].leg_name);
-    if (e.started)
-        print_process(&e.process, &e.startup);
-    if (e.gpu)
-        print_pinned(&e.pin);
+    svc_recv_end_format(stderr, &e, &a->cfg);
     if (e.json.err.status != XSF_OK)
         status = failed(&e.json);
     for (int k = 0; k < e.nstreams; k++) {
@@ -609,7 +421,8 @@ int cmd_recv(int argc, char **argv)
         for (int k = 0; k < svc_recv_started(s) && !args.quiet; k++) {
             svc_stream_figures fig;
             svc_recv_figures(s, k, 1, &fig);
-            print_stream(svc_recv_label(s, k), &fig, args.cfg.stream[k].leg_name);
+            svc_stream_figures_format(stderr, svc_recv_label(s, k), &fig,
+                                      args.cfg.stream[k].leg_name);
         }
         if (args.stats_json && svc_recv_started(s) == args.n &&
             svc_recv_write_json(s, args.stats_json, &f) != XSF_OK)

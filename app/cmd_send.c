@@ -27,22 +27,16 @@ static const char about[] =
 /* What standard input holds (--format). */
 enum { INPUT_AUTO, INPUT_JXS, INPUT_Y4M, INPUT_YUV };
 
-/* The option table fills the session's configuration, and these where an option's kind
- * of value is not the configuration's. */
+/* The session's knobs fill its configuration (rtp_send_session_knobs), and these the
+ * encoding of a picture input. */
 typedef struct send_args {
     rtp_send_session_config cfg;
-    xsf_rate fps;
-    long packet_size, pt, ttl, loop, burst;
-    uint64_t ssrc, seq;
     int quiet;
-    const char *stats_json;
-    const char *cut; /* --cut F:N */
-    long loss_burst;
     /* live encoding */
     double bpp;
     int size[2], depth, frames, input, engine; /* engine: -1 default, 0 --cpu, 1 --gpu */
     const char *sampling;
-    int loop_given, frames_given;
+    int frames_given;
     imgio_format format; /* of a picture input; IMGIO_FORMAT_NONE: codestreams */
 } send_args;
 
@@ -70,8 +64,9 @@ static int check_input(send_args *a)
         cli_error(in, "a picture input is encoded as it is sent: give its rate, --bpp B");
         return 2;
     }
-    if (a->loop_given || a->cfg.interlaced) {
-        cli_error(a->loop_given ? "--loop" : "--interlaced", "not with a picture input (%s)", in);
+    if (a->cfg.loops_given || a->cfg.interlaced) {
+        cli_error(a->cfg.loops_given ? "--loop" : "--interlaced", "not with a picture input (%s)",
+                  in);
         return 2;
     }
     /* --sampling in the vocabulary of a .yuv's layout (422, not YCbCr-4:2:2) is the layout's;
@@ -94,122 +89,13 @@ static int check_input(send_args *a)
 static int parse_args(int argc, char **argv, send_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->fps = (xsf_rate){25, 1};
-    a->packet_size = 1440;
-    a->pt = 112;
-    a->ttl = 16;
-    a->loop = 1;
-    a->cfg.boxes = 1;
-    a->cfg.impair.seed = 1;
-    const xsf_codec *xs = xsf_codec_find("jpeg-xs"); /* RFC 9134 carries JPEG XS */
+    rtp_send_session_config_init(&a->cfg);
+    const xsf_codec *xs = xsf_codec_find(RTP_JXS_CODEC);
     a->depth = xs->encoder->yuv_depth;
     a->sampling = xs->encoder->yuv_sampling;
     a->engine = -1;
     const cli_option options[] = {
-        CLI_OPT("to", 0, CLI_STRING, &a->cfg.to, "ADDR:PORT",
-                "destination, IPv4 or [IPv6], unicast or multicast; two\n"
-                "joined by a comma (A:PORT,B:PORT) send the stream on two\n"
-                "legs (SMPTE ST 2022-7): the same packets on both, paced\n"
-                "together"),
-        CLI_OPT("pcap", 0, CLI_STRING, &a->cfg.pcap, "OUT.pcap",
-                "write the packets to a capture file instead (to --to's\naddress, default "
-                "239.0.0.1:5004); A.pcap,B.pcap: one a leg\n(default 239.0.0.2:5004 for the "
-                "second)"),
-        CLI_OPT("sdp", 0, CLI_STRING, &a->cfg.sdp, "OUT.sdp",
-                "write the session description (RFC 9134 / ST 2110-22); two\n"
-                "legs: two media grouped by a=group:DUP (RFC 7104)"),
-        CLI_OPT("clock", 0, CLI_CHOICE, &a->cfg.free_clock, "C",
-                "tai (default): RTP timestamps and pacing on the frame grid\n"
-                "from the TAI epoch (ST 2110-10, CLOCK_TAI: PTP where phc2sys\n"
-                "keeps the clock; without a TAI offset set in the kernel it\n"
-                "reads as CLOCK_REALTIME), SDP a=ts-refclk; free: a random\n"
-                "first timestamp, paced from now, no a=ts-refclk",
-                .choices = "tai|free"),
-        CLI_OPT("refclk", 0, CLI_STRING, &a->cfg.refclk, "CLOCK",
-                "the SDP's a=ts-refclk (RFC 7273) with --clock tai (default\n"
-                "ptp=IEEE1588-2008:traceable; a grandmaster and domain:\n"
-                "ptp=IEEE1588-2008:EC-46-70-FF-FE-00-42-6C:127)"),
-        CLI_OPT("mode", 0, CLI_CHOICE, &a->cfg.mode, "M",
-                "codestream (default) or slice packetization", .choices = "codestream|slice"),
-        CLI_OPT("fps", 0, CLI_RATE, &a->fps, "RATE",
-                "frame rate: N, N/D, N:D or a decimal, e.g. 50, 60000/1001\n"
-                "or 59.94 (default 25)"),
-        CLI_OPT("pacing", 0, CLI_CHOICE, &a->cfg.pacing, "P",
-                "narrow (default: one packet every TFRAME/NPACKETS, SDP\n"
-                "TP=2110TPNL), wide (bursts within the wide CMAX,\n"
-                "TP=2110TPW) or none (no TP)",
-                .choices = "narrow|wide|none"),
-        CLI_OPT("burst", 0, CLI_LONG, &a->burst, "N",
-                "packets handed to the network at once, every N x TRS\n"
-                "(default: the pacing's CMAX - 1, the largest burst within\n"
-                "its ST 2110-21 sender type: 3 for narrow at UHD60, 15 for\n"
-                "wide; 1: one packet every TRS)",
-                .lo = 1, .hi = RTP_UDP_GSO_MAX),
-        CLI_OPT("no-gso", 0, CLI_FLAG, &a->cfg.no_gso, NULL,
-                "one system call message per packet: no UDP segmentation\n"
-                "offload of the bursts (default: GSO where the kernel has it).\n"
-                "Packet captures on this host, or on virtual links (lo, veth)\n"
-                "that pass bursts unsegmented, show a GSO burst as one\n"
-                "oversize datagram: send with --no-gso for those"),
-        CLI_OPT("packet-size", 0, CLI_LONG, &a->packet_size, "N",
-                "largest RTP packet in bytes (default 1440)", .lo = 32, .hi = 65507),
-        CLI_OPT("pt", 0, CLI_LONG, &a->pt, "N", "RTP payload type, 96..127 (default 112)", .lo = 96,
-                .hi = 127),
-        CLI_OPT("ssrc", 0, CLI_U64, &a->ssrc, "N", "RTP SSRC (default: random)", .lo = 0,
-                .hi = 0xffffffffu, .given = &a->cfg.ssrc_given),
-        CLI_OPT("seq", 0, CLI_U64, &a->seq, "N", "first sequence number (default: random)", .lo = 0,
-                .hi = 0xffff, .given = &a->cfg.seq_given),
-        CLI_OPT("loop", 0, CLI_LONG, &a->loop, "N", "send the file N times (default 1)", .lo = 1,
-                .hi = 1L << 30, .given = &a->loop_given),
-        CLI_OPT("interlaced", 0, CLI_FLAG, &a->cfg.interlaced, NULL,
-                "the codestreams are fields, two per frame, each with its\n"
-                "own RTP timestamp (RFC 9134 erratum 6752)"),
-        CLI_OPT("no-boxes", 0, CLI_SET, &a->cfg.boxes, NULL,
-                "send bare codestreams, without the picture segment boxes:\n"
-                "not RFC 9134 (which requires them), for testing receivers",
-                .value = 0),
-        CLI_OPT("iface", 0, CLI_STRING, &a->cfg.iface, "NAME",
-                "interface for multicast (IF1,IF2: one a leg)"),
-        CLI_OPT("ttl", 0, CLI_LONG, &a->ttl, "N", "multicast TTL / hop limit (default 16)", .lo = 1,
-                .hi = 255),
-        CLI_OPT("source", 0, CLI_STRING, &a->cfg.source, "ADDR",
-                "the sender's address: sent from (with --to), for the SDP's\n"
-                "source filter and the .pcap (default there: 192.0.2.1 or\n"
-                "2001:db8::1); S1,S2: one a leg"),
-        CLI_OPT("loss", 0, CLI_DOUBLE, &a->cfg.impair.loss, "P",
-                "impairments (soak tests): lose each packet with probability", .lo = 0, .hi = 1),
-        CLI_OPT("reorder", 0, CLI_DOUBLE, &a->cfg.impair.reorder, "P",
-                "P, hold it back behind the next packet sent, send it twice;", .lo = 0, .hi = 1),
-        CLI_OPT("duplicate", 0, CLI_DOUBLE, &a->cfg.impair.duplicate, "P",
-                "the first and the last frame go out unimpaired. Counted,", .lo = 0, .hi = 1),
-        CLI_OPT("seed", 0, CLI_U64, &a->cfg.impair.seed, "N",
-                "printed and in --stats-json (seed: default 1). With two\n"
-                "legs each leg is impaired on its own (the second with\n"
-                "seed N + 1)",
-                .lo = 0, .hi = (double)INT64_MAX - 1),
-        CLI_OPT("loss-burst", 0, CLI_LONG, &a->loss_burst, "N",
-                "a loss takes 1 to N packets (uniform; --loss is then the\n"
-                "chance that one begins at a packet; default 1)",
-                .lo = 1, .hi = RTP_IMPAIR_BURST_MAX),
-        CLI_OPT("cut", 0, CLI_STRING, &a->cut, "F:N",
-                "impairment: frames F to F + N - 1 do not go out (a cable\n"
-                "pulled and put back), on the second leg with two"),
-        CLI_OPT("exclusive-loss", 0, CLI_FLAG, &a->cfg.impair_exclusive, NULL,
-                "two legs: never the same packet lost on both (the second\n"
-                "leg spares what the first lost, the first loses nothing\n"
-                "while the second is cut)"),
-        CLI_OPT("stats-json", 0, CLI_STRING, &a->stats_json, "FILE",
-                "what was sent and what the impairments did, as JSON (with\n"
-                "first_timestamp, the RTP timestamp of the first frame)"),
-        CLI_OPT("sampling", 0, CLI_STRING, &a->cfg.sampling, "S",
-                "SDP sampling (default from the codestream, e.g. YCbCr-4:2:2);\n"
-                "with a .yuv input 400, 420, 422 (default), 444 or 4444 give\n"
-                "its layout instead"),
-        CLI_OPT("colorimetry", 0, CLI_STRING, &a->cfg.colorimetry, "C",
-                "SDP colorimetry (default BT709)"),
-        CLI_OPT("tcs", 0, CLI_STRING, &a->cfg.tcs, "T",
-                "SDP transfer characteristic system (default SDR)"),
-        CLI_OPT("range", 0, CLI_STRING, &a->cfg.range, "R", "SDP range: NARROW (default) or FULL"),
+        CLI_KNOB_TABLE(rtp_send_session_knobs, &a->cfg),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_HEAD("live encoding (IN.y4m, IN.yuv, .ppm, .pgm):"),
         CLI_OPT("bpp", 0, CLI_DOUBLE, &a->bpp, "B",
@@ -238,35 +124,13 @@ static int parse_args(int argc, char **argv, send_args *a)
     const int r = cli_parse(&cmd, argc, argv);
     if (r)
         return r;
-    rtp_send_session_config *c = &a->cfg;
-    c->rate_num = a->fps.num;
-    c->rate_den = a->fps.den;
-    c->packet_bytes = (size_t)a->packet_size;
-    c->payload_type = (unsigned)a->pt;
-    c->ttl = (unsigned)a->ttl;
-    c->burst = (unsigned)a->burst;
-    c->ssrc = (uint32_t)a->ssrc;
-    c->first_seq = (uint16_t)a->seq;
-    a->cfg.impair.burst_max = (unsigned)a->loss_burst;
-    if (a->cut) {
-        unsigned long long from, n;
-        char end;
-        if (sscanf(a->cut, "%llu:%llu%c", &from, &n, &end) != 2 || !n) {
-            cli_error("--cut", "'%s': give F:N, the first frame cut and how many (N > 0)", a->cut);
-            return 2;
-        }
-        const uint64_t per = a->cfg.interlaced ? 2 : 1; /* segments a frame */
-        a->cfg.impair.cut_from = from * per;
-        a->cfg.impair.cut_segments = n * per;
-    }
-    a->cfg.impaired = a->cfg.impair.loss > 0 || a->cfg.impair.reorder > 0 ||
-                      a->cfg.impair.duplicate > 0 || a->cfg.impair.cut_segments > 0;
-    if (!a->cfg.in) {
-        cli_usage(&cmd, stderr);
+    rtp_send_failure f;
+    if (rtp_send_session_config_finish(&a->cfg, &f) != XSF_OK) {
+        cli_error(f.subject, "%s", f.err.msg);
         return 2;
     }
-    if (!a->cfg.to && !a->cfg.pcap) {
-        cli_error(a->cfg.in, "give a destination: --to ADDR:PORT or --pcap OUT.pcap");
+    if (!a->cfg.in) {
+        cli_usage(&cmd, stderr);
         return 2;
     }
     return check_input(a);
@@ -338,74 +202,19 @@ static void on_segment(void *ctx, const rtp_sender_stats *st)
 
 static void print_summary(const send_args *a, const rtp_send_report *r, pl_encode_feed *feed)
 {
-    const rtp_send_session_config *c = &a->cfg;
-    const rtp_sender_stats *st = &r->stats;
-    char where[200], second[96], what[160];
-    rtp_addr_format(&r->dest, 1, where, sizeof where);
-    if (r->legs > 1) {
-        rtp_addr_format(&r->dest2, 1, second, sizeof second);
-        snprintf(where + strlen(where), sizeof where - strlen(where), " and %s", second);
-    }
-    snprintf(what, sizeof what, "%zu codestream%s x %ld", r->codestreams,
-             r->codestreams == 1 ? "" : "s", a->loop);
-    if (feed)
-        snprintf(what, sizeof what, "encoded live at %g bpp", a->bpp);
-    printf("sent %llu %s%s (%s) as %llu packets, %llu bytes, %s mode, %s pacing, to %s\n",
-           (unsigned long long)st->segments, c->interlaced ? "field" : "frame",
-           st->segments == 1 ? "" : "s", what, (unsigned long long)st->packets,
-           (unsigned long long)st->bytes, c->mode ? "slice" : "codestream",
-           c->pacing == RTP_PACING_NARROW ? "narrow"
-           : c->pacing == RTP_PACING_WIDE ? "wide"
-                                          : "no",
-           c->pcap ? c->pcap : where);
+    char live[64], enc[300] = "";
+    snprintf(live, sizeof live, "encoded live at %g bpp", a->bpp);
     if (feed) {
         pl_encode_stats es;
         pl_encode_stats_get(feed, &es);
-        printf("encoded %llu frames of %dx%d with the %s encoder, %llu bytes; time per frame: "
-               "mean %.2f ms, p99 %.2f ms, max %.2f ms\n",
-               (unsigned long long)es.frames, es.format.width[0], es.format.height[0],
-               es.device < 0 ? "C" : "GPU", (unsigned long long)es.bytes, es.encode.mean_us / 1e3,
-               es.encode.p99_us / 1e3, es.encode.max_us / 1e3);
+        snprintf(enc, sizeof enc,
+                 "encoded %llu frames of %dx%d with the %s encoder, %llu bytes; time per frame: "
+                 "mean %.2f ms, p99 %.2f ms, max %.2f ms\n",
+                 (unsigned long long)es.frames, es.format.width[0], es.format.height[0],
+                 es.device < 0 ? "C" : "GPU", (unsigned long long)es.bytes, es.encode.mean_us / 1e3,
+                 es.encode.p99_us / 1e3, es.encode.max_us / 1e3);
     }
-    if (r->legs > 1 && (st->leg_errors[0] || st->leg_errors[1]))
-        printf("send calls refused: %llu on leg 1, %llu on leg 2 (last: %s)\n",
-               (unsigned long long)st->leg_errors[0], (unsigned long long)st->leg_errors[1],
-               st->leg_error);
-    if (r->socket) {
-        printf("%llu send calls (%.1f packets each, %s), %llu of them late (more than one "
-               "burst at once)\n",
-               (unsigned long long)st->send_calls,
-               st->send_calls ? (double)st->packets / (double)st->send_calls : 0.0,
-               r->gso           ? "GSO"
-               : r->gso_refused ? "GSO refused by the kernel"
-                                : "no GSO",
-               (unsigned long long)st->late_sends);
-    }
-}
-
-/* What the impairments did (stderr): each leg's, and with two what both lost. */
-static void print_impairments(const send_args *a, const rtp_send_report *r)
-{
-    const rtp_impair_counts *const leg[2] = {r->impair, r->impair2};
-    for (unsigned k = 0; k < 2 && leg[k]; k++) {
-        const rtp_impair_counts *c = leg[k];
-        char which[32] = "";
-        if (leg[1])
-            snprintf(which, sizeof which, " of leg %u", k + 1);
-        fprintf(stderr,
-                "send: impairments%s (seed %llu): of %llu packets, lost %llu (%llu losses begun, "
-                "%llu in %llu frames cut), reordered %llu, duplicated %llu; %llu of %llu frames "
-                "lost a packet\n",
-                which, (unsigned long long)(a->cfg.impair.seed + k), (unsigned long long)c->packets,
-                (unsigned long long)c->lost, (unsigned long long)c->bursts,
-                (unsigned long long)c->cut_packets, (unsigned long long)c->cut_segments,
-                (unsigned long long)c->reordered, (unsigned long long)c->duplicated,
-                (unsigned long long)c->segments_with_loss, (unsigned long long)c->segments);
-    }
-    if (leg[1])
-        fprintf(stderr, "send: lost on both legs: %llu packets, in %llu frames\n",
-                (unsigned long long)r->stats.lost_all_legs,
-                (unsigned long long)r->stats.segments_lost_all_legs);
+    rtp_send_report_format(stdout, &a->cfg, r, feed ? live : NULL, enc);
 }
 
 int cmd_send(int argc, char **argv)
@@ -446,17 +255,17 @@ int cmd_send(int argc, char **argv)
     cmd_catch_interrupts();
 
     int status = 0;
-    if (rtp_send_session_run(s, (uint64_t)a.loop, &f) != XSF_OK) {
+    if (rtp_send_session_run(s, a.cfg.loops, &f) != XSF_OK) {
         cli_error(f.subject, "%s", f.err.msg);
         status = f.usage ? 2 : 1;
     }
     rtp_send_report rp;
     rtp_send_session_report(s, &rp);
     if (rp.impair && !a.quiet)
-        print_impairments(&a, &rp);
-    if (a.stats_json &&
-        rtp_send_session_write_stats(s, a.stats_json, !cmd_interrupted(), &err) != XSF_OK) {
-        cli_error(a.stats_json, "%s", err.msg);
+        rtp_send_impairments_format(stderr, &a.cfg, &rp);
+    if (a.cfg.stats_json &&
+        rtp_send_session_write_stats(s, a.cfg.stats_json, !cmd_interrupted(), &err) != XSF_OK) {
+        cli_error(a.cfg.stats_json, "%s", err.msg);
         status = status ? status : 1;
     }
     if (!status && !a.quiet)

@@ -167,7 +167,9 @@ int cli_value(const cli_option *o, const char *value, void *dst)
         }
         ((const char **)dst)[(*o->count)++] = value;
         return 0;
+    case CLI_KNOB: st = xsf_option_set(o->knobs, dst, value, &err); break;
     case CLI_CALL:
+    case CLI_KNOBS:
     case CLI_END:
     case CLI_HEADING: break;
     }
@@ -233,7 +235,51 @@ static void usage_row(const cli_option *o, size_t col, FILE *f)
     }
 }
 
+/* ---- knob tables ---- */
+
+/* The rows of a table with each CLI_KNOBS row replaced by its knobs' rows (a
+ * CLI_END row last; free it), or NULL without memory. */
+static cli_option *expand(const cli_option *table)
+{
+    size_t n = 1;
+    for (const cli_option *o = table; o->kind != CLI_END; o++) {
+        const xsf_option *k = o->kind == CLI_KNOBS ? o->knobs : NULL;
+        for (n += !k; k && k->kind != XSF_OPTION_END; k++)
+            n++;
+    }
+    cli_option *rows = calloc(n, sizeof *rows);
+    if (!rows)
+        return NULL;
+    size_t i = 0;
+    for (const cli_option *o = table; o->kind != CLI_END; o++) {
+        if (o->kind != CLI_KNOBS) {
+            rows[i++] = *o;
+            continue;
+        }
+        for (const xsf_option *k = o->knobs; k->kind != XSF_OPTION_END; k++)
+            rows[i++] =
+                k->kind == XSF_OPTION_HEADING
+                    ? (cli_option)CLI_HEAD(k->help)
+                    : (cli_option)CLI_OPT(k->name, k->short_name, CLI_KNOB, o->dst, k->arg, k->help,
+                                          .knobs = k,
+                                          .flags = k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0);
+    }
+    rows[i] = (cli_option)CLI_TABLE_END;
+    return rows;
+}
+
+static void usage(const cli_command *cmd, FILE *f);
+
 void cli_usage(const cli_command *cmd, FILE *f)
+{
+    cli_option *rows = expand(cmd->options);
+    cli_command c = *cmd;
+    c.options = rows ? rows : cmd->options;
+    usage(&c, f);
+    free(rows);
+}
+
+static void usage(const cli_command *cmd, FILE *f)
 {
     char whole[160];
     fprintf(f, "usage: %s ", command_name(cmd, whole, sizeof whole));
@@ -341,7 +387,8 @@ static int positional(const cli_command *cmd, int *seen, const char *arg)
 static int takes_value(const cli_option *o)
 {
     return !(o->kind == CLI_FLAG || o->kind == CLI_SET ||
-             (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)));
+             (o->kind == CLI_CALL && (o->flags & CLI_NO_VALUE)) ||
+             (o->kind == CLI_KNOB && xsf_option_is_flag(o->knobs)));
 }
 
 /* A row getopt_long knows: an option, not a heading or an argument. */
@@ -374,7 +421,23 @@ static int unknown(const cli_command *cmd, char **argv, int at)
     return 2;
 }
 
+static int parse(const cli_command *cmd, int argc, char **argv);
+
 int cli_parse(const cli_command *cmd, int argc, char **argv)
+{
+    cli_option *rows = expand(cmd->options);
+    if (!rows) {
+        cli_error(cmd->name ? cmd->name : cli_program(), "out of memory");
+        return 2;
+    }
+    cli_command c = *cmd;
+    c.options = rows;
+    const int r = parse(&c, argc, argv);
+    free(rows);
+    return r;
+}
+
+static int parse(const cli_command *cmd, int argc, char **argv)
 {
     size_t n = 0;
     while (cmd->options[n].kind != CLI_END)

@@ -69,7 +69,30 @@ static int64_t bound(double d)
     return (int64_t)d;
 }
 
+/* UINT: v into a field of o->size bytes. */
+static void store_uint(const xsf_option *o, void *obj, uint64_t v)
+{
+    void *at = (char *)obj + o->offset;
+    switch (o->size) {
+    case 1: *(uint8_t *)at = (uint8_t)v; break;
+    case 2: *(uint16_t *)at = (uint16_t)v; break;
+    case 8: *(uint64_t *)at = v; break;
+    case 4: *(uint32_t *)at = (uint32_t)v; break;
+    default: *(unsigned *)at = (unsigned)v; break;
+    }
+}
+
+static xsf_status set_value(const xsf_option *o, void *obj, const char *value, xsf_error *err);
+
 xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf_error *err)
+{
+    const xsf_status st = set_value(o, obj, value, err);
+    if (st == XSF_OK && (o->flags & XSF_OPTION_GIVEN))
+        *int_at(obj, o->given_offset) = 1;
+    return st;
+}
+
+static xsf_status set_value(const xsf_option *o, void *obj, const char *value, xsf_error *err)
 {
     if (!xsf_option_is_flag(o) && !value)
         return xsf_error_set(err, XSF_ERR_ARG, "needs a value");
@@ -81,7 +104,9 @@ xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf
     case XSF_OPTION_INT: {
         int64_t v;
         const xsf_status st = xsf_parse_integer(value, bound(o->lo), bound(o->hi), &v, err);
-        if (st == XSF_OK)
+        if (st == XSF_OK && o->size == sizeof(long) && sizeof(long) != sizeof(int))
+            *(long *)(void *)((char *)obj + o->offset) = (long)v;
+        else if (st == XSF_OK)
             *int_at(obj, o->offset) = (int)v;
         return st;
     }
@@ -106,6 +131,20 @@ xsf_status xsf_option_set(const xsf_option *o, void *obj, const char *value, xsf
     case XSF_OPTION_INTS:
         return xsf_parse_int_list(value, (int)o->lo, (int)o->hi, int_at(obj, o->offset),
                                   o->max_items, int_at(obj, o->count_offset), err);
+    case XSF_OPTION_UINT: {
+        int64_t v;
+        const double lo = o->lo < 0 ? 0 : o->lo;
+        const xsf_status st = xsf_parse_integer(value, bound(lo), bound(o->hi), &v, err);
+        if (st == XSF_OK)
+            store_uint(o, obj, (uint64_t)v);
+        return st;
+    }
+    case XSF_OPTION_BYTES:
+        return xsf_parse_bytes(value, (uint64_t)o->lo, o->hi > 0 ? (uint64_t)o->hi : UINT64_MAX,
+                               (uint64_t *)(void *)((char *)obj + o->offset), err);
+    case XSF_OPTION_STRING:
+        *(const char **)(void *)((char *)obj + o->offset) = value;
+        return XSF_OK;
     case XSF_OPTION_CALL: return o->parse(obj, value, err);
     case XSF_OPTION_FILE:
         return xsf_error_set(err, XSF_ERR_ARG,
@@ -142,6 +181,9 @@ xsf_status xsf_options_apply(const xsf_option *table, void *obj, const char *tex
         const xsf_option *o = xsf_option_find(table, item);
         if (!o)
             return xsf_error_set(err, XSF_ERR_ARG, "%s have no option '%s'", owner, item);
+        if (o->kind == XSF_OPTION_STRING) /* item is this function's: it would not outlive it */
+            return xsf_error_set(err, XSF_ERR_ARG, "%s: takes its text on a command line only",
+                                 item);
         xsf_error e;
         xsf_error_clear(&e);
         if (xsf_option_set(o, obj, value, &e) != XSF_OK)

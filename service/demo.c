@@ -14,6 +14,7 @@
 #include "service.h"
 #include "xs.h"
 #include "xsf_clock.h"
+#include "xsf_codecs.h"
 #include "xsf_output.h"
 
 /* 25 fps: RTP timestamps count frames of the stream from 0 in steps of 3600 ticks (90 kHz). */
@@ -387,4 +388,110 @@ xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r)
     if (r->nfailures)
         return r->failure[0].err.status ? r->failure[0].err.status : XSF_ERR_INVALID;
     return r->write_failed ? werr.status : XSF_OK;
+}
+
+/* A clip's run: what was sent (`clip` says what it is), received, decoded and matched. */
+static void format_clip(FILE *f, const svc_demo_config *c, const svc_demo_result *r,
+                        const char *clip)
+{
+    const rtp_stats *rs = &r->received;
+    const pl_stream_stats *ps = &r->stream;
+    fprintf(f,
+            "xsflow demo: sent %s %u "
+            "times\n"
+            "  as ST 2110-22 (RTP, RFC 9134) over UDP loopback to port %u, and received it\n"
+            "  through the pipeline, decoding on %s\n",
+            clip, c->loops, r->port, r->engine);
+    fprintf(f, "  sent      %llu frames in %llu packets\n", (unsigned long long)r->sent.segments,
+            (unsigned long long)r->sent.packets);
+    fprintf(f,
+            "  received  %llu packets, %llu lost, %llu reordered; %llu frames whole, %llu "
+            "dropped; jitter %.3f ms\n",
+            (unsigned long long)rs->packets, (unsigned long long)rs->lost,
+            (unsigned long long)rs->reordered, (unsigned long long)ps->delivered,
+            (unsigned long long)(rs->frames_dropped + rs->frames_partial + ps->dropped_total),
+            rs->jitter_ms);
+    fprintf(f,
+            "  latency   last packet to picture in host memory: p50 %.0f us, p99 %.0f us, "
+            "max %.0f us\n",
+            ps->latency.p50_us, ps->latency.p99_us, ps->latency.max_us);
+    fprintf(f, "  frames    %u of %u decoded, %u equal to the C reference decoder's MD5\n",
+            r->frames, r->clip_frames * c->loops, r->matched);
+    fprintf(f, "  clip      MD5 %s over %llu bytes in .yuv layout\n", r->clip_md5,
+            (unsigned long long)r->clip_bytes);
+    fprintf(f, "  manifest  MD5 %s over %llu bytes (vectors/xs/MANIFEST.tsv)\n", c->expect_md5,
+            (unsigned long long)c->expect_bytes);
+    fprintf(f, "  match     %s\n", r->all_ok ? "yes" : "NO");
+    if (!r->write_failed && !r->removed)
+        fprintf(f, "  wrote     %s (%s, %llu bytes)\n", c->out,
+                imgio_format_name(c->writer.image.format), (unsigned long long)r->written);
+}
+
+/* The live run's figures: raw -> encode -> RTP -> receive -> decode. */
+static void format_live(FILE *f, const svc_demo_config *c, const svc_demo_result *r)
+{
+    const pl_encode_stats *e = &r->encoded;
+    const rtp_stats *rs = &r->received;
+    const pl_stream_stats *ps = &r->stream;
+    fprintf(f,
+            "xsflow demo: the whole link on UDP loopback: %s (%dx%d) encoded by the %s JPEG XS\n"
+            "  encoder at %g bpp, sent as ST 2110-22 (RTP, RFC 9134) to port %u, received and\n"
+            "  decoded through the pipeline on %s\n",
+            c->name, e->format.width[0], e->format.height[0], e->device < 0 ? "C" : "GPU",
+            c->encode->settings.bpp, r->port, r->engine);
+    fprintf(f,
+            "  encoded   %llu frames, %llu bytes; time per frame mean %.2f ms, p99 %.2f ms, max "
+            "%.2f ms\n",
+            (unsigned long long)e->frames, (unsigned long long)e->bytes, e->encode.mean_us / 1e3,
+            e->encode.p99_us / 1e3, e->encode.max_us / 1e3);
+    fprintf(f, "  sent      %llu frames in %llu packets\n", (unsigned long long)r->sent.segments,
+            (unsigned long long)r->sent.packets);
+    fprintf(f, "  received  %llu packets, %llu lost; %llu frames whole, %llu dropped\n",
+            (unsigned long long)rs->packets, (unsigned long long)rs->lost,
+            (unsigned long long)ps->delivered,
+            (unsigned long long)(rs->frames_dropped + rs->frames_partial + ps->dropped_total));
+    fprintf(f,
+            "  frames    %u of %u decoded, %u equal to the C reference decoder's picture of the "
+            "codestream sent\n",
+            r->frames, r->clip_frames, r->matched);
+    fprintf(f, "  decoded   MD5 %s over %llu bytes in .yuv layout\n", r->clip_md5,
+            (unsigned long long)r->clip_bytes);
+    fprintf(f, "  reference MD5 %s over %llu bytes (the C decoder on the codestreams sent)\n",
+            r->reference_md5, (unsigned long long)r->reference_bytes);
+    fprintf(f, "  match     %s\n", r->all_ok ? "yes" : "NO");
+    if (!r->write_failed && !r->removed)
+        fprintf(f, "  wrote     %s (%s, %llu bytes)\n", c->out,
+                imgio_format_name(c->writer.image.format), (unsigned long long)r->written);
+}
+
+void svc_demo_format(FILE *f, const svc_demo_config *c, const svc_demo_result *r, const char *clip)
+{
+    if (c->encode)
+        format_live(f, c, r);
+    else
+        format_clip(f, c, r, clip);
+}
+
+xsf_status svc_demo_live_config(pl_encode_config *ec, const char *raw, double bpp, int frames,
+                                pl_engine engine, svc_failure *f)
+{
+    memset(ec, 0, sizeof *ec);
+    memset(f, 0, sizeof *f);
+    f->subject = raw;
+    f->usage = 1;
+    ec->in = raw;
+    ec->format = imgio_format_from_path(raw);
+    ec->codec = xsf_codec_find(RTP_JXS_CODEC);
+    ec->max_frames = frames;
+    xsf_encode_settings_init(&ec->settings);
+    ec->settings.bpp = bpp;
+    if (ec->format == IMGIO_FORMAT_NONE || ec->format == IMGIO_FORMAT_YUV)
+        return xsf_error_set(&f->err, XSF_ERR_ARG,
+                             "--raw takes a picture file with a header: .y4m, .ppm or .pgm");
+    if (!(bpp > 0))
+        return xsf_error_set(&f->err, XSF_ERR_ARG, "--raw needs the rate to encode at: --bpp B");
+    const int want = engine == PL_ENGINE_CPU ? 0 : engine == PL_ENGINE_GPU ? 1 : -1;
+    f->subject = "--gpu";
+    f->usage = 0;
+    return pl_encode_pick_device(ec->codec, want, &ec->device, &f->err);
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "xsf_colour.h"
+#include "xsf_option.h"
 #include "xsf_parse.h"
 
 #ifdef __cplusplus
@@ -71,6 +72,11 @@ typedef enum cli_kind {
     CLI_CALL,    /* .call(ctx, option, value): the command parses the value itself */
     CLI_LIST,    /* const char *dst[max_items], *count: each value appended (a
                     CLI_ARGUMENT row takes every argument from there on) */
+    CLI_KNOB,    /* a library's knob (xsf_option.h) .knob, set by xsf_option_set into the
+                    object at dst (its GIVEN flag included); its refusal the message */
+    CLI_KNOBS,   /* not an option: stands for a row of kind CLI_KNOB for each knob of the
+                    table .knobs (a heading for each of its headings), on the object dst,
+                    in the table's order (CLI_KNOB_TABLE) */
 } cli_kind;
 
 enum {
@@ -104,6 +110,7 @@ struct cli_option {
     int max_items, *count; /* CLI_INTS */
     /* CLI_CALL: 0, or 2 after printing why the value is refused. */
     int (*call)(void *ctx, const cli_option *o, const char *value);
+    const xsf_option *knobs; /* CLI_KNOB: the knob; CLI_KNOBS: the table */
 };
 
 /* Table rows: long name, short name (0: none), kind, destination, the value's
@@ -121,6 +128,12 @@ struct cli_option {
 #define CLI_TABLE_END                                                                              \
     {                                                                                              \
         .kind = CLI_END                                                                            \
+    }
+/* A library's knob table (xsf_option.h) on its object `obj`, as rows in place
+ * (CLI_KNOBS): --NAME for each knob, its value's name and help from the table. */
+#define CLI_KNOB_TABLE(table, obj)                                                                 \
+    {                                                                                              \
+        .kind = CLI_KNOBS, .knobs = (table), .dst = (obj)                                          \
     }
 /* Positional argument rows (CLI_ARGUMENT): name, kind, destination, help,
  * then any of the other fields but .flags. */

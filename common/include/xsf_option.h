@@ -24,7 +24,8 @@ typedef enum xsf_option_kind {
     XSF_OPTION_HEADING, /* no knob: `help` heads the rows after it ("coding:") */
     XSF_OPTION_FLAG,    /* no value: the int at offset becomes 1 */
     XSF_OPTION_SET,     /* no value: the int at offset becomes .value */
-    XSF_OPTION_INT,     /* int: a whole number in [lo, hi] (decimal, or 0x hexadecimal) */
+    XSF_OPTION_INT,     /* int (a long with .size sizeof(long)): a whole number in [lo, hi]
+                           (decimal, or 0x hexadecimal) */
     XSF_OPTION_DOUBLE,  /* double in [lo, hi] (above lo with XSF_OPTION_ABOVE_LO) */
     XSF_OPTION_CHOICE, /* int: one of .choices ("a|b|c"), stored as .values[i] (i without values) */
     XSF_OPTION_INTS,   /* int[max_items] at offset, their count in the int at count_offset:
@@ -32,11 +33,17 @@ typedef enum xsf_option_kind {
     XSF_OPTION_CALL,   /* .parse(obj, value): the owner parses the value itself */
     XSF_OPTION_FILE,   /* a file's name: the caller reads the file and hands its bytes to the
                           owner (a codec's params_set under this name); not set from text */
+    XSF_OPTION_STRING, /* const char *: the value itself, which must outlive obj's use (a
+                          command line's argument); not set from text (xsf_options_apply) */
+    XSF_OPTION_UINT,   /* an unsigned integer of .size bytes (1, 2, 4 or 8: sizeof the
+                          field; 0 is sizeof(unsigned)) in [lo, hi] (decimal or 0x) */
+    XSF_OPTION_BYTES,  /* uint64_t: a byte count, N with k, M or G (binary), in [lo, hi] */
 } xsf_option_kind;
 
 enum {
     XSF_OPTION_ABOVE_LO = 1, /* XSF_OPTION_DOUBLE: lo itself is refused */
     XSF_OPTION_HIDDEN = 2,   /* left out of help texts (a second spelling: color) */
+    XSF_OPTION_GIVEN = 4,    /* the int at given_offset becomes 1 when the knob is set */
 };
 
 typedef struct xsf_option {
@@ -52,13 +59,17 @@ typedef struct xsf_option {
     const int *values;
     int max_items; /* INTS */
     size_t count_offset;
+    size_t size;         /* UINT: the field's bytes */
+    char short_name;     /* a command line's one-letter spelling ('o': -o), 0: none */
+    size_t given_offset; /* with XSF_OPTION_GIVEN */
     /* CALL: parses value into obj; XSF_ERR_ARG with a message that names
      * the value (not the knob) when it is not one the knob takes. */
     xsf_status (*parse)(void *obj, const char *value, xsf_error *err);
 } xsf_option;
 
 /* Table rows: name, kind, offset, the value's name, help; then any of .lo,
- * .hi, .flags, .value, .choices, .values, .max_items, .count_offset, .parse. */
+ * .hi, .flags, .value, .choices, .values, .max_items, .count_offset, .size,
+ * .given_offset, .short_name, .parse. */
 #define XSF_OPTION(n, k, off, a, h, ...)                                                           \
     {                                                                                              \
         .name = (n), .kind = (k), .offset = (off), .arg = (a), .help = (h), __VA_ARGS__            \

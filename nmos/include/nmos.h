@@ -34,6 +34,7 @@
 #include "pipeline.h"
 #include "rtp.h"
 #include "xsf.h"
+#include "xsf_option.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -243,6 +244,21 @@ typedef struct nmos_host_config {
     const char *output;                        /* nmos_service_config.output */
     xsf_container pix_fmt;                     /* nmos_service_config.pix_fmt */
 } nmos_host_config;
+
+/* The defaults: port 8080, 4 receivers, the rest zero (nmos_config's defaults). */
+void nmos_host_config_init(nmos_host_config *c);
+
+/* The host's knobs (xsf_option.h) on an nmos_host_config, as `xsflow node` takes them
+ * (--NAME): host, port, label, seed, receivers (at most NMOS_MAX_RECEIVERS), sender
+ * (repeatable, at most NMOS_MAX_SENDERS), send (the last sender's clip, once each), output,
+ * registry, discover, domain, p2p, heartbeat, ptp (GMID[:DOMAIN], the grandmaster's EUI-64
+ * kept in lower case, domain 0..255, default 127), ptp-traceable, cpu, gpu, threads; each
+ * with its help. Text knobs keep the caller's strings. */
+extern const xsf_option nmos_host_knobs[];
+
+/* After the knobs: ptp-traceable needs ptp (*subject "--ptp-traceable"), registry and
+ * discover exclude each other ("--discover"); XSF_ERR_ARG then, else XSF_OK. */
+xsf_status nmos_host_config_check(const nmos_host_config *c, const char **subject, xsf_error *err);
 
 typedef struct nmos_host nmos_host;
 

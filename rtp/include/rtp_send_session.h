@@ -20,8 +20,11 @@
 #ifndef XSF_RTP_SEND_SESSION_H
 #define XSF_RTP_SEND_SESSION_H
 
+#include <stdio.h>
+
 #include "rtp.h"
 #include "rtp_sender.h"
+#include "xsf_option.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,6 +80,13 @@ typedef struct rtp_send_session_config {
     int impaired;
     rtp_impair_config impair;
     int impair_exclusive;
+    /* What the command line asks beyond the session's opening: the times a clip is sent
+     * (rtp_send_session_run's `loops`; loops_given: set by the knob), the --stats-json file,
+     * and a cut of frames "F:N" (rtp_send_session_config_finish makes it impair's). */
+    uint64_t loops;
+    int loops_given;
+    const char *stats_json;
+    const char *cut;
     /* rtp_sender_config's stop and on_segment callbacks (optional). */
     int (*stop)(void *ctx);
     void *stop_ctx;
@@ -89,6 +99,25 @@ typedef struct rtp_send_failure {
     xsf_error err;
     int usage; /* 1: the arguments ask for what cannot be */
 } rtp_send_failure;
+
+/* The defaults: 25 frames/s, packets of 1440 bytes, payload type 112, TTL 16, the clip sent
+ * once, the picture segment boxes, impairment seed 1; the rest zero (narrow pacing, the TAI
+ * clock, codestream mode, no impairment). */
+void rtp_send_session_config_init(rtp_send_session_config *c);
+
+/* The session's knobs (xsf_option.h) on an rtp_send_session_config, as `xsflow send` takes
+ * them (--NAME): to, pcap, sdp, clock, refclk, mode, fps, pacing, burst, no-gso,
+ * packet-size, pt, ssrc, seq, loop, interlaced, no-boxes, iface, ttl, source, the
+ * impairments (loss, reorder, duplicate, seed, loss-burst, cut, exclusive-loss), stats-json
+ * and the SDP's sampling, colorimetry, tcs and range, each bounded as the sender requires,
+ * with its help. Text knobs keep the caller's strings. */
+extern const xsf_option rtp_send_session_knobs[];
+
+/* After the knobs: the cut "F:N" (frames F to F + N - 1; fields with `interlaced`) into
+ * impair's segments, `impaired` from the impairments asked for. Refused (usage): a cut that
+ * is not F:N with N > 0 (subject "--cut"); with `in` set, neither `to` nor `pcap` (subject
+ * `in`). */
+xsf_status rtp_send_session_config_finish(rtp_send_session_config *c, rtp_send_failure *f);
 
 typedef struct rtp_send_session rtp_send_session;
 
@@ -151,6 +180,20 @@ int rtp_send_session_stats_json(const rtp_send_session *s, int complete, char *o
 /* The same text as the file `path`: "cannot create the file" or "write failed". */
 xsf_status rtp_send_session_write_stats(const rtp_send_session *s, const char *path, int complete,
                                         xsf_error *err);
+
+/* What a session sent, as `xsflow send` says it on f: "sent N frames (SOURCE) as P packets,
+ * B bytes, MODE mode, PACING pacing, to WHERE" (SOURCE: `source`, or NULL: the clip's
+ * codestreams x c->loops; WHERE the capture file or the destinations), then `more` (lines the
+ * caller adds, or NULL), each leg's refused send calls (two legs, where any), and for a socket
+ * the send calls, packets each, GSO and late sends. */
+void rtp_send_report_format(FILE *f, const rtp_send_session_config *c, const rtp_send_report *r,
+                            const char *source, const char *more);
+
+/* What the impairments did (r->impair: with impairments), as lines on f: each leg's counts
+ * under its seed ("send: impairments of leg K (seed S): ..."), and with two legs what both
+ * lost. */
+void rtp_send_impairments_format(FILE *f, const rtp_send_session_config *c,
+                                 const rtp_send_report *r);
 
 /* Destroys the sender, closes the socket, frees the clip; NULL is fine. */
 void rtp_send_session_close(rtp_send_session *s);

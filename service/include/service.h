@@ -25,7 +25,8 @@
  * whole of `xsflow play` (a window, or one picture rendered offscreen).
  *
  * Threads: one thread drives a service (the sources and the pipeline run
- * threads of their own). Nothing here prints; signals are the caller's. */
+ * threads of their own). Nothing here prints on its own (the _format functions
+ * write to the FILE the caller gives); signals are the caller's. */
 #ifndef XSF_SERVICE_H
 #define XSF_SERVICE_H
 
@@ -39,6 +40,7 @@
 #include "rtp.h"
 #include "xsf.h"
 #include "xsf_colour.h"
+#include "xsf_option.h"
 #include "xsf_parse.h"
 
 #ifdef __cplusplus
@@ -209,6 +211,15 @@ typedef struct svc_recv_limits {
 /* timeout 5 s, wait -1 (the default rule), reorder 512 packets and 20 ms, copy_threads -1,
  * the rest 0. */
 void svc_recv_limits_init(svc_recv_limits *l);
+
+/* The limits' knobs (xsf_option.h) on an svc_recv_limits, as `xsflow recv` takes them
+ * (--NAME, each bounded, with its help): frames, duration, timeout, wait, reorder,
+ * reorder-ms, dup-window (1 to RTP_MERGE_WINDOW_MS_MAX), rcvbuf, no-gro, max-frame-bytes. */
+extern const xsf_option svc_recv_limit_knobs[];
+
+/* The display's knobs on an svc_recv_config: delay, no-vsync, convert, colour (and its
+ * hidden spelling color: xsf_colour.h's vocabulary). */
+extern const xsf_option svc_recv_display_knobs[];
 
 /* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
  * receiver's options and the shared configuration of `l` and cfg->slices), then
@@ -412,6 +423,21 @@ typedef struct svc_recv_end {
  * what each gave. Returns XSF_OK, or the status of the first failure. */
 xsf_status svc_recv_finish(svc_recv *s, const char *stats_json, svc_recv_end *e);
 
+/* One stream's figures as one line on f, ending '\n': "LABEL: RATE fps, ... Mbit/s;
+ * packets ...; frames ... whole, ... dropped (by reason); latency ...; memory ... of ...",
+ * then only what is not zero or applies: capture-to-picture latency (--ptp), the refused
+ * packets by cause, the SSRC, the longest stall, the stream's edges, interlaced frames,
+ * kernel drops, the ST 2110-21 verdict, each leg's health (two legs; leg_name: the legs'
+ * names, or NULL). The rate is "-" over too few frames (fps_short). */
+void svc_stream_figures_format(FILE *f, const char *label, const svc_stream_figures *fig,
+                               const char (*leg_name)[128]);
+
+/* The figures of a finished run (svc_recv_finish) as lines on f: each started stream's
+ * display counts (with a display) and svc_stream_figures_format line (its legs' names from
+ * cfg), the process's rates and start-up ("process: ...", "start-up: ..."), and with a GPU
+ * the pinned host memory ("pinned host memory: ..."). */
+void svc_recv_end_format(FILE *f, const svc_recv_end *e, const svc_recv_config *cfg);
+
 /* ------------------------------------------------------------------ */
 /* The demo: a clip sent to this host over UDP loopback, and checked     */
 
@@ -493,6 +519,22 @@ typedef struct svc_demo_result {
  * it with the C decoder; the receiver stops once every frame sent has been delivered (or 2 s
  * after the last was sent). */
 xsf_status svc_demo_run(const svc_demo_config *c, svc_demo_result *r);
+
+/* The feed of `xsflow demo --raw RAW --bpp B [--frames N]` into *ec (svc_demo_config.encode):
+ * JPEG XS at bpp, the first `frames` pictures (0: all), the picture format from RAW's name,
+ * the device from `engine` (pl_encode_pick_device: PL_ENGINE_AUTO the GPU where usable).
+ * Refused (f->usage 1, subject RAW): a file without a header (.yuv) or of no picture format,
+ * a rate not above 0; a GPU asked for and not usable: subject "--gpu", usage 0. */
+xsf_status svc_demo_live_config(pl_encode_config *ec, const char *raw, double bpp, int frames,
+                                pl_engine engine, svc_failure *f);
+
+/* What a run of the demo gave, as `xsflow demo` prints it on f: for a clip, "xsflow demo: sent
+ * CLIP N times" (`clip` says what the clip is: "the built-in clip X.jxs (5 frames, ...)"), the
+ * port and engine, then a line each for what was sent, received, the latency, the frames
+ * matched, the clip's and the expected MD5, the verdict and the file written (unless it was
+ * removed or failed); live (c->encode), the link from c->name at the encoder's rate, the
+ * encoder's times, the decoded and the reference MD5 instead (`clip` unused). */
+void svc_demo_format(FILE *f, const svc_demo_config *c, const svc_demo_result *r, const char *clip);
 
 /* ------------------------------------------------------------------ */
 /* Playing a .jxs file: its pictures for the display's player (dsp_play) */

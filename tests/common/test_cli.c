@@ -3,6 +3,7 @@
  * naming the program, the option and the value), --help, positional
  * arguments, and the usage text generated from the table. */
 #define _POSIX_C_SOURCE 200809L
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -348,6 +349,78 @@ static void test_version(void)
     refused("--frames: 'many' is not a whole number from 1 to 1000", "--frames", "many", NULL);
 }
 
+/* A library's knob table in a program's table (CLI_KNOB_TABLE): each kind stored in the
+ * object, GIVEN set, a short name, the refusals naming the option, and the rows in the
+ * usage in place, under the table's heading. */
+typedef struct knobbed {
+    const char *text;
+    unsigned u;
+    uint16_t u16;
+    uint64_t u64, bytes;
+    long l;
+    int u16_given, flag;
+} knobbed;
+static knobbed kb;
+#define KAT(f) offsetof(knobbed, f)
+static const xsf_option knob_table[] = {
+    XSF_OPTION_HEAD("library knobs:"),
+    XSF_OPTION("text", XSF_OPTION_STRING, KAT(text), "T", "a text", .short_name = 't'),
+    XSF_OPTION("u", XSF_OPTION_UINT, KAT(u), "N", "an unsigned", .lo = 1, .hi = 9),
+    XSF_OPTION("u16", XSF_OPTION_UINT, KAT(u16), "N", "16 bits", .hi = 0xffff, .size = 2,
+               .flags = XSF_OPTION_GIVEN, .given_offset = KAT(u16_given)),
+    XSF_OPTION("u64", XSF_OPTION_UINT, KAT(u64), "N", "64 bits", .hi = 1e15, .size = 8),
+    XSF_OPTION("bytes", XSF_OPTION_BYTES, KAT(bytes), "B", "bytes", .lo = 1, .hi = 1 << 30),
+    XSF_OPTION("long", XSF_OPTION_INT, KAT(l), "N", "a long", .lo = -1, .hi = 5e9,
+               .size = sizeof(long)),
+    XSF_OPTION("on", XSF_OPTION_FLAG, KAT(flag), NULL, "a flag"),
+    XSF_OPTION_TABLE_END};
+static const cli_option knob_rows[] = {
+    CLI_OPT("flag", 'f', CLI_FLAG, &v.flag, NULL, "a flag of the program"),
+    CLI_KNOB_TABLE(knob_table, &kb),
+    CLI_TABLE_END,
+};
+static const cli_command knob_cmd = {.name = "k", .options = knob_rows, .input = &v.input};
+
+static int run_knob_usage(const void *arg)
+{
+    (void)arg;
+    cli_usage(&knob_cmd, stdout);
+    return 0;
+}
+
+static void test_knobs(void)
+{
+    char err[512];
+    reset();
+    memset(&kb, 0, sizeof kb);
+    int r = parse(&knob_cmd, err, sizeof err, "-t", "hello", "--u", "7", "--u16", "0xffff", "--u64",
+                  "1000000000000", "--bytes", "2k", "--long", "4000000000", "--on", "-f", NULL);
+    CHECK(r == 0 && err[0] == '\0', "knobs parsed: %d '%s'", r, err);
+    CHECK(kb.text && !strcmp(kb.text, "hello") && kb.u == 7 && kb.u16 == 0xffff &&
+              kb.u16_given == 1 && kb.u64 == 1000000000000ull && kb.bytes == 2048 && kb.flag == 1 &&
+              v.flag == 1,
+          "knob values: %u %u %d", kb.u, kb.u16, kb.u16_given);
+    CHECK(sizeof(long) < 8 || kb.l == (long)4000000000LL, "long %ld", kb.l);
+    r = parse(&knob_cmd, err, sizeof err, "--u", "10", NULL);
+    CHECK(r == 2 && strstr(err, "--u: '10' is not") != NULL, "knob refusal: %d '%s'", r, err);
+    r = parse(&knob_cmd, err, sizeof err, "--u16", "65536", NULL);
+    CHECK(r == 2 && strstr(err, "--u16:") != NULL, "u16 bound: '%s'", err);
+    r = parse(&knob_cmd, err, sizeof err, "--on=1", NULL);
+    CHECK(r == 2 && strstr(err, "takes no value") != NULL, "flag knob with a value: '%s'", err);
+    char out[4096];
+    captured(1, run_knob_usage, NULL, out, sizeof out);
+    const char *head = strstr(out, "library knobs:\n"), *text = strstr(out, "-t, --text T");
+    CHECK(strstr(out, "-f, --flag") && head && text && text > head && strstr(out, "--bytes B"),
+          "knob usage:\n%s", out);
+    xsf_error e;
+    xsf_error_clear(&e);
+    CHECK(xsf_options_apply(knob_table, &kb, "text=x", "tests", &e) == XSF_ERR_ARG,
+          "a text knob is not set from knob text");
+    CHECK(xsf_options_apply(knob_table, &kb, "u=3 bytes=1M", "tests", &e) == XSF_OK && kb.u == 3 &&
+              kb.bytes == 1u << 20,
+          "uint and bytes from text: %s", e.msg);
+}
+
 int main(void)
 {
     /* By default, the name the program was started as. */
@@ -357,5 +430,6 @@ int main(void)
     test_arguments();
     test_usage();
     test_version();
+    test_knobs();
     return xsf_test_finish();
 }

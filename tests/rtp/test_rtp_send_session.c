@@ -3,6 +3,7 @@
  * number and first timestamp the packets carry, the report and the
  * --stats-json text, and what each failure names.
  *   test_rtp_send_session CLIP.jxs WORKDIR */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,83 @@ static void test_source_session(void)
     rtp_clip_free(&t.clip);
 }
 
+/* The command line's side (rtp_send_session_knobs, _config_init, _config_finish) and the
+ * report in words: knobs set the fields the session reads, a cut in frames becomes fields
+ * of an interlaced stream, the refusals, and the lines of a run with impairments. */
+static void test_knobs_and_report(void)
+{
+    rtp_send_session_config c;
+    rtp_send_session_config_init(&c);
+    CHECK(c.rate_num == 25 && c.rate_den == 1 && c.packet_bytes == 1440 && c.payload_type == 112 &&
+              c.ttl == 16 && c.loops == 1 && c.boxes == 1 && c.impair.seed == 1,
+          "defaults");
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xsf_options_apply(rtp_send_session_knobs, &c,
+                            "fps=30000:1001 packet-size=9000 pt=96 ssrc=0xffffffff seq=65535 "
+                            "loop=3 pacing=wide mode=slice burst=4 loss=0.5 seed=9 loss-burst=3 "
+                            "interlaced no-boxes",
+                            "send sessions", &err) == XSF_OK,
+          "knobs: %s", err.msg);
+    CHECK(c.rate_num == 30000 && c.rate_den == 1001 && c.packet_bytes == 9000 &&
+              c.payload_type == 96 && c.ssrc == 0xffffffffu && c.ssrc_given &&
+              c.first_seq == 65535 && c.seq_given && c.loops == 3 && c.loops_given &&
+              c.pacing == RTP_PACING_WIDE && c.mode == RTP_JXS_SLICE && c.burst == 4 &&
+              c.impair.loss == 0.5 && c.impair.seed == 9 && c.impair.burst_max == 3 &&
+              c.interlaced && !c.boxes,
+          "knob values");
+    CHECK(xsf_options_apply(rtp_send_session_knobs, &c, "pt=95", "s", &err) == XSF_ERR_ARG &&
+              xsf_options_apply(rtp_send_session_knobs, &c, "seq=65536", "s", &err) ==
+                  XSF_ERR_ARG &&
+              xsf_options_apply(rtp_send_session_knobs, &c, "burst=0", "s", &err) == XSF_ERR_ARG,
+          "bounds refused");
+    rtp_send_failure f;
+    c.in = "clip.jxs";
+    c.cut = "2:3";
+    CHECK(rtp_send_session_config_finish(&c, &f) == XSF_ERR_ARG && f.usage &&
+              !strcmp(f.subject, "clip.jxs"),
+          "no destination: %s", f.err.msg);
+    c.pcap = "x.pcap";
+    CHECK(rtp_send_session_config_finish(&c, &f) == XSF_OK && c.impaired &&
+              c.impair.cut_from == 4 && c.impair.cut_segments == 6,
+          "cut of an interlaced stream: %llu %llu", (unsigned long long)c.impair.cut_from,
+          (unsigned long long)c.impair.cut_segments);
+    c.cut = "2:0";
+    CHECK(rtp_send_session_config_finish(&c, &f) == XSF_ERR_ARG && !strcmp(f.subject, "--cut"),
+          "empty cut refused");
+
+    char pcap[1024];
+    snprintf(pcap, sizeof pcap, "%s/report.pcap", dir);
+    rtp_send_session_config b = base(pcap);
+    b.impaired = 1;
+    b.impair.loss = 0.2;
+    b.loops = 2;
+    rtp_send_session *s = NULL;
+    if (rtp_send_session_open(&s, &b, clip_data, clip_len, &f) != XSF_OK ||
+        rtp_send_session_run(s, 2, &f) != XSF_OK) {
+        CHECK(0, "session: %s", f.err.msg);
+        rtp_send_session_close(s);
+        return;
+    }
+    rtp_send_report r;
+    rtp_send_session_report(s, &r);
+    char text[2048] = "";
+    FILE *m = fmemopen(text, sizeof text - 1, "w");
+    rtp_send_report_format(m, &b, &r, NULL, "MORE\n");
+    rtp_send_impairments_format(m, &b, &r);
+    fclose(m);
+    char want[256];
+    snprintf(want, sizeof want, "sent %llu frames (%zu codestream%s x 2) as %llu packets",
+             (unsigned long long)r.stats.segments, r.codestreams, r.codestreams == 1 ? "" : "s",
+             (unsigned long long)r.stats.packets);
+    CHECK(!strncmp(text, want, strlen(want)) &&
+              strstr(text, "codestream mode, narrow pacing, to ") && strstr(text, pcap) &&
+              strstr(text, "\nMORE\nsend: impairments (seed 1): of ") &&
+              !strstr(text, "send calls"),
+          "report:\n%s", text);
+    rtp_send_session_close(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -439,6 +517,7 @@ int main(int argc, char **argv)
     test_failures();
     test_source_sender();
     test_source_session();
+    test_knobs_and_report();
     free(data);
     return xsf_test_finish();
 }

@@ -5,6 +5,7 @@
  * in the failure and nothing is sent; a clip other than the one expected is
  * not all ok and leaves no file; an output that cannot be written fails
  * before anything runs. */
+#define _POSIX_C_SOURCE 200809L /* fmemopen */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,32 @@ static void test_demo(const uint8_t *clip, size_t len, const char *work)
     CHECK(r.stream.delivered == 10, "delivered %llu", (unsigned long long)r.stream.delivered);
     CHECK(r.port != 0, "port");
     CHECK(!strncmp(r.engine, "CPU", 3), "engine '%s'", r.engine);
+    /* The report in words (svc_demo_format), as `xsflow demo` prints it. */
+    char text[4096] = "";
+    FILE *m = fmemopen(text, sizeof text - 1, "w");
+    svc_demo_format(m, &c, &r, "CLIP");
+    fclose(m);
+    char want[160];
+    snprintf(want, sizeof want, "  manifest  MD5 %s over %llu bytes", SEQ_MD5,
+             (unsigned long long)SEQ_BYTES);
+    CHECK(!strncmp(text, "xsflow demo: sent CLIP 2 times\n", 31) &&
+              strstr(text, "  frames    10 of 10 decoded, 10 equal") && strstr(text, want) &&
+              strstr(text, "  match     yes\n") && strstr(text, "  wrote     ") &&
+              strstr(text, out),
+          "demo report:\n%s", text);
+    /* --raw's feed: a file without a header, no rate: refused (usage); a .y4m at a rate
+     * on the CPU: the encoder's configuration. */
+    static pl_encode_config ec;
+    svc_failure f;
+    CHECK(svc_demo_live_config(&ec, "x.yuv", 2, 0, PL_ENGINE_CPU, &f) != XSF_OK && f.usage &&
+              !strcmp(f.subject, "x.yuv"),
+          "a .yuv refused: %s", f.err.msg);
+    CHECK(svc_demo_live_config(&ec, "x.y4m", 0, 0, PL_ENGINE_CPU, &f) != XSF_OK && f.usage,
+          "no rate refused");
+    CHECK(svc_demo_live_config(&ec, "x.y4m", 2.5, 3, PL_ENGINE_CPU, &f) == XSF_OK &&
+              ec.format == IMGIO_FORMAT_Y4M && ec.settings.bpp == 2.5 && ec.max_frames == 3 &&
+              ec.device < 0 && ec.codec,
+          "live config: %s", f.err.msg);
     struct stat sb;
     CHECK(stat(out, &sb) == 0 && (uint64_t)sb.st_size == 2u * SEQ_BYTES &&
               r.written == 2u * SEQ_BYTES,
