@@ -858,6 +858,25 @@ template <int N> __device__ __forceinline__ void load_run(const int32_t *p, int 
         v[j] = j < avail ? p[j] : 0;
 }
 
+/* Components 0, 1, 2 through the RCT at x .. x+N-1 of row y (sample i of each
+ * plane; the three of one size), avail of them in the picture: put(j, o) takes
+ * the three output samples o of each j < N. */
+template <int N, typename Put>
+__device__ __forceinline__ void rct_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                        size_t i, int avail, Put put)
+{
+    int32_t a[3][N];
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        load_run<N>(fp.src[k] + i, avail, a[k]);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        uint16_t o[3];
+        output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+        put(j, o);
+    }
+}
+
 /* Samples x .. x+N-1 of row y of decoded component c, as xs_output writes
  * them (0 past the width). */
 template <int N>
@@ -873,16 +892,8 @@ __device__ __forceinline__ void comp_run(const gpu_output_params &op, const gpu_
     }
     const size_t i = (size_t)y * w + x;
     if (op.cpih == 1 && c < 3) { /* with the RCT a sample needs the three components */
-        int32_t a[3][N];
-#pragma unroll
-        for (int k = 0; k < 3; k++)
-            load_run<N>(fp.src[k] + i, avail, a[k]);
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            uint16_t o[3];
-            output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
-            out[j] = j < avail ? o[c] : 0;
-        }
+        rct_run<N>(op, fp, i, avail,
+                   [&](int j, const uint16_t o[3]) { out[j] = j < avail ? o[c] : 0; });
         return;
     }
     int32_t a[N];
@@ -905,19 +916,11 @@ __device__ __forceinline__ void pixel_run(const gpu_output_params &op, const gpu
             comp_run<N>(op, fp, k, x, y, out[k]);
         return;
     }
-    int32_t a[3][N];
-    const size_t i = (size_t)y * w + x;
-#pragma unroll
-    for (int k = 0; k < 3; k++)
-        load_run<N>(fp.src[k] + i, avail, a[k]);
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-        uint16_t o[3];
-        output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+    rct_run<N>(op, fp, (size_t)y * w + x, avail, [&](int j, const uint16_t o[3]) {
 #pragma unroll
         for (int k = 0; k < 3; k++)
             out[k][j] = j < avail ? o[k] : 0;
-    }
+    });
 }
 
 /* Luma x .. x+N-1 of row y at `depth` bits. */
