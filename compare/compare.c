@@ -111,38 +111,53 @@ const char *cmp_timing_name(cmp_timing t)
     return t == CMP_TIMING_KERNELS ? "kernels" : (t == CMP_TIMING_TRANSFERS ? "transfers" : "cpu");
 }
 
-xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
+/* Whether s[0..n) is the word w. */
+static int is_word(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && !strncmp(s, w, n);
+}
+
+/* The variants one name of a list selects (0: none): "all" (xsflow's), "peers", a codec
+ * of the variants table (all its variants), one of xsflow's variants as codec-name
+ * (a peer has one and is named by its codec), or one of the aliases. */
+static unsigned variants_named(const char *s, size_t n)
 {
     static const struct {
-        const char *name;
-        unsigned mask;
-    } names[] = {
-        {"xs", 1u << CMP_XS_DEFAULT | 1u << CMP_XS_QUALITY},
-        {"bpc", 1u << CMP_BPC_1PASS | 1u << CMP_BPC_2PASS | 1u << CMP_BPC_3PASS},
-        {"all", CMP_OWN_VARIANTS},
-        {"xs-default", 1u << CMP_XS_DEFAULT},
-        {"xs-quality", 1u << CMP_XS_QUALITY},
-        {"bpc-1pass", 1u << CMP_BPC_1PASS},
-        {"bpc-2pass", 1u << CMP_BPC_2PASS},
-        {"bpc-3pass", 1u << CMP_BPC_3PASS},
-        {"bpc1", 1u << CMP_BPC_1PASS},
-        {"bpc2", 1u << CMP_BPC_2PASS},
-        {"bpc3", 1u << CMP_BPC_3PASS},
-        {"svt", 1u << CMP_SVT},
-        {"opj", 1u << CMP_OPJ},
-        {"openjpeg", 1u << CMP_OPJ},
-        {"j2k", 1u << CMP_OPJ},
-        {"peers", CMP_PEER_VARIANTS},
+        const char *alias, *name;
+    } aliases[] = {
+        {"bpc1", "bpc-1pass"}, {"bpc2", "bpc-2pass"}, {"bpc3", "bpc-3pass"},
+        {"openjpeg", "opj"},   {"j2k", "opj"},
     };
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (is_word(s, n, aliases[i].alias)) {
+            s = aliases[i].name;
+            n = strlen(s);
+            break;
+        }
+    if (is_word(s, n, "all"))
+        return CMP_OWN_VARIANTS;
+    if (is_word(s, n, "peers"))
+        return CMP_PEER_VARIANTS;
+    unsigned m = 0;
+    for (int v = 0; v < CMP_VARIANTS; v++) {
+        const size_t c = strlen(variants[v].codec);
+        if (c > n || strncmp(s, variants[v].codec, c))
+            continue;
+        if (c == n || (!cmp_variant_is_peer((cmp_variant)v) && s[c] == '-' &&
+                       is_word(s + c + 1, n - c - 1, variants[v].name)))
+            m |= 1u << v;
+    }
+    return m;
+}
+
+xsf_status cmp_parse_variants(const char *list, unsigned *mask, xsf_error *err)
+{
     *mask = 0;
     const char *s = list;
     while (s && *s) {
         const char *end = strchr(s, ',');
         const size_t n = end ? (size_t)(end - s) : strlen(s);
-        unsigned m = 0;
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            if (strlen(names[i].name) == n && !strncmp(s, names[i].name, n))
-                m = names[i].mask;
+        const unsigned m = variants_named(s, n);
         if (!m)
             return xsf_error_set(
                 err, XSF_ERR_ARG,

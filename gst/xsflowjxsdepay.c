@@ -456,27 +456,28 @@ static GstFlowReturn leg_chain_list(XsflowJxsDepay *self, unsigned leg, GstBuffe
     return ret;
 }
 
-/* The `sink` pad: one leg, the base class's chain as before; several, leg 0. */
-static GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buf)
+/* The `sink` pad, a buffer or (list not NULL) a list: one leg, the base class's chain
+ * as before; several, leg 0. */
+static GstFlowReturn sink_push(GstPad *pad, GstObject *parent, GstBuffer *buf, GstBufferList *list)
 {
     XsflowJxsDepay *self = XSFLOW_JXS_DEPAY(parent);
     if (several_legs(self))
-        return leg_chain(self, 0, buf);
+        return list ? leg_chain_list(self, 0, list) : leg_chain(self, 0, buf);
     g_mutex_lock(&self->depay_lock);
-    const GstFlowReturn ret = self->base_chain(pad, parent, buf);
+    const GstFlowReturn ret =
+        list ? self->base_chain_list(pad, parent, list) : self->base_chain(pad, parent, buf);
     g_mutex_unlock(&self->depay_lock);
     return ret;
 }
 
+static GstFlowReturn sink_chain(GstPad *pad, GstObject *parent, GstBuffer *buf)
+{
+    return sink_push(pad, parent, buf, NULL);
+}
+
 static GstFlowReturn sink_chain_list(GstPad *pad, GstObject *parent, GstBufferList *list)
 {
-    XsflowJxsDepay *self = XSFLOW_JXS_DEPAY(parent);
-    if (several_legs(self))
-        return leg_chain_list(self, 0, list);
-    g_mutex_lock(&self->depay_lock);
-    const GstFlowReturn ret = self->base_chain_list(pad, parent, list);
-    g_mutex_unlock(&self->depay_lock);
-    return ret;
+    return sink_push(pad, parent, NULL, list);
 }
 
 static GstFlowReturn leg_pad_chain(GstPad *pad, GstObject *parent, GstBuffer *buf)
@@ -620,6 +621,17 @@ static gboolean leg_pad_event(GstPad *pad, GstObject *parent, GstEvent *event)
     return leg_event(XSFLOW_JXS_DEPAY(parent), pad_leg(pad), event);
 }
 
+/* self->legs from the request pads in use: 1 + the highest one's number (under the
+ * object lock). */
+static void count_legs(XsflowJxsDepay *self)
+{
+    int legs = 1;
+    for (int k = 1; k < RTP_LEGS_MAX; k++)
+        if (self->pads_used & (1u << k))
+            legs = k + 1;
+    g_atomic_int_set(&self->legs, legs);
+}
+
 /* sink_N, N from 1 to RTP_LEGS_MAX - 1 (`sink` is the first leg); the lowest free one
  * without a name. */
 static GstPad *xsflow_jxs_depay_request_new_pad(GstElement *el, GstPadTemplate *templ,
@@ -646,11 +658,7 @@ static GstPad *xsflow_jxs_depay_request_new_pad(GstElement *el, GstPadTemplate *
         return NULL;
     }
     self->pads_used |= 1u << leg;
-    int legs = 1;
-    for (int k = 1; k < RTP_LEGS_MAX; k++)
-        if (self->pads_used & (1u << k))
-            legs = k + 1;
-    g_atomic_int_set(&self->legs, legs);
+    count_legs(self);
     GST_OBJECT_UNLOCK(self);
     char pad_name[16];
     leg_pad_name(leg, pad_name, sizeof pad_name);
@@ -672,11 +680,7 @@ static void xsflow_jxs_depay_release_pad(GstElement *el, GstPad *pad)
     self->eos_legs &= ~(1u << leg);
     if (self->lead == (int)leg)
         self->lead = -1;
-    int legs = 1;
-    for (int k = 1; k < RTP_LEGS_MAX; k++)
-        if (self->pads_used & (1u << k))
-            legs = k + 1;
-    g_atomic_int_set(&self->legs, legs);
+    count_legs(self);
     GST_OBJECT_UNLOCK(self);
     gst_element_remove_pad(el, pad);
 }

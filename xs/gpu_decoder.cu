@@ -275,27 +275,11 @@ struct pkt_band {
     int32_t *out;       /* coefficients of the line */
 };
 
-/* The packet of this block (one block per packet from precinct first_prec on): its
- * offsets and lengths, its precinct p and its index k there. Whether it holds data
- * (info.flags bit 0, the same for the whole block). */
-__device__ __forceinline__ bool block_packet(const gpu_geom *g, const gpu_packet_info *pkt,
-                                             int first_prec, gpu_packet_info *info, int *p, int *k)
-{
-    const int id = first_prec * g->npackets + (int)blockIdx.x;
-    *info = pkt[id];
-    if (!(info->flags & 1))
-        return false;
-    *p = id / g->npackets;
-    *k = id % g->npackets;
-    return true;
-}
-
-/* The table of packet k of precinct p (tab, its length in *ntab_out); returns its code
- * groups. */
+/* The table of packet k of precinct p (tab); returns its code groups. */
 template <int THREADS>
 __device__ unsigned build_packet_table(const gpu_geom *g, int p, int k, const uint8_t *gtli,
                                        const uint8_t *mode, uint8_t *gcli, int32_t *const *coef,
-                                       pkt_band *tab, unsigned *ntab_out)
+                                       pkt_band *tab)
 {
     const gpu_packet &pk = g->packet[k];
     const int row = p / g->cols, col = p % g->cols;
@@ -313,8 +297,8 @@ __device__ unsigned build_packet_table(const gpu_geom *g, int p, int k, const ui
         sig = (m & 2) ? (n + 7) / 8 : 0;
     }
     /* One scan of three counts packed in 64 bits would do; three are clearer. */
-    unsigned slot, count, start, groups, sig_start, sig_total;
-    scan_t(storage).ExclusiveSum(present ? 1u : 0u, slot, count);
+    unsigned slot, start, groups, sig_start, sig_total;
+    scan_t(storage).ExclusiveSum(present ? 1u : 0u, slot);
     __syncthreads();
     scan_t(storage).ExclusiveSum(n, start, groups);
     __syncthreads();
@@ -336,12 +320,36 @@ __device__ unsigned build_packet_table(const gpu_geom *g, int p, int k, const ui
                      : NULL;
         tab[slot] = e;
     }
-    if (tid == 0) {
-        *ntab_out = count;
+    if (tid == 0)
         total_groups = groups;
-    }
     __syncthreads();
     return total_groups;
+}
+
+/* The packet a block of the two packet kernels decodes (one block per packet from
+ * precinct first_prec on). */
+struct block_pkt {
+    gpu_packet_info info; /* its offsets and lengths */
+    int p, k;             /* its precinct, and its index there */
+    unsigned groups;      /* its code groups, laid out in the block's table */
+};
+
+/* This block's packet and the table of its bands (build_packet_table, into tab);
+ * false where the packet holds no data (info.flags bit 0, the same for the whole
+ * block): the block has nothing to do. */
+template <int THREADS>
+__device__ __forceinline__ bool
+block_packet(const gpu_geom *g, const gpu_packet_info *pkt, int first_prec, const uint8_t *gtli,
+             const uint8_t *mode, uint8_t *gcli, int32_t *const *coef, pkt_band *tab, block_pkt *b)
+{
+    const int id = first_prec * g->npackets + (int)blockIdx.x;
+    b->info = pkt[id];
+    if (!(b->info.flags & 1))
+        return false;
+    b->p = id / g->npackets;
+    b->k = id % g->npackets;
+    b->groups = build_packet_table<THREADS>(g, b->p, b->k, gtli, mode, gcli, coef, tab);
+    return true;
 }
 
 /* Advances slot to the band that holds flat group f (f only grows). */
@@ -373,18 +381,15 @@ __global__ void __launch_bounds__(GCLI_THREADS)
     __shared__ typename scan_t::TempStorage scan_storage[GCLI_ITEMS + 1];
     __shared__ unsigned ends[GCLI_STEP];
     __shared__ pkt_band tab[PKT_MAX_BANDS];
-    __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    gpu_packet_info info;
-    int p, k;
-    if (!block_packet(g, pkt, first_prec, &info, &p, &k))
+    block_pkt bp;
+    if (!block_packet<GCLI_THREADS>(g, pkt, first_prec, gtli, mode, gcli, NULL, tab, &bp))
         return;
-    const bool raw = info.flags & 2;
-    const unsigned N =
-        build_packet_table<GCLI_THREADS>(g, p, k, gtli, mode, gcli, NULL, tab, &ntab);
-    const unsigned long long sp = (unsigned long long)info.sig * 8;
-    const unsigned long long gstart = (unsigned long long)info.gcli * 8;
-    const unsigned long long gend = gstart + (unsigned long long)info.lcnt * 8;
+    const bool raw = bp.info.flags & 2;
+    const unsigned N = bp.groups;
+    const unsigned long long sp = (unsigned long long)bp.info.sig * 8;
+    const unsigned long long gstart = (unsigned long long)bp.info.gcli * 8;
+    const unsigned long long gend = gstart + (unsigned long long)bp.info.lcnt * 8;
     int slot = 0;
     if (raw) {
         for (unsigned f = tid; f < N; f += GCLI_THREADS) {
@@ -394,7 +399,7 @@ __global__ void __launch_bounds__(GCLI_THREADS)
             e.gl[f - e.start] = (uint8_t)(peek32(cs, min(gstart + 4ull * f, gend)) >> 28);
         }
         if (tid == 0 && gstart + 4ull * N > gend)
-            report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
+            report(err, GPU_ERR_GCLI_OVERRUN, bp.p, bp.k, -1);
         return;
     }
     unsigned long long gp = gstart;
@@ -449,7 +454,7 @@ __global__ void __launch_bounds__(GCLI_THREADS)
         }
         if (bad) {
             if (tid == 0)
-                report(err, GPU_ERR_GCLI, p, k, -1);
+                report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
             return;
         }
 #pragma unroll
@@ -467,7 +472,7 @@ __global__ void __launch_bounds__(GCLI_THREADS)
                 const int x = (int)(ends[r] - prev);
                 v = (e.m & 1) ? x : e.t + x;
                 if (x > 32 || (!(e.m & 1) && v > XS_MAX_GCLI)) {
-                    report(err, GPU_ERR_GCLI, p, k, -1);
+                    report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
                     v = e.t;
                 }
             }
@@ -476,7 +481,7 @@ __global__ void __launch_bounds__(GCLI_THREADS)
         __syncthreads(); /* ends and the scan storage are reused */
     }
     if (tid == 0 && gp > gend)
-        report(err, GPU_ERR_GCLI_OVERRUN, p, k, -1);
+        report(err, GPU_ERR_GCLI_OVERRUN, bp.p, bp.k, -1);
 }
 
 /* Vertical prediction: one thread per (slice, band, code group column) of
@@ -570,19 +575,16 @@ __global__ void __launch_bounds__(DATA_THREADS)
     typedef cub::BlockScan<unsigned, DATA_THREADS> scan_t;
     __shared__ typename scan_t::TempStorage scan_storage[DATA_ITEMS];
     __shared__ pkt_band tab[PKT_MAX_BANDS];
-    __shared__ unsigned ntab;
     const int tid = threadIdx.x;
-    gpu_packet_info info;
-    int p, k;
-    if (!block_packet(g, pkt, first_prec, &info, &p, &k))
+    block_pkt bp;
+    if (!block_packet<DATA_THREADS>(g, pkt, first_prec, gtli, NULL, gcli, coef, tab, &bp))
         return;
     const int fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
-    const unsigned N =
-        build_packet_table<DATA_THREADS>(g, p, k, gtli, NULL, gcli, coef, tab, &ntab);
-    unsigned long long dpos = (unsigned long long)info.data * 8;
-    unsigned long long spos = (unsigned long long)info.sign * 8;
-    const unsigned long long dend = dpos + (unsigned long long)info.ldat * 8;
-    const unsigned long long send = spos + (unsigned long long)info.lsgn * 8;
+    const unsigned N = bp.groups;
+    unsigned long long dpos = (unsigned long long)bp.info.data * 8;
+    unsigned long long spos = (unsigned long long)bp.info.sign * 8;
+    const unsigned long long dend = dpos + (unsigned long long)bp.info.ldat * 8;
+    const unsigned long long send = spos + (unsigned long long)bp.info.lsgn * 8;
     int slot = 0;
     for (unsigned base = 0; base < N; base += DATA_STEP) {
         int sl[DATA_ITEMS], gc[DATA_ITEMS];
@@ -672,9 +674,9 @@ __global__ void __launch_bounds__(DATA_THREADS)
     }
     if (tid == 0) {
         if (dpos > dend)
-            report(err, GPU_ERR_DATA_OVERRUN, p, k, -1);
+            report(err, GPU_ERR_DATA_OVERRUN, bp.p, bp.k, -1);
         if (fs && spos > send)
-            report(err, GPU_ERR_SIGN_OVERRUN, p, k, -1);
+            report(err, GPU_ERR_SIGN_OVERRUN, bp.p, bp.k, -1);
     }
 }
 
@@ -856,6 +858,25 @@ template <int N> __device__ __forceinline__ void load_run(const int32_t *p, int 
         v[j] = j < avail ? p[j] : 0;
 }
 
+/* Components 0, 1, 2 through the RCT at x .. x+N-1 of row y (sample i of each
+ * plane; the three of one size), avail of them in the picture: put(j, o) takes
+ * the three output samples o of each j < N. */
+template <int N, typename Put>
+__device__ __forceinline__ void rct_run(const gpu_output_params &op, const gpu_fmt_params &fp,
+                                        size_t i, int avail, Put put)
+{
+    int32_t a[3][N];
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        load_run<N>(fp.src[k] + i, avail, a[k]);
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+        uint16_t o[3];
+        output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+        put(j, o);
+    }
+}
+
 /* Samples x .. x+N-1 of row y of decoded component c, as xs_output writes
  * them (0 past the width). */
 template <int N>
@@ -871,16 +892,8 @@ __device__ __forceinline__ void comp_run(const gpu_output_params &op, const gpu_
     }
     const size_t i = (size_t)y * w + x;
     if (op.cpih == 1 && c < 3) { /* with the RCT a sample needs the three components */
-        int32_t a[3][N];
-#pragma unroll
-        for (int k = 0; k < 3; k++)
-            load_run<N>(fp.src[k] + i, avail, a[k]);
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-            uint16_t o[3];
-            output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
-            out[j] = j < avail ? o[c] : 0;
-        }
+        rct_run<N>(op, fp, i, avail,
+                   [&](int j, const uint16_t o[3]) { out[j] = j < avail ? o[c] : 0; });
         return;
     }
     int32_t a[N];
@@ -903,19 +916,11 @@ __device__ __forceinline__ void pixel_run(const gpu_output_params &op, const gpu
             comp_run<N>(op, fp, k, x, y, out[k]);
         return;
     }
-    int32_t a[3][N];
-    const size_t i = (size_t)y * w + x;
-#pragma unroll
-    for (int k = 0; k < 3; k++)
-        load_run<N>(fp.src[k] + i, avail, a[k]);
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-        uint16_t o[3];
-        output_rct(op, a[0][j], a[1][j], a[2][j], o[0], o[1], o[2]);
+    rct_run<N>(op, fp, (size_t)y * w + x, avail, [&](int j, const uint16_t o[3]) {
 #pragma unroll
         for (int k = 0; k < 3; k++)
             out[k][j] = j < avail ? o[k] : 0;
-    }
+    });
 }
 
 /* Luma x .. x+N-1 of row y at `depth` bits. */
@@ -1055,6 +1060,18 @@ __device__ __forceinline__ void put_bytes(const gpu_fmt_params &fp, int p, int y
     put_words<NB / 4>(fp, p, y, t, w);
 }
 
+/* N 8-bit samples (in 32-bit words) as bytes (put_bytes). */
+template <int N>
+__device__ __forceinline__ void put_narrow(const gpu_fmt_params &fp, int plane, int row, int t,
+                                           const uint32_t v[N])
+{
+    uint8_t b[N];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        b[i] = (uint8_t)v[i];
+    put_bytes<N>(fp, plane, row, t, b);
+}
+
 /* Planar8: 8 samples of one component a thread (blockIdx.z), the rows
  * [op.y0[c], op.y1[c]) as xs_output's; with the RCT, component 0's threads
  * write all three. */
@@ -1135,11 +1152,7 @@ __device__ __forceinline__ void output_semi(const gpu_output_params &op, const g
                 w[i] = xsf_px_msb16(ly[2 * i], D) | xsf_px_msb16(ly[2 * i + 1], D) << 16;
             put_words<4>(fp, 0, y, t, w);
         } else {
-            uint8_t b[8];
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-                b[i] = (uint8_t)ly[i];
-            put_bytes<8>(fp, 0, y, t, b);
+            put_narrow<8>(fp, 0, y, t, ly);
         }
     }
     uint32_t cb[4], cr[4];
@@ -1158,15 +1171,8 @@ __device__ __forceinline__ void output_semi(const gpu_output_params &op, const g
             b[2 * i] = (uint8_t)cb[i], b[2 * i + 1] = (uint8_t)cr[i];
         put_bytes<8>(fp, 1, r, t, b);
     } else {
-        uint8_t b[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            b[i] = (uint8_t)cb[i];
-        put_bytes<4>(fp, 1, r, t, b);
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-            b[i] = (uint8_t)cr[i];
-        put_bytes<4>(fp, 2, r, t, b);
+        put_narrow<4>(fp, 1, r, t, cb);
+        put_narrow<4>(fp, 2, r, t, cr);
     }
 }
 

@@ -27,25 +27,15 @@
 # keeps each phase's JSON under $OUT/legs/. Exits 1 when the two-leg phase
 # lost a frame or a packet, or a phase failed.
 set -u
-B=$(readlink -f "$1")
-V=$(readlink -f "${2:-$(dirname "$0")/../../../shared/vectors/xs-uhd/uhd_422_10b_bpp3.jxs}")
-X=$B/xsflow
+# shellcheck source=bench/latency/common.sh
+. "$(dirname "$0")/common.sh"
+latency_setup legs /dev/shm/xsf-legs "$@"
 K=${XSF_LEGS_STREAMS:-8}
 SECS=${XSF_LEGS_SECONDS:-20}
 FPS=${XSF_LEGS_FPS:-60}
 LOSS=${XSF_LEGS_LOSS:-0.01}
 ENGINE=${XSF_LEGS_ENGINE:+--$XSF_LEGS_ENGINE}
-W=${XSF_BENCH_TMP:-/dev/shm/xsf-legs}
 WARM=4 # seconds left out at the start (pools growing, GPU contexts' first frames)
-mkdir -p "$W"
-[ -x "$X" ] || { echo "no $X"; exit 1; }
-[ -s "$V" ] || { echo "no vector $V"; exit 1; }
-REPORT=${OUT:+$OUT/legs.md}
-[ -n "${OUT:-}" ] && mkdir -p "$OUT/legs"
-say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
-calc() { awk "BEGIN { x = $*; print x }"; } # assigned first: "print (a > 0 ...)" is a redirection
-# The K-th stream's object of latency KEY, then one of its fields.
-lat() { grep -o "\"$2\": {[^}]*}" "$1" | sed -n "${3}p" | grep -o "\"$4\": [0-9.]*" | awk '{print $2}'; }
 # The K-th stream's number KEY (a key of the stream's own object, before its legs).
 num() { grep "\"name\": \"recv " "$1" | sed -n "${3}p" | grep -o "\"$2\": [0-9.]*" | head -1 | awk '{print $2}'; }
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2> /dev/null; }

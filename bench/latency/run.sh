@@ -17,20 +17,10 @@
 # after the last packet (p99). Prints a markdown table; with OUT set, also
 # writes it to $OUT/latency.md and keeps each run's JSON under $OUT/latency/.
 set -u
-B=$(readlink -f "$1")
-V=$(readlink -f "${2:-$(dirname "$0")/../../../shared/vectors/xs-uhd/uhd_422_10b_bpp3.jxs}")
-X=$B/xsflow
+# shellcheck source=bench/latency/common.sh
+. "$(dirname "$0")/common.sh"
+latency_setup latency /dev/shm/xsf-latency "$@"
 SECONDS_RUN=${XSF_LAT_SECONDS:-20}
-W=${XSF_BENCH_TMP:-/dev/shm/xsf-latency}
-mkdir -p "$W"
-[ -x "$X" ] || { echo "no $X"; exit 1; }
-[ -s "$V" ] || { echo "no vector $V"; exit 1; }
-REPORT=${OUT:+$OUT/latency.md}
-[ -n "${OUT:-}" ] && mkdir -p "$OUT/latency"
-say() { echo "$*"; [ -n "$REPORT" ] && echo "$*" >> "$REPORT"; }
-calc() { awk "BEGIN { x = $*; print x }"; } # assigned first: "print (a > 0 ...)" is a redirection
-# The K-th stream's object of latency KEY, then one of its fields.
-lat() { grep -o "\"$2\": {[^}]*}" "$1" | sed -n "${3}p" | grep -o "\"$4\": [0-9.]*" | awk '{print $2}'; }
 num() { grep -o "\"$2\": [0-9.]*" "$1" | sed -n "${3}p" | awk '{print $2}'; }
 
 say "# bench/latency $(date -u +%F)"

@@ -47,6 +47,44 @@ static void test_parsers(void)
               m == (1u << CMP_SVT | 1u << CMP_OPJ) && cmp_variant_is_peer(CMP_SVT) &&
               cmp_variant_is_peer(CMP_OPJ) && !cmp_variant_is_peer(CMP_BPC_3PASS),
           "the peers: %x", m);
+    /* Every name --codecs takes, and names close to them that it refuses. */
+    static const struct {
+        const char *name;
+        unsigned mask;
+    } names[] = {
+        {"xs", 1u << CMP_XS_DEFAULT | 1u << CMP_XS_QUALITY},
+        {"bpc", 1u << CMP_BPC_1PASS | 1u << CMP_BPC_2PASS | 1u << CMP_BPC_3PASS},
+        {"all", CMP_OWN_VARIANTS},
+        {"peers", CMP_PEER_VARIANTS},
+        {"xs-default", 1u << CMP_XS_DEFAULT},
+        {"xs-quality", 1u << CMP_XS_QUALITY},
+        {"bpc-1pass", 1u << CMP_BPC_1PASS},
+        {"bpc-2pass", 1u << CMP_BPC_2PASS},
+        {"bpc-3pass", 1u << CMP_BPC_3PASS},
+        {"bpc1", 1u << CMP_BPC_1PASS},
+        {"bpc2", 1u << CMP_BPC_2PASS},
+        {"bpc3", 1u << CMP_BPC_3PASS},
+        {"svt", 1u << CMP_SVT},
+        {"opj", 1u << CMP_OPJ},
+        {"openjpeg", 1u << CMP_OPJ},
+        {"j2k", 1u << CMP_OPJ},
+        {"svt-default", 0},
+        {"opj-default", 0},
+        {"xs-", 0},
+        {"xs-defaults", 0},
+        {"bpc-1", 0},
+        {"bpc4", 0},
+        {"x", 0},
+        {"", 0},
+        {"peer", 0},
+        {"bpc-1pass-", 0},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const xsf_status st = cmp_parse_variants(names[i].name, &m, &err);
+        CHECK(names[i].mask ? st == XSF_OK && m == names[i].mask : st == XSF_ERR_ARG,
+              "--codecs %s: status %d, mask %x", names[i].name, st, m);
+    }
+    CHECK(cmp_parse_variants("xs-default,,bpc", &m, &err) == XSF_ERR_ARG, "an empty name refused");
 }
 
 /* PSNR and SSIM against values computed here from their definitions. */
