@@ -262,7 +262,8 @@ static cli_option *expand(const cli_option *table)
                     ? (cli_option)CLI_HEAD(k->help)
                     : (cli_option)CLI_OPT(k->name, k->short_name, CLI_KNOB, o->dst, k->arg, k->help,
                                           .knobs = k,
-                                          .flags = k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0);
+                                          .flags = (k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0) |
+                                                   (o->flags & CLI_ITEM));
     }
     rows[i] = (cli_option)CLI_TABLE_END;
     return rows;

@@ -75,8 +75,9 @@ typedef enum cli_kind {
     CLI_KNOB,    /* a library's knob (xsf_option.h) .knob, set by xsf_option_set into the
                     object at dst (its GIVEN flag included); its refusal the message */
     CLI_KNOBS,   /* not an option: stands for a row of kind CLI_KNOB for each knob of the
-                    table .knobs (a heading for each of its headings), on the object dst,
-                    in the table's order (CLI_KNOB_TABLE) */
+                    table .knobs (a heading for each of its headings), on the object dst
+                    (with CLI_ITEM, at offset dst in the current item), in the table's
+                    order (CLI_KNOB_TABLE, CLI_KNOB_ITEM_TABLE) */
 } cli_kind;
 
 enum {
@@ -134,6 +135,12 @@ struct cli_option {
 #define CLI_KNOB_TABLE(table, obj)                                                                 \
     {                                                                                              \
         .kind = CLI_KNOBS, .knobs = (table), .dst = (obj)                                          \
+    }
+/* The same on the current item (cli_command.item, CLI_ITEM): the table's object
+ * lies at `offset` (offsetof) in it. */
+#define CLI_KNOB_ITEM_TABLE(table, offset)                                                         \
+    {                                                                                              \
+        .kind = CLI_KNOBS, .knobs = (table), .dst = (void *)(offset), .flags = CLI_ITEM            \
     }
 /* Positional argument rows (CLI_ARGUMENT): name, kind, destination, help,
  * then any of the other fields but .flags. */
