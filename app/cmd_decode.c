@@ -159,31 +159,6 @@ int cmd_decode(int argc, char **argv)
     if (status)
         return status; /* the output is removed (svc_decode_result) */
 
-    const uint64_t frames = res.frames;
-    const xsf_picture *first = &res.first;
-    FILE *info = a.out && !strcmp(a.out, "-") ? stderr : stdout;
-    if (a.md5)
-        fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", res.md5, a.in,
-                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)res.bytes);
-    if (!a.quiet && a.out) {
-        char into[8300];
-        snprintf(into, sizeof into, "%s%s%s",
-                 strcmp(a.out, "-") ? res.first_path : "standard output",
-                 res.files > 1 ? " to " : "", res.files > 1 ? res.last_path : "");
-        fprintf(info,
-                "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s (%llu "
-                "file%s, %llu bytes) in %.3f s, %.1f frames/s (%s; start %.0f ms",
-                (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
-                first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
-                first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], a.in,
-                into, (unsigned long long)res.files, res.files == 1 ? "" : "s",
-                (unsigned long long)res.file_bytes, res.seconds,
-                res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms);
-        if (frames > 1) /* a rate between deliveries needs two of them */
-            fprintf(info, ", steady %.1f frames/s", res.fps);
-        fprintf(info, ")\n");
-        char line[2048];
-        fprintf(info, "start-up: %s\n", pl_startup_format(&res.startup, line, sizeof line));
-    }
-    return status;
+    svc_decode_result_format(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c, &res, a.quiet);
+    return 0;
 }
