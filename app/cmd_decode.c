@@ -48,7 +48,7 @@ typedef struct decode_args {
 static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM,
                               IMGIO_FORMAT_PGM};
 
-/* 0: parsed; 1: help printed; 2: usage error (already reported). */
+/* -1: parsed; else the exit status (0 after --help, 2 after a usage error, reported). */
 static int parse_args(int argc, char **argv, decode_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -94,14 +94,9 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 "not built in)"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "decode",
-                             .synopsis = "IN -o OUT [options]",
-                             .about = about,
-                             .options = options,
-                             .input = &a->in,
-                             .input_required = 1};
-    const int r = cli_parse(&cmd, argc, argv);
-    if (r)
+    const int r =
+        cli_parse_input("decode", "IN -o OUT [options]", about, options, &a->in, argc, argv);
+    if (r >= 0)
         return r;
     if (!a->out && !a->md5) {
         cli_error(a->in, "no output: give -o OUT (or --md5)");
@@ -115,13 +110,13 @@ static int parse_args(int argc, char **argv, decode_args *a)
             return 2;
         }
     }
-    return 0;
+    return -1;
 }
 
 int cmd_decode(int argc, char **argv)
 {
     decode_args a;
-    int r = cli_exit_status(parse_args(argc, argv, &a));
+    const int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
     const svc_decode_config c = {.in = a.in,

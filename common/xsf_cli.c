@@ -438,6 +438,18 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     return r;
 }
 
+int cli_parse_input(const char *name, const char *synopsis, const char *about,
+                    const cli_option *options, const char **input, int argc, char **argv)
+{
+    const cli_command cmd = {.name = name,
+                             .synopsis = synopsis,
+                             .about = about,
+                             .options = options,
+                             .input = input,
+                             .input_required = 1};
+    return cli_exit_status(cli_parse(&cmd, argc, argv));
+}
+
 static int parse(const cli_command *cmd, int argc, char **argv)
 {
     size_t n = 0;

@@ -195,6 +195,12 @@ static inline int cli_exit_status(int parsed)
     return parsed == 0 ? -1 : parsed == 1 ? 0 : 2;
 }
 
+/* cli_parse of the commonest command: its option table and one required input (a
+ * missing one prints the usage on stderr, a usage error), no other argument, as
+ * cli_exit_status gives it: -1 go on (*input set), else the status to return. */
+int cli_parse_input(const char *name, const char *synopsis, const char *about,
+                    const cli_option *options, const char **input, int argc, char **argv);
+
 /* One value of a given kind, outside a table (a command's own CLI_CALL, a
  * check after parsing); the same messages. 0, or 2 after printing. */
 int cli_value(const cli_option *o, const char *value, void *dst);
