@@ -25,8 +25,7 @@
 #include "image_io.h"
 #include "pipeline.h"
 #include "rtp.h"
-#include "xsf_codec.h"
-#include "xsf_option.h"
+#include "xsf_codec.h" /* and xsf_option.h, the knobs */
 
 #ifdef __cplusplus
 extern "C" {
