@@ -19,16 +19,7 @@
 typedef struct compare_args {
     const char *in[MAX_INPUTS];
     int nin;
-    double rates[64];
-    size_t nrates;
-    unsigned variants;
-    int gpu; /* -1 auto */
-    double time_ms;
-    const char *csv, *plot, *gnuplot, *sampling;
-    const char *peers, *svt_enc, *svt_dec, *opj; /* --peers auto|none, where they are */
-    int peer_threads;
-    int size[2], depth; /* .yuv input: width, height; bits */
-    int progress, quiet, codec_help;
+    cmp_request r; /* the options */
 } compare_args;
 
 static int parse_bpp(void *ctx, const cli_option *o, const char *v)
@@ -37,7 +28,7 @@ static int parse_bpp(void *ctx, const cli_option *o, const char *v)
     xsf_error err;
     xsf_error_clear(&err);
     (void)o;
-    if (cmp_parse_rates(v, a->rates, 64, &a->nrates, &err)) {
+    if (cmp_parse_rates(v, a->r.rates, CMP_MAX_RATES, &a->r.nrates, &err)) {
         cli_error("--bpp", "%s", err.msg);
         return 2;
     }
@@ -49,7 +40,7 @@ static int parse_codecs(void *ctx, const cli_option *o, const char *v)
     compare_args *a = ctx;
     xsf_error err;
     xsf_error_clear(&err);
-    if (cmp_parse_variants(v, &a->variants, &err)) {
+    if (cmp_parse_variants(v, &a->r.variants, &err)) {
         cli_error(o->name, "%s", err.msg);
         return 2;
     }
@@ -70,11 +61,7 @@ static int add_input(void *ctx, const char *arg)
 static int parse_args(int argc, char **argv, compare_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->gpu = -1;
-    a->time_ms = 200;
-    a->sampling = "444";
-    a->depth = 8;
-    a->peers = "auto";
+    cmp_request_init(&a->r);
     char about[1024];
     snprintf(about, sizeof about,
              "Codes each picture with JPEG XS and BPC-PaCo at each rate, decodes it, and\n"
@@ -98,48 +85,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                 .call = parse_codecs),
         CLI_OPT("codec", 0, CLI_CALL, NULL, "LIST", NULL, .call = parse_codecs,
                 .flags = CLI_HIDDEN),
-        CLI_OPT("gpu", 0, CLI_SET, &a->gpu, NULL,
-                "the CUDA codecs: throughput of the kernels alone and with the\n"
-                "PCIe transfers; each GPU-decoded picture is checked against\n"
-                "the C reference decoder (the default where a GPU is usable)",
-                .value = 1),
-        CLI_OPT("cpu", 0, CLI_SET, &a->gpu, NULL, "the C reference codecs, one thread", .value = 0),
-        CLI_OPT("time-ms", 0, CLI_DOUBLE, &a->time_ms, "MS",
-                "repeat each timed call for at least MS ms, report the median\n(default 200; 0: "
-                "one run)",
-                .lo = 0, .hi = 3600000),
-        CLI_OPT("csv", 0, CLI_STRING, &a->csv, "OUT.csv",
-                "one row per measurement ('-': standard output)"),
-        CLI_OPT("plot", 0, CLI_STRING, &a->plot, "DIR",
-                "PSNR-over-bpp and throughput-over-bpp plots per picture, SVG\n"
-                "and PNG, drawn by gnuplot (with its script and data)"),
-        CLI_OPT("gnuplot", 0, CLI_STRING, &a->gnuplot, "PROG",
-                "the gnuplot to run (default: gnuplot from PATH); 'none':\n"
-                "write the data and scripts only (gnuplot NAME.gp draws them)"),
-        CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "the picture size of .yuv input"),
-        CLI_OPT("sampling", 0, CLI_STRING, &a->sampling, "S",
-                ".yuv input: 444 (default), 422, 420 or mono"),
-        CLI_OPT("depth", 0, CLI_INT, &a->depth, "D", ".yuv input: bits per sample (default 8)",
-                .lo = 1, .hi = 16),
-        CLI_OPT("peers", 0, CLI_STRING, &a->peers, "auto|none",
-                "auto (default): the peers found join the rows (a line says\n"
-                "which are missing); none: no peers"),
-        CLI_OPT("svt-enc", 0, CLI_STRING, &a->svt_enc, "PATH",
-                "SVT-JPEG-XS's SvtJpegxsEncApp (default: on PATH;\n"
-                "scripts/svt-build.sh builds it into .svt/)"),
-        CLI_OPT("svt-dec", 0, CLI_STRING, &a->svt_dec, "PATH",
-                "SvtJpegxsDecApp, which must decode SVT's streams to xsflow's\n"
-                "picture and is timed (default: next to --svt-enc, else on\n"
-                "PATH; 'none': not used)"),
-        CLI_OPT("opj", 0, CLI_STRING, &a->opj, "LIB",
-                "OpenJPEG's library, a path or a name (default libopenjp2.so.7)"),
-        CLI_OPT("peer-threads", 0, CLI_INT, &a->peer_threads, "N",
-                "threads each peer runs on (default: every online CPU)", .lo = 0, .hi = 4096),
-        CLI_OPT("codec-help", 0, CLI_FLAG, &a->codec_help, NULL, "what each codec variant is"),
-        CLI_OPT("progress", 'v', CLI_FLAG, &a->progress, NULL,
-                "a line on standard error as each measurement ends"),
-        CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "no table on standard output"),
-        CLI_TABLE_END};
+        CLI_KNOB_TABLE(cmp_knobs, &a->r), CLI_TABLE_END};
     const cli_command cmd = {.name = "compare",
                              .synopsis = "[IN...] [options]",
                              .about = about,
@@ -147,11 +93,11 @@ static int parse_args(int argc, char **argv, compare_args *a)
                              .positional = add_input,
                              .ctx = a};
     const int r = cli_parse(&cmd, argc, argv);
-    if (!r && strcmp(a->peers, "auto") && strcmp(a->peers, "none")) {
-        cli_error("--peers", "'%s': expected auto or none", a->peers);
+    if (!r && strcmp(a->r.peers, "auto") && strcmp(a->r.peers, "none")) {
+        cli_error("--peers", "'%s': expected auto or none", a->r.peers);
         return 2;
     }
-    if (r || !a->codec_help)
+    if (r || !a->r.codec_help)
         return r;
     for (int k = 0; k < CMP_VARIANTS; k++)
         printf("%s-%s: %s\n", cmp_variant_codec((cmp_variant)k), cmp_variant_name((cmp_variant)k),
@@ -198,12 +144,12 @@ static int input_layout(const compare_args *a, const char *path, imgio_raw_layou
         cli_error(path, "unknown picture format: name it .ppm, .pgm, .y4m or .yuv");
         return 2;
     }
-    if (fmt == IMGIO_FORMAT_YUV && !a->size[0]) {
+    if (fmt == IMGIO_FORMAT_YUV && !a->r.size[0]) {
         cli_error(path, "a .yuv input needs --size WxH (and --sampling, --depth)");
         return 2;
     }
     if (fmt == IMGIO_FORMAT_YUV &&
-        imgio_raw_layout_make(raw, a->sampling, a->size[0], a->size[1], a->depth, &err)) {
+        imgio_raw_layout_make(raw, a->r.sampling, a->r.size[0], a->r.size[1], a->r.depth, &err)) {
         cli_error("--sampling", "%s", err.msg);
         return 2;
     }
@@ -256,7 +202,7 @@ static int add_builtin(cmp_session *s, int i)
 static int write_outputs(const compare_args *a, const cmp_session *s)
 {
     int status = 0;
-    if (!a->quiet) {
+    if (!a->r.quiet) {
         cmp_write_table(s, stdout);
         printf("\nDWT lvls: horizontal/vertical levels; q: BPC-PaCo 9/7 step (8-bit units); "
                "kernels: data "
@@ -264,16 +210,16 @@ static int write_outputs(const compare_args *a, const cmp_session *s)
                "host "
                "memory, PCIe included.\n");
     }
-    if (a->csv) {
-        FILE *f = strcmp(a->csv, "-") ? fopen(a->csv, "w") : stdout;
+    if (a->r.csv) {
+        FILE *f = strcmp(a->r.csv, "-") ? fopen(a->r.csv, "w") : stdout;
         if (!f || cmp_write_csv(s, f) != XSF_OK || (f != stdout && fclose(f))) {
-            cli_error(a->csv, "%s", strerror(errno));
+            cli_error(a->r.csv, "%s", strerror(errno));
             status = 1;
         }
     }
     xsf_error err;
     xsf_error_clear(&err);
-    if (a->plot && cmp_write_plots(s, a->plot, a->gnuplot, &err) != XSF_OK) {
+    if (a->r.plot && cmp_write_plots(s, a->r.plot, a->r.gnuplot, &err) != XSF_OK) {
         cli_error("--plot", "%s", err.msg);
         status = 1;
     }
@@ -285,9 +231,9 @@ static int write_outputs(const compare_args *a, const cmp_session *s)
  * rows are left out). Nonzero when no codec is left. */
 static int select_peers(const compare_args *a, cmp_options *opt)
 {
-    unsigned want = a->variants ? a->variants & CMP_PEER_VARIANTS : CMP_PEER_VARIANTS;
-    unsigned variants = a->variants ? a->variants & CMP_OWN_VARIANTS : CMP_OWN_VARIANTS;
-    if (!strcmp(a->peers, "none"))
+    unsigned want = a->r.variants ? a->r.variants & CMP_PEER_VARIANTS : CMP_PEER_VARIANTS;
+    unsigned variants = a->r.variants ? a->r.variants & CMP_OWN_VARIANTS : CMP_OWN_VARIANTS;
+    if (!strcmp(a->r.peers, "none"))
         want = 0;
     for (int v = 0; v < CMP_VARIANTS; v++) {
         if (!(want & (1u << v)))
@@ -313,32 +259,23 @@ int cmd_compare(int argc, char **argv)
     int r = cli_exit_status(parse_args(argc, argv, &a));
     if (r >= 0)
         return r;
-    if (a.gpu < 0) {
-        a.gpu = cmp_gpu_available() == XSF_OK;
-        if (!a.gpu)
+    if (a.r.gpu < 0) {
+        a.r.gpu = cmp_gpu_available() == XSF_OK;
+        if (!a.r.gpu)
             fprintf(
                 stderr,
                 "xsflow compare: no usable GPU (or no CUDA kernels in this build): comparing the C "
                 "references (--cpu)\n");
-    } else if (a.gpu && cmp_gpu_available() != XSF_OK) {
+    } else if (a.r.gpu && cmp_gpu_available() != XSF_OK) {
         cli_error(
             "--gpu",
             "no usable GPU (no device, or a build without CUDA kernels); --cpu compares the C "
             "references");
         return 1;
     }
-    cmp_options opt = {
-        .rates = a.nrates ? a.rates : NULL,
-        .nrates = a.nrates,
-        .variants = a.variants,
-        .path = a.gpu ? CMP_PATH_GPU : CMP_PATH_CPU,
-        .time_ms = a.time_ms,
-        .progress = a.progress ? progress : NULL,
-        .svt_enc = a.svt_enc,
-        .svt_dec = a.svt_dec,
-        .opj = a.opj,
-        .peer_threads = a.peer_threads,
-    };
+    cmp_options opt;
+    cmp_request_options(&a.r, &opt);
+    opt.progress = a.r.progress ? progress : NULL;
     /* Usage errors in the inputs before the peers are looked for. */
     for (int i = 0; i < a.nin; i++) {
         imgio_raw_layout raw;

@@ -48,7 +48,7 @@ typedef struct decode_args {
 static const int formats[] = {IMGIO_FORMAT_YUV, IMGIO_FORMAT_Y4M, IMGIO_FORMAT_PPM,
                               IMGIO_FORMAT_PGM};
 
-/* 0: parsed; 1: help printed; 2: usage error (already reported). */
+/* -1: parsed; else the exit status (0 after --help, 2 after a usage error, reported). */
 static int parse_args(int argc, char **argv, decode_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -94,14 +94,9 @@ static int parse_args(int argc, char **argv, decode_args *a)
                 "not built in)"),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "decode",
-                             .synopsis = "IN -o OUT [options]",
-                             .about = about,
-                             .options = options,
-                             .input = &a->in,
-                             .input_required = 1};
-    const int r = cli_parse(&cmd, argc, argv);
-    if (r)
+    const int r =
+        cli_parse_input("decode", "IN -o OUT [options]", about, options, &a->in, argc, argv);
+    if (r >= 0)
         return r;
     if (!a->out && !a->md5) {
         cli_error(a->in, "no output: give -o OUT (or --md5)");
@@ -115,13 +110,13 @@ static int parse_args(int argc, char **argv, decode_args *a)
             return 2;
         }
     }
-    return 0;
+    return -1;
 }
 
 int cmd_decode(int argc, char **argv)
 {
     decode_args a;
-    int r = cli_exit_status(parse_args(argc, argv, &a));
+    const int r = parse_args(argc, argv, &a);
     if (r >= 0)
         return r;
     const svc_decode_config c = {.in = a.in,
@@ -159,31 +154,6 @@ int cmd_decode(int argc, char **argv)
     if (status)
         return status; /* the output is removed (svc_decode_result) */
 
-    const uint64_t frames = res.frames;
-    const xsf_picture *first = &res.first;
-    FILE *info = a.out && !strcmp(a.out, "-") ? stderr : stdout;
-    if (a.md5)
-        fprintf(info, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", res.md5, a.in,
-                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)res.bytes);
-    if (!a.quiet && a.out) {
-        char into[8300];
-        snprintf(into, sizeof into, "%s%s%s",
-                 strcmp(a.out, "-") ? res.first_path : "standard output",
-                 res.files > 1 ? " to " : "", res.files > 1 ? res.last_path : "");
-        fprintf(info,
-                "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s (%llu "
-                "file%s, %llu bytes) in %.3f s, %.1f frames/s (%s; start %.0f ms",
-                (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
-                first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
-                first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], a.in,
-                into, (unsigned long long)res.files, res.files == 1 ? "" : "s",
-                (unsigned long long)res.file_bytes, res.seconds,
-                res.seconds > 0 ? (double)frames / res.seconds : 0, res.engine, res.start_ms);
-        if (frames > 1) /* a rate between deliveries needs two of them */
-            fprintf(info, ", steady %.1f frames/s", res.fps);
-        fprintf(info, ")\n");
-        char line[2048];
-        fprintf(info, "start-up: %s\n", pl_startup_format(&res.startup, line, sizeof line));
-    }
-    return status;
+    svc_decode_result_format(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c, &res, a.quiet);
+    return 0;
 }

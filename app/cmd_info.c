@@ -132,13 +132,7 @@ int cmd_info(int argc, char **argv)
         CLI_OPT("verbose", 'v', CLI_FLAG, &verbose, NULL,
                 "also print the weights table (gain and priority per band)"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "info",
-                             .synopsis = "IN.jxs [--all] [-v]",
-                             .about = about,
-                             .options = options,
-                             .input = &in,
-                             .input_required = 1};
-    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    const int r = cli_parse_input("info", "IN.jxs [--all] [-v]", about, options, &in, argc, argv);
     if (r >= 0)
         return r;
     uint8_t *data;

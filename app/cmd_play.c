@@ -70,13 +70,7 @@ int cmd_play(int argc, char **argv)
         CLI_OPT("gpu", 0, CLI_SET, &opt.engine, NULL, "decode on the GPU", .value = JXS_ENGINE_GPU),
         CLI_OPT("quiet", 'q', CLI_FLAG, &quiet, NULL, "print nothing but errors"),
         CLI_TABLE_END};
-    const cli_command cmd = {.name = "play",
-                             .synopsis = "FILE.jxs [options]",
-                             .about = about,
-                             .options = options,
-                             .input = &in,
-                             .input_required = 1};
-    const int r = cli_exit_status(cli_parse(&cmd, argc, argv));
+    const int r = cli_parse_input("play", "FILE.jxs [options]", about, options, &in, argc, argv);
     if (r >= 0)
         return r;
     if (frame_given && !opt.headless_ppm) {

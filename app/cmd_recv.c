@@ -53,21 +53,17 @@ static const char epilogue[] =
 
 #define MAX_STREAMS SVC_MAX_STREAMS
 
-/* A stream's request (service.h) and the option values that are converted into it. */
+/* A stream's request (service.h) and whether --format named its output's kind. */
 typedef struct stream_args {
     svc_stream_request r;
     int kind_given;
-    long pt;
-    uint64_t ssrc;
 } stream_args;
 
 typedef struct recv_args {
     stream_args s[MAX_STREAMS];
     int n;
-    svc_recv_limits lim; /* what the streams share */
-    int quiet, display;
-    const char *stats_json;
-    svc_recv_config cfg; /* the decoder, display and logs as the options give them */
+    svc_recv_options o; /* the decoder, limits, display and logs as the options give them */
+    int quiet;
 } recv_args;
 
 static int has_source(const stream_args *s)
@@ -84,7 +80,7 @@ static stream_args *current(recv_args *a, int source_token)
             return NULL;
         stream_args *s = &a->s[a->n++];
         memset(s, 0, sizeof *s);
-        s->pt = -1;
+        s->r.payload_type = -1; /* the SDP's, or any */
         return s;
     }
     return &a->s[a->n - 1];
@@ -139,15 +135,6 @@ static int output_option(void *ctx, const cli_option *o, const char *v)
     return 0;
 }
 
-static int headless_option(void *ctx, const cli_option *o, const char *v)
-{
-    recv_args *a = ctx;
-    (void)o;
-    a->cfg.headless_ppm = v;
-    a->display = 1;
-    return 0;
-}
-
 /* ADDR:PORT: a stream's source, or the selector of its capture. */
 static int address(void *ctx, const char *arg)
 {
@@ -193,90 +180,9 @@ static const cli_option options[] = {
     CLI_OPT("format", 0, CLI_CHOICE, AT(r.output), "F",
             "jxs, yuv or y4m (default: OUT's extension)", .choices = "jxs|yuv|y4m",
             .values = out_kinds, .flags = CLI_ITEM, .given = GIVEN(kind_given)),
-    CLI_OPT("filter", 0, CLI_STRING, AT(r.filter), "BPF",
-            "capture filter (default: udp, and the address and port)", .flags = CLI_ITEM),
-    CLI_OPT("source", 0, CLI_STRING, AT(r.source), "ADDR",
-            "accept this sender only: a source-specific multicast join, or\n"
-            "with unicast every other sender's datagrams dropped (counted)",
-            .flags = CLI_ITEM),
-    CLI_OPT("iface", 0, CLI_STRING, AT(r.iface), "NAME", "interface to join the group on",
-            .flags = CLI_ITEM),
-    CLI_OPT("pt", 0, CLI_LONG, AT(pt), "N",
-            "accept this payload type only (default: the SDP's, or any)", .lo = 0, .hi = 127,
-            .flags = CLI_ITEM),
-    CLI_OPT("ssrc", 0, CLI_U64, AT(ssrc), "N",
-            "accept this SSRC only (default: the first to send 4 packets in\n"
-            "sequence; another once it has been silent for 1 s)",
-            .lo = 0, .hi = 0xffffffffu, .flags = CLI_ITEM, .given = GIVEN(r.ssrc_given)),
-    CLI_OPT("fps", 0, CLI_RATE, AT(r.fps), "RATE",
-            "Y4M frame rate: N, N/D, N:D or a decimal (default: the SDP's, or 25)",
-            .flags = CLI_ITEM),
-    CLI_OPT("pix-fmt", 0, CLI_PIX_FMT, AT(r.pix_fmt), "F",
-            "the pictures' pixel format, as the decoder writes it (default\n"
-            "planar16, as decoded):\n" XSF_CONTAINER_WORDS,
-            .flags = CLI_ITEM),
-    CLI_OPT("packets", 0, CLI_STRING, AT(r.packets), "FILE",
-            "one CSV line per packet: its RTP and RFC 9134 header fields", .flags = CLI_ITEM),
+    CLI_KNOB_ITEM_TABLE(svc_stream_request_knobs, offsetof(stream_args, r)),
     CLI_HEAD("options:"),
-    CLI_KNOB_TABLE(svc_recv_limit_knobs, &args.lim),
-    CLI_OPT("cpu", 0, CLI_SET, &args.cfg.pl.engine, NULL, "decode on the CPU",
-            .value = PL_ENGINE_CPU),
-    CLI_OPT("gpu", 0, CLI_SET, &args.cfg.pl.engine, NULL,
-            "decode on the GPU (default: GPU where usable)", .value = PL_ENGINE_GPU),
-    CLI_OPT("gpus", 0, CLI_INTS, args.cfg.pl.gpus, "LIST",
-            "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0, .hi = 255,
-            .max_items = PL_MAX_GPUS, .count = &args.cfg.pl.ngpus),
-    CLI_OPT("contexts", 0, CLI_INT, &args.cfg.pl.contexts_per_gpu, "N",
-            "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1, .hi = 64),
-    CLI_OPT("gpu-sync", 0, CLI_CHOICE, &args.cfg.pl.gpu_sync, "W",
-            "how decoder threads wait for the GPU: spin (the lowest latency,\n"
-            "a core each while waiting; the default while the decoder\n"
-            "contexts are at most a quarter of the cores), block (they\n"
-            "sleep; the default with more), yield, or auto (CUDA's choice)",
-            .choices = "auto|spin|yield|block", .given = &args.lim.gpu_sync_given),
-    CLI_OPT("slices", 0, CLI_FLAG, &args.cfg.slices, NULL,
-            "sub-frame latency: decode each frame's slices on the GPU as they\n"
-            "arrive (progressive streams; the picture is the same). The GPU\n"
-            "engine only: refused with --cpu or where no GPU is usable (the\n"
-            "CPU engine decodes whole frames)"),
-    CLI_OPT("threads", 0, CLI_INT, &args.cfg.pl.cpu_threads, "N",
-            "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
-    CLI_OPT("queue", 0, CLI_LONG, &args.lim.queue, "N",
-            "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
-            .hi = 1024),
-    CLI_OPT("pinned", 0, CLI_LONG, &args.cfg.pinned_mib, "MIB",
-            "GPU: host memory pinned at start for frames and pictures; what\n"
-            "does not fit is pinned as it is used, in the background\n"
-            "(default: 96 MiB a stream + 256 MiB, less for a capture file\n"
-            "under 48 MiB: twice its size, pictures 16 times; 0: none)",
-            .lo = 0, .hi = 1 << 20),
-    CLI_OPT("copy-threads", 0, CLI_LONG, &args.lim.copy_threads, "N",
-            ".pcap files: threads copying payloads into frames while the\n"
-            "receiving thread reads headers (default: cores - 2, at most 4;\n"
-            "0: the receiving thread copies)",
-            .lo = 0, .hi = 64),
-    CLI_OPT("stats-json", 0, CLI_STRING, &args.stats_json, "FILE",
-            "the figures per stream as JSON, rewritten once a second\n(whole, by rename) and "
-            "at the end"),
-    CLI_OPT("frame-log", 0, CLI_STRING, &args.cfg.frame_log, "FILE",
-            "one CSV line per frame delivered: its stage times (first and\n"
-            "last packet, queued, decode start, device and host picture\n"
-            "ready, delivered; ns on one clock; with --ptp the capture\n"
-            "instant), every stream in one file"),
-    CLI_OPT("ptp", 0, CLI_FLAG, &args.cfg.ptp, NULL,
-            "this host's clock is locked to the senders' PTP (CLOCK_TAI,\n"
-            "phc2sys): read RTP timestamps as capture instants (ST 2110-10)\n"
-            "and report each frame's capture-to-picture latency beside the\n"
-            "last-packet-to-picture one"),
-    CLI_OPT("warmup", 0, CLI_DOUBLE, &args.cfg.warmup_s, "S",
-            "latencies leave out the first S seconds (start-up)", .lo = 0, .hi = 1e7),
-    CLI_OPT("display", 0, CLI_FLAG, &args.display, NULL,
-            "show the streams in a window (one tile each, a multiviewer)\n"
-            "instead of writing them (no -o then); keys: space pause,\n"
-            "f fullscreen, s screenshot, i statistics overlay, q quit"),
-    CLI_KNOB_TABLE(svc_recv_display_knobs, &args.cfg),
-    CLI_OPT("headless", 0, CLI_CALL, NULL, "OUT.ppm",
-            "render offscreen (EGL) and write the last picture shown", .call = headless_option),
+    CLI_KNOB_TABLE(svc_recv_knobs, &args.o),
     CLI_OPT("quiet", 'q', CLI_FLAG, &args.quiet, NULL,
             "print only the final statistics (and errors)"),
     CLI_TABLE_END};
@@ -284,8 +190,7 @@ static const cli_option options[] = {
 static int parse_args(int argc, char **argv, recv_args *a)
 {
     memset(a, 0, sizeof *a);
-    svc_recv_config_init(&a->cfg); /* pinned -1, delay 40 ms, vsync */
-    svc_recv_limits_init(&a->lim); /* timeout 5 s, reorder 512 packets and 20 ms */
+    svc_recv_options_init(&a->o); /* pinned -1, delay 40 ms, vsync; timeout 5 s, reorder 512 */
     const cli_command cmd = {.name = "recv",
                              .synopsis =
                                  "SOURCE [stream options] -o OUT [SOURCE ... -o OUT]... [options]",
@@ -304,7 +209,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
     }
     /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
      * so --slices there would change nothing but the name of what was measured. */
-    if (a->cfg.slices && a->cfg.pl.engine == PL_ENGINE_CPU) {
+    if (a->o.cfg.slices && a->o.cfg.pl.engine == PL_ENGINE_CPU) {
         cli_error("--slices", "sub-frame decoding runs on the GPU engine only; --cpu decodes whole "
                               "frames (drop --slices or --cpu)");
         return 2;
@@ -313,11 +218,9 @@ static int parse_args(int argc, char **argv, recv_args *a)
         stream_args *s = &a->s[k];
         char what[32];
         snprintf(what, sizeof what, "stream %d", k + 1);
-        s->r.payload_type = (int)s->pt;
-        s->r.ssrc = (uint32_t)s->ssrc;
         svc_failure f;
-        if (svc_stream_request_check(&s->r, a->display, s->kind_given ? (int)s->r.output : -1, what,
-                                     &f) != XSF_OK) {
+        if (svc_stream_request_check(&s->r, a->o.display, s->kind_given ? (int)s->r.output : -1,
+                                     what, &f) != XSF_OK) {
             cli_error(f.subject, "%s", f.err.msg);
             return 2;
         }
@@ -339,7 +242,7 @@ static int configure(recv_args *a)
     for (int k = 0; k < a->n; k++)
         req[k] = &a->s[k].r;
     svc_failure f;
-    return svc_recv_setup(&a->cfg, req, a->n, &a->lim, &f) == XSF_OK ? 0 : failed(&f);
+    return svc_recv_setup(&a->o.cfg, req, a->n, &a->o.lim, &f) == XSF_OK ? 0 : failed(&f);
 }
 
 static void warn(const svc_failure *w)
@@ -351,7 +254,7 @@ static void warn(const svc_failure *w)
 static int finish(const recv_args *a, svc_recv *s, int status)
 {
     static svc_recv_end e;
-    svc_recv_finish(s, a->stats_json, &e);
+    svc_recv_finish(s, a->o.stats_json, &e);
     for (int k = 0; k < e.started; k++)
         for (int i = 0; i < e.stream[k].nwarnings; i++)
             warn(&e.stream[k].warning[i]);
@@ -364,7 +267,7 @@ static int finish(const recv_args *a, svc_recv *s, int status)
         cli_error("--display", "%s", e.display_err.msg);
         status = 1;
     }
-    svc_recv_end_format(stderr, &e, &a->cfg);
+    svc_recv_end_format(stderr, &e, &a->o.cfg);
     if (e.json.err.status != XSF_OK)
         status = failed(&e.json);
     for (int k = 0; k < e.nstreams; k++) {
@@ -399,7 +302,7 @@ int cmd_recv(int argc, char **argv)
         return r;
     svc_failure f;
     svc_recv *s;
-    if (svc_recv_create(&s, &args.cfg, &f) != XSF_OK)
+    if (svc_recv_create(&s, &args.o.cfg, &f) != XSF_OK)
         return failed(&f);
     if (!args.quiet)
         fprintf(stderr, "xsflow recv: %d stream%s, decoding on %s\n", args.n,
@@ -422,10 +325,10 @@ int cmd_recv(int argc, char **argv)
             svc_stream_figures fig;
             svc_recv_figures(s, k, 1, &fig);
             svc_stream_figures_format(stderr, svc_recv_label(s, k), &fig,
-                                      args.cfg.stream[k].leg_name);
+                                      args.o.cfg.stream[k].leg_name);
         }
-        if (args.stats_json && svc_recv_started(s) == args.n &&
-            svc_recv_write_json(s, args.stats_json, &f) != XSF_OK)
+        if (args.o.stats_json && svc_recv_started(s) == args.n &&
+            svc_recv_write_json(s, args.o.stats_json, &f) != XSF_OK)
             status = failed(&f);
     }
     return finish(&args, s, status);

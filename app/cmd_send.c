@@ -24,19 +24,12 @@ static const char about[] =
     "With --pcap nothing is sent: the packets go to a capture file, stamped with the\n"
     "times the pacing gives them.\n";
 
-/* What standard input holds (--format). */
-enum { INPUT_AUTO, INPUT_JXS, INPUT_Y4M, INPUT_YUV };
-
-/* The session's knobs fill its configuration (rtp_send_session_knobs), and these the
- * encoding of a picture input. */
+/* The session's knobs fill its configuration (rtp_send_session_knobs), live encoding's
+ * the encoding of a picture input (pl_encode_knobs). */
 typedef struct send_args {
     rtp_send_session_config cfg;
     int quiet;
-    /* live encoding */
-    double bpp;
-    int size[2], depth, frames, input, engine; /* engine: -1 default, 0 --cpu, 1 --gpu */
-    const char *sampling;
-    int frames_given;
+    pl_encode_request enc;
     imgio_format format; /* of a picture input; IMGIO_FORMAT_NONE: codestreams */
 } send_args;
 
@@ -45,22 +38,16 @@ typedef struct send_args {
 static int check_input(send_args *a)
 {
     const char *in = a->cfg.in;
-    static const imgio_format stdin_format[] = {IMGIO_FORMAT_NONE, IMGIO_FORMAT_NONE,
-                                                IMGIO_FORMAT_Y4M, IMGIO_FORMAT_YUV};
-    if (strcmp(in, "-"))
-        a->format = imgio_format_from_path(in);
-    else
-        a->format =
-            a->input == INPUT_AUTO && a->bpp > 0 ? IMGIO_FORMAT_Y4M : stdin_format[a->input];
+    a->format = pl_encode_request_format(&a->enc, in);
     if (a->format == IMGIO_FORMAT_NONE) {
-        if (a->bpp > 0 || a->frames_given) {
-            cli_error(a->bpp > 0 ? "--bpp" : "--frames",
+        if (a->enc.bpp > 0 || a->enc.frames_given) {
+            cli_error(a->enc.bpp > 0 ? "--bpp" : "--frames",
                       "%s holds codestreams, sent as they are: nothing to encode", in);
             return 2;
         }
         return 0;
     }
-    if (!(a->bpp > 0)) {
+    if (!(a->enc.bpp > 0)) {
         cli_error(in, "a picture input is encoded as it is sent: give its rate, --bpp B");
         return 2;
     }
@@ -76,10 +63,10 @@ static int check_input(send_args *a)
     xsf_error_clear(&err);
     if (a->format == IMGIO_FORMAT_YUV && a->cfg.sampling &&
         imgio_raw_layout_make(&probe, a->cfg.sampling, 16, 16, 8, &err) == XSF_OK) {
-        a->sampling = a->cfg.sampling;
+        a->enc.sampling = a->cfg.sampling;
         a->cfg.sampling = NULL;
     }
-    if (a->format == IMGIO_FORMAT_YUV && (!a->size[0] || !a->size[1])) {
+    if (a->format == IMGIO_FORMAT_YUV && (!a->enc.size[0] || !a->enc.size[1])) {
         cli_error(in, "a .yuv input needs --size WxH (and --sampling, --depth)");
         return 2;
     }
@@ -90,31 +77,11 @@ static int parse_args(int argc, char **argv, send_args *a)
 {
     memset(a, 0, sizeof *a);
     rtp_send_session_config_init(&a->cfg);
-    const xsf_codec *xs = xsf_codec_find(RTP_JXS_CODEC);
-    a->depth = xs->encoder->yuv_depth;
-    a->sampling = xs->encoder->yuv_sampling;
-    a->engine = -1;
+    pl_encode_request_init(&a->enc, xsf_codec_find(RTP_JXS_CODEC));
     const cli_option options[] = {
         CLI_KNOB_TABLE(rtp_send_session_knobs, &a->cfg),
         CLI_OPT("quiet", 'q', CLI_FLAG, &a->quiet, NULL, "print nothing but errors"),
-        CLI_HEAD("live encoding (IN.y4m, IN.yuv, .ppm, .pgm):"),
-        CLI_OPT("bpp", 0, CLI_DOUBLE, &a->bpp, "B",
-                "bits per pixel (of component 0's size): codestreams of\n"
-                "floor(B*W*H/8) bytes; needed for a picture input",
-                .lo = 0, .hi = 1024, .flags = CLI_ABOVE_LO),
-        CLI_OPT("cpu", 0, CLI_SET, &a->engine, NULL, "the C encoder", .value = 0),
-        CLI_OPT("gpu", 0, CLI_SET, &a->engine, NULL,
-                "the CUDA encoder (same bytes; the default where a GPU is usable)", .value = 1),
-        CLI_OPT("frames", 0, CLI_INT, &a->frames, "N", "send the first N frames only", .lo = 1,
-                .hi = 1 << 30, .given = &a->frames_given),
-        CLI_OPT("format", 0, CLI_CHOICE, &a->input, "F",
-                "what standard input (IN '-') holds: jxs, y4m or yuv (default:\n"
-                "y4m with --bpp, else jxs)",
-                .choices = "auto|jxs|y4m|yuv"),
-        CLI_OPT("size", 0, CLI_SIZE, a->size, "WxH", "a .yuv input's picture size"),
-        CLI_OPT("depth", 0, CLI_INT, &a->depth, "N",
-                "a .yuv input's bits per sample, 1..16 (default 10)", .lo = 1, .hi = 16),
-        CLI_TABLE_END};
+        CLI_KNOB_TABLE(pl_encode_knobs, &a->enc), CLI_TABLE_END};
     const cli_command cmd = {.name = "send",
                              .synopsis = "IN.{jxs,y4m,yuv} (--to ADDR:PORT | --pcap OUT.pcap) "
                                          "[--bpp B] [options]",
@@ -147,22 +114,13 @@ static int stop_on_signal(void *ctx)
 static int open_feed(const send_args *a, pl_encode_feed **feed)
 {
     pl_encode_config ec;
-    memset(&ec, 0, sizeof ec);
-    ec.in = a->cfg.in;
-    ec.format = a->format;
-    ec.codec = xsf_codec_find("jpeg-xs");
-    ec.max_frames = a->frames_given ? a->frames : 0;
-    xsf_encode_settings_init(&ec.settings);
-    ec.settings.bpp = a->bpp;
     xsf_error err;
     xsf_error_clear(&err);
-    if (a->format == IMGIO_FORMAT_YUV &&
-        imgio_raw_layout_make(&ec.raw, a->sampling, a->size[0], a->size[1], a->depth, &err) !=
-            XSF_OK) {
+    if (pl_encode_request_config(&a->enc, a->cfg.in, a->format, &ec, &err) != XSF_OK) {
         cli_error("--sampling", "%s", err.msg);
         return 2;
     }
-    if (pl_encode_pick_device(ec.codec, a->engine, &ec.device, &err) != XSF_OK) {
+    if (pl_encode_pick_device(ec.codec, a->enc.engine, &ec.device, &err) != XSF_OK) {
         cli_error("--gpu", "%s", err.msg);
         return 1;
     }
@@ -203,7 +161,7 @@ static void on_segment(void *ctx, const rtp_sender_stats *st)
 static void print_summary(const send_args *a, const rtp_send_report *r, pl_encode_feed *feed)
 {
     char live[64], enc[300] = "";
-    snprintf(live, sizeof live, "encoded live at %g bpp", a->bpp);
+    snprintf(live, sizeof live, "encoded live at %g bpp", a->enc.bpp);
     if (feed) {
         pl_encode_stats es;
         pl_encode_stats_get(feed, &es);

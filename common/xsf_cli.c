@@ -262,7 +262,8 @@ static cli_option *expand(const cli_option *table)
                     ? (cli_option)CLI_HEAD(k->help)
                     : (cli_option)CLI_OPT(k->name, k->short_name, CLI_KNOB, o->dst, k->arg, k->help,
                                           .knobs = k,
-                                          .flags = k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0);
+                                          .flags = (k->flags & XSF_OPTION_HIDDEN ? CLI_HIDDEN : 0) |
+                                                   (o->flags & CLI_ITEM));
     }
     rows[i] = (cli_option)CLI_TABLE_END;
     return rows;
@@ -435,6 +436,18 @@ int cli_parse(const cli_command *cmd, int argc, char **argv)
     const int r = parse(&c, argc, argv);
     free(rows);
     return r;
+}
+
+int cli_parse_input(const char *name, const char *synopsis, const char *about,
+                    const cli_option *options, const char **input, int argc, char **argv)
+{
+    const cli_command cmd = {.name = name,
+                             .synopsis = synopsis,
+                             .about = about,
+                             .options = options,
+                             .input = input,
+                             .input_required = 1};
+    return cli_exit_status(cli_parse(&cmd, argc, argv));
 }
 
 static int parse(const cli_command *cmd, int argc, char **argv)

@@ -1,5 +1,6 @@
 /* `xsflow decode`'s work (svc_decode.h): a file of codestreams, its codec,
  * the pipeline and a picture writer. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -213,4 +214,33 @@ xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc
         codec->params_free(params);
     imgio_unmap_file(&in);
     return st;
+}
+
+void svc_decode_result_format(FILE *f, const svc_decode_config *cfg, const svc_decode_result *r,
+                              int quiet)
+{
+    const uint64_t frames = r->frames;
+    const xsf_picture *first = &r->first;
+    if (cfg->md5)
+        fprintf(f, "%s  %s (%llu frame%s, %llu bytes in .yuv layout)\n", r->md5, cfg->in,
+                (unsigned long long)frames, frames == 1 ? "" : "s", (unsigned long long)r->bytes);
+    if (quiet || !cfg->out)
+        return;
+    char into[8300];
+    snprintf(into, sizeof into, "%s%s%s", strcmp(cfg->out, "-") ? r->first_path : "standard output",
+             r->files > 1 ? " to " : "", r->files > 1 ? r->last_path : "");
+    fprintf(f,
+            "decoded %llu frame%s (%dx%d, %d component%s, %s, %d bits) from %s into %s (%llu "
+            "file%s, %llu bytes) in %.3f s, %.1f frames/s (%s; start %.0f ms",
+            (unsigned long long)frames, frames == 1 ? "" : "s", first->fmt.width[0],
+            first->fmt.height[0], first->fmt.nc, first->fmt.nc == 1 ? "" : "s",
+            first->fmt.nc ? imgio_picture_sampling(first) : "-", first->fmt.depth[0], cfg->in, into,
+            (unsigned long long)r->files, r->files == 1 ? "" : "s",
+            (unsigned long long)r->file_bytes, r->seconds,
+            r->seconds > 0 ? (double)frames / r->seconds : 0, r->engine, r->start_ms);
+    if (frames > 1) /* a rate between deliveries needs two of them */
+        fprintf(f, ", steady %.1f frames/s", r->fps);
+    fprintf(f, ")\n");
+    char line[2048];
+    fprintf(f, "start-up: %s\n", pl_startup_format(&r->startup, line, sizeof line));
 }

@@ -75,8 +75,9 @@ typedef enum cli_kind {
     CLI_KNOB,    /* a library's knob (xsf_option.h) .knob, set by xsf_option_set into the
                     object at dst (its GIVEN flag included); its refusal the message */
     CLI_KNOBS,   /* not an option: stands for a row of kind CLI_KNOB for each knob of the
-                    table .knobs (a heading for each of its headings), on the object dst,
-                    in the table's order (CLI_KNOB_TABLE) */
+                    table .knobs (a heading for each of its headings), on the object dst
+                    (with CLI_ITEM, at offset dst in the current item), in the table's
+                    order (CLI_KNOB_TABLE, CLI_KNOB_ITEM_TABLE) */
 } cli_kind;
 
 enum {
@@ -135,6 +136,12 @@ struct cli_option {
     {                                                                                              \
         .kind = CLI_KNOBS, .knobs = (table), .dst = (obj)                                          \
     }
+/* The same on the current item (cli_command.item, CLI_ITEM): the table's object
+ * lies at `offset` (offsetof) in it. */
+#define CLI_KNOB_ITEM_TABLE(table, offset)                                                         \
+    {                                                                                              \
+        .kind = CLI_KNOBS, .knobs = (table), .dst = (void *)(offset), .flags = CLI_ITEM            \
+    }
 /* Positional argument rows (CLI_ARGUMENT): name, kind, destination, help,
  * then any of the other fields but .flags. */
 #define CLI_ARG(n, k, d, h, ...) CLI_OPT(n, 0, k, d, NULL, h, .flags = CLI_ARGUMENT, __VA_ARGS__)
@@ -187,6 +194,12 @@ static inline int cli_exit_status(int parsed)
 {
     return parsed == 0 ? -1 : parsed == 1 ? 0 : 2;
 }
+
+/* cli_parse of the commonest command: its option table and one required input (a
+ * missing one prints the usage on stderr, a usage error), no other argument, as
+ * cli_exit_status gives it: -1 go on (*input set), else the status to return. */
+int cli_parse_input(const char *name, const char *synopsis, const char *about,
+                    const cli_option *options, const char **input, int argc, char **argv);
 
 /* One value of a given kind, outside a table (a command's own CLI_CALL, a
  * check after parsing); the same messages. 0, or 2 after printing. */

@@ -23,6 +23,7 @@
 
 #include "image_io.h"
 #include "xsf.h"
+#include "xsf_option.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,6 +112,38 @@ typedef struct cmp_options {
                             "libopenjp2.so.7") */
     int peer_threads;    /* the threads each peer runs on (0: every online CPU) */
 } cmp_options;
+
+/* What `xsflow compare`'s options set: the session's options as given, the outputs,
+ * the layout of .yuv inputs and the peers to look for. */
+#define CMP_MAX_RATES 64
+typedef struct cmp_request {
+    double rates[CMP_MAX_RATES]; /* --bpp (the caller parses it: cmp_parse_rates) */
+    size_t nrates;               /* 0: cmp_default_rates */
+    unsigned variants;           /* --codecs (cmp_parse_variants); 0: all, and the peers found */
+    int gpu;                     /* 1 the CUDA codecs, 0 the C references, -1 where usable */
+    double time_ms;
+    const char *csv, *plot, *gnuplot; /* the outputs beside the table (NULL: none) */
+    int size[2];                      /* .yuv input: width, height; sampling; bits */
+    const char *sampling;
+    int depth;
+    const char *peers; /* "auto" or "none", as given (the caller refuses others) */
+    const char *svt_enc, *svt_dec, *opj;
+    int peer_threads;
+    int codec_help, progress, quiet;
+} cmp_request;
+
+/* gpu -1, time_ms 200, .yuv input 444 at 8 bits, peers "auto", the rest 0. */
+void cmp_request_init(cmp_request *r);
+
+/* The knobs (xsf_option.h) on a cmp_request, as `xsflow compare` takes them: gpu, cpu,
+ * time-ms (0 to 3600000), csv, plot, gnuplot, size (WxH), sampling, depth (1 to 16),
+ * peers, svt-enc, svt-dec, opj, peer-threads (0 to 4096), codec-help, progress (-v),
+ * quiet (-q). */
+extern const xsf_option cmp_knobs[];
+
+/* The session's options the request gives (rates, variants, path: the GPU where gpu > 0,
+ * time, peers' programs and threads); no progress callback. */
+void cmp_request_options(const cmp_request *r, cmp_options *opt);
 
 /* Whether peer v (CMP_SVT or CMP_OPJ) can run as `opt` says: runs it once on
  * a small picture. XSF_OK with one line in `about` naming it, its version and

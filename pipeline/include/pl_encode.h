@@ -25,7 +25,7 @@
 #include "image_io.h"
 #include "pipeline.h"
 #include "rtp.h"
-#include "xsf_codec.h"
+#include "xsf_codec.h" /* and xsf_option.h, the knobs */
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +84,42 @@ int pl_encode_stats_json(pl_encode_feed *f, char *out, size_t cap);
  * (*device 0; XSF_ERR_UNSUPPORTED "no usable GPU..." where none is usable or the build has
  * no kernels); -1, the GPU encoder where one is usable, else the C encoder. */
 xsf_status pl_encode_pick_device(const xsf_codec *codec, int want, int *device, xsf_error *err);
+
+/* ---- live encoding as a command line asks for it (`xsflow send IN.y4m --bpp B`) ---- */
+
+/* What standard input holds (pl_encode_request.input). */
+enum { PL_ENCODE_INPUT_AUTO, PL_ENCODE_INPUT_JXS, PL_ENCODE_INPUT_Y4M, PL_ENCODE_INPUT_YUV };
+
+typedef struct pl_encode_request {
+    const xsf_codec *codec; /* with an encoder */
+    double bpp;             /* > 0: the rate a picture input is coded at */
+    int engine;             /* pl_encode_pick_device's want: -1, 0 or 1 */
+    int frames, frames_given;
+    int input;            /* PL_ENCODE_INPUT_*: what "-" holds */
+    int size[2], depth;   /* a .yuv input's picture size and bits */
+    const char *sampling; /* a .yuv input's sampling ("422"), as imgio_raw_layout_make reads it */
+} pl_encode_request;
+
+/* engine -1, a .yuv input as the codec's encoder prefers it (yuv_depth, yuv_sampling),
+ * the rest 0. */
+void pl_encode_request_init(pl_encode_request *r, const xsf_codec *codec);
+
+/* The knobs (xsf_option.h) on a pl_encode_request, as `xsflow send` takes them, under the
+ * heading "live encoding (IN.y4m, IN.yuv, .ppm, .pgm):": bpp (above 0, at most 1024), cpu,
+ * gpu, frames (1 to 2^30; sets frames_given), format (auto|jxs|y4m|yuv: input), size (WxH),
+ * depth (1 to 16). */
+extern const xsf_option pl_encode_knobs[];
+
+/* What `in` holds: a picture file by its name (imgio_format_from_path), or for "-" the
+ * request's input (auto: Y4M with a rate, else codestreams); IMGIO_FORMAT_NONE:
+ * codestreams. */
+imgio_format pl_encode_request_format(const pl_encode_request *r, const char *in);
+
+/* The feed's configuration for `in` of `format` (device -1: the caller picks it with
+ * pl_encode_pick_device): the rate, the frame limit, a .yuv input's layout (XSF_ERR_ARG
+ * where imgio_raw_layout_make refuses it). */
+xsf_status pl_encode_request_config(const pl_encode_request *r, const char *in, imgio_format format,
+                                    pl_encode_config *c, xsf_error *err);
 
 /* Stops the thread (a frame being coded is finished first), destroys the encoder, closes
  * the input; NULL is fine. */

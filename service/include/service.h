@@ -212,14 +212,34 @@ typedef struct svc_recv_limits {
  * the rest 0. */
 void svc_recv_limits_init(svc_recv_limits *l);
 
-/* The limits' knobs (xsf_option.h) on an svc_recv_limits, as `xsflow recv` takes them
- * (--NAME, each bounded, with its help): frames, duration, timeout, wait, reorder,
- * reorder-ms, dup-window (1 to RTP_MERGE_WINDOW_MS_MAX), rcvbuf, no-gro, max-frame-bytes. */
-extern const xsf_option svc_recv_limit_knobs[];
+/* What `xsflow recv`'s options set beside each stream's request: the service's
+ * configuration, the limits the streams share, the JSON file of the figures and
+ * whether the streams are shown (SVC_OUT_DISPLAY) instead of written. */
+typedef struct svc_recv_options {
+    svc_recv_config cfg;
+    svc_recv_limits lim;
+    const char *stats_json; /* rewritten once a second and at the end; NULL: none */
+    int display;            /* the streams in a window, no outputs */
+} svc_recv_options;
 
-/* The display's knobs on an svc_recv_config: delay, no-vsync, convert, colour (and its
- * hidden spelling color: xsf_colour.h's vocabulary). */
-extern const xsf_option svc_recv_display_knobs[];
+/* cfg and lim at their defaults (svc_recv_config_init, svc_recv_limits_init), no
+ * JSON, no display. */
+void svc_recv_options_init(svc_recv_options *o);
+
+/* The knobs (xsf_option.h) on an svc_recv_options, as `xsflow recv` takes them
+ * (--NAME, each bounded, with its help), in this order: the limits (frames, duration,
+ * timeout, wait, reorder, reorder-ms, dup-window 1 to RTP_MERGE_WINDOW_MS_MAX, rcvbuf,
+ * no-gro, max-frame-bytes); the decoder (cpu, gpu, gpus, contexts, gpu-sync, which sets
+ * lim.gpu_sync_given, slices, threads); queue, pinned, copy-threads, stats-json,
+ * frame-log, ptp, warmup; display and the display's (delay, no-vsync, convert, colour and
+ * its hidden spelling color in xsf_colour.h's vocabulary, headless: offscreen, which
+ * sets display). */
+extern const xsf_option svc_recv_knobs[];
+
+/* A stream's knobs on its svc_stream_request: filter, source, iface, pt (0 to 127),
+ * ssrc (sets ssrc_given), fps (N, N/D, N:D or a decimal), pix-fmt (xsf_container_parse),
+ * packets. payload_type's default, -1, is the caller's to set. */
+extern const xsf_option svc_stream_request_knobs[];
 
 /* Fills cfg's n streams from their requests (svc_stream_setup of each, with the
  * receiver's options and the shared configuration of `l` and cfg->slices), then

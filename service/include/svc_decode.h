@@ -9,6 +9,7 @@
 #define XSF_SVC_DECODE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "image_io.h"
 #include "pipeline.h"
@@ -68,6 +69,15 @@ typedef struct svc_decode_result {
  * load ("--tables" or the table file), the pipeline, the writer or the stream cannot
  * be made (the input, or the output when there is one). */
 xsf_status svc_decode_file(const svc_decode_config *cfg, svc_decode_result *r, svc_failure *f);
+
+/* What a decode that succeeded did, in words, on f (`xsflow decode`'s report): with
+ * cfg->md5 the line "MD5  IN (N frames, B bytes in .yuv layout)"; with cfg->out and not
+ * quiet the line "decoded N frames (WxH, C components, SAMPLING, D bits) from IN into
+ * OUT (F files, B bytes) in S s, R frames/s (ENGINE; start T ms[, steady R frames/s])"
+ * (OUT: the file, "FIRST to LAST" for frame files, "standard output" for "-") and the
+ * pipeline's start-up (pl_startup_format). */
+void svc_decode_result_format(FILE *f, const svc_decode_config *cfg, const svc_decode_result *r,
+                              int quiet);
 
 #ifdef __cplusplus
 }

@@ -421,6 +421,93 @@ static void test_knobs(void)
           "uint and bytes from text: %s", e.msg);
 }
 
+/* Knobs on the current item (CLI_KNOB_ITEM_TABLE): each value in the item the command's
+ * `item` gives, at the table's offset in it; a NULL item stops the parse. */
+typedef struct item {
+    int tag; /* so that the knobs lie at an offset */
+    knobbed k;
+} item;
+typedef struct item_ctx {
+    item items[2];
+    int n;
+} item_ctx;
+
+static int next_item(void *ctx, const char *arg)
+{
+    item_ctx *c = ctx;
+    (void)arg;
+    return c->n < 2 ? (c->n++, 0) : 2;
+}
+
+static void *current_item(void *ctx, const cli_option *o)
+{
+    item_ctx *c = ctx;
+    (void)o;
+    return c->n ? &c->items[c->n - 1] : NULL;
+}
+
+static void test_item_knobs(void)
+{
+    static item_ctx ic;
+    const cli_option rows[] = {
+        CLI_KNOB_ITEM_TABLE(knob_table, offsetof(item, k)),
+        CLI_TABLE_END,
+    };
+    const cli_command c = {
+        .name = "i", .options = rows, .positional = next_item, .item = current_item, .ctx = &ic};
+    char err[512];
+    int r =
+        parse(&c, err, sizeof err, "a", "--u", "3", "--u16", "9", "b", "--u", "4", "-t", "x", NULL);
+    CHECK(r == 0 && ic.n == 2 && ic.items[0].k.u == 3 && ic.items[0].k.u16 == 9 &&
+              ic.items[0].k.u16_given && !ic.items[0].k.text && ic.items[1].k.u == 4 &&
+              !ic.items[1].k.u16_given && ic.items[1].k.text && !strcmp(ic.items[1].k.text, "x") &&
+              !ic.items[0].tag && !ic.items[1].tag,
+          "each item's knobs in it: %d '%s'", r, err);
+    memset(&ic, 0, sizeof ic);
+    r = parse(&c, err, sizeof err, "--u", "3", NULL);
+    CHECK(r == 2 && !ic.items[0].k.u, "no item: refused (%d)", r);
+    r = parse(&c, err, sizeof err, "a", "--u", "10", NULL);
+    CHECK(r == 2 && strstr(err, "--u: '10' is not"), "a knob's refusal: '%s'", err);
+}
+
+/* cli_parse_input: the input, --help (0), a missing input or a bad option (2). */
+static void test_parse_input(void)
+{
+    const char *in = NULL;
+    int on = 0;
+    const cli_option rows[] = {CLI_OPT("on", 0, CLI_FLAG, &on, NULL, "a flag"), CLI_TABLE_END};
+    char *argv[] = {"cmd", "--on", "x.jxs", NULL};
+    CHECK(cli_parse_input("cmd", "IN", "About.\n", rows, &in, 3, argv) == -1 && on && in &&
+              !strcmp(in, "x.jxs"),
+          "the input and an option: go on");
+    char out[2048];
+    in = NULL;
+    fflush(NULL);
+    FILE *tmp = tmpfile();
+    const int saved = dup(2), saved_out = dup(1);
+    dup2(fileno(tmp), 2);
+    dup2(fileno(tmp), 1);
+    char *missing[] = {"cmd", "--on", NULL};
+    const int r_missing = cli_parse_input("cmd", "IN", "About.\n", rows, &in, 2, missing);
+    char *bad[] = {"cmd", "--off", "x", NULL};
+    const int r_bad = cli_parse_input("cmd", "IN", "About.\n", rows, &in, 3, bad);
+    char *h[] = {"cmd", "--help", NULL};
+    const int r_help = cli_parse_input("cmd", "IN", "About.\n", rows, &in, 2, h);
+    fflush(NULL);
+    dup2(saved, 2);
+    dup2(saved_out, 1);
+    close(saved);
+    close(saved_out);
+    rewind(tmp);
+    out[fread(out, 1, sizeof out - 1, tmp)] = '\0';
+    fclose(tmp);
+    CHECK(r_missing == 2 && r_bad == 2 && r_help == 0, "statuses %d %d %d", r_missing, r_bad,
+          r_help);
+    CHECK(strstr(out, "usage: ") && strstr(out, "cmd IN") && strstr(out, "About.") &&
+              strstr(out, "--off"),
+          "the usage and the refusal: '%s'", out);
+}
+
 int main(void)
 {
     /* By default, the name the program was started as. */
@@ -431,5 +518,7 @@ int main(void)
     test_usage();
     test_version();
     test_knobs();
+    test_item_knobs();
+    test_parse_input();
     return xsf_test_finish();
 }

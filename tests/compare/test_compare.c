@@ -1,7 +1,7 @@
 /* compare/: xsflow compare on small pictures with the C references: every
  * row present, rates kept, PSNR rising with the rate, lossless exact, the
  * metrics against independent computations, the CSV parseable, the plots
- * written. Argument: a folder to write into (the plots). */
+ * written; the command's request (cmp_request). Argument: a folder to write into (the plots). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +85,53 @@ static void test_parsers(void)
               "--codecs %s: status %d, mask %x", names[i].name, st, m);
     }
     CHECK(cmp_parse_variants("xs-default,,bpc", &m, &err) == XSF_ERR_ARG, "an empty name refused");
+}
+
+/* `xsflow compare`'s request: its defaults, its knobs in their fields and their
+ * bounds, and the session's options it gives. */
+static void test_request(void)
+{
+    cmp_request q;
+    cmp_request_init(&q);
+    CHECK(q.gpu == -1 && q.time_ms == 200 && !strcmp(q.sampling, "444") && q.depth == 8 &&
+              !strcmp(q.peers, "auto") && !q.nrates && !q.variants,
+          "the request's defaults");
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xsf_options_apply(cmp_knobs, &q,
+                            "cpu time-ms=5 size=64x48 depth=10 peer-threads=3 codec-help "
+                            "progress quiet",
+                            "compare", &err) == XSF_OK,
+          "knobs: %s", err.msg);
+    CHECK(q.gpu == 0 && q.time_ms == 5 && q.size[0] == 64 && q.size[1] == 48 && q.depth == 10 &&
+              q.peer_threads == 3 && q.codec_help && q.progress && q.quiet,
+          "each knob in its field");
+    const xsf_option *v = xsf_option_find(cmp_knobs, "progress");
+    const xsf_option *csv = xsf_option_find(cmp_knobs, "csv");
+    CHECK(v && v->short_name == 'v' && xsf_option_find(cmp_knobs, "quiet")->short_name == 'q',
+          "-v and -q");
+    CHECK(csv && xsf_option_set(csv, &q, "out.csv", &err) == XSF_OK && !strcmp(q.csv, "out.csv"),
+          "--csv");
+    static const char *const refused[] = {"time-ms=-1", "depth=17", "size=8", "peer-threads=-1",
+                                          "gpu=2"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        CHECK(xsf_options_apply(cmp_knobs, &q, refused[i], "compare", &err) == XSF_ERR_ARG,
+              "%s refused", refused[i]);
+    q.gpu = 1;
+    q.nrates = 2;
+    q.rates[0] = 1, q.rates[1] = 0;
+    q.variants = 1u << CMP_OPJ;
+    q.svt_enc = "enc", q.svt_dec = "dec", q.opj = "lib";
+    cmp_options o;
+    cmp_request_options(&q, &o);
+    CHECK(o.path == CMP_PATH_GPU && o.rates == q.rates && o.nrates == 2 &&
+              o.variants == 1u << CMP_OPJ && o.time_ms == 5 && o.svt_enc == q.svt_enc &&
+              o.svt_dec == q.svt_dec && o.opj == q.opj && o.peer_threads == 3 && !o.progress,
+          "the session's options from the request");
+    q.gpu = 0;
+    q.nrates = 0;
+    cmp_request_options(&q, &o);
+    CHECK(o.path == CMP_PATH_CPU && !o.rates, "--cpu, the default rates");
 }
 
 /* PSNR and SSIM against values computed here from their definitions. */
@@ -349,6 +396,7 @@ int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : ".";
     test_parsers();
+    test_request();
     test_metrics();
     test_msssim();
 

@@ -1,7 +1,8 @@
 /* Live encoding (pipeline/include/pl_encode.h): the feed's codestreams are
  * imgio_encode_file's of the same file and settings, in order; the thread
  * runs at most one frame ahead of the one handed out; max_frames; a file cut
- * inside a frame fails after the frames before it; the errors of open. With
+ * inside a frame fails after the frames before it; the errors of open; the
+ * request a command line makes (pl_encode_request, its knobs). With
  * `gpu`, the GPU encoder's feed against the C encoder's file (skipped, 77,
  * without a usable GPU).
  *   test_pl_encode VECTOR_DIR WORKDIR [cpu|gpu] */
@@ -208,6 +209,58 @@ static void test_limits(const char *dir)
     pl_encode_close(NULL);
 }
 
+/* Live encoding as a command line asks for it: the request's defaults (the encoder's .yuv
+ * picture), its knobs, the input's kind, the feed's configuration it gives. */
+static void test_request(void)
+{
+    const xsf_codec *xs = xsf_codec_find("jpeg-xs");
+    pl_encode_request r;
+    pl_encode_request_init(&r, xs);
+    CHECK(r.codec == xs && r.engine == -1 && r.depth == xs->encoder->yuv_depth &&
+              !strcmp(r.sampling, xs->encoder->yuv_sampling) && !r.bpp && !r.frames_given,
+          "the request's defaults");
+    CHECK(pl_encode_request_format(&r, "a.y4m") == IMGIO_FORMAT_Y4M &&
+              pl_encode_request_format(&r, "a.jxs") == IMGIO_FORMAT_NONE &&
+              pl_encode_request_format(&r, "-") == IMGIO_FORMAT_NONE,
+          "by the name; standard input without a rate: codestreams");
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xsf_options_apply(pl_encode_knobs, &r, "bpp=2.5 cpu frames=3 size=64x32 depth=8", "send",
+                            &err) == XSF_OK,
+          "knobs: %s", err.msg);
+    CHECK(r.bpp == 2.5 && r.engine == 0 && r.frames == 3 && r.frames_given && r.size[0] == 64 &&
+              r.size[1] == 32 && r.depth == 8,
+          "each knob in its field");
+    CHECK(pl_encode_request_format(&r, "-") == IMGIO_FORMAT_Y4M, "standard input with a rate: y4m");
+    CHECK(xsf_options_apply(pl_encode_knobs, &r, "format=yuv gpu", "send", &err) == XSF_OK &&
+              r.engine == 1 && pl_encode_request_format(&r, "-") == IMGIO_FORMAT_YUV,
+          "--format yuv, --gpu");
+    CHECK(xsf_options_apply(pl_encode_knobs, &r, "format=jxs", "send", &err) == XSF_OK &&
+              pl_encode_request_format(&r, "-") == IMGIO_FORMAT_NONE,
+          "--format jxs: codestreams");
+    static const char *const refused[] = {"bpp=0",    "bpp=1025", "frames=0",
+                                          "depth=17", "size=8",   "format=png"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        CHECK(xsf_options_apply(pl_encode_knobs, &r, refused[i], "send", &err) == XSF_ERR_ARG,
+              "%s refused", refused[i]);
+    CHECK(pl_encode_knobs[0].kind == XSF_OPTION_HEADING, "under a heading");
+
+    pl_encode_config c;
+    r.sampling = "420";
+    CHECK(pl_encode_request_config(&r, "in.yuv", IMGIO_FORMAT_YUV, &c, &err) == XSF_OK &&
+              !strcmp(c.in, "in.yuv") && c.format == IMGIO_FORMAT_YUV && c.codec == xs &&
+              c.device == -1 && c.max_frames == 3 && c.settings.bpp == 2.5 && c.raw.width == 64 &&
+              c.raw.height == 32 && c.raw.depth == 8 && c.raw.sy == 2,
+          "the feed's configuration: %s", err.msg);
+    r.frames_given = 0;
+    CHECK(pl_encode_request_config(&r, "in.y4m", IMGIO_FORMAT_Y4M, &c, &err) == XSF_OK &&
+              c.max_frames == 0,
+          "every frame without --frames");
+    r.sampling = "421";
+    CHECK(pl_encode_request_config(&r, "in.yuv", IMGIO_FORMAT_YUV, &c, &err) == XSF_ERR_ARG,
+          "a .yuv layout refused");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -216,6 +269,7 @@ int main(int argc, char **argv)
     }
     const int gpu = argc > 3 && !strcmp(argv[3], "gpu");
     mkdir(argv[2], 0777);
+    test_request();
     if (gpu && xsf_codec_find("jpeg-xs")->encoder->gpu_available() != XSF_OK) {
         printf("no usable GPU: skipped\n");
         return 77;

@@ -5,10 +5,10 @@
  * pictures in GPU memory or sub-frame decoding without the GPU engine. A
  * stream's configuration from its request (an SDP file, a capture's filter,
  * the failures and their subjects) and the outputs that names name; a
- * request's checks; the limits the streams share (svc_recv_setup); the end
- * of a run by svc_recv_finish; a stream that fell short (fewer frames than
- * asked, no packet in the wait), its output kept or removed, a stream whose
- * SDP contradicts it, a socket's receive buffer against what was asked. */
+ * request's checks; the knobs of the command line; the limits the streams share (svc_recv_setup);
+ * the end of a run by svc_recv_finish; a stream that fell short (fewer frames than asked, no packet
+ * in the wait), its output kept or removed, a stream whose SDP contradicts it, a socket's receive
+ * buffer against what was asked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +287,79 @@ static void test_output_names(void)
     CHECK(svc_output_from_name("a.png", SVC_OUT_YUV, &k) == XSF_OK && k == SVC_OUT_YUV, "--format");
     CHECK(svc_output_from_name("null", SVC_OUT_Y4M, &k) == XSF_OK && k == SVC_OUT_NULL,
           "null over --format");
+}
+
+/* The knobs of `xsflow recv` (svc_recv_knobs on an svc_recv_options, svc_stream_request_knobs
+ * on a stream's request): each lands in its field, --gpu-sync and --ssrc say they were given,
+ * --headless turns the display on, values out of bounds are refused. */
+static void test_recv_knobs(void)
+{
+    static svc_recv_options o;
+    svc_recv_options_init(&o);
+    CHECK(o.cfg.pinned_mib == -1 && o.cfg.vsync && o.cfg.delay_ms == 40 && o.lim.timeout_s == 5 &&
+              o.lim.reorder == 512 && !o.display && !o.stats_json,
+          "the defaults of the configuration and the limits");
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(xsf_options_apply(svc_recv_knobs, &o,
+                            "frames=9 cpu gpus=0,3 contexts=2 gpu-sync=block slices threads=3 "
+                            "queue=8 pinned=0 copy-threads=1 ptp warmup=0.5 delay=7 no-vsync "
+                            "convert=cuda colour=601,full reorder=64",
+                            "recv", &err) == XSF_OK,
+          "knobs: %s", err.msg);
+    CHECK(o.lim.frames == 9 && o.cfg.pl.engine == PL_ENGINE_CPU && o.cfg.pl.ngpus == 2 &&
+              o.cfg.pl.gpus[1] == 3 && o.cfg.pl.contexts_per_gpu == 2 &&
+              o.cfg.pl.gpu_sync == PL_GPU_SYNC_BLOCK && o.lim.gpu_sync_given && o.cfg.slices &&
+              o.cfg.pl.cpu_threads == 3 && o.lim.queue == 8 && o.cfg.pinned_mib == 0 &&
+              o.lim.copy_threads == 1 && o.cfg.ptp && o.cfg.warmup_s == 0.5 &&
+              o.cfg.delay_ms == 7 && !o.cfg.vsync && o.cfg.convert == DSP_CONVERT_CUDA &&
+              o.cfg.colour.source == XSF_COLOUR_USER && o.cfg.colour.range == XSF_RANGE_FULL &&
+              o.lim.reorder == 64,
+          "each knob in its field");
+    const struct {
+        const char *name, *value;
+        const char *const *field;
+    } strings[] = {{"stats-json", "s.json", &o.stats_json},
+                   {"frame-log", "f.csv", &o.cfg.frame_log},
+                   {"headless", "h.ppm", &o.cfg.headless_ppm}};
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+        CHECK(xsf_option_set(xsf_option_find(svc_recv_knobs, strings[i].name), &o, strings[i].value,
+                             &err) == XSF_OK &&
+                  !strcmp(*strings[i].field, strings[i].value),
+              "--%s", strings[i].name);
+    CHECK(o.display, "--headless shows the streams (offscreen)");
+    o.display = 0;
+    CHECK(xsf_options_apply(svc_recv_knobs, &o, "display", "recv", &err) == XSF_OK && o.display,
+          "--display");
+    static const char *const refused[] = {"contexts=65", "threads=0",   "queue=1",
+                                          "pinned=-1",   "warmup=-1",   "gpu-sync=fast",
+                                          "gpus=x",      "dup-window=0"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        CHECK(xsf_options_apply(svc_recv_knobs, &o, refused[i], "recv", &err) == XSF_ERR_ARG,
+              "%s refused", refused[i]);
+
+    svc_stream_request r;
+    memset(&r, 0, sizeof r);
+    CHECK(xsf_options_apply(svc_stream_request_knobs, &r,
+                            "pt=7 ssrc=0xfffffffe fps=30000:1001 pix-fmt=v210", "a stream",
+                            &err) == XSF_OK,
+          "stream knobs: %s", err.msg);
+    CHECK(r.payload_type == 7 && r.ssrc == 0xfffffffeu && r.ssrc_given && r.fps.num == 30000 &&
+              r.fps.den == 1001 && r.pix_fmt == XSF_V210,
+          "each stream knob in its field");
+    const char *const sval[] = {"udp", "10.0.0.1", "eth1", "p.csv"};
+    const char *const sname[] = {"filter", "source", "iface", "packets"};
+    for (int i = 0; i < 4; i++)
+        CHECK(xsf_option_set(xsf_option_find(svc_stream_request_knobs, sname[i]), &r, sval[i],
+                             &err) == XSF_OK,
+              "--%s", sname[i]);
+    CHECK(r.filter == sval[0] && r.source == sval[1] && r.iface == sval[2] && r.packets == sval[3],
+          "the strings in their fields");
+    static const char *const srefused[] = {"pt=128", "ssrc=0x100000000", "fps=0", "pix-fmt=foo"};
+    for (size_t i = 0; i < sizeof srefused / sizeof srefused[0]; i++)
+        CHECK(xsf_options_apply(svc_stream_request_knobs, &r, srefused[i], "a stream", &err) ==
+                  XSF_ERR_ARG,
+              "%s refused", srefused[i]);
 }
 
 /* svc_recv_setup: the limits every stream shares in each stream's receiver,
@@ -684,6 +757,7 @@ int main(int argc, char **argv)
     test_output_names();
     test_request_check();
     test_recv_setup();
+    test_recv_knobs();
     test_rcvbuf_check();
     test_stream_setup(argv[2]);
     test_stream_legs(argv[2]);
