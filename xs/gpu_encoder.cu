@@ -15,9 +15,10 @@
  *                    independent: vertical prediction never crosses them and
  *                    every slice has a fixed share of the rate): the
  *                    precincts' shares of the slice (encoder.c's
- *                    slice_shares), then per precinct the first-line
- *                    vertical-prediction costs and the rate decision of
- *                    enc_select with the evaluation spread over a warp;
+ *                    slice_shares, precincts over the warps), then per
+ *                    precinct the first-line vertical-prediction costs and
+ *                    the rate decision of enc_select with the evaluation
+ *                    spread over a warp;
  *   6. enc_offsets   (fixed Q/R only) slice offsets and the codestream size;
  *   7. enc_pack      one block per precinct, one warp per band line: bit
  *                    offsets from warp scans of the code lengths, every
@@ -331,63 +332,75 @@ __device__ static void packet_runs(const enc_bline *bl, int nbl, slice_shared *s
     __syncwarp();
 }
 
-/* encoder.c's slice_bytes on one warp: the bytes of precincts p0..p1-1 at
- * candidate c without vertical prediction, each one's into sizes[p] (lane 0,
- * when not NULL); UINT64_MAX where a length field would overflow. */
-__device__ static uint64_t slice_bytes_warp(const enc_gpu_consts &k, const enc_bline *blines,
-                                            const uint32_t *bline_first, const enc_line_cost *cost,
-                                            uint32_t p0, uint32_t p1, int c, slice_shared *sh,
-                                            uint32_t *sizes)
+/* encoder.c's slice_bytes on the block: the bytes of precincts p0..p1-1 at
+ * candidate c without vertical prediction, the precincts spread over the
+ * warps (each with its scratch est[w]), each one's size into sizes[p] (when
+ * not NULL); UINT64_MAX where a length field would overflow. Every thread of
+ * the block calls it and gets the same answer. */
+__device__ static uint64_t slice_bytes_block(const enc_gpu_consts &k, const enc_bline *blines,
+                                             const uint32_t *bline_first, const enc_line_cost *cost,
+                                             uint32_t p0, uint32_t p1, int c, slice_shared *est,
+                                             uint64_t *part, uint32_t *sizes)
 {
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     int q, r;
     enc_candidate(&k.params, c, &q, &r);
     uint64_t sum = 0;
-    for (uint32_t p = p0; p < p1; p++) {
+    int bad = 0;
+    for (uint32_t p = p0 + (uint32_t)w; p < p1; p += SLICE_WARPS) {
         const uint32_t f = bline_first[p];
         const int nbl = (int)(bline_first[p + 1] - f);
-        packet_runs(blines + f, nbl, sh);
-        const uint32_t b = evaluate_warp(k, blines + f, cost + f, nbl, 0, q, r, sh);
-        if (b == ENC_NOCOST)
-            return UINT64_MAX;
-        if (sizes && (threadIdx.x & 31) == 0)
-            sizes[p] = b;
-        sum += b;
+        packet_runs(blines + f, nbl, &est[w]);
+        const uint32_t b = evaluate_warp(k, blines + f, cost + f, nbl, 0, q, r, &est[w]);
+        if (b == ENC_NOCOST) {
+            bad = 1;
+        } else {
+            sum += b;
+            if (sizes && lane == 0)
+                sizes[p] = b;
+        }
     }
-    return sum;
+    if (lane == 0)
+        part[w] = bad ? UINT64_MAX : sum;
+    __syncthreads();
+    uint64_t total = 0;
+    for (int i = 0; i < SLICE_WARPS && total != UINT64_MAX; i++)
+        total = part[i] == UINT64_MAX ? UINT64_MAX : total + part[i];
+    __syncthreads(); /* part is rewritten by the next call */
+    return total;
 }
 
-/* encoder.c's slice_shares on one warp (XS_RC_SLICE): share[p0..p1), the
+/* encoder.c's slice_shares on the block (XS_RC_SLICE): share[p0..p1), the
  * precincts' parts of the slice at the best candidate the whole slice fits. */
-__device__ static void slice_shares_warp(const enc_gpu_consts &k, const enc_bline *blines,
-                                         const uint32_t *bline_first, const enc_line_cost *cost,
-                                         const uint32_t *allot, uint32_t p0, uint32_t p1,
-                                         slice_shared *sh, uint32_t *share)
+__device__ static void slice_shares_block(const enc_gpu_consts &k, const enc_bline *blines,
+                                          const uint32_t *bline_first, const enc_line_cost *cost,
+                                          const uint32_t *allot, uint32_t p0, uint32_t p1,
+                                          slice_shared *est, uint64_t *part, uint32_t *share)
 {
-    const int lane = threadIdx.x & 31;
     uint64_t a = 0;
-    for (uint32_t p = p0; p < p1; p++) {
+    for (uint32_t p = p0; p < p1; p++)
         a += allot[p];
-        if (lane == 0)
-            share[p] = allot[p];
-    }
-    if (slice_bytes_warp(k, blines, bline_first, cost, p0, p1, 0, sh, NULL) > a) {
-        __syncwarp();
+    if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, 0, est, part, NULL) > a) {
+        if (threadIdx.x == 0)
+            for (uint32_t p = p0; p < p1; p++)
+                share[p] = allot[p];
+        __syncthreads();
         return;
     }
     int lo = 0, hi = (k.params.qmax + 1) * k.params.rmax;
     while (hi - lo > 1) {
         const int mid = lo + (hi - lo) / 2;
-        if (slice_bytes_warp(k, blines, bline_first, cost, p0, p1, mid, sh, NULL) <= a)
+        if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, mid, est, part, NULL) <= a)
             lo = mid;
         else
             hi = mid;
     }
-    const uint64_t sum = slice_bytes_warp(k, blines, bline_first, cost, p0, p1, lo, sh, share);
-    __syncwarp();
-    if (lane == 0)
+    const uint64_t sum =
+        slice_bytes_block(k, blines, bline_first, cost, p0, p1, lo, est, part, share);
+    if (threadIdx.x == 0)
         for (uint32_t p = p0; p < p1; p++)
             share[p] = enc_slice_share(share[p], a - sum, (int)(p - p0), (int)(p1 - p0));
-    __syncwarp();
+    __syncthreads();
 }
 
 __global__ void __launch_bounds__(32 * SLICE_WARPS)
@@ -410,11 +423,11 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
         sh.slice_allot = a;
     }
     if (k.rc == XS_RC_SLICE) {
+        __shared__ slice_shared est[SLICE_WARPS];
+        __shared__ uint64_t part[SLICE_WARPS];
         __syncthreads();
-        if (w == 0)
-            slice_shares_warp(k, blines, bline_first, cost, allot, (uint32_t)row0 * k.cols,
-                              (uint32_t)row1 * k.cols, &sh, share);
-        __syncthreads();
+        slice_shares_block(k, blines, bline_first, cost, allot, (uint32_t)row0 * k.cols,
+                           (uint32_t)row1 * k.cols, est, part, share);
     }
     for (int row = row0; row < row1; row++) {
         for (int col = 0; col < k.cols; col++) {
@@ -910,7 +923,7 @@ static xsf_status setup(xs_gpu_encoder *e)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
     }
     e->slice_smem = (size_t)(pl->max_blines ? pl->max_blines : 1) * sizeof(enc_line_cost);
-    if (e->slice_smem + sizeof(slice_shared) > 40 * 1024)
+    if (e->slice_smem + (1 + SLICE_WARPS) * sizeof(slice_shared) > 40 * 1024)
         CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)e->slice_smem));
     if (pl->max_blines > MAX_LINES)
