@@ -21,7 +21,8 @@ typedef struct enc_plan {
     uint32_t *bline_first; /* nprecincts + 1 entries into bline */
     enc_bline *bline;      /* every band line of every precinct, codestream order */
     size_t nblines;
-    int max_blines; /* most band lines in one precinct */
+    int max_blines;       /* most band lines in one precinct */
+    int max_slice_blines; /* most band lines in one slice */
     /* Budgets (targets only): allotment of each precinct in bytes, and the
      * codestream size. */
     uint32_t *allot;
@@ -36,8 +37,8 @@ void enc_plan_free(enc_plan *plan);
 
 /* Header and weights for a configuration (enc_config.c). */
 xsf_status enc_make_header(const xs_encoder_config *cfg, xs_header *hdr, xsf_error *err);
-/* Gains and priorities that minimize the mean squared error over all
- * samples (enc_weights.c). */
+/* Gains and priorities that minimize the squared error over R, G, B (RCT)
+ * or the 6:1:1 weighted YCbCr error (enc_weights.c). */
 xsf_status enc_psnr_weights(const xs_header *hdr, uint8_t *gain, uint8_t *priority, xsf_error *err);
 /* Profile and level checks; fills hdr->plev when cfg->plev < 0. */
 xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *hdr, size_t codestream_bytes,
@@ -56,7 +57,8 @@ struct xs_encoder {
     uint8_t *gcli;       /* bitplane count per code group (xs_geometry layout) */
     uint16_t *reach;     /* four 4-bit sign reaches per code group */
     uint8_t *gtli;       /* rows x cols x nbands truncation positions */
-    enc_line_cost *cost; /* max_blines tables */
+    enc_line_cost *cost; /* max_slice_blines tables: those of one slice */
+    uint32_t *share;     /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
     enc_choice choice;
     xs_encoder_stats stats;
 };
@@ -68,9 +70,10 @@ xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
  * magnitude needs more than 15 bit planes). */
 int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli,
                   uint16_t *reach);
-/* Cost tables of the band lines of precinct p. */
+/* Cost tables of the band lines of precinct p (first_only: of its first
+ * lines only, the ones that depend on gtli_above). */
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
-                        const uint8_t *gtli_above, enc_line_cost *cost);
+                        const uint8_t *gtli_above, int first_only, enc_line_cost *cost);
 /* Writes precinct p at out (its size total_bytes, padding included);
  * returns the bytes its packets took, or 0 on an internal mismatch. */
 size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,

@@ -351,4 +351,14 @@ XS_HD int enc_select(const enc_params *p, const uint8_t *gain, const uint8_t *pr
     return 0;
 }
 
+/* XS_RC_SLICE: precinct i's share (of n in its slice) of the slice's bytes,
+ * from its size at the one candidate the whole slice was found to fit (its
+ * bytes without vertical prediction), with the slack the slice leaves at
+ * that candidate spread evenly. The shares add up to the slice's bytes. */
+XS_HD uint32_t enc_slice_share(uint32_t size, uint64_t slack, int i, int n)
+{
+    return size +
+           (uint32_t)(slack * (uint64_t)(i + 1) / (uint64_t)n - slack * (uint64_t)i / (uint64_t)n);
+}
+
 #endif

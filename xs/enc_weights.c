@@ -8,7 +8,11 @@
  * part is the gain, and the bands with the largest fractional parts come
  * first in priority, so that refinement (R) gives them the extra bit plane.
  * With the RCT, errors of Y reach the three RGB samples (energy 3) and those
- * of the chroma differences 11/16 of the same (21122-1 F.3). */
+ * of the chroma differences 11/16 of the same (21122-1 F.3). For YCbCr the
+ * error minimized is the 6:1:1 weighted one, (6 MSE_Y + MSE_Cb + MSE_Cr) / 8
+ * with each MSE over its own component: a chroma sample weighs N_Y / (6 N_C)
+ * of a luma sample (1/6 in 4:4:4, 1/3 in 4:2:2, 2/3 in 4:2:0; xs/ENCODER.md
+ * gives the derivation and the measurements). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +74,11 @@ xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority
         }
         if (h->cpih == 1 && bd->comp < 3)
             e *= bd->comp == 0 ? 3.0 : 11.0 / 16.0;
+        else if (h->cpih == 0 && h->nc >= 3 && (bd->comp == 1 || bd->comp == 2)) {
+            const double ny = (double)g.comp[0].width * g.comp[0].height;
+            const double nc = (double)cp->width * cp->height;
+            e *= ny / (6.0 * nc);
+        }
         f[b] = 0.5 * log2(e);
     }
     free(plane);

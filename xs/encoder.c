@@ -88,6 +88,13 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
                 p->max_blines = (int)n;
         }
     p->nblines = total;
+    for (int row0 = 0; row0 < g->rows && p->bline_first; row0 += h->hsl) {
+        const int row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
+        const size_t n = (row1 == g->rows ? total : p->bline_first[(size_t)row1 * g->cols]) -
+                         p->bline_first[(size_t)row0 * g->cols];
+        if ((int)n > p->max_slice_blines)
+            p->max_slice_blines = (int)n;
+    }
     p->bline = malloc((total ? total : 1) * sizeof *p->bline);
     p->allot = malloc(p->nprecincts * sizeof *p->allot);
     if (!p->bline_first || !p->bline || !p->allot) {
@@ -222,11 +229,13 @@ int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], 
 }
 
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
-                        const uint8_t *gtli_above, enc_line_cost *cost)
+                        const uint8_t *gtli_above, int first_only, enc_line_cost *cost)
 {
     const uint32_t first = plan->bline_first[p], last = plan->bline_first[p + 1];
     for (uint32_t i = first; i < last; i++) {
         const enc_bline *bl = &plan->bline[i];
+        if (first_only && bl->line != 0)
+            continue;
         enc_line_cost *c = &cost[i - first];
         memset(c, 0, sizeof *c);
         const uint8_t *g = gcli + bl->gcli_off;
@@ -252,6 +261,7 @@ static void release(xs_encoder *e)
     free(e->reach);
     free(e->gtli);
     free(e->cost);
+    free(e->share);
     free(e->stats.budget_bytes);
     free(e->stats.coded_bytes);
     free(e->stats.total_bytes);
@@ -296,13 +306,14 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
         e->gtli = malloc(np * (size_t)g->nbands);
-        e->cost = malloc((size_t)(p->max_blines ? p->max_blines : 1) * sizeof *e->cost);
+        e->cost = malloc((size_t)(p->max_slice_blines ? p->max_slice_blines : 1) * sizeof *e->cost);
+        e->share = malloc(np * sizeof *e->share);
         e->stats.budget_bytes = malloc(np * sizeof(uint32_t));
         e->stats.coded_bytes = malloc(np * sizeof(uint32_t));
         e->stats.total_bytes = malloc(np * sizeof(uint32_t));
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
-        if (!e->gcli || !e->reach || !e->gtli || !e->cost || !e->stats.budget_bytes ||
+        if (!e->gcli || !e->reach || !e->gtli || !e->cost || !e->share || !e->stats.budget_bytes ||
             !e->stats.coded_bytes || !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
@@ -356,6 +367,62 @@ static size_t lcod_offset(const uint8_t *hdr)
     return 2 + 2 + (size_t)(hdr[4] << 8 | hdr[5]) + 4;
 }
 
+/* Bytes of the precincts p0..p1-1 (cost tables from cost, in codestream
+ * order) at candidate k without vertical prediction; sizes[] gets each one's
+ * (when not NULL). UINT64_MAX where a length field would overflow. */
+static uint64_t slice_bytes(const enc_plan *p, size_t p0, size_t p1, const enc_line_cost *cost,
+                            int k, enc_choice *ch, uint32_t *sizes)
+{
+    int q, r;
+    enc_candidate(&p->params, k, &q, &r);
+    uint64_t sum = 0;
+    for (size_t i = p0; i < p1; i++) {
+        const uint32_t f = p->bline_first[i];
+        const uint32_t b = enc_evaluate(&p->params, p->hdr.gain, p->hdr.priority, p->bline + f,
+                                        cost + (f - p->bline_first[p0]),
+                                        (int)(p->bline_first[i + 1] - f), 0, q, r, ch);
+        if (b == ENC_NOCOST)
+            return UINT64_MAX;
+        if (sizes)
+            sizes[i - p0] = b;
+        sum += b;
+    }
+    return sum;
+}
+
+/* XS_RC_SLICE, learnt from SVT-JPEG-XS's slice budget: the shares of the
+ * precincts p0..p1-1 of one slice in share[p0..p1). The best candidate
+ * (Q, R) at which the whole slice fits its bytes, counted without vertical
+ * prediction (which only lowers a precinct's size), by bisection over k; each
+ * precinct's share is its size there plus an even part of what the slice
+ * leaves (enc_slice_share). So bytes follow the content inside a slice, not
+ * the coefficient count; each precinct is then decided on its own (with
+ * vertical prediction) against its share and what the precincts before it
+ * left. Where not even the coarsest candidate fits, the shares stay
+ * proportional to the coefficients (allot). */
+static void slice_shares(const enc_plan *p, size_t p0, size_t p1, const enc_line_cost *cost,
+                         enc_choice *ch, uint32_t *share)
+{
+    uint64_t allot = 0;
+    for (size_t i = p0; i < p1; i++) {
+        allot += p->allot[i];
+        share[i] = p->allot[i];
+    }
+    if (slice_bytes(p, p0, p1, cost, 0, ch, NULL) > allot)
+        return;
+    int lo = 0, hi = (p->params.qmax + 1) * p->params.rmax;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        if (slice_bytes(p, p0, p1, cost, mid, ch, NULL) <= allot)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const uint64_t sum = slice_bytes(p, p0, p1, cost, lo, ch, share + p0);
+    for (size_t i = p0; i < p1; i++)
+        share[i] = enc_slice_share(share[i], allot - sum, (int)(i - p0), (int)(p1 - p0));
+}
+
 xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len)
 {
     if (!e || !pic || !out || !len)
@@ -398,6 +465,15 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
         for (int row = row0; row < row1; row++)
             for (int col = 0; col < g->cols; col++)
                 slice_allot += p->allot[(size_t)row * g->cols + col];
+        /* The slice's cost tables; those of a precinct's first lines are
+         * redone once the precinct above is decided (vertical prediction). */
+        const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
+        static const uint8_t no_truncation[XS_MAX_BANDS];
+        for (size_t pi = p0; pi < p1; pi++)
+            enc_precinct_costs(p, pi, e->gcli, e->reach, pi >= p0 + g->cols ? no_truncation : NULL,
+                               0, e->cost + (p->bline_first[pi] - p->bline_first[p0]));
+        if (p->cfg.rate_control == XS_RC_SLICE)
+            slice_shares(p, p0, p1, e->cost, &e->choice, e->share);
         for (int row = row0; row < row1; row++) {
             for (int col = 0; col < g->cols; col++) {
                 const size_t pi = (size_t)row * g->cols + col;
@@ -405,26 +481,28 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
                     row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
                 const enc_bline *bl = p->bline + p->bline_first[pi];
                 const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
-                enc_precinct_costs(p, pi, e->gcli, e->reach, above, e->cost);
+                enc_line_cost *cost = e->cost + (p->bline_first[pi] - p->bline_first[p0]);
+                if (above)
+                    enc_precinct_costs(p, pi, e->gcli, e->reach, above, 1, cost);
                 int q, r;
                 uint32_t budget, total;
                 if (fixed) {
                     q = p->cfg.q;
                     r = p->cfg.r;
                     budget = UINT32_MAX;
-                    if (enc_evaluate(&p->params, h->gain, h->priority, bl, e->cost, nbl,
-                                     above != NULL, q, r, &e->choice) == ENC_NOCOST)
+                    if (enc_evaluate(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
+                                     q, r, &e->choice) == ENC_NOCOST)
                         return xsf_error_set(
                             err, XSF_ERR_ARG,
                             "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
                             "use long headers or a coarser quantization",
                             row, col, q, r);
                 } else {
-                    allot_cum += p->allot[pi];
-                    budget = p->cfg.rate_control == XS_RC_SLICE ? (uint32_t)(allot_cum - used)
-                                                                : p->allot[pi];
-                    if (enc_select(&p->params, h->gain, h->priority, bl, e->cost, nbl,
-                                   above != NULL, budget, &q, &r, &e->choice) < 0)
+                    const int slice_rc = p->cfg.rate_control == XS_RC_SLICE;
+                    allot_cum += slice_rc ? e->share[pi] : p->allot[pi];
+                    budget = slice_rc ? (uint32_t)(allot_cum - used) : p->allot[pi];
+                    if (enc_select(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
+                                   budget, &q, &r, &e->choice) < 0)
                         return xsf_error_set(
                             err, XSF_ERR_ARG,
                             "precinct (%d,%d): %u bytes cannot hold even the coarsest quantization "
@@ -442,7 +520,7 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
                 if (cap - off < total)
                     return xsf_error_set(err, XSF_ERR_ARG,
                                          "output buffer of %zu bytes is too small", cap);
-                if (enc_write_precinct(p, pi, q, r, &e->choice, e->cost, e->coef, e->gcli, above,
+                if (enc_write_precinct(p, pi, q, r, &e->choice, cost, e->coef, e->gcli, above,
                                        out + off, total) != coded)
                     return xsf_error_set(err, XSF_ERR_INVALID,
                                          "internal: precinct (%d,%d) packed to a size other than "

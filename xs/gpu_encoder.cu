@@ -13,9 +13,12 @@
  *                    and is left to step 5);
  *   5. enc_slices    one block per slice, its precincts in order (slices are
  *                    independent: vertical prediction never crosses them and
- *                    every slice has a fixed share of the rate): first-line
- *                    vertical-prediction costs, then the rate decision of
- *                    enc_select with the evaluation spread over a warp;
+ *                    every slice has a fixed share of the rate): the
+ *                    precincts' shares of the slice (encoder.c's
+ *                    slice_shares, precincts over the warps), then per
+ *                    precinct the first-line vertical-prediction costs and
+ *                    the rate decision of enc_select with the evaluation
+ *                    spread over a warp;
  *   6. enc_offsets   (fixed Q/R only) slice offsets and the codestream size;
  *   7. enc_pack      one block per precinct, one warp per band line: bit
  *                    offsets from warp scans of the code lengths, every
@@ -314,11 +317,97 @@ __device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl,
     return 0;
 }
 
+/* The packet runs of a precinct's band lines into sh (lane 0 of the calling warp). */
+__device__ static void packet_runs(const enc_bline *bl, int nbl, slice_shared *sh)
+{
+    __syncwarp();
+    if ((threadIdx.x & 31) == 0) {
+        int npk = 0;
+        for (int i = 0; i < nbl; i++)
+            if (i == 0 || bl[i].packet != bl[i - 1].packet)
+                sh->pk_start[npk++] = (uint16_t)i;
+        sh->pk_start[npk] = (uint16_t)nbl;
+        sh->npk = npk;
+    }
+    __syncwarp();
+}
+
+/* encoder.c's slice_bytes on the block: the bytes of precincts p0..p1-1 at
+ * candidate c without vertical prediction, the precincts spread over the
+ * warps (each with its scratch est[w]), each one's size into sizes[p] (when
+ * not NULL); UINT64_MAX where a length field would overflow. Every thread of
+ * the block calls it and gets the same answer. */
+__device__ static uint64_t slice_bytes_block(const enc_gpu_consts &k, const enc_bline *blines,
+                                             const uint32_t *bline_first, const enc_line_cost *cost,
+                                             uint32_t p0, uint32_t p1, int c, slice_shared *est,
+                                             uint64_t *part, uint32_t *sizes)
+{
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    int q, r;
+    enc_candidate(&k.params, c, &q, &r);
+    uint64_t sum = 0;
+    int bad = 0;
+    for (uint32_t p = p0 + (uint32_t)w; p < p1; p += SLICE_WARPS) {
+        const uint32_t f = bline_first[p];
+        const int nbl = (int)(bline_first[p + 1] - f);
+        packet_runs(blines + f, nbl, &est[w]);
+        const uint32_t b = evaluate_warp(k, blines + f, cost + f, nbl, 0, q, r, &est[w]);
+        if (b == ENC_NOCOST) {
+            bad = 1;
+        } else {
+            sum += b;
+            if (sizes && lane == 0)
+                sizes[p] = b;
+        }
+    }
+    if (lane == 0)
+        part[w] = bad ? UINT64_MAX : sum;
+    __syncthreads();
+    uint64_t total = 0;
+    for (int i = 0; i < SLICE_WARPS && total != UINT64_MAX; i++)
+        total = part[i] == UINT64_MAX ? UINT64_MAX : total + part[i];
+    __syncthreads(); /* part is rewritten by the next call */
+    return total;
+}
+
+/* encoder.c's slice_shares on the block (XS_RC_SLICE): share[p0..p1), the
+ * precincts' parts of the slice at the best candidate the whole slice fits. */
+__device__ static void slice_shares_block(const enc_gpu_consts &k, const enc_bline *blines,
+                                          const uint32_t *bline_first, const enc_line_cost *cost,
+                                          const uint32_t *allot, uint32_t p0, uint32_t p1,
+                                          slice_shared *est, uint64_t *part, uint32_t *share)
+{
+    uint64_t a = 0;
+    for (uint32_t p = p0; p < p1; p++)
+        a += allot[p];
+    if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, 0, est, part, NULL) > a) {
+        if (threadIdx.x == 0)
+            for (uint32_t p = p0; p < p1; p++)
+                share[p] = allot[p];
+        __syncthreads();
+        return;
+    }
+    int lo = 0, hi = (k.params.qmax + 1) * k.params.rmax;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, mid, est, part, NULL) <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const uint64_t sum =
+        slice_bytes_block(k, blines, bline_first, cost, p0, p1, lo, est, part, share);
+    if (threadIdx.x == 0)
+        for (uint32_t p = p0; p < p1; p++)
+            share[p] = enc_slice_share(share[p], a - sum, (int)(p - p0), (int)(p1 - p0));
+    __syncthreads();
+}
+
 __global__ void __launch_bounds__(32 * SLICE_WARPS)
     enc_slices(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
                const uint32_t *bline_first, const uint8_t *gcli, const uint16_t *reach,
-               enc_line_cost *cost, const uint32_t *allot, uint8_t *gtli, gpu_prec *prec,
-               uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
+               enc_line_cost *cost, const uint32_t *allot, uint32_t *share, uint8_t *gtli,
+               gpu_prec *prec, uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
 {
     extern __shared__ uint8_t smem[];
     __shared__ slice_shared sh;
@@ -332,6 +421,13 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
         for (int p = row0 * k.cols; p < row1 * k.cols; p++)
             a += allot[p];
         sh.slice_allot = a;
+    }
+    if (k.rc == XS_RC_SLICE) {
+        __shared__ slice_shared est[SLICE_WARPS];
+        __shared__ uint64_t part[SLICE_WARPS];
+        __syncthreads();
+        slice_shares_block(k, blines, bline_first, cost, allot, (uint32_t)row0 * k.cols,
+                           (uint32_t)row1 * k.cols, est, part, share);
     }
     for (int row = row0; row < row1; row++) {
         for (int col = 0; col < k.cols; col++) {
@@ -357,14 +453,8 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             }
             for (int i = threadIdx.x; i < nbl * 96; i += blockDim.x)
                 ((uint32_t *)scost)[i] = ((const uint32_t *)&cost[f])[i];
-            if (threadIdx.x == 0) {
-                int npk = 0;
-                for (int i = 0; i < nbl; i++)
-                    if (i == 0 || blines[f + i].packet != blines[f + i - 1].packet)
-                        sh.pk_start[npk++] = (uint16_t)i;
-                sh.pk_start[npk] = (uint16_t)nbl;
-                sh.npk = npk;
-            }
+            if (w == 0)
+                packet_runs(blines + f, nbl, &sh);
             __syncthreads();
             if (w == 0) {
                 int q = fixed_q, r = fixed_r, fail = 0;
@@ -373,7 +463,7 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                     coded = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
                     fail = coded == ENC_NOCOST;
                 } else {
-                    budget = k.rc == XS_RC_SLICE ? sh.allot_cum + allot[p] - sh.used : allot[p];
+                    budget = k.rc == XS_RC_SLICE ? sh.allot_cum + share[p] - sh.used : allot[p];
                     fail = select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &coded,
                                        &sh) < 0;
                     if (fail) {
@@ -399,8 +489,8 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                     pr->budget = budget;
                     pr->q = (uint8_t)q;
                     pr->r = (uint8_t)r;
-                    if (k.rc != XS_RC_FIXED)
-                        sh.allot_cum += allot[p];
+                    if (k.rc == XS_RC_SLICE)
+                        sh.allot_cum += share[p];
                     sh.used += total;
                 }
                 for (int b = lane; b < k.nbands; b += 32) {
@@ -678,7 +768,7 @@ struct xs_gpu_encoder {
     uint8_t *d_gcli, *d_gtli, *d_header, *d_out;
     uint16_t *d_reach;
     enc_bline *d_bline;
-    uint32_t *d_bline_first, *d_allot, *d_slice_size;
+    uint32_t *d_bline_first, *d_allot, *d_share, *d_slice_size;
     enc_line_cost *d_cost;
     gpu_prec *d_prec;
     uint64_t *d_slice_off;
@@ -697,7 +787,7 @@ static void release(xs_gpu_encoder *e)
     void *bufs[] = {e->d_in16,        e->d_in32,   e->d_coef,       e->d_lut,   e->d_gcli,
                     e->d_gtli,        e->d_header, e->d_out,        e->d_reach, e->d_bline,
                     e->d_bline_first, e->d_allot,  e->d_slice_size, e->d_cost,  e->d_prec,
-                    e->d_slice_off,   e->d_status};
+                    e->d_slice_off,   e->d_status, e->d_share};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         cudaFree(bufs[i]);
     cudaFreeHost(e->h_status);
@@ -778,6 +868,7 @@ static xsf_status setup(xs_gpu_encoder *e)
     CUDA_TRY(cudaMalloc(&e->d_bline, (pl->nblines ? pl->nblines : 1) * sizeof(enc_bline)));
     CUDA_TRY(cudaMalloc(&e->d_bline_first, (np + 1) * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc(&e->d_allot, np * sizeof(uint32_t)));
+    CUDA_TRY(cudaMalloc(&e->d_share, np * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc(&e->d_slice_size, (size_t)g->slices * sizeof(uint32_t)));
     CUDA_TRY(cudaMalloc(&e->d_cost, (pl->nblines ? pl->nblines : 1) * sizeof(enc_line_cost)));
     CUDA_TRY(cudaMalloc(&e->d_prec, np * sizeof(gpu_prec)));
@@ -832,7 +923,7 @@ static xsf_status setup(xs_gpu_encoder *e)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
     }
     e->slice_smem = (size_t)(pl->max_blines ? pl->max_blines : 1) * sizeof(enc_line_cost);
-    if (e->slice_smem + sizeof(slice_shared) > 40 * 1024)
+    if (e->slice_smem + (1 + SLICE_WARPS) * sizeof(slice_shared) > 40 * 1024)
         CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       (int)e->slice_smem));
     if (pl->max_blines > MAX_LINES)
@@ -953,8 +1044,8 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
         cudaMemcpyAsync(e->d_out, e->d_header, pl->header_bytes, cudaMemcpyDeviceToDevice, st));
     STAGE(4);
     enc_slices<<<g->slices, 32 * SLICE_WARPS, e->slice_smem, st>>>(
-        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_gtli,
-        e->d_prec, e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
+        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_share,
+        e->d_gtli, e->d_prec, e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
     LAUNCH_TRY("enc_slices");
     STAGE(5);
     if (pl->cfg.rate_control == XS_RC_FIXED) {

@@ -165,10 +165,12 @@ static inline size_t test_precinct_content(const uint8_t *prec, const xs_geometr
 }
 
 /* Checks a codestream against the rate-control contract, independently of
- * the encoder: exactly the target size; each precinct's packets within its
- * budget (its share, plus in slice mode what earlier precincts of the slice
- * left); each slice (slice mode) or precinct (precinct mode) exactly its
- * share. Returns NULL or what is wrong. */
+ * the encoder: exactly the target size; each slice (slice mode) or precinct
+ * (precinct mode) exactly its share in proportion to its coefficients; each
+ * precinct's packets within its budget: in precinct mode its share, in slice
+ * mode the bytes the precinct occupies (inside a slice the encoder splits the
+ * slice's bytes by content, xs/ENCODER.md) and, with the precincts before it
+ * in the slice, within the slice's share. Returns NULL or what is wrong. */
 static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_t target,
                                             xs_rate_control rc)
 {
@@ -202,6 +204,15 @@ static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_
     for (int s = 0; s < g.slices && !bad; s++) {
         uint64_t allot_cum = 0, used = 0;
         const int r0 = s * h.hsl, r1 = r0 + h.hsl < g.rows ? r0 + h.hsl : g.rows;
+        /* The slice's share: the coefficients up to its end. */
+        uint64_t cum_end = cum;
+        for (int row = r0; row < r1; row++)
+            for (int col = 0; col < g.cols; col++)
+                for (int b = 0; b < g.nbands; b++)
+                    cum_end += (uint64_t)xs_band_prec_width(&g, &g.band[b], col) *
+                               xs_band_prec_height(&g.band[b], row);
+        const uint64_t slice_share =
+            ((size_t)r1 * g.cols == np ? data : data * cum_end / all) - prev;
         for (int row = r0; row < r1 && !bad; row++)
             for (int col = 0; col < g.cols && !bad; col++) {
                 const size_t p = (size_t)row * g.cols + col;
@@ -216,7 +227,7 @@ static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_
                 const size_t occupied =
                     (p + 1 < np ? off[p + 1] : len - 2) - off[p] -
                     ((p + 1 < np && (p + 1) % ((size_t)h.hsl * g.cols) == 0) ? 6 : 0);
-                const uint64_t budget = rc == XS_RC_SLICE ? allot_cum - used : share;
+                const uint64_t budget = rc == XS_RC_SLICE ? occupied : share;
                 if (content > budget) {
                     snprintf(why, sizeof why, "precinct (%d,%d): %zu bytes over its budget of %llu",
                              row, col, content, (unsigned long long)budget);
@@ -228,6 +239,12 @@ static inline const char *test_check_budget(const uint8_t *cs, size_t len, size_
                     bad = why;
                 }
                 used += occupied;
+                if (!bad && rc == XS_RC_SLICE && used > slice_share) {
+                    snprintf(why, sizeof why,
+                             "precinct (%d,%d): the slice's precincts take %llu bytes of its %llu",
+                             row, col, (unsigned long long)used, (unsigned long long)slice_share);
+                    bad = why;
+                }
             }
         if (!bad && rc == XS_RC_SLICE && used != allot_cum) {
             snprintf(why, sizeof why, "slice %d occupies %llu bytes, its share is %llu", s,

@@ -368,6 +368,78 @@ static void test_profiles(void)
           r.msg);
 }
 
+/* The PSNR weights favour luma as xs/ENCODER.md derives (6:1:1 weighted
+ * MSE): in 4:4:4 the chroma of the lowest band sits one bit plane below luma
+ * (every sample weighing the same would give them equal gains), and in
+ * 4:2:2 and 4:2:0 never above it. */
+static void test_weights(void)
+{
+    static const char *const fmts[] = {"444", "422", "420"};
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+        xs_encoder_config cfg;
+        xs_encoder_config_init(&cfg);
+        set_format(&cfg, fmts[i], 1920, 1080, 10);
+        cfg.bpp = 3;
+        xs_header h;
+        xsf_error err = {0};
+        CHECK(xs_encoder_config_header(&cfg, &h, &err) == XSF_OK, "%s: %s", fmts[i], err.msg);
+        CHECK(h.gain[1] == h.gain[2], "%s: Cb gain %u, Cr gain %u", fmts[i], h.gain[1], h.gain[2]);
+        if (i == 0)
+            CHECK(h.gain[0] == h.gain[1] + 1, "4:4:4: luma gain %u, chroma %u (expected one more)",
+                  h.gain[0], h.gain[1]);
+        else
+            CHECK(h.gain[0] >= h.gain[1], "%s: luma gain %u below chroma %u", fmts[i], h.gain[0],
+                  h.gain[1]);
+    }
+}
+
+/* Slice rate control: the bytes of a slice follow its content. One slice of
+ * four precincts, the first detailed (noise) and the other three flat: the
+ * first takes far more than the quarter of the slice its coefficients would
+ * give it, and the slice is still exactly its share. */
+static void test_slice_shares(void)
+{
+    enum { W = 256, H = 16 };
+    static uint16_t px[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            px[y * W + x] = (uint16_t)(y < 4 ? enc_rand() % 256 : 128);
+    xsf_picture pic;
+    memset(&pic, 0, sizeof pic);
+    pic.fmt.nc = 1;
+    pic.fmt.width[0] = W;
+    pic.fmt.height[0] = H;
+    pic.fmt.depth[0] = 8;
+    pic.stride[0] = W * sizeof(uint16_t);
+    pic.data[0] = (uint8_t *)px;
+    xs_encoder_config cfg;
+    xs_encoder_config_init(&cfg);
+    set_format(&cfg, "400", W, H, 8);
+    cfg.bpp = 2;
+    xs_encoder *enc = NULL;
+    xsf_error err = {0};
+    CHECK(xs_encoder_create(&enc, &cfg, &err) == XSF_OK, "create: %s", err.msg);
+    if (!enc)
+        return;
+    const size_t cap = xs_encoder_max_bytes(enc);
+    uint8_t *buf = malloc(cap);
+    size_t len = 0;
+    CHECK(buf && xs_encode(enc, &pic, buf, cap, &len) == XSF_OK, "encode: %s",
+          xs_encoder_error(enc));
+    const xs_encoder_stats *st = xs_encoder_last_stats(enc);
+    CHECK(st->nprecincts == 4, "%zu precincts, expected 4", st->nprecincts);
+    uint32_t slice = 0;
+    for (size_t i = 0; i < st->nprecincts; i++)
+        slice += st->total_bytes[i];
+    CHECK(st->coded_bytes[0] > slice / 2,
+          "the detailed precinct took %u of the slice's %u bytes (a quarter by coefficients)",
+          st->coded_bytes[0], slice);
+    const char *why = buf ? test_check_budget(buf, len, cap, XS_RC_SLICE) : "no buffer";
+    CHECK(!why, "budget: %s", why ? why : "");
+    free(buf);
+    xs_encoder_destroy(enc);
+}
+
 int main(void)
 {
     test_lossless();
@@ -377,5 +449,7 @@ int main(void)
     test_nlt_cwd();
     test_layouts();
     test_profiles();
+    test_weights();
+    test_slice_shares();
     return xsf_test_finish();
 }
