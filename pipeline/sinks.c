@@ -28,8 +28,8 @@
  * instead: a page fault takes no inode lock, so the pages of one file are
  * filled on several cores at once. */
 #define WRITER_THREADS 4
-/* Threads of an MD5 writer: half the cores, at least WRITER_THREADS and at most this many
- * (md5_threads). */
+/* Threads of an MD5 writer: three eighths of the cores, at least WRITER_THREADS and at
+ * most this many (md5_threads). */
 #define WRITER_THREADS_MAX 8
 
 struct pl_writer {
@@ -507,18 +507,17 @@ static xsf_status open_yuv(pl_writer *wr, const char *path, xsf_error *err)
 /* MD5 lines are each a frame's own, so several threads hash at once: a UHD picture's MD5 is
  * about 55 ms of a core (3.3 frame times at 60 fps: 3.3 cores a stream), and longer on a
  * loaded machine. Four threads were a margin of a fifth: on the device's 16 cores, with
- * two streams, their senders and the GPU's threads, an MD5 took up to 70 ms for tens of
+ * two streams, their senders and the GPU's threads, an MD5 took about 70 ms for tens of
  * seconds at a time, the writer fell behind, its queue took every frame of the stream's
- * pool and frames were dropped for want of one (the soak, BENCHMARKS.md). Half the cores
- * (8 on 16): twice the work a stream needs before the writer falls behind; the threads
- * only run when a picture is there, so the CPU spent is the same. */
+ * pool and frames were dropped for want of one (the device's soaks, issue 30). Three
+ * eighths of the cores (6 on 16): nearly twice the work a UHD60 stream needs, while two
+ * streams' writers leave a quarter of the cores to the threads that receive and decode.
+ * The threads only run with a picture to hash: the CPU spent is the same. */
 static unsigned md5_threads(void)
 {
     const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const unsigned half = cores > 0 ? (unsigned)(cores / 2) : 0;
-    return half < WRITER_THREADS       ? WRITER_THREADS
-           : half > WRITER_THREADS_MAX ? WRITER_THREADS_MAX
-                                       : half;
+    const unsigned n = cores > 0 ? (unsigned)(cores * 3 / 8) : 0;
+    return n < WRITER_THREADS ? WRITER_THREADS : n > WRITER_THREADS_MAX ? WRITER_THREADS_MAX : n;
 }
 
 xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_options *opt,

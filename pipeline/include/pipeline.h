@@ -502,8 +502,8 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
 /* PL_WRITE_MD5: a text file, PL_WRITE_MD5_HEADER then one line a frame: its index, its RTP
  * timestamp (0 without one) and the MD5 of its picture in .yuv layout (two fields woven), so
  * that each delivered picture can be compared with the C decoder's of the frame it stands
- * for, at the cost of an MD5 (no picture is kept). Several frames are hashed at once (on half
- * the cores, 4 to 8 threads; the sink's holds are those and 2), so the lines come in the
+ * for, at the cost of an MD5 (no picture is kept). Several frames are hashed at once (on 3/8
+ * of the cores, 4 to 8 threads; the sink's holds are those and 2), so the lines come in the
  * order their MD5s are done (nearly the frames' order: sort by index). */
 typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS, PL_WRITE_MD5 } pl_write_kind;
 #define PL_WRITE_MD5_HEADER "index,rtp_timestamp,md5"
