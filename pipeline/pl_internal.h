@@ -116,7 +116,12 @@ typedef struct pl_stream {
     uint64_t capture_after_picture;
     xsf_container pix_fmt; /* pl_stream_config's picture request */
     xsf_colour pix_colour;
+    unsigned holds; /* the frames its sink keeps after delivery (pl_sink.holds, at most
+                       PL_HOLDS_MAX): in its pool beyond the default, pinned ahead */
 } pl_stream;
+
+/* The most frames a sink's holds count for (pl_sink.holds). */
+#define PL_HOLDS_MAX 64u
 
 /* Marks of a partial frame's rows on a decoder's stream: events recorded
  * after the work that makes rows final, looked at while the frame arrives

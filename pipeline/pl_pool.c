@@ -290,7 +290,7 @@ static unsigned queue_pictures(const pl_pipeline *p, unsigned qi)
         const pl_stream *st = &p->streams[i];
         if (st->used != 1 || st->queue != (int)qi)
             continue;
-        want += st->sink.holds < 64 ? st->sink.holds : 64; /* what its sink keeps a while */
+        want += st->holds; /* what its sink keeps a while */
         known &= st->expected_frames != 0;
         frames += st->expected_frames;
     }

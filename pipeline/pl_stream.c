@@ -238,6 +238,13 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
         st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
+    /* And the frames the sink keeps after their delivery (a writer's threads at work on
+     * them): those never absorb a burst or feed a decoder. Without them an MD5 writer's
+     * frames took the soak's pool of 16 whenever it lagged, and frames were dropped for
+     * want of one (BENCHMARKS.md). */
+    st->holds = sc->sink.holds < PL_HOLDS_MAX ? sc->sink.holds : PL_HOLDS_MAX;
+    if (!sc->frames)
+        st->nslots += st->holds;
     st->expected_frames = sc->expected_frames;
     if (!sc->frames && sc->expected_frames && sc->expected_frames < st->nslots)
         st->nslots = sc->expected_frames; /* a short file: no frame it cannot fill */

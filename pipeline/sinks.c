@@ -28,6 +28,9 @@
  * instead: a page fault takes no inode lock, so the pages of one file are
  * filled on several cores at once. */
 #define WRITER_THREADS 4
+/* Threads of an MD5 writer: three eighths of the cores, at least WRITER_THREADS and at
+ * most this many (md5_threads). */
+#define WRITER_THREADS_MAX 8
 
 struct pl_writer {
     pl_writer_options opt;
@@ -35,7 +38,7 @@ struct pl_writer {
     FILE *jxs; /* .jxs output, or PL_WRITE_MD5's lines */
     imgio_writer *w;
     app_md5 md5;
-    pthread_t thread[WRITER_THREADS];
+    pthread_t thread[WRITER_THREADS_MAX];
     unsigned nthreads;
     int fd;               /* parallel .yuv output (a regular file), else -1 */
     size_t page;          /* fd: the page size, of which mmap offsets are multiples */
@@ -501,6 +504,22 @@ static xsf_status open_yuv(pl_writer *wr, const char *path, xsf_error *err)
     return XSF_OK;
 }
 
+/* MD5 lines are each a frame's own, so several threads hash at once: a UHD picture's MD5 is
+ * about 55 ms of a core (3.3 frame times at 60 fps: 3.3 cores a stream), and longer on a
+ * loaded machine. Four threads were a margin of a fifth: on the device's 16 cores, with
+ * two streams, their senders and the GPU's threads, an MD5 took about 70 ms for tens of
+ * seconds at a time, the writer fell behind, its queue took every frame of the stream's
+ * pool and frames were dropped for want of one (the device's soaks, issue 30). Three
+ * eighths of the cores (6 on 16): nearly twice the work a UHD60 stream needs, while two
+ * streams' writers leave a quarter of the cores to the threads that receive and decode.
+ * The threads only run with a picture to hash: the CPU spent is the same. */
+static unsigned md5_threads(void)
+{
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned n = cores > 0 ? (unsigned)(cores * 3 / 8) : 0;
+    return n < WRITER_THREADS ? WRITER_THREADS : n > WRITER_THREADS_MAX ? WRITER_THREADS_MAX : n;
+}
+
 xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_options *opt,
                           xsf_error *err)
 {
@@ -526,9 +545,7 @@ xsf_status pl_writer_open(pl_writer **out, const char *path, const pl_writer_opt
         }
     }
     wr->fd = -1;
-    /* MD5 lines are each a frame's own: WRITER_THREADS hash at once (a UHD picture's MD5 is
-     * about 55 ms of one core, more than a frame time at 60 fps). */
-    wr->nthreads = opt->kind == PL_WRITE_MD5 ? WRITER_THREADS : 1;
+    wr->nthreads = opt->kind == PL_WRITE_MD5 ? md5_threads() : 1;
     if (path && strcmp(path, "-") && opt->kind == PL_WRITE_PICTURE &&
         opt->image.format == IMGIO_FORMAT_YUV && !opt->md5 && open_yuv(wr, path, err) != XSF_OK) {
         free(wr->path);
@@ -559,10 +576,10 @@ pl_sink pl_writer_sink(pl_writer *wr)
                  NULL,
                  NULL,
                  0};
-    /* MD5 lines: each of its threads hashes a picture for about 55 ms (UHD), 3.3 frame
-     * times at 60 fps, and as many may wait their turn. */
+    /* MD5 lines: a picture on each of its threads (55 ms of UHD, md5_threads), and two
+     * delivered while they finish theirs. */
     if (wr->opt.kind == PL_WRITE_MD5)
-        s.holds = 2 * wr->nthreads;
+        s.holds = wr->nthreads + 2;
     return s;
 }
 

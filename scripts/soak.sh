@@ -231,8 +231,8 @@ for ((k = 0; k < streams; k++)); do
     gapms=$(num "$line" max_delivery_gap_ms) rx_lost=$(num "$line" packets_lost)
     if [ "$legs" = 1 ]; then
         allowed=$hit
-        echo "stream $k: sent $frames frames ($datagrams datagrams; lost $lost in $bursts bursts" \
-            "and a cut of $cut_seg frames, $cut_pk packets; reordered $reo, duplicated $dup;" \
+        echo "stream $k: sent $frames frames ($datagrams datagrams; lost $lost packets:" \
+            "$((lost - ${cut_pk:-0})) in $bursts bursts, $cut_pk in a cut of $cut_seg frames; reordered $reo, duplicated $dup;" \
             "$hit frames lost a packet); received $delivered whole, $dropped dropped ($missing" \
             "for missing packets); longest stall $stall ms over $delivered frames (longest gap" \
             "between deliveries $gapms ms)"
@@ -270,6 +270,13 @@ for ((k = 0; k < streams; k++)); do
             check "$(nth "$line" packets_lost $((leg + 1)))" "$(nth "$tx" lost $((leg + 1)))" \
                 "leg $leg: packets lost"
         done
+    fi
+    # Where frames were dropped for want of a free one, say so: the decode stage or the
+    # sink (the MD5 threads) fell behind and held the stream's pool (frames_in_pool).
+    nobuf=$(num "$line" no_frame)
+    if [ "${nobuf:-0}" -gt 0 ]; then
+        echo "  ($nobuf of the frames dropped for want of a free frame: the decoders or the sink" \
+            "fell behind and held all $(num "$line" frames_in_pool) frames of the pool)"
     fi
     # Check 1: what the impairment allows.
     floor=$((frames - allowed))
@@ -373,7 +380,7 @@ echo "| streams | duration | fps | impairment | frames sent | delivered | impair
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 echo "| $streams x $(basename "$vector") ($engine) | ${duration} s | $fps | $what |" \
     "$tot_frames | $tot_delivered ($pct %) | $((tot_frames - tot_allowed)) | $tot_md5 |" \
-    "$([ $counts_fail = 0 ] && echo yes || echo NO) (lost $tot_lost) |" \
+    "$([ $counts_fail = 0 ] && echo yes || echo NO) (packets lost $tot_lost) |" \
     "${rss_first} -> ${rss_last} KiB (${rss_pct} %) | ${worst_stall} ms over $stall_over (limit ${limit_ms} ms) |"
 [ $fail = 0 ] && echo "soak: PASS ($out)" || echo "soak: FAIL ($out; rx.log, rss.log, tx_*.json)"
 if [ $fail = 0 ] && [ -n "$no_rt" ]; then

@@ -194,11 +194,13 @@ typedef struct pl_sink {
     pl_placement placement;
     void (*refused)(void *ctx, const pl_frame *frame, const char *why);
     void (*rows)(void *ctx, const pl_frame *frame, const int rows[XSF_MAX_COMPONENTS]);
-    /* Pictures the sink may hold at once after their delivery (a writer's threads and its
-     * queue; 0: it lets each go before the next): the GPU engine's provisioner keeps that
-     * many more pinned pictures ready, so that a decoder never pins one on its way to a
-     * delivery (a UHD picture is 33 MB: pinned in the middle of a run it stalled the
-     * stream by 23 ms, BENCHMARKS.md). */
+    /* Frames the sink may hold at once after their delivery (a writer's threads and its
+     * queue; 0: it lets each go before the next; at most 64 count): the stream's pool gets
+     * that many frames more (pl_stream_config.frames 0), so that what the sink holds is not
+     * taken from the frames that absorb bursts and feed the decoders, and the GPU engine's
+     * provisioner keeps that many more pinned pictures ready, so that a decoder never pins
+     * one on its way to a delivery (a UHD picture is 33 MB: pinned in the middle of a run
+     * it stalled the stream by 23 ms, BENCHMARKS.md). */
     unsigned holds;
 } pl_sink;
 
@@ -206,7 +208,8 @@ typedef struct pl_stream_config {
     const char *name; /* for messages ("recv 239.1.1.1:5004") */
     pl_backpressure backpressure;
     unsigned frames;         /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
-                                at least 16 (bursts); PL_BLOCK 2 x decoders + 2 */
+                                at least 16 (bursts); PL_BLOCK 2 x decoders + 2; either plus the
+                                sink's holds */
     size_t codestream_bytes; /* the frames' codestream size where known (every frame gets a
                                 buffer of it before the first packet); 0 = 1 MiB at first,
                                 then the first frame's size */
@@ -499,8 +502,9 @@ void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final);
 /* PL_WRITE_MD5: a text file, PL_WRITE_MD5_HEADER then one line a frame: its index, its RTP
  * timestamp (0 without one) and the MD5 of its picture in .yuv layout (two fields woven), so
  * that each delivered picture can be compared with the C decoder's of the frame it stands
- * for, at the cost of an MD5 (no picture is kept). Several frames are hashed at once, so the
- * lines come in the order their MD5s are done (nearly the frames' order: sort by index). */
+ * for, at the cost of an MD5 (no picture is kept). Several frames are hashed at once (on 3/8
+ * of the cores, 4 to 8 threads; the sink's holds are those and 2), so the lines come in the
+ * order their MD5s are done (nearly the frames' order: sort by index). */
 typedef enum pl_write_kind { PL_WRITE_PICTURE = 0, PL_WRITE_JXS, PL_WRITE_MD5 } pl_write_kind;
 #define PL_WRITE_MD5_HEADER "index,rtp_timestamp,md5"
 typedef struct pl_writer_options {

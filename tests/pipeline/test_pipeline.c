@@ -26,6 +26,7 @@
 #include "pl_gpu.h"
 #include "test.h"
 #include "xs.h"
+#include "xsf_clock.h"
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #endif
@@ -426,6 +427,7 @@ typedef struct holder {
     pl_frame *held[64];
     int nheld;
     int hold; /* keep frames instead of releasing them */
+    int keep; /* with hold: keep the last `keep` only (a writer's threads at work on them) */
     uint64_t last_index;
     uint64_t delivered;
     int out_of_order;
@@ -452,10 +454,16 @@ static void holder_deliver(void *ctx, pl_frame *f)
         h->with_picture++;
     h->last_index = f->index;
     h->delivered++;
+    if (h->hold && h->keep && h->nheld == h->keep) { /* the oldest let go */
+        pl_frame_release(h->held[0]);
+        memmove(h->held, h->held + 1, (size_t)(h->nheld - 1) * sizeof *h->held);
+        h->nheld--;
+    }
     if (h->hold && h->nheld < 64) {
         h->held[h->nheld++] = f;
         f = NULL;
     }
+    pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     if (f)
         pl_frame_release(f);
@@ -488,6 +496,96 @@ static void holder_release_all(holder *h)
         pl_frame_release(h->held[i]);
     h->nheld = 0;
     pthread_mutex_unlock(&h->mu);
+}
+
+/* A sink's holds (pl_sink.holds) come on top of the default pool: a sink that keeps its
+ * last 24 frames (a writer's threads at work on them, as an MD5 writer lagging behind a
+ * UHD stream did in the soak) takes none of the frames a live stream (PL_DROP_OLDEST)
+ * needs, and every frame offered after the one before was delivered is delivered (with
+ * the pool of 16 alone, the 17th was dropped for want of a frame). The MD5 writer states
+ * at least its four threads and two more, and its stream's pool has them. */
+static void test_sink_holds(void)
+{
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    if (!p)
+        return;
+    size_t len;
+    uint8_t *data = read_all("fmt_yuv422_10b", &len);
+    CHECK(data != NULL, "vector");
+    if (!data) {
+        pl_destroy(p);
+        return;
+    }
+    enum { KEEP = 24, OFFERED = 80 };
+    holder h;
+    holder_init(&h);
+    h.hold = 1;
+    h.keep = KEEP;
+    pl_stream_config sc = {
+        .name = "holds",
+        .backpressure = PL_DROP_OLDEST,
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL, KEEP}};
+    int sid;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    int no_frame = 0;
+    for (int i = 0; i < OFFERED; i++) {
+        pl_frame *f = pl_frame_acquire(p, sid, len);
+        if (!f) {
+            no_frame++;
+            pl_count_drop(p, sid, PL_DROP_NO_FRAME);
+            continue;
+        }
+        memcpy(f->buffer, data, len);
+        f->codestream = f->buffer;
+        f->codestream_bytes = len;
+        pl_frame_submit(p, f);
+        /* The frame delivered before the next is offered: only the sink holds frames. */
+        const struct timespec until = xsf_clock_wall_deadline(10000000000ull);
+        pthread_mutex_lock(&h.mu);
+        while (h.delivered + (uint64_t)h.refused < (uint64_t)(i + 1 - no_frame) &&
+               pthread_cond_timedwait(&h.cv, &h.mu, &until) == 0)
+            ;
+        pthread_mutex_unlock(&h.mu);
+    }
+    pl_stream_finish(p, sid);
+    pl_stream_stats ss;
+    pl_stream_stats_get(p, sid, &ss);
+    CHECK(ss.frames >= 16 + KEEP, "a pool of %u frames for a sink that holds %d", ss.frames, KEEP);
+    CHECK(no_frame == 0 && ss.delivered == OFFERED && ss.dropped_total == 0,
+          "%llu of %d delivered, %llu dropped (%d for want of a frame) while the sink kept %d",
+          (unsigned long long)ss.delivered, OFFERED, (unsigned long long)ss.dropped_total, no_frame,
+          KEEP);
+    CHECK(h.out_of_order == 0 && h.refused == 0, "%d out of order, %d refused", h.out_of_order,
+          h.refused);
+    holder_release_all(&h);
+
+    pl_writer *w = NULL;
+    pl_writer_options wo;
+    memset(&wo, 0, sizeof wo);
+    wo.kind = PL_WRITE_MD5;
+    CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "MD5 writer: %s", err.msg);
+    if (w) {
+        pl_stream_config mc = {
+            .name = "md5", .backpressure = PL_DROP_OLDEST, .sink = pl_writer_sink(w)};
+        int mid;
+        CHECK(mc.sink.holds >= 4 + 2,
+              "the MD5 writer holds %u frames (4 threads at least, "
+              "and 2 waiting)",
+              mc.sink.holds);
+        CHECK(pl_stream_add(p, &mc, &mid, &err) == XSF_OK, "stream: %s", err.msg);
+        pl_stream_stats ms;
+        pl_stream_stats_get(p, mid, &ms);
+        CHECK(ms.frames == ss.frames - KEEP + mc.sink.holds,
+              "the MD5 writer's stream has %u frames, want %u + its %u", ms.frames,
+              ss.frames - KEEP, mc.sink.holds);
+        pl_stream_finish(p, mid);
+        pl_writer_close(w, &err);
+    }
+    pl_destroy(p);
+    free(data);
 }
 
 /* 2. Drop-oldest: while the sink holds every frame, the source never blocks;
@@ -1859,6 +1957,7 @@ int main(int argc, char **argv)
     }
     test_files();
     test_policy_and_errors();
+    test_sink_holds();
     test_flush();
     test_gpu_sync();
     test_startup();
