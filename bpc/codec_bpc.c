@@ -116,7 +116,11 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     const xsf_status st = bpc_decode_parsed(d, header_of(frame), buf, len, &consumed, &img);
     if (st != XSF_OK)
         return xsf_codec_fail(err, st, bpc_decoder_error(d));
-    return xsf_codec_copy_picture(out, img, err);
+    /* An output pixel format is converted from the planar16 picture, with the colour
+     * the frame's description gives the conversion. */
+    xsf_picture src = *img;
+    src.colour = frame->colour;
+    return xsf_codec_copy_picture(out, &src, err);
 }
 
 /* ---- CUDA decoder ---- */
@@ -216,6 +220,10 @@ static xsf_status gpu_decode(void *dec, const xsf_codec_frame *frame, const void
     xsf_picture_init(&g->last);
     if (out && out->memory != XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the GPU decoder writes into device pictures");
+    if ((out ? out->fmt.container : frame->format.container) != XSF_PLANAR_U16)
+        return xsf_error_set(err, XSF_ERR_UNSUPPORTED,
+                             "BPC-PaCo's GPU decoder writes planar16 pictures only: another "
+                             "pixel format is decoded on the CPU (--cpu)");
     xsf_cuda_device_saved on;
     xsf_status st = bpc_codec_device_enter(&on, g->device, err);
     if (st == XSF_OK)

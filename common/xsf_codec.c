@@ -32,11 +32,15 @@ const void *xsf_codec_frame_header(const xsf_codec_frame *frame, const xsf_codec
 
 xsf_status xsf_codec_copy_picture(xsf_picture *out, const xsf_picture *img, xsf_error *err)
 {
-    if (!xsf_format_equal(&out->fmt, &img->fmt) || out->memory == XSF_MEMORY_DEVICE)
+    const int convert =
+        out->fmt.container != img->fmt.container && img->fmt.container == XSF_PLANAR_U16;
+    if ((!convert && !xsf_format_equal(&out->fmt, &img->fmt)) || out->memory == XSF_MEMORY_DEVICE)
         return xsf_error_set(err, XSF_ERR_ARG, "the picture given is not one of the codestream's");
     const xsf_colour colour = out->colour;
     const xsf_picture_props props = out->props;
-    const xsf_status st = xsf_picture_copy(out, img, err);
+    /* Another pixel format: xsf_picture_convert checks that out's is the one of img's. */
+    const xsf_status st =
+        convert ? xsf_picture_convert(out, img, err) : xsf_picture_copy(out, img, err);
     out->colour = colour;
     out->props = props;
     return st;

@@ -284,8 +284,11 @@ const void *xsf_codec_frame_header(const xsf_codec_frame *frame, const xsf_codec
 
 /* A CPU decoder's picture `img` (its own planes) into the caller's host
  * picture `out`: the samples only, out's colour and properties stay its
- * owner's. XSF_ERR_ARG where out is in device memory or not of img's
- * format. */
+ * owner's. Where img is planar16 and out of another container, out is
+ * img converted (xsf_picture_convert, with img's colour: a codec that
+ * writes no output pixel format itself gives its decoders' pictures the
+ * frame's conversion colour first). XSF_ERR_ARG where out is in device
+ * memory or of no format img has or converts to. */
 xsf_status xsf_codec_copy_picture(xsf_picture *out, const xsf_picture *img, xsf_error *err);
 
 #ifdef __cplusplus

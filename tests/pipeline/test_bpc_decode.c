@@ -171,6 +171,103 @@ static void through_pipeline(const char *name, const buf *file, const buf *ref, 
     free(c.yuv.data);
 }
 
+/* The C decoder's pictures of `file` in pixel format `to`, raw (the planes' rows, as
+ * xsf_picture_convert writes them), with the colour the codestream says. */
+static void reference_fmt(const buf *file, xsf_container to, buf *raw)
+{
+    const xsf_codec *bpc = xsf_codec_find("bpc-paco");
+    bpc_decoder *dec = NULL;
+    CHECK(bpc_decoder_create(&dec, NULL) == XSF_OK, "decoder");
+    size_t off = 0;
+    while (dec && off < file->len) {
+        size_t used = 0;
+        const xsf_picture *img;
+        xsf_codec_frame d;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (bpc->parse_header(file->data + off, file->len - off, &d, &err) != XSF_OK ||
+            bpc_decode(dec, file->data + off, file->len - off, &used, &img) != XSF_OK || !used) {
+            CHECK(0, "C decoder: %s %s", err.msg, bpc_decoder_error(dec));
+            break;
+        }
+        xsf_picture src = *img, out;
+        src.colour = d.colour;
+        xsf_picture_init(&out);
+        CHECK(xsf_format_convert(&img->fmt, &d.colour, to, &out.fmt, &err) == XSF_OK &&
+                  xsf_picture_alloc(&out, NULL, &err) == XSF_OK &&
+                  xsf_picture_convert(&out, &src, &err) == XSF_OK,
+              "converting the reference: %s", err.msg);
+        for (int c = 0; out.data[0] && c < xsf_format_planes(&out.fmt); c++)
+            for (int y = 0; y < xsf_format_plane_rows(&out.fmt, c); y++)
+                buf_sink(raw, out.data[c] + (size_t)y * out.stride[c],
+                         xsf_format_row_bytes(&out.fmt, c));
+        xsf_picture_unref(&out);
+        off += used;
+    }
+    bpc_decoder_destroy(dec);
+}
+
+static void raw_deliver(void *ctx, pl_frame *f)
+{
+    collect *c = ctx;
+    const xsf_picture *pic = &f->picture[0];
+    for (int p = 0; pic->data[0] && p < xsf_format_planes(&pic->fmt); p++)
+        for (int y = 0; y < xsf_format_plane_rows(&pic->fmt, p); y++)
+            buf_sink(&c->yuv, pic->data[p] + (size_t)y * pic->stride[p],
+                     xsf_format_row_bytes(&pic->fmt, p));
+    c->frames += pic->data[0] && pic->fmt.container != XSF_PLANAR_U16;
+    pl_frame_release(f);
+}
+
+/* The file through the pipeline with a picture request in pixel format `to`: on the CPU
+ * the pictures are the C decoder's converted (xsf_codec_copy_picture); BPC-PaCo's GPU
+ * decoder writes planar16 only, so there each frame is refused and says why. */
+static void through_pipeline_fmt(const char *name, const buf *file, unsigned ref_frames,
+                                 xsf_container to, pl_engine engine)
+{
+    pl_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.engine = engine;
+    cfg.cpu_threads = 2;
+    pl_pipeline *p = NULL;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (pl_create(&p, &cfg, &err) != XSF_OK) {
+        CHECK(0, "%s: pl_create: %s", name, err.msg);
+        return;
+    }
+    collect c;
+    memset(&c, 0, sizeof c);
+    pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .pix_fmt = to};
+    sc.sink = (pl_sink){.deliver = raw_deliver, .ctx = &c, .placement = PL_PICTURE_HOST};
+    int sid = -1;
+    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "%s: stream: %s", name, err.msg);
+    uint64_t frames = 0;
+    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &frames, &err) == XSF_OK,
+          "%s: source: %s", name, err.msg);
+    pl_stream_finish(p, sid);
+    pl_stream_stats ss;
+    pl_stream_stats_get(p, sid, &ss);
+    if (engine == PL_ENGINE_GPU) {
+        CHECK(c.frames == 0 && ss.dropped_total == ref_frames &&
+                  strstr(ss.last_error, "planar16 pictures only"),
+              "%s: %u frames in %s, %llu dropped (%s)", name, c.frames, xsf_container_name(to),
+              (unsigned long long)ss.dropped_total, ss.last_error);
+    } else {
+        buf ref = {0};
+        reference_fmt(file, to, &ref);
+        CHECK(c.frames == ref_frames && ss.dropped_total == 0, "%s: %u of %u frames in %s (%s)",
+              name, c.frames, ref_frames, xsf_container_name(to), ss.last_error);
+        CHECK(ref.len && c.yuv.len == ref.len && !memcmp(c.yuv.data, ref.data, ref.len),
+              "%s: %s pictures differ from the C decoder's converted (%zu bytes, %zu expected)",
+              name, xsf_container_name(to), c.yuv.len, ref.len);
+        free(ref.data);
+    }
+    pl_stream_remove(p, sid, NULL);
+    pl_destroy(p);
+    free(c.yuv.data);
+}
+
 /* The file through `xsflow decode` on the engine. */
 static void through_xsflow(const char *xsflow, const char *work, const char *name, const buf *file,
                            const buf *ref, const char *engine)
@@ -282,6 +379,10 @@ int main(int argc, char **argv)
     const pl_engine engine = gpu ? PL_ENGINE_GPU : PL_ENGINE_CPU;
     through_pipeline("a", &a, &ref_a, na, 2, engine, PL_PICTURE_HOST);
     through_pipeline("b", &b, &ref_b, nb, 0, engine, PL_PICTURE_HOST);
+    /* Output pixel formats: 4:2:2 10-bit as v210 and i420, 4:4:4 RGB as rgba. */
+    through_pipeline_fmt("b-v210", &b, nb, XSF_V210, engine);
+    through_pipeline_fmt("b-i420", &b, nb, XSF_I420, engine);
+    through_pipeline_fmt("a-rgba", &a, na, XSF_RGBA8, engine);
     if (gpu) /* the device picture a copy of the decoder's, the host one downloaded from it */
         through_pipeline("a-both", &a, &ref_a, na, 2, engine, PL_PICTURE_BOTH);
     if (strcmp(argv[1], "-")) {
