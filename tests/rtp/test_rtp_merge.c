@@ -10,7 +10,10 @@
  *                                    streams at UHD60's packet rate (131,000 a second):
  *                                    one leg cut for 2 s and for 40 ms, two legs cut in
  *                                    turn and together, 450 ms of skew: exactly the frames
- *                                    that lost a packet on every leg dropped
+ *                                    that lost a packet on every leg dropped; each leg cut
+ *                                    2 s and restored with 1 % lost on each, never on
+ *                                    both: every frame completed by its own last packet
+ *                                    (nothing held back when a leg goes or comes back)
  *   test_rtp_merge loopback SEQ.jxs  two legs over UDP loopback (127.0.0.1) through
  *                                    "dup:udp": loss on each leg (never the same packet
  *                                    on both), reordering and copies inside each, 40 ms
@@ -795,12 +798,20 @@ typedef struct gen_plan {
     unsigned legs, frames;
     unsigned cut_from[2], cut_to[2]; /* frames a leg does not send */
     unsigned all_from, all_to;       /* frames no leg sends */
-    unsigned loss_mod;  /* leg k loses packet j where hash(j) % loss_mod == k (0: none) */
-    uint64_t skew_ns;   /* leg 2's delay */
-    unsigned window_ms; /* the merge's (two legs) */
+    unsigned loss_mod;   /* leg k loses packet j where hash(j) % loss_mod == k (0: none) */
+    int spare_cut;       /* a leg loses nothing of a frame another leg's cut takes (the
+                            sender's --exclusive-loss: never a packet lost on both legs) */
+    unsigned watch_from; /* frames from here on are watched (gen_watch); 0: none */
+    uint64_t skew_ns;    /* leg 2's delay */
+    unsigned window_ms;  /* the merge's (two legs) */
     /* made */
     uint64_t packets, lost_all;
     unsigned frames_whole;
+    /* Of the frames watched: those completed after the packet that made them whole had been
+     * handled (held back: waiting for a packet, or released in a burst), and the most frames
+     * completed by one packet. Work, not time: a receiver that waits for nothing completes
+     * each frame as its last packet is pushed, one a packet. */
+    unsigned frames_held, most_per_packet;
 } gen_plan;
 
 typedef struct gen_leg {
@@ -815,6 +826,24 @@ typedef struct gen_src {
     const uint8_t *file;
     size_t off[8], n[8], ncs;
 } gen_src;
+
+/* The watch of gen_plan.watch_from: the packet being handled (its arrival), frames
+ * completed by it. */
+typedef struct gen_watch {
+    gen_plan *p;
+    uint64_t now;
+    unsigned this_packet;
+} gen_watch;
+
+static void gen_on_frame(void *ctx, const rtp_frame *f)
+{
+    gen_watch *w = ctx;
+    if (f->timestamp / GEN_TICKS < w->p->watch_from)
+        return;
+    w->p->frames_held += f->last_arrival_ns != w->now;
+    if (++w->this_packet > w->p->most_per_packet)
+        w->p->most_per_packet = w->this_packet;
+}
 
 static uint32_t gen_hash(uint64_t j)
 {
@@ -841,6 +870,9 @@ static int gen_sends(const gen_plan *p, unsigned leg, unsigned k, size_t j)
         return 0;
     if (k == 0 || k + 1 == p->frames || !p->loss_mod)
         return 1;
+    for (unsigned o = 0; p->spare_cut && o < p->legs; o++)
+        if (o != leg && k >= p->cut_from[o] && k < p->cut_to[o])
+            return 1;
     return gen_hash(j) % p->loss_mod != leg;
 }
 
@@ -865,6 +897,12 @@ static void gen_run(const uint8_t *file, size_t len, gen_plan *p, rtp_stats *out
     dc.validate = 1;
     dc.reorder_packets = 512;
     dc.reorder_ns = 20 * MS;
+    gen_watch watch = {.p = p};
+    if (p->watch_from) {
+        dc.on_frame = gen_on_frame;
+        dc.ctx = &watch;
+    }
+    p->frames_held = p->most_per_packet = 0;
     if (p->legs > 1) {
         CHECK(rtp_merger_create(&m, &mc, &err) == XSF_OK, "merger: %s", err.msg);
         rtp_receiver_cover_skew(&dc, &mc);
@@ -918,6 +956,8 @@ static void gen_run(const uint8_t *file, size_t len, gen_plan *p, rtp_stats *out
             p->packets++;
             p->lost_all += !any;
         }
+        watch.now = best_t;
+        watch.this_packet = 0;
         if (gen_sends(p, (unsigned)best, l->k, j)) {
             if (!m)
                 rtp_depacketizer_push(d, pk->data, pk->len, best_t);
@@ -1007,6 +1047,37 @@ static void test_long_cuts(const uint8_t *file, size_t len)
           (unsigned long long)ms.packets_lost, (unsigned long long)p.lost_all);
 }
 
+/* A leg cut for 2 s and restored costs the receiver nothing while the other leg delivers
+ * every packet: the soak's two legs (1 % lost on each, never on both, the second leg cut 2 s
+ * at UHD60's packet rate; here also the first, later). Every frame after the start-up is
+ * completed by its own last packet, one frame a packet: nothing waited for a hole, nothing
+ * was released in a burst, when a leg went silent or when it came back (a return taken as
+ * a jump, a misplaced number or a restart of the merged sequence would hold frames). */
+static void test_leg_return(const uint8_t *file, size_t len)
+{
+    rtp_stats r;
+    rtp_merge_stats ms;
+    gen_plan p = {.legs = 2,
+                  .frames = 50000,
+                  .loss_mod = 100,
+                  .spare_cut = 1,
+                  .window_ms = 50,
+                  .watch_from = 1000}; /* past the start-up (a hole before the first packet) */
+    p.cut_from[1] = 8000;
+    p.cut_to[1] = 8000 + 16364;
+    p.cut_from[0] = 30000;
+    p.cut_to[0] = 30000 + 16364;
+    gen_run(file, len, &p, &r, &ms);
+    CHECK(p.frames_whole == p.frames && p.lost_all == 0, "the plan loses a frame");
+    check_gen("two legs, each cut 2 s in turn, 1 % lost on each never on both", &p, &r);
+    CHECK(p.frames_held == 0 && p.most_per_packet == 1,
+          "a leg's silence or return held %u frames back (at most %u completed by one packet)",
+          p.frames_held, p.most_per_packet);
+    CHECK(ms.leg[0].returns == 1 && ms.leg[1].returns == 1 && ms.packets_lost == 0,
+          "returns %llu and %llu, %llu lost", (unsigned long long)ms.leg[0].returns,
+          (unsigned long long)ms.leg[1].returns, (unsigned long long)ms.packets_lost);
+}
+
 static void test_high_skew(const uint8_t *file, size_t len)
 {
     /* 450 ms of skew (59,000 packets: more than half the 16-bit numbers), 1e-2 lost on each
@@ -1041,6 +1112,7 @@ int main(int argc, char **argv)
         test_silence();
         test_long_lag();
         test_long_cuts(file, len);
+        test_leg_return(file, len);
         test_high_skew(file, len);
         test_sdp();
         test_pcap(&s, argc > 3 ? argv[3] : ".");
