@@ -412,6 +412,21 @@ static uint64_t extend(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, ui
     return rtp_seq_extend(&d->seqx, seq);
 }
 
+/* The payload (RFC 9134 header first) is the first packet of a frame: the first of its
+ * first packetization unit (codestream mode: SEP and P 0; slice mode: the header
+ * segment's first, SEP 0x7ff), of a progressive frame or a first field, sent in order
+ * (T=1: with T=0 a packet numbered before it may still belong to the frame). */
+static int begins_frame(const uint8_t *payload, size_t bytes)
+{
+    rtp_jxs_header h;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (rtp_jxs_header_parse(payload, bytes, &h, &err) != XSF_OK)
+        return 0;
+    return h.t == 1 && h.p == 0 && h.sep == (h.k == RTP_JXS_SLICE ? 0x7ff : 0) &&
+           h.i != RTP_JXS_FIELD_SECOND;
+}
+
 /* A packet of the SSRC followed: into the reorder window (given: the caller's extended
  * number, 0: none). */
 static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t marker,
@@ -442,7 +457,11 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
     }
     if (!d->started) {
         d->started = 1;
-        d->startup = 1;
+        /* Packets that arrive behind the first are taken in order while the start is
+         * unsettled (reorder_ns, or the window full). A first packet that begins a frame
+         * settles it at once: what comes before it belongs to a frame already cut, which
+         * no wait makes whole, and the first picture need not wait reorder_ns. */
+        d->startup = !begins_frame(payload, payload_bytes);
         d->startup_ns = arrival_ns ? arrival_ns : 1;
         d->at_edge = 1;
         d->next = ext;

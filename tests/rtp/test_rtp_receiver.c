@@ -763,6 +763,61 @@ static void holes_in_a_row(void)
     tu_free(&s.pk);
 }
 
+/* ---- 6. the start settled by a frame's first packet ---- */
+
+/* With the reorder time of two legs (50 ms) and a window of 8001 packets, a stream whose
+ * first packet begins a frame has that frame whole at its last packet; one that starts
+ * inside a frame waits reorder_ns for what may come before (then drops that frame). */
+static void start_at_frame(rtp_jxs_mode mode)
+{
+    char who[96];
+    snprintf(who, sizeof who, "start at a frame's first packet (%s)",
+             mode ? "slice" : "codestream");
+    stream s;
+    make(&s, mode, 1000, SSRC, 100, cs, cs_len, 2);
+    for (int cut = 0; cut < 2; cut++) {
+        rtp_depacketizer_config dc = {.payload_type = PT,
+                                      .reorder_packets = 8001,
+                                      .reorder_ns = 50000000,
+                                      .max_packet_bytes = 9000,
+                                      .validate = 1,
+                                      .on_frame = tu_on_frame};
+        tu_sink sink;
+        memset(&sink, 0, sizeof sink);
+        dc.ctx = &sink;
+        rtp_depacketizer *d;
+        xsf_error err;
+        xsf_error_clear(&err);
+        if (rtp_depacketizer_create(&d, &dc, &err) != XSF_OK) {
+            CHECK(0, "%s: depacketizer: %s", who, err.msg);
+            break;
+        }
+        /* Frame 0's packets 100 us apart (cut: without its first), frame 1 after it. */
+        uint64_t t = 1000000;
+        for (size_t i = (size_t)cut; i < s.frame_start[1]; i++, t += 100000)
+            rtp_depacketizer_push(d, s.pk.p[i].data, s.pk.p[i].len, t);
+        const uint64_t whole0 = rtp_depacketizer_stats(d)->frames_complete;
+        for (size_t i = s.frame_start[1]; i < s.frame_start[2]; i++, t += 100000)
+            rtp_depacketizer_push(d, s.pk.p[i].data, s.pk.p[i].len, t);
+        const uint64_t whole1 = rtp_depacketizer_stats(d)->frames_complete;
+        rtp_depacketizer_poll(d, t + 50000000);
+        const rtp_stats *st = rtp_depacketizer_stats(d);
+        if (!cut)
+            CHECK(whole0 == 1 && whole1 == 2 && st->late == 0 && st->frames_dropped == 0,
+                  "%s: frame 0 whole at its last packet (%llu, then %llu whole; %llu late)", who,
+                  (unsigned long long)whole0, (unsigned long long)whole1,
+                  (unsigned long long)st->late);
+        else
+            CHECK(whole0 == 0 && whole1 == 0 && st->frames_complete == 1 && st->frames_dropped == 1,
+                  "%s, first packet missing: held %llu/%llu, then %llu whole, %llu dropped", who,
+                  (unsigned long long)whole0, (unsigned long long)whole1,
+                  (unsigned long long)st->frames_complete, (unsigned long long)st->frames_dropped);
+        rtp_depacketizer_destroy(d);
+        free(sink.data);
+    }
+    tu_free(&s.pk);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "vectors/xs/slice_h16.jxs";
@@ -801,6 +856,9 @@ int main(int argc, char **argv)
     holes_in_a_row();
     /* 5 */
     buffer_source();
+    /* 6 */
+    start_at_frame(RTP_JXS_CODESTREAM);
+    start_at_frame(RTP_JXS_SLICE);
     free(data);
     return xsf_test_finish();
 }
