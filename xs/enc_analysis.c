@@ -27,7 +27,34 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
         uint8_t *gl = gcli + bl->gcli_off;
         uint16_t *rl = reach + bl->gcli_off;
         const uint32_t w = bl->width;
-        for (uint32_t x = 0; x < w; x += 4) {
+        uint32_t x = 0;
+        if (fq && !pr->qpih) {
+            /* Deadzone, whole groups: the reach of a magnitude a is the bit
+             * planes of a >> Fq, or 1 where only the rounding at t = 0 keeps
+             * it, that is bitlen(u) - (u > 1) for u = a >> (Fq - 1) (u kept
+             * below 2^16 as the magnitude below 2^15); 0 in a group of count 0. */
+            for (; x + 4 <= w; x += 4) {
+                uint32_t m = 0, r = 0;
+                for (int j = 0; j < 4; j++) {
+                    const int32_t v = row[x + j];
+                    const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v);
+                    m = a > m ? a : m;
+                    uint32_t u = a >> (fq - 1);
+                    u = u > 0xffff ? 0xffff : u;
+                    const uint32_t b = (uint32_t)(32 - __builtin_clz(u | 1)) - (u > 1) - (u == 0);
+                    r |= b << (4 * j);
+                }
+                m >>= fq;
+                if (m > 0x7fff) {
+                    saturated = 1;
+                    m = 0x7fff;
+                }
+                const int gc = bitlen(m);
+                *gl++ = (uint8_t)gc;
+                *rl++ = (uint16_t)(gc ? r : 0);
+            }
+        }
+        for (; x < w; x += 4) {
             const uint32_t n = w - x < 4 ? w - x : 4;
             uint32_t a[4] = {0, 0, 0, 0}, m = 0;
             for (uint32_t j = 0; j < n; j++) {
