@@ -62,6 +62,7 @@ set(XSF_PUBLIC_HEADERS
   common/include/xsf_parse.h
   common/include/xsf_picture.h
   common/include/xsf_pixfmt_pack.h
+  common/include/xsf_pool.h
   compare/include/compare.h
   display/include/display.h
   imgio/include/encode_file.h

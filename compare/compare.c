@@ -31,15 +31,15 @@ static const cmp_variant_spec variants[CMP_VARIANTS] = {
      "JPEG XS, the encoder's defaults: 5/3, 5 horizontal and 2 vertical levels, deadzone "
      "quantizer, "
      "slices of 16 lines, PSNR gains, every coding tool, RCT for RGB",
-     {""},
+     {"threads=1"},
      NULL,
      NULL},
     {"xs",
      "quality",
      "JPEG XS tuned for PSNR: the defaults with 8 horizontal levels (fewer where the picture is "
      "too narrow) and slices of 32 precinct rows (128 lines) instead of 4",
-     {"nlx=8 slice-height=128", "nlx=7 slice-height=128", "nlx=6 slice-height=128",
-      "slice-height=128"},
+     {"nlx=8 slice-height=128 threads=1", "nlx=7 slice-height=128 threads=1",
+      "nlx=6 slice-height=128 threads=1", "slice-height=128 threads=1"},
      NULL,
      NULL},
     {"bpc",

@@ -185,16 +185,49 @@ const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan)
  * float through uint32_t); compilers turn it into one load and one store. */
 #define MOVE(dst, src) memcpy(&(dst), &(src), sizeof(uint32_t))
 
-static void rows_forward(wav_plan *p, uint32_t *a, size_t w, size_t h)
+/* One 5/3 line split into its halves, low[0, wl) and high[0, wh) (wh = wl
+ * or wl - 1): wav53_forward_1d's lifting, the same sums over arrays of one
+ * step each, which compilers vectorize. */
+static void lift53_halves(int32_t *low, int32_t *high, size_t wl, size_t wh)
+{
+    if (wh == 0)
+        return; /* a single sample passes through */
+    size_t k;
+    for (k = 0; k + 1 < wl && k < wh; k++)
+        high[k] -= (low[k] + low[k + 1]) >> 1;
+    if (k < wh) /* even length: the last odd sample mirrors */
+        high[k] -= (low[k] + low[k]) >> 1;
+    low[0] += (high[0] + high[0] + 2) >> 2;
+    for (k = 1; k < wh; k++)
+        low[k] += (high[k - 1] + high[k] + 2) >> 2;
+    if (k < wl) /* odd length: the last even sample mirrors */
+        low[k] += (high[k - 1] + high[k - 1] + 2) >> 2;
+}
+
+/* Rows [y0, y1) of a w x h region, lifted through `line` (w samples). */
+static void rows_forward(const wav_plan *p, uint32_t *line, uint32_t *a, size_t w, size_t y0,
+                         size_t y1)
 {
     const size_t pitch = p->desc.pitch, wl = (w + 1) / 2;
-    for (size_t y = 0; y < h; y++) {
+    for (size_t y = y0; y < y1; y++) {
         uint32_t *row = a + y * pitch;
+        if (p->desc.filter == WAV_FILTER_53) {
+            /* Halves first (the low one in place, the high one in `line`),
+             * then the lifting on them. */
+            int32_t *r = (int32_t *)row, *hi = (int32_t *)line;
+            for (size_t x = 0; x < w / 2; x++)
+                hi[x] = r[2 * x + 1];
+            for (size_t x = 0; x < wl; x++)
+                r[x] = r[2 * x];
+            lift53_halves(r, hi, wl, w / 2);
+            memcpy(r + wl, hi, w / 2 * sizeof *r);
+            continue;
+        }
         for (size_t x = 0; x < w; x++)
-            MOVE(p->line[x], row[x]);
-        p->forward_1d(p->line, w, 1);
+            MOVE(line[x], row[x]);
+        p->forward_1d(line, w, 1);
         for (size_t x = 0; x < w; x++)
-            MOVE(row[(x & 1) ? wl + x / 2 : x / 2], p->line[x]);
+            MOVE(row[(x & 1) ? wl + x / 2 : x / 2], line[x]);
     }
 }
 
@@ -211,20 +244,81 @@ static void rows_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
     }
 }
 
-static void columns_forward(wav_plan *p, uint32_t *a, size_t w, size_t h)
+/* Columns [x0, x1) of a w x h region, lifted through `strip`
+ * (WAV_COLUMN_BLOCK columns of h samples). */
+/* 5/3, columns [x0, x1) (at most WAV_COLUMN_BLOCK) of h rows: the lifting
+ * row against row (wav53_forward_1d's sums, a block of columns at a time),
+ * then the odd rows moved below the even ones through `strip`. */
+static void columns53_forward(int32_t *a, size_t pitch, size_t x0, size_t nb, size_t h,
+                              int32_t *strip)
+{
+    if (h < 2)
+        return;
+    int32_t *const base = a + x0;
+#define ROW(i) (base + (i)*pitch)
+    size_t i;
+    for (i = 1; i + 1 < h; i += 2) {
+        int32_t *o = ROW(i);
+        const int32_t *u = ROW(i - 1), *d = ROW(i + 1);
+        for (size_t c = 0; c < nb; c++)
+            o[c] -= (u[c] + d[c]) >> 1;
+    }
+    if (i < h) {
+        int32_t *o = ROW(i);
+        const int32_t *u = ROW(i - 1);
+        for (size_t c = 0; c < nb; c++)
+            o[c] -= (u[c] + u[c]) >> 1;
+    }
+    {
+        int32_t *e = ROW(0);
+        const int32_t *d = ROW(1);
+        for (size_t c = 0; c < nb; c++)
+            e[c] += (d[c] + d[c] + 2) >> 2;
+    }
+    for (i = 2; i + 1 < h; i += 2) {
+        int32_t *e = ROW(i);
+        const int32_t *u = ROW(i - 1), *d = ROW(i + 1);
+        for (size_t c = 0; c < nb; c++)
+            e[c] += (u[c] + d[c] + 2) >> 2;
+    }
+    if (i < h) {
+        int32_t *e = ROW(i);
+        const int32_t *u = ROW(i - 1);
+        for (size_t c = 0; c < nb; c++)
+            e[c] += (u[c] + u[c] + 2) >> 2;
+    }
+    const size_t hl = (h + 1) / 2;
+    for (i = 1; i < h; i += 2)
+        memcpy(strip + i / 2 * nb, ROW(i), nb * sizeof *strip);
+    for (i = 2; i < h; i += 2)
+        memmove(ROW(i / 2), ROW(i), nb * sizeof *strip);
+    for (i = 1; i < h; i += 2)
+        memcpy(ROW(hl + i / 2), strip + i / 2 * nb, nb * sizeof *strip);
+#undef ROW
+}
+
+static void columns_forward(const wav_plan *p, uint32_t *strip, uint32_t *a, size_t x0, size_t x1,
+                            size_t h)
 {
     const size_t pitch = p->desc.pitch, hl = (h + 1) / 2;
-    for (size_t x0 = 0; x0 < w; x0 += WAV_COLUMN_BLOCK) {
-        const size_t nb = w - x0 < WAV_COLUMN_BLOCK ? w - x0 : WAV_COLUMN_BLOCK;
+    if (p->desc.filter == WAV_FILTER_53) {
+        for (; x0 < x1; x0 += WAV_COLUMN_BLOCK) {
+            const size_t nb = x1 - x0 < WAV_COLUMN_BLOCK ? x1 - x0 : WAV_COLUMN_BLOCK;
+            columns53_forward((int32_t *)a, pitch, x0, nb, h, (int32_t *)strip);
+        }
+        return;
+    }
+    for (; x0 < x1; x0 += WAV_COLUMN_BLOCK) {
+        const size_t nb = x1 - x0 < WAV_COLUMN_BLOCK ? x1 - x0 : WAV_COLUMN_BLOCK;
         for (size_t y = 0; y < h; y++)
             for (size_t c = 0; c < nb; c++)
-                MOVE(p->strip[c * h + y], a[y * pitch + x0 + c]);
+                MOVE(strip[c * h + y], a[y * pitch + x0 + c]);
         for (size_t c = 0; c < nb; c++)
-            p->forward_1d(p->strip + c * h, h, 1);
+            p->forward_1d(strip + c * h, h, 1);
         for (size_t y = 0; y < h; y++) {
             const size_t to = (y & 1) ? hl + y / 2 : y / 2;
             for (size_t c = 0; c < nb; c++)
-                MOVE(a[to * pitch + x0 + c], p->strip[c * h + y]);
+                MOVE(a[to * pitch + x0 + c], strip[c * h + y]);
         }
     }
 }
@@ -258,11 +352,46 @@ xsf_status wav_forward(wav_plan *plan, void *data)
             size_t w, h;
             wav_level_input_size(d, l, &w, &h);
             if (l <= d->levels_v)
-                columns_forward(plan, a, w, h); /* vertical first (F.4.8.2, 21122-1 E) */
-            rows_forward(plan, a, w, h);
+                columns_forward(plan, plan->strip, a, 0, w,
+                                h); /* vertical first (F.4.8.2, 21122-1 E) */
+            rows_forward(plan, plan->line, a, w, 0, h);
         }
     }
     return XSF_OK;
+}
+
+size_t wav_part_scratch(const wav_plan_desc *d)
+{
+    const size_t strip = WAV_COLUMN_BLOCK * d->height;
+    return d->width > strip ? d->width : strip;
+}
+
+size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical)
+{
+    const wav_plan_desc *d = &plan->desc;
+    if (level < 1 || level > d->levels_h || (vertical && level > d->levels_v))
+        return 0;
+    size_t w, h;
+    wav_level_input_size(d, level, &w, &h);
+    return vertical ? (w + WAV_COLUMN_BLOCK - 1) / WAV_COLUMN_BLOCK : h;
+}
+
+void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch)
+{
+    const size_t n = wav_forward_part_count(plan, level, vertical);
+    if (first >= n || count == 0)
+        return;
+    if (count > n - first)
+        count = n - first;
+    size_t w, h;
+    wav_level_input_size(&plan->desc, level, &w, &h);
+    if (vertical) {
+        const size_t x1 = (first + count) * WAV_COLUMN_BLOCK;
+        columns_forward(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
+    } else {
+        rows_forward(plan, scratch, data, w, first, first + count);
+    }
 }
 
 xsf_status wav_inverse(wav_plan *plan, void *data)

@@ -185,6 +185,11 @@ static const xsf_option knobs[] = {
                .parse = parse_profile),
     XSF_OPTION("plev", XSF_OPTION_INT, CFG(plev), "0xNNNN",
                "Plev to write instead of the derived one", .lo = 0, .hi = 0xffff),
+    XSF_OPTION_HEAD("JPEG XS C encoder:"),
+    XSF_OPTION("threads", XSF_OPTION_INT, CFG(threads), "N",
+               "threads a frame is coded on (default 0: every online core;\n"
+               "the same codestream for any N; the GPU encoder ignores it)",
+               .lo = 0, .hi = XS_MAX_THREADS),
     XSF_OPTION_TABLE_END,
 };
 

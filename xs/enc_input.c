@@ -100,8 +100,7 @@ xsf_status enc_nlt_tables(const xs_header *h, int32_t *lut[XS_MAX_COMPONENTS], x
     return XSF_OK;
 }
 
-xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
-                           int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err)
+xsf_status enc_input_check(const enc_plan *plan, const xsf_picture *pic, xsf_error *err)
 {
     const xs_header *h = &plan->hdr;
     const xs_geometry *g = &plan->geom;
@@ -121,11 +120,23 @@ xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
                                  "expects %dx%d at %u bits",
                                  c, f->width[c], f->height[c], f->depth[c], pic->stride[c], w, ht,
                                  h->depth[c]);
+    }
+    return XSF_OK;
+}
+
+void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
+                    int32_t *const coef[XS_MAX_COMPONENTS], int row0, int row1)
+{
+    const xs_header *h = &plan->hdr;
+    const xs_geometry *g = &plan->geom;
+    for (int c = 0; c < h->nc; c++) {
+        const int w = g->comp[c].width, ht = g->comp[c].height, sy = g->comp[c].sy;
+        const int y0 = row0 / sy, y1 = row1 >= g->comp[0].height || row1 / sy > ht ? ht : row1 / sy;
         const uint32_t maxv = (1u << h->depth[c]) - 1;
         const int shift = h->bw - h->depth[c];
         const int32_t dc = 1 << (h->bw - 1);
         const int32_t *lut = plan->nlt_lut[c];
-        for (int y = 0; y < ht; y++) {
+        for (int y = y0; y < y1; y++) {
             const uint16_t *in = xsf_picture_row16(pic, c, y);
             int32_t *o = coef[c] + (size_t)y * w;
             for (int x = 0; x < w; x++) {
@@ -136,14 +147,14 @@ xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
     }
     if (h->cpih == 1) {
         /* Forward RCT (inverse of 21122-1 F.3): components 0, 1, 2 are R, G, B. */
-        const size_t n = (size_t)g->comp[0].width * g->comp[0].height;
+        const size_t w = (size_t)g->comp[0].width;
+        const int y1 = row1 < g->comp[0].height ? row1 : g->comp[0].height;
         int32_t *c0 = coef[0], *c1 = coef[1], *c2 = coef[2];
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = (size_t)row0 * w; i < (size_t)y1 * w; i++) {
             const int32_t r = c0[i], gr = c1[i], b = c2[i];
             c0[i] = (r + 2 * gr + b) >> 2;
             c1[i] = b - gr;
             c2[i] = r - gr;
         }
     }
-    return XSF_OK;
 }

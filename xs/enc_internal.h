@@ -6,6 +6,7 @@
 #include "enc_rate.h"
 #include "wavelet.h"
 #include "xs_internal.h"
+#include "xsf_pool.h"
 
 #define ENC_MAX_HEADER_BYTES 1024 /* SOC..WGT/NLT/CWD: 2+6+28+18+2+2*256+14+5 at most */
 
@@ -48,30 +49,59 @@ size_t enc_write_header(const xs_header *hdr, uint8_t *out, size_t cap);
 /* Forward NLT tables (enc_input.c). */
 xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS], xsf_error *err);
 
-/* The C encoder. */
+/* The C encoder. A frame runs on a pool of threads (xsf_pool.h) in three
+ * steps: the input stage over stripes of rows, the forward DWT level by level
+ * (each step over column blocks or rows), then the slices, each on one
+ * thread from its bitplane counts to its packed precincts (slices are
+ * independent: vertical prediction, the shares and the carried budget stay
+ * inside one). Each thread has its own scratch (the cost tables of a whole
+ * slice); each slice its own place in the output and its own error,
+ * reported in codestream order. */
+typedef struct enc_worker {
+    enc_line_cost *cost; /* max_slice_blines tables: those of one slice */
+    enc_choice choice;
+    uint32_t *dwt; /* wav_part_scratch words */
+} enc_worker;
+
+typedef struct enc_slice_result {
+    xsf_error err;   /* status XSF_OK: the slice was coded */
+    size_t precinct; /* where it failed */
+    int after_cap;   /* the failure comes after the output-size check of that precinct */
+    int saturated;   /* a coefficient needs more than 15 bit planes */
+} enc_slice_result;
+
 struct xs_encoder {
     xsf_error err;
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
     wav_plan *wav[XS_MAX_COMPONENTS];
-    uint8_t *gcli;       /* bitplane count per code group (xs_geometry layout) */
-    uint16_t *reach;     /* four 4-bit sign reaches per code group */
-    uint8_t *gtli;       /* rows x cols x nbands truncation positions */
-    enc_line_cost *cost; /* max_slice_blines tables: those of one slice */
-    uint32_t *share;     /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
-    enc_choice choice;
+    uint8_t *gcli;   /* bitplane count per code group (xs_geometry layout) */
+    uint16_t *reach; /* four 4-bit sign reaches per code group */
+    uint8_t *gtli;   /* rows x cols x nbands truncation positions */
+    uint32_t *share; /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
     xs_encoder_stats stats;
+    xsf_pool *pool;
+    enc_worker *worker; /* one per pool thread */
+    enc_slice_result *slice;
+    size_t *slice_off; /* per slice: its offset in the codestream (targets) or in the
+                          bound layout (fixed rate) */
+    uint8_t *spill;    /* fixed rate into an output smaller than the bound: max_bytes */
 };
 
-/* Input stage: samples to coefficients (scaling or NLT, DC offset, RCT). */
-xsf_status enc_input_stage(const enc_plan *plan, const xsf_picture *pic,
-                           int32_t *const coef[XS_MAX_COMPONENTS], xsf_error *err);
-/* Bitplane counts and sign reaches of every code group (0 or -1 when a
- * magnitude needs more than 15 bit planes). */
-int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli,
-                  uint16_t *reach);
-/* Cost tables of the band lines of precinct p (first_only: of its first
- * lines only, the ones that depend on gtli_above). */
+/* Input stage: checks the picture against the plan, then samples to
+ * coefficients (scaling or NLT, DC offset, RCT) for the picture rows
+ * [row0, row1) of component 0 (the rows of a subsampled component that lie
+ * there: row0 and row1 even, or the picture's height). */
+xsf_status enc_input_check(const enc_plan *plan, const xsf_picture *pic, xsf_error *err);
+void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
+                    int32_t *const coef[XS_MAX_COMPONENTS], int row0, int row1);
+/* Bitplane counts and sign reaches of the code groups of precinct p
+ * (enc_analysis.c); 0, or -1 when a magnitude needs more than 15 bit planes. */
+int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
+                      uint8_t *gcli, uint16_t *reach);
+/* Cost tables of the band lines of precinct p: what enc_cost_sig_group
+ * sums over their significance groups (enc_analysis.c); first_only: of its
+ * first lines only, the ones that depend on gtli_above. */
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, int first_only, enc_line_cost *cost);
 /* Writes precinct p at out (its size total_bytes, padding included);

@@ -6,31 +6,53 @@
 
 #include "enc_internal.h"
 
-/* MSB-first bit writer over a bounded buffer. */
+/* MSB-first bit writer over a bounded buffer: bits gather in a 64-bit word
+ * and leave 32 at a time (bytes past the end are dropped and noted). */
 typedef struct bitw {
     uint8_t *buf;
     size_t cap, pos;
     uint64_t acc;
-    int nacc, overflow;
+    int nacc, overflow; /* nacc < 32 between calls */
 } bitw;
 
-static void put(bitw *w, uint32_t v, int n)
+static void emit(bitw *w, uint32_t word, int bytes)
 {
-    w->acc = (w->acc << n) | v;
-    w->nacc += n;
-    while (w->nacc >= 8) {
-        w->nacc -= 8;
+    if (bytes == 4 && w->cap - w->pos >= 4) {
+        uint8_t *o = w->buf + w->pos;
+        o[0] = (uint8_t)(word >> 24);
+        o[1] = (uint8_t)(word >> 16);
+        o[2] = (uint8_t)(word >> 8);
+        o[3] = (uint8_t)word;
+        w->pos += 4;
+        return;
+    }
+    for (int i = bytes - 1; i >= 0; i--) {
         if (w->pos < w->cap)
-            w->buf[w->pos++] = (uint8_t)(w->acc >> w->nacc);
+            w->buf[w->pos++] = (uint8_t)(word >> (8 * i));
         else
             w->overflow = 1;
     }
 }
 
+/* The n low bits of v (n <= 32, v < 2^n). */
+static inline void put(bitw *w, uint32_t v, int n)
+{
+    w->acc = (w->acc << n) | v;
+    w->nacc += n;
+    if (w->nacc >= 32) {
+        w->nacc -= 32;
+        emit(w, (uint32_t)(w->acc >> w->nacc), 4);
+    }
+}
+
+/* Zero bits up to the next byte, and every whole byte out. */
 static void align(bitw *w)
 {
+    if (w->nacc & 7)
+        put(w, 0, 8 - (w->nacc & 7));
     if (w->nacc)
-        put(w, 0, 8 - w->nacc);
+        emit(w, (uint32_t)(w->acc & ((1ull << w->nacc) - 1)), w->nacc / 8);
+    w->nacc = 0;
 }
 
 static void put_unary(bitw *w, int x)
@@ -80,34 +102,67 @@ static void put_counts(bitw *w, const line_ctx *l, int raw, int rm)
     }
 }
 
-/* Data (and, with signs=1, the sign subpacket) of one line. */
+/* Bit i of a 15-bit value at bit 4i. */
+static inline uint64_t spread4(uint32_t v)
+{
+    uint64_t x = v & 0x7fffu;
+    x = (x | x << 24) & 0x000000ff000000ffull;
+    x = (x | x << 12) & 0x000f000f000f000full;
+    x = (x | x << 6) & 0x0303030303030303ull;
+    x = (x | x << 3) & 0x1111111111111111ull;
+    return x;
+}
+
+/* Data (and, with signs=1, the sign subpacket) of one line. A group's bit
+ * planes, MSB first, four bits each (its coefficients in order), are the
+ * four magnitudes' bits interleaved. */
 static void put_data(bitw *w, const line_ctx *l, const enc_params *pr, int signs)
 {
     const uint32_t width = l->bl->width;
+    const int fast = !pr->qpih && l->t > 0;
     for (uint32_t i = 0; i < l->bl->groups; i++) {
         const int gi = l->g[i];
         if (gi <= l->t)
             continue;
         uint32_t q[4] = {0, 0, 0, 0}, neg = 0;
-        for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
-            const int32_t v = l->coef[4 * i + j];
-            q[j] = enc_quantize(v, gi, l->t, pr->qpih, pr->fq);
-            if (q[j] && v < 0)
-                neg |= 8u >> j;
+        if (fast && 4 * i + 4 <= width) {
+            /* enc_quantize, deadzone above t = 0: the magnitude's planes above t. */
+            for (uint32_t j = 0; j < 4; j++) {
+                const int32_t v = l->coef[4 * i + j];
+                const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> pr->fq;
+                q[j] = (a > 0x7fffu ? 0x7fffu : a) >> l->t;
+                neg |= (uint32_t)(q[j] && v < 0) << (3 - j);
+            }
+        } else {
+            for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
+                const int32_t v = l->coef[4 * i + j];
+                q[j] = enc_quantize(v, gi, l->t, pr->qpih, pr->fq);
+                if (q[j] && v < 0)
+                    neg |= 8u >> j;
+            }
         }
         if (signs) {
-            for (uint32_t j = 0; j < 4; j++)
-                if (q[j])
-                    put(w, (neg >> (3 - j)) & 1, 1);
+            uint32_t bits = 0;
+            int n = 0;
+            for (uint32_t j = 0; j < 4; j++) {
+                const int nz = q[j] != 0; /* a sign for each non-zero magnitude */
+                bits = bits << nz | ((neg >> (3 - j)) & 1);
+                n += nz;
+            }
+            put(w, bits, n);
             continue;
         }
         if (!pr->fs)
             put(w, neg, 4);
-        for (int bp = gi - l->t - 1; bp >= 0; bp--)
-            put(w,
-                ((q[0] >> bp) & 1) << 3 | ((q[1] >> bp) & 1) << 2 | ((q[2] >> bp) & 1) << 1 |
-                    ((q[3] >> bp) & 1),
-                4);
+        const int nb = 4 * (gi - l->t); /* q[j] < 2^(gi - t) */
+        const uint64_t planes =
+            spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
+        if (nb > 32) {
+            put(w, (uint32_t)(planes >> 32), nb - 32);
+            put(w, (uint32_t)planes, 32);
+        } else {
+            put(w, (uint32_t)planes, nb);
+        }
     }
 }
 

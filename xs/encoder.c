@@ -1,7 +1,8 @@
 /* The C reference JPEG XS encoder: the plan shared with the GPU encoder
- * (header, band lines of every precinct, byte budgets), and the frame loop:
- * input stage, forward DWT, bitplane counts, then precinct by precinct the
- * cost tables, the rate decision and the packing. */
+ * (header, band lines of every precinct, byte budgets), and the frame loop
+ * on a pool of threads: input stage, forward DWT, then slice by slice the
+ * bitplane counts and, precinct by precinct, the cost tables, the rate
+ * decision and the packing (enc_internal.h says how the work is shared). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,71 +185,6 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
     return XSF_OK;
 }
 
-/* ---- frame passes ---- */
-
-int enc_gcli_pass(const enc_plan *plan, int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli,
-                  uint16_t *reach)
-{
-    const xs_geometry *g = &plan->geom;
-    const enc_params *pr = &plan->params;
-    int saturated = 0;
-    for (int b = 0; b < g->nbands; b++) {
-        const xs_band *bd = &g->band[b];
-        const int cw = g->comp[bd->comp].width;
-        for (int y = 0; y < bd->height; y++) {
-            uint8_t *gl = gcli + bd->gcli_offset + (size_t)y * bd->gcli_stride;
-            uint16_t *rl = reach + bd->gcli_offset + (size_t)y * bd->gcli_stride;
-            for (int k = 0; k < g->cols; k++) {
-                const int w = xs_band_prec_width(g, bd, k);
-                const int32_t *row =
-                    coef[bd->comp] + (size_t)(bd->y0 + y) * cw + bd->x0 + (size_t)k * bd->col_width;
-                for (int x = 0; x < w; x += 4) {
-                    const int n = w - x < 4 ? w - x : 4;
-                    uint32_t m = 0;
-                    for (int j = 0; j < n; j++) {
-                        const int32_t v = row[x + j];
-                        const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> pr->fq;
-                        m = a > m ? a : m;
-                    }
-                    if (m > 0x7fff) {
-                        saturated = 1;
-                        m = 0x7fff;
-                    }
-                    const int gc = enc_bitlen(m);
-                    uint16_t r = 0;
-                    for (int j = 0; j < n; j++)
-                        r |=
-                            (uint16_t)(enc_sign_reach(row[x + j], gc, pr->qpih, pr->fq) << (4 * j));
-                    *gl++ = (uint8_t)gc;
-                    *rl++ = r;
-                }
-            }
-        }
-    }
-    return saturated ? -1 : 0;
-}
-
-void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
-                        const uint8_t *gtli_above, int first_only, enc_line_cost *cost)
-{
-    const uint32_t first = plan->bline_first[p], last = plan->bline_first[p + 1];
-    for (uint32_t i = first; i < last; i++) {
-        const enc_bline *bl = &plan->bline[i];
-        if (first_only && bl->line != 0)
-            continue;
-        enc_line_cost *c = &cost[i - first];
-        memset(c, 0, sizeof *c);
-        const uint8_t *g = gcli + bl->gcli_off;
-        const uint16_t *r = reach + bl->gcli_off;
-        const uint8_t *top = gtli_above ? g - bl->gcli_stride : NULL;
-        const int ttop = gtli_above && bl->line == 0 ? gtli_above[bl->band] : 0;
-        for (uint32_t s = 0; s < bl->groups; s += 8) {
-            const int n = bl->groups - s < 8 ? (int)(bl->groups - s) : 8;
-            enc_cost_sig_group(c, g + s, top ? top + s : NULL, r + s, n, ttop, &plan->params);
-        }
-    }
-}
-
 /* ---- C encoder ---- */
 
 static void release(xs_encoder *e)
@@ -257,10 +193,19 @@ static void release(xs_encoder *e)
         free(e->coef[c]);
         wav_plan_destroy(e->wav[c]);
     }
+    xsf_pool_destroy(e->pool);
+    if (e->worker)
+        for (int i = 0; i < XS_MAX_THREADS; i++) {
+            free(e->worker[i].cost);
+            free(e->worker[i].dwt);
+        }
+    free(e->worker);
+    free(e->slice);
+    free(e->slice_off);
+    free(e->spill);
     free(e->gcli);
     free(e->reach);
     free(e->gtli);
-    free(e->cost);
     free(e->share);
     free(e->stats.budget_bytes);
     free(e->stats.coded_bytes);
@@ -268,6 +213,31 @@ static void release(xs_encoder *e)
     free(e->stats.q);
     free(e->stats.r);
     enc_plan_free(&e->plan);
+}
+
+/* Where each slice starts: in the codestream with a target (each slice is
+ * exactly the sum of its precincts' shares), else in the layout of the
+ * bound (enc_plan_init): a precinct header and, per band line, 100 bits a
+ * code group and 11 bytes. */
+static void slice_offsets(const enc_plan *p, size_t *off)
+{
+    const xs_geometry *g = &p->geom;
+    size_t at = p->header_bytes;
+    for (int s = 0; s < g->slices; s++) {
+        off[s] = at;
+        at += 6;
+        const int row0 = s * p->hdr.hsl,
+                  row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
+        for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++) {
+            if (p->cfg.rate_control != XS_RC_FIXED) {
+                at += p->allot[pi];
+                continue;
+            }
+            at += g->precinct_header_bytes;
+            for (uint32_t k = p->bline_first[pi]; k < p->bline_first[pi + 1]; k++)
+                at += ((size_t)p->bline[k].groups * 100 + 7) / 8 + 7 + 4;
+        }
+    }
 }
 
 xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf_error *err)
@@ -278,6 +248,9 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
     if (!out || !cfg)
         return xsf_error_set(err, XSF_ERR_ARG, "xs_encoder_create: NULL argument");
     *out = NULL;
+    if (cfg->threads < 0 || cfg->threads > XS_MAX_THREADS)
+        return xsf_error_set(err, XSF_ERR_ARG, "%d threads, expected 0 (every core) to %d",
+                             cfg->threads, XS_MAX_THREADS);
     xs_encoder *e = calloc(1, sizeof *e);
     if (!e)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder");
@@ -288,6 +261,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
     }
     const enc_plan *p = &e->plan;
     const xs_geometry *g = &p->geom;
+    size_t dwt_words = 1;
     for (int c = 0; c < g->nc && st == XSF_OK; c++) {
         const xs_component *cp = &g->comp[c];
         const size_t n = (size_t)cp->width * cp->height;
@@ -299,22 +273,37 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         if (c < g->ncd) {
             const wav_plan_desc d = xs_dwt_desc(cp, 1);
             st = wav_plan_create(&e->wav[c], &d, err);
+            const size_t words = wav_part_scratch(&d);
+            dwt_words = words > dwt_words ? words : dwt_words;
         }
     }
+    if (st == XSF_OK)
+        st = xsf_pool_create(&e->pool, cfg->threads, err);
     const size_t np = p->nprecincts;
     if (st == XSF_OK) {
+        const int nt = xsf_pool_threads(e->pool);
+        e->worker = calloc(XS_MAX_THREADS, sizeof *e->worker);
+        for (int i = 0; i < nt && e->worker; i++) {
+            e->worker[i].cost = malloc((size_t)(p->max_slice_blines ? p->max_slice_blines : 1) *
+                                       sizeof(enc_line_cost));
+            e->worker[i].dwt = malloc(dwt_words * sizeof(uint32_t));
+            if (!e->worker[i].cost || !e->worker[i].dwt)
+                st = XSF_ERR_NOMEM;
+        }
+        e->slice = malloc((size_t)g->slices * sizeof *e->slice);
+        e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
         e->gtli = malloc(np * (size_t)g->nbands);
-        e->cost = malloc((size_t)(p->max_slice_blines ? p->max_slice_blines : 1) * sizeof *e->cost);
         e->share = malloc(np * sizeof *e->share);
         e->stats.budget_bytes = malloc(np * sizeof(uint32_t));
         e->stats.coded_bytes = malloc(np * sizeof(uint32_t));
         e->stats.total_bytes = malloc(np * sizeof(uint32_t));
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
-        if (!e->gcli || !e->reach || !e->gtli || !e->cost || !e->share || !e->stats.budget_bytes ||
-            !e->stats.coded_bytes || !e->stats.total_bytes || !e->stats.q || !e->stats.r)
+        if (st != XSF_OK || !e->worker || !e->slice || !e->slice_off || !e->gcli || !e->reach ||
+            !e->gtli || !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes ||
+            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -323,6 +312,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         free(e);
         return st;
     }
+    slice_offsets(p, e->slice_off);
     *out = e;
     return XSF_OK;
 }
@@ -353,6 +343,11 @@ const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *e)
 const char *xs_encoder_error(const xs_encoder *e)
 {
     return e->err.msg;
+}
+
+int xs_encoder_threads(const xs_encoder *e)
+{
+    return xsf_pool_threads(e->pool);
 }
 
 static void put_be(uint8_t *p, uint32_t v, int bytes)
@@ -423,6 +418,172 @@ static void slice_shares(const enc_plan *p, size_t p0, size_t p1, const enc_line
         share[i] = enc_slice_share(share[i], allot - sum, (int)(i - p0), (int)(p1 - p0));
 }
 
+/* One frame's work for the pool. */
+typedef struct enc_frame {
+    xs_encoder *e;
+    const xsf_picture *pic;
+    int stripe;         /* input stage: rows of component 0 per index */
+    int level, columns; /* DWT step */
+    size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
+    uint8_t *base; /* where slice_off counts from */
+} enc_frame;
+
+static void input_stripe(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    (void)worker;
+    const int row0 = (int)i * f->stripe;
+    enc_input_rows(&f->e->plan, f->pic, f->e->coef, row0, row0 + f->stripe);
+}
+
+/* Index i of a DWT step: a run of parts of one component. */
+static void dwt_part(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    int c = 0;
+    while (i >= f->part_first[c + 1])
+        c++;
+    wav_forward_part(e->wav[c], e->coef[c], f->level, f->columns,
+                     (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
+                     e->worker[worker].dwt);
+}
+
+/* The steps of the forward DWT, every component at once. */
+static void forward_dwt(enc_frame *f)
+{
+    xs_encoder *e = f->e;
+    const xs_geometry *g = &e->plan.geom;
+    const size_t per = 4 * (size_t)xsf_pool_threads(e->pool);
+    int levels = 0;
+    for (int c = 0; c < g->ncd; c++) {
+        const int l = wav_plan_get_desc(e->wav[c])->levels_h;
+        levels = l > levels ? l : levels;
+    }
+    for (int l = 1; l <= levels; l++)
+        for (int columns = 1; columns >= 0; columns--) {
+            f->level = l;
+            f->columns = columns;
+            f->part_first[0] = 0;
+            for (int c = 0; c < g->ncd; c++) {
+                const size_t n = wav_forward_part_count(e->wav[c], l, columns);
+                f->part_size[c] = n > per ? (n + per - 1) / per : 1;
+                f->part_first[c + 1] =
+                    f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
+            }
+            xsf_pool_run(e->pool, f->part_first[g->ncd], dwt_part, f);
+        }
+}
+
+/* Slice s, on one thread: the bitplane counts of its precincts, the cost
+ * tables of the whole slice (in the worker's buffer) and, with XS_RC_SLICE,
+ * each precinct's share (slice_shares), then each precinct's decision and
+ * packing, at f->base + slice_off[s]. */
+static void code_slice(void *ctx, size_t s, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    enc_worker *w = &e->worker[worker];
+    const enc_plan *p = &e->plan;
+    const xs_geometry *g = &p->geom;
+    const xs_header *h = &p->hdr;
+    const int fixed = p->cfg.rate_control == XS_RC_FIXED;
+    enc_slice_result *res = &e->slice[s];
+    xsf_error *err = &res->err;
+    xsf_error_clear(err);
+    res->saturated = 0;
+    res->after_cap = 0;
+    const int row0 = (int)s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
+    for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++)
+        if (enc_precinct_gcli(p, pi, e->coef, e->gcli, e->reach) < 0)
+            res->saturated = 1;
+    if (res->saturated)
+        return;
+    uint8_t *out = f->base + e->slice_off[s];
+    put_be(out, XS_MARKER_SLH, 2);
+    put_be(out + 2, 4, 2);
+    put_be(out + 4, (uint32_t)s, 2);
+    size_t off = 6;
+    uint64_t slice_allot = 0, allot_cum = 0, used = 0;
+    for (int row = row0; row < row1; row++)
+        for (int col = 0; col < g->cols; col++)
+            slice_allot += p->allot[(size_t)row * g->cols + col];
+    /* The slice's cost tables; those of a precinct's first lines are
+     * redone once the precinct above is decided (vertical prediction). */
+    const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
+    static const uint8_t no_truncation[XS_MAX_BANDS];
+    for (size_t pi = p0; pi < p1; pi++)
+        enc_precinct_costs(p, pi, e->gcli, e->reach, pi >= p0 + g->cols ? no_truncation : NULL, 0,
+                           w->cost + (p->bline_first[pi] - p->bline_first[p0]));
+    if (p->cfg.rate_control == XS_RC_SLICE)
+        slice_shares(p, p0, p1, w->cost, &w->choice, e->share);
+    for (int row = row0; row < row1; row++) {
+        for (int col = 0; col < g->cols; col++) {
+            const size_t pi = (size_t)row * g->cols + col;
+            res->precinct = pi;
+            const uint8_t *above = row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
+            const enc_bline *bl = p->bline + p->bline_first[pi];
+            const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
+            enc_line_cost *cost = w->cost + (p->bline_first[pi] - p->bline_first[p0]);
+            if (above)
+                enc_precinct_costs(p, pi, e->gcli, e->reach, above, 1, cost);
+            int q, r;
+            uint32_t budget, total;
+            if (fixed) {
+                q = p->cfg.q;
+                r = p->cfg.r;
+                budget = UINT32_MAX;
+                if (enc_evaluate(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL, q,
+                                 r, &w->choice) == ENC_NOCOST) {
+                    xsf_error_set(err, XSF_ERR_ARG,
+                                  "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
+                                  "use long headers or a coarser quantization",
+                                  row, col, q, r);
+                    return;
+                }
+            } else {
+                const int slice_rc = p->cfg.rate_control == XS_RC_SLICE;
+                allot_cum += slice_rc ? e->share[pi] : p->allot[pi];
+                budget = slice_rc ? (uint32_t)(allot_cum - used) : p->allot[pi];
+                if (enc_select(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
+                               budget, &q, &r, &w->choice) < 0) {
+                    xsf_error_set(err, XSF_ERR_ARG,
+                                  "precinct (%d,%d): %u bytes cannot hold even the coarsest "
+                                  "quantization (%u bytes): raise the rate",
+                                  row, col, budget, w->choice.bytes);
+                    return;
+                }
+            }
+            const uint32_t coded = w->choice.bytes;
+            if (fixed)
+                total = coded;
+            else if (p->cfg.rate_control == XS_RC_PRECINCT)
+                total = p->allot[pi];
+            else
+                total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used)
+                                                                : coded;
+            e->stats.total_bytes[pi] = total;
+            res->after_cap = 1;
+            if (enc_write_precinct(p, pi, q, r, &w->choice, cost, e->coef, e->gcli, above,
+                                   out + off, total) != coded) {
+                xsf_error_set(err, XSF_ERR_INVALID,
+                              "internal: precinct (%d,%d) packed to a size other than its cost "
+                              "tables say",
+                              row, col);
+                return;
+            }
+            res->after_cap = 0;
+            memcpy(e->gtli + pi * g->nbands, w->choice.t, (size_t)g->nbands);
+            e->stats.budget_bytes[pi] = budget;
+            e->stats.coded_bytes[pi] = coded;
+            e->stats.q[pi] = (uint8_t)q;
+            e->stats.r[pi] = (uint8_t)r;
+            off += total;
+            used += total;
+        }
+    }
+}
+
 xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len)
 {
     if (!e || !pic || !out || !len)
@@ -438,104 +599,54 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
         return xsf_error_set(err, XSF_ERR_ARG,
                              "output buffer of %zu bytes, the codestream needs %zu", cap,
                              fixed ? p->header_bytes : p->target_bytes);
-    xsf_status st = enc_input_stage(p, pic, e->coef, err);
+    xsf_status st = enc_input_check(p, pic, err);
     if (st != XSF_OK)
         return st;
-    for (int c = 0; c < g->ncd; c++) {
-        st = wav_forward(e->wav[c], e->coef[c]);
-        if (st != XSF_OK)
-            return xsf_error_set(err, st, "forward wavelet transform of component %d failed", c);
+    enc_frame f = {.e = e, .pic = pic, .stripe = 32, .base = out};
+    xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe, &f);
+    forward_dwt(&f);
+    /* Slices: into the output where it holds the bound (fixed rate: moved
+     * down below), else into the spill buffer. */
+    if (fixed && cap < p->max_bytes) {
+        if (!e->spill && !(e->spill = malloc(p->max_bytes)))
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
+        f.base = e->spill;
     }
-    if (enc_gcli_pass(p, e->coef, e->gcli, e->reach) < 0)
-        return xsf_error_set(
-            err, XSF_ERR_ARG,
-            "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): raise Fq or lower Bw",
-            h->bw, h->fq);
+    xsf_pool_run(e->pool, (size_t)g->slices, code_slice, &f);
+    /* The results in codestream order: the first error a sequential coder
+     * would meet is the one returned. */
+    for (int s = 0; s < g->slices; s++)
+        if (e->slice[s].saturated)
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): "
+                                 "raise Fq or lower Bw",
+                                 h->bw, h->fq);
     memcpy(out, p->header, p->header_bytes);
     size_t off = p->header_bytes;
     for (int s = 0; s < g->slices; s++) {
+        const enc_slice_result *res = &e->slice[s];
+        const size_t start = off;
         if (cap - off < 6)
             return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small", cap);
-        put_be(out + off, XS_MARKER_SLH, 2);
-        put_be(out + off + 2, 4, 2);
-        put_be(out + off + 4, (uint32_t)s, 2);
         off += 6;
         const int row0 = s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
-        uint64_t slice_allot = 0, allot_cum = 0, used = 0;
-        for (int row = row0; row < row1; row++)
-            for (int col = 0; col < g->cols; col++)
-                slice_allot += p->allot[(size_t)row * g->cols + col];
-        /* The slice's cost tables; those of a precinct's first lines are
-         * redone once the precinct above is decided (vertical prediction). */
-        const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
-        static const uint8_t no_truncation[XS_MAX_BANDS];
-        for (size_t pi = p0; pi < p1; pi++)
-            enc_precinct_costs(p, pi, e->gcli, e->reach, pi >= p0 + g->cols ? no_truncation : NULL,
-                               0, e->cost + (p->bline_first[pi] - p->bline_first[p0]));
-        if (p->cfg.rate_control == XS_RC_SLICE)
-            slice_shares(p, p0, p1, e->cost, &e->choice, e->share);
-        for (int row = row0; row < row1; row++) {
-            for (int col = 0; col < g->cols; col++) {
-                const size_t pi = (size_t)row * g->cols + col;
-                const uint8_t *above =
-                    row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
-                const enc_bline *bl = p->bline + p->bline_first[pi];
-                const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
-                enc_line_cost *cost = e->cost + (p->bline_first[pi] - p->bline_first[p0]);
-                if (above)
-                    enc_precinct_costs(p, pi, e->gcli, e->reach, above, 1, cost);
-                int q, r;
-                uint32_t budget, total;
-                if (fixed) {
-                    q = p->cfg.q;
-                    r = p->cfg.r;
-                    budget = UINT32_MAX;
-                    if (enc_evaluate(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
-                                     q, r, &e->choice) == ENC_NOCOST)
-                        return xsf_error_set(
-                            err, XSF_ERR_ARG,
-                            "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
-                            "use long headers or a coarser quantization",
-                            row, col, q, r);
-                } else {
-                    const int slice_rc = p->cfg.rate_control == XS_RC_SLICE;
-                    allot_cum += slice_rc ? e->share[pi] : p->allot[pi];
-                    budget = slice_rc ? (uint32_t)(allot_cum - used) : p->allot[pi];
-                    if (enc_select(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
-                                   budget, &q, &r, &e->choice) < 0)
-                        return xsf_error_set(
-                            err, XSF_ERR_ARG,
-                            "precinct (%d,%d): %u bytes cannot hold even the coarsest quantization "
-                            "(%u bytes): raise the rate",
-                            row, col, budget, e->choice.bytes);
-                }
-                const uint32_t coded = e->choice.bytes;
-                if (fixed)
-                    total = coded;
-                else if (p->cfg.rate_control == XS_RC_PRECINCT)
-                    total = p->allot[pi];
-                else
-                    total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used)
-                                                                    : coded;
-                if (cap - off < total)
-                    return xsf_error_set(err, XSF_ERR_ARG,
-                                         "output buffer of %zu bytes is too small", cap);
-                if (enc_write_precinct(p, pi, q, r, &e->choice, cost, e->coef, e->gcli, above,
-                                       out + off, total) != coded)
-                    return xsf_error_set(err, XSF_ERR_INVALID,
-                                         "internal: precinct (%d,%d) packed to a size other than "
-                                         "its cost tables say",
-                                         row, col);
-                memcpy(e->gtli + pi * g->nbands, e->choice.t, (size_t)g->nbands);
-                e->stats.budget_bytes[pi] = budget;
-                e->stats.coded_bytes[pi] = coded;
-                e->stats.total_bytes[pi] = total;
-                e->stats.q[pi] = (uint8_t)q;
-                e->stats.r[pi] = (uint8_t)r;
-                off += total;
-                used += total;
+        for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++) {
+            const int failed = res->err.status != XSF_OK && res->precinct == pi;
+            if (failed && !res->after_cap) {
+                *err = res->err;
+                return err->status;
             }
+            if (cap - off < e->stats.total_bytes[pi])
+                return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small",
+                                     cap);
+            if (failed) {
+                *err = res->err;
+                return err->status;
+            }
+            off += e->stats.total_bytes[pi];
         }
+        if (f.base + e->slice_off[s] != out + start)
+            memmove(out + start, f.base + e->slice_off[s], off - start);
     }
     if (cap - off < 2)
         return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small", cap);

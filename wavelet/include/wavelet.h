@@ -68,6 +68,20 @@ const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan);
 xsf_status wav_forward(wav_plan *plan, void *data);
 xsf_status wav_inverse(wav_plan *plan, void *data);
 
+/* The forward transform in parts, for callers that spread it over threads of
+ * their own (plane 0 of the plan). Level l (1..levels_h) is a vertical step
+ * (levels 1..levels_v only) then a horizontal step; a step has
+ * wav_forward_part_count parts (vertical: blocks of columns, horizontal:
+ * rows), any subset of which may run at once, each part once; every part of
+ * a step is done before any of the next step begins. Done in that order, the
+ * result is wav_forward's, bit for bit. `scratch`: wav_part_scratch(desc)
+ * 32-bit words of the caller's, one area per concurrent call. The plan is
+ * only read. */
+size_t wav_part_scratch(const wav_plan_desc *desc);
+size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical);
+void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch);
+
 /* Size of the low-pass half of n samples at level `level` (level 0 is n itself). */
 static inline size_t wav_low_len(size_t n, int level)
 {

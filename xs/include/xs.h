@@ -447,11 +447,18 @@ typedef struct xs_encoder_config {
     /* Profile and level (21122-2): the settings are checked against the profile. */
     uint16_t ppih; /* XS_PPIH_* */
     int plev;      /* Plev to write, or -1 to derive level and sublevel from the size and rate */
+    /* The C encoder: threads a frame is coded on, the caller's included (0:
+     * every online core; at most XS_MAX_THREADS). The codestream is the same
+     * for every count. The GPU encoder ignores it. */
+    int threads;
 } xs_encoder_config;
+
+#define XS_MAX_THREADS 256
 
 /* Defaults: 5 horizontal and 2 vertical levels (1 for the Main and Light
  * profiles), Bw=20, Fq=8, deadzone, sign packing, every coding mode, slices of
- * 16 lines, XS_RC_SLICE, PSNR weights, unrestricted profile, derived level.
+ * 16 lines, XS_RC_SLICE, PSNR weights, unrestricted profile, derived level,
+ * the C encoder on every online core.
  * The caller fills the picture and the rate. */
 void xs_encoder_config_init(xs_encoder_config *cfg);
 
@@ -489,6 +496,9 @@ xsf_status xs_encode(xs_encoder *enc, const xsf_picture *pic, uint8_t *out, size
                      size_t *len);
 const xs_encoder_stats *xs_encoder_last_stats(const xs_encoder *enc);
 const char *xs_encoder_error(const xs_encoder *enc);
+/* The threads a frame is coded on (the configuration's, or every online
+ * core; fewer where the system gave fewer). */
+int xs_encoder_threads(const xs_encoder *enc);
 
 /* The GPU encoder: bound to one device and one CUDA stream (stream NULL: a
  * non-blocking stream of its own); every device buffer is allocated at

@@ -1,0 +1,50 @@
+/* A pool of worker threads for data-parallel loops: xsf_pool_run calls a
+ * function once for every index of a range, on the pool's threads and the
+ * caller's, and returns when every call has returned. The threads are made
+ * once, at creation, and wait between runs; a run allocates nothing.
+ *
+ * Indices are handed out in rising order as threads become free, so which
+ * thread gets which index varies from run to run: a caller whose result
+ * must not depend on the thread count writes each index's result to a
+ * place of its own (per-thread scratch by the `worker` argument).
+ *
+ * Threads: one run at a time per pool (the pool is used by one thread at a
+ * time); fn may not call xsf_pool_run on the same pool. */
+#ifndef XSF_POOL_H
+#define XSF_POOL_H
+
+#include <stddef.h>
+
+#include "xsf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XSF_POOL_MAX_THREADS 256
+
+typedef struct xsf_pool xsf_pool;
+
+/* fn(ctx, index, worker): worker in [0, xsf_pool_threads) names the thread
+ * running it (0 is the caller of xsf_pool_run). */
+typedef void (*xsf_pool_fn)(void *ctx, size_t index, int worker);
+
+/* Online CPUs (sysconf), at least 1. */
+int xsf_cpu_count(void);
+
+/* A pool of `threads` threads, the caller of xsf_pool_run included (1: no
+ * thread is made, runs are plain loops; 0: xsf_cpu_count()); at most
+ * XSF_POOL_MAX_THREADS. Where the system gives fewer threads than asked,
+ * the pool has those it got (xsf_pool_threads says how many). */
+xsf_status xsf_pool_create(xsf_pool **pool, int threads, xsf_error *err);
+/* Stops and joins the threads (NULL: nothing). */
+void xsf_pool_destroy(xsf_pool *pool);
+int xsf_pool_threads(const xsf_pool *pool);
+
+/* fn(ctx, i, worker) for every i in [0, n); returns when all have returned. */
+void xsf_pool_run(xsf_pool *pool, size_t n, xsf_pool_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
