@@ -123,10 +123,19 @@ static void collect_deliver(void *ctx, pl_frame *f)
     pl_frame_release(f);
 }
 
-/* The file through the pipeline on `engine`, pictures where `where` says. */
-static void through_pipeline(const char *name, const buf *file, const buf *ref, unsigned ref_frames,
-                             unsigned rgb_expected, pl_engine engine, pl_placement where)
+/* The file through a pipeline on `engine` as one stream of configuration sc: frames read,
+ * the stream's statistics and the codec it took; the codec before the first frame is
+ * checked to be none. 0, or the pipeline could not be made. */
+typedef struct run_result {
+    uint64_t frames;
+    pl_stream_stats ss;
+    const xsf_codec *codec;
+} run_result;
+
+static int run_file(const char *name, const buf *file, pl_engine engine, const pl_stream_config *sc,
+                    run_result *r)
 {
+    memset(r, 0, sizeof *r);
     pl_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.engine = engine;
@@ -137,27 +146,37 @@ static void through_pipeline(const char *name, const buf *file, const buf *ref, 
     xsf_error_clear(&err);
     if (pl_create(&p, &cfg, &err) != XSF_OK) {
         CHECK(0, "%s: pl_create: %s", name, err.msg);
-        return;
+        return -1;
     }
+    int sid = -1;
+    CHECK(pl_stream_add(p, sc, &sid, &err) == XSF_OK, "%s: stream: %s", name, err.msg);
+    CHECK(pl_stream_codec(p, sid) == NULL, "%s: no codec before the first frame", name);
+    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &r->frames, &err) == XSF_OK,
+          "%s: source: %s", name, err.msg);
+    pl_stream_finish(p, sid);
+    pl_stream_stats_get(p, sid, &r->ss);
+    r->codec = pl_stream_codec(p, sid);
+    pl_stream_remove(p, sid, NULL);
+    pl_destroy(p);
+    return 0;
+}
+
+/* The file through the pipeline on `engine`, pictures where `where` says. */
+static void through_pipeline(const char *name, const buf *file, const buf *ref, unsigned ref_frames,
+                             unsigned rgb_expected, pl_engine engine, pl_placement where)
+{
     collect c;
     memset(&c, 0, sizeof c);
     pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK};
     sc.sink = (pl_sink){.deliver = collect_deliver, .ctx = &c, .placement = where};
-    int sid = -1;
-    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "%s: stream: %s", name, err.msg);
-    CHECK(pl_stream_codec(p, sid) == NULL, "%s: no codec before the first frame", name);
-    uint64_t frames = 0;
-    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &frames, &err) == XSF_OK,
-          "%s: source: %s", name, err.msg);
-    pl_stream_finish(p, sid);
-    pl_stream_stats ss;
-    pl_stream_stats_get(p, sid, &ss);
-    CHECK(pl_stream_codec(p, sid) == xsf_codec_find("bpc-paco"), "%s: the stream took BPC-PaCo",
-          name);
-    CHECK(frames == ref_frames && c.frames == ref_frames, "%s: %u of %u frames (%llu read)", name,
-          c.frames, ref_frames, (unsigned long long)frames);
-    CHECK(ss.dropped_total == 0, "%s: %llu dropped (%s)", name,
-          (unsigned long long)ss.dropped_total, ss.last_error);
+    run_result r;
+    if (run_file(name, file, engine, &sc, &r))
+        return;
+    CHECK(r.codec == xsf_codec_find("bpc-paco"), "%s: the stream took BPC-PaCo", name);
+    CHECK(r.frames == ref_frames && c.frames == ref_frames, "%s: %u of %u frames (%llu read)", name,
+          c.frames, ref_frames, (unsigned long long)r.frames);
+    CHECK(r.ss.dropped_total == 0, "%s: %llu dropped (%s)", name,
+          (unsigned long long)r.ss.dropped_total, r.ss.last_error);
     CHECK(c.not_bpc == 0, "%s: %u frames not described as BPC-PaCo", name, c.not_bpc);
     CHECK(c.rgb_frames == rgb_expected, "%s: %u frames said RGB, expected %u", name, c.rgb_frames,
           rgb_expected);
@@ -166,8 +185,6 @@ static void through_pipeline(const char *name, const buf *file, const buf *ref, 
     CHECK(c.yuv.len == ref->len && !memcmp(c.yuv.data, ref->data, ref->len),
           "%s: the pipeline's pictures differ from the C decoder's (%zu bytes, %zu expected)", name,
           c.yuv.len, ref->len);
-    pl_stream_remove(p, sid, NULL);
-    pl_destroy(p);
     free(c.yuv.data);
 }
 
@@ -225,46 +242,29 @@ static void raw_deliver(void *ctx, pl_frame *f)
 static void through_pipeline_fmt(const char *name, const buf *file, unsigned ref_frames,
                                  xsf_container to, pl_engine engine)
 {
-    pl_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.engine = engine;
-    cfg.cpu_threads = 2;
-    pl_pipeline *p = NULL;
-    xsf_error err;
-    xsf_error_clear(&err);
-    if (pl_create(&p, &cfg, &err) != XSF_OK) {
-        CHECK(0, "%s: pl_create: %s", name, err.msg);
-        return;
-    }
     collect c;
     memset(&c, 0, sizeof c);
     pl_stream_config sc = {.name = name, .backpressure = PL_BLOCK, .pix_fmt = to};
     sc.sink = (pl_sink){.deliver = raw_deliver, .ctx = &c, .placement = PL_PICTURE_HOST};
-    int sid = -1;
-    CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "%s: stream: %s", name, err.msg);
-    uint64_t frames = 0;
-    CHECK(pl_jxs_source_run(p, sid, file->data, file->len, 0, 0, &frames, &err) == XSF_OK,
-          "%s: source: %s", name, err.msg);
-    pl_stream_finish(p, sid);
-    pl_stream_stats ss;
-    pl_stream_stats_get(p, sid, &ss);
+    run_result r;
+    if (run_file(name, file, engine, &sc, &r))
+        return;
+    const pl_stream_stats *ss = &r.ss;
     if (engine == PL_ENGINE_GPU) {
-        CHECK(c.frames == 0 && ss.dropped_total == ref_frames &&
-                  strstr(ss.last_error, "planar16 pictures only"),
+        CHECK(c.frames == 0 && ss->dropped_total == ref_frames &&
+                  strstr(ss->last_error, "planar16 pictures only"),
               "%s: %u frames in %s, %llu dropped (%s)", name, c.frames, xsf_container_name(to),
-              (unsigned long long)ss.dropped_total, ss.last_error);
+              (unsigned long long)ss->dropped_total, ss->last_error);
     } else {
         buf ref = {0};
         reference_fmt(file, to, &ref);
-        CHECK(c.frames == ref_frames && ss.dropped_total == 0, "%s: %u of %u frames in %s (%s)",
-              name, c.frames, ref_frames, xsf_container_name(to), ss.last_error);
+        CHECK(c.frames == ref_frames && ss->dropped_total == 0, "%s: %u of %u frames in %s (%s)",
+              name, c.frames, ref_frames, xsf_container_name(to), ss->last_error);
         CHECK(ref.len && c.yuv.len == ref.len && !memcmp(c.yuv.data, ref.data, ref.len),
               "%s: %s pictures differ from the C decoder's converted (%zu bytes, %zu expected)",
               name, xsf_container_name(to), c.yuv.len, ref.len);
         free(ref.data);
     }
-    pl_stream_remove(p, sid, NULL);
-    pl_destroy(p);
     free(c.yuv.data);
 }
 
