@@ -811,7 +811,10 @@ static GstFlowReturn xsflow_dec_handle_frame(GstVideoDecoder *vd, GstVideoCodecF
                                .backpressure = PL_BLOCK,
                                .frames = pp->frames,
                                .codestream_bytes = MAX(map.size + map.size / 2, (gsize)1 << 16),
-                               .sink = {on_decoded, NULL, self, PL_PICTURE_HOST, on_refused, NULL},
+                               .sink = {.deliver = on_decoded,
+                                        .ctx = self,
+                                        .placement = PL_PICTURE_HOST,
+                                        .refused = on_refused},
                                .pix_fmt = choose_request(self, map.data, first)};
         xsf_error err;
         xsf_error_clear(&err);
