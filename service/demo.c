@@ -252,9 +252,10 @@ static void run_stream(const svc_demo_config *c, checker *chk, pl_encode_feed *f
     if (feed)
         pl_encode_source(feed, &snd.feed);
     chk->next = w ? pl_writer_sink(w) : pl_null_sink(PL_PICTURE_HOST);
-    pl_stream_config sc = {.name = "demo",
-                           .backpressure = PL_DROP_OLDEST,
-                           .sink = {check_deliver, check_finish, chk, PL_PICTURE_HOST, NULL, NULL}};
+    pl_stream_config sc = {
+        .name = "demo",
+        .backpressure = PL_DROP_OLDEST,
+        .sink = {check_deliver, check_finish, chk, PL_PICTURE_HOST, NULL, NULL, 0}};
     xsf_status st = pl_stream_add(p, &sc, &sid, err);
     if (st == XSF_OK)
         st = pl_rtp_source_start(src, p, sid, err);

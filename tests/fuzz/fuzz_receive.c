@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                .backpressure = PL_BLOCK,
                                .frames = 4,
                                .codestream_bytes = 4096,
-                               .sink = {check_deliver, NULL, NULL, PL_PICTURE_HOST, NULL, NULL}};
+                               .sink = {check_deliver, NULL, NULL, PL_PICTURE_HOST, NULL, NULL, 0}};
         if (pl_stream_add(pipeline, &sc, &stream, &err) != XSF_OK)
             abort();
     }

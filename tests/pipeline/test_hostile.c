@@ -493,7 +493,7 @@ static int run_case(pl_pipeline *p, const hcase *c, int record_clean, result *re
                            .frames = FRAMES_IN_POOL,
                            .codestream_bytes = 64 << 10,
                            .max_frame_bytes = rc.depacketizer.max_frame_bytes,
-                           .sink = {deliver, NULL, &sink, PL_PICTURE_HOST, NULL, NULL}};
+                           .sink = {deliver, NULL, &sink, PL_PICTURE_HOST, NULL, NULL, 0}};
     int stream;
     pl_rtp_source *src;
     if (pl_stream_add(p, &sc, &stream, &err) != XSF_OK ||

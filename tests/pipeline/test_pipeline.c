@@ -611,7 +611,7 @@ static void test_policy_and_errors(void)
     pl_stream_config sc = {.name = "policy",
                            .backpressure = PL_DROP_OLDEST,
                            .frames = 4,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL, 0}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -650,7 +650,7 @@ static void test_policy_and_errors(void)
         .name = "errors",
         .backpressure = PL_BLOCK,
         .frames = 6,
-        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL, 0}};
     CHECK(pl_stream_add(p, &sc2, &sid2, &err) == XSF_OK, "stream: %s", err.msg);
     int bad = 0;
     for (int i = 0; i < 20; i++) {
@@ -688,7 +688,7 @@ static void test_policy_and_errors(void)
         .name = "fields",
         .backpressure = PL_BLOCK,
         .frames = 2,
-        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL, 0}};
     CHECK(pl_stream_add(p, &sc3, &sid3, &err) == XSF_OK, "stream: %s", err.msg);
     for (int i = 0; i < 2 && data420; i++) {
         const uint8_t *second = i ? data : data420;
@@ -719,7 +719,7 @@ static void test_policy_and_errors(void)
     pl_stream_config big = {.name = "big",
                             .backpressure = PL_BLOCK,
                             .frames = 1025,
-                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
+                            .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL, 0}};
     int sid4 = -1;
     xsf_error_clear(&err);
     CHECK(pl_stream_add(p, &big, &sid4, &err) == XSF_ERR_ARG && strstr(err.msg, "1024"),
@@ -777,7 +777,7 @@ static void test_flush(void)
         .name = "flush",
         .backpressure = PL_BLOCK,
         .frames = POOL,
-        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL}};
+        .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, holder_refused, NULL, 0}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
@@ -1325,7 +1325,7 @@ static void test_partial_frames(void)
             .name = names[v],
             .backpressure = PL_BLOCK,
             .frames = 4,
-            .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, checker_rows}};
+            .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, checker_rows, 0}};
         int sid;
         xsf_error err;
         xsf_error_clear(&err);
@@ -1515,7 +1515,7 @@ static void test_rtp_slices(rtp_jxs_mode mode)
     pl_stream_config sc = {.name = "rtp slices",
                            .backpressure = PL_BLOCK,
                            .frames = 6,
-                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, NULL}};
+                           .sink = {checker_deliver, NULL, &c, PL_PICTURE_HOST, NULL, NULL, 0}};
     int sid = -1;
     if (p)
         CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
@@ -1701,7 +1701,7 @@ static void test_placements(void)
             pl_stream_config sc = {.name = names[v],
                                    .backpressure = PL_BLOCK,
                                    .frames = 4,
-                                   .sink = {placement_deliver, NULL, &c, where, NULL, NULL}};
+                                   .sink = {placement_deliver, NULL, &c, where, NULL, NULL, 0}};
             int sid;
             xsf_error err;
             xsf_error_clear(&err);
@@ -1823,7 +1823,7 @@ static void test_provisioning(void)
     pl_stream_config sc = {.name = "provision",
                            .backpressure = PL_DROP_OLDEST,
                            .frames = frames,
-                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL}};
+                           .sink = {holder_deliver, NULL, &h, PL_PICTURE_HOST, NULL, NULL, 0}};
     int sid;
     xsf_error err;
     xsf_error_clear(&err);
