@@ -255,6 +255,21 @@ static pl_pipeline *make_pipeline(void)
     return make_pipeline_reserving(0);
 }
 
+/* A pipeline (make_pipeline) and the bytes of vector `name`: NULL, and neither, where
+ * either cannot be had (checked). */
+static pl_pipeline *pipeline_and_vector(const char *name, uint8_t **data, size_t *len)
+{
+    pl_pipeline *p = make_pipeline();
+    CHECK(p != NULL, "pipeline");
+    *data = p ? read_all(name, len) : NULL;
+    CHECK(!p || *data != NULL, "vector %s", name);
+    if (p && !*data) {
+        pl_destroy(p);
+        p = NULL;
+    }
+    return p;
+}
+
 /* 1. Files through the pipeline to the writer: equal to the C decoder. */
 static void test_files(void)
 {
@@ -506,17 +521,11 @@ static void holder_release_all(holder *h)
  * at least its four threads and two more, and its stream's pool has them. */
 static void test_sink_holds(void)
 {
-    pl_pipeline *p = make_pipeline();
-    CHECK(p != NULL, "pipeline");
+    size_t len;
+    uint8_t *data;
+    pl_pipeline *p = pipeline_and_vector("fmt_yuv422_10b", &data, &len);
     if (!p)
         return;
-    size_t len;
-    uint8_t *data = read_all("fmt_yuv422_10b", &len);
-    CHECK(data != NULL, "vector");
-    if (!data) {
-        pl_destroy(p);
-        return;
-    }
     enum { KEEP = 24, OFFERED = 80 };
     holder h;
     holder_init(&h);
@@ -594,17 +603,11 @@ static void test_sink_holds(void)
  * the stream goes on. */
 static void test_policy_and_errors(void)
 {
-    pl_pipeline *p = make_pipeline();
-    CHECK(p != NULL, "pipeline");
+    size_t len;
+    uint8_t *data;
+    pl_pipeline *p = pipeline_and_vector("fmt_yuv422_10b", &data, &len);
     if (!p)
         return;
-    size_t len;
-    uint8_t *data = read_all("fmt_yuv422_10b", &len);
-    CHECK(data != NULL, "vector");
-    if (!data) {
-        pl_destroy(p);
-        return;
-    }
     holder h;
     holder_init(&h);
     h.hold = 1;
@@ -758,17 +761,11 @@ static void submit_copy(pl_pipeline *p, int sid, const uint8_t *data, size_t len
  * back in the pool and the stream goes on in order. */
 static void test_flush(void)
 {
-    pl_pipeline *p = make_pipeline();
-    CHECK(p != NULL, "pipeline");
+    size_t len;
+    uint8_t *data;
+    pl_pipeline *p = pipeline_and_vector("fmt_yuv422_10b", &data, &len);
     if (!p)
         return;
-    size_t len;
-    uint8_t *data = read_all("fmt_yuv422_10b", &len);
-    CHECK(data != NULL, "vector");
-    if (!data) {
-        pl_destroy(p);
-        return;
-    }
     holder h;
     holder_init(&h);
     h.gate = 1;
@@ -1066,17 +1063,11 @@ static void *remove_main(void *arg)
  * than PL_MAX_STREAMS), and removal waits for the frames a sink holds. */
 static void test_stream_remove(void)
 {
-    pl_pipeline *p = make_pipeline();
-    CHECK(p != NULL, "pipeline");
+    size_t len;
+    uint8_t *data;
+    pl_pipeline *p = pipeline_and_vector("seq_5f_422_10b", &data, &len);
     if (!p)
         return;
-    size_t len;
-    uint8_t *data = read_all("seq_5f_422_10b", &len);
-    CHECK(data != NULL, "vector");
-    if (!data) {
-        pl_destroy(p);
-        return;
-    }
     char want[33];
     unsigned frames;
     CHECK(reference_md5(data, len, want, &frames) == 0, "reference");
@@ -1806,13 +1797,11 @@ static pl_stream_stats pool_settled(pl_pipeline *p, int sid)
  * GPU nothing is pinned. The buffers are those frames took, never more. */
 static void test_provisioning(void)
 {
-    pl_pipeline *p = make_pipeline();
-    CHECK(p != NULL, "pipeline");
+    size_t len;
+    uint8_t *data;
+    pl_pipeline *p = pipeline_and_vector("fmt_yuv422_10b", &data, &len);
     if (!p)
         return;
-    size_t len;
-    uint8_t *data = read_all("fmt_yuv422_10b", &len);
-    CHECK(data != NULL, "vector");
     holder h;
     holder_init(&h);
     const unsigned frames = 6;
