@@ -740,9 +740,16 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
  * These select the pipeline's GPUs on the calling thread; the caller's
  * current device is restored before they return (pipeline.h: CUDA devices). */
 
+/* The caller's device, saved where the pipeline runs on GPUs (the CPU engine never
+ * starts CUDA); -1: nothing to restore. */
+static int save_device(const pl_pipeline *p)
+{
+    return p->use_gpu ? pl_gpu_save() : -1;
+}
+
 xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)
 {
-    const int saved = pl_gpu_save();
+    const int saved = save_device(p);
     const xsf_status st = stream_add(p, sc, id, err);
     pl_gpu_restore(saved);
     return st;
@@ -750,7 +757,7 @@ xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xs
 
 void pl_stream_remove(pl_pipeline *p, int stream, pl_stream_stats *final)
 {
-    const int saved = pl_gpu_save();
+    const int saved = save_device(p);
     stream_remove(p, stream, final);
     pl_gpu_restore(saved);
 }

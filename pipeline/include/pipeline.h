@@ -343,8 +343,10 @@ typedef struct pl_gpu_startup {
 
 typedef struct pl_startup_stats {
     uint64_t total_ns;    /* pl_create, from its call to its return */
-    uint64_t driver_ns;   /* the CUDA driver's start: the first device count (cudaGetDeviceCount,
-                             which runs cuInit) and the codec's check of the GPU */
+    uint64_t driver_ns;   /* the CUDA driver's start: pl_create's first runtime call (the
+                             caller's device saved, which runs cuInit), the device count and
+                             the codec's check of the GPU; 0 with the CPU engine, which never
+                             starts CUDA */
     uint64_t reserve_ns;  /* pinning the reserve (pl_config.pinned_reserve_bytes) */
     uint64_t decoders_ns; /* the CPU engine: its C decoders made */
     int ngpus;

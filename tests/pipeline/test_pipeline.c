@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "jxs_file.h"
 #include "md5.h"
@@ -228,6 +229,25 @@ static void test_caller_device(void)
     unsetenv("XSF_CUDA_EMU_DEVICES");
 }
 #endif
+
+/* The CPU engine never starts CUDA: after the CPU stage's pipelines ran (test_files),
+ * the driver's library is not in the process (starting it costs ~100 ms of a CPU
+ * decode's start-up). Without a driver on the machine this cannot fail: said. */
+static void test_cpu_engine_without_cuda(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    CHECK(maps != NULL, "/proc/self/maps");
+    if (!maps)
+        return;
+    char line[512];
+    int mapped = 0;
+    while (fgets(line, sizeof line, maps))
+        mapped |= strstr(line, "libcuda.so") != NULL;
+    fclose(maps);
+    CHECK(!mapped, "the CPU engine's pipelines loaded the CUDA driver (libcuda.so is mapped)");
+    if (access("/dev/nvidiactl", F_OK) != 0)
+        printf("note: no NVIDIA driver here: the CPU engine's check without CUDA cannot fail\n");
+}
 
 /* The tests' pipeline, with `reserve` bytes of pinned host memory taken at creation. */
 static pl_pipeline *make_pipeline_reserving(size_t reserve)
@@ -1945,6 +1965,8 @@ int main(int argc, char **argv)
         return XSF_TEST_SKIP;
     }
     test_files();
+    if (engine == PL_ENGINE_CPU)
+        test_cpu_engine_without_cuda();
     test_policy_and_errors();
     test_sink_holds();
     test_flush();
