@@ -555,6 +555,36 @@ __device__ __forceinline__ void bpc_lane_init(bpc_lane &s, const uint8_t *sign_l
     }
 }
 
+/* The coding passes of one block in their order (bpc_pass_at): the one walk
+ * both kernels make, so that the decoder reads what the encoder wrote. When
+ * bitplane j begins, begin(j, ended) runs first (ended: the plane before,
+ * -1 at the start), then the significance at j's start and j's
+ * probabilities are taken; after pass p, done(p, dacc) (dacc: the lane's
+ * share of the pass's distortion, bpc_pass) says whether to stop there.
+ * Returns the last plane begun (-1: none). */
+template <int VARIANT, bool DEC, class AC, class BEGIN, class DONE>
+__device__ __forceinline__ int
+bpc_code_passes(bpc_lane &s, AC &ac, const uint64_t (*pm)[2], const uint16_t *band_table,
+                int plane_offset, int planes, int npasses, int h, int lane, BEGIN begin, DONE done)
+{
+    uint32_t probs = 0;
+    int plane = -1;
+    for (int p = 0; p < npasses; p++) {
+        int j, type;
+        bpc_pass_at(VARIANT, planes, p, &j, &type);
+        if (j != plane) {
+            begin(j, plane);
+            plane = j;
+            s.plane_sig[0] = s.sig[0];
+            s.plane_sig[1] = s.sig[1];
+            probs = bpc_probs_of_plane(band_table, j, plane_offset, lane);
+        }
+        if (done(p, bpc_pass_of_type<VARIANT, DEC>(type, s, ac, pm, probs, j, h, lane)))
+            break;
+    }
+    return plane;
+}
+
 /* ---- encoder ---- */
 
 #ifndef BPC_KERNELS_DECODE_ONLY
@@ -658,26 +688,22 @@ __global__ void __launch_bounds__(128, VARIANT == 3 ? 1 : BPC_ENC_MIN_BLOCKS)
     ac.L = ac.S = ac.B = 0;
     ac.out = ac.slot = (uint16_t *)(k.slots + k.slot[cbi]);
     ac.lt = (1u << lane) - 1;
-    uint32_t probs = 0;
-    int plane = -1;
-    for (int p = 0; p < npasses; p++) {
-        int j, type;
-        bpc_pass_at(VARIANT, planes, p, &j, &type);
-        if (j != plane) {
-            plane = j;
-            s.plane_sig[0] = s.sig[0];
-            s.plane_sig[1] = s.sig[1];
-            s.bits[0] = pm[j][0];
-            s.bits[1] = pm[j][1];
-            probs = bpc_probs_of_plane(band_table, j, k.plane_offset, lane);
-        }
-        const int32_t dacc = bpc_pass_of_type<VARIANT, false>(type, s, ac, pm, probs, j, h, lane);
+    /* a plane begins: its magnitude bits */
+    auto plane_bits = [&](int j, int) {
+        s.bits[0] = pm[j][0];
+        s.bits[1] = pm[j][1];
+    };
+    /* a pass ends: its codewords and distortion kept */
+    auto pass_end = [&](int p, int32_t dacc) {
         const int64_t dist = bpc_warp_sum64(dacc);
         if (lane == 0) {
             k.pass_cw[(size_t)cbi * BPC_MAX_PASSES + p] = ac.B;
             k.pass_dist[(size_t)cbi * BPC_MAX_PASSES + p] = dist;
         }
-    }
+        return false;
+    };
+    bpc_code_passes<VARIANT, false>(s, ac, pm, band_table, k.plane_offset, planes, npasses, h, lane,
+                                    plane_bits, pass_end);
     if (ac.S) /* the coders' last codewords */
         bpc_put_codeword(ac.slot, ac.L);
 }
@@ -709,26 +735,19 @@ template <int VARIANT> __global__ void __launch_bounds__(128) bpc_decode_kernel(
     bpc_lane_init(s, sign_lut, VARIANT, w, h, lane);
     for (int j = 0; j < planes; j++)
         pd[j][0] = pd[j][1] = 0;
-    uint32_t probs = 0;
-    int plane = -1;
-    for (int p = 0; p < npasses; p++) {
-        int j, type;
-        bpc_pass_at(VARIANT, planes, p, &j, &type);
-        if (j != plane) {
-            if (plane >= 0) {
-                pd[plane][0] = s.bits[0];
-                pd[plane][1] = s.bits[1];
-            }
-            plane = j;
-            s.plane_sig[0] = s.sig[0];
-            s.plane_sig[1] = s.sig[1];
-            s.vis[0] = s.vis[1] = s.bits[0] = s.bits[1] = 0;
-            probs = bpc_probs_of_plane(band_table, j, k.plane_offset, lane);
+    /* a plane begins: the bits decoded in the one before kept */
+    auto plane_ended = [&](int, int ended) {
+        if (ended >= 0) {
+            pd[ended][0] = s.bits[0];
+            pd[ended][1] = s.bits[1];
         }
-        bpc_pass_of_type<VARIANT, true>(type, s, ac, (const uint64_t(*)[2])0, probs, j, h, lane);
-        if (__any_sync(BPC_FULL_MASK, ac.bad))
-            break;
-    }
+        s.vis[0] = s.vis[1] = s.bits[0] = s.bits[1] = 0;
+    };
+    /* a pass ends: stop where the data ran out or went wrong */
+    auto pass_end = [&](int, int32_t) { return __any_sync(BPC_FULL_MASK, ac.bad) != 0; };
+    const int plane =
+        bpc_code_passes<VARIANT, true>(s, ac, (const uint64_t(*)[2])0, band_table, k.plane_offset,
+                                       planes, npasses, h, lane, plane_ended, pass_end);
     if (plane >= 0) {
         pd[plane][0] = s.bits[0];
         pd[plane][1] = s.bits[1];

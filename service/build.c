@@ -9,14 +9,16 @@
 
 void svc_build_get(svc_build *b)
 {
-    b->version = XSF_VERSION;
-    b->git_commit = XSF_GIT_COMMIT;
-    b->cuda = XSF_BUILD_CUDA;
-    b->gl = XSF_BUILD_GL;
-    b->gl_window = XSF_BUILD_GL_WINDOW;
-    b->gstreamer = XSF_BUILD_GST;
-    b->nmos = XSF_BUILD_NMOS;
-    b->pcap = pcap_lib_version();
+    *b = (svc_build){
+        .version = XSF_VERSION,
+        .git_commit = XSF_GIT_COMMIT,
+        .cuda = XSF_BUILD_CUDA,
+        .gl = XSF_BUILD_GL,
+        .gl_window = XSF_BUILD_GL_WINDOW,
+        .gstreamer = XSF_BUILD_GST,
+        .nmos = XSF_BUILD_NMOS,
+        .pcap = pcap_lib_version(),
+    };
 }
 
 size_t svc_build_describe(char *out, size_t cap)

@@ -130,8 +130,8 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
         const xsf_status st = xs_decode_into(d, header_of(frame), buf, len, &consumed, out);
         return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_decoder_error(d));
     }
-    /* Another pixel format: the decoder's own planar picture, converted by
-     * the reference (xsf_picture_convert) with the frame's colour. */
+    /* Another pixel format: the decoder's own planar picture, converted
+     * (xsf_codec_copy_picture, as every codec's C decoder) with the frame's colour. */
     xsf_status st = check_converted(frame, buf, len, &out->fmt, err);
     if (st != XSF_OK)
         return st;
@@ -144,12 +144,7 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     xsf_picture src = *img;
     if (frame)
         src.colour = frame->colour;
-    const xsf_colour colour = out->colour;
-    const xsf_picture_props props = out->props;
-    st = xsf_picture_convert(out, &src, err);
-    out->colour = colour;
-    out->props = props;
-    return st;
+    return xsf_codec_copy_picture(out, &src, err);
 }
 
 /* ---- GPU decoder ---- */

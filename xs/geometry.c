@@ -12,16 +12,14 @@ static int ceil_shift(int n, int s)
 static void add_band(xs_geometry *g, int comp, int beta, int lx, int x0, int y0, int w, int h,
                      int lines)
 {
-    xs_band *b = &g->band[g->nbands++];
-    memset(b, 0, sizeof *b);
-    b->comp = comp;
-    b->beta = beta;
-    b->lx = lx;
-    b->x0 = x0;
-    b->y0 = y0;
-    b->width = w;
-    b->height = h;
-    b->lines = lines;
+    g->band[g->nbands++] = (xs_band){.comp = comp,
+                                     .beta = beta,
+                                     .lx = lx,
+                                     .x0 = x0,
+                                     .y0 = y0,
+                                     .width = w,
+                                     .height = h,
+                                     .lines = lines};
 }
 
 /* Global band index of 21122-1 B.3: position beta major, component minor;
