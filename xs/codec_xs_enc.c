@@ -176,7 +176,7 @@ static const xsf_option knobs[] = {
     XSF_OPTION("long-headers", XSF_OPTION_FLAG, CFG(long_headers), NULL, "7-byte packet headers"),
     XSF_OPTION("tune", XSF_OPTION_CHOICE, CFG(tune), "T",
                "what the derived gains and priorities minimize: psnr (default;\n"
-               "the squared error, chroma at 1/6 of luma) or visual (the error\n"
+               "the 6:1:1 YCbCr or the R,G,B squared error) or visual (the error\n"
                "weighted by contrast sensitivity at 3 HD picture heights)",
                .choices = "psnr|visual", .values = tunes),
     XSF_OPTION("gains", XSF_OPTION_INTS, offsetof(xs_knobs, gains), "LIST",
