@@ -518,6 +518,7 @@ xsf_status cmp_session_add_picture(cmp_session *s, const char *name, const xsf_p
             job.bpp = s->rates[i];
             job.path = s->opt.path;
             job.time_ms = s->opt.time_ms;
+            job.tune = s->opt.tune;
             job.qstep_hint = i > 0 && s->rates[i] >= s->rates[i - 1] ? qstep : 0;
             job.peers = &s->peers;
             xsf_error_clear(&job.err);

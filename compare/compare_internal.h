@@ -45,6 +45,7 @@ typedef struct cmp_job {
     cmp_path path;
     double time_ms;
     double qstep_hint; /* a variant with a step: the step the previous rate settled on (0: none) */
+    int tune;          /* cmp_options.tune */
     const cmp_peers *peers; /* a peer's job: where it is */
     /* results */
     char filter[8];

@@ -28,6 +28,7 @@ void cmp_request_options(const cmp_request *r, cmp_options *opt)
     opt->svt_dec = r->svt_dec;
     opt->opj = r->opj;
     opt->peer_threads = r->peer_threads;
+    opt->tune = r->tune;
 }
 
 static xsf_status parse_size(void *obj, const char *value, xsf_error *err)
@@ -77,6 +78,10 @@ const xsf_option cmp_knobs[] = {
                "OpenJPEG's library, a path or a name (default libopenjp2.so.7)"),
     XSF_OPTION("peer-threads", XSF_OPTION_INT, AT(peer_threads), "N",
                "threads each peer runs on (default: every online CPU)", .lo = 0, .hi = 4096),
+    XSF_OPTION("tune", XSF_OPTION_CHOICE, AT(tune), "T",
+               "JPEG XS variants: gains and priorities for psnr (default) or\n"
+               "visual (contrast sensitivity; xsflow encode --tune)",
+               .choices = "psnr|visual"),
     XSF_OPTION("codec-help", XSF_OPTION_FLAG, AT(codec_help), NULL, "what each codec variant is"),
     XSF_OPTION("progress", XSF_OPTION_FLAG, AT(progress), NULL,
                "a line on standard error as each measurement ends", .short_name = 'v'),

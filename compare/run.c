@@ -86,7 +86,9 @@ static void make_settings(cmp_run_state *r, double step)
         if (r->job->bpp > 0 && v->lossy)
             n += snprintf(r->knobs + n, sizeof r->knobs - (size_t)n, " %s", v->lossy);
         if (r->job->bpp > 0 && v->step)
-            snprintf(r->knobs + n, sizeof r->knobs - (size_t)n, " %s=%.17g", v->step, step);
+            n += snprintf(r->knobs + n, sizeof r->knobs - (size_t)n, " %s=%.17g", v->step, step);
+        if (r->job->tune && !strcmp(v->codec, "xs"))
+            snprintf(r->knobs + n, sizeof r->knobs - (size_t)n, " tune=visual");
         xsf_error err;
         xsf_error_clear(&err);
         if (i == 3 || !v->knobs[i + 1] || r->codec->encoder->check(s, &err) == XSF_OK)

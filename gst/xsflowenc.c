@@ -37,13 +37,14 @@ enum {
     PROP_DEVICE,
     PROP_GPU_ID,
     PROP_ENGINE,
+    PROP_TUNE,
 };
 
 typedef struct enc_settings {
     double bpp;
     int decomp_h, decomp_v, slice_height, quant_mode, coding_signs, rate_control, q, r;
     gboolean sigf, vpred, raw, lossless;
-    int run_mode, precinct_width;
+    int run_mode, precinct_width, tune;
     XsfGstDevice device;
     int gpu_id;
 } enc_settings;
@@ -97,6 +98,10 @@ ENUM_TYPE(rate_control_type, "XsflowEncRateControl",
           {XS_RC_SLICE, "Every slice exactly its share of the target (CBR)", "slice"},
           {XS_RC_PRECINCT, "Every precinct exactly its share (strict CBR)", "precinct"},
           {XS_RC_FIXED, "Fixed quantization and refinement (VBR)", "fixed"})
+ENUM_TYPE(tune_type, "XsflowEncTune",
+          {XS_TUNE_PSNR, "Gains and priorities for PSNR (6:1:1 YCbCr, R,G,B with the RCT)", "psnr"},
+          {XS_TUNE_VISUAL, "Gains and priorities from contrast sensitivity (3 HD picture heights)",
+           "visual"})
 ENUM_TYPE(run_mode_type, "XsflowEncRunMode",
           {0, "Runs of zero prediction residuals", "zero-residuals"},
           {1, "Runs of zero coefficients", "zero-coefficients"})
@@ -152,20 +157,22 @@ static void layout_format(const input_layout *l, int width, int height, xsf_form
 static void settings_knobs(const enc_settings *set, char *buf, size_t cap)
 {
     GEnumClass *rc = g_type_class_ref(rate_control_type()),
-               *qm = g_type_class_ref(quant_mode_type());
+               *qm = g_type_class_ref(quant_mode_type()), *tu = g_type_class_ref(tune_type());
     const GEnumValue *rcv = g_enum_get_value(rc, set->rate_control),
-                     *qmv = g_enum_get_value(qm, set->quant_mode);
+                     *qmv = g_enum_get_value(qm, set->quant_mode),
+                     *tuv = g_enum_get_value(tu, set->tune);
     char slice[32] = "";
     if (set->slice_height) /* 0: the codec's default, 16 */
         g_snprintf(slice, sizeof slice, " slice-height=%d", set->slice_height);
     /* The nicks of rate-control-mode and quant-mode are the knobs' values. */
     g_snprintf(buf, cap,
                "rc=%s q=%d r=%d nlx=%d nly=%d quant=%s sign-packing=%d run-mode=%d "
-               "modes=nopred%s%s%s cw=%d%s",
+               "modes=nopred%s%s%s cw=%d%s tune=%s",
                rcv ? rcv->value_nick : "slice", set->q, set->r, set->decomp_h, set->decomp_v,
                qmv ? qmv->value_nick : "deadzone", set->coding_signs ? 1 : 0, set->run_mode,
                set->sigf ? ",sig" : "", set->vpred ? ",vpred" : "", set->raw ? ",raw" : "",
-               set->precinct_width, slice);
+               set->precinct_width, slice, tuv ? tuv->value_nick : "psnr");
+    g_type_class_unref(tu);
     g_type_class_unref(rc);
     g_type_class_unref(qm);
 }
@@ -405,6 +412,7 @@ static void xsflow_enc_set_property(GObject *obj, guint id, const GValue *v, GPa
     case PROP_LOSSLESS: s->lossless = g_value_get_boolean(v); break;
     case PROP_DEVICE: s->device = g_value_get_enum(v); break;
     case PROP_GPU_ID: s->gpu_id = g_value_get_int(v); break;
+    case PROP_TUNE: s->tune = g_value_get_enum(v); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(obj, id, pspec); break;
     }
     GST_OBJECT_UNLOCK(self);
@@ -433,6 +441,7 @@ static void xsflow_enc_get_property(GObject *obj, guint id, GValue *v, GParamSpe
     case PROP_LOSSLESS: g_value_set_boolean(v, s->lossless); break;
     case PROP_DEVICE: g_value_set_enum(v, s->device); break;
     case PROP_GPU_ID: g_value_set_int(v, s->gpu_id); break;
+    case PROP_TUNE: g_value_set_enum(v, s->tune); break;
     case PROP_ENGINE:
         g_value_set_string(v, !self->enc ? NULL : self->on_gpu ? "GPU" : "CPU");
         break;
@@ -518,6 +527,11 @@ static void xsflow_enc_class_init(XsflowEncClass *klass)
         oc, PROP_GPU_ID,
         g_param_spec_int("gpu-id", "GPU id", "CUDA device to encode on", 0, 63, 0, RW));
     g_object_class_install_property(
+        oc, PROP_TUNE,
+        g_param_spec_enum("tune", "Tune",
+                          "What the gains and priorities minimize (xsflow encode --tune)",
+                          tune_type(), XS_TUNE_PSNR, RW));
+    g_object_class_install_property(
         oc, PROP_ENGINE,
         g_param_spec_string("engine", "Engine", "Which encoder runs: GPU or CPU (once configured)",
                             NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -525,6 +539,7 @@ static void xsflow_enc_class_init(XsflowEncClass *klass)
     gst_type_mark_as_plugin_api(coding_signs_type(), 0);
     gst_type_mark_as_plugin_api(rate_control_type(), 0);
     gst_type_mark_as_plugin_api(run_mode_type(), 0);
+    gst_type_mark_as_plugin_api(tune_type(), 0);
     gst_type_mark_as_plugin_api(XSF_GST_TYPE_DEVICE, 0);
 
     gst_element_class_add_static_pad_template(element_class, &sink_template);

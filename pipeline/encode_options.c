@@ -39,6 +39,8 @@ xsf_status pl_encode_request_config(const pl_encode_request *r, const char *in, 
     c->max_frames = r->frames_given ? r->frames : 0;
     xsf_encode_settings_init(&c->settings);
     c->settings.bpp = r->bpp;
+    if (r->tune)
+        c->settings.options = "tune=visual";
     if (format != IMGIO_FORMAT_YUV)
         return XSF_OK;
     return imgio_raw_layout_make(&c->raw, r->sampling, r->size[0], r->size[1], r->depth, err);
@@ -70,5 +72,9 @@ const xsf_option pl_encode_knobs[] = {
                .parse = parse_size),
     XSF_OPTION("depth", XSF_OPTION_INT, AT(depth), "N",
                "a .yuv input's bits per sample, 1..16 (default 10)", .lo = 1, .hi = 16),
+    XSF_OPTION("tune", XSF_OPTION_CHOICE, AT(tune), "T",
+               "JPEG XS gains and priorities for psnr (default) or visual\n"
+               "(contrast sensitivity; xsflow encode --tune)",
+               .choices = "psnr|visual"),
     XSF_OPTION_TABLE_END};
 #undef AT

@@ -123,6 +123,7 @@ static xsf_status parse_profile(void *obj, const char *v, xsf_error *err)
 }
 
 static const int rate_controls[] = {XS_RC_SLICE, XS_RC_PRECINCT, XS_RC_FIXED};
+static const int tunes[] = {XS_TUNE_PSNR, XS_TUNE_VISUAL};
 
 static const xsf_option knobs[] = {
     XSF_OPTION_HEAD("JPEG XS rate:"),
@@ -173,8 +174,13 @@ static const xsf_option knobs[] = {
                "precinct width in units of 8*max(sx)*2^NLx (default 0: full)", .lo = 0,
                .hi = 65535),
     XSF_OPTION("long-headers", XSF_OPTION_FLAG, CFG(long_headers), NULL, "7-byte packet headers"),
+    XSF_OPTION("tune", XSF_OPTION_CHOICE, CFG(tune), "T",
+               "what the derived gains and priorities minimize: psnr (default;\n"
+               "the 6:1:1 YCbCr or the R,G,B squared error) or visual (the error\n"
+               "weighted by contrast sensitivity at 3 HD picture heights)",
+               .choices = "psnr|visual", .values = tunes),
     XSF_OPTION("gains", XSF_OPTION_INTS, offsetof(xs_knobs, gains), "LIST",
-               "WGT gains in band order (default: derived for PSNR)", .lo = 0, .hi = 255,
+               "WGT gains in band order (default: derived for --tune)", .lo = 0, .hi = 255,
                .max_items = XS_MAX_BANDS, .count_offset = offsetof(xs_knobs, ngains)),
     XSF_OPTION("priorities", XSF_OPTION_INTS, offsetof(xs_knobs, prios), "LIST",
                "WGT priorities in band order, one per gain", .lo = 0, .hi = 255,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "enc_internal.h"
+#include "enc_tune.h"
 
 void xs_encoder_config_init(xs_encoder_config *cfg)
 {
@@ -191,7 +192,7 @@ xsf_status enc_make_header(const xs_encoder_config *cfg_in, xs_header *h, xsf_er
             h->priority[b] = c.priority[b];
         }
     } else {
-        st = enc_psnr_weights(h, h->gain, h->priority, err);
+        st = enc_tune_weights(h, c.tune, h->gain, h->priority, err);
         if (st != XSF_OK)
             return st;
     }

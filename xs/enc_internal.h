@@ -41,6 +41,14 @@ xsf_status enc_make_header(const xs_encoder_config *cfg, xs_header *hdr, xsf_err
 /* Gains and priorities that minimize the squared error over R, G, B (RCT)
  * or the 6:1:1 weighted YCbCr error (enc_weights.c). */
 xsf_status enc_psnr_weights(const xs_header *hdr, uint8_t *gain, uint8_t *priority, xsf_error *err);
+/* The energy of every band's synthesis basis function for hdr's band
+ * structure (on a small picture of the same structure, whose geometry g
+ * receives), band order (enc_weights.c). */
+xsf_status enc_band_energies(const xs_header *hdr, xs_geometry *g, double *energy, xsf_error *err);
+/* Gains and priorities from relative weights of the squared error of each
+ * band: gain the integer part of log2(sqrt(w)) above the smallest, priority
+ * the rank of its fractional part (largest first). */
+void enc_weights_to_gains(int nbands, const double *weight, uint8_t *gain, uint8_t *priority);
 /* Profile and level checks; fills hdr->plev when cfg->plev < 0. */
 xsf_status enc_check_profile(const xs_encoder_config *cfg, xs_header *hdr, size_t codestream_bytes,
                              xsf_error *err);

@@ -19,7 +19,7 @@
 
 #include "enc_internal.h"
 
-xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority, xsf_error *err)
+xsf_status enc_band_energies(const xs_header *h, xs_geometry *g, double *energy, xsf_error *err)
 {
     /* The same band structure on a small picture: 16 coefficients across the
      * lowest band each way, so no basis function reaches a border. */
@@ -33,18 +33,16 @@ xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority
     t.hf = (uint16_t)(16 * sy_max << h->nly);
     t.cw = 0;
     t.nbands = 0;
-    xs_geometry g;
-    xsf_status st = xs_geometry_init(&g, &t, err);
+    xsf_status st = xs_geometry_init(g, &t, err);
     if (st != XSF_OK)
         return st;
-    double f[XS_MAX_BANDS];
     int32_t *plane = NULL;
     size_t plane_cap = 0;
-    for (int b = 0; b < g.nbands; b++) {
-        const xs_band *bd = &g.band[b];
-        const xs_component *cp = &g.comp[bd->comp];
+    for (int b = 0; b < g->nbands; b++) {
+        const xs_band *bd = &g->band[b];
+        const xs_component *cp = &g->comp[bd->comp];
         double e = 1.0;
-        if (bd->comp < g.ncd) {
+        if (bd->comp < g->ncd) {
             const size_t n = (size_t)cp->width * cp->height;
             if (n > plane_cap) {
                 free(plane);
@@ -72,33 +70,55 @@ xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority
                 s += (double)plane[i] * plane[i];
             e = s / ((double)amp * amp);
         }
-        if (h->cpih == 1 && bd->comp < 3)
-            e *= bd->comp == 0 ? 3.0 : 11.0 / 16.0;
-        else if (h->cpih == 0 && h->nc >= 3 && (bd->comp == 1 || bd->comp == 2)) {
-            const double ny = (double)g.comp[0].width * g.comp[0].height;
-            const double nc = (double)cp->width * cp->height;
-            e *= ny / (6.0 * nc);
-        }
-        f[b] = 0.5 * log2(e);
+        energy[b] = e;
     }
     free(plane);
+    return XSF_OK;
+}
+
+void enc_weights_to_gains(int nbands, const double *weight, uint8_t *gain, uint8_t *priority)
+{
+    double f[XS_MAX_BANDS];
+    for (int b = 0; b < nbands; b++)
+        f[b] = 0.5 * log2(weight[b]);
     double fmin = f[0];
-    for (int b = 1; b < g.nbands; b++)
+    for (int b = 1; b < nbands; b++)
         fmin = f[b] < fmin ? f[b] : fmin;
     double frac[XS_MAX_BANDS];
-    for (int b = 0; b < g.nbands; b++) {
+    for (int b = 0; b < nbands; b++) {
         double v = f[b] - fmin + 1e-9;
         int gi = (int)floor(v);
         gain[b] = (uint8_t)(gi > 15 ? 15 : gi);
         frac[b] = v - gi;
     }
     /* Priority = rank by fractional part, largest first, ties in band order. */
-    for (int b = 0; b < g.nbands; b++) {
+    for (int b = 0; b < nbands; b++) {
         int rank = 0;
-        for (int o = 0; o < g.nbands; o++)
+        for (int o = 0; o < nbands; o++)
             if (frac[o] > frac[b] || (frac[o] == frac[b] && o < b))
                 rank++;
         priority[b] = (uint8_t)rank;
     }
+}
+
+xsf_status enc_psnr_weights(const xs_header *h, uint8_t *gain, uint8_t *priority, xsf_error *err)
+{
+    xs_geometry g;
+    double w[XS_MAX_BANDS];
+    const xsf_status st = enc_band_energies(h, &g, w, err);
+    if (st != XSF_OK)
+        return st;
+    for (int b = 0; b < g.nbands; b++) {
+        const xs_band *bd = &g.band[b];
+        const xs_component *cp = &g.comp[bd->comp];
+        if (h->cpih == 1 && bd->comp < 3)
+            w[b] *= bd->comp == 0 ? 3.0 : 11.0 / 16.0;
+        else if (h->cpih == 0 && h->nc >= 3 && (bd->comp == 1 || bd->comp == 2)) {
+            const double ny = (double)g.comp[0].width * g.comp[0].height;
+            const double nc = (double)cp->width * cp->height;
+            w[b] *= ny / (6.0 * nc);
+        }
+    }
+    enc_weights_to_gains(g.nbands, w, gain, priority);
     return XSF_OK;
 }

@@ -1,12 +1,20 @@
-/* bench/xs_encode rd_metrics: the measurements of rd_svt.sh, independent of
- * xsflow's libraries (it reads the decoder's planar output, whoever decoded).
+/* bench/xs_encode rd_metrics: the measurements of rd_svt.sh and rd_tune.sh,
+ * independent of xsflow's codecs (it reads the decoder's planar output,
+ * whoever decoded).
  *
  *   rd_metrics psnr REF DEC W H SAMPLING DEPTH
  *       PSNR of two planar pictures (8-bit samples as bytes, deeper ones as
- *       16-bit little-endian; SAMPLING 420, 422, 444 or 400), peak 2^DEPTH-1.
+ *       16-bit little-endian; SAMPLING 420, 422, 444 or 400; rgb as 444),
+ *       peak 2^DEPTH-1.
  *       Prints "Y Cb Cr ALL" in dB: each component, and ALL over every sample
  *       of every component (for RGB pictures: R, G, B together). Equal
  *       pictures print 999.
+ *   rd_metrics ssim REF DEC W H SAMPLING DEPTH
+ *       SSIM and MS-SSIM of the luma (component 0; SAMPLING rgb: 4:4:4
+ *       R, G, B planes, BT.709 luma), as `xsflow compare` computes them: the
+ *       code of compare/metrics.c (cmp_ssim_luma, cmp_msssim_luma; MS-SSIM
+ *       checked there against an independent computation). Prints "SSIM
+ *       MSSSIM" ("nan" for MS-SSIM below 161x161).
  *   rd_metrics bd < POINTS
  *       Bjontegaard rate difference (VCEG-M33): POINTS are lines "RA PA RT
  *       PT" (anchor and test, rate and PSNR at each point); log10(rate) is
@@ -19,69 +27,121 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_plane(FILE *f, int bytes, size_t n, double *out)
+#include "compare.h"
+
+/* The planes of a SAMPLING (420, 422, 444, 400) picture w x h: components and
+ * chroma size; -1 for an unknown sampling. */
+static int layout(const char *s, int w, int h, int *cw, int *ch)
 {
-    for (size_t i = 0; i < n; i++) {
-        const int a = fgetc(f);
-        const int b = bytes == 2 ? fgetc(f) : 0;
-        if (a == EOF || b == EOF)
-            return -1;
-        out[i] = a | b << 8;
+    *cw = w;
+    *ch = h;
+    if (!strcmp(s, "420")) {
+        *cw = (w + 1) / 2;
+        *ch = (h + 1) / 2;
+    } else if (!strcmp(s, "422")) {
+        *cw = (w + 1) / 2;
+    } else if (!strcmp(s, "400")) {
+        return 1;
+    } else if (strcmp(s, "444") && strcmp(s, "rgb")) {
+        return -1;
+    }
+    return 3;
+}
+
+/* Reads a planar picture (8-bit samples as bytes, deeper as 16-bit little
+ * endian) into p (planes in buf). 0, or -1 when short. */
+static int read_picture(const char *path, int nc, int w, int h, int cw, int ch, int depth,
+                        uint16_t *buf, xsf_picture *p)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    memset(p, 0, sizeof *p);
+    p->fmt.container = XSF_PLANAR_U16;
+    p->fmt.nc = nc;
+    int rc = 0;
+    for (int c = 0; c < nc && !rc; c++) {
+        const int pw = c ? cw : w, ph = c ? ch : h;
+        p->fmt.width[c] = pw;
+        p->fmt.height[c] = ph;
+        p->fmt.depth[c] = depth;
+        p->stride[c] = (size_t)pw * sizeof *buf;
+        p->data[c] = (uint8_t *)buf;
+        for (size_t i = 0; i < (size_t)pw * ph && !rc; i++) {
+            const int a = fgetc(f);
+            const int b = depth > 8 ? fgetc(f) : 0;
+            rc = a == EOF || b == EOF ? -1 : 0;
+            buf[i] = (uint16_t)(a | b << 8);
+        }
+        buf += (size_t)pw * ph;
+    }
+    fclose(f);
+    return rc;
+}
+
+/* The two pictures of a command's arguments REF DEC W H SAMPLING DEPTH into
+ * pa, pb (planes in *bufs, freed by the caller). 0, or the exit status after
+ * a message. */
+static int read_pair(char **argv, xsf_picture *pa, xsf_picture *pb, uint16_t **bufs)
+{
+    const int w = atoi(argv[2]), h = atoi(argv[3]), depth = atoi(argv[5]);
+    int cw, ch;
+    const int nc = layout(argv[4], w, h, &cw, &ch);
+    bufs[0] = bufs[1] = NULL;
+    if (nc < 0 || w < 1 || h < 1 || depth < 8 || depth > 16) {
+        fprintf(stderr, "rd_metrics: sampling %s (420, 422, 444, 400, rgb), size %dx%d depth %d\n",
+                argv[4], w, h, depth);
+        return 2;
+    }
+    const size_t n = (size_t)w * h + 2 * (size_t)cw * ch;
+    bufs[0] = malloc(n * sizeof *bufs[0]);
+    bufs[1] = malloc(n * sizeof *bufs[1]);
+    if (!bufs[0] || !bufs[1] || read_picture(argv[0], nc, w, h, cw, ch, depth, bufs[0], pa) ||
+        read_picture(argv[1], nc, w, h, cw, ch, depth, bufs[1], pb)) {
+        fprintf(stderr, "rd_metrics: cannot read %s and %s as %dx%d %s\n", argv[0], argv[1], w, h,
+                argv[4]);
+        return 1;
     }
     return 0;
 }
 
 static int cmd_psnr(char **argv)
 {
-    const int w = atoi(argv[2]), h = atoi(argv[3]), depth = atoi(argv[5]);
-    const char *s = argv[4];
-    int cw = w, ch = h, nc = 3;
-    if (!strcmp(s, "420")) {
-        cw = (w + 1) / 2;
-        ch = (h + 1) / 2;
-    } else if (!strcmp(s, "422")) {
-        cw = (w + 1) / 2;
-    } else if (!strcmp(s, "400")) {
-        nc = 1;
-    } else if (strcmp(s, "444")) {
-        fprintf(stderr, "rd_metrics: sampling %s (420, 422, 444 or 400)\n", s);
-        return 2;
-    }
-    if (w < 1 || h < 1 || depth < 8 || depth > 16) {
-        fprintf(stderr, "rd_metrics: size %dx%d depth %d\n", w, h, depth);
-        return 2;
-    }
-    FILE *fa = fopen(argv[0], "rb"), *fb = fopen(argv[1], "rb");
-    if (!fa || !fb) {
-        fprintf(stderr, "rd_metrics: cannot open %s\n", fa ? argv[1] : argv[0]);
-        return 1;
-    }
-    const int bytes = depth > 8 ? 2 : 1;
-    const double peak = (double)((1 << depth) - 1);
-    double *a = malloc((size_t)w * h * sizeof *a), *b = malloc((size_t)w * h * sizeof *b);
-    double se_all = 0;
-    size_t n_all = 0;
-    int rc = 0;
-    for (int c = 0; c < nc && !rc; c++) {
-        const size_t n = c ? (size_t)cw * ch : (size_t)w * h;
-        if (!a || !b || read_plane(fa, bytes, n, a) || read_plane(fb, bytes, n, b)) {
-            fprintf(stderr, "rd_metrics: short picture (component %d)\n", c);
-            rc = 1;
-            break;
+    xsf_picture pa, pb;
+    uint16_t *bufs[2];
+    const int rc = read_pair(argv, &pa, &pb, bufs);
+    if (!rc) {
+        const double peak = (double)((1 << pa.fmt.depth[0]) - 1);
+        double se_all = 0;
+        size_t n_all = 0;
+        for (int c = 0; c < pa.fmt.nc; c++) {
+            const size_t n = (size_t)pa.fmt.width[c] * pa.fmt.height[c];
+            const uint16_t *a = (const uint16_t *)pa.data[c], *b = (const uint16_t *)pb.data[c];
+            double se = 0;
+            for (size_t i = 0; i < n; i++)
+                se += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+            se_all += se;
+            n_all += n;
+            printf("%.4f ", se > 0 ? 10 * log10(peak * peak * (double)n / se) : 999.0);
         }
-        double se = 0;
-        for (size_t i = 0; i < n; i++)
-            se += (a[i] - b[i]) * (a[i] - b[i]);
-        se_all += se;
-        n_all += n;
-        printf("%.4f ", se > 0 ? 10 * log10(peak * peak * (double)n / se) : 999.0);
-    }
-    if (!rc)
         printf("%.4f\n", se_all > 0 ? 10 * log10(peak * peak * (double)n_all / se_all) : 999.0);
-    free(a);
-    free(b);
-    fclose(fa);
-    fclose(fb);
+    }
+    free(bufs[0]);
+    free(bufs[1]);
+    return rc;
+}
+
+static int cmd_ssim(char **argv)
+{
+    xsf_picture pa, pb;
+    uint16_t *bufs[2];
+    const int rc = read_pair(argv, &pa, &pb, bufs);
+    if (!rc) {
+        const int rgb = !strcmp(argv[4], "rgb");
+        printf("%.6f %.6f\n", cmp_ssim_luma(&pa, &pb, rgb), cmp_msssim_luma(&pa, &pb, rgb));
+    }
+    free(bufs[0]);
+    free(bufs[1]);
     return rc;
 }
 
@@ -172,9 +232,12 @@ int main(int argc, char **argv)
 {
     if (argc == 8 && !strcmp(argv[1], "psnr"))
         return cmd_psnr(argv + 2);
+    if (argc == 8 && !strcmp(argv[1], "ssim"))
+        return cmd_ssim(argv + 2);
     if (argc == 2 && !strcmp(argv[1], "bd"))
         return cmd_bd();
     fprintf(stderr, "usage: rd_metrics psnr REF DEC W H SAMPLING DEPTH\n"
+                    "       rd_metrics ssim REF DEC W H SAMPLING DEPTH\n"
                     "       rd_metrics bd < lines of \"RATE_A PSNR_A RATE_T PSNR_T\"\n");
     return 2;
 }

@@ -111,6 +111,7 @@ typedef struct cmp_options {
     const char *opj;     /* libopenjp2 as dlopen takes it, a path or a name (NULL:
                             "libopenjp2.so.7") */
     int peer_threads;    /* the threads each peer runs on (0: every online CPU) */
+    int tune;            /* 1: JPEG XS variants with the encoder's tune=visual (xs/enc_tune.h) */
 } cmp_options;
 
 /* What `xsflow compare`'s options set: the session's options as given, the outputs,
@@ -129,6 +130,7 @@ typedef struct cmp_request {
     const char *peers; /* "auto" or "none", as given (the caller refuses others) */
     const char *svt_enc, *svt_dec, *opj;
     int peer_threads;
+    int tune; /* --tune: 0 psnr, 1 visual */
     int codec_help, progress, quiet;
 } cmp_request;
 

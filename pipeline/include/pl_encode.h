@@ -98,6 +98,7 @@ typedef struct pl_encode_request {
     int input;            /* PL_ENCODE_INPUT_*: what "-" holds */
     int size[2], depth;   /* a .yuv input's picture size and bits */
     const char *sampling; /* a .yuv input's sampling ("422"), as imgio_raw_layout_make reads it */
+    int tune;             /* 1: the codec's knob tune=visual (JPEG XS), 0: its default */
 } pl_encode_request;
 
 /* engine -1, a .yuv input as the codec's encoder prefers it (yuv_depth, yuv_sampling),
@@ -107,7 +108,7 @@ void pl_encode_request_init(pl_encode_request *r, const xsf_codec *codec);
 /* The knobs (xsf_option.h) on a pl_encode_request, as `xsflow send` takes them, under the
  * heading "live encoding (IN.y4m, IN.yuv, .ppm, .pgm):": bpp (above 0, at most 1024), cpu,
  * gpu, frames (1 to 2^30; sets frames_given), format (auto|jxs|y4m|yuv: input), size (WxH),
- * depth (1 to 16). */
+ * depth (1 to 16), tune (psnr|visual). */
 extern const xsf_option pl_encode_knobs[];
 
 /* What `in` holds: a picture file by its name (imgio_format_from_path), or for "-" the

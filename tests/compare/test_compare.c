@@ -131,7 +131,51 @@ static void test_request(void)
     q.gpu = 0;
     q.nrates = 0;
     cmp_request_options(&q, &o);
-    CHECK(o.path == CMP_PATH_CPU && !o.rates, "--cpu, the default rates");
+    CHECK(o.path == CMP_PATH_CPU && !o.rates && !o.tune, "--cpu, the default rates, tune psnr");
+    CHECK(xsf_options_apply(cmp_knobs, &q, "tune=visual", "compare", &err) == XSF_OK &&
+              q.tune == 1 && (cmp_request_options(&q, &o), o.tune == 1),
+          "--tune visual: %s", err.msg);
+    CHECK(xsf_options_apply(cmp_knobs, &q, "tune=mse", "compare", &err) == XSF_ERR_ARG,
+          "an unknown tune refused");
+}
+
+/* --tune visual: JPEG XS rows coded with the visual tables (other bytes than
+ * the PSNR tune's at the same rate, so another PSNR), SSIM and MS-SSIM in
+ * each row. */
+static void test_tune(void)
+{
+    static const double two[] = {2};
+    double psnr[2] = {0, 0};
+    xsf_picture pic;
+    xsf_error perr;
+    xsf_error_clear(&perr);
+    if (cmp_synthetic_picture(&pic, 256, 192, 3, 8, &perr) != XSF_OK) { /* MS-SSIM: 161x161 */
+        CHECK(0, "synthetic picture: %s", perr.msg);
+        return;
+    }
+    for (int t = 0; t < 2; t++) {
+        cmp_options opt = {.rates = two,
+                           .nrates = 1,
+                           .variants = 1u << CMP_XS_DEFAULT,
+                           .path = CMP_PATH_CPU,
+                           .tune = t};
+        cmp_session *s = NULL;
+        xsf_error err;
+        xsf_error_clear(&err);
+        CHECK(cmp_session_create(&s, &opt, &err) == XSF_OK, "tune %d session: %s", t, err.msg);
+        if (!s)
+            return;
+        CHECK(cmp_session_add_picture(s, "rgb8", &pic, 1) == XSF_OK && cmp_session_rows(s) == 1,
+              "tune %d: %s", t, cmp_session_error(s));
+        const cmp_row *r = cmp_session_rows(s) == 1 ? cmp_session_row(s, 0) : NULL;
+        CHECK(r && isfinite(r->psnr_all) && r->ssim > 0.5 && r->ssim <= 1 && r->ms_ssim > 0.5,
+              "tune %d: a row with PSNR, SSIM, MS-SSIM", t);
+        if (r)
+            psnr[t] = r->psnr_all;
+        cmp_session_destroy(s);
+    }
+    cmp_picture_free(&pic);
+    CHECK(psnr[0] != psnr[1], "--tune visual coded as psnr (%.4f dB)", psnr[0]);
 }
 
 /* PSNR and SSIM against values computed here from their definitions. */
@@ -430,6 +474,7 @@ int main(int argc, char **argv)
     check_rows(s, "rgb8", 192, 128);
     check_rows(s, "grey12", 160, 96);
     test_csv(s, expected);
+    test_tune();
 
     /* The readable table: a line per row plus each picture's two header lines. */
     FILE *t = tmpfile();

@@ -843,6 +843,12 @@ GST_START_TEST(test_round_trip_lossy)
         round_trip("bits-per-pixel=4 decomp-v=1 device=cpu",
                    "video/x-raw, format=I422_10LE, width=128, height=64, framerate=25/1", 3);
     fail_unless(psnr > 30 && !isinf(psnr), "PSNR %.2f dB at 4 bpp", psnr);
+    /* The visual tune (xsflow encode --tune visual) through the same knobs. */
+    const double visual =
+        round_trip("bits-per-pixel=4 decomp-v=1 tune=visual device=cpu",
+                   "video/x-raw, format=I422_10LE, width=128, height=64, framerate=25/1", 3);
+    fail_unless(visual > 30 && !isinf(visual) && visual != psnr,
+                "tune=visual: PSNR %.2f dB at 4 bpp (psnr tune %.2f)", visual, psnr);
 }
 GST_END_TEST;
 

@@ -254,8 +254,18 @@ static void test_request(void)
           "the feed's configuration: %s", err.msg);
     r.frames_given = 0;
     CHECK(pl_encode_request_config(&r, "in.y4m", IMGIO_FORMAT_Y4M, &c, &err) == XSF_OK &&
-              c.max_frames == 0,
-          "every frame without --frames");
+              c.max_frames == 0 && !c.settings.options,
+          "every frame without --frames; the codec's default tune");
+    CHECK(xsf_options_apply(pl_encode_knobs, &r, "tune=visual", "send", &err) == XSF_OK &&
+              r.tune == 1 &&
+              pl_encode_request_config(&r, "in.y4m", IMGIO_FORMAT_Y4M, &c, &err) == XSF_OK &&
+              c.settings.options && !strcmp(c.settings.options, "tune=visual") &&
+              xs->encoder->check(&c.settings, &err) == XSF_OK,
+          "--tune visual reaches the codec's knobs: %s", err.msg);
+    CHECK(xsf_options_apply(pl_encode_knobs, &r, "tune=psnr", "send", &err) == XSF_OK &&
+              r.tune == 0 &&
+              xsf_options_apply(pl_encode_knobs, &r, "tune=ssim", "send", &err) == XSF_ERR_ARG,
+          "--tune psnr; an unknown tune refused");
     r.sampling = "421";
     CHECK(pl_encode_request_config(&r, "in.yuv", IMGIO_FORMAT_YUV, &c, &err) == XSF_ERR_ARG,
           "a .yuv layout refused");

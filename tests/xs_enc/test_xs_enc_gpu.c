@@ -305,7 +305,7 @@ static void test_photograph(void)
         static const double bpps[] = {0.75, 1, 2, 3, 4, 6, 8, 12};
         char what[200];
         for (size_t i = 0; i < sizeof bpps / sizeof bpps[0]; i++)
-            for (int tools = 0; tools <= 1; tools++) {
+            for (int tools = 0; tools <= 2; tools++) {
                 xs_encoder_config cfg;
                 xs_encoder_config_init(&cfg);
                 set_format(&cfg, "444", img->fmt.width[0], img->fmt.height[0], 12);
@@ -314,8 +314,12 @@ static void test_photograph(void)
                     cfg.gcli_modes = XS_GCLI_RAW | XS_GCLI_NOPRED | XS_GCLI_SIGFLAGS;
                     cfg.fs = 0;
                 }
-                snprintf(what, sizeof what, "photograph at %.2f bpp (%s tools)", bpps[i],
-                         tools ? "all" : "SVT's");
+                if (tools == 2) /* the visual tune's tables (xs/enc_tune.h) */
+                    cfg.tune = XS_TUNE_VISUAL;
+                snprintf(what, sizeof what, "photograph at %.2f bpp (%s)", bpps[i],
+                         tools == 2 ? "all tools, visual tune"
+                         : tools    ? "all tools"
+                                    : "SVT's tools");
                 compare(&cfg, img, what);
             }
     }
@@ -353,6 +357,17 @@ static void test_quick(void)
             snprintf(what, sizeof what, "quick modes 0x%x Fs=%d", modes[m], fs);
             synthetic(&cfg, 0, what);
         }
+    static const char *const tuned[] = {"420", "444", "rgb"};
+    for (size_t f = 0; f < 3; f++) {
+        xs_encoder_config cfg;
+        xs_encoder_config_init(&cfg);
+        set_format(&cfg, tuned[f], 136, 40, 10);
+        cfg.tune = XS_TUNE_VISUAL;
+        cfg.qpih = 1;
+        cfg.bpp = 3;
+        snprintf(what, sizeof what, "quick %s visual tune", tuned[f]);
+        synthetic(&cfg, 0, what);
+    }
     xs_encoder_config cfg;
     xs_encoder_config_init(&cfg);
     set_format(&cfg, "rgb", 70, 20, 12);

@@ -400,6 +400,14 @@ typedef enum xs_rate_control {
                            Q=R=0 and Fq=0) */
 } xs_rate_control;
 
+/* What derived gains and priorities (WGT) minimize (xs/enc_tune.h, xs/ENCODER.md). */
+typedef enum xs_tune {
+    XS_TUNE_PSNR = 0,   /* the squared error: over R, G, B with the RCT, else the 6:1:1 weighted
+                           YCbCr error (PSNR) */
+    XS_TUNE_VISUAL = 1, /* the error as a viewer sees it: each band weighted by contrast
+                           sensitivity at its frequencies (luma and chroma models) */
+} xs_tune;
+
 /* 21122-2 Ppih values the encoder can signal and check (0 = unrestricted). */
 enum {
     XS_PPIH_UNRESTRICTED = 0x0000,
@@ -435,9 +443,10 @@ typedef struct xs_encoder_config {
     int long_headers; /* 1: 7-byte packet headers even where 5-byte ones would do */
     int lossless;     /* 1: lossless coding (sets Fq=0, Bw=max depth, XS_RC_FIXED with Q=R=0;
                          signals cap[6]) */
-    /* Gains and priorities (WGT), in band order; nbands = 0 derives them for PSNR. */
+    /* Gains and priorities (WGT), in band order; nbands = 0 derives them for the tune. */
     int nbands;
     uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
+    xs_tune tune; /* XS_TUNE_PSNR (default) or XS_TUNE_VISUAL */
     /* Non-linearity (NLT, 21122-1 Annex G): 0 none, 1 quadratic, 2 extended. */
     int tnlt;
     int nlt_sigma;           /* quadratic: DC offset sign */
@@ -457,7 +466,7 @@ typedef struct xs_encoder_config {
 
 /* Defaults: 5 horizontal and 2 vertical levels (1 for the Main and Light
  * profiles), Bw=20, Fq=8, deadzone, sign packing, every coding mode, slices of
- * 16 lines, XS_RC_SLICE, PSNR weights, unrestricted profile, derived level,
+ * 16 lines, XS_RC_SLICE, PSNR weights (XS_TUNE_PSNR), unrestricted profile, derived level,
  * the C encoder on every online core.
  * The caller fills the picture and the rate. */
 void xs_encoder_config_init(xs_encoder_config *cfg);
