@@ -80,6 +80,17 @@ XS_HD int enc_vpred_symbol(int g, int top, int t, int tt)
     return enc_vpred_bits(g, top, t, tt) - 1;
 }
 
+/* The magnitude the decoder rebuilds from a uniform quantizer's value m
+ * at truncation t > 0, s = g - t + 1 (21122-1 D.3): the sum of (m << t)
+ * >> (k * s) over k, each term rounded down. */
+XS_HD uint32_t enc_uniform_value(uint32_t m, int t, int s)
+{
+    uint32_t acc = 0;
+    for (uint32_t r = m << t; r; r >>= s)
+        acc += r;
+    return acc;
+}
+
 /* Quantized magnitude of a coefficient W (at Fq fractional bits) in a group
  * of bitplane count g truncated at t (21122-1 D.3 inverted): deadzone keeps
  * the bit planes above t, uniform rounds to the decoder's reconstruction
@@ -100,11 +111,25 @@ XS_HD uint32_t enc_quantize(int32_t w, int g, int t, int qpih, int fq)
     }
     if (!qpih)
         return mag >> t;
-    /* Uniform: the decoder rebuilds m * 2^(g+1) / (2^s - 1), s = g - t + 1. */
+    /* Uniform: the decoder rebuilds about m * 2^(g+1) / (2^s - 1), s = g - t + 1,
+     * exactly enc_uniform_value; the nearest of its values to the whole
+     * magnitude (fraction included), the lower one on a tie. */
     const int s = g - t + 1;
-    uint64_t m = ((uint64_t)mag * ((1u << s) - 1) + (1u << g)) >> (g + 1);
     const uint32_t lim = (1u << (g - t)) - 1;
-    return m > lim ? lim : (uint32_t)m;
+    const uint64_t cap = (uint64_t)0x7fffu << fq, x = a > cap ? cap : a;
+    uint32_t m = (uint32_t)((x * ((1u << s) - 1)) >> (g + 1 + fq));
+    m = m > lim ? lim : m;
+    /* The decoder's value lies at or below the exact grid: step up while the
+     * next value is still at or below the magnitude. */
+    while (m < lim && ((uint64_t)enc_uniform_value(m + 1, t, s) << fq) <= x)
+        m++;
+    if (m < lim) {
+        const uint64_t lo = (uint64_t)enc_uniform_value(m, t, s) << fq;
+        const uint64_t hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
+        if (hi - x < x - lo)
+            m++;
+    }
+    return m;
 }
 
 /* Bitplane count of a magnitude (0 for 0). */
