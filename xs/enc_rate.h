@@ -378,7 +378,7 @@ XS_HD int enc_select(const enc_params *p, const uint8_t *gain, const uint8_t *pr
 
 /* XS_RC_SLICE: precinct i's share (of n in its slice) of the slice's bytes,
  * from its size at the one candidate the whole slice was found to fit (its
- * bytes without vertical prediction), with the slack the slice leaves at
+ * bytes with every precinct at that candidate), with the slack the slice leaves at
  * that candidate spread evenly. The shares add up to the slice's bytes. */
 XS_HD uint32_t enc_slice_share(uint32_t size, uint64_t slack, int i, int n)
 {
