@@ -376,10 +376,9 @@ static uint64_t slice_bytes(const enc_plan *p, size_t p0, size_t p1, const enc_l
     uint64_t sum = 0;
     for (size_t i = p0; i < p1; i++) {
         const uint32_t f = p->bline_first[i];
-        const uint32_t b = enc_evaluate(&p->params, p->hdr.gain, p->hdr.priority, p->bline + f,
-                                        cost + (f - p->bline_first[p0]),
-                                        (int)(p->bline_first[i + 1] - f),
-                                        i >= p0 + (size_t)p->geom.cols, q, r, ch);
+        const uint32_t b = enc_evaluate(
+            &p->params, p->hdr.gain, p->hdr.priority, p->bline + f, cost + (f - p->bline_first[p0]),
+            (int)(p->bline_first[i + 1] - f), i >= p0 + (size_t)p->geom.cols, q, r, ch);
         if (b == ENC_NOCOST)
             return UINT64_MAX;
         if (sizes)
