@@ -117,18 +117,33 @@ XS_HD uint32_t enc_quantize(int32_t w, int g, int t, int qpih, int fq)
     const int s = g - t + 1;
     const uint32_t lim = (1u << (g - t)) - 1;
     const uint64_t cap = (uint64_t)0x7fffu << fq, x = a > cap ? cap : a;
-    uint32_t m = (uint32_t)((x * ((1u << s) - 1)) >> (g + 1 + fq));
-    m = m > lim ? lim : m;
+    const uint64_t xs = x * ((1u << s) - 1), half = (uint64_t)1 << (g + fq);
+    uint32_t m = (uint32_t)(xs >> (g + 1 + fq));
+    if (m >= lim)
+        return lim;
+    /* On the exact grid x lies fr above value m (units of 2^(g+1+Fq) per
+     * step). The decoder's values lie below it by less than g / s + 2, so
+     * its midpoints too: far enough from the exact midpoint the answer
+     * follows without them. */
+    const uint64_t fr = xs - ((uint64_t)m << (g + 1 + fq));
+    const uint64_t shift = (uint64_t)(g / s + 2) * ((1u << s) - 1) << fq;
+    if (shift < half) {
+        if (fr + shift < half)
+            return m;
+        if (fr > half)
+            return m + 1;
+    }
     /* The decoder's value lies at or below the exact grid: step up while the
      * next value is still at or below the magnitude. */
-    while (m < lim && ((uint64_t)enc_uniform_value(m + 1, t, s) << fq) <= x)
+    uint64_t lo = (uint64_t)enc_uniform_value(m, t, s) << fq;
+    uint64_t hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
+    while (hi <= x && m + 1 < lim) {
         m++;
-    if (m < lim) {
-        const uint64_t lo = (uint64_t)enc_uniform_value(m, t, s) << fq;
-        const uint64_t hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
-        if (hi - x < x - lo)
-            m++;
+        lo = hi;
+        hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
     }
+    if (hi <= x || hi - x < x - lo)
+        m++;
     return m;
 }
 
@@ -159,8 +174,11 @@ XS_HD int enc_sign_reach(int32_t w, int g, int qpih, int fq)
         if (b > 0)
             return b;
     } else {
+        /* enc_quantize is non-zero at t exactly where the magnitude is above
+         * half the decoder's value for m = 1. */
+        const uint64_t cap = (uint64_t)0x7fffu << fq, x = a > cap ? cap : a;
         for (int t = g - 1; t >= 1; t--)
-            if (enc_quantize(w, g, t, 1, fq))
+            if (2 * x > (uint64_t)enc_uniform_value(1, t, g - t + 1) << fq)
                 return t + 1;
     }
     return enc_quantize(w, g, 0, qpih, fq) ? 1 : 0;
