@@ -39,7 +39,7 @@ void enc_plan_free(enc_plan *plan);
 /* Header and weights for a configuration (enc_config.c). */
 xsf_status enc_make_header(const xs_encoder_config *cfg, xs_header *hdr, xsf_error *err);
 /* Gains and priorities that minimize the squared error over R, G, B (RCT)
- * or the 6:1:1 weighted YCbCr error (enc_weights.c). */
+ * or the luma-weighted (8:1:1) YCbCr error (enc_weights.c). */
 xsf_status enc_psnr_weights(const xs_header *hdr, uint8_t *gain, uint8_t *priority, xsf_error *err);
 /* The energy of every band's synthesis basis function for hdr's band
  * structure (on a small picture of the same structure, whose geometry g

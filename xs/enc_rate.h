@@ -80,6 +80,17 @@ XS_HD int enc_vpred_symbol(int g, int top, int t, int tt)
     return enc_vpred_bits(g, top, t, tt) - 1;
 }
 
+/* The magnitude the decoder rebuilds from a uniform quantizer's value m
+ * at truncation t > 0, s = g - t + 1 (21122-1 D.3): the sum of (m << t)
+ * >> (k * s) over k, each term rounded down. */
+XS_HD uint32_t enc_uniform_value(uint32_t m, int t, int s)
+{
+    uint32_t acc = 0;
+    for (uint32_t r = m << t; r; r >>= s)
+        acc += r;
+    return acc;
+}
+
 /* Quantized magnitude of a coefficient W (at Fq fractional bits) in a group
  * of bitplane count g truncated at t (21122-1 D.3 inverted): deadzone keeps
  * the bit planes above t, uniform rounds to the decoder's reconstruction
@@ -100,11 +111,40 @@ XS_HD uint32_t enc_quantize(int32_t w, int g, int t, int qpih, int fq)
     }
     if (!qpih)
         return mag >> t;
-    /* Uniform: the decoder rebuilds m * 2^(g+1) / (2^s - 1), s = g - t + 1. */
+    /* Uniform: the decoder rebuilds about m * 2^(g+1) / (2^s - 1), s = g - t + 1,
+     * exactly enc_uniform_value; the nearest of its values to the whole
+     * magnitude (fraction included), the lower one on a tie. */
     const int s = g - t + 1;
-    uint64_t m = ((uint64_t)mag * ((1u << s) - 1) + (1u << g)) >> (g + 1);
     const uint32_t lim = (1u << (g - t)) - 1;
-    return m > lim ? lim : (uint32_t)m;
+    const uint64_t cap = (uint64_t)0x7fffu << fq, x = a > cap ? cap : a;
+    const uint64_t xs = x * ((1u << s) - 1), half = (uint64_t)1 << (g + fq);
+    uint32_t m = (uint32_t)(xs >> (g + 1 + fq));
+    if (m >= lim)
+        return lim;
+    /* On the exact grid x lies fr above value m (units of 2^(g+1+Fq) per
+     * step). The decoder's values lie below it by less than g / s + 2, so
+     * its midpoints too: far enough from the exact midpoint the answer
+     * follows without them. */
+    const uint64_t fr = xs - ((uint64_t)m << (g + 1 + fq));
+    const uint64_t shift = (uint64_t)(g / s + 2) * ((1u << s) - 1) << fq;
+    if (shift < half) {
+        if (fr + shift < half)
+            return m;
+        if (fr > half)
+            return m + 1;
+    }
+    /* The decoder's value lies at or below the exact grid: step up while the
+     * next value is still at or below the magnitude. */
+    uint64_t lo = (uint64_t)enc_uniform_value(m, t, s) << fq;
+    uint64_t hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
+    while (hi <= x && m + 1 < lim) {
+        m++;
+        lo = hi;
+        hi = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
+    }
+    if (hi <= x || hi - x < x - lo)
+        m++;
+    return m;
 }
 
 /* Bitplane count of a magnitude (0 for 0). */
@@ -134,8 +174,11 @@ XS_HD int enc_sign_reach(int32_t w, int g, int qpih, int fq)
         if (b > 0)
             return b;
     } else {
+        /* enc_quantize is non-zero at t exactly where the magnitude is above
+         * half the decoder's value for m = 1. */
+        const uint64_t cap = (uint64_t)0x7fffu << fq, x = a > cap ? cap : a;
         for (int t = g - 1; t >= 1; t--)
-            if (enc_quantize(w, g, t, 1, fq))
+            if (2 * x > (uint64_t)enc_uniform_value(1, t, g - t + 1) << fq)
                 return t + 1;
     }
     return enc_quantize(w, g, 0, qpih, fq) ? 1 : 0;
@@ -353,7 +396,7 @@ XS_HD int enc_select(const enc_params *p, const uint8_t *gain, const uint8_t *pr
 
 /* XS_RC_SLICE: precinct i's share (of n in its slice) of the slice's bytes,
  * from its size at the one candidate the whole slice was found to fit (its
- * bytes without vertical prediction), with the slack the slice leaves at
+ * bytes with every precinct at that candidate), with the slack the slice leaves at
  * that candidate spread evenly. The shares add up to the slice's bytes. */
 XS_HD uint32_t enc_slice_share(uint32_t size, uint64_t slack, int i, int n)
 {

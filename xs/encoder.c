@@ -362,9 +362,12 @@ static size_t lcod_offset(const uint8_t *hdr)
     return 2 + 2 + (size_t)(hdr[4] << 8 | hdr[5]) + 4;
 }
 
-/* Bytes of the precincts p0..p1-1 (cost tables from cost, in codestream
- * order) at candidate k without vertical prediction; sizes[] gets each one's
- * (when not NULL). UINT64_MAX where a length field would overflow. */
+/* Bytes of the precincts p0..p1-1 of one slice (cost tables from cost, in
+ * codestream order) at candidate k, as if every precinct took k: vertical
+ * prediction below the slice's first row counted against the truncations of
+ * k above (the tables' first lines hold exactly that until the precinct above
+ * is decided); sizes[] gets each one's (when not NULL). UINT64_MAX where a
+ * length field would overflow. */
 static uint64_t slice_bytes(const enc_plan *p, size_t p0, size_t p1, const enc_line_cost *cost,
                             int k, enc_choice *ch, uint32_t *sizes)
 {
@@ -373,9 +376,9 @@ static uint64_t slice_bytes(const enc_plan *p, size_t p0, size_t p1, const enc_l
     uint64_t sum = 0;
     for (size_t i = p0; i < p1; i++) {
         const uint32_t f = p->bline_first[i];
-        const uint32_t b = enc_evaluate(&p->params, p->hdr.gain, p->hdr.priority, p->bline + f,
-                                        cost + (f - p->bline_first[p0]),
-                                        (int)(p->bline_first[i + 1] - f), 0, q, r, ch);
+        const uint32_t b = enc_evaluate(
+            &p->params, p->hdr.gain, p->hdr.priority, p->bline + f, cost + (f - p->bline_first[p0]),
+            (int)(p->bline_first[i + 1] - f), i >= p0 + (size_t)p->geom.cols, q, r, ch);
         if (b == ENC_NOCOST)
             return UINT64_MAX;
         if (sizes)
@@ -387,8 +390,8 @@ static uint64_t slice_bytes(const enc_plan *p, size_t p0, size_t p1, const enc_l
 
 /* XS_RC_SLICE, learnt from SVT-JPEG-XS's slice budget: the shares of the
  * precincts p0..p1-1 of one slice in share[p0..p1). The best candidate
- * (Q, R) at which the whole slice fits its bytes, counted without vertical
- * prediction (which only lowers a precinct's size), by bisection over k; each
+ * (Q, R) at which the whole slice fits its bytes, counted with vertical
+ * prediction as if every precinct took it (slice_bytes), by bisection over k; each
  * precinct's share is its size there plus an even part of what the slice
  * leaves (enc_slice_share). So bytes follow the content inside a slice, not
  * the coefficient count; each precinct is then decided on its own (with

@@ -240,10 +240,11 @@ __global__ void __launch_bounds__(32 * COST_WARPS)
     __syncwarp();
     const enc_bline bl = blines[i];
     const int row = (int)(bl.precinct / k.cols);
-    /* As the C encoder: vertical prediction inside the precinct (line > 0)
-     * where the precinct is not the first of its slice; line 0 waits for the
-     * decision above (enc_slices). */
-    const int use_top = k.params.allow_vpred && bl.line > 0 && row % k.hsl != 0;
+    /* As the C encoder: vertical prediction where the precinct is not the
+     * first of its slice; line 0 against the truncations of the same candidate
+     * above (ttop 0) for the slice's shares, redone from the decision above
+     * (enc_slices). */
+    const int use_top = k.params.allow_vpred && row % k.hsl != 0;
     line_costs(k, bl, gcli, reach, use_top, 0, 0, acc[w]);
     uint32_t *out = (uint32_t *)&cost[i];
     for (int q = lane; q < 96; q += 32)
@@ -333,7 +334,7 @@ __device__ static void packet_runs(const enc_bline *bl, int nbl, slice_shared *s
 }
 
 /* encoder.c's slice_bytes on the block: the bytes of precincts p0..p1-1 at
- * candidate c without vertical prediction, the precincts spread over the
+ * candidate c as if every precinct took it, the precincts spread over the
  * warps (each with its scratch est[w]), each one's size into sizes[p] (when
  * not NULL); UINT64_MAX where a length field would overflow. Every thread of
  * the block calls it and gets the same answer. */
@@ -351,7 +352,8 @@ __device__ static uint64_t slice_bytes_block(const enc_gpu_consts &k, const enc_
         const uint32_t f = bline_first[p];
         const int nbl = (int)(bline_first[p + 1] - f);
         packet_runs(blines + f, nbl, &est[w]);
-        const uint32_t b = evaluate_warp(k, blines + f, cost + f, nbl, 0, q, r, &est[w]);
+        const uint32_t b =
+            evaluate_warp(k, blines + f, cost + f, nbl, p >= p0 + k.cols, q, r, &est[w]);
         if (b == ENC_NOCOST) {
             bad = 1;
         } else {

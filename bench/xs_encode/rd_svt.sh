@@ -11,7 +11,8 @@
 #                      (default all four)
 #     --bpps LIST      default "1 2 3 4 6 8"
 #     --only LABELS    run only these configurations (comma list), keep the
-#                      other points of points.txt
+#                      other points of points.txt (SVT's do not change: after
+#                      one full run, --only xs re-measures xsflow alone)
 #     --search         search SVT's options per format first (below)
 #     --table          print the table from points.txt only
 #   Environment: XSFLOW (default build/xsflow), XSFLOW_BEFORE (a second xsflow,
@@ -58,7 +59,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --search) SEARCH=1 ;;
     --table) TABLE_ONLY=1 ;;
-    -h | --help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "rd_svt: unknown option $1 (--help)" >&2; exit 2 ;;
     esac
     shift

@@ -368,7 +368,7 @@ static void test_profiles(void)
           r.msg);
 }
 
-/* The PSNR weights favour luma as xs/ENCODER.md derives (6:1:1 weighted
+/* The PSNR weights favour luma as xs/ENCODER.md derives (8:1:1 weighted
  * MSE): in 4:4:4 the chroma of the lowest band sits one bit plane below luma
  * (every sample weighing the same would give them equal gains), and in
  * 4:2:2 and 4:2:0 never above it. */

@@ -5,6 +5,10 @@
  *   decomposition, whole precincts and first lines only;
  * - enc_precinct_gcli against enc_bitlen and enc_sign_reach, on random
  *   coefficients with the edge values of the rounding at t = 0;
+ * - enc_quantize's uniform quantizer (its shortcut off the decoder's
+ *   values) against the nearest of the decoder's values found by search,
+ *   and enc_sign_reach against enc_quantize, at and around every value and
+ *   midpoint;
  * - whole frames on 1 thread and on several: the same codestream and the
  *   same per-precinct record, for every rate mode, tools, precinct columns,
  *   lossless; the same error where a frame fails; a fixed rate into an output
@@ -318,8 +322,70 @@ static void test_frames(void)
     same_for_threads("noise", &cfg, 1, 0);
 }
 
+/* The uniform quantizer's answer by search: the m in 0..2^(g-t)-1 whose
+ * decoder value (enc_uniform_value) is nearest to a (Fq fractional bits),
+ * the lower on a tie. */
+static uint32_t nearest_uniform(uint64_t a, int g, int t, int fq)
+{
+    const int s = g - t + 1;
+    const uint32_t lim = (1u << (g - t)) - 1;
+    uint32_t lo = 0, hi = lim; /* the last m whose value is at or below a */
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (((uint64_t)enc_uniform_value(mid, t, s) << fq) <= a)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    if (lo == lim)
+        return lim;
+    const uint64_t v0 = (uint64_t)enc_uniform_value(lo, t, s) << fq;
+    const uint64_t v1 = (uint64_t)enc_uniform_value(lo + 1, t, s) << fq;
+    return v1 - a < a - v0 ? lo + 1 : lo;
+}
+
+static void test_uniform(int fq)
+{
+    int bad = 0;
+    for (int g = 2; g <= 15 && !bad; g++)
+        for (int t = 1; t < g && !bad; t++) {
+            const int s = g - t + 1;
+            const uint32_t lim = (1u << (g - t)) - 1;
+            const uint32_t stride = lim > 512 ? lim / 509 : 1;
+            for (uint32_t m = 0; m <= lim && !bad; m += stride) {
+                const uint64_t v = (uint64_t)enc_uniform_value(m, t, s) << fq;
+                const uint64_t n = (uint64_t)enc_uniform_value(m + 1, t, s) << fq;
+                const uint64_t mid = (v + n) / 2;
+                const uint64_t at[] = {v, v + 1, mid - 1, mid, mid + 1, n - 1, v ? v - 1 : 0};
+                for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+                    const int32_t w = (int32_t)(at[i] & 0x7fffffff);
+                    const uint32_t want = nearest_uniform((uint64_t)w, g, t, fq);
+                    const uint32_t got = enc_quantize(w, g, t, 1, fq);
+                    const uint32_t neg = enc_quantize(-w, g, t, 1, fq);
+                    int reach = 0;
+                    for (int u = g - 1; u >= 1 && !reach; u--)
+                        if (enc_quantize(w, g, u, 1, fq))
+                            reach = u + 1;
+                    if (!reach)
+                        reach = enc_quantize(w, g, 0, 1, fq) ? 1 : 0;
+                    if (got != want || neg != want || enc_sign_reach(w, g, 1, fq) != reach) {
+                        CHECK(0,
+                              "Fq=%d g=%d t=%d magnitude %d: quantized %u (-: %u), search %u; "
+                              "sign reach %d, by quantizing %d",
+                              fq, g, t, w, got, neg, want, enc_sign_reach(w, g, 1, fq), reach);
+                        bad = 1;
+                        break;
+                    }
+                }
+            }
+        }
+}
+
 int main(void)
 {
+    test_uniform(8);
+    test_uniform(0);
+    test_uniform(3);
     for (int rm = 0; rm < 2; rm++)
         for (int fs = 0; fs < 2; fs++)
             for (int nly = 0; nly < 3; nly++)
