@@ -164,8 +164,9 @@ static uint32_t vpred_sum(const uint8_t *restrict g, const uint8_t *restrict top
  *   g != top; below ttop where each g equals max(top, ttop), whatever t. Run
  *   mode 1 skips where every g <= t; such a group then costs 1 bit where
  *   max(top, ttop) <= t, else 2 (max(top, ttop) - t). */
-static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
-                       const uint16_t *reach, uint32_t groups, int ttop, const enc_params *pr)
+/* What does not depend on the line above: counts, data, signs, flags. */
+static void static_costs(enc_line_cost *c, const uint8_t *g, const uint16_t *reach, uint32_t groups,
+                         const enc_params *pr)
 {
     uint32_t hg[ENC_T] = {0}, hr[4][ENC_T] = {{0}}, hs[ENC_T] = {0};
     for (uint32_t s = 0; s < groups; s += 8) {
@@ -200,12 +201,12 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
         flat += hs[t];
         c->unary[ENC_MODE_SIG][t] = c->unary[0][t] - flat;
     }
-    if (!top) {
-        memset(c->unary[ENC_MODE_VPRED], 0, sizeof c->unary[ENC_MODE_VPRED]);
-        memset(c->unary[ENC_MODE_VPRED | ENC_MODE_SIG], 0,
-               sizeof c->unary[ENC_MODE_VPRED | ENC_MODE_SIG]);
-        return;
-    }
+}
+
+/* Vertical prediction's tables (both run modes), from the counts above. */
+static void vpred_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top, uint32_t groups,
+                        int ttop, const enc_params *pr)
+{
     uint32_t hz[ENC_T] = {0}, hk[ENC_T][ENC_T];
     uint32_t zero_below_ttop = 0; /* groups in significance groups with every g == max(top, ttop) */
     if (pr->rm)
@@ -220,14 +221,12 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
                 hk[gmax][top[i] > ttop ? top[i] : ttop]++;
             continue;
         }
-        int tz = 0, eq = 1;
+        unsigned tz = 0, eq = 1;
         for (uint32_t i = s; i < s + n; i++) {
-            const int gi = g[i], ti = top[i];
-            if (gi != ti) {
-                const int mx = gi > ti ? gi : ti;
-                tz = mx > tz ? mx : tz;
-            }
-            eq &= gi == (ti > ttop ? ti : ttop);
+            const unsigned gi = g[i], ti = top[i], mx = gi > ti ? gi : ti;
+            const unsigned d = gi != ti ? mx : 0;
+            tz = d > tz ? d : tz;
+            eq &= gi == (ti > (unsigned)ttop ? ti : (unsigned)ttop);
         }
         hz[tz] += n;
         zero_below_ttop += eq ? n : 0;
@@ -250,6 +249,21 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
     }
 }
 
+static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
+                       const uint16_t *reach, uint32_t groups, int ttop, int vpred_only,
+                       const enc_params *pr)
+{
+    if (!vpred_only)
+        static_costs(c, g, reach, groups, pr);
+    if (!top) {
+        memset(c->unary[ENC_MODE_VPRED], 0, sizeof c->unary[ENC_MODE_VPRED]);
+        memset(c->unary[ENC_MODE_VPRED | ENC_MODE_SIG], 0,
+               sizeof c->unary[ENC_MODE_VPRED | ENC_MODE_SIG]);
+        return;
+    }
+    vpred_costs(c, g, top, groups, ttop, pr);
+}
+
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, int first_only, enc_line_cost *cost)
 {
@@ -261,6 +275,6 @@ void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, con
         const uint8_t *g = gcli + bl->gcli_off;
         const int ttop = gtli_above && bl->line == 0 ? gtli_above[bl->band] : 0;
         line_costs(&cost[i - first], g, gtli_above ? g - bl->gcli_stride : NULL,
-                   reach + bl->gcli_off, bl->groups, ttop, &plan->params);
+                   reach + bl->gcli_off, bl->groups, ttop, first_only, &plan->params);
     }
 }
