@@ -131,24 +131,56 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
     return saturated ? -1 : 0;
 }
 
-/* Sum over the groups of a line of enc_vpred_bits(g, top, t, tt): byte
- * arithmetic over arrays, which compilers vectorize (every value below 32).
- * With v = max(g, t) and m = max(top, tt): r = v - m, thr = m - t, and the
- * code is r + min(r, thr) + 1 bits for r >= 0, -2r bits below. */
+/* v[t] = the sum over the n groups of a line of enc_vpred_bits(g, top, t,
+ * max(ttop, t)), every t at once: byte arithmetic over the 16 values of t,
+ * which compilers vectorize (every value below 32). With v = max(g, t) and
+ * m = max(top, tt): r = v - m, thr = m - t, and the code is
+ * r + min(r, thr) + 1 bits for r >= 0, -2r bits below. */
 XSF_VECTOR_CLONES
-static uint32_t vpred_sum(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int t,
-                          int tt)
+static void vpred_sums(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int ttop,
+                       uint32_t v[ENC_T])
 {
-    const uint8_t t8 = (uint8_t)t, tt8 = (uint8_t)tt;
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t v = g[i] > t8 ? g[i] : t8, m = top[i] > tt8 ? top[i] : tt8;
-        const uint8_t thr = (uint8_t)(m - t8);
-        const uint8_t up = (uint8_t)(v - m), down = (uint8_t)(m - v);
-        const uint8_t x = v >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1) : (uint8_t)(2 * down);
-        sum += x;
+    uint8_t tv[ENC_T], ttv[ENC_T];
+    uint16_t acc[ENC_T];
+    for (int t = 0; t < ENC_T; t++) {
+        tv[t] = (uint8_t)t;
+        ttv[t] = (uint8_t)(ttop > t ? ttop : t);
+        acc[t] = 0;
+        v[t] = 0;
     }
-    return sum;
+    for (uint32_t i0 = 0; i0 < n; i0 += 2048) { /* 2048 x 31 bits fit 16 bits */
+        const uint32_t i1 = n - i0 < 2048 ? n : i0 + 2048;
+        for (uint32_t i = i0; i < i1; i++) {
+            const uint8_t gi = g[i], ti = top[i];
+            for (int t = 0; t < ENC_T; t++) {
+                const uint8_t vv = gi > tv[t] ? gi : tv[t], m = ti > ttv[t] ? ti : ttv[t];
+                const uint8_t thr = (uint8_t)(m - tv[t]);
+                const uint8_t up = (uint8_t)(vv - m), down = (uint8_t)(m - vv);
+                acc[t] = (uint16_t)(acc[t] + (vv >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1)
+                                                      : (uint8_t)(2 * down)));
+            }
+        }
+        for (int t = 0; t < ENC_T; t++) {
+            v[t] += acc[t];
+            acc[t] = 0;
+        }
+    }
+}
+
+/* Run mode 0's skip test, per group: differ[i] the larger of g and top
+ * where they differ (0 where equal), same[i] whether g == max(top, ttop);
+ * n <= SKIP_CHUNK, a multiple of 8 but at the line's end. */
+enum { SKIP_CHUNK = 256 };
+XSF_VECTOR_CLONES
+static void skip_bytes(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int ttop,
+                       uint8_t *restrict differ, uint8_t *restrict same)
+{
+    const uint8_t tt = (uint8_t)ttop;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t gi = g[i], ti = top[i], mx = gi > ti ? gi : ti;
+        differ[i] = gi != ti ? mx : 0;
+        same[i] = gi == (ti > tt ? ti : tt);
+    }
 }
 
 /* One band line's tables. `top`: the counts of the line above (NULL: no
@@ -208,6 +240,7 @@ static void vpred_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top, 
                         int ttop, const enc_params *pr)
 {
     uint32_t hz[ENC_T] = {0}, hk[ENC_T][ENC_T];
+    uint8_t differ[SKIP_CHUNK], same[SKIP_CHUNK];
     uint32_t zero_below_ttop = 0; /* groups in significance groups with every g == max(top, ttop) */
     if (pr->rm)
         memset(hk, 0, sizeof hk);
@@ -221,19 +254,22 @@ static void vpred_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top, 
                 hk[gmax][top[i] > ttop ? top[i] : ttop]++;
             continue;
         }
-        unsigned tz = 0, eq = 1;
-        for (uint32_t i = s; i < s + n; i++) {
-            const unsigned gi = g[i], ti = top[i], mx = gi > ti ? gi : ti;
-            const unsigned d = gi != ti ? mx : 0;
-            tz = d > tz ? d : tz;
-            eq &= gi == (ti > (unsigned)ttop ? ti : (unsigned)ttop);
+        if (s % SKIP_CHUNK == 0)
+            skip_bytes(g + s, top + s, groups - s < SKIP_CHUNK ? groups - s : SKIP_CHUNK, ttop,
+                       differ, same);
+        const uint8_t *d = differ + s % SKIP_CHUNK, *e = same + s % SKIP_CHUNK;
+        uint8_t tz = 0, eq = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            tz = d[i] > tz ? d[i] : tz;
+            eq &= e[i];
         }
         hz[tz] += n;
         zero_below_ttop += eq ? n : 0;
     }
-    uint32_t kc[ENC_T] = {0}, skipped = 0;
+    uint32_t kc[ENC_T] = {0}, skipped = 0, vs[ENC_T];
+    vpred_sums(g, top, groups, ttop, vs);
     for (int t = 0; t < ENC_T; t++) {
-        const uint32_t v = vpred_sum(g, top, groups, t, ttop > t ? ttop : t);
+        const uint32_t v = vs[t];
         c->unary[ENC_MODE_VPRED][t] = v;
         if (pr->rm) {
             uint32_t k = 0;
