@@ -125,6 +125,28 @@ static inline uint64_t spread4(uint32_t v)
     return spread_byte[v & 0xff] | (uint64_t)spread_byte[(v >> 8) & 0x7f] << 32;
 }
 
+/* Sign packing: the bits of a 4-bit mask nz (one per non-zero magnitude),
+ * and the sign bits neg (within nz) gathered where nz has them, MSB first. */
+static const uint8_t nz_bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+static const uint8_t sign_bits[16][16] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 0, 0, 0, 0, 4, 5, 6, 7, 0, 0, 0, 0},
+    {0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0},
+    {0, 1, 0, 0, 2, 3, 0, 0, 4, 5, 0, 0, 6, 7, 0, 0},
+    {0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+};
+
 /* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
  * written at the same time from the same quantized values). A group's bit
  * planes, MSB first, four bits each (its coefficients in order), are the
@@ -162,15 +184,9 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
                             (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
         neg &= nz;
         if (fs) {
-            /* A sign for each non-zero magnitude, in order. */
-            uint32_t bits = 0;
-            int n = 0;
-            for (int j = 3; j >= 0; j--) {
-                const uint32_t z = (nz >> j) & 1;
-                bits = bits << z | ((neg >> j) & 1);
-                n += (int)z;
-            }
-            put(ws, bits, n);
+            /* A sign for each non-zero magnitude, in order: neg's bits where
+             * nz has them, gathered (nz_bits[nz] of them). */
+            put(ws, sign_bits[nz][neg], nz_bits[nz]);
         } else {
             put(w, neg, 4);
         }
