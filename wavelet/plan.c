@@ -244,11 +244,28 @@ static void rows_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
     }
 }
 
-/* Columns [x0, x1) of a w x h region, lifted through `strip`
- * (WAV_COLUMN_BLOCK columns of h samples). */
-/* 5/3, columns [x0, x1) (at most WAV_COLUMN_BLOCK) of h rows: the lifting
- * row against row (wav53_forward_1d's sums, a block of columns at a time),
- * then the odd rows moved below the even ones through `strip`. */
+/* One step of the 5/3's vertical lifting on nb columns: the high row
+ * hi = x1 - ((x0 + x2) >> 1), then the low row lo = x0 + ((hp + hi + 2)
+ * >> 2) from the high row before (hp), each row its own array. */
+static inline void lift53_step(int32_t *restrict lo, int32_t *restrict hi,
+                               const int32_t *restrict x0, const int32_t *restrict x1,
+                               const int32_t *restrict x2, const int32_t *restrict hp, size_t nb)
+{
+    for (size_t c = 0; c < nb; c++) {
+        const int32_t h = x1[c] - ((x0[c] + x2[c]) >> 1);
+        hi[c] = h;
+        lo[c] = x0[c] + ((hp[c] + h + 2) >> 2);
+    }
+}
+
+/* 5/3, columns [x0, x0 + nb) of h rows (nb <= WAV_53_BLOCK): the lifting
+ * of wav53_forward_1d row against row, predict and update in one sweep
+ * down the rows (pair k: high row k from rows 2k..2k+2, low row k from
+ * rows 2k and high rows k-1, k, with the whole-sample mirror at both
+ * ends), the low rows written in place at row k (rows below 2k are no
+ * longer read), the high rows gathered in `strip` (h/2 rows of nb) and
+ * moved below the low ones at the end. */
+#define WAV_53_BLOCK (2 * WAV_COLUMN_BLOCK)
 static void columns53_forward(int32_t *a, size_t pitch, size_t x0, size_t nb, size_t h,
                               int32_t *strip)
 {
@@ -256,44 +273,29 @@ static void columns53_forward(int32_t *a, size_t pitch, size_t x0, size_t nb, si
         return;
     int32_t *const base = a + x0;
 #define ROW(i) (base + (i)*pitch)
-    size_t i;
-    for (i = 1; i + 1 < h; i += 2) {
-        int32_t *o = ROW(i);
-        const int32_t *u = ROW(i - 1), *d = ROW(i + 1);
-        for (size_t c = 0; c < nb; c++)
-            o[c] -= (u[c] + d[c]) >> 1;
+    const size_t hl = (h + 1) / 2, hh = h / 2;
+    int32_t low[WAV_53_BLOCK];
+    for (size_t k = 0; k < hl; k++) {
+        const int32_t *e = ROW(2 * k);
+        int32_t *hi = strip + (k < hh ? k : k - 1) * nb; /* odd h: the last low row mirrors */
+        const int32_t *hp = strip + (k ? k - 1 : 0) * nb;
+        if (k == 0) { /* the high row before mirrors the first */
+            const int32_t *o = ROW(1), *d = h > 2 ? ROW(2) : e;
+            for (size_t c = 0; c < nb; c++) {
+                hi[c] = o[c] - ((e[c] + d[c]) >> 1);
+                low[c] = e[c] + ((hi[c] + hi[c] + 2) >> 2);
+            }
+        } else if (k < hh) {
+            const int32_t *o = ROW(2 * k + 1), *d = 2 * k + 2 < h ? ROW(2 * k + 2) : e;
+            lift53_step(low, hi, e, o, d, hp, nb);
+        } else {
+            for (size_t c = 0; c < nb; c++)
+                low[c] = e[c] + ((hp[c] + hi[c] + 2) >> 2);
+        }
+        memcpy(ROW(k), low, nb * sizeof *low);
     }
-    if (i < h) {
-        int32_t *o = ROW(i);
-        const int32_t *u = ROW(i - 1);
-        for (size_t c = 0; c < nb; c++)
-            o[c] -= (u[c] + u[c]) >> 1;
-    }
-    {
-        int32_t *e = ROW(0);
-        const int32_t *d = ROW(1);
-        for (size_t c = 0; c < nb; c++)
-            e[c] += (d[c] + d[c] + 2) >> 2;
-    }
-    for (i = 2; i + 1 < h; i += 2) {
-        int32_t *e = ROW(i);
-        const int32_t *u = ROW(i - 1), *d = ROW(i + 1);
-        for (size_t c = 0; c < nb; c++)
-            e[c] += (u[c] + d[c] + 2) >> 2;
-    }
-    if (i < h) {
-        int32_t *e = ROW(i);
-        const int32_t *u = ROW(i - 1);
-        for (size_t c = 0; c < nb; c++)
-            e[c] += (u[c] + u[c] + 2) >> 2;
-    }
-    const size_t hl = (h + 1) / 2;
-    for (i = 1; i < h; i += 2)
-        memcpy(strip + i / 2 * nb, ROW(i), nb * sizeof *strip);
-    for (i = 2; i < h; i += 2)
-        memmove(ROW(i / 2), ROW(i), nb * sizeof *strip);
-    for (i = 1; i < h; i += 2)
-        memcpy(ROW(hl + i / 2), strip + i / 2 * nb, nb * sizeof *strip);
+    for (size_t k = 0; k < hh; k++)
+        memcpy(ROW(hl + k), strip + k * nb, nb * sizeof *strip);
 #undef ROW
 }
 
@@ -302,8 +304,8 @@ static void columns_forward(const wav_plan *p, uint32_t *strip, uint32_t *a, siz
 {
     const size_t pitch = p->desc.pitch, hl = (h + 1) / 2;
     if (p->desc.filter == WAV_FILTER_53) {
-        for (; x0 < x1; x0 += WAV_COLUMN_BLOCK) {
-            const size_t nb = x1 - x0 < WAV_COLUMN_BLOCK ? x1 - x0 : WAV_COLUMN_BLOCK;
+        for (; x0 < x1; x0 += WAV_53_BLOCK) {
+            const size_t nb = x1 - x0 < WAV_53_BLOCK ? x1 - x0 : WAV_53_BLOCK;
             columns53_forward((int32_t *)a, pitch, x0, nb, h, (int32_t *)strip);
         }
         return;

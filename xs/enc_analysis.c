@@ -8,10 +8,71 @@
 
 #include "enc_internal.h"
 
+/* The widest loops: compiled for AVX2 as well where the compiler can, chosen
+ * at run time (a portable build has the plain loop only). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define XSF_VECTOR_CLONES
+#endif
+
 /* Bitplane count of a magnitude (enc_bitlen). */
 static inline int bitlen(uint32_t v)
 {
     return v ? 32 - __builtin_clz(v) : 0;
+}
+
+/* Bit planes of v < 2^24 (0 for 0), from the exponent of its float: a
+ * form compilers vectorize where they do not vectorize a count of zeros. */
+static inline uint32_t bitlen_f(uint32_t v)
+{
+    const float f = (float)(int32_t)v;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    const int32_t e = (int32_t)(bits >> 23) - 126;
+    return (uint32_t)(e > 0 ? e : 0);
+}
+
+/* Deadzone with Fq > 0, n coefficients in whole code groups (n a multiple
+ * of 4): the count of each group and the reaches of its coefficients. The
+ * reach of a magnitude a is the bit planes of a >> Fq, or 1 where only the
+ * rounding at t = 0 keeps it, that is bitlen(u) - (u > 1) for u = a >>
+ * (Fq - 1) (u kept below 2^16 as the magnitude below 2^15); 0 in a group
+ * of count 0. Per coefficient first (a vectorized pass over a chunk), then
+ * per group. Returns 1 where a magnitude needs more than 15 bit planes. */
+XSF_VECTOR_CLONES
+static int gcli_deadzone(const int32_t *restrict row, uint32_t n, int fq, uint8_t *restrict gl,
+                         uint16_t *restrict rl)
+{
+    enum { CHUNK = 256 };
+    uint8_t reach[CHUNK], planes[CHUNK];
+    uint32_t over = 0;
+    const uint32_t limit = 0x7fffu << fq | ((1u << fq) - 1); /* the largest a of 15 planes */
+    for (uint32_t x0 = 0; x0 < n; x0 += CHUNK) {
+        const uint32_t m = n - x0 < CHUNK ? n - x0 : CHUNK;
+        const int32_t *restrict r = row + x0;
+        for (uint32_t j = 0; j < m; j++) {
+            const int32_t v = r[j];
+            const uint32_t a = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+            over |= a > limit;
+            uint32_t u = a >> (fq - 1);
+            u = u > 0xffffu ? 0xffffu : u;
+            const uint32_t len = bitlen_f(u);
+            reach[j] = (uint8_t)(len - (u > 1));
+            planes[j] = (uint8_t)(u > 1 ? len - 1 : 0); /* bitlen(min(a >> Fq, 0x7fff)) */
+        }
+        uint8_t *restrict gout = gl + x0 / 4;
+        uint16_t *restrict rout = rl + x0 / 4;
+        for (uint32_t i = 0; i < m / 4; i++) {
+            const uint8_t *p = planes + 4 * i, *q = reach + 4 * i;
+            const uint8_t g01 = p[0] > p[1] ? p[0] : p[1], g23 = p[2] > p[3] ? p[2] : p[3];
+            const uint8_t gc = g01 > g23 ? g01 : g23;
+            const uint16_t rr = (uint16_t)(q[0] | q[1] << 4 | q[2] << 8 | q[3] << 12);
+            gout[i] = gc;
+            rout[i] = gc ? rr : 0;
+        }
+    }
+    return over != 0;
 }
 
 int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
@@ -29,30 +90,11 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
         const uint32_t w = bl->width;
         uint32_t x = 0;
         if (fq && !pr->qpih) {
-            /* Deadzone, whole groups: the reach of a magnitude a is the bit
-             * planes of a >> Fq, or 1 where only the rounding at t = 0 keeps
-             * it, that is bitlen(u) - (u > 1) for u = a >> (Fq - 1) (u kept
-             * below 2^16 as the magnitude below 2^15); 0 in a group of count 0. */
-            for (; x + 4 <= w; x += 4) {
-                uint32_t m = 0, r = 0;
-                for (int j = 0; j < 4; j++) {
-                    const int32_t v = row[x + j];
-                    const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v);
-                    m = a > m ? a : m;
-                    uint32_t u = a >> (fq - 1);
-                    u = u > 0xffff ? 0xffff : u;
-                    const uint32_t b = (uint32_t)(32 - __builtin_clz(u | 1)) - (u > 1) - (u == 0);
-                    r |= b << (4 * j);
-                }
-                m >>= fq;
-                if (m > 0x7fff) {
-                    saturated = 1;
-                    m = 0x7fff;
-                }
-                const int gc = bitlen(m);
-                *gl++ = (uint8_t)gc;
-                *rl++ = (uint16_t)(gc ? r : 0);
-            }
+            const uint32_t whole = w / 4 * 4;
+            saturated |= gcli_deadzone(row, whole, fq, gl, rl);
+            x = whole;
+            gl += whole / 4;
+            rl += whole / 4;
         }
         for (; x < w; x += 4) {
             const uint32_t n = w - x < 4 ? w - x : 4;
@@ -89,6 +131,58 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
     return saturated ? -1 : 0;
 }
 
+/* v[t] = the sum over the n groups of a line of enc_vpred_bits(g, top, t,
+ * max(ttop, t)), every t at once: byte arithmetic over the 16 values of t,
+ * which compilers vectorize (every value below 32). With v = max(g, t) and
+ * m = max(top, tt): r = v - m, thr = m - t, and the code is
+ * r + min(r, thr) + 1 bits for r >= 0, -2r bits below. */
+XSF_VECTOR_CLONES
+static void vpred_sums(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int ttop,
+                       uint32_t v[ENC_T])
+{
+    uint8_t tv[ENC_T], ttv[ENC_T];
+    uint16_t acc[ENC_T];
+    for (int t = 0; t < ENC_T; t++) {
+        tv[t] = (uint8_t)t;
+        ttv[t] = (uint8_t)(ttop > t ? ttop : t);
+        acc[t] = 0;
+        v[t] = 0;
+    }
+    for (uint32_t i0 = 0; i0 < n; i0 += 2048) { /* 2048 x 31 bits fit 16 bits */
+        const uint32_t i1 = n - i0 < 2048 ? n : i0 + 2048;
+        for (uint32_t i = i0; i < i1; i++) {
+            const uint8_t gi = g[i], ti = top[i];
+            for (int t = 0; t < ENC_T; t++) {
+                const uint8_t vv = gi > tv[t] ? gi : tv[t], m = ti > ttv[t] ? ti : ttv[t];
+                const uint8_t thr = (uint8_t)(m - tv[t]);
+                const uint8_t up = (uint8_t)(vv - m), down = (uint8_t)(m - vv);
+                acc[t] = (uint16_t)(acc[t] + (vv >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1)
+                                                      : (uint8_t)(2 * down)));
+            }
+        }
+        for (int t = 0; t < ENC_T; t++) {
+            v[t] += acc[t];
+            acc[t] = 0;
+        }
+    }
+}
+
+/* Run mode 0's skip test, per group: differ[i] the larger of g and top
+ * where they differ (0 where equal), same[i] whether g == max(top, ttop);
+ * n <= SKIP_CHUNK, a multiple of 8 but at the line's end. */
+enum { SKIP_CHUNK = 256 };
+XSF_VECTOR_CLONES
+static void skip_bytes(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int ttop,
+                       uint8_t *restrict differ, uint8_t *restrict same)
+{
+    const uint8_t tt = (uint8_t)ttop;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t gi = g[i], ti = top[i], mx = gi > ti ? gi : ti;
+        differ[i] = gi != ti ? mx : 0;
+        same[i] = gi == (ti > tt ? ti : tt);
+    }
+}
+
 /* One band line's tables. `top`: the counts of the line above (NULL: no
  * vertical prediction); ttop the truncation of the line above (0 inside a
  * precinct). What enc_sig_group_cost gives, summed, follows from:
@@ -96,29 +190,20 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
  *   the coefficients whose reach (never above their group's count) exceeds t;
  * - with flags, a significance group whose largest count is at or below t
  *   costs one bit per group, so it is taken off nopred;
- * - vertical prediction: the bits of a group depend on (g, top, t) alone, so
- *   each distinct pair is evaluated once per t. A significance group is
- *   skipped (run mode 0) where every residual is zero: at t >= ttop exactly
- *   where t >= max(g, top) over its groups with g != top; below ttop where
- *   each g equals max(top, ttop), whatever t. Run mode 1 skips where every
- *   g <= t; such a group then costs 1 bit where max(top, ttop) <= t, else
- *   2 (max(top, ttop) - t). */
-static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
-                       const uint16_t *reach, uint32_t groups, int ttop, const enc_params *pr)
+ * - vertical prediction: the bits of every group at each t (vpred_sum). A
+ *   significance group is skipped (run mode 0) where every residual is zero:
+ *   at t >= ttop exactly where t >= max(g, top) over its groups with
+ *   g != top; below ttop where each g equals max(top, ttop), whatever t. Run
+ *   mode 1 skips where every g <= t; such a group then costs 1 bit where
+ *   max(top, ttop) <= t, else 2 (max(top, ttop) - t). */
+/* What does not depend on the line above: counts, data, signs, flags. */
+static void static_costs(enc_line_cost *c, const uint8_t *g, const uint16_t *reach, uint32_t groups,
+                         const enc_params *pr)
 {
-    uint32_t hg[ENC_T] = {0}, hr[4][ENC_T] = {{0}}, hs[ENC_T] = {0}, hz[ENC_T] = {0};
-    uint32_t pair[ENC_T * ENC_T], hk[ENC_T][ENC_T];
-    uint8_t used[ENC_T * ENC_T];
-    int nused = 0;
-    uint32_t zero_below_ttop = 0; /* groups in significance groups with every g == max(top, ttop) */
-    if (top) {
-        memset(pair, 0, sizeof pair);
-        if (pr->rm)
-            memset(hk, 0, sizeof hk);
-    }
+    uint32_t hg[ENC_T] = {0}, hr[4][ENC_T] = {{0}}, hs[ENC_T] = {0};
     for (uint32_t s = 0; s < groups; s += 8) {
         const uint32_t n = groups - s < 8 ? groups - s : 8;
-        int gmax = 0, tz = 0, eq = 1;
+        int gmax = 0;
         for (uint32_t i = s; i < s + n; i++) {
             const int gi = g[i];
             const uint16_t r = reach[i];
@@ -128,31 +213,11 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
                 const int rk = (r >> (4 * k)) & 15;
                 hr[k][rk < gi ? rk : gi]++;
             }
-            if (top) {
-                const int ti = top[i], b = gi << 4 | ti;
-                if (!pair[b]++)
-                    used[nused++] = (uint8_t)b;
-                if (gi != ti) {
-                    const int mx = gi > ti ? gi : ti;
-                    tz = mx > tz ? mx : tz;
-                }
-                eq &= gi == (ti > ttop ? ti : ttop);
-            }
         }
         hs[gmax] += n;
-        if (top) {
-            if (pr->rm) {
-                for (uint32_t i = s; i < s + n; i++)
-                    hk[gmax][top[i] > ttop ? top[i] : ttop]++;
-            } else {
-                hz[tz] += n;
-                zero_below_ttop += eq ? n : 0;
-            }
-        }
     }
     /* Suffix sums over g > t, prefix sums over gmax <= t. */
-    uint32_t above = 0, above_sum = 0, signs = 0, flat = 0, skipped = 0;
-    uint32_t kc[ENC_T] = {0};
+    uint32_t above = 0, above_sum = 0, signs = 0, flat = 0;
     for (int t = ENC_T - 1; t >= 0; t--) {
         if (t + 1 < ENC_T) {
             above += hg[t + 1];
@@ -167,14 +232,44 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
     for (int t = 0; t < ENC_T; t++) {
         flat += hs[t];
         c->unary[ENC_MODE_SIG][t] = c->unary[0][t] - flat;
-        if (!top) {
-            c->unary[ENC_MODE_VPRED][t] = c->unary[ENC_MODE_VPRED | ENC_MODE_SIG][t] = 0;
+    }
+}
+
+/* Vertical prediction's tables (both run modes), from the counts above. */
+static void vpred_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top, uint32_t groups,
+                        int ttop, const enc_params *pr)
+{
+    uint32_t hz[ENC_T] = {0}, hk[ENC_T][ENC_T];
+    uint8_t differ[SKIP_CHUNK], same[SKIP_CHUNK];
+    uint32_t zero_below_ttop = 0; /* groups in significance groups with every g == max(top, ttop) */
+    if (pr->rm)
+        memset(hk, 0, sizeof hk);
+    for (uint32_t s = 0; s < groups; s += 8) {
+        const uint32_t n = groups - s < 8 ? groups - s : 8;
+        if (pr->rm) {
+            int gmax = 0;
+            for (uint32_t i = s; i < s + n; i++)
+                gmax = g[i] > gmax ? g[i] : gmax;
+            for (uint32_t i = s; i < s + n; i++)
+                hk[gmax][top[i] > ttop ? top[i] : ttop]++;
             continue;
         }
-        const int tt = ttop > t ? ttop : t;
-        uint32_t v = 0;
-        for (int u = 0; u < nused; u++)
-            v += pair[used[u]] * (uint32_t)enc_vpred_bits(used[u] >> 4, used[u] & 15, t, tt);
+        if (s % SKIP_CHUNK == 0)
+            skip_bytes(g + s, top + s, groups - s < SKIP_CHUNK ? groups - s : SKIP_CHUNK, ttop,
+                       differ, same);
+        const uint8_t *d = differ + s % SKIP_CHUNK, *e = same + s % SKIP_CHUNK;
+        uint8_t tz = 0, eq = 1;
+        for (uint32_t i = 0; i < n; i++) {
+            tz = d[i] > tz ? d[i] : tz;
+            eq &= e[i];
+        }
+        hz[tz] += n;
+        zero_below_ttop += eq ? n : 0;
+    }
+    uint32_t kc[ENC_T] = {0}, skipped = 0, vs[ENC_T];
+    vpred_sums(g, top, groups, ttop, vs);
+    for (int t = 0; t < ENC_T; t++) {
+        const uint32_t v = vs[t];
         c->unary[ENC_MODE_VPRED][t] = v;
         if (pr->rm) {
             uint32_t k = 0;
@@ -190,6 +285,21 @@ static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
     }
 }
 
+static void line_costs(enc_line_cost *c, const uint8_t *g, const uint8_t *top,
+                       const uint16_t *reach, uint32_t groups, int ttop, int vpred_only,
+                       const enc_params *pr)
+{
+    if (!vpred_only)
+        static_costs(c, g, reach, groups, pr);
+    if (!top) {
+        memset(c->unary[ENC_MODE_VPRED], 0, sizeof c->unary[ENC_MODE_VPRED]);
+        memset(c->unary[ENC_MODE_VPRED | ENC_MODE_SIG], 0,
+               sizeof c->unary[ENC_MODE_VPRED | ENC_MODE_SIG]);
+        return;
+    }
+    vpred_costs(c, g, top, groups, ttop, pr);
+}
+
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, int first_only, enc_line_cost *cost)
 {
@@ -201,6 +311,6 @@ void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, con
         const uint8_t *g = gcli + bl->gcli_off;
         const int ttop = gtli_above && bl->line == 0 ? gtli_above[bl->band] : 0;
         line_costs(&cost[i - first], g, gtli_above ? g - bl->gcli_stride : NULL,
-                   reach + bl->gcli_off, bl->groups, ttop, &plan->params);
+                   reach + bl->gcli_off, bl->groups, ttop, first_only, &plan->params);
     }
 }

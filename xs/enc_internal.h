@@ -108,8 +108,10 @@ void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
 int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
                       uint8_t *gcli, uint16_t *reach);
 /* Cost tables of the band lines of precinct p: what enc_cost_sig_group
- * sums over their significance groups (enc_analysis.c); first_only: of its
- * first lines only, the ones that depend on gtli_above. */
+ * sums over their significance groups (enc_analysis.c); first_only: only
+ * what depends on gtli_above, the vertical prediction tables (unary[m] for
+ * m with ENC_MODE_VPRED) of its first lines, the rest of the tables being
+ * those of an earlier call on the same counts. */
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, int first_only, enc_line_cost *cost);
 /* Writes precinct p at out (its size total_bytes, padding included);

@@ -102,59 +102,95 @@ static void put_counts(bitw *w, const line_ctx *l, int raw, int rm)
     }
 }
 
+/* Bit i of a byte at bit 4i. */
+static const uint32_t spread_byte[256] = {
+#define S1(b) ((uint32_t)(b)&1u)
+#define SP(b)                                                                                      \
+    (S1(b) | S1((b) >> 1) << 4 | S1((b) >> 2) << 8 | S1((b) >> 3) << 12 | S1((b) >> 4) << 16 |     \
+     S1((b) >> 5) << 20 | S1((b) >> 6) << 24 | S1((b) >> 7) << 28)
+#define SP4(b) SP(b), SP((b) + 1), SP((b) + 2), SP((b) + 3)
+#define SP16(b) SP4(b), SP4((b) + 4), SP4((b) + 8), SP4((b) + 12)
+#define SP64(b) SP16(b), SP16((b) + 16), SP16((b) + 32), SP16((b) + 48)
+    SP64(0), SP64(64), SP64(128), SP64(192)
+#undef SP64
+#undef SP16
+#undef SP4
+#undef SP
+#undef S1
+};
+
 /* Bit i of a 15-bit value at bit 4i. */
 static inline uint64_t spread4(uint32_t v)
 {
-    uint64_t x = v & 0x7fffu;
-    x = (x | x << 24) & 0x000000ff000000ffull;
-    x = (x | x << 12) & 0x000f000f000f000full;
-    x = (x | x << 6) & 0x0303030303030303ull;
-    x = (x | x << 3) & 0x1111111111111111ull;
-    return x;
+    return spread_byte[v & 0xff] | (uint64_t)spread_byte[(v >> 8) & 0x7f] << 32;
 }
 
-/* Data (and, with signs=1, the sign subpacket) of one line. A group's bit
+/* Sign packing: the bits of a 4-bit mask nz (one per non-zero magnitude),
+ * and the sign bits neg (within nz) gathered where nz has them, MSB first. */
+static const uint8_t nz_bits[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+static const uint8_t sign_bits[16][16] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 0, 0, 0, 0, 0, 2, 3, 0, 0, 0, 0, 0, 0},
+    {0, 0, 1, 0, 0, 0, 0, 0, 2, 0, 3, 0, 0, 0, 0, 0},
+    {0, 1, 2, 3, 0, 0, 0, 0, 4, 5, 6, 7, 0, 0, 0, 0},
+    {0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0},
+    {0, 1, 0, 0, 2, 3, 0, 0, 4, 5, 0, 0, 6, 7, 0, 0},
+    {0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+};
+
+/* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
+ * written at the same time from the same quantized values). A group's bit
  * planes, MSB first, four bits each (its coefficients in order), are the
  * four magnitudes' bits interleaved. */
-static void put_data(bitw *w, const line_ctx *l, const enc_params *pr, int signs)
+static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
 {
-    const uint32_t width = l->bl->width;
-    const int fast = !pr->qpih && l->t > 0;
-    for (uint32_t i = 0; i < l->bl->groups; i++) {
-        const int gi = l->g[i];
-        if (gi <= l->t)
+    const uint32_t width = l->bl->width, groups = l->bl->groups;
+    const int t = l->t, fq = pr->fq, fs = pr->fs;
+    const uint8_t *const g = l->g;
+    const int32_t *const coef = l->coef;
+    /* Whole groups, deadzone above t = 0: the magnitude's planes above t
+     * (enc_quantize). */
+    const uint32_t fast_end = !pr->qpih && t > 0 ? width / 4 : 0;
+    for (uint32_t i = 0; i < groups; i++) {
+        const int gi = g[i];
+        if (gi <= t)
             continue;
         uint32_t q[4] = {0, 0, 0, 0}, neg = 0;
-        if (fast && 4 * i + 4 <= width) {
-            /* enc_quantize, deadzone above t = 0: the magnitude's planes above t. */
+        if (i < fast_end) {
             for (uint32_t j = 0; j < 4; j++) {
-                const int32_t v = l->coef[4 * i + j];
-                const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> pr->fq;
-                q[j] = (a > 0x7fffu ? 0x7fffu : a) >> l->t;
-                neg |= (uint32_t)(q[j] && v < 0) << (3 - j);
+                const int32_t v = coef[4 * i + j];
+                const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
+                q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
+                neg |= (uint32_t)(v < 0) << (3 - j);
             }
         } else {
             for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
-                const int32_t v = l->coef[4 * i + j];
-                q[j] = enc_quantize(v, gi, l->t, pr->qpih, pr->fq);
-                if (q[j] && v < 0)
-                    neg |= 8u >> j;
+                const int32_t v = coef[4 * i + j];
+                q[j] = enc_quantize(v, gi, t, pr->qpih, pr->fq);
+                neg |= (uint32_t)(v < 0) << (3 - j);
             }
         }
-        if (signs) {
-            uint32_t bits = 0;
-            int n = 0;
-            for (uint32_t j = 0; j < 4; j++) {
-                const int nz = q[j] != 0; /* a sign for each non-zero magnitude */
-                bits = bits << nz | ((neg >> (3 - j)) & 1);
-                n += nz;
-            }
-            put(w, bits, n);
-            continue;
-        }
-        if (!pr->fs)
+        /* The sign of a zero magnitude is 0 (inline) or not written (packing). */
+        const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
+                            (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
+        neg &= nz;
+        if (fs) {
+            /* A sign for each non-zero magnitude, in order: neg's bits where
+             * nz has them, gathered (nz_bits[nz] of them). */
+            put(ws, sign_bits[nz][neg], nz_bits[nz]);
+        } else {
             put(w, neg, 4);
-        const int nb = 4 * (gi - l->t); /* q[j] < 2^(gi - t) */
+        }
+        const int nb = 4 * (gi - t); /* q[j] < 2^(gi - t) */
         const uint64_t planes =
             spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
         if (nb > 32) {
@@ -237,19 +273,22 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         align(&w);
         if (w.pos - start != lcnt)
             return 0;
+        /* Data and signs in one pass: the sign subpacket starts where the
+         * data's size (from the cost tables) ends it; each is checked. */
         start = w.pos;
+        bitw ws = {out, total_bytes, start + ldat, 0, 0, 0};
+        if (ws.pos > ws.cap)
+            return 0;
         for (int k = 0; k < nl; k++)
-            put_data(&w, &lc[k], pr, 0);
+            put_data(&w, &ws, &lc[k], pr);
         align(&w);
         if (w.pos - start != ldat)
             return 0;
         if (pr->fs) {
-            start = w.pos;
-            for (int k = 0; k < nl; k++)
-                put_data(&w, &lc[k], pr, 1);
-            align(&w);
-            if (w.pos - start != lsgn)
+            align(&ws);
+            if (ws.overflow || ws.pos - w.pos != lsgn)
                 return 0;
+            w.pos = ws.pos;
         }
     }
     const size_t coded = w.pos;

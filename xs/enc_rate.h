@@ -322,19 +322,11 @@ XS_HD uint32_t enc_precinct_bytes(const enc_params *p, const enc_bline *bl,
     return total < (1u << 24) ? total : ENC_NOCOST;
 }
 
-/* The cheapest allowed mode of band b at truncation t over its lines in the
- * precinct (count bits and significance flags); ties go to the lower mode
- * number. `vpred_ok` is 0 in the first precinct of a slice. */
-XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost,
-                        int nbl, int b, int t, int vpred_ok)
+/* The cheapest allowed mode given each mode's bits mc[] (count bits and
+ * significance flags); ties go to the lower mode number. `vpred_ok` is 0
+ * in the first precinct of a slice. */
+XS_HD int enc_pick_mode(const enc_params *p, const uint32_t mc[ENC_MODES], int vpred_ok)
 {
-    uint32_t mc[ENC_MODES] = {0, 0, 0, 0};
-    for (int i = 0; i < nbl; i++) {
-        if (bl[i].band != b)
-            continue;
-        for (int m = 0; m < ENC_MODES; m++)
-            mc[m] += cost[i].unary[m][t] + ((m & ENC_MODE_SIG) ? enc_sig_bits(bl[i].groups) : 0);
-    }
     int best = 0;
     for (int m = 1; m < ENC_MODES; m++) {
         if ((m & ENC_MODE_VPRED) && !(p->allow_vpred && vpred_ok))
@@ -347,16 +339,46 @@ XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line
     return best;
 }
 
+/* The cheapest allowed mode of band b at truncation t over its lines in the
+ * precinct (enc_pick_mode). */
+XS_HD int enc_band_mode(const enc_params *p, const enc_bline *bl, const enc_line_cost *cost,
+                        int nbl, int b, int t, int vpred_ok)
+{
+    uint32_t mc[ENC_MODES] = {0, 0, 0, 0};
+    for (int i = 0; i < nbl; i++) {
+        if (bl[i].band != b)
+            continue;
+        for (int m = 0; m < ENC_MODES; m++)
+            mc[m] += cost[i].unary[m][t] + ((m & ENC_MODE_SIG) ? enc_sig_bits(bl[i].groups) : 0);
+    }
+    return enc_pick_mode(p, mc, vpred_ok);
+}
+
 /* Fills ch for candidate (q, r): every band's truncation and mode, then the
- * precinct's bytes. */
+ * precinct's bytes. The modes are enc_band_mode's, summed for every band in
+ * one pass over the lines (host code: the GPU encoder spreads the bands
+ * over a warp's lanes). */
 XS_HD uint32_t enc_evaluate(const enc_params *p, const uint8_t *gain, const uint8_t *priority,
                             const enc_bline *bl, const enc_line_cost *cost, int nbl, int vpred_ok,
                             int q, int r, enc_choice *ch)
 {
-    for (int b = 0; b < p->nbands; b++)
+    uint32_t mc[256][ENC_MODES];
+    for (int b = 0; b < p->nbands; b++) {
         ch->t[b] = (uint8_t)enc_truncation(q, r, gain[b], priority[b]);
+        for (int m = 0; m < ENC_MODES; m++)
+            mc[b][m] = 0;
+    }
+    for (int i = 0; i < nbl; i++) {
+        const int b = bl[i].band, t = ch->t[b];
+        const uint32_t sig = enc_sig_bits(bl[i].groups);
+        mc[b][0] += cost[i].unary[0][t];
+        mc[b][ENC_MODE_VPRED] += cost[i].unary[ENC_MODE_VPRED][t];
+        mc[b][ENC_MODE_SIG] += cost[i].unary[ENC_MODE_SIG][t] + sig;
+        mc[b][ENC_MODE_VPRED | ENC_MODE_SIG] +=
+            cost[i].unary[ENC_MODE_VPRED | ENC_MODE_SIG][t] + sig;
+    }
     for (int b = 0; b < p->nbands; b++)
-        ch->mode[b] = (uint8_t)enc_band_mode(p, bl, cost, nbl, b, ch->t[b], vpred_ok);
+        ch->mode[b] = (uint8_t)enc_pick_mode(p, mc[b], vpred_ok);
     ch->bytes = enc_precinct_bytes(p, bl, cost, nbl, ch, 0);
     return ch->bytes;
 }
