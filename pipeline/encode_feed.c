@@ -223,20 +223,21 @@ static xsf_status start_encoder(pl_encode_feed *f, const xsf_format *fmt, int *r
     return XSF_OK;
 }
 
-/* Frame 0 into picture 0, the encoder for its format and the ring around it: a .y4m or
- * .yuv file says the format before its first frame; a .ppm's first image says it (read by
- * imgio_read, then copied). */
+/* Frame 0 into picture 0, then the encoder for its format (a frame the reader refuses is
+ * named before settings the encoder refuses): a .y4m or .yuv file says the format before
+ * its first frame; a .ppm's first image says it (read by imgio_read, then copied). */
 static xsf_status first_frame(pl_encode_feed *f, int *refused, xsf_error *err)
 {
     xsf_format fmt;
     int got = 0;
     xsf_status st;
     if (imgio_reader_format(f->rd, &fmt)) {
-        if ((st = start_encoder(f, &fmt, refused, err)) != XSF_OK ||
-            (st = ring_alloc(f, &fmt, err)) != XSF_OK ||
+        if ((st = ring_alloc(f, &fmt, err)) != XSF_OK ||
             (st = read_frame(f, 0, &got, err)) != XSF_OK)
             return st;
-        return got ? XSF_OK : xsf_error_set(err, XSF_ERR_INVALID, "no frame to encode");
+        if (!got)
+            return xsf_error_set(err, XSF_ERR_INVALID, "no frame to encode");
+        return start_encoder(f, &fmt, refused, err);
     }
     const xsf_picture *pic = NULL;
     const uint64_t t0 = xsf_clock_mono_ns();
@@ -244,13 +245,12 @@ static xsf_status first_frame(pl_encode_feed *f, int *refused, xsf_error *err)
         return st;
     if (!pic)
         return xsf_error_set(err, XSF_ERR_INVALID, "no frame to encode");
-    if ((st = start_encoder(f, &pic->fmt, refused, err)) != XSF_OK ||
-        (st = ring_alloc(f, &pic->fmt, err)) != XSF_OK ||
+    if ((st = ring_alloc(f, &pic->fmt, err)) != XSF_OK ||
         (st = xsf_picture_copy(&f->pic[0], pic, err)) != XSF_OK)
         return st;
     pl_hist_add(&f->read_hist, xsf_clock_mono_ns() - t0);
     f->read = 1;
-    return XSF_OK;
+    return start_encoder(f, &pic->fmt, refused, err);
 }
 
 xsf_status pl_encode_open(pl_encode_feed **out, const pl_encode_config *c, int *refused,
