@@ -97,68 +97,76 @@ static xsf_status read_frame(pl_encode_feed *f, uint64_t n, int *got, xsf_error 
     return st;
 }
 
-/* The reader: frame n once the coder has taken frame n - 1. */
+/* One step of a thread of the feed: *more 0 where the thread ends without a failure. */
+typedef xsf_status (*feed_step)(pl_encode_feed *f, int *more, xsf_error *err);
+
+/* A thread of the feed: `step` while there is more, then its end told to the others: *flag
+ * set, its status and error kept. */
+static void run_steps(pl_encode_feed *f, feed_step step, int *flag, xsf_status *st_out,
+                      xsf_error *err_out)
+{
+    xsf_error e;
+    xsf_error_clear(&e);
+    xsf_status st = XSF_OK;
+    for (int more = 1; more && st == XSF_OK;)
+        st = step(f, &more, &e);
+    pthread_mutex_lock(&f->mu);
+    *flag = 1;
+    *st_out = st;
+    *err_out = e;
+    pthread_cond_broadcast(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* The reader's step: frame n once the coder has taken frame n - 1. */
+static xsf_status read_step(pl_encode_feed *f, int *more, xsf_error *err)
+{
+    pthread_mutex_lock(&f->mu);
+    while (!f->quit && !f->done && f->read > f->taken)
+        pthread_cond_wait(&f->cv, &f->mu);
+    const int stop = f->quit || f->done;
+    const uint64_t n = f->read;
+    pthread_mutex_unlock(&f->mu);
+    *more = 0;
+    if (stop || (f->cfg.max_frames > 0 && n >= (uint64_t)f->cfg.max_frames))
+        return XSF_OK;
+    return read_frame(f, n, more, err);
+}
+
+/* The coder's step: frame n once it is read and a buffer is free; after the last frame
+ * read, the reader's end (its failure, if any). */
+static xsf_status code_step(pl_encode_feed *f, int *more, xsf_error *err)
+{
+    pthread_mutex_lock(&f->mu);
+    while (!f->quit && ((f->taken >= f->read && !f->read_end) || f->coded >= f->released + BUFFERS))
+        pthread_cond_wait(&f->cv, &f->mu);
+    if (f->quit || f->taken >= f->read) {
+        xsf_status st = XSF_OK;
+        if (!f->quit && f->read_st != XSF_OK) {
+            st = f->read_st;
+            *err = f->read_err;
+        }
+        pthread_mutex_unlock(&f->mu);
+        *more = 0;
+        return st;
+    }
+    const uint64_t n = f->taken++;
+    pthread_cond_broadcast(&f->cv); /* the reader may read frame n + 1 */
+    pthread_mutex_unlock(&f->mu);
+    return code_frame(f, n, err);
+}
+
 static void *reader_main(void *arg)
 {
     pl_encode_feed *f = arg;
-    xsf_error e;
-    xsf_error_clear(&e);
-    xsf_status st = XSF_OK;
-    for (;;) {
-        pthread_mutex_lock(&f->mu);
-        while (!f->quit && !f->done && f->read > f->taken)
-            pthread_cond_wait(&f->cv, &f->mu);
-        const int stop = f->quit || f->done;
-        const uint64_t n = f->read;
-        pthread_mutex_unlock(&f->mu);
-        if (stop || (f->cfg.max_frames > 0 && n >= (uint64_t)f->cfg.max_frames))
-            break;
-        int got = 0;
-        if ((st = read_frame(f, n, &got, &e)) != XSF_OK || !got)
-            break;
-    }
-    pthread_mutex_lock(&f->mu);
-    f->read_end = 1;
-    f->read_st = st;
-    f->read_err = e;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
+    run_steps(f, read_step, &f->read_end, &f->read_st, &f->read_err);
     return NULL;
 }
 
-/* The coder: frame n once it is read and a buffer is free; after the last frame read, the
- * reader's end (its failure, if any). */
 static void *coder_main(void *arg)
 {
     pl_encode_feed *f = arg;
-    xsf_error e;
-    xsf_error_clear(&e);
-    xsf_status st = XSF_OK;
-    for (;;) {
-        pthread_mutex_lock(&f->mu);
-        while (!f->quit &&
-               ((f->taken >= f->read && !f->read_end) || f->coded >= f->released + BUFFERS))
-            pthread_cond_wait(&f->cv, &f->mu);
-        if (f->quit || f->taken >= f->read) {
-            if (!f->quit && f->read_st != XSF_OK) {
-                st = f->read_st;
-                e = f->read_err;
-            }
-            pthread_mutex_unlock(&f->mu);
-            break;
-        }
-        const uint64_t n = f->taken++;
-        pthread_cond_broadcast(&f->cv); /* the reader may read frame n + 1 */
-        pthread_mutex_unlock(&f->mu);
-        if ((st = code_frame(f, n, &e)) != XSF_OK)
-            break;
-    }
-    pthread_mutex_lock(&f->mu);
-    f->done = 1;
-    f->st = st;
-    f->err = e;
-    pthread_cond_broadcast(&f->cv);
-    pthread_mutex_unlock(&f->mu);
+    run_steps(f, code_step, &f->done, &f->st, &f->err);
     return NULL;
 }
 
