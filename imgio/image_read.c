@@ -13,16 +13,20 @@
 
 #include "image_io.h"
 
+/* Samples are read in groups of rows of about this many bytes: few calls, each group still
+ * in the cache when its samples are checked (or converted, through the staging buffer). */
+#define STAGE_BYTES ((size_t)256 << 10)
+
 struct imgio_reader {
     FILE *file;
     int is_stdin;
     imgio_format format;
     imgio_raw_layout layout; /* .yuv and .y4m: fixed for the whole file */
-    xsf_picture pic;         /* a view of samples */
+    xsf_picture pic;         /* the frame's format; imgio_read's view of samples */
     xsf_colour colour;       /* what the file says (Y4M: its header) */
-    uint16_t *samples;       /* one block for every plane */
+    uint16_t *samples;       /* one block for every plane (imgio_read's) */
     size_t samples_cap;
-    uint8_t *row;
+    uint8_t *row; /* staging: a PNM row, a group of rows to convert (STAGE_BYTES at least) */
     size_t row_cap;
     unsigned long long frame;
 };
@@ -63,7 +67,8 @@ xsf_status imgio_raw_layout_make(imgio_raw_layout *layout, const char *sampling,
     return XSF_OK;
 }
 
-/* Shapes the reader's picture and makes room for its samples. */
+/* Shapes the reader's picture: its format and rows tightly packed; its planes come from
+ * own_planes, once imgio_read needs them (imgio_read_into's caller brings its own). */
 static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int depth,
                         xsf_error *err)
 {
@@ -73,14 +78,7 @@ static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int
     if (total > IMGIO_MAX_SAMPLES)
         return xsf_error_set(err, XSF_ERR_UNSUPPORTED, "picture of %zu samples (at most %zu)",
                              total, IMGIO_MAX_SAMPLES);
-    if (total > r->samples_cap) {
-        uint16_t *s = realloc(r->samples, total * sizeof *s);
-        if (!s)
-            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for %zu samples", total);
-        r->samples = s;
-        r->samples_cap = total;
-    }
-    size_t row_bytes = 0;
+    size_t row_bytes = STAGE_BYTES;
     for (int c = 0; c < nc; c++)
         if ((size_t)w[c] * 6 > row_bytes)
             row_bytes = (size_t)w[c] * 6; /* an interleaved 16-bit RGB row at most */
@@ -95,14 +93,33 @@ static xsf_status shape(imgio_reader *r, int nc, const int *w, const int *h, int
     r->pic.fmt.container = XSF_PLANAR_U16;
     r->pic.fmt.nc = nc;
     r->pic.colour = r->colour;
-    size_t off = 0;
     for (int c = 0; c < nc; c++) {
         r->pic.fmt.width[c] = w[c];
         r->pic.fmt.height[c] = h[c];
         r->pic.fmt.depth[c] = depth;
         r->pic.stride[c] = (size_t)w[c] * sizeof(uint16_t);
+    }
+    return XSF_OK;
+}
+
+/* Planes of the reader's own for the shaped picture (kept for the next frames). */
+static xsf_status own_planes(imgio_reader *r, xsf_error *err)
+{
+    const xsf_format *f = &r->pic.fmt;
+    size_t total = 0;
+    for (int c = 0; c < f->nc; c++)
+        total += (size_t)f->width[c] * (size_t)f->height[c];
+    if (total > r->samples_cap) {
+        uint16_t *s = realloc(r->samples, total * sizeof *s);
+        if (!s)
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for %zu samples", total);
+        r->samples = s;
+        r->samples_cap = total;
+    }
+    size_t off = 0;
+    for (int c = 0; c < f->nc; c++) {
         r->pic.data[c] = (uint8_t *)(r->samples + off);
-        off += (size_t)w[c] * h[c];
+        off += (size_t)f->width[c] * f->height[c];
     }
     return XSF_OK;
 }
@@ -132,43 +149,89 @@ static xsf_status read_fail(imgio_reader *r, const char *what, xsf_error *err)
                          r->frame);
 }
 
-/* Reads one plane stored row by row: 8-bit samples, or 16-bit in the given
- * byte order. Samples above maxval are invalid. */
-static xsf_status read_plane(imgio_reader *r, int c, int big_endian, unsigned maxval,
-                             xsf_error *err)
+static xsf_status above_maxval(const imgio_reader *r, int c, int x, int y, unsigned v,
+                               unsigned maxval, xsf_error *err)
 {
-    const xsf_picture *p = &r->pic;
-    const int wide = maxval > 255;
-    const size_t row_bytes = (size_t)p->fmt.width[c] * (wide ? 2 : 1);
-    /* 16-bit little-endian samples on a little-endian host: read in place, and the check
-     * a maximum (vectorized) before the sample by sample look for the culprit (live
-     * encoding reads UHD at 60 frames/s: 2 GB/s). */
-    const int in_place = wide && !big_endian && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-    for (int y = 0; y < p->fmt.height[c]; y++) {
-        size_t got;
-        uint16_t *dst = xsf_picture_row16(p, c, y);
-        if (in_place) {
-            if (!read_exact(r, dst, row_bytes, &got))
-                return read_fail(r, "a plane", err);
-            uint16_t top = 0;
-            for (int x = 0; x < p->fmt.width[c]; x++)
-                top = dst[x] > top ? dst[x] : top;
-            if (top <= maxval)
-                continue;
-            memcpy(r->row, dst, row_bytes); /* to the check below, which names the sample */
-        } else if (!read_exact(r, r->row, row_bytes, &got)) {
-            return read_fail(r, "a plane", err);
+    return xsf_error_set(err, XSF_ERR_INVALID,
+                         "frame %llu component %d sample (%d,%d) is %u, above %u", r->frame, c, x,
+                         y, v, maxval);
+}
+
+/* The bits of every sample of n rows of w samples, `stride` bytes apart, OR-ed: above maxval
+ * (2^depth - 1) where one sample is. */
+static unsigned or_rows(const uint8_t *p, size_t stride, int w, int n, int wide)
+{
+    unsigned top = 0;
+    for (int y = 0; y < n; y++, p += stride) {
+        if (wide) {
+            const uint16_t *s = (const uint16_t *)(const void *)p;
+            uint16_t acc = 0;
+            for (int x = 0; x < w; x++)
+                acc |= s[x];
+            top |= acc;
+        } else {
+            uint8_t acc = 0;
+            for (int x = 0; x < w; x++)
+                acc |= p[x];
+            top |= acc;
         }
-        for (int x = 0; x < p->fmt.width[c]; x++) {
-            unsigned v = r->row[x];
-            if (wide)
-                v = big_endian ? (unsigned)r->row[2 * x] << 8 | r->row[2 * x + 1]
-                               : (unsigned)r->row[2 * x + 1] << 8 | r->row[2 * x];
-            if (v > maxval)
-                return xsf_error_set(err, XSF_ERR_INVALID,
-                                     "frame %llu component %d sample (%d,%d) is %u, above %u",
-                                     r->frame, c, x, y, v, maxval);
-            dst[x] = (uint16_t)v;
+    }
+    return top;
+}
+
+/* Reads plane c of the frame into component c of `dst` (planar16, or planar8 for 8-bit
+ * samples): `wide` samples of two bytes (big-endian or little-endian), else of one; samples
+ * above maxval are invalid. Rows go in groups of about STAGE_BYTES: read straight into the
+ * plane where the file's samples lie as the picture's (one read per group where the rows
+ * are packed), each group checked while it is in the cache; else read into the staging
+ * buffer and converted. */
+static xsf_status read_plane(imgio_reader *r, const xsf_picture *dst, int c, int wide,
+                             int big_endian, unsigned maxval, xsf_error *err)
+{
+    const int w = dst->fmt.width[c], h = dst->fmt.height[c];
+    const size_t file_row = (size_t)w * (wide ? 2 : 1);
+    const int out8 = dst->fmt.container == XSF_PLANAR_U8;
+    const int direct = out8 || (wide && !big_endian && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+    const int packed = dst->stride[c] == file_row;
+    const unsigned full = wide ? 65535u : 255u;
+    const int group = file_row >= STAGE_BYTES ? 1 : (int)(STAGE_BYTES / file_row);
+    for (int y0 = 0; y0 < h; y0 += group) {
+        const int n = h - y0 < group ? h - y0 : group;
+        uint8_t *at = dst->data[c] + (size_t)y0 * dst->stride[c];
+        size_t got;
+        if (direct) {
+            if (packed && !read_exact(r, at, file_row * (size_t)n, &got))
+                return read_fail(r, "a plane", err);
+            for (int y = 0; !packed && y < n; y++)
+                if (!read_exact(r, at + (size_t)y * dst->stride[c], file_row, &got))
+                    return read_fail(r, "a plane", err);
+            if (maxval >= full || or_rows(at, dst->stride[c], w, n, wide) <= maxval)
+                continue;
+            /* One is above: find the first, to name it. */
+            for (int y = 0; y < n; y++) {
+                const uint8_t *row = at + (size_t)y * dst->stride[c];
+                for (int x = 0; x < w; x++) {
+                    const unsigned v = wide ? ((const uint16_t *)(const void *)row)[x] : row[x];
+                    if (v > maxval)
+                        return above_maxval(r, c, x, y0 + y, v, maxval, err);
+                }
+            }
+            continue;
+        }
+        if (!read_exact(r, r->row, file_row * (size_t)n, &got))
+            return read_fail(r, "a plane", err);
+        for (int y = 0; y < n; y++) {
+            const uint8_t *in = r->row + (size_t)y * file_row;
+            uint16_t *out = xsf_picture_row16(dst, c, y0 + y);
+            for (int x = 0; x < w; x++) {
+                unsigned v = in[x];
+                if (wide)
+                    v = big_endian ? (unsigned)in[2 * x] << 8 | in[2 * x + 1]
+                                   : (unsigned)in[2 * x + 1] << 8 | in[2 * x];
+                if (v > maxval)
+                    return above_maxval(r, c, x, y0 + y, v, maxval, err);
+                out[x] = (uint16_t)v;
+            }
         }
     }
     return XSF_OK;
@@ -366,11 +429,13 @@ static xsf_status pnm_read(imgio_reader *r, const xsf_picture **pic, xsf_error *
     r->colour.rgb_order = nc == 3;
     int ws[3] = {(int)w, (int)w, (int)w}, hs[3] = {(int)h, (int)h, (int)h};
     st = shape(r, nc, ws, hs, depth, err);
+    if (st == XSF_OK)
+        st = own_planes(r, err);
     if (st != XSF_OK)
         return st;
     const int wide = maxval > 255;
     if (nc == 1) {
-        st = read_plane(r, 0, 1, (unsigned)maxval, err);
+        st = read_plane(r, &r->pic, 0, wide, 1, (unsigned)maxval, err);
     } else {
         const size_t row_bytes = 3 * (size_t)w * (wide ? 2 : 1);
         for (unsigned long y = 0; y < h && st == XSF_OK; y++) {
@@ -397,11 +462,48 @@ static xsf_status pnm_read(imgio_reader *r, const xsf_picture **pic, xsf_error *
     return XSF_OK;
 }
 
-xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err)
+int imgio_reader_format(const imgio_reader *r, xsf_format *fmt)
 {
-    *pic = NULL;
     if (r->format == IMGIO_FORMAT_PPM || r->format == IMGIO_FORMAT_PGM)
-        return pnm_read(r, pic, err);
+        return 0;
+    *fmt = r->pic.fmt;
+    return 1;
+}
+
+/* Whether `pic` can take the frames of a .y4m or .yuv reader (imgio_read_into). */
+static xsf_status check_into(const imgio_reader *r, const xsf_picture *pic, xsf_error *err)
+{
+    const xsf_format *want = &r->pic.fmt, *f = &pic->fmt;
+    const int eight = r->layout.depth == 8;
+    if (f->container != XSF_PLANAR_U16 && !(f->container == XSF_PLANAR_U8 && eight))
+        return xsf_error_set(err, XSF_ERR_ARG, "a %s picture for %d-bit samples (planar16%s)",
+                             xsf_container_name(f->container), r->layout.depth,
+                             eight ? " or planar8" : "");
+    if (pic->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG, "a picture in device memory");
+    if (f->nc != want->nc)
+        return xsf_error_set(err, XSF_ERR_ARG, "a picture of %d components for frames of %d", f->nc,
+                             want->nc);
+    const size_t bytes = f->container == XSF_PLANAR_U8 ? 1 : 2;
+    for (int c = 0; c < f->nc; c++) {
+        if (f->width[c] != want->width[c] || f->height[c] != want->height[c] ||
+            f->depth[c] != want->depth[c])
+            return xsf_error_set(err, XSF_ERR_ARG,
+                                 "component %d of the picture is %dx%d at %d bits, of the frames "
+                                 "%dx%d at %d",
+                                 c, f->width[c], f->height[c], f->depth[c], want->width[c],
+                                 want->height[c], want->depth[c]);
+        if (!pic->data[c] || pic->stride[c] < (size_t)f->width[c] * bytes)
+            return xsf_error_set(err, XSF_ERR_ARG, "component %d: no plane, or rows of %zu bytes",
+                                 c, pic->stride[c]);
+    }
+    return XSF_OK;
+}
+
+/* A .y4m or .yuv frame into `pic` (check_into's); *got 0 at the clean end. */
+static xsf_status read_frame(imgio_reader *r, xsf_picture *pic, int *got, xsf_error *err)
+{
+    *got = 0;
     if (r->format == IMGIO_FORMAT_Y4M) {
         char line[256];
         size_t n = 0;
@@ -422,14 +524,49 @@ xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err)
         ungetc(ch, r->file);
     }
     const unsigned maxval = (1u << r->layout.depth) - 1;
-    for (int c = 0; c < r->pic.fmt.nc; c++) {
-        xsf_status st = read_plane(r, c, 0, maxval, err);
+    for (int c = 0; c < pic->fmt.nc; c++) {
+        xsf_status st = read_plane(r, pic, c, r->layout.depth > 8, 0, maxval, err);
         if (st != XSF_OK)
             return st;
     }
-    r->pic.props.index = r->frame++;
-    *pic = &r->pic;
+    pic->colour = r->colour;
+    pic->props = (xsf_picture_props){.index = r->frame++};
+    *got = 1;
     return XSF_OK;
+}
+
+xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err)
+{
+    *pic = NULL;
+    if (r->format == IMGIO_FORMAT_PPM || r->format == IMGIO_FORMAT_PGM)
+        return pnm_read(r, pic, err);
+    int got = 0;
+    xsf_status st = own_planes(r, err);
+    if (st == XSF_OK && (st = read_frame(r, &r->pic, &got, err)) == XSF_OK && got)
+        *pic = &r->pic;
+    return st;
+}
+
+xsf_status imgio_read_into(imgio_reader *r, xsf_picture *pic, int *got, xsf_error *err)
+{
+    *got = 0;
+    if (r->format != IMGIO_FORMAT_PPM && r->format != IMGIO_FORMAT_PGM) {
+        const xsf_status st = check_into(r, pic, err);
+        return st == XSF_OK ? read_frame(r, pic, got, err) : st;
+    }
+    const xsf_picture *image = NULL;
+    xsf_status st = imgio_read(r, &image, err);
+    if (st != XSF_OK || !image)
+        return st;
+    if (!xsf_format_equal(&image->fmt, &pic->fmt) || pic->memory == XSF_MEMORY_DEVICE)
+        return xsf_error_set(err, XSF_ERR_ARG,
+                             "image %llu (%dx%d, %d components at %d bits) does not fit the "
+                             "picture",
+                             r->frame - 1, image->fmt.width[0], image->fmt.height[0], image->fmt.nc,
+                             image->fmt.depth[0]);
+    if ((st = xsf_picture_copy(pic, image, err)) == XSF_OK)
+        *got = 1;
+    return st;
 }
 
 void imgio_reader_close(imgio_reader *r)

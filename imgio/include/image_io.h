@@ -165,6 +165,23 @@ xsf_status imgio_reader_open(imgio_reader **r, const char *path, imgio_format fo
  * returned; a file that ends inside a frame is XSF_ERR_TRUNCATED. Samples
  * above the depth are XSF_ERR_INVALID. */
 xsf_status imgio_read(imgio_reader *r, const xsf_picture **pic, xsf_error *err);
+/* The format of every frame (planar16, rows as the file's), where the file fixes one
+ * (.y4m: its header; .yuv: the layout): 1 and *fmt filled. 0 for .ppm and .pgm, each of
+ * whose images says its own. */
+int imgio_reader_format(const imgio_reader *r, xsf_format *fmt);
+/* Reads the next frame into the caller's `pic`, whose planes stay the caller's (a ring of
+ * pictures allocated once, pinned memory): samples, colour (the file's), props (index the
+ * frame's number, the rest 0). *got 1 where a frame was read, 0 at the clean end of the
+ * file (XSF_OK, pic untouched). For a .y4m or .yuv file `pic` is host or pinned memory of
+ * imgio_reader_format's components, sizes and depths, planar16, or planar8 where the
+ * samples are of 8 bits, each stride at least a row's bytes, else XSF_ERR_ARG before
+ * anything is read (the reader stays usable); samples that lie in the file as in the picture
+ * (16-bit little-endian into planar16 on a little-endian host, 8-bit into planar8) are read
+ * straight into its planes, one call per group of rows where the rows are packed, with no
+ * conversion pass and no allocation. A .ppm or .pgm image is read as imgio_read reads it
+ * and copied into `pic`, whose format must equal the image's (else XSF_ERR_ARG, the image
+ * consumed). The other errors are imgio_read's; after one the reader is of no further use. */
+xsf_status imgio_read_into(imgio_reader *r, xsf_picture *pic, int *got, xsf_error *err);
 void imgio_reader_close(imgio_reader *r);
 
 /* The first frame of a file (opened as imgio_reader_open does) into a host

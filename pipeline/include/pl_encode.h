@@ -7,13 +7,20 @@
  *
  * The queue: frame 0 is read and coded by pl_encode_open, on the caller's
  * thread (so that a file that is not a picture file, or settings the encoder
- * refuses, fail before anything is sent); then a thread of the feed's own
- * reads and codes each next frame into one of two codestream buffers while
- * the caller holds (sends) the one before, and waits once it is a frame
- * ahead. So the coding of frame n+1 overlaps the sending of frame n, and a
- * picture waits at most for the frame before it to leave: at most one frame
- * period of added latency where the encoder keeps up with the frame rate
- * (and the reader waits for the input meanwhile: a live pipe backs up).
+ * refuses, fail before anything is sent); then two threads of the feed's own
+ * take over: a reader, which reads each next frame into one of two pictures
+ * allocated once (imgio_read_into: no allocation and, where the file's
+ * samples lie as the picture's, no conversion; pinned host memory for the
+ * GPU encoder, so that its upload runs as DMA), and a coder, which codes each
+ * frame read into one of two codestream buffers while the caller holds
+ * (sends) the one before. The reader reads frame n + 1 while the coder codes
+ * frame n and the caller sends frame n - 1, and each waits once it is a frame
+ * ahead: the reader at most one frame ahead of the coder, the coder at most
+ * one ahead of the frame handed out. So a frame costs the slower of the read
+ * and the code, not their sum, and a picture waits at most for the frame
+ * before it to leave: at most one frame period of added latency where both
+ * keep up with the frame rate (a live pipe is read as its frames come, and
+ * backs up while the reader waits).
  *
  * pl_encode_close waits for the frame being read or coded: a reader blocked
  * on a pipe that neither writes nor closes holds it.
@@ -50,8 +57,10 @@ typedef struct pl_encode_stats {
     pl_latency encode; /* time in the encoder's call per frame (us): mean, p50, p99, max;
                           a GPU encoder's includes the picture's upload and the
                           codestream's download */
-    pl_latency read;   /* time in the reader per frame (us): the thread's other work, so
-                          the feed keeps up with a rate where read + encode < a frame */
+    pl_latency read;   /* time in the reader per frame (us), on a thread of its own: the
+                          feed keeps up with a rate where read and encode each take
+                          less than a frame (count: the frames read, at most one more
+                          than those coded and the one being coded) */
     size_t rate_bytes; /* every codestream's size where the rate fixes it, else 0 */
     int device;        /* the configuration's: -1 the C encoder, else the GPU's */
 } pl_encode_stats;
@@ -62,7 +71,8 @@ typedef struct pl_encode_feed pl_encode_feed;
  * starts the thread that codes the next ones. Errors: the reader's (a file that is not what
  * its name says, an empty one: "no frame to encode"), the encoder's refusal of the settings
  * or the picture (*refused 1: XSF_ERR_ARG or XSF_ERR_UNSUPPORTED, a usage error), "frame 0:
- * ..." from the encoder's call. Blocks while it codes (a GPU encoder allocates here). */
+ * ..." from the encoder's call. Blocks while it codes (a GPU encoder allocates here, and
+ * the pictures are pinned). */
 xsf_status pl_encode_open(pl_encode_feed **f, const pl_encode_config *c, int *refused,
                           xsf_error *err);
 /* The next codestream into *fr (rtp_source_frame: index its frame number, left unknown):
@@ -122,8 +132,8 @@ imgio_format pl_encode_request_format(const pl_encode_request *r, const char *in
 xsf_status pl_encode_request_config(const pl_encode_request *r, const char *in, imgio_format format,
                                     pl_encode_config *c, xsf_error *err);
 
-/* Stops the thread (a frame being coded is finished first), destroys the encoder, closes
- * the input; NULL is fine. */
+/* Stops the threads (a frame being read or coded is finished first), destroys the encoder,
+ * closes the input; NULL is fine. */
 void pl_encode_close(pl_encode_feed *f);
 
 #ifdef __cplusplus

@@ -366,6 +366,221 @@ static void test_reader_errors(void)
     CHECK(read_one("good.pgm", IMGIO_FORMAT_PGM, NULL, &err) == XSF_OK, "16-bit PGM: %s", err.msg);
 }
 
+/* A caller's picture for imgio_read_into: format `f` (its container and depths as given),
+ * `pad` bytes past each row, zeroed. */
+static xsf_picture into_picture(const xsf_format *f, size_t pad, uint8_t **mem)
+{
+    uint8_t *data[XSF_MAX_COMPONENTS];
+    size_t stride[XSF_MAX_COMPONENTS], total = 0;
+    for (int c = 0; c < f->nc; c++) {
+        stride[c] = xsf_format_row_bytes(f, c) + pad;
+        total += stride[c] * (size_t)f->height[c];
+    }
+    *mem = calloc(total ? total : 1, 1);
+    size_t off = 0;
+    for (int c = 0; c < f->nc; c++) {
+        data[c] = *mem + off;
+        off += stride[c] * (size_t)f->height[c];
+    }
+    xsf_picture p;
+    xsf_picture_wrap(&p, f, data, stride, XSF_MEMORY_HOST, -1);
+    return p;
+}
+
+/* Whether `got` (planar16 or planar8) holds the samples of `want` (planar16). */
+static int same_samples(const xsf_picture *got, const xsf_picture *want)
+{
+    for (int c = 0; c < want->fmt.nc; c++)
+        for (int y = 0; y < want->fmt.height[c]; y++)
+            for (int x = 0; x < want->fmt.width[c]; x++) {
+                const unsigned g = got->fmt.container == XSF_PLANAR_U8
+                                       ? got->data[c][(size_t)y * got->stride[c] + (size_t)x]
+                                       : xsf_picture_row16(got, c, y)[x];
+                if (g != xsf_picture_row16(want, c, y)[x])
+                    return 0;
+            }
+    return 1;
+}
+
+/* imgio_read_into against imgio_read, frame by frame, into `container` with `pad` bytes past
+ * each row; frame 1 of 3 read into the reader's own planes (both calls mix). */
+static void into_matches(const char *path, imgio_format f, const imgio_raw_layout *l,
+                         xsf_container container, size_t pad)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    imgio_reader *a = NULL, *b = NULL;
+    CHECK(imgio_reader_open(&a, path, f, l, &err) == XSF_OK &&
+              imgio_reader_open(&b, path, f, l, &err) == XSF_OK,
+          "%s: open: %s", path, err.msg);
+    if (!a || !b) {
+        imgio_reader_close(a);
+        imgio_reader_close(b);
+        return;
+    }
+    xsf_format fmt;
+    const int fixed = imgio_reader_format(b, &fmt);
+    CHECK(fixed == (f == IMGIO_FORMAT_Y4M || f == IMGIO_FORMAT_YUV), "%s: a fixed format", path);
+    const xsf_picture *first = NULL;
+    if (!fixed) { /* each image says its own: the first one's */
+        imgio_reader *c = NULL;
+        imgio_reader_open(&c, path, f, l, &err);
+        imgio_read(c, &first, &err);
+        CHECK(first != NULL, "%s: a first image", path);
+        if (first)
+            fmt = first->fmt;
+        imgio_reader_close(c);
+    }
+    fmt.container = container;
+    uint8_t *mem;
+    xsf_picture pic = into_picture(&fmt, pad, &mem);
+    for (unsigned n = 0;; n++) {
+        const xsf_picture *want = NULL;
+        CHECK(imgio_read(a, &want, &err) == XSF_OK, "%s: read %u: %s", path, n, err.msg);
+        const xsf_picture *own = NULL;
+        int got = -1;
+        xsf_status st = n == 1 ? imgio_read(b, &own, &err) : imgio_read_into(b, &pic, &got, &err);
+        if (n == 1) {
+            CHECK(st == XSF_OK && (own != NULL) == (want != NULL) &&
+                      (!own || same_planes(own, want, want->fmt.nc)),
+                  "%s: imgio_read between: %s", path, err.msg);
+            continue;
+        }
+        CHECK(st == XSF_OK && got == (want != NULL), "%s: frame %u: %s (got %d)", path, n, err.msg,
+              got);
+        if (!want || !got)
+            break;
+        CHECK(same_samples(&pic, want) && pic.props.index == n &&
+                  pic.colour.range == want->colour.range && pic.fmt.container == container,
+              "%s: frame %u into a %s picture differs", path, n, xsf_container_name(container));
+    }
+    imgio_reader_close(a);
+    imgio_reader_close(b);
+    free(mem);
+}
+
+/* imgio_read_into: frames equal imgio_read's (packed and padded rows, 16-bit, 8-bit into
+ * planar16 and into planar8, .yuv, .y4m, .pgm), over more than one group of rows; pictures
+ * it refuses, before reading; a file cut inside a frame; a sample above the depth named,
+ * in a later group; the clean end. */
+static void test_read_into(void)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    /* 700 x 401 at 10 bits: rows of 1400 bytes, groups of about 190 rows. */
+    owned_picture o = make(3, 700, 401, 2, 1, 10, 0);
+    CHECK(write_frames("into10.y4m", IMGIO_FORMAT_Y4M, &o.pic, 3, &err) == XSF_OK &&
+              write_frames("into10.yuv", IMGIO_FORMAT_YUV, &o.pic, 3, &err) == XSF_OK,
+          "write: %s", err.msg);
+    free(o.mem);
+    o = make(3, 333, 1001, 2, 2, 8, 0);
+    CHECK(write_frames("into8.y4m", IMGIO_FORMAT_Y4M, &o.pic, 3, &err) == XSF_OK, "write: %s",
+          err.msg);
+    free(o.mem);
+    o = make(1, 17, 3, 1, 1, 12, 0);
+    CHECK(write_frames("into12.pgm", IMGIO_FORMAT_PGM, &o.pic, 3, &err) == XSF_OK, "write: %s",
+          err.msg);
+    free(o.mem);
+    imgio_raw_layout l;
+    imgio_raw_layout_make(&l, "422", 700, 401, 10, &err);
+    into_matches("into10.y4m", IMGIO_FORMAT_Y4M, NULL, XSF_PLANAR_U16, 0);
+    into_matches("into10.y4m", IMGIO_FORMAT_Y4M, NULL, XSF_PLANAR_U16, 6);
+    into_matches("into10.yuv", IMGIO_FORMAT_YUV, &l, XSF_PLANAR_U16, 2);
+    into_matches("into8.y4m", IMGIO_FORMAT_Y4M, NULL, XSF_PLANAR_U16, 0);
+    into_matches("into8.y4m", IMGIO_FORMAT_Y4M, NULL, XSF_PLANAR_U8, 0);
+    into_matches("into8.y4m", IMGIO_FORMAT_Y4M, NULL, XSF_PLANAR_U8, 5);
+    into_matches("into12.pgm", IMGIO_FORMAT_PGM, NULL, XSF_PLANAR_U16, 0);
+
+    /* Refused pictures, each before anything is read: the next good call reads frame 0. */
+    imgio_reader *r = NULL;
+    CHECK(imgio_reader_open(&r, "into10.y4m", IMGIO_FORMAT_Y4M, NULL, &err) == XSF_OK, "open: %s",
+          err.msg);
+    xsf_format fmt;
+    CHECK(r && imgio_reader_format(r, &fmt) && fmt.container == XSF_PLANAR_U16 && fmt.nc == 3 &&
+              fmt.width[0] == 700 && fmt.width[1] == 350 && fmt.height[2] == 401 &&
+              fmt.depth[0] == 10,
+          "the y4m's format");
+    uint8_t *mem;
+    xsf_picture pic = into_picture(&fmt, 0, &mem);
+    int got = -1;
+    struct {
+        const char *what;
+        xsf_picture p;
+    } bad[6];
+    for (int i = 0; i < 6; i++)
+        bad[i].p = pic;
+    bad[0].what = "narrower";
+    bad[0].p.fmt.width[1] = 349;
+    bad[1].what = "12 bits";
+    bad[1].p.fmt.depth[0] = 12;
+    bad[2].what = "planar8 for 10-bit samples";
+    bad[2].p.fmt.container = XSF_PLANAR_U8;
+    bad[3].what = "two components";
+    bad[3].p.fmt.nc = 2;
+    bad[4].what = "rows shorter than the row";
+    bad[4].p.stride[2] = 698;
+    bad[5].what = "device memory";
+    bad[5].p.memory = XSF_MEMORY_DEVICE;
+    for (int i = 0; r && i < 6; i++)
+        CHECK(imgio_read_into(r, &bad[i].p, &got, &err) == XSF_ERR_ARG && got == 0 && err.msg[0],
+              "a picture %s accepted", bad[i].what);
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_OK && got == 1 && pic.props.index == 0,
+          "frame 0 after the refusals: %s", err.msg);
+    imgio_reader_close(r);
+
+    /* Cut inside frame 1's second plane; the clean end leaves the picture as it was. */
+    size_t n = 0;
+    char *text = slurp("into10.y4m", &n);
+    const size_t header = (size_t)(strchr(text, '\n') - text) + 1;
+    const size_t frame = 6 + (size_t)(700 + 350 * 2) * 401 * 2;
+    write_text("cut10.y4m", text, header + frame + 6 + 700 * 401 * 2 + 100);
+    r = NULL;
+    xsf_error_clear(&err); /* the refusals' message (the first one stays) */
+    imgio_reader_open(&r, "cut10.y4m", IMGIO_FORMAT_Y4M, NULL, &err);
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_OK && got == 1, "cut file, frame 0: %s",
+          err.msg);
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_ERR_TRUNCATED && got == 0 &&
+              strstr(err.msg, "frame 1"),
+          "cut file, frame 1: %s", err.msg);
+    imgio_reader_close(r);
+    /* Frame 0 alone, then the end: got 0, XSF_OK, the picture untouched. */
+    write_text("one10.y4m", text, header + frame);
+    r = NULL;
+    imgio_reader_open(&r, "one10.y4m", IMGIO_FORMAT_Y4M, NULL, &err);
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_OK && got == 1, "frame 0: %s", err.msg);
+    const uint16_t keep = xsf_picture_row16(&pic, 0, 0)[0];
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_OK && got == 0 &&
+              xsf_picture_row16(&pic, 0, 0)[0] == keep && pic.props.index == 0,
+          "the clean end: %s", err.msg);
+    imgio_reader_close(r);
+    /* A 10-bit sample of 1024 in component 0's row 300 (a later group), x 5: named. */
+    uint8_t *s = (uint8_t *)text + header + 6 + ((size_t)300 * 700 + 5) * 2;
+    s[0] = 0x00;
+    s[1] = 0x04;
+    write_text("over10.y4m", text, n);
+    r = NULL;
+    xsf_error_clear(&err);
+    imgio_reader_open(&r, "over10.y4m", IMGIO_FORMAT_Y4M, NULL, &err);
+    CHECK(r && imgio_read_into(r, &pic, &got, &err) == XSF_ERR_INVALID &&
+              strstr(err.msg, "component 0 sample (5,300) is 1024"),
+          "a sample above 10 bits: %s", err.msg);
+    imgio_reader_close(r);
+    free(text);
+    free(mem);
+
+    /* A .pgm: no fixed format; an image of another size than the picture refused. */
+    r = NULL;
+    imgio_reader_open(&r, "into12.pgm", IMGIO_FORMAT_PGM, NULL, &err);
+    const xsf_format small = {
+        .container = XSF_PLANAR_U16, .nc = 1, .width = {16}, .height = {3}, .depth = {12}};
+    pic = into_picture(&small, 0, &mem);
+    CHECK(r && !imgio_reader_format(r, &fmt) &&
+              imgio_read_into(r, &pic, &got, &err) == XSF_ERR_ARG && got == 0,
+          "a .pgm image into a picture of another size: %s", err.msg);
+    imgio_reader_close(r);
+    free(mem);
+}
+
 static void test_names(void)
 {
     CHECK(imgio_format_from_path("a.YUV") == IMGIO_FORMAT_YUV, "a.YUV");
@@ -708,6 +923,7 @@ int main(void)
     test_ppm();
     test_frame_files();
     test_reader_errors();
+    test_read_into();
     test_md5();
     return xsf_test_finish();
 }

@@ -1,6 +1,8 @@
 /* Live encoding (pipeline/include/pl_encode.h): the feed's codestreams are
- * imgio_encode_file's of the same file and settings, in order; the thread
- * runs at most one frame ahead of the one handed out; max_frames; a file cut
+ * imgio_encode_file's of the same file and settings, in order; the coder
+ * runs at most one frame ahead of the one handed out, the reader at most one
+ * ahead of the coder; with the reader ahead, each codestream is its frame's
+ * coded alone (10-bit .y4m, 8-bit .y4m and .yuv); max_frames; a file cut
  * inside a frame fails after the frames before it; the errors of open; the
  * request a command line makes (pl_encode_request, its knobs). With
  * `gpu`, the GPU encoder's feed against the C encoder's file (skipped, 77,
@@ -112,6 +114,9 @@ static void test_stream(int device)
     CHECK(st.frames == 2 && st.rate_bytes == ref_len / 5 && st.device == device,
           "after open: %llu coded (2 expected), rate %zu", (unsigned long long)st.frames,
           st.rate_bytes);
+    /* The reader one frame ahead of the coder, which waits for a buffer: frame 2 read. */
+    CHECK(st.read.count == 3, "after open: %llu frames read (3 expected)",
+          (unsigned long long)st.read.count);
     size_t off = 0;
     for (unsigned n = 0;; n++) {
         rtp_source_frame fr;
@@ -129,6 +134,8 @@ static void test_stream(int device)
             pl_encode_stats_get(f, &st);
             CHECK(st.frames == n + 2, "holding frame %u: %llu coded (%u expected)", n,
                   (unsigned long long)st.frames, n + 2);
+            CHECK(st.read.count == n + 3, "holding frame %u: %llu read (%u expected)", n,
+                  (unsigned long long)st.read.count, n + 3);
         }
     }
     CHECK(off == ref_len, "%zu of %zu bytes", off, ref_len);
@@ -153,6 +160,98 @@ static void test_stream(int device)
           "the frame source");
     pl_encode_close(f);
     free(want);
+}
+
+/* Frame k of the feed's input coded alone: read by imgio_read, a fresh C encoder. */
+static uint8_t *code_alone(const pl_encode_config *c, unsigned k, size_t *len)
+{
+    xsf_error err;
+    xsf_error_clear(&err);
+    imgio_reader *rd = NULL;
+    const xsf_picture *pic = NULL;
+    uint8_t *out = NULL;
+    void *enc = NULL;
+    const xsf_encoder_ops *ops = c->codec->encoder;
+    xsf_status st = imgio_reader_open(&rd, c->in, c->format,
+                                      c->format == IMGIO_FORMAT_YUV ? &c->raw : NULL, &err);
+    for (unsigned n = 0; st == XSF_OK && n <= k; n++)
+        st = imgio_read(rd, &pic, &err);
+    if (st == XSF_OK && pic) {
+        xsf_encode_settings s = c->settings;
+        s.format = pic->fmt;
+        st = ops->create(&enc, &s, -1, NULL, &err);
+    }
+    if (enc) {
+        const size_t cap = ops->max_bytes(enc);
+        if ((out = malloc(cap)) && ops->encode(enc, pic, out, cap, len, &err) != XSF_OK) {
+            free(out);
+            out = NULL;
+        }
+        ops->destroy(enc);
+    }
+    imgio_reader_close(rd);
+    CHECK(out != NULL, "frame %u of %s alone: %s", k, c->in, err.msg);
+    return out;
+}
+
+/* With the reader ahead (the caller slow to take each codestream), every codestream of the
+ * feed is its frame's coded alone, byte for byte; every frame read once. */
+static void test_alone(const pl_encode_config *c, unsigned frames)
+{
+    pl_encode_feed *f = NULL;
+    int refused = 0;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(pl_encode_open(&f, c, &refused, &err) == XSF_OK && f, "open %s: %s", c->in, err.msg);
+    unsigned n = 0;
+    for (rtp_source_frame fr; f; n++) {
+        pause_ms(40);
+        CHECK(pl_encode_next(f, &fr, &err) == XSF_OK, "%s: next %u: %s", c->in, n, err.msg);
+        if (!fr.cs)
+            break;
+        size_t len = 0;
+        uint8_t *want = code_alone(c, n, &len);
+        CHECK(want && fr.len == len && !memcmp(fr.cs, want, len),
+              "%s: codestream %u (%zu bytes) differs from the frame's coded alone (%zu)", c->in, n,
+              fr.len, len);
+        free(want);
+    }
+    pl_encode_stats st;
+    if (f)
+        pl_encode_stats_get(f, &st);
+    CHECK(f && n == frames && st.frames == frames && st.read.count == frames, "%s: %u frames",
+          c->in, n);
+    pl_encode_close(f);
+}
+
+/* 4 frames of 8-bit 4:2:0, 96x64, each of its own (gradients, noise): as a .y4m and a .yuv. */
+static void make_8bit(const char *dir, char *y4m8, char *yuv8, size_t cap)
+{
+    snprintf(y4m8, cap, "%s/in8.y4m", dir);
+    snprintf(yuv8, cap, "%s/in8.yuv", dir);
+    FILE *a = fopen(y4m8, "wb"), *b = fopen(yuv8, "wb");
+    CHECK(a && b, "writing %s, %s", y4m8, yuv8);
+    if (!a || !b) {
+        if (a)
+            fclose(a);
+        if (b)
+            fclose(b);
+        return;
+    }
+    fputs("YUV4MPEG2 W96 H64 F60:1 Ip A1:1 C420jpeg\n", a);
+    uint32_t seed = 12345;
+    uint8_t frame[96 * 64 * 3 / 2];
+    for (unsigned k = 0; k < 4; k++) {
+        for (size_t i = 0; i < sizeof frame; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            frame[i] = (uint8_t)((i * (k + 1) + (seed >> 28)) & 255);
+        }
+        fputs("FRAME\n", a);
+        fwrite(frame, 1, sizeof frame, a);
+        fwrite(frame, 1, sizeof frame, b);
+    }
+    fclose(a);
+    fclose(b);
 }
 
 /* max_frames, a file cut inside frame 3, and open's failures. */
@@ -288,6 +387,18 @@ int main(int argc, char **argv)
         test_stream(gpu ? 0 : -1);
         if (!gpu)
             test_limits(argv[2]);
+        const pl_encode_config c = config(y4m, gpu ? 0 : -1);
+        test_alone(&c, 5);
     }
+    char y4m8[1024], yuv8[1024];
+    make_8bit(argv[2], y4m8, yuv8, sizeof y4m8);
+    pl_encode_config c8 = config(y4m8, gpu ? 0 : -1);
+    test_alone(&c8, 4);
+    c8 = config(yuv8, gpu ? 0 : -1);
+    c8.format = IMGIO_FORMAT_YUV;
+    xsf_error err;
+    xsf_error_clear(&err);
+    CHECK(imgio_raw_layout_make(&c8.raw, "420", 96, 64, 8, &err) == XSF_OK, "layout: %s", err.msg);
+    test_alone(&c8, 4);
     return xsf_test_finish();
 }
