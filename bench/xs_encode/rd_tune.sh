@@ -26,6 +26,8 @@
 # points.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=bench/xs_encode/rd_common.sh
+. bench/xs_encode/rd_common.sh
 SET=.rdset
 OUT=
 FORMATS="420 422 444"
@@ -96,15 +98,7 @@ if [ $TABLE_ONLY = 0 ]; then
             done
         done < "$SET/list"
     done > "$jobs"
-    new=$(mktemp)
-    xargs -P "$JOBS" -L 1 bash -c 'point "$@"' _ < "$jobs" > "$new"
-    grep '^ERROR' "$new" >&2 || true
-    # Replace the points just measured, keep the others.
-    awk 'NR == FNR { if ($1 != "ERROR") k[$1 " " $2 " " $3 " " $4] = 1; next }
-         !(($1 " " $2 " " $3 " " $4) in k)' "$new" "$POINTS" > "$POINTS.tmp"
-    grep -v '^ERROR' "$new" >> "$POINTS.tmp" || true
-    mv "$POINTS.tmp" "$POINTS"
-    rm -f "$jobs" "$new"
+    rd_run_points "$jobs"
 fi
 
 # ---- The table ----
