@@ -6,7 +6,7 @@
 # scripts/svt-build.sh; OpenJPEG: libopenjp2 from .devdeps); CSV, the table
 # and the plots under $OUT.
 #
-#   bash scripts/compare-device.sh [test] [uhd] [8k] [cpu]     (default: test uhd)
+#   bash scripts/compare-device.sh [test] [uhd] [8k] [cpu] [set] [set-rgb]   (default: test uhd)
 #
 #   test the GPU rows against the C rows (tests/compare/test_compare_gpu,
 #        ctest label gpu), ~1 minute
@@ -15,6 +15,12 @@
 #   8k   its luma at 8 bits mirrored to 8192x8192 (one component, as the
 #        BPC-PaCo thesis' Table 4.4 and bench/bpc), CUDA codecs
 #   cpu  the C references on the UHD picture (one run per figure: slow)
+#   set  the public set (bench/compare/set.sh --gpu: 14 pictures of
+#        bench/xs_encode/rdset.sh as 4:4:4 8-bit YCbCr, 0.5..8 bpp, xs
+#        default, bpc 2pass and the peers): throughput and latency per rate
+#        over the set, with the quality (the same as the CPU run here);
+#        its CSVs in $OUT/set-yuv444-gpu/, the answer in set-yuv444-gpu.txt
+#   set-rgb  the same on the RGB .ppm (each family's colour transform)
 #
 # Prepare here, once (as for scripts/device-check.sh): `bash
 # scripts/device-sysroot.sh download` (.devdeps/) and `mkdir -p .vec && cp
@@ -26,6 +32,13 @@
 # leaves SVT-JPEG-XS's two static apps there, ~2 MB with its source tarball.)
 # XSF_COMPARE_BPP (e.g. "0.5,1,2,3" then "4,6,8,lossless") splits a run that
 # would pass the 10 minutes of one call.
+# The set (prepared here: `bash bench/compare/set.sh --rdset RDSET` once
+# writes .cmpset/, ~44 MB with the RGB pictures; it needs .rdset from
+# bench/xs_encode/rdset.sh), one call of about 5 minutes:
+#   run(command="bash scripts/compare-device.sh set", carry=[".devdeps", ".svt", ".cmpset"])
+# XSF_SET_PICTURES (names of .cmpset/list, comma-separated) splits it over
+# two calls; the answer over both: copy both calls' set-yuv444-gpu/*.csv
+# into one folder and `bash bench/compare/set.sh --summary --out FOLDER`.
 # Nothing is downloaded on the device. Where the device has no gnuplot, the
 # plots' data and scripts are written (--gnuplot none) and drawn here:
 #   cp -r FILES_AT/plots-* /tmp/ && (cd /tmp/plots-uhd && for f in *.gp; do gnuplot "$f"; done)
@@ -70,6 +83,21 @@ if stage test; then
     timeout 300 "$B/tests/compare/test_compare_gpu" > "$OUT/test_compare_gpu.log" 2>&1
     echo "rc=$?"; tail -5 "$OUT/test_compare_gpu.log"
 fi
+# The public set: NAME (yuv444 or rgb); set.sh's CSVs and its answer under $OUT.
+set_run() {
+    local form=$1
+    step "the public set, $form (bench/compare/set.sh --gpu)"
+    [ -s "$R/.cmpset/list" ] || { echo "no .cmpset/list: run bench/compare/set.sh here first, carry .cmpset"; return; }
+    local svt=$R/.svt
+    [ -x "$svt/SvtJpegxsEncApp" ] || svt=/nonexistent
+    XSFLOW=$X SVT=$svt timeout 560 bash bench/compare/set.sh --gpu --form "$form" --inputs "$R/.cmpset" \
+        --out "$OUT/set-$form-gpu" ${XSF_SET_PICTURES:+--pictures "$XSF_SET_PICTURES"} \
+        > "$OUT/set-$form-gpu.txt" 2> "$OUT/set-$form-gpu.log"
+    echo "rc=$?"
+    cat "$OUT/set-$form-gpu.log" "$OUT/set-$form-gpu.txt"
+}
+stage set && set_run yuv444
+stage set-rgb && set_run rgb
 stage uhd 8k cpu || { step "done"; exit 0; }
 
 step pictures

@@ -240,6 +240,16 @@ def capped(v):
     return LOSSLESS_DB if v is not None and math.isinf(v) else v
 
 
+def value(r, name):
+    """A measure of a row (exact: LOSSLESS_DB); "psnr611": the YCbCr PSNR
+    weighted 6:1:1, (6 PSNR-Y + PSNR-Cb + PSNR-Cr) / 8, as
+    bench/xs_encode/rd_svt.sh reports it (None without three components)."""
+    if name == "psnr611":
+        c = [capped(num(r.get(f"psnr_c{i}"))) for i in range(3)]
+        return None if None in c else (6 * c[0] + c[1] + c[2]) / 8
+    return capped(num(r[name]))
+
+
 def present_variants(rows):
     seen = []
     for r in rows:
@@ -263,7 +273,7 @@ def set_quality(rows):
     did not code is left out and named in "partial"),
     the pictures each family wins on PSNR (a tie within TIE wins for none),
     and the best precinct row minus the best bitplane row per picture (PSNR,
-    PSNR-0, MS-SSIM) with the pictures each method wins. A list of dicts,
+    PSNR-0, PSNR 6:1:1, MS-SSIM) with the pictures each method wins. A list of dicts,
     one per rate, lowest rate first."""
     coded = {}
     for r in rows:
@@ -284,7 +294,7 @@ def set_quality(rows):
             continue
 
         def col(v, name, p):
-            return capped(num(coded[(rate, p, v)][name]))
+            return value(coded[(rate, p, v)], name)
 
         res = {"rate": rate, "pictures": pics, "partial": partial, "families": {}}
         for v in fams:
@@ -305,7 +315,7 @@ def set_quality(rows):
         res["winner"] = max(fams, key=lambda v: res["families"][v]["psnr"])
         methods = {m: [v for v in fams if method_of(v) == m] for m in FAMILIES}
         if all(methods.values()):
-            for name, tie in (("psnr_db", TIE), ("psnr_c0", TIE), ("ms_ssim", TIE / 1000)):
+            for name, tie in (("psnr_db", TIE), ("psnr_c0", TIE), ("psnr611", TIE), ("ms_ssim", TIE / 1000)):
                 both = [p for p in pics if all(col(v, name, p) is not None for v in fams)]
                 best = {m: [max(col(v, name, p) for v in methods[m]) for p in both] for m in FAMILIES}
                 res[name] = compare_pair(best["precinct"], best["bitplane"], tie)
@@ -383,7 +393,8 @@ def answer(c, unit, fmt_spec):
     if a == b:
         who = f"neither, {a}:{b} of {n}"
     else:
-        who = f"{'precinct' if a > b else 'bitplane'} {max(a, b)}/{n}" + ("" if p < 0.05 else ", not significant")
+        who = (f"{'precinct' if a > b else 'bitplane'} {max(a, b)}/{n}" + (f", {c['tie']} tied" if c["tie"] else "")
+               + ("" if p < 0.05 else ", not significant"))
     return (f"{who} (p {p:.2g}); "
             f"{format(min(d), fmt_spec)} / {format(median(d), fmt_spec)} / {format(max(d), fmt_spec)}{unit}")
 
@@ -426,11 +437,15 @@ def print_set(rows):
     print("Coding method per rate, best precinct row (xs, svt) against best bitplane row (bpc, opj) "
           "on each picture: the method that wins on more pictures, on how many, the two-sided sign "
           f"test's p (ties left out), then precinct minus bitplane least / median / most over the pictures:\n")
-    print(f"| bpp | PSNR (dB) | {c0} (dB) | MS-SSIM |")
-    print("| ---: | --- | --- | --- |")
+    # RGB: component 0 is red and a 6:1:1 weighting means nothing; MS-SSIM is on BT.709 luma.
+    measures = [("psnr_db", "PSNR (dB)", "+.2f")]
+    if not rgb:
+        measures += [("psnr_c0", "PSNR-Y (dB)", "+.2f"), ("psnr611", "PSNR 6:1:1 (dB)", "+.2f")]
+    measures += [("ms_ssim", "MS-SSIM", "+.4f")]
+    print("| bpp | " + " | ".join(m[1] for m in measures) + " |")
+    print("| ---: | " + " | ".join("---" for _ in measures) + " |")
     for res in (res for res in q if "psnr_db" in res):
-        print(f"| {res['rate']} | {answer(res['psnr_db'], '', '+.2f')} | {answer(res['psnr_c0'], '', '+.2f')} | "
-              f"{answer(res['ms_ssim'], '', '+.4f')} |")
+        print(f"| {res['rate']} | " + " | ".join(answer(res[m[0]], "", m[2]) for m in measures) + " |")
     print()
     speed = set_speed(rows)
     if not speed:

@@ -26,10 +26,15 @@ def check(what, got, want, tol=1e-9):
         FAILED.append(f"{what}: got {got!r}, want {want!r}")
 
 
+def chroma(y):
+    return y if y in ("", "inf") else str(float(y) + 8)
+
+
 def row(pic, codec, variant, rate, psnr, y, ms, path="cpu", timing="cpu", enc_g="", dec_g="", enc_ms="",
         dec_ms="", threads="1", bpp=None):
     return {"picture": pic, "codec": codec, "variant": variant, "bpp_target": rate, "bytes": "100",
-            "bpp": str(bpp if bpp is not None else (17.0 if rate == "lossless" else float(rate))), "psnr_db": psnr, "psnr_c0": y, "ms_ssim": ms,
+            "bpp": str(bpp if bpp is not None else (17.0 if rate == "lossless" else float(rate))), "psnr_db": psnr, "psnr_c0": y,
+            "psnr_c1": chroma(y), "psnr_c2": chroma(y), "ms_ssim": ms,
             "colour": "none", "path": path, "timing": timing, "threads": threads, "enc_gsamples": enc_g,
             "dec_gsamples": dec_g, "enc_ms": enc_ms, "dec_ms": dec_ms}
 
@@ -88,6 +93,9 @@ check("precinct - bitplane PSNR at 1", r1["psnr_db"]["diff"], [-3.0, 2.0])
 check("method wins at 1", (r1["psnr_db"]["precinct"], r1["psnr_db"]["bitplane"], r1["psnr_db"]["tie"]), (1, 1, 0))
 # PSNR-Y: a: max(31, 35) - max(30, 30) = 5; b: 42 - 38 = 4
 check("precinct - bitplane PSNR-Y at 1", r1["psnr_c0"]["diff"], [5.0, 4.0])
+# 6:1:1 from psnr_c0..c2 (the rows give c1 = c2 = c0 + 8): a: best precinct
+# max((6*31+39+39)/8, (6*35+43+43)/8) = 37, bitplane (6*30+38+38)/8 = 32 -> +5.
+check("precinct - bitplane PSNR 6:1:1 at 1", r1["psnr611"]["diff"], [5.0, 4.0])
 check("MS-SSIM diffs at 1", [round(d, 9) for d in r1["ms_ssim"]["diff"]], [-0.02, 0.02])
 # Rate 2: the tie (0.002 dB) wins for no family; the exact picture counts 100 dB.
 check("wins at 2", {v: f["wins"] for v, f in r2["families"].items()}, {xs: 1, bpc: 0, svt: 0, opj: 0})
