@@ -1,6 +1,34 @@
-# shellcheck shell=bash
-# Sourced by rd_svt.sh and rd_tune.sh: measuring a list of points into the
-# points file both keep.
+# shellcheck shell=bash disable=SC2034 # the variables are the sourcing script's
+# Sourced by rd_svt.sh and rd_tune.sh: the options both take, and measuring a
+# list of points into the points file both keep.
+
+# What both scripts take and set up. Defaults (the caller may set FORMATS
+# before): SET .rdset, OUT SET/out, BPPS "1 2 3 4 6 8", TABLE_ONLY 0.
+SET=.rdset OUT='' BPPS="1 2 3 4 6 8" TABLE_ONLY=0
+# rd_option ARGS...: takes the option both scripts know at $1 (--set, --out,
+# --formats, --bpps: a value; --table), sets RD_TAKEN to the words it used;
+# returns 1 for any other option.
+rd_option() {
+    RD_TAKEN=2
+    case $1 in
+    --set) SET=$2 ;;
+    --out) OUT=$2 ;;
+    --formats) FORMATS=$2 ;;
+    --bpps) BPPS=$2 ;;
+    --table) TABLE_ONLY=1 RD_TAKEN=1 ;;
+    *) return 1 ;;
+    esac
+}
+# rd_points_file NAME: OUT made (SET/out by default), POINTS=OUT/NAME (made),
+# JOBS (default 2), and the tools every point uses exported (XSFLOW, RDM, SET).
+rd_points_file() {
+    OUT=${OUT:-$SET/out}
+    export XSFLOW=${XSFLOW:-build/xsflow} RDM=${RDM:-build/bench/xs_encode/rd_metrics} SET
+    JOBS=${JOBS:-2}
+    mkdir -p "$OUT"
+    POINTS=$OUT/$1
+    touch "$POINTS"
+}
 #
 # rd_run_points JOBS_FILE: runs the caller's exported `point` function on each
 # line of JOBS_FILE, $JOBS at once, and puts what it printed into $POINTS: a

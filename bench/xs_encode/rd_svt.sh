@@ -45,34 +45,23 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=bench/xs_encode/rd_common.sh
 . bench/xs_encode/rd_common.sh
-SET=.rdset
-OUT=
 FORMATS="420 422 444 rgb"
-BPPS="1 2 3 4 6 8"
 ONLY=
 SEARCH=0
-TABLE_ONLY=0
 while [ $# -gt 0 ]; do
     case $1 in
-    --set) SET=$2; shift ;;
-    --out) OUT=$2; shift ;;
-    --formats) FORMATS=$2; shift ;;
-    --bpps) BPPS=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --search) SEARCH=1 ;;
-    --table) TABLE_ONLY=1 ;;
     -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
-    *) echo "rd_svt: unknown option $1 (--help)" >&2; exit 2 ;;
+    *)
+        rd_option "$@" || { echo "rd_svt: unknown option $1 (--help)" >&2; exit 2; }
+        shift $((RD_TAKEN - 1))
+        ;;
     esac
     shift
 done
-OUT=${OUT:-$SET/out}
-export XSFLOW=${XSFLOW:-build/xsflow} XSFLOW_BEFORE=${XSFLOW_BEFORE:-}
-export SVT=${SVT:-.svt} RDM=${RDM:-build/bench/xs_encode/rd_metrics} SET
-JOBS=${JOBS:-2}
-mkdir -p "$OUT"
-POINTS=$OUT/points.txt
-touch "$POINTS"
+rd_points_file points.txt
+export XSFLOW_BEFORE=${XSFLOW_BEFORE:-} SVT=${SVT:-.svt}
 
 SVT_TOOLS="--coding-signs 2 --coding-vpred 1 --quantization 1"
 

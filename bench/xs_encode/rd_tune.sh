@@ -28,31 +28,20 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=bench/xs_encode/rd_common.sh
 . bench/xs_encode/rd_common.sh
-SET=.rdset
-OUT=
 FORMATS="420 422 444"
-BPPS="1 2 3 4 6 8"
 PICTURES=
-TABLE_ONLY=0
 while [ $# -gt 0 ]; do
     case $1 in
-    --set) SET=$2; shift ;;
-    --out) OUT=$2; shift ;;
-    --formats) FORMATS=$2; shift ;;
-    --bpps) BPPS=$2; shift ;;
     --pictures) PICTURES=$2; shift ;;
-    --table) TABLE_ONLY=1 ;;
     -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
-    *) echo "rd_tune: unknown option $1 (--help)" >&2; exit 2 ;;
+    *)
+        rd_option "$@" || { echo "rd_tune: unknown option $1 (--help)" >&2; exit 2; }
+        shift $((RD_TAKEN - 1))
+        ;;
     esac
     shift
 done
-OUT=${OUT:-$SET/out}
-export XSFLOW=${XSFLOW:-build/xsflow} RDM=${RDM:-build/bench/xs_encode/rd_metrics} SET
-JOBS=${JOBS:-2}
-mkdir -p "$OUT"
-POINTS=$OUT/tune_points.txt
-touch "$POINTS"
+rd_points_file tune_points.txt
 
 fmt_depth() { case $1 in 422) echo 10 ;; 444) echo 12 ;; *) echo 8 ;; esac; }
 export -f fmt_depth
