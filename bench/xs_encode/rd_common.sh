@@ -47,3 +47,11 @@ rd_run_points() {
     mv "$POINTS.tmp" "$POINTS"
     rm -f "$jobs" "$new"
 }
+
+# rd_size CS BPP W H: "BYTES BUDGET": the size of codestream CS and the budget
+# every stream must stay within, floor(BPP * W * H / 8) bytes. Exported for the
+# points, which run in shells of their own.
+rd_size() {
+    echo "$(stat -c %s "$1") $(awk -v b="$2" -v w="$3" -v h="$4" 'BEGIN { printf "%d", int(b * w * h / 8) }')"
+}
+export -f rd_size

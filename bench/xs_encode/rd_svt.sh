@@ -99,11 +99,9 @@ point() {
         ;;
     esac
     if [ $rc = 0 ] && "$SVT/SvtJpegxsDecApp" -i "$tmp/c.jxs" -o "$tmp/d.yuv" -v 0 >"$tmp/dlog" 2>&1; then
-        local bytes budget m
-        bytes=$(stat -c %s "$tmp/c.jxs")
-        budget=$(awk -v b="$bpp" -v w="$w" -v h="$h" 'BEGIN { printf "%d", int(b * w * h / 8) }')
+        local m
         m=$("$RDM" psnr "$ref" "$tmp/d.yuv" "$w" "$h" "$s" "$d")
-        echo "$fmt $name $bpp $label $bytes $budget $m"
+        echo "$fmt $name $bpp $label $(rd_size "$tmp/c.jxs" "$bpp" "$w" "$h") $m"
     else
         echo "ERROR $fmt $name $bpp $label (encode status $rc; $(tail -c 200 "$tmp/log" "$tmp/dlog" 2>/dev/null | tr '\n' ' '))"
     fi

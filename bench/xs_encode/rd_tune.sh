@@ -56,12 +56,10 @@ point() {
     if "$XSFLOW" encode "$ref" -o "$tmp/c.jxs" --bpp "$bpp" --size "${w}x$h" --sampling "$fmt" \
         --depth "$d" --tune "$tune" --threads 1 -q >"$tmp/log" 2>&1 &&
         "$XSFLOW" decode "$tmp/c.jxs" -o "$tmp/d.yuv" --cpu --threads 1 -q >"$tmp/dlog" 2>&1; then
-        local bytes budget p s
-        bytes=$(stat -c %s "$tmp/c.jxs")
-        budget=$(awk -v b="$bpp" -v w="$w" -v h="$h" 'BEGIN { printf "%d", int(b * w * h / 8) }')
+        local p s
         p=$("$RDM" psnr "$ref" "$tmp/d.yuv" "$w" "$h" "$fmt" "$d")
         s=$("$RDM" ssim "$ref" "$tmp/d.yuv" "$w" "$h" "$fmt" "$d")
-        echo "$fmt $name $bpp $tune $bytes $budget $p $s"
+        echo "$fmt $name $bpp $tune $(rd_size "$tmp/c.jxs" "$bpp" "$w" "$h") $p $s"
     else
         echo "ERROR $fmt $name $bpp $tune ($(tail -c 200 "$tmp/log" "$tmp/dlog" 2>/dev/null | tr '\n' ' '))"
     fi
