@@ -55,3 +55,18 @@ rd_size() {
     echo "$(stat -c %s "$1") $(awk -v b="$2" -v w="$3" -v h="$4" 'BEGIN { printf "%d", int(b * w * h / 8) }')"
 }
 export -f rd_size
+
+# rd_need NAME TOOL...: the set made where it is missing (rdset.sh), and every
+# TOOL executable; else NAME says which is missing and how to build it, and
+# the script exits.
+rd_need() {
+    local name=$1 t
+    shift
+    [ -f "$SET/list" ] || bash bench/xs_encode/rdset.sh "$SET"
+    for t in "$@"; do
+        [ -x "$t" ] || {
+            echo "$name: no $t (SVT's apps: scripts/svt-build.sh; ours: cmake --build build --target xsflow rd_metrics)" >&2
+            exit 1
+        }
+    done
+}

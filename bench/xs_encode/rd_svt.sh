@@ -109,10 +109,7 @@ point() {
 }
 export -f point
 
-[ -f "$SET/list" ] || bash bench/xs_encode/rdset.sh "$SET"
-for t in "$SVT/SvtJpegxsEncApp" "$SVT/SvtJpegxsDecApp" "$RDM" "$XSFLOW"; do
-    [ -x "$t" ] || { echo "rd_svt: no $t (scripts/svt-build.sh; cmake --build build --target xsflow rd_metrics)" >&2; exit 1; }
-done
+rd_need rd_svt "$SVT/SvtJpegxsEncApp" "$SVT/SvtJpegxsDecApp" "$RDM" "$XSFLOW"
 
 # Mean PSNR (the format's metric) of SVT with options $2 on the search pictures.
 search_score() {

@@ -67,10 +67,7 @@ point() {
 }
 export -f point
 
-[ -f "$SET/list" ] || bash bench/xs_encode/rdset.sh "$SET"
-for t in "$RDM" "$XSFLOW"; do
-    [ -x "$t" ] || { echo "rd_tune: no $t (cmake --build build --target xsflow rd_metrics)" >&2; exit 1; }
-done
+rd_need rd_tune "$RDM" "$XSFLOW"
 in_pictures() { [ -z "$PICTURES" ] || [[ " $PICTURES " == *" $1 "* ]]; }
 
 if [ $TABLE_ONLY = 0 ]; then
