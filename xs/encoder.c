@@ -1,8 +1,9 @@
 /* The C reference JPEG XS encoder: the plan shared with the GPU encoder
  * (header, band lines of every precinct, byte budgets), and the frame loop
- * on a pool of threads: input stage, forward DWT, then slice by slice the
- * bitplane counts and, precinct by precinct, the cost tables, the rate
- * decision and the packing (enc_internal.h says how the work is shared). */
+ * on a pool of threads: input stage, forward DWT, bitplane counts and cost
+ * tables precinct by precinct, the rate decision slice by slice, the
+ * packing precinct by precinct (enc_internal.h says how the work is
+ * shared). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,13 +90,6 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
                 p->max_blines = (int)n;
         }
     p->nblines = total;
-    for (int row0 = 0; row0 < g->rows && p->bline_first; row0 += h->hsl) {
-        const int row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
-        const size_t n = (row1 == g->rows ? total : p->bline_first[(size_t)row1 * g->cols]) -
-                         p->bline_first[(size_t)row0 * g->cols];
-        if ((int)n > p->max_slice_blines)
-            p->max_slice_blines = (int)n;
-    }
     p->bline = malloc((total ? total : 1) * sizeof *p->bline);
     p->allot = malloc(p->nprecincts * sizeof *p->allot);
     if (!p->bline_first || !p->bline || !p->allot) {
@@ -196,11 +190,14 @@ static void release(xs_encoder *e)
     xsf_pool_destroy(e->pool);
     if (e->worker)
         for (int i = 0; i < XS_MAX_THREADS; i++) {
-            free(e->worker[i].cost);
             free(e->worker[i].dwt);
         }
     free(e->worker);
     free(e->slice);
+    free(e->cost);
+    free(e->choice);
+    free(e->prec_off);
+    free(e->flag);
     free(e->slice_off);
     free(e->spill);
     free(e->gcli);
@@ -284,13 +281,15 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         const int nt = xsf_pool_threads(e->pool);
         e->worker = calloc(XS_MAX_THREADS, sizeof *e->worker);
         for (int i = 0; i < nt && e->worker; i++) {
-            e->worker[i].cost = malloc((size_t)(p->max_slice_blines ? p->max_slice_blines : 1) *
-                                       sizeof(enc_line_cost));
             e->worker[i].dwt = malloc(dwt_words * sizeof(uint32_t));
-            if (!e->worker[i].cost || !e->worker[i].dwt)
+            if (!e->worker[i].dwt)
                 st = XSF_ERR_NOMEM;
         }
         e->slice = malloc((size_t)g->slices * sizeof *e->slice);
+        e->cost = malloc((p->nblines ? p->nblines : 1) * sizeof *e->cost);
+        e->choice = malloc(np * sizeof *e->choice);
+        e->prec_off = malloc(np * sizeof *e->prec_off);
+        e->flag = malloc(np);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
@@ -301,9 +300,10 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.total_bytes = malloc(np * sizeof(uint32_t));
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
-        if (st != XSF_OK || !e->worker || !e->slice || !e->slice_off || !e->gcli || !e->reach ||
-            !e->gtli || !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes ||
-            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
+        if (st != XSF_OK || !e->worker || !e->slice || !e->cost || !e->choice || !e->prec_off ||
+            !e->flag || !e->slice_off || !e->gcli || !e->reach || !e->gtli || !e->share ||
+            !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
+            !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -428,7 +428,7 @@ typedef struct enc_frame {
     int stripe;         /* input stage: rows of component 0 per index */
     int level, columns; /* DWT step */
     size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
-    uint8_t *base; /* where slice_off counts from */
+    uint8_t *base; /* where slice_off and prec_off count from */
 } enc_frame;
 
 static void input_stripe(void *ctx, size_t i, int worker)
@@ -478,11 +478,47 @@ static void forward_dwt(enc_frame *f)
         }
 }
 
-/* Slice s, on one thread: the bitplane counts of its precincts, the cost
- * tables of the whole slice (in the worker's buffer) and, with XS_RC_SLICE,
- * each precinct's share (slice_shares), then each precinct's decision and
- * packing, at f->base + slice_off[s]. */
-static void code_slice(void *ctx, size_t s, int worker)
+/* The slice of precinct pi, and whether pi is in its slice's first row. */
+static int slice_of(const enc_plan *p, size_t pi, int *first_row)
+{
+    const int row = (int)(pi / (size_t)p->geom.cols);
+    if (first_row)
+        *first_row = row % p->hdr.hsl == 0;
+    return row / p->hdr.hsl;
+}
+
+/* Precinct i: its bitplane counts and sign reaches. */
+static void count_precinct(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    (void)worker;
+    e->flag[i] = enc_precinct_gcli(&e->plan, i, e->coef, e->gcli, e->reach) < 0;
+}
+
+/* Precinct i: its cost tables (those of a precinct's first lines below its
+ * slice's first row as if the precinct above kept every bit plane; redone
+ * by decide_slice once that one is decided). Needs the counts of the
+ * precinct above. */
+static void cost_precinct(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    const enc_plan *p = &e->plan;
+    static const uint8_t no_truncation[XS_MAX_BANDS];
+    (void)worker;
+    int first_row;
+    slice_of(p, i, &first_row);
+    enc_precinct_costs(p, i, e->gcli, e->reach, first_row ? NULL : no_truncation, 0,
+                       e->cost + p->bline_first[i]);
+}
+
+/* Slice s, on one thread, from the cost tables of its precincts: with
+ * XS_RC_SLICE each precinct's share (slice_shares), then precinct by
+ * precinct (vertical prediction and the carried budget need the one
+ * before) the decision, its size and where it is written (prec_off); the
+ * slice header. res->precinct: the first precinct left undecided. */
+static void decide_slice(void *ctx, size_t s, int worker)
 {
     const enc_frame *f = ctx;
     xs_encoder *e = f->e;
@@ -494,32 +530,20 @@ static void code_slice(void *ctx, size_t s, int worker)
     enc_slice_result *res = &e->slice[s];
     xsf_error *err = &res->err;
     xsf_error_clear(err);
-    res->saturated = 0;
-    res->after_cap = 0;
     const int row0 = (int)s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
-    for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++)
-        if (enc_precinct_gcli(p, pi, e->coef, e->gcli, e->reach) < 0)
-            res->saturated = 1;
-    if (res->saturated)
-        return;
+    const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
+    res->precinct = p0;
     uint8_t *out = f->base + e->slice_off[s];
     put_be(out, XS_MARKER_SLH, 2);
     put_be(out + 2, 4, 2);
     put_be(out + 4, (uint32_t)s, 2);
-    size_t off = 6;
+    size_t off = e->slice_off[s] + 6;
     uint64_t slice_allot = 0, allot_cum = 0, used = 0;
-    for (int row = row0; row < row1; row++)
-        for (int col = 0; col < g->cols; col++)
-            slice_allot += p->allot[(size_t)row * g->cols + col];
-    /* The slice's cost tables; those of a precinct's first lines are
-     * redone once the precinct above is decided (vertical prediction). */
-    const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
-    static const uint8_t no_truncation[XS_MAX_BANDS];
     for (size_t pi = p0; pi < p1; pi++)
-        enc_precinct_costs(p, pi, e->gcli, e->reach, pi >= p0 + g->cols ? no_truncation : NULL, 0,
-                           w->cost + (p->bline_first[pi] - p->bline_first[p0]));
+        slice_allot += p->allot[pi];
+    enc_line_cost *const slice_cost = e->cost + p->bline_first[p0];
     if (p->cfg.rate_control == XS_RC_SLICE)
-        slice_shares(p, p0, p1, w->cost, &w->choice, e->share);
+        slice_shares(p, p0, p1, slice_cost, &w->choice, e->share);
     for (int row = row0; row < row1; row++) {
         for (int col = 0; col < g->cols; col++) {
             const size_t pi = (size_t)row * g->cols + col;
@@ -527,7 +551,8 @@ static void code_slice(void *ctx, size_t s, int worker)
             const uint8_t *above = row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
             const enc_bline *bl = p->bline + p->bline_first[pi];
             const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
-            enc_line_cost *cost = w->cost + (p->bline_first[pi] - p->bline_first[p0]);
+            enc_line_cost *cost = e->cost + p->bline_first[pi];
+            enc_choice *ch = &e->choice[pi];
             if (above)
                 enc_precinct_costs(p, pi, e->gcli, e->reach, above, 1, cost);
             int q, r;
@@ -537,7 +562,7 @@ static void code_slice(void *ctx, size_t s, int worker)
                 r = p->cfg.r;
                 budget = UINT32_MAX;
                 if (enc_evaluate(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL, q,
-                                 r, &w->choice) == ENC_NOCOST) {
+                                 r, ch) == ENC_NOCOST) {
                     xsf_error_set(err, XSF_ERR_ARG,
                                   "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
                                   "use long headers or a coarser quantization",
@@ -549,15 +574,15 @@ static void code_slice(void *ctx, size_t s, int worker)
                 allot_cum += slice_rc ? e->share[pi] : p->allot[pi];
                 budget = slice_rc ? (uint32_t)(allot_cum - used) : p->allot[pi];
                 if (enc_select(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
-                               budget, &q, &r, &w->choice) < 0) {
+                               budget, &q, &r, ch) < 0) {
                     xsf_error_set(err, XSF_ERR_ARG,
                                   "precinct (%d,%d): %u bytes cannot hold even the coarsest "
                                   "quantization (%u bytes): raise the rate",
-                                  row, col, budget, w->choice.bytes);
+                                  row, col, budget, ch->bytes);
                     return;
                 }
             }
-            const uint32_t coded = w->choice.bytes;
+            const uint32_t coded = ch->bytes;
             if (fixed)
                 total = coded;
             else if (p->cfg.rate_control == XS_RC_PRECINCT)
@@ -565,18 +590,9 @@ static void code_slice(void *ctx, size_t s, int worker)
             else
                 total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used)
                                                                 : coded;
+            memcpy(e->gtli + pi * g->nbands, ch->t, (size_t)g->nbands);
+            e->prec_off[pi] = off;
             e->stats.total_bytes[pi] = total;
-            res->after_cap = 1;
-            if (enc_write_precinct(p, pi, q, r, &w->choice, cost, e->coef, e->gcli, above,
-                                   out + off, total) != coded) {
-                xsf_error_set(err, XSF_ERR_INVALID,
-                              "internal: precinct (%d,%d) packed to a size other than its cost "
-                              "tables say",
-                              row, col);
-                return;
-            }
-            res->after_cap = 0;
-            memcpy(e->gtli + pi * g->nbands, w->choice.t, (size_t)g->nbands);
             e->stats.budget_bytes[pi] = budget;
             e->stats.coded_bytes[pi] = coded;
             e->stats.q[pi] = (uint8_t)q;
@@ -585,6 +601,26 @@ static void code_slice(void *ctx, size_t s, int worker)
             used += total;
         }
     }
+    res->precinct = p1;
+}
+
+/* Precinct i, decided: its packets at f->base + prec_off[i]; flag[i] set
+ * where they took other than the decision's size. */
+static void pack_precinct(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    const enc_plan *p = &e->plan;
+    const xs_geometry *g = &p->geom;
+    (void)worker;
+    if (i >= e->slice[slice_of(p, i, NULL)].precinct)
+        return; /* left undecided: its slice failed before it */
+    const int row_in_slice = (int)(i / (size_t)g->cols) % p->hdr.hsl;
+    const uint8_t *above = row_in_slice ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    e->flag[i] = enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
+                                    e->cost + p->bline_first[i], e->coef, e->gcli, above,
+                                    f->base + e->prec_off[i],
+                                    e->stats.total_bytes[i]) != e->stats.coded_bytes[i];
 }
 
 xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len)
@@ -615,15 +651,22 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
         f.base = e->spill;
     }
-    xsf_pool_run(e->pool, (size_t)g->slices, code_slice, &f);
-    /* The results in codestream order: the first error a sequential coder
-     * would meet is the one returned. */
-    for (int s = 0; s < g->slices; s++)
-        if (e->slice[s].saturated)
+    /* Counts and cost tables precinct by precinct (the tables need the
+     * counts above), the decisions slice by slice, the packing precinct by
+     * precinct. */
+    const size_t np = p->nprecincts;
+    xsf_pool_run(e->pool, np, count_precinct, &f);
+    for (size_t pi = 0; pi < np; pi++)
+        if (e->flag[pi])
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): "
                                  "raise Fq or lower Bw",
                                  h->bw, h->fq);
+    xsf_pool_run(e->pool, np, cost_precinct, &f);
+    xsf_pool_run(e->pool, (size_t)g->slices, decide_slice, &f);
+    xsf_pool_run(e->pool, np, pack_precinct, &f);
+    /* The results in codestream order: the first error a sequential coder
+     * would meet is the one returned. */
     memcpy(out, p->header, p->header_bytes);
     size_t off = p->header_bytes;
     for (int s = 0; s < g->slices; s++) {
@@ -634,18 +677,18 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
         off += 6;
         const int row0 = s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
         for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++) {
-            const int failed = res->err.status != XSF_OK && res->precinct == pi;
-            if (failed && !res->after_cap) {
+            if (res->err.status != XSF_OK && res->precinct == pi) {
                 *err = res->err;
                 return err->status;
             }
             if (cap - off < e->stats.total_bytes[pi])
                 return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small",
                                      cap);
-            if (failed) {
-                *err = res->err;
-                return err->status;
-            }
+            if (e->flag[pi])
+                return xsf_error_set(err, XSF_ERR_INVALID,
+                                     "internal: precinct (%d,%d) packed to a size other than its "
+                                     "cost tables say",
+                                     (int)(pi / (size_t)g->cols), (int)(pi % (size_t)g->cols));
             off += e->stats.total_bytes[pi];
         }
         if (f.base + e->slice_off[s] != out + start)
