@@ -79,15 +79,16 @@ struct xs_encoder {
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
     wav_plan *wav[XS_MAX_COMPONENTS];
-    uint8_t *gcli;       /* bitplane count per code group (xs_geometry layout) */
-    uint16_t *reach;     /* four 4-bit sign reaches per code group */
-    enc_line_cost *cost; /* cost tables of every band line (plan.bline order) */
-    enc_choice *choice;  /* per precinct: its decision */
-    uint8_t *gtli;       /* rows x cols x nbands truncation positions */
-    uint32_t *share;     /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
-    size_t *prec_off;    /* per precinct: where it is written (as slice_off counts) */
-    uint8_t *flag;       /* per precinct: a magnitude over 15 bit planes (counts), then
-                            packets of another size than decided (packing) */
+    uint8_t *gcli;         /* bitplane count per code group (xs_geometry layout) */
+    uint16_t *reach;       /* four 4-bit sign reaches per code group */
+    enc_line_cost *cost;   /* cost tables of every band line (plan.bline order) */
+    enc_choice *choice;    /* per precinct: its decision */
+    uint8_t *gtli;         /* rows x cols x nbands truncation positions */
+    uint32_t *share;       /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
+    size_t *prec_off;      /* per precinct: where it is written (as slice_off counts) */
+    uint8_t *flag;         /* per precinct: bit 0 a magnitude over 15 bit planes (counts),
+                              bit 1 packets of another size than decided (packing) */
+    struct enc_sync *sync; /* the order of a frame's tasks and what is done (encoder.c) */
     xs_encoder_stats stats;
     xsf_pool *pool;
     enc_worker *worker; /* one per pool thread */

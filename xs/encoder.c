@@ -4,6 +4,7 @@
  * tables precinct by precinct, the rate decision slice by slice, the
  * packing precinct by precinct (enc_internal.h says how the work is
  * shared). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,6 +182,72 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
 
 /* ---- C encoder ---- */
 
+/* The counts, cost tables, decisions and packing of a frame are one pool
+ * run over tasks in an order where every task waits only for earlier ones
+ * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
+ * tables once the counts above are in), the decision of slice k - 1 (once
+ * its tables are in), the packing of the precincts of slice k - 2 (once it
+ * is decided). One thread runs them in that order, with the slice being
+ * packed still in cache; many threads overlap the steps. Tasks mark what is
+ * done with the frame's epoch. */
+enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK };
+#define TASK_KIND_SHIFT 30
+
+struct enc_sync {
+    uint32_t *task; /* kind << TASK_KIND_SHIFT | precinct or slice */
+    size_t ntasks;
+    atomic_ullong *ready;   /* per precinct: 2 epoch + 1 counted, 2 epoch + 2 costed */
+    atomic_ullong *decided; /* per slice: epoch */
+    unsigned long long epoch;
+};
+
+static void sync_free(struct enc_sync *y)
+{
+    if (!y)
+        return;
+    free(y->task);
+    free(y->ready);
+    free(y->decided);
+    free(y);
+}
+
+static struct enc_sync *sync_new(const enc_plan *p)
+{
+    const xs_geometry *g = &p->geom;
+    struct enc_sync *y = calloc(1, sizeof *y);
+    if (!y)
+        return NULL;
+    y->ntasks = 2 * p->nprecincts + (size_t)g->slices;
+    y->task = malloc(y->ntasks * sizeof *y->task);
+    y->ready = malloc(p->nprecincts * sizeof *y->ready);
+    y->decided = malloc((size_t)g->slices * sizeof *y->decided);
+    if (!y->task || !y->ready || !y->decided) {
+        sync_free(y);
+        return NULL;
+    }
+    for (size_t i = 0; i < p->nprecincts; i++)
+        atomic_init(&y->ready[i], 0);
+    for (int s = 0; s < g->slices; s++)
+        atomic_init(&y->decided[s], 0);
+    size_t n = 0;
+    const size_t per_row = (size_t)g->cols;
+    for (int k = 0; k < g->slices + 2; k++) {
+        for (int s = k, kind = TASK_PRECINCT; kind <= TASK_PACK; kind++, s--) {
+            if (s < 0 || s >= g->slices)
+                continue;
+            const int row0 = s * p->hdr.hsl,
+                      row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
+            if (kind == TASK_DECIDE) {
+                y->task[n++] = (uint32_t)kind << TASK_KIND_SHIFT | (uint32_t)s;
+                continue;
+            }
+            for (size_t pi = (size_t)row0 * per_row; pi < (size_t)row1 * per_row; pi++)
+                y->task[n++] = (uint32_t)kind << TASK_KIND_SHIFT | (uint32_t)pi;
+        }
+    }
+    return y;
+}
+
 static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
@@ -198,6 +265,7 @@ static void release(xs_encoder *e)
     free(e->choice);
     free(e->prec_off);
     free(e->flag);
+    sync_free(e->sync);
     free(e->slice_off);
     free(e->spill);
     free(e->gcli);
@@ -290,6 +358,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->choice = malloc(np * sizeof *e->choice);
         e->prec_off = malloc(np * sizeof *e->prec_off);
         e->flag = malloc(np);
+        e->sync = sync_new(p);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
@@ -301,8 +370,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
         if (st != XSF_OK || !e->worker || !e->slice || !e->cost || !e->choice || !e->prec_off ||
-            !e->flag || !e->slice_off || !e->gcli || !e->reach || !e->gtli || !e->share ||
-            !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
+            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->reach || !e->gtli ||
+            !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
             !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
@@ -487,30 +556,31 @@ static int slice_of(const enc_plan *p, size_t pi, int *first_row)
     return row / p->hdr.hsl;
 }
 
-/* Precinct i: its bitplane counts and sign reaches. */
-static void count_precinct(void *ctx, size_t i, int worker)
+static void wait_for(atomic_ullong *v, unsigned long long at_least)
 {
-    const enc_frame *f = ctx;
-    xs_encoder *e = f->e;
-    (void)worker;
-    e->flag[i] = enc_precinct_gcli(&e->plan, i, e->coef, e->gcli, e->reach) < 0;
+    for (unsigned k = 1; atomic_load_explicit(v, memory_order_acquire) < at_least; k++)
+        xsf_pool_pause(k);
 }
 
-/* Precinct i: its cost tables (those of a precinct's first lines below its
- * slice's first row as if the precinct above kept every bit plane; redone
- * by decide_slice once that one is decided). Needs the counts of the
- * precinct above. */
-static void cost_precinct(void *ctx, size_t i, int worker)
+/* Precinct i: its bitplane counts and sign reaches (flag bit 0: a
+ * magnitude over 15 bit planes), then its cost tables (those of a
+ * precinct's first lines below its slice's first row as if the precinct
+ * above kept every bit plane; redone by decide_slice once that one is
+ * decided), after the counts of the precinct above. */
+static void analyse_precinct(xs_encoder *e, size_t i)
 {
-    const enc_frame *f = ctx;
-    xs_encoder *e = f->e;
     const enc_plan *p = &e->plan;
+    struct enc_sync *y = e->sync;
     static const uint8_t no_truncation[XS_MAX_BANDS];
-    (void)worker;
+    e->flag[i] = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach) < 0;
+    atomic_store_explicit(&y->ready[i], 2 * y->epoch + 1, memory_order_release);
     int first_row;
     slice_of(p, i, &first_row);
+    if (!first_row)
+        wait_for(&y->ready[i - (size_t)p->geom.cols], 2 * y->epoch + 1);
     enc_precinct_costs(p, i, e->gcli, e->reach, first_row ? NULL : no_truncation, 0,
                        e->cost + p->bline_first[i]);
+    atomic_store_explicit(&y->ready[i], 2 * y->epoch + 2, memory_order_release);
 }
 
 /* Slice s, on one thread, from the cost tables of its precincts: with
@@ -518,9 +588,8 @@ static void cost_precinct(void *ctx, size_t i, int worker)
  * precinct (vertical prediction and the carried budget need the one
  * before) the decision, its size and where it is written (prec_off); the
  * slice header. res->precinct: the first precinct left undecided. */
-static void decide_slice(void *ctx, size_t s, int worker)
+static void decide_slice(const enc_frame *f, size_t s, int worker)
 {
-    const enc_frame *f = ctx;
     xs_encoder *e = f->e;
     enc_worker *w = &e->worker[worker];
     const enc_plan *p = &e->plan;
@@ -533,6 +602,13 @@ static void decide_slice(void *ctx, size_t s, int worker)
     const int row0 = (int)s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
     const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
     res->precinct = p0;
+    int saturated = 0;
+    for (size_t pi = p0; pi < p1; pi++) {
+        wait_for(&e->sync->ready[pi], 2 * e->sync->epoch + 2);
+        saturated |= e->flag[pi] & 1;
+    }
+    if (saturated)
+        return; /* the frame fails (xs_encode): nothing decided */
     uint8_t *out = f->base + e->slice_off[s];
     put_be(out, XS_MARKER_SLH, 2);
     put_be(out + 2, 4, 2);
@@ -604,23 +680,39 @@ static void decide_slice(void *ctx, size_t s, int worker)
     res->precinct = p1;
 }
 
-/* Precinct i, decided: its packets at f->base + prec_off[i]; flag[i] set
- * where they took other than the decision's size. */
-static void pack_precinct(void *ctx, size_t i, int worker)
+/* Precinct i, once decided: its packets at f->base + prec_off[i]; flag
+ * bit 1 set where they took other than the decision's size. */
+static void pack_precinct(const enc_frame *f, size_t i)
 {
-    const enc_frame *f = ctx;
     xs_encoder *e = f->e;
     const enc_plan *p = &e->plan;
     const xs_geometry *g = &p->geom;
-    (void)worker;
-    if (i >= e->slice[slice_of(p, i, NULL)].precinct)
+    const int s = slice_of(p, i, NULL);
+    wait_for(&e->sync->decided[s], e->sync->epoch);
+    if (i >= e->slice[s].precinct)
         return; /* left undecided: its slice failed before it */
     const int row_in_slice = (int)(i / (size_t)g->cols) % p->hdr.hsl;
     const uint8_t *above = row_in_slice ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
-    e->flag[i] = enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
-                                    e->cost + p->bline_first[i], e->coef, e->gcli, above,
-                                    f->base + e->prec_off[i],
-                                    e->stats.total_bytes[i]) != e->stats.coded_bytes[i];
+    if (enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
+                           e->cost + p->bline_first[i], e->coef, e->gcli, above,
+                           f->base + e->prec_off[i],
+                           e->stats.total_bytes[i]) != e->stats.coded_bytes[i])
+        e->flag[i] |= 2;
+}
+
+static void frame_task(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    const uint32_t t = e->sync->task[i], id = t & ((1u << TASK_KIND_SHIFT) - 1);
+    switch (t >> TASK_KIND_SHIFT) {
+    case TASK_PRECINCT: analyse_precinct(e, id); break;
+    case TASK_DECIDE:
+        decide_slice(f, id, worker);
+        atomic_store_explicit(&e->sync->decided[id], e->sync->epoch, memory_order_release);
+        break;
+    default: pack_precinct(f, id);
+    }
 }
 
 xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t cap, size_t *len)
@@ -651,20 +743,16 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
         f.base = e->spill;
     }
-    /* Counts and cost tables precinct by precinct (the tables need the
-     * counts above), the decisions slice by slice, the packing precinct by
-     * precinct. */
-    const size_t np = p->nprecincts;
-    xsf_pool_run(e->pool, np, count_precinct, &f);
-    for (size_t pi = 0; pi < np; pi++)
-        if (e->flag[pi])
+    /* Counts and cost tables precinct by precinct, the decisions slice by
+     * slice, the packing precinct by precinct: one run (struct enc_sync). */
+    e->sync->epoch++;
+    xsf_pool_run(e->pool, e->sync->ntasks, frame_task, &f);
+    for (size_t pi = 0; pi < p->nprecincts; pi++)
+        if (e->flag[pi] & 1)
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): "
                                  "raise Fq or lower Bw",
                                  h->bw, h->fq);
-    xsf_pool_run(e->pool, np, cost_precinct, &f);
-    xsf_pool_run(e->pool, (size_t)g->slices, decide_slice, &f);
-    xsf_pool_run(e->pool, np, pack_precinct, &f);
     /* The results in codestream order: the first error a sequential coder
      * would meet is the one returned. */
     memcpy(out, p->header, p->header_bytes);
@@ -684,7 +772,7 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             if (cap - off < e->stats.total_bytes[pi])
                 return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small",
                                      cap);
-            if (e->flag[pi])
+            if (e->flag[pi] & 2)
                 return xsf_error_set(err, XSF_ERR_INVALID,
                                      "internal: precinct (%d,%d) packed to a size other than its "
                                      "cost tables say",
