@@ -185,10 +185,11 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
 /* The counts, cost tables, decisions and packing of a frame are one pool
  * run over tasks in an order where every task waits only for earlier ones
  * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
- * tables once the counts above are in), the decision of slice k - 1 (once
- * its tables are in), the packing of the precincts of slice k - 2 (once it
- * is decided). One thread runs them in that order, with the slice being
- * packed still in cache; many threads overlap the steps. Tasks mark what is
+ * tables once the counts above are in), the decision of slice k - L (once
+ * its tables are in), the packing of the precincts of slice k - 2L (once
+ * it is decided), L = 1 on one thread. One thread runs them in that order,
+ * with the slice being packed still in cache; many threads overlap the
+ * steps. Tasks mark what is
  * done with the frame's epoch. */
 enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK };
 #define TASK_KIND_SHIFT 30
@@ -211,7 +212,7 @@ static void sync_free(struct enc_sync *y)
     free(y);
 }
 
-static struct enc_sync *sync_new(const enc_plan *p)
+static struct enc_sync *sync_new(const enc_plan *p, int threads)
 {
     const xs_geometry *g = &p->geom;
     struct enc_sync *y = calloc(1, sizeof *y);
@@ -231,8 +232,13 @@ static struct enc_sync *sync_new(const enc_plan *p)
         atomic_init(&y->decided[s], 0);
     size_t n = 0;
     const size_t per_row = (size_t)g->cols;
-    for (int k = 0; k < g->slices + 2; k++) {
-        for (int s = k, kind = TASK_PRECINCT; kind <= TASK_PACK; kind++, s--) {
+    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag;
+     * with many threads taking the tasks a step goes by faster than a
+     * slice is analysed, so the lag grows with them. */
+    const int lag = 1 + threads / 6;
+    for (int k = 0; k < g->slices + 2 * lag; k++) {
+        for (int kind = TASK_PRECINCT; kind <= TASK_PACK; kind++) {
+            const int s = k - kind * lag;
             if (s < 0 || s >= g->slices)
                 continue;
             const int row0 = s * p->hdr.hsl,
@@ -358,7 +364,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->choice = malloc(np * sizeof *e->choice);
         e->prec_off = malloc(np * sizeof *e->prec_off);
         e->flag = malloc(np);
-        e->sync = sync_new(p);
+        e->sync = sync_new(p, nt);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
