@@ -502,6 +502,7 @@ typedef struct enc_frame {
     const xsf_picture *pic;
     int stripe;         /* input stage: rows of component 0 per index */
     int level, columns; /* DWT step */
+    int level_last;     /* horizontal steps: the last level of the run */
     size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
     uint8_t *base; /* where slice_off and prec_off count from */
 } enc_frame;
@@ -514,7 +515,8 @@ static void input_stripe(void *ctx, size_t i, int worker)
     enc_input_rows(&f->e->plan, f->pic, f->e->coef, row0, row0 + f->stripe);
 }
 
-/* Index i of a DWT step: a run of parts of one component. */
+/* Index i of a DWT step: a run of parts of one component; horizontal
+ * steps: those of levels level..level_last, row by row (wavelet.h). */
 static void dwt_part(void *ctx, size_t i, int worker)
 {
     const enc_frame *f = ctx;
@@ -522,26 +524,32 @@ static void dwt_part(void *ctx, size_t i, int worker)
     int c = 0;
     while (i >= f->part_first[c + 1])
         c++;
-    wav_forward_part(e->wav[c], e->coef[c], f->level, f->columns,
-                     (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
-                     e->worker[worker].dwt);
+    for (int l = f->level; l <= (f->columns ? f->level : f->level_last); l++)
+        wav_forward_part(e->wav[c], e->coef[c], l, f->columns,
+                         (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
+                         e->worker[worker].dwt);
 }
 
-/* The steps of the forward DWT, every component at once. */
+/* The steps of the forward DWT, every component at once: each level's
+ * vertical step, its horizontal one; from the last level with a vertical
+ * step on, the horizontal steps of every remaining level in one run (rows
+ * do not meet there). */
 static void forward_dwt(enc_frame *f)
 {
     xs_encoder *e = f->e;
     const xs_geometry *g = &e->plan.geom;
     const size_t per = 4 * (size_t)xsf_pool_threads(e->pool);
-    int levels = 0;
+    int levels = 0, levels_v = 0;
     for (int c = 0; c < g->ncd; c++) {
-        const int l = wav_plan_get_desc(e->wav[c])->levels_h;
-        levels = l > levels ? l : levels;
+        const wav_plan_desc *d = wav_plan_get_desc(e->wav[c]);
+        levels = d->levels_h > levels ? d->levels_h : levels;
+        levels_v = d->levels_v > levels_v ? d->levels_v : levels_v;
     }
     for (int l = 1; l <= levels; l++)
         for (int columns = 1; columns >= 0; columns--) {
             f->level = l;
             f->columns = columns;
+            f->level_last = !columns && l >= levels_v ? levels : l;
             f->part_first[0] = 0;
             for (int c = 0; c < g->ncd; c++) {
                 const size_t n = wav_forward_part_count(e->wav[c], l, columns);
@@ -550,6 +558,8 @@ static void forward_dwt(enc_frame *f)
                     f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
             }
             xsf_pool_run(e->pool, f->part_first[g->ncd], dwt_part, f);
+            if (f->level_last == levels && !columns)
+                return;
         }
 }
 
@@ -739,7 +749,7 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     xsf_status st = enc_input_check(p, pic, err);
     if (st != XSF_OK)
         return st;
-    enc_frame f = {.e = e, .pic = pic, .stripe = 32, .base = out};
+    enc_frame f = {.e = e, .pic = pic, .stripe = 8, .base = out};
     xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe, &f);
     forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
