@@ -187,7 +187,7 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
  * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
  * tables once the counts above are in), the decision of slice k - L (once
  * its tables are in), the packing of the precincts of slice k - 2L (once
- * it is decided), L = 1 on one thread. One thread runs them in that order,
+ * it is decided), L = 0 on one thread: the order of a sequential coder,
  * with the slice being packed still in cache; many threads overlap the
  * steps. Tasks mark what is
  * done with the frame's epoch. */
@@ -232,10 +232,12 @@ static struct enc_sync *sync_new(const enc_plan *p, int threads)
         atomic_init(&y->decided[s], 0);
     size_t n = 0;
     const size_t per_row = (size_t)g->cols;
-    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag;
-     * with many threads taking the tasks a step goes by faster than a
-     * slice is analysed, so the lag grows with them. */
-    const int lag = 1 + threads / 6;
+    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag.
+     * One thread: 0, a slice from its counts to its packing while its
+     * coefficients are in cache; with many threads taking the tasks a
+     * step goes by faster than a slice is analysed, so the lag grows with
+     * them (1 up to 7 threads, 3 for 16). */
+    const int lag = (threads + 4) / 6;
     for (int k = 0; k < g->slices + 2 * lag; k++) {
         for (int kind = TASK_PRECINCT; kind <= TASK_PACK; kind++) {
             const int s = k - kind * lag;
