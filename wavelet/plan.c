@@ -185,23 +185,28 @@ const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan)
  * float through uint32_t); compilers turn it into one load and one store. */
 #define MOVE(dst, src) memcpy(&(dst), &(src), sizeof(uint32_t))
 
-/* One 5/3 line split into its halves, low[0, wl) and high[0, wh) (wh = wl
- * or wl - 1): wav53_forward_1d's lifting, the same sums over arrays of one
- * step each, which compilers vectorize. */
-static void lift53_halves(int32_t *low, int32_t *high, size_t wl, size_t wh)
+/* One 5/3 line r[0, w) lifted into its halves, low[0, wl) and high[0, wh)
+ * (wl = (w + 1) / 2, wh = w / 2): wav53_forward_1d's lifting, the
+ * prediction read from the interleaved line, each step one sweep that
+ * compilers vectorize. */
+static void lift53_split(const int32_t *restrict r, int32_t *restrict low, int32_t *restrict high,
+                         size_t w)
 {
-    if (wh == 0)
-        return; /* a single sample passes through */
-    size_t k;
-    for (k = 0; k + 1 < wl && k < wh; k++)
-        high[k] -= (low[k] + low[k + 1]) >> 1;
-    if (k < wh) /* even length: the last odd sample mirrors */
-        high[k] -= (low[k] + low[k]) >> 1;
-    low[0] += (high[0] + high[0] + 2) >> 2;
-    for (k = 1; k < wh; k++)
-        low[k] += (high[k - 1] + high[k] + 2) >> 2;
-    if (k < wl) /* odd length: the last even sample mirrors */
-        low[k] += (high[k - 1] + high[k - 1] + 2) >> 2;
+    const size_t wl = (w + 1) / 2, wh = w / 2;
+    if (wh == 0) {
+        low[0] = r[0]; /* a single sample passes through */
+        return;
+    }
+    const size_t m = wl - 1 < wh ? wl - 1 : wh;
+    for (size_t k = 0; k < m; k++)
+        high[k] = r[2 * k + 1] - ((r[2 * k] + r[2 * k + 2]) >> 1);
+    if (m < wh) /* even length: the last odd sample mirrors */
+        high[m] = r[2 * m + 1] - ((r[2 * m] + r[2 * m]) >> 1);
+    low[0] = r[0] + ((high[0] + high[0] + 2) >> 2);
+    for (size_t k = 1; k < wh; k++)
+        low[k] = r[2 * k] + ((high[k - 1] + high[k] + 2) >> 2);
+    if (wh < wl) /* odd length: the last even sample mirrors */
+        low[wh] = r[2 * wh] + ((high[wh - 1] + high[wh - 1] + 2) >> 2);
 }
 
 /* Rows [y0, y1) of a w x h region, lifted through `line` (w samples). */
@@ -212,15 +217,9 @@ static void rows_forward(const wav_plan *p, uint32_t *line, uint32_t *a, size_t 
     for (size_t y = y0; y < y1; y++) {
         uint32_t *row = a + y * pitch;
         if (p->desc.filter == WAV_FILTER_53) {
-            /* Halves first (the low one in place, the high one in `line`),
-             * then the lifting on them. */
-            int32_t *r = (int32_t *)row, *hi = (int32_t *)line;
-            for (size_t x = 0; x < w / 2; x++)
-                hi[x] = r[2 * x + 1];
-            for (size_t x = 0; x < wl; x++)
-                r[x] = r[2 * x];
-            lift53_halves(r, hi, wl, w / 2);
-            memcpy(r + wl, hi, w / 2 * sizeof *r);
+            /* Lifted into `line`'s halves, then back. */
+            lift53_split((const int32_t *)row, (int32_t *)line, (int32_t *)line + wl, w);
+            memcpy(row, line, w * sizeof *row);
             continue;
         }
         for (size_t x = 0; x < w; x++)

@@ -9,8 +9,11 @@
 #include "enc_internal.h"
 
 /* The widest loops: compiled for AVX2 as well where the compiler can, chosen
- * at run time (a portable build has the plain loop only). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+ * at run time (a portable build has the plain loop only; so has a
+ * ThreadSanitizer build, whose instrumented resolver would run before the
+ * sanitizer is set up). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
+    !defined(__SANITIZE_THREAD__)
 #define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define XSF_VECTOR_CLONES
@@ -140,29 +143,46 @@ XSF_VECTOR_CLONES
 static void vpred_sums(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int ttop,
                        uint32_t v[ENC_T])
 {
-    uint8_t tv[ENC_T], ttv[ENC_T];
-    uint16_t acc[ENC_T];
-    for (int t = 0; t < ENC_T; t++) {
-        tv[t] = (uint8_t)t;
-        ttv[t] = (uint8_t)(ttop > t ? ttop : t);
-        acc[t] = 0;
-        v[t] = 0;
+    /* Two groups at once: lanes 0..15 the even one, 16..31 the odd one
+     * (one 256-bit register of bytes where AVX2 is there). */
+    enum { L = 2 * ENC_T };
+    uint8_t tv[L], ttv[L];
+    uint16_t acc[L];
+    for (int l = 0; l < L; l++) {
+        const int t = l % ENC_T;
+        tv[l] = (uint8_t)t;
+        ttv[l] = (uint8_t)(ttop > t ? ttop : t);
+        acc[l] = 0;
     }
-    for (uint32_t i0 = 0; i0 < n; i0 += 2048) { /* 2048 x 31 bits fit 16 bits */
-        const uint32_t i1 = n - i0 < 2048 ? n : i0 + 2048;
-        for (uint32_t i = i0; i < i1; i++) {
-            const uint8_t gi = g[i], ti = top[i];
-            for (int t = 0; t < ENC_T; t++) {
-                const uint8_t vv = gi > tv[t] ? gi : tv[t], m = ti > ttv[t] ? ti : ttv[t];
-                const uint8_t thr = (uint8_t)(m - tv[t]);
+    for (int t = 0; t < ENC_T; t++)
+        v[t] = 0;
+    for (uint32_t i0 = 0; i0 < n; i0 += 4096) { /* 2048 pairs x 31 bits fit 16 bits */
+        const uint32_t i1 = n - i0 < 4096 ? n : i0 + 4096;
+        for (uint32_t i = i0; i < i1; i += 2) {
+            const uint32_t j = i + 1 < i1 ? i + 1 : i; /* an odd count: the last one alone */
+            const uint8_t g0 = g[i], t0 = top[i], g1 = i + 1 < i1 ? g[j] : 0,
+                          t1 = i + 1 < i1 ? top[j] : 0;
+            for (int l = 0; l < L; l++) {
+                const uint8_t gi = l < ENC_T ? g0 : g1, ti = l < ENC_T ? t0 : t1;
+                const uint8_t vv = gi > tv[l] ? gi : tv[l], m = ti > ttv[l] ? ti : ttv[l];
+                const uint8_t thr = (uint8_t)(m - tv[l]);
                 const uint8_t up = (uint8_t)(vv - m), down = (uint8_t)(m - vv);
-                acc[t] = (uint16_t)(acc[t] + (vv >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1)
+                acc[l] = (uint16_t)(acc[l] + (vv >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1)
                                                       : (uint8_t)(2 * down)));
             }
+            if (i + 1 >= i1) /* the odd lane's phantom group (g = top = 0) */
+                for (int t = 0; t < ENC_T; t++) {
+                    const uint8_t vv = (uint8_t)t, m = ttv[t];
+                    const uint8_t thr = (uint8_t)(m - t), up = (uint8_t)(vv - m),
+                                  down = (uint8_t)(m - vv);
+                    acc[ENC_T + t] = (uint16_t)(acc[ENC_T + t] -
+                                                (vv >= m ? (uint8_t)(up + (up < thr ? up : thr) + 1)
+                                                         : (uint8_t)(2 * down)));
+                }
         }
         for (int t = 0; t < ENC_T; t++) {
-            v[t] += acc[t];
-            acc[t] = 0;
+            v[t] += (uint32_t)acc[t] + acc[ENC_T + t];
+            acc[t] = acc[ENC_T + t] = 0;
         }
     }
 }

@@ -22,8 +22,7 @@ typedef struct enc_plan {
     uint32_t *bline_first; /* nprecincts + 1 entries into bline */
     enc_bline *bline;      /* every band line of every precinct, codestream order */
     size_t nblines;
-    int max_blines;       /* most band lines in one precinct */
-    int max_slice_blines; /* most band lines in one slice */
+    int max_blines; /* most band lines in one precinct */
     /* Budgets (targets only): allotment of each precinct in bytes, and the
      * codestream size. */
     uint32_t *allot;
@@ -57,25 +56,22 @@ size_t enc_write_header(const xs_header *hdr, uint8_t *out, size_t cap);
 /* Forward NLT tables (enc_input.c). */
 xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS], xsf_error *err);
 
-/* The C encoder. A frame runs on a pool of threads (xsf_pool.h) in three
- * steps: the input stage over stripes of rows, the forward DWT level by level
- * (each step over column blocks or rows), then the slices, each on one
- * thread from its bitplane counts to its packed precincts (slices are
- * independent: vertical prediction, the shares and the carried budget stay
- * inside one). Each thread has its own scratch (the cost tables of a whole
- * slice); each slice its own place in the output and its own error,
- * reported in codestream order. */
+/* The C encoder. A frame runs on a pool of threads (xsf_pool.h) in steps,
+ * each over many small parts: the input stage over stripes of rows, the
+ * forward DWT level by level (each step over column blocks or rows), the
+ * bitplane counts and then the cost tables precinct by precinct, the rate
+ * decision slice by slice (inside a slice each precinct needs the one
+ * before: vertical prediction, the shares and the carried budget), then the
+ * packing precinct by precinct. Every part writes to a place of its own;
+ * errors are reported in codestream order. */
 typedef struct enc_worker {
-    enc_line_cost *cost; /* max_slice_blines tables: those of one slice */
-    enc_choice choice;
-    uint32_t *dwt; /* wav_part_scratch words */
+    enc_choice choice; /* slice_shares' scratch */
+    uint32_t *dwt;     /* wav_part_scratch words */
 } enc_worker;
 
 typedef struct enc_slice_result {
-    xsf_error err;   /* status XSF_OK: the slice was coded */
-    size_t precinct; /* where it failed */
-    int after_cap;   /* the failure comes after the output-size check of that precinct */
-    int saturated;   /* a coefficient needs more than 15 bit planes */
+    xsf_error err;   /* status XSF_OK: every precinct of the slice was decided */
+    size_t precinct; /* the first precinct left undecided (where it failed) */
 } enc_slice_result;
 
 struct xs_encoder {
@@ -83,10 +79,16 @@ struct xs_encoder {
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
     wav_plan *wav[XS_MAX_COMPONENTS];
-    uint8_t *gcli;   /* bitplane count per code group (xs_geometry layout) */
-    uint16_t *reach; /* four 4-bit sign reaches per code group */
-    uint8_t *gtli;   /* rows x cols x nbands truncation positions */
-    uint32_t *share; /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
+    uint8_t *gcli;         /* bitplane count per code group (xs_geometry layout) */
+    uint16_t *reach;       /* four 4-bit sign reaches per code group */
+    enc_line_cost *cost;   /* cost tables of every band line (plan.bline order) */
+    enc_choice *choice;    /* per precinct: its decision */
+    uint8_t *gtli;         /* rows x cols x nbands truncation positions */
+    uint32_t *share;       /* XS_RC_SLICE: each precinct's share of its slice (enc_slice_share) */
+    size_t *prec_off;      /* per precinct: where it is written (as slice_off counts) */
+    uint8_t *flag;         /* per precinct: bit 0 a magnitude over 15 bit planes (counts),
+                              bit 1 packets of another size than decided (packing) */
+    struct enc_sync *sync; /* the order of a frame's tasks and what is done (encoder.c) */
     xs_encoder_stats stats;
     xsf_pool *pool;
     enc_worker *worker; /* one per pool thread */

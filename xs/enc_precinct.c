@@ -147,6 +147,35 @@ static const uint8_t sign_bits[16][16] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
 };
 
+/* One code group's data: its signs (neg, one bit per coefficient, MSB
+ * first) and its quantized magnitudes q[0..3] < 2^planes, bit planes MSB
+ * first, four bits each (the magnitudes' bits interleaved); with Fs=1 the
+ * signs of the non-zero ones into `ws`. */
+static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t neg, int planes,
+                             int fs)
+{
+    /* The sign of a zero magnitude is 0 (inline) or not written (packing). */
+    const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
+                        (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
+    neg &= nz;
+    if (fs) {
+        /* A sign for each non-zero magnitude, in order: neg's bits where
+         * nz has them, gathered (nz_bits[nz] of them). */
+        put(ws, sign_bits[nz][neg], nz_bits[nz]);
+    } else {
+        put(w, neg, 4);
+    }
+    const int nb = 4 * planes;
+    const uint64_t bits =
+        spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
+    if (nb > 32) {
+        put(w, (uint32_t)(bits >> 32), nb - 32);
+        put(w, (uint32_t)bits, 32);
+    } else {
+        put(w, (uint32_t)bits, nb);
+    }
+}
+
 /* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
  * written at the same time from the same quantized values). A group's bit
  * planes, MSB first, four bits each (its coefficients in order), are the
@@ -158,47 +187,42 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
     const uint8_t *const g = l->g;
     const int32_t *const coef = l->coef;
     /* Whole groups, deadzone above t = 0: the magnitude's planes above t
-     * (enc_quantize). */
+     * (enc_quantize), for the groups above t, listed first without a
+     * branch (which groups are coded follows the picture: a branch on each
+     * would be mispredicted often). */
     const uint32_t fast_end = !pr->qpih && t > 0 ? width / 4 : 0;
-    for (uint32_t i = 0; i < groups; i++) {
-        const int gi = g[i];
-        if (gi <= t)
-            continue;
-        uint32_t q[4] = {0, 0, 0, 0}, neg = 0;
-        if (i < fast_end) {
+    enum { CHUNK = 256 };
+    uint32_t coded[CHUNK];
+    for (uint32_t i0 = 0; i0 < fast_end; i0 += CHUNK) {
+        const uint32_t i1 = fast_end - i0 < CHUNK ? fast_end : i0 + CHUNK;
+        uint32_t n = 0;
+        for (uint32_t i = i0; i < i1; i++) {
+            coded[n] = i;
+            n += g[i] > t;
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t i = coded[k];
+            uint32_t q[4], neg = 0;
             for (uint32_t j = 0; j < 4; j++) {
                 const int32_t v = coef[4 * i + j];
                 const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
                 q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
                 neg |= (uint32_t)(v < 0) << (3 - j);
             }
-        } else {
-            for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
-                const int32_t v = coef[4 * i + j];
-                q[j] = enc_quantize(v, gi, t, pr->qpih, pr->fq);
-                neg |= (uint32_t)(v < 0) << (3 - j);
-            }
+            put_group(w, ws, q, neg, g[i] - t, fs);
         }
-        /* The sign of a zero magnitude is 0 (inline) or not written (packing). */
-        const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
-                            (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
-        neg &= nz;
-        if (fs) {
-            /* A sign for each non-zero magnitude, in order: neg's bits where
-             * nz has them, gathered (nz_bits[nz] of them). */
-            put(ws, sign_bits[nz][neg], nz_bits[nz]);
-        } else {
-            put(w, neg, 4);
+    }
+    for (uint32_t i = fast_end; i < groups; i++) {
+        const int gi = g[i];
+        if (gi <= t)
+            continue;
+        uint32_t q[4] = {0, 0, 0, 0}, neg = 0;
+        for (uint32_t j = 0; j < 4 && 4 * i + j < width; j++) {
+            const int32_t v = coef[4 * i + j];
+            q[j] = enc_quantize(v, gi, t, pr->qpih, pr->fq);
+            neg |= (uint32_t)(v < 0) << (3 - j);
         }
-        const int nb = 4 * (gi - t); /* q[j] < 2^(gi - t) */
-        const uint64_t planes =
-            spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
-        if (nb > 32) {
-            put(w, (uint32_t)(planes >> 32), nb - 32);
-            put(w, (uint32_t)planes, 32);
-        } else {
-            put(w, (uint32_t)planes, nb);
-        }
+        put_group(w, ws, q, neg, gi - t, fs);
     }
 }
 

@@ -1,8 +1,10 @@
 /* The C reference JPEG XS encoder: the plan shared with the GPU encoder
  * (header, band lines of every precinct, byte budgets), and the frame loop
- * on a pool of threads: input stage, forward DWT, then slice by slice the
- * bitplane counts and, precinct by precinct, the cost tables, the rate
- * decision and the packing (enc_internal.h says how the work is shared). */
+ * on a pool of threads: input stage, forward DWT, bitplane counts and cost
+ * tables precinct by precinct, the rate decision slice by slice, the
+ * packing precinct by precinct (enc_internal.h says how the work is
+ * shared). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,13 +91,6 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
                 p->max_blines = (int)n;
         }
     p->nblines = total;
-    for (int row0 = 0; row0 < g->rows && p->bline_first; row0 += h->hsl) {
-        const int row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
-        const size_t n = (row1 == g->rows ? total : p->bline_first[(size_t)row1 * g->cols]) -
-                         p->bline_first[(size_t)row0 * g->cols];
-        if ((int)n > p->max_slice_blines)
-            p->max_slice_blines = (int)n;
-    }
     p->bline = malloc((total ? total : 1) * sizeof *p->bline);
     p->allot = malloc(p->nprecincts * sizeof *p->allot);
     if (!p->bline_first || !p->bline || !p->allot) {
@@ -187,6 +182,80 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
 
 /* ---- C encoder ---- */
 
+/* The counts, cost tables, decisions and packing of a frame are one pool
+ * run over tasks in an order where every task waits only for earlier ones
+ * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
+ * tables once the counts above are in), the decision of slice k - L (once
+ * its tables are in), the packing of the precincts of slice k - 2L (once
+ * it is decided), L = 0 on one thread: the order of a sequential coder,
+ * with the slice being packed still in cache; many threads overlap the
+ * steps. Tasks mark what is
+ * done with the frame's epoch. */
+enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK };
+#define TASK_KIND_SHIFT 30
+
+struct enc_sync {
+    uint32_t *task; /* kind << TASK_KIND_SHIFT | precinct or slice */
+    size_t ntasks;
+    atomic_ullong *ready;   /* per precinct: 2 epoch + 1 counted, 2 epoch + 2 costed */
+    atomic_ullong *decided; /* per slice: epoch */
+    unsigned long long epoch;
+};
+
+static void sync_free(struct enc_sync *y)
+{
+    if (!y)
+        return;
+    free(y->task);
+    free(y->ready);
+    free(y->decided);
+    free(y);
+}
+
+static struct enc_sync *sync_new(const enc_plan *p, int threads)
+{
+    const xs_geometry *g = &p->geom;
+    struct enc_sync *y = calloc(1, sizeof *y);
+    if (!y)
+        return NULL;
+    y->ntasks = 2 * p->nprecincts + (size_t)g->slices;
+    y->task = malloc(y->ntasks * sizeof *y->task);
+    y->ready = malloc(p->nprecincts * sizeof *y->ready);
+    y->decided = malloc((size_t)g->slices * sizeof *y->decided);
+    if (!y->task || !y->ready || !y->decided) {
+        sync_free(y);
+        return NULL;
+    }
+    for (size_t i = 0; i < p->nprecincts; i++)
+        atomic_init(&y->ready[i], 0);
+    for (int s = 0; s < g->slices; s++)
+        atomic_init(&y->decided[s], 0);
+    size_t n = 0;
+    const size_t per_row = (size_t)g->cols;
+    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag.
+     * One thread: 0, a slice from its counts to its packing while its
+     * coefficients are in cache; with many threads taking the tasks a
+     * step goes by faster than a slice is analysed, so the lag grows with
+     * them (1 up to 7 threads, 3 for 16). */
+    const int lag = (threads + 4) / 6;
+    for (int k = 0; k < g->slices + 2 * lag; k++) {
+        for (int kind = TASK_PRECINCT; kind <= TASK_PACK; kind++) {
+            const int s = k - kind * lag;
+            if (s < 0 || s >= g->slices)
+                continue;
+            const int row0 = s * p->hdr.hsl,
+                      row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
+            if (kind == TASK_DECIDE) {
+                y->task[n++] = (uint32_t)kind << TASK_KIND_SHIFT | (uint32_t)s;
+                continue;
+            }
+            for (size_t pi = (size_t)row0 * per_row; pi < (size_t)row1 * per_row; pi++)
+                y->task[n++] = (uint32_t)kind << TASK_KIND_SHIFT | (uint32_t)pi;
+        }
+    }
+    return y;
+}
+
 static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
@@ -196,11 +265,15 @@ static void release(xs_encoder *e)
     xsf_pool_destroy(e->pool);
     if (e->worker)
         for (int i = 0; i < XS_MAX_THREADS; i++) {
-            free(e->worker[i].cost);
             free(e->worker[i].dwt);
         }
     free(e->worker);
     free(e->slice);
+    free(e->cost);
+    free(e->choice);
+    free(e->prec_off);
+    free(e->flag);
+    sync_free(e->sync);
     free(e->slice_off);
     free(e->spill);
     free(e->gcli);
@@ -284,13 +357,16 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         const int nt = xsf_pool_threads(e->pool);
         e->worker = calloc(XS_MAX_THREADS, sizeof *e->worker);
         for (int i = 0; i < nt && e->worker; i++) {
-            e->worker[i].cost = malloc((size_t)(p->max_slice_blines ? p->max_slice_blines : 1) *
-                                       sizeof(enc_line_cost));
             e->worker[i].dwt = malloc(dwt_words * sizeof(uint32_t));
-            if (!e->worker[i].cost || !e->worker[i].dwt)
+            if (!e->worker[i].dwt)
                 st = XSF_ERR_NOMEM;
         }
         e->slice = malloc((size_t)g->slices * sizeof *e->slice);
+        e->cost = malloc((p->nblines ? p->nblines : 1) * sizeof *e->cost);
+        e->choice = malloc(np * sizeof *e->choice);
+        e->prec_off = malloc(np * sizeof *e->prec_off);
+        e->flag = malloc(np);
+        e->sync = sync_new(p, nt);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
@@ -301,9 +377,10 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.total_bytes = malloc(np * sizeof(uint32_t));
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
-        if (st != XSF_OK || !e->worker || !e->slice || !e->slice_off || !e->gcli || !e->reach ||
-            !e->gtli || !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes ||
-            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
+        if (st != XSF_OK || !e->worker || !e->slice || !e->cost || !e->choice || !e->prec_off ||
+            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->reach || !e->gtli ||
+            !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
+            !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -427,8 +504,9 @@ typedef struct enc_frame {
     const xsf_picture *pic;
     int stripe;         /* input stage: rows of component 0 per index */
     int level, columns; /* DWT step */
+    int level_last;     /* horizontal steps: the last level of the run */
     size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
-    uint8_t *base; /* where slice_off counts from */
+    uint8_t *base; /* where slice_off and prec_off count from */
 } enc_frame;
 
 static void input_stripe(void *ctx, size_t i, int worker)
@@ -439,7 +517,8 @@ static void input_stripe(void *ctx, size_t i, int worker)
     enc_input_rows(&f->e->plan, f->pic, f->e->coef, row0, row0 + f->stripe);
 }
 
-/* Index i of a DWT step: a run of parts of one component. */
+/* Index i of a DWT step: a run of parts of one component; horizontal
+ * steps: those of levels level..level_last, row by row (wavelet.h). */
 static void dwt_part(void *ctx, size_t i, int worker)
 {
     const enc_frame *f = ctx;
@@ -447,26 +526,32 @@ static void dwt_part(void *ctx, size_t i, int worker)
     int c = 0;
     while (i >= f->part_first[c + 1])
         c++;
-    wav_forward_part(e->wav[c], e->coef[c], f->level, f->columns,
-                     (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
-                     e->worker[worker].dwt);
+    for (int l = f->level; l <= (f->columns ? f->level : f->level_last); l++)
+        wav_forward_part(e->wav[c], e->coef[c], l, f->columns,
+                         (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
+                         e->worker[worker].dwt);
 }
 
-/* The steps of the forward DWT, every component at once. */
+/* The steps of the forward DWT, every component at once: each level's
+ * vertical step, its horizontal one; from the last level with a vertical
+ * step on, the horizontal steps of every remaining level in one run (rows
+ * do not meet there). */
 static void forward_dwt(enc_frame *f)
 {
     xs_encoder *e = f->e;
     const xs_geometry *g = &e->plan.geom;
     const size_t per = 4 * (size_t)xsf_pool_threads(e->pool);
-    int levels = 0;
+    int levels = 0, levels_v = 0;
     for (int c = 0; c < g->ncd; c++) {
-        const int l = wav_plan_get_desc(e->wav[c])->levels_h;
-        levels = l > levels ? l : levels;
+        const wav_plan_desc *d = wav_plan_get_desc(e->wav[c]);
+        levels = d->levels_h > levels ? d->levels_h : levels;
+        levels_v = d->levels_v > levels_v ? d->levels_v : levels_v;
     }
     for (int l = 1; l <= levels; l++)
         for (int columns = 1; columns >= 0; columns--) {
             f->level = l;
             f->columns = columns;
+            f->level_last = !columns && l >= levels_v ? levels : l;
             f->part_first[0] = 0;
             for (int c = 0; c < g->ncd; c++) {
                 const size_t n = wav_forward_part_count(e->wav[c], l, columns);
@@ -475,16 +560,54 @@ static void forward_dwt(enc_frame *f)
                     f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
             }
             xsf_pool_run(e->pool, f->part_first[g->ncd], dwt_part, f);
+            if (f->level_last == levels && !columns)
+                return;
         }
 }
 
-/* Slice s, on one thread: the bitplane counts of its precincts, the cost
- * tables of the whole slice (in the worker's buffer) and, with XS_RC_SLICE,
- * each precinct's share (slice_shares), then each precinct's decision and
- * packing, at f->base + slice_off[s]. */
-static void code_slice(void *ctx, size_t s, int worker)
+/* The slice of precinct pi, and whether pi is in its slice's first row. */
+static int slice_of(const enc_plan *p, size_t pi, int *first_row)
 {
-    const enc_frame *f = ctx;
+    const int row = (int)(pi / (size_t)p->geom.cols);
+    if (first_row)
+        *first_row = row % p->hdr.hsl == 0;
+    return row / p->hdr.hsl;
+}
+
+static void wait_for(atomic_ullong *v, unsigned long long at_least)
+{
+    for (unsigned k = 1; atomic_load_explicit(v, memory_order_acquire) < at_least; k++)
+        xsf_pool_pause(k);
+}
+
+/* Precinct i: its bitplane counts and sign reaches (flag bit 0: a
+ * magnitude over 15 bit planes), then its cost tables (those of a
+ * precinct's first lines below its slice's first row as if the precinct
+ * above kept every bit plane; redone by decide_slice once that one is
+ * decided), after the counts of the precinct above. */
+static void analyse_precinct(xs_encoder *e, size_t i)
+{
+    const enc_plan *p = &e->plan;
+    struct enc_sync *y = e->sync;
+    static const uint8_t no_truncation[XS_MAX_BANDS];
+    e->flag[i] = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach) < 0;
+    atomic_store_explicit(&y->ready[i], 2 * y->epoch + 1, memory_order_release);
+    int first_row;
+    slice_of(p, i, &first_row);
+    if (!first_row)
+        wait_for(&y->ready[i - (size_t)p->geom.cols], 2 * y->epoch + 1);
+    enc_precinct_costs(p, i, e->gcli, e->reach, first_row ? NULL : no_truncation, 0,
+                       e->cost + p->bline_first[i]);
+    atomic_store_explicit(&y->ready[i], 2 * y->epoch + 2, memory_order_release);
+}
+
+/* Slice s, on one thread, from the cost tables of its precincts: with
+ * XS_RC_SLICE each precinct's share (slice_shares), then precinct by
+ * precinct (vertical prediction and the carried budget need the one
+ * before) the decision, its size and where it is written (prec_off); the
+ * slice header. res->precinct: the first precinct left undecided. */
+static void decide_slice(const enc_frame *f, size_t s, int worker)
+{
     xs_encoder *e = f->e;
     enc_worker *w = &e->worker[worker];
     const enc_plan *p = &e->plan;
@@ -494,32 +617,27 @@ static void code_slice(void *ctx, size_t s, int worker)
     enc_slice_result *res = &e->slice[s];
     xsf_error *err = &res->err;
     xsf_error_clear(err);
-    res->saturated = 0;
-    res->after_cap = 0;
     const int row0 = (int)s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
-    for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++)
-        if (enc_precinct_gcli(p, pi, e->coef, e->gcli, e->reach) < 0)
-            res->saturated = 1;
-    if (res->saturated)
-        return;
+    const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
+    res->precinct = p0;
+    int saturated = 0;
+    for (size_t pi = p0; pi < p1; pi++) {
+        wait_for(&e->sync->ready[pi], 2 * e->sync->epoch + 2);
+        saturated |= e->flag[pi] & 1;
+    }
+    if (saturated)
+        return; /* the frame fails (xs_encode): nothing decided */
     uint8_t *out = f->base + e->slice_off[s];
     put_be(out, XS_MARKER_SLH, 2);
     put_be(out + 2, 4, 2);
     put_be(out + 4, (uint32_t)s, 2);
-    size_t off = 6;
+    size_t off = e->slice_off[s] + 6;
     uint64_t slice_allot = 0, allot_cum = 0, used = 0;
-    for (int row = row0; row < row1; row++)
-        for (int col = 0; col < g->cols; col++)
-            slice_allot += p->allot[(size_t)row * g->cols + col];
-    /* The slice's cost tables; those of a precinct's first lines are
-     * redone once the precinct above is decided (vertical prediction). */
-    const size_t p0 = (size_t)row0 * g->cols, p1 = (size_t)row1 * g->cols;
-    static const uint8_t no_truncation[XS_MAX_BANDS];
     for (size_t pi = p0; pi < p1; pi++)
-        enc_precinct_costs(p, pi, e->gcli, e->reach, pi >= p0 + g->cols ? no_truncation : NULL, 0,
-                           w->cost + (p->bline_first[pi] - p->bline_first[p0]));
+        slice_allot += p->allot[pi];
+    enc_line_cost *const slice_cost = e->cost + p->bline_first[p0];
     if (p->cfg.rate_control == XS_RC_SLICE)
-        slice_shares(p, p0, p1, w->cost, &w->choice, e->share);
+        slice_shares(p, p0, p1, slice_cost, &w->choice, e->share);
     for (int row = row0; row < row1; row++) {
         for (int col = 0; col < g->cols; col++) {
             const size_t pi = (size_t)row * g->cols + col;
@@ -527,7 +645,8 @@ static void code_slice(void *ctx, size_t s, int worker)
             const uint8_t *above = row > row0 ? e->gtli + (pi - (size_t)g->cols) * g->nbands : NULL;
             const enc_bline *bl = p->bline + p->bline_first[pi];
             const int nbl = (int)(p->bline_first[pi + 1] - p->bline_first[pi]);
-            enc_line_cost *cost = w->cost + (p->bline_first[pi] - p->bline_first[p0]);
+            enc_line_cost *cost = e->cost + p->bline_first[pi];
+            enc_choice *ch = &e->choice[pi];
             if (above)
                 enc_precinct_costs(p, pi, e->gcli, e->reach, above, 1, cost);
             int q, r;
@@ -537,7 +656,7 @@ static void code_slice(void *ctx, size_t s, int worker)
                 r = p->cfg.r;
                 budget = UINT32_MAX;
                 if (enc_evaluate(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL, q,
-                                 r, &w->choice) == ENC_NOCOST) {
+                                 r, ch) == ENC_NOCOST) {
                     xsf_error_set(err, XSF_ERR_ARG,
                                   "precinct (%d,%d): Q=%d R=%d overflow a packet length field; "
                                   "use long headers or a coarser quantization",
@@ -549,15 +668,15 @@ static void code_slice(void *ctx, size_t s, int worker)
                 allot_cum += slice_rc ? e->share[pi] : p->allot[pi];
                 budget = slice_rc ? (uint32_t)(allot_cum - used) : p->allot[pi];
                 if (enc_select(&p->params, h->gain, h->priority, bl, cost, nbl, above != NULL,
-                               budget, &q, &r, &w->choice) < 0) {
+                               budget, &q, &r, ch) < 0) {
                     xsf_error_set(err, XSF_ERR_ARG,
                                   "precinct (%d,%d): %u bytes cannot hold even the coarsest "
                                   "quantization (%u bytes): raise the rate",
-                                  row, col, budget, w->choice.bytes);
+                                  row, col, budget, ch->bytes);
                     return;
                 }
             }
-            const uint32_t coded = w->choice.bytes;
+            const uint32_t coded = ch->bytes;
             if (fixed)
                 total = coded;
             else if (p->cfg.rate_control == XS_RC_PRECINCT)
@@ -565,18 +684,9 @@ static void code_slice(void *ctx, size_t s, int worker)
             else
                 total = (row == row1 - 1 && col == g->cols - 1) ? (uint32_t)(slice_allot - used)
                                                                 : coded;
+            memcpy(e->gtli + pi * g->nbands, ch->t, (size_t)g->nbands);
+            e->prec_off[pi] = off;
             e->stats.total_bytes[pi] = total;
-            res->after_cap = 1;
-            if (enc_write_precinct(p, pi, q, r, &w->choice, cost, e->coef, e->gcli, above,
-                                   out + off, total) != coded) {
-                xsf_error_set(err, XSF_ERR_INVALID,
-                              "internal: precinct (%d,%d) packed to a size other than its cost "
-                              "tables say",
-                              row, col);
-                return;
-            }
-            res->after_cap = 0;
-            memcpy(e->gtli + pi * g->nbands, w->choice.t, (size_t)g->nbands);
             e->stats.budget_bytes[pi] = budget;
             e->stats.coded_bytes[pi] = coded;
             e->stats.q[pi] = (uint8_t)q;
@@ -584,6 +694,42 @@ static void code_slice(void *ctx, size_t s, int worker)
             off += total;
             used += total;
         }
+    }
+    res->precinct = p1;
+}
+
+/* Precinct i, once decided: its packets at f->base + prec_off[i]; flag
+ * bit 1 set where they took other than the decision's size. */
+static void pack_precinct(const enc_frame *f, size_t i)
+{
+    xs_encoder *e = f->e;
+    const enc_plan *p = &e->plan;
+    const xs_geometry *g = &p->geom;
+    const int s = slice_of(p, i, NULL);
+    wait_for(&e->sync->decided[s], e->sync->epoch);
+    if (i >= e->slice[s].precinct)
+        return; /* left undecided: its slice failed before it */
+    const int row_in_slice = (int)(i / (size_t)g->cols) % p->hdr.hsl;
+    const uint8_t *above = row_in_slice ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    if (enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
+                           e->cost + p->bline_first[i], e->coef, e->gcli, above,
+                           f->base + e->prec_off[i],
+                           e->stats.total_bytes[i]) != e->stats.coded_bytes[i])
+        e->flag[i] |= 2;
+}
+
+static void frame_task(void *ctx, size_t i, int worker)
+{
+    const enc_frame *f = ctx;
+    xs_encoder *e = f->e;
+    const uint32_t t = e->sync->task[i], id = t & ((1u << TASK_KIND_SHIFT) - 1);
+    switch (t >> TASK_KIND_SHIFT) {
+    case TASK_PRECINCT: analyse_precinct(e, id); break;
+    case TASK_DECIDE:
+        decide_slice(f, id, worker);
+        atomic_store_explicit(&e->sync->decided[id], e->sync->epoch, memory_order_release);
+        break;
+    default: pack_precinct(f, id);
     }
 }
 
@@ -605,7 +751,7 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     xsf_status st = enc_input_check(p, pic, err);
     if (st != XSF_OK)
         return st;
-    enc_frame f = {.e = e, .pic = pic, .stripe = 32, .base = out};
+    enc_frame f = {.e = e, .pic = pic, .stripe = 8, .base = out};
     xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe, &f);
     forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
@@ -615,15 +761,18 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
         f.base = e->spill;
     }
-    xsf_pool_run(e->pool, (size_t)g->slices, code_slice, &f);
-    /* The results in codestream order: the first error a sequential coder
-     * would meet is the one returned. */
-    for (int s = 0; s < g->slices; s++)
-        if (e->slice[s].saturated)
+    /* Counts and cost tables precinct by precinct, the decisions slice by
+     * slice, the packing precinct by precinct: one run (struct enc_sync). */
+    e->sync->epoch++;
+    xsf_pool_run(e->pool, e->sync->ntasks, frame_task, &f);
+    for (size_t pi = 0; pi < p->nprecincts; pi++)
+        if (e->flag[pi] & 1)
             return xsf_error_set(err, XSF_ERR_ARG,
                                  "a coefficient needs more than 15 bit planes (Bw=%u, Fq=%u): "
                                  "raise Fq or lower Bw",
                                  h->bw, h->fq);
+    /* The results in codestream order: the first error a sequential coder
+     * would meet is the one returned. */
     memcpy(out, p->header, p->header_bytes);
     size_t off = p->header_bytes;
     for (int s = 0; s < g->slices; s++) {
@@ -634,18 +783,18 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
         off += 6;
         const int row0 = s * h->hsl, row1 = row0 + h->hsl < g->rows ? row0 + h->hsl : g->rows;
         for (size_t pi = (size_t)row0 * g->cols; pi < (size_t)row1 * g->cols; pi++) {
-            const int failed = res->err.status != XSF_OK && res->precinct == pi;
-            if (failed && !res->after_cap) {
+            if (res->err.status != XSF_OK && res->precinct == pi) {
                 *err = res->err;
                 return err->status;
             }
             if (cap - off < e->stats.total_bytes[pi])
                 return xsf_error_set(err, XSF_ERR_ARG, "output buffer of %zu bytes is too small",
                                      cap);
-            if (failed) {
-                *err = res->err;
-                return err->status;
-            }
+            if (e->flag[pi] & 2)
+                return xsf_error_set(err, XSF_ERR_INVALID,
+                                     "internal: precinct (%d,%d) packed to a size other than its "
+                                     "cost tables say",
+                                     (int)(pi / (size_t)g->cols), (int)(pi % (size_t)g->cols));
             off += e->stats.total_bytes[pi];
         }
         if (f.base + e->slice_off[s] != out + start)

@@ -41,8 +41,15 @@ xsf_status xsf_pool_create(xsf_pool **pool, int threads, xsf_error *err);
 void xsf_pool_destroy(xsf_pool *pool);
 int xsf_pool_threads(const xsf_pool *pool);
 
-/* fn(ctx, i, worker) for every i in [0, n); returns when all have returned. */
+/* fn(ctx, i, worker) for every i in [0, n); returns when all have returned.
+ * Since indices are handed out in rising order and a taken index runs to
+ * its end, fn(i) may wait for the effect of fn(j), j < i, by spinning
+ * (xsf_pool_pause) where fn(j) waits only for lower indices in turn. */
 void xsf_pool_run(xsf_pool *pool, size_t n, xsf_pool_fn fn, void *ctx);
+
+/* Step k (1, 2, ...) of a spin wait: a pause, and every 64 steps the core
+ * yielded (so a pool larger than the machine still makes progress). */
+void xsf_pool_pause(unsigned k);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,20 @@ static void count(void *ctx, size_t i, int worker)
         atomic_fetch_add(&r->bad_worker, 1);
 }
 
+/* Index i waits for index i - 1 (its chain of 4), then marks itself done:
+ * allowed by the pool's order (xsf_pool.h); the order is checked too. */
+static void chain(void *ctx, size_t i, int worker)
+{
+    run_ctx *r = ctx;
+    (void)worker;
+    if (i % 4)
+        for (unsigned k = 1; !atomic_load(&r->calls[i - 1]); k++)
+            xsf_pool_pause(k);
+    if (i % 4 && atomic_load(&r->calls[i - 1]) != 1)
+        atomic_fetch_add(&r->bad_worker, 1);
+    atomic_fetch_add(&r->calls[i], 1);
+}
+
 int main(void)
 {
     CHECK(xsf_cpu_count() >= 1, "%d cores", xsf_cpu_count());
@@ -51,6 +65,15 @@ int main(void)
                   r.threads, run, n, wrong);
             CHECK(!atomic_load(&r.bad_worker), "worker index out of range");
         }
+        for (size_t i = 0; i < N; i++)
+            atomic_store(&r.calls[i], 0);
+        xsf_pool_run(p, N, chain, &r);
+        int wrong = 0;
+        for (size_t i = 0; i < N; i++)
+            wrong += atomic_load(&r.calls[i]) != 1;
+        CHECK(!wrong && !atomic_load(&r.bad_worker),
+              "pool of %d, indices waiting for lower ones: %d called other than once", r.threads,
+              wrong);
         xsf_pool_destroy(p);
         p = NULL;
     }

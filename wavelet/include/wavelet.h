@@ -73,8 +73,11 @@ xsf_status wav_inverse(wav_plan *plan, void *data);
  * (levels 1..levels_v only) then a horizontal step; a step has
  * wav_forward_part_count parts (vertical: blocks of columns, horizontal:
  * rows), any subset of which may run at once, each part once; every part of
- * a step is done before any of the next step begins. Done in that order, the
- * result is wav_forward's, bit for bit. `scratch`: wav_part_scratch(desc)
+ * a step is done before any of the next step begins, except that the
+ * horizontal steps of levels max(levels_v, 1)..levels_h, which keep every
+ * row to itself, may go row by row (row r of a level once row r of the one
+ * before is done). Done in that order, the result is wav_forward's, bit for
+ * bit. `scratch`: wav_part_scratch(desc)
  * 32-bit words of the caller's, one area per concurrent call. The plan is
  * only read. */
 size_t wav_part_scratch(const wav_plan_desc *desc);
