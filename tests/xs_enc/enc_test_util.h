@@ -19,6 +19,18 @@ static inline uint32_t enc_rand(void)
     return (uint32_t)(enc_rng >> 16);
 }
 
+/* The encoder's format by the tests' names: a sampling of
+ * xs_encoder_config_format, or "rgb" (4:4:4 with the RCT). */
+static inline void set_format(xs_encoder_config *cfg, const char *f, int w, int h, int depth)
+{
+    if (!strcmp(f, "rgb")) {
+        xs_encoder_config_format(cfg, "444", w, h, depth);
+        cfg->cpih = 1;
+    } else {
+        xs_encoder_config_format(cfg, f, w, h, depth);
+    }
+}
+
 /* A picture with the statistics of a photograph, roughly: smooth shading,
  * a few edges, a textured patch and a little noise; components correlated. */
 typedef struct test_picture {

@@ -78,16 +78,6 @@ done:
     return same;
 }
 
-static void set_format(xs_encoder_config *cfg, const char *f, int w, int h, int depth)
-{
-    if (!strcmp(f, "rgb")) {
-        xs_encoder_config_format(cfg, "444", w, h, depth);
-        cfg->cpih = 1;
-    } else {
-        xs_encoder_config_format(cfg, f, w, h, depth);
-    }
-}
-
 static void synthetic(const xs_encoder_config *cfg, int kind, const char *what)
 {
     test_picture pic;

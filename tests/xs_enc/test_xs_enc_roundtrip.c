@@ -75,16 +75,6 @@ done:
 
 static const char *const formats[] = {"400", "420", "422", "444", "rgb", "4444"};
 
-static void set_format(xs_encoder_config *cfg, const char *f, int w, int h, int depth)
-{
-    if (!strcmp(f, "rgb")) {
-        xs_encoder_config_format(cfg, "444", w, h, depth);
-        cfg->cpih = 1;
-    } else {
-        xs_encoder_config_format(cfg, f, w, h, depth);
-    }
-}
-
 /* Lossless (Fq=0, Q=R=0, Bw = depth) is exact for every format, depth up to
  * 12 and decomposition; deeper samples can need more than 15 bit planes,
  * which the encoder must refuse cleanly rather than code wrongly. */

@@ -35,16 +35,6 @@ static void test_models(void)
     CHECK(enc_csf_luma(28) < 0.5, "luma at HD's Nyquist frequency: %g", enc_csf_luma(28));
 }
 
-static void set_format(xs_encoder_config *cfg, const char *f, int w, int h, int depth)
-{
-    if (!strcmp(f, "rgb")) {
-        xs_encoder_config_format(cfg, "444", w, h, depth);
-        cfg->cpih = 1;
-    } else {
-        xs_encoder_config_format(cfg, f, w, h, depth);
-    }
-}
-
 /* The pass band of band b in cycles per pixel, [x0, x1] x [y0, y1]. */
 static void pass_band(const xs_geometry *g, int b, double f[4])
 {
