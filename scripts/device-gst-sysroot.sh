@@ -45,7 +45,7 @@ export GST_PLUGIN_SYSTEM_PATH=$_xsf_gl/gstreamer-1.0
 export GST_PLUGIN_SCANNER=$_xsf_g/usr/lib/x86_64-linux-gnu/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner
 # Stubs for what pkg-config wants and the sysroot lacks.
 for _xsf_i in 1 2 3 4 5 6 7 8; do
-    _xsf_m=$(pkg-config --cflags gstreamer-video-1.0 gstreamer-rtp-1.0 gstreamer-check-1.0 2>&1 >/dev/null |
+    _xsf_m=$(pkg-config --cflags gstreamer-video-1.0 gstreamer-rtp-1.0 gstreamer-check-1.0 gio-2.0 2>&1 >/dev/null |
         sed -n "s/.*Package '\([^']*\)'.*not found.*/\1/p" | head -1)
     [ -n "$_xsf_m" ] || break
     printf 'Name: %s\nDescription: stub\nVersion: 99\n' "$_xsf_m" > $_xsf_g/stubs/$_xsf_m.pc
