@@ -19,7 +19,7 @@
 #        bench/xs_encode/rdset.sh as 4:4:4 8-bit YCbCr, 0.5..8 bpp, xs
 #        default, bpc 2pass and the peers): throughput and latency per rate
 #        over the set, with the quality (the same as the CPU run here);
-#        its CSVs in $OUT/set-yuv444-gpu/, the answer in set-yuv444-gpu.txt
+#        its CSVs in $OUT/set-yuv444-gpu.tar.gz, the answer in set-yuv444-gpu.txt
 #   set-rgb  the same on the RGB .ppm (each family's colour transform)
 #
 # Prepare here, once (as for scripts/device-check.sh): `bash
@@ -37,7 +37,7 @@
 # bench/xs_encode/rdset.sh), one call of about 5 minutes:
 #   run(command="bash scripts/compare-device.sh set", carry=[".devdeps", ".svt", ".cmpset"])
 # XSF_SET_PICTURES (names of .cmpset/list, comma-separated) splits it over
-# two calls; the answer over both: copy both calls' set-yuv444-gpu/*.csv
+# two calls; the answer over both: unpack both calls' set-yuv444-gpu.tar.gz
 # into one folder and `bash bench/compare/set.sh --summary --out FOLDER`.
 # Nothing is downloaded on the device. Where the device has no gnuplot, the
 # plots' data and scripts are written (--gnuplot none) and drawn here:
@@ -94,6 +94,8 @@ set_run() {
         --out "$OUT/set-$form-gpu" ${XSF_SET_PICTURES:+--pictures "$XSF_SET_PICTURES"} \
         > "$OUT/set-$form-gpu.txt" 2> "$OUT/set-$form-gpu.log"
     echo "rc=$?"
+    # One archive of the CSVs: the device tool brings back only so many files.
+    tar -czf "$OUT/set-$form-gpu.tar.gz" -C "$OUT" "set-$form-gpu" && rm -rf "$OUT/set-$form-gpu"
     cat "$OUT/set-$form-gpu.log" "$OUT/set-$form-gpu.txt"
 }
 stage set && set_run yuv444
