@@ -8,17 +8,6 @@
 
 #include "enc_internal.h"
 
-/* The widest loops: compiled for AVX2 as well where the compiler can, chosen
- * at run time (a portable build has the plain loop only; so has a
- * ThreadSanitizer build, whose instrumented resolver would run before the
- * sanitizer is set up). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
-    !defined(__SANITIZE_THREAD__)
-#define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define XSF_VECTOR_CLONES
-#endif
-
 /* Bitplane count of a magnitude (enc_bitlen). */
 static inline int bitlen(uint32_t v)
 {

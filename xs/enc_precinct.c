@@ -55,11 +55,6 @@ static void align(bitw *w)
     w->nacc = 0;
 }
 
-static void put_unary(bitw *w, int x)
-{
-    put(w, ((1u << x) - 1) << 1, x + 1);
-}
-
 typedef struct line_ctx {
     const enc_bline *bl;
     const uint8_t *g, *top;
@@ -67,37 +62,103 @@ typedef struct line_ctx {
     int t, tt, mode;
 } line_ctx;
 
-/* Whether significance group s of a line is skipped (flag 1). */
-static int sig_skip(const line_ctx *l, uint32_t s, int rm)
+/* Groups whose symbols one call computes: a multiple of 8. */
+enum { SYM_CHUNK = 256 };
+
+/* The unary symbols of groups [s, s + n) of a line (n <= SYM_CHUNK):
+ * sym[i] the count of 1 bits before the 0 (enc_vpred_symbol with vertical
+ * prediction, else the count's excess over t), and live[i] non-zero where
+ * group i keeps its significance group coded: its symbol with run mode 0 or
+ * without prediction (a significance group is skipped where every symbol is
+ * 0), whether its count exceeds t with run mode 1 and prediction. */
+XSF_VECTOR_CLONES
+static void line_symbols(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int t,
+                         int tt, int vpred, int rm, uint8_t *restrict sym, uint8_t *restrict live)
 {
-    const uint32_t n = l->bl->groups - s < 8 ? l->bl->groups - s : 8;
-    int gmax = 0, zero = 1;
-    for (uint32_t i = s; i < s + n; i++) {
-        gmax = l->g[i] > gmax ? l->g[i] : gmax;
-        if (l->mode & ENC_MODE_VPRED)
-            zero &= enc_vpred_symbol(l->g[i], l->top[i], l->t, l->tt) == 0;
+    const uint8_t t8 = (uint8_t)t, tt8 = (uint8_t)tt;
+    if (!vpred) {
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t x = g[i] > t8 ? (uint8_t)(g[i] - t8) : 0;
+            sym[i] = x;
+            live[i] = x;
+        }
+        return;
     }
-    if (!(l->mode & ENC_MODE_VPRED) || rm)
-        return gmax <= l->t;
-    return zero;
+    for (uint32_t i = 0; i < n; i++) {
+        /* enc_vpred_bits - 1 in bytes: v = max(g, t), m = max(top, tt). */
+        const uint8_t v = g[i] > t8 ? g[i] : t8, m = top[i] > tt8 ? top[i] : tt8;
+        const uint8_t r = (uint8_t)(v - m), thr = (uint8_t)(m - t8), d = (uint8_t)(m - v);
+        const uint8_t x =
+            v >= m ? (r > thr ? (uint8_t)(r + thr) : (uint8_t)(2 * r)) : (uint8_t)(2 * d - 1);
+        sym[i] = x;
+        live[i] = rm ? (uint8_t)(g[i] > t8) : x;
+    }
+}
+
+/* Skip flags of the significance groups of live[0..n) (line_symbols), at
+ * most 32: bit 31 - k of the result for the k-th one. */
+static uint32_t skip_bits(const uint8_t *live, uint32_t n)
+{
+    uint32_t bits = 0;
+    for (uint32_t s = 0, k = 0; s < n; s += 8, k++) {
+        uint64_t any = 0;
+        if (n - s >= 8) {
+            memcpy(&any, live + s, 8);
+        } else {
+            for (uint32_t i = s; i < n; i++)
+                any |= live[i];
+        }
+        bits |= (uint32_t)(any == 0) << (31 - k);
+    }
+    return bits;
+}
+
+/* Significance flags of a line (1: skipped). */
+static void put_flags(bitw *w, const line_ctx *l, int rm)
+{
+    uint8_t sym[SYM_CHUNK], live[SYM_CHUNK];
+    const uint32_t groups = l->bl->groups;
+    for (uint32_t s0 = 0; s0 < groups; s0 += SYM_CHUNK) {
+        const uint32_t n = groups - s0 < SYM_CHUNK ? groups - s0 : SYM_CHUNK;
+        line_symbols(l->g + s0, l->top + s0, n, l->t, l->tt, l->mode & ENC_MODE_VPRED, rm, sym,
+                     live);
+        for (uint32_t s = 0; s < n; s += 8 * 32) {
+            const uint32_t m = n - s < 8 * 32 ? n - s : 8 * 32, nf = (m + 7) / 8;
+            const uint32_t bits = skip_bits(live + s, m);
+            put(w, nf == 32 ? bits : bits >> (32 - nf), (int)nf);
+        }
+    }
+}
+
+/* The unary codes of symbols sym[0..n), n <= 8: each x as x 1 bits and a 0. */
+static inline void put_unary8(bitw *w, const uint8_t *sym, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t x = sym[i];
+        put(w, (2u << x) - 2, (int)x + 1);
+    }
 }
 
 static void put_counts(bitw *w, const line_ctx *l, int raw, int rm)
 {
-    const uint32_t n = l->bl->groups;
+    const uint32_t groups = l->bl->groups;
     if (raw) {
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < groups; i++)
             put(w, l->g[i], 4);
         return;
     }
-    for (uint32_t s = 0; s < n; s += 8) {
-        if ((l->mode & ENC_MODE_SIG) && sig_skip(l, s, rm))
-            continue;
-        const uint32_t e = n - s < 8 ? n : s + 8;
-        for (uint32_t i = s; i < e; i++) {
-            const int gi = l->g[i];
-            put_unary(w, (l->mode & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, l->top[i], l->t, l->tt)
-                                                    : (gi > l->t ? gi - l->t : 0));
+    uint8_t sym[SYM_CHUNK], live[SYM_CHUNK];
+    const int sig = (l->mode & ENC_MODE_SIG) != 0;
+    for (uint32_t s0 = 0; s0 < groups; s0 += SYM_CHUNK) {
+        const uint32_t n = groups - s0 < SYM_CHUNK ? groups - s0 : SYM_CHUNK;
+        line_symbols(l->g + s0, l->top + s0, n, l->t, l->tt, l->mode & ENC_MODE_VPRED, rm, sym,
+                     live);
+        for (uint32_t s = 0; s < n; s += 8 * 32) {
+            const uint32_t m = n - s < 8 * 32 ? n - s : 8 * 32;
+            const uint32_t skip = sig ? skip_bits(live + s, m) : 0;
+            for (uint32_t k = 0; 8 * k < m; k++)
+                if (!(skip >> (31 - k) & 1))
+                    put_unary8(w, sym + s + 8 * k, m - 8 * k < 8 ? m - 8 * k : 8);
         }
     }
 }
@@ -285,8 +346,7 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         if (!dr) {
             for (int k = 0; k < nl; k++)
                 if (lc[k].mode & ENC_MODE_SIG)
-                    for (uint32_t s = 0; s < lc[k].bl->groups; s += 8)
-                        put(&w, (uint32_t)sig_skip(&lc[k], s, pr->rm), 1);
+                    put_flags(&w, &lc[k], pr->rm);
             align(&w);
             if (w.pos - start != enc_ceil8(sig))
                 return 0;
