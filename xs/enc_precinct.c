@@ -208,17 +208,13 @@ static const uint8_t sign_bits[16][16] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
 };
 
-/* One code group's data: its signs (neg, one bit per coefficient, MSB
- * first) and its quantized magnitudes q[0..3] < 2^planes, bit planes MSB
- * first, four bits each (the magnitudes' bits interleaved); with Fs=1 the
- * signs of the non-zero ones into `ws`. */
-static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t neg, int planes,
+/* One code group's data: nz and neg its non-zero magnitudes and the signs
+ * among them (one bit per coefficient, MSB first), `bits` its nb bits of
+ * data (its bit planes MSB first, four bits each: the magnitudes' bits
+ * interleaved); with Fs=1 the signs into `ws`, else before the data. */
+static inline void put_group(bitw *w, bitw *ws, uint64_t bits, int nb, uint32_t nz, uint32_t neg,
                              int fs)
 {
-    /* The sign of a zero magnitude is 0 (inline) or not written (packing). */
-    const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
-                        (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
-    neg &= nz;
     if (fs) {
         /* A sign for each non-zero magnitude, in order: neg's bits where
          * nz has them, gathered (nz_bits[nz] of them). */
@@ -226,9 +222,6 @@ static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t ne
     } else {
         put(w, neg, 4);
     }
-    const int nb = 4 * planes;
-    const uint64_t bits =
-        spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
     if (nb > 32) {
         put(w, (uint32_t)(bits >> 32), nb - 32);
         put(w, (uint32_t)bits, 32);
@@ -237,10 +230,17 @@ static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t ne
     }
 }
 
+/* The magnitudes' bits interleaved, q[j] < 2^planes. */
+static inline uint64_t interleave(const uint32_t q[4], int planes)
+{
+    if (planes <= 8)
+        return spread_byte[q[0]] << 3 | spread_byte[q[1]] << 2 | spread_byte[q[2]] << 1 |
+               spread_byte[q[3]];
+    return spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
+}
+
 /* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
- * written at the same time from the same quantized values). A group's bit
- * planes, MSB first, four bits each (its coefficients in order), are the
- * four magnitudes' bits interleaved. */
+ * written at the same time from the same quantized values). */
 static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
 {
     const uint32_t width = l->bl->width, groups = l->bl->groups;
@@ -258,19 +258,20 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
         const uint32_t i1 = fast_end - i0 < CHUNK ? fast_end : i0 + CHUNK;
         uint32_t n = 0;
         for (uint32_t i = i0; i < i1; i++) {
-            coded[n] = i;
+            coded[n] = i - i0;
             n += g[i] > t;
         }
         for (uint32_t k = 0; k < n; k++) {
-            const uint32_t i = coded[k];
-            uint32_t q[4], neg = 0;
+            const uint32_t i = i0 + coded[k], planes = (uint32_t)(g[i] - t);
+            uint32_t q[4], neg = 0, nz = 0;
             for (uint32_t j = 0; j < 4; j++) {
                 const int32_t v = coef[4 * i + j];
                 const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
                 q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
                 neg |= (uint32_t)(v < 0) << (3 - j);
+                nz |= (uint32_t)(q[j] != 0) << (3 - j);
             }
-            put_group(w, ws, q, neg, g[i] - t, fs);
+            put_group(w, ws, interleave(q, (int)planes), (int)(4 * planes), nz, neg & nz, fs);
         }
     }
     for (uint32_t i = fast_end; i < groups; i++) {
@@ -283,7 +284,9 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
             q[j] = enc_quantize(v, gi, t, pr->qpih, pr->fq);
             neg |= (uint32_t)(v < 0) << (3 - j);
         }
-        put_group(w, ws, q, neg, gi - t, fs);
+        const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
+                            (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
+        put_group(w, ws, interleave(q, gi - t), 4 * (gi - t), nz, neg & nz, fs);
     }
 }
 
