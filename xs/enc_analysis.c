@@ -8,17 +8,6 @@
 
 #include "enc_internal.h"
 
-/* The widest loops: compiled for AVX2 as well where the compiler can, chosen
- * at run time (a portable build has the plain loop only; so has a
- * ThreadSanitizer build, whose instrumented resolver would run before the
- * sanitizer is set up). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
-    !defined(__SANITIZE_THREAD__)
-#define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define XSF_VECTOR_CLONES
-#endif
-
 /* Bitplane count of a magnitude (enc_bitlen). */
 static inline int bitlen(uint32_t v)
 {
@@ -216,38 +205,85 @@ static void skip_bytes(const uint8_t *restrict g, const uint8_t *restrict top, u
  *   g != top; below ttop where each g equals max(top, ttop), whatever t. Run
  *   mode 1 skips where every g <= t; such a group then costs 1 bit where
  *   max(top, ttop) <= t, else 2 (max(top, ttop) - t). */
-/* What does not depend on the line above: counts, data, signs, flags. */
+/* Thermometer codes in bytes: for a value x < 16, byte t of the 16 (two
+ * words, bytes 0..7 and 8..15) is 1 where x > t. therm2[b] is the sum of
+ * those of the two nibbles of a byte b; therm1[x] that of x alone. Summed
+ * over values (up to 255 a byte), byte t counts the values above t. */
+#define TH_ONES 0x0101010101010101ull
+#define TH_LO(x) ((x) >= 8 ? TH_ONES : TH_ONES & ((1ull << (8 * ((x)&7))) - 1))
+#define TH_HI(x) ((x) <= 8 ? 0ull : TH_ONES & ((1ull << (8 * ((x)-8))) - 1))
+#define TH2(b)                                                                                     \
+    {                                                                                              \
+        TH_LO((b)&15) + TH_LO((b) >> 4), TH_HI((b)&15) + TH_HI((b) >> 4)                           \
+    }
+#define TH2_4(b) TH2(b), TH2((b) + 1), TH2((b) + 2), TH2((b) + 3)
+#define TH2_16(b) TH2_4(b), TH2_4((b) + 4), TH2_4((b) + 8), TH2_4((b) + 12)
+#define TH2_64(b) TH2_16(b), TH2_16((b) + 16), TH2_16((b) + 32), TH2_16((b) + 48)
+static const uint64_t therm2[256][2] = {TH2_64(0), TH2_64(64), TH2_64(128), TH2_64(192)};
+#define TH1(x)                                                                                     \
+    {                                                                                              \
+        TH_LO(x), TH_HI(x)                                                                         \
+    }
+#define TH1_4(x) TH1(x), TH1((x) + 1), TH1((x) + 2), TH1((x) + 3)
+static const uint64_t therm1[16][2] = {TH1_4(0), TH1_4(4), TH1_4(8), TH1_4(12)};
+#undef TH1_4
+#undef TH1
+#undef TH2_64
+#undef TH2_16
+#undef TH2_4
+#undef TH2
+#undef TH_HI
+#undef TH_LO
+#undef TH_ONES
+
+/* Adds the 16 byte counters of (lo, hi) to out[0..16). */
+static inline void therm_flush(uint64_t lo, uint64_t hi, uint32_t out[ENC_T])
+{
+    for (int t = 0; t < 8; t++) {
+        out[t] += (uint32_t)(lo >> (8 * t)) & 0xffu;
+        out[8 + t] += (uint32_t)(hi >> (8 * t)) & 0xffu;
+    }
+}
+
+/* What does not depend on the line above: counts, data, signs, flags.
+ * above[t] counts the groups of count g > t, signs[t] the coefficients of
+ * reach r > t (a reach is never above its group's count), both as
+ * thermometer codes summed in bytes (no histogram: its increments of one
+ * bin wait for each other), flushed every 32 groups (at most 4 * 32 a
+ * byte). */
 static void static_costs(enc_line_cost *c, const uint8_t *g, const uint16_t *reach, uint32_t groups,
                          const enc_params *pr)
 {
-    uint32_t hg[ENC_T] = {0}, hr[4][ENC_T] = {{0}}, hs[ENC_T] = {0};
+    uint32_t above[ENC_T] = {0}, signs[ENC_T] = {0}, hs[ENC_T] = {0};
+    uint64_t alo = 0, ahi = 0, slo = 0, shi = 0;
     for (uint32_t s = 0; s < groups; s += 8) {
         const uint32_t n = groups - s < 8 ? groups - s : 8;
         int gmax = 0;
         for (uint32_t i = s; i < s + n; i++) {
             const int gi = g[i];
             const uint16_t r = reach[i];
-            hg[gi]++;
+            alo += therm1[gi][0];
+            ahi += therm1[gi][1];
+            slo += therm2[r & 0xff][0] + therm2[r >> 8][0];
+            shi += therm2[r & 0xff][1] + therm2[r >> 8][1];
             gmax = gi > gmax ? gi : gmax;
-            for (int k = 0; k < 4; k++) {
-                const int rk = (r >> (4 * k)) & 15;
-                hr[k][rk < gi ? rk : gi]++;
-            }
         }
         hs[gmax] += n;
-    }
-    /* Suffix sums over g > t, prefix sums over gmax <= t. */
-    uint32_t above = 0, above_sum = 0, signs = 0, flat = 0;
-    for (int t = ENC_T - 1; t >= 0; t--) {
-        if (t + 1 < ENC_T) {
-            above += hg[t + 1];
-            above_sum += hg[t + 1] * (uint32_t)(t + 1);
-            signs += hr[0][t + 1] + hr[1][t + 1] + hr[2][t + 1] + hr[3][t + 1];
+        if ((s & 31) == 24 || s + 8 >= groups) {
+            therm_flush(alo, ahi, above);
+            therm_flush(slo, shi, signs);
+            alo = ahi = slo = shi = 0;
         }
-        const uint32_t excess = above_sum - (uint32_t)t * above; /* sum over g > t of g - t */
+    }
+    /* excess(t), the sum over g > t of g - t, is the sum over u >= t of
+     * above[u]; flags take off the groups whose significance group's
+     * largest count is at most t (prefix sums of hs). */
+    uint32_t excess = 0, flat = 0;
+    for (int t = ENC_T - 1; t >= 0; t--) {
+        excess += above[t];
         c->unary[0][t] = groups + excess;
-        c->data[t] = 4 * excess + (pr->fs ? 0 : 4 * above);
-        c->sign[t] = signs;
+        c->data[t] = 4 * excess + (pr->fs ? 0 : 4 * above[t]);
+        c->sign[t] = signs[t];
     }
     for (int t = 0; t < ENC_T; t++) {
         flat += hs[t];

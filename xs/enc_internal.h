@@ -8,6 +8,17 @@
 #include "xs_internal.h"
 #include "xsf_pool.h"
 
+/* The widest loops: compiled for AVX2 as well where the compiler can, chosen
+ * at run time (a portable build has the plain loop only; so has a
+ * ThreadSanitizer build, whose instrumented resolver would run before the
+ * sanitizer is set up). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
+    !defined(__SANITIZE_THREAD__)
+#define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define XSF_VECTOR_CLONES
+#endif
+
 #define ENC_MAX_HEADER_BYTES 1024 /* SOC..WGT/NLT/CWD: 2+6+28+18+2+2*256+14+5 at most */
 
 /* Everything derived from a configuration, shared by both encoders. */

@@ -55,11 +55,6 @@ static void align(bitw *w)
     w->nacc = 0;
 }
 
-static void put_unary(bitw *w, int x)
-{
-    put(w, ((1u << x) - 1) << 1, x + 1);
-}
-
 typedef struct line_ctx {
     const enc_bline *bl;
     const uint8_t *g, *top;
@@ -67,37 +62,103 @@ typedef struct line_ctx {
     int t, tt, mode;
 } line_ctx;
 
-/* Whether significance group s of a line is skipped (flag 1). */
-static int sig_skip(const line_ctx *l, uint32_t s, int rm)
+/* Groups whose symbols one call computes: a multiple of 8. */
+enum { SYM_CHUNK = 256 };
+
+/* The unary symbols of groups [s, s + n) of a line (n <= SYM_CHUNK):
+ * sym[i] the count of 1 bits before the 0 (enc_vpred_symbol with vertical
+ * prediction, else the count's excess over t), and live[i] non-zero where
+ * group i keeps its significance group coded: its symbol with run mode 0 or
+ * without prediction (a significance group is skipped where every symbol is
+ * 0), whether its count exceeds t with run mode 1 and prediction. */
+XSF_VECTOR_CLONES
+static void line_symbols(const uint8_t *restrict g, const uint8_t *restrict top, uint32_t n, int t,
+                         int tt, int vpred, int rm, uint8_t *restrict sym, uint8_t *restrict live)
 {
-    const uint32_t n = l->bl->groups - s < 8 ? l->bl->groups - s : 8;
-    int gmax = 0, zero = 1;
-    for (uint32_t i = s; i < s + n; i++) {
-        gmax = l->g[i] > gmax ? l->g[i] : gmax;
-        if (l->mode & ENC_MODE_VPRED)
-            zero &= enc_vpred_symbol(l->g[i], l->top[i], l->t, l->tt) == 0;
+    const uint8_t t8 = (uint8_t)t, tt8 = (uint8_t)tt;
+    if (!vpred) {
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t x = g[i] > t8 ? (uint8_t)(g[i] - t8) : 0;
+            sym[i] = x;
+            live[i] = x;
+        }
+        return;
     }
-    if (!(l->mode & ENC_MODE_VPRED) || rm)
-        return gmax <= l->t;
-    return zero;
+    for (uint32_t i = 0; i < n; i++) {
+        /* enc_vpred_bits - 1 in bytes: v = max(g, t), m = max(top, tt). */
+        const uint8_t v = g[i] > t8 ? g[i] : t8, m = top[i] > tt8 ? top[i] : tt8;
+        const uint8_t r = (uint8_t)(v - m), thr = (uint8_t)(m - t8), d = (uint8_t)(m - v);
+        const uint8_t x =
+            v >= m ? (r > thr ? (uint8_t)(r + thr) : (uint8_t)(2 * r)) : (uint8_t)(2 * d - 1);
+        sym[i] = x;
+        live[i] = rm ? (uint8_t)(g[i] > t8) : x;
+    }
+}
+
+/* Skip flags of the significance groups of live[0..n) (line_symbols), at
+ * most 32: bit 31 - k of the result for the k-th one. */
+static uint32_t skip_bits(const uint8_t *live, uint32_t n)
+{
+    uint32_t bits = 0;
+    for (uint32_t s = 0, k = 0; s < n; s += 8, k++) {
+        uint64_t any = 0;
+        if (n - s >= 8) {
+            memcpy(&any, live + s, 8);
+        } else {
+            for (uint32_t i = s; i < n; i++)
+                any |= live[i];
+        }
+        bits |= (uint32_t)(any == 0) << (31 - k);
+    }
+    return bits;
+}
+
+/* Significance flags of a line (1: skipped). */
+static void put_flags(bitw *w, const line_ctx *l, int rm)
+{
+    uint8_t sym[SYM_CHUNK], live[SYM_CHUNK];
+    const uint32_t groups = l->bl->groups;
+    for (uint32_t s0 = 0; s0 < groups; s0 += SYM_CHUNK) {
+        const uint32_t n = groups - s0 < SYM_CHUNK ? groups - s0 : SYM_CHUNK;
+        line_symbols(l->g + s0, l->top + s0, n, l->t, l->tt, l->mode & ENC_MODE_VPRED, rm, sym,
+                     live);
+        for (uint32_t s = 0; s < n; s += 8 * 32) {
+            const uint32_t m = n - s < 8 * 32 ? n - s : 8 * 32, nf = (m + 7) / 8;
+            const uint32_t bits = skip_bits(live + s, m);
+            put(w, nf == 32 ? bits : bits >> (32 - nf), (int)nf);
+        }
+    }
+}
+
+/* The unary codes of symbols sym[0..n), n <= 8: each x as x 1 bits and a 0. */
+static inline void put_unary8(bitw *w, const uint8_t *sym, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t x = sym[i];
+        put(w, (2u << x) - 2, (int)x + 1);
+    }
 }
 
 static void put_counts(bitw *w, const line_ctx *l, int raw, int rm)
 {
-    const uint32_t n = l->bl->groups;
+    const uint32_t groups = l->bl->groups;
     if (raw) {
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < groups; i++)
             put(w, l->g[i], 4);
         return;
     }
-    for (uint32_t s = 0; s < n; s += 8) {
-        if ((l->mode & ENC_MODE_SIG) && sig_skip(l, s, rm))
-            continue;
-        const uint32_t e = n - s < 8 ? n : s + 8;
-        for (uint32_t i = s; i < e; i++) {
-            const int gi = l->g[i];
-            put_unary(w, (l->mode & ENC_MODE_VPRED) ? enc_vpred_symbol(gi, l->top[i], l->t, l->tt)
-                                                    : (gi > l->t ? gi - l->t : 0));
+    uint8_t sym[SYM_CHUNK], live[SYM_CHUNK];
+    const int sig = (l->mode & ENC_MODE_SIG) != 0;
+    for (uint32_t s0 = 0; s0 < groups; s0 += SYM_CHUNK) {
+        const uint32_t n = groups - s0 < SYM_CHUNK ? groups - s0 : SYM_CHUNK;
+        line_symbols(l->g + s0, l->top + s0, n, l->t, l->tt, l->mode & ENC_MODE_VPRED, rm, sym,
+                     live);
+        for (uint32_t s = 0; s < n; s += 8 * 32) {
+            const uint32_t m = n - s < 8 * 32 ? n - s : 8 * 32;
+            const uint32_t skip = sig ? skip_bits(live + s, m) : 0;
+            for (uint32_t k = 0; 8 * k < m; k++)
+                if (!(skip >> (31 - k) & 1))
+                    put_unary8(w, sym + s + 8 * k, m - 8 * k < 8 ? m - 8 * k : 8);
         }
     }
 }
@@ -147,17 +208,13 @@ static const uint8_t sign_bits[16][16] = {
     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
 };
 
-/* One code group's data: its signs (neg, one bit per coefficient, MSB
- * first) and its quantized magnitudes q[0..3] < 2^planes, bit planes MSB
- * first, four bits each (the magnitudes' bits interleaved); with Fs=1 the
- * signs of the non-zero ones into `ws`. */
-static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t neg, int planes,
+/* One code group's data: nz and neg its non-zero magnitudes and the signs
+ * among them (one bit per coefficient, MSB first), `bits` its nb bits of
+ * data (its bit planes MSB first, four bits each: the magnitudes' bits
+ * interleaved); with Fs=1 the signs into `ws`, else before the data. */
+static inline void put_group(bitw *w, bitw *ws, uint64_t bits, int nb, uint32_t nz, uint32_t neg,
                              int fs)
 {
-    /* The sign of a zero magnitude is 0 (inline) or not written (packing). */
-    const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
-                        (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
-    neg &= nz;
     if (fs) {
         /* A sign for each non-zero magnitude, in order: neg's bits where
          * nz has them, gathered (nz_bits[nz] of them). */
@@ -165,9 +222,6 @@ static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t ne
     } else {
         put(w, neg, 4);
     }
-    const int nb = 4 * planes;
-    const uint64_t bits =
-        spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
     if (nb > 32) {
         put(w, (uint32_t)(bits >> 32), nb - 32);
         put(w, (uint32_t)bits, 32);
@@ -176,10 +230,17 @@ static inline void put_group(bitw *w, bitw *ws, const uint32_t q[4], uint32_t ne
     }
 }
 
+/* The magnitudes' bits interleaved, q[j] < 2^planes. */
+static inline uint64_t interleave(const uint32_t q[4], int planes)
+{
+    if (planes <= 8)
+        return spread_byte[q[0]] << 3 | spread_byte[q[1]] << 2 | spread_byte[q[2]] << 1 |
+               spread_byte[q[3]];
+    return spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
+}
+
 /* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
- * written at the same time from the same quantized values). A group's bit
- * planes, MSB first, four bits each (its coefficients in order), are the
- * four magnitudes' bits interleaved. */
+ * written at the same time from the same quantized values). */
 static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
 {
     const uint32_t width = l->bl->width, groups = l->bl->groups;
@@ -197,19 +258,20 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
         const uint32_t i1 = fast_end - i0 < CHUNK ? fast_end : i0 + CHUNK;
         uint32_t n = 0;
         for (uint32_t i = i0; i < i1; i++) {
-            coded[n] = i;
+            coded[n] = i - i0;
             n += g[i] > t;
         }
         for (uint32_t k = 0; k < n; k++) {
-            const uint32_t i = coded[k];
-            uint32_t q[4], neg = 0;
+            const uint32_t i = i0 + coded[k], planes = (uint32_t)(g[i] - t);
+            uint32_t q[4], neg = 0, nz = 0;
             for (uint32_t j = 0; j < 4; j++) {
                 const int32_t v = coef[4 * i + j];
                 const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
                 q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
                 neg |= (uint32_t)(v < 0) << (3 - j);
+                nz |= (uint32_t)(q[j] != 0) << (3 - j);
             }
-            put_group(w, ws, q, neg, g[i] - t, fs);
+            put_group(w, ws, interleave(q, (int)planes), (int)(4 * planes), nz, neg & nz, fs);
         }
     }
     for (uint32_t i = fast_end; i < groups; i++) {
@@ -222,7 +284,9 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
             q[j] = enc_quantize(v, gi, t, pr->qpih, pr->fq);
             neg |= (uint32_t)(v < 0) << (3 - j);
         }
-        put_group(w, ws, q, neg, gi - t, fs);
+        const uint32_t nz = (uint32_t)(q[0] != 0) << 3 | (uint32_t)(q[1] != 0) << 2 |
+                            (uint32_t)(q[2] != 0) << 1 | (uint32_t)(q[3] != 0);
+        put_group(w, ws, interleave(q, gi - t), 4 * (gi - t), nz, neg & nz, fs);
     }
 }
 
@@ -285,8 +349,7 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         if (!dr) {
             for (int k = 0; k < nl; k++)
                 if (lc[k].mode & ENC_MODE_SIG)
-                    for (uint32_t s = 0; s < lc[k].bl->groups; s += 8)
-                        put(&w, (uint32_t)sig_skip(&lc[k], s, pr->rm), 1);
+                    put_flags(&w, &lc[k], pr->rm);
             align(&w);
             if (w.pos - start != enc_ceil8(sig))
                 return 0;
