@@ -413,16 +413,8 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
 
 extern const xsf_encoder_ops xs_codec_encoder; /* in xs_codec (codec_xs.c) */
 const xsf_encoder_ops xs_codec_encoder = {
-    .options = knobs,
-    .check_option = check_option,
-    .check = check,
-    .describe = describe,
+    XSF_ENCODER_FUNCTIONS,
     .header = header,
     .yuv_sampling = "422",
     .yuv_depth = 10,
-    .gpu_available = gpu_available,
-    .create = create,
-    .destroy = destroy,
-    .max_bytes = max_bytes,
-    .encode = encode,
 };
