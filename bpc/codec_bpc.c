@@ -309,8 +309,6 @@ static xsf_status gpu_sync(void *dec, xsf_error *err)
 }
 #endif
 
-extern const xsf_encoder_ops bpc_codec_encoder; /* codec_bpc_enc.c */
-
 const xsf_codec bpc_codec = {
     .name = "bpc-paco",
     .long_name = "BPC-PaCo (xsflow bpc/FORMAT.md)",

@@ -332,7 +332,6 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
     return st;
 }
 
-extern const xsf_encoder_ops bpc_codec_encoder; /* in bpc_codec (codec_bpc.c) */
 const xsf_encoder_ops bpc_codec_encoder = {
     XSF_ENCODER_FUNCTIONS,
     .yuv_sampling = "444",

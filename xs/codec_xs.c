@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "xs.h"
+#include "xs_internal.h"
 #include "xsf_codec.h"
 
 _Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX,
@@ -288,8 +289,6 @@ static void gpu_rows(void *dec, int rows[XSF_MAX_COMPONENTS])
     for (int c = 0; c < XSF_MAX_COMPONENTS; c++)
         rows[c] = c < XS_MAX_COMPONENTS ? r[c] : 0;
 }
-
-extern const xsf_encoder_ops xs_codec_encoder; /* codec_xs_enc.c */
 
 const xsf_codec xs_codec = {
     .name = "jpeg-xs",
