@@ -206,6 +206,8 @@ uint16_t bpc_default_p(int variant, int ctx);
  * where the device cannot be made current. */
 struct xsf_cuda_device_saved;
 xsf_status bpc_codec_device_enter(struct xsf_cuda_device_saved *saved, int device, xsf_error *err);
+/* codec_bpc_enc.c: the encoders of bpc_codec's table (codec_bpc.c). */
+extern const struct xsf_encoder_ops bpc_codec_encoder;
 
 uint32_t bpc_crc32(const uint8_t *data, size_t len);
 void bpc_tables_fill_default(bpc_tables *t);

@@ -24,13 +24,12 @@
 _Static_assert(sizeof(bpc_info) <= XSF_CODEC_HEADER_MAX,
                "bpc_info must fit xsf_codec_frame.header");
 
-static int bpc_probe(const uint8_t *buf, size_t len)
+static int probe(const uint8_t *buf, size_t len)
 {
     return bpc_detect(buf, len) ? 100 : 0;
 }
 
-static xsf_status bpc_describe(const void *parsed, size_t size, xsf_codec_frame *out,
-                               xsf_error *err)
+static xsf_status describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
 {
     const xsf_status st =
         xsf_codec_frame_start(out, &bpc_codec, parsed, size, sizeof(bpc_info), err);
@@ -50,14 +49,14 @@ static const bpc_info *header_of(const xsf_codec_frame *frame)
     return xsf_codec_frame_header(frame, &bpc_codec);
 }
 
-static xsf_status bpc_parse(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
+static xsf_status parse_header(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
 {
     bpc_info info;
     const xsf_status st = bpc_parse_header(buf, len, &info, err);
-    return st != XSF_OK ? st : bpc_describe(&info, sizeof info, out, err);
+    return st != XSF_OK ? st : describe(&info, sizeof info, out, err);
 }
 
-static xsf_status bpc_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
+static xsf_status codestream_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
 {
     bpc_info info;
     *bytes = 0;
@@ -93,18 +92,7 @@ static void params_free(void *params)
 
 /* ---- C decoder ---- */
 
-static xsf_status cpu_create(void **dec, xsf_error *err)
-{
-    bpc_decoder *d = NULL;
-    const xsf_status st = bpc_decoder_create(&d, err);
-    *dec = d;
-    return st;
-}
-
-static void cpu_destroy(void *dec)
-{
-    bpc_decoder_destroy(dec);
-}
+XSF_CODEC_CPU_DECODER(bpc_decoder, bpc_decoder_create, bpc_decoder_destroy);
 
 static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err)
@@ -321,26 +309,12 @@ static xsf_status gpu_sync(void *dec, xsf_error *err)
 }
 #endif
 
-extern const xsf_encoder_ops bpc_codec_encoder; /* codec_bpc_enc.c */
-
 const xsf_codec bpc_codec = {
     .name = "bpc-paco",
     .long_name = "BPC-PaCo (xsflow bpc/FORMAT.md)",
     .extension = "bpc",
-    .probe = bpc_probe,
-    .parse_header = bpc_parse,
-    .describe = bpc_describe,
-    .codestream_size = bpc_size,
     .params_set = params_set,
     .params_free = params_free,
-    .cpu_create = cpu_create,
-    .cpu_destroy = cpu_destroy,
-    .cpu_decode = cpu_decode,
-    .gpu_available = gpu_available,
-    .gpu_create = gpu_create,
-    .gpu_destroy = gpu_destroy,
-    .gpu_decode = gpu_decode,
-    .gpu_download_rows = gpu_download_rows,
-    .gpu_sync = gpu_sync,
+    XSF_CODEC_FUNCTIONS,
     .encoder = &bpc_codec_encoder,
 };

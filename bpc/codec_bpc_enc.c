@@ -332,17 +332,8 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
     return st;
 }
 
-extern const xsf_encoder_ops bpc_codec_encoder; /* in bpc_codec (codec_bpc.c) */
 const xsf_encoder_ops bpc_codec_encoder = {
-    .options = knobs,
-    .check_option = check_option,
-    .check = check,
-    .describe = describe,
+    XSF_ENCODER_FUNCTIONS,
     .yuv_sampling = "444",
     .yuv_depth = 8,
-    .gpu_available = gpu_available,
-    .create = create,
-    .destroy = destroy,
-    .max_bytes = max_bytes,
-    .encode = encode,
 };

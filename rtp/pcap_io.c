@@ -801,25 +801,20 @@ static int pcap_fd(const void *priv)
     return r->live ? pcap_get_selectable_fd(r->p) : -1;
 }
 
-const rtp_transport_ops rtp_transport_pcap = {
-    .name = "pcap",
-    .clock = RTP_ARRIVAL_RECORDED,
-    .live = 0,
-    .gather = 1,
-    .open = pcap_file_open,
-    .read = pcap_read,
-    .close = pcap_close_reader,
-    .packets_kept = pcap_kept,
-};
+/* The file and the live capture: one libpcap reader behind both, opened
+ * either way (pcap_fd says -1 for a file, as no fd would). */
+#define PCAP_OPS(ident, kind_name, open_fn, arrival, is_live)                                      \
+    const rtp_transport_ops ident = {                                                              \
+        .name = kind_name,                                                                         \
+        .clock = arrival,                                                                          \
+        .live = is_live,                                                                           \
+        .gather = 1,                                                                               \
+        .open = open_fn,                                                                           \
+        .read = pcap_read,                                                                         \
+        .close = pcap_close_reader,                                                                \
+        .packets_kept = pcap_kept,                                                                 \
+        .fd = pcap_fd,                                                                             \
+    }
 
-const rtp_transport_ops rtp_transport_capture = {
-    .name = "capture",
-    .clock = RTP_ARRIVAL_NONE,
-    .live = 1,
-    .gather = 1,
-    .open = pcap_live_open,
-    .read = pcap_read,
-    .close = pcap_close_reader,
-    .packets_kept = pcap_kept,
-    .fd = pcap_fd,
-};
+PCAP_OPS(rtp_transport_pcap, "pcap", pcap_file_open, RTP_ARRIVAL_RECORDED, 0);
+PCAP_OPS(rtp_transport_capture, "capture", pcap_live_open, RTP_ARRIVAL_NONE, 1);

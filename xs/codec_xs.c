@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "xs.h"
+#include "xs_internal.h"
 #include "xsf_codec.h"
 
 _Static_assert(sizeof(xs_header) <= XSF_CODEC_HEADER_MAX,
                "xs_header must fit xsf_codec_frame.header");
 
-static int xs_probe(const uint8_t *buf, size_t len)
+static int probe(const uint8_t *buf, size_t len)
 {
     if (len < 2 || buf[0] != 0xff || buf[1] != 0x10) /* SOC */
         return 0;
@@ -34,7 +35,7 @@ static void header_format(const xs_header *h, xsf_format *f)
     }
 }
 
-static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
+static xsf_status describe(const void *parsed, size_t size, xsf_codec_frame *out, xsf_error *err)
 {
     const xsf_status st =
         xsf_codec_frame_start(out, &xs_codec, parsed, size, sizeof(xs_header), err);
@@ -48,14 +49,14 @@ static xsf_status xs_describe(const void *parsed, size_t size, xsf_codec_frame *
     return XSF_OK;
 }
 
-static xsf_status xs_parse(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
+static xsf_status parse_header(const uint8_t *buf, size_t len, xsf_codec_frame *out, xsf_error *err)
 {
     xs_header h;
     const xsf_status st = xs_parse_header(buf, len, &h, err);
-    return st != XSF_OK ? st : xs_describe(&h, sizeof h, out, err);
+    return st != XSF_OK ? st : describe(&h, sizeof h, out, err);
 }
 
-static xsf_status xs_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
+static xsf_status codestream_size(const uint8_t *buf, size_t len, size_t *bytes, xsf_error *err)
 {
     return xs_jxs_next(buf, len, 0, bytes, NULL, err);
 }
@@ -68,18 +69,7 @@ static const xs_header *header_of(const xsf_codec_frame *frame)
 
 /* ---- C decoder ---- */
 
-static xsf_status cpu_create(void **dec, xsf_error *err)
-{
-    xs_decoder *d = NULL;
-    const xsf_status st = xs_decoder_create(&d, err);
-    *dec = d;
-    return st;
-}
-
-static void cpu_destroy(void *dec)
-{
-    xs_decoder_destroy(dec);
-}
+XSF_CODEC_CPU_DECODER(xs_decoder, xs_decoder_create, xs_decoder_destroy);
 
 /* The picture `frame` decodes to: from its parsed header where it has one,
  * else from buf's (XSF_ERR_TRUNCATED and the like where that fails). */
@@ -300,26 +290,12 @@ static void gpu_rows(void *dec, int rows[XSF_MAX_COMPONENTS])
         rows[c] = c < XS_MAX_COMPONENTS ? r[c] : 0;
 }
 
-extern const xsf_encoder_ops xs_codec_encoder; /* codec_xs_enc.c */
-
 const xsf_codec xs_codec = {
     .name = "jpeg-xs",
     .long_name = "JPEG XS (ISO/IEC 21122-1)",
     .extension = "jxs",
-    .probe = xs_probe,
-    .parse_header = xs_parse,
-    .describe = xs_describe,
-    .codestream_size = xs_size,
-    .cpu_create = cpu_create,
-    .cpu_destroy = cpu_destroy,
-    .cpu_decode = cpu_decode,
-    .gpu_available = gpu_available,
-    .gpu_create = gpu_create,
-    .gpu_destroy = gpu_destroy,
-    .gpu_decode = gpu_decode,
-    .gpu_download_rows = gpu_download_rows,
     .gpu_decode_device = gpu_decode_device,
-    .gpu_sync = gpu_sync,
+    XSF_CODEC_FUNCTIONS,
     .gpu_begin = gpu_begin,
     .gpu_more = gpu_more,
     .gpu_end = gpu_end,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "xs.h"
+#include "xs_internal.h"
 #include "xsf_codec.h"
 #include "xsf_parse.h"
 
@@ -411,18 +412,9 @@ static xsf_status encode(void *enc, const xsf_picture *in, uint8_t *out, size_t 
     return st == XSF_OK ? st : xsf_codec_fail(err, st, xs_encoder_error(e->cpu));
 }
 
-extern const xsf_encoder_ops xs_codec_encoder; /* in xs_codec (codec_xs.c) */
 const xsf_encoder_ops xs_codec_encoder = {
-    .options = knobs,
-    .check_option = check_option,
-    .check = check,
-    .describe = describe,
+    XSF_ENCODER_FUNCTIONS,
     .header = header,
     .yuv_sampling = "422",
     .yuv_depth = 10,
-    .gpu_available = gpu_available,
-    .create = create,
-    .destroy = destroy,
-    .max_bytes = max_bytes,
-    .encode = encode,
 };

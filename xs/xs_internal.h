@@ -145,4 +145,7 @@ static inline int xs_bounded_residual(int x, int thr)
 /* Inverse reversible colour transform (21122-1 F.3) on n samples. */
 void xs_inverse_rct(int32_t *c0, int32_t *c1, int32_t *c2, size_t n);
 
+/* codec_xs_enc.c: the encoders of xs_codec's table (codec_xs.c). */
+extern const struct xsf_encoder_ops xs_codec_encoder;
+
 #endif

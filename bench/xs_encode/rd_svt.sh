@@ -48,28 +48,24 @@ cd "$(dirname "$0")/../.."
 FORMATS="420 422 444 rgb"
 ONLY=
 SEARCH=0
-while [ $# -gt 0 ]; do
+svt_option() {
+    RD_TAKEN=2
     case $1 in
-    --only) ONLY=$2; shift ;;
-    --search) SEARCH=1 ;;
-    -h | --help) sed -n '2,43p' "$0"; exit 0 ;;
-    *)
-        rd_option "$@" || { echo "rd_svt: unknown option $1 (--help)" >&2; exit 2; }
-        shift $((RD_TAKEN - 1))
-        ;;
+    --only) ONLY=$2 ;;
+    --search) SEARCH=1 RD_TAKEN=1 ;;
+    *) return 1 ;;
     esac
-    shift
-done
+}
+rd_args rd_svt 2,43p svt_option "$@"
 rd_points_file points.txt
 export XSFLOW_BEFORE=${XSFLOW_BEFORE:-} SVT=${SVT:-.svt}
 
 SVT_TOOLS="--coding-signs 2 --coding-vpred 1 --quantization 1"
 
-# fmt -> sampling, depth, SVT colour format
+# fmt -> sampling, SVT colour format (the depth: fmt_depth, rd_common.sh)
 fmt_sampling() { case $1 in 420) echo 420 ;; 422) echo 422 ;; *) echo 444 ;; esac; }
-fmt_depth() { case $1 in 422) echo 10 ;; 444) echo 12 ;; *) echo 8 ;; esac; }
 fmt_svt() { case $1 in 420) echo yuv420 ;; 422) echo yuv422 ;; 444) echo yuv444 ;; rgb) echo rgb ;; esac; }
-export -f fmt_sampling fmt_depth fmt_svt
+export -f fmt_sampling fmt_svt
 
 # One point: FMT NAME W H BPP LABEL [SVT options...]; prints
 # "FMT NAME BPP LABEL BYTES BUDGET Y Cb Cr ALL" (or an ERROR line).
@@ -98,14 +94,12 @@ point() {
             "$@" >"$tmp/log" 2>&1 || rc=$?
         ;;
     esac
+    local ok=1 m=''
     if [ $rc = 0 ] && "$SVT/SvtJpegxsDecApp" -i "$tmp/c.jxs" -o "$tmp/d.yuv" -v 0 >"$tmp/dlog" 2>&1; then
-        local m
+        ok=0
         m=$("$RDM" psnr "$ref" "$tmp/d.yuv" "$w" "$h" "$s" "$d")
-        echo "$fmt $name $bpp $label $(rd_size "$tmp/c.jxs" "$bpp" "$w" "$h") $m"
-    else
-        echo "ERROR $fmt $name $bpp $label (encode status $rc; $(tail -c 200 "$tmp/log" "$tmp/dlog" 2>/dev/null | tr '\n' ' '))"
     fi
-    rm -rf "$tmp"
+    rd_point_result $ok "$fmt $name $bpp $label" "$tmp" "$w" "$h" "$bpp" "$m" "encode status $rc; "
 }
 export -f point
 
@@ -201,28 +195,21 @@ for fmt in $FORMATS; do
     echo "### $title"
     [ -f "$OUT/svt_search_$fmt.txt" ] && echo "svt-search:$(cat "$OUT/svt_search_$fmt.txt")"
     echo
-    # Per picture BD-rates: test vs anchor over the bpps (rd_metrics bd).
-    bd_mean() { # test anchor column
-        local sum=0 n=0 v
-        while read -r name _; do
-            v=$(awk -v f="$fmt" -v n="$name" -v t="$1" -v a="$2" -v c="$3" '
-                function m(l) { return l == "svt-best" }
-                $1 == f && $2 == n {
-                    r = $5 * 8; val = $c
-                    if (val >= 100) next # lossless (rd_metrics prints 999): no rate-distortion point
-                    if ($4 == t) { rt[$3] = r; pt[$3] = val }
-                    if ($4 == a || (a == "svt-best" && $4 ~ /^svt-/)) {
-                        if (!($3 in pa) || val > pa[$3]) { pa[$3] = val; ra[$3] = r }
-                    }
+    # A picture's rate-distortion pairs: test vs anchor over the bpps.
+    bd_pairs() { # picture test anchor column
+        awk -v f="$fmt" -v n="$1" -v t="$2" -v a="$3" -v c="$4" '
+            function m(l) { return l == "svt-best" }
+            $1 == f && $2 == n {
+                r = $5 * 8; val = $c
+                if (val >= 100) next # lossless (rd_metrics prints 999): no rate-distortion point
+                if ($4 == t) { rt[$3] = r; pt[$3] = val }
+                if ($4 == a || (a == "svt-best" && $4 ~ /^svt-/)) {
+                    if (!($3 in pa) || val > pa[$3]) { pa[$3] = val; ra[$3] = r }
                 }
-                END { for (b in pt) if (b in pa) print ra[b], pa[b], rt[b], pt[b] }' "$POINTS" |
-                "$RDM" bd 2>/dev/null || echo nan)
-            [ "$v" = nan ] && continue
-            sum=$(awk -v s="$sum" -v v="$v" 'BEGIN { print s + v }')
-            n=$((n + 1))
-        done < "$SET/list"
-        [ $n -gt 0 ] && awk -v s="$sum" -v n=$n 'BEGIN { printf "%+.2f %%", s / n }' || echo "-"
+            }
+            END { for (b in pt) if (b in pa) print ra[b], pa[b], rt[b], pt[b] }' "$POINTS"
     }
+    bd_mean() { rd_bd_mean "%+.2f %%" bd_pairs "$@"; } # test anchor column
     col=7
     [ "$fmt" = rgb ] && col=10
     # 6:1:1 YCbCr PSNR as column 11 (YCbCr formats) for the chroma trade-off.

@@ -30,40 +30,31 @@ cd "$(dirname "$0")/../.."
 . bench/xs_encode/rd_common.sh
 FORMATS="420 422 444"
 PICTURES=
-while [ $# -gt 0 ]; do
+tune_option() {
+    RD_TAKEN=2
     case $1 in
-    --pictures) PICTURES=$2; shift ;;
-    -h | --help) sed -n '2,28p' "$0"; exit 0 ;;
-    *)
-        rd_option "$@" || { echo "rd_tune: unknown option $1 (--help)" >&2; exit 2; }
-        shift $((RD_TAKEN - 1))
-        ;;
+    --pictures) PICTURES=$2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
+}
+rd_args rd_tune 2,28p tune_option "$@"
 rd_points_file tune_points.txt
-
-fmt_depth() { case $1 in 422) echo 10 ;; 444) echo 12 ;; *) echo 8 ;; esac; }
-export -f fmt_depth
 
 # One point: FMT NAME W H BPP TUNE; prints "FMT NAME BPP TUNE BYTES BUDGET Y Cb
 # Cr ALL SSIM MSSSIM" (or an ERROR line).
 point() {
-    local fmt=$1 name=$2 w=$3 h=$4 bpp=$5 tune=$6 d tmp
+    local fmt=$1 name=$2 w=$3 h=$4 bpp=$5 tune=$6 d tmp ok=1 p='' s=''
     d=$(fmt_depth "$fmt")
     tmp=$(mktemp -d)
     local ref=$SET/$fmt/$name.yuv
     if "$XSFLOW" encode "$ref" -o "$tmp/c.jxs" --bpp "$bpp" --size "${w}x$h" --sampling "$fmt" \
         --depth "$d" --tune "$tune" --threads 1 -q >"$tmp/log" 2>&1 &&
         "$XSFLOW" decode "$tmp/c.jxs" -o "$tmp/d.yuv" --cpu --threads 1 -q >"$tmp/dlog" 2>&1; then
-        local p s
+        ok=0
         p=$("$RDM" psnr "$ref" "$tmp/d.yuv" "$w" "$h" "$fmt" "$d")
         s=$("$RDM" ssim "$ref" "$tmp/d.yuv" "$w" "$h" "$fmt" "$d")
-        echo "$fmt $name $bpp $tune $(rd_size "$tmp/c.jxs" "$bpp" "$w" "$h") $p $s"
-    else
-        echo "ERROR $fmt $name $bpp $tune ($(tail -c 200 "$tmp/log" "$tmp/dlog" 2>/dev/null | tr '\n' ' '))"
     fi
-    rm -rf "$tmp"
+    rd_point_result $ok "$fmt $name $bpp $tune" "$tmp" "$w" "$h" "$bpp" "$p $s"
 }
 export -f point
 
@@ -94,23 +85,18 @@ awk 'function db(v) { return v >= 1 ? 999 : -10 * log(1 - v) / log(10) }
                 $13 = ($7 >= 999 && $8 >= 999 && $9 >= 999) ? 999 : sprintf("%.4f", -10 * log((6 * y + b + r) / 8) / log(10))
                 $14 = sprintf("%.4f", db($11)); $15 = $12 == "nan" ? "nan" : sprintf("%.4f", db($12)); print }' \
     "$POINTS" > "$DB"
-# Mean BD-rate (visual against psnr) of column c over the format's pictures.
-bd_mean() {
-    local fmt=$1 c=$2 sum=0 n=0 v
-    while read -r name _; do
-        in_pictures "$name" || continue
-        v=$(awk -v f="$fmt" -v n="$name" -v c="$c" '
-            $1 == f && $2 == n && $c != "nan" && $c < 999 {
-                if ($4 == "psnr") { ra[$3] = $5 * 8; pa[$3] = $c }
-                if ($4 == "visual") { rt[$3] = $5 * 8; pt[$3] = $c } }
-            END { for (b in pt) if (b in pa) print ra[b], pa[b], rt[b], pt[b] }' "$DB" |
-            "$RDM" bd 2>/dev/null || echo nan)
-        [ "$v" = nan ] && continue
-        sum=$(awk -v s="$sum" -v v="$v" 'BEGIN { print s + v }')
-        n=$((n + 1))
-    done < "$SET/list"
-    [ $n -gt 0 ] && awk -v s="$sum" -v n=$n 'BEGIN { printf "%+.2f %% (%d pictures)", s / n, n }' || echo "-"
+# A picture's rate-distortion pairs (visual against psnr) of column c, none
+# for a picture left out (--pictures).
+bd_pairs() { # picture fmt c
+    in_pictures "$1" || return 0
+    awk -v f="$2" -v n="$1" -v c="$3" '
+        $1 == f && $2 == n && $c != "nan" && $c < 999 {
+            if ($4 == "psnr") { ra[$3] = $5 * 8; pa[$3] = $c }
+            if ($4 == "visual") { rt[$3] = $5 * 8; pt[$3] = $c } }
+        END { for (b in pt) if (b in pa) print ra[b], pa[b], rt[b], pt[b] }' "$DB"
 }
+# Mean BD-rate (visual against psnr) of column c over the format's pictures.
+bd_mean() { rd_bd_mean "%+.2f %% (%d pictures)" bd_pairs "$@"; } # fmt c
 for fmt in $FORMATS; do
     grep -q "^$fmt " "$DB" || continue
     case $fmt in

@@ -291,6 +291,48 @@ const void *xsf_codec_frame_header(const xsf_codec_frame *frame, const xsf_codec
  * memory or of no format img has or converts to. */
 xsf_status xsf_codec_copy_picture(xsf_picture *out, const xsf_picture *img, xsf_error *err);
 
+/* The table's cpu_create and cpu_destroy over a C decoder's typed pair
+ *   xsf_status CREATE(TYPE **out, xsf_error *err);   void DESTROY(TYPE *dec);
+ * defined as static functions of those names (the table's take a void **,
+ * which a TYPE ** is not). Written at file scope, followed by ';' (the
+ * macro ends with cpu_create's declaration, which the ';' closes). */
+#define XSF_CODEC_CPU_DECODER(TYPE, CREATE, DESTROY)                                               \
+    static xsf_status cpu_create(void **dec, xsf_error *err)                                       \
+    {                                                                                              \
+        TYPE *d = NULL;                                                                            \
+        const xsf_status st = CREATE(&d, err);                                                     \
+        *dec = d;                                                                                  \
+        return st;                                                                                 \
+    }                                                                                              \
+    static void cpu_destroy(void *dec)                                                             \
+    {                                                                                              \
+        DESTROY(dec);                                                                              \
+    }                                                                                              \
+    static xsf_status cpu_create(void **dec, xsf_error *err)
+
+/* The function members of an xsf_codec every codec fills (the header's
+ * four; a C decoder; a GPU decoder, or stubs that say XSF_ERR_NODEVICE),
+ * for a codec file that writes each as a static function of the member's
+ * name (probe, parse_header, describe, codestream_size, cpu_create,
+ * cpu_destroy, cpu_decode, gpu_available, gpu_create, gpu_destroy,
+ * gpu_decode, gpu_download_rows, gpu_sync): one initializer of its table,
+ * which adds the names and the members the codec alone has. */
+#define XSF_CODEC_FUNCTIONS                                                                        \
+    .probe = probe, .parse_header = parse_header, .describe = describe,                            \
+    .codestream_size = codestream_size, .cpu_create = cpu_create, .cpu_destroy = cpu_destroy,      \
+    .cpu_decode = cpu_decode, .gpu_available = gpu_available, .gpu_create = gpu_create,            \
+    .gpu_destroy = gpu_destroy, .gpu_decode = gpu_decode, .gpu_download_rows = gpu_download_rows,  \
+    .gpu_sync = gpu_sync
+
+/* The same for an xsf_encoder_ops: its function members (check_option,
+ * check, describe, gpu_available, create, destroy, max_bytes, encode) and
+ * the knobs as `knobs`; the table adds yuv_sampling, yuv_depth and, where
+ * the codec has it, header. */
+#define XSF_ENCODER_FUNCTIONS                                                                      \
+    .options = knobs, .check_option = check_option, .check = check, .describe = describe,          \
+    .gpu_available = gpu_available, .create = create, .destroy = destroy, .max_bytes = max_bytes,  \
+    .encode = encode
+
 #ifdef __cplusplus
 }
 #endif
