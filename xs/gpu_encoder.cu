@@ -136,32 +136,33 @@ __global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes i
     if (k.cpih == 1 && (c == 1 || c == 2))
         return; /* done with component 0 */
     const int w = k.comp_width[c], h = k.comp_height[c];
-    const size_t n = (size_t)w * h;
     const int nt = (k.cpih == 1 && c == 0) ? 3 : 1;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t x = i % w, y = i / w;
-        int32_t v[3];
-        for (int j = 0; j < nt; j++) {
-            const int cc = c + j;
-            const uint32_t maxv = (1u << k.depth[cc]) - 1;
-            uint32_t s = in.plane[cc][y * in.pitch[cc] + x];
-            s = s > maxv ? maxv : s;
-            v[j] = k.lut_off[cc] >= 0 ? lut[k.lut_off[cc] + s]
-                                      : (int32_t)(s << (k.bw - k.depth[cc])) - (1 << (k.bw - 1));
+    /* Rows over the blocks, columns over the threads (no division). */
+    for (int y = blockIdx.x; y < h; y += gridDim.x)
+        for (int x = threadIdx.x; x < w; x += blockDim.x) {
+            const size_t i = (size_t)y * w + x;
+            int32_t v[3];
+            for (int j = 0; j < nt; j++) {
+                const int cc = c + j;
+                const uint32_t maxv = (1u << k.depth[cc]) - 1;
+                uint32_t s = in.plane[cc][y * in.pitch[cc] + x];
+                s = s > maxv ? maxv : s;
+                v[j] = k.lut_off[cc] >= 0
+                           ? lut[k.lut_off[cc] + s]
+                           : (int32_t)(s << (k.bw - k.depth[cc])) - (1 << (k.bw - 1));
+            }
+            if (nt == 3) {
+                /* Forward RCT: R, G, B to Y, B-G, R-G. */
+                const int32_t r = v[0], g = v[1], b = v[2];
+                v[0] = (r + 2 * g + b) >> 2;
+                v[1] = b - g;
+                v[2] = r - g;
+            }
+            for (int j = 0; j < nt; j++) {
+                const int cc = c + j;
+                (cc < k.ncd ? in32 : coef)[k.coef_off[cc] + i] = v[j];
+            }
         }
-        if (nt == 3) {
-            /* Forward RCT: R, G, B to Y, B-G, R-G. */
-            const int32_t r = v[0], g = v[1], b = v[2];
-            v[0] = (r + 2 * g + b) >> 2;
-            v[1] = b - g;
-            v[2] = r - g;
-        }
-        for (int j = 0; j < nt; j++) {
-            const int cc = c + j;
-            (cc < k.ncd ? in32 : coef)[k.coef_off[cc] + i] = v[j];
-        }
-    }
 }
 
 /* ---- 3. bitplane counts ---- */
@@ -170,75 +171,93 @@ __global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t
                          uint8_t *gcli, uint16_t *reach, unsigned *status)
 {
     const gpu_band_info &b = k.band[blockIdx.y];
-    const size_t n = (size_t)b.height * b.gcli_stride;
     const int gpc = (b.col_width + 3) / 4; /* code groups per precinct column */
     const int32_t *plane = coef + k.coef_off[b.comp];
     const int cw = k.comp_width[b.comp];
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t y = i / b.gcli_stride;
-        const int gi = (int)(i % b.gcli_stride);
-        const int col = gi / gpc, j = gi % gpc;
-        int w = b.width - col * b.col_width;
-        w = w < b.col_width ? w : b.col_width;
-        const int x = col * b.col_width + 4 * j, cnt = min(4, w - 4 * j);
-        const int32_t *row = plane + (size_t)(b.y0 + y) * cw + b.x0 + x;
-        int32_t v[4];
-        uint32_t m = 0;
-        for (int q = 0; q < 4; q++) {
-            v[q] = q < cnt ? row[q] : 0;
-            const uint32_t a = (uint32_t)(v[q] < 0 ? -(int64_t)v[q] : v[q]) >> k.params.fq;
-            m = a > m ? a : m;
+    /* Band rows over the blocks, code groups over the threads; several rows
+     * a block where a row has fewer groups than the block threads (one
+     * division per thread). */
+    const int stride = (int)b.gcli_stride;
+    if (stride == 0)
+        return;
+    const int rows = stride < (int)blockDim.x ? (int)blockDim.x / stride : 1;
+    const int tr = stride < (int)blockDim.x ? (int)threadIdx.x / stride : 0;
+    const int g0 = stride < (int)blockDim.x ? (int)threadIdx.x % stride : (int)threadIdx.x;
+    if (tr >= rows)
+        return;
+    for (int y = blockIdx.x * rows + tr; y < b.height; y += gridDim.x * rows)
+        for (int gi = g0; gi < stride; gi += blockDim.x) {
+            const size_t i = (size_t)y * b.gcli_stride + gi;
+            const int col = gi / gpc, j = gi % gpc;
+            int w = b.width - col * b.col_width;
+            w = w < b.col_width ? w : b.col_width;
+            const int x = col * b.col_width + 4 * j, cnt = min(4, w - 4 * j);
+            const int32_t *row = plane + (size_t)(b.y0 + y) * cw + b.x0 + x;
+            int32_t v[4];
+            uint32_t m = 0;
+            for (int q = 0; q < 4; q++) {
+                v[q] = q < cnt ? row[q] : 0;
+                const uint32_t a = (uint32_t)(v[q] < 0 ? -(int64_t)v[q] : v[q]) >> k.params.fq;
+                m = a > m ? a : m;
+            }
+            if (m > 0x7fff) {
+                report(status, GPU_ENC_ERR_PLANES, (unsigned)blockIdx.y);
+                m = 0x7fff;
+            }
+            const int g = enc_bitlen(m);
+            uint16_t r = 0;
+            for (int q = 0; q < cnt; q++)
+                r |= (uint16_t)(enc_sign_reach(v[q], g, k.params.qpih, k.params.fq) << (4 * q));
+            gcli[b.gcli_offset + i] = (uint8_t)g;
+            reach[b.gcli_offset + i] = r;
         }
-        if (m > 0x7fff) {
-            report(status, GPU_ENC_ERR_PLANES, (unsigned)blockIdx.y);
-            m = 0x7fff;
-        }
-        const int g = enc_bitlen(m);
-        uint16_t r = 0;
-        for (int q = 0; q < cnt; q++)
-            r |= (uint16_t)(enc_sign_reach(v[q], g, k.params.qpih, k.params.fq) << (4 * q));
-        gcli[b.gcli_offset + i] = (uint8_t)g;
-        reach[b.gcli_offset + i] = r;
-    }
 }
 
 /* ---- 4. cost tables ---- */
 
-/* Adds to acc (96 words: unary[4][16], data[16], sign[16], as enc_line_cost)
- * the costs of one band line, the warp's lanes over its significance groups.
- * vpred_only: only the vertical-prediction entries. */
+/* The cost tables of one band line (enc_cost_sig_group summed over its
+ * significance groups) for t < nt, on one warp: each lane one t and every
+ * (32 / T)-th significance group (T: nt rounded up to a power of two), its
+ * sums added over the lanes of its t at the end; out (96 words: unary[4][16],
+ * data[16], sign[16], as enc_line_cost) is written for t < nt, vpred_only:
+ * only the vertical-prediction entries. */
 __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
-                                  const uint16_t *reach, int use_top, int ttop, int vpred_only,
-                                  uint32_t *acc)
+                                  const uint16_t *reach, int use_top, int ttop, int nt,
+                                  int vpred_only, uint32_t *out)
 {
     const int lane = threadIdx.x & 31;
+    int tn = 1;
+    while (tn < nt)
+        tn <<= 1;
+    const int t = lane % tn, step = 32 / tn;
     const uint8_t *g = gcli + bl.gcli_off;
+    const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
     const uint16_t *rc = reach + bl.gcli_off;
     const uint32_t nsig = (bl.groups + 7) / 8;
-    for (uint32_t base = 0; base < nsig; base += 32) {
-        const uint32_t s = base + lane;
-        const int n = s < nsig ? (int)min(8u, bl.groups - 8 * s) : 0;
-        const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
-        uint8_t gl[8], tl[8];
-        uint16_t rl[8];
-        for (int i = 0; i < 8; i++) {
-            gl[i] = i < n ? g[8 * s + i] : 0;
-            tl[i] = i < n && use_top ? top[8 * s + i] : 0;
-            rl[i] = i < n ? rc[8 * s + i] : 0;
-        }
-        for (int t = 0; t < ENC_T; t++) {
+    uint32_t acc[6] = {0, 0, 0, 0, 0, 0};
+    if (t < nt) {
+        for (uint32_t s = (uint32_t)(lane / tn); s < nsig; s += (uint32_t)step) {
+            const int n = (int)min(8u, bl.groups - 8 * s);
+            uint8_t gl[8], tl[8];
+            uint16_t rl[8];
+            for (int i = 0; i < 8; i++) {
+                gl[i] = i < n ? g[8 * s + i] : 0;
+                tl[i] = i < n && use_top ? top[8 * s + i] : 0;
+                rl[i] = i < n ? rc[8 * s + i] : 0;
+            }
             uint32_t o[6];
             enc_sig_group_cost(gl, use_top ? tl : NULL, rl, n, ttop, t, &k.params, o);
-            for (int q = 0; q < 6; q++) {
-                if (vpred_only && q != ENC_MODE_VPRED && q != (ENC_MODE_VPRED | ENC_MODE_SIG))
-                    continue;
-                const uint32_t v = warp_sum(n ? o[q] : 0);
-                if (lane == 0)
-                    acc[q * ENC_T + t] += v;
-            }
+            for (int q = 0; q < 6; q++)
+                acc[q] += o[q];
         }
     }
+    for (int d = tn; d < 32; d <<= 1)
+        for (int q = 0; q < 6; q++)
+            acc[q] += __shfl_xor_sync(FULL, acc[q], d);
+    if (lane < nt)
+        for (int q = 0; q < 6; q++)
+            if (!vpred_only || q == ENC_MODE_VPRED || q == (ENC_MODE_VPRED | ENC_MODE_SIG))
+                out[q * ENC_T + t] = acc[q];
     __syncwarp();
 }
 
@@ -247,25 +266,18 @@ __global__ void __launch_bounds__(32 * COST_WARPS)
     enc_costs(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, uint32_t nblines,
               const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost)
 {
-    __shared__ uint32_t acc[COST_WARPS][96];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int w = threadIdx.x >> 5;
     const uint32_t i = blockIdx.x * COST_WARPS + w;
     if (i >= nblines)
         return;
-    for (int q = lane; q < 96; q += 32)
-        acc[w][q] = 0;
-    __syncwarp();
     const enc_bline bl = blines[i];
     const int row = (int)(bl.precinct / k.cols);
     /* As the C encoder: vertical prediction where the precinct is not the
      * first of its slice; line 0 against the truncations of the same candidate
      * above (ttop 0) for the slice's shares, redone from the decision above
-     * (enc_slices). */
+     * (enc_slices, where it differs: t below the truncation above). */
     const int use_top = k.params.allow_vpred && row % k.hsl != 0;
-    line_costs(k, bl, gcli, reach, use_top, 0, 0, acc[w]);
-    uint32_t *out = (uint32_t *)&cost[i];
-    for (int q = lane; q < 96; q += 32)
-        out[q] = acc[w][q];
+    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, (uint32_t *)&cost[i]);
 }
 
 /* ---- 5. rate decision, slice by slice ---- */
@@ -587,19 +599,15 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             const uint32_t f = bline_first[p];
             const int nbl = (int)(bline_first[p + 1] - f);
             const int vpred_ok = row > row0;
-            /* First lines' vertical-prediction costs, from the truncations above. */
+            /* First lines' vertical-prediction costs, from the truncations
+             * above: for t at or above the truncation above they are
+             * enc_costs' (ttop 0), redone below it. */
             if (vpred_ok && k.params.allow_vpred) {
                 for (int i = w; i < nbl; i += SLICE_WARPS) {
                     const enc_bline bl = blines[f + i];
-                    if (bl.line != 0)
-                        continue;
-                    uint32_t *c = (uint32_t *)&cost[f + i];
-                    for (int q = lane; q < 2 * ENC_T; q += 32)
-                        c[(q < ENC_T ? ENC_MODE_VPRED : (ENC_MODE_VPRED | ENC_MODE_SIG)) * ENC_T +
-                          q % ENC_T] = 0;
-                    __syncwarp();
-                    line_costs(k, bl, gcli, reach, 1, gtli[(p - k.cols) * k.nbands + bl.band], 1,
-                               c);
+                    const int ttop = gtli[(p - k.cols) * k.nbands + bl.band];
+                    if (bl.line == 0 && ttop > 0)
+                        line_costs(k, bl, gcli, reach, 1, ttop, ttop, 1, (uint32_t *)&cost[f + i]);
                 }
                 __syncthreads();
             }
@@ -697,14 +705,52 @@ __device__ static void put_bits(uint32_t *buf, uint64_t pos, uint64_t v, int n)
 }
 
 #define PACK_WARPS 8
+/* Blocks an SM keeps of enc_pack: 5 on sm_80 and later (48 registers), so
+ * that a UHD frame's 540 precincts run in one wave on 132 SMs; 1024
+ * threads an SM before. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define PACK_MIN_BLOCKS 4
+#else
+#define PACK_MIN_BLOCKS 5
+#endif
 #define MAX_LINES 512
 
 struct pack_shared {
     gpu_prec pr;
-    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES],
-        sgn_off[MAX_LINES]; /* bits from the precinct */
+    /* Per band line: first its bits at the decision (flags, counts, data,
+     * signs; raw counts in raw_cnt), then where they go, in bits from the
+     * precinct. */
+    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES], sgn_off[MAX_LINES],
+        raw_cnt[MAX_LINES];
     uint8_t raw[MAX_LINES];
+    uint32_t pk_at[MAX_LINES];  /* per packet: its bytes, then its offset in the precinct */
+    uint16_t pk[MAX_LINES + 2]; /* the precinct's packet runs (its plan blob) */
+    uint32_t end;               /* the bytes the packets end at */
 };
+
+/* A packet's sums over its band lines (pack_shared's bits) and its raw
+ * decision (enc_packet_bytes on those sums). */
+__device__ static enc_packet_size packet_sums(const enc_params &pp, const pack_shared &sh, int j)
+{
+    enc_packet_size z = {0, 0, 0, 0, 0, 0, 0};
+    for (int i = sh.pk[1 + j]; i < sh.pk[2 + j]; i++) {
+        z.sig += sh.sig_off[i];
+        z.cnt += sh.cnt_off[i];
+        z.rawcnt += sh.raw_cnt[i];
+        z.dat += sh.dat_off[i];
+        z.sgn += sh.sgn_off[i];
+    }
+    enc_packet_finish(&pp, &z);
+    return z;
+}
+
+/* Bytes of a packet laid out as enc_write_precinct does. */
+__device__ static uint32_t packet_layout_bytes(const enc_params &pp, const enc_packet_size &z)
+{
+    const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+    return (pp.long_headers ? 7 : 5) + (z.raw ? 0 : enc_ceil8(z.sig)) + lcnt + enc_ceil8(z.dat) +
+           enc_ceil8(z.sgn);
+}
 
 /* Inclusive warp scan of a value. */
 __device__ __forceinline__ uint64_t warp_scan(uint64_t v)
@@ -807,11 +853,11 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
     }
 }
 
-__global__ void __launch_bounds__(32 * PACK_WARPS)
+__global__ void __launch_bounds__(32 * PACK_WARPS, PACK_MIN_BLOCKS)
     enc_pack(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
              const uint32_t *bline_first, const enc_line_cost *cost, const gpu_prec *prec,
              const uint8_t *gtli, const uint8_t *gcli, const int32_t *coef,
-             const uint64_t *slice_off, uint32_t *buf, unsigned *status)
+             const uint64_t *slice_off, const uint4 *blob, uint32_t *buf, unsigned *status)
 {
     __shared__ pack_shared sh;
     if (*(volatile unsigned *)status)
@@ -822,75 +868,92 @@ __global__ void __launch_bounds__(32 * PACK_WARPS)
     const int nbl = (int)(bline_first[p + 1] - f);
     const enc_bline *bl = blines + f;
     const enc_line_cost *cs = cost + f;
+    const uint16_t *pb = (const uint16_t *)(blob + (size_t)p * (k.tab.blob_bytes / 16));
     for (int i = threadIdx.x; i < (int)sizeof(gpu_prec) / 4; i += blockDim.x)
         ((uint32_t *)&sh.pr)[i] = ((const uint32_t *)&prec[p])[i];
+    for (int i = threadIdx.x; i < pb[0] + 2 && i < MAX_LINES + 2; i += blockDim.x)
+        sh.pk[i] = pb[i];
+    __syncthreads();
+    const enc_params &pp = k.params;
+    const int lines = min(nbl, MAX_LINES), npk = min((int)sh.pk[0], MAX_LINES);
+    /* Every band line's bits at the decision, the lines over the threads. */
+    for (int i = threadIdx.x; i < lines; i += blockDim.x) {
+        const enc_bline l = bl[i];
+        const int b = l.band, t = sh.pr.t[b], m = sh.pr.mode[b];
+        sh.cnt_off[i] = cs[i].unary[m][t];
+        sh.sig_off[i] = (m & ENC_MODE_SIG) ? enc_sig_bits(l.groups) : 0;
+        sh.raw_cnt[i] = 4 * l.groups;
+        sh.dat_off[i] = cs[i].data[t];
+        sh.sgn_off[i] = pp.fs ? cs[i].sign[t] : 0;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < npk; j += blockDim.x)
+        sh.pk_at[j] = packet_layout_bytes(pp, packet_sums(pp, sh, j));
+    __syncthreads();
+    if (threadIdx.x < 32) { /* the packets' offsets: an exclusive scan on one warp */
+        uint64_t carry = pp.prec_header_bytes;
+        for (int j0 = 0; j0 < npk; j0 += 32) {
+            const int j = j0 + (int)threadIdx.x;
+            const uint64_t v = j < npk ? sh.pk_at[j] : 0, incl = warp_scan(v);
+            if (j < npk)
+                sh.pk_at[j] = (uint32_t)(carry + incl - v);
+            carry += __shfl_sync(FULL, incl, 31);
+        }
+        if (threadIdx.x == 0)
+            sh.end = (uint32_t)carry;
+    }
     __syncthreads();
     const uint64_t base_byte = slice_off[s] + sh.pr.offset;
     const uint64_t base = base_byte * 8;
     if (threadIdx.x == 0) {
-        const enc_params &pp = k.params;
         if (row == s * k.hsl && col == 0) /* SLH (A.4.11) before the slice's first precinct */
             put_bits(buf, (base_byte - 6) * 8,
                      (uint64_t)XS_MARKER_SLH << 32 | 4u << 16 | (unsigned)s, 48);
         if (p == k.nprec - 1)
             put_bits(buf, (base_byte + sh.pr.total) * 8, XS_MARKER_EOC, 16);
         /* Precinct header: Lprc, Q, R, D[p,b] (0 for bands the precinct lacks). */
-        uint8_t present[XS_MAX_BANDS];
-        for (int b = 0; b < k.nbands; b++)
-            present[b] = 0;
-        for (int i = 0; i < nbl; i++)
-            present[bl[i].band] = 1;
         put_bits(buf, base, sh.pr.total - pp.prec_header_bytes, 24);
         put_bits(buf, base + 24, sh.pr.q, 8);
         put_bits(buf, base + 32, sh.pr.r, 8);
-        for (int b = 0; b < k.nbands; b++)
-            if (present[b])
-                put_bits(buf, base + 40 + 2 * b, sh.pr.mode[b], 2);
-        /* Packets: headers, and where every band line's fields go. */
-        enc_choice ch; /* only t and mode are read */
-        uint32_t pos = pp.prec_header_bytes;
-        int i = 0;
-        while (i < nbl && i < MAX_LINES) {
-            int e = i + 1;
-            while (e < nbl && bl[e].packet == bl[i].packet)
-                e++;
-            for (int j = i; j < e; j++) {
-                ch.t[bl[j].band] = sh.pr.t[bl[j].band];
-                ch.mode[bl[j].band] = sh.pr.mode[bl[j].band];
-            }
-            const enc_packet_size z = enc_packet_bytes(&pp, bl, cs, i, e, &ch);
-            const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
-            const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
-            const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
-            if (pp.long_headers)
-                put_bits(buf, hb,
-                         (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn,
-                         56);
-            else
-                put_bits(buf, hb,
-                         (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn,
-                         40);
-            pos += pp.long_headers ? 7 : 5;
-            uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
-            uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
-            for (int j = i; j < e; j++) {
-                const int b = bl[j].band, t = sh.pr.t[b], m = sh.pr.mode[b];
-                sh.raw[j] = (uint8_t)z.raw;
-                sh.sig_off[j] = sig;
-                sh.cnt_off[j] = cnt;
-                sh.dat_off[j] = dat;
-                sh.sgn_off[j] = sgn;
-                if (!z.raw && (m & ENC_MODE_SIG))
-                    sig += enc_sig_bits(bl[j].groups);
-                cnt += z.raw ? 4 * bl[j].groups : cs[j].unary[m][t];
-                dat += cs[j].data[t];
-                sgn += pp.fs ? cs[j].sign[t] : 0;
-            }
-            pos += (z.raw ? 0 : enc_ceil8(z.sig)) + lcnt + ldat + lsgn;
-            i = e;
-        }
-        if (pos != sh.pr.bytes || nbl > MAX_LINES)
+        if (sh.end != sh.pr.bytes || nbl > MAX_LINES)
             report(status, GPU_ENC_ERR_PACK, p);
+    }
+    const uint16_t *bfirst = pb + k.tab.bfirst;
+    for (int b = threadIdx.x; b < k.nbands; b += blockDim.x)
+        if (bfirst[b + 1] > bfirst[b])
+            put_bits(buf, base + 40 + 2 * b, sh.pr.mode[b], 2);
+    /* Packet headers, and where every band line's fields go. */
+    for (int j = threadIdx.x; j < npk; j += blockDim.x) {
+        const enc_packet_size z = packet_sums(pp, sh, j);
+        const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+        const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
+        uint32_t pos = sh.pk_at[j];
+        const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
+        if (pp.long_headers)
+            put_bits(buf, hb,
+                     (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn,
+                     56);
+        else
+            put_bits(buf, hb,
+                     (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn,
+                     40);
+        pos += pp.long_headers ? 7 : 5;
+        uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
+        uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
+        for (int i = sh.pk[1 + j]; i < sh.pk[2 + j]; i++) {
+            const uint32_t vsig = sh.sig_off[i], vcnt = z.raw ? sh.raw_cnt[i] : sh.cnt_off[i],
+                           vdat = sh.dat_off[i], vsgn = sh.sgn_off[i];
+            sh.raw[i] = (uint8_t)z.raw;
+            sh.sig_off[i] = sig;
+            sh.cnt_off[i] = cnt;
+            sh.dat_off[i] = dat;
+            sh.sgn_off[i] = sgn;
+            if (!z.raw)
+                sig += vsig;
+            cnt += vcnt;
+            dat += vdat;
+            sgn += vsgn;
+        }
     }
     __syncthreads();
     const int w = threadIdx.x >> 5;
@@ -1285,7 +1348,7 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     STAGE(6);
     enc_pack<<<(unsigned)pl->nprecincts, 32 * PACK_WARPS, 0, st>>>(
         k, e->d_bline, e->d_bline_first, e->d_cost, e->d_prec, e->d_gtli, e->d_gcli, e->d_coef,
-        e->d_slice_off, (uint32_t *)e->d_out, e->d_status);
+        e->d_slice_off, e->d_blob, (uint32_t *)e->d_out, e->d_status);
     LAUNCH_TRY("enc_pack");
     STAGE(7);
 #undef STAGE
