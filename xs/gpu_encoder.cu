@@ -215,57 +215,131 @@ __global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t
 
 /* ---- 4. cost tables ---- */
 
-/* The cost tables of one band line (enc_cost_sig_group summed over its
- * significance groups) for t < nt, on one warp: each lane one t and every
- * (32 / T)-th significance group (T: nt rounded up to a power of two), its
- * sums added over the lanes of its t at the end; out (96 words: unary[4][16],
- * data[16], sign[16], as enc_line_cost) is written for t < nt, vpred_only:
- * only the vertical-prediction entries. */
-__device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
-                                  const uint16_t *reach, int use_top, int ttop, int nt,
-                                  int vpred_only, uint32_t *out)
+/* Histogram bins of a band line (the C encoder's static_costs,
+ * enc_analysis.c): counts of g, of min(sign reach, g) over the four
+ * coefficients, and of significance-group maxima (weighted by their
+ * groups); per warp one column of bins per lane, then their sums. */
+enum { BIN_G = 0, BIN_R = ENC_T, BIN_S = 2 * ENC_T, COST_BINS = 3 * ENC_T };
+#define COST_SCRATCH (COST_BINS * 32 + COST_BINS) /* words a warp */
+
+/* The tables that do not depend on the line above (unary[0], unary[SIG],
+ * data, sign) from histograms, as static_costs: lanes over significance
+ * groups, each counting into its own bins, then lane t the sums over t. */
+__device__ static void static_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *g,
+                                    const uint16_t *rc, uint32_t *bins, uint32_t *out)
 {
     const int lane = threadIdx.x & 31;
+    uint32_t *tot = bins + COST_BINS * 32;
+    for (int q = 0; q < COST_BINS; q++)
+        bins[q * 32 + lane] = 0;
+    const uint32_t nsig = (bl.groups + 7) / 8;
+    for (uint32_t s = (uint32_t)lane; s < nsig; s += 32) {
+        const int n = (int)min(8u, bl.groups - 8 * s);
+        int gmax = 0;
+        for (int i = 0; i < n; i++) {
+            const int gi = g[8 * s + i];
+            const uint16_t r = rc[8 * s + i];
+            bins[(BIN_G + gi) * 32 + lane]++;
+            gmax = gi > gmax ? gi : gmax;
+            for (int c = 0; c < 4; c++) {
+                const int rk = (r >> (4 * c)) & 15;
+                bins[(BIN_R + (rk < gi ? rk : gi)) * 32 + lane]++;
+            }
+        }
+        bins[(BIN_S + gmax) * 32 + lane] += (uint32_t)n;
+    }
+    __syncwarp();
+    for (int q = lane; q < COST_BINS; q += 32) {
+        uint32_t v = 0;
+        for (int l = 0; l < 32; l++)
+            v += bins[q * 32 + ((l + q) & 31)]; /* lanes on different banks */
+        tot[q] = v;
+    }
+    __syncwarp();
+    if (lane < ENC_T) {
+        const int t = lane;
+        uint32_t above = 0, above_sum = 0, signs = 0, flat = 0;
+        for (int v = t + 1; v < ENC_T; v++) {
+            above += tot[BIN_G + v];
+            above_sum += tot[BIN_G + v] * (uint32_t)v;
+            signs += tot[BIN_R + v];
+        }
+        for (int v = 0; v <= t; v++)
+            flat += tot[BIN_S + v];
+        const uint32_t excess = above_sum - (uint32_t)t * above; /* sum over g > t of g - t */
+        out[t] = bl.groups + excess;
+        out[ENC_MODE_SIG * ENC_T + t] = bl.groups + excess - flat;
+        out[4 * ENC_T + t] = 4 * excess + (k.params.fs ? 0 : 4 * above);
+        out[5 * ENC_T + t] = signs;
+    }
+    __syncwarp(); /* bins are rewritten by the warp's next line */
+}
+
+/* The cost tables of one band line, on one warp: what enc_cost_sig_group
+ * sums over its significance groups (out: 96 words, unary[4][16],
+ * data[16], sign[16], as enc_line_cost). Without vpred_only the tables
+ * that do not depend on the line above (static_costs, bins: the warp's
+ * COST_SCRATCH words) and the vertical-prediction ones for every t (zero
+ * without use_top); with vpred_only only the vertical-prediction ones for
+ * t < nt. Those come group by group: each lane one t and every (32 /
+ * T)-th significance group (T: nt rounded up to a power of two), its sums
+ * added over the lanes of its t at the end. */
+__device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
+                                  const uint16_t *reach, int use_top, int ttop, int nt,
+                                  int vpred_only, uint32_t *bins, uint32_t *out)
+{
+    const int lane = threadIdx.x & 31;
+    const uint8_t *g = gcli + bl.gcli_off;
+    const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
+    const uint16_t *rc = reach + bl.gcli_off;
+    if (!vpred_only)
+        static_costs(k, bl, g, rc, bins, out);
+    if (!use_top) {
+        if (lane < ENC_T && !vpred_only) {
+            out[ENC_MODE_VPRED * ENC_T + lane] = 0;
+            out[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + lane] = 0;
+        }
+        __syncwarp();
+        return;
+    }
     int tn = 1;
     while (tn < nt)
         tn <<= 1;
     const int t = lane % tn, step = 32 / tn;
-    const uint8_t *g = gcli + bl.gcli_off;
-    const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
-    const uint16_t *rc = reach + bl.gcli_off;
     const uint32_t nsig = (bl.groups + 7) / 8;
-    uint32_t acc[6] = {0, 0, 0, 0, 0, 0};
+    uint32_t vp = 0, vps = 0;
     if (t < nt) {
         for (uint32_t s = (uint32_t)(lane / tn); s < nsig; s += (uint32_t)step) {
             const int n = (int)min(8u, bl.groups - 8 * s);
             uint8_t gl[8], tl[8];
-            uint16_t rl[8];
+            const uint16_t rl[8] = {0, 0, 0, 0, 0, 0, 0, 0}; /* the sign bits are not wanted */
             for (int i = 0; i < 8; i++) {
                 gl[i] = i < n ? g[8 * s + i] : 0;
-                tl[i] = i < n && use_top ? top[8 * s + i] : 0;
-                rl[i] = i < n ? rc[8 * s + i] : 0;
+                tl[i] = i < n ? top[8 * s + i] : 0;
             }
             uint32_t o[6];
-            enc_sig_group_cost(gl, use_top ? tl : NULL, rl, n, ttop, t, &k.params, o);
-            for (int q = 0; q < 6; q++)
-                acc[q] += o[q];
+            enc_sig_group_cost(gl, tl, rl, n, ttop, t, &k.params, o);
+            vp += o[ENC_MODE_VPRED];
+            vps += o[ENC_MODE_VPRED | ENC_MODE_SIG];
         }
     }
-    for (int d = tn; d < 32; d <<= 1)
-        for (int q = 0; q < 6; q++)
-            acc[q] += __shfl_xor_sync(FULL, acc[q], d);
-    if (lane < nt)
-        for (int q = 0; q < 6; q++)
-            if (!vpred_only || q == ENC_MODE_VPRED || q == (ENC_MODE_VPRED | ENC_MODE_SIG))
-                out[q * ENC_T + t] = acc[q];
+    for (int d = tn; d < 32; d <<= 1) {
+        vp += __shfl_xor_sync(FULL, vp, d);
+        vps += __shfl_xor_sync(FULL, vps, d);
+    }
+    if (lane < nt) {
+        out[ENC_MODE_VPRED * ENC_T + t] = vp;
+        out[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + t] = vps;
+    }
     __syncwarp();
 }
 
-#define COST_WARPS 8
+#define COST_WARPS 4
 __global__ void __launch_bounds__(32 * COST_WARPS)
     enc_costs(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, uint32_t nblines,
               const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost)
 {
+    __shared__ uint32_t scratch[COST_WARPS][COST_SCRATCH];
     const int w = threadIdx.x >> 5;
     const uint32_t i = blockIdx.x * COST_WARPS + w;
     if (i >= nblines)
@@ -277,7 +351,7 @@ __global__ void __launch_bounds__(32 * COST_WARPS)
      * above (ttop 0) for the slice's shares, redone from the decision above
      * (enc_slices, where it differs: t below the truncation above). */
     const int use_top = k.params.allow_vpred && row % k.hsl != 0;
-    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, (uint32_t *)&cost[i]);
+    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, scratch[w], (uint32_t *)&cost[i]);
 }
 
 /* ---- 5. rate decision, slice by slice ---- */
@@ -607,7 +681,8 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                     const enc_bline bl = blines[f + i];
                     const int ttop = gtli[(p - k.cols) * k.nbands + bl.band];
                     if (bl.line == 0 && ttop > 0)
-                        line_costs(k, bl, gcli, reach, 1, ttop, ttop, 1, (uint32_t *)&cost[f + i]);
+                        line_costs(k, bl, gcli, reach, 1, ttop, ttop, 1, NULL,
+                                   (uint32_t *)&cost[f + i]);
                 }
                 __syncthreads();
             }
