@@ -277,7 +277,8 @@ __device__ static void static_costs(const enc_gpu_consts &k, const enc_bline &bl
 
 /* The cost tables of one band line, on one warp: what enc_cost_sig_group
  * sums over its significance groups (out: 96 words, unary[4][16],
- * data[16], sign[16], as enc_line_cost). Without vpred_only the tables
+ * data[16], sign[16], as enc_line_cost; out2, when not NULL, gets the
+ * vertical-prediction ones too). Without vpred_only the tables
  * that do not depend on the line above (static_costs, bins: the warp's
  * COST_SCRATCH words) and the vertical-prediction ones for every t (zero
  * without use_top); with vpred_only only the vertical-prediction ones for
@@ -286,7 +287,7 @@ __device__ static void static_costs(const enc_gpu_consts &k, const enc_bline &bl
  * added over the lanes of its t at the end. */
 __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
                                   const uint16_t *reach, int use_top, int ttop, int nt,
-                                  int vpred_only, uint32_t *bins, uint32_t *out)
+                                  int vpred_only, uint32_t *bins, uint32_t *out, uint32_t *out2)
 {
     const int lane = threadIdx.x & 31;
     const uint8_t *g = gcli + bl.gcli_off;
@@ -330,6 +331,10 @@ __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, 
     if (lane < nt) {
         out[ENC_MODE_VPRED * ENC_T + t] = vp;
         out[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + t] = vps;
+        if (out2) {
+            out2[ENC_MODE_VPRED * ENC_T + t] = vp;
+            out2[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + t] = vps;
+        }
     }
     __syncwarp();
 }
@@ -351,7 +356,7 @@ __global__ void __launch_bounds__(32 * COST_WARPS)
      * above (ttop 0) for the slice's shares, redone from the decision above
      * (enc_slices, where it differs: t below the truncation above). */
     const int use_top = k.params.allow_vpred && row % k.hsl != 0;
-    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, scratch[w], (uint32_t *)&cost[i]);
+    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, scratch[w], (uint32_t *)&cost[i], NULL);
 }
 
 /* ---- 5. rate decision, slice by slice ---- */
@@ -385,6 +390,17 @@ __device__ static prec_tab tab_at(const enc_gpu_consts &k, uint8_t *smem, int sl
     return t;
 }
 
+/* enc_band_mode's sum of band b, mode m at truncation tr into t.mc. */
+__device__ static void mc_entry(const prec_tab &t, int b, int m, int tr)
+{
+    uint32_t v = 0;
+    for (int i = t.bfirst[b]; i < t.bfirst[b + 1]; i++) {
+        const int l = t.blist[i];
+        v += t.cost[l].unary[m][tr] + ((m & ENC_MODE_SIG) ? enc_sig_bits(t.bl[l].groups) : 0);
+    }
+    t.mc[(b * ENC_MODES + m) * ENC_T + tr] = v;
+}
+
 /* The tables of precincts p0..p0+n-1 into slots 0..n-1, by the whole block
  * (every thread calls it). */
 __device__ static void build_tabs(const enc_gpu_consts &k, uint8_t *smem, const enc_bline *blines,
@@ -411,16 +427,8 @@ __device__ static void build_tabs(const enc_gpu_consts &k, uint8_t *smem, const 
     __syncthreads();
     for (int j = 0; j < n; j++) {
         const prec_tab t = tab_at(k, smem, j);
-        for (int e = threadIdx.x; e < k.nbands * ENC_MODES * ENC_T; e += blockDim.x) {
-            const int b = e / (ENC_MODES * ENC_T), m = (e / ENC_T) % ENC_MODES, tr = e % ENC_T;
-            uint32_t v = 0;
-            for (int i = t.bfirst[b]; i < t.bfirst[b + 1]; i++) {
-                const int l = t.blist[i];
-                v += t.cost[l].unary[m][tr] +
-                     ((m & ENC_MODE_SIG) ? enc_sig_bits(t.bl[l].groups) : 0);
-            }
-            t.mc[e] = v;
-        }
+        for (int e = threadIdx.x; e < k.nbands * ENC_MODES * ENC_T; e += blockDim.x)
+            mc_entry(t, e / (ENC_MODES * ENC_T), (e / ENC_T) % ENC_MODES, e % ENC_T);
     }
     __syncthreads();
 }
@@ -482,6 +490,7 @@ struct search_span {
     const enc_line_cost *cost;
     const uint4 *blob;
     uint32_t p0;
+    int slot0; /* the slot of p0 (without rebuild) */
     int np, vpred_from, rebuild;
     int slice; /* 1: slice_bytes' sum (UINT64_MAX on a length overflow); 0: enc_evaluate's value */
 };
@@ -509,8 +518,8 @@ __device__ static uint64_t span_part(const enc_gpu_consts &k, uint8_t *smem, con
                 j += step;
             for (; j < b0 + nb; j += step) {
                 const uint32_t v =
-                    evaluate_warp(k, tab_at(k, smem, j - b0), q, r, j >= sp.vpred_from, sh->gain,
-                                  sh->priority, &sh->ch[w]);
+                    evaluate_warp(k, tab_at(k, smem, sp.slot0 + j - b0), q, r, j >= sp.vpred_from,
+                                  sh->gain, sh->priority, &sh->ch[w]);
                 if (!sp.slice)
                     acc = v;
                 else
@@ -657,10 +666,13 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
     sp.bline_first = bline_first;
     sp.cost = cost;
     sp.blob = blob;
+    sp.p0 = 0;
+    sp.slot0 = sp.np = sp.vpred_from = sp.rebuild = sp.slice = 0;
     if (k.rc == XS_RC_SLICE) {
         sp.p0 = (uint32_t)row0 * k.cols;
         sp.np = (row1 - row0) * k.cols;
         sp.vpred_from = k.cols;
+        sp.slot0 = 0;
         sp.rebuild = sp.np > k.tab_slots;
         sp.slice = 1;
         if (!sp.rebuild)
@@ -673,26 +685,41 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             const uint32_t f = bline_first[p];
             const int nbl = (int)(bline_first[p + 1] - f);
             const int vpred_ok = row > row0;
-            /* First lines' vertical-prediction costs, from the truncations
-             * above: for t at or above the truncation above they are
-             * enc_costs' (ttop 0), redone below it. */
+            /* The precinct's tables: still in their slot from the slice's
+             * shares where all fitted, else built into slot 0. Its first
+             * lines' vertical-prediction costs, from the truncations above:
+             * for t at or above the truncation above they are enc_costs'
+             * (ttop 0), redone below it (into the slot too, and its sums). */
+            const int reuse = k.rc == XS_RC_SLICE && !sp.rebuild;
+            const int slot = reuse ? (int)(p - sp.p0) : 0;
+            const prec_tab tb = tab_at(k, smem, slot);
             if (vpred_ok && k.params.allow_vpred) {
                 for (int i = w; i < nbl; i += SLICE_WARPS) {
                     const enc_bline bl = blines[f + i];
                     const int ttop = gtli[(p - k.cols) * k.nbands + bl.band];
                     if (bl.line == 0 && ttop > 0)
                         line_costs(k, bl, gcli, reach, 1, ttop, ttop, 1, NULL,
-                                   (uint32_t *)&cost[f + i]);
+                                   (uint32_t *)&cost[f + i],
+                                   reuse ? (uint32_t *)&tb.cost[i] : NULL);
                 }
                 __syncthreads();
+                if (reuse) {
+                    for (int e = threadIdx.x; e < k.nbands * 2 * ENC_T; e += blockDim.x)
+                        mc_entry(tb, e / (2 * ENC_T),
+                                 (e / ENC_T) % 2 ? (ENC_MODE_VPRED | ENC_MODE_SIG) : ENC_MODE_VPRED,
+                                 e % ENC_T);
+                    __syncthreads();
+                }
             }
-            build_tabs(k, smem, blines, bline_first, cost, blob, p, 1);
+            if (!reuse)
+                build_tabs(k, smem, blines, bline_first, cost, blob, p, 1);
             int q = fixed_q, r = fixed_r, fail = 0;
             uint32_t budget = UINT32_MAX, coded = 0; /* the same in every thread */
             if (k.rc != XS_RC_FIXED) {
                 budget = k.rc == XS_RC_SLICE ? allot_cum + share[p] - used : allot[p];
                 search_span one = sp;
                 one.p0 = p;
+                one.slot0 = slot;
                 one.np = 1;
                 one.vpred_from = vpred_ok ? 0 : 1;
                 one.rebuild = 0;
@@ -705,7 +732,7 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             }
             if (w == 0) {
                 /* The decision's truncations and modes (and with fixed Q/R its size). */
-                const prec_tab t = tab_at(k, smem, 0);
+                const prec_tab &t = tb;
                 if (k.rc == XS_RC_FIXED) {
                     coded = evaluate_warp(k, t, q, r, vpred_ok, sh.gain, sh.priority, &sh.ch[0]);
                     fail = coded == ENC_NOCOST;
