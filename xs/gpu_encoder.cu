@@ -7,10 +7,11 @@
  *   3. enc_gcli      one thread per code group: bitplane count and the sign
  *                    reaches of its four coefficients;
  *   4. enc_costs     one warp per band line (of every precinct): its cost
- *                    tables for every truncation, lanes over significance
- *                    groups and warp sums (vertical prediction of a
+ *                    tables for every truncation, the static ones from
+ *                    histograms (as enc_analysis.c), vertical prediction
+ *                    with lanes over t (below the truncation above, a
  *                    precinct's first line depends on the decision above it
- *                    and is left to step 5);
+ *                    and is redone in step 5);
  *   5. enc_slices    one block per slice, its precincts in order (slices are
  *                    independent: vertical prediction never crosses them and
  *                    every slice has a fixed share of the rate): the
@@ -24,9 +25,10 @@
  *                    round, one candidate per warp group (search_block:
  *                    the same candidates as the bisection, fewer steps);
  *   6. enc_offsets   (fixed Q/R only) slice offsets and the codestream size;
- *   7. enc_pack      one block per precinct, one warp per band line: bit
- *                    offsets from warp scans of the code lengths, every
- *                    field OR-ed into the zeroed output as big-endian words.
+ *   7. enc_pack      one block per precinct: packet sizes and offsets over
+ *                    the threads, then one warp per band line: bit offsets
+ *                    from warp scans of the code lengths, every field
+ *                    OR-ed into the zeroed output as big-endian words.
  * Device memory is allocated at creation only. Errors found on the device
  * (a target too small, a coefficient beyond 15 bit planes) are read back by
  * xs_gpu_encoder_sync. */
