@@ -363,8 +363,8 @@ __global__ void __launch_bounds__(32 * COST_WARPS)
 
 /* ---- 5. rate decision, slice by slice ---- */
 
-#define SLICE_WARPS 16
-#define SEARCH_LEVELS 4 /* bisection levels decided per round, at most log2(SLICE_WARPS) */
+#define SLICE_WARPS 32
+#define SEARCH_LEVELS 5 /* bisection levels decided per round, at most log2(SLICE_WARPS) */
 
 /* A precinct's decision tables in enc_slices' shared memory (a slot of
  * k.tab.bytes): its cost tables and band lines, enc_band_mode's sums for
@@ -1151,7 +1151,7 @@ static xsf_status slice_tables(xs_gpu_encoder *e)
     t->bytes = t->blob + t->blob_bytes;
     int optin = 0;
     CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->device));
-    const size_t avail = optin > 16384 ? (size_t)optin - 16384 : 0; /* static shared memory */
+    const size_t avail = optin > 32768 ? (size_t)optin - 32768 : 0; /* static shared memory */
     const int per_slice = pl->cfg.rate_control == XS_RC_SLICE ? pl->hdr.hsl * g->cols : 1;
     k->tab_slots =
         (int)(avail / t->bytes < (size_t)per_slice ? avail / t->bytes : (size_t)per_slice);
