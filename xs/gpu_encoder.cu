@@ -131,27 +131,45 @@ struct gpu_planes {
     unsigned long long pitch[XS_MAX_COMPONENTS]; /* elements */
 };
 
-__global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes in, int32_t *in32,
-                          int32_t *coef, const int32_t *lut)
+__global__ void enc_input(const __grid_constant__ enc_gpu_consts k,
+                          const __grid_constant__ gpu_planes in, int32_t *in32, int32_t *coef,
+                          const int32_t *lut)
 {
     const int c = blockIdx.y;
     if (k.cpih == 1 && (c == 1 || c == 2))
         return; /* done with component 0 */
     const int w = k.comp_width[c], h = k.comp_height[c];
     const int nt = (k.cpih == 1 && c == 0) ? 3 : 1;
+    /* The components' constants in registers (j < nt; no array on the stack). */
+    const uint16_t *src[3];
+    unsigned long long pitch[3];
+    uint32_t maxv[3];
+    long long lut_off[3];
+    int shift[3];
+    int32_t *dst[3];
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+        const int cc = j < nt ? c + j : c;
+        src[j] = in.plane[cc];
+        pitch[j] = in.pitch[cc];
+        maxv[j] = (1u << k.depth[cc]) - 1;
+        lut_off[j] = k.lut_off[cc];
+        shift[j] = k.bw - k.depth[cc];
+        dst[j] = (cc < k.ncd ? in32 : coef) + k.coef_off[cc];
+    }
     /* Rows over the blocks, columns over the threads (no division). */
     for (int y = blockIdx.x; y < h; y += gridDim.x)
         for (int x = threadIdx.x; x < w; x += blockDim.x) {
             const size_t i = (size_t)y * w + x;
-            int32_t v[3];
-            for (int j = 0; j < nt; j++) {
-                const int cc = c + j;
-                const uint32_t maxv = (1u << k.depth[cc]) - 1;
-                uint32_t s = in.plane[cc][y * in.pitch[cc] + x];
-                s = s > maxv ? maxv : s;
-                v[j] = k.lut_off[cc] >= 0
-                           ? lut[k.lut_off[cc] + s]
-                           : (int32_t)(s << (k.bw - k.depth[cc])) - (1 << (k.bw - 1));
+            int32_t v[3] = {0, 0, 0};
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                if (j >= nt)
+                    break;
+                uint32_t s = src[j][y * pitch[j] + x];
+                s = s > maxv[j] ? maxv[j] : s;
+                v[j] = lut_off[j] >= 0 ? lut[lut_off[j] + s]
+                                       : (int32_t)(s << shift[j]) - (1 << (k.bw - 1));
             }
             if (nt == 3) {
                 /* Forward RCT: R, G, B to Y, B-G, R-G. */
@@ -160,9 +178,11 @@ __global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes i
                 v[1] = b - g;
                 v[2] = r - g;
             }
-            for (int j = 0; j < nt; j++) {
-                const int cc = c + j;
-                (cc < k.ncd ? in32 : coef)[k.coef_off[cc] + i] = v[j];
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                if (j >= nt)
+                    break;
+                dst[j][i] = v[j];
             }
         }
 }
