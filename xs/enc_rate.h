@@ -273,6 +273,20 @@ typedef struct enc_packet_size {
     uint32_t bytes; /* header and subpackets; ENC_NOCOST when a length overflows */
 } enc_packet_size;
 
+/* The raw decision and the bytes of a packet from its bit sums (sig, cnt,
+ * rawcnt, dat, sgn). */
+XS_HD void enc_packet_finish(const enc_params *p, enc_packet_size *z)
+{
+    const uint32_t coded = enc_ceil8(z->sig) + enc_ceil8(z->cnt);
+    z->raw = p->force_raw || (p->allow_raw && enc_ceil8(z->rawcnt) < coded);
+    const uint32_t lcnt = z->raw ? enc_ceil8(z->rawcnt) : enc_ceil8(z->cnt);
+    if (!enc_packet_fits(p, enc_ceil8(z->dat), lcnt, enc_ceil8(z->sgn)))
+        z->bytes = ENC_NOCOST;
+    else
+        z->bytes = (p->long_headers ? 7 : 5) + (z->raw ? enc_ceil8(z->rawcnt) : coded) +
+                   enc_ceil8(z->dat) + enc_ceil8(z->sgn);
+}
+
 XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl,
                                        const enc_line_cost *cost, int i0, int i1,
                                        const enc_choice *ch)
@@ -287,14 +301,7 @@ XS_HD enc_packet_size enc_packet_bytes(const enc_params *p, const enc_bline *bl,
         z.dat += cost[i].data[t];
         z.sgn += p->fs ? cost[i].sign[t] : 0;
     }
-    const uint32_t coded = enc_ceil8(z.sig) + enc_ceil8(z.cnt);
-    z.raw = p->force_raw || (p->allow_raw && enc_ceil8(z.rawcnt) < coded);
-    const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
-    if (!enc_packet_fits(p, enc_ceil8(z.dat), lcnt, enc_ceil8(z.sgn)))
-        z.bytes = ENC_NOCOST;
-    else
-        z.bytes = (p->long_headers ? 7 : 5) + (z.raw ? enc_ceil8(z.rawcnt) : coded) +
-                  enc_ceil8(z.dat) + enc_ceil8(z.sgn);
+    enc_packet_finish(p, &z);
     return z;
 }
 

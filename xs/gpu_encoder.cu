@@ -7,22 +7,28 @@
  *   3. enc_gcli      one thread per code group: bitplane count and the sign
  *                    reaches of its four coefficients;
  *   4. enc_costs     one warp per band line (of every precinct): its cost
- *                    tables for every truncation, lanes over significance
- *                    groups and warp sums (vertical prediction of a
+ *                    tables for every truncation, the static ones from
+ *                    histograms (as enc_analysis.c), vertical prediction
+ *                    with lanes over t (below the truncation above, a
  *                    precinct's first line depends on the decision above it
- *                    and is left to step 5);
+ *                    and is redone in step 5);
  *   5. enc_slices    one block per slice, its precincts in order (slices are
  *                    independent: vertical prediction never crosses them and
  *                    every slice has a fixed share of the rate): the
  *                    precincts' shares of the slice (encoder.c's
- *                    slice_shares, precincts over the warps), then per
- *                    precinct the first-line vertical-prediction costs and
- *                    the rate decision of enc_select with the evaluation
- *                    spread over a warp;
+ *                    slice_shares), then per precinct the first-line
+ *                    vertical-prediction costs and the rate decision of
+ *                    enc_select. Each precinct's tables sit in shared
+ *                    memory (enc_band_mode's sums per band, mode and
+ *                    truncation precomputed), an evaluation runs on one
+ *                    warp, and both bisections decide several levels a
+ *                    round, one candidate per warp group (search_block:
+ *                    the same candidates as the bisection, fewer steps);
  *   6. enc_offsets   (fixed Q/R only) slice offsets and the codestream size;
- *   7. enc_pack      one block per precinct, one warp per band line: bit
- *                    offsets from warp scans of the code lengths, every
- *                    field OR-ed into the zeroed output as big-endian words.
+ *   7. enc_pack      one block per precinct: packet sizes and offsets over
+ *                    the threads, then one warp per band line: bit offsets
+ *                    from warp scans of the code lengths, every field
+ *                    OR-ed into the zeroed output as big-endian words.
  * Device memory is allocated at creation only. Errors found on the device
  * (a target too small, a coefficient beyond 15 bit planes) are read back by
  * xs_gpu_encoder_sync. */
@@ -67,8 +73,21 @@ struct gpu_band_info {
     uint32_t gcli_offset, gcli_stride;
 };
 
+/* Where enc_slices keeps a precinct's decision tables (prec_tab): offsets in
+ * bytes in a slot of its shared memory, bytes a slot; the plan blob of a
+ * precinct (blob_bytes each, copied into the slot at offset blob) holds
+ * uint16 words: the number of packets, the first line of each and the end,
+ * then at bfirst the first index into blist of each band and the end, at
+ * blist the lines of each band in turn. */
+struct tab_layout {
+    uint32_t cost, mc, bline, blob, bytes;
+    uint32_t bfirst, blist, blob_bytes;
+};
+
 struct enc_gpu_consts {
     enc_params params;
+    tab_layout tab;
+    int tab_slots; /* slots in enc_slices' shared memory */
     int nbands, nc, ncd, rows, cols, hsl, slices, cpih, bw, rc;
     uint32_t nprec;
     int comp_width[XS_MAX_COMPONENTS], comp_height[XS_MAX_COMPONENTS], depth[XS_MAX_COMPONENTS];
@@ -112,39 +131,60 @@ struct gpu_planes {
     unsigned long long pitch[XS_MAX_COMPONENTS]; /* elements */
 };
 
-__global__ void enc_input(const __grid_constant__ enc_gpu_consts k, gpu_planes in, int32_t *in32,
-                          int32_t *coef, const int32_t *lut)
+__global__ void enc_input(const __grid_constant__ enc_gpu_consts k,
+                          const __grid_constant__ gpu_planes in, int32_t *in32, int32_t *coef,
+                          const int32_t *lut)
 {
     const int c = blockIdx.y;
     if (k.cpih == 1 && (c == 1 || c == 2))
         return; /* done with component 0 */
     const int w = k.comp_width[c], h = k.comp_height[c];
-    const size_t n = (size_t)w * h;
     const int nt = (k.cpih == 1 && c == 0) ? 3 : 1;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t x = i % w, y = i / w;
-        int32_t v[3];
-        for (int j = 0; j < nt; j++) {
-            const int cc = c + j;
-            const uint32_t maxv = (1u << k.depth[cc]) - 1;
-            uint32_t s = in.plane[cc][y * in.pitch[cc] + x];
-            s = s > maxv ? maxv : s;
-            v[j] = k.lut_off[cc] >= 0 ? lut[k.lut_off[cc] + s]
-                                      : (int32_t)(s << (k.bw - k.depth[cc])) - (1 << (k.bw - 1));
-        }
-        if (nt == 3) {
-            /* Forward RCT: R, G, B to Y, B-G, R-G. */
-            const int32_t r = v[0], g = v[1], b = v[2];
-            v[0] = (r + 2 * g + b) >> 2;
-            v[1] = b - g;
-            v[2] = r - g;
-        }
-        for (int j = 0; j < nt; j++) {
-            const int cc = c + j;
-            (cc < k.ncd ? in32 : coef)[k.coef_off[cc] + i] = v[j];
-        }
+    /* The components' constants in registers (j < nt; no array on the stack). */
+    const uint16_t *src[3];
+    unsigned long long pitch[3];
+    uint32_t maxv[3];
+    long long lut_off[3];
+    int shift[3];
+    int32_t *dst[3];
+#pragma unroll
+    for (int j = 0; j < 3; j++) {
+        const int cc = j < nt ? c + j : c;
+        src[j] = in.plane[cc];
+        pitch[j] = in.pitch[cc];
+        maxv[j] = (1u << k.depth[cc]) - 1;
+        lut_off[j] = k.lut_off[cc];
+        shift[j] = k.bw - k.depth[cc];
+        dst[j] = (cc < k.ncd ? in32 : coef) + k.coef_off[cc];
     }
+    /* Rows over the blocks, columns over the threads (no division). */
+    for (int y = blockIdx.x; y < h; y += gridDim.x)
+        for (int x = threadIdx.x; x < w; x += blockDim.x) {
+            const size_t i = (size_t)y * w + x;
+            int32_t v[3] = {0, 0, 0};
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                if (j >= nt)
+                    break;
+                uint32_t s = src[j][y * pitch[j] + x];
+                s = s > maxv[j] ? maxv[j] : s;
+                v[j] = lut_off[j] >= 0 ? lut[lut_off[j] + s]
+                                       : (int32_t)(s << shift[j]) - (1 << (k.bw - 1));
+            }
+            if (nt == 3) {
+                /* Forward RCT: R, G, B to Y, B-G, R-G. */
+                const int32_t r = v[0], g = v[1], b = v[2];
+                v[0] = (r + 2 * g + b) >> 2;
+                v[1] = b - g;
+                v[2] = r - g;
+            }
+#pragma unroll
+            for (int j = 0; j < 3; j++) {
+                if (j >= nt)
+                    break;
+                dst[j][i] = v[j];
+            }
+        }
 }
 
 /* ---- 3. bitplane counts ---- */
@@ -153,136 +193,298 @@ __global__ void enc_gcli(const __grid_constant__ enc_gpu_consts k, const int32_t
                          uint8_t *gcli, uint16_t *reach, unsigned *status)
 {
     const gpu_band_info &b = k.band[blockIdx.y];
-    const size_t n = (size_t)b.height * b.gcli_stride;
     const int gpc = (b.col_width + 3) / 4; /* code groups per precinct column */
     const int32_t *plane = coef + k.coef_off[b.comp];
     const int cw = k.comp_width[b.comp];
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const size_t y = i / b.gcli_stride;
-        const int gi = (int)(i % b.gcli_stride);
-        const int col = gi / gpc, j = gi % gpc;
-        int w = b.width - col * b.col_width;
-        w = w < b.col_width ? w : b.col_width;
-        const int x = col * b.col_width + 4 * j, cnt = min(4, w - 4 * j);
-        const int32_t *row = plane + (size_t)(b.y0 + y) * cw + b.x0 + x;
-        int32_t v[4];
-        uint32_t m = 0;
-        for (int q = 0; q < 4; q++) {
-            v[q] = q < cnt ? row[q] : 0;
-            const uint32_t a = (uint32_t)(v[q] < 0 ? -(int64_t)v[q] : v[q]) >> k.params.fq;
-            m = a > m ? a : m;
+    /* Band rows over the blocks, code groups over the threads; several rows
+     * a block where a row has fewer groups than the block threads (one
+     * division per thread). */
+    const int stride = (int)b.gcli_stride;
+    if (stride == 0)
+        return;
+    const int rows = stride < (int)blockDim.x ? (int)blockDim.x / stride : 1;
+    const int tr = stride < (int)blockDim.x ? (int)threadIdx.x / stride : 0;
+    const int g0 = stride < (int)blockDim.x ? (int)threadIdx.x % stride : (int)threadIdx.x;
+    if (tr >= rows)
+        return;
+    for (int y = blockIdx.x * rows + tr; y < b.height; y += gridDim.x * rows)
+        for (int gi = g0; gi < stride; gi += blockDim.x) {
+            const size_t i = (size_t)y * b.gcli_stride + gi;
+            const int col = gi / gpc, j = gi % gpc;
+            int w = b.width - col * b.col_width;
+            w = w < b.col_width ? w : b.col_width;
+            const int x = col * b.col_width + 4 * j, cnt = min(4, w - 4 * j);
+            const int32_t *row = plane + (size_t)(b.y0 + y) * cw + b.x0 + x;
+            int32_t v[4];
+            uint32_t m = 0;
+            for (int q = 0; q < 4; q++) {
+                v[q] = q < cnt ? row[q] : 0;
+                const uint32_t a = (uint32_t)(v[q] < 0 ? -(int64_t)v[q] : v[q]) >> k.params.fq;
+                m = a > m ? a : m;
+            }
+            if (m > 0x7fff) {
+                report(status, GPU_ENC_ERR_PLANES, (unsigned)blockIdx.y);
+                m = 0x7fff;
+            }
+            const int g = enc_bitlen(m);
+            uint16_t r = 0;
+            for (int q = 0; q < cnt; q++)
+                r |= (uint16_t)(enc_sign_reach(v[q], g, k.params.qpih, k.params.fq) << (4 * q));
+            gcli[b.gcli_offset + i] = (uint8_t)g;
+            reach[b.gcli_offset + i] = r;
         }
-        if (m > 0x7fff) {
-            report(status, GPU_ENC_ERR_PLANES, (unsigned)blockIdx.y);
-            m = 0x7fff;
-        }
-        const int g = enc_bitlen(m);
-        uint16_t r = 0;
-        for (int q = 0; q < cnt; q++)
-            r |= (uint16_t)(enc_sign_reach(v[q], g, k.params.qpih, k.params.fq) << (4 * q));
-        gcli[b.gcli_offset + i] = (uint8_t)g;
-        reach[b.gcli_offset + i] = r;
-    }
 }
 
 /* ---- 4. cost tables ---- */
 
-/* Adds to acc (96 words: unary[4][16], data[16], sign[16], as enc_line_cost)
- * the costs of one band line, the warp's lanes over its significance groups.
- * vpred_only: only the vertical-prediction entries. */
+/* Histogram bins of a band line (the C encoder's static_costs,
+ * enc_analysis.c): counts of g, of min(sign reach, g) over the four
+ * coefficients, and of significance-group maxima (weighted by their
+ * groups); per warp one column of bins per lane, then their sums. */
+enum { BIN_G = 0, BIN_R = ENC_T, BIN_S = 2 * ENC_T, COST_BINS = 3 * ENC_T };
+#define COST_SCRATCH (COST_BINS * 32 + COST_BINS) /* words a warp */
+
+/* The tables that do not depend on the line above (unary[0], unary[SIG],
+ * data, sign) from histograms, as static_costs: lanes over significance
+ * groups, each counting into its own bins, then lane t the sums over t. */
+__device__ static void static_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *g,
+                                    const uint16_t *rc, uint32_t *bins, uint32_t *out)
+{
+    const int lane = threadIdx.x & 31;
+    uint32_t *tot = bins + COST_BINS * 32;
+    for (int q = 0; q < COST_BINS; q++)
+        bins[q * 32 + lane] = 0;
+    const uint32_t nsig = (bl.groups + 7) / 8;
+    for (uint32_t s = (uint32_t)lane; s < nsig; s += 32) {
+        const int n = (int)min(8u, bl.groups - 8 * s);
+        int gmax = 0;
+        for (int i = 0; i < n; i++) {
+            const int gi = g[8 * s + i];
+            const uint16_t r = rc[8 * s + i];
+            bins[(BIN_G + gi) * 32 + lane]++;
+            gmax = gi > gmax ? gi : gmax;
+            for (int c = 0; c < 4; c++) {
+                const int rk = (r >> (4 * c)) & 15;
+                bins[(BIN_R + (rk < gi ? rk : gi)) * 32 + lane]++;
+            }
+        }
+        bins[(BIN_S + gmax) * 32 + lane] += (uint32_t)n;
+    }
+    __syncwarp();
+    for (int q = lane; q < COST_BINS; q += 32) {
+        uint32_t v = 0;
+        for (int l = 0; l < 32; l++)
+            v += bins[q * 32 + ((l + q) & 31)]; /* lanes on different banks */
+        tot[q] = v;
+    }
+    __syncwarp();
+    if (lane < ENC_T) {
+        const int t = lane;
+        uint32_t above = 0, above_sum = 0, signs = 0, flat = 0;
+        for (int v = t + 1; v < ENC_T; v++) {
+            above += tot[BIN_G + v];
+            above_sum += tot[BIN_G + v] * (uint32_t)v;
+            signs += tot[BIN_R + v];
+        }
+        for (int v = 0; v <= t; v++)
+            flat += tot[BIN_S + v];
+        const uint32_t excess = above_sum - (uint32_t)t * above; /* sum over g > t of g - t */
+        out[t] = bl.groups + excess;
+        out[ENC_MODE_SIG * ENC_T + t] = bl.groups + excess - flat;
+        out[4 * ENC_T + t] = 4 * excess + (k.params.fs ? 0 : 4 * above);
+        out[5 * ENC_T + t] = signs;
+    }
+    __syncwarp(); /* bins are rewritten by the warp's next line */
+}
+
+/* The cost tables of one band line, on one warp: what enc_cost_sig_group
+ * sums over its significance groups (out: 96 words, unary[4][16],
+ * data[16], sign[16], as enc_line_cost; out2, when not NULL, gets the
+ * vertical-prediction ones too). Without vpred_only the tables
+ * that do not depend on the line above (static_costs, bins: the warp's
+ * COST_SCRATCH words) and the vertical-prediction ones for every t (zero
+ * without use_top); with vpred_only only the vertical-prediction ones for
+ * t < nt. Those come group by group: each lane one t and every (32 /
+ * T)-th significance group (T: nt rounded up to a power of two), its sums
+ * added over the lanes of its t at the end. */
 __device__ static void line_costs(const enc_gpu_consts &k, const enc_bline &bl, const uint8_t *gcli,
-                                  const uint16_t *reach, int use_top, int ttop, int vpred_only,
-                                  uint32_t *acc)
+                                  const uint16_t *reach, int use_top, int ttop, int nt,
+                                  int vpred_only, uint32_t *bins, uint32_t *out, uint32_t *out2)
 {
     const int lane = threadIdx.x & 31;
     const uint8_t *g = gcli + bl.gcli_off;
+    const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
     const uint16_t *rc = reach + bl.gcli_off;
-    const uint32_t nsig = (bl.groups + 7) / 8;
-    for (uint32_t base = 0; base < nsig; base += 32) {
-        const uint32_t s = base + lane;
-        const int n = s < nsig ? (int)min(8u, bl.groups - 8 * s) : 0;
-        const uint8_t *top = g - bl.gcli_stride; /* the line above, read only with use_top */
-        uint8_t gl[8], tl[8];
-        uint16_t rl[8];
-        for (int i = 0; i < 8; i++) {
-            gl[i] = i < n ? g[8 * s + i] : 0;
-            tl[i] = i < n && use_top ? top[8 * s + i] : 0;
-            rl[i] = i < n ? rc[8 * s + i] : 0;
+    if (!vpred_only)
+        static_costs(k, bl, g, rc, bins, out);
+    if (!use_top) {
+        if (lane < ENC_T && !vpred_only) {
+            out[ENC_MODE_VPRED * ENC_T + lane] = 0;
+            out[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + lane] = 0;
         }
-        for (int t = 0; t < ENC_T; t++) {
-            uint32_t o[6];
-            enc_sig_group_cost(gl, use_top ? tl : NULL, rl, n, ttop, t, &k.params, o);
-            for (int q = 0; q < 6; q++) {
-                if (vpred_only && q != ENC_MODE_VPRED && q != (ENC_MODE_VPRED | ENC_MODE_SIG))
-                    continue;
-                const uint32_t v = warp_sum(n ? o[q] : 0);
-                if (lane == 0)
-                    acc[q * ENC_T + t] += v;
+        __syncwarp();
+        return;
+    }
+    int tn = 1;
+    while (tn < nt)
+        tn <<= 1;
+    const int t = lane % tn, step = 32 / tn;
+    const uint32_t nsig = (bl.groups + 7) / 8;
+    uint32_t vp = 0, vps = 0;
+    if (t < nt) {
+        for (uint32_t s = (uint32_t)(lane / tn); s < nsig; s += (uint32_t)step) {
+            const int n = (int)min(8u, bl.groups - 8 * s);
+            uint8_t gl[8], tl[8];
+            const uint16_t rl[8] = {0, 0, 0, 0, 0, 0, 0, 0}; /* the sign bits are not wanted */
+            for (int i = 0; i < 8; i++) {
+                gl[i] = i < n ? g[8 * s + i] : 0;
+                tl[i] = i < n ? top[8 * s + i] : 0;
             }
+            uint32_t o[6];
+            enc_sig_group_cost(gl, tl, rl, n, ttop, t, &k.params, o);
+            vp += o[ENC_MODE_VPRED];
+            vps += o[ENC_MODE_VPRED | ENC_MODE_SIG];
+        }
+    }
+    for (int d = tn; d < 32; d <<= 1) {
+        vp += __shfl_xor_sync(FULL, vp, d);
+        vps += __shfl_xor_sync(FULL, vps, d);
+    }
+    if (lane < nt) {
+        out[ENC_MODE_VPRED * ENC_T + t] = vp;
+        out[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + t] = vps;
+        if (out2) {
+            out2[ENC_MODE_VPRED * ENC_T + t] = vp;
+            out2[(ENC_MODE_VPRED | ENC_MODE_SIG) * ENC_T + t] = vps;
         }
     }
     __syncwarp();
 }
 
-#define COST_WARPS 8
+#define COST_WARPS 4
 __global__ void __launch_bounds__(32 * COST_WARPS)
     enc_costs(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines, uint32_t nblines,
               const uint8_t *gcli, const uint16_t *reach, enc_line_cost *cost)
 {
-    __shared__ uint32_t acc[COST_WARPS][96];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    __shared__ uint32_t scratch[COST_WARPS][COST_SCRATCH];
+    const int w = threadIdx.x >> 5;
     const uint32_t i = blockIdx.x * COST_WARPS + w;
     if (i >= nblines)
         return;
-    for (int q = lane; q < 96; q += 32)
-        acc[w][q] = 0;
-    __syncwarp();
     const enc_bline bl = blines[i];
     const int row = (int)(bl.precinct / k.cols);
     /* As the C encoder: vertical prediction where the precinct is not the
      * first of its slice; line 0 against the truncations of the same candidate
      * above (ttop 0) for the slice's shares, redone from the decision above
-     * (enc_slices). */
+     * (enc_slices, where it differs: t below the truncation above). */
     const int use_top = k.params.allow_vpred && row % k.hsl != 0;
-    line_costs(k, bl, gcli, reach, use_top, 0, 0, acc[w]);
-    uint32_t *out = (uint32_t *)&cost[i];
-    for (int q = lane; q < 96; q += 32)
-        out[q] = acc[w][q];
+    line_costs(k, bl, gcli, reach, use_top, 0, ENC_T, 0, scratch[w], (uint32_t *)&cost[i], NULL);
 }
 
 /* ---- 5. rate decision, slice by slice ---- */
 
-#define SLICE_WARPS 8
-#define MAX_PACKET_RUNS 64
+#define SLICE_WARPS 32
+#define SEARCH_LEVELS 5 /* bisection levels decided per round, at most log2(SLICE_WARPS) */
 
-struct slice_shared {
-    enc_choice ch;
-    uint32_t used, allot_cum, slice_allot;
-    int npk;
-    uint16_t pk_start[MAX_PACKET_RUNS + 1];
+/* A precinct's decision tables in enc_slices' shared memory (a slot of
+ * k.tab.bytes): its cost tables and band lines, enc_band_mode's sums for
+ * every band, mode and truncation, and its plan blob (packet runs and the
+ * band lines of each band, from the host). */
+struct prec_tab {
+    enc_line_cost *cost;
+    uint32_t *mc; /* [band][mode][t]: unary[mode][t], with the flags in the SIG modes */
+    enc_bline *bl;
+    const uint16_t *pk;             /* pk[0] packets, pk[1 + j] the first line of packet j */
+    const uint16_t *bfirst, *blist; /* band b's lines: blist[bfirst[b] .. bfirst[b + 1]) */
 };
 
-/* enc_evaluate with bands and packets over the lanes of one warp: the same
- * truncations, modes (enc_band_mode) and packet sizes (enc_packet_bytes). */
-__device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_bline *bl,
-                                         const enc_line_cost *cost, int nbl, int vpred_ok, int q,
-                                         int r, slice_shared *sh)
+__device__ static prec_tab tab_at(const enc_gpu_consts &k, uint8_t *smem, int slot)
 {
-    const int lane = threadIdx.x & 31;
-    const enc_params *p = &k.params;
-    __syncwarp(); /* the lanes still reading sh->ch for the last evaluation are done */
-    for (int b = lane; b < p->nbands; b += 32)
-        sh->ch.t[b] = (uint8_t)enc_truncation(q, r, k.gain[b], k.priority[b]);
+    uint8_t *s = smem + (size_t)slot * k.tab.bytes;
+    prec_tab t;
+    t.cost = (enc_line_cost *)(s + k.tab.cost);
+    t.mc = (uint32_t *)(s + k.tab.mc);
+    t.bl = (enc_bline *)(s + k.tab.bline);
+    const uint16_t *b = (const uint16_t *)(s + k.tab.blob);
+    t.pk = b;
+    t.bfirst = b + k.tab.bfirst;
+    t.blist = b + k.tab.blist;
+    return t;
+}
+
+/* enc_band_mode's sum of band b, mode m at truncation tr into t.mc. */
+__device__ static void mc_entry(const prec_tab &t, int b, int m, int tr)
+{
+    uint32_t v = 0;
+    for (int i = t.bfirst[b]; i < t.bfirst[b + 1]; i++) {
+        const int l = t.blist[i];
+        v += t.cost[l].unary[m][tr] + ((m & ENC_MODE_SIG) ? enc_sig_bits(t.bl[l].groups) : 0);
+    }
+    t.mc[(b * ENC_MODES + m) * ENC_T + tr] = v;
+}
+
+/* The tables of precincts p0..p0+n-1 into slots 0..n-1, by the whole block
+ * (every thread calls it). */
+__device__ static void build_tabs(const enc_gpu_consts &k, uint8_t *smem, const enc_bline *blines,
+                                  const uint32_t *bline_first, const enc_line_cost *cost,
+                                  const uint4 *blob, uint32_t p0, int n)
+{
+    for (int j = 0; j < n; j++) {
+        const uint32_t p = p0 + (uint32_t)j, f = bline_first[p];
+        const int nbl = (int)(bline_first[p + 1] - f);
+        uint8_t *s = smem + (size_t)j * k.tab.bytes;
+        const uint4 *cs = (const uint4 *)(cost + f);
+        uint4 *cd = (uint4 *)(s + k.tab.cost);
+        for (int i = threadIdx.x; i < nbl * (int)(sizeof(enc_line_cost) / 16); i += blockDim.x)
+            cd[i] = cs[i];
+        const uint32_t *bs = (const uint32_t *)(blines + f);
+        uint32_t *bd = (uint32_t *)(s + k.tab.bline);
+        for (int i = threadIdx.x; i < nbl * (int)(sizeof(enc_bline) / 4); i += blockDim.x)
+            bd[i] = bs[i];
+        const uint4 *os = blob + (size_t)p * (k.tab.blob_bytes / 16);
+        uint4 *od = (uint4 *)(s + k.tab.blob);
+        for (int i = threadIdx.x; i < (int)(k.tab.blob_bytes / 16); i += blockDim.x)
+            od[i] = os[i];
+    }
+    __syncthreads();
+    for (int j = 0; j < n; j++) {
+        const prec_tab t = tab_at(k, smem, j);
+        for (int e = threadIdx.x; e < k.nbands * ENC_MODES * ENC_T; e += blockDim.x)
+            mc_entry(t, e / (ENC_MODES * ENC_T), (e / ENC_T) % ENC_MODES, e % ENC_T);
+    }
+    __syncthreads();
+}
+
+/* enc_evaluate's truncations and modes (enc_band_mode, from the sums), the
+ * bands over the lanes of one warp. */
+__device__ static void choose_bands(const enc_gpu_consts &k, const prec_tab &t, int q, int r,
+                                    int vpred_ok, const uint8_t *gain, const uint8_t *priority,
+                                    enc_choice *ch)
+{
+    __syncwarp(); /* the lanes still reading ch for the last evaluation are done */
+    for (int b = threadIdx.x & 31; b < k.nbands; b += 32) {
+        const int tr = enc_truncation(q, r, gain[b], priority[b]);
+        const uint32_t *s = t.mc + b * (ENC_MODES * ENC_T) + tr;
+        const uint32_t mc[ENC_MODES] = {s[0], s[ENC_T], s[2 * ENC_T], s[3 * ENC_T]};
+        ch->t[b] = (uint8_t)tr;
+        ch->mode[b] = (uint8_t)enc_pick_mode(&k.params, mc, vpred_ok);
+    }
     __syncwarp();
-    for (int b = lane; b < p->nbands; b += 32)
-        sh->ch.mode[b] = (uint8_t)enc_band_mode(p, bl, cost, nbl, b, sh->ch.t[b], vpred_ok);
-    __syncwarp();
+}
+
+/* enc_evaluate on one warp: the bands, then the packets (enc_packet_bytes)
+ * over the lanes. */
+__device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const prec_tab &t, int q, int r,
+                                         int vpred_ok, const uint8_t *gain, const uint8_t *priority,
+                                         enc_choice *ch)
+{
+    choose_bands(k, t, q, r, vpred_ok, gain, priority, ch);
     uint32_t sum = 0;
     int bad = 0;
-    for (int j = lane; j < sh->npk; j += 32) {
+    const int npk = t.pk[0];
+    for (int j = threadIdx.x & 31; j < npk; j += 32) {
         const enc_packet_size z =
-            enc_packet_bytes(p, bl, cost, sh->pk_start[j], sh->pk_start[j + 1], &sh->ch);
+            enc_packet_bytes(&k.params, t.bl, t.cost, t.pk[1 + j], t.pk[2 + j], ch);
         if (z.bytes == ENC_NOCOST)
             bad = 1;
         else
@@ -290,146 +492,214 @@ __device__ static uint32_t evaluate_warp(const enc_gpu_consts &k, const enc_blin
     }
     sum = warp_sum(sum);
     bad = __any_sync(FULL, bad);
-    const uint32_t total = p->prec_header_bytes + sum;
+    const uint32_t total = k.params.prec_header_bytes + sum;
     return bad || total >= (1u << 24) ? ENC_NOCOST : total;
 }
 
-/* enc_select's bisection, on one warp. */
-__device__ static int select_warp(const enc_gpu_consts &k, const enc_bline *bl,
-                                  const enc_line_cost *cost, int nbl, int vpred_ok, uint32_t budget,
-                                  int *q_out, int *r_out, uint32_t *bytes_out, slice_shared *sh)
+/* What the block shares between the rounds of a search. */
+struct search_shared {
+    enc_choice ch[SLICE_WARPS]; /* each warp's evaluation */
+    uint64_t part[SLICE_WARPS];
+    uint8_t gain[XS_MAX_BANDS], priority[XS_MAX_BANDS];
+};
+
+/* A search over precincts p0..p0+np-1 of a slice, in slots 0..np-1 where
+ * they fit (rebuild 0) or built batch by batch (rebuild 1): precinct j with
+ * vertical prediction where j >= vpred_from. */
+struct search_span {
+    const enc_bline *blines;
+    const uint32_t *bline_first;
+    const enc_line_cost *cost;
+    const uint4 *blob;
+    uint32_t p0;
+    int slot0; /* the slot of p0 (without rebuild) */
+    int np, vpred_from, rebuild;
+    int slice; /* 1: slice_bytes' sum (UINT64_MAX on a length overflow); 0: enc_evaluate's value */
+};
+
+/* This warp's part of candidate c's value over the precincts j = first,
+ * first + step, ... (every thread of the block calls it: the batches are
+ * built by all); sizes: each one's bytes (lane 0, when not NULL). */
+__device__ static uint64_t span_part(const enc_gpu_consts &k, uint8_t *smem, const search_span &sp,
+                                     int c, int first, int step, search_shared *sh, uint32_t *sizes)
 {
-    const enc_params *p = &k.params;
-    int q, r;
-    enc_candidate(p, 0, &q, &r);
-    if (evaluate_warp(k, bl, cost, nbl, vpred_ok, q, r, sh) > budget)
-        return -1;
-    int lo = 0, hi = (p->qmax + 1) * p->rmax;
-    while (hi - lo > 1) {
+    const int w = threadIdx.x >> 5;
+    int q = 0, r = 0;
+    if (c >= 0)
+        enc_candidate(&k.params, c, &q, &r);
+    uint64_t acc = 0;
+    const int nt = sp.rebuild ? k.tab_slots : sp.np;
+    for (int b0 = 0; b0 < sp.np; b0 += nt) {
+        const int nb = min(nt, sp.np - b0);
+        if (sp.rebuild)
+            build_tabs(k, smem, sp.blines, sp.bline_first, sp.cost, sp.blob, sp.p0 + (uint32_t)b0,
+                       nb);
+        if (c >= 0) {
+            int j = first;
+            while (j < b0)
+                j += step;
+            for (; j < b0 + nb; j += step) {
+                const uint32_t v =
+                    evaluate_warp(k, tab_at(k, smem, sp.slot0 + j - b0), q, r, j >= sp.vpred_from,
+                                  sh->gain, sh->priority, &sh->ch[w]);
+                if (!sp.slice)
+                    acc = v;
+                else
+                    acc = v == ENC_NOCOST || acc == UINT64_MAX ? UINT64_MAX : acc + v;
+                if (sizes && (threadIdx.x & 31) == 0)
+                    sizes[sp.p0 + (uint32_t)j] = v;
+            }
+        }
+        if (sp.rebuild)
+            __syncthreads(); /* every warp is done with the batch's slots */
+    }
+    return acc;
+}
+
+/* The sum of parts g*n .. g*n+g-1, UINT64_MAX where one is. */
+__device__ static uint64_t group_value(const uint64_t *part, int n, int g)
+{
+    uint64_t v = 0;
+    for (int i = n * g; i < n * g + g; i++)
+        v = part[i] == UINT64_MAX || v == UINT64_MAX ? UINT64_MAX : v + part[i];
+    return v;
+}
+
+/* Node n (heap order, 1 the root) of the bisection's decision tree below
+ * [lo, hi): the candidate it evaluates, -1 where the bisection has ended
+ * before it. */
+__device__ static int node_mid(int lo, int hi, int n)
+{
+    for (int d = 30 - __clz(n); d >= 0; d--) {
+        if (hi - lo <= 1)
+            return -1;
         const int mid = lo + (hi - lo) / 2;
-        enc_candidate(p, mid, &q, &r);
-        if (evaluate_warp(k, bl, cost, nbl, vpred_ok, q, r, sh) <= budget)
+        if ((n >> d) & 1)
             lo = mid;
         else
             hi = mid;
     }
-    enc_candidate(p, lo, q_out, r_out);
-    *bytes_out = evaluate_warp(k, bl, cost, nbl, vpred_ok, *q_out, *r_out, sh);
-    return 0;
+    return hi - lo > 1 ? lo + (hi - lo) / 2 : -1;
 }
 
-/* The packet runs of a precinct's band lines into sh (lane 0 of the calling warp). */
-__device__ static void packet_runs(const enc_bline *bl, int nbl, slice_shared *sh)
+/* enc_select's and slice_shares' bisection, on the whole block, with the
+ * same answer: candidate 0 must fit (value <= limit), then lo, hi = 0, K
+ * and mid = lo + (hi - lo) / 2 until hi - lo = 1. Each round evaluates the
+ * next `levels` levels of that decision tree at once (node n on the warps
+ * of group n, candidate 0 on group 0 in the first round) and walks them, so
+ * the candidates taken are the bisection's own. Returns lo, or -1 when
+ * candidate 0 does not fit; *value: lo's value (candidate 0's on -1). */
+__device__ static int search_block(const enc_gpu_consts &k, uint8_t *smem, const search_span &sp,
+                                   uint64_t limit, search_shared *sh, uint64_t *value)
 {
-    __syncwarp();
-    if ((threadIdx.x & 31) == 0) {
-        int npk = 0;
-        for (int i = 0; i < nbl; i++)
-            if (i == 0 || bl[i].packet != bl[i - 1].packet)
-                sh->pk_start[npk++] = (uint16_t)i;
-        sh->pk_start[npk] = (uint16_t)nbl;
-        sh->npk = npk;
-    }
-    __syncwarp();
-}
-
-/* encoder.c's slice_bytes on the block: the bytes of precincts p0..p1-1 at
- * candidate c as if every precinct took it, the precincts spread over the
- * warps (each with its scratch est[w]), each one's size into sizes[p] (when
- * not NULL); UINT64_MAX where a length field would overflow. Every thread of
- * the block calls it and gets the same answer. */
-__device__ static uint64_t slice_bytes_block(const enc_gpu_consts &k, const enc_bline *blines,
-                                             const uint32_t *bline_first, const enc_line_cost *cost,
-                                             uint32_t p0, uint32_t p1, int c, slice_shared *est,
-                                             uint64_t *part, uint32_t *sizes)
-{
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    int q, r;
-    enc_candidate(&k.params, c, &q, &r);
-    uint64_t sum = 0;
-    int bad = 0;
-    for (uint32_t p = p0 + (uint32_t)w; p < p1; p += SLICE_WARPS) {
-        const uint32_t f = bline_first[p];
-        const int nbl = (int)(bline_first[p + 1] - f);
-        packet_runs(blines + f, nbl, &est[w]);
-        const uint32_t b =
-            evaluate_warp(k, blines + f, cost + f, nbl, p >= p0 + k.cols, q, r, &est[w]);
-        if (b == ENC_NOCOST) {
-            bad = 1;
-        } else {
-            sum += b;
-            if (sizes && lane == 0)
-                sizes[p] = b;
+    const int w = threadIdx.x >> 5;
+    int levels = 1;
+    while (levels < SEARCH_LEVELS && (SLICE_WARPS >> (levels + 1)) >= sp.np)
+        levels++;
+    const int g = SLICE_WARPS >> levels, node = w / g, member = w % g;
+    int lo = 0, hi = (k.params.qmax + 1) * k.params.rmax, first = 1;
+    uint64_t vlo = 0;
+    do {
+        const int c = node == 0 ? (first ? 0 : -1) : node_mid(lo, hi, node);
+        const uint64_t acc = span_part(k, smem, sp, c, member, g, sh, NULL);
+        if ((threadIdx.x & 31) == 0)
+            sh->part[w] = acc;
+        __syncthreads();
+        if (first) {
+            vlo = group_value(sh->part, 0, g);
+            if (vlo > limit) {
+                __syncthreads();
+                *value = vlo;
+                return -1;
+            }
+            first = 0;
         }
-    }
-    if (lane == 0)
-        part[w] = bad ? UINT64_MAX : sum;
-    __syncthreads();
-    uint64_t total = 0;
-    for (int i = 0; i < SLICE_WARPS && total != UINT64_MAX; i++)
-        total = part[i] == UINT64_MAX ? UINT64_MAX : total + part[i];
-    __syncthreads(); /* part is rewritten by the next call */
-    return total;
+        int n = 1;
+        for (int l = 0; l < levels && hi - lo > 1; l++) {
+            const int mid = lo + (hi - lo) / 2;
+            const uint64_t v = group_value(sh->part, n, g);
+            const int fit = v <= limit;
+            if (fit) {
+                lo = mid;
+                vlo = v;
+            } else {
+                hi = mid;
+            }
+            n = 2 * n + fit;
+        }
+        __syncthreads(); /* part is rewritten by the next round */
+    } while (hi - lo > 1);
+    *value = vlo;
+    return lo;
 }
 
 /* encoder.c's slice_shares on the block (XS_RC_SLICE): share[p0..p1), the
  * precincts' parts of the slice at the best candidate the whole slice fits. */
-__device__ static void slice_shares_block(const enc_gpu_consts &k, const enc_bline *blines,
-                                          const uint32_t *bline_first, const enc_line_cost *cost,
-                                          const uint32_t *allot, uint32_t p0, uint32_t p1,
-                                          slice_shared *est, uint64_t *part, uint32_t *share)
+__device__ static void slice_shares_block(const enc_gpu_consts &k, uint8_t *smem,
+                                          const search_span &sp, const uint32_t *allot,
+                                          search_shared *sh, uint32_t *share)
 {
     uint64_t a = 0;
-    for (uint32_t p = p0; p < p1; p++)
-        a += allot[p];
-    if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, 0, est, part, NULL) > a) {
-        if (threadIdx.x == 0)
-            for (uint32_t p = p0; p < p1; p++)
-                share[p] = allot[p];
+    for (int j = 0; j < sp.np; j++)
+        a += allot[sp.p0 + (uint32_t)j];
+    uint64_t sum;
+    const int lo = search_block(k, smem, sp, a, sh, &sum);
+    if (lo < 0) {
+        for (int j = threadIdx.x; j < sp.np; j += blockDim.x)
+            share[sp.p0 + (uint32_t)j] = allot[sp.p0 + (uint32_t)j];
         __syncthreads();
         return;
     }
-    int lo = 0, hi = (k.params.qmax + 1) * k.params.rmax;
-    while (hi - lo > 1) {
-        const int mid = lo + (hi - lo) / 2;
-        if (slice_bytes_block(k, blines, bline_first, cost, p0, p1, mid, est, part, NULL) <= a)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    const uint64_t sum =
-        slice_bytes_block(k, blines, bline_first, cost, p0, p1, lo, est, part, share);
-    if (threadIdx.x == 0)
-        for (uint32_t p = p0; p < p1; p++)
-            share[p] = enc_slice_share(share[p], a - sum, (int)(p - p0), (int)(p1 - p0));
+    /* Each one's size at lo, then its share (sum: lo's value). */
+    span_part(k, smem, sp, lo, threadIdx.x >> 5, SLICE_WARPS, sh, share);
+    __syncthreads();
+    for (int j = threadIdx.x; j < sp.np; j += blockDim.x)
+        share[sp.p0 + (uint32_t)j] = enc_slice_share(share[sp.p0 + (uint32_t)j], a - sum, j, sp.np);
     __syncthreads();
 }
 
 __global__ void __launch_bounds__(32 * SLICE_WARPS)
     enc_slices(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
-               const uint32_t *bline_first, const uint8_t *gcli, const uint16_t *reach,
-               enc_line_cost *cost, const uint32_t *allot, uint32_t *share, uint8_t *gtli,
-               gpu_prec *prec, uint32_t *slice_size, unsigned *status, int fixed_q, int fixed_r)
+               const uint32_t *bline_first, const uint4 *blob, const uint8_t *gcli,
+               const uint16_t *reach, enc_line_cost *cost, const uint32_t *allot, uint32_t *share,
+               uint8_t *gtli, gpu_prec *prec, uint32_t *slice_size, unsigned *status, int fixed_q,
+               int fixed_r)
 {
     extern __shared__ uint8_t smem[];
-    __shared__ slice_shared sh;
+    __shared__ search_shared sh;
+    __shared__ uint32_t used, allot_cum, slice_allot;
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const int s = blockIdx.x, row0 = s * k.hsl, row1 = min(row0 + k.hsl, k.rows);
-    enc_line_cost *scost = (enc_line_cost *)smem;
+    for (int b = threadIdx.x; b < k.nbands; b += blockDim.x) {
+        sh.gain[b] = k.gain[b];
+        sh.priority[b] = k.priority[b];
+    }
     if (threadIdx.x == 0) {
-        sh.used = 0;
-        sh.allot_cum = 0;
+        used = 0;
+        allot_cum = 0;
         uint32_t a = 0;
         for (int p = row0 * k.cols; p < row1 * k.cols; p++)
             a += allot[p];
-        sh.slice_allot = a;
+        slice_allot = a;
     }
+    __syncthreads();
+    search_span sp;
+    sp.blines = blines;
+    sp.bline_first = bline_first;
+    sp.cost = cost;
+    sp.blob = blob;
+    sp.p0 = 0;
+    sp.slot0 = sp.np = sp.vpred_from = sp.rebuild = sp.slice = 0;
     if (k.rc == XS_RC_SLICE) {
-        __shared__ slice_shared est[SLICE_WARPS];
-        __shared__ uint64_t part[SLICE_WARPS];
-        __syncthreads();
-        slice_shares_block(k, blines, bline_first, cost, allot, (uint32_t)row0 * k.cols,
-                           (uint32_t)row1 * k.cols, est, part, share);
+        sp.p0 = (uint32_t)row0 * k.cols;
+        sp.np = (row1 - row0) * k.cols;
+        sp.vpred_from = k.cols;
+        sp.slot0 = 0;
+        sp.rebuild = sp.np > k.tab_slots;
+        sp.slice = 1;
+        if (!sp.rebuild)
+            build_tabs(k, smem, blines, bline_first, cost, blob, sp.p0, sp.np);
+        slice_shares_block(k, smem, sp, allot, &sh, share);
     }
     for (int row = row0; row < row1; row++) {
         for (int col = 0; col < k.cols; col++) {
@@ -437,42 +707,59 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
             const uint32_t f = bline_first[p];
             const int nbl = (int)(bline_first[p + 1] - f);
             const int vpred_ok = row > row0;
-            /* First lines' vertical-prediction costs, from the truncations above. */
+            /* The precinct's tables: still in their slot from the slice's
+             * shares where all fitted, else built into slot 0. Its first
+             * lines' vertical-prediction costs, from the truncations above:
+             * for t at or above the truncation above they are enc_costs'
+             * (ttop 0), redone below it (into the slot too, and its sums). */
+            const int reuse = k.rc == XS_RC_SLICE && !sp.rebuild;
+            const int slot = reuse ? (int)(p - sp.p0) : 0;
+            const prec_tab tb = tab_at(k, smem, slot);
             if (vpred_ok && k.params.allow_vpred) {
                 for (int i = w; i < nbl; i += SLICE_WARPS) {
                     const enc_bline bl = blines[f + i];
-                    if (bl.line != 0)
-                        continue;
-                    uint32_t *c = (uint32_t *)&cost[f + i];
-                    for (int q = lane; q < 2 * ENC_T; q += 32)
-                        c[(q < ENC_T ? ENC_MODE_VPRED : (ENC_MODE_VPRED | ENC_MODE_SIG)) * ENC_T +
-                          q % ENC_T] = 0;
-                    __syncwarp();
-                    line_costs(k, bl, gcli, reach, 1, gtli[(p - k.cols) * k.nbands + bl.band], 1,
-                               c);
+                    const int ttop = gtli[(p - k.cols) * k.nbands + bl.band];
+                    if (bl.line == 0 && ttop > 0)
+                        line_costs(k, bl, gcli, reach, 1, ttop, ttop, 1, NULL,
+                                   (uint32_t *)&cost[f + i],
+                                   reuse ? (uint32_t *)&tb.cost[i] : NULL);
                 }
                 __syncthreads();
+                if (reuse) {
+                    for (int e = threadIdx.x; e < k.nbands * 2 * ENC_T; e += blockDim.x)
+                        mc_entry(tb, e / (2 * ENC_T),
+                                 (e / ENC_T) % 2 ? (ENC_MODE_VPRED | ENC_MODE_SIG) : ENC_MODE_VPRED,
+                                 e % ENC_T);
+                    __syncthreads();
+                }
             }
-            for (int i = threadIdx.x; i < nbl * 96; i += blockDim.x)
-                ((uint32_t *)scost)[i] = ((const uint32_t *)&cost[f])[i];
-            if (w == 0)
-                packet_runs(blines + f, nbl, &sh);
-            __syncthreads();
+            if (!reuse)
+                build_tabs(k, smem, blines, bline_first, cost, blob, p, 1);
+            int q = fixed_q, r = fixed_r, fail = 0;
+            uint32_t budget = UINT32_MAX, coded = 0; /* the same in every thread */
+            if (k.rc != XS_RC_FIXED) {
+                budget = k.rc == XS_RC_SLICE ? allot_cum + share[p] - used : allot[p];
+                search_span one = sp;
+                one.p0 = p;
+                one.slot0 = slot;
+                one.np = 1;
+                one.vpred_from = vpred_ok ? 0 : 1;
+                one.rebuild = 0;
+                one.slice = 0;
+                uint64_t v;
+                const int c = search_block(k, smem, one, budget, &sh, &v);
+                fail = c < 0;
+                enc_candidate(&k.params, fail ? 0 : c, &q, &r);
+                coded = (uint32_t)v;
+            }
             if (w == 0) {
-                int q = fixed_q, r = fixed_r, fail = 0;
-                uint32_t budget = UINT32_MAX, coded = 0; /* the same in every lane */
+                /* The decision's truncations and modes (and with fixed Q/R its size). */
+                const prec_tab &t = tb;
                 if (k.rc == XS_RC_FIXED) {
-                    coded = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
+                    coded = evaluate_warp(k, t, q, r, vpred_ok, sh.gain, sh.priority, &sh.ch[0]);
                     fail = coded == ENC_NOCOST;
                 } else {
-                    budget = k.rc == XS_RC_SLICE ? sh.allot_cum + share[p] - sh.used : allot[p];
-                    fail = select_warp(k, blines + f, scost, nbl, vpred_ok, budget, &q, &r, &coded,
-                                       &sh) < 0;
-                    if (fail) {
-                        /* Keep going with the coarsest: the frame is reported as failed. */
-                        enc_candidate(&k.params, 0, &q, &r);
-                        coded = evaluate_warp(k, blines + f, scost, nbl, vpred_ok, q, r, &sh);
-                    }
+                    choose_bands(k, t, q, r, vpred_ok, sh.gain, sh.priority, &sh.ch[0]);
                 }
                 if (lane == 0) {
                     if (fail)
@@ -482,30 +769,30 @@ __global__ void __launch_bounds__(32 * SLICE_WARPS)
                     if (k.rc == XS_RC_PRECINCT)
                         total = allot[p];
                     else if (k.rc == XS_RC_SLICE && row == row1 - 1 && col == k.cols - 1)
-                        total = sh.slice_allot - sh.used;
+                        total = slice_allot - used;
                     if (fail || total < coded)
                         total = coded;
                     pr->bytes = coded;
                     pr->total = total;
-                    pr->offset = 6 + sh.used;
+                    pr->offset = 6 + used;
                     pr->budget = budget;
                     pr->q = (uint8_t)q;
                     pr->r = (uint8_t)r;
                     if (k.rc == XS_RC_SLICE)
-                        sh.allot_cum += share[p];
-                    sh.used += total;
+                        allot_cum += share[p];
+                    used += total;
                 }
                 for (int b = lane; b < k.nbands; b += 32) {
-                    prec[p].t[b] = sh.ch.t[b];
-                    prec[p].mode[b] = sh.ch.mode[b];
-                    gtli[p * k.nbands + b] = sh.ch.t[b];
+                    prec[p].t[b] = sh.ch[0].t[b];
+                    prec[p].mode[b] = sh.ch[0].mode[b];
+                    gtli[p * k.nbands + b] = sh.ch[0].t[b];
                 }
             }
             __syncthreads();
         }
     }
     if (threadIdx.x == 0)
-        slice_size[s] = 6 + sh.used;
+        slice_size[s] = 6 + used;
 }
 
 /* ---- 6. offsets when the sizes are not fixed in advance ---- */
@@ -542,14 +829,52 @@ __device__ static void put_bits(uint32_t *buf, uint64_t pos, uint64_t v, int n)
 }
 
 #define PACK_WARPS 8
+/* Blocks an SM keeps of enc_pack: 5 on sm_80 and later (48 registers), so
+ * that a UHD frame's 540 precincts run in one wave on 132 SMs; 1024
+ * threads an SM before. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define PACK_MIN_BLOCKS 4
+#else
+#define PACK_MIN_BLOCKS 5
+#endif
 #define MAX_LINES 512
 
 struct pack_shared {
     gpu_prec pr;
-    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES],
-        sgn_off[MAX_LINES]; /* bits from the precinct */
+    /* Per band line: first its bits at the decision (flags, counts, data,
+     * signs; raw counts in raw_cnt), then where they go, in bits from the
+     * precinct. */
+    uint32_t sig_off[MAX_LINES], cnt_off[MAX_LINES], dat_off[MAX_LINES], sgn_off[MAX_LINES],
+        raw_cnt[MAX_LINES];
     uint8_t raw[MAX_LINES];
+    uint32_t pk_at[MAX_LINES];  /* per packet: its bytes, then its offset in the precinct */
+    uint16_t pk[MAX_LINES + 2]; /* the precinct's packet runs (its plan blob) */
+    uint32_t end;               /* the bytes the packets end at */
 };
+
+/* A packet's sums over its band lines (pack_shared's bits) and its raw
+ * decision (enc_packet_bytes on those sums). */
+__device__ static enc_packet_size packet_sums(const enc_params &pp, const pack_shared &sh, int j)
+{
+    enc_packet_size z = {0, 0, 0, 0, 0, 0, 0};
+    for (int i = sh.pk[1 + j]; i < sh.pk[2 + j]; i++) {
+        z.sig += sh.sig_off[i];
+        z.cnt += sh.cnt_off[i];
+        z.rawcnt += sh.raw_cnt[i];
+        z.dat += sh.dat_off[i];
+        z.sgn += sh.sgn_off[i];
+    }
+    enc_packet_finish(&pp, &z);
+    return z;
+}
+
+/* Bytes of a packet laid out as enc_write_precinct does. */
+__device__ static uint32_t packet_layout_bytes(const enc_params &pp, const enc_packet_size &z)
+{
+    const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+    return (pp.long_headers ? 7 : 5) + (z.raw ? 0 : enc_ceil8(z.sig)) + lcnt + enc_ceil8(z.dat) +
+           enc_ceil8(z.sgn);
+}
 
 /* Inclusive warp scan of a value. */
 __device__ __forceinline__ uint64_t warp_scan(uint64_t v)
@@ -652,11 +977,11 @@ __device__ static void pack_line(const enc_gpu_consts &k, const enc_bline &bl, i
     }
 }
 
-__global__ void __launch_bounds__(32 * PACK_WARPS)
+__global__ void __launch_bounds__(32 * PACK_WARPS, PACK_MIN_BLOCKS)
     enc_pack(const __grid_constant__ enc_gpu_consts k, const enc_bline *blines,
              const uint32_t *bline_first, const enc_line_cost *cost, const gpu_prec *prec,
              const uint8_t *gtli, const uint8_t *gcli, const int32_t *coef,
-             const uint64_t *slice_off, uint32_t *buf, unsigned *status)
+             const uint64_t *slice_off, const uint4 *blob, uint32_t *buf, unsigned *status)
 {
     __shared__ pack_shared sh;
     if (*(volatile unsigned *)status)
@@ -667,75 +992,92 @@ __global__ void __launch_bounds__(32 * PACK_WARPS)
     const int nbl = (int)(bline_first[p + 1] - f);
     const enc_bline *bl = blines + f;
     const enc_line_cost *cs = cost + f;
+    const uint16_t *pb = (const uint16_t *)(blob + (size_t)p * (k.tab.blob_bytes / 16));
     for (int i = threadIdx.x; i < (int)sizeof(gpu_prec) / 4; i += blockDim.x)
         ((uint32_t *)&sh.pr)[i] = ((const uint32_t *)&prec[p])[i];
+    for (int i = threadIdx.x; i < pb[0] + 2 && i < MAX_LINES + 2; i += blockDim.x)
+        sh.pk[i] = pb[i];
+    __syncthreads();
+    const enc_params &pp = k.params;
+    const int lines = min(nbl, MAX_LINES), npk = min((int)sh.pk[0], MAX_LINES);
+    /* Every band line's bits at the decision, the lines over the threads. */
+    for (int i = threadIdx.x; i < lines; i += blockDim.x) {
+        const enc_bline l = bl[i];
+        const int b = l.band, t = sh.pr.t[b], m = sh.pr.mode[b];
+        sh.cnt_off[i] = cs[i].unary[m][t];
+        sh.sig_off[i] = (m & ENC_MODE_SIG) ? enc_sig_bits(l.groups) : 0;
+        sh.raw_cnt[i] = 4 * l.groups;
+        sh.dat_off[i] = cs[i].data[t];
+        sh.sgn_off[i] = pp.fs ? cs[i].sign[t] : 0;
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < npk; j += blockDim.x)
+        sh.pk_at[j] = packet_layout_bytes(pp, packet_sums(pp, sh, j));
+    __syncthreads();
+    if (threadIdx.x < 32) { /* the packets' offsets: an exclusive scan on one warp */
+        uint64_t carry = pp.prec_header_bytes;
+        for (int j0 = 0; j0 < npk; j0 += 32) {
+            const int j = j0 + (int)threadIdx.x;
+            const uint64_t v = j < npk ? sh.pk_at[j] : 0, incl = warp_scan(v);
+            if (j < npk)
+                sh.pk_at[j] = (uint32_t)(carry + incl - v);
+            carry += __shfl_sync(FULL, incl, 31);
+        }
+        if (threadIdx.x == 0)
+            sh.end = (uint32_t)carry;
+    }
     __syncthreads();
     const uint64_t base_byte = slice_off[s] + sh.pr.offset;
     const uint64_t base = base_byte * 8;
     if (threadIdx.x == 0) {
-        const enc_params &pp = k.params;
         if (row == s * k.hsl && col == 0) /* SLH (A.4.11) before the slice's first precinct */
             put_bits(buf, (base_byte - 6) * 8,
                      (uint64_t)XS_MARKER_SLH << 32 | 4u << 16 | (unsigned)s, 48);
         if (p == k.nprec - 1)
             put_bits(buf, (base_byte + sh.pr.total) * 8, XS_MARKER_EOC, 16);
         /* Precinct header: Lprc, Q, R, D[p,b] (0 for bands the precinct lacks). */
-        uint8_t present[XS_MAX_BANDS];
-        for (int b = 0; b < k.nbands; b++)
-            present[b] = 0;
-        for (int i = 0; i < nbl; i++)
-            present[bl[i].band] = 1;
         put_bits(buf, base, sh.pr.total - pp.prec_header_bytes, 24);
         put_bits(buf, base + 24, sh.pr.q, 8);
         put_bits(buf, base + 32, sh.pr.r, 8);
-        for (int b = 0; b < k.nbands; b++)
-            if (present[b])
-                put_bits(buf, base + 40 + 2 * b, sh.pr.mode[b], 2);
-        /* Packets: headers, and where every band line's fields go. */
-        enc_choice ch; /* only t and mode are read */
-        uint32_t pos = pp.prec_header_bytes;
-        int i = 0;
-        while (i < nbl && i < MAX_LINES) {
-            int e = i + 1;
-            while (e < nbl && bl[e].packet == bl[i].packet)
-                e++;
-            for (int j = i; j < e; j++) {
-                ch.t[bl[j].band] = sh.pr.t[bl[j].band];
-                ch.mode[bl[j].band] = sh.pr.mode[bl[j].band];
-            }
-            const enc_packet_size z = enc_packet_bytes(&pp, bl, cs, i, e, &ch);
-            const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
-            const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
-            const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
-            if (pp.long_headers)
-                put_bits(buf, hb,
-                         (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn,
-                         56);
-            else
-                put_bits(buf, hb,
-                         (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn,
-                         40);
-            pos += pp.long_headers ? 7 : 5;
-            uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
-            uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
-            for (int j = i; j < e; j++) {
-                const int b = bl[j].band, t = sh.pr.t[b], m = sh.pr.mode[b];
-                sh.raw[j] = (uint8_t)z.raw;
-                sh.sig_off[j] = sig;
-                sh.cnt_off[j] = cnt;
-                sh.dat_off[j] = dat;
-                sh.sgn_off[j] = sgn;
-                if (!z.raw && (m & ENC_MODE_SIG))
-                    sig += enc_sig_bits(bl[j].groups);
-                cnt += z.raw ? 4 * bl[j].groups : cs[j].unary[m][t];
-                dat += cs[j].data[t];
-                sgn += pp.fs ? cs[j].sign[t] : 0;
-            }
-            pos += (z.raw ? 0 : enc_ceil8(z.sig)) + lcnt + ldat + lsgn;
-            i = e;
-        }
-        if (pos != sh.pr.bytes || nbl > MAX_LINES)
+        if (sh.end != sh.pr.bytes || nbl > MAX_LINES)
             report(status, GPU_ENC_ERR_PACK, p);
+    }
+    const uint16_t *bfirst = pb + k.tab.bfirst;
+    for (int b = threadIdx.x; b < k.nbands; b += blockDim.x)
+        if (bfirst[b + 1] > bfirst[b])
+            put_bits(buf, base + 40 + 2 * b, sh.pr.mode[b], 2);
+    /* Packet headers, and where every band line's fields go. */
+    for (int j = threadIdx.x; j < npk; j += blockDim.x) {
+        const enc_packet_size z = packet_sums(pp, sh, j);
+        const uint32_t lcnt = z.raw ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt);
+        const uint32_t ldat = enc_ceil8(z.dat), lsgn = enc_ceil8(z.sgn);
+        uint32_t pos = sh.pk_at[j];
+        const uint64_t hb = (uint64_t)(base_byte + pos) * 8;
+        if (pp.long_headers)
+            put_bits(buf, hb,
+                     (uint64_t)z.raw << 55 | (uint64_t)ldat << 35 | (uint64_t)lcnt << 15 | lsgn,
+                     56);
+        else
+            put_bits(buf, hb,
+                     (uint64_t)z.raw << 39 | (uint64_t)ldat << 24 | (uint64_t)lcnt << 11 | lsgn,
+                     40);
+        pos += pp.long_headers ? 7 : 5;
+        uint32_t sig = pos * 8, cnt = (pos + (z.raw ? 0 : enc_ceil8(z.sig))) * 8;
+        uint32_t dat = cnt + lcnt * 8, sgn = dat + ldat * 8;
+        for (int i = sh.pk[1 + j]; i < sh.pk[2 + j]; i++) {
+            const uint32_t vsig = sh.sig_off[i], vcnt = z.raw ? sh.raw_cnt[i] : sh.cnt_off[i],
+                           vdat = sh.dat_off[i], vsgn = sh.sgn_off[i];
+            sh.raw[i] = (uint8_t)z.raw;
+            sh.sig_off[i] = sig;
+            sh.cnt_off[i] = cnt;
+            sh.dat_off[i] = dat;
+            sh.sgn_off[i] = sgn;
+            if (!z.raw)
+                sig += vsig;
+            cnt += vcnt;
+            dat += vdat;
+            sgn += vsgn;
+        }
     }
     __syncthreads();
     const int w = threadIdx.x >> 5;
@@ -771,6 +1113,7 @@ struct xs_gpu_encoder {
     uint16_t *d_reach;
     enc_bline *d_bline;
     uint32_t *d_bline_first, *d_allot, *d_share, *d_slice_size;
+    uint4 *d_blob; /* enc_slices' plan blobs (tab_layout) */
     enc_line_cost *d_cost;
     gpu_prec *d_prec;
     uint64_t *d_slice_off;
@@ -789,7 +1132,7 @@ static void release(xs_gpu_encoder *e)
     void *bufs[] = {e->d_in16,        e->d_in32,   e->d_coef,       e->d_lut,   e->d_gcli,
                     e->d_gtli,        e->d_header, e->d_out,        e->d_reach, e->d_bline,
                     e->d_bline_first, e->d_allot,  e->d_slice_size, e->d_cost,  e->d_prec,
-                    e->d_slice_off,   e->d_status, e->d_share};
+                    e->d_slice_off,   e->d_status, e->d_share,      e->d_blob};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         cudaFree(bufs[i]);
     cudaFreeHost(e->h_status);
@@ -800,6 +1143,78 @@ static void release(xs_gpu_encoder *e)
         cudaStreamDestroy(e->stream);
     free(e->consts);
     enc_plan_free(&e->plan);
+}
+
+static size_t align16(size_t n)
+{
+    return (n + 15) & ~(size_t)15;
+}
+
+/* enc_slices' tables: the layout of a slot, the plan blob of every precinct
+ * (its packet runs and the lines of each band), and how many slots its
+ * shared memory holds (every precinct of a slice with XS_RC_SLICE where
+ * they fit, else batches). */
+static xsf_status slice_tables(xs_gpu_encoder *e)
+{
+    const enc_plan *pl = &e->plan;
+    const xs_geometry *g = &pl->geom;
+    enc_gpu_consts *k = e->consts;
+    tab_layout *t = &k->tab;
+    const int maxbl = pl->max_blines ? pl->max_blines : 1;
+    t->bfirst = (uint32_t)maxbl + 2;
+    t->blist = t->bfirst + (uint32_t)g->nbands + 1;
+    t->blob_bytes = (uint32_t)align16(2 * ((size_t)t->blist + (size_t)maxbl));
+    t->cost = 0;
+    t->mc = (uint32_t)(maxbl * sizeof(enc_line_cost));
+    t->bline = t->mc + (uint32_t)(g->nbands * ENC_MODES * ENC_T * sizeof(uint32_t));
+    t->blob = t->bline + (uint32_t)align16(maxbl * sizeof(enc_bline));
+    t->bytes = t->blob + t->blob_bytes;
+    int optin = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, e->device));
+    const size_t avail = optin > 32768 ? (size_t)optin - 32768 : 0; /* static shared memory */
+    const int per_slice = pl->cfg.rate_control == XS_RC_SLICE ? pl->hdr.hsl * g->cols : 1;
+    k->tab_slots =
+        (int)(avail / t->bytes < (size_t)per_slice ? avail / t->bytes : (size_t)per_slice);
+    if (k->tab_slots < 1)
+        return xsf_error_set(&e->err, XSF_ERR_UNSUPPORTED,
+                             "%d band lines in a precinct: the GPU encoder's tables need %u bytes "
+                             "of shared memory, the device has %d",
+                             pl->max_blines, t->bytes, optin);
+    e->slice_smem = (size_t)k->tab_slots * t->bytes;
+    CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)e->slice_smem));
+    const size_t np = pl->nprecincts, words = t->blob_bytes / 2;
+    uint16_t *blob = (uint16_t *)calloc(np, t->blob_bytes);
+    if (!blob)
+        return xsf_error_set(&e->err, XSF_ERR_NOMEM, "out of memory");
+    for (size_t p = 0; p < np; p++) {
+        const enc_bline *bl = pl->bline + pl->bline_first[p];
+        const int nbl = (int)(pl->bline_first[p + 1] - pl->bline_first[p]);
+        uint16_t *o = blob + p * words, *bf = o + t->bfirst, *bls = o + t->blist;
+        int npk = 0;
+        for (int i = 0; i < nbl; i++)
+            if (i == 0 || bl[i].packet != bl[i - 1].packet)
+                o[1 + npk++] = (uint16_t)i;
+        o[1 + npk] = (uint16_t)nbl;
+        o[0] = (uint16_t)npk;
+        uint16_t at[XS_MAX_BANDS + 1] = {0};
+        for (int i = 0; i < nbl; i++)
+            at[bl[i].band + 1]++;
+        for (int b = 0; b < g->nbands; b++)
+            at[b + 1] = (uint16_t)(at[b + 1] + at[b]);
+        for (int b = 0; b <= g->nbands; b++)
+            bf[b] = at[b];
+        for (int i = 0; i < nbl; i++)
+            bls[at[bl[i].band]++] = (uint16_t)i;
+    }
+    cudaError_t ce = cudaMalloc(&e->d_blob, np * t->blob_bytes);
+    if (ce == cudaSuccess)
+        ce = cudaMemcpy(e->d_blob, blob, np * t->blob_bytes, cudaMemcpyHostToDevice);
+    free(blob);
+    if (ce != cudaSuccess)
+        return xsf_error_set(&e->err, XSF_ERR_CUDA, "enc_slices' tables: %s",
+                             cudaGetErrorString(ce));
+    return XSF_OK;
 }
 
 static xsf_status setup(xs_gpu_encoder *e)
@@ -924,10 +1339,9 @@ static xsf_status setup(xs_gpu_encoder *e)
         if (ce != cudaSuccess)
             return xsf_error_set(&e->err, XSF_ERR_CUDA, "cudaMemcpy: %s", cudaGetErrorString(ce));
     }
-    e->slice_smem = (size_t)(pl->max_blines ? pl->max_blines : 1) * sizeof(enc_line_cost);
-    if (e->slice_smem + (1 + SLICE_WARPS) * sizeof(slice_shared) > 40 * 1024)
-        CUDA_TRY(cudaFuncSetAttribute(enc_slices, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int)e->slice_smem));
+    xsf_status st = slice_tables(e);
+    if (st != XSF_OK)
+        return st;
     if (pl->max_blines > MAX_LINES)
         return xsf_error_set(&e->err, XSF_ERR_UNSUPPORTED,
                              "%d band lines in a precinct (the GPU encoder packs %d)",
@@ -1046,8 +1460,8 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
         cudaMemcpyAsync(e->d_out, e->d_header, pl->header_bytes, cudaMemcpyDeviceToDevice, st));
     STAGE(4);
     enc_slices<<<g->slices, 32 * SLICE_WARPS, e->slice_smem, st>>>(
-        k, e->d_bline, e->d_bline_first, e->d_gcli, e->d_reach, e->d_cost, e->d_allot, e->d_share,
-        e->d_gtli, e->d_prec, e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
+        k, e->d_bline, e->d_bline_first, e->d_blob, e->d_gcli, e->d_reach, e->d_cost, e->d_allot,
+        e->d_share, e->d_gtli, e->d_prec, e->d_slice_size, e->d_status, pl->cfg.q, pl->cfg.r);
     LAUNCH_TRY("enc_slices");
     STAGE(5);
     if (pl->cfg.rate_control == XS_RC_FIXED) {
@@ -1058,7 +1472,7 @@ static xsf_status encode_planes(xs_gpu_encoder *e, const gpu_planes &in)
     STAGE(6);
     enc_pack<<<(unsigned)pl->nprecincts, 32 * PACK_WARPS, 0, st>>>(
         k, e->d_bline, e->d_bline_first, e->d_cost, e->d_prec, e->d_gtli, e->d_gcli, e->d_coef,
-        e->d_slice_off, (uint32_t *)e->d_out, e->d_status);
+        e->d_slice_off, e->d_blob, (uint32_t *)e->d_out, e->d_status);
     LAUNCH_TRY("enc_pack");
     STAGE(7);
 #undef STAGE

@@ -24,7 +24,10 @@ enum cudaMemcpyKind {
     cudaMemcpyDeviceToHost = 2,
     cudaMemcpyDeviceToDevice = 3
 };
-enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaDeviceAttr {
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97
+};
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 struct cudaDeviceProp {
     char name[256];

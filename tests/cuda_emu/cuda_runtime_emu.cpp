@@ -68,7 +68,13 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
 }
 cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
 {
-    if (d < 0 || d >= emu_devices() || a != cudaDevAttrMultiProcessorCount)
+    if (d < 0 || d >= emu_devices())
+        return cudaErrorInvalidValue;
+    if (a == cudaDevAttrMaxSharedMemoryPerBlockOptin) {
+        *v = 227 * 1024; /* an H100's */
+        return cudaSuccess;
+    }
+    if (a != cudaDevAttrMultiProcessorCount)
         return cudaErrorInvalidValue;
     *v = 4; /* few: a grid-stride loop then strides */
     return cudaSuccess;
