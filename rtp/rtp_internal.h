@@ -28,6 +28,19 @@ static inline void rtp_wr32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* The RFC 9134 payload header's fields from its 4 bytes, unchecked: rtp_jxs_header_parse
+ * with its checks, and the depacketizer for a packet it checked when it stored it. */
+static inline void rtp_jxs_header_read(const uint8_t *p, rtp_jxs_header *h)
+{
+    h->t = (uint8_t)(p[0] >> 7);
+    h->k = (uint8_t)(p[0] >> 6 & 1);
+    h->l = (uint8_t)(p[0] >> 5 & 1);
+    h->i = (uint8_t)(p[0] >> 3 & 3);
+    h->f = (uint8_t)((p[0] & 7) << 2 | p[1] >> 6);
+    h->sep = (uint16_t)((p[1] & 0x3f) << 5 | p[2] >> 3);
+    h->p = (uint16_t)((p[2] & 7) << 8 | p[3]);
+}
+
 /* ---- source validation (source.c): SSRCs on probation, RFC 3550 A.1 ---- */
 
 /* A packet held while its SSRC is on probation: what the depacketizer needs of it. */
