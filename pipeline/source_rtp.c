@@ -60,7 +60,18 @@ struct pl_rtp_source {
     size_t partial_reported; /* the prefix last reported, boxes included */
     pl_frame *orphan;        /* aborted at a stop while the depacketizer still holds its buffer */
     pl_copy_pool *copy;      /* a mapped capture: the deferred copies, the submissions */
+    const xsf_codec *codec;  /* the stream's, once known (stream_codec) */
 };
+
+/* The stream's codec: asked of the pipeline (under its lock, which every stream's
+ * receiving thread and the decoders share) until it is known, then kept: a stream's codec
+ * is set once and never changes, so a frame's end takes no lock before it is queued. */
+static const xsf_codec *stream_codec(pl_rtp_source *s)
+{
+    if (!s->codec)
+        s->codec = pl_stream_codec(s->p, s->stream);
+    return s->codec;
+}
 
 /* Codestream mode: the prefix is reported to the decoder every this many
  * bytes (slice mode: at the end of each slice). The decoder launches whole
@@ -184,7 +195,7 @@ static void on_progress(void *ctx, const rtp_progress *pr)
         return;
     /* The header, parsed once here and handed over with the frame (the
      * decoder reads it from the description). */
-    const xsf_codec *codec = pl_stream_codec(s->p, s->stream);
+    const xsf_codec *codec = stream_codec(s);
     if (!codec)
         codec = xsf_codec_probe(pr->buffer.data + cs_off, pr->bytes - cs_off);
     xsf_codec_frame *desc = &f->desc[0];
@@ -251,10 +262,13 @@ static void on_frame(void *ctx, const rtp_frame *rf)
     if (rf->scan == RTP_JXS_PROGRESSIVE && !s->cfg.interlaced) {
         /* The header the depacketizer parsed travels with the frame (else the decode
          * stage parses it: a stream whose codec is not known yet). */
+        const xsf_codec *codec = rf->has_header ? stream_codec(s) : NULL;
+        xsf_codec_frame desc;
         xsf_error e;
         xsf_error_clear(&e);
-        if (rf->has_header && pl_stream_codec(s->p, s->stream))
-            (void)pl_frame_set_header(s->p, f, 0, &rf->header, sizeof rf->header, &e);
+        if (codec && codec->describe &&
+            codec->describe(&rf->header, sizeof rf->header, &desc, &e) == XSF_OK)
+            pl_frame_set_description(f, 0, &desc);
         submit(s, f, rf->copies, rf->ncopies);
         s->whole++;
         return;

@@ -432,9 +432,7 @@ void rtp_dp_assemble(rtp_depacketizer *d, const slot *s, const uint8_t *payload,
 {
     assembly *a = &d->a;
     rtp_jxs_header h;
-    xsf_error err;
-    xsf_error_clear(&err);
-    (void)rtp_jxs_header_parse(payload, s->bytes, &h, &err); /* checked when stored */
+    rtp_jxs_header_read(payload, &h); /* checked when stored (4 bytes at least) */
     const uint8_t *data = payload + RTP_JXS_HEADER_BYTES;
     const size_t n = s->bytes - RTP_JXS_HEADER_BYTES;
     const int ooo = h.k == RTP_JXS_SLICE && !h.t;

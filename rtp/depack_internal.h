@@ -115,8 +115,12 @@ struct rtp_depacketizer {
     rtp_sources *sources;  /* SSRCs on probation (without ssrc_given) */
     /* stage 1 */
     unsigned window;
+    /* window - 1 and 2 x window - 1 where window is a power of two (the default 512), so
+     * that a packet's slot and record are found by a mask, not a division; else 0 */
+    uint64_t slot_mask, meta_mask;
     size_t slot_bytes;
     uint8_t *slot_data;
+    unsigned window_copies; /* packets copied into slot_data, counted up to window */
     slot *slots;
     seq_meta *meta; /* 2 x window */
     int started;

@@ -52,6 +52,18 @@ static unsigned window_of(const rtp_depacketizer_config *cfg)
     return w > cap ? cap : w;
 }
 
+/* The slot of extended number ext in the window's ring, and its record in the ring of twice
+ * the window (seq_meta): taken for every packet several times, by a mask where the window is
+ * a power of two (a 64-bit division costs tens of cycles). */
+static inline size_t slot_of(const rtp_depacketizer *d, uint64_t ext)
+{
+    return (size_t)(d->slot_mask ? ext & d->slot_mask : ext % d->window);
+}
+static inline seq_meta *meta_of(const rtp_depacketizer *d, uint64_t ext)
+{
+    return &d->meta[d->meta_mask ? ext & d->meta_mask : ext % (2 * (uint64_t)d->window)];
+}
+
 xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketizer_config *cfg,
                                    xsf_error *err)
 {
@@ -61,6 +73,10 @@ xsf_status rtp_depacketizer_create(rtp_depacketizer **out, const rtp_depacketize
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the depacketizer");
     d->cfg = *cfg;
     d->window = window_of(cfg);
+    if (!(d->window & (d->window - 1))) {
+        d->slot_mask = d->window - 1u;
+        d->meta_mask = 2u * (uint64_t)d->window - 1u;
+    }
     d->slot_bytes = cfg->max_packet_bytes ? cfg->max_packet_bytes : 9000;
     if (!d->cfg.max_frame_bytes)
         d->cfg.max_frame_bytes = (size_t)64 << 20;
@@ -188,8 +204,8 @@ size_t rtp_depacketizer_memory_bound(const rtp_depacketizer_config *cfg)
 
 static void release(rtp_depacketizer *d, uint64_t ext)
 {
-    seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
-    const size_t i = (size_t)(ext % d->window);
+    seq_meta *m = meta_of(d, ext);
+    const size_t i = slot_of(d, ext);
     if (m->ext == ext && m->state == SLOT_FILLED) {
         m->state = SLOT_CONSUMED;
         rtp_dp_assemble(d, &d->slots[i], d->slots[i].data, ext);
@@ -207,7 +223,7 @@ static void drain(rtp_depacketizer *d, uint64_t now_ns)
         return;
     int released = 0;
     for (;;) {
-        const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
+        const seq_meta *m = meta_of(d, d->next);
         if (m->ext != d->next || m->state != SLOT_FILLED)
             break;
         release(d, d->next++);
@@ -228,9 +244,9 @@ static void drain(rtp_depacketizer *d, uint64_t now_ns)
      * reorder_ns after the one before it, and the stream with them). */
     uint64_t since = now_ns;
     for (uint64_t e = d->next + 1; e <= d->highest; e++) {
-        const seq_meta *m = &d->meta[e % (2 * (uint64_t)d->window)];
+        const seq_meta *m = meta_of(d, e);
         if (m->ext == e && m->state == SLOT_FILLED) {
-            const uint64_t a = d->slots[e % d->window].arrival_ns;
+            const uint64_t a = d->slots[slot_of(d, e)].arrival_ns;
             if (a && (!since || a < since))
                 since = a;
             break;
@@ -262,7 +278,7 @@ void rtp_depacketizer_poll(rtp_depacketizer *d, uint64_t now_ns)
            now_ns - d->hole_since_ns >= d->cfg.reorder_ns) {
         /* Give up on the hole at the front, release what follows it. */
         while (d->next <= d->highest) {
-            const seq_meta *m = &d->meta[d->next % (2 * (uint64_t)d->window)];
+            const seq_meta *m = meta_of(d, d->next);
             if (m->ext == d->next && m->state == SLOT_FILLED)
                 break;
             release(d, d->next++);
@@ -380,7 +396,7 @@ static uint64_t extend(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, ui
     if (d->started) {
         const int16_t delta = (int16_t)(uint16_t)(seq - (uint16_t)d->seqx.highest);
         /* A gap longer in time than the 16-bit numbers measure may show any delta. */
-        const int long_gap = rtp_seq_pace_expected(&d->pace, arrival_ns) > RTP_REORDER_OWN_MAX;
+        const int long_gap = rtp_seq_pace_beyond(&d->pace, arrival_ns, RTP_REORDER_OWN_MAX);
         uint64_t placed;
         if ((delta > MAX_DROPOUT || long_gap) &&
             rtp_seq_pace_place(&d->pace, seq, timestamp, arrival_ns, &placed)) {
@@ -468,7 +484,7 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
         d->highest = ext - 1;
     }
     if (ext < d->next) {
-        const seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
+        const seq_meta *m = meta_of(d, ext);
         if (d->startup && d->highest - ext < d->window &&
             !(m->ext == ext && m->state == SLOT_FILLED)) {
             d->next = ext; /* behind the first packet, inside the window: taken in order */
@@ -482,7 +498,7 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
     }
     if (ext - d->next >= d->window)
         give_up_until(d, ext - d->window + 1);
-    seq_meta *m = &d->meta[ext % (2 * (uint64_t)d->window)];
+    seq_meta *m = meta_of(d, ext);
     if (m->ext == ext && m->state == SLOT_FILLED) {
         d->st.duplicated++;
         return;
@@ -491,17 +507,26 @@ static void take(rtp_depacketizer *d, uint16_t seq, uint32_t timestamp, uint8_t 
         d->st.reordered++;
     else
         update_jitter(d, timestamp, arrival_ns);
-    const size_t i = (size_t)(ext % d->window);
+    const size_t i = slot_of(d, ext);
     slot *s = &d->slots[i];
     s->timestamp = timestamp;
     s->marker = marker;
     s->bytes = (uint32_t)payload_bytes;
     s->arrival_ns = arrival_ns;
-    if (kept && d->cfg.packets_kept) {
+    if (kept &&
+        (d->cfg.packets_kept || (!d->startup && ext == d->next && d->window_copies >= d->window))) {
+        /* A packet the caller keeps; or the caller's packet that is the next number with
+         * the start settled, which the drain below releases (assembles, copying what it
+         * keeps) before push returns: no copy into the window (the common case, a stream
+         * in order, saves a copy of every payload). The first window's packets are still
+         * copied, so that the window's memory is resident from the start, as it was when
+         * every packet was copied, not page by page as packets come out of order. */
         s->data = payload;
     } else {
         memcpy(d->slot_data + i * d->slot_bytes, payload, payload_bytes);
         s->data = d->slot_data + i * d->slot_bytes;
+        if (d->window_copies < d->window)
+            d->window_copies++;
     }
     m->ext = ext;
     m->state = SLOT_FILLED;

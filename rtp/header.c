@@ -99,13 +99,7 @@ xsf_status rtp_jxs_header_parse(const uint8_t *p, size_t len, rtp_jxs_header *h,
     if (len < RTP_JXS_HEADER_BYTES)
         return xsf_error_set(err, XSF_ERR_TRUNCATED, "RFC 9134 payload header: %zu bytes, needs 4",
                              len);
-    h->t = (uint8_t)(p[0] >> 7);
-    h->k = (uint8_t)(p[0] >> 6 & 1);
-    h->l = (uint8_t)(p[0] >> 5 & 1);
-    h->i = (uint8_t)(p[0] >> 3 & 3);
-    h->f = (uint8_t)((p[0] & 7) << 2 | p[1] >> 6);
-    h->sep = (uint16_t)((p[1] & 0x3f) << 5 | p[2] >> 3);
-    h->p = (uint16_t)((p[2] & 7) << 8 | p[3]);
+    rtp_jxs_header_read(p, h);
     if (h->i == 1)
         return xsf_error_set(err, XSF_ERR_INVALID, "RFC 9134 payload header: reserved I value 01");
     /* RFC 9134 4.3: only slice mode allows out-of-order transmission. */

@@ -28,6 +28,19 @@ static inline void rtp_wr32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)v;
 }
 
+/* The RFC 9134 payload header's fields from its 4 bytes, unchecked: rtp_jxs_header_parse
+ * with its checks, and the depacketizer for a packet it checked when it stored it. */
+static inline void rtp_jxs_header_read(const uint8_t *p, rtp_jxs_header *h)
+{
+    h->t = (uint8_t)(p[0] >> 7);
+    h->k = (uint8_t)(p[0] >> 6 & 1);
+    h->l = (uint8_t)(p[0] >> 5 & 1);
+    h->i = (uint8_t)(p[0] >> 3 & 3);
+    h->f = (uint8_t)((p[0] & 7) << 2 | p[1] >> 6);
+    h->sep = (uint16_t)((p[1] & 0x3f) << 5 | p[2] >> 3);
+    h->p = (uint16_t)((p[2] & 7) << 8 | p[3]);
+}
+
 /* ---- source validation (source.c): SSRCs on probation, RFC 3550 A.1 ---- */
 
 /* A packet held while its SSRC is on probation: what the depacketizer needs of it. */
@@ -85,10 +98,66 @@ typedef struct rtp_seq_pace {
     uint64_t arrival_ns;
 } rtp_seq_pace;
 
-/* The highest number moved to ext (a number not above the highest is ignored). */
-void rtp_seq_pace_note(rtp_seq_pace *p, uint64_t ext, uint32_t ts, uint64_t arrival_ns);
+/* Steps summed before the sums are halved: the pace follows a stream whose rate changes,
+ * over the last million or so packets. */
+#define RTP_PACE_HALVE_AT ((uint64_t)1 << 21)
+/* In-sequence steps: at most this many numbers and this much time. */
+#define RTP_PACE_STEP_MAX 3000u
+#define RTP_PACE_STEP_NS 1000000000ull
+/* Packets the pace must have seen before it places anything. */
+#define RTP_PACE_MIN_PACKETS 64u
+
+/* The highest number moved to ext (a number not above the highest is ignored). Called for
+ * every packet a receiver takes: inline, a few additions and no division on the way of a
+ * stream in sequence. */
+static inline void rtp_seq_pace_note(rtp_seq_pace *p, uint64_t ext, uint32_t ts,
+                                     uint64_t arrival_ns)
+{
+    if (p->have && ext <= p->ext)
+        return;
+    if (p->have && ext - p->ext <= RTP_PACE_STEP_MAX) {
+        const uint32_t dts = ts - p->ts;
+        if (dts < RTP_CLOCK_HZ) {
+            p->packets_t += ext - p->ext;
+            p->ticks += dts;
+        }
+        if (arrival_ns && p->arrival_ns && arrival_ns >= p->arrival_ns &&
+            arrival_ns - p->arrival_ns < RTP_PACE_STEP_NS) {
+            p->packets_n += ext - p->ext;
+            p->ns += arrival_ns - p->arrival_ns;
+        }
+        if (p->packets_t > RTP_PACE_HALVE_AT) {
+            p->packets_t /= 2;
+            p->ticks /= 2;
+        }
+        if (p->packets_n > RTP_PACE_HALVE_AT) {
+            p->packets_n /= 2;
+            p->ns /= 2;
+        }
+    }
+    p->have = 1;
+    p->ext = ext;
+    p->ts = ts;
+    p->arrival_ns = arrival_ns;
+}
+
 /* The numbers the pace expects since the highest's arrival (0: not known). */
 uint64_t rtp_seq_pace_expected(const rtp_seq_pace *p, uint64_t arrival_ns);
+
+/* rtp_seq_pace_expected(p, arrival_ns) > n, for every packet a receiver takes: where the
+ * exact expectation (arrival - highest's arrival) x packets_n / ns is at most n, so is the
+ * rounded one, which is within a few parts in 10^16 of it (n is far below 10^15), so one
+ * multiplication decides; only a gap near or past n numbers divides. */
+static inline int rtp_seq_pace_beyond(const rtp_seq_pace *p, uint64_t arrival_ns, uint64_t n)
+{
+    __extension__ typedef unsigned __int128 u128;
+    if (!p->have || !arrival_ns || !p->arrival_ns || arrival_ns <= p->arrival_ns ||
+        p->packets_n < RTP_PACE_MIN_PACKETS || !p->ns)
+        return 0;
+    if ((u128)(arrival_ns - p->arrival_ns) * p->packets_n <= (u128)n * p->ns)
+        return 0;
+    return rtp_seq_pace_expected(p, arrival_ns) > n;
+}
 /* Where packet (seq, ts, arrival_ns; 0: no arrival time) goes after the highest: 1 and
  * *ext, a number above the highest, when its timestamp moved on by the arrival time
  * elapsed (within a quarter and 100 ms; without arrival times, by at most a minute) and

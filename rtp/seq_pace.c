@@ -2,49 +2,10 @@
  * the 16-bit sequence numbers alone cannot measure. */
 #include "rtp_internal.h"
 
-/* Steps summed before the sums are halved: the pace follows a stream whose
- * rate changes, over the last million or so packets. */
-#define PACE_HALVE_AT ((uint64_t)1 << 21)
-/* In-sequence steps: at most this many numbers and this much time. */
-#define PACE_STEP_MAX 3000u
-#define PACE_STEP_NS 1000000000ull
-/* Packets the pace must have seen before it places anything. */
-#define PACE_MIN_PACKETS 64u
-
-void rtp_seq_pace_note(rtp_seq_pace *p, uint64_t ext, uint32_t ts, uint64_t arrival_ns)
-{
-    if (p->have && ext <= p->ext)
-        return;
-    if (p->have && ext - p->ext <= PACE_STEP_MAX) {
-        const uint32_t dts = ts - p->ts;
-        if (dts < RTP_CLOCK_HZ) {
-            p->packets_t += ext - p->ext;
-            p->ticks += dts;
-        }
-        if (arrival_ns && p->arrival_ns && arrival_ns >= p->arrival_ns &&
-            arrival_ns - p->arrival_ns < PACE_STEP_NS) {
-            p->packets_n += ext - p->ext;
-            p->ns += arrival_ns - p->arrival_ns;
-        }
-        if (p->packets_t > PACE_HALVE_AT) {
-            p->packets_t /= 2;
-            p->ticks /= 2;
-        }
-        if (p->packets_n > PACE_HALVE_AT) {
-            p->packets_n /= 2;
-            p->ns /= 2;
-        }
-    }
-    p->have = 1;
-    p->ext = ext;
-    p->ts = ts;
-    p->arrival_ns = arrival_ns;
-}
-
 uint64_t rtp_seq_pace_expected(const rtp_seq_pace *p, uint64_t arrival_ns)
 {
     if (!p->have || !arrival_ns || !p->arrival_ns || arrival_ns <= p->arrival_ns ||
-        p->packets_n < PACE_MIN_PACKETS || !p->ns)
+        p->packets_n < RTP_PACE_MIN_PACKETS || !p->ns)
         return 0;
     return (uint64_t)((double)(arrival_ns - p->arrival_ns) * (double)p->packets_n / (double)p->ns);
 }
@@ -70,9 +31,9 @@ int rtp_seq_pace_place(const rtp_seq_pace *p, uint16_t seq, uint32_t ts, uint64_
         return 0; /* no clock to hold it to: a minute at most */
     }
     double pred;
-    if (p->packets_t >= PACE_MIN_PACKETS && p->ticks)
+    if (p->packets_t >= RTP_PACE_MIN_PACKETS && p->ticks)
         pred = (double)dts * (double)p->packets_t / (double)p->ticks;
-    else if (arrivals && p->packets_n >= PACE_MIN_PACKETS && p->ns)
+    else if (arrivals && p->packets_n >= RTP_PACE_MIN_PACKETS && p->ns)
         pred = (double)(arrival_ns - p->arrival_ns) * (double)p->packets_n / (double)p->ns;
     else
         return 0;
@@ -80,7 +41,7 @@ int rtp_seq_pace_place(const rtp_seq_pace *p, uint16_t seq, uint32_t ts, uint64_
     const uint64_t target = p->ext + (uint64_t)pred;
     const uint64_t cand = target + (uint64_t)(int64_t)(int16_t)(uint16_t)(seq - (uint16_t)target);
     const double miss = cand > target ? (double)(cand - target) : (double)(target - cand);
-    if (cand <= p->ext || miss > pred / 4 + PACE_STEP_MAX)
+    if (cand <= p->ext || miss > pred / 4 + RTP_PACE_STEP_MAX)
         return 0;
     *ext = cand;
     return 1;

@@ -49,7 +49,10 @@
  * Arithmetic: instants and periods are exact rationals (59.94 Hz frame periods, TDRAIN
  * with its 1.1) kept in 128-bit integers scaled by D = 9 x rate_num x f x NPACKETS x
  * RACTIVE's denominator x TRO_DEFAULT's denominator, so that a packet exactly at a read or
- * drain instant counts the same on every machine. */
+ * drain instant counts the same on every machine. The two quotients taken for every packet
+ * (drains since t0, reads of a frame) are kept with the multiples of their divisor around
+ * them (a step): one that moves on by a period or a few is followed by additions, and only
+ * a jump divides (a 128-bit division costs a hundred cycles), with the same result. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -62,12 +65,44 @@ __extension__ typedef unsigned __int128 u128;
 
 #define NS_PER_S 1000000000ll
 
+/* floor(x / den) for x >= 0 of a sequence that mostly grows by about den a step: the last
+ * quotient k and the multiples k x den and (k + 1) x den around the last x. den > 0, fixed
+ * for the life of the step (zeroed: k 0, below 0 and den to be set). */
+typedef struct quot_step {
+    u128 k, lo, hi;
+} quot_step;
+
+/* Steps followed by additions before a division is cheaper. */
+#define QUOT_STEPS 8
+
+static inline u128 quot(quot_step *q, u128 x, u128 den)
+{
+    if (x >= q->lo && x < q->hi)
+        return q->k;
+    if (x >= q->hi && q->hi) {
+        for (int i = 0; i < QUOT_STEPS; i++) {
+            q->k++;
+            q->lo = q->hi;
+            q->hi += den;
+            if (x < q->hi)
+                return q->k;
+        }
+    }
+    q->k = x / den;
+    q->lo = q->k * den;
+    q->hi = q->lo + den;
+    return q->k;
+}
+
 typedef struct frame_state {
     int valid;
     uint32_t ts;
     int64_t i_int; /* the frame's instant on the arrival clock: i_int + i_frac / D ns */
     i128 i_frac;   /* 0 <= i_frac < D */
     uint64_t arrived;
+    quot_step reads; /* (t - TVD) / TRS of its last level */
+    int read_whole;  /* read_at is an arrival by which it was read whole */
+    int64_t read_at;
 } frame_state;
 
 struct rtp_tr21 {
@@ -86,9 +121,11 @@ struct rtp_tr21 {
     int ready; /* NPACKETS known, the scaled constants set */
     i128 d, trs_d, tro_d, t_d;
     u128 drain_num, drain_den; /* drains since t0 = (t - t0) x drain_num / drain_den */
+    i128 all_read;             /* (NPACKETS - 1) x TRS x D: from here a frame is read whole */
     /* Cinst */
     int c_started;
     uint64_t c_t0, c_drained;
+    quot_step drains;
     int64_t cinst;
     /* VRX */
     frame_state cur, prev;
@@ -214,6 +251,7 @@ static void set_ready(rtp_tr21 *a, uint32_t npackets)
     /* TDRAIN = TFRAME / NPACKETS / 1.1 = 10 x den x 10^9 / (11 x NPACKETS x q) ns */
     a->drain_num = (u128)11 * np * a->q;
     a->drain_den = (u128)10 * den * NS_PER_S;
+    a->all_read = (i128)(np - 1) * a->trs_d;
     a->st.trs_ns = (double)a->trs_d / (double)a->d;
     a->st.troffset_ns = (double)a->tro_d / (double)a->d;
     a->st.tdrain_ns = (double)a->drain_den / (double)a->drain_num;
@@ -320,12 +358,20 @@ static void frame_instant(rtp_tr21 *a, frame_state *fr, uint64_t t, uint32_t ts)
 }
 
 /* What frame fr holds at t: arrived - reads(t). */
-static int64_t level(const rtp_tr21 *a, const frame_state *fr, uint64_t t)
+static int64_t level(const rtp_tr21 *a, frame_state *fr, uint64_t t)
 {
+    /* x grows with t: a frame read whole at one arrival is read whole at every later one
+     * (the frame before the one under way, mostly). */
+    if (fr->read_whole && (int64_t)t >= fr->read_at)
+        return (int64_t)fr->arrived - (int64_t)a->st.npackets;
     const i128 x = ((i128)(int64_t)t - fr->i_int) * a->d - fr->i_frac - a->tro_d;
-    i128 reads = x < 0 ? 0 : x / a->trs_d + 1;
-    if (reads > a->st.npackets)
-        reads = a->st.npackets;
+    /* reads = x / TRS + 1 up to NPACKETS: all of them from (NPACKETS - 1) x TRS on. */
+    if (x >= a->all_read) {
+        fr->read_whole = 1;
+        fr->read_at = (int64_t)t;
+        return (int64_t)fr->arrived - (int64_t)a->st.npackets;
+    }
+    const i128 reads = x < 0 ? 0 : (i128)quot(&fr->reads, (u128)x, (u128)a->trs_d) + 1;
     return (int64_t)fr->arrived - (int64_t)reads;
 }
 
@@ -342,7 +388,9 @@ static void measure(rtp_tr21 *a, uint64_t t, uint32_t ts, size_t bytes, int begi
         a->cinst = 0;
     } else {
         const uint64_t k =
-            t > a->c_t0 ? (uint64_t)((u128)(t - a->c_t0) * a->drain_num / a->drain_den) : 0;
+            t > a->c_t0
+                ? (uint64_t)quot(&a->drains, (u128)(t - a->c_t0) * a->drain_num, a->drain_den)
+                : 0;
         const uint64_t drained = k > a->c_drained ? k - a->c_drained : 0;
         if (k > a->c_drained)
             a->c_drained = k;
@@ -355,7 +403,7 @@ static void measure(rtp_tr21 *a, uint64_t t, uint32_t ts, size_t bytes, int begi
     /* VRX */
     frame_state *fr;
     if (begins) {
-        frame_state nf = {1, ts, 0, 0, 0};
+        frame_state nf = {1, ts, 0, 0, 0, {0, 0, 0}, 0, 0};
         frame_instant(a, &nf, t, ts);
         a->prev = a->cur;
         a->cur = nf;
@@ -365,13 +413,14 @@ static void measure(rtp_tr21 *a, uint64_t t, uint32_t ts, size_t bytes, int begi
         fr = ts == a->cur.ts ? &a->cur : &a->prev;
     }
     fr->arrived++;
-    const int64_t own = level(a, fr, t);
+    /* The packet's own frame is the one under way or the one before (then valid). */
+    const int64_t lc = level(a, &a->cur, t);
+    const int64_t lp = a->prev.valid ? level(a, &a->prev, t) : 0;
+    const int64_t own = fr == &a->cur ? lc : lp;
     if (own < 0)
         s->underflows++;
     if (own < s->vrx_min || (s->packets == 1))
         s->vrx_min = own;
-    const int64_t lc = level(a, &a->cur, t);
-    const int64_t lp = a->prev.valid ? level(a, &a->prev, t) : 0;
     const int64_t vrx = (lc > 0 ? lc : 0) + (lp > 0 ? lp : 0);
     if (vrx > s->vrx_peak)
         s->vrx_peak = vrx;

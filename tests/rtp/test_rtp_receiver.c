@@ -9,7 +9,9 @@
  *    and inside a good stream, a sender that restarts with a new SSRC,
  *    another SSRC refused while the first is live;
  *  - holes in a row: each given up on reorder_ns after the first packet
- *    behind it came, not after the hole before it was given up on.
+ *    behind it came, not after the hole before it was given up on;
+ *  - one buffer for every packet, overwritten after each push (a socket's):
+ *    the same frames and counts as from packets that stay.
  *
  * The stream: NF copies of vectors/xs/slice_h16.jxs (21600 bytes, 12
  * slices). The many-slice codestreams come from the encoder (4:0:0, 16
@@ -818,6 +820,83 @@ static void start_at_frame(rtp_jxs_mode mode)
     tu_free(&s.pk);
 }
 
+/* ---- 7. the caller's packet buffer used again at once ---- */
+
+/* As a socket's: every packet pushed from one buffer that is overwritten after each push.
+ * The depacketizer keeps no pointer into it (a packet in order is assembled straight from
+ * it; one out of order, duplicated or the first window's is copied): the frames and the
+ * counts are those of the same packets pushed from memory that stays, for a window that is
+ * a power of two (slots found by a mask) and one that is not. */
+static void buffer_reused(rtp_jxs_mode mode, unsigned window)
+{
+    char who[96];
+    snprintf(who, sizeof who, "one buffer for every packet (%s, window %u)",
+             mode ? "slice" : "codestream", window);
+    stream s;
+    make(&s, mode, 300, SSRC, 65000, cs, cs_len, NF);
+    /* Pairs swapped and packets repeated here and there, so that both ways are taken. */
+    feed f;
+    memset(&f, 0, sizeof f);
+    rng = 4242;
+    for (size_t i = 0; i < s.pk.n; i++) {
+        const uint32_t r = rnd() % 16;
+        if (r == 0 && i + 1 < s.pk.n) {
+            feed_add(&f, s.pk.p[i + 1].data, s.pk.p[i + 1].len, 1000000 + 1000 * i);
+            feed_add(&f, s.pk.p[i].data, s.pk.p[i].len, 1000000 + 1000 * i + 500);
+            i++;
+            continue;
+        }
+        feed_add(&f, s.pk.p[i].data, s.pk.p[i].len, 1000000 + 1000 * i);
+        if (r == 1)
+            feed_add(&f, s.pk.p[i].data, s.pk.p[i].len, 1000000 + 1000 * i + 300);
+    }
+    rtp_depacketizer_config dc = {.payload_type = PT,
+                                  .reorder_packets = window,
+                                  .reorder_ns = 20000000,
+                                  .max_packet_bytes = 9000,
+                                  .validate = 1};
+    result kept;
+    run_cfg(&f, dc, &kept);
+    result r;
+    memset(&r, 0, sizeof r);
+    dc.on_frame = tu_on_frame;
+    dc.ctx = &r.sink;
+    rtp_depacketizer *d;
+    xsf_error err;
+    xsf_error_clear(&err);
+    uint8_t *buf = malloc(9000);
+    if (!buf || rtp_depacketizer_create(&d, &dc, &err) != XSF_OK) {
+        CHECK(0, "%s: depacketizer: %s", who, err.msg);
+        free(buf);
+        feed_free(&f);
+        tu_free(&s.pk);
+        return;
+    }
+    for (size_t i = 0; i < f.n; i++) {
+        memcpy(buf, f.data[i], f.len[i]);
+        rtp_depacketizer_push(d, buf, f.len[i], f.at[i]);
+        memset(buf, 0xa5, f.len[i]); /* the next datagram lands here */
+    }
+    rtp_depacketizer_flush(d);
+    r.st = *rtp_depacketizer_stats(d);
+    rtp_depacketizer_destroy(d);
+    CHECK(holds(&kept, cs, cs_len, NF) && holds(&r, cs, cs_len, NF),
+          "%s: the frames (%zu and %zu bytes; want %d x %zu)", who, kept.sink.len, r.sink.len, NF,
+          cs_len);
+    CHECK(r.st.reordered > 0 && r.st.duplicated > 0, "%s: %llu reordered, %llu duplicated", who,
+          (unsigned long long)r.st.reordered, (unsigned long long)r.st.duplicated);
+    EXPECT(who, r, packets, kept.st.packets);
+    EXPECT(who, r, reordered, kept.st.reordered);
+    EXPECT(who, r, duplicated, kept.st.duplicated);
+    EXPECT(who, r, lost, 0);
+    EXPECT(who, r, frames_complete, NF);
+    free(buf);
+    free(kept.sink.data);
+    free(r.sink.data);
+    feed_free(&f);
+    tu_free(&s.pk);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "vectors/xs/slice_h16.jxs";
@@ -859,6 +938,11 @@ int main(int argc, char **argv)
     /* 6 */
     start_at_frame(RTP_JXS_CODESTREAM);
     start_at_frame(RTP_JXS_SLICE);
+    /* 7 */
+    buffer_reused(RTP_JXS_CODESTREAM, 64);
+    buffer_reused(RTP_JXS_CODESTREAM, 100);
+    buffer_reused(RTP_JXS_SLICE, 64);
+    buffer_reused(RTP_JXS_SLICE, 100);
     free(data);
     return xsf_test_finish();
 }
