@@ -9,11 +9,13 @@
 # the end-to-end latency can be put on a stage and on a build.
 #
 #   bash bench/pipeline/live_stages.sh BUILD_A BUILD_B UHD_DIR
-#   (REPS=2 K=16 DUR=14 by default; scripts/device-beforeafter.sh STAGE livestages)
+#   (REPS=2 K=16 DUR=14 by default; scripts/device-beforeafter.sh STAGE livestages;
+#   PAIRS, default "A/A B/B A/B B/A": the send/recv pairs of a round, e.g.
+#   "A/A A/B" for the two receivers on the same senders only)
 set -u
 A=$(readlink -f "$1") B=$(readlink -f "$2") V=$(readlink -f "$3")
 W=${XSF_BENCH_TMP:-/dev/shm/xsf-live-stages}
-K=${K:-16} DUR=${DUR:-14} REPS=${REPS:-2}
+K=${K:-16} DUR=${DUR:-14} REPS=${REPS:-2} PAIRS=${PAIRS:-A/A B/B A/B B/A}
 mkdir -p "$W"
 clip=$W/clip.jxs
 [ -s "$clip" ] || for _ in $(seq 200); do cat "$V/uhd_422_10b_bpp3.jxs"; done > "$clip"
@@ -57,9 +59,11 @@ one() {
 echo "| run (send/recv build) | recv CPU s | send CPU s | dropped | stage p50/p90 us |"
 echo "| --- | --- | --- | --- | --- |"
 for rep in $(seq "$REPS"); do
-    one "A/A $rep" "$A" "$A"
-    one "B/B $rep" "$B" "$B"
-    one "A/B $rep" "$A" "$B"
-    one "B/A $rep" "$B" "$A"
+    for pair in $PAIRS; do
+        s=$A r=$A
+        [ "${pair%/*}" = B ] && s=$B
+        [ "${pair#*/}" = B ] && r=$B
+        one "$pair $rep" "$s" "$r"
+    done
 done
 rm -rf "$W"
