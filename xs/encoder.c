@@ -277,6 +277,7 @@ static void release(xs_encoder *e)
     free(e->slice_off);
     free(e->spill);
     free(e->gcli);
+    free(e->row_sat);
     free(e->reach);
     free(e->gtli);
     free(e->share);
@@ -369,6 +370,15 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->sync = sync_new(p, nt);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
+        size_t rows = 0;
+        for (int b = 0; b < g->nbands; b++) {
+            const xs_band *bd = &g->band[b];
+            e->row_sat_first[b] = rows;
+            rows += (size_t)bd->height;
+            if (bd->lx > 0 && bd->width > 0 && bd->height > 0)
+                e->step_band[bd->comp][bd->lx][e->step_bands[bd->comp][bd->lx]++] = (uint8_t)b;
+        }
+        e->row_sat = malloc(rows ? rows : 1);
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
         e->gtli = malloc(np * (size_t)g->nbands);
         e->share = malloc(np * sizeof *e->share);
@@ -378,9 +388,9 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
         if (st != XSF_OK || !e->worker || !e->slice || !e->cost || !e->choice || !e->prec_off ||
-            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->reach || !e->gtli ||
-            !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
-            !e->stats.q || !e->stats.r)
+            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->row_sat || !e->reach ||
+            !e->gtli || !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes ||
+            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -518,7 +528,8 @@ static void input_stripe(void *ctx, size_t i, int worker)
 }
 
 /* Index i of a DWT step: a run of parts of one component; horizontal
- * steps: those of levels level..level_last, row by row (wavelet.h). */
+ * steps: those of levels level..level_last, row by row (wavelet.h), each
+ * row's finished bands counted while it is in cache (enc_band_row_gcli). */
 static void dwt_part(void *ctx, size_t i, int worker)
 {
     const enc_frame *f = ctx;
@@ -526,10 +537,27 @@ static void dwt_part(void *ctx, size_t i, int worker)
     int c = 0;
     while (i >= f->part_first[c + 1])
         c++;
-    for (int l = f->level; l <= (f->columns ? f->level : f->level_last); l++)
-        wav_forward_part(e->wav[c], e->coef[c], l, f->columns,
-                         (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
+    const size_t first = (i - f->part_first[c]) * f->part_size[c];
+    if (f->columns) {
+        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c],
                          e->worker[worker].dwt);
+        return;
+    }
+    const xs_geometry *g = &e->plan.geom;
+    for (size_t r = first; r < first + f->part_size[c]; r++)
+        for (int l = f->level; l <= f->level_last; l++) {
+            if (r >= wav_forward_part_count(e->wav[c], l, 0))
+                break;
+            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, e->worker[worker].dwt);
+            for (int k = 0; k < e->step_bands[c][l]; k++) {
+                const int b = e->step_band[c][l][k];
+                const xs_band *bd = &g->band[b];
+                const int brow = (int)r - bd->y0;
+                if (brow >= 0 && brow < bd->height)
+                    e->row_sat[e->row_sat_first[b] + (size_t)brow] =
+                        enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
+            }
+        }
 }
 
 /* The steps of the forward DWT, every component at once: each level's
@@ -590,7 +618,16 @@ static void analyse_precinct(xs_encoder *e, size_t i)
     const enc_plan *p = &e->plan;
     struct enc_sync *y = e->sync;
     static const uint8_t no_truncation[XS_MAX_BANDS];
-    e->flag[i] = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach) < 0;
+    int saturated = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach, 1) < 0;
+    const int prow = (int)(i / (size_t)p->geom.cols);
+    for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
+        const enc_bline *bl = &p->bline[k];
+        const xs_band *bd = &p->geom.band[bl->band];
+        if (bd->lx > 0)
+            saturated |= e->row_sat[e->row_sat_first[bl->band] + (size_t)prow * (size_t)bd->lines +
+                                    bl->line];
+    }
+    e->flag[i] = (uint8_t)saturated;
     atomic_store_explicit(&y->ready[i], 2 * y->epoch + 1, memory_order_release);
     int first_row;
     slice_of(p, i, &first_row);
