@@ -79,6 +79,11 @@ struct xs_encoder {
     xsf_error err;
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
+    /* The input stage's samples where the DWT's level 1 runs out of place
+     * (wav_forward_first_part; NULL: the samples go to coef), and per
+     * component what the input stage writes to (in or coef). */
+    int32_t *in[XS_MAX_COMPONENTS];
+    int32_t *input[XS_MAX_COMPONENTS];
     wav_plan *wav[XS_MAX_COMPONENTS];
     uint8_t *gcli; /* bitplane count per code group (xs_geometry layout) */
     /* The bands the DWT's horizontal step of level l finishes in component

@@ -260,6 +260,7 @@ static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         free(e->coef[c]);
+        free(e->in[c]);
         wav_plan_destroy(e->wav[c]);
     }
     xsf_pool_destroy(e->pool);
@@ -349,7 +350,11 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             st = wav_plan_create(&e->wav[c], &d, err);
             const size_t words = wav_part_scratch(&d);
             dwt_words = words > dwt_words ? words : dwt_words;
+            if (st == XSF_OK && wav_forward_first_pairs(e->wav[c]) &&
+                !(e->in[c] = malloc(n * sizeof(int32_t))))
+                st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         }
+        e->input[c] = e->in[c] ? e->in[c] : e->coef[c];
     }
     if (st == XSF_OK)
         st = xsf_pool_create(&e->pool, cfg->threads, err);
@@ -524,12 +529,60 @@ static void input_stripe(void *ctx, size_t i, int worker)
     const enc_frame *f = ctx;
     (void)worker;
     const int row0 = (int)i * f->stripe;
-    enc_input_rows(&f->e->plan, f->pic, f->e->coef, row0, row0 + f->stripe);
+    enc_input_rows(&f->e->plan, f->pic, f->e->input, row0, row0 + f->stripe);
 }
 
-/* Index i of a DWT step: a run of parts of one component; horizontal
- * steps: those of levels level..level_last, row by row (wavelet.h), each
- * row's finished bands counted while it is in cache (enc_band_row_gcli). */
+/* The bitplane counts of the bands that the DWT's horizontal step of
+ * level l finished with row r of component c, while the row is in cache
+ * (enc_band_row_gcli). */
+static void count_row(xs_encoder *e, int c, int l, size_t r)
+{
+    const xs_geometry *g = &e->plan.geom;
+    for (int k = 0; k < e->step_bands[c][l]; k++) {
+        const int b = e->step_band[c][l][k];
+        const xs_band *bd = &g->band[b];
+        const int brow = (int)r - bd->y0;
+        if (brow >= 0 && brow < bd->height)
+            e->row_sat[e->row_sat_first[b] + (size_t)brow] =
+                enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
+    }
+}
+
+typedef struct first_pair_ctx {
+    xs_encoder *e;
+    int c;
+    size_t hl; /* rows of level 1's low half */
+} first_pair_ctx;
+
+static void count_first_pair(void *ctx, size_t k)
+{
+    const first_pair_ctx *x = ctx;
+    count_row(x->e, x->c, 1, k);
+    count_row(x->e, x->c, 1, x->hl + k);
+}
+
+/* The level a horizontal step of the frame starts at in component c: level
+ * 1 is done with the vertical step where it runs out of place. */
+static int row_level(const enc_frame *f, int c)
+{
+    return f->level == 1 && f->e->in[c] ? 2 : f->level;
+}
+
+/* Parts of component c in a DWT step. */
+static size_t step_parts(const enc_frame *f, int c)
+{
+    xs_encoder *e = f->e;
+    if (f->columns)
+        return f->level == 1 && e->in[c] ? wav_forward_first_pairs(e->wav[c])
+                                         : wav_forward_part_count(e->wav[c], f->level, 1);
+    const int l = row_level(f, c);
+    return l <= f->level_last ? wav_forward_part_count(e->wav[c], l, 0) : 0;
+}
+
+/* Index i of a DWT step: a run of parts of one component; level 1 out of
+ * place: pairs of rows, both steps; horizontal steps: those of levels
+ * level..level_last, row by row (wavelet.h). Each row's finished bands
+ * are counted while it is in cache. */
 static void dwt_part(void *ctx, size_t i, int worker)
 {
     const enc_frame *f = ctx;
@@ -538,25 +591,23 @@ static void dwt_part(void *ctx, size_t i, int worker)
     while (i >= f->part_first[c + 1])
         c++;
     const size_t first = (i - f->part_first[c]) * f->part_size[c];
-    if (f->columns) {
-        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c],
-                         e->worker[worker].dwt);
+    uint32_t *scratch = e->worker[worker].dwt;
+    if (f->columns && f->level == 1 && e->in[c]) {
+        first_pair_ctx x = {e, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
+        wav_forward_first_part(e->wav[c], e->in[c], e->coef[c], first, f->part_size[c], scratch,
+                               count_first_pair, &x);
         return;
     }
-    const xs_geometry *g = &e->plan.geom;
+    if (f->columns) {
+        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c], scratch);
+        return;
+    }
     for (size_t r = first; r < first + f->part_size[c]; r++)
-        for (int l = f->level; l <= f->level_last; l++) {
+        for (int l = row_level(f, c); l <= f->level_last; l++) {
             if (r >= wav_forward_part_count(e->wav[c], l, 0))
                 break;
-            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, e->worker[worker].dwt);
-            for (int k = 0; k < e->step_bands[c][l]; k++) {
-                const int b = e->step_band[c][l][k];
-                const xs_band *bd = &g->band[b];
-                const int brow = (int)r - bd->y0;
-                if (brow >= 0 && brow < bd->height)
-                    e->row_sat[e->row_sat_first[b] + (size_t)brow] =
-                        enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
-            }
+            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, scratch);
+            count_row(e, c, l, r);
         }
 }
 
@@ -582,7 +633,7 @@ static void forward_dwt(enc_frame *f)
             f->level_last = !columns && l >= levels_v ? levels : l;
             f->part_first[0] = 0;
             for (int c = 0; c < g->ncd; c++) {
-                const size_t n = wav_forward_part_count(e->wav[c], l, columns);
+                const size_t n = step_parts(f, c);
                 f->part_size[c] = n > per ? (n + per - 1) / per : 1;
                 f->part_first[c + 1] =
                     f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
