@@ -376,7 +376,7 @@ xsf_status wav_forward(wav_plan *plan, void *data)
 size_t wav_part_scratch(const wav_plan_desc *d)
 {
     const size_t strip = WAV_COLUMN_BLOCK * d->height;
-    return 3 * d->width > strip ? 3 * d->width : strip;
+    return 6 * d->width > strip ? 6 * d->width : strip;
 }
 
 size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical)
@@ -415,19 +415,17 @@ size_t wav_forward_first_pairs(const wav_plan *plan)
     return (d->height + 1) / 2;
 }
 
-/* The high row of pair k (k < h / 2): x[2k+1] - ((x[2k] + x[2k+2]) >> 1),
- * the row below mirrored at the end. */
-static void high53(const int32_t *src, size_t sp, size_t w, size_t h, size_t k,
-                   int32_t *restrict hi)
+/* The high row of a pair from its rows e (even), o and d (the even row
+ * below, or e mirrored at the end): o - ((e + d) >> 1). */
+static void high53(const int32_t *restrict e, const int32_t *restrict o, const int32_t *restrict d,
+                   size_t w, int32_t *restrict hi)
 {
-    const int32_t *restrict e = src + 2 * k * sp, *restrict o = e + sp;
-    const int32_t *restrict d = 2 * k + 2 < h ? o + sp : e;
     for (size_t c = 0; c < w; c++)
         hi[c] = o[c] - ((e[c] + d[c]) >> 1);
 }
 
-/* The low row of pair k from the high rows hp (pair k - 1, or k mirrored)
- * and hk: x[2k] + ((hp + hk + 2) >> 2). */
+/* The low row of pair k from its even row e and the high rows hp (pair
+ * k - 1, or k mirrored) and hk: e + ((hp + hk + 2) >> 2). */
 static void low53(const int32_t *restrict e, const int32_t *restrict hp, const int32_t *restrict hk,
                   size_t w, int32_t *restrict lo)
 {
@@ -436,9 +434,9 @@ static void low53(const int32_t *restrict e, const int32_t *restrict hp, const i
 }
 
 XSF_VECTOR_CLONES
-void wav_forward_first_part(const wav_plan *plan, const void *src, void *data, size_t first,
-                            size_t count, void *scratch, void (*done)(void *ctx, size_t k),
-                            void *ctx)
+void wav_forward_first_part(const wav_plan *plan, wav_row_source src, void *src_ctx, void *data,
+                            size_t first, size_t count, void *scratch,
+                            void (*done)(void *ctx, size_t k), void *ctx)
 {
     const size_t n = wav_forward_first_pairs(plan);
     if (first >= n || count == 0)
@@ -448,25 +446,42 @@ void wav_forward_first_part(const wav_plan *plan, const void *src, void *data, s
     const wav_plan_desc *d = &plan->desc;
     const size_t w = d->width, h = d->height, pitch = d->pitch, hl = (h + 1) / 2, hh = h / 2;
     const size_t wl = (w + 1) / 2;
-    const int32_t *in = src;
     int32_t *out = data;
     int32_t *hp = scratch, *hk = hp + w, *lo = hk + w;
-    if (first > 0) /* the high row of the pair before */
-        high53(in, pitch, w, h, first - 1, hp);
+    /* Three rows of the source at a time: the even row of a pair, its odd
+     * row and the even row below, which is the next pair's. */
+    int32_t *const buf[3] = {lo + w, lo + 2 * w, lo + 3 * w};
+    const int32_t *e;
+    int ie;
+    if (first > 0) { /* the high row of the pair before */
+        const int32_t *e0 = src(src_ctx, 2 * first - 2, buf[0]);
+        const int32_t *o0 = src(src_ctx, 2 * first - 1, buf[1]);
+        e = src(src_ctx, 2 * first, buf[2]);
+        ie = 2;
+        high53(e0, o0, e, w, hp);
+    } else {
+        e = src(src_ctx, 0, buf[0]);
+        ie = 0;
+    }
     for (size_t k = first; k < first + count; k++) {
-        const int32_t *e = in + 2 * k * pitch;
-        if (h < 2) { /* a single row passes through */
-            memcpy(lo, e, w * sizeof *lo);
-        } else {
-            if (k < hh)
-                high53(in, pitch, w, h, k, hk);
+        const int32_t *below = e, *l = e; /* a single row passes through */
+        int ib = ie;
+        if (k < hh) {
+            const int32_t *o = src(src_ctx, 2 * k + 1, buf[(ie + 1) % 3]);
+            if (2 * k + 2 < h) {
+                ib = (ie + 2) % 3;
+                below = src(src_ctx, 2 * k + 2, buf[ib]);
+            }
+            high53(e, o, below, w, hk);
+        }
+        if (h >= 2) {
             /* The high row before mirrors the first; the last low row of
              * an odd height mirrors the high row before. */
-            const int32_t *before = k ? hp : hk, *after = k < hh ? hk : hp;
-            low53(e, before, after, w, lo);
+            low53(e, k ? hp : hk, k < hh ? hk : hp, w, lo);
+            l = lo;
         }
         int32_t *row = out + k * pitch;
-        lift53_split(lo, row, row + wl, w);
+        lift53_split(l, row, row + wl, w);
         if (k < hh) {
             row = out + (hl + k) * pitch;
             lift53_split(hk, row, row + wl, w);
@@ -476,6 +491,8 @@ void wav_forward_first_part(const wav_plan *plan, const void *src, void *data, s
         }
         if (done)
             done(ctx, k);
+        e = below;
+        ie = ib;
     }
 }
 

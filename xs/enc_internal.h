@@ -79,9 +79,11 @@ struct xs_encoder {
     xsf_error err;
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
-    /* The input stage's samples where the DWT's level 1 runs out of place
-     * (wav_forward_first_part; NULL: the samples go to coef), and per
-     * component what the input stage writes to (in or coef). */
+    /* first[c]: the DWT's level 1 runs from a source of rows
+     * (wav_forward_first_part), made from the picture as it goes, or with
+     * the RCT (which mixes components) read from in[c]; input[c]: where the
+     * input stage writes (coef, in, or NULL: nothing). */
+    uint8_t first[XS_MAX_COMPONENTS];
     int32_t *in[XS_MAX_COMPONENTS];
     int32_t *input[XS_MAX_COMPONENTS];
     wav_plan *wav[XS_MAX_COMPONENTS];
@@ -119,6 +121,10 @@ struct xs_encoder {
 xsf_status enc_input_check(const enc_plan *plan, const xsf_picture *pic, xsf_error *err);
 void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
                     int32_t *const coef[XS_MAX_COMPONENTS], int row0, int row1);
+/* Row y of component c's samples to coefficients (without the RCT, which
+ * mixes components): what enc_input_rows writes there, for a coef[c] left
+ * NULL, whose rows the DWT makes as it goes. */
+void enc_input_row(const enc_plan *plan, const xsf_picture *pic, int c, int y, int32_t *out);
 /* Bitplane counts and sign reaches of the code groups of precinct p
  * (enc_analysis.c); 0, or -1 when a magnitude needs more than 15 bit planes.
  * untransformed: only the lines of bands without a horizontal level (lx 0:

@@ -350,11 +350,11 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             st = wav_plan_create(&e->wav[c], &d, err);
             const size_t words = wav_part_scratch(&d);
             dwt_words = words > dwt_words ? words : dwt_words;
-            if (st == XSF_OK && wav_forward_first_pairs(e->wav[c]) &&
-                !(e->in[c] = malloc(n * sizeof(int32_t))))
+            e->first[c] = st == XSF_OK && wav_forward_first_pairs(e->wav[c]) > 0;
+            if (e->first[c] && p->hdr.cpih == 1 && !(e->in[c] = malloc(n * sizeof(int32_t))))
                 st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         }
-        e->input[c] = e->in[c] ? e->in[c] : e->coef[c];
+        e->input[c] = e->first[c] ? e->in[c] : e->coef[c];
     }
     if (st == XSF_OK)
         st = xsf_pool_create(&e->pool, cfg->threads, err);
@@ -383,7 +383,7 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             if (bd->lx > 0 && bd->width > 0 && bd->height > 0)
                 e->step_band[bd->comp][bd->lx][e->step_bands[bd->comp][bd->lx]++] = (uint8_t)b;
         }
-        e->row_sat = malloc(rows ? rows : 1);
+        e->row_sat = calloc(rows ? rows : 1, 1); /* rows of no width: never counted */
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
         e->gtli = malloc(np * (size_t)g->nbands);
         e->share = malloc(np * sizeof *e->share);
@@ -550,9 +550,22 @@ static void count_row(xs_encoder *e, int c, int l, size_t r)
 
 typedef struct first_pair_ctx {
     xs_encoder *e;
+    const xsf_picture *pic;
     int c;
     size_t hl; /* rows of level 1's low half */
 } first_pair_ctx;
+
+/* Level 1's rows (wav_row_source): from the input stage where the RCT made
+ * them, else made here. */
+static const int32_t *source_row(void *ctx, size_t y, int32_t *buf)
+{
+    const first_pair_ctx *x = ctx;
+    const xs_encoder *e = x->e;
+    if (e->in[x->c])
+        return e->in[x->c] + y * (size_t)e->plan.geom.comp[x->c].width;
+    enc_input_row(&e->plan, x->pic, x->c, (int)y, buf);
+    return buf;
+}
 
 static void count_first_pair(void *ctx, size_t k)
 {
@@ -565,7 +578,7 @@ static void count_first_pair(void *ctx, size_t k)
  * 1 is done with the vertical step where it runs out of place. */
 static int row_level(const enc_frame *f, int c)
 {
-    return f->level == 1 && f->e->in[c] ? 2 : f->level;
+    return f->level == 1 && f->e->first[c] ? 2 : f->level;
 }
 
 /* Parts of component c in a DWT step. */
@@ -573,8 +586,8 @@ static size_t step_parts(const enc_frame *f, int c)
 {
     xs_encoder *e = f->e;
     if (f->columns)
-        return f->level == 1 && e->in[c] ? wav_forward_first_pairs(e->wav[c])
-                                         : wav_forward_part_count(e->wav[c], f->level, 1);
+        return f->level == 1 && e->first[c] ? wav_forward_first_pairs(e->wav[c])
+                                            : wav_forward_part_count(e->wav[c], f->level, 1);
     const int l = row_level(f, c);
     return l <= f->level_last ? wav_forward_part_count(e->wav[c], l, 0) : 0;
 }
@@ -592,10 +605,10 @@ static void dwt_part(void *ctx, size_t i, int worker)
         c++;
     const size_t first = (i - f->part_first[c]) * f->part_size[c];
     uint32_t *scratch = e->worker[worker].dwt;
-    if (f->columns && f->level == 1 && e->in[c]) {
-        first_pair_ctx x = {e, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
-        wav_forward_first_part(e->wav[c], e->in[c], e->coef[c], first, f->part_size[c], scratch,
-                               count_first_pair, &x);
+    if (f->columns && f->level == 1 && e->first[c]) {
+        first_pair_ctx x = {e, f->pic, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
+        wav_forward_first_part(e->wav[c], source_row, &x, e->coef[c], first, f->part_size[c],
+                               scratch, count_first_pair, &x);
         return;
     }
     if (f->columns) {
