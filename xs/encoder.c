@@ -853,7 +853,12 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     if (st != XSF_OK)
         return st;
     enc_frame f = {.e = e, .pic = pic, .stripe = 8, .base = out};
-    xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe, &f);
+    int input_stage = 0; /* components whose rows level 1 of the DWT does not make */
+    for (int c = 0; c < g->nc; c++)
+        input_stage |= e->input[c] != NULL;
+    if (input_stage)
+        xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe,
+                     &f);
     forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
      * down below), else into the spill buffer. */
