@@ -6,6 +6,7 @@
 
 #include "wavelet.h"
 #include "wavelet_internal.h"
+#include "xsf_vector.h"
 
 /* Columns gathered at once for the vertical pass: contiguous reads of a few
  * cache lines per row instead of one sample per row. */
@@ -189,6 +190,7 @@ const wav_plan_desc *wav_plan_get_desc(const wav_plan *plan)
  * (wl = (w + 1) / 2, wh = w / 2): wav53_forward_1d's lifting, the
  * prediction read from the interleaved line, each step one sweep that
  * compilers vectorize. */
+XSF_VECTOR_CLONES
 static void lift53_split(const int32_t *restrict r, int32_t *restrict low, int32_t *restrict high,
                          size_t w)
 {
@@ -265,6 +267,8 @@ static inline void lift53_step(int32_t *restrict lo, int32_t *restrict hi,
  * longer read), the high rows gathered in `strip` (h/2 rows of nb) and
  * moved below the low ones at the end. */
 #define WAV_53_BLOCK (2 * WAV_COLUMN_BLOCK)
+#define WAV_53_AHEAD 8 /* pairs of rows */
+XSF_VECTOR_CLONES
 static void columns53_forward(int32_t *a, size_t pitch, size_t x0, size_t nb, size_t h,
                               int32_t *strip)
 {
@@ -276,6 +280,14 @@ static void columns53_forward(int32_t *a, size_t pitch, size_t x0, size_t nb, si
     int32_t low[WAV_53_BLOCK];
     for (size_t k = 0; k < hl; k++) {
         const int32_t *e = ROW(2 * k);
+        /* The rows a few pairs down, asked for ahead: rows a pitch apart
+         * are too far apart for the hardware to see the stream. */
+        for (size_t j = 2 * k + 2 * WAV_53_AHEAD; j < 2 * k + 2 * WAV_53_AHEAD + 2 && j < h; j++) {
+            const char *at = (const char *)ROW(j);
+            for (size_t b = 0; b < nb * sizeof(int32_t); b += 64)
+                __builtin_prefetch(at + b);
+            __builtin_prefetch(at + nb * sizeof(int32_t) - 1);
+        }
         int32_t *hi = strip + (k < hh ? k : k - 1) * nb; /* odd h: the last low row mirrors */
         const int32_t *hp = strip + (k ? k - 1 : 0) * nb;
         if (k == 0) { /* the high row before mirrors the first */
@@ -364,7 +376,7 @@ xsf_status wav_forward(wav_plan *plan, void *data)
 size_t wav_part_scratch(const wav_plan_desc *d)
 {
     const size_t strip = WAV_COLUMN_BLOCK * d->height;
-    return d->width > strip ? d->width : strip;
+    return 6 * d->width > strip ? 6 * d->width : strip;
 }
 
 size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical)
@@ -392,6 +404,95 @@ void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical,
         columns_forward(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
     } else {
         rows_forward(plan, scratch, data, w, first, first + count);
+    }
+}
+
+size_t wav_forward_first_pairs(const wav_plan *plan)
+{
+    const wav_plan_desc *d = &plan->desc;
+    if (d->filter != WAV_FILTER_53 || d->levels_v < 1)
+        return 0;
+    return (d->height + 1) / 2;
+}
+
+/* The high row of a pair from its rows e (even), o and d (the even row
+ * below, or e mirrored at the end): o - ((e + d) >> 1). */
+static void high53(const int32_t *restrict e, const int32_t *restrict o, const int32_t *restrict d,
+                   size_t w, int32_t *restrict hi)
+{
+    for (size_t c = 0; c < w; c++)
+        hi[c] = o[c] - ((e[c] + d[c]) >> 1);
+}
+
+/* The low row of pair k from its even row e and the high rows hp (pair
+ * k - 1, or k mirrored) and hk: e + ((hp + hk + 2) >> 2). */
+static void low53(const int32_t *restrict e, const int32_t *restrict hp, const int32_t *restrict hk,
+                  size_t w, int32_t *restrict lo)
+{
+    for (size_t c = 0; c < w; c++)
+        lo[c] = e[c] + ((hp[c] + hk[c] + 2) >> 2);
+}
+
+XSF_VECTOR_CLONES
+void wav_forward_first_part(const wav_plan *plan, wav_row_source src, void *src_ctx, void *data,
+                            size_t first, size_t count, void *scratch,
+                            void (*done)(void *ctx, size_t k), void *ctx)
+{
+    const size_t n = wav_forward_first_pairs(plan);
+    if (first >= n || count == 0)
+        return;
+    if (count > n - first)
+        count = n - first;
+    const wav_plan_desc *d = &plan->desc;
+    const size_t w = d->width, h = d->height, pitch = d->pitch, hl = (h + 1) / 2, hh = h / 2;
+    const size_t wl = (w + 1) / 2;
+    int32_t *out = data;
+    int32_t *hp = scratch, *hk = hp + w, *lo = hk + w;
+    /* Three rows of the source at a time: the even row of a pair, its odd
+     * row and the even row below, which is the next pair's. */
+    int32_t *const buf[3] = {lo + w, lo + 2 * w, lo + 3 * w};
+    const int32_t *e;
+    int ie;
+    if (first > 0) { /* the high row of the pair before */
+        const int32_t *e0 = src(src_ctx, 2 * first - 2, buf[0]);
+        const int32_t *o0 = src(src_ctx, 2 * first - 1, buf[1]);
+        e = src(src_ctx, 2 * first, buf[2]);
+        ie = 2;
+        high53(e0, o0, e, w, hp);
+    } else {
+        e = src(src_ctx, 0, buf[0]);
+        ie = 0;
+    }
+    for (size_t k = first; k < first + count; k++) {
+        const int32_t *below = e, *l = e; /* a single row passes through */
+        int ib = ie;
+        if (k < hh) {
+            const int32_t *o = src(src_ctx, 2 * k + 1, buf[(ie + 1) % 3]);
+            if (2 * k + 2 < h) {
+                ib = (ie + 2) % 3;
+                below = src(src_ctx, 2 * k + 2, buf[ib]);
+            }
+            high53(e, o, below, w, hk);
+        }
+        if (h >= 2) {
+            /* The high row before mirrors the first; the last low row of
+             * an odd height mirrors the high row before. */
+            low53(e, k ? hp : hk, k < hh ? hk : hp, w, lo);
+            l = lo;
+        }
+        int32_t *row = out + k * pitch;
+        lift53_split(l, row, row + wl, w);
+        if (k < hh) {
+            row = out + (hl + k) * pitch;
+            lift53_split(hk, row, row + wl, w);
+            int32_t *t = hp;
+            hp = hk;
+            hk = t;
+        }
+        if (done)
+            done(ctx, k);
+        e = below;
+        ie = ib;
     }
 }
 

@@ -67,58 +67,88 @@ static int gcli_deadzone(const int32_t *restrict row, uint32_t n, int fq, uint8_
     return over != 0;
 }
 
+/* One band line's n coefficients at row (code groups of 4, the last one
+ * partial): their counts at gl and reaches at rl; 1 where a magnitude
+ * needs more than 15 bit planes. */
+static int line_gcli(const enc_params *pr, const int32_t *row, uint32_t w, uint8_t *gl,
+                     uint16_t *rl)
+{
+    const int fq = pr->fq;
+    int saturated = 0;
+    uint32_t x = 0;
+    if (fq && !pr->qpih) {
+        const uint32_t whole = w / 4 * 4;
+        saturated |= gcli_deadzone(row, whole, fq, gl, rl);
+        x = whole;
+        gl += whole / 4;
+        rl += whole / 4;
+    }
+    for (; x < w; x += 4) {
+        const uint32_t n = w - x < 4 ? w - x : 4;
+        uint32_t a[4] = {0, 0, 0, 0}, m = 0;
+        for (uint32_t j = 0; j < n; j++) {
+            const int32_t v = row[x + j];
+            a[j] = (uint32_t)(v < 0 ? -(int64_t)v : v);
+            m = a[j] >> fq > m ? a[j] >> fq : m;
+        }
+        if (m > 0x7fff) {
+            saturated = 1;
+            m = 0x7fff;
+        }
+        const int gc = bitlen(m);
+        uint16_t r = 0;
+        if (gc && pr->qpih) {
+            for (uint32_t j = 0; j < n; j++)
+                r |= (uint16_t)(enc_sign_reach(row[x + j], gc, pr->qpih, fq) << (4 * j));
+        } else if (gc) {
+            /* enc_sign_reach, deadzone: the bit planes of the magnitude, or
+             * 1 where only the rounding at t = 0 keeps it. */
+            for (uint32_t j = 0; j < n; j++) {
+                const uint32_t mag = a[j] >> fq > 0x7fff ? 0x7fff : a[j] >> fq;
+                int b = bitlen(mag);
+                if (!b && fq)
+                    b = (a[j] >> (fq - 1)) != 0;
+                r |= (uint16_t)(b << (4 * j));
+            }
+        }
+        *gl++ = (uint8_t)gc;
+        *rl++ = r;
+    }
+    return saturated;
+}
+
 int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
-                      uint8_t *gcli, uint16_t *reach)
+                      uint8_t *gcli, uint16_t *reach, int untransformed)
 {
     const xs_geometry *g = &plan->geom;
-    const enc_params *pr = &plan->params;
-    const int fq = pr->fq;
     int saturated = 0;
     for (uint32_t i = plan->bline_first[p]; i < plan->bline_first[p + 1]; i++) {
         const enc_bline *bl = &plan->bline[i];
-        const int32_t *row = coef[g->band[bl->band].comp] + bl->coef_off;
-        uint8_t *gl = gcli + bl->gcli_off;
-        uint16_t *rl = reach + bl->gcli_off;
-        const uint32_t w = bl->width;
-        uint32_t x = 0;
-        if (fq && !pr->qpih) {
-            const uint32_t whole = w / 4 * 4;
-            saturated |= gcli_deadzone(row, whole, fq, gl, rl);
-            x = whole;
-            gl += whole / 4;
-            rl += whole / 4;
-        }
-        for (; x < w; x += 4) {
-            const uint32_t n = w - x < 4 ? w - x : 4;
-            uint32_t a[4] = {0, 0, 0, 0}, m = 0;
-            for (uint32_t j = 0; j < n; j++) {
-                const int32_t v = row[x + j];
-                a[j] = (uint32_t)(v < 0 ? -(int64_t)v : v);
-                m = a[j] >> fq > m ? a[j] >> fq : m;
-            }
-            if (m > 0x7fff) {
-                saturated = 1;
-                m = 0x7fff;
-            }
-            const int gc = bitlen(m);
-            uint16_t r = 0;
-            if (gc && pr->qpih) {
-                for (uint32_t j = 0; j < n; j++)
-                    r |= (uint16_t)(enc_sign_reach(row[x + j], gc, pr->qpih, fq) << (4 * j));
-            } else if (gc) {
-                /* enc_sign_reach, deadzone: the bit planes of the magnitude, or
-                 * 1 where only the rounding at t = 0 keeps it. */
-                for (uint32_t j = 0; j < n; j++) {
-                    const uint32_t mag = a[j] >> fq > 0x7fff ? 0x7fff : a[j] >> fq;
-                    int b = bitlen(mag);
-                    if (!b && fq)
-                        b = (a[j] >> (fq - 1)) != 0;
-                    r |= (uint16_t)(b << (4 * j));
-                }
-            }
-            *gl++ = (uint8_t)gc;
-            *rl++ = r;
-        }
+        const xs_band *b = &g->band[bl->band];
+        if (untransformed && b->lx > 0)
+            continue;
+        saturated |= line_gcli(&plan->params, coef[b->comp] + bl->coef_off, bl->width,
+                               gcli + bl->gcli_off, reach + bl->gcli_off);
+    }
+    return saturated ? -1 : 0;
+}
+
+int enc_band_row_gcli(const enc_plan *plan, int band, int brow,
+                      int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach)
+{
+    const xs_geometry *g = &plan->geom;
+    const xs_band *b = &g->band[band];
+    const size_t groups = ((size_t)b->col_width + 3) / 4;
+    const int32_t *row = coef[b->comp] + (size_t)(b->y0 + brow) * g->comp[b->comp].width + b->x0;
+    size_t off = b->gcli_offset + (size_t)brow * b->gcli_stride;
+    int saturated = 0;
+    for (int col = 0; col < g->cols; col++) {
+        const int w = xs_band_prec_width(g, b, col);
+        if (w <= 0)
+            break;
+        saturated |= line_gcli(&plan->params, row + (size_t)col * b->col_width, (uint32_t)w,
+                               gcli + off, reach + off);
+        off += groups;
     }
     return saturated ? -1 : 0;
 }

@@ -124,6 +124,21 @@ xsf_status enc_input_check(const enc_plan *plan, const xsf_picture *pic, xsf_err
     return XSF_OK;
 }
 
+void enc_input_row(const enc_plan *plan, const xsf_picture *pic, int c, int y, int32_t *out)
+{
+    const xs_header *h = &plan->hdr;
+    const int w = plan->geom.comp[c].width;
+    const uint32_t maxv = (1u << h->depth[c]) - 1;
+    const int shift = h->bw - h->depth[c];
+    const int32_t dc = 1 << (h->bw - 1);
+    const int32_t *lut = plan->nlt_lut[c];
+    const uint16_t *in = xsf_picture_row16(pic, c, y);
+    for (int x = 0; x < w; x++) {
+        const uint32_t s = in[x] > maxv ? maxv : in[x];
+        out[x] = lut ? lut[s] : (int32_t)(s << shift) - dc;
+    }
+}
+
 void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
                     int32_t *const coef[XS_MAX_COMPONENTS], int row0, int row1)
 {
@@ -132,18 +147,8 @@ void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
     for (int c = 0; c < h->nc; c++) {
         const int w = g->comp[c].width, ht = g->comp[c].height, sy = g->comp[c].sy;
         const int y0 = row0 / sy, y1 = row1 >= g->comp[0].height || row1 / sy > ht ? ht : row1 / sy;
-        const uint32_t maxv = (1u << h->depth[c]) - 1;
-        const int shift = h->bw - h->depth[c];
-        const int32_t dc = 1 << (h->bw - 1);
-        const int32_t *lut = plan->nlt_lut[c];
-        for (int y = y0; y < y1; y++) {
-            const uint16_t *in = xsf_picture_row16(pic, c, y);
-            int32_t *o = coef[c] + (size_t)y * w;
-            for (int x = 0; x < w; x++) {
-                const uint32_t s = in[x] > maxv ? maxv : in[x];
-                o[x] = lut ? lut[s] : (int32_t)(s << shift) - dc;
-            }
-        }
+        for (int y = y0; y < y1 && coef[c]; y++)
+            enc_input_row(plan, pic, c, y, coef[c] + (size_t)y * w);
     }
     if (h->cpih == 1) {
         /* Forward RCT (inverse of 21122-1 F.3): components 0, 1, 2 are R, G, B. */

@@ -7,17 +7,7 @@
 #include "wavelet.h"
 #include "xs_internal.h"
 #include "xsf_pool.h"
-
-/* The widest loops: compiled for AVX2 as well where the compiler can, chosen
- * at run time (a portable build has the plain loop only; so has a
- * ThreadSanitizer build, whose instrumented resolver would run before the
- * sanitizer is set up). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
-    !defined(__SANITIZE_THREAD__)
-#define XSF_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define XSF_VECTOR_CLONES
-#endif
+#include "xsf_vector.h" /* XSF_VECTOR_CLONES on the widest loops */
 
 #define ENC_MAX_HEADER_BYTES 1024 /* SOC..WGT/NLT/CWD: 2+6+28+18+2+2*256+14+5 at most */
 
@@ -89,8 +79,23 @@ struct xs_encoder {
     xsf_error err;
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
+    /* first[c]: the DWT's level 1 runs from a source of rows
+     * (wav_forward_first_part), made from the picture as it goes, or with
+     * the RCT (which mixes components) read from in[c]; input[c]: where the
+     * input stage writes (coef, in, or NULL: nothing). */
+    uint8_t first[XS_MAX_COMPONENTS];
+    int32_t *in[XS_MAX_COMPONENTS];
+    int32_t *input[XS_MAX_COMPONENTS];
     wav_plan *wav[XS_MAX_COMPONENTS];
-    uint8_t *gcli;         /* bitplane count per code group (xs_geometry layout) */
+    uint8_t *gcli; /* bitplane count per code group (xs_geometry layout) */
+    /* The bands the DWT's horizontal step of level l finishes in component
+     * c: step_band[c][l][0..step_bands[c][l]) (enc_band_row_gcli), and per
+     * row of those bands whether a magnitude needs more than 15 bit planes:
+     * row_sat[row_sat_first[b] + row]. */
+    uint8_t step_band[XS_MAX_COMPONENTS][XS_MAX_NLX + 1][4];
+    uint8_t step_bands[XS_MAX_COMPONENTS][XS_MAX_NLX + 1];
+    size_t row_sat_first[XS_MAX_BANDS];
+    uint8_t *row_sat;
     uint16_t *reach;       /* four 4-bit sign reaches per code group */
     enc_line_cost *cost;   /* cost tables of every band line (plan.bline order) */
     enc_choice *choice;    /* per precinct: its decision */
@@ -116,10 +121,23 @@ struct xs_encoder {
 xsf_status enc_input_check(const enc_plan *plan, const xsf_picture *pic, xsf_error *err);
 void enc_input_rows(const enc_plan *plan, const xsf_picture *pic,
                     int32_t *const coef[XS_MAX_COMPONENTS], int row0, int row1);
+/* Row y of component c's samples to coefficients (without the RCT, which
+ * mixes components): what enc_input_rows writes there, for a coef[c] left
+ * NULL, whose rows the DWT makes as it goes. */
+void enc_input_row(const enc_plan *plan, const xsf_picture *pic, int c, int y, int32_t *out);
 /* Bitplane counts and sign reaches of the code groups of precinct p
- * (enc_analysis.c); 0, or -1 when a magnitude needs more than 15 bit planes. */
+ * (enc_analysis.c); 0, or -1 when a magnitude needs more than 15 bit planes.
+ * untransformed: only the lines of bands without a horizontal level (lx 0:
+ * no DWT), the others being enc_band_row_gcli's. */
 int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
-                      uint8_t *gcli, uint16_t *reach);
+                      uint8_t *gcli, uint16_t *reach, int untransformed);
+/* The same for row brow of band `band`, every precinct column: what
+ * enc_precinct_gcli writes for the band lines of that row. The forward DWT's
+ * horizontal step of level lx writes a band of level lx for the last time,
+ * so the encoder counts each row right after that step, while the row is in
+ * cache. */
+int enc_band_row_gcli(const enc_plan *plan, int band, int brow,
+                      int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach);
 /* Cost tables of the band lines of precinct p: what enc_cost_sig_group
  * sums over their significance groups (enc_analysis.c); first_only: only
  * what depends on gtli_above, the vertical prediction tables (unary[m] for

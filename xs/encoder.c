@@ -260,6 +260,7 @@ static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         free(e->coef[c]);
+        free(e->in[c]);
         wav_plan_destroy(e->wav[c]);
     }
     xsf_pool_destroy(e->pool);
@@ -277,6 +278,7 @@ static void release(xs_encoder *e)
     free(e->slice_off);
     free(e->spill);
     free(e->gcli);
+    free(e->row_sat);
     free(e->reach);
     free(e->gtli);
     free(e->share);
@@ -348,7 +350,11 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             st = wav_plan_create(&e->wav[c], &d, err);
             const size_t words = wav_part_scratch(&d);
             dwt_words = words > dwt_words ? words : dwt_words;
+            e->first[c] = st == XSF_OK && wav_forward_first_pairs(e->wav[c]) > 0;
+            if (e->first[c] && p->hdr.cpih == 1 && !(e->in[c] = malloc(n * sizeof(int32_t))))
+                st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         }
+        e->input[c] = e->first[c] ? e->in[c] : e->coef[c];
     }
     if (st == XSF_OK)
         st = xsf_pool_create(&e->pool, cfg->threads, err);
@@ -369,6 +375,15 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->sync = sync_new(p, nt);
         e->slice_off = malloc((size_t)g->slices * sizeof *e->slice_off);
         e->gcli = malloc(g->gcli_total ? g->gcli_total : 1);
+        size_t rows = 0;
+        for (int b = 0; b < g->nbands; b++) {
+            const xs_band *bd = &g->band[b];
+            e->row_sat_first[b] = rows;
+            rows += (size_t)bd->height;
+            if (bd->lx > 0 && bd->width > 0 && bd->height > 0)
+                e->step_band[bd->comp][bd->lx][e->step_bands[bd->comp][bd->lx]++] = (uint8_t)b;
+        }
+        e->row_sat = calloc(rows ? rows : 1, 1); /* rows of no width: never counted */
         e->reach = malloc((g->gcli_total ? g->gcli_total : 1) * sizeof *e->reach);
         e->gtli = malloc(np * (size_t)g->nbands);
         e->share = malloc(np * sizeof *e->share);
@@ -378,9 +393,9 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->stats.q = malloc(np);
         e->stats.r = malloc(np);
         if (st != XSF_OK || !e->worker || !e->slice || !e->cost || !e->choice || !e->prec_off ||
-            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->reach || !e->gtli ||
-            !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes || !e->stats.total_bytes ||
-            !e->stats.q || !e->stats.r)
+            !e->flag || !e->sync || !e->slice_off || !e->gcli || !e->row_sat || !e->reach ||
+            !e->gtli || !e->share || !e->stats.budget_bytes || !e->stats.coded_bytes ||
+            !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
     }
@@ -514,11 +529,73 @@ static void input_stripe(void *ctx, size_t i, int worker)
     const enc_frame *f = ctx;
     (void)worker;
     const int row0 = (int)i * f->stripe;
-    enc_input_rows(&f->e->plan, f->pic, f->e->coef, row0, row0 + f->stripe);
+    enc_input_rows(&f->e->plan, f->pic, f->e->input, row0, row0 + f->stripe);
 }
 
-/* Index i of a DWT step: a run of parts of one component; horizontal
- * steps: those of levels level..level_last, row by row (wavelet.h). */
+/* The bitplane counts of the bands that the DWT's horizontal step of
+ * level l finished with row r of component c, while the row is in cache
+ * (enc_band_row_gcli). */
+static void count_row(xs_encoder *e, int c, int l, size_t r)
+{
+    const xs_geometry *g = &e->plan.geom;
+    for (int k = 0; k < e->step_bands[c][l]; k++) {
+        const int b = e->step_band[c][l][k];
+        const xs_band *bd = &g->band[b];
+        const int brow = (int)r - bd->y0;
+        if (brow >= 0 && brow < bd->height)
+            e->row_sat[e->row_sat_first[b] + (size_t)brow] =
+                enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
+    }
+}
+
+typedef struct first_pair_ctx {
+    xs_encoder *e;
+    const xsf_picture *pic;
+    int c;
+    size_t hl; /* rows of level 1's low half */
+} first_pair_ctx;
+
+/* Level 1's rows (wav_row_source): from the input stage where the RCT made
+ * them, else made here. */
+static const int32_t *source_row(void *ctx, size_t y, int32_t *buf)
+{
+    const first_pair_ctx *x = ctx;
+    const xs_encoder *e = x->e;
+    if (e->in[x->c])
+        return e->in[x->c] + y * (size_t)e->plan.geom.comp[x->c].width;
+    enc_input_row(&e->plan, x->pic, x->c, (int)y, buf);
+    return buf;
+}
+
+static void count_first_pair(void *ctx, size_t k)
+{
+    const first_pair_ctx *x = ctx;
+    count_row(x->e, x->c, 1, k);
+    count_row(x->e, x->c, 1, x->hl + k);
+}
+
+/* The level a horizontal step of the frame starts at in component c: level
+ * 1 is done with the vertical step where it runs out of place. */
+static int row_level(const enc_frame *f, int c)
+{
+    return f->level == 1 && f->e->first[c] ? 2 : f->level;
+}
+
+/* Parts of component c in a DWT step. */
+static size_t step_parts(const enc_frame *f, int c)
+{
+    xs_encoder *e = f->e;
+    if (f->columns)
+        return f->level == 1 && e->first[c] ? wav_forward_first_pairs(e->wav[c])
+                                            : wav_forward_part_count(e->wav[c], f->level, 1);
+    const int l = row_level(f, c);
+    return l <= f->level_last ? wav_forward_part_count(e->wav[c], l, 0) : 0;
+}
+
+/* Index i of a DWT step: a run of parts of one component; level 1 out of
+ * place: pairs of rows, both steps; horizontal steps: those of levels
+ * level..level_last, row by row (wavelet.h). Each row's finished bands
+ * are counted while it is in cache. */
 static void dwt_part(void *ctx, size_t i, int worker)
 {
     const enc_frame *f = ctx;
@@ -526,10 +603,25 @@ static void dwt_part(void *ctx, size_t i, int worker)
     int c = 0;
     while (i >= f->part_first[c + 1])
         c++;
-    for (int l = f->level; l <= (f->columns ? f->level : f->level_last); l++)
-        wav_forward_part(e->wav[c], e->coef[c], l, f->columns,
-                         (i - f->part_first[c]) * f->part_size[c], f->part_size[c],
-                         e->worker[worker].dwt);
+    const size_t first = (i - f->part_first[c]) * f->part_size[c];
+    uint32_t *scratch = e->worker[worker].dwt;
+    if (f->columns && f->level == 1 && e->first[c]) {
+        first_pair_ctx x = {e, f->pic, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
+        wav_forward_first_part(e->wav[c], source_row, &x, e->coef[c], first, f->part_size[c],
+                               scratch, count_first_pair, &x);
+        return;
+    }
+    if (f->columns) {
+        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c], scratch);
+        return;
+    }
+    for (size_t r = first; r < first + f->part_size[c]; r++)
+        for (int l = row_level(f, c); l <= f->level_last; l++) {
+            if (r >= wav_forward_part_count(e->wav[c], l, 0))
+                break;
+            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, scratch);
+            count_row(e, c, l, r);
+        }
 }
 
 /* The steps of the forward DWT, every component at once: each level's
@@ -554,7 +646,7 @@ static void forward_dwt(enc_frame *f)
             f->level_last = !columns && l >= levels_v ? levels : l;
             f->part_first[0] = 0;
             for (int c = 0; c < g->ncd; c++) {
-                const size_t n = wav_forward_part_count(e->wav[c], l, columns);
+                const size_t n = step_parts(f, c);
                 f->part_size[c] = n > per ? (n + per - 1) / per : 1;
                 f->part_first[c + 1] =
                     f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
@@ -590,7 +682,16 @@ static void analyse_precinct(xs_encoder *e, size_t i)
     const enc_plan *p = &e->plan;
     struct enc_sync *y = e->sync;
     static const uint8_t no_truncation[XS_MAX_BANDS];
-    e->flag[i] = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach) < 0;
+    int saturated = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach, 1) < 0;
+    const int prow = (int)(i / (size_t)p->geom.cols);
+    for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
+        const enc_bline *bl = &p->bline[k];
+        const xs_band *bd = &p->geom.band[bl->band];
+        if (bd->lx > 0)
+            saturated |= e->row_sat[e->row_sat_first[bl->band] + (size_t)prow * (size_t)bd->lines +
+                                    bl->line];
+    }
+    e->flag[i] = (uint8_t)saturated;
     atomic_store_explicit(&y->ready[i], 2 * y->epoch + 1, memory_order_release);
     int first_row;
     slice_of(p, i, &first_row);
@@ -752,7 +853,12 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     if (st != XSF_OK)
         return st;
     enc_frame f = {.e = e, .pic = pic, .stripe = 8, .base = out};
-    xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe, &f);
+    int input_stage = 0; /* components whose rows level 1 of the DWT does not make */
+    for (int c = 0; c < g->nc; c++)
+        input_stage |= e->input[c] != NULL;
+    if (input_stage)
+        xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe,
+                     &f);
     forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
      * down below), else into the spill buffer. */

@@ -147,7 +147,7 @@ static void test_gcli(int qpih, int fq)
     uint16_t *rf = malloc(n * 2), *rr = malloc(n * 2);
     int bad = 0, sat = 0;
     for (size_t p = 0; p < plan.nprecincts; p++) {
-        sat |= enc_precinct_gcli(&plan, p, coef, gf, rf) != 0;
+        sat |= enc_precinct_gcli(&plan, p, coef, gf, rf, 0) != 0;
         for (uint32_t i = plan.bline_first[p]; i < plan.bline_first[p + 1]; i++) {
             const enc_bline *bl = &plan.bline[i];
             const int32_t *row = coef[g->band[bl->band].comp] + bl->coef_off;
@@ -170,9 +170,25 @@ static void test_gcli(int qpih, int fq)
         }
     }
     CHECK(!bad && !sat, "qpih=%d fq=%d: %d code groups differ (saturated %d)", qpih, fq, bad, sat);
+    /* The same counts band row by band row (the DWT's order) for the bands
+     * of a horizontal level, precinct by precinct for the others. */
+    memset(gf, 0xff, n);
+    memset(rf, 0xff, n * 2);
+    for (int b = 0; b < g->nbands; b++)
+        for (int y = 0; y < g->band[b].height && g->band[b].lx > 0; y++)
+            sat |= enc_band_row_gcli(&plan, b, y, coef, gf, rf) != 0;
+    for (size_t p = 0; p < plan.nprecincts; p++)
+        sat |= enc_precinct_gcli(&plan, p, coef, gf, rf, 1) != 0;
+    CHECK(!memcmp(gf, gr, n) && !memcmp(rf, rr, n * 2) && !sat,
+          "qpih=%d fq=%d: band rows' counts differ from the precincts' (saturated %d)", qpih, fq,
+          sat);
     /* A magnitude of 16 bit planes is refused. */
     coef[0][3] = (int32_t)(0x8000u << fq);
-    CHECK(enc_precinct_gcli(&plan, 0, coef, gf, rf) < 0, "saturation not reported");
+    CHECK(enc_precinct_gcli(&plan, 0, coef, gf, rf, 0) < 0, "saturation not reported");
+    int top = 0; /* the band of component 0 at the top left: LL */
+    while (g->band[top].comp != 0 || g->band[top].x0 || g->band[top].y0)
+        top++;
+    CHECK(enc_band_row_gcli(&plan, top, 0, coef, gf, rf) < 0, "saturation not reported (row)");
     for (int c = 0; c < g->nc; c++)
         free(coef[c]);
     free(gf);
