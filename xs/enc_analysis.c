@@ -241,7 +241,7 @@ static void skip_bytes(const uint8_t *restrict g, const uint8_t *restrict top, u
  * over values (up to 255 a byte), byte t counts the values above t. */
 #define TH_ONES 0x0101010101010101ull
 #define TH_LO(x) ((x) >= 8 ? TH_ONES : TH_ONES & ((1ull << (8 * ((x)&7))) - 1))
-#define TH_HI(x) ((x) <= 8 ? 0ull : TH_ONES & ((1ull << (8 * ((x)-8))) - 1))
+#define TH_HI(x) ((x) <= 8 ? 0ull : TH_ONES & ((1ull << (8 * (((x)-8) & 7))) - 1))
 #define TH2(b)                                                                                     \
     {                                                                                              \
         TH_LO((b)&15) + TH_LO((b) >> 4), TH_HI((b)&15) + TH_HI((b) >> 4)                           \
