@@ -18,6 +18,10 @@
 #   gst       scripts/gst-device-bench.sh's table (carry .gstdeps)
 #   startup   bench/pipeline/startup.sh: decode and recv --pcap start-up, whole process
 #
+# REPS=N (default 1) runs each stage N times, alternating before and after
+# within each round, so that a row's spread from run to run is seen beside
+# the difference between the builds; round r's log is LABEL.rR.log.
+#
 # Prepare here: BEFORE_DIR is a copy of the older commit, e.g.
 #   rm -rf .before && mkdir .before && git archive 8170898 | tar -x -C .before
 # plus what scripts/device-check.sh says (.devdeps, .vec, .gl; .gstdeps for gst), then
@@ -49,22 +53,27 @@ build() {
 }
 if [ "$STAGES" != " gst " ]; then # the GStreamer stage builds trees of its own
     step build
-    build before "$BEFORE"
-    build after "$R"
+    build before "$BEFORE" &
+    build after "$R" &
+    wait %1 && wait %2 || exit 1
 fi
 
 # each LABEL CMD...: runs CMD with each build, before first (WHICH before or
 # after, SRC its source tree, B its build, OUT its log folder); its output
 # goes to $OUT/WHICH/LABEL.log and to the terminal.
+REPS=${REPS:-1}
 each() {
-    local label=$1 src
+    local label=$1 src log
     shift
-    for which in before after; do
-        src=$R
-        [ $which = before ] && src=$BEFORE
-        echo "---- $label: $which"
-        WHICH=$which SRC=$src B=$R/build-ba-$which OUT=$OUT/$which bash -c "$*" 2>&1 |
-            tee "$OUT/$which/$label.log"
+    for r in $(seq "$REPS"); do
+        for which in before after; do
+            src=$R
+            [ $which = before ] && src=$BEFORE
+            log=$OUT/$which/$label.log
+            [ "$REPS" -gt 1 ] && log=$OUT/$which/$label.r$r.log
+            echo "---- $label: $which, round $r of $REPS"
+            WHICH=$which SRC=$src B=$R/build-ba-$which OUT=$OUT/$which bash -c "$*" 2>&1 | tee "$log"
+        done
     done
 }
 # both NAME TITLE CMD: the stage NAME, where it was asked for, with each build.

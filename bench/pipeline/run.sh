@@ -20,7 +20,8 @@
 #           wall second of the whole process (start to exit), its start-up to
 #           the first picture stated apart, and its steady rate, each against
 #           the D2H floor of F's bytes measured just before (pipeline_floors
-#           d2h); one capture, then four at once in one recv (XSF_PIXFMT_STREAMS)
+#           d2h); one capture, then four at once in one recv (XSF_PIXFMT_STREAMS);
+#           XSF_PIXFMT_OUT=null:device leaves the pictures in device memory
 #   source  the capture source alone (pipeline_pcap_source: nothing decoded)
 #           with 0, 2, 4, 8 copy threads and the default
 #   live    K `xsflow send --fps 60` senders over loopback UDP into one
@@ -28,7 +29,8 @@
 #           loss, drops and latency per K, CPU time of the receiver and of
 #           all senders. XSF_LIVE_K (default "1 4 8 16"), XSF_LIVE_SEND_ARGS
 #           and XSF_LIVE_RECV_ARGS (extra options, e.g. "--no-gso",
-#           "--gpu-sync spin") change the runs; XSF_PCAP_RECV_ARGS adds options
+#           "--gpu-sync spin") change the runs (XSF_LIVE_OUT=null:device: the
+#           pictures stay in device memory); XSF_PCAP_RECV_ARGS adds options
 #           to every recv --pcap of the pcap stage. Each run's per-frame stage
 #           times go to $W/framesK.csv (recv --frame-log; summarize with
 #           bench/pipeline/frame_log.py).
@@ -223,7 +225,7 @@ if [[ $STAGES == *" pixfmt "* ]]; then
             d2h=$("$F" d2h "$bytes")
             floor=$(echo "$d2h" | value d2h_fps_1stream) floor3=$(echo "$d2h" | value d2h_fps_3stream)
             args=()
-            for _ in $(seq "$k"); do args+=(--pcap "$W/uhd60-$n.pcap" -o null --pix-fmt "$f"); done
+            for _ in $(seq "$k"); do args+=(--pcap "$W/uhd60-$n.pcap" -o "${XSF_PIXFMT_OUT:-null}" --pix-fmt "$f"); done
             t0=$(now)
             # shellcheck disable=SC2086
             if ! "$X" recv "${args[@]}" --stats-json "$W/pixfmt.json" -q ${XSF_PCAP_RECV_ARGS:-} \
@@ -257,7 +259,7 @@ if [[ $STAGES == *" live "* ]]; then
     for K in ${XSF_LIVE_K:-1 4 8 16}; do
         base=$((30000 + K * 100))
         args=()
-        for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
+        for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o "${XSF_LIVE_OUT:-null}"); done
         # The receiver (its per-second lines kept in live$K.log): TIMEFORMAT prints its CPU
         # time last.
         # shellcheck disable=SC2086
