@@ -313,6 +313,16 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         put(&w, present[b] ? ch->mode[b] : 0, 2);
     align(&w);
 
+    /* Its coefficients are read last (data), from lines far apart in the
+     * planes, cold since the DWT: asked for now, while headers, flags and
+     * counts are written. */
+    for (int k = 0; k < nbl; k++) {
+        if (ch->t[bl[k].band] >= 15)
+            continue;
+        const int32_t *c = coef[g->band[bl[k].band].comp] + bl[k].coef_off;
+        for (uint32_t x = 0; x < bl[k].width; x += 16)
+            __builtin_prefetch(c + x, 0, 2);
+    }
     line_ctx lc[XS_MAX_BANDS];
     int i = 0;
     while (i < nbl) {
@@ -329,6 +339,9 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
             const int ttop = bl[i].line == 0 && gtli_above ? gtli_above[b] : 0;
             l->tt = ttop > l->t ? ttop : l->t;
         }
+        /* The packet's coefficients are read last (data), from lines far
+         * apart in the planes, cold since the DWT: asked for now, while its
+         * flags and counts are written. */
         const enc_packet_size z = enc_packet_bytes(pr, bl, cost, i0, i, ch);
         const int nl = i - i0, dr = z.raw;
         const uint32_t sig = z.sig, lcnt = dr ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt),
