@@ -3,6 +3,9 @@
  * padding up to the precinct's share. Every subpacket is checked against
  * the size the cost tables gave the rate decision. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "enc_internal.h"
 
@@ -239,6 +242,45 @@ static inline uint64_t interleave(const uint32_t q[4], int planes)
     return spread4(q[0]) << 3 | spread4(q[1]) << 2 | spread4(q[2]) << 1 | spread4(q[3]);
 }
 
+#if defined(__SSE2__)
+/* Bits 0..3 reversed. */
+static const uint8_t reverse4[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+#endif
+
+/* Deadzone above t = 0 for a whole code group at c: q[j] the magnitude's
+ * planes above t (enc_quantize: min(|c[j]| >> fq, 0x7fff) >> t), and, one
+ * bit per coefficient MSB first, where it is negative (neg) and where q is
+ * not zero (nz). One vector of the four where SSE2 is there. */
+static inline void quantize_group(const int32_t *c, int fq, int t, uint32_t q[4], uint32_t *neg,
+                                  uint32_t *nz)
+{
+#if defined(__SSE2__)
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)c);
+    const __m128i s = _mm_srai_epi32(v, 31), bias = _mm_set1_epi32(INT32_MIN),
+                  lim = _mm_set1_epi32(0x7fff);
+    __m128i a = _mm_srl_epi32(_mm_sub_epi32(_mm_xor_si128(v, s), s), _mm_cvtsi32_si128(fq));
+    /* a > 0x7fff as unsigned values (|INT32_MIN| is 2^31) */
+    const __m128i over = _mm_cmpgt_epi32(_mm_xor_si128(a, bias), _mm_xor_si128(lim, bias));
+    a = _mm_or_si128(_mm_andnot_si128(over, a), _mm_and_si128(over, lim));
+    const __m128i qv = _mm_srl_epi32(a, _mm_cvtsi32_si128(t));
+    _mm_storeu_si128((__m128i *)(void *)q, qv);
+    *neg = reverse4[_mm_movemask_ps(_mm_castsi128_ps(v))];
+    *nz =
+        reverse4[_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(qv, _mm_setzero_si128()))) ^ 15];
+#else
+    uint32_t ng = 0, z = 0;
+    for (uint32_t j = 0; j < 4; j++) {
+        const int32_t v = c[j];
+        const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
+        q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
+        ng |= (uint32_t)(v < 0) << (3 - j);
+        z |= (uint32_t)(q[j] != 0) << (3 - j);
+    }
+    *neg = ng;
+    *nz = z;
+#endif
+}
+
 /* Data of one line, and with Fs=1 its signs into `ws` (the sign subpacket,
  * written at the same time from the same quantized values). */
 static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
@@ -263,14 +305,8 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
         }
         for (uint32_t k = 0; k < n; k++) {
             const uint32_t i = i0 + coded[k], planes = (uint32_t)(g[i] - t);
-            uint32_t q[4], neg = 0, nz = 0;
-            for (uint32_t j = 0; j < 4; j++) {
-                const int32_t v = coef[4 * i + j];
-                const uint32_t a = (uint32_t)(v < 0 ? -(int64_t)v : v) >> fq;
-                q[j] = (a > 0x7fffu ? 0x7fffu : a) >> t;
-                neg |= (uint32_t)(v < 0) << (3 - j);
-                nz |= (uint32_t)(q[j] != 0) << (3 - j);
-            }
+            uint32_t q[4], neg, nz;
+            quantize_group(coef + 4 * i, fq, t, q, &neg, &nz);
             put_group(w, ws, interleave(q, (int)planes), (int)(4 * planes), nz, neg & nz, fs);
         }
     }
@@ -313,6 +349,16 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
         put(&w, present[b] ? ch->mode[b] : 0, 2);
     align(&w);
 
+    /* Its coefficients are read last (data), from lines far apart in the
+     * planes, cold since the DWT: asked for now, while headers, flags and
+     * counts are written. */
+    for (int k = 0; k < nbl; k++) {
+        if (ch->t[bl[k].band] >= 15)
+            continue;
+        const int32_t *c = coef[g->band[bl[k].band].comp] + bl[k].coef_off;
+        for (uint32_t x = 0; x < bl[k].width; x += 16)
+            __builtin_prefetch(c + x, 0, 2);
+    }
     line_ctx lc[XS_MAX_BANDS];
     int i = 0;
     while (i < nbl) {
@@ -329,6 +375,9 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
             const int ttop = bl[i].line == 0 && gtli_above ? gtli_above[b] : 0;
             l->tt = ttop > l->t ? ttop : l->t;
         }
+        /* The packet's coefficients are read last (data), from lines far
+         * apart in the planes, cold since the DWT: asked for now, while its
+         * flags and counts are written. */
         const enc_packet_size z = enc_packet_bytes(pr, bl, cost, i0, i, ch);
         const int nl = i - i0, dr = z.raw;
         const uint32_t sig = z.sig, lcnt = dr ? enc_ceil8(z.rawcnt) : enc_ceil8(z.cnt),
