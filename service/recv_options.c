@@ -109,8 +109,9 @@ const xsf_option svc_recv_knobs[] = {
                "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0,
                .hi = 255, .max_items = PL_MAX_GPUS, .count_offset = AT(cfg.pl.ngpus)),
     XSF_OPTION("contexts", XSF_OPTION_INT, AT(cfg.pl.contexts_per_gpu), "N",
-               "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1,
-               .hi = 64),
+               "decoder contexts per GPU (default: the streams decoded by slices + 2,\n"
+               "at least 3)",
+               .lo = 1, .hi = 64),
     XSF_OPTION("gpu-sync", XSF_OPTION_CHOICE, AT(cfg.pl.gpu_sync), "W",
                "how decoder threads wait for the GPU: spin (the lowest latency,\n"
                "a core each while waiting; the default while the decoder\n"
