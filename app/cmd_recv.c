@@ -209,7 +209,7 @@ static int parse_args(int argc, char **argv, recv_args *a)
     }
     /* The C decoder has no incremental interface: the CPU stage waits for each frame whole,
      * so --slices there would change nothing but the name of what was measured. */
-    if (a->o.cfg.slices && a->o.cfg.pl.engine == PL_ENGINE_CPU) {
+    if (a->o.cfg.slices > 0 && a->o.cfg.pl.engine == PL_ENGINE_CPU) {
         cli_error("--slices", "sub-frame decoding runs on the GPU engine only; --cpu decodes whole "
                               "frames (drop --slices or --cpu)");
         return 2;

@@ -371,6 +371,7 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
      * timed as the driver's start. */
     if (cfg->engine == PL_ENGINE_CPU)
         return create_pipeline(out, cfg, called, 0, err);
+    pl_gpu_connections(); /* before the first CUDA call: many decoders' streams (pl_gpu.h) */
     const int saved = pl_gpu_save();
     const xsf_status st = create_pipeline(out, cfg, called, xsf_clock_mono_ns() - called, err);
     pl_gpu_restore(saved);

@@ -173,6 +173,18 @@ static int prepare_picture(const decode_ctx *d, pl_placement where, int field,
  * (decode_gpu_partial: its picture laid out already, the host rows
  * [0, host_rows[c]) downloaded as they became final); it ends with
  * gpu_end, which clears it. */
+/* A host-side duration of a partial frame's decoding into its stream's histogram `h`
+ * (pl_stream_stats.step, final_enqueue, final_sync). */
+static void note_time(const decode_ctx *d, pl_hist *h, uint64_t t0, int step)
+{
+    pl_stream *st = &d->w->p->streams[d->s->f.stream];
+    const uint64_t ns = xsf_clock_mono_ns() - t0;
+    pthread_mutex_lock(&st->hist_mu);
+    pl_hist_add(h, ns);
+    st->steps += (uint64_t)step;
+    pthread_mutex_unlock(&st->hist_mu);
+}
+
 static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_rows)
 {
     pl_slot *s = d->s;
@@ -203,12 +215,18 @@ static void decode_gpu_fields(const decode_ctx *d, int *begun, const int *host_r
                         : codec->gpu_decode(d->dec, frame, d->params, cs, bytes, out, &e);
         if (!incremental)
             pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
+        const pl_stream *st = d->st;
+        if (incremental) /* its last step enqueued: the host's part of it */
+            note_time(d, st->final_enqueue, setup, 0);
         *begun = 0;
         /* The sync reports errors the kernels found in the data. */
+        const uint64_t sync = xsf_clock_mono_ns();
         if (dst != XSF_OK || codec->gpu_sync(d->dec, &e) != XSF_OK) {
             fail(s, d->msg, d->cap, e.msg);
             return;
         }
+        if (incremental) /* the GPU's part: what was enqueued for it had to run */
+            note_time(d, st->final_sync, sync, 0);
         f->t.device_ready = pl_now_ns();
         if (d->where & PL_PICTURE_HOST) {
             const xsf_picture *pic = &f->picture[field];
@@ -248,13 +266,38 @@ static void decode_gpu(const decode_ctx *d, int begun, const int *host_rows)
  * told to a sink that wants them (pl_sink.rows). Returns with the frame
  * whole, failed or aborted; never while its source may still write into it. */
 /* A decoder started on a partial frame launches its newly whole slices once
- * a 24th of the codestream (by the size its header says; at least 2 KiB,
- * 160 KiB when it does not say) more is in, or the frame is whole: every
- * launch costs a few API calls, and what is left at the end is about that
- * much entropy decoding. */
+ * a PARTIAL_STEPS-th of the codestream (by the size its header says; at
+ * least 2 KiB, 160 KiB when it does not say) more is in, or the frame is
+ * whole: every launch costs a few API calls, and what is left at the end is
+ * about that much entropy decoding. With many partial frames on one GPU at
+ * once the steps grow: the GPU's decoders together launch about
+ * PARTIAL_STEP_BUDGET steps per frame time (at least PARTIAL_STEPS_MIN a
+ * frame), so 16 UHD streams take 6 steps a frame, not 24: a step is some 20
+ * API calls into the one CUDA context of the GPU (an upload, the entropy
+ * kernels, the inverse DWT and output of the rows it makes final), and 16
+ * streams of 24 steps were 460 000 calls a second, with a receiving and a
+ * decoder thread per stream waking for each. The last step then holds a
+ * sixth of the frame's entropy decoding (tens of microseconds of kernels for
+ * UHD 4:2:2 3 bpp) instead of a 24th. */
 #define PARTIAL_STEPS 24
+#define PARTIAL_STEPS_MIN 6
+#define PARTIAL_STEP_BUDGET 96
 #define PARTIAL_STEP_MIN_BYTES ((size_t)2 << 10)
 #define PARTIAL_STEP_BYTES ((size_t)160 << 10)
+
+/* The bytes of one step of a frame of `total` bytes (0: not said) while `active` partial
+ * frames are decoded on its GPU. */
+static size_t step_bytes(size_t total, unsigned active)
+{
+    if (!total)
+        return PARTIAL_STEP_BYTES;
+    unsigned steps = PARTIAL_STEP_BUDGET / (active ? active : 1);
+    steps = steps > PARTIAL_STEPS       ? PARTIAL_STEPS
+            : steps < PARTIAL_STEPS_MIN ? PARTIAL_STEPS_MIN
+                                        : steps;
+    return total / steps > PARTIAL_STEP_MIN_BYTES ? total / steps : PARTIAL_STEP_MIN_BYTES;
+}
+
 /* While rows are on their way to a sink that wants them, the decoder looks
  * at their events this often between the frame's data. */
 #define ROWS_POLL_NS 50000
@@ -303,8 +346,9 @@ static void rows_tell(pl_worker *w, pl_slot *s, const pl_sink *sink, partial_row
 }
 
 /* Starts the frame once its header is in: describes it (once), lays out its
- * picture (the decoder writes its rows from begin on) and begins. */
-static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step, partial_rows *r)
+ * picture (the decoder writes its rows from begin on) and begins; *total is
+ * the codestream's size its header says (0: not said). */
+static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *total, partial_rows *r)
 {
     pl_frame *f = &d->s->f;
     xsf_error e;
@@ -324,10 +368,8 @@ static xsf_status partial_begin(const decode_ctx *d, size_t avail, size_t *step,
     const xsf_status st = d->codec->gpu_begin(d->dec, frame, f->codestream, avail, out, &e);
     if (st == XSF_OK)
         pl_note_setup(d->w, xsf_clock_mono_ns() - setup);
-    const size_t total = f->desc[0].codestream_bytes;
-    if (st == XSF_OK && total)
-        *step = total / PARTIAL_STEPS > PARTIAL_STEP_MIN_BYTES ? total / PARTIAL_STEPS
-                                                               : PARTIAL_STEP_MIN_BYTES;
+    if (st == XSF_OK)
+        *total = f->desc[0].codestream_bytes;
     if (st != XSF_OK && st != XSF_ERR_AGAIN && !d->s->failed)
         fail(d->s, d->msg, d->cap, e.msg);
     return st;
@@ -337,22 +379,29 @@ static void decode_gpu_partial(const decode_ctx *d)
 {
     pl_worker *w = d->w;
     pl_pipeline *p = w->p;
+    pl_queue *q = &p->queues[w->queue];
     pl_slot *s = d->s;
     pl_frame *f = &s->f;
     const pl_sink *sink = &p->streams[f->stream].sink;
-    size_t seen = 0, step = PARTIAL_STEP_BYTES;
+    size_t seen = 0, total = 0;
     int begun = 0, bad = 0;
     partial_rows r;
     memset(&r, 0, sizeof r);
     pthread_mutex_lock(&p->mu);
+    q->partial_active++;
     for (;;) {
         /* Before begin, any growth may complete the header. */
-        s->wake_at = bad     ? SIZE_MAX
-                     : begun ? seen + step
-                             : seen + 1; /* refused: only its end matters */
+        const size_t want = bad     ? SIZE_MAX
+                            : begun ? seen + step_bytes(total, q->partial_active)
+                                    : seen + 1; /* refused: only its end matters */
+        /* wake_at, then waiting, then avail (pl_slot: pl_frame_progress reads them
+         * without p->mu, in the other order). */
+        __atomic_store_n(&s->wake_at, want, __ATOMIC_SEQ_CST);
         int poll = 0;
-        while (s->partial && !s->aborted && s->avail < s->wake_at && !poll) {
-            s->waiting = 1;
+        while (s->partial && !s->aborted && !poll) {
+            __atomic_store_n(&s->waiting, 1, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&s->avail, __ATOMIC_SEQ_CST) >= want)
+                break;
             if (r.tail != r.head) { /* rows on their way to the sink */
                 const struct timespec until = xsf_clock_wall_deadline(ROWS_POLL_NS);
                 poll = pthread_cond_timedwait(&s->cv, &p->mu, &until) != 0;
@@ -360,18 +409,19 @@ static void decode_gpu_partial(const decode_ctx *d)
                 pthread_cond_wait(&s->cv, &p->mu);
             }
         }
-        s->waiting = 0;
+        __atomic_store_n(&s->waiting, 0, __ATOMIC_SEQ_CST);
         if (s->aborted || !s->partial)
             break;
-        if (s->avail < s->wake_at) { /* woken to look at the rows */
+        const size_t avail = __atomic_load_n(&s->avail, __ATOMIC_SEQ_CST);
+        if (avail < want) { /* woken to look at the rows */
             pthread_mutex_unlock(&p->mu);
             rows_tell(w, s, sink, &r);
             pthread_mutex_lock(&p->mu);
             continue;
         }
-        const size_t avail = s->avail;
         pthread_mutex_unlock(&p->mu);
         if (!bad) {
+            const uint64_t t0 = xsf_clock_mono_ns();
             xsf_status st;
             if (begun) {
                 xsf_error e;
@@ -380,11 +430,12 @@ static void decode_gpu_partial(const decode_ctx *d)
                 if (st != XSF_OK && !s->failed)
                     fail(s, d->msg, d->cap, e.msg);
             } else {
-                st = partial_begin(d, avail, &step, &r);
+                st = partial_begin(d, avail, &total, &r);
             }
             if (st == XSF_OK) {
                 begun = 1;
                 rows_step(d, sink, &r);
+                note_time(d, d->st->step, t0, 1);
             } else if (st != XSF_ERR_AGAIN) { /* final: the frame is refused once whole */
                 bad = 1;
                 begun = 0;
@@ -395,6 +446,7 @@ static void decode_gpu_partial(const decode_ctx *d)
         seen = avail;
         pthread_mutex_lock(&p->mu);
     }
+    q->partial_active--;
     const int aborted = s->aborted;
     pthread_mutex_unlock(&p->mu);
     f->t.final_start = pl_now_ns();
@@ -448,20 +500,35 @@ static int decodes_partial(const pl_worker *w, const pl_stream *st)
            st->codec->gpu_begin;
 }
 
-/* The first frame of the queue this worker may take: a partial frame only
- * where it can be decoded as it arrives; the others take it once it is
- * whole (when stopping, anything). */
+/* The frame of the queue this worker takes: the first whole one, else the
+ * first partial one it can decode as it arrives (the others take a partial
+ * frame once it is whole; when stopping, anything). Whole frames first: a
+ * whole frame's data is all in, it holds its decoder a frame's decoding at
+ * most and every millisecond it waits is latency; a partial frame holds
+ * its decoder until its last packet, and taken later it loses nothing (its
+ * first step decodes what came meanwhile). So when the decoders fall
+ * behind, the frames whose data is in are decoded first and the ones still
+ * arriving wait, instead of every decoder sitting on a frame still arriving
+ * while whole frames age in the queue (pl_stream_config: the oldest whole
+ * waiting frame is what PL_DROP_OLDEST drops). A stream's frames still
+ * leave in order: its partial frame is its newest. */
 static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
 {
-    pl_slot *prev = NULL;
+    pl_slot *prev = NULL, *partial = NULL, *partial_prev = NULL;
     for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
-        const pl_stream *st = &p->streams[it->f.stream];
-        if (it->partial && !p->stopping && !decodes_partial(w, st))
+        if (it->partial && !p->stopping) {
+            if (!partial && decodes_partial(w, &p->streams[it->f.stream])) {
+                partial = it;
+                partial_prev = prev;
+            }
             continue;
+        }
         pl_queue_unlink(q, prev, it);
         return it;
     }
-    return NULL;
+    if (partial)
+        pl_queue_unlink(q, partial_prev, partial);
+    return partial;
 }
 
 /* Decodes (or describes) one taken frame; s->failed and its message say how it went. */
@@ -520,12 +587,12 @@ void *pl_worker_main(void *arg)
         /* A partial frame is decoded as it arrives on the GPU; elsewhere it
          * is waited for whole. */
         const int incremental = s->partial && decodes_partial(w, st) && s->f.fields == 1;
-        s->wake_at = SIZE_MAX; /* only when whole */
+        __atomic_store_n(&s->wake_at, SIZE_MAX, __ATOMIC_SEQ_CST); /* only when whole */
         while (s->partial && !incremental && !s->aborted) {
-            s->waiting = 1;
+            __atomic_store_n(&s->waiting, 1, __ATOMIC_SEQ_CST);
             pthread_cond_wait(&s->cv, &p->mu);
         }
-        s->waiting = 0;
+        __atomic_store_n(&s->waiting, 0, __ATOMIC_SEQ_CST);
         const int aborted = s->aborted;
         pthread_mutex_unlock(&p->mu);
 

@@ -26,6 +26,10 @@ typedef struct pl_pool_buffer {
     uint8_t *ptr;
     size_t bytes;
     int device; /* device memory, else host (pinned with the GPU engine) */
+    /* Its memory was allocated by the decoder that borrowed it (the pool had none of the
+     * size): how long that took; 0 when it came from the pool. Read and cleared by
+     * pl_slot_picture, which counts it against the frame's stream. */
+    uint64_t alloc_ns;
 } pl_pool_buffer;
 
 typedef struct pl_slot {
@@ -44,8 +48,13 @@ typedef struct pl_slot {
     pl_pool_buffer *dev[PL_MAX_FIELDS];
     char error[256]; /* the decoder's message when failed */
     /* A partial frame (pl_frame_submit_partial): its source still fills it. */
-    int partial;    /* submitted, not yet whole */
-    int aborted;    /* pl_frame_abort while a decoder held it */
+    int partial; /* submitted, not yet whole */
+    int aborted; /* pl_frame_abort while a decoder held it */
+    /* waiting, avail and wake_at are written under p->mu and read without it by
+     * pl_frame_progress (atomically, sequentially consistent: the source stores avail then
+     * loads waiting, the decoder stores waiting then loads avail, so one of them sees the
+     * other's store and no wake-up is lost); the source takes p->mu only to wake a decoder
+     * that waits for what arrived. */
     int waiting;    /* a decoder sleeps on cv for more of it */
     size_t avail;   /* the complete prefix of the codestream */
     size_t wake_at; /* the waiting decoder wants to be woken once avail reaches this */
@@ -58,6 +67,7 @@ typedef struct pl_queue {
     pl_slot *head, *tail;
     pthread_cond_t cv;
     pl_pool_buffer *free_host, *free_dev; /* picture pools */
+    unsigned partial_active;              /* decoders of the queue on a partial frame (p->mu) */
     /* Where the decoders' pictures come from (pl_pool.c): the pools above,
      * as an xsf_picture allocator. alloc() without p->mu, release() with
      * it (a frame gives its pictures back in free_slot). */
@@ -109,6 +119,14 @@ typedef struct pl_stream {
     uint64_t dropped[PL_DROP_REASONS];
     uint64_t partial_submitted;
     pl_hist *lat, *lat_first, *dec, *wait, *lat_dev, *lat_host, *lat_capture;
+    /* The GPU's steps of the stream's partial frames (pl_stream_stats.step and after). */
+    pl_hist *step, *final_enqueue, *final_sync;
+    /* The histograms above are guarded by hist_mu, not p->mu: a summary walks thousands
+     * of buckets, and every stream's receiving thread and decoder waits for p->mu. */
+    pthread_mutex_t hist_mu;
+    uint64_t steps;                /* progressive steps launched (hist_mu) */
+    uint64_t allocs, alloc_ns_max; /* since the last latency reset (p->mu): buffers
+                                      allocated for its frames on their way */
     char last_error[256];
     FILE *frame_log;
     int capture_clock;

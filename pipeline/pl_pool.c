@@ -55,6 +55,7 @@ static pl_pool_buffer *borrow(pl_queue *q, int device, size_t bytes)
     pthread_mutex_unlock(&p->mu);
     if (!b || b->bytes >= bytes)
         return b;
+    const uint64_t t0 = xsf_clock_mono_ns();
     if (device) {
         pl_gpu_free(b->ptr);
         b->ptr = pl_gpu_alloc(bytes);
@@ -68,6 +69,7 @@ static pl_pool_buffer *borrow(pl_queue *q, int device, size_t bytes)
         b->ptr = pl_host_alloc(bytes, p->use_gpu);
     }
     b->bytes = b->ptr ? bytes : 0;
+    b->alloc_ns = xsf_clock_mono_ns() - t0 + 1;
     if (!b->ptr) { /* back to the pool empty: the provisioner or a later frame fills it */
         pthread_mutex_lock(&p->mu);
         b->next = *pool;
@@ -159,6 +161,16 @@ int pl_slot_picture(pl_slot *s, int field, int device, const xsf_format *fmt, xs
         return -1;
     }
     *held = data;
+    pl_pool_buffer *b = data;
+    if (b->alloc_ns) { /* the decoder allocated it on the frame's way: counted */
+        pthread_mutex_lock(&p->mu);
+        pl_stream *st = &p->streams[s->f.stream];
+        st->allocs++;
+        if (b->alloc_ns > st->alloc_ns_max)
+            st->alloc_ns_max = b->alloc_ns;
+        pthread_mutex_unlock(&p->mu);
+        b->alloc_ns = 0;
+    }
     return 0;
 }
 

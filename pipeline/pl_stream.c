@@ -41,6 +41,28 @@ void pl_free_slot(pl_stream *st, pl_slot *s)
     st->free = s;
 }
 
+/* A delivered frame's times into the stream's histograms (under hist_mu, not p->mu:
+ * one stream emits on one thread at a time, the others go on meanwhile). */
+static void hist_frame(pl_stream *st, const pl_frame *f, uint64_t ready, pl_placement where)
+{
+    pthread_mutex_lock(&st->hist_mu);
+    if (f->t.last_packet && ready >= f->t.last_packet)
+        pl_hist_add(st->lat, ready - f->t.last_packet);
+    if (f->t.first_packet && ready >= f->t.first_packet)
+        pl_hist_add(st->lat_first, ready - f->t.first_packet);
+    if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
+        pl_hist_add(st->dec, ready - f->t.decode_start);
+    if (f->t.last_packet && f->t.decode_start >= f->t.last_packet)
+        pl_hist_add(st->wait, f->t.decode_start - f->t.last_packet);
+    if (f->t.last_packet && f->t.device_ready >= f->t.last_packet)
+        pl_hist_add(st->lat_dev, f->t.device_ready - f->t.last_packet);
+    if (f->t.last_packet && f->t.host_ready >= f->t.last_packet)
+        pl_hist_add(st->lat_host, f->t.host_ready - f->t.last_packet);
+    if (f->t.capture && ready >= f->t.capture)
+        pl_hist_add(st->lat_capture, ready - f->t.capture);
+    pthread_mutex_unlock(&st->hist_mu);
+}
+
 /* Hands the done frames at the head of the stream's order to its sink, one
  * thread at a time. Called and returns with p->mu held. */
 void pl_emit(pl_pipeline *p, pl_stream *st)
@@ -71,26 +93,12 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
         const uint64_t ready = (where & PL_PICTURE_HOST)     ? f->t.host_ready
                                : (where & PL_PICTURE_DEVICE) ? f->t.device_ready
                                                              : f->t.queued;
-        if (f->t.last_packet && ready >= f->t.last_packet)
-            pl_hist_add(st->lat, ready - f->t.last_packet);
-        if (f->t.first_packet && ready >= f->t.first_packet)
-            pl_hist_add(st->lat_first, ready - f->t.first_packet);
-        if (f->t.decode_start && ready >= f->t.decode_start && where != PL_PICTURE_NONE)
-            pl_hist_add(st->dec, ready - f->t.decode_start);
-        if (f->t.last_packet && f->t.decode_start >= f->t.last_packet)
-            pl_hist_add(st->wait, f->t.decode_start - f->t.last_packet);
-        if (f->t.last_packet && f->t.device_ready >= f->t.last_packet)
-            pl_hist_add(st->lat_dev, f->t.device_ready - f->t.last_packet);
-        if (f->t.last_packet && f->t.host_ready >= f->t.last_packet)
-            pl_hist_add(st->lat_host, f->t.host_ready - f->t.last_packet);
         if (st->capture_clock && f->has_rtp_timestamp && f->t.last_packet) {
             /* The RTP timestamp names the capture instant on TAI (ST 2110-10): read it
              * against the TAI time of the last packet's arrival. */
             const uint64_t tai = f->t.last_packet + (uint64_t)st->tai_offset;
             f->t.capture = rtp_tai_unwrap_ns(f->rtp_timestamp, tai) - (uint64_t)st->tai_offset;
-            if (ready >= f->t.capture)
-                pl_hist_add(st->lat_capture, ready - f->t.capture);
-            else
+            if (ready < f->t.capture)
                 st->capture_after_picture++;
         }
         if (!p->startup.first_picture_ns)
@@ -127,6 +135,7 @@ void pl_emit(pl_pipeline *p, pl_stream *st)
         st->bytes += f->codestream_bytes;
         s->state = SLOT_DELIVERED;
         pthread_mutex_unlock(&p->mu);
+        hist_frame(st, f, ready, where);
         if (st->frame_log) /* one stream emits on one thread at a time: its lines are in order */
             fprintf(st->frame_log,
                     "%d,%llu,%u,%zu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", f->stream,
@@ -169,10 +178,28 @@ void pl_stream_free(pl_stream *st)
     free(st->lat_dev);
     free(st->lat_host);
     free(st->lat_capture);
+    free(st->step);
+    free(st->final_enqueue);
+    free(st->final_sync);
+    if (st->used)
+        pthread_mutex_destroy(&st->hist_mu);
     memset(st, 0, sizeof *st);
 }
 
 /* ---- streams and frames ---- */
+
+/* The frames of a live stream (PL_DROP_OLDEST) by default on the GPU: one arriving, one
+ * or two decoding (a partial frame's last step beside the next frame's first), and a
+ * burst's worth more (at 60 fps, 16 frames are 267 ms); the CPU engine's decoders take
+ * tens of milliseconds a frame, a frame each: 2 x decoders + 4 there, at least this.
+ * Not more with more GPU decoder contexts: a live
+ * stream's frames queued behind late decoders are latency, better dropped (the oldest
+ * first), and each frame's codestream buffer is memory that the GPU engine pins (a
+ * receiver's reserve holds 16 UHD frames a stream; what does not fit was pinned while
+ * the streams ran, holding the CUDA driver's lock from every decoder: with 18 decoders,
+ * 40 frames a stream, 16 UHD streams with host pictures fell behind, their queues grew
+ * past the reserve, and the pinning made them fall further behind). */
+#define PL_LIVE_FRAMES 16u
 
 /* Frees a stream's memory and gives its id back (stream_free zeroes it,
  * `used` included), under the lock so that pl_stream_add sees it whole. */
@@ -237,7 +264,9 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     else if (sc->backpressure == PL_BLOCK)
         st->nslots = 2 * per_queue + 2; /* a file source waits: enough to keep the decoders busy */
     else
-        st->nslots = 2 * per_queue + 4 > 16 ? 2 * per_queue + 4 : 16; /* absorbs bursts */
+        st->nslots = p->use_gpu || 2 * per_queue + 4 < PL_LIVE_FRAMES
+                         ? PL_LIVE_FRAMES
+                         : 2 * per_queue + 4; /* the C decoders: a frame each at once */
     /* And the frames the sink keeps after their delivery (a writer's threads at work on
      * them): those never absorb a burst or feed a decoder. Without them an MD5 writer's
      * frames took the soak's pool of 16 whenever it lagged, and frames were dropped for
@@ -262,8 +291,12 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->lat_dev = calloc(1, sizeof *st->lat_dev);
     st->lat_host = calloc(1, sizeof *st->lat_host);
     st->lat_capture = calloc(1, sizeof *st->lat_capture);
+    st->step = calloc(1, sizeof *st->step);
+    st->final_enqueue = calloc(1, sizeof *st->final_enqueue);
+    st->final_sync = calloc(1, sizeof *st->final_sync);
+    pthread_mutex_init(&st->hist_mu, NULL);
     if (!st->slots || !st->lat || !st->lat_first || !st->dec || !st->wait || !st->lat_dev ||
-        !st->lat_host || !st->lat_capture) {
+        !st->lat_host || !st->lat_capture || !st->step || !st->final_enqueue || !st->final_sync) {
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
@@ -349,7 +382,9 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
 {
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
+    const uint64_t t0 = xsf_clock_mono_ns();
     uint8_t *nb = pl_codestream_buffer(st, s->pinned, bytes);
+    const uint64_t ns = xsf_clock_mono_ns() - t0 + 1;
     if (!nb)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", bytes);
     if (keep > f->capacity)
@@ -359,6 +394,9 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
     if (f->buffer && f->codestream >= f->buffer && f->codestream < f->buffer + f->capacity)
         f->codestream = nb + (f->codestream - f->buffer);
     pthread_mutex_lock(&p->mu);
+    st->allocs++;
+    if (ns > st->alloc_ns_max)
+        st->alloc_ns_max = ns;
     st->pool_bytes += bytes - f->capacity;
     if (f->buffer && s->pinned && pl_host_pinned(f->buffer))
         st->pool_pinned_bytes -= f->capacity;
@@ -532,12 +570,18 @@ void pl_frame_submit_partial(pl_pipeline *p, pl_frame *f)
 void pl_frame_progress(pl_pipeline *p, pl_frame *f, size_t complete_bytes)
 {
     pl_slot *s = (pl_slot *)f;
+    /* Called every few kB by every stream's receiving thread: p->mu only where a decoder
+     * waits for what came (pl_slot: the source is the only writer of partial and of avail
+     * while the frame is partial). */
+    if (!s->partial || complete_bytes <= __atomic_load_n(&s->avail, __ATOMIC_RELAXED))
+        return;
+    __atomic_store_n(&s->avail, complete_bytes, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&s->waiting, __ATOMIC_SEQ_CST) ||
+        complete_bytes < __atomic_load_n(&s->wake_at, __ATOMIC_SEQ_CST))
+        return;
     pthread_mutex_lock(&p->mu);
-    if (s->partial && complete_bytes > s->avail) {
-        s->avail = complete_bytes;
-        if (s->waiting && s->avail >= s->wake_at)
-            pthread_cond_signal(&s->cv);
-    }
+    if (s->waiting && s->avail >= s->wake_at)
+        pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -711,6 +755,17 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
         out->dropped[r] = st->dropped[r];
         out->dropped_total += st->dropped[r];
     }
+    out->capture_after_picture = st->capture_after_picture;
+    out->partial_submitted = st->partial_submitted;
+    out->allocs = st->allocs;
+    out->alloc_max_us = (double)st->alloc_ns_max / 1e3;
+    snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
+    const int used = st->used == 1;
+    pthread_mutex_unlock(&p->mu);
+    if (!used) /* (an id not in use: its histograms are gone) */
+        return;
+    /* The summaries walk the histograms: under the stream's own lock. */
+    pthread_mutex_lock(&st->hist_mu);
     pl_hist_summary(st->lat, &out->latency);
     pl_hist_summary(st->lat_first, &out->latency_first);
     pl_hist_summary(st->dec, &out->decode);
@@ -718,22 +773,30 @@ void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *out)
     pl_hist_summary(st->lat_dev, &out->latency_device);
     pl_hist_summary(st->lat_host, &out->latency_host);
     pl_hist_summary(st->lat_capture, &out->latency_capture);
-    out->capture_after_picture = st->capture_after_picture;
-    out->partial_submitted = st->partial_submitted;
-    snprintf(out->last_error, sizeof out->last_error, "%s", st->last_error);
-    pthread_mutex_unlock(&p->mu);
+    pl_hist_summary(st->step, &out->step);
+    pl_hist_summary(st->final_enqueue, &out->final_enqueue);
+    pl_hist_summary(st->final_sync, &out->final_sync);
+    out->steps = st->steps;
+    pthread_mutex_unlock(&st->hist_mu);
 }
 
 void pl_stream_latency_reset(pl_pipeline *p, int stream)
 {
     pl_stream *st = &p->streams[stream];
     pthread_mutex_lock(&p->mu);
-    pl_hist *h[] = {st->lat,     st->lat_first, st->dec,        st->wait,
-                    st->lat_dev, st->lat_host,  st->lat_capture};
+    st->allocs = st->alloc_ns_max = 0;
+    const int used = st->used == 1;
+    pthread_mutex_unlock(&p->mu);
+    if (!used)
+        return;
+    pthread_mutex_lock(&st->hist_mu);
+    pl_hist *h[] = {st->lat,      st->lat_first,   st->dec,  st->wait,          st->lat_dev,
+                    st->lat_host, st->lat_capture, st->step, st->final_enqueue, st->final_sync};
     for (size_t i = 0; i < sizeof h / sizeof *h; i++)
         if (h[i])
             memset(h[i], 0, sizeof *h[i]);
-    pthread_mutex_unlock(&p->mu);
+    st->steps = 0;
+    pthread_mutex_unlock(&st->hist_mu);
 }
 
 /* ---- the caller's CUDA device ----

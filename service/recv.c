@@ -78,10 +78,13 @@ static void engine_rules(svc_recv *s)
         pl->engine = PL_ENGINE_CPU;
         pl->cpu_threads = 1;
     }
-    /* A decoder holds a partial frame until it is whole: one per stream at
-     * least, and some for whole frames. */
-    if (c->slices && !pl->contexts_per_gpu)
-        pl->contexts_per_gpu = (unsigned)(c->nstreams + 2 > 3 ? c->nstreams + 2 : 3);
+    /* A decoder holds a partial frame until it is whole: one per stream decoded by slices
+     * at least, and some for whole frames and the frames' last steps. */
+    int sliced = 0;
+    for (int k = 0; k < c->nstreams; k++)
+        sliced += s->st[k].rc.slices != 0;
+    if (sliced && !pl->contexts_per_gpu)
+        pl->contexts_per_gpu = (unsigned)(sliced + 2 > 3 ? sliced + 2 : 3);
     /* Decoder threads spin on the GPU while they are few: on the H100 machines spinning took
      * one stream's p99 from 1.7-4.0 ms to 1.4-3.2 ms and 16 streams' from 6.8-43 ms to
      * 4.6-30 ms, for about a core (BENCHMARKS.md, "Session 22 runs"). Many threads (--slices
@@ -203,7 +206,7 @@ xsf_status svc_recv_create(svc_recv **out, const svc_recv_config *cfg, svc_failu
         free(s);
         return f->err.status;
     }
-    if (cfg->slices && !pl_uses_gpu(s->p)) {
+    if (cfg->slices > 0 && !pl_uses_gpu(s->p)) {
         f->subject = "--slices";
         f->usage = 1;
         xsf_error_clear(&f->err);
@@ -359,6 +362,7 @@ xsf_status svc_recv_start(svc_recv *s, svc_failure *f)
     s->last_report = xsf_clock_mono_ns();
     s->warmup_end = s->last_report + (uint64_t)(c->warmup_s * 1e9);
     s->warm = c->warmup_s <= 0;
+    pl_pin_stats_get(&s->pin_warm);
     return r;
 }
 
@@ -452,6 +456,7 @@ int svc_recv_wait(svc_recv *s, int ms)
     if (!s->warm && xsf_clock_mono_ns() >= s->warmup_end) {
         for (int k = 0; k < s->started; k++)
             pl_stream_latency_reset(s->p, s->st[k].id);
+        pl_pin_stats_get(&s->pin_warm);
         s->warm = 1;
     }
     return 1;

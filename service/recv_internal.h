@@ -63,6 +63,7 @@ struct svc_recv {
     FILE *flog;
     uint64_t last_report, warmup_end;
     int warm;
+    pl_pin_stats pin_warm; /* the process's pinning when the warm-up ended (or at the start) */
     /* The process's start (svc_process_figures), on the monotonic and the packet clock. */
     uint64_t process_mono, process_wall;
     pl_startup_stats *end_startup; /* svc_recv_destroy's teardown goes here (svc_recv_finish) */

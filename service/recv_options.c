@@ -109,8 +109,9 @@ const xsf_option svc_recv_knobs[] = {
                "GPUs to use, e.g. 0,1 (default: all visible); streams are spread", .lo = 0,
                .hi = 255, .max_items = PL_MAX_GPUS, .count_offset = AT(cfg.pl.ngpus)),
     XSF_OPTION("contexts", XSF_OPTION_INT, AT(cfg.pl.contexts_per_gpu), "N",
-               "decoder contexts per GPU (default 3; with --slices, streams + 2)", .lo = 1,
-               .hi = 64),
+               "decoder contexts per GPU (default: the streams decoded by slices + 2,\n"
+               "at least 3)",
+               .lo = 1, .hi = 64),
     XSF_OPTION("gpu-sync", XSF_OPTION_CHOICE, AT(cfg.pl.gpu_sync), "W",
                "how decoder threads wait for the GPU: spin (the lowest latency,\n"
                "a core each while waiting; the default while the decoder\n"
@@ -118,16 +119,21 @@ const xsf_option svc_recv_knobs[] = {
                "sleep; the default with more), yield, or auto (CUDA's choice)",
                .choices = "auto|spin|yield|block", .flags = XSF_OPTION_GIVEN,
                .given_offset = AT(lim.gpu_sync_given)),
-    XSF_OPTION("slices", XSF_OPTION_FLAG, AT(cfg.slices), NULL,
+    XSF_OPTION("slices", XSF_OPTION_SET, AT(cfg.slices), NULL,
                "sub-frame latency: decode each frame's slices on the GPU as they\n"
-               "arrive (progressive streams; the picture is the same). The GPU\n"
-               "engine only: refused with --cpu or where no GPU is usable (the\n"
-               "CPU engine decodes whole frames)"),
+               "arrive (progressive streams; the picture is the same). The default\n"
+               "for live streams (sockets, live captures) that want pictures,\n"
+               "unless --cpu; asked for, the GPU engine only: refused with --cpu or\n"
+               "where no GPU is usable (the CPU engine decodes whole frames)",
+               .value = 1),
+    XSF_OPTION("whole-frames", XSF_OPTION_SET, AT(cfg.slices), NULL,
+               "decode each frame once it is whole (no --slices by default)", .value = -1),
     XSF_OPTION("threads", XSF_OPTION_INT, AT(cfg.pl.cpu_threads), "N",
                "CPU decoder threads (default: one per core)", .lo = 1, .hi = 1024),
     XSF_OPTION("queue", XSF_OPTION_INT, AT(lim.queue), "N",
-               "frames per stream in flight (default: 2 x decoders + 4, at least 16)", .lo = 2,
-               .hi = 1024, .size = sizeof(long)),
+               "frames per stream in flight (default: a live stream 16, with --cpu\n"
+               "2 x threads + 4 where more; a capture file 2 x decoders + 2)",
+               .lo = 2, .hi = 1024, .size = sizeof(long)),
     XSF_OPTION("pinned", XSF_OPTION_INT, AT(cfg.pinned_mib), "MIB",
                "GPU: host memory pinned at start for frames and pictures; what\n"
                "does not fit is pinned as it is used, in the background\n"

@@ -77,6 +77,18 @@ void svc_json_process(FILE *f, svc_recv *s)
             "\"steady_short\": %s}",
             (unsigned long long)pf.frames, pf.seconds, pf.fps, pf.first_picture_s, pf.steady_s,
             pf.steady_fps, pf.steady_short ? "true" : "false");
+    /* Pinning and unpinning hold the CUDA driver's lock from every decoder: after the
+     * warm-up (the steady state) none should happen. The longest is the whole run's. */
+    pl_pin_stats pin;
+    pl_pin_stats_get(&pin);
+    fprintf(f,
+            ",\n  \"pinning\": {\"pins_after_warmup\": %llu, \"unpins_after_warmup\": %llu, "
+            "\"pin_max_ms\": %.3f, \"unpin_max_ms\": %.3f, \"reserve_mib\": %.1f, "
+            "\"reserve_used_mib\": %.1f, \"reserve_misses\": %llu}",
+            (unsigned long long)(pin.pins - s->pin_warm.pins),
+            (unsigned long long)(pin.unpins - s->pin_warm.unpins), (double)pin.pin_ns_max / 1e6,
+            (double)pin.unpin_ns_max / 1e6, (double)pin.reserve_bytes / 1048576.0,
+            (double)pin.reserve_used / 1048576.0, (unsigned long long)pin.reserve_misses);
     pl_startup_stats su;
     pl_startup_get(s->p, &su);
     fprintf(f,

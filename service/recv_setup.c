@@ -294,6 +294,18 @@ void svc_recv_limits_init(svc_recv_limits *l)
         .timeout_s = 5, .wait_s = -1, .reorder = 512, .reorder_ms = 20, .copy_threads = -1};
 }
 
+int svc_stream_slices(const svc_recv_config *cfg, const svc_stream_config *sc)
+{
+    if (cfg->slices)
+        return cfg->slices > 0;
+    /* By default where it pays: a live stream (a capture file is read as fast as it reads,
+     * its frames whole at once), pictures wanted, the GPU engine possible. One UHD stream's
+     * p99 from last packet to picture: 375-410 us by slices, 780 us whole (BENCHMARKS.md,
+     * session 23). */
+    return sc->rtp.kind != PL_RTP_PCAP && sc->output != SVC_OUT_JXS &&
+           cfg->pl.engine != PL_ENGINE_CPU;
+}
+
 xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const *req, int n,
                           const svc_recv_limits *l, svc_failure *f)
 {
@@ -305,7 +317,7 @@ xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const 
     pl_rtp_config shared;
     memset(&shared, 0, sizeof shared);
     shared.max_frames = l->frames > 0 ? (uint64_t)l->frames : 0;
-    shared.slices = cfg->slices;
+    shared.slices = cfg->slices > 0;
     shared.duration_s = l->duration_s;
     shared.timeout_s = l->timeout_s;
     /* The source's convention: 0 the timeout's value, < 0 never. */
@@ -319,6 +331,7 @@ xsf_status svc_recv_setup(svc_recv_config *cfg, const svc_stream_request *const 
         const xsf_status st = svc_stream_setup(&cfg->stream[k], req[k], &ro, &shared, f);
         if (st != XSF_OK)
             return st;
+        cfg->stream[k].rtp.slices = svc_stream_slices(cfg, &cfg->stream[k]);
     }
     cfg->nstreams = n;
     cfg->gpu_sync_auto = !l->gpu_sync_given;

@@ -218,6 +218,16 @@ static void json_stream(FILE *f, const char *name, const svc_stream_config *sc,
     fprintf(f, ", \"frames_partial_submitted\": %llu, \"frames_aborted_partial\": %llu",
             (unsigned long long)ps.partial_submitted,
             (unsigned long long)ps.dropped[PL_DROP_INCOMPLETE]);
+    /* After the warm-up (pl_stream_latency_reset): the GPU's steps of partial frames and
+     * the buffers allocated on frames' ways (none in a steady state). */
+    fprintf(f, ", \"steps\": %llu, ", (unsigned long long)ps.steps);
+    json_latency(f, "step_us", &ps.step);
+    fprintf(f, ", ");
+    json_latency(f, "final_enqueue_us", &ps.final_enqueue);
+    fprintf(f, ", ");
+    json_latency(f, "final_sync_us", &ps.final_sync);
+    fprintf(f, ", \"allocs\": %llu, \"alloc_max_us\": %.1f", (unsigned long long)ps.allocs,
+            ps.alloc_max_us);
     if (fig->merged)
         json_legs(f, sc, &fig->merge);
     fprintf(f, ", \"fps_short\": %s, \"first_picture_ms\": %.3f", fig->fps_short ? "true" : "false",

@@ -45,7 +45,8 @@ for mode in ${XSF_LAT_MODES:-codestream slice}; do
             args=()
             for k in $(seq 0 $((K - 1))); do args+=(127.0.0.1:$((base + k)) -o null); done
             extra=()
-            [ $slices = 1 ] && extra+=(--slices)
+            # (recv decodes live streams by slices by default: the whole-frame rows ask.)
+            if [ $slices = 1 ]; then extra+=(--slices); else extra+=(--whole-frames); fi
             # The first 3 s (pinned frame buffers growing to UHD, GPU contexts' first
             # frames) are left out of the latencies.
             "$X" recv "${args[@]}" "${extra[@]}" --duration $((SECONDS_RUN + 7)) --timeout 0 --warmup 4.5 \

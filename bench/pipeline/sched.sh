@@ -28,7 +28,7 @@ for c in ${XSF_SCHED_CONTEXTS:-3 6 12}; do
 done
 echo
 echo "## 3. live K=16, aligned UHD60 senders"
-IFS=';' read -r -a runs <<< "${XSF_SCHED_LIVE:-null|;null|--slices;null:device|;null:device|--slices}"
+IFS=';' read -r -a runs <<< "${XSF_SCHED_LIVE:-null|--whole-frames;null|--slices;null:device|--whole-frames;null:device|--slices}"
 for r in "${runs[@]}"; do
     echo "### -o ${r%%|*} ${r#*|}"
     XSF_LIVE_K=16 XSF_LIVE_OUT=${r%%|*} XSF_LIVE_RECV_ARGS=${r#*|} bash bench/pipeline/run.sh "$B" "$V" live |

@@ -207,8 +207,9 @@ typedef struct pl_sink {
 typedef struct pl_stream_config {
     const char *name; /* for messages ("recv 239.1.1.1:5004") */
     pl_backpressure backpressure;
-    unsigned frames;         /* frames in the pool; 0: PL_DROP_OLDEST 2 x the queue's decoders + 4,
-                                at least 16 (bursts); PL_BLOCK 2 x decoders + 2; either plus the
+    unsigned frames;         /* frames in the pool; 0: PL_DROP_OLDEST 16 (bursts; more only queue
+                                latency), with the CPU engine 2 x its threads + 4 where that is
+                                more; PL_BLOCK 2 x decoders + 2; either plus the
                                 sink's holds */
     size_t codestream_bytes; /* the frames' codestream size where known (every frame gets a
                                 buffer of it before the first packet); 0 = 1 MiB at first,
@@ -470,12 +471,28 @@ typedef struct pl_stream_stats {
     pl_latency decode;              /* decoder taken -> picture ready */
     pl_latency wait;                /* last packet -> decoder taken (whole frames: the receiver's
                                        hand-over, the queue and the decoder thread's wake-up) */
-    char last_error[256];           /* the decoder's last refusal, "" when none */
+    /* Partial frames decoded on the GPU as they arrive: the host's time of each step before
+     * the last (the slices that came, their rows: enqueued), of the last step's enqueueing
+     * (after the last packet), and of the wait for the GPU to run what was enqueued (the
+     * last step, and any earlier step still queued). A step of milliseconds is a blocking
+     * call (the CUDA driver's lock, an allocation); a long wait is the GPU's queue. */
+    uint64_t steps; /* steps launched (steps / partial_submitted: a frame's) */
+    pl_latency step, final_enqueue, final_sync;
+    /* Buffers allocated on a frame's way (a codestream buffer grown or first given to a
+     * frame by its source, a picture its decoder found no pooled buffer of the size for):
+     * how many, and the longest (us). In the steady state none: the pools hold what the
+     * stream needs (a GPU engine's buffers pinned, or carved from the reserve). */
+    uint64_t allocs;
+    double alloc_max_us;
+    /* The histograms and the counts above (steps, allocs) start again with
+     * pl_stream_latency_reset: after a warm-up, they are the steady state's. */
+    char last_error[256]; /* the decoder's last refusal, "" when none */
 } pl_stream_stats;
 
 void pl_stream_stats_get(pl_pipeline *p, int stream, pl_stream_stats *s);
-/* Empties the stream's latency histograms (the counts of frames stay): a
- * measurement of the steady state leaves the start-up out. */
+/* Empties the stream's latency histograms and its counts of steps and
+ * allocations (the counts of frames stay): a measurement of the steady state
+ * leaves the start-up out. */
 void pl_stream_latency_reset(pl_pipeline *p, int stream);
 
 /* Takes a stream out of a running pipeline, leaving the others alone: its

@@ -96,8 +96,9 @@ typedef struct svc_recv_config {
     svc_stream_config stream[SVC_MAX_STREAMS];
     int nstreams;
     /* The decoder. Adjusted by svc_recv_create: codestreams alone (every output
-     * SVC_OUT_JXS) with engine AUTO take one CPU thread; with slices and no
-     * contexts_per_gpu, streams + 2 contexts (at least 3); gpu_sync_auto: spin while
+     * SVC_OUT_JXS) with engine AUTO take one CPU thread; with streams decoded by
+     * slices and no contexts_per_gpu, those streams + 2 contexts per GPU (at least 3);
+     * gpu_sync_auto: spin while
      * the contexts are at most a quarter of the cores, else block; pinned_mib < 0:
      * 96 MiB a stream + 256 MiB pinned at start, less for a capture file under 48 MiB
      * (twice its size, and 16 times the captures' sizes for pictures where no stream is
@@ -105,7 +106,13 @@ typedef struct svc_recv_config {
     pl_config pl;
     int gpu_sync_auto;
     long pinned_mib;
-    int slices;            /* sub-frame decoding: the GPU engine only (usage error else) */
+    /* Sub-frame decoding (each frame's slices decoded on the GPU as they arrive):
+     * 1 asked for (--slices: the GPU engine only, a usage error else); -1 never
+     * (--whole-frames); 0 by default: for each live stream (a socket or a live capture,
+     * not a capture file) whose output wants pictures (not .jxs), unless the engine is
+     * --cpu (where no GPU turns out usable, the CPU engine takes those frames whole).
+     * The stream's own decision is its rtp.slices. */
+    int slices;
     unsigned queue;        /* frames per stream (0: the pipeline's default) */
     const char *frame_log; /* a CSV line per delivered frame, every stream; NULL: none */
     double warmup_s;       /* latencies leave out the first warmup_s seconds */
@@ -125,6 +132,8 @@ typedef struct svc_recv_config {
 
 /* Defaults: no streams, vsync on, 40 ms delay, pinned_mib -1, gpu_sync_auto on. */
 void svc_recv_config_init(svc_recv_config *c);
+/* Whether stream sc of cfg is decoded by slices (svc_recv_config.slices). */
+int svc_stream_slices(const svc_recv_config *cfg, const svc_stream_config *sc);
 
 /* What failed: print as "SUBJECT: MESSAGE"; usage 1 when the configuration
  * asks for what cannot be (the program exits 2), else 0 (exits 1). */

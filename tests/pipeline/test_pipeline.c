@@ -1952,6 +1952,121 @@ static void test_provisioning(void)
     pl_host_free(big, 1);
 }
 
+/* 10. The steady state allocates and pins nothing: a live stream's frames, handed over
+ * partially as they arrive (the GPU stage decodes their slices as they come) after a
+ * warm-up that took what the stream needs, then the latency reset that a receiver makes
+ * after its warm-up: from there on no buffer is allocated on a frame's way
+ * (pl_stream_stats.allocs) and, with a reserve, nothing pinned or unpinned (pinning
+ * holds the CUDA driver's lock from every decoder); the GPU stage's steps and last steps
+ * are counted there, the CPU stage's none. Pictures equal the C decoder's. */
+static void feed_partial(pl_pipeline *p, int sid, const uint8_t *cs, size_t n, size_t header,
+                         uint64_t user)
+{
+    pl_frame *f = pl_frame_acquire(p, sid, n);
+    CHECK(f != NULL, "a free frame");
+    if (!f)
+        return;
+    f->user = user;
+    f->codestream = f->buffer;
+    size_t have = header;
+    memcpy(f->buffer, cs, have);
+    f->codestream_bytes = have;
+    f->t.first_packet = pl_now_ns();
+    pl_frame_submit_partial(p, f);
+    while (have < n) {
+        size_t chunk = 1 + prand() % 4000;
+        if (chunk > n - have)
+            chunk = n - have;
+        memcpy(f->buffer + have, cs + have, chunk);
+        have += chunk;
+        pl_frame_progress(p, f, have);
+        if (prand() % 8 == 0)
+            pause_us(20 + prand() % 100);
+    }
+    f->codestream_bytes = n;
+    f->t.last_packet = pl_now_ns();
+    pl_frame_submit(p, f);
+}
+
+static void test_steady_state(void)
+{
+    pl_pipeline *p = make_pipeline_reserving((size_t)64 << 20);
+    CHECK(p != NULL, "pipeline with a reserve");
+    xs_decoder *dec = NULL;
+    CHECK(xs_decoder_create(&dec, NULL) == XSF_OK, "C decoder");
+    size_t len = 0;
+    uint8_t *data = p && dec ? read_all("seq_5f_422_10b", &len) : NULL;
+    CHECK(data != NULL, "vector");
+    ref_frame ref[8];
+    size_t off_of[8], len_of[8], header_of[8], end = 0;
+    const size_t nref =
+        data ? load_refs(dec, data, len, ref, off_of, len_of, header_of, 8, &end) : 0;
+    CHECK(!data || nref > 0, "codestreams");
+    const int gpu = p && pl_uses_gpu(p);
+    checker c;
+    memset(&c, 0, sizeof c);
+    pthread_mutex_init(&c.mu, NULL);
+    c.ref = ref;
+    c.nref = nref;
+    pl_stream_config sc = {.name = "steady",
+                           .backpressure = PL_DROP_OLDEST,
+                           .sink = {checker_deliver, NULL, &c,
+                                    gpu ? PL_PICTURE_BOTH : PL_PICTURE_HOST, NULL, NULL, 0}};
+    int sid = -1;
+    xsf_error err;
+    xsf_error_clear(&err);
+    if (nref)
+        CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+    const int warm = 6, steady = 30;
+    for (int i = 0; sid >= 0 && i < warm + steady; i++) {
+        if (i == warm) { /* the warm-up is over: what follows is the steady state's */
+            pool_settled(p, sid);
+            pl_stream_latency_reset(p, sid);
+        }
+        pl_pin_stats before;
+        if (i == warm)
+            pl_pin_stats_get(&before);
+        const size_t k = (size_t)i % nref;
+        feed_partial(p, sid, data + off_of[k], len_of[k], header_of[k], k);
+        pl_stream_finish(p, sid); /* one frame at a time: none dropped */
+        if (i + 1 < warm + steady)
+            continue;
+        pl_pin_stats after;
+        pl_pin_stats_get(&after);
+        pl_stream_stats ss;
+        pl_stream_stats_get(p, sid, &ss);
+        CHECK(ss.delivered == (uint64_t)(warm + steady) && c.mismatched == 0 &&
+                  c.delivered == ss.delivered,
+              "%llu of %d delivered, %llu differ from the C decoder's",
+              (unsigned long long)ss.delivered, warm + steady, (unsigned long long)c.mismatched);
+        CHECK(ss.allocs == 0,
+              "steady state: %llu buffers allocated on frames' ways (longest %.1f us)",
+              (unsigned long long)ss.allocs, ss.alloc_max_us);
+        CHECK(after.pins == before.pins && after.unpins == before.unpins,
+              "steady state: %llu pins, %llu unpins",
+              (unsigned long long)(after.pins - before.pins),
+              (unsigned long long)(after.unpins - before.unpins));
+        CHECK(gpu ? ss.steps > 0 && ss.step.count == ss.steps && ss.final_enqueue.count > 0 &&
+                        ss.final_sync.count == ss.final_enqueue.count
+                  : ss.steps == 0 && ss.final_enqueue.count == 0,
+              "steady state: %llu steps, %llu last steps (%s stage)", (unsigned long long)ss.steps,
+              (unsigned long long)ss.final_enqueue.count, gpu ? "GPU" : "CPU");
+        printf("steady state, %d frames: %llu steps, step p99 %.0f us, last step enqueue p99 %.0f "
+               "us, wait p99 %.0f us\n",
+               steady, (unsigned long long)ss.steps, ss.step.p99_us, ss.final_enqueue.p99_us,
+               ss.final_sync.p99_us);
+    }
+    if (sid >= 0)
+        pl_stream_remove(p, sid, NULL);
+    pthread_mutex_destroy(&c.mu);
+    for (size_t k = 0; k < nref; k++)
+        for (int q = 0; q < XS_MAX_COMPONENTS; q++)
+            free(ref[k].plane[q]);
+    free(data);
+    xs_decoder_destroy(dec);
+    pl_destroy(p);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -1990,5 +2105,6 @@ int main(int argc, char **argv)
     test_rtp_slices(RTP_JXS_SLICE);
     test_placements();
     test_provisioning();
+    test_steady_state();
     return xsf_test_finish();
 }

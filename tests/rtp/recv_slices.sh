@@ -6,8 +6,9 @@
 #        message, with --cpu and, where no GPU is usable, without it; recv
 #        without --slices equals `xsflow decode`.
 #   gpu: (skipped, 77, where no GPU is usable) in both packetization modes
-#        the decoded .yuv equals a run without --slices and `xsflow
-#        decode`'s, every frame is handed to the decoder before it is whole,
+#        the decoded .yuv equals a run with --whole-frames and `xsflow
+#        decode`'s, every frame is handed to the decoder before it is whole
+#        (with --slices, and without it: the default for a live stream),
 #        the frame log shows every frame after the stream's start-up begun
 #        decoding before its last packet came (decode_start_ns <
 #        last_packet_ns), and --stats-json
@@ -81,8 +82,13 @@ fi
 timeout 60 "$xsflow" decode clip.jxs --cpu -o ref.yuv -q
 check $? "decode"
 for mode in codestream slice; do
-    run whole-$mode $mode --gpu
+    run whole-$mode $mode --gpu --whole-frames
     run slices-$mode $mode --gpu --slices
+    run default-$mode $mode --gpu
+    cmp -s "whole-$mode.yuv" "default-$mode.yuv"
+    check $? "$mode: recv (by slices, the default for a live stream) differs from recv --whole-frames"
+    grep -q '"frames_partial_submitted": 10,' "default-$mode.json"
+    check $? "$mode: a live stream is not decoded by slices by default: $(grep -o '"frames_partial_submitted": [0-9]*' "default-$mode.json")"
     cmp -s ref.yuv "whole-$mode.yuv"
     check $? "$mode: recv differs from xsflow decode"
     cmp -s "whole-$mode.yuv" "slices-$mode.yuv"
@@ -90,7 +96,7 @@ for mode in codestream slice; do
     grep -q '"frames_partial_submitted": 10,' "slices-$mode.json"
     check $? "$mode: not every frame was handed over partially: $(grep -o '"frames_partial_submitted": [0-9]*' "slices-$mode.json")"
     grep -q '"frames_partial_submitted": 0,' "whole-$mode.json"
-    check $? "$mode: frames handed over partially without --slices"
+    check $? "$mode: frames handed over partially with --whole-frames"
     # The frame log: a line a frame; decoding began (decode_start_ns, column 8)
     # before the last packet came (last_packet_ns, column 6). Frames whose
     # first packet came before the pipeline queued its first frame
