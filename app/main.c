@@ -1,8 +1,10 @@
 /* xsflow: receive and decode JPEG XS (and BPC-PaCo) video. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "pipeline.h"
 #include "service.h"
 #include "xsf_cli.h"
 
@@ -51,8 +53,17 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            const int status = commands[i].run(argc - 1, argv + 1);
+            /* A GPU start still under way (the work ended first): the process ends without
+             * CUDA's exit handlers, which would wait for it or race it (pipeline.h). Every
+             * file the command wrote is closed by now; standard streams are flushed here. */
+            if (pl_gpu_starts_pending()) {
+                fflush(NULL);
+                _exit(status);
+            }
+            return status;
+        }
     fprintf(stderr, "xsflow: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

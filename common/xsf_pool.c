@@ -228,3 +228,14 @@ void xsf_pool_run(xsf_pool *p, size_t n, xsf_pool_fn fn, void *ctx)
         }
     }
 }
+
+static void pool_parallel_run(void *self, size_t n, xsf_pool_fn fn, void *ctx)
+{
+    xsf_pool_run(self, n, fn, ctx);
+}
+
+xsf_parallel xsf_pool_parallel(xsf_pool *pool)
+{
+    return (xsf_parallel){
+        .run = pool_parallel_run, .self = pool, .threads = xsf_pool_threads(pool)};
+}

@@ -33,8 +33,9 @@ static void *decoder_of(pl_worker *w, const xsf_codec *codec, xsf_error *e)
         w->dec_tried[k] = 1;
         if (w->device >= 0 && codec->gpu_create)
             codec->gpu_create(&w->dec[k], w->device, w->cs, e);
-        else if (w->device < 0 && codec->cpu_create)
-            codec->cpu_create(&w->dec[k], e);
+        else if (w->device < 0 && codec->cpu_create && codec->cpu_create(&w->dec[k], e) == XSF_OK &&
+                 codec->cpu_parallel && w->par.threads > 1)
+            codec->cpu_parallel(w->dec[k], &w->par); /* each frame in parts, on idle threads */
     }
     if (!w->dec[k] && !e->msg[0])
         xsf_error_set(e, XSF_ERR_UNSUPPORTED, "no %s decoder for %s", w->device >= 0 ? "GPU" : "C",
@@ -48,6 +49,11 @@ xsf_status pl_worker_init(pl_worker *w, pl_pipeline *p, int queue, int device, x
     w->p = p;
     w->queue = queue;
     w->device = device;
+    if (device < 0) { /* the C decoder threads, each frame's parts shared with the idle ones */
+        const unsigned n = p->cfg.cpu_threads ? p->cfg.cpu_threads : (unsigned)xsf_cpu_count();
+        w->par =
+            (xsf_parallel){.run = pl_parallel_run, .self = w, .threads = n < 256 ? (int)n : 256};
+    }
     if (device >= 0 && (pl_gpu_select(device) || !(w->cs = pl_gpu_stream_create())))
         return xsf_error_set(err, XSF_ERR_CUDA, "cannot create a CUDA stream on GPU %d", device);
     /* The registry's first codec (the default) has its decoders made with the pipeline;
@@ -492,6 +498,72 @@ static void decode_cpu(const decode_ctx *d)
     f->t.host_ready = pl_now_ns();
 }
 
+/* ---- the C decoder's parts on idle C decoder threads (xsf_parallel) ----
+ * A decoder thread that runs a frame's parts posts them (pl_pipeline.jobs) and takes
+ * them itself; C decoder threads with no frame of their own join in (pl_worker_main),
+ * each as a worker id of its own. */
+
+void pl_parallel_run(void *worker, size_t n, xsf_pool_fn fn, void *ctx)
+{
+    pl_worker *w = worker;
+    pl_pipeline *p = w->p;
+    if (n < 2) {
+        for (size_t i = 0; i < n; i++)
+            fn(ctx, i, 0);
+        return;
+    }
+    pl_job j = {.n = n, .fn = fn, .ctx = ctx, .threads = w->par.threads};
+    pthread_cond_init(&j.done, NULL);
+    pthread_mutex_lock(&p->mu);
+    j.next = p->jobs;
+    p->jobs = &j;
+    pthread_cond_broadcast(&p->queues[w->queue].cv); /* where the C decoder threads wait */
+    pthread_mutex_unlock(&p->mu);
+    for (size_t i; (i = __atomic_fetch_add(&j.next_index, 1, __ATOMIC_RELAXED)) < n;)
+        fn(ctx, i, 0);
+    pthread_mutex_lock(&p->mu);
+    for (pl_job **it = &p->jobs; *it; it = &(*it)->next)
+        if (*it == &j) {
+            *it = j.next;
+            break;
+        }
+    while (j.active)
+        pthread_cond_wait(&j.done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    pthread_cond_destroy(&j.done);
+}
+
+/* A job with parts left and room for a worker, or NULL. With p->mu held. */
+static pl_job *open_job(pl_pipeline *p)
+{
+    for (pl_job *j = p->jobs; j; j = j->next)
+        if (j->joined + 1 < j->threads && __atomic_load_n(&j->next_index, __ATOMIC_RELAXED) < j->n)
+            return j;
+    return NULL;
+}
+
+/* Takes parts of `j` until none is left. Called and returns with p->mu held. */
+static void help(pl_pipeline *p, pl_job *j)
+{
+    const int id = ++j->joined;
+    j->active++;
+    pthread_mutex_unlock(&p->mu);
+    uint64_t parts = 0;
+    for (size_t i; (i = __atomic_fetch_add(&j->next_index, 1, __ATOMIC_RELAXED)) < j->n; parts++)
+        j->fn(j->ctx, i, id);
+    pthread_mutex_lock(&p->mu);
+    p->startup.cpu_parts_helped += parts;
+    if (--j->active == 0)
+        pthread_cond_signal(&j->done);
+}
+
+/* Whether a C decoder thread of a pipeline whose GPUs start meanwhile has done its part:
+ * the GPUs took over. */
+static int cpu_done(const pl_pipeline *p, const pl_worker *w)
+{
+    return w->device < 0 && p->deferred && p->gpu_state == PL_GPU_START_READY;
+}
+
 /* Whether a worker decodes a partial frame of `st` as it arrives: a GPU
  * decoder of a codec that decodes incrementally, a picture wanted. */
 static int decodes_partial(const pl_worker *w, const pl_stream *st)
@@ -515,9 +587,16 @@ static int decodes_partial(const pl_worker *w, const pl_stream *st)
 static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
 {
     pl_slot *prev = NULL, *partial = NULL, *partial_prev = NULL;
+    if (cpu_done(p, w))
+        return NULL;
     for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
+        const pl_stream *st = &p->streams[it->f.stream];
+        /* Device pictures wait for the GPU while it starts. */
+        if (w->device < 0 && p->deferred && p->gpu_state == PL_GPU_START_RUNNING &&
+            (st->sink.placement & PL_PICTURE_DEVICE) && !p->stopping)
+            continue;
         if (it->partial && !p->stopping) {
-            if (!partial && decodes_partial(w, &p->streams[it->f.stream])) {
+            if (!partial && decodes_partial(w, st)) {
                 partial = it;
                 partial_prev = prev;
             }
@@ -560,6 +639,8 @@ static void decode_frame(pl_worker *w, pl_slot *s, const pl_stream *st, const xs
         decode_gpu_partial(&d);
     else if (w->device >= 0)
         decode_gpu(&d, 0, NULL);
+    else if (d.where & PL_PICTURE_DEVICE)
+        fail(s, d.msg, d.cap, "no usable GPU for a picture in device memory");
     else
         decode_cpu(&d);
 }
@@ -577,10 +658,15 @@ void *pl_worker_main(void *arg)
     pthread_mutex_lock(&p->mu);
     for (;;) {
         pl_slot *s;
-        while (!(s = take_work(p, q, w)) && !(p->stopping && !q->head))
-            pthread_cond_wait(&q->cv, &p->mu);
+        pl_job *j = NULL;
+        while (!(s = take_work(p, q, w)) && !(p->stopping && !q->head) && !cpu_done(p, w)) {
+            if (w->device < 0 && (j = open_job(p)) != NULL)
+                help(p, j); /* another frame's parts while this thread has none */
+            else
+                pthread_cond_wait(&q->cv, &p->mu);
+        }
         if (!s)
-            break; /* stopping, nothing left */
+            break; /* stopping, nothing left (or the GPUs took over) */
         s->state = SLOT_DECODING;
         pl_stream *st = &p->streams[s->f.stream];
         const xsf_codec *codec = st->codec ? st->codec : fallback;
@@ -605,6 +691,8 @@ void *pl_worker_main(void *arg)
             decode_frame(w, s, st, codec, incremental);
 
         pthread_mutex_lock(&p->mu);
+        if (w->device < 0 && p->deferred && !s->failed)
+            p->startup.cpu_frames++;
         s->state = SLOT_DONE;
         if (s->failed && !s->aborted) {
             st->dropped[PL_DROP_DECODE]++;

@@ -159,7 +159,23 @@ typedef struct pl_worker {
     pthread_t thread;
     int started;
     int setup_seen; /* its first frame's set-up is in pl_pipeline.startup */
+    xsf_parallel
+        par; /* a C decoder's runner: the pipeline's idle C decoder threads (pl_decode.c) */
 } pl_worker;
+
+/* A frame's parts that a C decoder hands its runner (xsf_parallel): the decoder's own thread
+ * runs them, and C decoder threads that have no frame of their own join in (pl_decode.c). */
+typedef struct pl_job {
+    struct pl_job *next; /* pl_pipeline.jobs (p->mu) */
+    size_t n;
+    xsf_pool_fn fn;
+    void *ctx;
+    size_t next_index; /* atomic: the next part to take */
+    int threads;       /* the most workers (the caller's included) */
+    int joined;        /* helpers joined so far (p->mu): worker ids 1..joined */
+    int active;        /* helpers inside (p->mu) */
+    pthread_cond_t done;
+} pl_job;
 
 struct pl_pipeline {
     pthread_mutex_t mu;
@@ -189,7 +205,35 @@ struct pl_pipeline {
      * decode threads fill); created is pl_create's call (xsf_clock_mono_ns). */
     pl_startup_stats startup;
     uint64_t created;
+    /* C decoders' parts under way (pl_job), for idle C decoder threads to join. */
+    pl_job *jobs;
+    /* The GPU engine's start on a thread of its own (PL_ENGINE_AUTO, pipeline.c): until the
+     * GPUs are ready, C decoder threads (cpu_workers, on queue 0, where every stream's frames
+     * go meanwhile) decode; then the streams move to their GPUs' queues and the C decoder
+     * threads end. gpu_state (p->mu; read without it through pl_gpu_ready) says where it is;
+     * no CUDA call is made outside the start's thread before it is PL_GPU_START_READY
+     * (a second thread's call would wait for the driver's start). */
+    int deferred;
+    int gpu_state; /* pl_gpu_start */
+    pthread_t starter;
+    int starter_made;    /* the start's thread was created */
+    int starter_running; /* the start's thread has not ended (p->mu) */
+    int destroyed;       /* pl_destroy is done with p: the start's thread frees it (p->mu) */
+    pl_config cfg;       /* the configuration, for the start's thread */
+    int start_ngpus;     /* the GPUs the start brings up (its thread's until ready) */
+    int start_gpus[PL_MAX_GPUS];
+    char start_error[256]; /* why the start failed, "" when it did not */
+    pl_worker *cpu_workers;
+    unsigned ncpu_workers;
 };
+
+/* Tests: called first on the GPU start's thread (NULL: nothing), to stand for a start
+ * that takes its time (no GPU here answers at once). */
+extern void (*pl_test_gpu_start_hook)(void);
+
+/* Whether CUDA may be called from any thread: a GPU engine whose start is done (always
+ * where the start was not deferred). Without p->mu. */
+int pl_gpu_ready(const pl_pipeline *p);
 
 /* pipeline.c: a decoder context's first frame took `ns` to set up (pl_startup_stats). */
 void pl_note_setup(pl_worker *w, uint64_t ns);
@@ -208,12 +252,14 @@ int pl_slot_picture(pl_slot *s, int field, int device, const xsf_format *fmt, xs
 /* Gives the slot's pictures back to the pools. With p->mu held. */
 void pl_slot_pictures_release(pl_slot *s);
 /* A codestream buffer for a frame of `st` (see pl_pool.c). */
-uint8_t *pl_codestream_buffer(const pl_stream *st, int pinned, size_t bytes);
+uint8_t *pl_codestream_buffer(const pl_pipeline *p, const pl_stream *st, int pinned, size_t bytes);
 /* Frees queue `queue`'s picture pools (on its GPU; the calling thread's device changes). */
 void pl_pool_free(pl_pipeline *p, unsigned queue);
 
 /* pl_decode.c */
 void *pl_worker_main(void *arg);
+/* The runner of a C decoder thread's parts (pl_worker.par): xsf_parallel.run. */
+void pl_parallel_run(void *worker, size_t n, xsf_pool_fn fn, void *ctx);
 xsf_status pl_worker_init(pl_worker *w, pl_pipeline *p, int queue, int device, xsf_error *err);
 void pl_worker_free(pl_worker *w);
 

@@ -66,7 +66,9 @@ static pl_pool_buffer *borrow(pl_queue *q, int device, size_t bytes)
         void *old = p->use_gpu ? pl_give_up_locked(p, b->ptr) : b->ptr;
         pthread_mutex_unlock(&p->mu);
         pl_host_free(old, p->use_gpu);
-        b->ptr = pl_host_alloc(bytes, p->use_gpu);
+        /* While the GPU starts, mapped and pinned later (pinning would wait for the start). */
+        b->ptr =
+            p->use_gpu && !pl_gpu_ready(p) ? pl_host_map(bytes) : pl_host_alloc(bytes, p->use_gpu);
     }
     b->bytes = b->ptr ? bytes : 0;
     b->alloc_ns = xsf_clock_mono_ns() - t0 + 1;
@@ -171,6 +173,9 @@ int pl_slot_picture(pl_slot *s, int field, int device, const xsf_format *fmt, xs
         pthread_mutex_unlock(&p->mu);
         b->alloc_ns = 0;
     }
+    /* Mapped while the GPU started (or refused to pin): said as it is. */
+    if (!device && pic->memory == XSF_MEMORY_PINNED && !pl_host_pinned(b->ptr))
+        pic->memory = XSF_MEMORY_HOST;
     return 0;
 }
 
@@ -213,11 +218,11 @@ void pl_pool_free(pl_pipeline *p, unsigned queue)
  * plain mapping that the provisioner pins once the frame is back in the pool (its source
  * must not wait on the driver), and a stream that may wait (files, captures) pins its own
  * at once, so that its uploads are never staged. */
-uint8_t *pl_codestream_buffer(const pl_stream *st, int pinned, size_t bytes)
+uint8_t *pl_codestream_buffer(const pl_pipeline *p, const pl_stream *st, int pinned, size_t bytes)
 {
     if (!pinned)
         return pl_host_alloc(bytes, 0);
-    uint8_t *b = st->backpressure == PL_BLOCK ? pl_host_alloc(bytes, 1) : NULL;
+    uint8_t *b = st->backpressure == PL_BLOCK && pl_gpu_ready(p) ? pl_host_alloc(bytes, 1) : NULL;
     return b ? b : pl_host_map(bytes);
 }
 

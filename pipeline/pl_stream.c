@@ -33,6 +33,7 @@ void pl_free_slot(pl_stream *st, pl_slot *s)
     if (s->pinned && s->f.buffer && !pl_host_pinned(s->f.buffer))
         pl_provision_wake_locked(s->p);
     pl_slot_pictures_release(s);
+    s->queue = st->queue; /* a stream moved to its GPU (pipeline.c) borrows from there now */
     s->state = SLOT_FREE;
     s->discard = 0;
     s->partial = s->aborted = s->waiting = 0;
@@ -253,12 +254,16 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
     st->pix_fmt = sc->pix_fmt;
     st->pix_colour = sc->pix_colour;
     st->added = pl_now_ns();
-    st->queue = p->use_gpu ? sid % p->ngpus : 0;
+    pthread_mutex_lock(&p->mu); /* the GPUs known (their start may end meanwhile) */
+    st->queue = p->use_gpu && p->ngpus ? sid % p->ngpus : 0;
+    pthread_mutex_unlock(&p->mu);
     /* Enough frames to absorb a burst and keep every decoder of the stream's
      * queue busy. Picture memory is allocated by a frame's first decode and
      * frames are reused last-in first-out, so the frames a stream never needs
      * at once cost only their codestream buffer. */
-    const unsigned per_queue = p->nworkers / (unsigned)(p->use_gpu ? p->ngpus : 1);
+    const unsigned per_queue =
+        p->use_gpu && !p->ngpus ? (p->cfg.contexts_per_gpu ? (unsigned)p->cfg.contexts_per_gpu : 3)
+                                : p->nworkers / (unsigned)(p->use_gpu ? p->ngpus : 1);
     if (sc->frames)
         st->nslots = sc->frames;
     else if (sc->backpressure == PL_BLOCK)
@@ -300,7 +305,7 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
         stream_release_id(p, st);
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the stream's frames");
     }
-    if (p->use_gpu)
+    if (p->use_gpu && pl_gpu_ready(p))
         pl_gpu_select(p->gpus[st->queue]);
     /* Codestream buffers are allocated when a frame is first taken, at the
      * size the stream's frames have needed so far: a live stream reuses a
@@ -316,7 +321,7 @@ static xsf_status stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id
         s->queue = st->queue;
         s->f.stream = sid;
         if (i + 1 == st->nslots) {
-            s->f.buffer = pl_codestream_buffer(st, s->pinned, first);
+            s->f.buffer = pl_codestream_buffer(p, st, s->pinned, first);
             if (!s->f.buffer) {
                 stream_release_id(p, st);
                 return xsf_error_set(err, XSF_ERR_NOMEM,
@@ -383,7 +388,7 @@ static xsf_status slot_resize(pl_pipeline *p, pl_frame *f, size_t bytes, size_t 
     pl_slot *s = (pl_slot *)f;
     pl_stream *st = &p->streams[f->stream];
     const uint64_t t0 = xsf_clock_mono_ns();
-    uint8_t *nb = pl_codestream_buffer(st, s->pinned, bytes);
+    uint8_t *nb = pl_codestream_buffer(p, st, s->pinned, bytes);
     const uint64_t ns = xsf_clock_mono_ns() - t0 + 1;
     if (!nb)
         return xsf_error_set(err, XSF_ERR_NOMEM, "out of host memory for a %zu-byte frame", bytes);
@@ -807,7 +812,7 @@ void pl_stream_latency_reset(pl_pipeline *p, int stream)
  * starts CUDA); -1: nothing to restore. */
 static int save_device(const pl_pipeline *p)
 {
-    return p->use_gpu ? pl_gpu_save() : -1;
+    return p->use_gpu && pl_gpu_ready(p) ? pl_gpu_save() : -1;
 }
 
 xsf_status pl_stream_add(pl_pipeline *p, const pl_stream_config *sc, int *id, xsf_error *err)

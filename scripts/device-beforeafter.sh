@@ -17,6 +17,7 @@
 #   display   bench/display (EGL on the NVIDIA driver; carry .gl)
 #   gst       scripts/gst-device-bench.sh's table (carry .gstdeps)
 #   startup   bench/pipeline/startup.sh: decode and recv --pcap start-up, whole process
+#   firstpic  bench/pipeline/first_picture.sh: a stream's first picture, warm and cold recv
 #
 # REPS=N (default 1) runs each stage N times, alternating before and after
 # within each round, so that a row's spread from run to run is seen beside
@@ -86,6 +87,7 @@ both() {
 V=$R/.vec
 both xsdec "bench/xs_decode" 'timeout 120 "$B/bench/xs_decode/xs_decode_bench" --frames 1000 '"$V"'/uhd_*.jxs'
 both startup "start-up" 'timeout 240 bash bench/pipeline/startup.sh "$B" '"$V"
+both firstpic "first pictures" 'timeout 280 bash bench/pipeline/first_picture.sh "$B" '"$V"
 both pldecode "bench/pipeline decode" 'timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' decode'
 both pcap "bench/pipeline pcap" 'timeout 240 bash bench/pipeline/run.sh "$B" '"$V"' pcap'
 both live16 "bench/pipeline live, K=16" 'XSF_LIVE_K=16 timeout 200 bash bench/pipeline/run.sh "$B" '"$V"' live'

@@ -170,6 +170,9 @@ static pl_config one_gpu(const pl_config *asked)
     pl_config c = *asked;
     if (c.engine == PL_ENGINE_CPU)
         return c;
+    /* The first frames on the C decoder (every core on each) while CUDA starts (0.2-0.35 s):
+     * one frame is decoded before the GPU would be ready. */
+    c.start_on_cpu = c.engine == PL_ENGINE_AUTO;
     if (c.ngpus == 0)
         c.gpus[0] = 0;
     c.ngpus = 1;

@@ -78,6 +78,9 @@ static void engine_rules(svc_recv *s)
         pl->engine = PL_ENGINE_CPU;
         pl->cpu_threads = 1;
     }
+    /* The first pictures from the C decoder while CUDA starts (0.2-0.35 s): a cold receiver
+     * shows its first picture without waiting for the GPU (pl_config.start_on_cpu). */
+    pl->start_on_cpu = pl->engine == PL_ENGINE_AUTO;
     /* A decoder holds a partial frame until it is whole: one per stream decoded by slices
      * at least, and some for whole frames and the frames' last steps. */
     int sliced = 0;

@@ -232,16 +232,18 @@ static void rows_forward(const wav_plan *p, uint32_t *line, uint32_t *a, size_t 
     }
 }
 
-static void rows_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
+/* Rows [y0, y1) of a w-wide region, lifted back through `line` (w samples). */
+static void rows_inverse(const wav_plan *p, uint32_t *line, uint32_t *a, size_t w, size_t y0,
+                         size_t y1)
 {
     const size_t pitch = p->desc.pitch, wl = (w + 1) / 2;
-    for (size_t y = 0; y < h; y++) {
+    for (size_t y = y0; y < y1; y++) {
         uint32_t *row = a + y * pitch;
         for (size_t x = 0; x < w; x++)
-            MOVE(p->line[x], row[(x & 1) ? wl + x / 2 : x / 2]);
-        p->inverse_1d(p->line, w, 1);
+            MOVE(line[x], row[(x & 1) ? wl + x / 2 : x / 2]);
+        p->inverse_1d(line, w, 1);
         for (size_t x = 0; x < w; x++)
-            MOVE(row[x], p->line[x]);
+            MOVE(row[x], line[x]);
     }
 }
 
@@ -336,21 +338,24 @@ static void columns_forward(const wav_plan *p, uint32_t *strip, uint32_t *a, siz
     }
 }
 
-static void columns_inverse(wav_plan *p, uint32_t *a, size_t w, size_t h)
+/* Columns [x0, x1) of an h-high region, in blocks through `strip` (WAV_COLUMN_BLOCK
+ * columns of h samples). */
+static void columns_inverse(const wav_plan *p, uint32_t *strip, uint32_t *a, size_t x0, size_t x1,
+                            size_t h)
 {
     const size_t pitch = p->desc.pitch, hl = (h + 1) / 2;
-    for (size_t x0 = 0; x0 < w; x0 += WAV_COLUMN_BLOCK) {
-        const size_t nb = w - x0 < WAV_COLUMN_BLOCK ? w - x0 : WAV_COLUMN_BLOCK;
+    for (; x0 < x1; x0 += WAV_COLUMN_BLOCK) {
+        const size_t nb = x1 - x0 < WAV_COLUMN_BLOCK ? x1 - x0 : WAV_COLUMN_BLOCK;
         for (size_t y = 0; y < h; y++) {
             const size_t from = (y & 1) ? hl + y / 2 : y / 2;
             for (size_t c = 0; c < nb; c++)
-                MOVE(p->strip[c * h + y], a[from * pitch + x0 + c]);
+                MOVE(strip[c * h + y], a[from * pitch + x0 + c]);
         }
         for (size_t c = 0; c < nb; c++)
-            p->inverse_1d(p->strip + c * h, h, 1);
+            p->inverse_1d(strip + c * h, h, 1);
         for (size_t y = 0; y < h; y++)
             for (size_t c = 0; c < nb; c++)
-                MOVE(a[y * pitch + x0 + c], p->strip[c * h + y]);
+                MOVE(a[y * pitch + x0 + c], strip[c * h + y]);
     }
 }
 
@@ -506,10 +511,33 @@ xsf_status wav_inverse(wav_plan *plan, void *data)
         for (int l = d->levels_h; l >= 1; l--) {
             size_t w, h;
             wav_level_input_size(d, l, &w, &h);
-            rows_inverse(plan, a, w, h); /* horizontal first, the exact reverse */
+            rows_inverse(plan, plan->line, a, w, 0, h); /* horizontal first, the exact reverse */
             if (l <= d->levels_v)
-                columns_inverse(plan, a, w, h);
+                columns_inverse(plan, plan->strip, a, 0, w, h);
         }
     }
     return XSF_OK;
+}
+
+size_t wav_inverse_part_count(const wav_plan *plan, int level, int vertical)
+{
+    return wav_forward_part_count(plan, level, vertical); /* the same rows and column blocks */
+}
+
+void wav_inverse_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch)
+{
+    const size_t n = wav_inverse_part_count(plan, level, vertical);
+    if (first >= n || count == 0)
+        return;
+    if (count > n - first)
+        count = n - first;
+    size_t w, h;
+    wav_level_input_size(&plan->desc, level, &w, &h);
+    if (vertical) {
+        const size_t x1 = (first + count) * WAV_COLUMN_BLOCK;
+        columns_inverse(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
+    } else {
+        rows_inverse(plan, scratch, data, w, first, first + count);
+    }
 }

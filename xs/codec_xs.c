@@ -137,6 +137,11 @@ static xsf_status cpu_decode(void *dec, const xsf_codec_frame *frame, const void
     return xsf_codec_copy_picture(out, &src, err);
 }
 
+static void cpu_parallel(void *dec, const xsf_parallel *par)
+{
+    xs_decoder_set_parallel(dec, par);
+}
+
 /* ---- GPU decoder ---- */
 
 static xsf_status gpu_available(void)
@@ -296,6 +301,7 @@ const xsf_codec xs_codec = {
     .extension = "jxs",
     .gpu_decode_device = gpu_decode_device,
     XSF_CODEC_FUNCTIONS,
+    .cpu_parallel = cpu_parallel,
     .gpu_begin = gpu_begin,
     .gpu_more = gpu_more,
     .gpu_end = gpu_end,

@@ -70,6 +70,28 @@ static void output_row(const xs_header *h, int c, const int32_t *in, uint16_t *o
     }
 }
 
+/* Component c's rows of the frame's rows [0, y): y * Hc / Hf. */
+static int comp_rows(const xs_decoder *d, int c, int y)
+{
+    return (int)((size_t)y * (size_t)d->geom.comp[c].height / d->hdr.hf);
+}
+
+void xs_output_rows(xs_decoder *d, const xsf_picture *dst, int y0, int y1)
+{
+    const xs_header *h = &d->hdr;
+    const xs_geometry *g = &d->geom;
+    if (h->cpih == 1) { /* components 0..2 of one size (the header checks) */
+        const size_t w = (size_t)g->comp[0].width;
+        for (int y = comp_rows(d, 0, y0); y < comp_rows(d, 0, y1); y++)
+            xs_inverse_rct(d->coef[0] + y * w, d->coef[1] + y * w, d->coef[2] + y * w, w);
+    }
+    for (int c = 0; c < g->nc; c++) {
+        const size_t w = (size_t)g->comp[c].width;
+        for (int y = comp_rows(d, c, y0); y < comp_rows(d, c, y1); y++)
+            output_row(h, c, d->coef[c] + (size_t)y * w, xsf_picture_row16(dst, c, y), w);
+    }
+}
+
 void xs_output_stage(xs_decoder *d, const xsf_picture *dst)
 {
     const xs_header *h = &d->hdr;

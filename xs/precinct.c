@@ -130,10 +130,10 @@ static uint32_t rd_bits(const uint8_t *p, int first, int n)
     return (uint32_t)((v << first) >> (64 - n));
 }
 
-xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, size_t base, int row,
-                              int col, int first_in_slice, size_t *used)
+xsf_status xs_decode_precinct(xs_decoder *d, uint8_t *sig_scratch, xsf_error *err,
+                              const uint8_t *buf, size_t len, size_t base, int row, int col,
+                              int first_in_slice, size_t *used)
 {
-    xsf_error *err = &d->err;
     const xs_geometry *g = &d->geom;
     const xs_header *h = &d->hdr;
     const size_t hb = g->precinct_header_bytes;
@@ -194,7 +194,7 @@ xsf_status xs_decode_precinct(xs_decoder *d, const uint8_t *buf, size_t len, siz
         pos += pkt_hdr_bytes;
 
         /* Significance subpacket: no length field, its size follows from the bands. */
-        uint8_t *sig = d->sig_scratch;
+        uint8_t *sig = sig_scratch;
         size_t sig_used = 0;
         if (!raw) {
             size_t bits = 0;

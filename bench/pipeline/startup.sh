@@ -44,6 +44,7 @@ echo "| --- | ---: | ---: | ---: |"
 runs "decode 1 UHD frame (default GPUs)" "$X" decode "$one" -o "$W/o.yuv" -q
 runs "decode 1 UHD frame --gpus 0" "$X" decode "$one" -o "$W/o.yuv" --gpus 0 -q
 runs "decode 1 UHD frame --cpu" "$X" decode "$one" -o "$W/o.yuv" --cpu -q
+runs "decode 1 UHD frame --gpu (waits for the GPU: no C decoder meanwhile)" "$X" decode "$one" -o "$W/o.yuv" --gpu -q
 runs "decode 200 UHD frames (default GPUs)" "$X" decode "$W/u200.jxs" -o /dev/null --format yuv -q
 runs "decode 200 UHD frames --gpus 0" "$X" decode "$W/u200.jxs" -o /dev/null --format yuv --gpus 0 -q
 runs "recv --pcap 2-frame capture" "$X" recv --pcap "$W/two.pcap" -o null -q
@@ -51,6 +52,7 @@ runs "recv --pcap 2-frame capture --cpu" "$X" recv --pcap "$W/two.pcap" -o null 
 echo
 echo "start-up phases of one decode (where the build prints them):"
 "$X" decode "$one" -o "$W/o.yuv" 2>&1 | grep -iA12 "start-up" | head -16
+"$X" decode "$W/u200.jxs" -o /dev/null --format yuv 2>&1 | grep -iA12 "start-up" | head -16
 [ -x "$B/bench/pipeline/pipeline_first_frame" ] && "$B/bench/pipeline/pipeline_first_frame" "$one" "$one" 1 2>&1 | head -12
 echo "recv --pcap (2 frames):"
 "$X" recv --pcap "$W/two.pcap" -o null 2>&1 | grep -iE "start-up|process" | head -6

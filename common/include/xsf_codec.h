@@ -41,6 +41,7 @@
 #include "xsf.h"
 #include "xsf_option.h"
 #include "xsf_picture.h"
+#include "xsf_pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -207,6 +208,10 @@ struct xsf_codec {
      * out's colour and properties stay the caller's. */
     xsf_status (*cpu_decode)(void *dec, const xsf_codec_frame *frame, const void *params,
                              const uint8_t *buf, size_t len, xsf_picture *out, xsf_error *err);
+    /* The C decoder decodes each frame on `par`'s threads from now on (xsf_pool.h:
+     * the same picture, in parts; NULL: one thread). NULL where the codec's C
+     * decoder has no parts (it decodes on the calling thread). */
+    void (*cpu_parallel)(void *dec, const xsf_parallel *par);
 
     /* ---- GPU decoder (NULL where the codec has none) ---- */
     /* XSF_OK where a GPU is usable and the build has the codec's kernels. */

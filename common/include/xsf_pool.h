@@ -51,6 +51,24 @@ void xsf_pool_run(xsf_pool *pool, size_t n, xsf_pool_fn fn, void *ctx);
  * yielded (so a pool larger than the machine still makes progress). */
 void xsf_pool_pause(unsigned k);
 
+/* A data-parallel loop runner handed to a library by its caller (the C
+ * decoder's parallel hook, xs_decoder_set_parallel): run(self, n, fn, ctx)
+ * calls fn(ctx, i, worker) once for every i in [0, n), worker in
+ * [0, threads) naming the thread (0 the caller of run; no two calls under
+ * way at once share a worker), and returns when all have returned. Who
+ * runs the calls is the runner's business (a pool, a pipeline's idle
+ * decoder threads); several runs may be under way at once from different
+ * callers. The library owns no thread: it splits its work into
+ * independent parts and lets the runner spread them. */
+typedef struct xsf_parallel {
+    void (*run)(void *self, size_t n, xsf_pool_fn fn, void *ctx);
+    void *self;
+    int threads; /* the most workers of one run, the caller's included (>= 1) */
+} xsf_parallel;
+
+/* A pool as a runner (one run at a time: the pool's rule). */
+xsf_parallel xsf_pool_parallel(xsf_pool *pool);
+
 #ifdef __cplusplus
 }
 #endif

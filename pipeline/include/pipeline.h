@@ -165,6 +165,17 @@ typedef struct pl_config {
      * driver's lock while streams run; see "the provisioner" in pipeline.c). 0: none; frames
      * are then pinned by the provisioner as they are used. */
     size_t pinned_reserve_bytes;
+    /* PL_ENGINE_AUTO: start CUDA (its driver, the GPUs' contexts, the decoder contexts) on a
+     * thread of its own and decode on the C decoder meanwhile (cpu_threads threads, each
+     * frame in parts on the idle ones), so that the first pictures do not wait the 0.2-0.35 s
+     * CUDA's start takes; once the GPUs are ready, the streams' next frames go to them (the
+     * pictures are the same either way; frames stay in order). Where no GPU is usable the C
+     * decoder goes on. A stream whose sink wants device pictures waits for the GPU (its
+     * frames fail where none is usable). pl_create returns at once; pl_gpu_start_state says
+     * where the start is, pl_startup_stats how many frames the CPU decoded meanwhile. A
+     * pipeline destroyed before its GPU was ready does not wait for the start: see
+     * pl_gpu_starts_pending. 0: pl_create waits for the GPUs (as PL_ENGINE_GPU always does). */
+    int start_on_cpu;
 } pl_config;
 
 typedef struct pl_frame pl_frame;
@@ -360,7 +371,35 @@ typedef struct pl_startup_stats {
     uint64_t first_setup_ns, first_setup_max_ns;
     uint64_t first_picture_ns; /* from pl_create's call to the first frame delivered; 0 before */
     uint64_t teardown_ns;      /* pl_destroy_stats: the teardown; 0 elsewhere */
+    /* pl_config.start_on_cpu: */
+    int gpu_start;             /* pl_gpu_start, as it was when these were taken */
+    int gpu_start_abandoned;   /* the pipeline was destroyed before its GPUs were ready */
+    uint64_t gpu_ready_ns;     /* from pl_create's call to the GPUs taking over; 0 before */
+    uint64_t cpu_frames;       /* frames the C decoder decoded while the GPUs started */
+    unsigned cpu_threads;      /* its threads */
+    uint64_t cpu_parts_helped; /* parts of frames that idle C decoder threads took (the
+                                  frame's own thread took the rest) */
+    char gpu_error[160];       /* PL_GPU_START_FAILED: why */
 } pl_startup_stats;
+
+/* Where a pipeline's GPU start is (pl_config.start_on_cpu). */
+typedef enum pl_gpu_start {
+    PL_GPU_START_NONE = 0, /* the CPU engine, or pl_create brought the GPUs up itself */
+    PL_GPU_START_RUNNING,  /* on its thread; the C decoder decodes meanwhile */
+    PL_GPU_START_READY,    /* the GPUs decode */
+    PL_GPU_START_FAILED,   /* no usable GPU: the C decoder goes on (pl_startup_stats.gpu_error) */
+} pl_gpu_start;
+pl_gpu_start pl_gpu_start_state(pl_pipeline *p);
+/* GPU starts of destroyed pipelines that are still under way in this process (pl_destroy
+ * leaves a start that is not done to its thread, which frees what it made when its CUDA
+ * calls return). Where this is not 0, the process should end with _exit(status) once its
+ * files are flushed and closed (fflush(NULL)), not with exit() or a return from main:
+ * exit() runs the CUDA runtime's teardown handlers while that thread is inside the
+ * driver's start (cuInit, the context's creation), which may wait for the start to end
+ * (the time the process meant to save) or free what the thread is using. _exit leaves
+ * the half-made context to the kernel, as at any process end. The library never ends
+ * the process itself. */
+int pl_gpu_starts_pending(void);
 
 /* The start-up figures so far (any thread). */
 void pl_startup_get(pl_pipeline *p, pl_startup_stats *s);

@@ -2067,6 +2067,116 @@ static void test_steady_state(void)
     pl_destroy(p);
 }
 
+/* The GPU start on a thread of its own (pl_config.start_on_cpu), made slow by the test hook
+ * (no GPU here answers at once): pl_create returns at once; frames decode on the C decoder
+ * meanwhile (each in parts on the idle threads), with the reference's pictures; after the
+ * start (ready on a GPU machine: the same stream's next frames decode there, in order; here
+ * it fails and the C decoder goes on) the stream's whole digest is the reference's; a
+ * pipeline destroyed while its start is under way does not wait for it
+ * (pl_gpu_starts_pending until the start's thread ends). */
+static unsigned start_delay_ms;
+static void slow_start(void)
+{
+    const struct timespec t = {start_delay_ms / 1000, (long)(start_delay_ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+extern void (*pl_test_gpu_start_hook)(void);
+
+static void test_start_on_cpu(void)
+{
+    size_t len;
+    uint8_t *data = read_all("hd_422_10b_bpp3", &len);
+    CHECK(data != NULL, "hd_422_10b_bpp3");
+    if (!data)
+        return;
+    uint8_t *twice = malloc(2 * len);
+    memcpy(twice, data, len);
+    memcpy(twice + len, data, len);
+    char want1[33], want2[33];
+    unsigned frames = 0, frames2 = 0;
+    CHECK(reference_md5(data, len, want1, &frames) == 0, "reference");
+    CHECK(reference_md5(twice, 2 * len, want2, &frames2) == 0, "reference, twice");
+    pl_test_gpu_start_hook = slow_start;
+    for (int abandon = 0; abandon <= 1; abandon++) {
+        start_delay_ms = abandon ? 1500 : 400;
+        pl_config c;
+        memset(&c, 0, sizeof c);
+        c.engine = PL_ENGINE_AUTO;
+        c.start_on_cpu = 1;
+        c.cpu_threads = 3;
+        pl_pipeline *p;
+        xsf_error err;
+        xsf_error_clear(&err);
+        const uint64_t t0 = xsf_clock_mono_ns();
+        CHECK(pl_create(&p, &c, &err) == XSF_OK, "pl_create: %s", err.msg);
+        CHECK(xsf_clock_mono_ns() - t0 < 300000000ull, "pl_create waited for the GPU's start");
+        CHECK(pl_gpu_start_state(p) == PL_GPU_START_RUNNING, "the start is not under way");
+        pl_writer_options wo;
+        memset(&wo, 0, sizeof wo);
+        wo.md5 = 1;
+        pl_writer *w;
+        CHECK(pl_writer_open(&w, NULL, &wo, &err) == XSF_OK, "writer: %s", err.msg);
+        pl_stream_config sc = {.name = "file", .backpressure = PL_BLOCK, .sink = pl_writer_sink(w)};
+        int sid;
+        CHECK(pl_stream_add(p, &sc, &sid, &err) == XSF_OK, "stream: %s", err.msg);
+        uint64_t n = 0;
+        CHECK(pl_jxs_source_run(p, sid, data, len, 0, 0, &n, &err) == XSF_OK, "%s", err.msg);
+        pl_startup_stats su;
+        char got[33];
+        if (!abandon) {
+            /* The same stream's next frames once the start is done (the digest covers the
+             * stream from its first frame to pl_stream_finish). */
+            const int gpu = pl_uses_gpu(p); /* waits for the start */
+            const pl_gpu_start state = pl_gpu_start_state(p);
+            CHECK(state == (gpu ? PL_GPU_START_READY : PL_GPU_START_FAILED), "state %d",
+                  (int)state);
+            CHECK(pl_jxs_source_run(p, sid, data, len, 0, 0, &n, &err) == XSF_OK, "%s", err.msg);
+            pl_stream_finish(p, sid);
+            pl_writer_md5(w, got);
+            CHECK(!strcmp(got, want2), "across the start (%s): MD5 %s, reference %s",
+                  gpu ? "GPU ready" : "no GPU", got, want2);
+            pl_startup_get(p, &su);
+            CHECK(gpu ? su.gpu_ready_ns > 0 && su.cpu_frames >= 1 && su.cpu_frames <= frames
+                      : su.gpu_error[0] && su.cpu_frames == 2u * frames,
+                  "%llu C decoder frames, ready at %llu ns, '%s'",
+                  (unsigned long long)su.cpu_frames, (unsigned long long)su.gpu_ready_ns,
+                  su.gpu_error);
+        } else {
+            pl_stream_finish(p, sid);
+            pl_startup_get(p, &su);
+            CHECK(su.cpu_frames == frames && su.cpu_threads == 3,
+                  "%llu frames decoded on the C decoder's %u threads while the GPU started, "
+                  "%u sent",
+                  (unsigned long long)su.cpu_frames, su.cpu_threads, frames);
+            pl_writer_md5(w, got);
+            CHECK(!strcmp(got, want1), "while the GPU started: MD5 %s, reference %s", got, want1);
+        }
+        CHECK(su.cpu_parts_helped > 0, "no part of a frame went to an idle thread");
+        pl_writer_close(w, &err);
+        const uint64_t t1 = xsf_clock_mono_ns();
+        pl_destroy_stats(p, &su);
+        const uint64_t took = xsf_clock_mono_ns() - t1;
+        if (abandon) {
+            CHECK(took < 700000000ull, "pl_destroy waited %.0f ms for the GPU's start",
+                  (double)took / 1e6);
+            CHECK(su.gpu_start_abandoned && pl_gpu_starts_pending() == 1,
+                  "the abandoned start is not said (%d, %d pending)", su.gpu_start_abandoned,
+                  pl_gpu_starts_pending());
+            char line[2048];
+            CHECK(strstr(pl_startup_format(&su, line, sizeof line), "not waited for") != NULL,
+                  "start-up line: %s", line);
+            const struct timespec tick = {0, 10000000L};
+            for (int k = 0; k < 400 && pl_gpu_starts_pending(); k++)
+                nanosleep(&tick, NULL);
+        }
+        CHECK(pl_gpu_starts_pending() == 0, "a start's thread is still under way");
+    }
+    pl_test_gpu_start_hook = NULL;
+    free(twice);
+    free(data);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -2106,5 +2216,7 @@ int main(int argc, char **argv)
     test_placements();
     test_provisioning();
     test_steady_state();
+    if (engine == PL_ENGINE_CPU)
+        test_start_on_cpu(); /* last: it may start CUDA (test_cpu_engine_without_cuda) */
     return xsf_test_finish();
 }

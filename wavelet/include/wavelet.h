@@ -85,6 +85,18 @@ size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical);
 void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
                       size_t count, void *scratch);
 
+/* The inverse transform in parts, the same way (plane 0 of the plan): level
+ * l from levels_h down to 1 is a horizontal step (parts: rows) then, for
+ * levels 1..levels_v, a vertical step (parts: blocks of columns); any
+ * subset of a step's parts may run at once, each part once, every part of
+ * a step done before any of the next begins. Done in that order, the
+ * result is wav_inverse's, bit for bit. `scratch`: wav_part_scratch(desc)
+ * 32-bit words of the caller's, one area per concurrent call. The plan is
+ * only read. */
+size_t wav_inverse_part_count(const wav_plan *plan, int level, int vertical);
+void wav_inverse_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch);
+
 /* Level 1 of the 5/3 from a source of rows, where it splits both
  * dimensions (levels_v >= 1): its vertical and horizontal steps fused, one
  * pair of rows at a time, for callers that make the samples as they go.

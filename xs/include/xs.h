@@ -5,6 +5,7 @@
 
 #include "xsf.h"
 #include "xsf_picture.h"
+#include "xsf_pool.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -205,6 +206,14 @@ xsf_status xs_decode_into(xs_decoder *dec, const xs_header *hdr, const uint8_t *
                           size_t *consumed, xsf_picture *out);
 const xs_header *xs_decoder_header(const xs_decoder *dec);
 const char *xs_decoder_error(const xs_decoder *dec);
+/* Decodes each frame on the runner's threads (xsf_pool.h): its slices side
+ * by side (each slice's precincts depend on nothing outside it), each
+ * level's inverse DWT in parts (rows, then blocks of columns), the output
+ * stage in bands of rows. The picture, the errors and their messages are
+ * the single-threaded decoder's, byte for byte. The runner must outlive
+ * the decoder's use of it; NULL (or threads 1): one thread, the reference
+ * path. The decoder's scratch grows with the runner's threads. */
+void xs_decoder_set_parallel(xs_decoder *dec, const xsf_parallel *par);
 
 /* ---- GPU decoder (built when CUDA is available) ----
  *
