@@ -57,9 +57,10 @@ size_t enc_write_header(const xs_header *hdr, uint8_t *out, size_t cap);
 /* Forward NLT tables (enc_input.c). */
 xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS], xsf_error *err);
 
-/* The C encoder. A frame runs on a pool of threads (xsf_pool.h) in steps,
- * each over many small parts: the input stage over stripes of rows, the
- * forward DWT level by level (each step over column blocks or rows), the
+/* The C encoder. A frame runs on a pool of threads (xsf_pool.h): the
+ * input stage over stripes of rows where one is needed, then one run over
+ * tasks slice by slice: the forward DWT level by level (each level of a
+ * slice once the level before is done in it and in its neighbours), the
  * bitplane counts and then the cost tables precinct by precinct, the rate
  * decision slice by slice (inside a slice each precinct needs the one
  * before: vertical prediction, the shares and the carried budget), then the
@@ -79,12 +80,15 @@ struct xs_encoder {
     xsf_error err;
     enc_plan plan;
     int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
-    /* first[c]: the DWT's level 1 runs from a source of rows
-     * (wav_forward_first_part), made from the picture as it goes, or with
-     * the RCT (which mixes components) read from in[c]; input[c]: where the
-     * input stage writes (coef, in, or NULL: nothing). */
+    /* first[c]: the DWT's levels that split rows run slice by slice from
+     * sources of rows (wav_forward_level_part), level 1's made from the
+     * picture as it goes, or with the RCT (which mixes components) read
+     * from in[c]; ll[c][l - 1] the low band level l < nly leaves (level
+     * l + 1's input); input[c]: where the input stage writes (coef, in, or
+     * NULL: nothing). */
     uint8_t first[XS_MAX_COMPONENTS];
     int32_t *in[XS_MAX_COMPONENTS];
+    int32_t *ll[XS_MAX_COMPONENTS][XS_MAX_NLY];
     int32_t *input[XS_MAX_COMPONENTS];
     wav_plan *wav[XS_MAX_COMPONENTS];
     uint8_t *gcli; /* bitplane count per code group (xs_geometry layout) */

@@ -182,21 +182,28 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
 
 /* ---- C encoder ---- */
 
-/* The counts, cost tables, decisions and packing of a frame are one pool
- * run over tasks in an order where every task waits only for earlier ones
- * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
- * tables once the counts above are in), the decision of slice k - L (once
- * its tables are in), the packing of the precincts of slice k - 2L (once
- * it is decided), L = 0 on one thread: the order of a sequential coder,
- * with the slice being packed still in cache; many threads overlap the
- * steps. Tasks mark what is
- * done with the frame's epoch. */
-enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK };
-#define TASK_KIND_SHIFT 30
+/* A frame after its input stage is one pool run over tasks in an order
+ * where every task waits only for earlier ones (xsf_pool.h). Per slice:
+ * each level of the forward DWT that splits rows (its rows' low band is
+ * the next level's input, whose last pairs need the first rows of the
+ * slice below: a level of slice s waits for the level before in slices
+ * s - 1, s and s + 1), the precincts (counts, then cost tables once the
+ * counts above are in), the decision (once its tables are in), the
+ * packing of its precincts (once it is decided). Each kind comes `lag`
+ * steps after the one it waits for; lag 0 on one thread: step k holds
+ * level 1 of slice k and everything else of slice k - 1, so a slice goes
+ * from its lifting to its packing while its coefficients are in cache;
+ * many threads overlap the steps. Tasks mark what is done with the
+ * frame's epoch. */
+enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK, TASK_DWT }; /* TASK_DWT + l - 1: level l */
+#define TASK_KIND_SHIFT 29
+#define DWT_MARKS (XS_MAX_NLY + 1) /* dwt[s]: DWT_MARKS epoch + the levels done */
 
 struct enc_sync {
     uint32_t *task; /* kind << TASK_KIND_SHIFT | precinct or slice */
     size_t ntasks;
+    int levels;             /* DWT tasks a slice: its levels that split rows, at least 1 */
+    atomic_ullong *dwt;     /* per slice: DWT_MARKS epoch + levels done */
     atomic_ullong *ready;   /* per precinct: 2 epoch + 1 counted, 2 epoch + 2 costed */
     atomic_ullong *decided; /* per slice: epoch */
     unsigned long long epoch;
@@ -207,6 +214,7 @@ static void sync_free(struct enc_sync *y)
     if (!y)
         return;
     free(y->task);
+    free(y->dwt);
     free(y->ready);
     free(y->decided);
     free(y);
@@ -218,34 +226,48 @@ static struct enc_sync *sync_new(const enc_plan *p, int threads)
     struct enc_sync *y = calloc(1, sizeof *y);
     if (!y)
         return NULL;
-    y->ntasks = 2 * p->nprecincts + (size_t)g->slices;
+    y->levels = 1;
+    for (int c = 0; c < g->ncd; c++)
+        y->levels = g->comp[c].nly > y->levels ? g->comp[c].nly : y->levels;
+    y->ntasks = 2 * p->nprecincts + (size_t)g->slices * (size_t)(1 + y->levels);
     y->task = malloc(y->ntasks * sizeof *y->task);
+    y->dwt = malloc((size_t)g->slices * sizeof *y->dwt);
     y->ready = malloc(p->nprecincts * sizeof *y->ready);
     y->decided = malloc((size_t)g->slices * sizeof *y->decided);
-    if (!y->task || !y->ready || !y->decided) {
+    if (!y->task || !y->dwt || !y->ready || !y->decided) {
         sync_free(y);
         return NULL;
     }
     for (size_t i = 0; i < p->nprecincts; i++)
         atomic_init(&y->ready[i], 0);
-    for (int s = 0; s < g->slices; s++)
+    for (int s = 0; s < g->slices; s++) {
+        atomic_init(&y->dwt[s], 0);
         atomic_init(&y->decided[s], 0);
+    }
     size_t n = 0;
     const size_t per_row = (size_t)g->cols;
-    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag.
-     * One thread: 0, a slice from its counts to its packing while its
-     * coefficients are in cache. With many threads taking the tasks in
-     * order, a step goes by faster than a slice is decided (a decision is
-     * about a sixth of a slice's work, its precincts one after the other):
-     * a thread that takes a packing before its slice is decided spins. A
-     * simulation of the pool's order with each task's time on one thread
-     * (1080p 4:2:2, 68 slices) spins 1.2 thread-ms a frame on 16 threads
-     * at lag 3, none at lag 6, and none on 4 threads from lag 1; the lag
-     * costs only the last steps' few tasks. So a third of the threads. */
+    /* The lag between a task and the one it waits for. One thread: 0.
+     * With many threads taking the tasks in order, a step goes by faster
+     * than a slice is decided (a decision is about a sixth of a slice's
+     * work, its precincts one after the other): a thread that takes a
+     * packing before its slice is decided spins. A simulation of the pool's
+     * order with each task's time on one thread (1080p 4:2:2, 68 slices)
+     * spins 1.2 thread-ms a frame on 16 threads at lag 3, none at lag 6,
+     * and none on 4 threads from lag 1; the lag costs only the last steps'
+     * few tasks. So a third of the threads. */
     const int lag = threads > 1 ? (threads + 2) / 3 : 0;
-    for (int k = 0; k < g->slices + 2 * lag; k++) {
+    /* Steps after slice s's level 1: its level l at (l - 1)(lag + 1) (one
+     * step more for the slice below's level before), its precincts `lag`
+     * after its last level, its decision and its packing `lag` after them. */
+    const int prec = (y->levels - 1) * (lag + 1) + lag;
+    for (int k = 0; k < g->slices + prec + 2 * lag; k++) {
+        for (int l = 1; l <= y->levels; l++) {
+            const int s = k - (l - 1) * (lag + 1);
+            if (s >= 0 && s < g->slices)
+                y->task[n++] = (uint32_t)(TASK_DWT + l - 1) << TASK_KIND_SHIFT | (uint32_t)s;
+        }
         for (int kind = TASK_PRECINCT; kind <= TASK_PACK; kind++) {
-            const int s = k - kind * lag;
+            const int s = k - prec - kind * lag;
             if (s < 0 || s >= g->slices)
                 continue;
             const int row0 = s * p->hdr.hsl,
@@ -266,6 +288,8 @@ static void release(xs_encoder *e)
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         free(e->coef[c]);
         free(e->in[c]);
+        for (int l = 0; l < XS_MAX_NLY; l++)
+            free(e->ll[c][l]);
         wav_plan_destroy(e->wav[c]);
     }
     xsf_pool_destroy(e->pool);
@@ -355,9 +379,15 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             st = wav_plan_create(&e->wav[c], &d, err);
             const size_t words = wav_part_scratch(&d);
             dwt_words = words > dwt_words ? words : dwt_words;
-            e->first[c] = st == XSF_OK && wav_forward_first_pairs(e->wav[c]) > 0;
+            e->first[c] = st == XSF_OK && wav_forward_level_pairs(e->wav[c], 1) > 0;
             if (e->first[c] && p->hdr.cpih == 1 && !(e->in[c] = malloc(n * sizeof(int32_t))))
                 st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
+            for (int l = 1; l < cp->nly && st == XSF_OK; l++) {
+                size_t w, h;
+                wav_level_input_size(&d, l + 1, &w, &h);
+                if (!(e->ll[c][l - 1] = malloc(w * h * sizeof(int32_t))))
+                    st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
+            }
         }
         e->input[c] = e->first[c] ? e->in[c] : e->coef[c];
     }
@@ -522,10 +552,7 @@ static void slice_shares(const enc_plan *p, size_t p0, size_t p1, const enc_line
 typedef struct enc_frame {
     xs_encoder *e;
     const xsf_picture *pic;
-    int stripe;         /* input stage: rows of component 0 per index */
-    int level, columns; /* DWT step */
-    int level_last;     /* horizontal steps: the last level of the run */
-    size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
+    int stripe;    /* input stage: rows of component 0 per index */
     uint8_t *base; /* where slice_off and prec_off count from */
 } enc_frame;
 
@@ -553,113 +580,40 @@ static void count_row(xs_encoder *e, int c, int l, size_t r)
     }
 }
 
-typedef struct first_pair_ctx {
+typedef struct level_ctx {
     xs_encoder *e;
     const xsf_picture *pic;
-    int c;
-    size_t hl; /* rows of level 1's low half */
-} first_pair_ctx;
+    int c, level;
+    size_t hl;         /* the level's low rows */
+    const int32_t *ll; /* its input where level > 1: the low band of the level before */
+    size_t ll_pitch;
+} level_ctx;
 
-/* Level 1's rows (wav_row_source): from the input stage where the RCT made
- * them, else made here. */
+/* A level's input rows (wav_row_source): level 1's from the input stage
+ * where the RCT made them, else made here; the others' from the low band
+ * of the level before. */
 static const int32_t *source_row(void *ctx, size_t y, int32_t *buf)
 {
-    const first_pair_ctx *x = ctx;
+    const level_ctx *x = ctx;
     const xs_encoder *e = x->e;
+    if (x->ll)
+        return x->ll + y * x->ll_pitch;
     if (e->in[x->c])
         return e->in[x->c] + y * (size_t)e->plan.geom.comp[x->c].width;
     enc_input_row(&e->plan, x->pic, x->c, (int)y, buf);
     return buf;
 }
 
-static void count_first_pair(void *ctx, size_t k)
+/* Pair k of a level is final: its high row's bands, its low row's (at the
+ * last level that splits rows, those of the levels after too). */
+static void count_pair(void *ctx, size_t k)
 {
-    const first_pair_ctx *x = ctx;
-    count_row(x->e, x->c, 1, k);
-    count_row(x->e, x->c, 1, x->hl + k);
-}
-
-/* The level a horizontal step of the frame starts at in component c: level
- * 1 is done with the vertical step where it runs out of place. */
-static int row_level(const enc_frame *f, int c)
-{
-    return f->level == 1 && f->e->first[c] ? 2 : f->level;
-}
-
-/* Parts of component c in a DWT step. */
-static size_t step_parts(const enc_frame *f, int c)
-{
-    xs_encoder *e = f->e;
-    if (f->columns)
-        return f->level == 1 && e->first[c] ? wav_forward_first_pairs(e->wav[c])
-                                            : wav_forward_part_count(e->wav[c], f->level, 1);
-    const int l = row_level(f, c);
-    return l <= f->level_last ? wav_forward_part_count(e->wav[c], l, 0) : 0;
-}
-
-/* Index i of a DWT step: a run of parts of one component; level 1 out of
- * place: pairs of rows, both steps; horizontal steps: those of levels
- * level..level_last, row by row (wavelet.h). Each row's finished bands
- * are counted while it is in cache. */
-static void dwt_part(void *ctx, size_t i, int worker)
-{
-    const enc_frame *f = ctx;
-    xs_encoder *e = f->e;
-    int c = 0;
-    while (i >= f->part_first[c + 1])
-        c++;
-    const size_t first = (i - f->part_first[c]) * f->part_size[c];
-    uint32_t *scratch = e->worker[worker].dwt;
-    if (f->columns && f->level == 1 && e->first[c]) {
-        first_pair_ctx x = {e, f->pic, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
-        wav_forward_first_part(e->wav[c], source_row, &x, e->coef[c], first, f->part_size[c],
-                               scratch, count_first_pair, &x);
-        return;
-    }
-    if (f->columns) {
-        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c], scratch);
-        return;
-    }
-    for (size_t r = first; r < first + f->part_size[c]; r++)
-        for (int l = row_level(f, c); l <= f->level_last; l++) {
-            if (r >= wav_forward_part_count(e->wav[c], l, 0))
-                break;
-            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, scratch);
-            count_row(e, c, l, r);
-        }
-}
-
-/* The steps of the forward DWT, every component at once: each level's
- * vertical step, its horizontal one; from the last level with a vertical
- * step on, the horizontal steps of every remaining level in one run (rows
- * do not meet there). */
-static void forward_dwt(enc_frame *f)
-{
-    xs_encoder *e = f->e;
-    const xs_geometry *g = &e->plan.geom;
-    const size_t per = 4 * (size_t)xsf_pool_threads(e->pool);
-    int levels = 0, levels_v = 0;
-    for (int c = 0; c < g->ncd; c++) {
-        const wav_plan_desc *d = wav_plan_get_desc(e->wav[c]);
-        levels = d->levels_h > levels ? d->levels_h : levels;
-        levels_v = d->levels_v > levels_v ? d->levels_v : levels_v;
-    }
-    for (int l = 1; l <= levels; l++)
-        for (int columns = 1; columns >= 0; columns--) {
-            f->level = l;
-            f->columns = columns;
-            f->level_last = !columns && l >= levels_v ? levels : l;
-            f->part_first[0] = 0;
-            for (int c = 0; c < g->ncd; c++) {
-                const size_t n = step_parts(f, c);
-                f->part_size[c] = n > per ? (n + per - 1) / per : 1;
-                f->part_first[c + 1] =
-                    f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
-            }
-            xsf_pool_run(e->pool, f->part_first[g->ncd], dwt_part, f);
-            if (f->level_last == levels && !columns)
-                return;
-        }
+    const level_ctx *x = ctx;
+    const xs_component *cp = &x->e->plan.geom.comp[x->c];
+    const int last = x->level == cp->nly ? cp->nlx : x->level;
+    for (int l = x->level; l <= last; l++)
+        count_row(x->e, x->c, l, k);
+    count_row(x->e, x->c, x->level, x->hl + k);
 }
 
 /* The slice of precinct pi, and whether pi is in its slice's first row. */
@@ -677,6 +631,53 @@ static void wait_for(atomic_ullong *v, unsigned long long at_least)
         xsf_pool_pause(k);
 }
 
+/* Level l of the forward DWT in slice s, every component that has it:
+ * the pairs of rows of its precincts (wav_forward_level_part, each pair's
+ * bands counted while in cache), once the level before is done in slices
+ * s - 1, s and s + 1 (the rows above its first pair and below its last).
+ * Level 1 also lifts across the rows of components that have no level
+ * splitting rows (their rows made by the input stage). */
+static void dwt_slice(const enc_frame *f, int l, int s, int worker)
+{
+    xs_encoder *e = f->e;
+    const enc_plan *p = &e->plan;
+    const xs_geometry *g = &p->geom;
+    struct enc_sync *y = e->sync;
+    const unsigned long long done = DWT_MARKS * y->epoch;
+    for (int n = s > 0 ? s - 1 : 0; l > 1 && n <= s + 1 && n < g->slices; n++)
+        wait_for(&y->dwt[n], done + (unsigned)l - 1);
+    uint32_t *scratch = e->worker[worker].dwt;
+    const int row0 = s * p->hdr.hsl,
+              row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
+    for (int c = 0; c < g->ncd; c++) {
+        const xs_component *cp = &g->comp[c];
+        if (!e->first[c]) {
+            /* One row a precinct row; each level's step in place. */
+            for (int r = row0; l == 1 && r < row1 && r < cp->height; r++)
+                for (int lv = 1; lv <= cp->nlx; lv++) {
+                    wav_forward_part(e->wav[c], e->coef[c], lv, 0, (size_t)r, 1, scratch);
+                    count_row(e, c, lv, (size_t)r);
+                }
+            continue;
+        }
+        if (l > cp->nly)
+            continue;
+        size_t w, h, wn, hn;
+        wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &w, &h);
+        wav_level_input_size(wav_plan_get_desc(e->wav[c]), l + 1, &wn, &hn);
+        const size_t pairs = wav_forward_level_pairs(e->wav[c], l),
+                     k0 = (size_t)row0 << (cp->nly - l);
+        size_t k1 = (size_t)row1 << (cp->nly - l);
+        k1 = k1 < pairs ? k1 : pairs;
+        /* Level l's input: the low band level l - 1 left, w wide. */
+        level_ctx x = {e, f->pic, c, l, (h + 1) / 2, l > 1 ? e->ll[c][l - 2] : NULL, w};
+        wav_forward_level_part(e->wav[c], l, source_row, &x, e->coef[c],
+                               l < cp->nly ? e->ll[c][l - 1] : NULL, wn, k0, k1 > k0 ? k1 - k0 : 0,
+                               scratch, count_pair, &x);
+    }
+    atomic_store_explicit(&y->dwt[s], done + (unsigned)l, memory_order_release);
+}
+
 /* Precinct i: its bitplane counts and sign reaches (flag bit 0: a
  * magnitude over 15 bit planes), then its cost tables (those of a
  * precinct's first lines below its slice's first row as if the precinct
@@ -687,6 +688,7 @@ static void analyse_precinct(xs_encoder *e, size_t i)
     const enc_plan *p = &e->plan;
     struct enc_sync *y = e->sync;
     static const uint8_t no_truncation[XS_MAX_BANDS];
+    wait_for(&y->dwt[slice_of(p, i, NULL)], DWT_MARKS * y->epoch + (unsigned)y->levels);
     int saturated = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach, 1) < 0;
     const int prow = (int)(i / (size_t)p->geom.cols);
     for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
@@ -835,7 +837,8 @@ static void frame_task(void *ctx, size_t i, int worker)
         decide_slice(f, id, worker);
         atomic_store_explicit(&e->sync->decided[id], e->sync->epoch, memory_order_release);
         break;
-    default: pack_precinct(f, id);
+    case TASK_PACK: pack_precinct(f, id); break;
+    default: dwt_slice(f, (int)(t >> TASK_KIND_SHIFT) - TASK_DWT + 1, (int)id, worker);
     }
 }
 
@@ -864,7 +867,6 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     if (input_stage)
         xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe,
                      &f);
-    forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
      * down below), else into the spill buffer. */
     if (fixed && cap < p->max_bytes) {
@@ -872,8 +874,9 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
         f.base = e->spill;
     }
-    /* Counts and cost tables precinct by precinct, the decisions slice by
-     * slice, the packing precinct by precinct: one run (struct enc_sync). */
+    /* The DWT slice by slice, counts and cost tables precinct by precinct,
+     * the decisions slice by slice, the packing precinct by precinct: one
+     * run (struct enc_sync). */
     e->sync->epoch++;
     xsf_pool_run(e->pool, e->sync->ntasks, frame_task, &f);
     for (size_t pi = 0; pi < p->nprecincts; pi++)
