@@ -437,8 +437,9 @@ static void low53(const int32_t *restrict e, const int32_t *restrict hp, const i
 
 XSF_VECTOR_CLONES
 void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src, void *src_ctx,
-                            void *data, int32_t *ll, size_t ll_pitch, size_t first, size_t count,
-                            void *scratch, void (*done)(void *ctx, size_t k), void *ctx)
+                            int32_t *low, int32_t *high, size_t pitch, int32_t *ll, size_t ll_pitch,
+                            size_t first, size_t count, void *scratch,
+                            void (*done)(void *ctx, size_t k), void *ctx)
 {
     const size_t n = wav_forward_level_pairs(plan, level);
     if (first >= n || count == 0)
@@ -448,9 +449,8 @@ void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src,
     const wav_plan_desc *d = &plan->desc;
     size_t w, h;
     wav_level_input_size(d, level, &w, &h);
-    const size_t pitch = d->pitch, hl = (h + 1) / 2, hh = h / 2, wl = (w + 1) / 2;
-    const int last = level == d->levels_v; /* low rows stay in data, through the levels after */
-    int32_t *out = data;
+    const size_t hh = h / 2, wl = (w + 1) / 2;
+    const int last = level == d->levels_v; /* low rows stay, through the levels after */
     int32_t *hp = scratch, *hk = hp + w, *lo = hk + w;
     /* Three rows of the source at a time: the even row of a pair, its odd
      * row and the even row below, which is the next pair's. */
@@ -485,15 +485,15 @@ void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src,
             low53(e, k ? hp : hk, k < hh ? hk : hp, w, lo);
             l = lo;
         }
-        int32_t *row = out + k * pitch;
+        int32_t *row = low + (k - first) * pitch;
         lift53_split(l, last ? row : ll + k * ll_pitch, row + wl, w);
         for (int lv = level + 1; last && lv <= d->levels_h; lv++) {
             size_t wv, hv;
             wav_level_input_size(d, lv, &wv, &hv);
-            rows_forward(plan, line, (uint32_t *)out, wv, k, k + 1);
+            rows_forward(plan, line, (uint32_t *)row, wv, 0, 1);
         }
         if (k < hh) {
-            row = out + (hl + k) * pitch;
+            row = high + (k - first) * pitch;
             lift53_split(hk, row, row + wl, w);
             int32_t *t = hp;
             hp = hk;

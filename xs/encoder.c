@@ -206,6 +206,8 @@ struct enc_sync {
     atomic_ullong *dwt;     /* per slice: DWT_MARKS epoch + levels done */
     atomic_ullong *ready;   /* per precinct: 2 epoch + 1 counted, 2 epoch + 2 costed */
     atomic_ullong *decided; /* per slice: epoch */
+    atomic_ullong *packed;  /* per precinct: epoch */
+    int slots;              /* of the ring (xs_encoder.ring) */
     unsigned long long epoch;
 };
 
@@ -217,6 +219,7 @@ static void sync_free(struct enc_sync *y)
     free(y->dwt);
     free(y->ready);
     free(y->decided);
+    free(y->packed);
     free(y);
 }
 
@@ -234,12 +237,15 @@ static struct enc_sync *sync_new(const enc_plan *p, int threads)
     y->dwt = malloc((size_t)g->slices * sizeof *y->dwt);
     y->ready = malloc(p->nprecincts * sizeof *y->ready);
     y->decided = malloc((size_t)g->slices * sizeof *y->decided);
-    if (!y->task || !y->dwt || !y->ready || !y->decided) {
+    y->packed = malloc(p->nprecincts * sizeof *y->packed);
+    if (!y->task || !y->dwt || !y->ready || !y->decided || !y->packed) {
         sync_free(y);
         return NULL;
     }
-    for (size_t i = 0; i < p->nprecincts; i++)
+    for (size_t i = 0; i < p->nprecincts; i++) {
         atomic_init(&y->ready[i], 0);
+        atomic_init(&y->packed[i], 0);
+    }
     for (int s = 0; s < g->slices; s++) {
         atomic_init(&y->dwt[s], 0);
         atomic_init(&y->decided[s], 0);
@@ -260,6 +266,10 @@ static struct enc_sync *sync_new(const enc_plan *p, int threads)
      * step more for the slice below's level before), its precincts `lag`
      * after its last level, its decision and its packing `lag` after them. */
     const int prec = (y->levels - 1) * (lag + 1) + lag;
+    /* The ring holds the slices from level 1 to their packing, 2 lag + 2
+     * steps more (level 1 of slice s waits for the packing of slice s -
+     * slots): 3 slices on one thread. */
+    y->slots = prec + 4 * lag + 2 < g->slices ? prec + 4 * lag + 2 : g->slices;
     for (int k = 0; k < g->slices + prec + 2 * lag; k++) {
         for (int l = 1; l <= y->levels; l++) {
             const int s = k - (l - 1) * (lag + 1);
@@ -287,6 +297,7 @@ static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         free(e->coef[c]);
+        free(e->ring[c]);
         free(e->in[c]);
         for (int l = 0; l < XS_MAX_NLY; l++)
             free(e->ll[c][l]);
@@ -296,6 +307,7 @@ static void release(xs_encoder *e)
     if (e->worker)
         for (int i = 0; i < XS_MAX_THREADS; i++) {
             free(e->worker[i].dwt);
+            free(e->worker[i].line);
         }
     free(e->worker);
     free(e->slice);
@@ -344,6 +356,62 @@ static void slice_offsets(const enc_plan *p, size_t *off)
     }
 }
 
+/* The ring of the components whose DWT runs slice by slice (struct
+ * xs_encoder): its layout, each band's place in a slot. */
+static xsf_status ring_init(xs_encoder *e, xsf_error *err)
+{
+    const xs_geometry *g = &e->plan.geom;
+    const int hsl = e->plan.hdr.hsl;
+    e->ring_slots = e->sync->slots;
+    size_t width[XS_MAX_COMPONENTS][XS_MAX_NLY + 1];
+    for (int c = 0; c < g->ncd; c++) {
+        const xs_component *cp = &g->comp[c];
+        if (!e->first[c])
+            continue;
+        size_t off = 0;
+        for (int l = 1; l <= cp->nly; l++) {
+            size_t h;
+            wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &width[c][l], &h);
+            e->level_off[c][l] = off;
+            off += 2 * ((size_t)hsl << (cp->nly - l)) * width[c][l];
+        }
+        e->ring_slot[c] = off;
+        if (!(e->ring[c] = malloc(off * (size_t)e->ring_slots * sizeof(int32_t))))
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
+    }
+    for (int b = 0; b < g->nbands; b++) {
+        const xs_band *bd = &g->band[b];
+        const int c = bd->comp, nly = g->comp[c].nly;
+        if (!e->ring[c])
+            continue;
+        /* The rows of level lx where it splits rows (high rows below the
+         * low ones in the Mallat plane), else the low rows of the last. */
+        const int l = bd->lx >= 1 && bd->lx <= nly ? bd->lx : nly, high = l == bd->lx && bd->y0;
+        e->band_rows[b] = (size_t)hsl << (nly - l);
+        e->band_pitch[b] = width[c][l];
+        e->band_off[b] =
+            e->level_off[c][l] + (high ? e->band_rows[b] * width[c][l] : 0) + (size_t)bd->x0;
+        if (bd->height > 0 && e->band_rows[b] != (size_t)hsl * (size_t)bd->lines)
+            return xsf_error_set(err, XSF_ERR_INVALID,
+                                 "internal: band %d has %d lines a precinct, not 2^%d", b,
+                                 bd->lines, nly - l);
+    }
+    return XSF_OK;
+}
+
+/* Row brow of band b: its first coefficient. */
+static int32_t *band_row(const xs_encoder *e, int b, size_t brow)
+{
+    const xs_band *bd = &e->plan.geom.band[b];
+    const int c = bd->comp;
+    if (!e->ring[c])
+        return e->coef[c] + ((size_t)bd->y0 + brow) * (size_t)e->plan.geom.comp[c].width +
+               (size_t)bd->x0;
+    const size_t s = brow / e->band_rows[b];
+    return e->ring[c] + (s % (size_t)e->ring_slots) * e->ring_slot[c] + e->band_off[b] +
+           (brow - s * e->band_rows[b]) * e->band_pitch[b];
+}
+
 xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf_error *err)
 {
     xsf_error local;
@@ -369,11 +437,6 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
     for (int c = 0; c < g->nc && st == XSF_OK; c++) {
         const xs_component *cp = &g->comp[c];
         const size_t n = (size_t)cp->width * cp->height;
-        e->coef[c] = malloc(n * sizeof(int32_t));
-        if (!e->coef[c]) {
-            st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
-            break;
-        }
         if (c < g->ncd) {
             const wav_plan_desc d = xs_dwt_desc(cp, 1);
             st = wav_plan_create(&e->wav[c], &d, err);
@@ -389,6 +452,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
                     st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
             }
         }
+        if (st == XSF_OK && !e->first[c] && !(e->coef[c] = malloc(n * sizeof(int32_t))))
+            st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         e->input[c] = e->first[c] ? e->in[c] : e->coef[c];
     }
     if (st == XSF_OK)
@@ -399,7 +464,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->worker = calloc(XS_MAX_THREADS, sizeof *e->worker);
         for (int i = 0; i < nt && e->worker; i++) {
             e->worker[i].dwt = malloc(dwt_words * sizeof(uint32_t));
-            if (!e->worker[i].dwt)
+            e->worker[i].line = malloc(((size_t)p->max_blines + 1) * sizeof *e->worker[i].line);
+            if (!e->worker[i].dwt || !e->worker[i].line)
                 st = XSF_ERR_NOMEM;
         }
         e->slice = malloc((size_t)g->slices * sizeof *e->slice);
@@ -433,6 +499,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
+        if (st == XSF_OK)
+            st = ring_init(e, err);
     }
     if (st != XSF_OK) {
         release(e);
@@ -576,7 +644,8 @@ static void count_row(xs_encoder *e, int c, int l, size_t r)
         const int brow = (int)r - bd->y0;
         if (brow >= 0 && brow < bd->height)
             e->row_sat[e->row_sat_first[b] + (size_t)brow] =
-                enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
+                enc_band_row_gcli(&e->plan, b, brow, band_row(e, b, (size_t)brow), e->gcli,
+                                  e->reach) < 0;
     }
 }
 
@@ -646,6 +715,12 @@ static void dwt_slice(const enc_frame *f, int l, int s, int worker)
     const unsigned long long done = DWT_MARKS * y->epoch;
     for (int n = s > 0 ? s - 1 : 0; l > 1 && n <= s + 1 && n < g->slices; n++)
         wait_for(&y->dwt[n], done + (unsigned)l - 1);
+    if (l == 1 && s >= e->ring_slots) {
+        /* Its slot, once the slice that held it is packed. */
+        const int r0 = (s - e->ring_slots) * p->hdr.hsl;
+        for (size_t pi = (size_t)r0 * g->cols; pi < (size_t)(r0 + p->hdr.hsl) * g->cols; pi++)
+            wait_for(&y->packed[pi], y->epoch);
+    }
     uint32_t *scratch = e->worker[worker].dwt;
     const int row0 = s * p->hdr.hsl,
               row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
@@ -671,7 +746,10 @@ static void dwt_slice(const enc_frame *f, int l, int s, int worker)
         k1 = k1 < pairs ? k1 : pairs;
         /* Level l's input: the low band level l - 1 left, w wide. */
         level_ctx x = {e, f->pic, c, l, (h + 1) / 2, l > 1 ? e->ll[c][l - 2] : NULL, w};
-        wav_forward_level_part(e->wav[c], l, source_row, &x, e->coef[c],
+        int32_t *low =
+            e->ring[c] + (size_t)(s % e->ring_slots) * e->ring_slot[c] + e->level_off[c][l];
+        wav_forward_level_part(e->wav[c], l, source_row, &x, low,
+                               low + ((size_t)p->hdr.hsl << (cp->nly - l)) * w, w,
                                l < cp->nly ? e->ll[c][l - 1] : NULL, wn, k0, k1 > k0 ? k1 - k0 : 0,
                                scratch, count_pair, &x);
     }
@@ -808,7 +886,7 @@ static void decide_slice(const enc_frame *f, size_t s, int worker)
 
 /* Precinct i, once decided: its packets at f->base + prec_off[i]; flag
  * bit 1 set where they took other than the decision's size. */
-static void pack_precinct(const enc_frame *f, size_t i)
+static void pack_precinct(const enc_frame *f, size_t i, int worker)
 {
     xs_encoder *e = f->e;
     const enc_plan *p = &e->plan;
@@ -817,10 +895,18 @@ static void pack_precinct(const enc_frame *f, size_t i)
     wait_for(&e->sync->decided[s], e->sync->epoch);
     if (i >= e->slice[s].precinct)
         return; /* left undecided: its slice failed before it */
-    const int row_in_slice = (int)(i / (size_t)g->cols) % p->hdr.hsl;
-    const uint8_t *above = row_in_slice ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    const int prow = (int)(i / (size_t)g->cols), col = (int)(i % (size_t)g->cols);
+    const uint8_t *above = prow % p->hdr.hsl ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    const int32_t **line = e->worker[worker].line;
+    for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
+        const enc_bline *bl = &p->bline[k];
+        const xs_band *bd = &g->band[bl->band];
+        line[k - p->bline_first[i]] =
+            band_row(e, bl->band, (size_t)prow * (size_t)bd->lines + bl->line) +
+            (size_t)col * (size_t)bd->col_width;
+    }
     if (enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
-                           e->cost + p->bline_first[i], e->coef, e->gcli, above,
+                           e->cost + p->bline_first[i], line, e->gcli, above,
                            f->base + e->prec_off[i],
                            e->stats.total_bytes[i]) != e->stats.coded_bytes[i])
         e->flag[i] |= 2;
@@ -837,7 +923,10 @@ static void frame_task(void *ctx, size_t i, int worker)
         decide_slice(f, id, worker);
         atomic_store_explicit(&e->sync->decided[id], e->sync->epoch, memory_order_release);
         break;
-    case TASK_PACK: pack_precinct(f, id); break;
+    case TASK_PACK:
+        pack_precinct(f, id, worker);
+        atomic_store_explicit(&e->sync->packed[id], e->sync->epoch, memory_order_release);
+        break;
     default: dwt_slice(f, (int)(t >> TASK_KIND_SHIFT) - TASK_DWT + 1, (int)id, worker);
     }
 }

@@ -214,8 +214,10 @@ static int check53_parts(wav_plan *p, const int32_t *x, const int32_t *ref)
         int32_t *to = ll[l % 2];
         for (size_t end = pairs; end > 0;) {
             const size_t count = 1 + (end * 7) % 3 < end ? 1 + (end * 7) % 3 : end;
-            wav_forward_level_part(p, l, plane_row, &rows, y, to, wl, end - count, count, scratch,
-                                   count_pair, calls);
+            const size_t first = end - count;
+            wav_forward_level_part(p, l, plane_row, &rows, y + first * d->pitch,
+                                   y + ((h + 1) / 2 + first) * d->pitch, d->pitch, to, wl, first,
+                                   count, scratch, count_pair, calls);
             end -= count;
         }
         for (size_t k = 0; k < pairs; k++)

@@ -95,23 +95,26 @@ void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical,
  * until the call returns, into buf (scratch words) or to memory of the
  * caller's. Pair k (0 <= k < wav_forward_level_pairs, 0 where the plan is
  * not a 5/3 or the level does not split rows) reads input rows 2k .. 2k + 2
- * and makes the level's low row k and high row k, both lifted across: the
- * high row into row (h + 1) / 2 + k of data (h the level's input height),
- * the low row's high half into row k of data, its low half (the next
- * level's input row k) at ll + k * ll_pitch below levels_v; at levels_v it
- * stays in row k of data and goes on through the horizontal steps of every
- * level after (row k of each). Each is then final, bit for bit
- * wav_forward's (with the level's input made by this call of the level
- * before, where level > 1); then done(ctx, k) is called, when not NULL,
- * while they are in cache. Pairs [first, first + count): any parts at
- * once, each once (a part reads rows 2 first - 2 .. 2 (first + count)),
- * from a source that data and ll do not overlap. `scratch`:
- * wav_part_scratch words. The plan is only read. */
+ * and makes the level's low row k and high row k (where k < h / 2, h the
+ * level's input height), both lifted across: the high row at high + (k -
+ * first) * pitch, the low row's high half at low + (k - first) * pitch +
+ * (w + 1) / 2 (w the level's input width), its low half (the next level's
+ * input row k) at ll + k * ll_pitch below levels_v; at levels_v it stays
+ * at the start of the low row, which goes on through the horizontal steps
+ * of every level after. In the plane's own layout, low = data + first *
+ * pitch and high = data + ((h + 1) / 2 + first) * pitch. Each row is then
+ * final, bit for bit wav_forward's (with the level's input made by this
+ * call of the level before, where level > 1); then done(ctx, k) is
+ * called, when not NULL, while they are in cache. Pairs [first, first +
+ * count): any parts at once, each once (a part reads rows 2 first - 2 .. 2
+ * (first + count)), from a source that the outputs do not overlap.
+ * `scratch`: wav_part_scratch words. The plan is only read. */
 typedef const int32_t *(*wav_row_source)(void *src_ctx, size_t y, int32_t *buf);
 size_t wav_forward_level_pairs(const wav_plan *plan, int level);
 void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src, void *src_ctx,
-                            void *data, int32_t *ll, size_t ll_pitch, size_t first, size_t count,
-                            void *scratch, void (*done)(void *ctx, size_t k), void *ctx);
+                            int32_t *low, int32_t *high, size_t pitch, int32_t *ll, size_t ll_pitch,
+                            size_t first, size_t count, void *scratch,
+                            void (*done)(void *ctx, size_t k), void *ctx);
 
 /* Size of the low-pass half of n samples at level `level` (level 0 is n itself). */
 static inline size_t wav_low_len(size_t n, int level)
