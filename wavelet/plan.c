@@ -486,7 +486,7 @@ void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src,
             l = lo;
         }
         int32_t *row = low + (k - first) * pitch;
-        lift53_split(l, last ? row : ll + k * ll_pitch, row + wl, w);
+        lift53_split(l, last ? row : ll + (k - first) * ll_pitch, row + wl, w);
         for (int lv = level + 1; last && lv <= d->levels_h; lv++) {
             size_t wv, hv;
             wav_level_input_size(d, lv, &wv, &hv);

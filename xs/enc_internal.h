@@ -86,24 +86,25 @@ struct xs_encoder {
      * ring_slots) that the DWT fills and the packing reads, reused as
      * slices are packed, so that they stay in cache: a slot holds, level by
      * level (1..nly), the slice's low rows of the level then its high rows
-     * (wav_forward_level_part's rows, each as wide as the level's input).
+     * (wav_forward_level_part's rows, each as wide as the level's input,
+     * level_width), then below nly the low band it leaves (the next level's
+     * input rows, as wide as that input).
      * Row brow of band b (component c) is at ring[c] + (slice % ring_slots)
      * * ring_slot[c] + band_off[b] + (brow % band_rows[b]) * band_pitch[b]
      * (band_row, encoder.c). */
     int32_t *ring[XS_MAX_COMPONENTS];
     size_t ring_slot[XS_MAX_COMPONENTS];                 /* words of a slot */
     size_t level_off[XS_MAX_COMPONENTS][XS_MAX_NLY + 1]; /* level l's low rows in a slot */
+    size_t level_width[XS_MAX_COMPONENTS][XS_MAX_NLY + 1];
     size_t band_off[XS_MAX_BANDS], band_pitch[XS_MAX_BANDS], band_rows[XS_MAX_BANDS];
     int ring_slots;
     /* first[c]: the DWT's levels that split rows run slice by slice from
      * sources of rows (wav_forward_level_part), level 1's made from the
      * picture as it goes, or with the RCT (which mixes components) read
-     * from in[c]; ll[c][l - 1] the low band level l < nly leaves (level
-     * l + 1's input); input[c]: where the input stage writes (coef, in, or
+     * from in[c]; input[c]: where the input stage writes (coef, in, or
      * NULL: nothing). */
     uint8_t first[XS_MAX_COMPONENTS];
     int32_t *in[XS_MAX_COMPONENTS];
-    int32_t *ll[XS_MAX_COMPONENTS][XS_MAX_NLY];
     int32_t *input[XS_MAX_COMPONENTS];
     wav_plan *wav[XS_MAX_COMPONENTS];
     uint8_t *gcli; /* bitplane count per code group (xs_geometry layout) */

@@ -299,8 +299,6 @@ static void release(xs_encoder *e)
         free(e->coef[c]);
         free(e->ring[c]);
         free(e->in[c]);
-        for (int l = 0; l < XS_MAX_NLY; l++)
-            free(e->ll[c][l]);
         wav_plan_destroy(e->wav[c]);
     }
     xsf_pool_destroy(e->pool);
@@ -370,10 +368,12 @@ static xsf_status ring_init(xs_encoder *e, xsf_error *err)
             continue;
         size_t off = 0;
         for (int l = 1; l <= cp->nly; l++) {
-            size_t h;
+            size_t h, wn;
             wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &width[c][l], &h);
+            wav_level_input_size(wav_plan_get_desc(e->wav[c]), l + 1, &wn, &h);
             e->level_off[c][l] = off;
-            off += 2 * ((size_t)hsl << (cp->nly - l)) * width[c][l];
+            e->level_width[c][l] = width[c][l];
+            off += ((size_t)hsl << (cp->nly - l)) * (2 * width[c][l] + (l < cp->nly ? wn : 0));
         }
         e->ring_slot[c] = off;
         if (!(e->ring[c] = malloc(off * (size_t)e->ring_slots * sizeof(int32_t))))
@@ -445,12 +445,6 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             e->first[c] = st == XSF_OK && wav_forward_level_pairs(e->wav[c], 1) > 0;
             if (e->first[c] && p->hdr.cpih == 1 && !(e->in[c] = malloc(n * sizeof(int32_t))))
                 st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
-            for (int l = 1; l < cp->nly && st == XSF_OK; l++) {
-                size_t w, h;
-                wav_level_input_size(&d, l + 1, &w, &h);
-                if (!(e->ll[c][l - 1] = malloc(w * h * sizeof(int32_t))))
-                    st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
-            }
         }
         if (st == XSF_OK && !e->first[c] && !(e->coef[c] = malloc(n * sizeof(int32_t))))
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
@@ -653,9 +647,10 @@ typedef struct level_ctx {
     xs_encoder *e;
     const xsf_picture *pic;
     int c, level;
-    size_t hl;         /* the level's low rows */
-    const int32_t *ll; /* its input where level > 1: the low band of the level before */
-    size_t ll_pitch;
+    size_t hl; /* the level's low rows */
+    /* Where level > 1, its input: the low band of the level before, rows
+     * ll_rows a slice at ll_off in the ring's slots, w wide. */
+    size_t ll_rows, ll_off, w;
 } level_ctx;
 
 /* A level's input rows (wav_row_source): level 1's from the input stage
@@ -665,8 +660,11 @@ static const int32_t *source_row(void *ctx, size_t y, int32_t *buf)
 {
     const level_ctx *x = ctx;
     const xs_encoder *e = x->e;
-    if (x->ll)
-        return x->ll + y * x->ll_pitch;
+    if (x->ll_rows) {
+        const size_t s = y / x->ll_rows;
+        return e->ring[x->c] + (s % (size_t)e->ring_slots) * e->ring_slot[x->c] + x->ll_off +
+               (y - s * x->ll_rows) * x->w;
+    }
     if (e->in[x->c])
         return e->in[x->c] + y * (size_t)e->plan.geom.comp[x->c].width;
     enc_input_row(&e->plan, x->pic, x->c, (int)y, buf);
@@ -716,10 +714,13 @@ static void dwt_slice(const enc_frame *f, int l, int s, int worker)
     for (int n = s > 0 ? s - 1 : 0; l > 1 && n <= s + 1 && n < g->slices; n++)
         wait_for(&y->dwt[n], done + (unsigned)l - 1);
     if (l == 1 && s >= e->ring_slots) {
-        /* Its slot, once the slice that held it is packed. */
-        const int r0 = (s - e->ring_slots) * p->hdr.hsl;
+        /* Its slot, once the slice that held it is packed and the levels
+         * of the slices beside it have read its low bands. */
+        const int old = s - e->ring_slots, r0 = old * p->hdr.hsl;
         for (size_t pi = (size_t)r0 * g->cols; pi < (size_t)(r0 + p->hdr.hsl) * g->cols; pi++)
             wait_for(&y->packed[pi], y->epoch);
+        for (int n = old > 0 ? old - 1 : 0; n <= old + 1; n++)
+            wait_for(&y->dwt[n], done + (unsigned)y->levels);
     }
     uint32_t *scratch = e->worker[worker].dwt;
     const int row0 = s * p->hdr.hsl,
@@ -741,16 +742,18 @@ static void dwt_slice(const enc_frame *f, int l, int s, int worker)
         wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &w, &h);
         wav_level_input_size(wav_plan_get_desc(e->wav[c]), l + 1, &wn, &hn);
         const size_t pairs = wav_forward_level_pairs(e->wav[c], l),
-                     k0 = (size_t)row0 << (cp->nly - l);
-        size_t k1 = (size_t)row1 << (cp->nly - l);
-        k1 = k1 < pairs ? k1 : pairs;
+                     n = (size_t)p->hdr.hsl << (cp->nly - l);
+        const size_t k0 = (size_t)s * n, k1 = k0 + n < pairs ? k0 + n : pairs;
         /* Level l's input: the low band level l - 1 left, w wide. */
-        level_ctx x = {e, f->pic, c, l, (h + 1) / 2, l > 1 ? e->ll[c][l - 2] : NULL, w};
+        level_ctx x = {e, f->pic, c, l, (h + 1) / 2, 0, 0, w};
+        if (l > 1) {
+            x.ll_rows = 2 * n;
+            x.ll_off = e->level_off[c][l - 1] + 2 * x.ll_rows * e->level_width[c][l - 1];
+        }
         int32_t *low =
             e->ring[c] + (size_t)(s % e->ring_slots) * e->ring_slot[c] + e->level_off[c][l];
-        wav_forward_level_part(e->wav[c], l, source_row, &x, low,
-                               low + ((size_t)p->hdr.hsl << (cp->nly - l)) * w, w,
-                               l < cp->nly ? e->ll[c][l - 1] : NULL, wn, k0, k1 > k0 ? k1 - k0 : 0,
+        wav_forward_level_part(e->wav[c], l, source_row, &x, low, low + n * w, w,
+                               l < cp->nly ? low + 2 * n * w : NULL, wn, k0, k1 > k0 ? k1 - k0 : 0,
                                scratch, count_pair, &x);
     }
     atomic_store_explicit(&y->dwt[s], done + (unsigned)l, memory_order_release);

@@ -216,8 +216,8 @@ static int check53_parts(wav_plan *p, const int32_t *x, const int32_t *ref)
             const size_t count = 1 + (end * 7) % 3 < end ? 1 + (end * 7) % 3 : end;
             const size_t first = end - count;
             wav_forward_level_part(p, l, plane_row, &rows, y + first * d->pitch,
-                                   y + ((h + 1) / 2 + first) * d->pitch, d->pitch, to, wl, first,
-                                   count, scratch, count_pair, calls);
+                                   y + ((h + 1) / 2 + first) * d->pitch, d->pitch, to + first * wl,
+                                   wl, first, count, scratch, count_pair, calls);
             end -= count;
         }
         for (size_t k = 0; k < pairs; k++)

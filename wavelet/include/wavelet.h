@@ -99,7 +99,7 @@ void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical,
  * level's input height), both lifted across: the high row at high + (k -
  * first) * pitch, the low row's high half at low + (k - first) * pitch +
  * (w + 1) / 2 (w the level's input width), its low half (the next level's
- * input row k) at ll + k * ll_pitch below levels_v; at levels_v it stays
+ * input row k) at ll + (k - first) * ll_pitch below levels_v; at levels_v it stays
  * at the start of the low row, which goes on through the horizontal steps
  * of every level after. In the plane's own layout, low = data + first *
  * pitch and high = data + ((h + 1) / 2 + first) * pitch. Each row is then
