@@ -381,7 +381,7 @@ xsf_status wav_forward(wav_plan *plan, void *data)
 size_t wav_part_scratch(const wav_plan_desc *d)
 {
     const size_t strip = WAV_COLUMN_BLOCK * d->height;
-    return 6 * d->width > strip ? 6 * d->width : strip;
+    return 7 * d->width > strip ? 7 * d->width : strip;
 }
 
 size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical)
@@ -412,12 +412,14 @@ void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical,
     }
 }
 
-size_t wav_forward_first_pairs(const wav_plan *plan)
+size_t wav_forward_level_pairs(const wav_plan *plan, int level)
 {
     const wav_plan_desc *d = &plan->desc;
-    if (d->filter != WAV_FILTER_53 || d->levels_v < 1)
+    if (d->filter != WAV_FILTER_53 || level < 1 || level > d->levels_v)
         return 0;
-    return (d->height + 1) / 2;
+    size_t w, h;
+    wav_level_input_size(d, level, &w, &h);
+    return (h + 1) / 2;
 }
 
 /* The high row of a pair from its rows e (even), o and d (the even row
@@ -439,23 +441,26 @@ static void low53(const int32_t *restrict e, const int32_t *restrict hp, const i
 }
 
 XSF_VECTOR_CLONES
-void wav_forward_first_part(const wav_plan *plan, wav_row_source src, void *src_ctx, void *data,
+void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src, void *src_ctx,
+                            int32_t *low, int32_t *high, size_t pitch, int32_t *ll, size_t ll_pitch,
                             size_t first, size_t count, void *scratch,
                             void (*done)(void *ctx, size_t k), void *ctx)
 {
-    const size_t n = wav_forward_first_pairs(plan);
+    const size_t n = wav_forward_level_pairs(plan, level);
     if (first >= n || count == 0)
         return;
     if (count > n - first)
         count = n - first;
     const wav_plan_desc *d = &plan->desc;
-    const size_t w = d->width, h = d->height, pitch = d->pitch, hl = (h + 1) / 2, hh = h / 2;
-    const size_t wl = (w + 1) / 2;
-    int32_t *out = data;
+    size_t w, h;
+    wav_level_input_size(d, level, &w, &h);
+    const size_t hh = h / 2, wl = (w + 1) / 2;
+    const int last = level == d->levels_v; /* low rows stay, through the levels after */
     int32_t *hp = scratch, *hk = hp + w, *lo = hk + w;
     /* Three rows of the source at a time: the even row of a pair, its odd
      * row and the even row below, which is the next pair's. */
     int32_t *const buf[3] = {lo + w, lo + 2 * w, lo + 3 * w};
+    uint32_t *const line = (uint32_t *)(lo + 4 * w); /* the horizontal levels after */
     const int32_t *e;
     int ie;
     if (first > 0) { /* the high row of the pair before */
@@ -485,10 +490,15 @@ void wav_forward_first_part(const wav_plan *plan, wav_row_source src, void *src_
             low53(e, k ? hp : hk, k < hh ? hk : hp, w, lo);
             l = lo;
         }
-        int32_t *row = out + k * pitch;
-        lift53_split(l, row, row + wl, w);
+        int32_t *row = low + (k - first) * pitch;
+        lift53_split(l, last ? row : ll + (k - first) * ll_pitch, row + wl, w);
+        for (int lv = level + 1; last && lv <= d->levels_h; lv++) {
+            size_t wv, hv;
+            wav_level_input_size(d, lv, &wv, &hv);
+            rows_forward(plan, line, (uint32_t *)row, wv, 0, 1);
+        }
         if (k < hh) {
-            row = out + (hl + k) * pitch;
+            row = high + (k - first) * pitch;
             lift53_split(hk, row, row + wl, w);
             int32_t *t = hp;
             hp = hk;

@@ -133,13 +133,12 @@ int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX
     return saturated ? -1 : 0;
 }
 
-int enc_band_row_gcli(const enc_plan *plan, int band, int brow,
-                      int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach)
+int enc_band_row_gcli(const enc_plan *plan, int band, int brow, const int32_t *row, uint8_t *gcli,
+                      uint16_t *reach)
 {
     const xs_geometry *g = &plan->geom;
     const xs_band *b = &g->band[band];
     const size_t groups = ((size_t)b->col_width + 3) / 4;
-    const int32_t *row = coef[b->comp] + (size_t)(b->y0 + brow) * g->comp[b->comp].width + b->x0;
     size_t off = b->gcli_offset + (size_t)brow * b->gcli_stride;
     int saturated = 0;
     for (int col = 0; col < g->cols; col++) {

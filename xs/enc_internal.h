@@ -57,17 +57,19 @@ size_t enc_write_header(const xs_header *hdr, uint8_t *out, size_t cap);
 /* Forward NLT tables (enc_input.c). */
 xsf_status enc_nlt_tables(const xs_header *hdr, int32_t *lut[XS_MAX_COMPONENTS], xsf_error *err);
 
-/* The C encoder. A frame runs on a pool of threads (xsf_pool.h) in steps,
- * each over many small parts: the input stage over stripes of rows, the
- * forward DWT level by level (each step over column blocks or rows), the
+/* The C encoder. A frame runs on a pool of threads (xsf_pool.h): the
+ * input stage over stripes of rows where one is needed, then one run over
+ * tasks slice by slice: the forward DWT level by level (each level of a
+ * slice once the level before is done in it and in its neighbours), the
  * bitplane counts and then the cost tables precinct by precinct, the rate
  * decision slice by slice (inside a slice each precinct needs the one
  * before: vertical prediction, the shares and the carried budget), then the
  * packing precinct by precinct. Every part writes to a place of its own;
  * errors are reported in codestream order. */
 typedef struct enc_worker {
-    enc_choice choice; /* slice_shares' scratch */
-    uint32_t *dwt;     /* wav_part_scratch words */
+    enc_choice choice;    /* slice_shares' scratch */
+    uint32_t *dwt;        /* wav_part_scratch words */
+    const int32_t **line; /* packing: each band line's coefficients (max_blines) */
 } enc_worker;
 
 typedef struct enc_slice_result {
@@ -78,11 +80,29 @@ typedef struct enc_slice_result {
 struct xs_encoder {
     xsf_error err;
     enc_plan plan;
-    int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc */
-    /* first[c]: the DWT's level 1 runs from a source of rows
-     * (wav_forward_first_part), made from the picture as it goes, or with
-     * the RCT (which mixes components) read from in[c]; input[c]: where the
-     * input stage writes (coef, in, or NULL: nothing). */
+    int32_t *coef[XS_MAX_COMPONENTS]; /* Mallat planes, Wc x Hc (NULL where ring[c]) */
+    /* The coefficients of the components whose DWT runs slice by slice
+     * (first[c]) live in a ring of ring_slots slices (slice s in slot s %
+     * ring_slots) that the DWT fills and the packing reads, reused as
+     * slices are packed, so that they stay in cache: a slot holds, level by
+     * level (1..nly), the slice's low rows of the level then its high rows
+     * (wav_forward_level_part's rows, each as wide as the level's input,
+     * level_width), then below nly the low band it leaves (the next level's
+     * input rows, as wide as that input).
+     * Row brow of band b (component c) is at ring[c] + (slice % ring_slots)
+     * * ring_slot[c] + band_off[b] + (brow % band_rows[b]) * band_pitch[b]
+     * (band_row, encoder.c). */
+    int32_t *ring[XS_MAX_COMPONENTS];
+    size_t ring_slot[XS_MAX_COMPONENTS];                 /* words of a slot */
+    size_t level_off[XS_MAX_COMPONENTS][XS_MAX_NLY + 1]; /* level l's low rows in a slot */
+    size_t level_width[XS_MAX_COMPONENTS][XS_MAX_NLY + 1];
+    size_t band_off[XS_MAX_BANDS], band_pitch[XS_MAX_BANDS], band_rows[XS_MAX_BANDS];
+    int ring_slots;
+    /* first[c]: the DWT's levels that split rows run slice by slice from
+     * sources of rows (wav_forward_level_part), level 1's made from the
+     * picture as it goes, or with the RCT (which mixes components) read
+     * from in[c]; input[c]: where the input stage writes (coef, in, or
+     * NULL: nothing). */
     uint8_t first[XS_MAX_COMPONENTS];
     int32_t *in[XS_MAX_COMPONENTS];
     int32_t *input[XS_MAX_COMPONENTS];
@@ -131,13 +151,13 @@ void enc_input_row(const enc_plan *plan, const xsf_picture *pic, int c, int y, i
  * no DWT), the others being enc_band_row_gcli's. */
 int enc_precinct_gcli(const enc_plan *plan, size_t p, int32_t *const coef[XS_MAX_COMPONENTS],
                       uint8_t *gcli, uint16_t *reach, int untransformed);
-/* The same for row brow of band `band`, every precinct column: what
- * enc_precinct_gcli writes for the band lines of that row. The forward DWT's
- * horizontal step of level lx writes a band of level lx for the last time,
- * so the encoder counts each row right after that step, while the row is in
- * cache. */
-int enc_band_row_gcli(const enc_plan *plan, int band, int brow,
-                      int32_t *const coef[XS_MAX_COMPONENTS], uint8_t *gcli, uint16_t *reach);
+/* The same for row brow of band `band`, every precinct column, its
+ * coefficients at row: what enc_precinct_gcli writes for the band lines of
+ * that row. The forward DWT's horizontal step of level lx writes a band of
+ * level lx for the last time, so the encoder counts each row right after
+ * that step, while the row is in cache. */
+int enc_band_row_gcli(const enc_plan *plan, int band, int brow, const int32_t *row, uint8_t *gcli,
+                      uint16_t *reach);
 /* Cost tables of the band lines of precinct p: what enc_cost_sig_group
  * sums over their significance groups (enc_analysis.c); first_only: only
  * what depends on gtli_above, the vertical prediction tables (unary[m] for
@@ -145,10 +165,11 @@ int enc_band_row_gcli(const enc_plan *plan, int band, int brow,
  * those of an earlier call on the same counts. */
 void enc_precinct_costs(const enc_plan *plan, size_t p, const uint8_t *gcli, const uint16_t *reach,
                         const uint8_t *gtli_above, int first_only, enc_line_cost *cost);
-/* Writes precinct p at out (its size total_bytes, padding included);
- * returns the bytes its packets took, or 0 on an internal mismatch. */
+/* Writes precinct p at out (its size total_bytes, padding included), the
+ * coefficients of its band lines at line[0 .. its band lines); returns the
+ * bytes its packets took, or 0 on an internal mismatch. */
 size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
-                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS],
+                          const enc_line_cost *cost, const int32_t *const *line,
                           const uint8_t *gcli, const uint8_t *gtli_above, uint8_t *out,
                           size_t total_bytes);
 

@@ -327,7 +327,7 @@ static void put_data(bitw *w, bitw *ws, const line_ctx *l, const enc_params *pr)
 }
 
 size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const enc_choice *ch,
-                          const enc_line_cost *cost, int32_t *const coef[XS_MAX_COMPONENTS],
+                          const enc_line_cost *cost, const int32_t *const *line,
                           const uint8_t *gcli, const uint8_t *gtli_above, uint8_t *out,
                           size_t total_bytes)
 {
@@ -355,7 +355,7 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
     for (int k = 0; k < nbl; k++) {
         if (ch->t[bl[k].band] >= 15)
             continue;
-        const int32_t *c = coef[g->band[bl[k].band].comp] + bl[k].coef_off;
+        const int32_t *c = line[k];
         for (uint32_t x = 0; x < bl[k].width; x += 16)
             __builtin_prefetch(c + x, 0, 2);
     }
@@ -369,7 +369,7 @@ size_t enc_write_precinct(const enc_plan *plan, size_t p, int q, int r, const en
             l->bl = &bl[i];
             l->g = gcli + bl[i].gcli_off;
             l->top = l->g - bl[i].gcli_stride;
-            l->coef = coef[g->band[b].comp] + bl[i].coef_off;
+            l->coef = line[i];
             l->t = ch->t[b];
             l->mode = ch->mode[b];
             const int ttop = bl[i].line == 0 && gtli_above ? gtli_above[b] : 0;

@@ -182,23 +182,32 @@ xsf_status enc_plan_init(enc_plan *p, const xs_encoder_config *cfg, xsf_error *e
 
 /* ---- C encoder ---- */
 
-/* The counts, cost tables, decisions and packing of a frame are one pool
- * run over tasks in an order where every task waits only for earlier ones
- * (xsf_pool.h), step k: the precincts of slice k (counts, then cost
- * tables once the counts above are in), the decision of slice k - L (once
- * its tables are in), the packing of the precincts of slice k - 2L (once
- * it is decided), L = 0 on one thread: the order of a sequential coder,
- * with the slice being packed still in cache; many threads overlap the
- * steps. Tasks mark what is
- * done with the frame's epoch. */
-enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK };
-#define TASK_KIND_SHIFT 30
+/* A frame after its input stage is one pool run over tasks in an order
+ * where every task waits only for earlier ones (xsf_pool.h). Per slice:
+ * each level of the forward DWT that splits rows (its rows' low band is
+ * the next level's input, whose last pairs need the first rows of the
+ * slice below: a level of slice s waits for the level before in slices
+ * s - 1, s and s + 1), the precincts (counts, then cost tables once the
+ * counts above are in), the decision (once its tables are in), the
+ * packing of its precincts (once it is decided). Each kind comes `lag`
+ * steps after the one it waits for; lag 0 on one thread: step k holds
+ * level 1 of slice k and everything else of slice k - 1, so a slice goes
+ * from its lifting to its packing while its coefficients are in cache;
+ * many threads overlap the steps. Tasks mark what is done with the
+ * frame's epoch. */
+enum { TASK_PRECINCT, TASK_DECIDE, TASK_PACK, TASK_DWT }; /* TASK_DWT + l - 1: level l */
+#define TASK_KIND_SHIFT 29
+#define DWT_MARKS (XS_MAX_NLY + 1) /* dwt[s]: DWT_MARKS epoch + the levels done */
 
 struct enc_sync {
     uint32_t *task; /* kind << TASK_KIND_SHIFT | precinct or slice */
     size_t ntasks;
+    int levels;             /* DWT tasks a slice: its levels that split rows, at least 1 */
+    atomic_ullong *dwt;     /* per slice: DWT_MARKS epoch + levels done */
     atomic_ullong *ready;   /* per precinct: 2 epoch + 1 counted, 2 epoch + 2 costed */
     atomic_ullong *decided; /* per slice: epoch */
+    atomic_ullong *packed;  /* per precinct: epoch */
+    int slots;              /* of the ring (xs_encoder.ring) */
     unsigned long long epoch;
 };
 
@@ -207,8 +216,10 @@ static void sync_free(struct enc_sync *y)
     if (!y)
         return;
     free(y->task);
+    free(y->dwt);
     free(y->ready);
     free(y->decided);
+    free(y->packed);
     free(y);
 }
 
@@ -218,34 +229,57 @@ static struct enc_sync *sync_new(const enc_plan *p, int threads)
     struct enc_sync *y = calloc(1, sizeof *y);
     if (!y)
         return NULL;
-    y->ntasks = 2 * p->nprecincts + (size_t)g->slices;
+    y->levels = 1;
+    for (int c = 0; c < g->ncd; c++)
+        y->levels = g->comp[c].nly > y->levels ? g->comp[c].nly : y->levels;
+    y->ntasks = 2 * p->nprecincts + (size_t)g->slices * (size_t)(1 + y->levels);
     y->task = malloc(y->ntasks * sizeof *y->task);
+    y->dwt = malloc((size_t)g->slices * sizeof *y->dwt);
     y->ready = malloc(p->nprecincts * sizeof *y->ready);
     y->decided = malloc((size_t)g->slices * sizeof *y->decided);
-    if (!y->task || !y->ready || !y->decided) {
+    y->packed = malloc(p->nprecincts * sizeof *y->packed);
+    if (!y->task || !y->dwt || !y->ready || !y->decided || !y->packed) {
         sync_free(y);
         return NULL;
     }
-    for (size_t i = 0; i < p->nprecincts; i++)
+    for (size_t i = 0; i < p->nprecincts; i++) {
         atomic_init(&y->ready[i], 0);
-    for (int s = 0; s < g->slices; s++)
+        atomic_init(&y->packed[i], 0);
+    }
+    for (int s = 0; s < g->slices; s++) {
+        atomic_init(&y->dwt[s], 0);
         atomic_init(&y->decided[s], 0);
+    }
     size_t n = 0;
     const size_t per_row = (size_t)g->cols;
-    /* Lags: the decision of slice k - lag, the packing of slice k - 2 lag.
-     * One thread: 0, a slice from its counts to its packing while its
-     * coefficients are in cache. With many threads taking the tasks in
-     * order, a step goes by faster than a slice is decided (a decision is
-     * about a sixth of a slice's work, its precincts one after the other):
-     * a thread that takes a packing before its slice is decided spins. A
-     * simulation of the pool's order with each task's time on one thread
-     * (1080p 4:2:2, 68 slices) spins 1.2 thread-ms a frame on 16 threads
-     * at lag 3, none at lag 6, and none on 4 threads from lag 1; the lag
-     * costs only the last steps' few tasks. So a third of the threads. */
+    /* The lag between a task and the one it waits for. One thread: 0.
+     * With many threads taking the tasks in order, a step goes by faster
+     * than a slice is decided (a decision is about a sixth of a slice's
+     * work, its precincts one after the other): a thread that takes a
+     * packing before its slice is decided spins. A simulation of the pool's
+     * order with each task's time on one thread (1080p 4:2:2, 68 slices)
+     * spins 1.2 thread-ms a frame on 16 threads at lag 3, none at lag 6,
+     * and none on 4 threads from lag 1; the lag costs only the last steps'
+     * few tasks. So a third of the threads. */
     const int lag = threads > 1 ? (threads + 2) / 3 : 0;
-    for (int k = 0; k < g->slices + 2 * lag; k++) {
+    /* Steps after slice s's level 1: its level l at (l - 1)(lag + 1) (one
+     * step more for the slice below's level before), its precincts `lag`
+     * after its last level, its decision and its packing `lag` after them. */
+    const int prec = (y->levels - 1) * (lag + 1) + lag;
+    /* The ring holds the slices from level 1 to their packing (prec + 2
+     * lag steps) and lag + 2 more, so that level 1 of slice s, which waits
+     * for the packing of slice s - slots, finds it done: 3 slices on one
+     * thread, 33 on 16 (the simulation of the pool's order above spins no
+     * less with more). */
+    y->slots = prec + 3 * lag + 2 < g->slices ? prec + 3 * lag + 2 : g->slices;
+    for (int k = 0; k < g->slices + prec + 2 * lag; k++) {
+        for (int l = 1; l <= y->levels; l++) {
+            const int s = k - (l - 1) * (lag + 1);
+            if (s >= 0 && s < g->slices)
+                y->task[n++] = (uint32_t)(TASK_DWT + l - 1) << TASK_KIND_SHIFT | (uint32_t)s;
+        }
         for (int kind = TASK_PRECINCT; kind <= TASK_PACK; kind++) {
-            const int s = k - kind * lag;
+            const int s = k - prec - kind * lag;
             if (s < 0 || s >= g->slices)
                 continue;
             const int row0 = s * p->hdr.hsl,
@@ -265,6 +299,7 @@ static void release(xs_encoder *e)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
         free(e->coef[c]);
+        free(e->ring[c]);
         free(e->in[c]);
         wav_plan_destroy(e->wav[c]);
     }
@@ -272,6 +307,7 @@ static void release(xs_encoder *e)
     if (e->worker)
         for (int i = 0; i < XS_MAX_THREADS; i++) {
             free(e->worker[i].dwt);
+            free(e->worker[i].line);
         }
     free(e->worker);
     free(e->slice);
@@ -320,6 +356,64 @@ static void slice_offsets(const enc_plan *p, size_t *off)
     }
 }
 
+/* The ring of the components whose DWT runs slice by slice (struct
+ * xs_encoder): its layout, each band's place in a slot. */
+static xsf_status ring_init(xs_encoder *e, xsf_error *err)
+{
+    const xs_geometry *g = &e->plan.geom;
+    const int hsl = e->plan.hdr.hsl;
+    e->ring_slots = e->sync->slots;
+    size_t width[XS_MAX_COMPONENTS][XS_MAX_NLY + 1];
+    for (int c = 0; c < g->ncd; c++) {
+        const xs_component *cp = &g->comp[c];
+        if (!e->first[c])
+            continue;
+        size_t off = 0;
+        for (int l = 1; l <= cp->nly; l++) {
+            size_t h, wn;
+            wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &width[c][l], &h);
+            wav_level_input_size(wav_plan_get_desc(e->wav[c]), l + 1, &wn, &h);
+            e->level_off[c][l] = off;
+            e->level_width[c][l] = width[c][l];
+            off += ((size_t)hsl << (cp->nly - l)) * (2 * width[c][l] + (l < cp->nly ? wn : 0));
+        }
+        e->ring_slot[c] = off;
+        if (!(e->ring[c] = malloc(off * (size_t)e->ring_slots * sizeof(int32_t))))
+            return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
+    }
+    for (int b = 0; b < g->nbands; b++) {
+        const xs_band *bd = &g->band[b];
+        const int c = bd->comp, nly = g->comp[c].nly;
+        if (!e->ring[c])
+            continue;
+        /* The rows of level lx where it splits rows (high rows below the
+         * low ones in the Mallat plane), else the low rows of the last. */
+        const int l = bd->lx >= 1 && bd->lx <= nly ? bd->lx : nly, high = l == bd->lx && bd->y0;
+        e->band_rows[b] = (size_t)hsl << (nly - l);
+        e->band_pitch[b] = width[c][l];
+        e->band_off[b] =
+            e->level_off[c][l] + (high ? e->band_rows[b] * width[c][l] : 0) + (size_t)bd->x0;
+        if (bd->height > 0 && e->band_rows[b] != (size_t)hsl * (size_t)bd->lines)
+            return xsf_error_set(err, XSF_ERR_INVALID,
+                                 "internal: band %d has %d lines a precinct, not 2^%d", b,
+                                 bd->lines, nly - l);
+    }
+    return XSF_OK;
+}
+
+/* Row brow of band b: its first coefficient. */
+static int32_t *band_row(const xs_encoder *e, int b, size_t brow)
+{
+    const xs_band *bd = &e->plan.geom.band[b];
+    const int c = bd->comp;
+    if (!e->ring[c])
+        return e->coef[c] + ((size_t)bd->y0 + brow) * (size_t)e->plan.geom.comp[c].width +
+               (size_t)bd->x0;
+    const size_t s = brow / e->band_rows[b];
+    return e->ring[c] + (s % (size_t)e->ring_slots) * e->ring_slot[c] + e->band_off[b] +
+           (brow - s * e->band_rows[b]) * e->band_pitch[b];
+}
+
 xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf_error *err)
 {
     xsf_error local;
@@ -345,20 +439,17 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
     for (int c = 0; c < g->nc && st == XSF_OK; c++) {
         const xs_component *cp = &g->comp[c];
         const size_t n = (size_t)cp->width * cp->height;
-        e->coef[c] = malloc(n * sizeof(int32_t));
-        if (!e->coef[c]) {
-            st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
-            break;
-        }
         if (c < g->ncd) {
             const wav_plan_desc d = xs_dwt_desc(cp, 1);
             st = wav_plan_create(&e->wav[c], &d, err);
             const size_t words = wav_part_scratch(&d);
             dwt_words = words > dwt_words ? words : dwt_words;
-            e->first[c] = st == XSF_OK && wav_forward_first_pairs(e->wav[c]) > 0;
+            e->first[c] = st == XSF_OK && wav_forward_level_pairs(e->wav[c], 1) > 0;
             if (e->first[c] && p->hdr.cpih == 1 && !(e->in[c] = malloc(n * sizeof(int32_t))))
                 st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         }
+        if (st == XSF_OK && !e->first[c] && !(e->coef[c] = malloc(n * sizeof(int32_t))))
+            st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for component %d", c);
         e->input[c] = e->first[c] ? e->in[c] : e->coef[c];
     }
     if (st == XSF_OK)
@@ -369,7 +460,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
         e->worker = calloc(XS_MAX_THREADS, sizeof *e->worker);
         for (int i = 0; i < nt && e->worker; i++) {
             e->worker[i].dwt = malloc(dwt_words * sizeof(uint32_t));
-            if (!e->worker[i].dwt)
+            e->worker[i].line = malloc(((size_t)p->max_blines + 1) * sizeof *e->worker[i].line);
+            if (!e->worker[i].dwt || !e->worker[i].line)
                 st = XSF_ERR_NOMEM;
         }
         e->slice = malloc((size_t)g->slices * sizeof *e->slice);
@@ -403,6 +495,8 @@ xsf_status xs_encoder_create(xs_encoder **out, const xs_encoder_config *cfg, xsf
             !e->stats.total_bytes || !e->stats.q || !e->stats.r)
             st = xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the encoder's frame buffers");
         e->stats.nprecincts = np;
+        if (st == XSF_OK)
+            st = ring_init(e, err);
     }
     if (st != XSF_OK) {
         release(e);
@@ -522,10 +616,7 @@ static void slice_shares(const enc_plan *p, size_t p0, size_t p1, const enc_line
 typedef struct enc_frame {
     xs_encoder *e;
     const xsf_picture *pic;
-    int stripe;         /* input stage: rows of component 0 per index */
-    int level, columns; /* DWT step */
-    int level_last;     /* horizontal steps: the last level of the run */
-    size_t part_first[XS_MAX_COMPONENTS + 1], part_size[XS_MAX_COMPONENTS];
+    int stripe;    /* input stage: rows of component 0 per index */
     uint8_t *base; /* where slice_off and prec_off count from */
 } enc_frame;
 
@@ -549,117 +640,49 @@ static void count_row(xs_encoder *e, int c, int l, size_t r)
         const int brow = (int)r - bd->y0;
         if (brow >= 0 && brow < bd->height)
             e->row_sat[e->row_sat_first[b] + (size_t)brow] =
-                enc_band_row_gcli(&e->plan, b, brow, e->coef, e->gcli, e->reach) < 0;
+                enc_band_row_gcli(&e->plan, b, brow, band_row(e, b, (size_t)brow), e->gcli,
+                                  e->reach) < 0;
     }
 }
 
-typedef struct first_pair_ctx {
+typedef struct level_ctx {
     xs_encoder *e;
     const xsf_picture *pic;
-    int c;
-    size_t hl; /* rows of level 1's low half */
-} first_pair_ctx;
+    int c, level;
+    size_t hl; /* the level's low rows */
+    /* Where level > 1, its input: the low band of the level before, rows
+     * ll_rows a slice at ll_off in the ring's slots, w wide. */
+    size_t ll_rows, ll_off, w;
+} level_ctx;
 
-/* Level 1's rows (wav_row_source): from the input stage where the RCT made
- * them, else made here. */
+/* A level's input rows (wav_row_source): level 1's from the input stage
+ * where the RCT made them, else made here; the others' from the low band
+ * of the level before. */
 static const int32_t *source_row(void *ctx, size_t y, int32_t *buf)
 {
-    const first_pair_ctx *x = ctx;
+    const level_ctx *x = ctx;
     const xs_encoder *e = x->e;
+    if (x->ll_rows) {
+        const size_t s = y / x->ll_rows;
+        return e->ring[x->c] + (s % (size_t)e->ring_slots) * e->ring_slot[x->c] + x->ll_off +
+               (y - s * x->ll_rows) * x->w;
+    }
     if (e->in[x->c])
         return e->in[x->c] + y * (size_t)e->plan.geom.comp[x->c].width;
     enc_input_row(&e->plan, x->pic, x->c, (int)y, buf);
     return buf;
 }
 
-static void count_first_pair(void *ctx, size_t k)
+/* Pair k of a level is final: its high row's bands, its low row's (at the
+ * last level that splits rows, those of the levels after too). */
+static void count_pair(void *ctx, size_t k)
 {
-    const first_pair_ctx *x = ctx;
-    count_row(x->e, x->c, 1, k);
-    count_row(x->e, x->c, 1, x->hl + k);
-}
-
-/* The level a horizontal step of the frame starts at in component c: level
- * 1 is done with the vertical step where it runs out of place. */
-static int row_level(const enc_frame *f, int c)
-{
-    return f->level == 1 && f->e->first[c] ? 2 : f->level;
-}
-
-/* Parts of component c in a DWT step. */
-static size_t step_parts(const enc_frame *f, int c)
-{
-    xs_encoder *e = f->e;
-    if (f->columns)
-        return f->level == 1 && e->first[c] ? wav_forward_first_pairs(e->wav[c])
-                                            : wav_forward_part_count(e->wav[c], f->level, 1);
-    const int l = row_level(f, c);
-    return l <= f->level_last ? wav_forward_part_count(e->wav[c], l, 0) : 0;
-}
-
-/* Index i of a DWT step: a run of parts of one component; level 1 out of
- * place: pairs of rows, both steps; horizontal steps: those of levels
- * level..level_last, row by row (wavelet.h). Each row's finished bands
- * are counted while it is in cache. */
-static void dwt_part(void *ctx, size_t i, int worker)
-{
-    const enc_frame *f = ctx;
-    xs_encoder *e = f->e;
-    int c = 0;
-    while (i >= f->part_first[c + 1])
-        c++;
-    const size_t first = (i - f->part_first[c]) * f->part_size[c];
-    uint32_t *scratch = e->worker[worker].dwt;
-    if (f->columns && f->level == 1 && e->first[c]) {
-        first_pair_ctx x = {e, f->pic, c, ((size_t)e->plan.geom.comp[c].height + 1) / 2};
-        wav_forward_first_part(e->wav[c], source_row, &x, e->coef[c], first, f->part_size[c],
-                               scratch, count_first_pair, &x);
-        return;
-    }
-    if (f->columns) {
-        wav_forward_part(e->wav[c], e->coef[c], f->level, 1, first, f->part_size[c], scratch);
-        return;
-    }
-    for (size_t r = first; r < first + f->part_size[c]; r++)
-        for (int l = row_level(f, c); l <= f->level_last; l++) {
-            if (r >= wav_forward_part_count(e->wav[c], l, 0))
-                break;
-            wav_forward_part(e->wav[c], e->coef[c], l, 0, r, 1, scratch);
-            count_row(e, c, l, r);
-        }
-}
-
-/* The steps of the forward DWT, every component at once: each level's
- * vertical step, its horizontal one; from the last level with a vertical
- * step on, the horizontal steps of every remaining level in one run (rows
- * do not meet there). */
-static void forward_dwt(enc_frame *f)
-{
-    xs_encoder *e = f->e;
-    const xs_geometry *g = &e->plan.geom;
-    const size_t per = 4 * (size_t)xsf_pool_threads(e->pool);
-    int levels = 0, levels_v = 0;
-    for (int c = 0; c < g->ncd; c++) {
-        const wav_plan_desc *d = wav_plan_get_desc(e->wav[c]);
-        levels = d->levels_h > levels ? d->levels_h : levels;
-        levels_v = d->levels_v > levels_v ? d->levels_v : levels_v;
-    }
-    for (int l = 1; l <= levels; l++)
-        for (int columns = 1; columns >= 0; columns--) {
-            f->level = l;
-            f->columns = columns;
-            f->level_last = !columns && l >= levels_v ? levels : l;
-            f->part_first[0] = 0;
-            for (int c = 0; c < g->ncd; c++) {
-                const size_t n = step_parts(f, c);
-                f->part_size[c] = n > per ? (n + per - 1) / per : 1;
-                f->part_first[c + 1] =
-                    f->part_first[c] + (n + f->part_size[c] - 1) / f->part_size[c];
-            }
-            xsf_pool_run(e->pool, f->part_first[g->ncd], dwt_part, f);
-            if (f->level_last == levels && !columns)
-                return;
-        }
+    const level_ctx *x = ctx;
+    const xs_component *cp = &x->e->plan.geom.comp[x->c];
+    const int last = x->level == cp->nly ? cp->nlx : x->level;
+    for (int l = x->level; l <= last; l++)
+        count_row(x->e, x->c, l, k);
+    count_row(x->e, x->c, x->level, x->hl + k);
 }
 
 /* The slice of precinct pi, and whether pi is in its slice's first row. */
@@ -677,6 +700,67 @@ static void wait_for(atomic_ullong *v, unsigned long long at_least)
         xsf_pool_pause(k);
 }
 
+/* Level l of the forward DWT in slice s, every component that has it:
+ * the pairs of rows of its precincts (wav_forward_level_part, each pair's
+ * bands counted while in cache), once the level before is done in slices
+ * s - 1, s and s + 1 (the rows above its first pair and below its last).
+ * Level 1 also lifts across the rows of components that have no level
+ * splitting rows (their rows made by the input stage). */
+static void dwt_slice(const enc_frame *f, int l, int s, int worker)
+{
+    xs_encoder *e = f->e;
+    const enc_plan *p = &e->plan;
+    const xs_geometry *g = &p->geom;
+    struct enc_sync *y = e->sync;
+    const unsigned long long done = DWT_MARKS * y->epoch;
+    for (int n = s > 0 ? s - 1 : 0; l > 1 && n <= s + 1 && n < g->slices; n++)
+        wait_for(&y->dwt[n], done + (unsigned)l - 1);
+    if (l == 1 && s >= e->ring_slots) {
+        /* Its slot, once the slice that held it is packed and the levels
+         * of the slices beside it have read its low bands. */
+        const int old = s - e->ring_slots, r0 = old * p->hdr.hsl;
+        for (size_t pi = (size_t)r0 * g->cols; pi < (size_t)(r0 + p->hdr.hsl) * g->cols; pi++)
+            wait_for(&y->packed[pi], y->epoch);
+        for (int n = old > 0 ? old - 1 : 0; n <= old + 1; n++)
+            wait_for(&y->dwt[n], done + (unsigned)y->levels);
+    }
+    uint32_t *scratch = e->worker[worker].dwt;
+    const int row0 = s * p->hdr.hsl,
+              row1 = row0 + p->hdr.hsl < g->rows ? row0 + p->hdr.hsl : g->rows;
+    for (int c = 0; c < g->ncd; c++) {
+        const xs_component *cp = &g->comp[c];
+        if (!e->first[c]) {
+            /* One row a precinct row; each level's step in place. */
+            for (int r = row0; l == 1 && r < row1 && r < cp->height; r++)
+                for (int lv = 1; lv <= cp->nlx; lv++) {
+                    wav_forward_part(e->wav[c], e->coef[c], lv, 0, (size_t)r, 1, scratch);
+                    count_row(e, c, lv, (size_t)r);
+                }
+            continue;
+        }
+        if (l > cp->nly)
+            continue;
+        size_t w, h, wn, hn;
+        wav_level_input_size(wav_plan_get_desc(e->wav[c]), l, &w, &h);
+        wav_level_input_size(wav_plan_get_desc(e->wav[c]), l + 1, &wn, &hn);
+        const size_t pairs = wav_forward_level_pairs(e->wav[c], l),
+                     n = (size_t)p->hdr.hsl << (cp->nly - l);
+        const size_t k0 = (size_t)s * n, k1 = k0 + n < pairs ? k0 + n : pairs;
+        /* Level l's input: the low band level l - 1 left, w wide. */
+        level_ctx x = {e, f->pic, c, l, (h + 1) / 2, 0, 0, w};
+        if (l > 1) {
+            x.ll_rows = 2 * n;
+            x.ll_off = e->level_off[c][l - 1] + 2 * x.ll_rows * e->level_width[c][l - 1];
+        }
+        int32_t *low =
+            e->ring[c] + (size_t)(s % e->ring_slots) * e->ring_slot[c] + e->level_off[c][l];
+        wav_forward_level_part(e->wav[c], l, source_row, &x, low, low + n * w, w,
+                               l < cp->nly ? low + 2 * n * w : NULL, wn, k0, k1 > k0 ? k1 - k0 : 0,
+                               scratch, count_pair, &x);
+    }
+    atomic_store_explicit(&y->dwt[s], done + (unsigned)l, memory_order_release);
+}
+
 /* Precinct i: its bitplane counts and sign reaches (flag bit 0: a
  * magnitude over 15 bit planes), then its cost tables (those of a
  * precinct's first lines below its slice's first row as if the precinct
@@ -687,6 +771,7 @@ static void analyse_precinct(xs_encoder *e, size_t i)
     const enc_plan *p = &e->plan;
     struct enc_sync *y = e->sync;
     static const uint8_t no_truncation[XS_MAX_BANDS];
+    wait_for(&y->dwt[slice_of(p, i, NULL)], DWT_MARKS * y->epoch + (unsigned)y->levels);
     int saturated = enc_precinct_gcli(p, i, e->coef, e->gcli, e->reach, 1) < 0;
     const int prow = (int)(i / (size_t)p->geom.cols);
     for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
@@ -806,7 +891,7 @@ static void decide_slice(const enc_frame *f, size_t s, int worker)
 
 /* Precinct i, once decided: its packets at f->base + prec_off[i]; flag
  * bit 1 set where they took other than the decision's size. */
-static void pack_precinct(const enc_frame *f, size_t i)
+static void pack_precinct(const enc_frame *f, size_t i, int worker)
 {
     xs_encoder *e = f->e;
     const enc_plan *p = &e->plan;
@@ -815,10 +900,18 @@ static void pack_precinct(const enc_frame *f, size_t i)
     wait_for(&e->sync->decided[s], e->sync->epoch);
     if (i >= e->slice[s].precinct)
         return; /* left undecided: its slice failed before it */
-    const int row_in_slice = (int)(i / (size_t)g->cols) % p->hdr.hsl;
-    const uint8_t *above = row_in_slice ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    const int prow = (int)(i / (size_t)g->cols), col = (int)(i % (size_t)g->cols);
+    const uint8_t *above = prow % p->hdr.hsl ? e->gtli + (i - (size_t)g->cols) * g->nbands : NULL;
+    const int32_t **line = e->worker[worker].line;
+    for (uint32_t k = p->bline_first[i]; k < p->bline_first[i + 1]; k++) {
+        const enc_bline *bl = &p->bline[k];
+        const xs_band *bd = &g->band[bl->band];
+        line[k - p->bline_first[i]] =
+            band_row(e, bl->band, (size_t)prow * (size_t)bd->lines + bl->line) +
+            (size_t)col * (size_t)bd->col_width;
+    }
     if (enc_write_precinct(p, i, e->stats.q[i], e->stats.r[i], &e->choice[i],
-                           e->cost + p->bline_first[i], e->coef, e->gcli, above,
+                           e->cost + p->bline_first[i], line, e->gcli, above,
                            f->base + e->prec_off[i],
                            e->stats.total_bytes[i]) != e->stats.coded_bytes[i])
         e->flag[i] |= 2;
@@ -835,7 +928,11 @@ static void frame_task(void *ctx, size_t i, int worker)
         decide_slice(f, id, worker);
         atomic_store_explicit(&e->sync->decided[id], e->sync->epoch, memory_order_release);
         break;
-    default: pack_precinct(f, id);
+    case TASK_PACK:
+        pack_precinct(f, id, worker);
+        atomic_store_explicit(&e->sync->packed[id], e->sync->epoch, memory_order_release);
+        break;
+    default: dwt_slice(f, (int)(t >> TASK_KIND_SHIFT) - TASK_DWT + 1, (int)id, worker);
     }
 }
 
@@ -864,7 +961,6 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
     if (input_stage)
         xsf_pool_run(e->pool, ((size_t)g->comp[0].height + f.stripe - 1) / f.stripe, input_stripe,
                      &f);
-    forward_dwt(&f);
     /* Slices: into the output where it holds the bound (fixed rate: moved
      * down below), else into the spill buffer. */
     if (fixed && cap < p->max_bytes) {
@@ -872,8 +968,9 @@ xsf_status xs_encode(xs_encoder *e, const xsf_picture *pic, uint8_t *out, size_t
             return xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for the codestream");
         f.base = e->spill;
     }
-    /* Counts and cost tables precinct by precinct, the decisions slice by
-     * slice, the packing precinct by precinct: one run (struct enc_sync). */
+    /* The DWT slice by slice, counts and cost tables precinct by precinct,
+     * the decisions slice by slice, the packing precinct by precinct: one
+     * run (struct enc_sync). */
     e->sync->epoch++;
     xsf_pool_run(e->pool, e->sync->ntasks, frame_task, &f);
     for (size_t pi = 0; pi < p->nprecincts; pi++)

@@ -163,56 +163,72 @@ static void count_pair(void *ctx, size_t k)
     ((unsigned char *)ctx)[k]++;
 }
 
-/* Rows of a plane (width, samples): odd rows copied into the buffer,
- * even ones pointed at, as a caller may do either. */
+/* Rows of a plane (width, samples, row pitch): odd rows copied into the
+ * buffer, even ones pointed at, as a caller may do either. */
 typedef struct plane_rows {
     const int32_t *x;
-    size_t w;
+    size_t w, pitch;
 } plane_rows;
 
 static const int32_t *plane_row(void *ctx, size_t y, int32_t *buf)
 {
     const plane_rows *p = ctx;
     if (y % 2 == 0)
-        return p->x + y * p->w;
-    memcpy(buf, p->x + y * p->w, p->w * sizeof *buf);
+        return p->x + y * p->pitch;
+    memcpy(buf, p->x + y * p->pitch, p->w * sizeof *buf);
     return buf;
 }
 
-/* The forward transform as a caller in parts does it: level 1 from a row
- * source (wav_forward_first_part, its pairs in parts of 1-3 from the last, each
- * pair's callback once) where it applies, the rest with
- * wav_forward_part; 1 where it differs from `ref` (wav_forward's). */
+/* The forward transform as a caller in parts does it: the levels that
+ * split rows from row sources (wav_forward_level_part, level 1 from the
+ * picture, each next one from the low band the one before left in a buffer
+ * of its own; pairs in parts of 1-3 from the last, each pair's callback
+ * once), the last of them finishing the horizontal levels after it; where
+ * no level splits rows, every level with wav_forward_part. 1 where it
+ * differs from `ref` (wav_forward's). */
 static int check53_parts(wav_plan *p, const int32_t *x, const int32_t *ref)
 {
     const wav_plan_desc *d = wav_plan_get_desc(p);
-    const size_t n = d->width * d->height, pairs = wav_forward_first_pairs(p);
+    const size_t n = d->width * d->height;
     int32_t *y = malloc(n * 4), *scratch = malloc(wav_part_scratch(d) * 4);
-    unsigned char *calls = calloc(pairs + 1, 1);
+    int32_t *ll[2] = {malloc(n * 4), malloc(n * 4)};
+    unsigned char *calls = calloc(d->height + 1, 1);
     int bad = 0;
     memset(y, 0x5a, n * 4);
     if (d->levels_v < 1) {
-        bad += pairs != 0;
+        bad += wav_forward_level_pairs(p, 1) != 0;
         memcpy(y, x, n * 4);
-    }
-    for (size_t end = pairs; end > 0;) {
-        const size_t count = 1 + (end * 7) % 3 < end ? 1 + (end * 7) % 3 : end;
-        plane_rows rows = {x, d->width};
-        wav_forward_first_part(p, plane_row, &rows, y, end - count, count, scratch, count_pair,
-                               calls);
-        end -= count;
-    }
-    for (size_t k = 0; k < pairs; k++)
-        bad += calls[k] != 1;
-    for (int l = pairs ? 2 : 1; l <= d->levels_h; l++)
-        for (int v = 1; v >= 0; v--) {
-            const size_t parts = wav_forward_part_count(p, l, v);
+        for (int l = 1; l <= d->levels_h; l++) {
+            const size_t parts = wav_forward_part_count(p, l, 0);
             for (size_t i = 0; i < parts; i++)
-                wav_forward_part(p, y, l, v, i, 1, scratch);
+                wav_forward_part(p, y, l, 0, i, 1, scratch);
         }
+    }
+    plane_rows rows = {x, d->width, d->width};
+    for (int l = 1; l <= d->levels_v; l++) {
+        size_t w, h;
+        wav_level_input_size(d, l, &w, &h);
+        const size_t pairs = wav_forward_level_pairs(p, l), wl = (w + 1) / 2;
+        bad += pairs != (h + 1) / 2;
+        memset(calls, 0, d->height + 1);
+        int32_t *to = ll[l % 2];
+        for (size_t end = pairs; end > 0;) {
+            const size_t count = 1 + (end * 7) % 3 < end ? 1 + (end * 7) % 3 : end;
+            const size_t first = end - count;
+            wav_forward_level_part(p, l, plane_row, &rows, y + first * d->pitch,
+                                   y + ((h + 1) / 2 + first) * d->pitch, d->pitch, to + first * wl,
+                                   wl, first, count, scratch, count_pair, calls);
+            end -= count;
+        }
+        for (size_t k = 0; k < pairs; k++)
+            bad += calls[k] != 1;
+        rows = (plane_rows){to, wl, wl};
+    }
     bad += memcmp(y, ref, n * 4) != 0;
     free(y);
     free(scratch);
+    free(ll[0]);
+    free(ll[1]);
     free(calls);
     return bad;
 }

@@ -111,6 +111,13 @@ static void test_costs(int rm, int fs, int nly, int kind)
     enc_plan_free(&plan);
 }
 
+/* Row y of band b in the Mallat planes: its first coefficient. */
+static const int32_t *band_row(const xs_geometry *g, int32_t *const coef[], int b, int y)
+{
+    const xs_band *bd = &g->band[b];
+    return coef[bd->comp] + (size_t)(bd->y0 + y) * (size_t)g->comp[bd->comp].width + bd->x0;
+}
+
 static void test_gcli(int qpih, int fq)
 {
     xs_encoder_config cfg;
@@ -176,7 +183,7 @@ static void test_gcli(int qpih, int fq)
     memset(rf, 0xff, n * 2);
     for (int b = 0; b < g->nbands; b++)
         for (int y = 0; y < g->band[b].height && g->band[b].lx > 0; y++)
-            sat |= enc_band_row_gcli(&plan, b, y, coef, gf, rf) != 0;
+            sat |= enc_band_row_gcli(&plan, b, y, band_row(g, coef, b, y), gf, rf) != 0;
     for (size_t p = 0; p < plan.nprecincts; p++)
         sat |= enc_precinct_gcli(&plan, p, coef, gf, rf, 1) != 0;
     CHECK(!memcmp(gf, gr, n) && !memcmp(rf, rr, n * 2) && !sat,
@@ -188,7 +195,8 @@ static void test_gcli(int qpih, int fq)
     int top = 0; /* the band of component 0 at the top left: LL */
     while (g->band[top].comp != 0 || g->band[top].x0 || g->band[top].y0)
         top++;
-    CHECK(enc_band_row_gcli(&plan, top, 0, coef, gf, rf) < 0, "saturation not reported (row)");
+    CHECK(enc_band_row_gcli(&plan, top, 0, band_row(g, coef, top, 0), gf, rf) < 0,
+          "saturation not reported (row)");
     for (int c = 0; c < g->nc; c++)
         free(coef[c]);
     free(gf);

@@ -97,25 +97,34 @@ size_t wav_inverse_part_count(const wav_plan *plan, int level, int vertical);
 void wav_inverse_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
                       size_t count, void *scratch);
 
-/* Level 1 of the 5/3 from a source of rows, where it splits both
- * dimensions (levels_v >= 1): its vertical and horizontal steps fused, one
- * pair of rows at a time, for callers that make the samples as they go.
- * src(src_ctx, y, buf) returns row y of the plane's samples (width
- * samples): a pointer that stays valid until the call returns, into buf
- * (width words of the scratch) or to memory of the caller's. `data`
- * receives level 1's result in place of wav_forward_part's two level 1
- * steps on data holding the samples (bit for bit; the other levels then go
- * on with wav_forward_part from level 2). Pair k (0 <= k <
- * wav_forward_first_pairs, 0 where the plan is not a 5/3 with levels_v >=
- * 1) reads rows 2k .. 2k + 2 and writes rows k and (height + 1) / 2 + k of
- * data, both final for level 1; then done(ctx, k) is called, when not NULL,
- * while they are in cache. Pairs [first, first + count): any parts at once,
- * each once (a part reads rows 2 first - 2 .. 2 (first + count)), from a
- * source that data does not overlap. `scratch`: wav_part_scratch words.
- * The plan is only read. */
+/* A level of the 5/3 that splits both dimensions (1 <= level <=
+ * levels_v), over pairs of rows, from a source of its input rows: its
+ * vertical and horizontal steps fused, one pair of rows at a time, for
+ * callers that make the samples as they go or run the levels of a band of
+ * rows while it is in cache. src(src_ctx, y, buf) returns row y of the
+ * level's input (wav_level_input_size: the plane's samples at level 1, the
+ * low band left by the level before above it): a pointer that stays valid
+ * until the call returns, into buf (scratch words) or to memory of the
+ * caller's. Pair k (0 <= k < wav_forward_level_pairs, 0 where the plan is
+ * not a 5/3 or the level does not split rows) reads input rows 2k .. 2k + 2
+ * and makes the level's low row k and high row k (where k < h / 2, h the
+ * level's input height), both lifted across: the high row at high + (k -
+ * first) * pitch, the low row's high half at low + (k - first) * pitch +
+ * (w + 1) / 2 (w the level's input width), its low half (the next level's
+ * input row k) at ll + (k - first) * ll_pitch below levels_v; at levels_v it stays
+ * at the start of the low row, which goes on through the horizontal steps
+ * of every level after. In the plane's own layout, low = data + first *
+ * pitch and high = data + ((h + 1) / 2 + first) * pitch. Each row is then
+ * final, bit for bit wav_forward's (with the level's input made by this
+ * call of the level before, where level > 1); then done(ctx, k) is
+ * called, when not NULL, while they are in cache. Pairs [first, first +
+ * count): any parts at once, each once (a part reads rows 2 first - 2 .. 2
+ * (first + count)), from a source that the outputs do not overlap.
+ * `scratch`: wav_part_scratch words. The plan is only read. */
 typedef const int32_t *(*wav_row_source)(void *src_ctx, size_t y, int32_t *buf);
-size_t wav_forward_first_pairs(const wav_plan *plan);
-void wav_forward_first_part(const wav_plan *plan, wav_row_source src, void *src_ctx, void *data,
+size_t wav_forward_level_pairs(const wav_plan *plan, int level);
+void wav_forward_level_part(const wav_plan *plan, int level, wav_row_source src, void *src_ctx,
+                            int32_t *low, int32_t *high, size_t pitch, int32_t *ll, size_t ll_pitch,
                             size_t first, size_t count, void *scratch,
                             void (*done)(void *ctx, size_t k), void *ctx);
 
