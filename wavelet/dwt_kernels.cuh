@@ -395,12 +395,23 @@ cudaError_t launch_level2d(bool inverse, const level2d_args &a, const wav_u16_ou
     return cudaGetLastError();
 }
 
+/* The inverse: the fewer of its two kernels (the 5/3's 16-bit one too, which this
+ * also loads, so that a decoder's first frame does not pay for it). */
 template <class F> cudaError_t level2d_blocks_per_sm(bool inverse, int *blocks)
 {
-    return inverse ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_inverse<F>,
-                                                                   LEVEL2D_WARPS * 32, 0)
-                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_forward<F>,
-                                                                   LEVEL2D_WARPS * 32, 0);
+    if (!inverse)
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_forward<F>,
+                                                             LEVEL2D_WARPS * 32, 0);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_inverse<F>,
+                                                                  LEVEL2D_WARPS * 32, 0);
+    if constexpr (std::is_same<typename F::T, int32_t>::value) {
+        int u16 = 0;
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&u16, level2d_inverse<F, true>,
+                                                              LEVEL2D_WARPS * 32, 0);
+        *blocks = u16 < *blocks ? u16 : *blocks;
+    }
+    return e;
 }
 
 template <class F>

@@ -1571,8 +1571,11 @@ static void fill_geom(gpu_geom *gg, const xs_header *h, const xs_geometry *g)
     }
 }
 
-static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse", "gcli",  "vpred",
-                                                 "data",   "idwt",  "output"};
+/* "idwt+out": the inverse DWT, whose last level writes the planar16 picture
+ * where it can (fused_output); "convert": the output pass for the rest (the
+ * other pixel formats, the RCT, the NLT, components without a DWT). */
+static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse",    "gcli",   "vpred",
+                                                 "data",   "idwt+out", "convert"};
 
 static void mark(xs_gpu_decoder *d, int i)
 {
@@ -1792,28 +1795,65 @@ static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[
     return XSF_OK;
 }
 
+/* Whether the inverse DWT of the component group from c on (its plan's)
+ * writes the frame's picture itself (wav_cuda_inverse_to_u16: the output
+ * stage fused into the last level's stores, no xs_output pass over the
+ * int32 planes), and into *out how: planar16 output of a linear picture
+ * (no NLT) without the colour transform, each sample output_sample's. */
+static int fused_output(const xs_gpu_decoder *d, int c, wav_u16_output *out)
+{
+    const xs_header *h = &d->hdr;
+    if (!d->plan[c] || d->pic.fmt.container != XSF_PLANAR_U16 || h->tnlt != 0 || h->cpih != 0)
+        return 0;
+    const int n = (int)wav_cuda_plan_get_desc(d->plan[c])->planes;
+    if (n > WAV_U16_PLANES)
+        return 0;
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < n; k++) {
+        /* xs_output's tnlt == 0 arithmetic: (clamp(v, +-2^30) + 2^(Bw-1) + round) >> dz, 0 <= dz
+         * = Bw - depth <= 12 (the header's Bw <= 20, depth <= Bw) */
+        const int depth = h->depth[c + k], dz = h->bw - depth;
+        out->plane[k] = (uint16_t *)d->pic.data[c + k];
+        out->pitch[k] = d->pic.stride[c + k] / sizeof(uint16_t);
+        out->offset[k] = (1 << (h->bw - 1)) + ((1 << dz) >> 1);
+        out->shift[k] = dz;
+        out->max[k] = (1 << depth) - 1;
+    }
+    return 1;
+}
+
 /* The whole picture after its entropy decoding: the inverse DWT per
- * component group, the output stage, and the error words read back. */
+ * component group (the picture's planes written by it where fused_output),
+ * the output stage for the rest, and the error words read back. */
 static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
 {
     const xs_geometry *g = &d->geom;
     cudaStream_t cs = d->stream;
+    int written[XS_MAX_COMPONENTS] = {0}; /* by the inverse DWT: no output pass */
     size_t at = 0;
     for (int c = 0; c < g->nc; c++) {
         const size_t off = at;
         at += (size_t)g->comp[c].width * g->comp[c].height;
-        if (d->plan[c]) { /* this component and the rest of its group */
-            xsf_status st =
-                wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
-            if (st != XSF_OK)
-                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
+        if (!d->plan[c])
+            continue;
+        /* this component and the rest of its group */
+        wav_u16_output out;
+        xsf_status st;
+        if (fused_output(d, c, &out)) {
+            st = wav_cuda_inverse_to_u16(d->plan[c], d->d_coef_all + off, &out, cs);
+            for (int k = c; k < c + xs_dwt_group(g, c, g->nc); k++)
+                written[k] = 1;
+        } else {
+            st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
         }
+        if (st != XSF_OK)
+            return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
     }
     if (timed)
         mark(d, 6);
     int y0[XS_MAX_COMPONENTS] = {0}, y1[XS_MAX_COMPONENTS] = {0};
     for (int c = 0; c < g->nc; c++)
-        y1[c] = g->comp[c].height;
+        y1[c] = written[c] ? 0 : g->comp[c].height;
     xsf_status st = launch_output(d, y0, y1);
     if (st != XSF_OK)
         return st;
@@ -1846,16 +1886,22 @@ static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
             rows_in = height;
         if (d->plan[c]) { /* this component and the rest of its group: one call */
             const int n = xs_dwt_group(g, c, g->nc);
+            wav_u16_output u16;
+            const int fused = fused_output(d, c, &u16);
             xsf_status st =
-                wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
-                                         d->inc.coef_rows[c], rows_in, d->stream);
+                fused
+                    ? wav_cuda_inverse_rows_to_u16(d->plan[c], d->d_coef_all + off, &u16,
+                                                   d->inc.coef_rows[c], rows_in, d->stream)
+                    : wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
+                                               d->inc.coef_rows[c], rows_in, d->stream);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
             const wav_plan_desc *desc = wav_cuda_plan_get_desc(d->plan[c]);
             const int out = (int)wav_inverse_rows_final(desc, rows_in);
             for (int k = c; k < c + n; k++) {
                 d->inc.coef_rows[k] = rows_in;
-                y0[k] = d->inc.out_rows[k];
+                /* fused: the rows are written; the output pass has none left */
+                y0[k] = fused ? out : d->inc.out_rows[k];
                 y1[k] = out;
             }
         } else if (cp->nlx == 0 || c >= g->ncd) { /* no DWT: the coefficients are the samples */
