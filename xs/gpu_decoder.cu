@@ -1687,12 +1687,40 @@ static void mark(xs_gpu_decoder *d, int i)
         cudaEventRecord(d->ev[i], d->stream);
 }
 
+/* Whether a precinct of [p0, p1) (offsets off[], into the host's copy buf
+ * of len bytes) codes a band with vertical prediction: bit 0 of a band's
+ * coding mode, 2 bits a band from byte 5 of the precinct header on, as
+ * xs_parse_precincts reads them on the device. A header that buf does not
+ * hold whole counts as one that does. */
+static int uses_vpred(const xs_gpu_decoder *d, const unsigned *off, size_t p0, size_t p1,
+                      const uint8_t *buf, size_t len)
+{
+    const int nb = d->geom.nbands, full = 2 * nb / 8, rest = 2 * nb % 8;
+    /* bit 0 of each mode: every other bit from the second, MSB first */
+    const uint8_t last = (uint8_t)(0x55 & ~(0xff >> rest));
+    for (size_t p = p0; p < p1; p++) {
+        const size_t at = (size_t)off[p] + 5;
+        if (at > len || len - at < (size_t)full + (rest ? 1 : 0))
+            return 1;
+        for (int i = 0; i < full; i++)
+            if (buf[at + i] & 0x55)
+                return 1;
+        if (rest && (buf[at + full] & last))
+            return 1;
+    }
+    return 0;
+}
+
 /* Entropy decoding of slices [s0, s1) (precincts of rows s0 * Hsl .. s1 *
  * Hsl): their precinct offsets are staged in h_prec_off[stage] and their
- * bytes are on the device. Slices are independent until the inverse DWT, so
- * a frame may be launched in any number of such ranges, in order. `timed`:
- * the whole-frame path, which marks the timing events. */
-static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, int timed)
+ * bytes are on the device, and in buf[0, len) on the host (for uses_vpred:
+ * a range without vertical prediction launches neither xs_resolve_vpred
+ * nor xs_decode_data, which would find nothing to do). Slices are
+ * independent until the inverse DWT, so a frame may be launched in any
+ * number of such ranges, in order. `timed`: the whole-frame path, which
+ * marks the timing events. */
+static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, const uint8_t *buf,
+                                 size_t len, int timed)
 {
     const xs_geometry *g = &d->geom;
     const int hsl = d->hdr.hsl;
@@ -1720,16 +1748,21 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 3);
-    xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
-        d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm,
-        d->d_err);
-    CUDA_TRY(cudaGetLastError());
+    const int vpred = uses_vpred(d, d->h_prec_off[stage], p0, p1, buf, len);
+    if (vpred) {
+        xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
+            d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm,
+            d->d_err);
+        CUDA_TRY(cudaGetLastError());
+    }
     if (timed)
         mark(d, 4);
-    xs_decode_data<<<(unsigned)npk, PKT_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli,
-                                                          d->d_mode, d->d_pkt, d->d_gcli, d->d_coef,
-                                                          (int)p0, d->d_err);
-    CUDA_TRY(cudaGetLastError());
+    if (vpred) {
+        xs_decode_data<<<(unsigned)npk, PKT_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli,
+                                                              d->d_mode, d->d_pkt, d->d_gcli,
+                                                              d->d_coef, (int)p0, d->d_err);
+        CUDA_TRY(cudaGetLastError());
+    }
     if (timed)
         mark(d, 5);
     return XSF_OK;
@@ -2191,7 +2224,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8
     CUDA_TRY(cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream));
     st = upload(d, buf, dev_cs, 0, total);
     if (st == XSF_OK)
-        st = launch_entropy(d, s, 0, g->slices, 1);
+        st = launch_entropy(d, s, 0, g->slices, buf, len, 1);
     /* The staging slot's uploads are enqueued (launch_entropy's first copy reads it). */
     cudaEventRecord(d->staged[s], d->stream);
     if (st == XSF_OK)
@@ -2285,7 +2318,7 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     }
     xsf_status st = upload(d, buf, NULL, from, end);
     if (st == XSF_OK)
-        st = launch_entropy(d, d->inc.stage, s0, s1, 0);
+        st = launch_entropy(d, d->inc.stage, s0, s1, buf, len, 0);
     /* The rows these slices make final (the end releases the rest). */
     if (st == XSF_OK && !final)
         st = release_rows(d, s1 * d->hdr.hsl);
