@@ -13,6 +13,8 @@
 #ifndef XSF_DWT_KERNELS_CUH
 #define XSF_DWT_KERNELS_CUH
 
+#include <type_traits>
+
 #include "dwt_lifting.cuh"
 #include "wavelet_cuda_internal.h"
 
@@ -61,9 +63,10 @@ __device__ __forceinline__ void pipelined_ticks(int t_begin, int t_end, const Lo
     }
 }
 
-template <class F>
+/* U16: the picture goes to a.u16's 16-bit planes (the 5/3 only). */
+template <class F, bool U16 = false>
 __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
-    level2d_inverse(const level2d_args a)
+    level2d_inverse(const level2d_args a, const __grid_constant__ wav_u16_output u16)
 {
     using T = typename F::T;
     constexpr int LAG = F::STEPS / 2;
@@ -80,7 +83,10 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
     static __shared__ __align__(16) T scratch[LEVEL2D_WARPS][4 * SPAN];
     const T *ll = plane_ptr<T>(a.ll, blockIdx.z);
     const T *hi = plane_ptr<T>(a.hi, blockIdx.z);
-    T *img = plane_ptr<T>(a.image, blockIdx.z);
+    T *img = U16 ? nullptr : plane_ptr<T>(a.image, blockIdx.z);
+    uint16_t *const out16 = U16 ? u16.plane[blockIdx.z] : nullptr;
+    const long long pitch16 = U16 ? (long long)u16.pitch[blockIdx.z] : 0;
+    const u16_conv conv = U16 ? u16_of(u16, blockIdx.z) : u16_conv();
     const int p0 = a.pair_first + blockIdx.y * a.chunk_pairs;
     const int p1 = min(p0 + a.chunk_pairs, min(a.pair_end, hl));
 
@@ -123,10 +129,17 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_INV)
         }
         pipe.push(E, O);
         const int p = t - LAG;
-        if (p >= p0) /* warp-uniform */
+        if (p < p0) /* warp-uniform */
+            return;
+        if constexpr (U16) {
+            store_lines_u16(out16 + (2 * p) * pitch16,
+                            2 * p + 1 < h ? out16 + (2 * p + 1) * pitch16 : nullptr, 2 * j0, w, E,
+                            O, scratch[threadIdx.x >> 5], lane, conv);
+        } else {
             store_lines(img + (long long)(2 * p) * a.image.pitch,
                         2 * p + 1 < h ? img + (long long)(2 * p + 1) * a.image.pitch : nullptr,
                         2 * j0, w, E, O, scratch[threadIdx.x >> 5], lane);
+        }
     };
     pipelined_ticks<T, F::TICKS, 4, PAIRS>(p0 + LAG - F::STEPS, p1 - 1 + LAG, load, tick);
 }
@@ -198,16 +211,25 @@ __global__ void __launch_bounds__(LEVEL2D_WARPS * 32, F::MIN_BLOCKS_FWD)
 /* ---------------- horizontal-only levels, one warp per row ---------------- */
 
 /* One inverse level of an n-sample line: low band lo (ceil(n/2)), high band
- * hi (floor(n/2)) -> interleaved out. */
+ * hi (floor(n/2)) -> interleaved out, or (out16 not NULL: the 5/3's last
+ * level) out16 as c says. */
 template <class F>
 __device__ __forceinline__ void row_level_inverse(const typename F::T *lo, const typename F::T *hi,
-                                                  typename F::T *out, int n, int lane)
+                                                  typename F::T *out, int n, int lane,
+                                                  uint16_t *out16 = nullptr, u16_conv c = {})
 {
     using T = typename F::T;
     const int nl = (n + 1) / 2, nh = n / 2;
     if (n == 1) {
-        if (lane == 0)
+        if (lane == 0) {
+            if constexpr (std::is_same<T, int32_t>::value) {
+                if (out16) {
+                    out16[0] = (uint16_t)u16_sample(lo[0], c);
+                    return;
+                }
+            }
             out[0] = lo[0];
+        }
         return;
     }
     const bool store = lane >= 1 && lane <= 30;
@@ -217,6 +239,12 @@ __device__ __forceinline__ void row_level_inverse(const typename F::T *lo, const
         load_band(lo, jb, nl, n, 0, false, e);
         load_band(hi, jb, nh, n, 1, false, o);
         hinverse<F>(e, o);
+        if constexpr (std::is_same<T, int32_t>::value) {
+            if (out16) {
+                store_line_u16(out16, jb, n, store, e, o, c);
+                continue;
+            }
+        }
         store_line(out, jb, n, store, e, o);
     }
 }
@@ -292,7 +320,10 @@ __device__ __forceinline__ void stage_row(const T *src, T *stage, int n, int lan
     }
 }
 
-template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
+/* U16: the inverse's last level goes to a.u16's 16-bit planes (the 5/3 only). */
+template <class F, bool U16 = false>
+__global__ void rows_kernel(const rows_args a, bool inverse,
+                            const __grid_constant__ wav_u16_output u16)
 {
     using T = typename F::T;
     extern __shared__ int4 smem_rows[];
@@ -304,7 +335,7 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
     T *stage = a.stage_global ? static_cast<T *>(a.stage_global) + row * a.stage_elems
                               : reinterpret_cast<T *>(smem_rows) + (long long)warp * a.stage_elems;
     const T *src = plane_ptr<T>(a.src, plane) + (long long)y * a.src.pitch;
-    T *dst = plane_ptr<T>(a.dst, plane) + (long long)y * a.dst.pitch;
+    T *dst = U16 ? nullptr : plane_ptr<T>(a.dst, plane) + (long long)y * a.dst.pitch;
     const int W = a.width;
     T *buf_a = stage + ((W + 3) & ~3);             /* ceil(W/2): levels 1, 3, ... */
     T *buf_b = buf_a + ((((W + 1) / 2) + 3) & ~3); /* ceil(W/4): levels 2, 4, ... */
@@ -320,7 +351,12 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
         const T *lo = stage;
         for (int i = a.levels; i >= 1; i--) {
             T *out = i == 1 ? dst : ((i & 1) ? buf_b : buf_a);
-            row_level_inverse<F>(lo, stage + n(i), out, n(i - 1), lane);
+            if (U16 && i == 1)
+                row_level_inverse<F>(lo, stage + n(i), out, n(i - 1), lane,
+                                     u16.plane[plane] + (long long)y * (long long)u16.pitch[plane],
+                                     u16_of(u16, plane));
+            else
+                row_level_inverse<F>(lo, stage + n(i), out, n(i - 1), lane);
             __syncwarp();
             lo = out;
         }
@@ -338,43 +374,74 @@ template <class F> __global__ void rows_kernel(const rows_args a, bool inverse)
 /* ---------------- launches ---------------- */
 #ifdef __CUDACC__ /* (the kernels above also compile as host C++ for emulation) */
 
-template <class F> cudaError_t launch_level2d(bool inverse, const level2d_args &a, cudaStream_t s)
+template <class F>
+cudaError_t launch_level2d(bool inverse, const level2d_args &a, const wav_u16_output *u16,
+                           cudaStream_t s)
 {
     const int wl = (a.width + 1) / 2;
     const int strips = (wl + VALID - 1) / VALID;
     const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS, level2d_chunks(a), a.planes);
     if (grid.y == 0)
         return cudaSuccess;
-    if (inverse)
-        level2d_inverse<F><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a);
+    if (inverse && u16) {
+        if constexpr (std::is_same<typename F::T, int32_t>::value)
+            level2d_inverse<F, true><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a, *u16);
+        else
+            return cudaErrorInvalidValue; /* the 5/3 only */
+    } else if (inverse)
+        level2d_inverse<F><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a, wav_u16_output());
     else
         level2d_forward<F><<<grid, LEVEL2D_WARPS * 32, 0, s>>>(a);
     return cudaGetLastError();
 }
 
+/* The inverse: the fewer of its two kernels (the 5/3's 16-bit one too, which this
+ * also loads, so that a decoder's first frame does not pay for it). */
 template <class F> cudaError_t level2d_blocks_per_sm(bool inverse, int *blocks)
 {
-    return inverse ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_inverse<F>,
-                                                                   LEVEL2D_WARPS * 32, 0)
-                   : cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_forward<F>,
-                                                                   LEVEL2D_WARPS * 32, 0);
+    if (!inverse)
+        return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_forward<F>,
+                                                             LEVEL2D_WARPS * 32, 0);
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, level2d_inverse<F>,
+                                                                  LEVEL2D_WARPS * 32, 0);
+    if constexpr (std::is_same<typename F::T, int32_t>::value) {
+        int u16 = 0;
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&u16, level2d_inverse<F, true>,
+                                                              LEVEL2D_WARPS * 32, 0);
+        *blocks = u16 < *blocks ? u16 : *blocks;
+    }
+    return e;
 }
 
 template <class F>
-cudaError_t launch_rows(bool inverse, const rows_args &a, size_t smem, cudaStream_t s)
+cudaError_t launch_rows(bool inverse, const rows_args &a, const wav_u16_output *u16, size_t smem,
+                        cudaStream_t s)
 {
     const long long rows = (long long)a.height * a.planes;
     const unsigned blocks = (unsigned)((rows + a.warps_per_block - 1) / a.warps_per_block);
     if (blocks == 0)
         return cudaSuccess;
-    rows_kernel<F><<<blocks, a.warps_per_block * 32, smem, s>>>(a, inverse);
+    if (inverse && u16) {
+        if constexpr (std::is_same<typename F::T, int32_t>::value)
+            rows_kernel<F, true><<<blocks, a.warps_per_block * 32, smem, s>>>(a, inverse, *u16);
+        else
+            return cudaErrorInvalidValue; /* the 5/3 only */
+    } else {
+        rows_kernel<F><<<blocks, a.warps_per_block * 32, smem, s>>>(a, inverse, wav_u16_output());
+    }
     return cudaGetLastError();
 }
 
 template <class F> cudaError_t rows_allow_smem(size_t bytes)
 {
-    return cudaFuncSetAttribute(rows_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)bytes);
+    const cudaError_t e = cudaFuncSetAttribute(
+        rows_kernel<F>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if constexpr (std::is_same<typename F::T, int32_t>::value)
+        if (e == cudaSuccess)
+            return cudaFuncSetAttribute(rows_kernel<F, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    return e;
 }
 
 /* Filter F's table (wavelet_cuda_internal.h): what dwt53.cu and dwt97.cu define. */

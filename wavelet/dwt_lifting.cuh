@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "wavelet_cuda.h"
 #include "wavelet_internal.h"
 
 namespace wav
@@ -341,6 +342,89 @@ __device__ __forceinline__ void store_lines(T *line0, T *line1, int c_warp, int 
         }
     }
     __syncwarp(); /* x is free for the next tick */
+}
+
+/* ---- the picture as unsigned 16-bit samples (wavelet_cuda.h's wav_u16_output) ---- */
+
+/* Plane k's conversion. */
+struct u16_conv {
+    int32_t offset, max;
+    int shift;
+};
+
+__device__ __forceinline__ u16_conv u16_of(const wav_u16_output &o, int k)
+{
+    return {o.offset[k], o.max[k], o.shift[k]};
+}
+
+/* 32-bit arithmetic: the clamp keeps the sum within int32 (|offset| < 2^30). */
+__device__ __forceinline__ uint32_t u16_sample(int32_t v, const u16_conv &c)
+{
+    const int32_t x = min(max(v, -(1 << 30)), 1 << 30) + c.offset;
+    return (uint32_t)min(max(x >> c.shift, 0), c.max);
+}
+
+/* Samples v[0..3] at line + c0 of an n-sample line: one 8-byte store where
+ * the four are inside and the address allows, else sample by sample. */
+__device__ __forceinline__ void store4_u16(uint16_t *line, int c0, int n, const int32_t (&v)[4],
+                                           const u16_conv &c)
+{
+    uint32_t s[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        s[k] = u16_sample(v[k], c);
+    uint16_t *p = line + c0;
+    if (c0 + 4 <= n && (reinterpret_cast<uintptr_t>(p) & 7u) == 0) {
+        *reinterpret_cast<unsigned long long *>(p) =
+            (unsigned long long)(s[0] | s[1] << 16) | (unsigned long long)(s[2] | s[3] << 16) << 32;
+    } else {
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (c0 + k < n)
+                p[k] = (uint16_t)s[k];
+    }
+}
+
+/* store_lines into 16-bit lines: the same staging through x, then each lane
+ * converts its 4 samples per half and stores 8 bytes (a warp 256 contiguous
+ * bytes a half line). */
+__device__ __forceinline__ void store_lines_u16(uint16_t *line0, uint16_t *line1, int c_warp, int n,
+                                                const int32_t (&E)[2 * PAIRS],
+                                                const int32_t (&O)[2 * PAIRS], int32_t *x, int lane,
+                                                const u16_conv &c)
+{
+    constexpr int LINE = 2 * SPAN;
+    st4(x + 8 * lane, E[0], E[1], E[2], E[3]);
+    st4(x + 8 * lane + 4, E[4], E[5], E[6], E[7]);
+    st4(x + LINE + 8 * lane, O[0], O[1], O[2], O[3]);
+    st4(x + LINE + 8 * lane + 4, O[4], O[5], O[6], O[7]);
+    __syncwarp();
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        uint16_t *line = r ? line1 : line0;
+#pragma unroll
+        for (int half = 0; half < 2; half++) {
+            const int rel = half * SPAN + 4 * lane, c0 = c_warp + rel;
+            if (!line || rel < 2 * HALO || rel >= LINE - 2 * HALO || c0 >= n)
+                continue;
+            int32_t v[4];
+            ld4(x + r * LINE + rel, false, v);
+            store4_u16(line, c0, n, v, c);
+        }
+    }
+    __syncwarp(); /* x is free for the next tick */
+}
+
+/* store_line into a 16-bit line. */
+__device__ __forceinline__ void store_line_u16(uint16_t *line, int jb, int n, bool store,
+                                               const int32_t (&e)[PAIRS], const int32_t (&o)[PAIRS],
+                                               const u16_conv &c)
+{
+    if (!store)
+        return;
+    const int32_t a[4] = {e[0], o[0], e[1], o[1]}, b[4] = {e[2], o[2], e[3], o[3]};
+    store4_u16(line, 2 * jb, n, a, c);
+    store4_u16(line, 2 * jb + 4, n, b, c);
 }
 
 /* Interleaved pairs jb..jb+3 to an n-sample line, if `store`. */

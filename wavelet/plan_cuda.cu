@@ -289,9 +289,11 @@ cudaError_t copy_rect(const wav_plan_desc &d, const wav::surface &from, const wa
 }
 
 /* Runs step s on the rows [row0, row1) of its output region (the whole
- * region: 0, INT_MAX). */
+ * region: 0, INT_MAX); u16 (not NULL): the step that writes BUF_OUT writes
+ * u16's planes instead (the inverse's last step). */
 xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_COUNT],
-                    cudaStream_t stream, int row0 = 0, int row1 = 1 << 30)
+                    cudaStream_t stream, int row0 = 0, int row1 = 1 << 30,
+                    const wav_u16_output *u16 = nullptr)
 {
     const wav_plan_desc &d = p->desc;
     row1 = row1 < s.height ? row1 : s.height;
@@ -315,7 +317,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.pair_end = (row1 + 1) / 2;
         if (!whole)
             a.chunk_pairs = part_chunk(p, s, a.pair_end - a.pair_first, a.chunk_pairs);
-        e = k.launch_level2d(s.inverse, a, stream);
+        e = k.launch_level2d(s.inverse, a, s.a == BUF_OUT ? u16 : nullptr, stream);
         what = "2D level kernel";
         break;
     }
@@ -331,7 +333,7 @@ xsf_status run_step(wav_cuda_plan *p, const step &s, const wav::surface buf[BUF_
         a.planes = (int)d.planes;
         a.stage_elems = p->stage_elems;
         a.warps_per_block = p->rows_warps;
-        e = k.launch_rows(s.inverse, a, p->rows_smem, stream);
+        e = k.launch_rows(s.inverse, a, s.b == BUF_OUT ? u16 : nullptr, p->rows_smem, stream);
         what = "row kernel";
         break;
     }
@@ -409,6 +411,31 @@ xsf_status check_apart(wav_cuda_plan *p, const void *src, const void *dst)
         return XSF_ERR_ARG;
     }
     return XSF_OK;
+}
+
+/* check_call for the calls into 16-bit planes (wavelet_cuda.h: wav_u16_output). */
+xsf_status check_u16(wav_cuda_plan *p, const void *src, const wav_u16_output *out)
+{
+    const xsf_status st = check_call(p, src, out);
+    if (st != XSF_OK)
+        return st;
+    const wav_plan_desc &d = p->desc;
+    const char *why = NULL;
+    if (d.filter != WAV_FILTER_53 || d.levels_h < 1 || d.planes > WAV_U16_PLANES)
+        why = "16-bit output needs a 5/3 plan with a level and at most 4 planes";
+    for (size_t k = 0; !why && k < d.planes; k++) {
+        if (!out->plane[k] || (uintptr_t)out->plane[k] % 2 || out->pitch[k] < d.width)
+            why = "16-bit output plane missing, misaligned or narrower than the picture";
+        else if (out->offset[k] <= -(1 << 30) || out->offset[k] >= (1 << 30) || out->shift[k] < 0 ||
+                 out->shift[k] > 30 || out->max[k] < 0 || out->max[k] > 65535)
+            why = "16-bit output conversion out of range";
+    }
+    if (!why)
+        return XSF_OK;
+    xsf_error_set(&p->err, XSF_ERR_ARG, "wavelet (CUDA): %s", why);
+    if (p->user_err)
+        xsf_error_set(p->user_err, XSF_ERR_ARG, "%s", p->err.msg);
+    return XSF_ERR_ARG;
 }
 
 /* The whole forward or inverse transform of src into dst. */
@@ -584,12 +611,26 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
     return run_apart(plan, true, src, dst, stream);
 }
 
-xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
-                                    size_t rows_before, size_t rows_in, struct CUstream_st *stream)
+xsf_status wav_cuda_inverse_to_u16(wav_cuda_plan *plan, const void *src, const wav_u16_output *out,
+                                   struct CUstream_st *stream)
 {
-    xsf_status st = check_apart(plan, src, dst);
+    xsf_status st = check_u16(plan, src, out);
     if (st != XSF_OK)
         return st;
+    wav::surface buf[BUF_COUNT];
+    surfaces(plan, src, nullptr, buf);
+    for (int i = 0; i < plan->inv.n && st == XSF_OK; i++)
+        st = run_step(plan, plan->inv.s[i], buf, stream, 0, 1 << 30, out);
+    return st;
+}
+
+/* wav_cuda_inverse_rows_to, into dst or (u16 not NULL) u16's planes; the
+ * arguments checked. */
+static xsf_status inverse_rows(wav_cuda_plan *plan, const void *src, void *dst,
+                               const wav_u16_output *u16, size_t rows_before, size_t rows_in,
+                               struct CUstream_st *stream)
+{
+    xsf_status st = XSF_OK;
     if (rows_before > rows_in) {
         xsf_error_set(&plan->err, XSF_ERR_ARG,
                       "wavelet (CUDA): rows %zu after %zu: the final rows only grow", rows_in,
@@ -613,9 +654,24 @@ xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *
     for (int i = 0; i < sc.n && st == XSF_OK; i++) {
         const step &s = sc.s[i];
         const int l = s.kind == STEP_2D ? s.level_first - 1 : s.kind == STEP_ROWS ? plan->v2d : 0;
-        st = run_step(plan, s, buf, stream, (int)was[l], (int)now[l]);
+        st = run_step(plan, s, buf, stream, (int)was[l], (int)now[l], u16);
     }
     return st;
+}
+
+xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
+                                    size_t rows_before, size_t rows_in, struct CUstream_st *stream)
+{
+    const xsf_status st = check_apart(plan, src, dst);
+    return st != XSF_OK ? st : inverse_rows(plan, src, dst, NULL, rows_before, rows_in, stream);
+}
+
+xsf_status wav_cuda_inverse_rows_to_u16(wav_cuda_plan *plan, const void *src,
+                                        const wav_u16_output *out, size_t rows_before,
+                                        size_t rows_in, struct CUstream_st *stream)
+{
+    const xsf_status st = check_u16(plan, src, out);
+    return st != XSF_OK ? st : inverse_rows(plan, src, NULL, out, rows_before, rows_in, stream);
 }
 
 int wav_cuda_step_count(const wav_cuda_plan *plan, int inverse)

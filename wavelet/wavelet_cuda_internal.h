@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "wavelet.h"
+#include "wavelet_cuda.h"
 
 namespace wav
 {
@@ -63,9 +64,13 @@ static inline int level2d_chunks(const level2d_args &a)
 
 /* The launches of one filter's kernels (dwt_kernels.cuh's templates for it):
  * one table a filter, kernels_53 in dwt53.cu and kernels_97 in dwt97.cu. */
+/* u16 (not NULL, the 5/3's inverse only): the step writes its output, `image`
+ * or the rows' dst, into u16's 16-bit planes instead (wavelet_cuda.h). */
 struct filter_kernels {
-    cudaError_t (*launch_level2d)(bool inverse, const level2d_args &a, cudaStream_t s);
-    cudaError_t (*launch_rows)(bool inverse, const rows_args &a, size_t smem_bytes, cudaStream_t s);
+    cudaError_t (*launch_level2d)(bool inverse, const level2d_args &a, const wav_u16_output *u16,
+                                  cudaStream_t s);
+    cudaError_t (*launch_rows)(bool inverse, const rows_args &a, const wav_u16_output *u16,
+                               size_t smem_bytes, cudaStream_t s);
     /* Blocks of a 2D level kernel that fit on one multiprocessor (registers). */
     cudaError_t (*level2d_blocks_per_sm)(bool inverse, int *blocks);
     /* Raise the dynamic shared-memory limit of the row kernels (once per plan). */

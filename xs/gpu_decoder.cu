@@ -4,18 +4,23 @@
  *   1. xs_parse_precincts   one warp per precinct: Q, R, coding modes, the
  *                           truncation positions, and the packet headers, which
  *                           locate every subpacket;
- *   2. xs_decode_gcli       one block per packet (its bands as one flat run of
+ *   2. xs_decode_packets    one block per packet (its bands as one flat run of
  *                           code groups, 512 per step): significance flags and the
- *                           raw or unary bitplane counts (vertically predicted
- *                           bands keep their residual symbols);
+ *                           raw or unary bitplane counts, then, from the counts
+ *                           in registers, the data: bit offsets from a block scan
+ *                           of the groups' lengths, magnitudes, dequantization
+ *                           and signs (sign packing too, from a second scan of
+ *                           the non-zero counts). A packet with a vertically
+ *                           predicted band keeps its residual symbols and
+ *                           leaves its data to step 4;
  *   3. xs_resolve_vpred     one thread per code group column of a slice: the
  *                           vertical prediction, precinct row after row;
- *   4. xs_decode_data       one block per packet, 512 code groups per step: bit
- *                           offsets from a block scan of their lengths, then
- *                           magnitudes, dequantization and signs (sign packing
- *                           too, from a second scan of the non-zero counts);
- *   5. the inverse 5/3 DWT of wavelet/;
- *   6. xs_output            inverse RCT, NLT, rounding, clamping, uint16 planes;
+ *   4. xs_decode_data       the data of the packets step 2 left (none and at
+ *                           once without vertical prediction);
+ *   5. the inverse 5/3 DWT of wavelet/, whose last level writes the planar16
+ *                           picture itself where it can (fused_output);
+ *   6. xs_output            inverse RCT, NLT, rounding, clamping, uint16 planes
+ *                           (where step 5 could not write them);
  *      xs_output_fmt        the same samples in another pixel format (v210,
  *                           NV12, RGBA, ...: xsf_picture.h), resampled and
  *                           packed as they are written.
@@ -360,128 +365,317 @@ __device__ __forceinline__ int advance_band(const pkt_band *tab, int slot, unsig
     return slot;
 }
 
-/* Bitplane counts of one packet (21122-1 C.7): a block per packet, its bands
- * one flat run of code groups, GCLI_ITEMS rounds of GCLI_THREADS consecutive
- * groups per step (a warp's loads and stores stay contiguous). A unary
- * symbol ends at each 0 bit, so a step's symbols decode at once: every thread
- * takes a 32-bit window of the subpacket, a scan of the zero counts ranks
- * every zero, and each zero writes where its symbol ends; a symbol's value is
- * the distance between consecutive ends. Vertically predicted bands keep the
- * residual symbol, or 0xff for an insignificant group, for xs_resolve_vpred. */
-#define GCLI_THREADS 128
-#define GCLI_ITEMS 4
-#define GCLI_STEP (GCLI_THREADS * GCLI_ITEMS)
-__global__ void __launch_bounds__(GCLI_THREADS)
-    xs_decode_gcli(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
-                   const uint8_t *mode, const gpu_packet_info *pkt, uint8_t *gcli, int first_prec,
-                   int *err)
+/* The packet kernels: a block per packet, its bands one flat run of code
+ * groups (build_packet_table), PKT_ITEMS rounds of PKT_THREADS consecutive
+ * groups per step (a warp's loads and stores stay contiguous): item q of
+ * thread tid in the step from `base` is group base + q * PKT_THREADS + tid,
+ * in the bitplane counts and in the data alike, so a thread that has
+ * decoded a group's count decodes its data next, from registers. */
+#define PKT_THREADS 128
+#define PKT_ITEMS 4
+#define PKT_STEP (PKT_THREADS * PKT_ITEMS)
+typedef cub::BlockScan<unsigned, PKT_THREADS> pkt_scan_t;
+
+/* Whether packet k of precinct p waits for xs_resolve_vpred before its data:
+ * not raw, with a vertically predicted band (whose counts are residuals
+ * until then). The same for the whole block; every thread must call. */
+__device__ __forceinline__ bool packet_waits(const gpu_geom *g, const uint8_t *mode, int p, int k,
+                                             const gpu_packet_info &info)
+{
+    const gpu_packet &pk = g->packet[k];
+    const int b = pk.first + (int)threadIdx.x, nb = g->nbands;
+    const bool vp = !(info.flags & 2) && b < pk.last &&
+                    prec_height(g->band[b], p / g->cols) > pk.line &&
+                    (mode[(size_t)p * nb + b] & 1);
+    /* One writer a slot (a warp's lane 0), read after the barrier; called once a block. */
+    __shared__ int warp_waits[PKT_THREADS / 32];
+    const int any = __any_sync(0xffffffffu, vp);
+    if (threadIdx.x % 32 == 0)
+        warp_waits[threadIdx.x / 32] = any;
+    __syncthreads();
+    int waits = 0;
+#pragma unroll
+    for (int w = 0; w < PKT_THREADS / 32; w++)
+        waits |= warp_waits[w];
+    return waits != 0;
+}
+
+/* Bitplane counts of a raw packet's step from base (4 bits a group): item q's
+ * into gc[q] (0 past the packet), its band's slot into sl[q]; reads stay inside
+ * the subpacket (an overrun is reported by the caller). */
+__device__ __forceinline__ void raw_counts(const unsigned *cs, const pkt_band *tab, unsigned N,
+                                           unsigned base, unsigned long long gstart,
+                                           unsigned long long gend, int &slot, int (&sl)[PKT_ITEMS],
+                                           int (&gc)[PKT_ITEMS])
+{
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + threadIdx.x;
+        gc[q] = 0;
+        sl[q] = slot;
+        if (f < N) {
+            slot = advance_band(tab, slot, f);
+            sl[q] = slot;
+            const pkt_band &e = tab[slot];
+            gc[q] = (int)(peek32(cs, min(gstart + 4ull * f, gend)) >> 28);
+            e.gl[f - e.start] = (uint8_t)gc[q];
+        }
+    }
+}
+
+/* Bitplane counts of the step from base of a packet that is not raw
+ * (21122-1 C.7). A unary symbol ends at each 0 bit, so a step's symbols
+ * decode at once: every thread takes a 32-bit window of the subpacket, a
+ * scan of the zero counts ranks every zero, and each zero writes where its
+ * symbol ends; a symbol's value is the distance between consecutive ends.
+ * Vertically predicted bands keep the residual symbol, or 0xff for an
+ * insignificant group, for xs_resolve_vpred. gc, sl as raw_counts'; gp the
+ * bit position, advanced. False where the step holds no valid symbols (a
+ * run of 4096 one bits): the block's, reported. Scan storage and ends are
+ * free again on return (a barrier last). */
+__device__ __forceinline__ bool
+unary_counts(const unsigned *cs, const pkt_band *tab, const block_pkt &bp,
+             typename pkt_scan_t::TempStorage *storage, unsigned *ends, unsigned base,
+             unsigned long long sp, unsigned long long gend, unsigned long long &gp, int &slot,
+             int (&sl)[PKT_ITEMS], int (&gc)[PKT_ITEMS], int *err)
+{
+    const int tid = threadIdx.x;
+    const unsigned N = bp.groups;
+    bool insig[PKT_ITEMS];
+    unsigned rank[PKT_ITEMS], nsym = 0;
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + tid;
+        insig[q] = false;
+        sl[q] = slot;
+        if (f < N) {
+            slot = advance_band(tab, slot, f);
+            sl[q] = slot;
+            const pkt_band &e = tab[slot];
+            insig[q] = (e.m & 2) && (peek32(cs, sp + e.sig_start + ((f - e.start) >> 3)) >> 31);
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + tid;
+        unsigned total;
+        pkt_scan_t(storage[q]).ExclusiveSum(f < N && !insig[q] ? 1u : 0u, rank[q], total);
+        rank[q] += nsym;
+        nsym += total;
+    }
+    const unsigned long long chunk = gp;
+    unsigned got = 0;
+    while (got < nsym) {
+        /* Each zero of the 4096-bit window writes where symbol (its rank) ends. */
+        const unsigned long long wpos = gp + 32ull * tid;
+        unsigned zeros = ~peek32(cs, min(wpos, gend)); /* past Lcnt: an overrun, reported later */
+        unsigned zbase, ztotal;
+        pkt_scan_t(storage[PKT_ITEMS]).ExclusiveSum((unsigned)__popc(zeros), zbase, ztotal);
+        const unsigned take = min(ztotal, nsym - got);
+        for (unsigned r = zbase; zeros && r < take; r++) {
+            const int o = __clz(zeros);
+            zeros &= ~(0x80000000u >> o);
+            ends[got + r] = (unsigned)(wpos - chunk) + o;
+        }
+        __syncthreads();
+        if (take == 0) { /* 4096 one bits: no symbol can be that long */
+            if (tid == 0)
+                report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
+            return false;
+        }
+        got += take;
+        gp = chunk + ends[got - 1] + 1;
+        __syncthreads();
+    }
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + tid;
+        gc[q] = 0;
+        if (f >= N)
+            continue;
+        const pkt_band &e = tab[sl[q]];
+        int v;
+        if (insig[q]) {
+            v = (e.m & 1) ? 0xff : e.t;
+        } else {
+            const unsigned r = rank[q];
+            const unsigned prev = r ? ends[r - 1] + 1 : 0;
+            const int x = (int)(ends[r] - prev);
+            v = (e.m & 1) ? x : e.t + x;
+            if (x > 32 || (!(e.m & 1) && v > XS_MAX_GCLI)) {
+                report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
+                v = e.t;
+            }
+        }
+        e.gl[f - e.start] = (uint8_t)v;
+        gc[q] = v;
+    }
+    __syncthreads(); /* ends and the scan storage are reused */
+    return true;
+}
+
+/* Bits 0, 4, 8, ... 60 of x packed into bits 0..15. */
+__device__ __forceinline__ unsigned gather_every_fourth(unsigned long long x)
+{
+    x &= 0x1111111111111111ull;
+    x = (x | (x >> 3)) & 0x0303030303030303ull;
+    x = (x | (x >> 6)) & 0x000f000f000f000full;
+    x = (x | (x >> 12)) & 0x000000ff000000ffull;
+    return (unsigned)((x | (x >> 24)) & 0xffffu);
+}
+
+/* Where a packet's data and signs are read: bit positions and ends. */
+struct data_pos {
+    unsigned long long dpos, spos, dend, send;
+};
+
+__device__ __forceinline__ data_pos data_start(const gpu_packet_info &info)
+{
+    data_pos d;
+    d.dpos = (unsigned long long)info.data * 8;
+    d.spos = (unsigned long long)info.sign * 8;
+    d.dend = d.dpos + (unsigned long long)info.ldat * 8;
+    d.send = d.spos + (unsigned long long)info.lsgn * 8;
+    return d;
+}
+
+/* Magnitudes, dequantization (21122-1 D.3) and signs of the step from base:
+ * item q's bitplane count gc[q], its band tab[sl[q]]; bit offsets come from
+ * block scans of the groups' lengths and, with sign packing, sign offsets
+ * from scans of their non-zero counts. The scan storage is free on entry
+ * and again on return (a barrier last); pos advances. */
+__device__ __forceinline__ void data_step(const unsigned *cs, const gpu_geom *g,
+                                          const pkt_band *tab,
+                                          typename pkt_scan_t::TempStorage *storage, unsigned N,
+                                          unsigned base, const int (&sl)[PKT_ITEMS],
+                                          const int (&gc)[PKT_ITEMS], data_pos &pos)
+{
+    const int tid = threadIdx.x, fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
+    unsigned bits[PKT_ITEMS];
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + tid;
+        const int nbp = f < N ? gc[q] - tab[sl[q]].t : 0;
+        bits[q] = nbp > 0 ? 4u * nbp + (fs ? 0u : 4u) : 0u;
+    }
+#pragma unroll
+    for (int q = 0; q < PKT_ITEMS; q++) {
+        const unsigned f = base + q * PKT_THREADS + tid;
+        unsigned offset, total;
+        pkt_scan_t(storage[q]).ExclusiveSum(bits[q], offset, total);
+        int32_t v[4] = {0, 0, 0, 0};
+        unsigned nonzero = 0;
+        if (bits[q]) {
+            const int t = tab[sl[q]].t, nbp = gc[q] - t;
+            /* A group holds at most 4 + 4 * 15 bits: one 64-bit window. */
+            unsigned long long win =
+                peek64(cs, min(pos.dpos + offset, pos.dend)); /* past Ldat: reported later */
+            const unsigned signs = fs ? 0u : (unsigned)(win >> 60);
+            if (!fs)
+                win <<= 4;
+            /* nbp nibbles, the last one lowest: bit 4k+3-j of x is bitplane k of coefficient j. */
+            const unsigned long long x = win >> (64 - 4 * nbp);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                unsigned a = gather_every_fourth(x >> (3 - j)) << t;
+                if (a && t) {
+                    if (uniform) {
+                        unsigned acc = 0;
+                        for (unsigned r = a; r; r >>= (gc[q] - t + 1))
+                            acc += r;
+                        a = acc;
+                    } else {
+                        a |= 1u << (t - 1);
+                    }
+                }
+                nonzero += a != 0;
+                const int32_t sv = (int32_t)(a << fq);
+                v[j] = ((signs >> (3 - j)) & 1) ? -sv : sv;
+            }
+        }
+        pos.dpos += total;
+        if (fs) {
+            /* Signs of the non-zero coefficients in order, padding included. */
+            unsigned soff, stotal;
+            __syncthreads(); /* storage[q] is reused */
+            pkt_scan_t(storage[q]).ExclusiveSum(nonzero, soff, stotal);
+            unsigned sbits = nonzero ? peek32(cs, min(pos.spos + soff, pos.send)) : 0u;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                if (v[j]) {
+                    if (sbits >> 31)
+                        v[j] = -v[j];
+                    sbits <<= 1;
+                }
+            }
+            pos.spos += stotal;
+        }
+        if (f < N) {
+            const pkt_band &e = tab[sl[q]];
+            const unsigned i = f - e.start;
+            int32_t *out = e.out + 4 * i;
+            if (4 * (int)i + 4 <= e.w && ((size_t)out & 15) == 0) {
+                *(int4 *)out = make_int4(v[0], v[1], v[2], v[3]);
+            } else {
+                const int count = min(4, e.w - 4 * (int)i);
+                for (int j = 0; j < count; j++)
+                    out[j] = v[j];
+            }
+        }
+    }
+    __syncthreads(); /* the scan storage is reused */
+}
+
+/* The overruns of a packet's data and signs, once the last step has run. */
+__device__ __forceinline__ void data_end(const block_pkt &bp, const data_pos &pos, int fs, int *err)
+{
+    if (threadIdx.x != 0)
+        return;
+    if (pos.dpos > pos.dend)
+        report(err, GPU_ERR_DATA_OVERRUN, bp.p, bp.k, -1);
+    if (fs && pos.spos > pos.send)
+        report(err, GPU_ERR_SIGN_OVERRUN, bp.p, bp.k, -1);
+}
+
+/* Bitplane counts and, where they are final (packet_waits: no vertical
+ * prediction waits for them), data of one packet, step by step: a group's
+ * count goes from raw_counts or unary_counts to data_step in the thread's
+ * registers, and to the gcli array for xs_resolve_vpred and the packets
+ * below. The packets that wait get their data from xs_decode_data. */
+__global__ void __launch_bounds__(PKT_THREADS)
+    xs_decode_packets(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
+                      const uint8_t *mode, const gpu_packet_info *pkt, uint8_t *gcli,
+                      int32_t *const *coef, int first_prec, int *err)
 {
     const gpu_geom *g = &gg;
-    typedef cub::BlockScan<unsigned, GCLI_THREADS> scan_t;
-    __shared__ typename scan_t::TempStorage scan_storage[GCLI_ITEMS + 1];
-    __shared__ unsigned ends[GCLI_STEP];
+    __shared__ typename pkt_scan_t::TempStorage storage[PKT_ITEMS + 1];
+    __shared__ unsigned ends[PKT_STEP];
     __shared__ pkt_band tab[PKT_MAX_BANDS];
-    const int tid = threadIdx.x;
     block_pkt bp;
-    if (!block_packet<GCLI_THREADS>(g, pkt, first_prec, gtli, mode, gcli, NULL, tab, &bp))
+    if (!block_packet<PKT_THREADS>(g, pkt, first_prec, gtli, mode, gcli, coef, tab, &bp))
         return;
     const bool raw = bp.info.flags & 2;
+    const bool data = !packet_waits(g, mode, bp.p, bp.k, bp.info);
     const unsigned N = bp.groups;
     const unsigned long long sp = (unsigned long long)bp.info.sig * 8;
     const unsigned long long gstart = (unsigned long long)bp.info.gcli * 8;
     const unsigned long long gend = gstart + (unsigned long long)bp.info.lcnt * 8;
-    int slot = 0;
-    if (raw) {
-        for (unsigned f = tid; f < N; f += GCLI_THREADS) {
-            slot = advance_band(tab, slot, f);
-            const pkt_band &e = tab[slot];
-            /* Reads stay inside the subpacket; an overrun is reported below. */
-            e.gl[f - e.start] = (uint8_t)(peek32(cs, min(gstart + 4ull * f, gend)) >> 28);
-        }
-        if (tid == 0 && gstart + 4ull * N > gend)
-            report(err, GPU_ERR_GCLI_OVERRUN, bp.p, bp.k, -1);
-        return;
-    }
     unsigned long long gp = gstart;
-    for (unsigned base = 0; base < N; base += GCLI_STEP) {
-        int sl[GCLI_ITEMS];
-        bool insig[GCLI_ITEMS], need[GCLI_ITEMS];
-        unsigned rank[GCLI_ITEMS], nsym = 0;
-#pragma unroll
-        for (int q = 0; q < GCLI_ITEMS; q++) {
-            const unsigned f = base + q * GCLI_THREADS + tid;
-            need[q] = insig[q] = false;
-            sl[q] = slot;
-            if (f < N) {
-                slot = advance_band(tab, slot, f);
-                sl[q] = slot;
-                const pkt_band &e = tab[slot];
-                insig[q] = (e.m & 2) && (peek32(cs, sp + e.sig_start + ((f - e.start) >> 3)) >> 31);
-                need[q] = !insig[q];
-            }
-        }
-#pragma unroll
-        for (int q = 0; q < GCLI_ITEMS; q++) {
-            unsigned total;
-            scan_t(scan_storage[q]).ExclusiveSum(need[q] ? 1u : 0u, rank[q], total);
-            rank[q] += nsym;
-            nsym += total;
-        }
-        const unsigned long long chunk = gp;
-        unsigned got = 0;
-        bool bad = false;
-        while (got < nsym) {
-            /* Each zero of the 4096-bit window writes where symbol (its rank) ends. */
-            const unsigned long long wpos = gp + 32ull * tid;
-            unsigned zeros =
-                ~peek32(cs, min(wpos, gend)); /* past Lcnt: an overrun, reported below */
-            unsigned zbase, ztotal;
-            scan_t(scan_storage[GCLI_ITEMS]).ExclusiveSum((unsigned)__popc(zeros), zbase, ztotal);
-            const unsigned take = min(ztotal, nsym - got);
-            for (unsigned r = zbase; zeros && r < take; r++) {
-                const int o = __clz(zeros);
-                zeros &= ~(0x80000000u >> o);
-                ends[got + r] = (unsigned)(wpos - chunk) + o;
-            }
-            __syncthreads();
-            if (take == 0) { /* 4096 one bits: no symbol can be that long */
-                bad = true;
-                break;
-            }
-            got += take;
-            gp = chunk + ends[got - 1] + 1;
-            __syncthreads();
-        }
-        if (bad) {
-            if (tid == 0)
-                report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
+    data_pos pos = data_start(bp.info);
+    int slot = 0;
+    for (unsigned base = 0; base < N; base += PKT_STEP) {
+        int sl[PKT_ITEMS], gc[PKT_ITEMS];
+        if (raw)
+            raw_counts(cs, tab, N, base, gstart, gend, slot, sl, gc);
+        else if (!unary_counts(cs, tab, bp, storage, ends, base, sp, gend, gp, slot, sl, gc, err))
             return;
-        }
-#pragma unroll
-        for (int q = 0; q < GCLI_ITEMS; q++) {
-            const unsigned f = base + q * GCLI_THREADS + tid;
-            if (f >= N)
-                continue;
-            const pkt_band &e = tab[sl[q]];
-            int v;
-            if (insig[q]) {
-                v = (e.m & 1) ? 0xff : e.t;
-            } else {
-                const unsigned r = rank[q];
-                const unsigned prev = r ? ends[r - 1] + 1 : 0;
-                const int x = (int)(ends[r] - prev);
-                v = (e.m & 1) ? x : e.t + x;
-                if (x > 32 || (!(e.m & 1) && v > XS_MAX_GCLI)) {
-                    report(err, GPU_ERR_GCLI, bp.p, bp.k, -1);
-                    v = e.t;
-                }
-            }
-            e.gl[f - e.start] = (uint8_t)v;
-        }
-        __syncthreads(); /* ends and the scan storage are reused */
+        if (data)
+            data_step(cs, g, tab, storage, N, base, sl, gc, pos);
     }
-    if (tid == 0 && gp > gend)
+    if (threadIdx.x == 0 && (raw ? gstart + 4ull * N : gp) > gend)
         report(err, GPU_ERR_GCLI_OVERRUN, bp.p, bp.k, -1);
+    if (data)
+        data_end(bp, pos, g->fs, err);
 }
 
 /* Vertical prediction: one thread per (slice, band, code group column) of
@@ -548,136 +742,44 @@ __global__ void xs_resolve_vpred(const __grid_constant__ gpu_geom gg, const uint
     }
 }
 
-/* Bits 0, 4, 8, ... 60 of x packed into bits 0..15. */
-__device__ __forceinline__ unsigned gather_every_fourth(unsigned long long x)
-{
-    x &= 0x1111111111111111ull;
-    x = (x | (x >> 3)) & 0x0303030303030303ull;
-    x = (x | (x >> 6)) & 0x000f000f000f000full;
-    x = (x | (x >> 12)) & 0x000000ff000000ffull;
-    return (unsigned)((x | (x >> 24)) & 0xffffu);
-}
-
-/* Magnitudes, dequantization (21122-1 D.3) and signs of one packet: a block
- * per packet, its bands one flat run of code groups, DATA_ITEMS rounds of
- * DATA_THREADS consecutive groups per step; bit offsets come from block scans
- * of the groups' lengths and, with sign packing, sign offsets from scans of
- * their non-zero counts. */
-#define DATA_THREADS 128
-#define DATA_ITEMS 4
-#define DATA_STEP (DATA_THREADS * DATA_ITEMS)
-__global__ void __launch_bounds__(DATA_THREADS)
+/* The data of the packets that waited for xs_resolve_vpred (packet_waits),
+ * their bitplane counts read back from the gcli array: the others were
+ * done by xs_decode_packets, and a frame without vertical prediction leaves
+ * at once. */
+__global__ void __launch_bounds__(PKT_THREADS)
     xs_decode_data(const unsigned *cs, const __grid_constant__ gpu_geom gg, const uint8_t *gtli,
-                   const gpu_packet_info *pkt, uint8_t *gcli, int32_t *const *coef, int first_prec,
-                   int *err)
+                   const uint8_t *mode, const gpu_packet_info *pkt, uint8_t *gcli,
+                   int32_t *const *coef, int first_prec, int *err)
 {
     const gpu_geom *g = &gg;
-    typedef cub::BlockScan<unsigned, DATA_THREADS> scan_t;
-    __shared__ typename scan_t::TempStorage scan_storage[DATA_ITEMS];
+    __shared__ typename pkt_scan_t::TempStorage storage[PKT_ITEMS];
     __shared__ pkt_band tab[PKT_MAX_BANDS];
-    const int tid = threadIdx.x;
+    if (!(err[GPU_FLAGS] & GPU_FLAG_VPRED))
+        return; /* no band of the frame is vertically predicted */
     block_pkt bp;
-    if (!block_packet<DATA_THREADS>(g, pkt, first_prec, gtli, NULL, gcli, coef, tab, &bp))
+    if (!block_packet<PKT_THREADS>(g, pkt, first_prec, gtli, mode, gcli, coef, tab, &bp) ||
+        !packet_waits(g, mode, bp.p, bp.k, bp.info))
         return;
-    const int fs = g->fs, fq = g->fq, uniform = g->qpih == 1;
     const unsigned N = bp.groups;
-    unsigned long long dpos = (unsigned long long)bp.info.data * 8;
-    unsigned long long spos = (unsigned long long)bp.info.sign * 8;
-    const unsigned long long dend = dpos + (unsigned long long)bp.info.ldat * 8;
-    const unsigned long long send = spos + (unsigned long long)bp.info.lsgn * 8;
+    data_pos pos = data_start(bp.info);
     int slot = 0;
-    for (unsigned base = 0; base < N; base += DATA_STEP) {
-        int sl[DATA_ITEMS], gc[DATA_ITEMS];
-        unsigned bits[DATA_ITEMS];
+    for (unsigned base = 0; base < N; base += PKT_STEP) {
+        int sl[PKT_ITEMS], gc[PKT_ITEMS];
 #pragma unroll
-        for (int q = 0; q < DATA_ITEMS; q++) {
-            const unsigned f = base + q * DATA_THREADS + tid;
+        for (int q = 0; q < PKT_ITEMS; q++) {
+            const unsigned f = base + q * PKT_THREADS + threadIdx.x;
             gc[q] = 0;
-            bits[q] = 0;
             sl[q] = slot;
             if (f < N) {
                 slot = advance_band(tab, slot, f);
                 sl[q] = slot;
                 const pkt_band &e = tab[slot];
                 gc[q] = e.gl[f - e.start];
-                const int nbp = gc[q] - e.t;
-                bits[q] = nbp > 0 ? 4u * nbp + (fs ? 0u : 4u) : 0u;
             }
         }
-#pragma unroll
-        for (int q = 0; q < DATA_ITEMS; q++) {
-            const unsigned f = base + q * DATA_THREADS + tid;
-            unsigned offset, total;
-            scan_t(scan_storage[q]).ExclusiveSum(bits[q], offset, total);
-            int32_t v[4] = {0, 0, 0, 0};
-            unsigned nonzero = 0;
-            if (bits[q]) {
-                const int t = tab[sl[q]].t, nbp = gc[q] - t;
-                /* A group holds at most 4 + 4 * 15 bits: one 64-bit window. */
-                unsigned long long win =
-                    peek64(cs, min(dpos + offset, dend)); /* past Ldat: reported below */
-                const unsigned signs = fs ? 0u : (unsigned)(win >> 60);
-                if (!fs)
-                    win <<= 4;
-                /* nbp nibbles, the last one lowest: bit 4k+3-j of x is bitplane k of coefficient j.
-                 */
-                const unsigned long long x = win >> (64 - 4 * nbp);
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    unsigned a = gather_every_fourth(x >> (3 - j)) << t;
-                    if (a && t) {
-                        if (uniform) {
-                            unsigned acc = 0;
-                            for (unsigned r = a; r; r >>= (gc[q] - t + 1))
-                                acc += r;
-                            a = acc;
-                        } else {
-                            a |= 1u << (t - 1);
-                        }
-                    }
-                    nonzero += a != 0;
-                    const int32_t sv = (int32_t)(a << fq);
-                    v[j] = ((signs >> (3 - j)) & 1) ? -sv : sv;
-                }
-            }
-            dpos += total;
-            if (fs) {
-                /* Signs of the non-zero coefficients in order, padding included. */
-                unsigned soff, stotal;
-                __syncthreads(); /* scan_storage[q] is reused */
-                scan_t(scan_storage[q]).ExclusiveSum(nonzero, soff, stotal);
-                unsigned sbits = nonzero ? peek32(cs, min(spos + soff, send)) : 0u;
-#pragma unroll
-                for (int j = 0; j < 4; j++) {
-                    if (v[j]) {
-                        if (sbits >> 31)
-                            v[j] = -v[j];
-                        sbits <<= 1;
-                    }
-                }
-                spos += stotal;
-            }
-            if (f < N) {
-                const pkt_band &e = tab[sl[q]];
-                const unsigned i = f - e.start;
-                int32_t *out = e.out + 4 * i;
-                if (4 * (int)i + 4 <= e.w && ((size_t)out & 15) == 0) {
-                    *(int4 *)out = make_int4(v[0], v[1], v[2], v[3]);
-                } else {
-                    const int count = min(4, e.w - 4 * (int)i);
-                    for (int j = 0; j < count; j++)
-                        out[j] = v[j];
-                }
-            }
-        }
-        __syncthreads(); /* the scan storage is reused */
+        data_step(cs, g, tab, storage, N, base, sl, gc, pos);
     }
-    if (tid == 0) {
-        if (dpos > dend)
-            report(err, GPU_ERR_DATA_OVERRUN, bp.p, bp.k, -1);
-        if (fs && spos > send)
-            report(err, GPU_ERR_SIGN_OVERRUN, bp.p, bp.k, -1);
-    }
+    data_end(bp, pos, g->fs, err);
 }
 
 /* Output stage (21122-1 F.3, Annex G), fused: one thread per sample. */
@@ -1427,7 +1529,7 @@ extern "C" xsf_status xs_gpu_decoder_create(xs_gpu_decoder **out, int device, xs
      * would pay it while packets queue. Asking for the kernels' attributes
      * loads them here, before any frame. */
     cudaFuncAttributes fa;
-    const void *kernels[] = {(const void *)xs_parse_precincts, (const void *)xs_decode_gcli,
+    const void *kernels[] = {(const void *)xs_parse_precincts, (const void *)xs_decode_packets,
                              (const void *)xs_resolve_vpred, (const void *)xs_decode_data,
                              (const void *)xs_output};
     for (size_t k = 0; k < sizeof kernels / sizeof *kernels; k++)
@@ -1571,8 +1673,13 @@ static void fill_geom(gpu_geom *gg, const xs_header *h, const xs_geometry *g)
     }
 }
 
-static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse", "gcli",  "vpred",
-                                                 "data",   "idwt",  "output"};
+/* "packets": bitplane counts and data of the packets (xs_decode_packets);
+ * "vdata": the data of the packets that waited for the vertical prediction;
+ * "idwt+out": the inverse DWT, whose last level writes the planar16 picture
+ * where it can (fused_output); "convert": the output pass for the rest (the
+ * other pixel formats, the RCT, the NLT, components without a DWT). */
+static const char *timer_names[XS_GPU_TIMERS] = {"upload", "parse",    "packets", "vpred",
+                                                 "vdata",  "idwt+out", "convert"};
 
 static void mark(xs_gpu_decoder *d, int i)
 {
@@ -1580,12 +1687,40 @@ static void mark(xs_gpu_decoder *d, int i)
         cudaEventRecord(d->ev[i], d->stream);
 }
 
+/* Whether a precinct of [p0, p1) (offsets off[], into the host's copy buf
+ * of len bytes) codes a band with vertical prediction: bit 0 of a band's
+ * coding mode, 2 bits a band from byte 5 of the precinct header on, as
+ * xs_parse_precincts reads them on the device. A header that buf does not
+ * hold whole counts as one that does. */
+static int uses_vpred(const xs_gpu_decoder *d, const unsigned *off, size_t p0, size_t p1,
+                      const uint8_t *buf, size_t len)
+{
+    const int nb = d->geom.nbands, full = 2 * nb / 8, rest = 2 * nb % 8;
+    /* bit 0 of each mode: every other bit from the second, MSB first */
+    const uint8_t last = (uint8_t)(0x55 & ~(0xff >> rest));
+    for (size_t p = p0; p < p1; p++) {
+        const size_t at = (size_t)off[p] + 5;
+        if (at > len || len - at < (size_t)full + (rest ? 1 : 0))
+            return 1;
+        for (int i = 0; i < full; i++)
+            if (buf[at + i] & 0x55)
+                return 1;
+        if (rest && (buf[at + full] & last))
+            return 1;
+    }
+    return 0;
+}
+
 /* Entropy decoding of slices [s0, s1) (precincts of rows s0 * Hsl .. s1 *
  * Hsl): their precinct offsets are staged in h_prec_off[stage] and their
- * bytes are on the device. Slices are independent until the inverse DWT, so
- * a frame may be launched in any number of such ranges, in order. `timed`:
- * the whole-frame path, which marks the timing events. */
-static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, int timed)
+ * bytes are on the device, and in buf[0, len) on the host (for uses_vpred:
+ * a range without vertical prediction launches neither xs_resolve_vpred
+ * nor xs_decode_data, which would find nothing to do). Slices are
+ * independent until the inverse DWT, so a frame may be launched in any
+ * number of such ranges, in order. `timed`: the whole-frame path, which
+ * marks the timing events. */
+static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, const uint8_t *buf,
+                                 size_t len, int timed)
 {
     const xs_geometry *g = &d->geom;
     const int hsl = d->hdr.hsl;
@@ -1607,20 +1742,27 @@ static xsf_status launch_entropy(xs_gpu_decoder *d, int stage, int s0, int s1, i
     if (timed)
         mark(d, 2);
     const size_t npk = n * g->npackets;
-    xs_decode_gcli<<<(unsigned)npk, GCLI_THREADS, 0, cs>>>(
-        words, d->geom_param, d->d_gtli, d->d_mode, d->d_pkt, d->d_gcli, (int)p0, d->d_err);
+    xs_decode_packets<<<(unsigned)npk, PKT_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli,
+                                                             d->d_mode, d->d_pkt, d->d_gcli,
+                                                             d->d_coef, (int)p0, d->d_err);
     CUDA_TRY(cudaGetLastError());
     if (timed)
         mark(d, 3);
-    xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
-        d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm,
-        d->d_err);
-    CUDA_TRY(cudaGetLastError());
+    const int vpred = uses_vpred(d, d->h_prec_off[stage], p0, p1, buf, len);
+    if (vpred) {
+        xs_resolve_vpred<<<(unsigned)(d->sms > 0 ? 2 * d->sms : 64), 256, 0, cs>>>(
+            d->geom_param, d->d_gtli, d->d_mode, d->d_raw_lines, d->d_gcli, s0, s1 - s0, d->hdr.rm,
+            d->d_err);
+        CUDA_TRY(cudaGetLastError());
+    }
     if (timed)
         mark(d, 4);
-    xs_decode_data<<<(unsigned)npk, DATA_THREADS, 0, cs>>>(
-        words, d->geom_param, d->d_gtli, d->d_pkt, d->d_gcli, d->d_coef, (int)p0, d->d_err);
-    CUDA_TRY(cudaGetLastError());
+    if (vpred) {
+        xs_decode_data<<<(unsigned)npk, PKT_THREADS, 0, cs>>>(words, d->geom_param, d->d_gtli,
+                                                              d->d_mode, d->d_pkt, d->d_gcli,
+                                                              d->d_coef, (int)p0, d->d_err);
+        CUDA_TRY(cudaGetLastError());
+    }
     if (timed)
         mark(d, 5);
     return XSF_OK;
@@ -1792,28 +1934,65 @@ static xsf_status launch_output(xs_gpu_decoder *d, const int y0[], const int y1[
     return XSF_OK;
 }
 
+/* Whether the inverse DWT of the component group from c on (its plan's)
+ * writes the frame's picture itself (wav_cuda_inverse_to_u16: the output
+ * stage fused into the last level's stores, no xs_output pass over the
+ * int32 planes), and into *out how: planar16 output of a linear picture
+ * (no NLT) without the colour transform, each sample output_sample's. */
+static int fused_output(const xs_gpu_decoder *d, int c, wav_u16_output *out)
+{
+    const xs_header *h = &d->hdr;
+    if (!d->plan[c] || d->pic.fmt.container != XSF_PLANAR_U16 || h->tnlt != 0 || h->cpih != 0)
+        return 0;
+    const int n = (int)wav_cuda_plan_get_desc(d->plan[c])->planes;
+    if (n > WAV_U16_PLANES)
+        return 0;
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < n; k++) {
+        /* xs_output's tnlt == 0 arithmetic: (clamp(v, +-2^30) + 2^(Bw-1) + round) >> dz, 0 <= dz
+         * = Bw - depth <= 12 (the header's Bw <= 20, depth <= Bw) */
+        const int depth = h->depth[c + k], dz = h->bw - depth;
+        out->plane[k] = (uint16_t *)d->pic.data[c + k];
+        out->pitch[k] = d->pic.stride[c + k] / sizeof(uint16_t);
+        out->offset[k] = (1 << (h->bw - 1)) + ((1 << dz) >> 1);
+        out->shift[k] = dz;
+        out->max[k] = (1 << depth) - 1;
+    }
+    return 1;
+}
+
 /* The whole picture after its entropy decoding: the inverse DWT per
- * component group, the output stage, and the error words read back. */
+ * component group (the picture's planes written by it where fused_output),
+ * the output stage for the rest, and the error words read back. */
 static xsf_status launch_picture(xs_gpu_decoder *d, int timed)
 {
     const xs_geometry *g = &d->geom;
     cudaStream_t cs = d->stream;
+    int written[XS_MAX_COMPONENTS] = {0}; /* by the inverse DWT: no output pass */
     size_t at = 0;
     for (int c = 0; c < g->nc; c++) {
         const size_t off = at;
         at += (size_t)g->comp[c].width * g->comp[c].height;
-        if (d->plan[c]) { /* this component and the rest of its group */
-            xsf_status st =
-                wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
-            if (st != XSF_OK)
-                return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
+        if (!d->plan[c])
+            continue;
+        /* this component and the rest of its group */
+        wav_u16_output out;
+        xsf_status st;
+        if (fused_output(d, c, &out)) {
+            st = wav_cuda_inverse_to_u16(d->plan[c], d->d_coef_all + off, &out, cs);
+            for (int k = c; k < c + xs_dwt_group(g, c, g->nc); k++)
+                written[k] = 1;
+        } else {
+            st = wav_cuda_inverse_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off, cs);
         }
+        if (st != XSF_OK)
+            return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
     }
     if (timed)
         mark(d, 6);
     int y0[XS_MAX_COMPONENTS] = {0}, y1[XS_MAX_COMPONENTS] = {0};
     for (int c = 0; c < g->nc; c++)
-        y1[c] = g->comp[c].height;
+        y1[c] = written[c] ? 0 : g->comp[c].height;
     xsf_status st = launch_output(d, y0, y1);
     if (st != XSF_OK)
         return st;
@@ -1846,16 +2025,22 @@ static xsf_status release_rows(xs_gpu_decoder *d, int prec_rows)
             rows_in = height;
         if (d->plan[c]) { /* this component and the rest of its group: one call */
             const int n = xs_dwt_group(g, c, g->nc);
+            wav_u16_output u16;
+            const int fused = fused_output(d, c, &u16);
             xsf_status st =
-                wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
-                                         d->inc.coef_rows[c], rows_in, d->stream);
+                fused
+                    ? wav_cuda_inverse_rows_to_u16(d->plan[c], d->d_coef_all + off, &u16,
+                                                   d->inc.coef_rows[c], rows_in, d->stream)
+                    : wav_cuda_inverse_rows_to(d->plan[c], d->d_coef_all + off, d->d_pix_all + off,
+                                               d->inc.coef_rows[c], rows_in, d->stream);
             if (st != XSF_OK)
                 return xsf_error_set(&d->err, st, "inverse DWT of component %d: %s", c, d->err.msg);
             const wav_plan_desc *desc = wav_cuda_plan_get_desc(d->plan[c]);
             const int out = (int)wav_inverse_rows_final(desc, rows_in);
             for (int k = c; k < c + n; k++) {
                 d->inc.coef_rows[k] = rows_in;
-                y0[k] = d->inc.out_rows[k];
+                /* fused: the rows are written; the output pass has none left */
+                y0[k] = fused ? out : d->inc.out_rows[k];
                 y1[k] = out;
             }
         } else if (cp->nlx == 0 || c >= g->ncd) { /* no DWT: the coefficients are the samples */
@@ -2039,7 +2224,7 @@ static xsf_status enqueue(xs_gpu_decoder *d, const xs_header *given, const uint8
     CUDA_TRY(cudaMemsetAsync(d->d_err, 0, GPU_STATUS_WORDS * sizeof(int), d->stream));
     st = upload(d, buf, dev_cs, 0, total);
     if (st == XSF_OK)
-        st = launch_entropy(d, s, 0, g->slices, 1);
+        st = launch_entropy(d, s, 0, g->slices, buf, len, 1);
     /* The staging slot's uploads are enqueued (launch_entropy's first copy reads it). */
     cudaEventRecord(d->staged[s], d->stream);
     if (st == XSF_OK)
@@ -2133,7 +2318,7 @@ static xsf_status advance(xs_gpu_decoder *d, const uint8_t *buf, size_t len, int
     }
     xsf_status st = upload(d, buf, NULL, from, end);
     if (st == XSF_OK)
-        st = launch_entropy(d, d->inc.stage, s0, s1, 0);
+        st = launch_entropy(d, d->inc.stage, s0, s1, buf, len, 0);
     /* The rows these slices make final (the end releases the rest). */
     if (st == XSF_OK && !final)
         st = release_rows(d, s1 * d->hdr.hsl);

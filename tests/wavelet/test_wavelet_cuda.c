@@ -5,7 +5,9 @@
  * levels_h 1..8) and JPEG 2000 / BPC-PaCo (symmetric 1..6) use. Outputs are
  * poisoned before each run; padding between rows and planes must stay as it was.
  * The incremental inverse (wav_cuda_inverse_rows_to): coefficients arriving
- * from the top down, the rows said final right, nothing else written.
+ * from the top down, the rows said final right, nothing else written. Both
+ * into 16-bit planes (wav_cuda_inverse_to_u16, _rows_to_u16): the C
+ * reference converted, the padding and the rows not final untouched.
  * Prints why and exits 77 where no GPU is present.
  *
  *   test_wavelet_cuda          the full matrix
@@ -597,6 +599,215 @@ static void test_incremental_rows(int quick, size_t max_samples)
     }
 }
 
+/* ---- the picture as 16-bit samples (wav_cuda_inverse_to_u16, _rows_to_u16) ---- */
+
+/* Plane k's conversion in the tests: an XS-like 10-bit output of Bw 20, a
+ * plain clamp to 16 bits, a small shift with an odd offset and maximum. */
+static const int32_t u16_offset[3] = {(1 << 19) + (1 << 9), 0, 12345};
+static const int u16_shift[3] = {10, 0, 3};
+static const int32_t u16_max[3] = {1023, 65535, 40000};
+
+static uint16_t u16_ref(int32_t v, int k)
+{
+    const int64_t c = v < -(1 << 30) ? -(1 << 30) : v > (1 << 30) ? (1 << 30) : v;
+    const int64_t x = (c + u16_offset[k]) >> u16_shift[k];
+    return (uint16_t)(x < 0 ? 0 : x > u16_max[k] ? u16_max[k] : x);
+}
+
+/* The first difference of the 16-bit planes `got` (plane k at k * plane_u16,
+ * rows of pitch16 samples, poisoned with 0x7f7f) against the C reference's
+ * int32 picture ref converted: rows [0, final_rows) equal, the other rows
+ * and the padding still poison. NULL if none. */
+static const char *u16_diff(const test_case *c, const uint16_t *got, size_t pitch16,
+                            size_t plane_u16, const uint32_t *ref, size_t final_rows, size_t *where)
+{
+    for (size_t k = 0; k < c->planes; k++)
+        for (size_t y = 0; y < c->h; y++)
+            for (size_t x = 0; x < pitch16; x++) {
+                const size_t i = k * plane_u16 + y * pitch16 + x;
+                *where = i;
+                if (x >= c->w || y >= final_rows) {
+                    if (got[i] != 0x7f7fu)
+                        return x >= c->w ? "the padding was written"
+                                         : "a row not final was written";
+                    continue;
+                }
+                const int32_t v = (int32_t)ref[k * c->plane_stride + y * c->pitch + x];
+                if (got[i] != u16_ref(v, (int)k))
+                    return "a sample differs from the C reference converted";
+            }
+    return NULL;
+}
+
+/* One case: the whole inverse into 16-bit planes (pitch w + 1: odd rows
+ * start off 8-byte alignment, so both store paths run), then the
+ * incremental one rows along wav_test_rows_sequence, against the C reference
+ * converted sample by sample. */
+static void run_u16(const test_case *c)
+{
+    const size_t n = extent(c), bytes = n * 4, pitch16 = c->w + 1, plane_u16 = pitch16 * c->h + 5;
+    const size_t bytes16 = plane_u16 * c->planes * 2;
+    uint32_t *src = malloc(bytes), *ref = malloc(bytes), *vis = malloc(bytes);
+    uint16_t *got = malloc(bytes16);
+    void *d_src = NULL;
+    uint16_t *d_out = NULL;
+    wav_plan *cp = NULL;
+    wav_cuda_plan *gp = NULL;
+    xsf_error err = {0};
+    const wav_plan_desc d = case_desc(c);
+    char name[96];
+    snprintf(name, sizeof name, "u16 %zux%zu pitch %zu x%zu v%d h%d", c->w, c->h, c->pitch,
+             c->planes, c->lv, c->lh);
+    if (!src || !ref || !vis || !got) {
+        CHECK(0, "%s: host memory", name);
+        goto done;
+    }
+    if (wav_plan_create(&cp, &d, &err) != XSF_OK || wav_cuda_plan_create(&gp, &d, &err) != XSF_OK) {
+        CHECK(0, "%s: plan: %s", name, err.msg);
+        goto done;
+    }
+    if (!cuda_ok(cudaMalloc(&d_src, bytes), "malloc") ||
+        !cuda_ok(cudaMalloc((void **)&d_out, bytes16), "malloc"))
+        goto done;
+    wav_u16_output out;
+    memset(&out, 0, sizeof out);
+    for (size_t k = 0; k < c->planes; k++) {
+        out.plane[k] = d_out + k * plane_u16;
+        out.pitch[k] = pitch16;
+        out.offset[k] = u16_offset[k];
+        out.shift[k] = u16_shift[k];
+        out.max[k] = u16_max[k];
+    }
+    fill(c, src, 1);
+    memcpy(ref, src, bytes);
+    wav_inverse(cp, ref);
+    size_t where = 0;
+    const char *why = NULL;
+    if (!copy(d_src, src, bytes, cudaMemcpyHostToDevice, "upload") ||
+        !cuda_ok(cudaMemsetAsync(d_out, 0x7f, bytes16, stream), "poison"))
+        goto done;
+    CHECK(wav_cuda_inverse_to_u16(gp, d_src, &out, stream) == XSF_OK, "%s: inverse_to_u16: %s",
+          name, wav_cuda_plan_error(gp));
+    if (!copy(got, d_out, bytes16, cudaMemcpyDeviceToHost, "download"))
+        goto done;
+    why = u16_diff(c, got, pitch16, plane_u16, ref, c->h, &where);
+    CHECK(!why, "%s: whole: %s, at sample %zu", name, why ? why : "", where);
+
+    if (!cuda_ok(cudaMemsetAsync(d_out, 0x7f, bytes16, stream), "poison"))
+        goto done;
+    size_t seq[96], rows_before = 0;
+    const size_t ns = wav_test_rows_sequence(c->h, c->lv, seq, sizeof seq / sizeof seq[0]);
+    for (size_t k = 0; k < ns && !why; k++) {
+        visible(c, &d, seq[k], src, vis);
+        if (!copy(d_src, vis, bytes, cudaMemcpyHostToDevice, "upload"))
+            goto done;
+        const xsf_status st =
+            wav_cuda_inverse_rows_to_u16(gp, d_src, &out, rows_before, seq[k], stream);
+        CHECK(st == XSF_OK, "%s: rows %zu to %zu: %s", name, rows_before, seq[k],
+              wav_cuda_plan_error(gp));
+        if (st != XSF_OK || !copy(got, d_out, bytes16, cudaMemcpyDeviceToHost, "download"))
+            goto done;
+        why = u16_diff(c, got, pitch16, plane_u16, ref, wav_inverse_rows_final(&d, seq[k]), &where);
+        CHECK(!why, "%s: rows %zu to %zu: %s, at sample %zu", name, rows_before, seq[k],
+              why ? why : "", where);
+        rows_before = seq[k];
+    }
+done:
+    cudaFree(d_src);
+    cudaFree(d_out);
+    wav_cuda_plan_destroy(gp);
+    wav_plan_destroy(cp);
+    free(src);
+    free(ref);
+    free(vis);
+    free(got);
+}
+
+/* What the 16-bit calls refuse: a 9/7 plan, no level, more than 4 planes, a
+ * plane missing, misaligned or narrow, a conversion out of range. */
+static void test_u16_arguments(void)
+{
+    uint16_t *d_out = NULL;
+    void *d_src = NULL;
+    if (!cuda_ok(cudaMalloc((void **)&d_out, 64 * 64 * 2 * 5), "malloc") ||
+        !cuda_ok(cudaMalloc(&d_src, 64 * 64 * 4 * 5), "malloc"))
+        goto done;
+    struct {
+        wav_filter filter;
+        int lh;
+        size_t planes;
+        int plane_off, pitch, shift, offset, max; /* changes to a good output */
+    } bad[] = {{WAV_FILTER_97, 2, 1, 0, 0, 0, 0, 0},       {WAV_FILTER_53, 0, 1, 0, 0, 0, 0, 0},
+               {WAV_FILTER_53, 2, 5, 0, 0, 0, 0, 0},       {WAV_FILTER_53, 2, 1, 1, 0, 0, 0, 0},
+               {WAV_FILTER_53, 2, 1, 0, -1, 0, 0, 0},      {WAV_FILTER_53, 2, 1, 0, 0, 31, 0, 0},
+               {WAV_FILTER_53, 2, 1, 0, 0, 0, 1 << 30, 0}, {WAV_FILTER_53, 2, 1, 0, 0, 0, 0, 65536},
+               {WAV_FILTER_53, 2, 1, 0, 0, -1, 0, 0},      {WAV_FILTER_53, 2, 1, 0, 0, 0, 0, -1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const wav_plan_desc d = {64,
+                                 64,
+                                 64,
+                                 bad[i].planes,
+                                 64 * 64,
+                                 bad[i].filter,
+                                 bad[i].filter == WAV_FILTER_53 ? WAV_INT32 : WAV_FLOAT32,
+                                 bad[i].lh ? 1 : 0,
+                                 bad[i].lh};
+        wav_cuda_plan *gp = NULL;
+        xsf_error err = {0};
+        if (wav_cuda_plan_create(&gp, &d, &err) != XSF_OK) {
+            CHECK(0, "u16 arguments %zu: plan: %s", i, err.msg);
+            continue;
+        }
+        wav_u16_output out;
+        memset(&out, 0, sizeof out);
+        for (size_t k = 0; k < WAV_U16_PLANES; k++) {
+            out.plane[k] = d_out + k * 64 * 64;
+            out.pitch[k] = 64;
+            out.max[k] = 1023;
+        }
+        out.plane[0] = bad[i].plane_off ? (uint16_t *)((char *)d_out + 1) : d_out;
+        out.pitch[0] = (size_t)(64 + bad[i].pitch);
+        out.shift[0] = bad[i].shift;
+        out.offset[0] = bad[i].offset;
+        out.max[0] = bad[i].max ? bad[i].max : 1023;
+        CHECK(wav_cuda_inverse_to_u16(gp, d_src, &out, stream) == XSF_ERR_ARG &&
+                  wav_cuda_plan_error(gp)[0] != '\0',
+              "u16 arguments %zu refused with a message", i);
+        CHECK(wav_cuda_inverse_rows_to_u16(gp, d_src, &out, 0, 64, stream) == XSF_ERR_ARG,
+              "u16 arguments %zu refused (rows)", i);
+        CHECK(wav_cuda_inverse_to_u16(gp, d_src, NULL, stream) == XSF_ERR_ARG,
+              "u16 without an output refused");
+        wav_cuda_plan_destroy(gp);
+    }
+done:
+    cudaFree(d_out);
+    cudaFree(d_src);
+}
+
+static void test_u16_output(int quick, size_t max_samples)
+{
+    test_u16_arguments();
+    /* w, h, pitch, planes: odd sizes, a 1-sample-wide band, padding, 3 planes */
+    static const size_t sizes[][4] = {{7, 9, 7, 1},       {1, 17, 1, 1},     {17, 1, 19, 2},
+                                      {33, 31, 37, 3},    {130, 70, 136, 3}, {257, 131, 260, 2},
+                                      {1000, 64, 1000, 1}};
+    static const int pairs[][2] = {{0, 1}, {0, 3}, {1, 1}, {1, 5}, {2, 2}, {2, 5}, {3, 5}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t w = sizes[s][0], h = sizes[s][1], pitch = sizes[s][2], planes = sizes[s][3];
+        const int fails_before = xsf_test_failed;
+        if (w * h * planes > max_samples || (quick && w * h > 20000))
+            continue;
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+            test_case c = {w,           h,           pitch, planes, pitch * h + 3, WAV_FILTER_53,
+                           pairs[k][0], pairs[k][1], 0};
+            run_u16(&c);
+        }
+        printf("u16 %zux%zu pitch %zu, %zu planes: %s\n", w, h, pitch, planes,
+               xsf_test_failed == fails_before ? "ok" : "FAILED");
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
@@ -609,6 +820,7 @@ int main(int argc, char **argv)
     if (!cuda_ok(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream"))
         return xsf_test_finish();
     test_arguments();
+    test_u16_output(quick, max_samples);
     test_incremental_rows(quick, max_samples);
 
     static const size_t sizes[][2] = {

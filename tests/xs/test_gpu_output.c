@@ -274,8 +274,11 @@ static void check_codestream(xs_decoder *c, xs_gpu_decoder *g, const uint8_t *cs
               "%s (frame %d): %s", name, k, xs_gpu_decoder_error(g));
     CHECK(out_check(&o[PADDED], img, name, "padded, twice") && image_is(g, img, &o[PADDED], NULL),
           "%s: the second frame with the same setting", name);
-    CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "%s: back to the own planes", name);
 out:
+    /* Also where the subset skipped the frames above: the decoder must not
+     * keep the caller's planes past their buffers (the next file's first
+     * frame would be written into freed memory). */
+    CHECK(xs_gpu_set_output(g, NULL, NULL) == XSF_OK, "%s: back to the own planes", name);
     for (int l = 0; l < LAYOUTS; l++)
         out_free(&o[l]);
     if (work)

@@ -69,6 +69,33 @@ xsf_status wav_cuda_inverse_to(wav_cuda_plan *plan, const void *src, void *dst,
 xsf_status wav_cuda_inverse_rows_to(wav_cuda_plan *plan, const void *src, void *dst,
                                     size_t rows_before, size_t rows_in, struct CUstream_st *stream);
 
+/* ---- the inverse's picture as unsigned 16-bit samples ----
+ * The last level of the inverse writes the picture straight into 16-bit
+ * planes instead of dst's int32: a decoder's output stage (level shift,
+ * rounding, clamping) done as the picture's rows leave the registers, so the
+ * picture is written once, half as wide, and never read back. Sample v of
+ * plane k becomes
+ *   min(max((min(max(v, -2^30), 2^30) + offset[k]) >> shift[k], 0), max[k])
+ * (arithmetic shift), at plane[k] + y * pitch[k] + x. For WAV_FILTER_53 plans
+ * with levels_h >= 1 and at most WAV_U16_PLANES planes; offset within
+ * +-(2^30 - 1), shift 0..30, max 0..65535 (XSF_ERR_ARG otherwise). */
+#define WAV_U16_PLANES 4
+typedef struct wav_u16_output {
+    uint16_t *plane[WAV_U16_PLANES]; /* device memory, 2-byte aligned; the plan's planes */
+    size_t pitch[WAV_U16_PLANES];    /* samples from one row to the next */
+    int32_t offset[WAV_U16_PLANES];
+    int shift[WAV_U16_PLANES];
+    int32_t max[WAV_U16_PLANES];
+} wav_u16_output;
+
+/* wav_cuda_inverse_to and wav_cuda_inverse_rows_to with the picture written
+ * as `out` says (same rows, same contracts; dst's int32 rows are not written). */
+xsf_status wav_cuda_inverse_to_u16(wav_cuda_plan *plan, const void *src, const wav_u16_output *out,
+                                   struct CUstream_st *stream);
+xsf_status wav_cuda_inverse_rows_to_u16(wav_cuda_plan *plan, const void *src,
+                                        const wav_u16_output *out, size_t rows_before,
+                                        size_t rows_in, struct CUstream_st *stream);
+
 /* ---- introspection for benchmarks and tuning ---- */
 
 /* One kernel launch (or copy) of the out-of-place schedule. */

@@ -26,6 +26,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__
+#define __grid_constant__
 #define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
@@ -168,39 +169,58 @@ template <class K> static void run_grid(dim3 grid, int threads, const K &kernel)
 
 namespace wav
 {
-template <class F> static cudaError_t emulate_level2d(bool inverse, const level2d_args &a)
+template <class F>
+static cudaError_t emulate_level2d(bool inverse, const level2d_args &a, const wav_u16_output *u16)
 {
     const int wl = (a.width + 1) / 2;
     const int strips = (wl + VALID - 1) / VALID;
     const dim3 grid((strips + LEVEL2D_WARPS - 1) / LEVEL2D_WARPS, level2d_chunks(a), a.planes);
     if (grid.y > 65535 || grid.z > 65535)
         return cudaErrorInvalidValue;
+    if (u16 && !(inverse && std::is_same<typename F::T, int32_t>::value))
+        return cudaErrorInvalidValue; /* the 5/3's inverse only */
+    const wav_u16_output none = {}, &out = u16 ? *u16 : none;
     run_grid(grid, LEVEL2D_WARPS * 32, [&] {
+        if constexpr (std::is_same<typename F::T, int32_t>::value)
+            if (u16)
+                return level2d_inverse<F, true>(a, out);
         if (inverse)
-            level2d_inverse<F>(a);
+            level2d_inverse<F>(a, out);
         else
             level2d_forward<F>(a);
     });
     return cudaSuccess;
 }
-template <class F> static cudaError_t emulate_rows(bool inverse, const rows_args &a, size_t smem)
+template <class F>
+static cudaError_t emulate_rows(bool inverse, const rows_args &a, const wav_u16_output *u16,
+                                size_t smem)
 {
     if (smem > sizeof smem_rows)
         return cudaErrorInvalidValue;
+    if (u16 && !(inverse && std::is_same<typename F::T, int32_t>::value))
+        return cudaErrorInvalidValue; /* the 5/3's inverse only */
+    const wav_u16_output none = {}, &out = u16 ? *u16 : none;
     const long long rows = (long long)a.height * a.planes;
     const dim3 grid((unsigned)((rows + a.warps_per_block - 1) / a.warps_per_block));
-    run_grid(grid, a.warps_per_block * 32, [&] { rows_kernel<F>(a, inverse); });
+    run_grid(grid, a.warps_per_block * 32, [&] {
+        if constexpr (std::is_same<typename F::T, int32_t>::value)
+            if (u16)
+                return rows_kernel<F, true>(a, inverse, out);
+        rows_kernel<F>(a, inverse, out);
+    });
     return cudaSuccess;
 }
 template <class F>
-static cudaError_t emulate_launch_level2d(bool inverse, const level2d_args &a, cudaStream_t)
+static cudaError_t emulate_launch_level2d(bool inverse, const level2d_args &a,
+                                          const wav_u16_output *u16, cudaStream_t)
 {
-    return emulate_level2d<F>(inverse, a);
+    return emulate_level2d<F>(inverse, a, u16);
 }
 template <class F>
-static cudaError_t emulate_launch_rows(bool inverse, const rows_args &a, size_t smem, cudaStream_t)
+static cudaError_t emulate_launch_rows(bool inverse, const rows_args &a, const wav_u16_output *u16,
+                                       size_t smem, cudaStream_t)
 {
-    return emulate_rows<F>(inverse, a, smem);
+    return emulate_rows<F>(inverse, a, u16, smem);
 }
 template <class F> static cudaError_t emulate_blocks_per_sm(bool inverse, int *blocks)
 {
