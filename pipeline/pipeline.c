@@ -622,7 +622,6 @@ xsf_status pl_create(pl_pipeline **out, const pl_config *cfg, xsf_error *err)
      * timed as the driver's start. */
     if (cfg->engine == PL_ENGINE_CPU)
         return create_pipeline(out, cfg, called, 0, err);
-    pl_gpu_connections(); /* before the first CUDA call: many decoders' streams (pl_gpu.h) */
     if (cfg->engine == PL_ENGINE_AUTO && cfg->start_on_cpu)
         return create_pipeline(out, cfg, called, 0, err); /* no CUDA call on this thread */
     const int saved = pl_gpu_save();

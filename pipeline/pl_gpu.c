@@ -1,5 +1,5 @@
 /* CUDA runtime calls of the pipeline, or their stand-ins without CUDA. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE, setenv */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_POPULATE */
 #include "pl_gpu.h"
 #include <pthread.h>
 
@@ -10,23 +10,6 @@
 #include <time.h>
 
 #include "xsf_clock.h"
-
-/* (Stands alone, CUDA or not: only an environment variable.) */
-int pl_gpu_connections(void)
-{
-    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&mu);
-    const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    if (!v || !*v) {
-        char n[16];
-        snprintf(n, sizeof n, "%d", PL_GPU_CONNECTIONS);
-        setenv("CUDA_DEVICE_MAX_CONNECTIONS", n, 0);
-        v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    }
-    const int n = v ? atoi(v) : 0;
-    pthread_mutex_unlock(&mu);
-    return n;
-}
 
 #ifdef XSF_HAVE_CUDA
 #include <cuda_runtime_api.h>

@@ -9,14 +9,6 @@
 
 #include "pipeline.h"
 
-/* Before the process's first CUDA call: asks the driver for PL_GPU_CONNECTIONS hardware
- * work queues per device (CUDA_DEVICE_MAX_CONNECTIONS, read when a device's context is
- * made; 8 by default), unless the environment says already. The decoder contexts' CUDA
- * streams share those queues: with more streams than queues, a stream's kernels wait
- * behind another stream's in the queue they share, though they do not depend on them (a
- * frame's last step behind another stream's slices). Returns the value in force. */
-#define PL_GPU_CONNECTIONS 32
-int pl_gpu_connections(void);
 
 /* Visible CUDA devices (0 without CUDA or GPU). */
 int pl_gpu_count(void);
