@@ -9,7 +9,6 @@
 
 #include "pipeline.h"
 
-
 /* Visible CUDA devices (0 without CUDA or GPU). */
 int pl_gpu_count(void);
 /* The device's name, "" when unknown. */
