@@ -591,9 +591,13 @@ static pl_slot *take_work(pl_pipeline *p, pl_queue *q, const pl_worker *w)
         return NULL;
     for (pl_slot *it = q->head; it; prev = it, it = it->work_next) {
         const pl_stream *st = &p->streams[it->f.stream];
-        /* Device pictures wait for the GPU while it starts. */
-        if (w->device < 0 && p->deferred && p->gpu_state == PL_GPU_START_RUNNING &&
-            (st->sink.placement & PL_PICTURE_DEVICE) && !p->stopping)
+        /* While the GPU starts, device pictures wait for it, and a stream has one frame
+         * at a time on the C decoder, its parts on every idle thread: the frame comes
+         * out soonest, and when the GPU takes over no backlog of frames, each on one
+         * thread for several times as long, holds back the GPU's pictures behind it
+         * (a stream's frames leave in order). */
+        if (w->device < 0 && p->deferred && p->gpu_state == PL_GPU_START_RUNNING && !p->stopping &&
+            ((st->sink.placement & PL_PICTURE_DEVICE) || st->cpu_decoding))
             continue;
         if (it->partial && !p->stopping) {
             if (!partial && decodes_partial(w, st)) {
@@ -669,6 +673,8 @@ void *pl_worker_main(void *arg)
             break; /* stopping, nothing left (or the GPUs took over) */
         s->state = SLOT_DECODING;
         pl_stream *st = &p->streams[s->f.stream];
+        const int counted = w->device < 0 && p->deferred;
+        st->cpu_decoding += counted;
         const xsf_codec *codec = st->codec ? st->codec : fallback;
         /* A partial frame is decoded as it arrives on the GPU; elsewhere it
          * is waited for whole. */
@@ -693,6 +699,7 @@ void *pl_worker_main(void *arg)
         pthread_mutex_lock(&p->mu);
         if (w->device < 0 && p->deferred && !s->failed)
             p->startup.cpu_frames++;
+        st->cpu_decoding -= counted;
         s->state = SLOT_DONE;
         if (s->failed && !s->aborted) {
             st->dropped[PL_DROP_DECODE]++;

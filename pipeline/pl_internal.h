@@ -94,7 +94,8 @@ typedef struct pl_stream {
     pl_backpressure backpressure;
     const xsf_codec *codec; /* NULL until the first frame says (p->mu) */
     const void *codec_params;
-    int queue; /* index into p->queues: the GPU, or 0 for the CPU */
+    int queue;             /* index into p->queues: the GPU, or 0 for the CPU */
+    unsigned cpu_decoding; /* its frames on the C decoder while the GPU starts (p->mu) */
     pl_slot *slots;
     unsigned nslots;
     pl_slot *free;

@@ -10,6 +10,7 @@
 #include "xsf_clock.h"
 #include "xsf_codecs.h"
 #include "xsf_output.h"
+#include "xsf_pool.h"
 
 /* The codestreams from the start of data, by their structure alone, up to `max`; the
  * largest of them into *largest (where not NULL). */
@@ -161,17 +162,38 @@ static void run(const svc_decode_config *c, const imgio_mapped *in, pl_pipeline 
     snprintf(r->engine, sizeof r->engine, "%s", pl_describe(p));
 }
 
+/* Whether the C decoder on every core ends the file before a GPU would be ready: the
+ * GPU's start (driver and context) takes 0.27-0.35 s on the H200 hosts, where the C
+ * decoder makes about 2.2 Mpixel a core in that time (a UHD 4:2:2 frame in ~60 ms on 16
+ * cores; BENCHMARKS.md, session 31). Estimated from the first codestream's size and
+ * picture; 0 where they do not say. */
+static int ends_before_gpu(const imgio_mapped *in, const xsf_codec *codec)
+{
+    size_t bytes = 0;
+    xsf_codec_frame d;
+    xsf_error e;
+    xsf_error_clear(&e);
+    if (!codec || codec->codestream_size(in->data, in->len, &bytes, &e) != XSF_OK || !bytes ||
+        codec->parse_header(in->data, in->len, &d, &e) != XSF_OK)
+        return 0;
+    const double frames = (double)in->len / (double)bytes;
+    return (double)d.format.width[0] * d.format.height[0] * frames <= 2.2e6 * xsf_cpu_count();
+}
+
 /* One file is one stream, and the pipeline gives all of a stream's frames to one GPU
  * (stream id modulo the GPUs): a second GPU would decode nothing and only add its start
  * (context, kernels, decoder contexts) and its teardown. So decode takes the first GPU of
- * the list (device 0 by default): never slower on all GPUs than on one. */
-static pl_config one_gpu(const pl_config *asked)
+ * the list (device 0 by default): never slower on all GPUs than on one. With the default
+ * engine, a file the C decoder ends before the GPU would be ready is decoded there, on
+ * every core (never slower than --cpu); a longer one starts on the C decoder while CUDA
+ * starts (pl_config.start_on_cpu), one frame at a time on every core. */
+static pl_config one_gpu(const pl_config *asked, const imgio_mapped *in, const xsf_codec *codec)
 {
     pl_config c = *asked;
+    if (c.engine == PL_ENGINE_AUTO && ends_before_gpu(in, codec))
+        c.engine = PL_ENGINE_CPU;
     if (c.engine == PL_ENGINE_CPU)
         return c;
-    /* The first frames on the C decoder (every core on each) while CUDA starts (0.2-0.35 s):
-     * one frame is decoded before the GPU would be ready. */
     c.start_on_cpu = c.engine == PL_ENGINE_AUTO;
     if (c.ngpus == 0)
         c.gpus[0] = 0;
@@ -195,7 +217,7 @@ xsf_status svc_decode_file(const svc_decode_config *c, svc_decode_result *r, svc
     pl_pipeline *p = NULL;
     pl_writer *w = NULL;
     int sid = -1, frame_files = 0;
-    const pl_config pl = one_gpu(&c->pl);
+    const pl_config pl = one_gpu(&c->pl, &in, codec);
     if ((st = codec_params(c, codec, &params, f)) != XSF_OK) {
         imgio_unmap_file(&in);
         return st;
