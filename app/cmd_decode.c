@@ -65,7 +65,10 @@ static int parse_args(int argc, char **argv, decode_args *a)
         CLI_OPT("cpu", 0, CLI_SET, &a->pl.engine, NULL, "decode with the C reference decoder",
                 .value = PL_ENGINE_CPU),
         CLI_OPT("gpu", 0, CLI_SET, &a->pl.engine, NULL,
-                "decode on the GPU (the default where a GPU is usable)", .value = PL_ENGINE_GPU),
+                "decode on the GPU only (by default where a GPU is usable, a short\n"
+                "file goes to the C decoder on every core, and a longer one starts\n"
+                "there while the GPU starts)",
+                .value = PL_ENGINE_GPU),
         CLI_OPT("gpus", 0, CLI_INTS, a->pl.gpus, "LIST",
                 "the GPU to use: the first of LIST (default 0); a file is one\n"
                 "stream, whose frames all go to one GPU",
