@@ -394,8 +394,11 @@ size_t wav_forward_part_count(const wav_plan *plan, int level, int vertical)
     return vertical ? (w + WAV_COLUMN_BLOCK - 1) / WAV_COLUMN_BLOCK : h;
 }
 
-void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
-                      size_t count, void *scratch)
+/* Parts [first, first + count) of a level's step (wav_forward_part_count's
+ * rows or column blocks), by the direction's row and column functions. */
+typedef void (*rows_fn)(const wav_plan *, uint32_t *, uint32_t *, size_t, size_t, size_t);
+static void run_parts(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch, rows_fn rows, rows_fn columns)
 {
     const size_t n = wav_forward_part_count(plan, level, vertical);
     if (first >= n || count == 0)
@@ -406,10 +409,16 @@ void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical,
     wav_level_input_size(&plan->desc, level, &w, &h);
     if (vertical) {
         const size_t x1 = (first + count) * WAV_COLUMN_BLOCK;
-        columns_forward(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
+        columns(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
     } else {
-        rows_forward(plan, scratch, data, w, first, first + count);
+        rows(plan, scratch, data, w, first, first + count);
     }
+}
+
+void wav_forward_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
+                      size_t count, void *scratch)
+{
+    run_parts(plan, data, level, vertical, first, count, scratch, rows_forward, columns_forward);
 }
 
 size_t wav_forward_level_pairs(const wav_plan *plan, int level)
@@ -537,17 +546,5 @@ size_t wav_inverse_part_count(const wav_plan *plan, int level, int vertical)
 void wav_inverse_part(const wav_plan *plan, void *data, int level, int vertical, size_t first,
                       size_t count, void *scratch)
 {
-    const size_t n = wav_inverse_part_count(plan, level, vertical);
-    if (first >= n || count == 0)
-        return;
-    if (count > n - first)
-        count = n - first;
-    size_t w, h;
-    wav_level_input_size(&plan->desc, level, &w, &h);
-    if (vertical) {
-        const size_t x1 = (first + count) * WAV_COLUMN_BLOCK;
-        columns_inverse(plan, scratch, data, first * WAV_COLUMN_BLOCK, x1 < w ? x1 : w, h);
-    } else {
-        rows_inverse(plan, scratch, data, w, first, first + count);
-    }
+    run_parts(plan, data, level, vertical, first, count, scratch, rows_inverse, columns_inverse);
 }

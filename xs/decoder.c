@@ -19,6 +19,18 @@ xsf_status xs_decoder_create(xs_decoder **dec, xsf_error *err)
     return *dec ? XSF_OK : xsf_error_set(err, XSF_ERR_NOMEM, "out of memory for a decoder");
 }
 
+/* The parallel runner's scratch (parts_scratch), freed. */
+static void release_parts_scratch(xs_decoder *d)
+{
+    free(d->par_sig);
+    free(d->par_dwt);
+    free(d->par_fail);
+    d->par_sig = NULL;
+    d->par_dwt = NULL;
+    d->par_fail = NULL;
+    d->par_workers = 0;
+}
+
 static void release_buffers(xs_decoder *d)
 {
     for (int c = 0; c < XS_MAX_COMPONENTS; c++) {
@@ -34,14 +46,8 @@ static void release_buffers(xs_decoder *d)
     free(d->sig_scratch);
     d->gcli = d->gtli = d->sig_scratch = NULL;
     free(d->slice_off);
-    free(d->par_sig);
-    free(d->par_dwt);
-    free(d->par_fail);
     d->slice_off = NULL;
-    d->par_sig = NULL;
-    d->par_dwt = NULL;
-    d->par_fail = NULL;
-    d->par_workers = 0;
+    release_parts_scratch(d);
     d->configured = 0;
 }
 
@@ -231,10 +237,7 @@ static xsf_status parts_scratch(xs_decoder *d)
     const int n = d->par.threads;
     if (d->par_workers == n)
         return XSF_OK;
-    free(d->par_sig);
-    free(d->par_dwt);
-    free(d->par_fail);
-    d->par_workers = 0;
+    release_parts_scratch(d);
     d->dwt_words = 1;
     for (int c = 0; c < d->geom.nc; c++)
         if (d->plan[c]) {
@@ -245,12 +248,7 @@ static xsf_status parts_scratch(xs_decoder *d)
     d->par_dwt = malloc(d->dwt_words * sizeof *d->par_dwt * (size_t)n);
     d->par_fail = malloc(sizeof *d->par_fail * (size_t)n);
     if (!d->par_sig || !d->par_dwt || !d->par_fail) {
-        free(d->par_sig);
-        free(d->par_dwt);
-        free(d->par_fail);
-        d->par_sig = NULL;
-        d->par_dwt = NULL;
-        d->par_fail = NULL;
+        release_parts_scratch(d);
         return xsf_error_set(&d->err, XSF_ERR_NOMEM, "out of memory for %d decoding threads", n);
     }
     d->par_workers = n;
