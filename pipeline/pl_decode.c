@@ -675,6 +675,9 @@ void *pl_worker_main(void *arg)
         pl_stream *st = &p->streams[s->f.stream];
         const int counted = w->device < 0 && p->deferred;
         st->cpu_decoding += counted;
+        if (counted && p->gpu_state == PL_GPU_START_RUNNING &&
+            st->cpu_decoding > p->startup.cpu_frames_at_once)
+            p->startup.cpu_frames_at_once = st->cpu_decoding;
         const xsf_codec *codec = st->codec ? st->codec : fallback;
         /* A partial frame is decoded as it arrives on the GPU; elsewhere it
          * is waited for whole. */

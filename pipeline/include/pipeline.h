@@ -372,14 +372,16 @@ typedef struct pl_startup_stats {
     uint64_t first_picture_ns; /* from pl_create's call to the first frame delivered; 0 before */
     uint64_t teardown_ns;      /* pl_destroy_stats: the teardown; 0 elsewhere */
     /* pl_config.start_on_cpu: */
-    int gpu_start;             /* pl_gpu_start, as it was when these were taken */
-    int gpu_start_abandoned;   /* the pipeline was destroyed before its GPUs were ready */
-    uint64_t gpu_ready_ns;     /* from pl_create's call to the GPUs taking over; 0 before */
-    uint64_t cpu_frames;       /* frames the C decoder decoded while the GPUs started */
-    unsigned cpu_threads;      /* its threads */
-    uint64_t cpu_parts_helped; /* parts of frames that idle C decoder threads took (the
-                                  frame's own thread took the rest) */
-    char gpu_error[160];       /* PL_GPU_START_FAILED: why */
+    int gpu_start;               /* pl_gpu_start, as it was when these were taken */
+    int gpu_start_abandoned;     /* the pipeline was destroyed before its GPUs were ready */
+    uint64_t gpu_ready_ns;       /* from pl_create's call to the GPUs taking over; 0 before */
+    uint64_t cpu_frames;         /* frames the C decoder decoded while the GPUs started */
+    unsigned cpu_threads;        /* its threads */
+    uint64_t cpu_parts_helped;   /* parts of frames that idle C decoder threads took (the
+                                    frame's own thread took the rest) */
+    unsigned cpu_frames_at_once; /* the most frames of one stream on the C decoder at once
+                                    while the GPUs started (1: a frame at a time, in parts) */
+    char gpu_error[160];         /* PL_GPU_START_FAILED: why */
 } pl_startup_stats;
 
 /* Where a pipeline's GPU start is (pl_config.start_on_cpu). */
